@@ -1,0 +1,11 @@
+/* applets: every applet's entry point, for the table in main.c. */
+#ifndef APPLETS_APPLETS_H
+#define APPLETS_APPLETS_H
+
+#define OFFLOAD_VERSION "0.1.0"
+/* The LLVM release whose tools the LLVM-named applets reproduce. */
+#define LLVM_COMPAT_VERSION "22.1.8"
+
+int bundler_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,82 @@
+/* main: one binary, many applets, chosen by the name it is called by
+ * (basename of argv[0]) or by its first argument ("offload bundler ...").
+ *
+ * Adding an applet touches five places (as git's builtin.h asks):
+ *   1. applets/<name>.c with <name>_main, usage first;
+ *   2. its prototype in applets/applets.h and its rows in the table below
+ *      (one row per name it answers to);
+ *   3. the APPLET_LINKS list in the Makefile (symlinks and install);
+ *   4. man/<name>.1;
+ *   5. test/<name>.test.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "applets.h"
+#include "../core/io.h"
+
+static const struct applet {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *summary;
+} applets[] = {
+	{ "bundler", bundler_main,
+	  "bundle and unbundle offload code (clang-offload-bundler)" },
+	{ "clang-offload-bundler", bundler_main, NULL },
+	{ "offload-bundler", bundler_main, NULL },
+};
+
+static const struct applet *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(applets) / sizeof(applets[0]); i++)
+		if (!strcmp(applets[i].name, name))
+			return &applets[i];
+	return NULL;
+}
+
+/* An applet and the names that are aliases of it (rows without a summary
+ * following it in the table). */
+static int list(FILE *f)
+{
+	size_t n = sizeof(applets) / sizeof(applets[0]);
+
+	fprintf(f, "offload %s: one executable for LLVM's GPU offload-binary "
+		"tools\n\nUsage: offload APPLET [ARGS]...\n   or: APPLET "
+		"[ARGS]...  (through a link named after the applet)\n\n"
+		"Applets:\n", OFFLOAD_VERSION);
+	for (size_t i = 0; i < n; i++) {
+		if (!applets[i].summary)
+			continue;
+		fprintf(f, "  %-10s %s\n", applets[i].name, applets[i].summary);
+		for (size_t j = i + 1; j < n && !applets[j].summary; j++)
+			fprintf(f, "  %-10s   also as %s\n", "",
+				applets[j].name);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *self = argc > 0 ? argv[0] : "offload";
+	const char *base = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
+	const struct applet *a;
+
+	io_install_signal_cleanup();
+	a = find(base);
+	if (a)
+		return a->main(argc, argv);
+	if (argc < 2 || !strcmp(argv[1], "--list") ||
+	    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return list(stdout);
+	if (!strcmp(argv[1], "--version")) {
+		printf("offload %s\n", OFFLOAD_VERSION);
+		return 0;
+	}
+	a = find(argv[1]);
+	if (!a) {
+		fprintf(stderr, "offload: applet not found: %s\n", argv[1]);
+		return 127;
+	}
+	/* "offload bundler -x" runs as if called "bundler -x". */
+	return a->main(argc - 1, argv + 1);
+}

@@ -1,0 +1,506 @@
+/* clopt: command lines parsed the way LLVM's cl library parses them. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "clopt.h"
+
+/* ---- diagnostics buffer ---- */
+
+static void say(struct clopt_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(struct clopt_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *grown;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	grown = realloc(res->errors, res->errors_len + (size_t)n + 1);
+	if (!grown)
+		return;
+	res->errors = grown;
+	va_start(ap, fmt);
+	vsnprintf(res->errors + res->errors_len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	res->errors_len += (size_t)n;
+	res->failed = true;
+}
+
+/* LLVM names an option "-x" when its name is one character, else "--name". */
+static const char *dashes(size_t len)
+{
+	return len == 1 ? "-" : "--";
+}
+
+static void opt_error(struct clopt_result *res, const char *prog,
+		      const struct clopt *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void opt_error(struct clopt_result *res, const char *prog,
+		      const struct clopt *o, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	say(res, "%s: for the %s%s option: %s\n", prog,
+	    dashes(strlen(o->name)), o->name, msg);
+}
+
+/* ---- response files (@file), GNU tokenisation ---- */
+
+static int push_arg(struct clopt_result *res, size_t *cap, char *s)
+{
+	if (!s)
+		return -1;
+	if (res->nargs == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		char **grown = realloc(res->args, ncap * sizeof(*grown));
+
+		if (!grown) {
+			free(s);
+			return -1;
+		}
+		res->args = grown;
+		*cap = ncap;
+	}
+	res->args[res->nargs++] = s;
+	return 0;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Split a response file the way GNU tools (and LLVM's TokenizeGNUCommandLine)
+ * do: blanks separate, quotes group, a backslash takes the next character. */
+static int tokenize(const char *src, size_t len, struct clopt_result *res,
+		    size_t *cap)
+{
+	char *tok = malloc(len + 1);
+	size_t n = 0;
+	bool have = false;
+
+	if (!tok)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		char c = src[i];
+
+		if (is_space(c)) {
+			if (have && push_arg(res, cap, strndup(tok, n)) < 0)
+				goto fail;
+			n = 0;
+			have = false;
+		} else if (c == '\\') {
+			if (i + 1 < len)
+				tok[n++] = src[++i];
+			have = true;
+		} else if (c == '\'' || c == '"') {
+			for (i++; i < len && src[i] != c; i++) {
+				if (src[i] == '\\' && i + 1 < len)
+					i++;
+				tok[n++] = src[i];
+			}
+			have = true;
+		} else {
+			tok[n++] = c;
+			have = true;
+		}
+	}
+	if (have && push_arg(res, cap, strndup(tok, n)) < 0)
+		goto fail;
+	free(tok);
+	return 0;
+fail:
+	free(tok);
+	return -1;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	FILE *f;
+	char *buf;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf)
+		*len = fread(buf, 1, (size_t)st.st_size, f);
+	fclose(f);
+	return buf;
+}
+
+/* Expand @file arguments in place, nested ones too; a file that cannot be
+ * read stays a literal argument, as in LLVM and libiberty.  The depth limit
+ * stops a file that includes itself. */
+static int expand(char **argv, int argc, struct clopt_result *res, size_t *cap,
+		  int depth)
+{
+	for (int i = 0; i < argc; i++) {
+		size_t len = 0;
+		char *text = NULL;
+
+		if (argv[i][0] == '@' && depth < 20)
+			text = slurp(argv[i] + 1, &len);
+		if (!text) {
+			if (push_arg(res, cap, strdup(argv[i])) < 0)
+				return -1;
+			continue;
+		}
+		{
+			struct clopt_result sub = { 0 };
+			size_t subcap = 0;
+			int rc = tokenize(text, len, &sub, &subcap);
+
+			free(text);
+			if (rc == 0)
+				rc = expand(sub.args, (int)sub.nargs, res, cap,
+					    depth + 1);
+			for (size_t k = 0; k < sub.nargs; k++)
+				free(sub.args[k]);
+			free(sub.args);
+			if (rc < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- values ---- */
+
+static int digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A' + 10;
+	return 99;
+}
+
+/* StringRef::getAsInteger(0, ...): radix from the prefix, every character a
+ * digit, no sign, no blanks, no overflow. */
+static bool parse_unsigned(const char *s, unsigned long long *out)
+{
+	unsigned radix = 10;
+	unsigned long long v = 0;
+
+	if ((s[0] == '0') && (s[1] == 'x' || s[1] == 'X'))
+		radix = 16, s += 2;
+	else if ((s[0] == '0') && (s[1] == 'b' || s[1] == 'B'))
+		radix = 2, s += 2;
+	else if (s[0] == '0' && s[1] == 'o')
+		radix = 8, s += 2;
+	else if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+		radix = 8, s += 1;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned d = (unsigned)digit(*s);
+
+		if (d >= radix || v > (ULLONG_MAX - d) / radix)
+			return false;
+		v = v * radix + d;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_signed(const char *s, long long *out)
+{
+	unsigned long long u;
+
+	if (s[0] == '-') {
+		if (!parse_unsigned(s + 1, &u) || u > (unsigned long long)LLONG_MAX + 1)
+			return false;
+		*out = (long long)(0 - u);
+		return true;
+	}
+	if (!parse_unsigned(s, &u) || u > LLONG_MAX)
+		return false;
+	*out = (long long)u;
+	return true;
+}
+
+static int add_value(struct clopt *o, const char *prog, const char *v,
+		     struct clopt_result *res)
+{
+	o->count++;
+	switch (o->type) {
+	case CLOPT_BOOL:
+		if (!*v || !strcmp(v, "true") || !strcmp(v, "TRUE") ||
+		    !strcmp(v, "True") || !strcmp(v, "1"))
+			o->b = true;
+		else if (!strcmp(v, "false") || !strcmp(v, "FALSE") ||
+			 !strcmp(v, "False") || !strcmp(v, "0"))
+			o->b = false;
+		else
+			opt_error(res, prog, o, "'%s' is invalid value for "
+				  "boolean argument! Try 0 or 1", v);
+		break;
+	case CLOPT_STRING:
+		o->s = v;
+		break;
+	case CLOPT_LIST: {
+		const char **grown = realloc(o->list,
+					     (o->nlist + 1) * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		o->list = grown;
+		o->list[o->nlist++] = v;
+		break;
+	}
+	case CLOPT_UINT: {
+		unsigned long long u;
+
+		if (!parse_unsigned(v, &u) || u > UINT_MAX)
+			opt_error(res, prog, o, "'%s' value invalid for uint "
+				  "argument!", v);
+		else
+			o->u = u;
+		break;
+	}
+	case CLOPT_INT: {
+		long long i;
+
+		if (!parse_signed(v, &i) || i < INT_MIN || i > INT_MAX)
+			opt_error(res, prog, o, "'%s' value invalid for "
+				  "integer argument!", v);
+		else
+			o->i = i;
+		break;
+	}
+	case CLOPT_ACTION:
+		break;
+	}
+	return 0;
+}
+
+/* ---- "Did you mean" ---- */
+
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t row[256], *r = row;
+	size_t best;
+
+	if (nb + 1 > sizeof(row) / sizeof(row[0])) {
+		r = malloc((nb + 1) * sizeof(*r));
+		if (!r)
+			return SIZE_MAX;
+	}
+	for (size_t j = 0; j <= nb; j++)
+		r[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t prev = r[0];
+
+		r[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t old = r[j];
+			size_t sub = prev + (a[i - 1] != b[j - 1]);
+			size_t del = r[j] + 1, ins = r[j - 1] + 1;
+
+			r[j] = sub < del ? sub : del;
+			if (ins < r[j])
+				r[j] = ins;
+			prev = old;
+		}
+	}
+	best = r[nb];
+	if (r != row)
+		free(r);
+	return best;
+}
+
+/* The first option, in map order, at the least edit distance; an option that
+ * takes a value is compared without the "=value" part, which is kept. */
+static void suggest(struct clopt *opts, size_t n, const char *arg,
+		    char *out, size_t cap)
+{
+	const char *eq = strchr(arg, '=');
+	size_t lhs = eq ? (size_t)(eq - arg) : strlen(arg);
+	size_t best = SIZE_MAX;
+	const struct clopt *pick = NULL;
+
+	out[0] = 0;
+	if (!*arg)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct clopt *o = &opts[i];
+		bool takes_value = o->type != CLOPT_ACTION;
+		size_t flag_len = takes_value ? lhs : strlen(arg);
+		size_t d;
+
+		if (o->flags & CLOPT_NO_SUGGEST)
+			continue;
+		d = edit_distance(o->name, strlen(o->name), arg, flag_len);
+		if (!pick || d < best) {
+			pick = o;
+			best = d;
+		}
+	}
+	if (!pick)
+		return;
+	if (eq && pick->type != CLOPT_ACTION)
+		snprintf(out, cap, "%s=%s", pick->name, eq + 1);
+	else
+		snprintf(out, cap, "%s", pick->name);
+}
+
+/* ---- the parse ---- */
+
+static struct clopt *lookup(struct clopt *opts, size_t n, const char *name,
+			    size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(opts[i].name) == len &&
+		    !memcmp(opts[i].name, name, len))
+			return &opts[i];
+	return NULL;
+}
+
+/* An unknown word that starts with one-letter grouping flags is those flags
+ * and a rest ("-hhx" sets -h twice and leaves "x"); LLVM then suggests for
+ * the rest but reports the whole word. */
+static const char *eat_group(struct clopt *opts, size_t n, const char *prog,
+			     const char *name, struct clopt_result *res)
+{
+	for (;;) {
+		struct clopt *g = lookup(opts, n, name, 1);
+
+		if (!*name || !g || !(g->flags & CLOPT_GROUPING))
+			return name;
+		add_value(g, prog, "", res);
+		name++;
+	}
+}
+
+int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
+		char **argv, struct clopt_result *res)
+{
+	size_t cap = 0;
+	bool dashdash = false;
+	char **args;
+	size_t nargs;
+
+	memset(res, 0, sizeof(*res));
+	if (argc > 1 && expand(argv + 1, argc - 1, res, &cap, 0) < 0)
+		return -1;
+	args = res->args;
+	nargs = res->nargs;
+
+	for (size_t i = 0; i < nargs; i++) {
+		const char *arg = args[i], *name, *eq, *value = NULL;
+		struct clopt *o = NULL;
+		char near[1024] = "";
+
+		if (arg[0] != '-' || !arg[1] || dashdash) {
+			/* A positional argument: these tools take none. */
+		} else if (!strcmp(arg, "--")) {
+			dashdash = true;
+			continue;
+		} else {
+			name = arg + 1 + (arg[1] == '-');
+			eq = strchr(name, '=');
+			o = lookup(opts, n, name,
+				   eq ? (size_t)(eq - name) : strlen(name));
+			if (o && eq)
+				value = eq + 1;
+			if (!o && strlen(name) > 1) {
+				name = eat_group(opts, n, prog, name, res);
+				if (!*name)
+					continue;
+			}
+			if (!o)
+				suggest(opts, n, name, near, sizeof(near));
+		}
+		if (!o) {
+			say(res, "%s: Unknown command line argument '%s'.  "
+			    "Try: '%s --help'\n", prog, arg, argv[0]);
+			if (near[0])
+				say(res, "%s: Did you mean '%s%s'?\n", prog,
+				    dashes(strlen(near)), near);
+			continue;
+		}
+
+		switch (o->type) {
+		case CLOPT_ACTION:
+			if (value) {
+				opt_error(res, prog, o, "does not allow a "
+					  "value! '%s' specified.", value);
+				continue;
+			}
+			res->action = o;
+			return 0;
+		case CLOPT_BOOL:
+			if (add_value(o, prog, value ? value : "", res) < 0)
+				return -1;
+			continue;
+		default:
+			break;
+		}
+		if (!value) {
+			if (i + 1 >= nargs) {
+				opt_error(res, prog, o, "requires a value!");
+				continue;
+			}
+			value = args[++i];
+		}
+		if (o->flags & CLOPT_COMMA) {
+			const char *comma;
+
+			/* The pieces point into args[]: cut them in place. */
+			while ((comma = strchr(value, ',')) != NULL) {
+				*(char *)comma = 0;
+				if (add_value(o, prog, value, res) < 0)
+					return -1;
+				value = comma + 1;
+			}
+		}
+		if (add_value(o, prog, value, res) < 0)
+			return -1;
+	}
+
+	for (size_t i = 0; i < n; i++)
+		if ((opts[i].flags & CLOPT_REQUIRED) && !opts[i].count)
+			opt_error(res, prog, &opts[i],
+				  "must be specified at least once!");
+	return 0;
+}
+
+void clopt_result_free(struct clopt_result *res)
+{
+	for (size_t i = 0; i < res->nargs; i++)
+		free(res->args[i]);
+	free(res->args);
+	free(res->errors);
+	memset(res, 0, sizeof(*res));
+}
+
+void clopt_free(struct clopt *opts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(opts[i].list);
+		opts[i].list = NULL;
+		opts[i].nlist = 0;
+	}
+}

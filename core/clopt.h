@@ -1,0 +1,61 @@
+/* clopt: command lines parsed the way LLVM's cl library parses them, so the
+ * LLVM-named applets accept and reject exactly what LLVM's tools do. */
+#ifndef CORE_CLOPT_H
+#define CORE_CLOPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum clopt_type {
+	CLOPT_BOOL,		/* -x, -x=true/false/1/0 */
+	CLOPT_STRING,		/* -x=v or -x v; the last one wins */
+	CLOPT_LIST,		/* -x=v repeated, each kept */
+	CLOPT_UINT,		/* unsigned, auto radix (0x, 0b, 0o, 0) */
+	CLOPT_INT,		/* signed, auto radix */
+	CLOPT_ACTION,		/* --help, --version: stop and report */
+};
+
+enum {
+	CLOPT_REQUIRED = 1,	/* "must be specified at least once!" */
+	CLOPT_COMMA = 2,	/* values split on ',' (lists) */
+	CLOPT_NO_SUGGEST = 4,	/* accepted but never offered as "Did you mean" */
+	CLOPT_GROUPING = 8,	/* one-letter flag that may lead a group (-hh) */
+};
+
+struct clopt {
+	const char *name;
+	enum clopt_type type;
+	unsigned flags;
+	/* results */
+	int count;		/* occurrences, as LLVM's getNumOccurrences */
+	bool b;
+	const char *s;
+	unsigned long long u;
+	long long i;
+	const char **list;
+	size_t nlist;
+};
+
+/* What parsing found.  `errors` holds LLVM's diagnostics, one per line,
+ * ready to print; `action` is the CLOPT_ACTION option that stopped parsing
+ * (NULL if none).  Expanded response-file arguments live in `args`. */
+struct clopt_result {
+	char *errors;
+	size_t errors_len;
+	bool failed;
+	struct clopt *action;
+	char **args;
+	size_t nargs;
+};
+
+/* Parse argv[1..argc) against opts[0..n).  opts must be in the order LLVM's
+ * option map iterates them, which decides "Did you mean" ties.  prog is the
+ * basename LLVM prefixes to its messages; argv[0] is used whole in "Try:".
+ * Returns 0, or -1 if out of memory. */
+int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
+		char **argv, struct clopt_result *res);
+void clopt_result_free(struct clopt_result *res);
+/* Free what parsing allocated inside opts (list arrays). */
+void clopt_free(struct clopt *opts, size_t n);
+
+#endif

@@ -1,0 +1,328 @@
+/* io: whole-file inputs (mapped, not copied) and atomic outputs. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io.h"
+
+static int read_all(int fd, struct io_in *in, const char *path, struct err *e)
+{
+	size_t cap = 0, len = 0;
+	uint8_t *buf = NULL;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			uint8_t *nbuf = realloc(buf, ncap);
+
+			if (!nbuf) {
+				free(buf);
+				return err_set(e, "'%s': %s", path,
+					       strerror(ENOMEM));
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			int saved = errno;
+
+			if (saved == EINTR)
+				continue;
+			free(buf);
+			return err_set(e, "'%s': %s", path, strerror(saved));
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	in->heap = buf;
+	in->data = buf;
+	in->len = len;
+	return 0;
+}
+
+int io_in_open(struct io_in *in, const char *path, struct err *e)
+{
+	struct stat st;
+	int fd;
+
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	if (!strcmp(path, "-"))
+		return read_all(0, in, path, e);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, "'%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		int saved = S_ISDIR(st.st_mode) ? EISDIR : errno;
+
+		close(fd);
+		return err_set(e, "'%s': %s", path, strerror(saved));
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ,
+				 MAP_PRIVATE, fd, 0);
+
+		if (map != MAP_FAILED) {
+			in->map = map;
+			in->data = map;
+			in->len = (size_t)st.st_size;
+			in->fd = fd;
+			return 0;
+		}
+	}
+	if (read_all(fd, in, path, e) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+void io_in_close(struct io_in *in)
+{
+	if (in->map)
+		munmap(in->map, in->len);
+	free(in->heap);
+	if (in->fd >= 0)
+		close(in->fd);
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+}
+
+/* Temporaries that a signal must remove.  A fixed table: a command opens a
+ * handful of outputs, and a signal handler may not allocate. */
+enum { MAX_PENDING = 256 };
+static char *volatile pending[MAX_PENDING];
+
+static void pending_add(char *tmp)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = tmp;
+			return;
+		}
+}
+
+static void pending_remove(const char *tmp)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i] == tmp)
+			pending[i] = NULL;
+}
+
+static void cleanup_and_die(int sig)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void io_install_signal_cleanup(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa, old;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = cleanup_and_die;
+		sigemptyset(&sa.sa_mask);
+		/* Keep an inherited "ignore" (nohup, a shell's background job). */
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+/* Where the rename must land: through a symlink to its target, as an
+ * in-place write would. */
+static char *resolve_dest(const char *path)
+{
+	struct stat st;
+	char *real;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (real)
+			return real;
+	}
+	return strdup(path);
+}
+
+int io_out_open(struct io_out *o, const char *path, struct err *e)
+{
+	struct stat st;
+	char *dir_copy = NULL;
+	mode_t mask;
+	int exists;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	if (!o->path)
+		return err_set(e, "'%s': %s", path, strerror(ENOMEM));
+	if (!strcmp(path, "-")) {
+		o->fd = 1;
+		return 0;
+	}
+	o->dest = resolve_dest(path);
+	if (!o->dest)
+		return err_set(e, "'%s': %s", path, strerror(ENOMEM));
+	exists = stat(o->dest, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode))
+		return err_set(e, "'%s': %s", path, strerror(EISDIR));
+	if (exists && !S_ISREG(st.st_mode)) {
+		o->fd = open(o->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (o->fd < 0)
+			return err_set(e, "'%s': %s", path, strerror(errno));
+		return 0;
+	}
+	mask = umask(0);
+	umask(mask);
+	o->mode = exists ? (st.st_mode & 07777) : (0666 & ~mask);
+
+	dir_copy = strdup(o->dest);
+	o->tmp = dir_copy ? malloc(strlen(o->dest) + 32) : NULL;
+	if (!o->tmp) {
+		free(dir_copy);
+		return err_set(e, "'%s': %s", path, strerror(ENOMEM));
+	}
+	{
+		char *base_copy = strdup(o->dest);
+		const char *dir = dirname(dir_copy);
+		const char *base = base_copy ? basename(base_copy) : "out";
+
+		snprintf(o->tmp, strlen(o->dest) + 32, "%s/.%.*s.XXXXXX", dir,
+			 200, base);
+		free(base_copy);
+	}
+	free(dir_copy);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		int saved = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		return err_set(e, "'%s': %s", path, strerror(saved));
+	}
+	pending_add(o->tmp);
+	if (fchmod(o->fd, o->mode) < 0) {
+		int saved = errno;
+
+		io_out_discard(o);
+		return err_set(e, "'%s': %s", path, strerror(saved));
+	}
+	return 0;
+}
+
+int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(o->fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_set(e, "'%s': %s", o->path, strerror(errno));
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int io_out_zeros(struct io_out *o, uint64_t n, struct err *e)
+{
+	static const uint8_t zeros[4096];
+
+	while (n) {
+		size_t chunk = n < sizeof(zeros) ? (size_t)n : sizeof(zeros);
+
+		if (io_out_write(o, zeros, chunk, e) < 0)
+			return -1;
+		n -= chunk;
+	}
+	return 0;
+}
+
+int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
+		uint64_t len, struct err *e)
+{
+	/* copy_file_range keeps the bytes out of our address space, so memory
+	 * does not grow with the input; fall back to write() from the map. */
+	if (in->fd >= 0 && o->tmp) {
+		loff_t from = (loff_t)off;
+
+		while (len) {
+			size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
+			ssize_t n = copy_file_range(in->fd, &from, o->fd, NULL,
+						    chunk, 0);
+
+			if (n <= 0)
+				break;
+			len -= (uint64_t)n;
+		}
+		off = (uint64_t)from;
+		if (!len)
+			return 0;
+	}
+	return io_out_write(o, in->data + off, (size_t)len, e);
+}
+
+int io_out_commit(struct io_out *o, struct err *e)
+{
+	int rc = 0;
+
+	if (!o->path)
+		return 0;
+	if (o->fd > 1 && close(o->fd) < 0)
+		rc = err_set(e, "'%s': %s", o->path, strerror(errno));
+	o->fd = -1;
+	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)
+		rc = err_set(e, "'%s': %s", o->path, strerror(errno));
+	if (rc < 0 && o->tmp)
+		unlink(o->tmp);
+	if (o->tmp)
+		pending_remove(o->tmp);
+	free(o->tmp);
+	free(o->dest);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	return rc;
+}
+
+void io_out_discard(struct io_out *o)
+{
+	if (o->fd > 1)
+		close(o->fd);
+	if (o->tmp) {
+		unlink(o->tmp);
+		pending_remove(o->tmp);
+	}
+	free(o->tmp);
+	free(o->dest);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+}

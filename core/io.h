@@ -1,0 +1,54 @@
+/* io: whole-file inputs (mapped, not copied) and atomic outputs. */
+#ifndef CORE_IO_H
+#define CORE_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+/* An input file's bytes: mapped when it is a regular file, read into memory
+ * when it is a pipe, a terminal or stdin ("-").  fd stays open for mapped
+ * files so outputs can copy from it in the kernel. */
+struct io_in {
+	const uint8_t *data;
+	size_t len;
+	int fd;
+	void *map;
+	uint8_t *heap;
+};
+
+/* Open path ("-" = stdin).  On failure e says "'<path>': <why>". */
+int io_in_open(struct io_in *in, const char *path, struct err *e);
+void io_in_close(struct io_in *in);
+
+/* An output written to a temporary file beside its destination and renamed
+ * over it by io_out_commit, so a failed command leaves nothing half-written.
+ * "-" is stdout, and an existing non-regular file (a device, a FIFO) is
+ * written in place: neither can be replaced by rename. */
+struct io_out {
+	char *path;		/* as the user named it, for messages */
+	char *dest;		/* where the rename goes: path, symlinks resolved */
+	char *tmp;		/* the temporary, NULL when written in place */
+	int fd;
+	mode_t mode;
+};
+
+int io_out_open(struct io_out *o, const char *path, struct err *e);
+int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e);
+int io_out_zeros(struct io_out *o, uint64_t n, struct err *e);
+/* Copy in->data[off, off+len) to o, in the kernel where it can. */
+int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
+		uint64_t len, struct err *e);
+/* Close and rename into place.  Does nothing more if o was never opened. */
+int io_out_commit(struct io_out *o, struct err *e);
+/* Close and remove the temporary; the destination keeps its old content. */
+void io_out_discard(struct io_out *o);
+
+/* Remove every temporary still open and die by sig: installed for SIGINT,
+ * SIGTERM, SIGHUP and SIGPIPE by io_install_signal_cleanup. */
+void io_install_signal_cleanup(void);
+
+#endif

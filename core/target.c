@@ -1,0 +1,135 @@
+/* target: offload bundle entry IDs, parsed, standardised and matched. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "target.h"
+#include "targetid.h"
+
+int target_parse(struct target *tg, const char *s, size_t len)
+{
+	char *dash[5] = { 0 };
+	size_t ndash = 0;
+	char *p, *tid;
+
+	memset(tg, 0, sizeof(*tg));
+	for (size_t i = 0; i < len && ndash < 5; i++)
+		if (s[i] == '-')
+			ndash++;
+	if (ndash < 4)
+		return -1;
+	/* Room for the ID with the kind cut off by a NUL. */
+	tg->buf = malloc(len + 2);
+	if (!tg->buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(tg->buf, s, len);
+	tg->buf[len] = 0;
+	ndash = 0;
+	for (p = tg->buf; *p && ndash < 5; p++)
+		if (*p == '-')
+			dash[ndash++] = p;
+	if (memchr(tg->buf, 0, len)) {
+		/* An embedded NUL would cut the C strings below short. */
+		free(tg->buf);
+		tg->buf = NULL;
+		return -1;
+	}
+	tg->kind = tg->buf;
+	*dash[0] = 0;
+	tg->triple = dash[0] + 1;
+	tid = "";
+	if (ndash == 5) {
+		*dash[4] = 0;
+		tid = dash[4] + 1;
+	}
+	{
+		const char *colon = strchr(tid, ':');
+		size_t proc = colon ? (size_t)(colon - tid) : strlen(tid);
+
+		tg->tid = proc && targetid_known_processor(tid, proc) ? tid : "";
+	}
+	triple_parse(tg->triple, strlen(tg->triple), &tg->t);
+	return 0;
+}
+
+void target_free(struct target *tg)
+{
+	free(tg->buf);
+	memset(tg, 0, sizeof(*tg));
+}
+
+char *target_standard(const struct target *tg)
+{
+	bool amdhsa = triple_os_is_amdhsa(&tg->t);
+	char *norm = triple_normalize(tg->triple, strlen(tg->triple),
+				      amdhsa ? 3 : 4);
+	char *out;
+	size_t len;
+
+	if (!norm)
+		return NULL;
+	len = strlen(tg->kind) + strlen(norm) + strlen(tg->tid) + 4;
+	out = malloc(len);
+	if (out) {
+		strcpy(out, tg->kind);
+		strcat(out, "-");
+		strcat(out, norm);
+		strcat(out, amdhsa ? "--" : "-");
+		strcat(out, tg->tid);
+	}
+	free(norm);
+	return out;
+}
+
+bool target_kind_valid(const struct target *tg)
+{
+	return !strcmp(tg->kind, "host") || !strcmp(tg->kind, "openmp") ||
+	       target_is_hip(tg);
+}
+
+bool target_triple_valid(const struct target *tg)
+{
+	return tg->triple[0] && triple_arch_known(&tg->t);
+}
+
+bool target_is_host(const struct target *tg)
+{
+	return !strcmp(tg->kind, "host");
+}
+
+bool target_is_hip(const struct target *tg)
+{
+	return !strcmp(tg->kind, "hip") || !strcmp(tg->kind, "hipv4");
+}
+
+static bool kind_compatible(const char *entry, const char *req, bool hip_omp)
+{
+	bool hip_pair = (!strcmp(entry, "hip") && !strcmp(req, "hipv4")) ||
+			(!strcmp(entry, "hipv4") && !strcmp(req, "hip"));
+
+	if (!strcmp(entry, req) || hip_pair)
+		return true;
+	if (!hip_omp)
+		return false;
+	return (!strncasecmp(entry, "hip", 3) && !strcmp(req, "openmp")) ||
+	       (!strcmp(entry, "openmp") && !strncasecmp(req, "hip", 3));
+}
+
+bool target_compatible(const struct target *entry, const struct target *request,
+		       bool hip_openmp_compatible)
+{
+	bool triples = triple_compatible(&entry->t, &request->t);
+
+	if (!strcmp(entry->kind, request->kind) && triples &&
+	    !strcmp(entry->tid, request->tid))
+		return true;
+	if (!kind_compatible(entry->kind, request->kind, hip_openmp_compatible)
+	    || !triples)
+		return false;
+	return targetid_compatible(entry->tid, strlen(entry->tid), request->tid,
+				   strlen(request->tid), &request->t);
+}

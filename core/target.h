@@ -1,0 +1,38 @@
+/* target: offload bundle entry IDs, <kind>-<arch>-<vendor>-<os>-<env>[-<id>],
+ * parsed, standardised and matched as LLVM 22's bundler does. */
+#ifndef CORE_TARGET_H
+#define CORE_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "triple.h"
+
+struct target {
+	char *buf;		/* owned copy of the whole ID */
+	const char *kind;	/* NUL-terminated pieces of buf... */
+	const char *triple;	/* "<arch>-<vendor>-<os>-<env>" as spelled */
+	const char *tid;	/* "" unless a known processor leads it */
+	struct triple t;
+};
+
+/* Split an ID into 5 or 6 '-' parts (the sixth keeps later dashes).
+ * Returns -1 when the count is wrong (LLVM's checkOffloadBundleID), or when
+ * out of memory (errno ENOMEM). */
+int target_parse(struct target *tg, const char *s, size_t len);
+void target_free(struct target *tg);
+
+/* The standardised ID LLVM writes: "<kind>-" + normalised triple (AMDHSA:
+ * three parts and an empty environment) + "-" + target ID.  malloc'd. */
+char *target_standard(const struct target *tg);
+
+bool target_kind_valid(const struct target *tg);
+bool target_triple_valid(const struct target *tg);
+bool target_is_host(const struct target *tg);
+bool target_is_hip(const struct target *tg);	/* hip or hipv4 */
+
+/* LLVM's isCodeObjectCompatible: may the file's entry serve the request? */
+bool target_compatible(const struct target *entry, const struct target *request,
+		       bool hip_openmp_compatible);
+
+#endif

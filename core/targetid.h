@@ -1,0 +1,46 @@
+/* targetid: offload processor names and AMDGPU target IDs (gfx90a:xnack+). */
+#ifndef CORE_TARGETID_H
+#define CORE_TARGETID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "triple.h"
+
+/* clang's StringToOffloadArch: exact, case-sensitive name of a known
+ * offload processor (sm_90, gfx90a, gfx9-generic, amdgcnspirv, ...). */
+bool targetid_known_processor(const char *s, size_t len);
+
+/* clang's isCodeObjectCompatible, for the target-ID part only: called after
+ * kind and triple were found compatible and the two IDs are not byte-equal.
+ * entry is the ID stored in the file, request the one asked for; t is the
+ * request's triple. */
+bool targetid_compatible(const char *entry, size_t entry_len,
+			 const char *request, size_t request_len,
+			 const struct triple *t);
+
+/* clang's getConflictTargetIDCombination over ids[0..n), which the caller has
+ * sorted bytewise and deduplicated.  Returns true on a conflict and sets *first
+ * and *second to the indexes of the pair LLVM reports. */
+bool targetid_conflict(const char *const *ids, size_t n, size_t *first,
+		       size_t *second);
+
+/* Additions. */
+
+/* The target ID the bundler keeps for a bundle entry (OffloadTargetInfo):
+ * the whole ID if the part before its first ':' is a known processor
+ * (targetid_known_processor), else the empty ID.  Returns len or 0. */
+size_t targetid_effective_len(const char *id, size_t len);
+
+/* targetid_conflict, also reporting LLVM's crash: returns 1 on a conflict
+ * (*first, *second as above), 0 if none, and -1 with *first = *second = its
+ * index if the scan meets an ID failing the target-ID format check (empty
+ * processor before a ':', a feature without a trailing '+'/'-', an empty
+ * feature item, a repeated feature name) before any well-formed ID.  LLVM 22
+ * dereferences an empty optional for a malformed ID: measured, it then uses
+ * the processor of the last well-formed ID and the features recorded before
+ * the error (reproduced here), or, with no such ID, crashes with SIGSEGV.
+ * targetid_conflict returns false for -1. */
+int targetid_conflict_ex(const char *const *ids, size_t n, size_t *first,
+			 size_t *second);
+
+#endif

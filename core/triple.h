@@ -1,0 +1,31 @@
+/* triple: LLVM target triples, as far as the offload tools need them. */
+#ifndef CORE_TRIPLE_H
+#define CORE_TRIPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The parsed enums of an llvm::Triple; 0 means unknown in every field. */
+struct triple {
+	int arch, subarch, vendor, os, env, objfmt;
+};
+
+/* Parse like llvm::Triple(string): split on '-', parse each component in
+ * its own position (arch, vendor, os, env/object format), no reordering. */
+void triple_parse(const char *s, size_t len, struct triple *t);
+
+/* llvm::Triple::normalize(s, form): form is 3 or 4 components, or 0 for
+ * "as many as there are".  Returns a malloc'd string, NULL if out of memory. */
+char *triple_normalize(const char *s, size_t len, int form);
+/* Where LLVM itself aborts ("LLVM ERROR: Unsupported Shader Model version",
+ * for dxil with shadermodel6.N, N > 9), triple_normalize returns NULL with
+ * errno set to EINVAL; out of memory sets ENOMEM. */
+
+bool triple_arch_known(const struct triple *t);
+bool triple_os_is_amdhsa(const struct triple *t);
+bool triple_is_amdgcn(const struct triple *t);
+bool triple_is_nvptx(const struct triple *t);
+/* llvm::Triple::isCompatibleWith */
+bool triple_compatible(const struct triple *a, const struct triple *b);
+
+#endif

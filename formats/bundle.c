@@ -1,0 +1,39 @@
+/* bundle: what the binary and text layouts share. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+
+int bundle_next(struct bundle_reader *r, struct bundle_entry *ent)
+{
+	return r->text ? bundle_next_text(r, ent) : bundle_next_binary(r, ent);
+}
+
+int bundle_content(struct bundle_reader *r, uint64_t *off, uint64_t *size,
+		   struct err *e)
+{
+	if (r->text)
+		return bundle_content_text(r, off, size, e);
+	return bundle_content_binary(r, off, size, e);
+}
+
+void bundle_skip(struct bundle_reader *r)
+{
+	if (r->text)
+		bundle_skip_text(r);
+}
+
+void bundle_close(struct bundle_reader *r)
+{
+	strmap_free(&r->entries);
+	free(r->off);
+	free(r->size);
+	memset(r, 0, sizeof(*r));
+}
+
+void bundle_plan_free(struct bundle_plan *plan)
+{
+	free(plan->piece);
+	free(plan->storage);
+	memset(plan, 0, sizeof(*plan));
+}

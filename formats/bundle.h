@@ -1,0 +1,93 @@
+/* bundle: the __CLANG_OFFLOAD_BUNDLE__ formats, binary and text. */
+#ifndef FORMATS_BUNDLE_H
+#define FORMATS_BUNDLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../core/strmap.h"
+
+#define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
+enum { BUNDLE_MAGIC_LEN = 24 };
+
+/* A bundle to write, as pieces emitted in order: literal bytes, then zero
+ * padding, then the whole of input number `input` (-1: none).  The format
+ * decides every byte; the caller only moves them, so large inputs stream. */
+struct bundle_piece {
+	const uint8_t *lit;
+	size_t lit_len;
+	uint64_t pad;
+	long input;
+};
+
+struct bundle_plan {
+	struct bundle_piece *piece;
+	size_t n;
+	uint8_t *storage;	/* owns every lit */
+	uint64_t total;		/* size of the whole bundle */
+};
+
+/* Binary layout: header in ids order, each input at the next multiple of
+ * align after the previous one. */
+int bundle_plan_binary(const char *const *ids, const uint64_t *sizes, size_t n,
+		       uint64_t align, struct bundle_plan *plan, struct err *e);
+/* Text layout: "\n<comment> __CLANG_OFFLOAD_BUNDLE____START__ <id>\n",
+ * the input, "\n<comment> __CLANG_OFFLOAD_BUNDLE____END__ <id>\n". */
+int bundle_plan_text(const char *comment, const char *const *ids,
+		     const uint64_t *sizes, size_t n, struct bundle_plan *plan,
+		     struct err *e);
+void bundle_plan_free(struct bundle_plan *plan);
+
+/* Reading follows LLVM's reader step by step, because what it finds depends
+ * on how it is driven: a binary bundle's entries come in StringMap order, a
+ * text bundle is searched from a cursor that only moves past an entry's
+ * content when that entry is read. */
+struct bundle_reader {
+	const uint8_t *buf;
+	size_t len;
+	bool text;
+	/* binary */
+	struct strmap entries;	/* id -> index into off/size */
+	uint64_t *off, *size;
+	uint32_t cur, processed;
+	/* text */
+	char start[64], end[64];
+	size_t start_len, end_len, pos;
+	bool at_end;
+};
+
+struct bundle_entry {
+	const char *id;
+	size_t id_len;
+};
+
+/* Parse a binary bundle's header.  A buffer that is not a bundle, or whose
+ * first entry is unreadable, holds no entries (as LLVM reads it); a header
+ * that breaks off after a good entry is an error (LLVM 22 crashes there). */
+int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
+		       struct err *e);
+void bundle_open_text(struct bundle_reader *r, const char *comment,
+		      const uint8_t *buf, size_t len);
+/* Next entry's ID: 1 found, 0 no more. */
+int bundle_next(struct bundle_reader *r, struct bundle_entry *ent);
+/* The current entry's content, consuming it.  A text entry with no END
+ * marker is an error. */
+int bundle_content(struct bundle_reader *r, uint64_t *off, uint64_t *size,
+		   struct err *e);
+/* Step over the current entry's end without reading its content, as LLVM's
+ * --list does (for text: skip one line). */
+void bundle_skip(struct bundle_reader *r);
+void bundle_close(struct bundle_reader *r);
+
+/* The two layouts' halves of the calls above (formats/bundle.c dispatches). */
+int bundle_next_binary(struct bundle_reader *r, struct bundle_entry *ent);
+int bundle_content_binary(const struct bundle_reader *r, uint64_t *off,
+			  uint64_t *size, struct err *e);
+int bundle_next_text(struct bundle_reader *r, struct bundle_entry *ent);
+int bundle_content_text(struct bundle_reader *r, uint64_t *off, uint64_t *size,
+			struct err *e);
+void bundle_skip_text(struct bundle_reader *r);
+
+#endif

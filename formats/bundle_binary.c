@@ -1,0 +1,199 @@
+/* bundle_binary: the binary __CLANG_OFFLOAD_BUNDLE__ layout (bc, gch, ast). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+int bundle_plan_binary(const char *const *ids, const uint64_t *sizes, size_t n,
+		       uint64_t align, struct bundle_plan *plan, struct err *e)
+{
+	uint64_t head = BUNDLE_MAGIC_LEN + 8, pos;
+	uint64_t *offset = NULL;
+	struct strmap last = { 0 };
+	uint8_t *p;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!align)
+		return err_set(e, "bundle alignment must not be 0");
+	for (size_t i = 0; i < n; i++)
+		head += 24 + strlen(ids[i]);
+	offset = calloc(n ? n : 1, sizeof(*offset));
+	plan->piece = calloc(n + 1, sizeof(*plan->piece));
+	plan->storage = malloc(head);
+	if (!offset || !plan->piece || !plan->storage)
+		goto nomem;
+
+	p = plan->storage;
+	memcpy(p, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN);
+	put_u64(p + BUNDLE_MAGIC_LEN, n);
+	p += BUNDLE_MAGIC_LEN + 8;
+	pos = head;
+	for (size_t i = 0; i < n; i++) {
+		size_t id_len = strlen(ids[i]);
+
+		if (pos % align && pos / align == UINT64_MAX / align)
+			goto overflow;
+		pos = (pos + align - 1) / align * align;
+		offset[i] = pos;
+		if (sizes[i] > UINT64_MAX - pos)
+			goto overflow;
+		pos += sizes[i];
+		put_u64(p, offset[i]);
+		put_u64(p + 8, sizes[i]);
+		put_u64(p + 16, id_len);
+		memcpy(p + 24, ids[i], id_len);
+		p += 24 + id_len;
+		/* LLVM pads each input up to the offset it recorded for that
+		 * ID; when two targets standardise to the same ID the later
+		 * offset wins for both (a corrupt bundle, byte for byte). */
+		if (strmap_set(&last, ids[i], id_len, i) < 0)
+			goto nomem;
+	}
+
+	plan->piece[0] = (struct bundle_piece){ plan->storage, head, 0, -1 };
+	plan->n = 1;
+	pos = head;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t b = strmap_find(&last, ids[i], strlen(ids[i]));
+		uint64_t at = offset[last.b[b].value];
+		uint64_t pad = at > pos ? at - pos : 0;
+
+		plan->piece[plan->n++] = (struct bundle_piece){ NULL, 0, pad,
+								(long)i };
+		pos += pad + sizes[i];
+	}
+	plan->total = pos;
+	free(offset);
+	strmap_free(&last);
+	return 0;
+overflow:
+	free(offset);
+	strmap_free(&last);
+	bundle_plan_free(plan);
+	return err_set(e, "bundle size overflows 64 bits");
+nomem:
+	free(offset);
+	strmap_free(&last);
+	bundle_plan_free(plan);
+	return err_set(e, "out of memory");
+}
+
+/* Read order is LLVM's: the header fills a StringMap (a repeated ID keeps its
+ * first slot and takes the later offset), then the map is walked. */
+int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
+		       struct err *e)
+{
+	uint64_t count, pos = BUNDLE_MAGIC_LEN + 8;
+	size_t cap = 0, have = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->buf = buf;
+	r->len = len;
+	/* LLVM's magic test wants one byte past the magic. */
+	if (len <= BUNDLE_MAGIC_LEN ||
+	    memcmp(buf, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) || len < pos)
+		return 0;
+	count = get_u64(buf + BUNDLE_MAGIC_LEN);
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t off, size, id_len;
+		const char *why = NULL;
+
+		if (len - pos < 24) {
+			why = "is cut short";
+		} else {
+			off = get_u64(buf + pos);
+			size = get_u64(buf + pos + 8);
+			id_len = get_u64(buf + pos + 16);
+			if (id_len > len - pos - 24)
+				why = "has an ID that runs past the end of the file";
+			else if (!off)
+				why = "has offset 0";
+			else if (off + size > len)
+				/* LLVM's own test, wrapping at 2^64; a wrapped
+				 * entry passes here and is caught on reading. */
+				why = "has data past the end of the file";
+		}
+		if (why) {
+			/* LLVM treats a bad first entry as "no bundles" and
+			 * crashes on a later one; we report the later one. */
+			if (i == 0) {
+				bundle_close(r);
+				r->buf = buf;
+				r->len = len;
+				return 0;
+			}
+			bundle_close(r);
+			return err_set(e, "bundle header entry %llu of %llu %s",
+				       (unsigned long long)i + 1,
+				       (unsigned long long)count, why);
+		}
+		if (have == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			uint64_t *noff = realloc(r->off, ncap * sizeof(*noff));
+			uint64_t *nsize;
+
+			if (noff)
+				r->off = noff;
+			nsize = noff ? realloc(r->size, ncap * sizeof(*nsize)) : NULL;
+			if (!nsize) {
+				bundle_close(r);
+				return err_set(e, "out of memory");
+			}
+			r->size = nsize;
+			cap = ncap;
+		}
+		r->off[have] = off;
+		r->size[have] = size;
+		if (strmap_set(&r->entries, (const char *)buf + pos + 24,
+			       (size_t)id_len, have) < 0) {
+			bundle_close(r);
+			return err_set(e, "out of memory");
+		}
+		have++;
+		pos += 24 + id_len;
+	}
+	return 0;
+}
+
+int bundle_next_binary(struct bundle_reader *r, struct bundle_entry *ent)
+{
+	if (r->processed == r->entries.items)
+		return 0;
+	r->cur = strmap_next(&r->entries, r->processed ? r->cur + 1 : 0);
+	r->processed++;
+	ent->id = r->entries.b[r->cur].key;
+	ent->id_len = r->entries.b[r->cur].len;
+	return 1;
+}
+
+int bundle_content_binary(const struct bundle_reader *r, uint64_t *off,
+			  uint64_t *size, struct err *e)
+{
+	size_t i = r->entries.b[r->cur].value;
+
+	*off = r->off[i];
+	*size = r->size[i];
+	if (*off > r->len || *size > r->len - *off)
+		return err_set(e, "bundle entry '%.*s' has data past the end of "
+			       "the file (offset %llu, size %llu)",
+			       (int)r->entries.b[r->cur].len,
+			       r->entries.b[r->cur].key,
+			       (unsigned long long)*off,
+			       (unsigned long long)*size);
+	return 0;
+}

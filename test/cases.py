@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Run command-line cases against a tool directory and record what happened.
+
+A case is one shell command line run in a fresh scratch directory with
+PATH=<tooldir>:$PATH, so the tool under test is found by its LLVM name and
+prints the same argv[0] as LLVM's.  The record of a case is its exit status,
+stdout, stderr, and the name, size and SHA-256 of every file the directory
+holds afterwards.  Records from LLVM 22 are the golden files; ours must match
+them byte for byte.
+
+  cases.py record TOOLDIR CASEFILE          print records
+  cases.py check TOOLDIR CASEFILE GOLDEN    compare with a golden file
+"""
+import difflib
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def read_cases(path):
+    """Cases are blocks separated by blank lines; '#' lines are comments;
+    a block's lines are joined into one shell script."""
+    cases, block = [], []
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().split("\n"):
+            if line.startswith("#"):
+                continue
+            if line.strip():
+                block.append(line)
+            elif block:
+                cases.append("\n".join(block))
+                block = []
+    if block:
+        cases.append("\n".join(block))
+    return cases
+
+
+def fixtures(d):
+    """The files every case starts with: small, fixed, varied contents."""
+    files = {
+        "host.txt": b"HOSTDATA\n",
+        "tgt1": b"Content of device file 1\n",
+        "tgt2": b"Content of device file 2\n",
+        "tgt3": b"no trailing newline",
+        "empty": b"",
+        "crlf.txt": b"line one\r\nline two\r\n",
+        "bin1": bytes(range(256)) * 3,
+        "nul": b"\0",
+    }
+    for name, data in files.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+    return set(files)
+
+
+def record_one(tooldir, script):
+    d = tempfile.mkdtemp(prefix="offload-case-")
+    try:
+        fixtures(d)
+        return record_in(d, tooldir, script)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def record_in(d, tooldir, script, timeout=120):
+    """Run script in directory d and describe what it did."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.abspath(tooldir) + ":" + env.get("PATH", "")
+    env["HERE"] = HERE
+    for var in ("OFFLOAD_BUNDLER_COMPRESS", "OFFLOAD_BUNDLER_VERBOSE",
+                "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
+                "COMPRESSED_BUNDLE_FORMAT_VERSION",
+                "OFFLOAD_BUNDLER_IGNORE_ENV_VAR"):
+        env.pop(var, None)
+    try:
+        p = subprocess.run(["sh", "-c", script], cwd=d, env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=timeout, start_new_session=True)
+    except subprocess.TimeoutExpired:
+        return "rc=timeout"
+    out = ["rc=%d" % p.returncode,
+           "--- stdout", p.stdout.decode("latin-1"),
+           "--- stderr", p.stderr.decode("latin-1")]
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                data = f.read()
+            out.append("--- file %s %d %s" % (
+                name, len(data), hashlib.sha256(data).hexdigest()[:32]))
+    return "\n".join(out)
+
+
+def record(tooldir, casefile):
+    return ["### %s\n%s\n" % (c, record_one(tooldir, c))
+            for c in read_cases(casefile)]
+
+
+def split_golden(path):
+    with open(path, encoding="latin-1", newline="") as f:
+        text = f.read()
+    return ["### " + r for r in ("\n" + text).split("\n### ") if r.strip()]
+
+
+def tolerate_partial_outputs(want, got):
+    """LLVM leaves the outputs it wrote before failing; we write outputs
+    atomically and leave none.  When the case failed, drop from LLVM's record
+    the files that we (rightly) did not leave behind."""
+    def rc(rec):
+        return next((l for l in rec.split("\n") if l.startswith("rc=")), "")
+    if rc(want) in ("rc=0", "") or rc(want) != rc(got):
+        return want
+    ours = set(l for l in got.split("\n") if l.startswith("--- file "))
+    return "\n".join(l for l in want.split("\n")
+                     if not l.startswith("--- file ") or l in ours)
+
+
+def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "record":
+        sys.stdout.write("\n".join(record(sys.argv[2], sys.argv[3])))
+        return 0
+    if len(sys.argv) >= 5 and sys.argv[1] == "check":
+        got = record(sys.argv[2], sys.argv[3])
+        want = split_golden(sys.argv[4])
+        passed = failed = 0
+        if len(got) != len(want):
+            print("FAIL: %d cases but %d golden records (regenerate)"
+                  % (len(got), len(want)))
+            failed += 1
+        for g, w in zip(got, want):
+            w = tolerate_partial_outputs(w, g)
+            if g.rstrip("\n") == w.rstrip("\n"):
+                passed += 1
+                continue
+            failed += 1
+            print("FAIL: " + g.split("\n", 1)[0][4:])
+            for line in difflib.unified_diff(
+                    w.rstrip("\n").split("\n"), g.rstrip("\n").split("\n"),
+                    "llvm-22", "offload", lineterm="", n=1):
+                print("    " + line)
+        print("%d passed, %d failed" % (passed, failed))
+        return 1 if failed else 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

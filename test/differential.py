@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Differential test: random bundler cases run by LLVM 22 and by us.
+
+  differential.py [--cases N] [--seed S] [--llvm DIR] [--ours DIR]
+
+Each case makes random inputs, bundles them with a random type, target list
+and alignment, then lists and unbundles the result with random requests,
+sometimes after damaging it.  Both tools must give the same exit status,
+stdout, stderr and files.  Where LLVM dies by a signal (it does on some
+damaged bundles) we must instead fail cleanly: exit 1, one "error:" line.
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
+
+TYPES = ["i", "ii", "cui", "hipi", "d", "ll", "s", "bc", "gch", "ast", "o"]
+HOSTS = ["host-x86_64-unknown-linux-gnu", "host-x86_64--linux-gnu",
+         "host-x86_64-pc-linux-gnu", "host-aarch64-unknown-linux-gnu",
+         "host-powerpc64le-ibm-linux-gnu", "host-amd64-pc-linux-gnu"]
+GFX = ["gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100",
+       "gfx900", "gfx9-generic", "gfx1201", "gfx803", "gfx940", "gfx9999"]
+FEATURES = ["", ":xnack+", ":xnack-", ":sramecc+", ":sramecc-",
+            ":sramecc+:xnack+", ":xnack-:sramecc+", ":xnack"]
+SM = ["sm_70", "sm_80", "sm_90", "sm_90a", "sm_35", "sm_99"]
+
+
+def random_target(rng):
+    r = rng.random()
+    if r < 0.45:
+        kind = rng.choice(["hip", "hip", "hipv4", "openmp"])
+        env = rng.choice(["", "", "unknown", "gnu"])
+        return "%s-amdgcn-amd-amdhsa-%s-%s%s" % (
+            kind, env, rng.choice(GFX), rng.choice(FEATURES))
+    if r < 0.65:
+        env = rng.choice(["", "unknown"])
+        return "openmp-nvptx64-nvidia-cuda-%s-%s" % (env, rng.choice(SM))
+    if r < 0.75:
+        return rng.choice(["openmp-x86_64-pc-linux-gnu",
+                           "openmp-x86_64-unknown-linux-gnu",
+                           "hip-spirv64-amd-amdhsa--amdgcnspirv",
+                           "openmp-amdgcn-amd-amdhsa--gfx90a",
+                           "hip-amdgcn-amd-amdhsa-gfx906"])
+    return rng.choice(HOSTS)
+
+
+def random_content(rng):
+    r = rng.random()
+    n = rng.choice([0, 1, 5, 17, 100, 1000, 5000])
+    if r < 0.4:
+        words = ["line", "data", "\n", " ", "\r\n", "__CLANG", "x" * 10]
+        return "".join(rng.choice(words) for _ in range(n // 4)).encode()
+    return bytes(rng.randrange(256) for _ in range(n))
+
+
+def make_case(rng):
+    """Returns (files, script)."""
+    ftype = rng.choice(TYPES)
+    n = rng.randint(1, 5)
+    targets = []
+    while len(targets) < n:
+        t = random_target(rng)
+        if t not in targets:
+            targets.append(t)
+    hosts = [t for t in targets if t.startswith("host-")]
+    if rng.random() < 0.85:
+        targets = [t for t in targets if not t.startswith("host-")]
+        if not all(t.startswith("hip") for t in targets) or rng.random() < 0.5:
+            targets.insert(rng.randint(0, len(targets)),
+                           hosts[0] if hosts else rng.choice(HOSTS))
+    files = {}
+    inputs = []
+    for i, _ in enumerate(targets):
+        name = "in%d" % i
+        files[name] = random_content(rng)
+        inputs.append(name)
+    align = ""
+    if rng.random() < 0.5:
+        align = " -bundle-align=%s" % rng.choice(
+            ["1", "2", "3", "8", "16", "4096", "0x40", "010", "7"])
+    cmds = ["clang-offload-bundler -type=%s -targets=%s %s -output=b%s" % (
+        ftype, ",".join(targets), " ".join("-input=" + i for i in inputs),
+        align)]
+    damage = rng.random() < 0.25
+    if damage:
+        size_cut = rng.choice(["head -c %d" % rng.randint(0, 200),
+                               "head -c -%d" % rng.randint(1, 50)])
+        cmds.append("%s b > b2 && mv b2 b" % size_cut)
+    cmds.append("clang-offload-bundler -type=%s -list -input=b" % ftype)
+    reqs = list(targets)
+    rng.shuffle(reqs)
+    reqs = reqs[:rng.randint(1, max(1, len(reqs)))]
+    if rng.random() < 0.4:
+        extra = random_target(rng)
+        if extra not in reqs:
+            reqs.append(extra)
+    if sum(1 for t in reqs if t.startswith("host-")) > 1:
+        reqs = [t for t in reqs if not t.startswith("host-")] or reqs[:1]
+    flags = ""
+    if rng.random() < 0.4:
+        flags += " -allow-missing-bundles"
+    if rng.random() < 0.2:
+        flags += " -hip-openmp-compatible"
+    cmds.append("clang-offload-bundler -type=%s -unbundle -input=b -targets=%s"
+                " %s%s" % (ftype, ",".join(reqs),
+                           " ".join("-output=o%d" % i
+                                    for i in range(len(reqs))), flags))
+    # Each step's status goes to stdout, so a failure in the middle shows.
+    return files, "\n".join(c + '; echo "rc:$?"' for c in cmds)
+
+
+def run(tooldir, files, script):
+    d = tempfile.mkdtemp(prefix="offload-diff-")
+    try:
+        for name, data in files.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        return cases.record_in(d, tooldir, script, timeout=20)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def crashed(record):
+    """LLVM died by a signal, hung, or hit "LLVM ERROR" (it does on some
+    damaged bundles, e.g. copying heap memory when an END marker is gone)."""
+    return any(s in record for s in ("rc:139", "rc:136", "rc:134",
+                                     "rc=timeout", "LLVM ERROR:"))
+
+
+def clean_failure(record):
+    """No step of ours died, hung or dumped a stack; each of our messages
+    is one "error:" line (other lines come from the script's own tools)."""
+    err = record.split("--- stderr\n", 1)[1].split("\n--- file", 1)[0]
+    ours = [l for l in err.split("\n") if l.startswith("clang-offload-")]
+    return not crashed(record) and all(": error: " in l for l in ours)
+
+
+def tolerate_failed_unbundle(want, got):
+    """The unbundle is the last step and writes o0, o1...: when it failed,
+    LLVM keeps the outputs it had written and we (atomically) keep none."""
+    steps = [l for l in want.split("\n") if l.startswith("rc:")]
+    if not steps or steps[-1] == "rc:0":
+        return want
+    ours = set(got.split("\n"))
+    return "\n".join(l for l in want.split("\n")
+                     if not l.startswith("--- file o") or l in ours)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--llvm", default="/usr/lib/llvm-22/bin")
+    ap.add_argument("--ours", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin"))
+    args = ap.parse_args()
+    if not os.path.exists(os.path.join(args.llvm, "clang-offload-bundler")):
+        if os.environ.get("REQUIRE_LLVM") == "1":
+            print("differential: LLVM 22 not found in %s" % args.llvm)
+            print("0 passed, 1 failed")
+            return 1
+        print("differential: skipped, LLVM 22 not found in %s" % args.llvm)
+        print("0 passed, 0 failed")
+        return 0
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    rng = random.Random(seed)
+    passed = failed = 0
+    for n in range(args.cases):
+        files, script = make_case(rng)
+        # One command at a time, so a crash of LLVM's in the middle does not
+        # hide what the later commands do.
+        want = run(args.llvm, files, script)
+        got = run(args.ours, files, script)
+        if crashed(want):
+            ok = clean_failure(got)
+        else:
+            ok = tolerate_failed_unbundle(want, got) == got
+        if ok:
+            passed += 1
+            continue
+        failed += 1
+        print("FAIL (seed %d, case %d):\n%s" % (seed, n, script))
+        for line in __import__("difflib").unified_diff(
+                want.split("\n"), got.split("\n"), "llvm-22", "offload",
+                lineterm="", n=1):
+            print("    " + line)
+    print("differential: seed %d" % seed)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

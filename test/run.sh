@@ -1,0 +1,39 @@
+#!/bin/sh
+# run.sh: every test suite; each prints "N passed, N failed" last, and this
+# adds them up into the closing line.  `make check` runs it.
+#   REQUIRE_LLVM=1   fail, rather than skip, the differential suite when
+#                    LLVM 22 is not installed (CI sets it)
+#   DIFF_CASES=N     random differential cases (default 300)
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+passed=0 failed=0
+
+suite() {
+	name=$1; shift
+	out=$("$@" 2>&1)
+	rc=$?
+	last=$(printf '%s\n' "$out" | tail -n 1)
+	p=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	f=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	if [ -z "$p" ]; then
+		# A suite that dies before its summary counts as one failure.
+		p=0 f=1
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	if [ "$f" -ne 0 ]; then
+		printf '%s\n' "$out" | grep -v '^PASS' | tail -n 60
+	fi
+	printf '%-14s %s passed, %s failed\n' "$name:" "$p" "$f"
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+suite triple build/test/triple_test test/triple/golden.tsv
+suite targetid build/test/targetid_test test/targetid/golden.tsv
+suite golden python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden
+suite bundler sh test/bundler.test
+suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
