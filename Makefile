@@ -39,7 +39,14 @@ $(BIN): $(OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(OBJS) $(PKG_LIBS)
 
-build/obj/%.o: %.c
+# Objects remember the flags they were built with: switching to SANITIZE=1,
+# CC=clang or other CFLAGS rebuilds everything.
+FLAGS_STAMP := build/obj/.flags
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS)' > $@
+
+build/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -48,12 +55,12 @@ $(APPLET_LINKS:%=build/bin/%): $(BIN)
 	$(Q)ln -sf offload $@
 
 # Unit programs for the core tables, each linked with just what it tests.
-build/test/triple_test: test/triple/triple_test.c core/triple.c
+build/test/triple_test: test/triple/triple_test.c core/triple.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS)
-build/test/targetid_test: test/targetid/targetid_test.c core/targetid.c core/triple.c
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
+build/test/targetid_test: test/targetid/targetid_test.c core/targetid.c core/triple.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
 
 UNIT := build/test/triple_test build/test/targetid_test
 
@@ -77,5 +84,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all check demo install uninstall clean
+.PHONY: all check demo install uninstall clean FORCE
+FORCE:
 -include $(OBJS:.o=.d)

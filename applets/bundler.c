@@ -101,7 +101,11 @@ enum {
 	O_VERSION, O_PRINT_CMDS, O_LEVEL, O_HELP_LIST, O_ALLOW_MISSING, O_TYPE,
 	O_HELP_LIST_HIDDEN, O_INPUTS, O_TARGETS, O_VERBOSE, O_PRINT_OPTIONS,
 	O_OUTPUTS, O_INPUT, O_ALIGN, O_HIP_OPENMP, O_PRINT_ALL_OPTIONS,
-	O_COMPRESS, O_H, O_COLOR, O_COUNT
+	O_COMPRESS, O_H,
+	/* libLLVM's own generic options, accepted and ignored, never
+	 * suggested; LLVM accepts thousands more (its pass options). */
+	O_COLOR, O_DISABLE_SYMBOLICATION, O_INFO_OUTPUT_FILE, O_RNG_SEED,
+	O_STATS, O_STATS_JSON, O_TIME_PASSES, O_TRACK_MEMORY, O_COUNT
 };
 
 static void init_options(struct clopt *o)
@@ -132,6 +136,13 @@ static void init_options(struct clopt *o)
 		[O_PRINT_OPTIONS] = { .name = "print-options", .type = CLOPT_BOOL, .flags = 0 },
 		[O_PRINT_ALL_OPTIONS] = { .name = "print-all-options", .type = CLOPT_BOOL, .flags = 0 },
 		[O_COLOR] = { .name = "color", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_DISABLE_SYMBOLICATION] = { .name = "disable-symbolication", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_INFO_OUTPUT_FILE] = { .name = "info-output-file", .type = CLOPT_STRING, .flags = CLOPT_NO_SUGGEST },
+		[O_RNG_SEED] = { .name = "rng-seed", .type = CLOPT_STRING, .flags = CLOPT_NO_SUGGEST },
+		[O_STATS] = { .name = "stats", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_STATS_JSON] = { .name = "stats-json", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_TIME_PASSES] = { .name = "time-passes", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_TRACK_MEMORY] = { .name = "track-memory", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
 	};
 
 	memcpy(o, proto, sizeof(proto));
