@@ -67,7 +67,7 @@ def record_one(tooldir, script):
         shutil.rmtree(d, ignore_errors=True)
 
 
-def record_in(d, tooldir, script, timeout=120):
+def record_in(d, tooldir, script, timeout=120, extra_env=None):
     """Run script in directory d and describe what it did."""
     env = dict(os.environ)
     env["PATH"] = os.path.abspath(tooldir) + ":" + env.get("PATH", "")
@@ -77,6 +77,7 @@ def record_in(d, tooldir, script, timeout=120):
                 "COMPRESSED_BUNDLE_FORMAT_VERSION",
                 "OFFLOAD_BUNDLER_IGNORE_ENV_VAR"):
         env.pop(var, None)
+    env.update(extra_env or {})
     try:
         p = subprocess.run(["sh", "-c", script], cwd=d, env=env,
                            stdin=subprocess.DEVNULL, capture_output=True,

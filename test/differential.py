@@ -84,8 +84,16 @@ def make_case(rng):
     if rng.random() < 0.5:
         align = " -bundle-align=%s" % rng.choice(
             ["1", "2", "3", "8", "16", "4096", "0x40", "010", "7"])
-    cmds = ["clang-offload-bundler -type=%s -targets=%s %s -output=b%s" % (
-        ftype, ",".join(targets), " ".join("-input=" + i for i in inputs),
+    # Now and then the other tool makes the bundle, so each reads the
+    # other's bundles.
+    # (Not with a malformed feature: LLVM may crash on those, and its crash
+    # must not land in our record.)
+    writer = "clang-offload-bundler"
+    malformed = any(t.endswith(":xnack") or ":xnack:" in t for t in targets)
+    if rng.random() < 0.3 and not malformed:
+        writer = 'PATH="$OTHER:$PATH" clang-offload-bundler'
+    cmds = ["%s -type=%s -targets=%s %s -output=b%s" % (
+        writer, ftype, ",".join(targets), " ".join("-input=" + i for i in inputs),
         align)]
     damage = rng.random() < 0.25
     if damage:
@@ -115,13 +123,14 @@ def make_case(rng):
     return files, "\n".join(c + '; echo "rc:$?"' for c in cmds)
 
 
-def run(tooldir, files, script):
+def run(tooldir, files, script, other):
     d = tempfile.mkdtemp(prefix="offload-diff-")
     try:
         for name, data in files.items():
             with open(os.path.join(d, name), "wb") as f:
                 f.write(data)
-        return cases.record_in(d, tooldir, script, timeout=20)
+        return cases.record_in(d, tooldir, script, timeout=20,
+                               extra_env={"OTHER": os.path.abspath(other)})
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -175,8 +184,8 @@ def main():
         files, script = make_case(rng)
         # One command at a time, so a crash of LLVM's in the middle does not
         # hide what the later commands do.
-        want = run(args.llvm, files, script)
-        got = run(args.ours, files, script)
+        want = run(args.llvm, files, script, args.ours)
+        got = run(args.ours, files, script, args.llvm)
         if crashed(want):
             ok = clean_failure(got)
         else:
