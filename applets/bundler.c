@@ -1,5 +1,7 @@
 /* bundler: clang-offload-bundler, drop-in exact for LLVM 22. */
+#include <limits.h>
 #include <stdarg.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "../core/target.h"
 #include "../core/targetid.h"
 #include "../formats/bundle.h"
+#include "../formats/ccob.h"
 #include "../formats/magic.h"
 
 static const char overview[] =
@@ -195,6 +198,9 @@ struct config {
 	long host_index;	/* last host target, -1 if none */
 	bool hip_only, unbundle, allow_missing, hip_openmp, compress, verbose;
 	unsigned long long align;
+	int level;			/* compression level */
+	unsigned ccob_version;		/* CCOB version written */
+	struct ccob_limits limits;	/* for reading CCOBs */
 };
 
 /* The environment, read as LLVM's OffloadBundlerConfig reads it. */
@@ -210,14 +216,18 @@ static void read_env(struct config *c)
 	if ((v = getenv("OFFLOAD_BUNDLER_COMPRESS")))
 		c->compress = !strcmp(v, "1");
 	if ((v = getenv("OFFLOAD_BUNDLER_COMPRESSION_LEVEL"))) {
+		/* LLVM's getAsInteger(10): an optional '-', digits, an int. */
 		const char *d = v + (*v == '-');
+		long long n = strtoll(v, NULL, 10);
 		bool ok = *d && strspn(d, "0123456789") == strlen(d) &&
-			  strlen(d) < 10;
+			  strlen(d) < 12 && n >= INT_MIN && n <= INT_MAX;
 
 		if (!ok)
 			fprintf(stderr, "Warning: Invalid value for "
 				"OFFLOAD_BUNDLER_COMPRESSION_LEVEL: %s. "
 				"Ignoring it.\n", v);
+		else
+			c->level = (int)n;
 	}
 	if ((v = getenv("COMPRESSED_BUNDLE_FORMAT_VERSION"))) {
 		bool digits = *v && strspn(v, "0123456789") == strlen(v);
@@ -233,6 +243,8 @@ static void read_env(struct config *c)
 				"COMPRESSED_BUNDLE_FORMAT_VERSION: %s. Valid "
 				"values are 2 or 3. Using default version 3.\n",
 				v);
+		else
+			c->ccob_version = (unsigned)n;
 	}
 }
 
@@ -401,48 +413,167 @@ static int handler_error(enum handler h, const char *type, const char *path)
 		    "not supported yet", path, type);
 }
 
-/* Reading side shared by --list and --unbundle: open the input, refuse what
- * is not supported yet, pick the layout and parse its header. */
-static int open_bundle(const struct config *c, struct io_in *in,
-		       struct bundle_reader *r)
+/* What --list and --unbundle read: the input itself, or the bundles its
+ * CCOBs hold, one after the other (LLVM 22 reads only a lone CCOB). */
+struct source {
+	const struct config *c;
+	struct io_in file;
+	struct io_in seg;	/* the bundle now read: file's bytes or a copy */
+	size_t pos;		/* where the next CCOB starts in file */
+	unsigned method;	/* of the last CCOB */
+	int nseg;
+	bool compressed;
+};
+
+static int decompress_next(struct source *s, const char *path)
 {
+	const uint8_t *at = s->file.data + s->pos;
+	size_t left = s->file.len - s->pos, used;
+	struct ccob_header h;
+	struct ccob_stats st = { 0 };
+	struct timespec t0, t1;
+	uint8_t *raw;
+	struct err e;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ccob_parse_header(at, left, &h, &e) < 0)
+		return fail("Failed to decompress input: %s", e.msg);
+	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used, &e) < 0) {
+		/* LLVM's own messages keep LLVM's form; ours name the file. */
+		if (!strncmp(e.msg, "Could not", 9))
+			return fail("Failed to decompress input: %s", e.msg);
+		return fail("'%s': Failed to decompress input: %s", path, e.msg);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s->pos += used;
+	s->method = h.method;
+	io_in_close(&s->seg);
+	s->seg.data = s->seg.heap = raw;
+	s->seg.len = (size_t)h.raw_size;
+	st = (struct ccob_stats){
+		.version = h.version, .method = h.method,
+		.total_size = h.total_size, .raw_size = h.raw_size,
+		/* LLVM counts every byte after the header; so do we unless
+		 * another CCOB follows. */
+		.compressed_size = (used < left && ccob_is(at + used, left - used)
+				    ? used : left) - h.header_size,
+		.stored_hash = h.hash,
+		.computed_hash = ccob_hash(raw, s->seg.len),
+		.seconds = (double)(t1.tv_sec - t0.tv_sec) +
+			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+	};
+	if (s->c->verbose) {
+		char report[1024];
+
+		ccob_report_decompress(report, sizeof(report), &st);
+		fputs(report, stderr);
+	}
+	/* LLVM never checks the hash; a mismatch means a damaged file. */
+	if (st.stored_hash != st.computed_hash)
+		return fail("'%s': compressed bundle hash mismatch: stored "
+			    "0x%016llx, computed 0x%016llx", path,
+			    (unsigned long long)st.stored_hash,
+			    (unsigned long long)st.computed_hash);
+	return 0;
+}
+
+static int source_open(const struct config *c, struct source *s)
+{
+	struct err e;
+
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->file.fd = s->seg.fd = -1;
+	if (io_in_open(&s->file, c->inputs[0], &e) < 0)
+		return fail("%s", e.msg);
+	/* Fewer than 8 bytes are never a CCOB, as in LLVM. */
+	s->compressed = s->file.len >= 8 && ccob_is(s->file.data, s->file.len);
+	return 0;
+}
+
+/* Open the next bundle for reading: 1 when r is ready, 0 at the end. */
+static int source_next(struct source *s, struct bundle_reader *r)
+{
+	const struct config *c = s->c;
 	const char *path = c->inputs[0], *comment = NULL;
 	enum handler h;
 	struct err e;
 
-	if (io_in_open(in, path, &e) < 0)
-		return fail("%s", e.msg);
-	if (magic_is_ccob(in->data, in->len))
-		return fail("'%s': compressed bundles (CCOB) are not supported "
-			    "yet", path);
-	if (c->verbose && in->len >= 8)
-		fputs("Uncompressed bundle.\n", stderr);
-	h = pick_handler(c->type, in, &comment);
+	bundle_close(r);
+	if (!s->compressed) {
+		if (s->nseg++)
+			return 0;
+		/* A borrowed view: source_close frees only a heap copy. */
+		s->seg = s->file;
+		s->seg.map = NULL;
+		s->seg.heap = NULL;
+		if (c->verbose && s->file.len >= 8)
+			fputs("Uncompressed bundle.\n", stderr);
+	} else {
+		size_t left = s->file.len - s->pos;
+
+		if (s->nseg && !left)
+			return 0;
+		if (s->nseg && !ccob_is(s->file.data + s->pos, left)) {
+			/* Bytes after the last CCOB: zlib ignores them, zstd
+			 * does not (LLVM's own message). */
+			if (s->method == CCOB_ZLIB)
+				return 0;
+			return -fail("Failed to decompress input: Could not "
+				     "decompress embedded file contents: Src size "
+				     "is incorrect");
+		}
+		if (decompress_next(s, path))
+			return -1;
+		s->nseg++;
+	}
+	h = pick_handler(c->type, &s->seg, &comment);
 	if (h == H_TEXT) {
-		bundle_open_text(r, comment, in->data, in->len);
-		return 0;
+		bundle_open_text(r, comment, s->seg.data, s->seg.len);
+		return 1;
 	}
 	if (h != H_BINARY)
-		return handler_error(h, c->type, path);
-	if (bundle_open_binary(r, in->data, in->len, &e) < 0)
-		return fail("'%s': %s", path, e.msg);
-	return 0;
+		return -handler_error(h, c->type, path);
+	if (bundle_open_binary(r, s->seg.data, s->seg.len, &e) < 0)
+		return -fail("'%s': %s", path, e.msg);
+	return 1;
 }
 
+static void source_close(struct source *s)
+{
+	if (!s->c)
+		return;
+	if (s->seg.heap)
+		io_in_close(&s->seg);
+	io_in_close(&s->file);
+}
+
+/* IDs are printed only once the whole input has been read, so a damaged
+ * later CCOB does not leave half a list on stdout. */
 static int do_list(const struct config *c)
 {
-	struct io_in in = { .fd = -1 };
+	struct source src = { 0 };
 	struct bundle_reader r = { 0 };
 	struct bundle_entry ent;
-	int rc = open_bundle(c, &in, &r);
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *list = open_memstream(&text, &text_len);
+	int rc = list ? source_open(c, &src) : fail("out of memory"), more = 0;
 
-	while (!rc && bundle_next(&r, &ent) == 1) {
-		fwrite(ent.id, 1, ent.id_len, stdout);
-		putchar('\n');
-		bundle_skip(&r);
+	while (!rc && (more = source_next(&src, &r)) == 1) {
+		while (bundle_next(&r, &ent) == 1) {
+			fwrite(ent.id, 1, ent.id_len, list);
+			putc('\n', list);
+			bundle_skip(&r);
+		}
 	}
+	if (!rc && more < 0)
+		rc = 1;
+	if (list && fclose(list) == 0 && !rc)
+		fwrite(text, 1, text_len, stdout);
+	free(text);
 	bundle_close(&r);
-	io_in_close(&in);
+	source_close(&src);
 	return rc;
 }
 
@@ -462,6 +593,156 @@ static int emit_plan(const struct bundle_plan *plan, struct io_in *inputs,
 			return fail("%s", e.msg);
 	}
 	return 0;
+}
+
+/* Feed a plan's bytes, in order, to fn (a hash or a compressor). */
+static int walk_plan(const struct bundle_plan *plan, const struct io_in *inputs,
+		     int (*fn)(void *ctx, const void *p, size_t n, struct err *e),
+		     void *ctx, struct err *e)
+{
+	static const uint8_t zeros[65536];
+
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct bundle_piece *p = &plan->piece[i];
+		uint64_t pad = p->pad;
+
+		if (p->lit_len && fn(ctx, p->lit, p->lit_len, e) < 0)
+			return -1;
+		for (; pad; pad -= pad < sizeof(zeros) ? pad : sizeof(zeros))
+			if (fn(ctx, zeros, pad < sizeof(zeros) ? (size_t)pad
+							       : sizeof(zeros),
+			       e) < 0)
+				return -1;
+		if (p->input >= 0 && inputs[p->input].len &&
+		    fn(ctx, inputs[p->input].data, inputs[p->input].len, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int hash_piece(void *ctx, const void *p, size_t n, struct err *e)
+{
+	(void)e;
+	ccob_hasher_add(ctx, p, n);
+	return 0;
+}
+
+/* Where compressed bytes go: straight to a file whose header is patched at
+ * the end, or into memory when the output cannot seek (stdout, a pipe). */
+struct compressed_sink {
+	struct io_out *out;
+	uint8_t *mem;
+	size_t len, cap;
+};
+
+static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
+{
+	struct compressed_sink *k = ctx;
+
+	if (io_out_seekable(k->out))
+		return io_out_write(k->out, p, n, e);
+	if (k->len + n > k->cap) {
+		size_t ncap = (k->len + n) * 2;
+		uint8_t *grown = realloc(k->mem, ncap);
+
+		if (!grown)
+			return err_set(e, "out of memory");
+		k->mem = grown;
+		k->cap = ncap;
+	}
+	memcpy(k->mem + k->len, p, n);
+	k->len += n;
+	return 0;
+}
+
+struct feed {
+	struct ccob_encoder *enc;
+	struct compressed_sink *sink;
+};
+
+static int compress_piece(void *ctx, const void *p, size_t n, struct err *e)
+{
+	struct feed *f = ctx;
+
+	return ccob_encoder_add(f->enc, p, n, sink_write, f->sink, e);
+}
+
+/* The whole bundle as one CCOB, as LLVM writes it: two passes over the
+ * inputs (the hash leads the compressed data), memory independent of size
+ * when the output is a file. */
+static int emit_compressed(const struct config *c,
+			   const struct bundle_plan *plan,
+			   const struct io_in *inputs, struct io_out *out)
+{
+	struct ccob_header h = {
+		.version = c->ccob_version, .method = CCOB_ZSTD,
+		.header_size = ccob_header_size(c->ccob_version),
+		.raw_size = plan->total,
+	};
+	struct compressed_sink sink = { out, NULL, 0, 0 };
+	struct ccob_hasher *hasher = ccob_hasher_new();
+	struct ccob_encoder *enc = NULL;
+	struct feed feed;
+	struct timespec t0, t1;
+	uint8_t head[32] = { 0 };
+	struct err e;
+	int rc = 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!hasher) {
+		fail("out of memory");
+		goto out;
+	}
+	walk_plan(plan, inputs, hash_piece, hasher, &e);
+	h.hash = ccob_hasher_done(hasher);
+	if (h.version == 2 && h.raw_size > UINT32_MAX) {
+		fail("Uncompressed size exceeds version 2 limit");
+		goto out;
+	}
+	enc = ccob_encoder_new(CCOB_ZSTD, c->level, h.raw_size, &e);
+	feed = (struct feed){ enc, &sink };
+	if (!enc ||
+	    (io_out_seekable(out) &&
+	     io_out_write(out, head, h.header_size, &e) < 0) ||
+	    walk_plan(plan, inputs, compress_piece, &feed, &e) < 0 ||
+	    ccob_encoder_finish(enc, sink_write, &sink, &e) < 0) {
+		fail("%s", e.msg);
+		goto out;
+	}
+	h.total_size = h.header_size + ccob_encoder_out(enc);
+	if (h.version == 2 && h.total_size > UINT32_MAX) {
+		fail("Total file size exceeds version 2 limit");
+		goto out;
+	}
+	ccob_write_header(head, &h);
+	if ((io_out_seekable(out)
+	     ? io_out_pwrite(out, head, h.header_size, 0, &e)
+	     : io_out_write(out, head, h.header_size, &e) < 0 ||
+	       io_out_write(out, sink.mem, sink.len, &e)) < 0) {
+		fail("%s", e.msg);
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (c->verbose) {
+		struct ccob_stats st = {
+			.version = h.version, .method = h.method,
+			.level = c->level, .total_size = h.total_size,
+			.raw_size = h.raw_size,
+			.compressed_size = ccob_encoder_out(enc),
+			.computed_hash = h.hash,
+			.seconds = (double)(t1.tv_sec - t0.tv_sec) +
+				   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		};
+		char report[1024];
+
+		ccob_report_compress(report, sizeof(report), &st);
+		fputs(report, stderr);
+	}
+	rc = 0;
+out:
+	ccob_encoder_free(enc);
+	free(sink.mem);
+	return rc;
 }
 
 static int do_bundle(const struct config *c)
@@ -494,10 +775,6 @@ static int do_bundle(const struct config *c)
 			      c->inputs[c->hip_only ? 0 : c->host_index]);
 		goto out;
 	}
-	if (c->compress) {
-		fail("compressed bundles (--compress) are not supported yet");
-		goto out;
-	}
 	if (h == H_BINARY && !c->align) {
 		fail("invalid -bundle-align=0: the alignment must be at least 1");
 		goto out;
@@ -515,7 +792,8 @@ static int do_bundle(const struct config *c)
 		fail("%s", e.msg);
 		goto out;
 	}
-	if (emit_plan(&plan, inputs, &out))
+	if (c->compress ? emit_compressed(c, &plan, inputs, &out)
+			: emit_plan(&plan, inputs, &out))
 		goto out;
 	if (io_out_commit(&out, &e) < 0) {
 		fail("%s", e.msg);
@@ -603,9 +881,25 @@ static int outset_commit(struct outset *s)
 	return 0;
 }
 
+/* The next entry of the input, moving on to the next bundle as each ends:
+ * 1 found, 0 no more, -1 error (reported). */
+static int next_entry(struct source *src, struct bundle_reader *r,
+		      struct bundle_entry *ent)
+{
+	for (;;) {
+		int more;
+
+		if (src->nseg && bundle_next(r, ent) == 1)
+			return 1;
+		more = source_next(src, r);
+		if (more <= 0)
+			return more;
+	}
+}
+
 static int do_unbundle(const struct config *c)
 {
-	struct io_in in = { .fd = -1 };
+	struct source src = { 0 };
 	struct bundle_reader r = { 0 };
 	struct strmap work = { 0 };
 	struct target *req = calloc(c->ntargets + 1, sizeof(*req));
@@ -614,6 +908,7 @@ static int do_unbundle(const struct config *c)
 		calloc(c->ntargets + 1, sizeof(size_t)), 0
 	};
 	bool found_host = false;
+	int more = 1;
 	struct bundle_entry ent;
 	struct err e;
 	int rc = 1;
@@ -622,7 +917,7 @@ static int do_unbundle(const struct config *c)
 		fail("out of memory");
 		goto out;
 	}
-	if (open_bundle(c, &in, &r))
+	if (source_open(c, &src))
 		goto out;
 	for (size_t i = 0; i < c->ntargets; i++) {
 		const char *t = c->std_targets[i];
@@ -634,7 +929,7 @@ static int do_unbundle(const struct config *c)
 		}
 	}
 
-	while (work.items && bundle_next(&r, &ent) == 1) {
+	while (work.items && (more = next_entry(&src, &r, &ent)) == 1) {
 		struct target got;
 		bool is_host;
 		uint32_t b;
@@ -663,7 +958,7 @@ static int do_unbundle(const struct config *c)
 			fail("'%s': %s", c->inputs[0], e.msg);
 			goto out;
 		}
-		if (io_out_copy(o, &in, off, size, &e) < 0) {
+		if (io_out_copy(o, &src.seg, off, size, &e) < 0) {
 			fail("%s", e.msg);
 			goto out;
 		}
@@ -671,6 +966,8 @@ static int do_unbundle(const struct config *c)
 		found_host |= is_host;
 	}
 
+	if (more < 0)
+		goto out;
 	if (!c->allow_missing && work.items) {
 		missing_error(&work);
 		goto out;
@@ -685,7 +982,7 @@ static int do_unbundle(const struct config *c)
 			if (!o)
 				goto out;
 			if (target_is_host(&req[k]) &&
-			    io_out_copy(o, &in, 0, in.len, &e) < 0) {
+			    io_out_copy(o, &src.seg, 0, src.seg.len, &e) < 0) {
 				fail("%s", e.msg);
 				goto out;
 			}
@@ -711,7 +1008,7 @@ out:
 	free(outs.order);
 	strmap_free(&work);
 	bundle_close(&r);
-	io_in_close(&in);
+	source_close(&src);
 	return rc;
 }
 
@@ -836,7 +1133,13 @@ int bundler_main(int argc, char **argv)
 		goto out;
 	}
 
+	c.level = 3;
+	c.ccob_version = 3;
+	c.limits = (struct ccob_limits){ CCOB_DEFAULT_MAX_RATIO,
+					 CCOB_DEFAULT_MAX_SIZE };
 	read_env(&c);
+	if (o[O_LEVEL].count)
+		c.level = (int)o[O_LEVEL].i;
 	if (o[O_COMPRESS].count)
 		c.compress = o[O_COMPRESS].b;
 	if (o[O_VERBOSE].count)

@@ -289,6 +289,31 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 	return io_out_write(o, in->data + off, (size_t)len, e);
 }
 
+int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
+		  struct err *e)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(o->fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_set(e, "'%s': %s", o->path, strerror(errno));
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+bool io_out_seekable(const struct io_out *o)
+{
+	return o->tmp != NULL;
+}
+
 int io_out_commit(struct io_out *o, struct err *e)
 {
 	int rc = 0;

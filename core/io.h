@@ -42,6 +42,11 @@ int io_out_zeros(struct io_out *o, uint64_t n, struct err *e);
 /* Copy in->data[off, off+len) to o, in the kernel where it can. */
 int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 		uint64_t len, struct err *e);
+/* Overwrite bytes already written, for headers whose fields are known only
+ * at the end.  Only for outputs with a temporary (see io_out_seekable). */
+int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
+		  struct err *e);
+bool io_out_seekable(const struct io_out *o);
 /* Close and rename into place.  Does nothing more if o was never opened. */
 int io_out_commit(struct io_out *o, struct err *e);
 /* Close and remove the temporary; the destination keeps its old content. */

@@ -1,0 +1,469 @@
+/* ccob: compressed offload bundles ("CCOB").  The codecs are zstd and zlib,
+ * the hash libmd's MD5; this file only frames them as LLVM 22 does. */
+#include <md5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "ccob.h"
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+size_t ccob_header_size(unsigned version)
+{
+	return version == 1 ? 20 : version == 2 ? 24 : version == 3 ? 32 : 0;
+}
+
+bool ccob_is(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && !memcmp(buf, "CCOB", 4);
+}
+
+int ccob_parse_header(const uint8_t *buf, size_t len, struct ccob_header *h,
+		      struct err *e)
+{
+	memset(h, 0, sizeof(*h));
+	if (len < 8)
+		return err_set(e, "Compressed bundle header size too small");
+	h->version = (unsigned)get_le(buf + 4, 2);
+	h->method = (unsigned)get_le(buf + 6, 2);
+	h->header_size = ccob_header_size(h->version);
+	if (!h->header_size || len < h->header_size)
+		return err_set(e, "Compressed bundle header size too small");
+	switch (h->version) {
+	case 1:
+		h->raw_size = get_le(buf + 8, 4);
+		h->hash = get_le(buf + 12, 8);
+		break;
+	case 2:
+		h->total_size = get_le(buf + 8, 4);
+		h->raw_size = get_le(buf + 12, 4);
+		h->hash = get_le(buf + 16, 8);
+		break;
+	default:
+		h->total_size = get_le(buf + 8, 8);
+		h->raw_size = get_le(buf + 16, 8);
+		h->hash = get_le(buf + 24, 8);
+		break;
+	}
+	if (h->method != CCOB_ZLIB && h->method != CCOB_ZSTD)
+		return err_set(e, "Unknown compressing method");
+	return 0;
+}
+
+void ccob_write_header(uint8_t *out, const struct ccob_header *h)
+{
+	memcpy(out, "CCOB", 4);
+	put_le(out + 4, h->version, 2);
+	put_le(out + 6, h->method, 2);
+	switch (h->version) {
+	case 1:
+		put_le(out + 8, h->raw_size, 4);
+		put_le(out + 12, h->hash, 8);
+		break;
+	case 2:
+		put_le(out + 8, h->total_size, 4);
+		put_le(out + 12, h->raw_size, 4);
+		put_le(out + 16, h->hash, 8);
+		break;
+	default:
+		put_le(out + 8, h->total_size, 8);
+		put_le(out + 16, h->raw_size, 8);
+		put_le(out + 24, h->hash, 8);
+		break;
+	}
+}
+
+struct ccob_hasher {
+	MD5_CTX md5;
+};
+
+struct ccob_hasher *ccob_hasher_new(void)
+{
+	struct ccob_hasher *h = malloc(sizeof(*h));
+
+	if (h)
+		MD5Init(&h->md5);
+	return h;
+}
+
+void ccob_hasher_add(struct ccob_hasher *h, const void *p, size_t n)
+{
+	MD5Update(&h->md5, p, n);
+}
+
+uint64_t ccob_hasher_done(struct ccob_hasher *h)
+{
+	uint8_t digest[MD5_DIGEST_LENGTH];
+
+	MD5Final(digest, &h->md5);
+	free(h);
+	return get_le(digest, 8);
+}
+
+uint64_t ccob_hash(const uint8_t *buf, size_t len)
+{
+	MD5_CTX md5;
+	uint8_t digest[MD5_DIGEST_LENGTH];
+
+	MD5Init(&md5);
+	MD5Update(&md5, buf, len);
+	MD5Final(digest, &md5);
+	return get_le(digest, 8);
+}
+
+/* ---- compression ---- */
+
+struct ccob_encoder {
+	unsigned method;
+	ZSTD_CCtx *zc;
+	z_stream zs;
+	bool zs_ready;
+	uint64_t out;
+	uint8_t buf[1 << 17];
+};
+
+struct ccob_encoder *ccob_encoder_new(unsigned method, int level,
+				      uint64_t raw_size, struct err *e)
+{
+	struct ccob_encoder *enc = calloc(1, sizeof(*enc));
+
+	if (!enc) {
+		err_set(e, "out of memory");
+		return NULL;
+	}
+	enc->method = method;
+	if (method == CCOB_ZSTD) {
+		size_t r;
+
+		/* The same parameters LLVM sets before ZSTD_compress2; the
+		 * pledged size makes the streamed frame equal the one-shot. */
+		enc->zc = ZSTD_createCCtx();
+		if (!enc->zc ||
+		    ZSTD_isError(r = ZSTD_CCtx_setParameter(enc->zc,
+				ZSTD_c_enableLongDistanceMatching, 1)) ||
+		    ZSTD_isError(r = ZSTD_CCtx_setParameter(enc->zc,
+				ZSTD_c_compressionLevel, level)) ||
+		    ZSTD_isError(r = ZSTD_CCtx_setPledgedSrcSize(enc->zc,
+								  raw_size))) {
+			err_set(e, "zstd: %s", enc->zc ? ZSTD_getErrorName(r)
+						       : "out of memory");
+			ccob_encoder_free(enc);
+			return NULL;
+		}
+		return enc;
+	}
+	if (deflateInit(&enc->zs, level) != Z_OK) {
+		err_set(e, "zlib: cannot compress at level %d", level);
+		free(enc);
+		return NULL;
+	}
+	enc->zs_ready = true;
+	return enc;
+}
+
+static int drain(struct ccob_encoder *enc, size_t n, ccob_sink sink, void *ctx,
+		 struct err *e)
+{
+	enc->out += n;
+	return n ? sink(ctx, enc->buf, n, e) : 0;
+}
+
+static int zstd_step(struct ccob_encoder *enc, const void *p, size_t n,
+		     ZSTD_EndDirective how, ccob_sink sink, void *ctx,
+		     struct err *e)
+{
+	ZSTD_inBuffer in = { p, n, 0 };
+
+	for (;;) {
+		ZSTD_outBuffer out = { enc->buf, sizeof(enc->buf), 0 };
+		size_t left = ZSTD_compressStream2(enc->zc, &out, &in, how);
+
+		if (ZSTD_isError(left))
+			return err_set(e, "zstd: %s", ZSTD_getErrorName(left));
+		if (drain(enc, out.pos, sink, ctx, e) < 0)
+			return -1;
+		if (how == ZSTD_e_end ? left == 0 : in.pos == in.size)
+			return 0;
+	}
+}
+
+static int zlib_step(struct ccob_encoder *enc, const void *p, size_t n,
+		     int flush, ccob_sink sink, void *ctx, struct err *e)
+{
+	enc->zs.next_in = (Bytef *)p;
+	enc->zs.avail_in = (uInt)n;
+	for (;;) {
+		int rc;
+
+		enc->zs.next_out = enc->buf;
+		enc->zs.avail_out = sizeof(enc->buf);
+		rc = deflate(&enc->zs, flush);
+		if (rc == Z_STREAM_ERROR)
+			return err_set(e, "zlib: %s", enc->zs.msg ? enc->zs.msg
+								: "stream error");
+		if (drain(enc, sizeof(enc->buf) - enc->zs.avail_out, sink, ctx,
+			  e) < 0)
+			return -1;
+		if (flush == Z_FINISH ? rc == Z_STREAM_END
+				      : enc->zs.avail_in == 0 &&
+					enc->zs.avail_out != 0)
+			return 0;
+	}
+}
+
+int ccob_encoder_add(struct ccob_encoder *enc, const void *p, size_t n,
+		     ccob_sink sink, void *ctx, struct err *e)
+{
+	/* zlib counts in uInt: feed it at most 1 GiB at a time. */
+	while (n) {
+		size_t chunk = n > (1u << 30) ? (1u << 30) : n;
+		int rc = enc->method == CCOB_ZSTD
+			 ? zstd_step(enc, p, chunk, ZSTD_e_continue, sink, ctx, e)
+			 : zlib_step(enc, p, chunk, Z_NO_FLUSH, sink, ctx, e);
+
+		if (rc < 0)
+			return -1;
+		p = (const uint8_t *)p + chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+int ccob_encoder_finish(struct ccob_encoder *enc, ccob_sink sink, void *ctx,
+			struct err *e)
+{
+	return enc->method == CCOB_ZSTD
+	       ? zstd_step(enc, NULL, 0, ZSTD_e_end, sink, ctx, e)
+	       : zlib_step(enc, NULL, 0, Z_FINISH, sink, ctx, e);
+}
+
+uint64_t ccob_encoder_out(const struct ccob_encoder *enc)
+{
+	return enc->out;
+}
+
+void ccob_encoder_free(struct ccob_encoder *enc)
+{
+	if (!enc)
+		return;
+	ZSTD_freeCCtx(enc->zc);
+	if (enc->zs_ready)
+		deflateEnd(&enc->zs);
+	free(enc);
+}
+
+/* ---- decompression ---- */
+
+static const char *zlib_code(int rc)
+{
+	switch (rc) {
+	case Z_DATA_ERROR: return "Z_DATA_ERROR";
+	case Z_MEM_ERROR: return "Z_MEM_ERROR";
+	case Z_BUF_ERROR: return "Z_BUF_ERROR";
+	case Z_STREAM_ERROR: return "Z_STREAM_ERROR";
+	case Z_NEED_DICT: return "Z_NEED_DICT";
+	default: return "Z_UNKNOWN_ERROR";
+	}
+}
+
+static int inflate_one(const uint8_t *src, size_t avail, uint8_t *dst,
+		       uint64_t raw, size_t *consumed, uint64_t *produced,
+		       struct err *e)
+{
+	z_stream zs;
+	int rc;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit(&zs) != Z_OK)
+		return err_set(e, "zlib: out of memory");
+	/* Both sizes fit: the caller capped raw, and avail is a file. */
+	zs.next_in = (Bytef *)src;
+	zs.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
+	zs.next_out = dst;
+	zs.avail_out = raw > UINT32_MAX ? UINT32_MAX : (uInt)raw;
+	rc = inflate(&zs, Z_FINISH);
+	*consumed = zs.total_in;
+	*produced = zs.total_out;
+	inflateEnd(&zs);
+	if (rc == Z_STREAM_END)
+		return 0;
+	if (rc == Z_BUF_ERROR && zs.avail_out == 0)
+		return err_set(e, "decompresses to more than the %llu bytes its "
+			       "header declares", (unsigned long long)raw);
+	if (rc == Z_BUF_ERROR)
+		return err_set(e, "compressed data is cut short");
+	return err_set(e, "Could not decompress embedded file contents: "
+		       "zlib error: %s", zlib_code(rc));
+}
+
+int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
+		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
+		    struct err *e)
+{
+	const uint8_t *src = buf + h->header_size;
+	size_t avail = len - h->header_size, consumed = 0;
+	uint64_t produced = 0;
+	uint8_t *dst;
+
+	*out = NULL;
+	if (h->raw_size > lim->max_size)
+		return err_set(e, "header declares %llu uncompressed bytes, more "
+			       "than the limit of %llu",
+			       (unsigned long long)h->raw_size,
+			       (unsigned long long)lim->max_size);
+	if (h->raw_size / lim->max_ratio > avail + 64)
+		return err_set(e, "header declares %llu uncompressed bytes from "
+			       "%zu compressed ones, beyond a ratio of %llu:1",
+			       (unsigned long long)h->raw_size, avail,
+			       (unsigned long long)lim->max_ratio);
+	dst = malloc(h->raw_size ? (size_t)h->raw_size : 1);
+	if (!dst)
+		return err_set(e, "out of memory for %llu uncompressed bytes",
+			       (unsigned long long)h->raw_size);
+	if (!avail && !h->raw_size) {
+		/* A header alone: LLVM reads it as an empty bundle. */
+	} else if (!avail) {
+		/* LLVM reads this as empty too, dropping what was declared. */
+		err_set(e, "compressed data is missing: the header declares "
+			"%llu bytes and nothing follows it",
+			(unsigned long long)h->raw_size);
+		goto fail;
+	} else if (h->method == CCOB_ZSTD) {
+		size_t frame = ZSTD_findFrameCompressedSize(src, avail);
+		size_t n;
+
+		if (ZSTD_isError(frame)) {
+			err_set(e, "Could not decompress embedded file contents: "
+				"%s", ZSTD_getErrorName(frame));
+			goto fail;
+		}
+		n = ZSTD_decompress(dst, (size_t)h->raw_size, src, frame);
+		if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
+			err_set(e, "decompresses to more than the %llu bytes its "
+				"header declares", (unsigned long long)h->raw_size);
+			goto fail;
+		}
+		if (ZSTD_isError(n)) {
+			err_set(e, "Could not decompress embedded file contents: "
+				"%s", ZSTD_getErrorName(n));
+			goto fail;
+		}
+		consumed = frame;
+		produced = n;
+	} else if (inflate_one(src, avail, dst, h->raw_size, &consumed,
+			       &produced, e) < 0) {
+		goto fail;
+	}
+	if (produced != h->raw_size) {
+		err_set(e, "decompresses to %llu bytes, but its header declares "
+			"%llu", (unsigned long long)produced,
+			(unsigned long long)h->raw_size);
+		goto fail;
+	}
+	*out = dst;
+	*used = h->header_size + consumed;
+	return 0;
+fail:
+	free(dst);
+	return -1;
+}
+
+/* ---- LLVM's -verbose wording ---- */
+
+/* 1234567 -> "1,234,567" */
+static const char *thousands(uint64_t v, char *buf)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	int o = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+static double mib_per_s(uint64_t bytes, double seconds)
+{
+	return ((double)bytes / 1048576.0) / seconds;
+}
+
+static const char *method_name(unsigned m)
+{
+	return m == CCOB_ZSTD ? "zstd" : "zlib";
+}
+
+void ccob_report_compress(char *buf, size_t cap, const struct ccob_stats *s)
+{
+	char total[32], raw[32], comp[32];
+	double rate = (double)s->raw_size / (double)s->compressed_size;
+
+	snprintf(buf, cap,
+		 "Compressed bundle format version: %u\n"
+		 "Total file size (including headers): %s bytes\n"
+		 "Compression method used: %s\n"
+		 "Compression level: %d\n"
+		 "Binary size before compression: %s bytes\n"
+		 "Binary size after compression: %s bytes\n"
+		 "Compression rate: %.2f\n"
+		 "Compression ratio: %.2f%%\n"
+		 "Compression speed: %.2f MB/s\n"
+		 "Truncated MD5 hash: 0x%014llx\n",
+		 s->version, thousands(s->total_size, total),
+		 method_name(s->method), s->level, thousands(s->raw_size, raw),
+		 thousands(s->compressed_size, comp), rate, 100.0 / rate,
+		 mib_per_s(s->raw_size, s->seconds),
+		 (unsigned long long)s->computed_hash);
+}
+
+void ccob_report_decompress(char *buf, size_t cap, const struct ccob_stats *s)
+{
+	char total[64] = "", raw[32], comp[32];
+	double rate = (double)s->raw_size / (double)s->compressed_size;
+	if (s->version >= 2) {
+		char t[32];
+
+		snprintf(total, sizeof(total),
+			 "Total file size (from header): %s bytes\n",
+			 thousands(s->total_size, t));
+	}
+	snprintf(buf, cap,
+		     "Compressed bundle format version: %u\n"
+		     "%s"
+		     "Decompression method: %s\n"
+		     "Size before decompression: %s bytes\n"
+		     "Size after decompression: %s bytes\n"
+		     "Compression rate: %.2f\n"
+		     "Compression ratio: %.2f%%\n"
+		     "Decompression speed: %.2f MB/s\n"
+		     "Stored hash: 0x%014llx\n"
+		     "Recalculated hash: 0x%014llx\n"
+		     "Hashes match: %s\n",
+		     s->version, total, method_name(s->method),
+		     thousands(s->compressed_size, comp),
+		     thousands(s->raw_size, raw), rate, 100.0 / rate,
+		     mib_per_s(s->raw_size, s->seconds),
+		     (unsigned long long)s->stored_hash,
+		     (unsigned long long)s->computed_hash,
+		     s->stored_hash == s->computed_hash ? "Yes" : "No");
+}

@@ -1,0 +1,89 @@
+/* ccob: compressed offload bundles ("CCOB"): a small header, then one zlib
+ * or zstd stream of the whole uncompressed bundle. */
+#ifndef FORMATS_CCOB_H
+#define FORMATS_CCOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+
+enum ccob_method { CCOB_ZLIB = 0, CCOB_ZSTD = 1 };
+
+/*            V1 (20 bytes)   V2 (24 bytes)   V3 (32 bytes)
+ * magic      0..4 "CCOB"     0..4            0..4
+ * version    u16 @4          u16 @4          u16 @4
+ * method     u16 @6          u16 @6          u16 @6
+ * total size -               u32 @8          u64 @8
+ * raw size   u32 @8          u32 @12         u64 @16
+ * hash       u64 @12         u64 @16         u64 @24
+ * All little endian; the hash is the first 8 bytes of the MD5 of the
+ * uncompressed bundle. */
+struct ccob_header {
+	unsigned version, method;
+	size_t header_size;
+	uint64_t total_size;	/* header + compressed bytes; 0 in V1 */
+	uint64_t raw_size;
+	uint64_t hash;
+};
+
+/* How far a declared uncompressed size is believed before anything is
+ * allocated: at most max_ratio times the compressed bytes (plus a little
+ * slack), and never more than max_size. */
+struct ccob_limits {
+	uint64_t max_ratio;
+	uint64_t max_size;
+};
+#define CCOB_DEFAULT_MAX_RATIO 65536
+#define CCOB_DEFAULT_MAX_SIZE (32ULL << 30)
+
+size_t ccob_header_size(unsigned version);	/* 0 if unknown */
+bool ccob_is(const uint8_t *buf, size_t len);	/* starts with "CCOB" */
+/* LLVM 22's checks and messages: "Compressed bundle header size too small",
+ * "Unknown compressing method". */
+int ccob_parse_header(const uint8_t *buf, size_t len, struct ccob_header *h,
+		      struct err *e);
+void ccob_write_header(uint8_t *out, const struct ccob_header *h);
+
+/* The stored form of a hash: the first 8 MD5 bytes read as a LE u64. */
+uint64_t ccob_hash(const uint8_t *buf, size_t len);
+struct ccob_hasher;
+struct ccob_hasher *ccob_hasher_new(void);
+void ccob_hasher_add(struct ccob_hasher *h, const void *p, size_t n);
+uint64_t ccob_hasher_done(struct ccob_hasher *h);	/* frees h */
+
+/* A compressor fed piece by piece whose output is byte-identical to LLVM's
+ * one-shot call (zstd with long-distance matching at `level`, or zlib's
+ * compress2): sink receives the compressed bytes as they come. */
+typedef int (*ccob_sink)(void *ctx, const void *p, size_t n, struct err *e);
+struct ccob_encoder;
+struct ccob_encoder *ccob_encoder_new(unsigned method, int level,
+				      uint64_t raw_size, struct err *e);
+int ccob_encoder_add(struct ccob_encoder *enc, const void *p, size_t n,
+		     ccob_sink sink, void *ctx, struct err *e);
+int ccob_encoder_finish(struct ccob_encoder *enc, ccob_sink sink, void *ctx,
+			struct err *e);
+uint64_t ccob_encoder_out(const struct ccob_encoder *enc); /* bytes so far */
+void ccob_encoder_free(struct ccob_encoder *enc);
+
+/* Decompress the one CCOB at the start of buf (header already parsed into
+ * h).  *out (malloc'd) receives exactly h->raw_size bytes, or an error says
+ * why not; *used is how many bytes of buf the CCOB took, so a next CCOB
+ * may follow.  The hash is not checked here (see ccob_hash). */
+int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
+		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
+		    struct err *e);
+
+/* LLVM's -verbose report of a compression or a decompression, as text. */
+struct ccob_stats {
+	unsigned version, method;
+	int level;
+	uint64_t total_size, raw_size, compressed_size;
+	uint64_t stored_hash, computed_hash;
+	double seconds;
+};
+void ccob_report_compress(char *buf, size_t cap, const struct ccob_stats *s);
+void ccob_report_decompress(char *buf, size_t cap, const struct ccob_stats *s);
+
+#endif
