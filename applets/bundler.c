@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "applets.h"
+#include "write_ccob.h"
 #include "../core/clopt.h"
+#include "../core/env.h"
 #include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
@@ -293,6 +295,18 @@ static int check_conflicts(char **key, char **tid, size_t n)
 	free(all);
 	free(ids);
 	return rc;
+}
+
+/* Our own knobs for reading CCOBs (LLVM has none): how large a declared
+ * uncompressed size is believed. */
+static int ccob_limits_from_env(struct ccob_limits *lim)
+{
+	struct err e;
+
+	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &lim->max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &lim->max_ratio, &e) < 0)
+		return -fail("%s", e.msg);
+	return 0;
 }
 
 /* Validate -targets in order, as LLVM does, and standardise them. */
@@ -595,154 +609,24 @@ static int emit_plan(const struct bundle_plan *plan, struct io_in *inputs,
 	return 0;
 }
 
-/* Feed a plan's bytes, in order, to fn (a hash or a compressor). */
-static int walk_plan(const struct bundle_plan *plan, const struct io_in *inputs,
-		     int (*fn)(void *ctx, const void *p, size_t n, struct err *e),
-		     void *ctx, struct err *e)
-{
-	static const uint8_t zeros[65536];
-
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct bundle_piece *p = &plan->piece[i];
-		uint64_t pad = p->pad;
-
-		if (p->lit_len && fn(ctx, p->lit, p->lit_len, e) < 0)
-			return -1;
-		for (; pad; pad -= pad < sizeof(zeros) ? pad : sizeof(zeros))
-			if (fn(ctx, zeros, pad < sizeof(zeros) ? (size_t)pad
-							       : sizeof(zeros),
-			       e) < 0)
-				return -1;
-		if (p->input >= 0 && inputs[p->input].len &&
-		    fn(ctx, inputs[p->input].data, inputs[p->input].len, e) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int hash_piece(void *ctx, const void *p, size_t n, struct err *e)
-{
-	(void)e;
-	ccob_hasher_add(ctx, p, n);
-	return 0;
-}
-
-/* Where compressed bytes go: straight to a file whose header is patched at
- * the end, or into memory when the output cannot seek (stdout, a pipe). */
-struct compressed_sink {
-	struct io_out *out;
-	uint8_t *mem;
-	size_t len, cap;
-};
-
-static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
-{
-	struct compressed_sink *k = ctx;
-
-	if (io_out_seekable(k->out))
-		return io_out_write(k->out, p, n, e);
-	if (k->len + n > k->cap) {
-		size_t ncap = (k->len + n) * 2;
-		uint8_t *grown = realloc(k->mem, ncap);
-
-		if (!grown)
-			return err_set(e, "out of memory");
-		k->mem = grown;
-		k->cap = ncap;
-	}
-	memcpy(k->mem + k->len, p, n);
-	k->len += n;
-	return 0;
-}
-
-struct feed {
-	struct ccob_encoder *enc;
-	struct compressed_sink *sink;
-};
-
-static int compress_piece(void *ctx, const void *p, size_t n, struct err *e)
-{
-	struct feed *f = ctx;
-
-	return ccob_encoder_add(f->enc, p, n, sink_write, f->sink, e);
-}
-
-/* The whole bundle as one CCOB, as LLVM writes it: two passes over the
- * inputs (the hash leads the compressed data), memory independent of size
- * when the output is a file. */
+/* The bundle as one CCOB, and LLVM's report of it under -verbose. */
 static int emit_compressed(const struct config *c,
 			   const struct bundle_plan *plan,
 			   const struct io_in *inputs, struct io_out *out)
 {
-	struct ccob_header h = {
-		.version = c->ccob_version, .method = CCOB_ZSTD,
-		.header_size = ccob_header_size(c->ccob_version),
-		.raw_size = plan->total,
-	};
-	struct compressed_sink sink = { out, NULL, 0, 0 };
-	struct ccob_hasher *hasher = ccob_hasher_new();
-	struct ccob_encoder *enc = NULL;
-	struct feed feed;
-	struct timespec t0, t1;
-	uint8_t head[32] = { 0 };
+	struct ccob_stats st;
 	struct err e;
-	int rc = 1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!hasher) {
-		fail("out of memory");
-		goto out;
-	}
-	walk_plan(plan, inputs, hash_piece, hasher, &e);
-	h.hash = ccob_hasher_done(hasher);
-	if (h.version == 2 && h.raw_size > UINT32_MAX) {
-		fail("Uncompressed size exceeds version 2 limit");
-		goto out;
-	}
-	enc = ccob_encoder_new(CCOB_ZSTD, c->level, h.raw_size, &e);
-	feed = (struct feed){ enc, &sink };
-	if (!enc ||
-	    (io_out_seekable(out) &&
-	     io_out_write(out, head, h.header_size, &e) < 0) ||
-	    walk_plan(plan, inputs, compress_piece, &feed, &e) < 0 ||
-	    ccob_encoder_finish(enc, sink_write, &sink, &e) < 0) {
-		fail("%s", e.msg);
-		goto out;
-	}
-	h.total_size = h.header_size + ccob_encoder_out(enc);
-	if (h.version == 2 && h.total_size > UINT32_MAX) {
-		fail("Total file size exceeds version 2 limit");
-		goto out;
-	}
-	ccob_write_header(head, &h);
-	if ((io_out_seekable(out)
-	     ? io_out_pwrite(out, head, h.header_size, 0, &e)
-	     : io_out_write(out, head, h.header_size, &e) < 0 ||
-	       io_out_write(out, sink.mem, sink.len, &e)) < 0) {
-		fail("%s", e.msg);
-		goto out;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (write_ccob(plan, inputs, out, c->ccob_version, CCOB_ZSTD, c->level,
+		       &st, &e) < 0)
+		return fail("%s", e.msg);
 	if (c->verbose) {
-		struct ccob_stats st = {
-			.version = h.version, .method = h.method,
-			.level = c->level, .total_size = h.total_size,
-			.raw_size = h.raw_size,
-			.compressed_size = ccob_encoder_out(enc),
-			.computed_hash = h.hash,
-			.seconds = (double)(t1.tv_sec - t0.tv_sec) +
-				   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-		};
 		char report[1024];
 
 		ccob_report_compress(report, sizeof(report), &st);
 		fputs(report, stderr);
 	}
-	rc = 0;
-out:
-	ccob_encoder_free(enc);
-	free(sink.mem);
-	return rc;
+	return 0;
 }
 
 static int do_bundle(const struct config *c)
@@ -1138,6 +1022,10 @@ int bundler_main(int argc, char **argv)
 	c.limits = (struct ccob_limits){ CCOB_DEFAULT_MAX_RATIO,
 					 CCOB_DEFAULT_MAX_SIZE };
 	read_env(&c);
+	if (ccob_limits_from_env(&c.limits) < 0) {
+		rc = 1;
+		goto out;
+	}
 	if (o[O_LEVEL].count)
 		c.level = (int)o[O_LEVEL].i;
 	if (o[O_COMPRESS].count)

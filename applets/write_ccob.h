@@ -1,0 +1,22 @@
+/* write_ccob: writing a bundle plan as one CCOB, shared by the bundler and
+ * ccob applets (it moves bytes between files, so it is not a format). */
+#ifndef APPLETS_WRITE_CCOB_H
+#define APPLETS_WRITE_CCOB_H
+
+#include "../core/io.h"
+#include "../formats/bundle.h"
+#include "../formats/ccob.h"
+
+/* Called every so often while compressing, with bytes done and total. */
+typedef void (*write_ccob_progress)(uint64_t done, uint64_t total);
+
+/* Compress the bytes of plan (pieces over inputs) into one CCOB of the
+ * given version and method on out: two passes over the inputs (the hash
+ * leads the data), memory independent of their size when out is a file.
+ * st receives what -verbose reports. */
+int write_ccob(const struct bundle_plan *plan, const struct io_in *inputs,
+	       struct io_out *out, unsigned version, unsigned method, int level,
+	       struct ccob_stats *st, struct err *e);
+extern write_ccob_progress write_ccob_on_progress;
+
+#endif

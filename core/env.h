@@ -1,0 +1,13 @@
+/* env: numbers from environment variables, checked. */
+#ifndef CORE_ENV_H
+#define CORE_ENV_H
+
+#include <stdint.h>
+
+#include "err.h"
+
+/* If `name` is set, it must be a positive decimal number, stored in *out.
+ * Returns 0 (set or not), or -1 with e saying what is wrong. */
+int env_positive_u64(const char *name, uint64_t *out, struct err *e);
+
+#endif
