@@ -21,8 +21,8 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # Every name the executable answers to, besides its own (see applets/main.c).
-APPLET_LINKS := clang-offload-bundler offload-bundler
-MANPAGES := man/offload.1 man/clang-offload-bundler.1
+APPLET_LINKS := clang-offload-bundler offload-bundler offload-ccob
+MANPAGES := man/offload.1 man/clang-offload-bundler.1 man/offload-ccob.1
 
 SRCS := $(wildcard applets/*.c core/*.c formats/*.c)
 OBJS := $(SRCS:%.c=build/obj/%.o)

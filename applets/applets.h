@@ -7,5 +7,6 @@
 #define LLVM_COMPAT_VERSION "22.1.8"
 
 int bundler_main(int argc, char **argv);
+int ccob_main(int argc, char **argv);
 
 #endif

@@ -24,6 +24,9 @@ static const struct applet {
 	  "bundle and unbundle offload code (clang-offload-bundler)" },
 	{ "clang-offload-bundler", bundler_main, NULL },
 	{ "offload-bundler", bundler_main, NULL },
+	{ "ccob", ccob_main,
+	  "compress, decompress and describe compressed bundles (CCOB)" },
+	{ "offload-ccob", ccob_main, NULL },
 };
 
 static const struct applet *find(const char *name)

@@ -1,0 +1,419 @@
+/* ccob: compress files into compressed offload bundles (CCOB), decompress
+ * them, or describe them, with the options zstd and gzip users know. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "applets.h"
+#include "write_ccob.h"
+#include "../core/env.h"
+
+static const char usage[] =
+	"Usage: offload ccob [-d|-l] [OPTIONS] [FILE]...\n"
+	"Compress each FILE into a compressed offload bundle (CCOB) as LLVM's\n"
+	"clang-offload-bundler --compress does, decompress CCOBs, or describe them.\n"
+	"With no FILE, or when FILE is -, read standard input.\n"
+	"\n"
+	"  -z, --compress          compress FILE to FILE.ccob (the default)\n"
+	"  -d, --decompress        decompress every CCOB in FILE, in order, to FILE\n"
+	"                          without its .ccob suffix\n"
+	"  -l, --list              describe each CCOB: offset, version, method, sizes,\n"
+	"                          ratio, hash and whether the hash matches\n"
+	"  -o, --output=FILE       write to FILE (- for standard output)\n"
+	"  -c, --stdout            write to standard output\n"
+	"  -f, --force             overwrite existing output files\n"
+	"  -#, --level=N           compression level (zstd: 3, zlib: 6 by default)\n"
+	"      --method=METHOD     zstd (the default) or zlib\n"
+	"      --format-version=V  CCOB version to write: 1, 2 or 3 (the default)\n"
+	"      --max-size=BYTES    largest uncompressed size a header is believed\n"
+	"                          to declare (default 34359738368; environment:\n"
+	"                          OFFLOAD_CCOB_MAX_SIZE)\n"
+	"      --max-ratio=N       largest declared ratio believed (default 65536;\n"
+	"                          environment: OFFLOAD_CCOB_MAX_RATIO)\n"
+	"  -q, --quiet             no progress line\n"
+	"  -h, --help              print this help\n"
+	"  -V, --version           print the version\n";
+
+enum mode { COMPRESS, DECOMPRESS, LIST };
+
+struct options {
+	enum mode mode;
+	const char *output;
+	bool to_stdout, force, quiet;
+	bool level_set;
+	int level;
+	unsigned method, version;
+	struct ccob_limits limits;
+};
+
+static int fail(const char *what, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(const char *what, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "offload ccob: error: %s '%s': ", what, file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("offload ccob: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'offload ccob --help'.\n", stderr);
+	return 2;
+}
+
+/* ---- progress, on a terminal only, a few updates a second ---- */
+
+static const char *progress_name;
+static struct timespec progress_last;
+
+static void show_progress(uint64_t done, uint64_t total)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - progress_last.tv_sec) * 1000000000L +
+	    (now.tv_nsec - progress_last.tv_nsec) < 250000000L)
+		return;
+	progress_last = now;
+	fprintf(stderr, "\roffload ccob: %s: %3d%%", progress_name,
+		total ? (int)(done * 100 / total) : 100);
+}
+
+static void end_progress(void)
+{
+	if (write_ccob_on_progress && progress_last.tv_sec)
+		fputs("\r\033[K", stderr);
+	progress_last.tv_sec = 0;
+}
+
+/* ---- the jobs ---- */
+
+/* Where a job's output goes: -o, -c, or a name made from the input. */
+static char *output_name(const struct options *o, const char *in)
+{
+	size_t n = strlen(in);
+
+	if (o->output)
+		return strdup(o->output);
+	if (o->to_stdout || !strcmp(in, "-"))
+		return strdup("-");
+	if (o->mode == COMPRESS) {
+		char *out = malloc(n + 6);
+
+		if (out)
+			snprintf(out, n + 6, "%s.ccob", in);
+		return out;
+	}
+	if (n > 5 && !strcmp(in + n - 5, ".ccob"))
+		return strndup(in, n - 5);
+	return NULL;
+}
+
+static int open_output(const struct options *o, const char *in,
+		       const char *name, struct io_out *out)
+{
+	struct stat st_out, st_in;
+	struct err e;
+
+	if (strcmp(name, "-") && stat(name, &st_out) == 0 &&
+	    S_ISREG(st_out.st_mode)) {
+		if (strcmp(in, "-") && stat(in, &st_in) == 0 &&
+		    st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino)
+			return fail("cannot write", name, "it is the input");
+		if (!o->force)
+			return fail("cannot write", name,
+				    "file exists (use -f to overwrite)");
+	}
+	if (io_out_open(out, name, &e) < 0)
+		return fail("cannot write", name, "%s", strchr(e.msg, ':') + 2);
+	return 0;
+}
+
+static int compress_one(const struct options *o, const char *in_name,
+			const struct io_in *in, const char *name)
+{
+	struct bundle_piece piece = { NULL, 0, 0, 0 };
+	struct bundle_plan plan = { &piece, 1, NULL, in->len };
+	struct io_out out = { .fd = -1 };
+	struct ccob_stats st;
+	struct err e;
+	int level = o->level_set ? o->level
+				 : o->method == CCOB_ZSTD ? 3 : 6;
+
+	if (open_output(o, in_name, name, &out))
+		return 1;
+	progress_name = in_name;
+	if (write_ccob(&plan, in, &out, o->version, o->method, level, &st,
+		       &e) < 0) {
+		end_progress();
+		io_out_discard(&out);
+		return fail("cannot compress", in_name, "%s", e.msg);
+	}
+	end_progress();
+	if (io_out_commit(&out, &e) < 0)
+		return fail("cannot write", name, "%s", strchr(e.msg, ':') + 2);
+	return 0;
+}
+
+/* Walk the CCOBs of a file: each is decompressed (so its hash is known) and
+ * handed to fn; anything that is not a CCOB where one should start is an
+ * error. */
+static int each_ccob(const struct options *o, const char *in_name,
+		     const struct io_in *in,
+		     int (*fn)(void *ctx, size_t off, const struct ccob_header *h,
+			       const uint8_t *raw, size_t used),
+		     void *ctx)
+{
+	size_t off = 0;
+
+	if (!in->len)
+		return fail("cannot read", in_name, "empty file, not a CCOB");
+	while (off < in->len) {
+		struct ccob_header h;
+		uint8_t *raw;
+		size_t used;
+		struct err e;
+		int rc;
+
+		if (!ccob_is(in->data + off, in->len - off))
+			return fail("cannot read", in_name,
+				    "no CCOB at offset %zu", off);
+		if (ccob_parse_header(in->data + off, in->len - off, &h, &e) < 0 ||
+		    ccob_decompress(in->data + off, in->len - off, &h,
+				    &o->limits, &raw, &used, &e) < 0)
+			return fail("cannot decompress", in_name,
+				    "CCOB at offset %zu: %s", off, e.msg);
+		rc = fn(ctx, off, &h, raw, used);
+		free(raw);
+		if (rc)
+			return rc;
+		off += used;
+	}
+	return 0;
+}
+
+struct sink {
+	struct io_out *out;
+	const char *in_name, *out_name;
+};
+
+static int write_payload(void *ctx, size_t off, const struct ccob_header *h,
+			 const uint8_t *raw, size_t used)
+{
+	struct sink *k = ctx;
+	struct err e;
+
+	(void)used;
+	if (ccob_hash(raw, (size_t)h->raw_size) != h->hash)
+		return fail("cannot decompress", k->in_name,
+			    "CCOB at offset %zu: hash mismatch", off);
+	if (io_out_write(k->out, raw, (size_t)h->raw_size, &e) < 0)
+		return fail("cannot write", k->out_name, "%s",
+			    strchr(e.msg, ':') + 2);
+	return 0;
+}
+
+static int decompress_one(const struct options *o, const char *in_name,
+			  const struct io_in *in, const char *name)
+{
+	struct io_out out = { .fd = -1 };
+	struct sink k = { &out, in_name, name };
+	struct err e;
+
+	if (open_output(o, in_name, name, &out))
+		return 1;
+	if (each_ccob(o, in_name, in, write_payload, &k)) {
+		io_out_discard(&out);
+		return 1;
+	}
+	if (io_out_commit(&out, &e) < 0)
+		return fail("cannot write", name, "%s", strchr(e.msg, ':') + 2);
+	return 0;
+}
+
+static int list_row(void *ctx, size_t off, const struct ccob_header *h,
+		    const uint8_t *raw, size_t used)
+{
+	uint64_t hash = ccob_hash(raw, (size_t)h->raw_size);
+	uint64_t comp = used - h->header_size;
+
+	printf("%10zu %4u  %-6s %12llu %13llu %7.2f%%  0x%016llx  %-5s  %s\n",
+	       off, h->version, h->method == CCOB_ZSTD ? "zstd" : "zlib",
+	       (unsigned long long)comp, (unsigned long long)h->raw_size,
+	       h->raw_size ? 100.0 * (double)comp / (double)h->raw_size : 0.0,
+	       (unsigned long long)h->hash, hash == h->hash ? "ok" : "BAD",
+	       (const char *)ctx);
+	return 0;
+}
+
+static int run_one(const struct options *o, const char *in_name)
+{
+	struct io_in in;
+	struct err e;
+	char *name = NULL;
+	int rc;
+
+	if (io_in_open(&in, in_name, &e) < 0)
+		return fail("cannot read", in_name, "%s", strchr(e.msg, ':') + 2);
+	if (o->mode == LIST) {
+		rc = each_ccob(o, in_name, &in, list_row, (void *)in_name);
+	} else if (!(name = output_name(o, in_name))) {
+		rc = fail("cannot decompress", in_name,
+			  "no .ccob suffix to remove (use -o or -c)");
+	} else if (o->mode == COMPRESS) {
+		rc = compress_one(o, in_name, &in, name);
+	} else {
+		rc = decompress_one(o, in_name, &in, name);
+	}
+	free(name);
+	io_in_close(&in);
+	return rc;
+}
+
+/* ---- options ---- */
+
+static bool parse_number(const char *s, long long min, long long max,
+			 long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!*s)
+		return false;
+	v = strtoll(s, &end, 10);
+	if (*end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+int ccob_main(int argc, char **argv)
+{
+	enum { OPT_METHOD = 256, OPT_FORMAT, OPT_MAX_SIZE, OPT_MAX_RATIO };
+	static const struct option longopts[] = {
+		{ "compress", no_argument, NULL, 'z' },
+		{ "decompress", no_argument, NULL, 'd' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "stdout", no_argument, NULL, 'c' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "level", required_argument, NULL, 'L' },
+		{ "method", required_argument, NULL, OPT_METHOD },
+		{ "format-version", required_argument, NULL, OPT_FORMAT },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = {
+		.mode = COMPRESS, .method = CCOB_ZSTD, .version = 3,
+		.limits = { CCOB_DEFAULT_MAX_RATIO, CCOB_DEFAULT_MAX_SIZE },
+	};
+	struct err e;
+	long long n;
+	int c, rc = 0, nfiles;
+
+	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.limits.max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.limits.max_ratio, &e) < 0)
+		return usage_error("%s", e.msg);
+	/* -19, -3: a level, as in zstd and gzip; taken out before getopt. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--");)
+		if (argv[i][0] == '-' && argv[i][1] >= '0' && argv[i][1] <= '9' &&
+		    parse_number(argv[i] + 1, 0, 22, &n)) {
+			o.level = (int)n;
+			o.level_set = true;
+			memmove(&argv[i], &argv[i + 1],
+				(size_t)(argc - i) * sizeof(*argv));
+			argc--;
+		} else {
+			i++;
+		}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "zdlo:cfqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'z': o.mode = COMPRESS; break;
+		case 'd': o.mode = DECOMPRESS; break;
+		case 'l': o.mode = LIST; break;
+		case 'o': o.output = optarg; break;
+		case 'c': o.to_stdout = true; break;
+		case 'f': o.force = true; break;
+		case 'q': o.quiet = true; break;
+		case 'L':
+			if (!parse_number(optarg, -131072, 22, &n))
+				return usage_error("invalid level '%s'", optarg);
+			o.level = (int)n;
+			o.level_set = true;
+			break;
+		case OPT_METHOD:
+			if (!strcmp(optarg, "zstd"))
+				o.method = CCOB_ZSTD;
+			else if (!strcmp(optarg, "zlib"))
+				o.method = CCOB_ZLIB;
+			else
+				return usage_error("unknown method '%s' (zstd or "
+						   "zlib)", optarg);
+			break;
+		case OPT_FORMAT:
+			if (!parse_number(optarg, 1, 3, &n))
+				return usage_error("invalid format version '%s' "
+						   "(1, 2 or 3)", optarg);
+			o.version = (unsigned)n;
+			break;
+		case OPT_MAX_SIZE:
+		case OPT_MAX_RATIO:
+			if (!parse_number(optarg, 1, INT64_MAX, &n))
+				return usage_error("invalid number '%s'", optarg);
+			*(c == OPT_MAX_SIZE ? &o.limits.max_size
+					    : &o.limits.max_ratio) = (uint64_t)n;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("offload ccob %s\n", OFFLOAD_VERSION);
+			return 0;
+		default:
+			if (optopt && optopt < 256)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown or incomplete option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	nfiles = argc - optind;
+	if (o.output && nfiles > 1 && o.mode != LIST)
+		return usage_error("-o takes one input file");
+	if (o.level_set && o.method == CCOB_ZLIB &&
+	    (o.level < -1 || o.level > 9))
+		return usage_error("zlib levels run from 0 to 9");
+	if (!o.quiet && isatty(2))
+		write_ccob_on_progress = show_progress;
+	if (o.mode == LIST)
+		printf("%10s %4s  %-6s %12s %13s %8s  %-18s  %-5s  %s\n", "Offset",
+		       "Ver", "Method", "Compressed", "Uncompressed", "Ratio",
+		       "Hash", "Check", "File");
+	if (!nfiles)
+		return run_one(&o, "-");
+	for (int i = optind; i < argc; i++)
+		rc |= run_one(&o, argv[i]);
+	fflush(stdout);
+	return rc;
+}
