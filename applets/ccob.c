@@ -149,8 +149,6 @@ static int open_output(const struct options *o, const char *in,
 static int compress_one(const struct options *o, const char *in_name,
 			const struct io_in *in, const char *name)
 {
-	struct bundle_piece piece = { NULL, 0, 0, 0 };
-	struct bundle_plan plan = { &piece, 1, NULL, in->len };
 	struct io_out out = { .fd = -1 };
 	struct ccob_stats st;
 	struct err e;
@@ -160,8 +158,7 @@ static int compress_one(const struct options *o, const char *in_name,
 	if (open_output(o, in_name, name, &out))
 		return 1;
 	progress_name = in_name;
-	if (write_ccob(&plan, in, &out, o->version, o->method, level, &st,
-		       &e) < 0) {
+	if (write_ccob(in, &out, o->version, o->method, level, &st, &e) < 0) {
 		end_progress();
 		io_out_discard(&out);
 		return fail("cannot compress", in_name, "%s", e.msg);

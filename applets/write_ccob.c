@@ -7,50 +7,43 @@
 
 write_ccob_progress write_ccob_on_progress;
 
-typedef int (*piece_fn)(void *ctx, const void *p, size_t n, struct err *e);
-
-/* Feed a plan's bytes, in order, to fn (a hash or a compressor), in slices
- * small enough to report progress between them. */
-static int walk_plan(const struct bundle_plan *plan, const struct io_in *inputs,
-		     piece_fn fn, void *ctx, struct err *e)
+int write_ccob_gather(const struct bundle_plan *plan,
+		      const struct io_in *inputs, struct io_out *scratch,
+		      struct io_in *view, struct err *e)
 {
-	static const uint8_t zeros[65536];
-	enum { SLICE = 8 << 20 };
-	uint64_t done = 0;
-
+	if (io_scratch_open(scratch, e) < 0)
+		return -1;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct bundle_piece *p = &plan->piece[i];
-		uint64_t pad = p->pad;
 
-		if (p->lit_len && fn(ctx, p->lit, p->lit_len, e) < 0)
+		if (io_out_write(scratch, p->lit, p->lit_len, e) < 0 ||
+		    io_out_zeros(scratch, p->pad, e) < 0 ||
+		    (p->input >= 0 &&
+		     io_out_copy(scratch, &inputs[p->input], 0,
+				 inputs[p->input].len, e) < 0))
 			return -1;
-		while (pad) {
-			size_t n = pad < sizeof(zeros) ? (size_t)pad : sizeof(zeros);
-
-			if (fn(ctx, zeros, n, e) < 0)
-				return -1;
-			pad -= n;
-		}
-		for (size_t off = 0; p->input >= 0 && off < inputs[p->input].len;) {
-			size_t n = inputs[p->input].len - off;
-
-			n = n > SLICE ? SLICE : n;
-			if (fn(ctx, inputs[p->input].data + off, n, e) < 0)
-				return -1;
-			off += n;
-			done += n;
-			if (write_ccob_on_progress)
-				write_ccob_on_progress(done, plan->total);
-		}
 	}
-	return 0;
+	return io_scratch_map(scratch, view, e);
 }
 
-static int hash_piece(void *ctx, const void *p, size_t n, struct err *e)
+/* The hash in slices, reporting progress between them. */
+static uint64_t hash_all(const struct io_in *data, uint64_t *done,
+			 uint64_t total)
 {
-	(void)e;
-	ccob_hasher_add(ctx, p, n);
-	return 0;
+	struct ccob_hasher *h = ccob_hasher_new();
+	enum { SLICE = 16 << 20 };
+
+	if (!h)
+		return 0;
+	for (size_t off = 0; off < data->len; off += SLICE) {
+		size_t n = data->len - off < SLICE ? data->len - off : SLICE;
+
+		ccob_hasher_add(h, data->data + off, n);
+		*done += n;
+		if (write_ccob_on_progress)
+			write_ccob_on_progress(*done, total);
+	}
+	return ccob_hasher_done(h);
 }
 
 /* Where compressed bytes go: straight to a file whose header is patched at
@@ -81,53 +74,51 @@ static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
 	return 0;
 }
 
-struct feed {
-	struct ccob_encoder *enc;
-	struct compressed_sink *sink;
-};
+/* Progress while compressing: input is consumed about as fast as output
+ * appears, which is close enough for a progress line. */
+static uint64_t progress_done, progress_total;
 
-static int compress_piece(void *ctx, const void *p, size_t n, struct err *e)
+static int sink_progress(void *ctx, const void *p, size_t n, struct err *e)
 {
-	struct feed *f = ctx;
-
-	return ccob_encoder_add(f->enc, p, n, sink_write, f->sink, e);
+	progress_done += n;
+	if (write_ccob_on_progress)
+		write_ccob_on_progress(progress_done > progress_total
+				       ? progress_total : progress_done,
+				       progress_total);
+	return sink_write(ctx, p, n, e);
 }
 
-int write_ccob(const struct bundle_plan *plan, const struct io_in *inputs,
-	       struct io_out *out, unsigned version, unsigned method, int level,
-	       struct ccob_stats *st, struct err *e)
+int write_ccob(const struct io_in *data, struct io_out *out, unsigned version,
+	       unsigned method, int level, struct ccob_stats *st,
+	       struct err *e)
 {
 	struct ccob_header h = {
 		.version = version, .method = method,
 		.header_size = ccob_header_size(version),
-		.raw_size = plan->total,
+		.raw_size = data->len,
 	};
 	struct compressed_sink sink = { out, NULL, 0, 0 };
-	struct ccob_hasher *hasher = ccob_hasher_new();
 	struct ccob_encoder *enc = NULL;
-	struct feed feed;
 	struct timespec t0, t1;
 	uint8_t head[32] = { 0 };
+	uint64_t done = 0;
 	int rc = -1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!hasher) {
-		err_set(e, "out of memory");
-		goto out;
-	}
-	walk_plan(plan, inputs, hash_piece, hasher, e);
-	h.hash = ccob_hasher_done(hasher);
+	/* The hash is the first half of the work, for the progress line. */
+	progress_total = 2 * (uint64_t)data->len;
+	h.hash = hash_all(data, &done, progress_total);
+	progress_done = done;
 	if (h.version < 3 && h.raw_size > UINT32_MAX) {
 		err_set(e, "Uncompressed size exceeds version %u limit", version);
 		goto out;
 	}
 	enc = ccob_encoder_new(method, level, h.raw_size, e);
-	feed = (struct feed){ enc, &sink };
 	if (!enc ||
 	    (io_out_seekable(out) &&
 	     io_out_write(out, head, h.header_size, e) < 0) ||
-	    walk_plan(plan, inputs, compress_piece, &feed, e) < 0 ||
-	    ccob_encoder_finish(enc, sink_write, &sink, e) < 0)
+	    ccob_encoder_all(enc, data->data, data->len, sink_progress, &sink,
+			     e) < 0)
 		goto out;
 	h.total_size = h.header_size + ccob_encoder_out(enc);
 	if (h.version == 2 && h.total_size > UINT32_MAX) {

@@ -270,7 +270,7 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 {
 	/* copy_file_range keeps the bytes out of our address space, so memory
 	 * does not grow with the input; fall back to write() from the map. */
-	if (in->fd >= 0 && o->tmp) {
+	if (in->fd >= 0 && (o->tmp || o->scratch)) {
 		loff_t from = (loff_t)off;
 
 		while (len) {
@@ -311,7 +311,59 @@ int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
 
 bool io_out_seekable(const struct io_out *o)
 {
-	return o->tmp != NULL;
+	return o->tmp != NULL || o->scratch;
+}
+
+int io_scratch_open(struct io_out *o, struct err *e)
+{
+	const char *dir = getenv("TMPDIR");
+
+	memset(o, 0, sizeof(*o));
+	if (!dir || !*dir)
+		dir = "/tmp";
+	o->path = strdup("temporary file");
+	if (!o->path)
+		return err_set(e, "out of memory");
+	o->scratch = true;
+	o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (o->fd < 0) {
+		/* No O_TMPFILE here: a named file, unlinked at once. */
+		char *name = malloc(strlen(dir) + 32);
+
+		if (name) {
+			sprintf(name, "%s/offload-scratch.XXXXXX", dir);
+			o->fd = mkostemp(name, O_CLOEXEC);
+			if (o->fd >= 0)
+				unlink(name);
+			free(name);
+		}
+	}
+	if (o->fd < 0)
+		return err_set(e, "temporary file in '%s': %s", dir,
+			       strerror(errno));
+	return 0;
+}
+
+int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e)
+{
+	struct stat st;
+
+	memset(view, 0, sizeof(*view));
+	view->fd = -1;
+	if (fstat(o->fd, &st) < 0)
+		return err_set(e, "temporary file: %s", strerror(errno));
+	if (st.st_size) {
+		o->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED,
+			      o->fd, 0);
+		if (o->map == MAP_FAILED) {
+			o->map = NULL;
+			return err_set(e, "temporary file: %s", strerror(errno));
+		}
+		o->map_len = (size_t)st.st_size;
+	}
+	view->data = o->map;
+	view->len = (size_t)st.st_size;
+	return 0;
 }
 
 int io_out_commit(struct io_out *o, struct err *e)
@@ -339,6 +391,8 @@ int io_out_commit(struct io_out *o, struct err *e)
 
 void io_out_discard(struct io_out *o)
 {
+	if (o->map)
+		munmap(o->map, o->map_len);
 	if (o->fd > 1)
 		close(o->fd);
 	if (o->tmp) {

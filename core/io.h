@@ -34,6 +34,9 @@ struct io_out {
 	char *tmp;		/* the temporary, NULL when written in place */
 	int fd;
 	mode_t mode;
+	bool scratch;		/* an unlinked scratch file (io_scratch_open) */
+	void *map;
+	size_t map_len;
 };
 
 int io_out_open(struct io_out *o, const char *path, struct err *e);
@@ -51,6 +54,13 @@ bool io_out_seekable(const struct io_out *o);
 int io_out_commit(struct io_out *o, struct err *e);
 /* Close and remove the temporary; the destination keeps its old content. */
 void io_out_discard(struct io_out *o);
+
+/* A scratch output: an unlinked file in $TMPDIR (or /tmp) for bytes that
+ * must end up contiguous in memory.  io_scratch_map maps what was written;
+ * the pages belong to the page cache, not to our heap.  io_out_discard
+ * closes it, and the file is gone. */
+int io_scratch_open(struct io_out *o, struct err *e);
+int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e);
 
 /* Remove every temporary still open and die by sig: installed for SIGINT,
  * SIGTERM, SIGHUP and SIGPIPE by io_install_signal_cleanup. */

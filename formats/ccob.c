@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+/* ZSTD_c_stableInBuffer is in the "experimental" part of the API: fine
+ * here, built and run against the same libzstd package. */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -252,6 +255,22 @@ int ccob_encoder_finish(struct ccob_encoder *enc, ccob_sink sink, void *ctx,
 	return enc->method == CCOB_ZSTD
 	       ? zstd_step(enc, NULL, 0, ZSTD_e_end, sink, ctx, e)
 	       : zlib_step(enc, NULL, 0, Z_FINISH, sink, ctx, e);
+}
+
+int ccob_encoder_all(struct ccob_encoder *enc, const void *src, size_t n,
+		     ccob_sink sink, void *ctx, struct err *e)
+{
+	size_t r;
+
+	if (enc->method != CCOB_ZSTD)
+		return ccob_encoder_add(enc, src, n, sink, ctx, e) < 0 ? -1
+			: ccob_encoder_finish(enc, sink, ctx, e);
+	/* The whole input in one call that zstd may index in place (a stable
+	 * input buffer), as ZSTD_compress2 does; the output still streams. */
+	r = ZSTD_CCtx_setParameter(enc->zc, ZSTD_c_stableInBuffer, 1);
+	if (ZSTD_isError(r))
+		return err_set(e, "zstd: %s", ZSTD_getErrorName(r));
+	return zstd_step(enc, src, n, ZSTD_e_end, sink, ctx, e);
 }
 
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc)

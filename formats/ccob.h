@@ -64,6 +64,11 @@ int ccob_encoder_add(struct ccob_encoder *enc, const void *p, size_t n,
 		     ccob_sink sink, void *ctx, struct err *e);
 int ccob_encoder_finish(struct ccob_encoder *enc, ccob_sink sink, void *ctx,
 			struct err *e);
+/* Compress all of src at once, the way LLVM's one-shot call sees it: zstd
+ * frames over 128 MiB (the long-distance window) differ when the input is
+ * fed in pieces, so large inputs must come whole.  Output still streams. */
+int ccob_encoder_all(struct ccob_encoder *enc, const void *src, size_t n,
+		     ccob_sink sink, void *ctx, struct err *e);
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc); /* bytes so far */
 void ccob_encoder_free(struct ccob_encoder *enc);
 
