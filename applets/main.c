@@ -2,7 +2,8 @@
  * (basename of argv[0]) or by its first argument ("offload bundler ...").
  *
  * Adding an applet touches five places (as git's builtin.h asks):
- *   1. applets/<name>.c with <name>_main, usage first;
+ *   1. applets/<name>.c with <name>_main, usage first (a large applet may
+ *      split its jobs out, as bundler.c does into bundler_jobs.c);
  *   2. its prototype in applets/applets.h and its rows in the table below
  *      (one row per name it answers to);
  *   3. the APPLET_LINKS list in the Makefile (symlinks and install);

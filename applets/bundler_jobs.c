@@ -1,0 +1,522 @@
+/* bundler_jobs: the bundler's three jobs, --list, bundling and --unbundle,
+ * as LLVM 22 does them (the command line is in bundler.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bundler.h"
+#include "write_ccob.h"
+#include "../core/io.h"
+#include "../core/strmap.h"
+#include "../core/target.h"
+#include "../formats/bundle.h"
+#include "../formats/ccob.h"
+#include "../formats/magic.h"
+
+enum handler { H_TEXT, H_BINARY, H_OBJECT, H_INVALID };
+
+/* LLVM picks the layout from -type, and for o and a from the reference
+ * input: an object file gets object bundles, anything else binary ones. */
+static enum handler pick_handler(const char *type, const struct io_in *ref,
+				 const char **comment)
+{
+	static const struct { const char *type, *comment; } text[] = {
+		{ "i", "//" }, { "ii", "//" }, { "cui", "//" },
+		{ "hipi", "//" }, { "d", "#" }, { "ll", ";" }, { "s", "#" },
+	};
+
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+		if (!strcmp(type, text[i].type)) {
+			*comment = text[i].comment;
+			return H_TEXT;
+		}
+	if (!strcmp(type, "bc") || !strcmp(type, "gch") || !strcmp(type, "ast"))
+		return H_BINARY;
+	if (!strcmp(type, "o") || !strcmp(type, "a"))
+		return magic_is_object(ref->data, ref->len) ? H_OBJECT : H_BINARY;
+	return H_INVALID;
+}
+
+static int handler_error(enum handler h, const char *type, const char *path)
+{
+	if (h == H_INVALID)
+		return bundler_fail("'%s': invalid file type specified", type);
+	return bundler_fail("'%s': object bundles (-type=%s with an object file) are "
+		    "not supported yet", path, type);
+}
+
+/* What --list and --unbundle read: the input itself, or the bundles its
+ * CCOBs hold, one after the other (LLVM 22 reads only a lone CCOB). */
+struct source {
+	const struct config *c;
+	struct io_in file;
+	struct io_in seg;	/* the bundle now read: file's bytes or a copy */
+	size_t pos;		/* where the next CCOB starts in file */
+	unsigned method;	/* of the last CCOB */
+	int nseg;
+	bool compressed;
+};
+
+static int decompress_next(struct source *s, const char *path)
+{
+	const uint8_t *at = s->file.data + s->pos;
+	size_t left = s->file.len - s->pos, used;
+	struct ccob_header h;
+	struct ccob_stats st = { 0 };
+	struct timespec t0, t1;
+	uint8_t *raw;
+	struct err e;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ccob_parse_header(at, left, &h, &e) < 0)
+		return bundler_fail("Failed to decompress input: %s", e.msg);
+	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used, &e) < 0) {
+		/* LLVM's own messages keep LLVM's form; ours name the file. */
+		if (!strncmp(e.msg, "Could not", 9))
+			return bundler_fail("Failed to decompress input: %s", e.msg);
+		return bundler_fail("'%s': Failed to decompress input: %s", path, e.msg);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s->pos += used;
+	s->method = h.method;
+	io_in_close(&s->seg);
+	s->seg.data = s->seg.heap = raw;
+	s->seg.len = (size_t)h.raw_size;
+	st = (struct ccob_stats){
+		.version = h.version, .method = h.method,
+		.total_size = h.total_size, .raw_size = h.raw_size,
+		/* LLVM counts every byte after the header; so do we unless
+		 * another CCOB follows. */
+		.compressed_size = (used < left && ccob_is(at + used, left - used)
+				    ? used : left) - h.header_size,
+		.stored_hash = h.hash,
+		.computed_hash = ccob_hash(raw, s->seg.len),
+		.seconds = (double)(t1.tv_sec - t0.tv_sec) +
+			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+	};
+	if (s->c->verbose) {
+		char report[1024];
+
+		ccob_report_decompress(report, sizeof(report), &st);
+		fputs(report, stderr);
+	}
+	/* LLVM never checks the hash; a mismatch means a damaged file. */
+	if (st.stored_hash != st.computed_hash)
+		return bundler_fail("'%s': compressed bundle hash mismatch: stored "
+			    "0x%016llx, computed 0x%016llx", path,
+			    (unsigned long long)st.stored_hash,
+			    (unsigned long long)st.computed_hash);
+	return 0;
+}
+
+static int source_open(const struct config *c, struct source *s)
+{
+	struct err e;
+
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->file.fd = s->seg.fd = -1;
+	if (io_in_open(&s->file, c->inputs[0], &e) < 0)
+		return bundler_fail("%s", e.msg);
+	/* Fewer than 8 bytes are never a CCOB, as in LLVM. */
+	s->compressed = s->file.len >= 8 && ccob_is(s->file.data, s->file.len);
+	return 0;
+}
+
+/* Open the next bundle for reading: 1 when r is ready, 0 at the end. */
+static int source_next(struct source *s, struct bundle_reader *r)
+{
+	const struct config *c = s->c;
+	const char *path = c->inputs[0], *comment = NULL;
+	enum handler h;
+	struct err e;
+
+	bundle_close(r);
+	if (!s->compressed) {
+		if (s->nseg++)
+			return 0;
+		/* A borrowed view: source_close frees only a heap copy. */
+		s->seg = s->file;
+		s->seg.map = NULL;
+		s->seg.heap = NULL;
+		if (c->verbose && s->file.len >= 8)
+			fputs("Uncompressed bundle.\n", stderr);
+	} else {
+		size_t left = s->file.len - s->pos;
+
+		if (s->nseg && !left)
+			return 0;
+		if (s->nseg && !ccob_is(s->file.data + s->pos, left)) {
+			/* Bytes after the last CCOB: zlib ignores them, zstd
+			 * does not (LLVM's own message). */
+			if (s->method == CCOB_ZLIB)
+				return 0;
+			return -bundler_fail("Failed to decompress input: Could not "
+				     "decompress embedded file contents: Src size "
+				     "is incorrect");
+		}
+		if (decompress_next(s, path))
+			return -1;
+		s->nseg++;
+	}
+	h = pick_handler(c->type, &s->seg, &comment);
+	if (h == H_TEXT) {
+		bundle_open_text(r, comment, s->seg.data, s->seg.len);
+		return 1;
+	}
+	if (h != H_BINARY)
+		return -handler_error(h, c->type, path);
+	if (bundle_open_binary(r, s->seg.data, s->seg.len, &e) < 0)
+		return -bundler_fail("'%s': %s", path, e.msg);
+	return 1;
+}
+
+static void source_close(struct source *s)
+{
+	if (!s->c)
+		return;
+	if (s->seg.heap)
+		io_in_close(&s->seg);
+	io_in_close(&s->file);
+}
+
+/* IDs are printed only once the whole input has been read, so a damaged
+ * later CCOB does not leave half a list on stdout. */
+int bundler_list(const struct config *c)
+{
+	struct source src = { 0 };
+	struct bundle_reader r = { 0 };
+	struct bundle_entry ent;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *list = open_memstream(&text, &text_len);
+	int rc = list ? source_open(c, &src) : bundler_fail("out of memory"), more = 0;
+
+	while (!rc && (more = source_next(&src, &r)) == 1) {
+		while (bundle_next(&r, &ent) == 1) {
+			fwrite(ent.id, 1, ent.id_len, list);
+			putc('\n', list);
+			bundle_skip(&r);
+		}
+	}
+	if (!rc && more < 0)
+		rc = 1;
+	if (list && fclose(list) == 0 && !rc)
+		fwrite(text, 1, text_len, stdout);
+	free(text);
+	bundle_close(&r);
+	source_close(&src);
+	return rc;
+}
+
+static int emit_plan(const struct bundle_plan *plan, struct io_in *inputs,
+		     struct io_out *out)
+{
+	struct err e;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct bundle_piece *p = &plan->piece[i];
+
+		if (io_out_write(out, p->lit, p->lit_len, &e) < 0 ||
+		    io_out_zeros(out, p->pad, &e) < 0 ||
+		    (p->input >= 0 &&
+		     io_out_copy(out, &inputs[p->input], 0,
+				 inputs[p->input].len, &e) < 0))
+			return bundler_fail("%s", e.msg);
+	}
+	return 0;
+}
+
+/* The bundle as one CCOB, and LLVM's report of it under -verbose. */
+static int emit_compressed(const struct config *c,
+			   const struct bundle_plan *plan,
+			   const struct io_in *inputs, struct io_out *out)
+{
+	struct io_out scratch = { .fd = -1 };
+	struct io_in whole;
+	struct ccob_stats st;
+	struct err e;
+
+	if (write_ccob_gather(plan, inputs, &scratch, &whole, &e) < 0 ||
+	    write_ccob(&whole, out, c->ccob_version, CCOB_ZSTD, c->level, &st,
+		       &e) < 0) {
+		io_out_discard(&scratch);
+		return bundler_fail("%s", e.msg);
+	}
+	io_out_discard(&scratch);
+	if (c->verbose) {
+		char report[1024];
+
+		ccob_report_compress(report, sizeof(report), &st);
+		fputs(report, stderr);
+	}
+	return 0;
+}
+
+int bundler_bundle(const struct config *c)
+{
+	struct io_in *inputs = calloc(c->ninputs + 1, sizeof(*inputs));
+	uint64_t *sizes = calloc(c->ninputs + 1, sizeof(*sizes));
+	struct bundle_plan plan = { 0 };
+	struct io_out out = { .fd = -1 };
+	const char *comment = NULL;
+	enum handler h;
+	struct err e;
+	size_t opened = 0;
+	int rc = 1;
+
+	if (!inputs || !sizes) {
+		bundler_fail("out of memory");
+		goto out;
+	}
+	for (; opened < c->ninputs; opened++) {
+		if (io_in_open(&inputs[opened], c->inputs[opened], &e) < 0) {
+			bundler_fail("%s", e.msg);
+			goto out;
+		}
+		sizes[opened] = inputs[opened].len;
+	}
+	h = pick_handler(c->type, &inputs[c->hip_only ? 0 : c->host_index],
+			 &comment);
+	if (h != H_TEXT && h != H_BINARY) {
+		handler_error(h, c->type,
+			      c->inputs[c->hip_only ? 0 : c->host_index]);
+		goto out;
+	}
+	if (h == H_BINARY && !c->align) {
+		bundler_fail("invalid -bundle-align=0: the alignment must be at least 1");
+		goto out;
+	}
+	if ((h == H_TEXT ? bundle_plan_text(comment,
+					    (const char *const *)c->std_targets,
+					    sizes, c->ntargets, &plan, &e)
+			 : bundle_plan_binary((const char *const *)c->std_targets,
+					      sizes, c->ntargets, c->align,
+					      &plan, &e)) < 0) {
+		bundler_fail("%s", e.msg);
+		goto out;
+	}
+	if (io_out_open(&out, c->outputs[0], &e) < 0) {
+		bundler_fail("%s", e.msg);
+		goto out;
+	}
+	if (c->compress ? emit_compressed(c, &plan, inputs, &out)
+			: emit_plan(&plan, inputs, &out))
+		goto out;
+	if (io_out_commit(&out, &e) < 0) {
+		bundler_fail("%s", e.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	io_out_discard(&out);
+	bundle_plan_free(&plan);
+	for (size_t i = 0; i < opened; i++)
+		io_in_close(&inputs[i]);
+	free(inputs);
+	free(sizes);
+	return rc;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "Can't find bundles for A", "A and B", "A, B, and C": sorted names. */
+static void missing_error(const struct strmap *work)
+{
+	const char **names = calloc(work->items + 1, sizeof(*names));
+	size_t n = 0, len = 64;
+	char *msg;
+
+	if (!names) {
+		bundler_fail("out of memory");
+		return;
+	}
+	for (uint32_t b = strmap_next(work, 0); b < work->nb;
+	     b = strmap_next(work, b + 1)) {
+		names[n++] = work->b[b].key;
+		len += work->b[b].len + 8;
+	}
+	qsort(names, n, sizeof(*names), by_string);
+	msg = malloc(len);
+	if (msg) {
+		strcpy(msg, "Can't find bundles for");
+		for (size_t i = 0; i < n; i++) {
+			if (i && n > 2)
+				strcat(msg, ",");
+			strcat(msg, " ");
+			if (i && i == n - 1)
+				strcat(msg, "and ");
+			strcat(msg, names[i]);
+		}
+		bundler_fail("%s", msg);
+	} else {
+		bundler_fail("out of memory");
+	}
+	free(msg);
+	free(names);
+}
+
+/* Outputs are opened as LLVM opens them, and all renamed into place only
+ * when the whole unbundle succeeds. */
+struct outset {
+	struct io_out *out;
+	size_t *order, n;
+};
+
+static struct io_out *outset_open(struct outset *s, const struct config *c,
+				  size_t k)
+{
+	struct err e;
+
+	if (io_out_open(&s->out[k], c->outputs[k], &e) < 0) {
+		bundler_fail("%s", e.msg);
+		return NULL;
+	}
+	s->order[s->n++] = k;
+	return &s->out[k];
+}
+
+static int outset_commit(struct outset *s)
+{
+	struct err e;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (io_out_commit(&s->out[s->order[i]], &e) < 0)
+			return bundler_fail("%s", e.msg);
+	return 0;
+}
+
+/* The next entry of the input, moving on to the next bundle as each ends:
+ * 1 found, 0 no more, -1 error (reported). */
+static int next_entry(struct source *src, struct bundle_reader *r,
+		      struct bundle_entry *ent)
+{
+	for (;;) {
+		int more;
+
+		if (src->nseg && bundle_next(r, ent) == 1)
+			return 1;
+		more = source_next(src, r);
+		if (more <= 0)
+			return more;
+	}
+}
+
+int bundler_unbundle(const struct config *c)
+{
+	struct source src = { 0 };
+	struct bundle_reader r = { 0 };
+	struct strmap work = { 0 };
+	struct target *req = calloc(c->ntargets + 1, sizeof(*req));
+	struct outset outs = {
+		calloc(c->ntargets + 1, sizeof(struct io_out)),
+		calloc(c->ntargets + 1, sizeof(size_t)), 0
+	};
+	bool found_host = false;
+	int more = 1;
+	struct bundle_entry ent;
+	struct err e;
+	int rc = 1;
+
+	if (!req || !outs.out || !outs.order) {
+		bundler_fail("out of memory");
+		goto out;
+	}
+	if (source_open(c, &src))
+		goto out;
+	for (size_t i = 0; i < c->ntargets; i++) {
+		const char *t = c->std_targets[i];
+
+		if (target_parse(&req[i], t, strlen(t)) < 0 ||
+		    strmap_set(&work, t, strlen(t), i) < 0) {
+			bundler_fail("invalid bundle id from bundle config");
+			goto out;
+		}
+	}
+
+	while (work.items && (more = next_entry(&src, &r, &ent)) == 1) {
+		struct target got;
+		bool is_host;
+		uint32_t b;
+		uint64_t off, size;
+		struct io_out *o;
+
+		if (target_parse(&got, ent.id, ent.id_len) < 0) {
+			bundler_fail("invalid bundle id read from the bundle");
+			goto out;
+		}
+		for (b = strmap_next(&work, 0); b < work.nb;
+		     b = strmap_next(&work, b + 1))
+			if (target_compatible(&got, &req[work.b[b].value],
+					      c->hip_openmp))
+				break;
+		if (b == work.nb) {
+			target_free(&got);
+			continue;
+		}
+		is_host = target_is_host(&got);
+		target_free(&got);
+		o = outset_open(&outs, c, work.b[b].value);
+		if (!o)
+			goto out;
+		if (bundle_content(&r, &off, &size, &e) < 0) {
+			bundler_fail("'%s': %s", c->inputs[0], e.msg);
+			goto out;
+		}
+		if (io_out_copy(o, &src.seg, off, size, &e) < 0) {
+			bundler_fail("%s", e.msg);
+			goto out;
+		}
+		strmap_erase(&work, b);
+		found_host |= is_host;
+	}
+
+	if (more < 0)
+		goto out;
+	if (!c->allow_missing && work.items) {
+		missing_error(&work);
+		goto out;
+	}
+	if (work.items == c->ntargets) {
+		/* Nothing found: the input is taken to be the host's. */
+		for (uint32_t b = strmap_next(&work, 0); b < work.nb;
+		     b = strmap_next(&work, b + 1)) {
+			size_t k = work.b[b].value;
+			struct io_out *o = outset_open(&outs, c, k);
+
+			if (!o)
+				goto out;
+			if (target_is_host(&req[k]) &&
+			    io_out_copy(o, &src.seg, 0, src.seg.len, &e) < 0) {
+				bundler_fail("%s", e.msg);
+				goto out;
+			}
+		}
+	} else {
+		if (!found_host && c->host_index >= 0 && !c->allow_missing) {
+			bundler_fail("Can't find bundle for the host target");
+			goto out;
+		}
+		for (uint32_t b = strmap_next(&work, 0); b < work.nb;
+		     b = strmap_next(&work, b + 1))
+			if (!outset_open(&outs, c, work.b[b].value))
+				goto out;
+	}
+	rc = outset_commit(&outs);
+out:
+	for (size_t i = 0; outs.out && i < c->ntargets; i++)
+		io_out_discard(&outs.out[i]);
+	for (size_t i = 0; req && i < c->ntargets; i++)
+		target_free(&req[i]);
+	free(req);
+	free(outs.out);
+	free(outs.order);
+	strmap_free(&work);
+	bundle_close(&r);
+	source_close(&src);
+	return rc;
+}
