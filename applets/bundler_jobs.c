@@ -124,6 +124,25 @@ static int source_open(const struct config *c, struct source *s)
 	return 0;
 }
 
+/* An uncompressed binary bundle after a CCOB (a mix LLVM 22 cannot read):
+ * it runs to the end of its last entry's data. */
+static int plain_after_ccob(struct source *s, struct bundle_reader *r)
+{
+	const uint8_t *at = s->file.data + s->pos;
+	size_t left = s->file.len - s->pos;
+	struct err e;
+
+	if (bundle_open_binary(r, at, left, &e) < 0)
+		return -bundler_fail("'%s': %s", s->c->inputs[0], e.msg);
+	io_in_close(&s->seg);
+	/* A view into the file at an offset: no fd, so copies use memory. */
+	s->seg = (struct io_in){ .data = at, .len = bundle_binary_extent(r),
+				 .fd = -1 };
+	s->pos += s->seg.len;
+	s->nseg++;
+	return 1;
+}
+
 /* Open the next bundle for reading: 1 when r is ready, 0 at the end. */
 static int source_next(struct source *s, struct bundle_reader *r)
 {
@@ -145,8 +164,17 @@ static int source_next(struct source *s, struct bundle_reader *r)
 	} else {
 		size_t left = s->file.len - s->pos;
 
+		/* Zero padding may separate bundles, as in .hip_fatbin. */
+		while (s->nseg && left && !s->file.data[s->pos]) {
+			s->pos++;
+			left--;
+		}
 		if (s->nseg && !left)
 			return 0;
+		if (s->nseg && left > BUNDLE_MAGIC_LEN &&
+		    !memcmp(s->file.data + s->pos, BUNDLE_MAGIC,
+			    BUNDLE_MAGIC_LEN))
+			return plain_after_ccob(s, r);
 		if (s->nseg && !ccob_is(s->file.data + s->pos, left)) {
 			/* Bytes after the last CCOB: zlib ignores them, zstd
 			 * does not (LLVM's own message). */

@@ -80,6 +80,9 @@ int bundle_content(struct bundle_reader *r, uint64_t *off, uint64_t *size,
  * --list does (for text: skip one line). */
 void bundle_skip(struct bundle_reader *r);
 void bundle_close(struct bundle_reader *r);
+/* Where an open binary bundle ends: after its header and every entry's
+ * data (what follows may be another bundle). */
+size_t bundle_binary_extent(const struct bundle_reader *r);
 
 /* The two layouts' halves of the calls above (formats/bundle.c dispatches). */
 int bundle_next_binary(struct bundle_reader *r, struct bundle_entry *ent);

@@ -197,3 +197,18 @@ int bundle_content_binary(const struct bundle_reader *r, uint64_t *off,
 			       (unsigned long long)*size);
 	return 0;
 }
+
+size_t bundle_binary_extent(const struct bundle_reader *r)
+{
+	uint64_t end = BUNDLE_MAGIC_LEN + 8;
+
+	for (uint32_t b = strmap_next(&r->entries, 0); b < r->entries.nb;
+	     b = strmap_next(&r->entries, b + 1)) {
+		size_t i = r->entries.b[b].value;
+
+		if (r->off[i] + r->size[i] > end)
+			end = r->off[i] + r->size[i];
+	}
+	/* Open already rejected entries past the end, except wrapped ones. */
+	return end > r->len ? r->len : (size_t)end;
+}
