@@ -70,6 +70,10 @@ check: all $(UNIT)
 demo: all
 	@sh test/demo.sh
 
+# Ours against LLVM 22 on the same work (BENCH_MB per input, default 500).
+bench: all
+	@python3 test/bench.py --mb $(or $(BENCH_MB),500)
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/offload
@@ -84,6 +88,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all check demo install uninstall clean FORCE
+.PHONY: all check demo bench install uninstall clean FORCE
 FORCE:
 -include $(OBJS:.o=.d)

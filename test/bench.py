@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""make bench: our tools and LLVM 22's on the same work, in one run.
+
+  bench.py [--mb N] [--runs N]
+
+Makes its inputs in a temporary directory it removes (two inputs of N MB
+each, default 500: half incompressible, half like real code), runs each job
+with both tools (and cat/cp/zstd as the floor), and prints wall time, CPU
+time and peak RSS with the ratio ours/LLVM.  Each figure is the best of
+--runs runs (default 3).
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OURS = os.path.join(HERE, "..", "build", "bin", "clang-offload-bundler")
+LLVM = "/usr/lib/llvm-22/bin/clang-offload-bundler"
+TARGETS = "host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a," \
+          "hip-amdgcn-amd-amdhsa--gfx1100"
+
+
+def measure(cmd, cwd, runs):
+    """Best wall time, its CPU time, and the largest peak RSS (MB), over
+    runs.  GNU time measures, so that Python's own memory (copied into a
+    forked child before exec) does not count."""
+    best = None
+    for _ in range(runs):
+        start = time.monotonic()
+        p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "sh", "-c",
+                            cmd], cwd=cwd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        wall = time.monotonic() - start
+        if p.returncode != 0:
+            raise SystemExit("bench: failed: %s\n%s" % (cmd, p.stderr))
+        user, sys_, rss = p.stderr.strip().split("\n")[-1].split()
+        sample = (wall, float(user) + float(sys_), int(rss) / 1024.0)
+        if best is None or sample[0] < best[0]:
+            best = (sample[0], sample[1], max(best[2] if best else 0,
+                                              sample[2]))
+    return best
+
+
+def make_inputs(d, mb):
+    size = mb * 1024 * 1024
+    with open(os.path.join(d, "random.bin"), "wb") as f:
+        left = size
+        while left:
+            n = min(left, 1 << 24)
+            f.write(os.urandom(n))
+            left -= n
+    # Code-like: a vocabulary of byte strings, repeated (compresses ~3x).
+    r = random.Random(1)
+    words = [os.urandom(r.randint(8, 200)) for _ in range(20000)]
+    with open(os.path.join(d, "code.bin"), "wb") as f:
+        written = 0
+        while written < size:
+            chunk = b"".join(r.choice(words) for _ in range(50000))
+            chunk = chunk[:size - written]
+            f.write(chunk)
+            written += len(chunk)
+    open(os.path.join(d, "host"), "wb").close()
+    with open(os.path.join(d, "tiny"), "wb") as f:
+        f.write(b"device code\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=int, default=500)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    if not os.path.exists("/usr/bin/time"):
+        print("bench: needs GNU time (apt-get install time)")
+        return 1
+    if not os.path.exists(LLVM):
+        print("bench: LLVM 22 is not installed (%s)" % LLVM)
+        return 1
+    d = tempfile.mkdtemp(prefix="offload-bench-")
+    try:
+        make_inputs(d, args.mb)
+        big = "-input=host -input=random.bin -input=code.bin"
+        jobs = [
+            ("startup (--version)", "{B} --version", None, 20),
+            ("tiny bundle", "{B} -type=bc -targets=" + TARGETS +
+             " -input=host -input=tiny -input=tiny -output=t.bc", None, 20),
+            ("bundle 2x%d MB" % args.mb, "{B} -type=o -bundle-align=4096"
+             " -targets=" + TARGETS + " " + big + " -output=b.{N}",
+             "cat random.bin code.bin > cat.out", args.runs),
+            ("list", "{B} -type=o -list -input=b.{N}", None, args.runs),
+            ("unbundle both", "{B} -type=o -unbundle -targets=" +
+             TARGETS.split(",", 1)[1] + " -input=b.{N} -output=u1.{N}"
+             " -output=u2.{N}", "cp random.bin cp1.out && cp code.bin cp2.out",
+             args.runs),
+            ("compressed bundle", "{B} -type=o -compress -targets=" + TARGETS +
+             " " + big + " -output=c.{N}",
+             "cat random.bin code.bin | zstd -q -3 --long -c > z.out", 1),
+            ("compressed unbundle", "{B} -type=o -unbundle -targets=" +
+             TARGETS.split(",", 1)[1] + " -input=c.{N} -output=v1.{N}"
+             " -output=v2.{N}", "zstd -q -d -c z.out > /dev/null", 1),
+        ]
+        print("%-22s %10s %10s %9s | %10s %10s %9s | %7s %7s | %s" % (
+            "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s", "RSS MB",
+            "wall x", "RSS x", "floor s"))
+        for name, cmd, floor, runs in jobs:
+            ours = measure(cmd.format(B=OURS, N="ours"), d, runs)
+            theirs = measure(cmd.format(B=LLVM, N="llvm"), d, runs)
+            fl = "%.3f" % measure(floor, d, 1)[0] if floor else "-"
+            print("%-22s %10.4f %10.4f %9.1f | %10.4f %10.4f %9.1f | %7.2f "
+                  "%7.2f | %s" % (name, ours[0], ours[1], ours[2], theirs[0],
+                                  theirs[1], theirs[2], theirs[0] / ours[0],
+                                  theirs[2] / ours[2], fl))
+        for a, b in (("b.ours", "b.llvm"), ("c.ours", "c.llvm")):
+            same = subprocess.run(["cmp", "-s", a, b], cwd=d).returncode == 0
+            print("%s and %s: %s" % (a, b, "identical" if same else "DIFFER"))
+        print("(x columns: LLVM's figure over ours; above 1 means we are "
+              "faster or smaller)")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
