@@ -323,16 +323,14 @@ static int check_targets(struct config *c)
 		kind_ok = target_kind_valid(&tg);
 		triple_ok = target_triple_valid(&tg);
 		if (!kind_ok || !triple_ok) {
-			fprintf(stderr, "%s: %serror:%s invalid target '%s'",
-				argv0, isatty(2) ? "\033[0;1;31m" : "",
-				isatty(2) ? "\033[0m" : "", raw);
-			if (!kind_ok)
-				fprintf(stderr, ", unknown offloading kind '%s'",
-					tg.kind);
-			if (!triple_ok)
-				fprintf(stderr, ", unknown target triple '%s'",
-					tg.triple);
-			fputc('\n', stderr);
+			const char *k = kind_ok ? "" : "'";
+			const char *t = triple_ok ? "" : "'";
+
+			bundler_fail("invalid target '%s'%s%s%s%s%s%s", raw,
+				     kind_ok ? "" : ", unknown offloading kind '",
+				     kind_ok ? "" : tg.kind, k,
+				     triple_ok ? "" : ", unknown target triple '",
+				     triple_ok ? "" : tg.triple, t);
 			target_free(&tg);
 			goto out;
 		}

@@ -52,7 +52,7 @@ struct source {
 	const struct config *c;
 	struct io_in file;
 	struct io_in seg;	/* the bundle now read: file's bytes or a copy */
-	size_t pos;		/* where the next CCOB starts in file */
+	size_t pos;		/* where the next bundle starts in file */
 	unsigned method;	/* of the last CCOB */
 	int nseg;
 	bool compressed;
