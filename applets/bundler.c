@@ -496,8 +496,8 @@ int bundler_main(int argc, char **argv)
 
 	c.level = 3;
 	c.ccob_version = 3;
-	c.limits = (struct ccob_limits){ CCOB_DEFAULT_MAX_RATIO,
-					 CCOB_DEFAULT_MAX_SIZE };
+	c.limits = (struct ccob_limits){ .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+					 .max_size = CCOB_DEFAULT_MAX_SIZE };
 	read_env(&c);
 	if (ccob_limits_from_env(&c.limits) < 0) {
 		rc = 1;

@@ -98,7 +98,7 @@ static void show_progress(uint64_t done, uint64_t total)
 
 static void end_progress(void)
 {
-	if (write_ccob_on_progress && progress_last.tv_sec)
+	if (progress_last.tv_sec)
 		fputs("\r\033[K", stderr);
 	progress_last.tv_sec = 0;
 }
@@ -233,10 +233,14 @@ static int decompress_one(const struct options *o, const char *in_name,
 	struct io_out out = { .fd = -1 };
 	struct sink k = { &out, in_name, name };
 	struct err e;
+	int rc;
 
 	if (open_output(o, in_name, name, &out))
 		return 1;
-	if (each_ccob(o, in_name, in, write_payload, &k)) {
+	progress_name = in_name;
+	rc = each_ccob(o, in_name, in, write_payload, &k);
+	end_progress();
+	if (rc) {
 		io_out_discard(&out);
 		return 1;
 	}
@@ -323,7 +327,8 @@ int ccob_main(int argc, char **argv)
 	};
 	struct options o = {
 		.mode = COMPRESS, .method = CCOB_ZSTD, .version = 3,
-		.limits = { CCOB_DEFAULT_MAX_RATIO, CCOB_DEFAULT_MAX_SIZE },
+		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
 	struct err e;
 	long long n;
@@ -401,8 +406,10 @@ int ccob_main(int argc, char **argv)
 	if (o.level_set && o.method == CCOB_ZLIB &&
 	    (o.level < -1 || o.level > 9))
 		return usage_error("zlib levels run from 0 to 9");
-	if (!o.quiet && isatty(2))
+	if (!o.quiet && isatty(2)) {
 		write_ccob_on_progress = show_progress;
+		o.limits.progress = show_progress;
+	}
 	if (o.mode == LIST)
 		printf("%10s %4s  %-6s %12s %13s %8s  %-18s  %-5s  %s\n", "Offset",
 		       "Ver", "Method", "Compressed", "Uncompressed", "Ratio",

@@ -1,6 +1,7 @@
 /* ccob: compressed offload bundles ("CCOB").  The codecs are zstd and zlib,
  * the hash libmd's MD5; this file only frames them as LLVM 22 does. */
 #include <md5.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,34 +303,89 @@ static const char *zlib_code(int rc)
 	}
 }
 
+enum { STEP = 8 << 20 };	/* input bytes between progress reports */
+
+/* Both decoders work in steps so progress can be reported, and write
+ * straight into the caller's buffer of exactly the declared size. */
 static int inflate_one(const uint8_t *src, size_t avail, uint8_t *dst,
-		       uint64_t raw, size_t *consumed, uint64_t *produced,
-		       struct err *e)
+		       uint64_t raw, const struct ccob_limits *lim,
+		       size_t *consumed, uint64_t *produced, struct err *e)
 {
 	z_stream zs;
-	int rc;
+	int rc = Z_OK;
 
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit(&zs) != Z_OK)
 		return err_set(e, "zlib: out of memory");
-	/* Both sizes fit: the caller capped raw, and avail is a file. */
 	zs.next_in = (Bytef *)src;
-	zs.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
 	zs.next_out = dst;
-	zs.avail_out = raw > UINT32_MAX ? UINT32_MAX : (uInt)raw;
-	rc = inflate(&zs, Z_FINISH);
-	*consumed = zs.total_in;
-	*produced = zs.total_out;
+	while (rc == Z_OK) {
+		size_t in_left = avail - (size_t)((const uint8_t *)zs.next_in - src);
+		uint64_t out_left = raw - (uint64_t)(zs.next_out - dst);
+
+		zs.avail_in = in_left > STEP ? STEP : (uInt)in_left;
+		zs.avail_out = out_left > UINT32_MAX ? UINT32_MAX : (uInt)out_left;
+		rc = inflate(&zs, Z_NO_FLUSH);
+		if (lim->progress)
+			lim->progress((uint64_t)((const uint8_t *)zs.next_in - src),
+				      avail);
+		if (rc == Z_BUF_ERROR && zs.avail_in == 0 &&
+		    (const uint8_t *)zs.next_in - src < (ptrdiff_t)avail)
+			rc = Z_OK;		/* just out of this step's input */
+	}
+	*consumed = (size_t)((const uint8_t *)zs.next_in - src);
+	*produced = (uint64_t)(zs.next_out - dst);
 	inflateEnd(&zs);
 	if (rc == Z_STREAM_END)
 		return 0;
-	if (rc == Z_BUF_ERROR && zs.avail_out == 0)
+	if (rc == Z_BUF_ERROR && *produced == raw)
 		return err_set(e, "decompresses to more than the %llu bytes its "
 			       "header declares", (unsigned long long)raw);
 	if (rc == Z_BUF_ERROR)
 		return err_set(e, "compressed data is cut short");
 	return err_set(e, "Could not decompress embedded file contents: "
 		       "zlib error: %s", zlib_code(rc));
+}
+
+static int unzstd_one(const uint8_t *src, size_t frame, uint8_t *dst,
+		      uint64_t raw, const struct ccob_limits *lim,
+		      uint64_t *produced, struct err *e)
+{
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { src, 0, 0 };
+	ZSTD_outBuffer out = { dst, (size_t)raw, 0 };
+	size_t r = 1;
+
+	if (!dc)
+		return err_set(e, "zstd: out of memory");
+	/* Decode straight into dst (no window buffer of our own), and accept
+	 * any window LLVM's levels may choose. */
+	ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
+	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+	while (r) {
+		size_t before = in.pos;
+
+		in.size = frame - in.size > STEP ? in.size + STEP : frame;
+		r = ZSTD_decompressStream(dc, &out, &in);
+		if (ZSTD_isError(r))
+			break;
+		if (lim->progress)
+			lim->progress(in.pos, frame);
+		if (r && in.pos == frame && in.pos == before)
+			break;		/* no input left, frame not done */
+	}
+	ZSTD_freeDCtx(dc);
+	*produced = out.pos;
+	if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ||
+	    (r && !ZSTD_isError(r) && out.pos == out.size && in.pos < frame))
+		return err_set(e, "decompresses to more than the %llu bytes its "
+			       "header declares", (unsigned long long)raw);
+	if (ZSTD_isError(r))
+		return err_set(e, "Could not decompress embedded file contents: "
+			       "%s", ZSTD_getErrorName(r));
+	if (r)
+		return err_set(e, "compressed data is cut short");
+	return 0;
 }
 
 int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
@@ -366,27 +422,17 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		goto fail;
 	} else if (h->method == CCOB_ZSTD) {
 		size_t frame = ZSTD_findFrameCompressedSize(src, avail);
-		size_t n;
 
 		if (ZSTD_isError(frame)) {
 			err_set(e, "Could not decompress embedded file contents: "
 				"%s", ZSTD_getErrorName(frame));
 			goto fail;
 		}
-		n = ZSTD_decompress(dst, (size_t)h->raw_size, src, frame);
-		if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
-			err_set(e, "decompresses to more than the %llu bytes its "
-				"header declares", (unsigned long long)h->raw_size);
+		if (unzstd_one(src, frame, dst, h->raw_size, lim, &produced,
+			       e) < 0)
 			goto fail;
-		}
-		if (ZSTD_isError(n)) {
-			err_set(e, "Could not decompress embedded file contents: "
-				"%s", ZSTD_getErrorName(n));
-			goto fail;
-		}
 		consumed = frame;
-		produced = n;
-	} else if (inflate_one(src, avail, dst, h->raw_size, &consumed,
+	} else if (inflate_one(src, avail, dst, h->raw_size, lim, &consumed,
 			       &produced, e) < 0) {
 		goto fail;
 	}

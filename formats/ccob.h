@@ -34,6 +34,8 @@ struct ccob_header {
 struct ccob_limits {
 	uint64_t max_ratio;
 	uint64_t max_size;
+	/* Called now and then while decompressing, if set. */
+	void (*progress)(uint64_t done, uint64_t total);
 };
 #define CCOB_DEFAULT_MAX_RATIO 65536
 #define CCOB_DEFAULT_MAX_SIZE (32ULL << 30)
