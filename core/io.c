@@ -366,6 +366,22 @@ int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e)
 	return 0;
 }
 
+/* Forget an output whose descriptor is closed; drop its temporary too. */
+static void release(struct io_out *o, bool remove_tmp)
+{
+	if (o->map)
+		munmap(o->map, o->map_len);
+	if (o->tmp && remove_tmp)
+		unlink(o->tmp);
+	if (o->tmp)
+		pending_remove(o->tmp);
+	free(o->tmp);
+	free(o->dest);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+}
+
 int io_out_commit(struct io_out *o, struct err *e)
 {
 	int rc = 0;
@@ -377,31 +393,13 @@ int io_out_commit(struct io_out *o, struct err *e)
 	o->fd = -1;
 	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)
 		rc = err_set(e, "'%s': %s", o->path, strerror(errno));
-	if (rc < 0 && o->tmp)
-		unlink(o->tmp);
-	if (o->tmp)
-		pending_remove(o->tmp);
-	free(o->tmp);
-	free(o->dest);
-	free(o->path);
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
+	release(o, rc < 0);
 	return rc;
 }
 
 void io_out_discard(struct io_out *o)
 {
-	if (o->map)
-		munmap(o->map, o->map_len);
 	if (o->fd > 1)
 		close(o->fd);
-	if (o->tmp) {
-		unlink(o->tmp);
-		pending_remove(o->tmp);
-	}
-	free(o->tmp);
-	free(o->dest);
-	free(o->path);
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
+	release(o, true);
 }

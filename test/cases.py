@@ -94,10 +94,13 @@ def record_in(d, tooldir, script, timeout=120, extra_env=None):
     for name in sorted(os.listdir(d)):
         path = os.path.join(d, name)
         if os.path.isfile(path):
+            h, size = hashlib.sha256(), 0
             with open(path, "rb") as f:
-                data = f.read()
-            out.append("--- file %s %d %s" % (
-                name, len(data), hashlib.sha256(data).hexdigest()[:32]))
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+                    size += len(block)
+            out.append("--- file %s %d %s" % (name, size,
+                                               h.hexdigest()[:32]))
     return "\n".join(out)
 
 
