@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -79,18 +80,25 @@ def record_in(d, tooldir, script, timeout=120, extra_env=None):
                 "OFFLOAD_BUNDLER_IGNORE_ENV_VAR"):
         env.pop(var, None)
     env.update(extra_env or {})
-    try:
-        p = subprocess.run(["sh", "-c", script], cwd=d, env=env,
-                           stdin=subprocess.DEVNULL, capture_output=True,
-                           timeout=timeout, start_new_session=True)
-    except subprocess.TimeoutExpired:
-        return "rc=timeout"
+    # Output goes to files (read back bounded), and a hung case is killed
+    # with everything it started: LLVM can loop writing heap memory.
+    with tempfile.TemporaryFile() as so, tempfile.TemporaryFile() as se:
+        p = subprocess.Popen(["sh", "-c", script], cwd=d, env=env,
+                             stdin=subprocess.DEVNULL, stdout=so, stderr=se,
+                             start_new_session=True)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            return "rc=timeout"
+        so.seek(0)
+        se.seek(0)
+        stdout = so.read(1 << 20).decode("latin-1")
+        stderr = se.read(1 << 20).decode("latin-1")
     # Speeds in -verbose reports vary from run to run.
-    err = re.sub(r"(speed: )[0-9.]+( MB/s)", r"\1N\2",
-                 p.stderr.decode("latin-1"))
-    out = ["rc=%d" % p.returncode,
-           "--- stdout", p.stdout.decode("latin-1"),
-           "--- stderr", err]
+    err = re.sub(r"(speed: )[0-9.]+( MB/s)", r"\1N\2", stderr)
+    out = ["rc=%d" % rc, "--- stdout", stdout, "--- stderr", err]
     for name in sorted(os.listdir(d)):
         path = os.path.join(d, name)
         if os.path.isfile(path):

@@ -141,7 +141,7 @@ def run(tooldir, files, script, other):
         for name, data in files.items():
             with open(os.path.join(d, name), "wb") as f:
                 f.write(data)
-        return cases.record_in(d, tooldir, script, timeout=20,
+        return cases.record_in(d, tooldir, script, timeout=10,
                                extra_env={"OTHER": os.path.abspath(other)})
     finally:
         shutil.rmtree(d, ignore_errors=True)
