@@ -171,9 +171,7 @@ static int source_next(struct source *s, struct bundle_reader *r)
 		}
 		if (s->nseg && !left)
 			return 0;
-		if (s->nseg && left > BUNDLE_MAGIC_LEN &&
-		    !memcmp(s->file.data + s->pos, BUNDLE_MAGIC,
-			    BUNDLE_MAGIC_LEN))
+		if (s->nseg && bundle_is_binary(s->file.data + s->pos, left))
 			return plain_after_ccob(s, r);
 		if (s->nseg && !ccob_is(s->file.data + s->pos, left)) {
 			/* Bytes after the last CCOB: zlib ignores them, zstd

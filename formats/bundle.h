@@ -63,6 +63,8 @@ struct bundle_entry {
 	size_t id_len;
 };
 
+/* Starts like a binary bundle (the magic and one byte more, as LLVM asks). */
+bool bundle_is_binary(const uint8_t *buf, size_t len);
 /* Parse a binary bundle's header.  A buffer that is not a bundle, or whose
  * first entry is unreadable, holds no entries (as LLVM reads it); a header
  * that breaks off after a good entry is an error (LLVM 22 crashes there). */

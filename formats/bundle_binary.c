@@ -93,6 +93,12 @@ nomem:
 	return err_set(e, "out of memory");
 }
 
+bool bundle_is_binary(const uint8_t *buf, size_t len)
+{
+	return len > BUNDLE_MAGIC_LEN && !memcmp(buf, BUNDLE_MAGIC,
+						 BUNDLE_MAGIC_LEN);
+}
+
 /* Read order is LLVM's: the header fills a StringMap (a repeated ID keeps its
  * first slot and takes the later offset), then the map is walked. */
 int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
@@ -104,9 +110,7 @@ int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
 	memset(r, 0, sizeof(*r));
 	r->buf = buf;
 	r->len = len;
-	/* LLVM's magic test wants one byte past the magic. */
-	if (len <= BUNDLE_MAGIC_LEN ||
-	    memcmp(buf, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) || len < pos)
+	if (!bundle_is_binary(buf, len) || len < pos)
 		return 0;
 	count = get_u64(buf + BUNDLE_MAGIC_LEN);
 	for (uint64_t i = 0; i < count; i++) {
