@@ -69,6 +69,12 @@ int main(int argc, char **argv)
 	a = find(base);
 	if (a)
 		return a->main(argc, argv);
+	/* Called by a name that is neither an applet nor offload itself (a
+	 * stray link): say so rather than guess. */
+	if (strncmp(base, "offload", 7)) {
+		fprintf(stderr, "offload: applet not found: %s\n", base);
+		return 127;
+	}
 	if (argc < 2 || !strcmp(argv[1], "--list") ||
 	    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return list(stdout);
