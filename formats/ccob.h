@@ -55,9 +55,11 @@ struct ccob_hasher *ccob_hasher_new(void);
 void ccob_hasher_add(struct ccob_hasher *h, const void *p, size_t n);
 uint64_t ccob_hasher_done(struct ccob_hasher *h);	/* frees h */
 
-/* A compressor fed piece by piece whose output is byte-identical to LLVM's
- * one-shot call (zstd with long-distance matching at `level`, or zlib's
- * compress2): sink receives the compressed bytes as they come. */
+/* A compressor with LLVM's parameters (zstd with long-distance matching at
+ * `level`, or zlib's compress2); sink receives the compressed bytes as they
+ * come.  zlib output is the same however the input is fed; zstd output
+ * matches LLVM's one-shot call only when the whole input comes at once
+ * (ccob_encoder_all), since frames past 128 MiB differ when fed in pieces. */
 typedef int (*ccob_sink)(void *ctx, const void *p, size_t n, struct err *e);
 struct ccob_encoder;
 struct ccob_encoder *ccob_encoder_new(unsigned method, int level,
