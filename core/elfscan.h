@@ -1,0 +1,61 @@
+/* elfscan: read an ELF file's section table (any class, byte order and
+ * type) through libelf, checking every offset against the file, and find
+ * what carries offload code.  Only headers are read: the buffer is usually
+ * a mapped file, and scanning touches just the pages that hold headers. */
+#ifndef CORE_ELFSCAN_H
+#define CORE_ELFSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+enum { ELFSCAN_SHT_LLVM_OFFLOADING = 0x6fff4c0b };
+
+/* What a section carries, judged by its type and name. */
+enum elfscan_kind {
+	ELFSCAN_OTHER,
+	ELFSCAN_OFFLOADING,	/* SHT_LLVM_OFFLOADING, or .llvm.offloading */
+	ELFSCAN_HIP_FATBIN,	/* .hip_fatbin: bundles and CCOBs */
+	ELFSCAN_BUNDLE,		/* __CLANG_OFFLOAD_BUNDLE__<id>: one entry */
+	ELFSCAN_NV_FATBIN,	/* .nv_fatbin */
+	ELFSCAN_NV_RELFATBIN,	/* __nv_relfatbin */
+};
+
+struct elfscan_section {
+	const char *name;	/* NUL-terminated, inside the file's buffer */
+	size_t name_len;
+	uint32_t index, type, link, info;
+	uint64_t flags, addr, offset, size, align, entsize;
+	enum elfscan_kind kind;
+};
+
+struct elfscan {
+	bool is64, big_endian;
+	uint16_t e_type, machine;
+	size_t shstrndx;
+	struct elfscan_section *sec;	/* every section, index 0 included */
+	size_t n;
+};
+
+bool elfscan_is_elf(const uint8_t *buf, size_t len);
+/* Read the section table.  Fails with a message naming the problem (no
+ * section headers, a table or name past the end of the file, a bad
+ * e_shstrndx, a section whose bytes run past the end) and never reads
+ * outside buf. */
+int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
+		 struct err *e);
+void elfscan_free(struct elfscan *s);
+/* The bytes of section i (empty for SHT_NOBITS); checked by elfscan_open. */
+const uint8_t *elfscan_bytes(const struct elfscan *s, const uint8_t *buf,
+			     size_t i, uint64_t *size);
+
+/* The defined global symbols of an object, in symbol-table order, as an
+ * archive's symbol table lists them (weak and common included; files and
+ * sections not). */
+int elfscan_symbols(const uint8_t *buf, size_t len,
+		    int (*each)(void *ctx, const char *name, size_t len),
+		    void *ctx, struct err *e);
+
+#endif
