@@ -53,7 +53,7 @@ const uint8_t *elfscan_bytes(const struct elfscan *s, const uint8_t *buf,
 
 /* The defined global symbols of an object, in symbol-table order, as an
  * archive's symbol table lists them (weak and common included; files and
- * sections not). */
+ * sections not).  each returns 0, or -1 when out of memory. */
 int elfscan_symbols(const uint8_t *buf, size_t len,
 		    int (*each)(void *ctx, const char *name, size_t len),
 		    void *ctx, struct err *e);
