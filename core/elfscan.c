@@ -82,6 +82,14 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 	memset(s, 0, sizeof(*s));
 	if (!elfscan_is_elf(buf, len))
 		return err_set(e, "not an ELF file");
+	if (len < EI_NIDENT || (buf[EI_CLASS] != ELFCLASS32 &&
+				buf[EI_CLASS] != ELFCLASS64))
+		return err_set(e, "unknown ELF class");
+	if (buf[EI_DATA] != ELFDATA2LSB && buf[EI_DATA] != ELFDATA2MSB)
+		return err_set(e, "unknown ELF byte order");
+	if (len < (buf[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
+					       : sizeof(Elf32_Ehdr)))
+		return err_set(e, "truncated ELF header (%zu bytes)", len);
 	if (!(elf = open_image(buf, len, e)))
 		return -1;
 	if (!gelf_getehdr(elf, &eh)) {
@@ -92,6 +100,15 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 	s->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	s->e_type = eh.e_type;
 	s->machine = eh.e_machine;
+	s->osabi = eh.e_ident[EI_OSABI];
+	s->abiversion = eh.e_ident[EI_ABIVERSION];
+	s->version = eh.e_version;
+	s->flags = eh.e_flags;
+	s->entry = eh.e_entry;
+	if (elf_getphdrnum(elf, &s->phnum) < 0) {
+		err_set(e, "bad program header count");
+		goto out;
+	}
 	if (elf_getshdrnum(elf, &n) < 0) {
 		err_set(e, "section header table runs past the end of the file");
 		goto out;

@@ -34,7 +34,10 @@ struct elfscan_section {
 struct elfscan {
 	bool is64, big_endian;
 	uint16_t e_type, machine;
-	size_t shstrndx;
+	uint8_t osabi, abiversion;
+	uint32_t version, flags;
+	uint64_t entry;
+	size_t phnum, shstrndx;
 	struct elfscan_section *sec;	/* every section, index 0 included */
 	size_t n;
 };
