@@ -82,8 +82,8 @@ static int check_ref(const struct copy *c, size_t i, uint64_t ref,
 		return err_set(e, "section '%s': %s %llu is not a section index",
 			       sec_name(c, i), field, (unsigned long long)ref);
 	if (ref && !c->new_index[ref])
-		return err_set(e, "section '%s' refers to '%s', which is removed",
-			       sec_name(c, i), sec_name(c, ref));
+		return err_set(e, "cannot remove section '%s': section '%s' "
+			       "refers to it", sec_name(c, ref), sec_name(c, i));
 	return 0;
 }
 
@@ -227,10 +227,14 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 			return err_set(e, "symbol '%.*s' is in section %llu, "
 				       "which does not exist", (int)name_len,
 				       name, (unsigned long long)shndx);
+		if (!c->new_index[shndx] && name_len)
+			return err_set(e, "cannot remove section '%s': symbol "
+				       "'%.*s' is defined in it",
+				       sec_name(c, shndx), (int)name_len, name);
 		if (!c->new_index[shndx])
-			return err_set(e, "symbol '%.*s' is defined in '%s', "
-				       "which is removed", (int)name_len, name,
-				       sec_name(c, shndx));
+			return err_set(e, "cannot remove section '%s': symbol "
+				       "%zu is defined in it", sec_name(c, shndx),
+				       k);
 		put(p + shndx_at, 2, c->new_index[shndx], be);
 	}
 	*info = last_local + 1;
