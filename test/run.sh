@@ -35,6 +35,7 @@ suite golden python3 test/cases.py check build/bin test/bundler.cases test/golde
 suite bundler sh test/bundler.test
 suite ccob sh test/ccob.test
 suite object sh test/object.test
+suite driver sh test/driver.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 
 echo "$passed passed, $failed failed"
