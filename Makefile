@@ -62,7 +62,11 @@ build/test/targetid_test: test/targetid/targetid_test.c core/targetid.c core/tri
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
 
-UNIT := build/test/triple_test build/test/targetid_test
+build/test/elfscan_test: test/elfscan/elfscan_test.c core/elfscan.c core/io.c core/err.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
+
+UNIT := build/test/triple_test build/test/targetid_test build/test/elfscan_test
 
 check: all $(UNIT)
 	@sh test/run.sh

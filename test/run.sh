@@ -36,6 +36,7 @@ suite bundler sh test/bundler.test
 suite ccob sh test/ccob.test
 suite object sh test/object.test
 suite driver sh test/driver.test
+suite elfscan sh test/elfscan.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 
 echo "$passed passed, $failed failed"
