@@ -12,6 +12,11 @@
 
 /* Past this an alignment or layout is hostile, not an object. */
 #define LAYOUT_LIMIT ((uint64_t)1 << 48)
+/* A NOBITS section made PROGBITS is written out as zeros; past this it is
+ * an attack on the disk, not an object. */
+#define ZERO_FILL_LIMIT ((uint64_t)1 << 32)
+/* Not in every <elf.h>: x86-64's large-model section flag. */
+#define ELFCOPY_SHF_X86_64_LARGE 0x10000000u
 
 struct out_section {
 	const char *name;
@@ -276,6 +281,32 @@ static int rewrite_group(struct copy *c, size_t i, struct err *e)
 	return 0;
 }
 
+/* llvm-objcopy --set-section-flags=NAME=readonly,exclude on an existing
+ * section: flags become SHF_EXCLUDE plus those it preserves (group, TLS,
+ * OS and processor bits, ...), and a non-allocated SHT_NOBITS section turns
+ * into PROGBITS full of zeros. */
+static int set_exclude(struct copy *c, struct out_section *o, struct err *e)
+{
+	uint64_t keep = (SHF_COMPRESSED | SHF_GROUP | SHF_LINK_ORDER |
+			 SHF_MASKOS | SHF_MASKPROC | SHF_TLS | SHF_INFO_LINK) &
+			~(uint64_t)SHF_EXCLUDE;
+
+	if (c->s.machine == EM_X86_64)
+		keep &= ~(uint64_t)ELFCOPY_SHF_X86_64_LARGE;
+	if (o->type == SHT_NOBITS && !(o->flags & SHF_ALLOC)) {
+		if (o->size > ZERO_FILL_LIMIT)
+			return err_set(e, "section '%s' would become %llu bytes "
+				       "of zeros", o->name,
+				       (unsigned long long)o->size);
+		if (!(c->owned[o->old_index] = calloc(1, o->size ? o->size : 1)))
+			return err_set(e, "out of memory");
+		o->type = SHT_PROGBITS;
+		o->data = c->owned[o->old_index];
+	}
+	o->flags = (o->flags & keep) | SHF_EXCLUDE;
+	return 0;
+}
+
 static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 			 size_t nadd, struct err *e)
 {
@@ -315,6 +346,13 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 				return -1;
 			o->data = c->owned[i];
 		}
+		for (size_t k = 0; k < nadd; k++)
+			if (add[k].set_existing && !strcmp(add[k].name, s->name) &&
+			    !c->owned[i]) {
+				if (set_exclude(c, o, e) < 0)
+					return -1;
+				break;
+			}
 	}
 	for (size_t k = 0; k < nadd; k++) {
 		struct out_section *o = &c->o[c->n - nadd + k];
