@@ -34,6 +34,7 @@ suite targetid build/test/targetid_test test/targetid/golden.tsv
 suite golden python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden
 suite bundler sh test/bundler.test
 suite ccob sh test/ccob.test
+suite fuzz-replay sh test/fuzz/replay.sh
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 
 echo "$passed passed, $failed failed"
