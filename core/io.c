@@ -172,7 +172,7 @@ static char *resolve_dest(const char *path)
 	return strdup(path);
 }
 
-int io_out_open(struct io_out *o, const char *path, struct err *e)
+static int out_open(struct io_out *o, const char *path, struct err *e)
 {
 	struct stat st;
 	char *dir_copy = NULL;
@@ -236,6 +236,15 @@ int io_out_open(struct io_out *o, const char *path, struct err *e)
 		return err_set(e, "'%s': %s", path, strerror(saved));
 	}
 	return 0;
+}
+
+/* A failed open holds nothing: the caller need not discard it. */
+int io_out_open(struct io_out *o, const char *path, struct err *e)
+{
+	if (out_open(o, path, e) == 0)
+		return 0;
+	io_out_discard(o);
+	return -1;
 }
 
 int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e)
