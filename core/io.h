@@ -15,10 +15,10 @@
 struct io_in {
 	const uint8_t *data;
 	size_t len;
-	const char *path;	/* as opened, for messages (not owned) */
 	int fd;
 	void *map;
 	uint8_t *heap;
+	const char *path;	/* as opened, for messages (not owned) */
 };
 
 /* Open path ("-" = stdin).  On failure e says "'<path>': <why>". */
