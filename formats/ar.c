@@ -30,7 +30,7 @@ enum {
 };
 
 /* Room for a name or field quoted in a message. */
-enum { SHOW_MAX = 200 };
+enum { SHOW_MAX = 512 };
 
 /* A header that passed the checks LLVM makes when it steps onto a member. */
 struct hdr {
@@ -85,20 +85,27 @@ static bool parse_uint(const uint8_t *s, size_t n, unsigned radix,
 	return true;
 }
 
-/* Bytes quoted in a message as raw_ostream::write_escaped does (\\, \t,
- * \n, \", other unprintables as three octal digits), cut at SHOW_MAX. */
-static const char *show(char *out, const void *s, size_t n)
+/* Bytes quoted in a message, cut at SHOW_MAX.  Where LLVM escapes them
+ * (raw_ostream::write_escaped: \\, \t, \n, \", other unprintables as
+ * three octal digits) so does ESCAPED; where it prints them raw, RAW
+ * escapes only control characters, so that a message stays one line of
+ * text (a NUL could not even be carried). */
+enum quoting { RAW, ESCAPED };
+
+static const char *show(char *out, const void *s, size_t n, enum quoting q)
 {
 	const uint8_t *p = s;
 	size_t o = 0;
 
 	for (size_t i = 0; i < n && o + 5 < SHOW_MAX; i++) {
 		uint8_t c = p[i];
+		bool control = c < 0x20 || c == 0x7f;
 
-		if (c == '\\' || c == '"' || c == '\t' || c == '\n') {
+		if (c == '\t' || c == '\n' ||
+		    (q == ESCAPED && (c == '\\' || c == '"'))) {
 			out[o++] = '\\';
 			out[o++] = c == '\t' ? 't' : c == '\n' ? 'n' : (char)c;
-		} else if (c >= 0x20 && c < 0x7f) {
+		} else if (!control && (q == RAW || c < 0x7f)) {
 			out[o++] = (char)c;
 		} else {
 			out[o++] = '\\';
@@ -167,7 +174,7 @@ static int member_name(const struct ar_reader *r, size_t at, uint64_t avail,
 				       "characters after the '/' are not all "
 				       "decimal numbers: '%s' for archive member "
 				       "header at offset %zu)",
-				       show(s, raw + 1, digits), at);
+				       show(s, raw + 1, digits, ESCAPED), at);
 		if (v >= r->strtab_len)
 			return err_set(e, MALFORMED "long name offset %" PRIu64
 				       " past the end of the string table for "
@@ -209,7 +216,7 @@ static int member_name(const struct ar_reader *r, size_t at, uint64_t avail,
 				       " after the #1/ are not all decimal "
 				       "numbers: '%s' for archive member header "
 				       "at offset %zu)",
-				       show(s, raw + 3, digits), at);
+				       show(s, raw + 3, digits, ESCAPED), at);
 		if (avail < AR_HEADER_LEN || v > avail - AR_HEADER_LEN)
 			return err_set(e, MALFORMED "long name length: %" PRIu64
 				       " extends past the end of the member or "
@@ -238,7 +245,7 @@ static const char *where(const struct ar_reader *r, size_t at, uint64_t avail,
 		snprintf(out, SHOW_MAX + 32, "at offset %zu", at);
 	else
 		snprintf(out, SHOW_MAX + 32, "%s%s", for_word,
-			 show(s, name, len));
+			 show(s, name, len, RAW));
 	return out;
 }
 
@@ -261,7 +268,7 @@ static int read_header(const struct ar_reader *r, size_t at, struct hdr *h,
 		return err_set(e, MALFORMED "terminator characters in archive "
 			       "member \"%s\" not the correct \"`\\n\" values "
 			       "for the archive member header %s)",
-			       show(s, f + TERM_AT, 2),
+			       show(s, f + TERM_AT, 2, ESCAPED),
 			       where(r, at, avail, "for ", w));
 	if (raw_name(r, at, &h->raw, &h->raw_len, e) < 0)
 		return -1;
@@ -273,7 +280,8 @@ static int read_header(const struct ar_reader *r, size_t at, struct hdr *h,
 		return err_set(e, MALFORMED "characters in size field in "
 			       "archive member header are not all decimal "
 			       "numbers: '%s' for the archive member header at "
-			       "offset %zu)", show(s, f + SIZE_AT, digits), at);
+			       "offset %zu)", show(s, f + SIZE_AT, digits, RAW),
+			       at);
 	h->start = AR_HEADER_LEN;
 	if (starts(h->raw, h->raw_len, "#1/")) {
 		uint64_t name_len;
@@ -284,7 +292,7 @@ static int read_header(const struct ar_reader *r, size_t at, struct hdr *h,
 				       " after the #1/ are not all decimal "
 				       "numbers: '%s' for archive member header "
 				       "at offset %zu)",
-				       show(s, h->raw + 3, digits), at);
+				       show(s, h->raw + 3, digits, RAW), at);
 		/* A thin member's next header follows its own: the name
 		 * bytes LLVM would skip would overlap it. */
 		if (h->thin)
@@ -488,7 +496,7 @@ static int number_field(const struct ar_member *m, const uint8_t *f,
 			       "member header are not all %s numbers: '%s' "
 			       "for the archive member header at offset %"
 			       PRIu64 ")", what, radix == 8 ? "octal" :
-			       "decimal", show(s, f, n), m->header);
+			       "decimal", show(s, f, n, RAW), m->header);
 	return 0;
 }
 
@@ -701,7 +709,7 @@ static int symbol_points_at_member(void *ctx, const char *name, size_t len,
 	if (lo < h->n && h->at[lo] == member)
 		return 0;
 	return err_set(h->e, BADSYM "symbol '%s' points at offset %" PRIu64
-		       ", which is no member's header", show(s, name, len),
+		       ", which is no member's header", show(s, name, len, RAW),
 		       member);
 }
 
