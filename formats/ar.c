@@ -719,18 +719,26 @@ int ar_validate(const uint8_t *buf, size_t len, struct err *e)
 	struct ar_member m;
 	struct ar_attrs a;
 	struct headers h = { NULL, 0, e };
+	size_t cap = 0;
 	int rc;
 
 	if (ar_open(&r, buf, len, e) < 0)
 		return -1;
-	/* Headers take 60 bytes each: this bounds the count. */
-	h.at = malloc((len / AR_HEADER_LEN + 1) * sizeof(*h.at));
-	if (!h.at)
-		return err_set(e, "out of memory");
 	while ((rc = ar_next(&r, &m, e)) > 0) {
 		if (ar_member_attrs(&r, &m, &a, e) < 0) {
 			rc = -1;
 			break;
+		}
+		if (h.n == cap) {
+			uint64_t *p;
+
+			cap = cap ? 2 * cap : 64;
+			p = realloc(h.at, cap * sizeof(*h.at));
+			if (!p) {
+				rc = err_set(e, "out of memory");
+				break;
+			}
+			h.at = p;
 		}
 		h.at[h.n++] = m.header;
 	}

@@ -83,6 +83,8 @@ static int flush(struct wbuf *w, struct err *e)
 
 static int put(struct wbuf *w, const void *p, size_t len, struct err *e)
 {
+	if (!len)
+		return 0;
 	if (len > sizeof(w->b) - w->n) {
 		if (flush(w, e) < 0)
 			return -1;

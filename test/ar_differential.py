@@ -30,8 +30,8 @@ TOP = os.path.dirname(HERE)
 TOOL = os.path.join(TOP, "build", "test", "ar_test")
 GOLDEN = os.path.join(TOP, "test", "golden", "ar")
 OBJECTS = ["syms-host.bc", "syms-clang.o", "syms-gcc.o", "gpu-gfx90a.bc",
-           "gpu-gfx90a.o", "asm-host.bc", "nosym.bc", "nosym.o", "darwin.bc",
-           "vtable.bc"]
+           "gpu-gfx90a.o", "gpu-gfx90a.so", "asm-host.bc", "nosym.bc",
+           "nosym.o", "darwin.bc", "vtable.bc"]
 NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789._-+ ="
 
 

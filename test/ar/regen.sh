@@ -4,7 +4,8 @@
 # and gcc from test/ar/src, archives written by LLVM 22's llvm-ar and
 # clang-offload-bundler from them, and what llvm-ar t and llvm-nm
 # --print-armap print for each.  test/ar.test holds formats/ar against
-# these.  Needs clang-22, LLVM 22 in $LLVM_BIN, gcc and binutils' ar.
+# these.  Needs LLVM 22 in $LLVM_BIN (with clang), ld.lld, gcc and
+# binutils' ar.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -26,6 +27,8 @@ $CC -fcommon -c syms.c -o syms-clang.o
 gcc -fcommon -c syms.c -o syms-gcc.o
 $CC $GPU -mcpu=gfx90a -fcommon -c -emit-llvm gpu.c -o gpu-gfx90a.bc
 $CC $GPU -mcpu=gfx90a -fcommon -c gpu.c -o gpu-gfx90a.o
+# A linked code object (ET_DYN); version 4 links with older lld too.
+$CC $GPU -mcpu=gfx90a -mcode-object-version=4 codeobject.c -o gpu-gfx90a.so
 $CC -c -emit-llvm asm.c -o asm-host.bc
 $CC -c -emit-llvm nosym.c -o nosym.bc
 $CC -c nosym.c -o nosym.o
@@ -48,7 +51,7 @@ printf 'in a directory\n' > sub/nested.txt
 
 # Archives by llvm-ar.  Member names are base names (thin: the paths).
 OBJ="syms-host.bc syms-clang.o syms-gcc.o gpu-gfx90a.bc gpu-gfx90a.o
-	asm-host.bc nosym.bc darwin.bc vtable.bc"
+	gpu-gfx90a.so asm-host.bc nosym.bc darwin.bc vtable.bc"
 AR="$llvm/llvm-ar"
 $AR rcD --format=gnu objects.a $OBJ opaque.txt
 $AR rcD --format=gnu names.a opaque.txt a_member_name_longer_than_15.txt \

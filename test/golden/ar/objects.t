@@ -3,6 +3,7 @@ syms-clang.o
 syms-gcc.o
 gpu-gfx90a.bc
 gpu-gfx90a.o
+gpu-gfx90a.so
 asm-host.bc
 nosym.bc
 darwin.bc
