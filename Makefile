@@ -62,6 +62,10 @@ build/test/targetid_test: test/targetid/targetid_test.c core/targetid.c core/tri
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
 
+build/test/elfscan_test: test/elfscan/elfscan_test.c core/elfscan.c core/io.c core/err.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
+
 # The archive and bitcode formats, with the core files they stand on.
 AR_TEST_SRCS := test/ar/ar_test.c formats/ar.c formats/ar_write.c \
 	formats/ar_symbols.c formats/bitcode.c core/elfscan.c core/io.c \
@@ -70,7 +74,8 @@ build/test/ar_test: $(AR_TEST_SRCS) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
 
-UNIT := build/test/triple_test build/test/targetid_test build/test/ar_test
+UNIT := build/test/triple_test build/test/targetid_test build/test/elfscan_test \
+	build/test/ar_test
 
 check: all $(UNIT)
 	@sh test/run.sh

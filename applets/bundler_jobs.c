@@ -296,7 +296,9 @@ static int source_next(struct source *s, struct bundle_reader *r)
 			return -1;
 		s->nseg++;
 	}
-	h = pick_handler(c->type, &s->seg, &comment);
+	/* LLVM picks the layout from the input file before decompressing
+	 * it: a CCOB's content is never read as an object. */
+	h = pick_handler(c->type, &s->file, &comment);
 	if (h == H_TEXT) {
 		bundle_open_text(r, comment, s->seg.data, s->seg.len);
 		return 1;

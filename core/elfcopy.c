@@ -12,6 +12,11 @@
 
 /* Past this an alignment or layout is hostile, not an object. */
 #define LAYOUT_LIMIT ((uint64_t)1 << 48)
+/* A NOBITS section made PROGBITS is written out as zeros; past this it is
+ * an attack on the disk, not an object. */
+#define ZERO_FILL_LIMIT ((uint64_t)1 << 32)
+/* Not in every <elf.h>: x86-64's large-model section flag. */
+#define ELFCOPY_SHF_X86_64_LARGE 0x10000000u
 
 struct out_section {
 	const char *name;
@@ -82,8 +87,8 @@ static int check_ref(const struct copy *c, size_t i, uint64_t ref,
 		return err_set(e, "section '%s': %s %llu is not a section index",
 			       sec_name(c, i), field, (unsigned long long)ref);
 	if (ref && !c->new_index[ref])
-		return err_set(e, "section '%s' refers to '%s', which is removed",
-			       sec_name(c, i), sec_name(c, ref));
+		return err_set(e, "cannot remove section '%s': section '%s' "
+			       "refers to it", sec_name(c, ref), sec_name(c, i));
 	return 0;
 }
 
@@ -227,10 +232,14 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 			return err_set(e, "symbol '%.*s' is in section %llu, "
 				       "which does not exist", (int)name_len,
 				       name, (unsigned long long)shndx);
+		if (!c->new_index[shndx] && name_len)
+			return err_set(e, "cannot remove section '%s': symbol "
+				       "'%.*s' is defined in it",
+				       sec_name(c, shndx), (int)name_len, name);
 		if (!c->new_index[shndx])
-			return err_set(e, "symbol '%.*s' is defined in '%s', "
-				       "which is removed", (int)name_len, name,
-				       sec_name(c, shndx));
+			return err_set(e, "cannot remove section '%s': symbol "
+				       "%zu is defined in it", sec_name(c, shndx),
+				       k);
 		put(p + shndx_at, 2, c->new_index[shndx], be);
 	}
 	*info = last_local + 1;
@@ -269,6 +278,32 @@ static int rewrite_group(struct copy *c, size_t i, struct err *e)
 			return -1;
 		put(p + k, 4, c->new_index[member], c->s.big_endian);
 	}
+	return 0;
+}
+
+/* llvm-objcopy --set-section-flags=NAME=readonly,exclude on an existing
+ * section: flags become SHF_EXCLUDE plus those it preserves (group, TLS,
+ * OS and processor bits, ...), and a non-allocated SHT_NOBITS section turns
+ * into PROGBITS full of zeros. */
+static int set_exclude(struct copy *c, struct out_section *o, struct err *e)
+{
+	uint64_t keep = (SHF_COMPRESSED | SHF_GROUP | SHF_LINK_ORDER |
+			 SHF_MASKOS | SHF_MASKPROC | SHF_TLS | SHF_INFO_LINK) &
+			~(uint64_t)SHF_EXCLUDE;
+
+	if (c->s.machine == EM_X86_64)
+		keep &= ~(uint64_t)ELFCOPY_SHF_X86_64_LARGE;
+	if (o->type == SHT_NOBITS && !(o->flags & SHF_ALLOC)) {
+		if (o->size > ZERO_FILL_LIMIT)
+			return err_set(e, "section '%s' would become %llu bytes "
+				       "of zeros", o->name,
+				       (unsigned long long)o->size);
+		if (!(c->owned[o->old_index] = calloc(1, o->size ? o->size : 1)))
+			return err_set(e, "out of memory");
+		o->type = SHT_PROGBITS;
+		o->data = c->owned[o->old_index];
+	}
+	o->flags = (o->flags & keep) | SHF_EXCLUDE;
 	return 0;
 }
 
@@ -311,6 +346,13 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 				return -1;
 			o->data = c->owned[i];
 		}
+		for (size_t k = 0; k < nadd; k++)
+			if (add[k].set_existing && !strcmp(add[k].name, s->name) &&
+			    !c->owned[i]) {
+				if (set_exclude(c, o, e) < 0)
+					return -1;
+				break;
+			}
 	}
 	for (size_t k = 0; k < nadd; k++) {
 		struct out_section *o = &c->o[c->n - nadd + k];

@@ -21,6 +21,9 @@ struct elfcopy_add {
 	uint32_t type;
 	uint64_t flags;
 	uint64_t align;
+	/* Also give existing sections of this name the flags, as
+	 * llvm-objcopy --set-section-flags=<name>=readonly,exclude does. */
+	bool set_existing;
 };
 
 /* Write the object in buf to out without the sections drop() accepts (by

@@ -109,6 +109,13 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 		err_set(e, "bad program header count");
 		goto out;
 	}
+	/* libelf reports a table outside the file as "no sections"; say
+	 * what is wrong instead. */
+	if (eh.e_shoff && (eh.e_shoff > len || (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) *
+			   eh.e_shentsize > len - eh.e_shoff)) {
+		err_set(e, "section header table runs past the end of the file");
+		goto out;
+	}
 	if (elf_getshdrnum(elf, &n) < 0) {
 		err_set(e, "section header table runs past the end of the file");
 		goto out;

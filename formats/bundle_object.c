@@ -94,7 +94,7 @@ int bundle_write_object(const uint8_t *host, size_t host_len,
 		memcpy(names[i] + BUNDLE_MAGIC_LEN, ids[i], len + 1);
 		add[i] = (struct elfcopy_add){
 			.name = names[i], .type = SHT_PROGBITS,
-			.flags = SHF_EXCLUDE, .align = 1,
+			.flags = SHF_EXCLUDE, .align = 1, .set_existing = true,
 			.data = (long)i == host_index ? host_marker : data[i],
 			.size = (long)i == host_index ? 1 : sizes[i],
 		};

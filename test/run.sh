@@ -35,6 +35,9 @@ suite targetid build/test/targetid_test test/targetid/golden.tsv
 suite golden python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden
 suite bundler sh test/bundler.test
 suite ccob sh test/ccob.test
+suite object sh test/object.test
+suite driver sh test/driver.test
+suite elfscan sh test/elfscan.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 suite ar sh test/ar.test
 suite ar-diff python3 test/ar_differential.py --cases "${AR_DIFF_CASES:-100}"
