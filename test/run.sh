@@ -24,6 +24,9 @@ suite() {
 	fi
 	if [ "$f" -ne 0 ]; then
 		printf '%s\n' "$out" | grep -v '^PASS' | tail -n 60
+	else
+		# Cases a suite cannot run here say so on a SKIP line.
+		printf '%s\n' "$out" | grep '^SKIP'
 	fi
 	printf '%-14s %s passed, %s failed\n' "$name:" "$p" "$f"
 	passed=$((passed + p))
@@ -38,6 +41,8 @@ suite ccob sh test/ccob.test
 suite object sh test/object.test
 suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
+suite fuzz-replay sh test/fuzz/replay.sh
+suite faults sh test/faults.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 suite ar sh test/ar.test
 suite ar-diff python3 test/ar_differential.py --cases "${AR_DIFF_CASES:-100}"
