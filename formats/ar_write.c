@@ -154,6 +154,8 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	bool symbolic = false, fill, write_symtab;
 	int rc = -1;
 
+	if (n > SIZE_MAX / AR_HEADER_LEN)
+		goto nomem;
 	hdr = malloc(n ? n * AR_HEADER_LEN : 1);
 	size = calloc(n ? n : 1, sizeof(*size));
 	pos = calloc(n ? n : 1, sizeof(*pos));
@@ -168,9 +170,11 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		char *h = hdr + i * AR_HEADER_LEN;
 		bool long_name = thin || m[i].name_len >= 16 ||
-				 memchr(m[i].name, '/', m[i].name_len);
+				 (m[i].name_len &&
+				  memchr(m[i].name, '/', m[i].name_len));
 
-		for (size_t k = 0; k < m[i].npieces; k++)
+		for (size_t k = 0; k < m[i].npieces &&
+				   size[i] <= MAX_MEMBER_SIZE; k++)
 			size[i] += m[i].piece[k].len;
 		if (size[i] > MAX_MEMBER_SIZE) {
 			err_set(e, "File %.*s exceeds size limit",
@@ -198,7 +202,8 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 			snprintf(num, sizeof(num), "%" PRIu64, off);
 			pad_field(h + 1, 15, num);
 		} else {
-			memcpy(h, m[i].name, m[i].name_len);
+			if (m[i].name_len)
+				memcpy(h, m[i].name, m[i].name_len);
 			h[m[i].name_len] = '/';
 			memset(h + m[i].name_len + 1, ' ', 15 - m[i].name_len);
 		}

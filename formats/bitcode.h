@@ -69,7 +69,14 @@ int bitcode_symbol(const struct bitcode_symtab *t, uint32_t i,
 /* The names LLVM's archive writer lists for a bitcode member, in order:
  * the global symbols that are neither undefined nor format-specific
  * (private, or named "llvm.*", or in section "llvm.metadata").  each
- * returns 0 to go on; anything else stops and is returned. */
+ * returns 0 to go on; anything else stops and is returned.
+ *
+ * The writer reads the IR itself (IRObjectFile); the table holds the same
+ * symbols, flags and order, built by the same ModuleSymbolTable when the
+ * file was written, so for files LLVM 22 wrote the lists agree.  Symbols
+ * of module-level inline asm (an empty ir_name) are listed, as llvm-ar
+ * lists them; LLVM 22's clang-offload-bundler crashes on such a member
+ * (it registers no asm parser). */
 int bitcode_archive_symbols(const uint8_t *buf, size_t len,
 			    int (*each)(void *ctx, const char *name,
 					size_t len),
