@@ -439,8 +439,7 @@ static int run(struct config *c, struct clopt *o)
 	if (check_targets(c))
 		return 1;
 	if (c->unbundle && !strcmp(c->type, "a"))
-		return bundler_fail("'%s': unbundling archives (-type=a) is not "
-			    "supported yet", c->inputs[0]);
+		return bundler_unbundle_archive(c);
 	return c->unbundle ? bundler_unbundle(c) : bundler_bundle(c);
 }
 
@@ -512,6 +511,7 @@ int bundler_main(int argc, char **argv)
 	c.type = o[O_TYPE].s;
 	c.unbundle = o[O_UNBUNDLE].b;
 	c.print_cmds = o[O_PRINT_CMDS].b;
+	c.check_archive = o[O_CHECK_ARCHIVE].b;
 	c.argv0 = argv[0];
 	c.allow_missing = o[O_ALLOW_MISSING].b;
 	c.hip_openmp = o[O_HIP_OPENMP].b;

@@ -16,6 +16,7 @@ struct config {
 	long host_index;	/* last host target, -1 if none */
 	bool hip_only, unbundle, allow_missing, hip_openmp, compress, verbose;
 	bool print_cmds;	/* -###: print the llvm-objcopy LLVM would run */
+	bool check_archive;	/* -check-input-archive */
 	const char *argv0;
 	unsigned long long align;
 	int level;			/* compression level */
@@ -29,5 +30,6 @@ int bundler_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int bundler_list(const struct config *c);
 int bundler_bundle(const struct config *c);
 int bundler_unbundle(const struct config *c);
+int bundler_unbundle_archive(const struct config *c);
 
 #endif

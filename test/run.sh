@@ -45,6 +45,7 @@ suite fuzz-replay sh test/fuzz/replay.sh
 suite faults sh test/faults.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 suite ar sh test/ar.test
+suite archive sh test/archive.test
 suite ar-diff python3 test/ar_differential.py --cases "${AR_DIFF_CASES:-100}"
 
 echo "$passed passed, $failed failed"
