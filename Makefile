@@ -62,7 +62,11 @@ build/test/targetid_test: test/targetid/targetid_test.c core/targetid.c core/tri
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
 
-UNIT := build/test/triple_test build/test/targetid_test
+build/test/llvmhash_test: test/llvmhash/llvmhash_test.c core/llvmhash.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
+
+UNIT := build/test/triple_test build/test/targetid_test build/test/llvmhash_test
 
 check: all $(UNIT)
 	@sh test/run.sh

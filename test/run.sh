@@ -31,6 +31,7 @@ suite() {
 
 suite triple build/test/triple_test test/triple/golden.tsv
 suite targetid build/test/targetid_test test/targetid/golden.tsv
+suite llvmhash build/test/llvmhash_test test/llvmhash/golden.tsv
 suite golden python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden
 suite bundler sh test/bundler.test
 suite ccob sh test/ccob.test
