@@ -65,8 +65,12 @@ build/test/targetid_test: test/targetid/targetid_test.c core/targetid.c core/tri
 build/test/llvmhash_test: test/llvmhash/llvmhash_test.c core/llvmhash.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
+build/test/elfscan_test: test/elfscan/elfscan_test.c core/elfscan.c core/io.c core/err.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
 
-UNIT := build/test/triple_test build/test/targetid_test build/test/llvmhash_test
+UNIT := build/test/triple_test build/test/targetid_test build/test/llvmhash_test \
+	build/test/elfscan_test
 
 check: all $(UNIT)
 	@sh test/run.sh

@@ -511,6 +511,8 @@ int bundler_main(int argc, char **argv)
 		c.verbose = o[O_VERBOSE].b;
 	c.type = o[O_TYPE].s;
 	c.unbundle = o[O_UNBUNDLE].b;
+	c.print_cmds = o[O_PRINT_CMDS].b;
+	c.argv0 = argv[0];
 	c.allow_missing = o[O_ALLOW_MISSING].b;
 	c.hip_openmp = o[O_HIP_OPENMP].b;
 	c.align = o[O_ALIGN].u;

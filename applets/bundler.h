@@ -15,6 +15,8 @@ struct config {
 	char **std_targets;	/* standardised, as written and matched */
 	long host_index;	/* last host target, -1 if none */
 	bool hip_only, unbundle, allow_missing, hip_openmp, compress, verbose;
+	bool print_cmds;	/* -###: print the llvm-objcopy LLVM would run */
+	const char *argv0;
 	unsigned long long align;
 	int level;			/* compression level */
 	unsigned ccob_version;		/* CCOB version written */

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bundler.h"
 #include "write_ccob.h"
+#include "../core/elfscan.h"
 #include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
@@ -38,12 +40,120 @@ static enum handler pick_handler(const char *type, const struct io_in *ref,
 	return H_INVALID;
 }
 
-static int handler_error(enum handler h, const char *type, const char *path)
+static int handler_error(const char *type)
 {
-	if (h == H_INVALID)
-		return bundler_fail("'%s': invalid file type specified", type);
-	return bundler_fail("'%s': object bundles (-type=%s with an object file) are "
-		    "not supported yet", path, type);
+	return bundler_fail("'%s': invalid file type specified", type);
+}
+
+/* Where LLVM 22 finds the llvm-objcopy it runs: beside argv[0] as given
+ * (or beside the real executable when argv[0] is not a path that exists),
+ * then on PATH.  We run nothing; -### prints what LLVM would run. */
+static char *find_objcopy(const char *argv0)
+{
+	char *self = NULL, *dir, *slash, *found = NULL;
+	const char *path = getenv("PATH");
+
+	if (access(argv0, F_OK) == 0)
+		dir = strdup(argv0);
+	else
+		dir = self = realpath("/proc/self/exe", NULL);
+	if (!dir)
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = 0;
+		if (asprintf(&found, "%s/llvm-objcopy", *dir ? dir : "/") < 0)
+			found = NULL;
+		else if (access(found, X_OK)) {
+			free(found);
+			found = NULL;
+		}
+	}
+	if (dir != self)
+		free(dir);
+	free(self);
+	while (!found && path && *path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && asprintf(&found, "%.*s/llvm-objcopy", (int)n, path) >= 0 &&
+		    access(found, X_OK)) {
+			free(found);
+			found = NULL;
+		}
+		path += n + (path[n] == ':');
+	}
+	return found;
+}
+
+/* LLVM's temporary-file name for the host section or the stripped host. */
+static void temp_name(char *buf, size_t size)
+{
+	static const char *const vars[] = { "TMPDIR", "TMP", "TEMP", "TEMPDIR" };
+	const char *dir = NULL;
+	unsigned r = (unsigned)getpid() ^ (unsigned)time(NULL) * 2654435761u;
+
+	for (size_t i = 0; !dir && i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			dir = getenv(vars[i]);
+	snprintf(buf, size, "%s/clang-offload-bundler-%06x.tmp",
+		 dir ? dir : "/tmp", r & 0xffffff);
+}
+
+/* -###: the command on stderr, each word in double quotes, unescaped. */
+static void print_objcopy(const struct config *c, const char *const *args,
+			  size_t n)
+{
+	char *objcopy = find_objcopy(c->argv0);
+
+	fprintf(stderr, "\"%s\"", objcopy ? objcopy : "llvm-objcopy");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, " \"%s\"", args[i]);
+	fputc('\n', stderr);
+	free(objcopy);
+}
+
+static void print_objcopy_strip(const struct config *c)
+{
+	char tmp[4096];
+	const char *args[5] = { "--regex",
+		"--remove-section=" BUNDLE_MAGIC ".*", "--", c->inputs[0], tmp };
+
+	temp_name(tmp, sizeof(tmp));
+	print_objcopy(c, args, 5);
+}
+
+static int print_objcopy_add(const struct config *c)
+{
+	char **args = calloc(2 * c->ntargets + 3, sizeof(*args));
+	char tmp[4096];
+	size_t n = 0;
+	int rc = 0;
+
+	if (!args)
+		return bundler_fail("out of memory");
+	temp_name(tmp, sizeof(tmp));
+	for (size_t i = 0; i < c->ntargets && !rc; i++) {
+		const char *id = c->std_targets[i];
+
+		if (asprintf(&args[n++], "--add-section=" BUNDLE_MAGIC "%s=%s", id,
+			     (long)i == c->host_index ? tmp : c->inputs[i]) < 0 ||
+		    asprintf(&args[n++], "--set-section-flags=" BUNDLE_MAGIC
+			     "%s=readonly,exclude", id) < 0)
+			rc = bundler_fail("out of memory");
+	}
+	if (!rc) {
+		args[n] = strdup("--");
+		args[n + 1] = strdup(c->inputs[c->host_index]);
+		args[n + 2] = strdup(c->outputs[0]);
+		if (args[n] && args[n + 1] && args[n + 2])
+			print_objcopy(c, (const char *const *)args, n + 3);
+		else
+			rc = bundler_fail("out of memory");
+	}
+	for (size_t i = 0; i < 2 * c->ntargets + 3; i++)
+		free(args[i]);
+	free(args);
+	return rc;
 }
 
 /* What --list and --unbundle read: the input itself, or the bundles its
@@ -186,14 +296,17 @@ static int source_next(struct source *s, struct bundle_reader *r)
 			return -1;
 		s->nseg++;
 	}
-	h = pick_handler(c->type, &s->seg, &comment);
+	/* LLVM picks the layout from the input file before decompressing
+	 * it: a CCOB's content is never read as an object. */
+	h = pick_handler(c->type, &s->file, &comment);
 	if (h == H_TEXT) {
 		bundle_open_text(r, comment, s->seg.data, s->seg.len);
 		return 1;
 	}
-	if (h != H_BINARY)
-		return -handler_error(h, c->type, path);
-	if (bundle_open_binary(r, s->seg.data, s->seg.len, &e) < 0)
+	if (h == H_INVALID)
+		return -handler_error(c->type);
+	if ((h == H_OBJECT ? bundle_open_object(r, s->seg.data, s->seg.len, &e)
+			   : bundle_open_binary(r, s->seg.data, s->seg.len, &e)) < 0)
 		return -bundler_fail("'%s': %s", path, e.msg);
 	return 1;
 }
@@ -280,6 +393,83 @@ static int emit_compressed(const struct config *c,
 	return 0;
 }
 
+/* LLVM compresses its (empty) in-memory bundle before llvm-objcopy writes
+ * the object over it; -verbose shows that compression's report. */
+static int report_empty_compression(const struct config *c)
+{
+	struct bundle_plan empty = { 0 };
+	struct io_out scratch = { .fd = -1 };
+	struct err e;
+	int rc;
+
+	if (io_scratch_open(&scratch, &e) < 0)
+		return bundler_fail("%s", e.msg);
+	rc = emit_compressed(c, &empty, NULL, &scratch);
+	io_out_discard(&scratch);
+	return rc;
+}
+
+/* -type=o with an object host: the host with one section per target. */
+static int bundle_object(const struct config *c, const struct io_in *inputs)
+{
+	const uint8_t **data = calloc(c->ntargets + 1, sizeof(*data));
+	uint64_t *sizes = calloc(c->ntargets + 1, sizeof(*sizes));
+	struct io_out out = { .fd = -1 };
+	const struct io_in *host;
+	struct err e;
+	int rc = 1;
+
+	if (!data || !sizes) {
+		bundler_fail("out of memory");
+		goto out;
+	}
+	if (c->host_index < 0) {
+		/* LLVM 22 crashes here (no host input to add sections to). */
+		bundler_fail("'%s': -type=%s with an object file needs a host "
+			     "target to hold the bundle sections; for device "
+			     "code only, use a binary type such as -type=bc",
+			     c->inputs[0], c->type);
+		goto out;
+	}
+	host = &inputs[c->host_index];
+	if (!elfscan_is_elf(host->data, host->len)) {
+		bundler_fail("'%s': not an ELF object: object bundles are made "
+			     "only in ELF hosts", c->inputs[c->host_index]);
+		goto out;
+	}
+	for (size_t i = 0; i < c->ntargets; i++) {
+		data[i] = inputs[i].data;
+		sizes[i] = inputs[i].len;
+	}
+	if (c->compress && c->verbose && report_empty_compression(c))
+		goto out;
+	if (io_out_open(&out, c->outputs[0], &e) < 0) {
+		bundler_fail("%s", e.msg);
+		goto out;
+	}
+	if (c->print_cmds) {
+		/* LLVM leaves the output it opened empty. */
+		if (print_objcopy_add(c))
+			goto out;
+	} else if (bundle_write_object(host->data, host->len,
+				       (const char *const *)c->std_targets,
+				       data, sizes, c->ntargets, c->host_index,
+				       &out, &e) < 0) {
+		bundler_fail("'%s': %s", c->inputs[c->host_index], e.msg);
+		goto out;
+	}
+	if (io_out_commit(&out, &e) < 0) {
+		bundler_fail("%s", e.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	io_out_discard(&out);
+	free(data);
+	free(sizes);
+	return rc;
+}
+
 int bundler_bundle(const struct config *c)
 {
 	struct io_in *inputs = calloc(c->ninputs + 1, sizeof(*inputs));
@@ -305,9 +495,12 @@ int bundler_bundle(const struct config *c)
 	}
 	h = pick_handler(c->type, &inputs[c->hip_only ? 0 : c->host_index],
 			 &comment);
-	if (h != H_TEXT && h != H_BINARY) {
-		handler_error(h, c->type,
-			      c->inputs[c->hip_only ? 0 : c->host_index]);
+	if (h == H_INVALID) {
+		handler_error(c->type);
+		goto out;
+	}
+	if (h == H_OBJECT) {
+		rc = bundle_object(c, inputs);
 		goto out;
 	}
 	if (h == H_BINARY && !c->align) {
@@ -493,7 +686,16 @@ int bundler_unbundle(const struct config *c)
 			bundler_fail("'%s': %s", c->inputs[0], e.msg);
 			goto out;
 		}
-		if (io_out_copy(o, &src.seg, off, size, &e) < 0) {
+		if (r.object && bundle_object_is_host(src.seg.data, off, size)) {
+			/* The host's section marks the object itself. */
+			if (c->print_cmds) {
+				print_objcopy_strip(c);
+			} else if (bundle_strip_object(src.seg.data, src.seg.len, o,
+						       &e) < 0) {
+				bundler_fail("'%s': %s", c->inputs[0], e.msg);
+				goto out;
+			}
+		} else if (io_out_copy(o, &src.seg, off, size, &e) < 0) {
 			bundler_fail("%s", e.msg);
 			goto out;
 		}

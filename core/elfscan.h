@@ -34,7 +34,10 @@ struct elfscan_section {
 struct elfscan {
 	bool is64, big_endian;
 	uint16_t e_type, machine;
-	size_t shstrndx;
+	uint8_t osabi, abiversion;
+	uint32_t version, flags;
+	uint64_t entry;
+	size_t phnum, shstrndx;
 	struct elfscan_section *sec;	/* every section, index 0 included */
 	size_t n;
 };
@@ -53,7 +56,7 @@ const uint8_t *elfscan_bytes(const struct elfscan *s, const uint8_t *buf,
 
 /* The defined global symbols of an object, in symbol-table order, as an
  * archive's symbol table lists them (weak and common included; files and
- * sections not). */
+ * sections not).  each returns 0, or -1 when out of memory. */
 int elfscan_symbols(const uint8_t *buf, size_t len,
 		    int (*each)(void *ctx, const char *name, size_t len),
 		    void *ctx, struct err *e);

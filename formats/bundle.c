@@ -6,6 +6,8 @@
 
 int bundle_next(struct bundle_reader *r, struct bundle_entry *ent)
 {
+	if (r->object)
+		return bundle_next_object(r, ent);
 	return r->text ? bundle_next_text(r, ent) : bundle_next_binary(r, ent);
 }
 
@@ -14,6 +16,8 @@ int bundle_content(struct bundle_reader *r, uint64_t *off, uint64_t *size,
 {
 	if (r->text)
 		return bundle_content_text(r, off, size, e);
+	if (r->object)
+		return bundle_content_object(r, off, size);
 	return bundle_content_binary(r, off, size, e);
 }
 
@@ -28,6 +32,8 @@ void bundle_close(struct bundle_reader *r)
 	strmap_free(&r->entries);
 	free(r->off);
 	free(r->size);
+	free(r->ids);
+	free(r->id_len);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "../core/io.h"
 #include "../core/strmap.h"
 
 #define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
@@ -47,11 +48,14 @@ void bundle_plan_free(struct bundle_plan *plan);
 struct bundle_reader {
 	const uint8_t *buf;
 	size_t len;
-	bool text;
+	bool text, object;
 	/* binary */
 	struct strmap entries;	/* id -> index into off/size */
 	uint64_t *off, *size;
 	uint32_t cur, processed;
+	/* object: the bundle sections, in section order */
+	const char **ids;
+	size_t *id_len, nobj;
 	/* text */
 	char start[64], end[64];
 	size_t start_len, end_len, pos;
@@ -86,6 +90,26 @@ void bundle_close(struct bundle_reader *r);
  * data (what follows may be another bundle). */
 size_t bundle_binary_extent(const struct bundle_reader *r);
 
+/* Object layout: one section per entry, named BUNDLE_MAGIC<id>, in the
+ * host object (an ELF relocatable file).  Reading finds the sections in
+ * section order; a file that is an object but not ELF holds no entries
+ * (Mach-O names cannot be that long).  A damaged ELF file is an error. */
+int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
+		       struct err *e);
+/* An entry of exactly one zero byte stands for the host object itself. */
+bool bundle_object_is_host(const uint8_t *buf, uint64_t off, uint64_t size);
+/* Write host with one section per entry appended, in ids order: flags
+ * SHF_EXCLUDE, alignment 1, data[i] (the host's entry: one zero byte), as
+ * llvm-objcopy --add-section/--set-section-flags=readonly,exclude does. */
+int bundle_write_object(const uint8_t *host, size_t host_len,
+			const char *const *ids, const uint8_t *const *data,
+			const uint64_t *sizes, size_t n, long host_index,
+			struct io_out *out, struct err *e);
+/* Write the object without its bundle sections (llvm-objcopy --regex
+ * --remove-section=__CLANG_OFFLOAD_BUNDLE__.*). */
+int bundle_strip_object(const uint8_t *buf, size_t len, struct io_out *out,
+			struct err *e);
+
 /* The two layouts' halves of the calls above (formats/bundle.c dispatches). */
 int bundle_next_binary(struct bundle_reader *r, struct bundle_entry *ent);
 int bundle_content_binary(const struct bundle_reader *r, uint64_t *off,
@@ -94,5 +118,8 @@ int bundle_next_text(struct bundle_reader *r, struct bundle_entry *ent);
 int bundle_content_text(struct bundle_reader *r, uint64_t *off, uint64_t *size,
 			struct err *e);
 void bundle_skip_text(struct bundle_reader *r);
+int bundle_next_object(struct bundle_reader *r, struct bundle_entry *ent);
+int bundle_content_object(const struct bundle_reader *r, uint64_t *off,
+			  uint64_t *size);
 
 #endif

@@ -56,3 +56,61 @@ write("second-offset-zero.bc",
 # the output until the write fails.
 write("missing-end.ll",
       b"\n; __CLANG_OFFLOAD_BUNDLE____START__ " + HIP + b"\nsome IR\n")
+
+
+# --- damaged ELF objects.  A minimal relocatable ELF64 (header, .shstrtab,
+# a host bundle section and a device one, section table last), then one
+# defect each: every one must be a clear error naming the file, never a
+# crash, a read past the end, or a silent binary bundle (what LLVM 22 makes
+# of an object it cannot parse).
+def elf64(sections, shstrndx=1, shoff=None, shnum=None):
+    """sections: (name, type, flags, data, align); returns the file bytes."""
+    names = b"\0" + b"".join(s[0] + b"\0" for s in sections)
+    name_off, at = [], 1
+    for s in sections:
+        name_off.append(at)
+        at += len(s[0]) + 1
+    body, offsets = b"", []
+    for s in sections:
+        data = names if s[0] == b".shstrtab" else s[3]
+        offsets.append(64 + len(body))
+        body += data
+    body += b"\0" * (-len(body) % 8)
+    table_at = 64 + len(body) if shoff is None else shoff
+    count = len(sections) + 1 if shnum is None else shnum
+    ehdr = (b"\x7fELF\x02\x01\x01" + b"\0" * 9 +
+            struct.pack("<HHIQQQIHHHHHH", 1, 62, 1, 0, 0, table_at, 0, 64,
+                        0, 0, 64, count, shstrndx))
+    table = b"\0" * 64
+    for i, s in enumerate(sections):
+        data = names if s[0] == b".shstrtab" else s[3]
+        size = s[5] if len(s) > 5 else len(data)
+        table += struct.pack("<IIQQQQIIQQ", name_off[i], s[1], s[2], 0,
+                             offsets[i] if len(s) <= 6 else s[6], size, 0, 0,
+                             s[4], 0)
+    return ehdr + body + table
+
+
+SHT_PROGBITS, SHT_STRTAB, SHF_EXCLUDE = 1, 3, 0x80000000
+HOST_SEC = (MAGIC + HOST, SHT_PROGBITS, SHF_EXCLUDE, b"\0", 1)
+DEV_SEC = (MAGIC + HIP, SHT_PROGBITS, SHF_EXCLUDE, b"device code\n", 1)
+STRTAB = (b".shstrtab", SHT_STRTAB, 0, b"", 1)
+good_elf = elf64([STRTAB, HOST_SEC, DEV_SEC])
+write("elf-good.o", good_elf)
+write("elf-truncated-header.o", good_elf[:40])
+write("elf-bad-class.o", good_elf[:4] + b"\x05" + good_elf[5:])
+write("elf-section-table-past-end.o", elf64([STRTAB, HOST_SEC, DEV_SEC],
+                                           shoff=1 << 20))
+write("elf-section-past-end.o",
+      elf64([STRTAB, HOST_SEC, DEV_SEC[:4] + (1, 1 << 30)]))
+write("elf-offset-past-end.o",
+      elf64([STRTAB, HOST_SEC, DEV_SEC[:4] + (1, 12, 1 << 40)]))
+write("elf-bad-shstrndx.o", elf64([STRTAB, HOST_SEC, DEV_SEC], shstrndx=77))
+write("elf-no-sections.o", elf64([STRTAB, HOST_SEC, DEV_SEC], shoff=0,
+                                 shnum=0, shstrndx=0))
+bad_name = bytearray(good_elf)
+struct.pack_into("<I", bad_name, len(good_elf) - 64, 0x7fffffff)
+write("elf-bad-name.o", bytes(bad_name))
+write("elf-huge-align.o",
+      elf64([STRTAB, HOST_SEC, DEV_SEC, (b".big", SHT_PROGBITS, 0, b"x",
+                                         1 << 60)]))

@@ -1,0 +1,602 @@
+/* elfcopy: llvm-objcopy's rewrite of a relocatable object; see elfcopy.h.
+ * Written here because byte-identity with LLVM's bundler depends on
+ * llvm-objcopy's own layout rules, which no C library reproduces; libelf
+ * reads the input (core/elfscan.c) and converts the headers we write. */
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfcopy.h"
+#include "elfscan.h"
+#include "strtab.h"
+
+/* Past this an alignment or layout is hostile, not an object. */
+#define LAYOUT_LIMIT ((uint64_t)1 << 48)
+/* A NOBITS section made PROGBITS is written out as zeros; past this it is
+ * an attack on the disk, not an object. */
+#define ZERO_FILL_LIMIT ((uint64_t)1 << 32)
+/* Not in every <elf.h>: x86-64's large-model section flag. */
+#define ELFCOPY_SHF_X86_64_LARGE 0x10000000u
+
+struct out_section {
+	const char *name;
+	size_t name_len;
+	uint32_t type, link, info;
+	uint64_t flags, addr, size, align, entsize;
+	uint64_t old_offset;	/* UINT64_MAX for an added section */
+	uint64_t offset;
+	const uint8_t *data;	/* size bytes; unused for SHT_NOBITS */
+	size_t old_index;	/* 0 for an added section */
+};
+
+struct copy {
+	const uint8_t *buf;
+	size_t len;
+	struct elfscan s;
+	uint32_t *new_index;	/* old index -> new; 0: dropped */
+	struct strtab *tabs;	/* per old index, for rebuilt string tables */
+	bool *rebuilt;
+	uint8_t **owned;	/* per old index, rewritten contents */
+	struct out_section *o;	/* in new index order; o[0] is the null one */
+	size_t n;
+	size_t symtab;		/* old index, or 0 */
+};
+
+static uint64_t get(const uint8_t *p, int bytes, bool be)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)p[be ? bytes - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static void put(uint8_t *p, int bytes, uint64_t v, bool be)
+{
+	for (int i = 0; i < bytes; i++)
+		p[be ? bytes - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static const char *sec_name(const struct copy *c, size_t i)
+{
+	return c->s.sec[i].name;
+}
+
+/* The NUL-terminated string at off in old section i. */
+static const char *string_in(const struct copy *c, size_t i, uint64_t off,
+			     size_t *len)
+{
+	const struct elfscan_section *t = &c->s.sec[i];
+	const uint8_t *p, *nul;
+
+	if (t->type == SHT_NOBITS || off >= t->size)
+		return NULL;
+	p = c->buf + t->offset + off;
+	nul = memchr(p, 0, t->size - off);
+	if (!nul)
+		return NULL;
+	*len = (size_t)(nul - p);
+	return (const char *)p;
+}
+
+/* A field naming another section must name one that survives. */
+static int check_ref(const struct copy *c, size_t i, uint64_t ref,
+		     const char *field, struct err *e)
+{
+	if (ref >= c->s.n)
+		return err_set(e, "section '%s': %s %llu is not a section index",
+			       sec_name(c, i), field, (unsigned long long)ref);
+	if (ref && !c->new_index[ref])
+		return err_set(e, "cannot remove section '%s': section '%s' "
+			       "refers to it", sec_name(c, ref), sec_name(c, i));
+	return 0;
+}
+
+static bool is_reloc(const struct elfscan_section *s)
+{
+	return (s->type == SHT_REL || s->type == SHT_RELA) &&
+	       !(s->flags & SHF_ALLOC);
+}
+
+static int number_sections(struct copy *c, bool (*drop)(const char *, size_t),
+			   size_t nadd, struct err *e)
+{
+	size_t next = 1;
+
+	for (size_t i = 1; i < c->s.n; i++) {
+		const struct elfscan_section *s = &c->s.sec[i];
+
+		c->new_index[i] = drop && drop(s->name, s->name_len) ? 0 :
+				  (uint32_t)next++;
+		if (s->type == SHT_SYMTAB && c->new_index[i]) {
+			if (c->symtab)
+				return err_set(e, "more than one symbol table");
+			c->symtab = i;
+		}
+	}
+	/* Symbols whose section index lives in SHT_SYMTAB_SHNDX would need
+	 * that table rewritten, and llvm-objcopy may then drop or resize it. */
+	for (size_t i = 1; i < c->s.n && next != c->s.n; i++)
+		if (c->s.sec[i].type == SHT_SYMTAB_SHNDX)
+			return err_set(e, "cannot remove sections from an object "
+				       "with extended section indices");
+	if (!c->new_index[c->s.shstrndx])
+		return err_set(e, "the section name table would be removed");
+	c->n = next + nadd;
+	for (size_t i = 1; i < c->s.n; i++) {
+		const struct elfscan_section *s = &c->s.sec[i];
+
+		if (!c->new_index[i])
+			continue;
+		if (check_ref(c, i, s->link, "link", e) < 0)
+			return -1;
+		if (is_reloc(s) && check_ref(c, i, s->info, "info", e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every non-allocated string table is rebuilt from the names that point
+ * into it: section names for the section name table, symbol names for the
+ * symbol table's; one no name points into holds just its NUL. */
+static int plan_strings(struct copy *c, const struct elfcopy_add *add,
+			size_t nadd, struct err *e)
+{
+	size_t shstr = c->s.shstrndx;
+
+	for (size_t i = 1; i < c->s.n; i++)
+		c->rebuilt[i] = c->new_index[i] &&
+				c->s.sec[i].type == SHT_STRTAB &&
+				!(c->s.sec[i].flags & SHF_ALLOC);
+	if (!c->rebuilt[shstr])
+		return err_set(e, "the section name table '%s' is not a string "
+			       "table", sec_name(c, shstr));
+	for (size_t i = 1; i < c->s.n; i++)
+		if (c->new_index[i] &&
+		    strtab_add(&c->tabs[shstr], c->s.sec[i].name,
+			       c->s.sec[i].name_len) < 0)
+			return err_set(e, "out of memory");
+	for (size_t k = 0; k < nadd; k++)
+		if (strtab_add(&c->tabs[shstr], add[k].name,
+			       strlen(add[k].name)) < 0)
+			return err_set(e, "out of memory");
+	if (c->symtab) {
+		const struct elfscan_section *sym = &c->s.sec[c->symtab];
+		size_t entsize = c->s.is64 ? 24 : 16, count;
+
+		if (!sym->link || !c->rebuilt[sym->link])
+			return err_set(e, "the symbol table's string table is "
+				       "not a string table");
+		if (sym->size % entsize)
+			return err_set(e, "the symbol table's size %llu is not a "
+				       "multiple of %zu",
+				       (unsigned long long)sym->size, entsize);
+		count = sym->size / entsize;
+		for (size_t k = 0; k < count; k++) {
+			const uint8_t *p = c->buf + sym->offset + k * entsize;
+			uint64_t off = get(p, 4, c->s.big_endian);
+			const char *name;
+			size_t name_len;
+
+			name = string_in(c, sym->link, off, &name_len);
+			if (!name)
+				return err_set(e, "symbol %zu has a bad name "
+					       "offset %llu", k,
+					       (unsigned long long)off);
+			if (strtab_add(&c->tabs[sym->link], name, name_len) < 0)
+				return err_set(e, "out of memory");
+		}
+	}
+	for (size_t i = 1; i < c->s.n; i++)
+		if (c->rebuilt[i] && strtab_finalize(&c->tabs[i]) < 0)
+			return err_set(e, "out of memory");
+	return 0;
+}
+
+static uint8_t *owned_copy(struct copy *c, size_t i)
+{
+	uint64_t size = c->s.sec[i].size;
+
+	c->owned[i] = malloc(size ? size : 1);
+	if (c->owned[i] && size)
+		memcpy(c->owned[i], c->buf + c->s.sec[i].offset, size);
+	return c->owned[i];
+}
+
+/* New name offsets and section indices; returns the symbol table's sh_info
+ * (one past the last local symbol, as llvm-objcopy computes it). */
+static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
+{
+	const struct elfscan_section *sym = &c->s.sec[c->symtab];
+	size_t entsize = c->s.is64 ? 24 : 16, count = sym->size / entsize;
+	int shndx_at = c->s.is64 ? 6 : 14, info_at = c->s.is64 ? 4 : 12;
+	bool be = c->s.big_endian;
+	uint8_t *p = owned_copy(c, c->symtab);
+	uint32_t last_local = 0;
+
+	if (!p)
+		return err_set(e, "out of memory");
+	for (size_t k = 0; k < count; k++, p += entsize) {
+		size_t name_len;
+		const char *name = string_in(c, sym->link, get(p, 4, be),
+					     &name_len);
+		uint64_t shndx = get(p + shndx_at, 2, be);
+
+		put(p, 4, strtab_offset(&c->tabs[sym->link], name, name_len),
+		    be);
+		if (GELF_ST_BIND(p[info_at]) == STB_LOCAL)
+			last_local = (uint32_t)k;
+		if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+			continue;
+		if (shndx >= c->s.n)
+			return err_set(e, "symbol '%.*s' is in section %llu, "
+				       "which does not exist", (int)name_len,
+				       name, (unsigned long long)shndx);
+		if (!c->new_index[shndx] && name_len)
+			return err_set(e, "cannot remove section '%s': symbol "
+				       "'%.*s' is defined in it",
+				       sec_name(c, shndx), (int)name_len, name);
+		if (!c->new_index[shndx])
+			return err_set(e, "cannot remove section '%s': symbol "
+				       "%zu is defined in it", sec_name(c, shndx),
+				       k);
+		put(p + shndx_at, 2, c->new_index[shndx], be);
+	}
+	*info = last_local + 1;
+	return 0;
+}
+
+static int rewrite_group(struct copy *c, size_t i, struct err *e)
+{
+	const struct elfscan_section *g = &c->s.sec[i];
+	uint8_t *p;
+
+	if (g->size % 4)
+		return err_set(e, "group section '%s' has a size %llu that is "
+			       "not a multiple of 4", g->name,
+			       (unsigned long long)g->size);
+	if (!(p = owned_copy(c, i)))
+		return err_set(e, "out of memory");
+	/* Linkers deduplicate COMDAT groups by signature name; llvm-objcopy
+	 * drops GRP_COMDAT when the signature is a local symbol, taking the
+	 * group to be meant local. */
+	if (g->size >= 4 && (get(p, 4, c->s.big_endian) & GRP_COMDAT) &&
+	    c->symtab && g->link == c->symtab) {
+		const struct elfscan_section *sym = &c->s.sec[c->symtab];
+		size_t entsize = c->s.is64 ? 24 : 16;
+
+		if (g->info < sym->size / entsize &&
+		    GELF_ST_BIND(c->buf[sym->offset + g->info * entsize +
+					(c->s.is64 ? 4 : 12)]) == STB_LOCAL)
+			put(p, 4, get(p, 4, c->s.big_endian) & ~(uint64_t)GRP_COMDAT,
+			    c->s.big_endian);
+	}
+	for (uint64_t k = 4; k < g->size; k += 4) {
+		uint64_t member = get(p + k, 4, c->s.big_endian);
+
+		if (check_ref(c, i, member, "member", e) < 0)
+			return -1;
+		put(p + k, 4, c->new_index[member], c->s.big_endian);
+	}
+	return 0;
+}
+
+/* llvm-objcopy --set-section-flags=NAME=readonly,exclude on an existing
+ * section: flags become SHF_EXCLUDE plus those it preserves (group, TLS,
+ * OS and processor bits, ...), and a non-allocated SHT_NOBITS section turns
+ * into PROGBITS full of zeros. */
+static int set_exclude(struct copy *c, struct out_section *o, struct err *e)
+{
+	uint64_t keep = (SHF_COMPRESSED | SHF_GROUP | SHF_LINK_ORDER |
+			 SHF_MASKOS | SHF_MASKPROC | SHF_TLS | SHF_INFO_LINK) &
+			~(uint64_t)SHF_EXCLUDE;
+
+	if (c->s.machine == EM_X86_64)
+		keep &= ~(uint64_t)ELFCOPY_SHF_X86_64_LARGE;
+	if (o->type == SHT_NOBITS && !(o->flags & SHF_ALLOC)) {
+		if (o->size > ZERO_FILL_LIMIT)
+			return err_set(e, "section '%s' would become %llu bytes "
+				       "of zeros", o->name,
+				       (unsigned long long)o->size);
+		if (!(c->owned[o->old_index] = calloc(1, o->size ? o->size : 1)))
+			return err_set(e, "out of memory");
+		o->type = SHT_PROGBITS;
+		o->data = c->owned[o->old_index];
+	}
+	o->flags = (o->flags & keep) | SHF_EXCLUDE;
+	return 0;
+}
+
+static int fill_sections(struct copy *c, const struct elfcopy_add *add,
+			 size_t nadd, struct err *e)
+{
+	for (size_t i = 1; i < c->s.n; i++) {
+		const struct elfscan_section *s = &c->s.sec[i];
+		struct out_section *o = &c->o[c->new_index[i]];
+		uint64_t size;
+
+		if (!c->new_index[i])
+			continue;
+		*o = (struct out_section){
+			.name = s->name, .name_len = s->name_len,
+			.type = s->type, .flags = s->flags, .addr = s->addr,
+			.size = s->size, .align = s->align,
+			.entsize = s->entsize, .old_offset = s->offset,
+			.link = s->link ? c->new_index[s->link] : 0,
+			.info = s->info, .old_index = i,
+		};
+		o->data = elfscan_bytes(&c->s, c->buf, i, &size);
+		if (is_reloc(s) && s->info)
+			o->info = c->new_index[s->info];
+		if (c->rebuilt[i]) {
+			struct strtab *t = &c->tabs[i];
+
+			if (!(c->owned[i] = malloc(t->size)))
+				return err_set(e, "out of memory");
+			strtab_write(t, c->owned[i]);
+			o->size = t->size;
+			o->data = c->owned[i];
+		} else if (i == c->symtab) {
+			if (rewrite_symbols(c, &o->info, e) < 0)
+				return -1;
+			o->data = c->owned[i];
+			o->entsize = c->s.is64 ? 24 : 16;
+		} else if (s->type == SHT_GROUP) {
+			if (rewrite_group(c, i, e) < 0)
+				return -1;
+			o->data = c->owned[i];
+		}
+		for (size_t k = 0; k < nadd; k++)
+			if (add[k].set_existing && !strcmp(add[k].name, s->name) &&
+			    !c->owned[i]) {
+				if (set_exclude(c, o, e) < 0)
+					return -1;
+				break;
+			}
+	}
+	for (size_t k = 0; k < nadd; k++) {
+		struct out_section *o = &c->o[c->n - nadd + k];
+
+		*o = (struct out_section){
+			.name = add[k].name, .name_len = strlen(add[k].name),
+			.type = add[k].type, .flags = add[k].flags,
+			.size = add[k].size, .align = add[k].align,
+			.old_offset = UINT64_MAX, .data = add[k].data,
+		};
+	}
+	return 0;
+}
+
+static int by_old_offset(const void *a, const void *b)
+{
+	const struct out_section *x = *(struct out_section *const *)a;
+	const struct out_section *y = *(struct out_section *const *)b;
+
+	if (x->old_offset != y->old_offset)
+		return x->old_offset < y->old_offset ? -1 : 1;
+	/* Stable: llvm-objcopy keeps section order among equal offsets. */
+	return x < y ? -1 : x > y;
+}
+
+/* llvm-objcopy's layout for an object without segments: after the ELF
+ * header, sections in the order of their old offsets (added ones last),
+ * each at the next multiple of its alignment; the header table after them
+ * at the next multiple of the address size. */
+static int lay_out(struct copy *c, struct out_section **order,
+		   uint64_t *shoff, struct err *e)
+{
+	uint64_t at = c->s.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	uint64_t word = c->s.is64 ? 8 : 4;
+
+	for (size_t i = 1; i < c->n; i++)
+		order[i - 1] = &c->o[i];
+	qsort(order, c->n - 1, sizeof(*order), by_old_offset);
+	for (size_t i = 0; i + 1 < c->n; i++) {
+		struct out_section *o = order[i];
+		uint64_t align = o->align ? o->align : 1;
+
+		if (align > LAYOUT_LIMIT || o->size > LAYOUT_LIMIT)
+			return err_set(e, "section '%s' has an alignment or size "
+				       "too large to lay out", o->name);
+		at = (at + align - 1) / align * align;
+		o->offset = at;
+		if (o->type != SHT_NOBITS)
+			at += o->size;
+		if (at > LAYOUT_LIMIT)
+			return err_set(e, "the sections do not fit in a file");
+	}
+	*shoff = (at + word - 1) / word * word;
+	return 0;
+}
+
+static int write_headers_ehdr(const struct copy *c, uint64_t shoff,
+			      struct io_out *out, struct err *e)
+{
+	unsigned char ident[EI_NIDENT] = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3 };
+	uint8_t raw[sizeof(Elf64_Ehdr)];
+	Elf_Data src = { .d_type = ELF_T_EHDR, .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_buf = raw, .d_size = sizeof(raw),
+			 .d_version = EV_CURRENT };
+	size_t shnum = c->n, shstrndx = c->new_index[c->s.shstrndx];
+	unsigned enc = c->s.big_endian ? ELFDATA2MSB : ELFDATA2LSB;
+	Elf64_Ehdr h64;
+	Elf32_Ehdr h32;
+	void *h;
+
+	ident[EI_CLASS] = c->s.is64 ? ELFCLASS64 : ELFCLASS32;
+	ident[EI_DATA] = (unsigned char)enc;
+	ident[EI_VERSION] = EV_CURRENT;
+	ident[EI_OSABI] = c->s.osabi;
+	ident[EI_ABIVERSION] = c->s.abiversion;
+	if (shnum >= SHN_LORESERVE)
+		shnum = 0;
+	if (shstrndx >= SHN_LORESERVE)
+		shstrndx = SHN_XINDEX;
+	if (c->s.is64) {
+		h64 = (Elf64_Ehdr){
+			.e_type = c->s.e_type, .e_machine = c->s.machine,
+			.e_version = c->s.version, .e_entry = c->s.entry,
+			.e_shoff = shoff, .e_flags = c->s.flags,
+			.e_ehsize = sizeof(Elf64_Ehdr),
+			.e_shentsize = sizeof(Elf64_Shdr),
+			.e_shnum = (Elf64_Half)shnum,
+			.e_shstrndx = (Elf64_Half)shstrndx,
+		};
+		memcpy(h64.e_ident, ident, EI_NIDENT);
+		h = &h64;
+		src.d_size = sizeof(h64);
+	} else {
+		h32 = (Elf32_Ehdr){
+			.e_type = c->s.e_type, .e_machine = c->s.machine,
+			.e_version = c->s.version,
+			.e_entry = (Elf32_Addr)c->s.entry,
+			.e_shoff = (Elf32_Off)shoff, .e_flags = c->s.flags,
+			.e_ehsize = sizeof(Elf32_Ehdr),
+			.e_shentsize = sizeof(Elf32_Shdr),
+			.e_shnum = (Elf32_Half)shnum,
+			.e_shstrndx = (Elf32_Half)shstrndx,
+		};
+		memcpy(h32.e_ident, ident, EI_NIDENT);
+		h = &h32;
+		src.d_size = sizeof(h32);
+	}
+	src.d_buf = h;
+	if (!(c->s.is64 ? elf64_xlatetof(&dst, &src, enc) :
+			  elf32_xlatetof(&dst, &src, enc)))
+		return err_set(e, "libelf: %s", elf_errmsg(-1));
+	return io_out_write(out, raw, src.d_size, e);
+}
+
+static int write_section_table(const struct copy *c, struct io_out *out,
+			       struct err *e)
+{
+	size_t one = c->s.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	size_t shstr = c->s.shstrndx;
+	unsigned enc = c->s.big_endian ? ELFDATA2MSB : ELFDATA2LSB;
+	uint8_t *mem = calloc(c->n, one), *raw = malloc(c->n * one);
+	Elf_Data src = { .d_buf = mem, .d_size = c->n * one,
+			 .d_type = ELF_T_SHDR, .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_buf = raw, .d_size = c->n * one,
+			 .d_version = EV_CURRENT };
+	int rc = -1;
+
+	if (!mem || !raw) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const struct out_section *o = &c->o[i];
+		uint64_t name = i ? strtab_offset(&c->tabs[shstr], o->name,
+						  o->name_len) : 0;
+		uint64_t size = o->size, link = o->link;
+
+		if (i == 0) {
+			size = c->n >= SHN_LORESERVE ? c->n : 0;
+			link = c->new_index[shstr] >= SHN_LORESERVE ?
+			       c->new_index[shstr] : 0;
+		}
+		if (c->s.is64)
+			((Elf64_Shdr *)mem)[i] = (Elf64_Shdr){
+				(Elf64_Word)name, o->type, o->flags, o->addr,
+				i ? o->offset : 0, size, (Elf64_Word)link,
+				o->info, o->align, o->entsize,
+			};
+		else
+			((Elf32_Shdr *)mem)[i] = (Elf32_Shdr){
+				(Elf32_Word)name, o->type, (Elf32_Word)o->flags,
+				(Elf32_Addr)o->addr,
+				(Elf32_Off)(i ? o->offset : 0),
+				(Elf32_Word)size, (Elf32_Word)link, o->info,
+				(Elf32_Word)o->align, (Elf32_Word)o->entsize,
+			};
+	}
+	if (!(c->s.is64 ? elf64_xlatetof(&dst, &src, enc) :
+			  elf32_xlatetof(&dst, &src, enc))) {
+		err_set(e, "libelf: %s", elf_errmsg(-1));
+		goto out;
+	}
+	rc = io_out_write(out, raw, c->n * one, e);
+out:
+	free(mem);
+	free(raw);
+	return rc;
+}
+
+static int write_all(struct copy *c, struct io_out *out, struct err *e)
+{
+	struct out_section **order = malloc(c->n * sizeof(*order));
+	uint64_t shoff = 0, at;
+	int rc = -1;
+
+	if (!order)
+		return err_set(e, "out of memory");
+	if (lay_out(c, order, &shoff, e) < 0 ||
+	    write_headers_ehdr(c, shoff, out, e) < 0)
+		goto out;
+	at = c->s.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	for (size_t i = 0; i + 1 < c->n; i++) {
+		const struct out_section *o = order[i];
+
+		if (o->type == SHT_NOBITS || !o->size)
+			continue;
+		if (io_out_zeros(out, o->offset - at, e) < 0 ||
+		    io_out_write(out, o->data, o->size, e) < 0)
+			goto out;
+		at = o->offset + o->size;
+	}
+	if (io_out_zeros(out, shoff - at, e) < 0 ||
+	    write_section_table(c, out, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(order);
+	return rc;
+}
+
+int elfcopy_write(const uint8_t *buf, size_t len,
+		  bool (*drop)(const char *name, size_t name_len),
+		  const struct elfcopy_add *add, size_t nadd,
+		  struct io_out *out, struct err *e)
+{
+	struct copy c = { .buf = buf, .len = len };
+	int rc = -1;
+
+	if (elfscan_open(&c.s, buf, len, e) < 0)
+		return -1;
+	if (c.s.e_type != ET_REL) {
+		err_set(e, "not a relocatable object (ELF type %u)",
+			(unsigned)c.s.e_type);
+		goto out;
+	}
+	if (c.s.phnum) {
+		err_set(e, "a relocatable object with program headers");
+		goto out;
+	}
+	c.new_index = calloc(c.s.n, sizeof(*c.new_index));
+	c.tabs = calloc(c.s.n, sizeof(*c.tabs));
+	c.rebuilt = calloc(c.s.n, sizeof(*c.rebuilt));
+	c.owned = calloc(c.s.n, sizeof(*c.owned));
+	c.o = calloc(c.s.n + nadd, sizeof(*c.o));
+	if (!c.new_index || !c.tabs || !c.rebuilt || !c.owned || !c.o) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	if (number_sections(&c, drop, nadd, e) < 0 ||
+	    plan_strings(&c, add, nadd, e) < 0 ||
+	    fill_sections(&c, add, nadd, e) < 0 ||
+	    write_all(&c, out, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	for (size_t i = 0; c.tabs && i < c.s.n; i++)
+		strtab_free(&c.tabs[i]);
+	for (size_t i = 0; c.owned && i < c.s.n; i++)
+		free(c.owned[i]);
+	free(c.new_index);
+	free(c.tabs);
+	free(c.rebuilt);
+	free(c.owned);
+	free(c.o);
+	elfscan_free(&c.s);
+	return rc;
+}

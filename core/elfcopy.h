@@ -1,0 +1,42 @@
+/* elfcopy: rewrite a relocatable ELF object with sections added or removed,
+ * laid out byte for byte as llvm-objcopy 22 lays it out, so an object
+ * bundle made here is the file LLVM's bundler makes by running
+ * `llvm-objcopy --add-section ...` (and a host unbundled here the file it
+ * makes with `--remove-section`). */
+#ifndef CORE_ELFCOPY_H
+#define CORE_ELFCOPY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "io.h"
+
+/* A section to append after every existing one, in the order given. */
+struct elfcopy_add {
+	const char *name;	/* NUL-terminated */
+	const uint8_t *data;
+	uint64_t size;
+	uint32_t type;
+	uint64_t flags;
+	uint64_t align;
+	/* Also give existing sections of this name the flags, as
+	 * llvm-objcopy --set-section-flags=<name>=readonly,exclude does. */
+	bool set_existing;
+};
+
+/* Write the object in buf to out without the sections drop() accepts (by
+ * name) and with adds appended.  What llvm-objcopy does to the rest: every
+ * non-allocated string table rebuilt with LLVM's string-table algorithm,
+ * symbol names and section indices rewritten, sections laid out in the
+ * order of their old offsets (each at its alignment after the one before),
+ * added ones after them, and the section header table last.  Inputs it
+ * cannot rewrite faithfully (not ET_REL, program headers, a symbol or
+ * section that refers to a dropped section) are errors. */
+int elfcopy_write(const uint8_t *buf, size_t len,
+		  bool (*drop)(const char *name, size_t name_len),
+		  const struct elfcopy_add *add, size_t nadd,
+		  struct io_out *out, struct err *e);
+
+#endif

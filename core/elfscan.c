@@ -1,0 +1,274 @@
+/* elfscan: an ELF file's section table through libelf, every offset checked
+ * against the file; see elfscan.h. */
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfscan.h"
+
+/* libelf wants a writable image because ELF_C_READ_MMAP_PRIVATE may convert
+ * in place; it only does so for data we ask it to translate, and we ask it
+ * for headers only, which it copies when the byte order differs. */
+static Elf *open_image(const uint8_t *buf, size_t len, struct err *e)
+{
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return err_set(e, "libelf: %s", elf_errmsg(-1)), NULL;
+	elf = elf_memory((char *)buf, len);
+	if (!elf)
+		return err_set(e, "not a valid ELF file: %s", elf_errmsg(-1)), NULL;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return err_set(e, "not an ELF file"), NULL;
+	}
+	return elf;
+}
+
+bool elfscan_is_elf(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && !memcmp(buf, "\x7f" "ELF", 4);
+}
+
+static bool has_prefix(const char *s, size_t len, const char *p)
+{
+	size_t n = strlen(p);
+
+	return len >= n && !memcmp(s, p, n);
+}
+
+static enum elfscan_kind kind_of(const struct elfscan_section *s)
+{
+	if (s->type == ELFSCAN_SHT_LLVM_OFFLOADING ||
+	    !strcmp(s->name, ".llvm.offloading"))
+		return ELFSCAN_OFFLOADING;
+	if (!strcmp(s->name, ".hip_fatbin"))
+		return ELFSCAN_HIP_FATBIN;
+	/* LLVM takes the name as a bundle section only with a non-empty ID. */
+	if (has_prefix(s->name, s->name_len, "__CLANG_OFFLOAD_BUNDLE__") &&
+	    s->name_len > 24)
+		return ELFSCAN_BUNDLE;
+	if (!strcmp(s->name, ".nv_fatbin"))
+		return ELFSCAN_NV_FATBIN;
+	if (!strcmp(s->name, "__nv_relfatbin"))
+		return ELFSCAN_NV_RELFATBIN;
+	return ELFSCAN_OTHER;
+}
+
+/* The NUL-terminated string at off in section s, or NULL. */
+static const char *string_at(const uint8_t *buf, const struct elfscan_section *s,
+			     uint64_t off, size_t *len)
+{
+	const uint8_t *p, *nul;
+
+	if (s->type == SHT_NOBITS || off >= s->size)
+		return NULL;
+	p = buf + s->offset + off;
+	nul = memchr(p, 0, s->size - off);
+	if (!nul)
+		return NULL;
+	*len = (size_t)(nul - p);
+	return (const char *)p;
+}
+
+int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
+		 struct err *e)
+{
+	GElf_Ehdr eh;
+	size_t n, shstrndx;
+	Elf *elf;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	if (!elfscan_is_elf(buf, len))
+		return err_set(e, "not an ELF file");
+	if (len < EI_NIDENT || (buf[EI_CLASS] != ELFCLASS32 &&
+				buf[EI_CLASS] != ELFCLASS64))
+		return err_set(e, "unknown ELF class");
+	if (buf[EI_DATA] != ELFDATA2LSB && buf[EI_DATA] != ELFDATA2MSB)
+		return err_set(e, "unknown ELF byte order");
+	if (len < (buf[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
+					       : sizeof(Elf32_Ehdr)))
+		return err_set(e, "truncated ELF header (%zu bytes)", len);
+	if (!(elf = open_image(buf, len, e)))
+		return -1;
+	if (!gelf_getehdr(elf, &eh)) {
+		err_set(e, "truncated ELF header");
+		goto out;
+	}
+	s->is64 = gelf_getclass(elf) == ELFCLASS64;
+	s->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	s->e_type = eh.e_type;
+	s->machine = eh.e_machine;
+	s->osabi = eh.e_ident[EI_OSABI];
+	s->abiversion = eh.e_ident[EI_ABIVERSION];
+	s->version = eh.e_version;
+	s->flags = eh.e_flags;
+	s->entry = eh.e_entry;
+	if (elf_getphdrnum(elf, &s->phnum) < 0) {
+		err_set(e, "bad program header count");
+		goto out;
+	}
+	/* libelf reports a table outside the file as "no sections"; say
+	 * what is wrong instead. */
+	if (eh.e_shoff && (eh.e_shoff > len || (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) *
+			   eh.e_shentsize > len - eh.e_shoff)) {
+		err_set(e, "section header table runs past the end of the file");
+		goto out;
+	}
+	if (elf_getshdrnum(elf, &n) < 0) {
+		err_set(e, "section header table runs past the end of the file");
+		goto out;
+	}
+	if (n == 0) {
+		err_set(e, "no section headers");
+		goto out;
+	}
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0 || shstrndx == 0 ||
+	    shstrndx >= n) {
+		err_set(e, "bad section name table index (e_shstrndx)");
+		goto out;
+	}
+	s->shstrndx = shstrndx;
+	s->sec = calloc(n, sizeof(*s->sec));
+	if (!s->sec) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	s->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct elfscan_section *sec = &s->sec[i];
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(elf_getscn(elf, i), &sh)) {
+			err_set(e, "unreadable section header %zu: %s", i,
+				elf_errmsg(-1));
+			goto out;
+		}
+		*sec = (struct elfscan_section){
+			.index = (uint32_t)i, .type = sh.sh_type,
+			.link = sh.sh_link, .info = sh.sh_info,
+			.flags = sh.sh_flags, .addr = sh.sh_addr,
+			.offset = sh.sh_offset, .size = sh.sh_size,
+			.align = sh.sh_addralign, .entsize = sh.sh_entsize,
+			.name = "", .name_len = 0,
+		};
+		if (i && sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)) {
+			err_set(e, "section %zu runs past the end of the file "
+				"(offset %llu, size %llu, file %zu bytes)", i,
+				(unsigned long long)sh.sh_offset,
+				(unsigned long long)sh.sh_size, len);
+			goto out;
+		}
+	}
+	if (s->sec[shstrndx].type == SHT_NOBITS) {
+		err_set(e, "the section name table has no bytes");
+		goto out;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct elfscan_section *sec = &s->sec[i];
+		uint64_t name_off;
+		GElf_Shdr sh;
+
+		gelf_getshdr(elf_getscn(elf, i), &sh);
+		name_off = sh.sh_name;
+		sec->name = string_at(buf, &s->sec[shstrndx], name_off,
+				      &sec->name_len);
+		if (!sec->name) {
+			err_set(e, "section %zu has a bad name offset %llu", i,
+				(unsigned long long)name_off);
+			goto out;
+		}
+		sec->kind = kind_of(sec);
+	}
+	rc = 0;
+out:
+	elf_end(elf);
+	if (rc < 0)
+		elfscan_free(s);
+	return rc;
+}
+
+void elfscan_free(struct elfscan *s)
+{
+	free(s->sec);
+	memset(s, 0, sizeof(*s));
+}
+
+const uint8_t *elfscan_bytes(const struct elfscan *s, const uint8_t *buf,
+			     size_t i, uint64_t *size)
+{
+	const struct elfscan_section *sec = &s->sec[i];
+
+	if (sec->type == SHT_NOBITS || i == 0) {
+		*size = 0;
+		return buf;
+	}
+	*size = sec->size;
+	return buf + sec->offset;
+}
+
+/* Defined, non-local, not a file or section symbol: what LLVM's archive
+ * writer calls an archive symbol. */
+int elfscan_symbols(const uint8_t *buf, size_t len,
+		    int (*each)(void *ctx, const char *name, size_t len),
+		    void *ctx, struct err *e)
+{
+	struct elfscan s;
+	Elf *elf = NULL;
+	int rc = -1;
+
+	if (elfscan_open(&s, buf, len, e) < 0)
+		return -1;
+	if (!(elf = open_image(buf, len, e)))
+		goto out;
+	for (size_t i = 1; i < s.n; i++) {
+		const struct elfscan_section *sym = &s.sec[i];
+		Elf_Data *d;
+
+		if (sym->type != SHT_SYMTAB)
+			continue;
+		if (sym->link == 0 || sym->link >= s.n) {
+			err_set(e, "symbol table %zu links to no string table", i);
+			goto out;
+		}
+		d = elf_getdata(elf_getscn(elf, i), NULL);
+		if (!d) {
+			err_set(e, "unreadable symbol table: %s", elf_errmsg(-1));
+			goto out;
+		}
+		for (size_t k = 1; ; k++) {
+			GElf_Sym st;
+			const char *name;
+			size_t name_len;
+			unsigned bind, type;
+
+			if (!gelf_getsym(d, (int)k, &st))
+				break;
+			bind = GELF_ST_BIND(st.st_info);
+			type = GELF_ST_TYPE(st.st_info);
+			if (bind == STB_LOCAL || st.st_shndx == SHN_UNDEF ||
+			    type == STT_FILE || type == STT_SECTION)
+				continue;
+			name = string_at(buf, &s.sec[sym->link], st.st_name,
+					 &name_len);
+			if (!name) {
+				err_set(e, "symbol %zu has a bad name offset %u",
+					k, (unsigned)st.st_name);
+				goto out;
+			}
+			if (each(ctx, name, name_len) < 0) {
+				err_set(e, "out of memory");
+				goto out;
+			}
+		}
+		break;
+	}
+	rc = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	elfscan_free(&s);
+	return rc;
+}

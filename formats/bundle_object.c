@@ -1,0 +1,121 @@
+/* bundle_object: bundles kept as sections of the host object, the layout
+ * LLVM's bundler makes with llvm-objcopy (here through core/elfcopy). */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "../core/elfcopy.h"
+#include "../core/elfscan.h"
+
+int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
+		       struct err *e)
+{
+	struct elfscan s;
+
+	memset(r, 0, sizeof(*r));
+	r->buf = buf;
+	r->len = len;
+	r->object = true;
+	if (!elfscan_is_elf(buf, len))
+		return 0;
+	if (elfscan_open(&s, buf, len, e) < 0)
+		return -1;
+	r->ids = calloc(s.n, sizeof(*r->ids));
+	r->id_len = calloc(s.n, sizeof(*r->id_len));
+	r->off = calloc(s.n, sizeof(*r->off));
+	r->size = calloc(s.n, sizeof(*r->size));
+	if (!r->ids || !r->id_len || !r->off || !r->size) {
+		elfscan_free(&s);
+		bundle_close(r);
+		return err_set(e, "out of memory");
+	}
+	for (size_t i = 1; i < s.n; i++) {
+		const struct elfscan_section *sec = &s.sec[i];
+
+		if (sec->kind != ELFSCAN_BUNDLE)
+			continue;
+		r->ids[r->nobj] = sec->name + BUNDLE_MAGIC_LEN;
+		r->id_len[r->nobj] = sec->name_len - BUNDLE_MAGIC_LEN;
+		/* SHT_NOBITS has no bytes in the file: an empty entry. */
+		r->off[r->nobj] = sec->type == SHT_NOBITS ? 0 : sec->offset;
+		r->size[r->nobj] = sec->type == SHT_NOBITS ? 0 : sec->size;
+		r->nobj++;
+	}
+	elfscan_free(&s);
+	return 0;
+}
+
+int bundle_next_object(struct bundle_reader *r, struct bundle_entry *ent)
+{
+	if (r->cur >= r->nobj)
+		return 0;
+	ent->id = r->ids[r->cur];
+	ent->id_len = r->id_len[r->cur];
+	r->cur++;
+	return 1;
+}
+
+int bundle_content_object(const struct bundle_reader *r, uint64_t *off,
+			  uint64_t *size)
+{
+	*off = r->off[r->cur - 1];
+	*size = r->size[r->cur - 1];
+	return 0;
+}
+
+bool bundle_object_is_host(const uint8_t *buf, uint64_t off, uint64_t size)
+{
+	return size == 1 && buf[off] == 0;
+}
+
+int bundle_write_object(const uint8_t *host, size_t host_len,
+			const char *const *ids, const uint8_t *const *data,
+			const uint64_t *sizes, size_t n, long host_index,
+			struct io_out *out, struct err *e)
+{
+	static const uint8_t host_marker[1] = { 0 };
+	struct elfcopy_add *add = calloc(n + 1, sizeof(*add));
+	char **names = calloc(n + 1, sizeof(*names));
+	int rc = -1;
+
+	if (!add || !names) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(ids[i]);
+
+		if (!(names[i] = malloc(BUNDLE_MAGIC_LEN + len + 1))) {
+			err_set(e, "out of memory");
+			goto out;
+		}
+		memcpy(names[i], BUNDLE_MAGIC, BUNDLE_MAGIC_LEN);
+		memcpy(names[i] + BUNDLE_MAGIC_LEN, ids[i], len + 1);
+		add[i] = (struct elfcopy_add){
+			.name = names[i], .type = SHT_PROGBITS,
+			.flags = SHF_EXCLUDE, .align = 1, .set_existing = true,
+			.data = (long)i == host_index ? host_marker : data[i],
+			.size = (long)i == host_index ? 1 : sizes[i],
+		};
+	}
+	rc = elfcopy_write(host, host_len, NULL, add, n, out, e);
+out:
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(add);
+	return rc;
+}
+
+static bool is_bundle_section(const char *name, size_t len)
+{
+	return len >= BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
+						  BUNDLE_MAGIC_LEN);
+}
+
+int bundle_strip_object(const uint8_t *buf, size_t len, struct io_out *out,
+			struct err *e)
+{
+	return elfcopy_write(buf, len, is_bundle_section, NULL, 0, out, e);
+}
