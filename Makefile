@@ -21,8 +21,10 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # Every name the executable answers to, besides its own (see applets/main.c).
-APPLET_LINKS := clang-offload-bundler offload-bundler offload-ccob
-MANPAGES := man/offload.1 man/clang-offload-bundler.1 man/offload-ccob.1
+APPLET_LINKS := clang-offload-bundler offload-bundler offload-ccob \
+	llvm-offload-binary clang-offload-packager offload-packager
+MANPAGES := man/offload.1 man/clang-offload-bundler.1 man/offload-ccob.1 \
+	man/llvm-offload-binary.1
 
 SRCS := $(wildcard applets/*.c core/*.c formats/*.c)
 OBJS := $(SRCS:%.c=build/obj/%.o)
