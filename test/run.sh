@@ -35,6 +35,7 @@ suite llvmhash build/test/llvmhash_test test/llvmhash/golden.tsv
 suite golden python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden
 suite bundler sh test/bundler.test
 suite ccob sh test/ccob.test
+suite packager sh test/packager.test
 suite object sh test/object.test
 suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
