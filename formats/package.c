@@ -10,6 +10,7 @@
  * built and run against the same libzstd package (as in ccob.c). */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "package.h"
 #include "../core/strtab.h"
@@ -384,6 +385,10 @@ static int inflate_exact(const struct binary *bin, const uint8_t *src,
 
 		if (!dc)
 			return err_set(e, "out of memory");
+		/* Decode straight into dst, whose size is the declared one:
+		 * no window buffer of zstd's own, whatever window the frame
+		 * claims (a crafted frame could otherwise claim gigabytes). */
+		ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
 		ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
 		while (r && !ZSTD_isError(r)) {
 			size_t before_in = in.pos, before_out = o.pos;
@@ -397,7 +402,9 @@ static int inflate_exact(const struct binary *bin, const uint8_t *src,
 		got = o.pos;
 		used = in.pos;
 		ended = r == 0;
-		if (ZSTD_isError(r)) {
+		if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) {
+			got = dst_len;	/* more to come than was declared */
+		} else if (ZSTD_isError(r)) {
 			corrupt = true;
 			snprintf(why, sizeof(why), "zstd: %s", ZSTD_getErrorName(r));
 		}
@@ -416,13 +423,9 @@ static int inflate_exact(const struct binary *bin, const uint8_t *src,
 
 			zs.avail_in = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
 			zs.avail_out = out_left > (1u << 30) ? (1u << 30) : (uInt)out_left;
+			/* Z_BUF_ERROR: no input or no room left, sorted out
+			 * below. */
 			rc = inflate(&zs, Z_NO_FLUSH);
-			if (rc == Z_BUF_ERROR &&
-			    (zs.avail_in || zs.next_in == src + src_len ||
-			     zs.next_out == dst + dst_len))
-				break;
-			if (rc == Z_BUF_ERROR)
-				rc = Z_OK;
 		}
 		got = (size_t)(zs.next_out - dst);
 		used = (size_t)(zs.next_in - src);
@@ -430,7 +433,7 @@ static int inflate_exact(const struct binary *bin, const uint8_t *src,
 		if (rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
 			corrupt = true;
 			snprintf(why, sizeof(why), "zlib: %s",
-				 zs.msg ? zs.msg : "corrupt data");
+				 zs.msg ? zs.msg : zError(rc));
 		}
 		inflateEnd(&zs);
 	}

@@ -4,6 +4,8 @@
 #   REQUIRE_LLVM=1   fail, rather than skip, the differential suite when
 #                    LLVM 22 is not installed (CI sets it)
 #   DIFF_CASES=N     random differential cases (default 300)
+#   PACKAGER_DIFF_CASES=N  random packager cases (default 70, three
+#                    --image lists each)
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 passed=0 failed=0
@@ -40,6 +42,7 @@ suite object sh test/object.test
 suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
+suite packdiff python3 test/packager_diff.py --cases "${PACKAGER_DIFF_CASES:-70}"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
