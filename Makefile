@@ -71,8 +71,12 @@ build/test/elfscan_test: test/elfscan/elfscan_test.c core/elfscan.c core/io.c co
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
 
+build/test/package_test: test/package/package_test.c formats/package.c core/strtab.c core/strmap.c core/err.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
+
 UNIT := build/test/triple_test build/test/targetid_test build/test/llvmhash_test \
-	build/test/elfscan_test
+	build/test/elfscan_test build/test/package_test
 
 check: all $(UNIT)
 	@sh test/run.sh

@@ -3,9 +3,7 @@
 versions 2 and 3 (plain, zstd, zlib), a section mixing versions, images
 from LLVM 15-20 (HIP numbered 3), and minimal ELF objects carrying them.
 Run from this directory (zstd must be installed); the files are committed."""
-import struct
-
-from offbin import MAGIC, OFFLOADING, elf, multi, v1, v3_compressed
+from offbin import OFFLOADING, elf, multi, v1, v3_compressed
 
 GFX = (1, 1, [(b"triple", b"amdgcn-amd-amdhsa"), (b"arch", b"gfx90a")],
        b"AMDGPU image, 40 bytes of it.........\n")
@@ -27,6 +25,12 @@ write("v2.bin", multi(2, ENTRIES))
 write("v3.bin", multi(3, ENTRIES))
 write("v3-zstd.bin", v3_compressed(ENTRIES, "zstd"))
 write("v3-zlib.bin", v3_compressed(ENTRIES, "zlib"))
+# A zstd frame by hand that claims a 2 GiB window for a few hundred bytes
+# (one raw block): read without allocating that window.
+body = multi(3, ENTRIES)[40:]
+frame = (b"\x28\xb5\x2f\xfd" + b"\x00" + b"\xa8" +
+         (1 | len(body) << 3).to_bytes(3, "little") + body)
+write("v3-zstd-window-2g.bin", v3_compressed(ENTRIES, body=frame))
 # One section as LLVM 23+ may leave it after `ld -r`: binaries of several
 # versions end to end (the compressed one padded to 8).
 write("mixed.bin", v1(GFX[2], GFX[3], GFX[0], GFX[1]) +
