@@ -1,5 +1,6 @@
 # offload: one executable for LLVM's GPU offload-binary tools.
-# Plain GNU make: `make`, `make check`, `make install`, `make demo`.
+# Plain GNU make: `make`, `make check`, `make install`, `make demo`,
+# `make fuzz FUZZ_SECONDS=N`.
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -78,8 +79,51 @@ build/test/package_test: test/package/package_test.c formats/package.c core/strt
 UNIT := build/test/triple_test build/test/targetid_test build/test/llvmhash_test \
 	build/test/elfscan_test build/test/package_test
 
-check: all $(UNIT)
+# Fuzz targets: every test/fuzz/<name>.c but replay.c (see test/fuzz/README).
+# Under `make check` each is linked with replay.c and the normal objects and
+# replays its seed corpus; `make fuzz` builds them with clang's libFuzzer.
+FUZZ_NAMES := $(filter-out replay,$(basename $(notdir $(wildcard test/fuzz/*.c))))
+LIB_OBJS := $(filter build/obj/core/% build/obj/formats/%,$(OBJS))
+FUZZ_REPLAY := $(FUZZ_NAMES:%=build/test/fuzz/%)
+
+build/test/fuzz/%: test/fuzz/%.c test/fuzz/replay.c test/fuzz/fuzz.h $(LIB_OBJS) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+
+check: all $(UNIT) $(FUZZ_REPLAY)
 	@sh test/run.sh
+
+# libFuzzer needs clang and its runtime (Debian: libclang-rt-22-dev).
+ifeq ($(origin FUZZ_CC),undefined)
+FUZZ_CC := $(shell command -v clang-22 || command -v clang)
+endif
+FUZZ_SECONDS ?= 10
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) -O1 -g \
+	-fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_OBJS := $(patsubst build/obj/%,build/fuzz/obj/%,$(LIB_OBJS))
+FUZZ_STAMP := build/fuzz/obj/.flags
+
+$(FUZZ_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(FUZZ_CC) $(FUZZ_CFLAGS)' | cmp -s - $@ || echo '$(FUZZ_CC) $(FUZZ_CFLAGS)' > $@
+
+build/fuzz/obj/%.o: %.c $(FUZZ_STAMP)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
+
+build/fuzz/liboffload.a: $(FUZZ_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/fuzz/%: test/fuzz/%.c test/fuzz/fuzz.h build/fuzz/liboffload.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< build/fuzz/liboffload.a $(PKG_LIBS)
+
+# Each target for FUZZ_SECONDS, one after another, nice'd; new inputs go to
+# build/fuzz/new/<name>/, crashes to build/fuzz/crashes/<name>/.
+fuzz: $(FUZZ_NAMES:%=build/fuzz/%)
+	@sh test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 demo: all
 	@sh test/demo.sh
@@ -102,6 +146,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all check demo bench install uninstall clean FORCE
+.PHONY: all check demo bench fuzz install uninstall clean FORCE
 FORCE:
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

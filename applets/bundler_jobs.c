@@ -440,6 +440,17 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 	for (size_t i = 0; i < c->ntargets; i++) {
 		data[i] = inputs[i].data;
 		sizes[i] = inputs[i].len;
+		/* Two spellings of one target would be two sections of one
+		 * name; llvm-objcopy refuses to set their flags twice (-###
+		 * runs nothing, so nothing fails). */
+		for (size_t k = 0; k < i && !c->print_cmds; k++)
+			if (!strcmp(c->std_targets[k], c->std_targets[i])) {
+				bundler_fail("'%s' and '%s' are the same target "
+					     "'%s': an object bundle holds one "
+					     "section per target", c->targets[k],
+					     c->targets[i], c->std_targets[i]);
+				goto out;
+			}
 	}
 	if (c->compress && c->verbose && report_empty_compression(c))
 		goto out;

@@ -12,9 +12,10 @@
 
 /* Past this an alignment or layout is hostile, not an object. */
 #define LAYOUT_LIMIT ((uint64_t)1 << 48)
-/* A NOBITS section made PROGBITS is written out as zeros; past this it is
- * an attack on the disk, not an object. */
-#define ZERO_FILL_LIMIT ((uint64_t)1 << 32)
+/* Zeros we write that the input does not hold: a NOBITS section made
+ * PROGBITS, and alignment padding.  Real objects need kilobytes; past this
+ * it is an attack on the disk, not an object. */
+#define ZERO_FILL_LIMIT ((uint64_t)1 << 30)
 /* Not in every <elf.h>: x86-64's large-model section flag. */
 #define ELFCOPY_SHF_X86_64_LARGE 0x10000000u
 
@@ -298,10 +299,8 @@ static int set_exclude(struct copy *c, struct out_section *o, struct err *e)
 			return err_set(e, "section '%s' would become %llu bytes "
 				       "of zeros", o->name,
 				       (unsigned long long)o->size);
-		if (!(c->owned[o->old_index] = calloc(1, o->size ? o->size : 1)))
-			return err_set(e, "out of memory");
 		o->type = SHT_PROGBITS;
-		o->data = c->owned[o->old_index];
+		o->data = NULL;		/* written as zeros */
 	}
 	o->flags = (o->flags & keep) | SHF_EXCLUDE;
 	return 0;
@@ -386,7 +385,7 @@ static int lay_out(struct copy *c, struct out_section **order,
 		   uint64_t *shoff, struct err *e)
 {
 	uint64_t at = c->s.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-	uint64_t word = c->s.is64 ? 8 : 4;
+	uint64_t word = c->s.is64 ? 8 : 4, padding = 0;
 
 	for (size_t i = 1; i < c->n; i++)
 		order[i - 1] = &c->o[i];
@@ -398,6 +397,12 @@ static int lay_out(struct copy *c, struct out_section **order,
 		if (align > LAYOUT_LIMIT || o->size > LAYOUT_LIMIT)
 			return err_set(e, "section '%s' has an alignment or size "
 				       "too large to lay out", o->name);
+		padding += (at + align - 1) / align * align - at;
+		if (padding > ZERO_FILL_LIMIT)
+			return err_set(e, "section '%s': alignment %llu would pad "
+				       "the object with more than %llu bytes",
+				       o->name, (unsigned long long)o->align,
+				       (unsigned long long)ZERO_FILL_LIMIT);
 		at = (at + align - 1) / align * align;
 		o->offset = at;
 		if (o->type != SHT_NOBITS)
@@ -540,7 +545,8 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 		if (o->type == SHT_NOBITS || !o->size)
 			continue;
 		if (io_out_zeros(out, o->offset - at, e) < 0 ||
-		    io_out_write(out, o->data, o->size, e) < 0)
+		    (o->data ? io_out_write(out, o->data, o->size, e)
+			     : io_out_zeros(out, o->size, e)) < 0)
 			goto out;
 		at = o->offset + o->size;
 	}

@@ -82,8 +82,9 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 	memset(s, 0, sizeof(*s));
 	if (!elfscan_is_elf(buf, len))
 		return err_set(e, "not an ELF file");
-	if (len < EI_NIDENT || (buf[EI_CLASS] != ELFCLASS32 &&
-				buf[EI_CLASS] != ELFCLASS64))
+	if (len < EI_NIDENT)
+		return err_set(e, "truncated ELF header (%zu bytes)", len);
+	if (buf[EI_CLASS] != ELFCLASS32 && buf[EI_CLASS] != ELFCLASS64)
 		return err_set(e, "unknown ELF class");
 	if (buf[EI_DATA] != ELFDATA2LSB && buf[EI_DATA] != ELFDATA2MSB)
 		return err_set(e, "unknown ELF byte order");

@@ -63,6 +63,7 @@ int io_in_open(struct io_in *in, const char *path, struct err *e)
 
 	memset(in, 0, sizeof(*in));
 	in->fd = -1;
+	in->path = path;
 	if (!strcmp(path, "-"))
 		return read_all(0, in, path, e);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -137,7 +138,11 @@ static void cleanup_and_die(int sig)
 
 void io_install_signal_cleanup(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGBUS };
+
+	/* Past `ulimit -f`, SIGXFSZ would kill us with the temporary left
+	 * behind; ignored, the write fails with EFBIG and is reported. */
+	signal(SIGXFSZ, SIG_IGN);
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction sa, old;
@@ -168,7 +173,7 @@ static char *resolve_dest(const char *path)
 	return strdup(path);
 }
 
-int io_out_open(struct io_out *o, const char *path, struct err *e)
+static int out_open(struct io_out *o, const char *path, struct err *e)
 {
 	struct stat st;
 	char *dir_copy = NULL;
@@ -234,6 +239,15 @@ int io_out_open(struct io_out *o, const char *path, struct err *e)
 	return 0;
 }
 
+/* A failed open holds nothing: the caller need not discard it. */
+int io_out_open(struct io_out *o, const char *path, struct err *e)
+{
+	if (out_open(o, path, e) == 0)
+		return 0;
+	io_out_discard(o);
+	return -1;
+}
+
 int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e)
 {
 	const uint8_t *p = buf;
@@ -266,6 +280,13 @@ int io_out_zeros(struct io_out *o, uint64_t n, struct err *e)
 	return 0;
 }
 
+static bool input_shrank(const struct io_in *in, uint64_t end)
+{
+	struct stat st;
+
+	return fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < end;
+}
+
 int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 		uint64_t len, struct err *e)
 {
@@ -279,6 +300,12 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 			ssize_t n = copy_file_range(in->fd, &from, o->fd, NULL,
 						    chunk, 0);
 
+			/* The end of the input before the end of its map: the
+			 * file shrank, and the map past its end would fault. */
+			if (n == 0 && input_shrank(in, (uint64_t)from + len))
+				return err_set(e, "'%s': file changed size while "
+					       "being read", in->path ? in->path
+								 : "input");
 			if (n <= 0)
 				break;
 			len -= (uint64_t)n;

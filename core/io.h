@@ -18,6 +18,7 @@ struct io_in {
 	int fd;
 	void *map;
 	uint8_t *heap;
+	const char *path;	/* as opened, for messages (not owned) */
 };
 
 /* Open path ("-" = stdin).  On failure e says "'<path>': <why>". */
@@ -42,7 +43,8 @@ struct io_out {
 int io_out_open(struct io_out *o, const char *path, struct err *e);
 int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e);
 int io_out_zeros(struct io_out *o, uint64_t n, struct err *e);
-/* Copy in->data[off, off+len) to o, in the kernel where it can. */
+/* Copy in->data[off, off+len) to o, in the kernel where it can.  An input
+ * that shrank since it was opened is an error, not a fault. */
 int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 		uint64_t len, struct err *e);
 /* Overwrite bytes already written, for headers whose fields are known only
@@ -63,7 +65,9 @@ int io_scratch_open(struct io_out *o, struct err *e);
 int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e);
 
 /* Remove every temporary still open and die by sig: installed for SIGINT,
- * SIGTERM, SIGHUP and SIGPIPE by io_install_signal_cleanup. */
+ * SIGTERM, SIGHUP, SIGPIPE and SIGBUS (a mapped input cut short under us)
+ * by io_install_signal_cleanup, which also ignores SIGXFSZ so that a write
+ * past RLIMIT_FSIZE fails with EFBIG and takes the normal error path. */
 void io_install_signal_cleanup(void);
 
 #endif

@@ -25,6 +25,9 @@ suite() {
 	fi
 	if [ "$f" -ne 0 ]; then
 		printf '%s\n' "$out" | grep -v '^PASS' | tail -n 60
+	else
+		# Cases a suite cannot run here say so on a SKIP line.
+		printf '%s\n' "$out" | grep '^SKIP'
 	fi
 	printf '%-14s %s passed, %s failed\n' "$name:" "$p" "$f"
 	passed=$((passed + p))
@@ -41,6 +44,8 @@ suite packager sh test/packager.test
 suite object sh test/object.test
 suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
+suite fuzz-replay sh test/fuzz/replay.sh
+suite faults sh test/faults.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 suite packdiff python3 test/packager_diff.py --cases "${PACKAGER_DIFF_CASES:-70}"
 

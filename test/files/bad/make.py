@@ -114,3 +114,6 @@ write("elf-bad-name.o", bytes(bad_name))
 write("elf-huge-align.o",
       elf64([STRTAB, HOST_SEC, DEV_SEC, (b".big", SHT_PROGBITS, 0, b"x",
                                          1 << 60)]))
+write("elf-padding-align.o",
+      elf64([STRTAB, HOST_SEC, DEV_SEC, (b".big", SHT_PROGBITS, 0, b"x",
+                                         1 << 31)]))

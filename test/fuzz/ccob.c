@@ -1,0 +1,48 @@
+/* Fuzz target: CCOB headers and decompression (formats/ccob.c), CCOB after
+ * CCOB as --list and ccob -d read a concatenation.  The limits are small so
+ * that no input can make the fuzzer allocate much: at most 1 MiB, and at most
+ * 64 times the compressed bytes.
+ * libFuzzer: -max_len=4096
+ */
+#include "fuzz.h"
+#include "../../formats/ccob.h"
+
+static void progress(uint64_t done, uint64_t total)
+{
+	FUZZ_CHECK(done <= total);
+}
+
+static const struct ccob_limits limits = {
+	.max_ratio = 64,
+	.max_size = 1u << 20,
+	.progress = progress,
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t pos = 0;
+	struct ccob_header h;
+	struct err e;
+
+	/* The header parser does not ask for the magic: feed it anything. */
+	if (ccob_parse_header(data, size, &h, &e) == 0) {
+		FUZZ_CHECK(h.header_size <= size);
+		FUZZ_CHECK(h.method == CCOB_ZLIB || h.method == CCOB_ZSTD);
+	}
+	while (pos < size && ccob_is(data + pos, size - pos)) {
+		const uint8_t *at = data + pos;
+		size_t left = size - pos, used = 0;
+		uint8_t *raw;
+
+		if (ccob_parse_header(at, left, &h, &e) < 0 ||
+		    ccob_decompress(at, left, &h, &limits, &raw, &used, &e) < 0)
+			break;
+		FUZZ_CHECK(h.raw_size <= limits.max_size);
+		FUZZ_CHECK(used >= h.header_size && used <= left);
+		fuzz_touch(raw, (size_t)h.raw_size);
+		(void)ccob_hash(raw, (size_t)h.raw_size);
+		free(raw);
+		pos += used;
+	}
+	return 0;
+}

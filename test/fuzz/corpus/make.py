@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Write the fuzz targets' seed corpora (test/fuzz/corpus/<name>/), small
+inputs that reach each parser's main paths.  Run from anywhere after `make`:
+the bundles and CCOBs are made by our own build/bin tools (their formats are
+checked against LLVM 22 by the other suites).  The files are committed;
+inputs a fuzzing run finds go to build/fuzz/new/, and are added here by hand
+when worth keeping: the files named by a SHA-1 are such inputs, the new
+coverage of a first run (`build/fuzz/<name> -merge=1 DIR corpus new`), and
+this script leaves them alone."""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+BIN = os.path.join(TOP, "build", "bin")
+BAD = os.path.join(TOP, "test", "files", "bad")
+MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+HOST = "host-x86_64-unknown-linux-gnu"
+HIP = ["hip-amdgcn-amd-amdhsa--gfx90a", "hip-amdgcn-amd-amdhsa--gfx1100:xnack-",
+       "openmp-nvptx64-nvidia-cuda--sm_90"]
+
+
+def write(name, target, data):
+    d = os.path.join(HERE, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def run(*args):
+    subprocess.run(args, check=True)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def bundle(tmp, kind, inputs, targets, extra=()):
+    out = os.path.join(tmp, "out." + kind)
+    run(os.path.join(BIN, "clang-offload-bundler"), "-type=" + kind,
+        "-targets=" + ",".join(targets), *["-input=" + i for i in inputs],
+        "-output=" + out, *extra)
+    return read(out)
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    try:
+        files = []
+        for i, text in enumerate([b"host code\n", b"device one\n", b"", b"dev 3"]):
+            files.append(os.path.join(tmp, "in%d" % i))
+            with open(files[-1], "wb") as f:
+                f.write(text)
+        targets = [HOST + "-"] + HIP
+
+        # bundle_binary: bundles we write, LLVM's damaged cases, oddities.
+        write("two.bc", "bundle_binary", bundle(tmp, "bc", files[:2], targets[:2]))
+        good = bundle(tmp, "bc", files, targets)
+        write("four.bc", "bundle_binary", good)
+        write("aligned.bc", "bundle_binary",
+              bundle(tmp, "bc", files[:2], targets[:2], ["-bundle-align=64"]))
+        write("empty.bc", "bundle_binary", MAGIC + struct.pack("<Q", 0))
+        ent = lambda off, size, ident: struct.pack("<QQQ", off, size, len(ident)) + ident
+        head = 32 + 2 * (24 + 4)
+        write("same-id-twice.bc", "bundle_binary",
+              MAGIC + struct.pack("<Q", 2) + ent(head, 2, b"a-b-") + ent(head + 2, 2, b"a-b-") + b"xxyy")
+        for f in sorted(os.listdir(BAD)):
+            if f.endswith(".bc"):
+                write(f, "bundle_binary", read(os.path.join(BAD, f)))
+
+        # bundle_text: one byte (comment: 0 "//", 1 "#", 2 ";"; +4 lists)
+        # then a text bundle.
+        for kind, style in (("hipi", 0), ("s", 1), ("ll", 2)):
+            b = bundle(tmp, kind, files, targets)
+            write(kind, "bundle_text", bytes([style]) + b)
+            write(kind + "-list", "bundle_text", bytes([style | 4]) + b)
+        write("missing-end.ll", "bundle_text", b"\2" + read(os.path.join(BAD, "missing-end.ll")))
+        write("list-loops.hipi", "bundle_text",
+              b"\4" + read(os.path.join(BAD, "list-loops-in-llvm.hipi"))[:4000])
+
+        # ccob: CCOBs of each version and method, a concatenation, damage.
+        ccobs = {}
+        src = os.path.join(tmp, "four.bc")
+        with open(src, "wb") as f:
+            f.write(good)
+        for name, args in (("v3-zstd", ["-3"]), ("v2-zstd", ["--format-version=2"]),
+                           ("v1-zlib", ["--method=zlib", "--format-version=1"]),
+                           ("v3-zlib", ["--method=zlib", "-9"])):
+            out = subprocess.run([os.path.join(BIN, "offload"), "ccob", "-c", *args, src],
+                                 check=True, stdout=subprocess.PIPE).stdout
+            ccobs[name] = out
+            write(name + ".ccob", "ccob", out)
+        write("three.ccob", "ccob", ccobs["v3-zstd"] + ccobs["v2-zstd"] + ccobs["v1-zlib"])
+        write("cut.ccob", "ccob", ccobs["v3-zstd"][:60])
+        write("bomb.ccob", "ccob", b"CCOB" + struct.pack("<HHQQQ", 3, 1, 40, 1 << 40, 0) + b"\0" * 8)
+        write("header-only.ccob", "ccob", b"CCOB" + struct.pack("<HHQQQ", 3, 0, 32, 0, 0))
+        write("bad-method.ccob", "ccob", b"CCOB" + struct.pack("<HHQQQ", 3, 7, 32, 0, 0))
+
+        # ccob_roundtrip: one byte (method, whole, version, level) then data.
+        for first in (0x00, 0x01, 0x02, 0x03, 0x05, 0x0a, 0x37, 0xf6):
+            write("%02x" % first, "ccob_roundtrip", bytes([first]) + good)
+        write("empty-zstd", "ccob_roundtrip", b"\3")
+        write("empty-zlib", "ccob_roundtrip", b"\2")
+
+        # triple: a sample of the golden triples, and pairs.
+        with open(os.path.join(TOP, "test", "triple", "golden.tsv")) as f:
+            triples = [line.split("\t")[0] for line in f]
+        for i, t in enumerate(triples[::40]):
+            write("%02d" % i, "triple", t.encode())
+        for i, pair in enumerate(["thumbv7-apple-ios\narmv7-apple-ios",
+                                  "x86_64-w64-windows-gnu\nx86_64-pc-windows-gnu",
+                                  "amdgcn-amd-amdhsa\namdgcn-amd-amdhsa-",
+                                  "dxil-unknown-shadermodel6.15-library",
+                                  "armv7-unknown-linux-androideabi29"]):
+            write("pair%d" % i, "triple", pair.encode())
+
+        # targetid: one byte (the requests' triple) then IDs, one a line.
+        for i, ids in enumerate(["gfx90a\ngfx90a:xnack+\ngfx90a:xnack-",
+                                 "gfx906:sramecc+:xnack-\ngfx906:xnack+\ngfx908",
+                                 "gfx906:,gfx90a\ngfx906:+\ngfx906",
+                                 "sm_90\nsm_90a\ngfx1100",
+                                 "gfx942:xnack+:xnack-\ngfx942:sramecc-",
+                                 "gfx9-4-generic:sramecc+:xnack-\ngfx9-4-generic",
+                                 "tahiti\n:xnack+\n"]):
+            write("ids%d" % i, "targetid", bytes([i % 4]) + ids.encode())
+
+        # target: bundle entry IDs, one a line.
+        for i, ids in enumerate(["\n".join(targets),
+                                 "hip-amdgcn-amd-amdhsa-gfx906\nhipv4-amdgcn-amd-amdhsa--gfx906:xnack+",
+                                 "openmp-x86_64-pc-linux-gnu-\nhost-x86_64-unknown-linux-gnu-foo-bar",
+                                 "hip-amdgcn-amd-amdhsa--gfx90a\0x\nhip--\nbad",
+                                 "sycl-spir64-unknown-unknown-\nhip-dxil-unknown-shadermodel6.15-"]):
+            write("ids%d" % i, "target", ids.encode())
+    finally:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
