@@ -547,10 +547,8 @@ static int extract_to(const char *path, const struct io_in *in,
 	struct err e;
 	int rc;
 
-	if (io_out_open(&out, path, &e) < 0) {
-		io_out_discard(&out);
+	if (io_out_open(&out, path, &e) < 0)
 		return fail("%s", why(&e, path));
-	}
 	if (img->inflated)
 		rc = io_out_write(&out, img->image, (size_t)img->image_size, &e);
 	else
