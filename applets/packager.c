@@ -75,7 +75,8 @@ enum {
 	O_HELP_LIST_HIDDEN, O_O, O_IMAGE, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS,
 	O_INPUT,
 	/* Options LLVM hides from everything but use (-h), and libLLVM's own
-	 * generic ones, accepted and ignored, never suggested. */
+	 * generic ones, accepted and ignored but for --color, never
+	 * suggested. */
 	O_H, O_COLOR, O_DISABLE_SYMBOLICATION, O_INFO_OUTPUT_FILE, O_RNG_SEED,
 	O_STATS, O_STATS_JSON, O_TIME_PASSES, O_TRACK_MEMORY, O_COUNT
 };
@@ -111,16 +112,17 @@ static void init_options(struct clopt *o)
 /* ---- messages ---- */
 
 static const char *argv0;
+static bool color;
 
-/* LLVM's WithColor: "<prefix>: " (when there is one), the colored kind. */
-static void report(const char *prefix, const char *kind, const char *color,
+/* LLVM's WithColor: "<prefix>: " (when there is one), then "<kind>: " in
+ * color when standard error is a terminal or --color says so. */
+static void report(const char *prefix, const char *kind, const char *code,
 		   const char *fmt, va_list ap)
 {
-	bool tty = isatty(2);
-
 	if (prefix)
 		fprintf(stderr, "%s: ", prefix);
-	fprintf(stderr, "%s%s:%s ", tty ? color : "", kind, tty ? "\033[0m" : "");
+	fprintf(stderr, "%s%s: %s", color ? code : "", kind,
+		color ? "\033[0m" : "");
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -696,6 +698,7 @@ int packager_main(int argc, char **argv)
 		return 1;
 	}
 	fwrite(res.errors ? res.errors : "", 1, res.errors_len, stderr);
+	color = o[O_COLOR].count ? o[O_COLOR].b : isatty(2);
 	if (res.action) {
 		if (res.action == &o[O_VERSION])
 			print_version();
