@@ -76,8 +76,16 @@ build/test/package_test: test/package/package_test.c formats/package.c core/strt
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
 
+# The archive and bitcode formats, with the core files they stand on.
+AR_TEST_SRCS := test/ar/ar_test.c formats/ar.c formats/ar_write.c \
+	formats/ar_symbols.c formats/bitcode.c core/elfscan.c core/io.c \
+	core/err.c core/strmap.c
+build/test/ar_test: $(AR_TEST_SRCS) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
+
 UNIT := build/test/triple_test build/test/targetid_test build/test/llvmhash_test \
-	build/test/elfscan_test build/test/package_test
+	build/test/elfscan_test build/test/ar_test build/test/package_test
 
 # Fuzz targets: every test/fuzz/<name>.c but replay.c (see test/fuzz/README).
 # Under `make check` each is linked with replay.c and the normal objects and

@@ -4,6 +4,7 @@
 #   REQUIRE_LLVM=1   fail, rather than skip, the differential suite when
 #                    LLVM 22 is not installed (CI sets it)
 #   DIFF_CASES=N     random differential cases (default 300)
+#   AR_DIFF_CASES=N  random archive differential cases (default 100)
 #   PACKAGER_DIFF_CASES=N  random packager cases (default 70, three
 #                    --image lists each)
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,6 +48,8 @@ suite elfscan sh test/elfscan.test
 suite fuzz-replay sh test/fuzz/replay.sh
 suite faults sh test/faults.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
+suite ar sh test/ar.test
+suite ar-diff python3 test/ar_differential.py --cases "${AR_DIFF_CASES:-100}"
 suite packdiff python3 test/packager_diff.py --cases "${PACKAGER_DIFF_CASES:-70}"
 
 echo "$passed passed, $failed failed"

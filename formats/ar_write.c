@@ -1,0 +1,319 @@
+/* ar_write: GNU archives byte for byte as LLVM 22's writeArchive writes
+ * them for K_GNU (see ar.h for the layout).  Everything but the member
+ * data is laid out in memory first, because the symbol table at the front
+ * holds the offset of every member; the data is then streamed from the
+ * caller's pieces. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/strmap.h"
+#include "ar.h"
+
+/* LLVM's Archive::MaxMemberSize: what ten decimal digits hold. */
+#define MAX_MEMBER_SIZE UINT64_C(9999999999)
+
+uint64_t ar_sym64_threshold(const char *value)
+{
+	uint64_t v = 0;
+
+	if (!value || !*value)
+		return AR_SYM64_THRESHOLD;
+	for (const char *p = value; *p; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (*p < '0' || *p > '9' || v > (UINT64_MAX - d) / 10)
+			return AR_SYM64_THRESHOLD;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+/* printWithSpacePadding: text, then blanks to the width.  LLVM only
+ * asserts that it fits; a field that does not is refused here. */
+static bool pad_field(char *dst, size_t width, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (n > width)
+		return false;
+	memcpy(dst, text, n);
+	memset(dst + n, ' ', width - n);
+	return true;
+}
+
+/* Date, uid, gid, mode (octal) and size after the 16-byte name field. */
+static bool header_rest(char *h, int64_t date, uint32_t uid, uint32_t gid,
+			uint32_t mode, uint64_t size)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%" PRId64, date);
+	if (!pad_field(h + 16, 12, num))
+		return false;
+	snprintf(num, sizeof(num), "%" PRIu32, uid % 1000000);
+	pad_field(h + 28, 6, num);
+	snprintf(num, sizeof(num), "%" PRIu32, gid % 1000000);
+	pad_field(h + 34, 6, num);
+	snprintf(num, sizeof(num), "%" PRIo32, mode);
+	if (!pad_field(h + 40, 8, num))
+		return false;
+	snprintf(num, sizeof(num), "%" PRIu64, size);
+	if (!pad_field(h + 48, 10, num))
+		return false;
+	memcpy(h + 58, "`\n", 2);
+	return true;
+}
+
+/* Writes go through a buffer: headers are 60 bytes each. */
+struct wbuf {
+	struct io_out *o;
+	size_t n;
+	uint8_t b[1 << 16];
+};
+
+static int flush(struct wbuf *w, struct err *e)
+{
+	int rc = io_out_write(w->o, w->b, w->n, e);
+
+	w->n = 0;
+	return rc;
+}
+
+static int put(struct wbuf *w, const void *p, size_t len, struct err *e)
+{
+	if (!len)
+		return 0;
+	if (len > sizeof(w->b) - w->n) {
+		if (flush(w, e) < 0)
+			return -1;
+		if (len >= sizeof(w->b) / 2)
+			return io_out_write(w->o, p, len, e);
+	}
+	memcpy(w->b + w->n, p, len);
+	w->n += len;
+	return 0;
+}
+
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int append(struct bytes *b, const void *p, size_t len)
+{
+	if (len > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *np;
+
+		while (cap - b->len < len) {
+			if (cap > SIZE_MAX / 2)
+				return -1;
+			cap *= 2;
+		}
+		np = realloc(b->p, cap);
+		if (!np)
+			return -1;
+		b->p = np;
+		b->cap = cap;
+	}
+	if (len)
+		memcpy(b->p + b->len, p, len);
+	b->len += len;
+	return 0;
+}
+
+static void put_be(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = n; i-- > 0; v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* computeSymbolTableSize for GNU: count, offsets, names, even length. */
+static uint64_t symtab_size(uint64_t nsyms, unsigned w, uint64_t names)
+{
+	uint64_t size = w + nsyms * w + names;
+
+	return size + (size & 1);
+}
+
+int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
+	     const struct ar_write_opts *opt, struct err *e)
+{
+	static const uint8_t filler[3], newline = '\n';
+	bool thin = opt->flags & AR_WRITE_THIN;
+	bool det = opt->flags & AR_WRITE_DETERMINISTIC;
+	struct strmap seen = { 0 };
+	struct bytes names = { 0 }, symtab = { 0 };
+	struct wbuf *w = NULL;
+	char *hdr = NULL, num[32];
+	uint64_t *size = NULL, *pos = NULL, at = 0, nsyms = 0, sym_bytes = 0;
+	uint64_t headers, strtab_member = 0;
+	unsigned width = 4;
+	bool symbolic = false, fill, write_symtab;
+	int rc = -1;
+
+	if (n > SIZE_MAX / AR_HEADER_LEN)
+		goto nomem;
+	hdr = malloc(n ? n * AR_HEADER_LEN : 1);
+	size = calloc(n ? n : 1, sizeof(*size));
+	pos = calloc(n ? n : 1, sizeof(*pos));
+	w = malloc(sizeof(*w));
+	if (!hdr || !size || !pos || !w)
+		goto nomem;
+	w->o = o;
+	w->n = 0;
+
+	/* Member headers, the long-name table and where each member goes,
+	 * counting from the first member's header. */
+	for (size_t i = 0; i < n; i++) {
+		char *h = hdr + i * AR_HEADER_LEN;
+		bool long_name = thin || m[i].name_len >= 16 ||
+				 (m[i].name_len &&
+				  memchr(m[i].name, '/', m[i].name_len));
+
+		for (size_t k = 0; k < m[i].npieces &&
+				   size[i] <= MAX_MEMBER_SIZE; k++)
+			size[i] += m[i].piece[k].len;
+		if (size[i] > MAX_MEMBER_SIZE) {
+			err_set(e, "File %.*s exceeds size limit",
+				(int)(m[i].name_len > 256 ? 256 : m[i].name_len),
+				m[i].name);
+			goto out;
+		}
+		if (long_name) {
+			uint64_t off = names.len;
+			uint32_t b = thin ? 0 : strmap_find(&seen, m[i].name,
+							    m[i].name_len);
+
+			/* Thin archives repeat a name each time. */
+			if (!thin && b < seen.nb) {
+				off = seen.b[b].value;
+			} else {
+				if ((!thin && strmap_set(&seen, m[i].name,
+							 m[i].name_len,
+							 names.len) < 0) ||
+				    append(&names, m[i].name, m[i].name_len) ||
+				    append(&names, "/\n", 2))
+					goto nomem;
+			}
+			h[0] = '/';
+			snprintf(num, sizeof(num), "%" PRIu64, off);
+			pad_field(h + 1, 15, num);
+		} else {
+			if (m[i].name_len)
+				memcpy(h, m[i].name, m[i].name_len);
+			h[m[i].name_len] = '/';
+			memset(h + m[i].name_len + 1, ' ', 15 - m[i].name_len);
+		}
+		if (!header_rest(h, det ? 0 : m[i].mtime, det ? 0 : m[i].uid,
+				 det ? 0 : m[i].gid, det ? 0644 : m[i].mode,
+				 size[i])) {
+			err_set(e, "a header field of %.*s does not fit",
+				(int)(m[i].name_len > 256 ? 256 : m[i].name_len),
+				m[i].name);
+			goto out;
+		}
+		pos[i] = at;
+		at += AR_HEADER_LEN + (thin ? 0 : size[i] + (size[i] & 1));
+		nsyms += m[i].nsyms;
+		sym_bytes += m[i].syms_len;
+		symbolic |= m[i].symbolic;
+	}
+	if (names.len)
+		strtab_member = AR_HEADER_LEN + names.len + (names.len & 1);
+
+	/* A symbolic member without symbols still gets a table: LLVM fills
+	 * the names with three NULs (for old Solaris tools). */
+	fill = !sym_bytes && symbolic;
+	if (fill)
+		sym_bytes = sizeof(filler);
+	write_symtab = (opt->flags & AR_WRITE_SYMTAB) && sym_bytes;
+
+	/* 32-bit offsets unless the last member header would start at or
+	 * past the threshold: then "/SYM64/" and 64-bit ones. */
+	headers = AR_MAGIC_LEN + AR_HEADER_LEN +
+		  symtab_size(nsyms, 4, sym_bytes) + strtab_member;
+	if ((opt->flags & AR_WRITE_SYMTAB) &&
+	    headers + (n ? pos[n - 1] : 0) >= opt->sym64_threshold) {
+		width = 8;
+		headers = AR_MAGIC_LEN + AR_HEADER_LEN +
+			  symtab_size(nsyms, 8, sym_bytes) + strtab_member;
+	}
+
+	if (write_symtab) {
+		uint64_t total = symtab_size(nsyms, width, sym_bytes);
+		char h[AR_HEADER_LEN];
+		uint8_t word[8];
+
+		memcpy(h, width == 8 ? "/SYM64/" : "/", width == 8 ? 7 : 1);
+		memset(h + (width == 8 ? 7 : 1), ' ', width == 8 ? 9 : 15);
+		if (!header_rest(h, det ? 0 : opt->now, 0, 0, 0, total)) {
+			err_set(e, "the symbol table's header does not fit");
+			goto out;
+		}
+		if (append(&symtab, h, sizeof(h)))
+			goto nomem;
+		put_be(word, nsyms, width);
+		if (append(&symtab, word, width))
+			goto nomem;
+		/* 32-bit offsets are truncated, as LLVM does when told by
+		 * SYM64_THRESHOLD to keep them past 4 GiB. */
+		for (size_t i = 0; i < n; i++) {
+			put_be(word, headers + pos[i], width);
+			for (size_t k = 0; k < m[i].nsyms; k++)
+				if (append(&symtab, word, width))
+					goto nomem;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (append(&symtab, m[i].syms, m[i].syms_len))
+				goto nomem;
+		if (fill && append(&symtab, filler, sizeof(filler)))
+			goto nomem;
+		if (symtab.len & 1 && append(&symtab, filler, 1))
+			goto nomem;
+	}
+
+	if (put(w, thin ? AR_THIN_MAGIC : AR_MAGIC, AR_MAGIC_LEN, e) < 0 ||
+	    put(w, symtab.p, symtab.len, e) < 0)
+		goto out;
+	if (names.len) {
+		char h[AR_HEADER_LEN];
+
+		pad_field(h, 48, "//");
+		snprintf(num, sizeof(num), "%" PRIu64,
+			 (uint64_t)(names.len + (names.len & 1)));
+		pad_field(h + 48, 10, num);
+		memcpy(h + 58, "`\n", 2);
+		if (put(w, h, sizeof(h), e) < 0 ||
+		    put(w, names.p, names.len, e) < 0 ||
+		    ((names.len & 1) && put(w, &newline, 1, e) < 0))
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (put(w, hdr + i * AR_HEADER_LEN, AR_HEADER_LEN, e) < 0)
+			goto out;
+		if (thin)
+			continue;
+		for (size_t k = 0; k < m[i].npieces; k++)
+			if (put(w, m[i].piece[k].buf, m[i].piece[k].len, e) < 0)
+				goto out;
+		if ((size[i] & 1) && put(w, &newline, 1, e) < 0)
+			goto out;
+	}
+	rc = flush(w, e);
+	goto out;
+
+nomem:
+	err_set(e, "out of memory");
+out:
+	strmap_free(&seen);
+	free(names.p);
+	free(symtab.p);
+	free(hdr);
+	free(size);
+	free(pos);
+	free(w);
+	return rc;
+}

@@ -1,0 +1,3 @@
+/* No global symbols at all. */
+static int x;
+int *p(void);

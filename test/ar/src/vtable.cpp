@@ -1,0 +1,3 @@
+struct A { virtual int f(); };
+int A::f() { return 1; }
+int use(A *a) { return a->f(); }

@@ -1,0 +1,2 @@
+syms-gcc.o
+sub/nested.txt

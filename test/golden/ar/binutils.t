@@ -1,0 +1,3 @@
+syms-gcc.o
+opaque.txt
+a_member_name_longer_than_15.txt

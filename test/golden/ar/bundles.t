@@ -1,0 +1,3 @@
+k1.bundle.o
+opaque.txt
+k2.bundle.o

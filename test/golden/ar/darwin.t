@@ -1,0 +1,2 @@
+syms-host.bc
+opaque.txt

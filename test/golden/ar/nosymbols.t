@@ -1,0 +1,2 @@
+nosym.o
+opaque.txt

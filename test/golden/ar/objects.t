@@ -1,0 +1,11 @@
+syms-host.bc
+syms-clang.o
+syms-gcc.o
+gpu-gfx90a.bc
+gpu-gfx90a.o
+gpu-gfx90a.so
+asm-host.bc
+nosym.bc
+darwin.bc
+vtable.bc
+opaque.txt

@@ -1,0 +1,3 @@
+syms-host.bc
+opaque.txt
+syms-clang.o
