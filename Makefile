@@ -22,8 +22,10 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # Every name the executable answers to, besides its own (see applets/main.c).
-APPLET_LINKS := clang-offload-bundler offload-bundler offload-ccob
-MANPAGES := man/offload.1 man/clang-offload-bundler.1 man/offload-ccob.1
+APPLET_LINKS := clang-offload-bundler offload-bundler offload-ccob \
+	llvm-offload-binary clang-offload-packager offload-packager
+MANPAGES := man/offload.1 man/clang-offload-bundler.1 man/offload-ccob.1 \
+	man/llvm-offload-binary.1
 
 SRCS := $(wildcard applets/*.c core/*.c formats/*.c)
 OBJS := $(SRCS:%.c=build/obj/%.o)
@@ -63,7 +65,14 @@ build/test/targetid_test: test/targetid/targetid_test.c core/targetid.c core/tri
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
 
+build/test/llvmhash_test: test/llvmhash/llvmhash_test.c core/llvmhash.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
 build/test/elfscan_test: test/elfscan/elfscan_test.c core/elfscan.c core/io.c core/err.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
+
+build/test/package_test: test/package/package_test.c formats/package.c core/strtab.c core/strmap.c core/err.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
 
@@ -75,8 +84,8 @@ build/test/ar_test: $(AR_TEST_SRCS) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
 
-UNIT := build/test/triple_test build/test/targetid_test build/test/elfscan_test \
-	build/test/ar_test
+UNIT := build/test/triple_test build/test/targetid_test build/test/llvmhash_test \
+	build/test/elfscan_test build/test/ar_test build/test/package_test
 
 # Fuzz targets: every test/fuzz/<name>.c but replay.c (see test/fuzz/README).
 # Under `make check` each is linked with replay.c and the normal objects and

@@ -28,6 +28,11 @@ static const struct applet {
 	{ "ccob", ccob_main,
 	  "compress, decompress and describe compressed bundles (CCOB)" },
 	{ "offload-ccob", ccob_main, NULL },
+	{ "packager", packager_main,
+	  "package and extract offload binaries (llvm-offload-binary)" },
+	{ "llvm-offload-binary", packager_main, NULL },
+	{ "clang-offload-packager", packager_main, NULL },
+	{ "offload-packager", packager_main, NULL },
 };
 
 static const struct applet *find(const char *name)

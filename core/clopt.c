@@ -258,6 +258,7 @@ static int add_value(struct clopt *o, const char *prog, const char *v,
 				  "boolean argument! Try 0 or 1", v);
 		break;
 	case CLOPT_STRING:
+	case CLOPT_POSITIONAL:
 		o->s = v;
 		break;
 	case CLOPT_LIST: {
@@ -350,7 +351,7 @@ static void suggest(struct clopt *opts, size_t n, const char *arg,
 		size_t flag_len = takes_value ? lhs : strlen(arg);
 		size_t d;
 
-		if (o->flags & CLOPT_NO_SUGGEST)
+		if ((o->flags & CLOPT_NO_SUGGEST) || o->type == CLOPT_POSITIONAL)
 			continue;
 		d = edit_distance(o->name, strlen(o->name), arg, flag_len);
 		if (!pick || d < best) {
@@ -372,32 +373,59 @@ static struct clopt *lookup(struct clopt *opts, size_t n, const char *name,
 			    size_t len)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strlen(opts[i].name) == len &&
+		if (opts[i].type != CLOPT_POSITIONAL &&
+		    strlen(opts[i].name) == len &&
 		    !memcmp(opts[i].name, name, len))
 			return &opts[i];
 	return NULL;
 }
 
-/* An unknown word that starts with one-letter grouping flags is those flags
- * and a rest ("-hhx" sets -h twice and leaves "x"); LLVM then suggests for
- * the rest but reports the whole word. */
-static const char *eat_group(struct clopt *opts, size_t n, const char *prog,
-			     const char *name, struct clopt_result *res)
+static struct clopt *group_leader(struct clopt *opts, size_t n, const char *s)
 {
-	for (;;) {
-		struct clopt *g = lookup(opts, n, name, 1);
+	struct clopt *g = *s ? lookup(opts, n, s, 1) : NULL;
 
-		if (!*name || !g || !(g->flags & CLOPT_GROUPING))
-			return name;
+	return g && (g->flags & CLOPT_GROUPING) ? g : NULL;
+}
+
+/* An unknown word that starts with one-letter grouping options is those
+ * options and a rest, as LLVM reads it: "-hhx" sets -h twice and leaves
+ * "x"; "-ho x" and "-ho=x" set -h and give -o the value x; "-ofile" is an
+ * error, since an option that takes a value may only end a group.  Returns
+ * the option that ends the group (its value in *value, NULL to take the
+ * next word), or NULL with *name set to what LLVM then suggests for (it
+ * still reports the whole word). */
+static struct clopt *take_group(struct clopt *opts, size_t n, const char *prog,
+				const char **name, const char **value,
+				struct clopt_result *res)
+{
+	const char *s = *name;
+	struct clopt *g = group_leader(opts, n, s);
+
+	while (g) {
+		const char *rest = s + 1;
+
+		if (!*rest || *rest == '=') {
+			*value = *rest ? rest + 1 : NULL;
+			return g;
+		}
+		if (g->type != CLOPT_BOOL) {
+			opt_error(res, prog, g, "may not occur within a group!");
+			*name = g->name;
+			return NULL;
+		}
 		add_value(g, prog, "", res);
-		name++;
+		s = rest;
+		g = group_leader(opts, n, s);
+		if (!g)
+			*name = s;
 	}
+	return NULL;
 }
 
 int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 		char **argv, struct clopt_result *res)
 {
-	size_t cap = 0;
+	size_t cap = 0, npositional = 0, extra = 0;
 	bool dashdash = false;
 	char **args;
 	size_t nargs;
@@ -407,6 +435,8 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 		return -1;
 	args = res->args;
 	nargs = res->nargs;
+	for (size_t i = 0; i < n; i++)
+		npositional += opts[i].type == CLOPT_POSITIONAL;
 
 	for (size_t i = 0; i < nargs; i++) {
 		const char *arg = args[i], *name, *eq, *value = NULL;
@@ -414,7 +444,19 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 		char near[1024] = "";
 
 		if (arg[0] != '-' || !arg[1] || dashdash) {
-			/* A positional argument: these tools take none. */
+			/* A positional argument: the next positional option
+			 * takes it; LLVM counts the ones left over, and calls
+			 * every one unknown in a tool that takes none. */
+			if (npositional) {
+				for (o = opts; o < opts + n; o++)
+					if (o->type == CLOPT_POSITIONAL && !o->count)
+						break;
+				if (o == opts + n)
+					extra++;
+				else if (add_value(o, prog, arg, res) < 0)
+					return -1;
+				continue;
+			}
 		} else if (!strcmp(arg, "--")) {
 			dashdash = true;
 			continue;
@@ -425,11 +467,9 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 				   eq ? (size_t)(eq - name) : strlen(name));
 			if (o && eq)
 				value = eq + 1;
-			if (!o && strlen(name) > 1) {
-				name = eat_group(opts, n, prog, name, res);
-				if (!*name)
-					continue;
-			}
+			if (!o && strlen(name) > 1)
+				o = take_group(opts, n, prog, &name, &value,
+					       res);
 			if (!o)
 				suggest(opts, n, name, near, sizeof(near));
 		}
@@ -480,6 +520,10 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 			return -1;
 	}
 
+	if (extra)
+		say(res, "%s: Too many positional arguments specified!\n"
+		    "Can specify at most %zu positional arguments: See: %s "
+		    "--help\n", prog, npositional, argv[0]);
 	for (size_t i = 0; i < n; i++)
 		if ((opts[i].flags & CLOPT_REQUIRED) && !opts[i].count)
 			opt_error(res, prog, &opts[i],

@@ -13,13 +13,18 @@ enum clopt_type {
 	CLOPT_UINT,		/* unsigned, auto radix (0x, 0b, 0o, 0) */
 	CLOPT_INT,		/* signed, auto radix */
 	CLOPT_ACTION,		/* --help, --version: stop and report */
+	CLOPT_POSITIONAL,	/* one word that is not an option, in order;
+				 * a table without any takes none */
 };
 
 enum {
 	CLOPT_REQUIRED = 1,	/* "must be specified at least once!" */
 	CLOPT_COMMA = 2,	/* values split on ',' (lists) */
 	CLOPT_NO_SUGGEST = 4,	/* accepted but never offered as "Did you mean" */
-	CLOPT_GROUPING = 8,	/* one-letter flag that may lead a group (-hh) */
+	CLOPT_GROUPING = 8,	/* one-letter option that may lead a group: -hh
+				 * for flags, -ho x or -ho=x for one that takes
+				 * a value (LLVM gives every one-letter option
+				 * this) */
 };
 
 struct clopt {

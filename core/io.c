@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -305,6 +306,23 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 				return err_set(e, "'%s': file changed size while "
 					       "being read", in->path ? in->path
 								 : "input");
+			if (n <= 0)
+				break;
+			len -= (uint64_t)n;
+		}
+		off = (uint64_t)from;
+		if (!len)
+			return 0;
+	}
+	/* Any other output (stdout, a pipe, a device): sendfile, which keeps
+	 * them out of our address space too. */
+	if (in->fd >= 0) {
+		off_t from = (off_t)off;
+
+		while (len) {
+			size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
+			ssize_t n = sendfile(o->fd, in->fd, &from, chunk);
+
 			if (n <= 0)
 				break;
 			len -= (uint64_t)n;

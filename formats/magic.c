@@ -26,3 +26,40 @@ bool magic_is_ccob(const uint8_t *buf, size_t len)
 {
 	return len >= 4 && !memcmp(buf, "CCOB", 4);
 }
+
+bool magic_is_elf_object(const uint8_t *buf, size_t len)
+{
+	/* e_type, in the file's byte order (e_ident[EI_DATA] 2 = big). */
+	bool big = len > 5 && buf[5] == 2;
+
+	if (len < 18 || memcmp(buf, "\x7f" "ELF", 4))
+		return false;
+	if (buf[big ? 16 : 17] != 0)
+		return false;
+	return buf[big ? 17 : 16] >= 1 && buf[big ? 17 : 16] <= 3;
+}
+
+bool magic_is_bitcode(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && (!memcmp(buf, "BC\xc0\xde", 4) ||
+			    !memcmp(buf, "\xde\xc0\x17\x0b", 4));
+}
+
+bool magic_is_archive(const uint8_t *buf, size_t len)
+{
+	return len >= 8 && (!memcmp(buf, "!<arch>\n", 8) ||
+			    !memcmp(buf, "!<thin>\n", 8));
+}
+
+bool magic_is_coff_object(const uint8_t *buf, size_t len)
+{
+	/* IMAGE_FILE_MACHINE_AMD64, _ARM64, _I386, _ARMNT, little endian. */
+	static const uint8_t machines[][2] = {
+		{ 0x64, 0x86 }, { 0x64, 0xaa }, { 0x4c, 0x01 }, { 0xc4, 0x01 },
+	};
+
+	for (size_t i = 0; len >= 4 && i < sizeof(machines) / sizeof(machines[0]); i++)
+		if (!memcmp(buf, machines[i], 2))
+			return true;
+	return false;
+}

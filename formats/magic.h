@@ -12,4 +12,15 @@ bool magic_is_object(const uint8_t *buf, size_t len);
 /* A compressed offload bundle ("CCOB"). */
 bool magic_is_ccob(const uint8_t *buf, size_t len);
 
+/* What LLVM's identify_magic calls an ELF relocatable, executable or shared
+ * object (other ELF types, a core file say, are just "elf" to it). */
+bool magic_is_elf_object(const uint8_t *buf, size_t len);
+/* LLVM bitcode, bare ("BC" C0 DE) or in its wrapper (DE C0 17 0B). */
+bool magic_is_bitcode(const uint8_t *buf, size_t len);
+/* An ar archive, regular or thin. */
+bool magic_is_archive(const uint8_t *buf, size_t len);
+/* A COFF object for x86, x86-64, ARM or ARM64 (by its machine field, as
+ * identify_magic judges it). */
+bool magic_is_coff_object(const uint8_t *buf, size_t len);
+
 #endif

@@ -5,6 +5,8 @@
 #                    LLVM 22 is not installed (CI sets it)
 #   DIFF_CASES=N     random differential cases (default 300)
 #   AR_DIFF_CASES=N  random archive differential cases (default 100)
+#   PACKAGER_DIFF_CASES=N  random packager cases (default 70, three
+#                    --image lists each)
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 passed=0 failed=0
@@ -35,9 +37,11 @@ suite() {
 
 suite triple build/test/triple_test test/triple/golden.tsv
 suite targetid build/test/targetid_test test/targetid/golden.tsv
+suite llvmhash build/test/llvmhash_test test/llvmhash/golden.tsv
 suite golden python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden
 suite bundler sh test/bundler.test
 suite ccob sh test/ccob.test
+suite packager sh test/packager.test
 suite object sh test/object.test
 suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
@@ -47,6 +51,7 @@ suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 suite ar sh test/ar.test
 suite archive sh test/archive.test
 suite ar-diff python3 test/ar_differential.py --cases "${AR_DIFF_CASES:-100}"
+suite packdiff python3 test/packager_diff.py --cases "${PACKAGER_DIFF_CASES:-70}"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,740 @@
+/* packager: llvm-offload-binary (and clang-offload-packager), drop-in exact
+ * for LLVM 22: package device images into offload binaries, and extract
+ * them again from packages and ELF objects. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "applets.h"
+#include "../core/clopt.h"
+#include "../core/densemap.h"
+#include "../core/elfscan.h"
+#include "../core/env.h"
+#include "../core/io.h"
+#include "../formats/magic.h"
+#include "../formats/package.h"
+
+static const char overview[] =
+	"OVERVIEW: A utility for bundling several object files into a single binary.\n"
+	"The output binary can then be embedded into the host section table\n"
+	"to create a fatbinary containing offloading code.\n"
+	"\n"
+	"USAGE: %s [options] Extract from <file>.\n"
+	"\n"
+	"OPTIONS:\n";
+
+/* One line of --help each; `show` says in which of LLVM's four help listings
+ * the line appears (categorised or flat list, plain or hidden). */
+enum { H = 1, HH = 2, L = 4, LH = 8, ALL = H | HH | L | LH };
+
+static const struct help_line {
+	const char *text;
+	int generic;
+	int show;
+} help_lines[] = {
+	{ "  --archive                   - Write extracted files to a static archive\n", 0, ALL },
+	{ "  --help                      - Display available options (--help-hidden for more)\n", 1, ALL },
+	{ "  --help-hidden               - Display all available options\n", 1, HH | LH },
+	{ "  --help-list                 - Display list of available options (--help-list-hidden for more)\n", 1, H | HH | LH },
+	{ "  --help-list-hidden          - Display list of all available options\n", 1, HH | LH },
+	{ "  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are 'file' and 'triple'.\n", 0, ALL },
+	{ "  -o <file>                   - Write output to <file>.\n", 0, ALL },
+	{ "  --print-all-options         - Print all option values after command line parsing\n", 1, HH | LH },
+	{ "  --print-options             - Print non-default options after command line parsing\n", 1, HH | LH },
+	{ "  --version                   - Display the version of this program\n", 1, ALL },
+};
+
+static void print_help(const char *prog, int which)
+{
+	size_t n = sizeof(help_lines) / sizeof(help_lines[0]);
+
+	printf(overview, prog);
+	if (which & (L | LH)) {
+		for (size_t i = 0; i < n; i++)
+			if (help_lines[i].show & which)
+				fputs(help_lines[i].text, stdout);
+		return;
+	}
+	fputs("\nGeneric Options:\n\n", stdout);
+	for (size_t i = 0; i < n; i++)
+		if (help_lines[i].generic && (help_lines[i].show & which))
+			fputs(help_lines[i].text, stdout);
+	fputs("\nllvm-offload-binary options:\n\n", stdout);
+	for (size_t i = 0; i < n; i++)
+		if (!help_lines[i].generic && (help_lines[i].show & which))
+			fputs(help_lines[i].text, stdout);
+}
+
+/* The options in the order LLVM 22's option map iterates them, which breaks
+ * ties between equally close "Did you mean" suggestions (measured from its
+ * suggestions; -o and --help-list-hidden never tie alone). */
+enum {
+	O_HELP, O_ARCHIVE, O_HELP_HIDDEN, O_VERSION, O_HELP_LIST,
+	O_HELP_LIST_HIDDEN, O_O, O_IMAGE, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS,
+	O_INPUT,
+	/* Options LLVM hides from everything but use (-h), and libLLVM's own
+	 * generic ones, accepted and ignored but for --color, never
+	 * suggested. */
+	O_H, O_COLOR, O_DISABLE_SYMBOLICATION, O_INFO_OUTPUT_FILE, O_RNG_SEED,
+	O_STATS, O_STATS_JSON, O_TIME_PASSES, O_TRACK_MEMORY, O_COUNT
+};
+
+static void init_options(struct clopt *o)
+{
+	static const struct clopt proto[O_COUNT] = {
+		[O_HELP] = { .name = "help", .type = CLOPT_ACTION },
+		[O_ARCHIVE] = { .name = "archive", .type = CLOPT_BOOL },
+		[O_HELP_HIDDEN] = { .name = "help-hidden", .type = CLOPT_ACTION },
+		[O_VERSION] = { .name = "version", .type = CLOPT_ACTION },
+		[O_HELP_LIST] = { .name = "help-list", .type = CLOPT_ACTION },
+		[O_HELP_LIST_HIDDEN] = { .name = "help-list-hidden", .type = CLOPT_ACTION },
+		[O_O] = { .name = "o", .type = CLOPT_STRING, .flags = CLOPT_GROUPING },
+		[O_IMAGE] = { .name = "image", .type = CLOPT_LIST },
+		[O_PRINT_OPTIONS] = { .name = "print-options", .type = CLOPT_BOOL },
+		[O_PRINT_ALL_OPTIONS] = { .name = "print-all-options", .type = CLOPT_BOOL },
+		[O_INPUT] = { .name = "<file>", .type = CLOPT_POSITIONAL },
+		[O_H] = { .name = "h", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST | CLOPT_GROUPING },
+		[O_COLOR] = { .name = "color", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_DISABLE_SYMBOLICATION] = { .name = "disable-symbolication", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_INFO_OUTPUT_FILE] = { .name = "info-output-file", .type = CLOPT_STRING, .flags = CLOPT_NO_SUGGEST },
+		[O_RNG_SEED] = { .name = "rng-seed", .type = CLOPT_STRING, .flags = CLOPT_NO_SUGGEST },
+		[O_STATS] = { .name = "stats", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_STATS_JSON] = { .name = "stats-json", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_TIME_PASSES] = { .name = "time-passes", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		[O_TRACK_MEMORY] = { .name = "track-memory", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+	};
+
+	memcpy(o, proto, sizeof(proto));
+}
+
+/* ---- messages ---- */
+
+static const char *argv0;
+static bool color;
+
+/* LLVM's WithColor: "<prefix>: " (when there is one), then "<kind>: " in
+ * color when standard error is a terminal or --color says so. */
+static void report(const char *prefix, const char *kind, const char *code,
+		   const char *fmt, va_list ap)
+{
+	if (prefix)
+		fprintf(stderr, "%s: ", prefix);
+	fprintf(stderr, "%s%s: %s", color ? code : "", kind,
+		color ? "\033[0m" : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(argv0, "error", "\033[0;1;31m", fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static void warn(const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(prefix, "warning", "\033[0;1;35m", fmt, ap);
+	va_end(ap);
+}
+
+/* io's messages read "'<path>': <why>"; LLVM names no file when an image
+ * or an output cannot be opened, just why. */
+static const char *why(const struct err *e, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (e->msg[0] == '\'' && !strncmp(e->msg + 1, path, n) &&
+	    !strncmp(e->msg + 1 + n, "': ", 3))
+		return e->msg + n + 4;
+	return e->msg;
+}
+
+/* ---- paths, as LLVM's sys::path sees them ---- */
+
+static const char *file_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The extension without its dot, or NULL when there is none. */
+static const char *extension(const char *path)
+{
+	const char *name = file_name(path), *dot = strrchr(name, '.');
+
+	if (!dot || !strcmp(name, ".") || !strcmp(name, ".."))
+		return NULL;
+	return dot + 1;
+}
+
+/* The file name without its extension, in a malloc'd string. */
+static char *stem(const char *path)
+{
+	const char *name = file_name(path), *dot = strrchr(name, '.');
+
+	if (!dot || !strcmp(name, ".") || !strcmp(name, ".."))
+		return strdup(name);
+	return strndup(name, (size_t)(dot - name));
+}
+
+/* ---- --image=<key>=<value>,... ---- */
+
+/* The keys and values of one --image, in LLVM's DenseMap order: every ','
+ * ends a key=value token (a token without '=' has an empty value), and a
+ * repeated key gets the values joined by ','. */
+struct image_args {
+	struct densemap map;
+	struct image_arg {
+		const char *key;
+		size_t key_len;
+		char *value;
+		size_t value_len;
+	} *v;
+	size_t n;
+};
+
+static void image_args_free(struct image_args *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i].value);
+	free(a->v);
+	densemap_free(&a->map);
+	*a = (struct image_args){ 0 };
+}
+
+/* Keys point into spec, which must outlive a. */
+static int image_args_parse(const char *spec, struct image_args *a)
+{
+	const char *tok = spec;
+
+	*a = (struct image_args){ 0 };
+	for (;;) {
+		const char *end = strchr(tok, ','), *eq;
+		size_t len = end ? (size_t)(end - tok) : strlen(tok);
+		size_t klen, vlen;
+		uint32_t b;
+
+		eq = memchr(tok, '=', len);
+		klen = eq ? (size_t)(eq - tok) : len;
+		vlen = eq ? len - klen - 1 : 0;
+		b = densemap_find(&a->map, tok, klen);
+		if (b != a->map.nb) {
+			struct image_arg *arg = &a->v[a->map.b[b].value];
+			char *joined = realloc(arg->value, arg->value_len + vlen + 2);
+
+			if (!joined)
+				return -1;
+			joined[arg->value_len] = ',';
+			memcpy(joined + arg->value_len + 1, eq ? eq + 1 : "", vlen);
+			arg->value_len += vlen + 1;
+			joined[arg->value_len] = 0;
+			arg->value = joined;
+		} else {
+			struct image_arg *v = realloc(a->v, (a->n + 1) * sizeof(*v));
+			char *value = strndup(eq ? eq + 1 : "", vlen);
+
+			if (v)
+				a->v = v;
+			if (!v || !value ||
+			    densemap_insert(&a->map, tok, klen, a->n) < 0) {
+				free(value);
+				return -1;
+			}
+			a->v[a->n++] = (struct image_arg){ tok, klen, value, vlen };
+		}
+		if (!end)
+			return 0;
+		tok = end + 1;
+	}
+}
+
+static const struct image_arg *image_arg(const struct image_args *a,
+					 const char *key)
+{
+	uint32_t b = densemap_find(&a->map, key, strlen(key));
+
+	return b == a->map.nb ? NULL : &a->v[a->map.b[b].value];
+}
+
+static bool is_key(const struct image_arg *arg, const char *key)
+{
+	return arg->key_len == strlen(key) && !memcmp(arg->key, key, arg->key_len);
+}
+
+/* ---- packaging ---- */
+
+/* One image to package: its file and metadata.  Files are opened once to
+ * check them (so errors come in LLVM's order, before any output) and again
+ * to copy them, so no more than one is open at a time; stdin is read once
+ * and kept. */
+struct to_package {
+	char *path;
+	uint16_t image_kind, offload_kind;
+	struct package_string *strings;
+	size_t nstrings;
+	struct io_in stdin_data;
+	bool from_stdin;
+};
+
+static int plan_image(const struct image_args *a, char *path,
+		      struct to_package *p)
+{
+	struct io_in in;
+	struct err e;
+	const struct image_arg *kind = image_arg(a, "kind");
+	const char *ext;
+
+	*p = (struct to_package){ .path = path };
+	p->stdin_data.fd = -1;
+	if (io_in_open(&in, path, &e) < 0)
+		return fail("%s", why(&e, path));
+	/* Clang names LTO bitcode .o: the magic wins over the extension. */
+	if (magic_is_bitcode(in.data, in.len))
+		p->image_kind = PACKAGE_IMG_BITCODE;
+	else if ((ext = extension(path)) != NULL)
+		p->image_kind = package_image_kind_from_ext(ext, strlen(ext));
+	if (kind)
+		p->offload_kind = package_offload_kind_from_name(kind->value,
+								 kind->value_len);
+	if (!strcmp(path, "-")) {
+		p->stdin_data = in;
+		p->from_stdin = true;
+	} else {
+		io_in_close(&in);
+	}
+	p->strings = calloc(a->n + 1, sizeof(*p->strings));
+	if (!p->strings)
+		return fail("out of memory");
+	for (uint32_t b = 0; b < a->map.nb; b++) {
+		const struct image_arg *arg;
+
+		if (!a->map.b[b].used)
+			continue;
+		arg = &a->v[a->map.b[b].value];
+		if (is_key(arg, "file") || is_key(arg, "kind"))
+			continue;
+		p->strings[p->nstrings++] = (struct package_string){
+			arg->key, arg->value, arg->key_len, arg->value_len };
+	}
+	return 0;
+}
+
+static int write_image(struct io_out *out, const struct to_package *p)
+{
+	struct package_meta meta = { p->image_kind, p->offload_kind,
+				     p->strings, p->nstrings };
+	struct io_in in;
+	struct err e;
+	uint8_t *head = NULL;
+	size_t head_len, tail;
+	int rc = 1;
+
+	if (p->from_stdin)
+		in = p->stdin_data;
+	else if (io_in_open(&in, p->path, &e) < 0)
+		return fail("%s", why(&e, p->path));
+	if (package_write_head(&meta, in.len, &head, &head_len, &tail, &e) < 0 ||
+	    io_out_write(out, head, head_len, &e) < 0 ||
+	    io_out_copy(out, &in, 0, in.len, &e) < 0 ||
+	    io_out_zeros(out, tail, &e) < 0)
+		fail("%s", why(&e, out->path));
+	else
+		rc = 0;
+	free(head);
+	if (!p->from_stdin)
+		io_in_close(&in);
+	return rc;
+}
+
+static int package(const char *output, const struct clopt *images)
+{
+	struct image_args *args = calloc(images->nlist + 1, sizeof(*args));
+	struct to_package *todo = NULL;
+	size_t ntodo = 0, cap = 0;
+	struct io_out out = { .fd = -1 };
+	struct err e;
+	int rc = 1;
+
+	if (!args)
+		return fail("out of memory");
+	for (size_t i = 0; i < images->nlist; i++) {
+		const struct image_arg *file;
+		const char *name;
+
+		if (image_args_parse(images->list[i], &args[i]) < 0) {
+			fail("out of memory");
+			goto out;
+		}
+		file = image_arg(&args[i], "file");
+		if (!file) {
+			fail("'file' is a required image arguments");
+			goto out;
+		}
+		/* file=a,file=b (joined "a,b") is one image per name. */
+		for (name = file->value;; name = strchr(name, ',') + 1) {
+			size_t len = strcspn(name, ",");
+			char *path = strndup(name, len);
+
+			if (ntodo == cap) {
+				size_t ncap = cap ? 2 * cap : 8;
+				struct to_package *t = realloc(todo, ncap * sizeof(*t));
+
+				if (t) {
+					todo = t;
+					cap = ncap;
+				}
+			}
+			if (!path || ntodo == cap) {
+				free(path);
+				fail("out of memory");
+				goto out;
+			}
+			if (plan_image(&args[i], path, &todo[ntodo++]) != 0)
+				goto out;
+			if (!name[len])
+				break;
+		}
+	}
+	if (io_out_open(&out, output, &e) < 0) {
+		fail("%s", why(&e, output));
+		goto out;
+	}
+	for (size_t i = 0; i < ntodo; i++)
+		if (write_image(&out, &todo[i]) != 0)
+			goto out;
+	if (io_out_commit(&out, &e) < 0) {
+		fail("%s", why(&e, output));
+		goto out;
+	}
+	rc = 0;
+out:
+	io_out_discard(&out);
+	for (size_t i = 0; i < ntodo; i++) {
+		free(todo[i].path);
+		free(todo[i].strings);
+		if (todo[i].from_stdin)
+			io_in_close(&todo[i].stdin_data);
+	}
+	free(todo);
+	for (size_t i = 0; i < images->nlist; i++)
+		image_args_free(&args[i]);
+	free(args);
+	return rc;
+}
+
+/* ---- extraction ---- */
+
+/* The images found in the input, and for each where the bytes it was
+ * scanned from start in the input (so its image can be copied from the
+ * file rather than through memory). */
+struct found {
+	struct package_list list;
+	uint64_t *base;
+};
+
+static int scan(const char *input, const uint8_t *buf, size_t len,
+		uint64_t base, const char *section,
+		const struct package_limits *lim, struct found *f)
+{
+	size_t first = f->list.n;
+	uint64_t *grown;
+	struct err e;
+
+	if (package_scan(buf, len, lim, &f->list, &e) < 0) {
+		if (package_err_is_llvm(&e))
+			return fail("%s", e.msg);
+		if (section)
+			return fail("'%s': section '%s': %s", input, section,
+				    e.msg);
+		return fail("'%s': %s", input, e.msg);
+	}
+	grown = realloc(f->base, (f->list.n + 1) * sizeof(*grown));
+	if (!grown)
+		return fail("out of memory");
+	f->base = grown;
+	for (size_t i = first; i < f->list.n; i++)
+		f->base[i] = base;
+	return 0;
+}
+
+/* LLVM 22 reads the sections of type SHT_LLVM_OFFLOADING, whatever their
+ * name (a .llvm.offloading of another type is not one), in section order;
+ * `ld -r` leaves the packages of all its inputs end to end in one. */
+static int scan_elf(const char *input, const struct io_in *in,
+		    const struct package_limits *lim, struct found *f)
+{
+	struct elfscan s;
+	struct err e;
+	int rc = 0;
+
+	if (elfscan_open(&s, in->data, in->len, &e) < 0)
+		return fail("'%s': %s", input, e.msg);
+	for (size_t i = 0; i < s.n && !rc; i++) {
+		const uint8_t *bytes;
+		uint64_t size;
+
+		if (s.sec[i].type != ELFSCAN_SHT_LLVM_OFFLOADING)
+			continue;
+		bytes = elfscan_bytes(&s, in->data, i, &size);
+		rc = scan(input, bytes, (size_t)size, s.sec[i].offset,
+			  s.sec[i].name, lim, f);
+	}
+	elfscan_free(&s);
+	return rc;
+}
+
+static int find_images(const char *input, const struct io_in *in,
+		       const struct package_limits *lim, struct found *f)
+{
+	if (package_is(in->data, in->len))
+		return scan(input, in->data, in->len, 0, NULL, lim, f);
+	if (magic_is_elf_object(in->data, in->len))
+		return scan_elf(input, in, lim, f);
+	if (magic_is_archive(in->data, in->len))
+		return fail("'%s': reading offload binaries from archives is "
+			    "not supported yet", input);
+	if (magic_is_bitcode(in->data, in->len))
+		return fail("'%s': reading offload binaries from LLVM bitcode "
+			    "is not supported", input);
+	if (magic_is_coff_object(in->data, in->len))
+		return fail("'%s': reading offload binaries from COFF objects "
+			    "is not supported", input);
+	/* Anything else holds no offload binary, for LLVM too. */
+	return 0;
+}
+
+/* Every key of the filter must match: "file" is where to write, "kind" the
+ * offload kind by name, any other key a string (absent reads as ""). */
+static bool matches(const struct image_args *a, const struct package_image *img)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		const struct image_arg *arg = &a->v[i];
+		const char *v;
+		size_t vlen = 0;
+
+		if (is_key(arg, "file"))
+			continue;
+		if (is_key(arg, "kind")) {
+			if (img->offload_kind !=
+			    package_offload_kind_from_name(arg->value,
+							   arg->value_len))
+				return false;
+			continue;
+		}
+		v = package_get(img, arg->key, arg->key_len, &vlen);
+		if (vlen != arg->value_len || (vlen && memcmp(v, arg->value, vlen)))
+			return false;
+	}
+	return true;
+}
+
+static int extract_to(const char *path, const struct io_in *in,
+		      const struct found *f, size_t i)
+{
+	const struct package_image *img = &f->list.v[i];
+	struct io_out out;
+	struct err e;
+	int rc;
+
+	if (io_out_open(&out, path, &e) < 0)
+		return fail("%s", why(&e, path));
+	if (img->inflated)
+		rc = io_out_write(&out, img->image, (size_t)img->image_size, &e);
+	else
+		rc = io_out_copy(&out, in, f->base[i] + img->image_offset,
+				 img->image_size, &e);
+	if (rc < 0 || io_out_commit(&out, &e) < 0) {
+		io_out_discard(&out);
+		return fail("%s", why(&e, path));
+	}
+	return 0;
+}
+
+/* "<input stem>-<triple>-<arch>.<n>.<kind's extension>", in the current
+ * directory, as LLVM 22 names what it extracts. */
+static char *generated_name(const char *input, const struct package_image *img,
+			    size_t n)
+{
+	size_t tlen = 0, alen = 0;
+	const char *triple = package_get(img, "triple", 6, &tlen);
+	const char *arch = package_get(img, "arch", 4, &alen);
+	const char *ext = package_image_kind_ext(img->image_kind);
+	char *base = stem(input), *name;
+	size_t len;
+
+	if (!base)
+		return NULL;
+	len = strlen(base) + tlen + alen + strlen(ext) + 32;
+	name = malloc(len);
+	if (name)
+		snprintf(name, len, "%s-%.*s-%.*s.%zu.%s", base, (int)tlen,
+			 triple ? triple : "", (int)alen, arch ? arch : "", n,
+			 ext);
+	free(base);
+	return name;
+}
+
+static int extract_one(const char *input, const struct io_in *in,
+		       const char *spec, bool archive, const struct found *f)
+{
+	struct image_args a;
+	const struct image_arg *file;
+	size_t *hit = calloc(f->list.n + 1, sizeof(*hit)), nhit = 0;
+	int rc = 0;
+
+	if (!hit || image_args_parse(spec, &a) < 0) {
+		free(hit);
+		return fail("out of memory");
+	}
+	for (size_t i = 0; i < f->list.n; i++)
+		if (matches(&a, &f->list.v[i]))
+			hit[nhit++] = i;
+	file = image_arg(&a, "file");
+	if (!nhit) {
+		/* Nothing to do. */
+	} else if (archive) {
+		rc = file ? fail("'%s': writing archives (--archive) is not "
+				 "supported yet", file->value)
+			  : fail("Image must have a 'file' argument.");
+	} else if (file) {
+		if (nhit > 1)
+			warn(argv0, "Multiple inputs match to a single file, "
+			     "'%s'", file->value);
+		rc = extract_to(file->value, in, f, hit[nhit - 1]);
+	} else {
+		for (size_t k = 0; k < nhit && !rc; k++) {
+			const struct package_image *img = &f->list.v[hit[k]];
+			char *name = generated_name(input, img, k);
+
+			if (!name)
+				rc = fail("out of memory");
+			else
+				rc = extract_to(name, in, f, hit[k]);
+			free(name);
+		}
+	}
+	image_args_free(&a);
+	free(hit);
+	return rc;
+}
+
+static int extract(const char *input, const struct clopt *images, bool archive,
+		   const struct package_limits *lim)
+{
+	struct io_in in;
+	struct found f = { 0 };
+	struct err e;
+	int rc;
+
+	if (io_in_open(&in, input, &e) < 0)
+		return fail("%s", e.msg);
+	rc = find_images(input, &in, lim, &f);
+	for (size_t i = 0; i < images->nlist && !rc; i++)
+		rc = extract_one(input, &in, images->list[i], archive, &f);
+	package_list_free(&f.list);
+	free(f.base);
+	io_in_close(&in);
+	return rc;
+}
+
+/* ---- main ---- */
+
+static void print_version(void)
+{
+	printf("offload llvm-offload-binary version %s (offload %s)\n",
+	       LLVM_COMPAT_VERSION, OFFLOAD_VERSION);
+}
+
+/* LLVM 22 warns when the stem of argv[0] ends with the old name. */
+static bool old_name(const char *path)
+{
+	char *s = stem(path);
+	size_t n = s ? strlen(s) : 0, k = strlen("clang-offload-packager");
+	bool old = n >= k && !strcmp(s + n - k, "clang-offload-packager");
+
+	free(s);
+	return old;
+}
+
+/* Our own knobs (LLVM has none): how large an inflated size of a
+ * compressed offload binary is believed. */
+static int limits_from_env(struct package_limits *lim)
+{
+	struct err e;
+
+	*lim = (struct package_limits){ .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+					.max_size = PACKAGE_DEFAULT_MAX_SIZE };
+	if (env_positive_u64("OFFLOAD_PACKAGE_MAX_SIZE", &lim->max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_PACKAGE_MAX_RATIO", &lim->max_ratio, &e) < 0)
+		return fail("%s", e.msg);
+	return 0;
+}
+
+int packager_main(int argc, char **argv)
+{
+	struct clopt o[O_COUNT];
+	struct clopt_result res;
+	struct package_limits lim;
+	const char *prog = file_name(argv[0]), *output, *input;
+	int rc = 1;
+
+	argv0 = argv[0];
+	init_options(o);
+	if (clopt_parse(o, O_COUNT, prog, argc, argv, &res) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	fwrite(res.errors ? res.errors : "", 1, res.errors_len, stderr);
+	color = o[O_COLOR].count ? o[O_COLOR].b : isatty(2);
+	if (res.action) {
+		if (res.action == &o[O_VERSION])
+			print_version();
+		else
+			print_help(prog, res.action == &o[O_HELP] ? H :
+				   res.action == &o[O_HELP_HIDDEN] ? HH :
+				   res.action == &o[O_HELP_LIST] ? L : LH);
+		rc = 0;
+		goto out;
+	}
+	if (res.failed)
+		goto out;
+	if (old_name(argv[0]))
+		warn(NULL, "'clang-offload-packager' is deprecated. Use "
+		     "'llvm-offload-binary' instead.");
+	output = o[O_O].s && *o[O_O].s ? o[O_O].s : NULL;
+	input = o[O_INPUT].s && *o[O_INPUT].s ? o[O_INPUT].s : NULL;
+	if (o[O_H].b || (!output && !input)) {
+		print_help(prog, L);
+		rc = 0;
+		goto out;
+	}
+	if (output && input)
+		rc = fail("Packaging to an output file and extracting from an "
+			  "input file are mutually exclusive.");
+	else if (limits_from_env(&lim) != 0)
+		rc = 1;
+	else if (output)
+		rc = package(output, &o[O_IMAGE]);
+	else
+		rc = extract(input, &o[O_IMAGE], o[O_ARCHIVE].b, &lim);
+out:
+	fflush(stdout);
+	if (ferror(stdout) && !rc)
+		rc = fail("error writing to standard output");
+	clopt_free(o, O_COUNT);
+	clopt_result_free(&res);
+	return rc;
+}

@@ -1,0 +1,583 @@
+/* package: LLVM's offload binary; see package.h.  Version 1 is written
+ * exactly as LLVM 22 writes it; versions 1 to 3 are read, with every offset
+ * checked against the binary that holds it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+/* ZSTD_WINDOWLOG_MAX is in the "experimental" part of the API: fine here,
+ * built and run against the same libzstd package (as in ccob.c). */
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "package.h"
+#include "../core/strtab.h"
+
+static const uint8_t magic[4] = { 0x10, 0xff, 0x10, 0xad };
+
+enum {
+	V2_HEADER = 32,
+	V3_HEADER = 40,
+	V2_RECORD = 24,
+};
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t align8(uint64_t v)
+{
+	return (v + 7) & ~(uint64_t)7;
+}
+
+/* ---- names ---- */
+
+static const char *const image_ext[] = { "", "o", "bc", "cubin", "fatbin", "s" };
+
+uint16_t package_image_kind_from_ext(const char *ext, size_t len)
+{
+	for (uint16_t k = 1; k < sizeof(image_ext) / sizeof(image_ext[0]); k++)
+		if (strlen(image_ext[k]) == len && !memcmp(image_ext[k], ext, len))
+			return k;
+	return PACKAGE_IMG_NONE;
+}
+
+const char *package_image_kind_ext(uint16_t kind)
+{
+	return kind < sizeof(image_ext) / sizeof(image_ext[0]) ? image_ext[kind]
+							       : "";
+}
+
+static const struct {
+	uint16_t kind;
+	const char *name;
+} offload_names[] = {
+	{ PACKAGE_OFK_OPENMP, "openmp" },
+	{ PACKAGE_OFK_CUDA, "cuda" },
+	{ PACKAGE_OFK_HIP, "hip" },
+	{ PACKAGE_OFK_SYCL, "sycl" },
+};
+
+uint16_t package_offload_kind_from_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(offload_names) / sizeof(offload_names[0]); i++)
+		if (strlen(offload_names[i].name) == len &&
+		    !memcmp(offload_names[i].name, name, len))
+			return offload_names[i].kind;
+	return PACKAGE_OFK_NONE;
+}
+
+const char *package_offload_kind_describe(uint16_t kind)
+{
+	if (kind == PACKAGE_OFK_HIP_LLVM20)
+		return "hip (LLVM 15-20 numbering)";
+	for (size_t i = 0; i < sizeof(offload_names) / sizeof(offload_names[0]); i++)
+		if (offload_names[i].kind == kind)
+			return offload_names[i].name;
+	return "none";
+}
+
+/* ---- writing ---- */
+
+int package_write_head(const struct package_meta *m, uint64_t image_size,
+		       uint8_t **head, size_t *head_len, size_t *tail_pad,
+		       struct err *e)
+{
+	struct strtab tab = { 0 };
+	uint64_t strtab_off, image_off, total;
+	uint8_t *h = NULL;
+	int rc = -1;
+
+	*head = NULL;
+	for (size_t i = 0; i < m->nstrings; i++)
+		if (strtab_add(&tab, m->strings[i].key, m->strings[i].key_len) < 0 ||
+		    strtab_add(&tab, m->strings[i].value,
+			       m->strings[i].value_len) < 0)
+			goto nomem;
+	if (strtab_finalize(&tab) < 0)
+		goto nomem;
+	strtab_off = PACKAGE_V1_HEADER + PACKAGE_ENTRY +
+		     (uint64_t)m->nstrings * PACKAGE_V1_RECORD;
+	image_off = align8(strtab_off + tab.size);
+	if (image_size > UINT64_MAX - 8 - image_off) {
+		err_set(e, "an image of %llu bytes is too large to package",
+			(unsigned long long)image_size);
+		goto out;
+	}
+	total = align8(image_off + image_size);
+	h = calloc(1, (size_t)image_off);
+	if (!h)
+		goto nomem;
+	memcpy(h, magic, 4);
+	put_le(h + 4, 1, 4);
+	put_le(h + 8, total, 8);
+	put_le(h + 16, PACKAGE_V1_HEADER, 8);
+	put_le(h + 24, PACKAGE_ENTRY, 8);
+	put_le(h + 32, m->image_kind, 2);
+	put_le(h + 34, m->offload_kind, 2);
+	put_le(h + 40, PACKAGE_V1_HEADER + PACKAGE_ENTRY, 8);
+	put_le(h + 48, m->nstrings, 8);
+	put_le(h + 56, image_off, 8);
+	put_le(h + 64, image_size, 8);
+	for (size_t i = 0; i < m->nstrings; i++) {
+		const struct package_string *s = &m->strings[i];
+		uint8_t *rec = h + PACKAGE_V1_HEADER + PACKAGE_ENTRY +
+			       i * PACKAGE_V1_RECORD;
+
+		put_le(rec, strtab_off + strtab_offset(&tab, s->key, s->key_len), 8);
+		put_le(rec + 8, strtab_off + strtab_offset(&tab, s->value,
+							   s->value_len), 8);
+	}
+	strtab_write(&tab, h + strtab_off);
+	*head = h;
+	*head_len = (size_t)image_off;
+	*tail_pad = (size_t)(total - image_off - image_size);
+	h = NULL;
+	rc = 0;
+	goto out;
+nomem:
+	err_set(e, "out of memory");
+out:
+	free(h);
+	strtab_free(&tab);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+bool package_is(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && !memcmp(buf, magic, 4);
+}
+
+bool package_err_is_llvm(const struct err *e)
+{
+	return !strcmp(e->msg, PACKAGE_ERR_PARSE) ||
+	       !strcmp(e->msg, PACKAGE_ERR_EOF);
+}
+
+static int llvm_parse_failed(struct err *e)
+{
+	return err_set(e, PACKAGE_ERR_PARSE);
+}
+
+static int llvm_unexpected_eof(struct err *e)
+{
+	return err_set(e, PACKAGE_ERR_EOF);
+}
+
+/* One binary being read: b[0, size) with its own offsets; `at` is where it
+ * starts in the scanned bytes (for messages and image offsets). */
+struct binary {
+	const uint8_t *b;
+	uint64_t size, at;
+	unsigned version;
+	bool inflated;
+};
+
+static int bad(struct err *e, const struct binary *bin, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(struct err *e, const struct binary *bin, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return err_set(e, "offload binary at offset %llu (version %u, %llu "
+		       "bytes): %s", (unsigned long long)bin->at, bin->version,
+		       (unsigned long long)bin->size, what);
+}
+
+/* The NUL-terminated string at off, wholly inside the binary. */
+static int read_cstr(const struct binary *bin, uint64_t off, uint64_t rec,
+		     const char *what, const char **s, size_t *len,
+		     struct err *e)
+{
+	const uint8_t *nul;
+
+	if (off >= bin->size)
+		return bad(e, bin, "string %llu: the %s offset %llu is past its "
+			   "end", (unsigned long long)rec, what,
+			   (unsigned long long)off);
+	nul = memchr(bin->b + off, 0, (size_t)(bin->size - off));
+	if (!nul)
+		return bad(e, bin, "string %llu: the %s at offset %llu has no "
+			   "NUL before its end", (unsigned long long)rec, what,
+			   (unsigned long long)off);
+	*s = (const char *)bin->b + off;
+	*len = (size_t)(nul - (bin->b + off));
+	return 0;
+}
+
+static int grow_list(struct package_list *l, struct err *e)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct package_image *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return err_set(e, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	return 0;
+}
+
+/* The entry at entry_off of bin, appended to out.  Checks what LLVM 22
+ * does not: records, strings and image inside the binary. */
+static int read_entry(const struct binary *bin, uint64_t entry_off,
+		      struct package_list *out, struct err *e)
+{
+	const uint8_t *p = bin->b + entry_off;
+	uint64_t str_off = get_le(p + 8, 8), nstr = get_le(p + 16, 8);
+	uint64_t img_off = get_le(p + 24, 8), img_size = get_le(p + 32, 8);
+	uint64_t rec_size = bin->version == 1 ? PACKAGE_V1_RECORD : V2_RECORD;
+	struct package_image *img;
+	struct package_string *strs = NULL;
+
+	if (str_off > bin->size || nstr > (bin->size - str_off) / rec_size)
+		return bad(e, bin, "%llu string records at offset %llu run past "
+			   "its end", (unsigned long long)nstr,
+			   (unsigned long long)str_off);
+	if (img_off > bin->size || img_size > bin->size - img_off)
+		return bad(e, bin, "the image (offset %llu, %llu bytes) runs "
+			   "past its end", (unsigned long long)img_off,
+			   (unsigned long long)img_size);
+	if (grow_list(out, e) < 0)
+		return -1;
+	if (nstr && !(strs = calloc((size_t)nstr, sizeof(*strs))))
+		return err_set(e, "out of memory");
+	for (uint64_t i = 0; i < nstr; i++) {
+		const uint8_t *rec = bin->b + str_off + i * rec_size;
+		struct package_string *s = &strs[i];
+
+		if (read_cstr(bin, get_le(rec, 8), i, "key", &s->key,
+			      &s->key_len, e) < 0)
+			goto fail;
+		if (bin->version == 1) {
+			if (read_cstr(bin, get_le(rec + 8, 8), i, "value",
+				      &s->value, &s->value_len, e) < 0)
+				goto fail;
+		} else {
+			uint64_t voff = get_le(rec + 8, 8);
+			uint64_t vlen = get_le(rec + 16, 8);
+
+			if (voff > bin->size || vlen > bin->size - voff) {
+				bad(e, bin, "string %llu: the value (offset "
+				    "%llu, %llu bytes) runs past its end",
+				    (unsigned long long)i,
+				    (unsigned long long)voff,
+				    (unsigned long long)vlen);
+				goto fail;
+			}
+			s->value = (const char *)bin->b + voff;
+			s->value_len = (size_t)vlen;
+		}
+	}
+	img = &out->v[out->n++];
+	*img = (struct package_image){
+		.version = bin->version,
+		.image_kind = (uint16_t)get_le(p, 2),
+		.offload_kind = (uint16_t)get_le(p + 2, 2),
+		.flags = (uint32_t)get_le(p + 4, 4),
+		.strings = strs,
+		.nstrings = (size_t)nstr,
+		.image = bin->b + img_off,
+		.image_size = img_size,
+		.inflated = bin->inflated,
+		.image_offset = bin->inflated ? 0 : bin->at + img_off,
+		.binary_offset = bin->at,
+	};
+	return 0;
+fail:
+	free(strs);
+	return -1;
+}
+
+/* Version 1, checked in LLVM 22's order with LLVM's messages for what it
+ * rejects, then ours for what it would crash on or misread.  rem is what
+ * is left of the scanned bytes from the binary on. */
+static int read_v1(const uint8_t *b, uint64_t rem, uint64_t at,
+		   struct package_list *out, uint64_t *used, struct err *e)
+{
+	struct binary bin = { b, 0, at, 1, false };
+	uint64_t size, entry, entry_size, str_off, img_off;
+
+	if (rem < PACKAGE_V1_HEADER + PACKAGE_ENTRY)
+		return llvm_parse_failed(e);
+	size = get_le(b + 8, 8);
+	entry = get_le(b + 16, 8);
+	entry_size = get_le(b + 24, 8);
+	if (size > rem || size < PACKAGE_ENTRY)
+		return llvm_unexpected_eof(e);
+	if (entry > size - PACKAGE_ENTRY ||
+	    entry_size > size - PACKAGE_V1_HEADER)
+		return llvm_unexpected_eof(e);
+	str_off = get_le(b + entry + 8, 8);
+	img_off = get_le(b + entry + 24, 8);
+	if (img_off > rem || str_off > rem)
+		return llvm_unexpected_eof(e);
+	/* LLVM then reads the binary again from a copy of exactly its size. */
+	if (size < PACKAGE_V1_HEADER + PACKAGE_ENTRY)
+		return llvm_parse_failed(e);
+	if (img_off > size || str_off > size)
+		return llvm_unexpected_eof(e);
+	bin.size = size;
+	if (size % PACKAGE_ALIGN)
+		return bad(e, &bin, "its size is not a multiple of %d",
+			   PACKAGE_ALIGN);
+	*used = size;
+	return read_entry(&bin, entry, out, e);
+}
+
+/* The entries of a version 2 or 3 binary (not compressed). */
+static int read_entries(const struct binary *bin, uint64_t header,
+			struct package_list *out, struct err *e)
+{
+	uint64_t entries = get_le(bin->b + 16, 8), count = get_le(bin->b + 24, 8);
+
+	if (bin->size % PACKAGE_ALIGN)
+		return bad(e, bin, "its size is not a multiple of %d",
+			   PACKAGE_ALIGN);
+	if (entries < header || entries > bin->size ||
+	    count > (bin->size - entries) / PACKAGE_ENTRY)
+		return bad(e, bin, "%llu entries at offset %llu are not inside "
+			   "it after its header", (unsigned long long)count,
+			   (unsigned long long)entries);
+	for (uint64_t i = 0; i < count; i++)
+		if (read_entry(bin, entries + i * PACKAGE_ENTRY, out, e) < 0)
+			return -1;
+	return 0;
+}
+
+/* Inflate src into exactly dst_len bytes: the codec must fill dst and end
+ * there, using all of src. */
+static int inflate_exact(const struct binary *bin, const uint8_t *src,
+			 size_t src_len, uint8_t *dst, size_t dst_len,
+			 struct err *e)
+{
+	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	size_t got = 0, used = 0;
+	bool ended = false, corrupt = false;
+	char why[200] = "";
+
+	if (src_len >= 4 && !memcmp(src, zstd_magic, 4)) {
+		ZSTD_DCtx *dc = ZSTD_createDCtx();
+		ZSTD_inBuffer in = { src, src_len, 0 };
+		ZSTD_outBuffer o = { dst, dst_len, 0 };
+		size_t r = 1;
+
+		if (!dc)
+			return err_set(e, "out of memory");
+		/* Decode straight into dst, whose size is the declared one:
+		 * no window buffer of zstd's own, whatever window the frame
+		 * claims (a crafted frame could otherwise claim gigabytes). */
+		ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
+		ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+		while (r && !ZSTD_isError(r)) {
+			size_t before_in = in.pos, before_out = o.pos;
+
+			r = ZSTD_decompressStream(dc, &o, &in);
+			if (!ZSTD_isError(r) && r && in.pos == before_in &&
+			    o.pos == before_out)
+				break;		/* stuck: input or room gone */
+		}
+		ZSTD_freeDCtx(dc);
+		got = o.pos;
+		used = in.pos;
+		ended = r == 0;
+		if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) {
+			got = dst_len;	/* more to come than was declared */
+		} else if (ZSTD_isError(r)) {
+			corrupt = true;
+			snprintf(why, sizeof(why), "zstd: %s", ZSTD_getErrorName(r));
+		}
+	} else {
+		z_stream zs;
+		int rc = Z_OK;
+
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit(&zs) != Z_OK)
+			return err_set(e, "out of memory");
+		zs.next_in = (Bytef *)src;
+		zs.next_out = dst;
+		while (rc == Z_OK) {
+			size_t in_left = src_len - (size_t)(zs.next_in - src);
+			size_t out_left = dst_len - (size_t)(zs.next_out - dst);
+
+			zs.avail_in = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+			zs.avail_out = out_left > (1u << 30) ? (1u << 30) : (uInt)out_left;
+			/* Z_BUF_ERROR: no input or no room left, sorted out
+			 * below. */
+			rc = inflate(&zs, Z_NO_FLUSH);
+		}
+		got = (size_t)(zs.next_out - dst);
+		used = (size_t)(zs.next_in - src);
+		ended = rc == Z_STREAM_END;
+		if (rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+			corrupt = true;
+			snprintf(why, sizeof(why), "zlib: %s",
+				 zs.msg ? zs.msg : zError(rc));
+		}
+		inflateEnd(&zs);
+	}
+	if (corrupt)
+		return bad(e, bin, "%s", why);
+	if (!ended && got == dst_len)
+		return bad(e, bin, "it inflates to more than the %zu bytes its "
+			   "header declares", dst_len);
+	if (!ended)
+		return bad(e, bin, "its compressed data is cut short (%zu of %zu "
+			   "bytes inflated)", got, dst_len);
+	if (got != dst_len)
+		return bad(e, bin, "it inflates to %zu bytes, but its header "
+			   "declares %zu", got, dst_len);
+	if (used != src_len)
+		return bad(e, bin, "%zu bytes follow its compressed data",
+			   src_len - used);
+	return 0;
+}
+
+/* A compressed version 3 binary: inflate it whole (header restored with
+ * its inflated size) into a buffer out owns, then read that. */
+static int read_compressed(struct binary *bin, const struct package_limits *lim,
+			   struct package_list *out, struct err *e)
+{
+	uint64_t entries = get_le(bin->b + 16, 8);
+	uint64_t inflated = get_le(bin->b + 32, 8);
+	uint8_t *body, **bodies;
+	uint64_t packed;
+
+	if (entries < V3_HEADER || entries > bin->size)
+		return bad(e, bin, "its compressed data at offset %llu is not "
+			   "inside it after its header",
+			   (unsigned long long)entries);
+	packed = bin->size - entries;
+	if (inflated < entries || inflated % PACKAGE_ALIGN)
+		return bad(e, bin, "its inflated size %llu is not a multiple of "
+			   "%d past its header", (unsigned long long)inflated,
+			   PACKAGE_ALIGN);
+	if (inflated > lim->max_size)
+		return bad(e, bin, "its inflated size %llu is more than the "
+			   "limit of %llu", (unsigned long long)inflated,
+			   (unsigned long long)lim->max_size);
+	if ((inflated - entries) / lim->max_ratio > packed + 64)
+		return bad(e, bin, "its inflated size %llu from %llu compressed "
+			   "bytes is beyond a ratio of %llu:1",
+			   (unsigned long long)inflated,
+			   (unsigned long long)packed,
+			   (unsigned long long)lim->max_ratio);
+	if (inflated > SIZE_MAX)
+		return err_set(e, "out of memory");
+	bodies = realloc(out->bodies, (out->nbodies + 1) * sizeof(*bodies));
+	if (!bodies)
+		return err_set(e, "out of memory");
+	out->bodies = bodies;
+	body = malloc((size_t)inflated);
+	if (!body)
+		return err_set(e, "out of memory for an offload binary that "
+			       "inflates to %llu bytes",
+			       (unsigned long long)inflated);
+	out->bodies[out->nbodies++] = body;
+	memcpy(body, bin->b, (size_t)entries);
+	if (inflate_exact(bin, bin->b + entries, (size_t)packed, body + entries,
+			  (size_t)(inflated - entries), e) < 0)
+		return -1;
+	put_le(body + 8, inflated, 8);
+	put_le(body + 32, 0, 8);
+	*bin = (struct binary){ body, inflated, bin->at, 3, true };
+	return read_entries(bin, V3_HEADER, out, e);
+}
+
+static int read_binary(const uint8_t *b, uint64_t rem, uint64_t at,
+		       const struct package_limits *lim,
+		       struct package_list *out, uint64_t *used, struct err *e)
+{
+	unsigned version;
+	uint64_t header;
+	struct binary bin;
+
+	if (rem < 8 || memcmp(b, magic, 4))
+		return llvm_parse_failed(e);
+	version = (unsigned)get_le(b + 4, 4);
+	if (version == 1)
+		return read_v1(b, rem, at, out, used, e);
+	if (version != 2 && version != 3)
+		return llvm_parse_failed(e);
+	header = version == 2 ? V2_HEADER : V3_HEADER;
+	bin = (struct binary){ b, rem, at, version, false };
+	if (rem < header)
+		return bad(e, &bin, "its %llu-byte header is cut short",
+			   (unsigned long long)header);
+	bin.size = get_le(b + 8, 8);
+	if (bin.size > rem || bin.size < header)
+		return bad(e, &bin, "its size is not between its %llu-byte "
+			   "header and the %llu bytes left",
+			   (unsigned long long)header, (unsigned long long)rem);
+	/* Compressed binaries are padded to 8 without counting it. */
+	*used = bin.size + ((PACKAGE_ALIGN - bin.size % PACKAGE_ALIGN) %
+			    PACKAGE_ALIGN);
+	if (*used > rem)
+		*used = rem;
+	if (version == 3 && get_le(b + 32, 8))
+		return read_compressed(&bin, lim, out, e);
+	return read_entries(&bin, header, out, e);
+}
+
+int package_scan(const uint8_t *buf, size_t len,
+		 const struct package_limits *lim, struct package_list *out,
+		 struct err *e)
+{
+	uint64_t off = 0;
+
+	while (off < len) {
+		uint64_t used = 0;
+
+		if (read_binary(buf + off, len - off, off, lim, out, &used,
+				e) < 0)
+			return -1;
+		off += used;
+	}
+	return 0;
+}
+
+const char *package_get(const struct package_image *img, const char *key,
+			size_t key_len, size_t *value_len)
+{
+	for (size_t i = img->nstrings; i-- > 0;) {
+		const struct package_string *s = &img->strings[i];
+
+		if (s->key_len == key_len && !memcmp(s->key, key, key_len)) {
+			*value_len = s->value_len;
+			return s->value;
+		}
+	}
+	return NULL;
+}
+
+void package_list_free(struct package_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].strings);
+	free(l->v);
+	for (size_t i = 0; i < l->nbodies; i++)
+		free(l->bodies[i]);
+	free(l->bodies);
+	*l = (struct package_list){ 0 };
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Differential test: random llvm-offload-binary command lines run by LLVM 22
+and by us.
+
+  packager_diff.py [--cases N] [--seed S] [--llvm DIR] [--ours DIR]
+
+Each case makes random image files (names with every extension, contents
+with and without the bitcode magic), packages them three times with random
+--image lists (repeated, empty and long keys, many keys, several files per image,
+every offload kind), sometimes damages the package (cut short, or junk
+after it), and extracts from it with random filters, to generated names or
+to file=, from the file or from stdin.  Both tools must give the same exit
+status, stdout, stderr and files.  Where LLVM dies by a signal we must fail
+cleanly instead: exit 1, one "error:" line.
+
+Then every file of the damaged corpus (test/files/bad/package-*) goes to
+both: where LLVM 22 rejects a version-1 binary itself we must print the
+same; where it crashes, reads on, or fails otherwise (its ELF parser's
+messages, versions it cannot read), we must stop with one error line
+naming the file, and write nothing.
+"""
+import argparse
+import glob
+import os
+import random
+import shlex
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
+from differential import crashed  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = "llvm-offload-binary"
+EXTS = ["o", "bc", "cubin", "fatbin", "s", "spv", "ptx", "O", "", None,
+        "o.bc", "a"]
+KINDS = ["openmp", "cuda", "hip", "sycl", "", "OpenMP", "hipv4", "none"]
+TRIPLES = ["amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda", "spirv64-intel",
+           "x86_64-unknown-linux-gnu", "", "amdgcn-amd-amdhsa-gnu"]
+ARCHS = ["gfx90a", "gfx942", "sm_90", "sm_70", "", "gfx90a:xnack+",
+         "generic"]
+WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:+-"
+
+
+def word(rng, lo=1, hi=12):
+    n = rng.choice([0, rng.randint(lo, hi), rng.randint(lo, hi),
+                    rng.randint(60, 200)] if lo == 0 else
+                   [rng.randint(lo, hi), rng.randint(lo, hi),
+                    rng.randint(60, 130)])
+    return "".join(rng.choice(WORD) for _ in range(n))
+
+
+def content(rng):
+    n = rng.choice([0, 1, 3, 8, 17, 100, 1000, 5000])
+    data = bytes(rng.randrange(256) for _ in range(n))
+    r = rng.random()
+    if r < 0.2:
+        return b"BC\xc0\xde" + data
+    if r < 0.25:
+        return b"\xde\xc0\x17\x0b" + data
+    return data
+
+
+def make_files(rng):
+    files = {}
+    for i in range(rng.randint(1, 5)):
+        ext = rng.choice(EXTS)
+        name = "img%d" % i + ("" if ext is None else "." + ext)
+        files[name] = content(rng)
+    return files
+
+
+def pair(key, value):
+    return key if value is None else "%s=%s" % (key, value)
+
+
+def random_image(rng, names):
+    """The tokens of one --image value for packaging."""
+    toks = []
+    for _ in range(rng.choice([1, 1, 1, 2, 3])):
+        toks.append(pair("file", rng.choice(names)))
+    if rng.random() < 0.85:
+        toks.append(pair("triple", rng.choice(TRIPLES)))
+    if rng.random() < 0.8:
+        toks.append(pair("arch", rng.choice(ARCHS)))
+    if rng.random() < 0.8:
+        toks.append(pair("kind", rng.choice(KINDS)))
+    r = rng.random()
+    extra = (rng.randint(40, 110) if r < 0.08 else
+             rng.randint(1, 8) if r < 0.6 else 0)
+    for _ in range(extra):
+        toks.append(pair(word(rng, 0, 12), rng.choice(
+            [None, "", word(rng, 1, 10), "a=b", word(rng, 0, 70)])))
+    for _ in range(rng.choice([0, 0, 0, 1, 2])):
+        t = rng.choice(toks)
+        k = t.split("=", 1)[0]
+        if k != "file":
+            toks.append(pair(k, word(rng, 0, 6)))
+    if rng.random() < 0.1:
+        toks.append("")
+    rng.shuffle(toks)
+    if not any(t == "file" or t.startswith("file=") for t in toks) and \
+            rng.random() < 0.95:
+        toks.insert(0, pair("file", rng.choice(names)))
+    return ",".join(toks)
+
+
+def random_filter(rng, images, n):
+    """One --image value for extraction, biased towards matching."""
+    toks = []
+    pool = [t for img in images for t in img.split(",")
+            if t and not t.startswith("file")]
+    for _ in range(rng.choice([0, 1, 1, 2, 3])):
+        if pool and rng.random() < 0.7:
+            toks.append(rng.choice(pool))
+        else:
+            toks.append(pair(rng.choice(["triple", "arch", "kind", "x"]),
+                             rng.choice(["", "gfx90a", "cuda", "sycl"])))
+    r = rng.random()
+    if r < 0.3:
+        toks.append("file=out%d%s" % (n, rng.choice(["", ".o", ",file=b"])))
+    elif r < 0.35:
+        toks.append("file=-")
+    rng.shuffle(toks)
+    return ",".join(toks)
+
+
+def make_case(rng):
+    """Three packages from random --image lists, then extractions from
+    them: most of the cost is starting LLVM, so each case does a lot."""
+    files = make_files(rng)
+    names = sorted(files)
+    cmds, lists = [], []
+    for p in range(3):
+        images = [random_image(rng, names) for _ in range(rng.randint(0, 5))]
+        lists.append(images)
+        tool = TOOL if rng.random() < 0.9 else "clang-offload-packager"
+        out = "-" if rng.random() < 0.1 else "p%d.bin" % p
+        cmds.append("%s -o %s %s%s" % (tool, out, " ".join(
+            shlex.quote("--image=" + i) for i in images),
+            " > p%d.bin" % p if out == "-" else ""))
+    if rng.random() < 0.15:
+        cmds.append(rng.choice(["head -c %d p0.bin > p" % rng.randint(0, 400),
+                                "head -c -%d p0.bin > p" % rng.randint(1, 60),
+                                "cat p0.bin p1.bin > p",
+                                "cat p0.bin p1.bin junk > p"]) +
+                    " && mv p p0.bin")
+    for n in range(2):
+        p = rng.randrange(3)
+        filters = [random_filter(rng, lists[p], n * 10 + k)
+                   for k in range(rng.randint(0, 3))]
+        src = "p%d.bin" % p if rng.random() < 0.85 else "- < p%d.bin" % p
+        cmds.append("mkdir -p x%d && cd x%d && %s ../%s %s; echo \"rc:$?\"; "
+                    "cd .." % (n, n, TOOL, src, " ".join(
+                        shlex.quote("--image=" + f) for f in filters)))
+    script = "\n".join(c if "rc:" in c else c + '; echo "rc:$?"'
+                       for c in cmds)
+    # Outputs in the x<n> directories count too.
+    script += "\nfor d in x*; do [ -d \"$d\" ] && for f in $(ls -A \"$d\"); " \
+              "do mv \"$d/$f\" \"$d.$f\"; done; done; rmdir x* 2>/dev/null; true"
+    return files, script
+
+
+def run(tooldir, files, script):
+    d = tempfile.mkdtemp(prefix="offload-pdiff-")
+    try:
+        files = dict(files, junk=b"junk after the package\n")
+        for name, data in files.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        return cases.record_in(d, tooldir, script, timeout=20)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def ours_failed_cleanly(record, what, inputs):
+    """Exit 1 and one "error:" line of ours naming the file, and no file
+    but the inputs left."""
+    err = record.split("--- stderr\n", 1)[1].split("\n--- file", 1)[0]
+    lines = [l for l in err.split("\n") if l]
+    files = [l.split()[2] for l in record.split("\n")
+             if l.startswith("--- file ")]
+    return ("rc=1" in record and len(lines) == 1 and
+            lines[0].startswith(TOOL + ": error: '") and what in lines[0] and
+            sorted(files) == sorted(inputs))
+
+
+def corpus(llvm, ours):
+    """The damaged corpus: LLVM's error where it has one, ours otherwise."""
+    passed = failed = 0
+    for path in sorted(glob.glob(os.path.join(HERE, "files", "bad",
+                                              "package-*"))):
+        name = os.path.basename(path)
+        files = {name: open(path, "rb").read()}
+        script = "%s %s --image=file=out --image=triple=" % (TOOL, name)
+        want, got = run(llvm, files, script), run(ours, files, script)
+        data = files[name]
+        # Versions 2 and 3 are ours to read (LLVM 22 calls them invalid).
+        ours_to_read = data[:4] == b"\x10\xff\x10\xad" and \
+            data[4] in (2, 3)
+        # Where LLVM 22 rejects a binary itself, its words; anything else
+        # it says comes from reading on (its ELF parser's words, or a
+        # failed write of an image from past the end) and is ours to say.
+        llvm_error = "rc=1" in want and (
+            "error: Invalid data was encountered while parsing the file" in
+            want or "error: The end of the file was unexpectedly encountered"
+            in want)
+        if llvm_error and not crashed(want) and not ours_to_read:
+            ok = want == got
+        else:
+            ok = ours_failed_cleanly(got, "'%s'" % name, [name, "junk"])
+        if ok:
+            passed += 1
+            continue
+        failed += 1
+        print("FAIL (corpus %s):\n  llvm-22: %s\n  offload: %s" % (
+            name, want.replace("\n", "\n    "), got.replace("\n", "\n    ")))
+    return passed, failed
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", type=int, default=70)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--llvm", default="/usr/lib/llvm-22/bin")
+    ap.add_argument("--ours", default=os.path.join(HERE, "..", "build", "bin"))
+    args = ap.parse_args()
+    if not os.path.exists(os.path.join(args.llvm, TOOL)):
+        if os.environ.get("REQUIRE_LLVM") == "1":
+            print("packager_diff: LLVM 22 not found in %s" % args.llvm)
+            print("0 passed, 1 failed")
+            return 1
+        print("packager_diff: skipped, LLVM 22 not found in %s" % args.llvm)
+        print("0 passed, 0 failed")
+        return 0
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    rng = random.Random(seed)
+    passed, failed = corpus(args.llvm, args.ours)
+    for n in range(args.cases):
+        files, script = make_case(rng)
+        want = run(args.llvm, files, script)
+        got = run(args.ours, files, script)
+        if crashed(want):
+            err = got.split("--- stderr\n", 1)[1].split("\n--- file", 1)[0]
+            ours = [l for l in err.split("\n") if l.startswith(TOOL)]
+            ok = not crashed(got) and all(": error: " in l or
+                                          ": warning: " in l for l in ours)
+        else:
+            ok = want == got
+        if ok:
+            passed += 1
+            continue
+        failed += 1
+        print("FAIL (seed %d, case %d):\n%s" % (seed, n, script))
+        for line in __import__("difflib").unified_diff(
+                want.split("\n"), got.split("\n"), "llvm-22", "offload",
+                lineterm="", n=1):
+            print("    " + line)
+    print("packager_diff: seed %d" % seed)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
