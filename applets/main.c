@@ -33,6 +33,12 @@ static const struct applet {
 	{ "llvm-offload-binary", packager_main, NULL },
 	{ "clang-offload-packager", packager_main, NULL },
 	{ "offload-packager", packager_main, NULL },
+	{ "ls", ls_main,
+	  "list the device code in executables, libraries, objects, archives" },
+	{ "offload-ls", ls_main, NULL },
+	{ "extract", extract_main,
+	  "extract device code objects, decompressed, by target" },
+	{ "offload-extract", extract_main, NULL },
 };
 
 static const struct applet *find(const char *name)

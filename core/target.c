@@ -133,3 +133,42 @@ bool target_compatible(const struct target *entry, const struct target *request,
 	return targetid_compatible(entry->tid, strlen(entry->tid), request->tid,
 				   strlen(request->tid), &request->t);
 }
+
+/* The sixth part of an ID as written (target.tid keeps only known
+ * processors). */
+static const char *raw_tid(const char *id, size_t len, size_t *tid_len)
+{
+	size_t dashes = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (id[i] == '-' && ++dashes == 5) {
+			*tid_len = len - i - 1;
+			return id + i + 1;
+		}
+	*tid_len = 0;
+	return id + len;
+}
+
+bool target_loadable(const char *entry, size_t entry_len, const char *request,
+		     size_t request_len)
+{
+	struct target e, r;
+	const char *etid, *rtid;
+	size_t elen, rlen;
+	bool ok;
+
+	if (target_parse(&e, entry, entry_len) < 0)
+		return false;
+	if (target_parse(&r, request, request_len) < 0) {
+		target_free(&e);
+		return false;
+	}
+	etid = raw_tid(entry, entry_len, &elen);
+	rtid = raw_tid(request, request_len, &rlen);
+	ok = kind_compatible(e.kind, r.kind, false) &&
+	     triple_compatible(&e.t, &r.t) &&
+	     (rlen == 0 ? elen == 0 : targetid_loadable(etid, elen, rtid, rlen));
+	target_free(&e);
+	target_free(&r);
+	return ok;
+}

@@ -35,4 +35,11 @@ bool target_is_hip(const struct target *tg);	/* hip or hipv4 */
 bool target_compatible(const struct target *entry, const struct target *request,
 		       bool hip_openmp_compatible);
 
+/* Whether a loader asked for the whole ID request would take the entry:
+ * kinds the same (hip and hipv4 alike), triples compatible, target IDs
+ * loadable (targetid_loadable; an empty request ID takes only an empty
+ * one).  Both must split as IDs (target_parse). */
+bool target_loadable(const char *entry, size_t entry_len, const char *request,
+		     size_t request_len);
+
 #endif

@@ -387,3 +387,31 @@ bool targetid_conflict(const char *const *ids, size_t n, size_t *first,
 	*second = b;
 	return true;
 }
+
+/* A loader's choice: a device has every feature set one way or the other,
+ * so a code object fits it when the processors are the same and no feature
+ * is set differently on the two sides.  A request that leaves a feature out
+ * stands for devices with it either way. */
+bool targetid_loadable(const char *entry, size_t entry_len,
+		       const char *request, size_t request_len)
+{
+	struct feat_iter ri, ei;
+	const char *rn, *en;
+	size_t rl, el;
+	bool ron, eon;
+	int r, k;
+
+	if (proc_len(entry, entry_len) != proc_len(request, request_len) ||
+	    memcmp(entry, request, proc_len(entry, entry_len)))
+		return false;
+	feat_begin(&ri, request, request_len);
+	while ((r = feat_next(&ri, &rn, &rl, &ron)) > 0) {
+		feat_begin(&ei, entry, entry_len);
+		while ((k = feat_next(&ei, &en, &el, &eon)) > 0)
+			if (el == rl && !memcmp(en, rn, rl) && eon != ron)
+				return false;
+		if (k < 0)
+			return false;
+	}
+	return r == 0;
+}

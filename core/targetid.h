@@ -43,4 +43,14 @@ size_t targetid_effective_len(const char *id, size_t len);
 int targetid_conflict_ex(const char *const *ids, size_t n, size_t *first,
 			 size_t *second);
 
+/* Whether a loader asked for request (a target ID: "gfx90a",
+ * "gfx90a:xnack+", "sm_80") would take a code object built for entry: the
+ * same processor, and no feature set one way in one and the other way in
+ * the other.  Unlike targetid_compatible (the bundler's rule), a request
+ * that leaves a feature out matches entries that set it either way: so
+ * "gfx90a" takes "gfx90a:xnack+", as a gfx90a device would with XNACK on.
+ * Malformed feature lists match nothing. */
+bool targetid_loadable(const char *entry, size_t entry_len,
+		       const char *request, size_t request_len);
+
 #endif

@@ -532,3 +532,63 @@ void ccob_report_decompress(char *buf, size_t cap, const struct ccob_stats *s)
 		     (unsigned long long)s->computed_hash,
 		     s->stored_hash == s->computed_hash ? "Yes" : "No");
 }
+
+/* ---- a look inside without inflating everything ---- */
+
+int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
+	      uint8_t *out, size_t want, size_t *got, struct err *e)
+{
+	const uint8_t *src = buf + h->header_size;
+	size_t avail = len - h->header_size;
+
+	*got = 0;
+	if (want > h->raw_size)
+		want = (size_t)h->raw_size;
+	if (want > UINT32_MAX)
+		want = UINT32_MAX;	/* zlib counts in uInt */
+	if (!want || !avail)
+		return 0;
+	if (h->method == CCOB_ZSTD) {
+		ZSTD_DCtx *dc = ZSTD_createDCtx();
+		ZSTD_inBuffer in = { src, avail, 0 };
+		ZSTD_outBuffer o = { out, want, 0 };
+		size_t r = 1;
+
+		if (!dc)
+			return err_set(e, "zstd: out of memory");
+		ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+		while (o.pos < o.size && r && !ZSTD_isError(r)) {
+			size_t before_in = in.pos, before_out = o.pos;
+
+			r = ZSTD_decompressStream(dc, &o, &in);
+			if (!ZSTD_isError(r) && in.pos == before_in &&
+			    o.pos == before_out)
+				break;		/* input gone */
+		}
+		ZSTD_freeDCtx(dc);
+		*got = o.pos;
+		if (ZSTD_isError(r))
+			return err_set(e, "Could not decompress embedded file "
+				       "contents: %s", ZSTD_getErrorName(r));
+		return 0;
+	} else {
+		z_stream zs;
+		int rc = Z_OK;
+
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit(&zs) != Z_OK)
+			return err_set(e, "zlib: out of memory");
+		zs.next_in = (Bytef *)src;
+		zs.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
+		zs.next_out = out;
+		zs.avail_out = (uInt)want;
+		while (rc == Z_OK && zs.avail_out)
+			rc = inflate(&zs, Z_NO_FLUSH);
+		*got = want - zs.avail_out;
+		inflateEnd(&zs);
+		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+			return err_set(e, "Could not decompress embedded file "
+				       "contents: zlib error: %s", zlib_code(rc));
+		return 0;
+	}
+}

@@ -84,6 +84,13 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
 		    struct err *e);
 
+/* Inflate only the first `want` bytes (at most h->raw_size) of the CCOB at
+ * buf into out, reading no more of the stream than that takes: enough for
+ * the bundle header inside, without inflating the code objects after it.
+ * *got is want, or less when the stream ends first (not an error here). */
+int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
+	      uint8_t *out, size_t want, size_t *got, struct err *e);
+
 /* LLVM's -verbose report of a compression or a decompression, as text. */
 struct ccob_stats {
 	unsigned version, method;

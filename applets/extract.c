@@ -1,0 +1,596 @@
+/* extract: write the device code objects of build artefacts to files,
+ * decompressed, chosen by target. */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "applets.h"
+#include "../core/env.h"
+#include "../core/io.h"
+#include "../core/target.h"
+#include "../core/targetid.h"
+#include "../core/uri.h"
+#include "../formats/inspect.h"
+
+static const char usage[] =
+	"Usage: offload extract [OPTIONS] FILE|URI...\n"
+	"Write the device code objects in each FILE, decompressed, one file each,\n"
+	"named FILE.N.TARGET.EXT (N: the container number offload ls shows;\n"
+	"bytes unsafe in a file name, ':' among them, as '_'), or one of them to\n"
+	"standard output.  A file://PATH#offset=N&size=N URI (as offload ls and\n"
+	"roc-obj-ls print them) writes those bytes of PATH to\n"
+	"NAME-offsetN-sizeN.co, as roc-obj-extract does.\n"
+	"\n"
+	"  -o, --output=DIR        write into DIR (default: the current directory);\n"
+	"                          - writes the one code object selected to\n"
+	"                          standard output\n"
+	"  -t, --target=PATTERN    only code objects for PATTERN (repeatable): a\n"
+	"                          target ID (gfx90a, gfx90a:xnack+, sm_80) matched\n"
+	"                          as a loader would, a bundle entry ID, or a glob\n"
+	"                          (*, ?, [) on the ID, target ID or triple\n"
+	"      --all               every entry, host and empty ones too (without\n"
+	"                          --target: every device code object)\n"
+	"  -v, --verbose           print the name of each file written\n"
+	"  -h, --help              print this help\n"
+	"  -V, --version           print the version\n";
+
+struct options {
+	const char *dir;		/* NULL: standard output */
+	const char **pattern;
+	size_t npatterns;
+	bool *pattern_hit;
+	bool all, verbose;
+	struct inspect_opts walk;
+};
+
+static int fail(const char *what, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(const char *what, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "offload extract: error: %s '%s': ", what, file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("offload extract: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'offload extract --help'.\n", stderr);
+	return 2;
+}
+
+static const char *why(const struct err *e)
+{
+	const char *p = strstr(e->msg, "': ");
+
+	return p ? p + 3 : e->msg;
+}
+
+/* ---- what an entry is called ---- */
+
+static char *cat(const char *a, size_t alen, const char *sep, const char *b,
+		 size_t blen)
+{
+	size_t slen = strlen(sep);
+	char *s = malloc(alen + slen + blen + 1);
+
+	if (s) {
+		memcpy(s, a, alen);
+		memcpy(s + alen, sep, slen);
+		memcpy(s + alen + slen, b, blen);
+		s[alen + slen + blen] = 0;
+	}
+	return s;
+}
+
+/* The entry's bundle ID; for a package one made the bundler's way
+ * (<kind>-<triple>-<target ID>, a three-part triple given its empty
+ * environment); for an NVIDIA entry its arch.  malloc'd. */
+static char *entry_id(const struct inspect_node *n,
+		      const struct inspect_target *t)
+{
+	char *a, *b;
+
+	if (n->container == INSPECT_NV)
+		return strdup(t->arch_buf);
+	if (n->container != INSPECT_PACKAGE)
+		return cat(n->name, n->name_len, "", "", 0);
+	{
+		const char *kind = t->kind ? t->kind : "none";
+		size_t dashes = 0;
+
+		for (size_t i = 0; i < t->triple_len; i++)
+			dashes += t->triple[i] == '-';
+		a = cat(kind, strlen(kind), "-", t->triple ? t->triple : "",
+			t->triple_len);
+		if (!a)
+			return NULL;
+		b = cat(a, strlen(a), dashes == 2 ? "--" : "-",
+			t->arch ? t->arch : "", t->arch_len);
+		free(a);
+		return b;
+	}
+}
+
+/* The extension, from the code's first bytes, else from what the
+ * container says. */
+static const char *extension(const uint8_t *p, uint64_t len,
+			     const struct inspect_target *t)
+{
+	if (len >= 20 && !memcmp(p, "\x7f" "ELF", 4)) {
+		unsigned machine = p[5] == 2 ? p[18] << 8 | p[19]
+					     : p[19] << 8 | p[18];
+
+		return machine == 224 ? "co" : machine == 190 ? "cubin" : "o";
+	}
+	if (len >= 4 && (!memcmp(p, "BC\xc0\xde", 4) ||
+			 !memcmp(p, "\xde\xc0\x17\x0b", 4)))
+		return "bc";
+	if (len >= 4 && !memcmp(p, "\x50\xed\x55\xba", 4))
+		return "fatbin";
+	if (t->image && t->image_len == 3 && !memcmp(t->image, "ptx", 3))
+		return "ptx";
+	if (t->image && t->image_len == 5 && !memcmp(t->image, "spirv", 5))
+		return "spv";
+	return "bin";
+}
+
+/* Bytes that may stay in a file name; the rest become '_'. */
+static void make_safe(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("-_.+=,", *s)))
+			*s = '_';
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!strcmp(path, "-"))
+		return "stdin";
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* ---- selection ---- */
+
+static bool glob_any(const char *pattern, const char *const *cand, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cand[i] && !fnmatch(pattern, cand[i], 0))
+			return true;
+	return false;
+}
+
+static bool whole_id(const char *p)
+{
+	size_t dashes = 0;
+
+	for (; *p; p++)
+		dashes += *p == '-';
+	return dashes >= 4;
+}
+
+/* Whether the entry is selected; marks the patterns it matches. */
+static bool selected(const struct options *o, const struct inspect_node *n,
+		     const struct inspect_target *t, const char *id)
+{
+	bool any = false;
+	char *arch, *triple;
+
+	if (!o->npatterns) {
+		bool host = t->kind && t->kind_len == 4 &&
+			    !memcmp(t->kind, "host", 4);
+
+		return o->all || (!host && n->size > 0);
+	}
+	arch = t->arch ? cat(t->arch, t->arch_len, "", "", 0) : NULL;
+	triple = t->triple ? cat(t->triple, t->triple_len, "", "", 0) : NULL;
+	for (size_t i = 0; i < o->npatterns; i++) {
+		const char *p = o->pattern[i];
+		const char *cand[] = { id, arch, triple };
+		bool hit;
+
+		if (strpbrk(p, "*?["))
+			hit = glob_any(p, cand, 3);
+		else if (whole_id(p))
+			hit = id && n->container != INSPECT_NV &&
+			      target_loadable(id, strlen(id), p, strlen(p));
+		else
+			hit = arch && targetid_loadable(arch, strlen(arch), p,
+							strlen(p));
+		if (hit)
+			o->pattern_hit[i] = any = true;
+	}
+	free(arch);
+	free(triple);
+	return any;
+}
+
+/* ---- writing ---- */
+
+struct job {
+	const struct options *o;
+	const struct io_in *in;
+	const char *path;
+	unsigned ccob_number;		/* the last CCOB walked, */
+	enum inspect_hash ccob_hash;	/* and whether its hash held */
+	size_t count;			/* entries selected */
+	bool counting;			/* only count them */
+	int rc;
+	char **written;			/* names written in this run */
+	size_t nwritten;
+};
+
+static char **all_written;
+static size_t nall_written;
+
+/* A name not written before in this run: name, else name-2.ext, ... */
+static char *unique(char *name)
+{
+	char *dot = strrchr(name, '.'), *alt;
+	size_t cap;
+
+	for (unsigned k = 1;; k++) {
+		bool seen = false;
+
+		alt = name;
+		if (k > 1) {
+			cap = strlen(name) + 16;
+			alt = malloc(cap);
+			if (!alt)
+				return NULL;
+			snprintf(alt, cap, "%.*s-%u%s", (int)(dot - name), name,
+				 k, dot);
+		}
+		for (size_t i = 0; i < nall_written && !seen; i++)
+			seen = !strcmp(all_written[i], alt);
+		if (!seen)
+			break;
+		if (alt != name)
+			free(alt);
+	}
+	if (alt != name)
+		free(name);
+	return alt;
+}
+
+static bool same_file(const char *a, const struct io_in *in)
+{
+	struct stat sa, sb;
+
+	return in->fd >= 0 && stat(a, &sa) == 0 && fstat(in->fd, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Write len bytes: from the input at off when code is NULL, else code. */
+static int write_out(const struct options *o, const struct io_in *in,
+		     const char *name, const uint8_t *code, uint64_t off,
+		     uint64_t len)
+{
+	struct io_out out = { .fd = -1 };
+	char *path = NULL, **w;
+	struct err e;
+	int rc = 1;
+
+	if (!o->dir) {
+		path = strdup("-");
+	} else {
+		char *n = strdup(name);
+
+		if (!n || !(n = unique(n)))
+			return fail("cannot write", name, "out of memory");
+		path = cat(o->dir, strlen(o->dir), "/", n, strlen(n));
+		w = realloc(all_written, (nall_written + 1) * sizeof(*w));
+		if (!w || !path) {
+			free(n);
+			free(path);
+			return fail("cannot write", name, "out of memory");
+		}
+		all_written = w;
+		all_written[nall_written++] = n;
+	}
+	if (!path)
+		return fail("cannot write", name, "out of memory");
+	if (o->dir && same_file(path, in)) {
+		rc = fail("cannot write", path, "it is the input");
+		goto out;
+	}
+	if (io_out_open(&out, path, &e) < 0) {
+		rc = fail("cannot write", path, "%s", why(&e));
+		goto out;
+	}
+	if ((code ? io_out_write(&out, code, (size_t)len, &e)
+		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
+	    io_out_commit(&out, &e) < 0) {
+		io_out_discard(&out);
+		rc = fail("cannot write", path, "%s", why(&e));
+		goto out;
+	}
+	if (o->verbose)
+		fprintf(o->dir ? stdout : stderr, "%s\n", path);
+	rc = 0;
+out:
+	free(path);
+	return rc;
+}
+
+static int extract_entry(struct job *j, const struct inspect_node *n)
+{
+	struct inspect_target t;
+	const uint8_t *code = n->data;
+	uint64_t size = n->size;
+	uint8_t *owned = NULL;
+	char *id, *name = NULL;
+	struct err e;
+	int rc = 0;
+
+	inspect_entry_target(n, &t);
+	id = entry_id(n, &t);
+	if (!id)
+		return fail("cannot extract from", j->path, "out of memory");
+	if (!selected(j->o, n, &t, id))
+		goto out;
+	j->count++;
+	if (j->counting)
+		goto out;
+	if (n->container == INSPECT_CCOB && j->ccob_hash == INSPECT_HASH_BAD) {
+		rc = fail("cannot extract from", j->path, "CCOB #%u: hash "
+			  "mismatch: the bundle inside is damaged",
+			  j->ccob_number);
+		goto out;
+	}
+	/* NVIDIA entries: inflated, PTX without its padding. */
+	if (n->container == INSPECT_NV &&
+	    nvfatbin_code(n->nv_base, &n->nv, j->o->walk.ccob.max_size, &code,
+			  &size, &owned, &e) < 0) {
+		rc = fail("cannot extract from", j->path, "%s entry %u of "
+			  "nv-fatbin #%u: %s", t.arch_buf, n->index, n->number,
+			  e.msg);
+		goto out;
+	}
+	if (!code) {
+		rc = fail("cannot extract from", j->path, "entry %u of #%u: its "
+			  "code is not at hand", n->index, n->number);
+		goto out;
+	}
+	{
+		const char *ext = extension(code, size, &t);
+		const char *base = base_name(j->path);
+		size_t cap = strlen(base) + strlen(id) + 32;
+
+		/* A file name is at most 255 bytes: the ID gives way. */
+		name = malloc(cap);
+		if (!name) {
+			rc = fail("cannot extract from", j->path, "out of memory");
+			goto out;
+		}
+		snprintf(name, cap, "%s.%u.%s", base, n->number, id);
+		make_safe(name + strlen(base));
+		if (strlen(name) > 250 - strlen(ext))
+			name[250 - strlen(ext)] = 0;
+		strcat(name, ".");
+		strcat(name, ext);
+	}
+	/* Bytes in the file are copied from it, the rest written. */
+	rc = write_out(j->o, j->in, name, n->in_file && !owned ? NULL : code,
+		       n->offset, size);
+out:
+	free(owned);
+	free(name);
+	free(id);
+	return rc;
+}
+
+static int visit(void *ctx, const struct inspect_node *n)
+{
+	struct job *j = ctx;
+
+	if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB) {
+		j->ccob_number = n->number;
+		j->ccob_hash = n->hash;
+	}
+	if (n->kind == INSPECT_ENTRY)
+		j->rc |= extract_entry(j, n);
+	return 0;
+}
+
+/* Walk path: count (counting) or write the entries selected. */
+static int run_file(const struct options *o, const char *path, bool counting,
+		    size_t *count)
+{
+	struct job j = { .o = o, .path = path, .counting = counting };
+	struct inspect_opts walk = o->walk;
+	struct io_in in;
+	struct err e;
+
+	if (io_in_open(&in, path, &e) < 0)
+		return fail("cannot read", path, "%s", why(&e));
+	j.in = &in;
+	walk.inflate = !counting;
+	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0)
+		j.rc = fail("cannot extract from", path, "%s", e.msg);
+	*count += j.count;
+	io_in_close(&in);
+	return j.rc;
+}
+
+static int run_uri(const struct options *o, const char *s, bool counting,
+		   size_t *count)
+{
+	struct uri u;
+	struct io_in in;
+	struct err e;
+	char *name = NULL;
+	int rc = 1;
+
+	if (uri_parse(s, &u, &e) < 0)
+		return fail("cannot read", s, "%s", e.msg);
+	if (io_in_open(&in, u.path, &e) < 0) {
+		fail("cannot read", u.path, "%s", why(&e));
+		uri_free(&u);
+		return 1;
+	}
+	if (!u.has_size)
+		u.size = u.offset <= in.len ? in.len - u.offset : 0;
+	if (u.offset > in.len || u.size > in.len - u.offset) {
+		fail("cannot read", s, "offset %" PRIu64 " and size %" PRIu64
+		     " run past the end of '%s' (%zu bytes)", u.offset, u.size,
+		     u.path, in.len);
+		goto out;
+	}
+	if (!u.size) {
+		fprintf(stderr, "offload extract: warning: '%s': size 0, "
+			"nothing to extract\n", s);
+		rc = 0;
+		goto out;
+	}
+	(*count)++;
+	rc = 0;
+	if (counting)
+		goto out;
+	name = malloc(strlen(base_name(u.path)) + 64);
+	if (!name) {
+		rc = fail("cannot read", s, "out of memory");
+		goto out;
+	}
+	sprintf(name, "%s-offset%" PRIu64 "-size%" PRIu64 ".co",
+		base_name(u.path), u.offset, u.size);
+	rc = write_out(o, &in, name, NULL, u.offset, u.size);
+out:
+	free(name);
+	io_in_close(&in);
+	uri_free(&u);
+	return rc;
+}
+
+static int run_all(const struct options *o, char **args, int n, bool counting,
+		   size_t *count)
+{
+	int rc = 0;
+
+	for (int i = 0; i < n; i++)
+		rc |= uri_is_uri(args[i]) ? run_uri(o, args[i], counting, count)
+					  : run_file(o, args[i], counting, count);
+	return rc;
+}
+
+int extract_main(int argc, char **argv)
+{
+	enum { OPT_ALL = 256 };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "target", required_argument, NULL, 't' },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = {
+		.dir = ".",
+		.walk = {
+			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+				  .max_size = CCOB_DEFAULT_MAX_SIZE },
+			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+		},
+	};
+	struct stat st;
+	struct err e;
+	size_t count = 0;
+	int c, rc = 0;
+
+	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
+		return usage_error("%s", e.msg);
+	o.pattern = calloc((size_t)argc, sizeof(*o.pattern));
+	o.pattern_hit = calloc((size_t)argc, sizeof(*o.pattern_hit));
+	if (!o.pattern || !o.pattern_hit)
+		return usage_error("out of memory");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:t:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.dir = strcmp(optarg, "-") ? optarg : NULL;
+			break;
+		case 't':
+			if (!*optarg)
+				return usage_error("empty --target");
+			o.pattern[o.npatterns++] = optarg;
+			break;
+		case OPT_ALL:
+			o.all = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("offload extract %s\n", OFFLOAD_VERSION);
+			return 0;
+		default:
+			if (optopt && optopt < 256)
+				return usage_error("unknown option '-%c' or it "
+						   "needs a value", optopt);
+			return usage_error("unknown or incomplete option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return usage_error("no input file");
+	if (o.dir && (stat(o.dir, &st) < 0 || !S_ISDIR(st.st_mode)))
+		return fail("cannot write into", o.dir, "not a directory");
+	if (!o.dir) {
+		/* Standard output takes one code object: count first. */
+		rc = run_all(&o, argv + optind, argc - optind, true, &count);
+		if (rc)
+			return rc;
+		if (count != 1) {
+			fprintf(stderr, "offload extract: error: %zu code objects "
+				"selected; -o - writes exactly one (choose with "
+				"--target)\n", count);
+			return 1;
+		}
+		memset(o.pattern_hit, 0, (size_t)argc * sizeof(*o.pattern_hit));
+		count = 0;
+	}
+	rc = run_all(&o, argv + optind, argc - optind, false, &count);
+	for (size_t i = 0; i < o.npatterns; i++)
+		if (!o.pattern_hit[i]) {
+			fprintf(stderr, "offload extract: error: no code object "
+				"matches --target '%s'\n", o.pattern[i]);
+			rc = 1;
+		}
+	if (!rc && !count && !o.npatterns)
+		fprintf(stderr, "offload extract: warning: no device code "
+			"found\n");
+	for (size_t i = 0; i < nall_written; i++)
+		free(all_written[i]);
+	free(all_written);
+	free(o.pattern);
+	free(o.pattern_hit);
+	if (fflush(stdout) || ferror(stdout))
+		return fail("cannot write", "-", "standard output");
+	return rc;
+}

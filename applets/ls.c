@@ -1,0 +1,806 @@
+/* ls: list the device code in build artefacts, as a tree, from headers. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applets.h"
+#include "../core/env.h"
+#include "../core/io.h"
+#include "../core/uri.h"
+#include "../formats/inspect.h"
+
+static const char usage[] =
+	"Usage: offload ls [OPTIONS] FILE...\n"
+	"List the device code in each FILE (an ELF object, executable or shared\n"
+	"library, an archive, an offload bundle, a CCOB, an offload package or an\n"
+	"NVIDIA fatbin) as a tree: file, section, container (bundle, CCOB,\n"
+	"package, fatbin), code object with its target, its size and, where its\n"
+	"bytes sit uncompressed in FILE, a file:// URI.  Only headers are read.\n"
+	"\n"
+	"      --format=FORMAT     text (the default), json, or roc-obj (the lines\n"
+	"                          ROCm's roc-obj-ls prints, bundle entries only)\n"
+	"      --json              same as --format=json\n"
+	"      --verify            inflate every CCOB whole and check its hash\n"
+	"  -h, --help              print this help\n"
+	"  -V, --version           print the version\n";
+
+enum format { TEXT, JSON, ROC_OBJ };
+
+/* A node as the walk reported it, with its strings copied. */
+struct row {
+	struct inspect_node n;
+	char *strings;
+};
+
+struct rows {
+	struct row *v;
+	size_t n, cap;
+};
+
+static int fail(const char *what, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(const char *what, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "offload ls: error: %s '%s': ", what, file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("offload ls: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'offload ls --help'.\n", stderr);
+	return 2;
+}
+
+/* ---- collecting the tree ---- */
+
+static int keep(void *ctx, const struct inspect_node *n)
+{
+	struct rows *rs = ctx;
+	struct row *r;
+	char *p;
+
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 64;
+		struct row *v = realloc(rs->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		rs->v = v;
+		rs->cap = cap;
+	}
+	r = &rs->v[rs->n];
+	r->n = *n;
+	r->n.data = NULL;
+	r->n.nv_base = NULL;
+	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len + 3);
+	if (!p)
+		return -1;
+	rs->n++;
+	/* Each copied with a NUL after it. */
+	memcpy(p, n->name, n->name_len);
+	p[n->name_len] = 0;
+	r->n.name = p;
+	p += n->name_len + 1;
+	if (n->triple) {
+		memcpy(p, n->triple, n->triple_len);
+		p[n->triple_len] = 0;
+		r->n.triple = p;
+		p += n->triple_len + 1;
+	}
+	if (n->arch) {
+		memcpy(p, n->arch, n->arch_len);
+		p[n->arch_len] = 0;
+		r->n.arch = p;
+	}
+	return 0;
+}
+
+static void rows_free(struct rows *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		free(rs->v[i].strings);
+	free(rs->v);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* Whether row i has anything under it. */
+static bool has_children(const struct rows *rs, size_t i)
+{
+	return i + 1 < rs->n && rs->v[i + 1].n.depth > rs->v[i].n.depth;
+}
+
+/* ---- words ---- */
+
+static const char *container_name(enum inspect_container c)
+{
+	switch (c) {
+	case INSPECT_BUNDLE: return "bundle";
+	case INSPECT_OBJECT_BUNDLE: return "object-bundle";
+	case INSPECT_CCOB: return "ccob";
+	case INSPECT_PACKAGE: return "package";
+	default: return "nv-fatbin";
+	}
+}
+
+static const char *section_kind_name(enum elfscan_kind k)
+{
+	switch (k) {
+	case ELFSCAN_OFFLOADING: return "llvm-offloading";
+	case ELFSCAN_HIP_FATBIN: return "hip-fatbin";
+	case ELFSCAN_NV_FATBIN: return "nv-fatbin";
+	case ELFSCAN_NV_RELFATBIN: return "nv-relfatbin";
+	default: return "other";
+	}
+}
+
+static const char *elf_type_name(uint16_t t)
+{
+	switch (t) {
+	case 1: return "relocatable";
+	case 2: return "executable";
+	case 3: return "shared object";
+	case 4: return "core file";
+	default: return NULL;
+	}
+}
+
+static const char *hash_word(enum inspect_hash h)
+{
+	return h == INSPECT_HASH_OK ? "ok" : h == INSPECT_HASH_BAD ? "mismatch"
+								   : "unchecked";
+}
+
+/* ---- text ---- */
+
+/* s as it may go to a terminal: control bytes and '\' escaped. */
+static char *text_escape(const char *s, size_t len)
+{
+	char *out = malloc(4 * len + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			o += sprintf(o, c == '\\' ? "\\\\" : "\\x%02x", c);
+		else
+			*o++ = (char)c;
+	}
+	*o = 0;
+	return out;
+}
+
+enum { MAX_CELLS = 7 };
+
+/* One entry line: cells, the size one right-aligned. */
+struct line {
+	char *cell[MAX_CELLS];
+	int ncells, right;
+};
+
+static char *dup_text(const char *s, size_t len)
+{
+	return s ? text_escape(s, len) : strdup("-");
+}
+
+static char *fmt_u64(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return strdup(buf);
+}
+
+static char *location(const struct inspect_node *n, const char *path)
+{
+	char buf[96];
+
+	if (n->in_file)
+		return uri_file(path, n->offset, n->size);
+	if (n->container == INSPECT_NV) {
+		snprintf(buf, sizeof(buf), "(%s-compressed, %" PRIu64 " bytes "
+			 "uncompressed)", n->nv.flags & NVFATBIN_FLAG_ZSTD ?
+			 "zstd" : "lz4", n->nv.uncompressed_size);
+		return strdup(buf);
+	}
+	return strdup("(compressed)");
+}
+
+static void entry_line(const struct inspect_node *n, const char *path,
+		       struct line *l)
+{
+	struct inspect_target t;
+	char sec[16];
+	int k = 0;
+
+	inspect_entry_target(n, &t);
+	memset(l, 0, sizeof(*l));
+	switch (n->container) {
+	case INSPECT_PACKAGE:
+		l->cell[k++] = dup_text(t.kind, t.kind_len);
+		l->cell[k++] = dup_text(t.triple, t.triple_len);
+		l->cell[k++] = dup_text(t.arch, t.arch_len);
+		l->cell[k++] = dup_text(t.image, t.image_len);
+		break;
+	case INSPECT_NV:
+		l->cell[k++] = dup_text(t.image, t.image_len);
+		l->cell[k++] = dup_text(t.arch, t.arch_len);
+		break;
+	case INSPECT_OBJECT_BUNDLE:
+		snprintf(sec, sizeof(sec), "[%u]", (unsigned)n->entry_section);
+		l->cell[k++] = strdup(sec);
+		/* fall through */
+	default:
+		l->cell[k++] = dup_text(n->name, n->name_len);
+		break;
+	}
+	l->right = k;
+	l->cell[k++] = fmt_u64(n->size);
+	l->cell[k++] = location(n, path);
+	l->ncells = k;
+}
+
+/* The entries of the container at rs->v[i], aligned in columns. */
+static void print_entries(const struct rows *rs, size_t i, const char *path,
+			  int indent)
+{
+	size_t n = rs->v[i].n.entries, w[MAX_CELLS] = { 0 };
+	struct line *l = calloc(n ? n : 1, sizeof(*l));
+
+	if (!l)
+		return;
+	for (size_t k = 0; k < n && i + 1 + k < rs->n; k++) {
+		entry_line(&rs->v[i + 1 + k].n, path, &l[k]);
+		for (int c = 0; c < l[k].ncells; c++)
+			if (l[k].cell[c] && strlen(l[k].cell[c]) > w[c])
+				w[c] = strlen(l[k].cell[c]);
+	}
+	for (size_t k = 0; k < n && i + 1 + k < rs->n; k++) {
+		printf("%*s", indent, "");
+		for (int c = 0; c < l[k].ncells; c++) {
+			const char *s = l[k].cell[c] ? l[k].cell[c] : "?";
+
+			if (c == l[k].ncells - 1)
+				printf("%s\n", s);
+			else if (c == l[k].right)
+				printf("%*s  ", (int)w[c], s);
+			else
+				printf("%-*s  ", (int)w[c], s);
+			free(l[k].cell[c]);
+		}
+	}
+	free(l);
+}
+
+static void print_input(const struct rows *rs, size_t i, const char *path)
+{
+	const struct inspect_node *n = &rs->v[i].n;
+	char *name = text_escape(n->depth ? n->name : path,
+				 n->depth ? n->name_len : strlen(path));
+	const char *tname;
+
+	printf("%*s%s%s: ", 2 * n->depth, "", n->depth ? "member " : "",
+	       name ? name : "?");
+	free(name);
+	switch (n->format) {
+	case INSPECT_ELF:
+		tname = elf_type_name(n->elf_type);
+		printf("ELF %d-bit %s ", n->is64 ? 64 : 32,
+		       n->big_endian ? "MSB" : "LSB");
+		if (tname)
+			printf("%s, ", tname);
+		else
+			printf("type %u, ", n->elf_type);
+		if (inspect_machine_name(n->machine))
+			fputs(inspect_machine_name(n->machine), stdout);
+		else
+			printf("machine %u", n->machine);
+		break;
+	case INSPECT_ARCHIVE:
+		fputs("archive", stdout);
+		break;
+	case INSPECT_RAW:
+		fputs(has_children(rs, i) ? "offload data" : "", stdout);
+		break;
+	case INSPECT_THIN_MEMBER:
+		fputs("thin archive member (not read)", stdout);
+		break;
+	default:
+		fputs("other data", stdout);
+		break;
+	}
+	if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
+		fputs(": no offload code", stdout);
+	putchar('\n');
+}
+
+static void print_container(const struct inspect_node *n)
+{
+	const char *s = n->entries == 1 ? "y" : "ies";
+
+	printf("%*s%s #%u", 2 * n->depth, "", container_name(n->container),
+	       n->number);
+	switch (n->container) {
+	case INSPECT_OBJECT_BUNDLE:
+		printf(": %zu entr%s in __CLANG_OFFLOAD_BUNDLE__ sections\n",
+		       n->entries, s);
+		return;
+	case INSPECT_CCOB:
+		printf(" at %" PRIu64 ": version %u, %s, %" PRIu64 " bytes, %"
+		       PRIu64 " uncompressed, hash 0x%016" PRIx64 " %s",
+		       n->offset, n->version,
+		       n->ccob.method == CCOB_ZSTD ? "zstd" : "zlib", n->size,
+		       n->ccob.raw_size, n->ccob.hash, hash_word(n->hash));
+		if (n->hash == INSPECT_HASH_BAD)
+			printf(" (computed 0x%016" PRIx64 ")", n->computed_hash);
+		printf(", %zu entr%s\n", n->entries, s);
+		return;
+	case INSPECT_PACKAGE:
+		printf(" at %" PRIu64 ": version %u, %zu bytes, %zu image%s\n",
+		       n->offset, n->version, (size_t)n->size, n->entries,
+		       n->entries == 1 ? "" : "s");
+		return;
+	default:
+		printf(" at %" PRIu64 ": ", n->offset);
+		if (n->container == INSPECT_NV)
+			printf("version %u, ", n->version);
+		printf("%" PRIu64 " bytes, %zu entr%s\n", n->size, n->entries, s);
+		return;
+	}
+}
+
+/* Members without offload code are left out: a static library has many. */
+static bool shown(const struct rows *rs, size_t i)
+{
+	const struct inspect_node *n = &rs->v[i].n;
+
+	return !(n->kind == INSPECT_INPUT && n->depth > 0 &&
+		 n->format != INSPECT_ARCHIVE && !has_children(rs, i));
+}
+
+static void print_text(const struct rows *rs, const char *path)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct inspect_node *n = &rs->v[i].n;
+		char *name;
+
+		if (!shown(rs, i))
+			continue;
+		switch (n->kind) {
+		case INSPECT_INPUT:
+			print_input(rs, i, path);
+			break;
+		case INSPECT_SECTION:
+			name = text_escape(n->name, n->name_len);
+			printf("%*ssection [%u] %s: offset %" PRIu64 ", %" PRIu64
+			       " bytes\n", 2 * n->depth, "", n->section_index,
+			       name ? name : "?", n->offset, n->size);
+			free(name);
+			break;
+		case INSPECT_CONTAINER:
+			print_container(n);
+			print_entries(rs, i, path, 2 * (n->depth + 1));
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---- roc-obj: roc-obj-ls's lines ---- */
+
+/* Bundles are numbered from 1 across all files, as roc-obj-ls does. */
+static unsigned roc_bundles;
+
+static int print_roc_obj(const struct rows *rs, const char *path)
+{
+	size_t skipped = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct inspect_node *n = &rs->v[i].n;
+
+		if (n->kind != INSPECT_CONTAINER)
+			continue;
+		if (n->container == INSPECT_CCOB)
+			skipped += n->entries;
+		if (n->container != INSPECT_BUNDLE &&
+		    n->container != INSPECT_OBJECT_BUNDLE)
+			continue;
+		roc_bundles++;
+		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
+			const struct inspect_node *en = &rs->v[i + k].n;
+			char *uri = uri_file(path, en->offset, en->size);
+
+			if (!uri)
+				return fail("cannot list", path, "out of memory");
+			printf("%-8u%-40s%35s%s\n", roc_bundles, en->name,
+			       "file://", uri + 7);
+			free(uri);
+		}
+	}
+	if (skipped) {
+		fflush(stdout);
+		fprintf(stderr, "offload ls: warning: '%s': %zu code object%s in "
+			"compressed bundles (CCOB) %s no file:// URI; use "
+			"offload extract\n", path, skipped,
+			skipped == 1 ? "" : "s", skipped == 1 ? "has" : "have");
+	}
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+/* A JSON string: valid UTF-8 passes, other bytes become \u00XX. */
+static void json_str(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	for (size_t i = 0; i < len;) {
+		unsigned char c = p[i];
+		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
+			   (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = n > 1 && n <= len - i && c != 0xc0 && c != 0xc1;
+
+		for (size_t k = 1; ok && k < n; k++)
+			ok = (p[i + k] & 0xc0) == 0x80;
+		if (ok) {
+			fwrite(p + i, 1, n, stdout);
+			i += n;
+			continue;
+		}
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+		i++;
+	}
+	putchar('"');
+}
+
+static void json_key(bool *first, const char *key)
+{
+	printf("%s\"%s\":", *first ? "" : ",", key);
+	*first = false;
+}
+
+static void json_u64(bool *first, const char *key, uint64_t v)
+{
+	json_key(first, key);
+	printf("%" PRIu64, v);
+}
+
+static void json_text(bool *first, const char *key, const char *s, size_t len)
+{
+	json_key(first, key);
+	json_str(s, len);
+}
+
+static void json_hex(bool *first, const char *key, uint64_t v)
+{
+	json_key(first, key);
+	printf("\"0x%016" PRIx64 "\"", v);
+}
+
+static size_t json_node(const struct rows *rs, size_t i, const char *path);
+
+/* The children of row i of the given kind (and, for inputs, format). */
+static void json_children(const struct rows *rs, size_t i, bool *first,
+			  const char *key, enum inspect_kind kind,
+			  const char *path)
+{
+	bool any = false;
+
+	json_key(first, key);
+	putchar('[');
+	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;) {
+		if (rs->v[k].n.depth == rs->v[i].n.depth + 1 &&
+		    rs->v[k].n.kind == kind && shown(rs, k)) {
+			if (any)
+				putchar(',');
+			any = true;
+			k = json_node(rs, k, path);
+		} else {
+			k++;
+		}
+	}
+	putchar(']');
+}
+
+static void json_entry(const struct inspect_node *n, const char *path)
+{
+	struct inspect_target t;
+	bool f = true;
+	char *uri;
+
+	inspect_entry_target(n, &t);
+	putchar('{');
+	json_u64(&f, "index", n->index);
+	json_text(&f, "id", n->container == INSPECT_PACKAGE ||
+		  n->container == INSPECT_NV ? NULL : n->name, n->name_len);
+	json_text(&f, "offload_kind", t.kind, t.kind_len);
+	json_text(&f, "triple", t.triple, t.triple_len);
+	json_text(&f, "arch", t.arch, t.arch_len);
+	json_text(&f, "image_kind", t.image, t.image_len);
+	json_u64(&f, "size", n->size);
+	json_key(&f, "offset");
+	if (n->in_file)
+		printf("%" PRIu64, n->offset);
+	else
+		fputs("null", stdout);
+	uri = n->in_file ? uri_file(path, n->offset, n->size) : NULL;
+	json_text(&f, "uri", uri, uri ? strlen(uri) : 0);
+	free(uri);
+	json_key(&f, "compressed");
+	fputs(n->in_file ? "false" : "true", stdout);
+	if (n->container == INSPECT_OBJECT_BUNDLE)
+		json_u64(&f, "section", n->entry_section);
+	if (n->container == INSPECT_NV) {
+		json_key(&f, "nv");
+		printf("{\"kind\":%u,\"version\":\"%u.%u\",\"arch\":%u,"
+		       "\"flags\":%" PRIu64 ",\"compression\":",
+		       n->nv.kind, n->nv.major, n->nv.minor, n->nv.arch,
+		       n->nv.flags);
+		if (n->nv.flags & NVFATBIN_FLAG_ZSTD)
+			fputs("\"zstd\"", stdout);
+		else if (n->nv.flags & NVFATBIN_FLAG_LZ4)
+			fputs("\"lz4\"", stdout);
+		else
+			fputs("null", stdout);
+		printf(",\"compressed_size\":%u,\"uncompressed_size\":%" PRIu64
+		       ",\"unknown_flags\":%" PRIu64 "}",
+		       n->nv.compressed_size, n->nv.uncompressed_size,
+		       n->nv.flags & ~(uint64_t)NVFATBIN_FLAGS_KNOWN);
+	}
+	putchar('}');
+}
+
+/* Print row i and what is under it; returns the row after them. */
+static size_t json_node(const struct rows *rs, size_t i, const char *path)
+{
+	const struct inspect_node *n = &rs->v[i].n;
+	static const char *const formats[] = {
+		"elf", "archive", "raw", "thin-member", "other",
+	};
+	bool f = true;
+	size_t end = i + 1;
+
+	while (end < rs->n && rs->v[end].n.depth > n->depth)
+		end++;
+	putchar('{');
+	switch (n->kind) {
+	case INSPECT_INPUT:
+		if (n->depth)
+			json_text(&f, "member", n->name, n->name_len);
+		else
+			json_text(&f, "path", path, strlen(path));
+		json_key(&f, "format");
+		printf("\"%s\"", formats[n->format]);
+		json_u64(&f, "offset", n->offset);
+		json_u64(&f, "size", n->size);
+		if (n->format == INSPECT_ELF) {
+			const char *m = inspect_machine_name(n->machine);
+			const char *t = elf_type_name(n->elf_type);
+
+			json_key(&f, "elf");
+			printf("{\"class\":%d,\"byte_order\":\"%s\",\"type\":",
+			       n->is64 ? 64 : 32, n->big_endian ? "big" : "little");
+			json_str(t, t ? strlen(t) : 0);
+			printf(",\"type_number\":%u,\"machine\":", n->elf_type);
+			json_str(m, m ? strlen(m) : 0);
+			printf(",\"machine_number\":%u}", n->machine);
+			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
+		}
+		if (n->format == INSPECT_ELF || n->format == INSPECT_RAW)
+			json_children(rs, i, &f, "containers", INSPECT_CONTAINER,
+				      path);
+		if (n->format == INSPECT_ARCHIVE)
+			json_children(rs, i, &f, "members", INSPECT_INPUT, path);
+		break;
+	case INSPECT_SECTION:
+		json_u64(&f, "index", n->section_index);
+		json_text(&f, "name", n->name, n->name_len);
+		json_key(&f, "kind");
+		printf("\"%s\"", section_kind_name(n->section_kind));
+		json_u64(&f, "offset", n->offset);
+		json_u64(&f, "size", n->size);
+		json_children(rs, i, &f, "containers", INSPECT_CONTAINER, path);
+		break;
+	case INSPECT_CONTAINER:
+		json_u64(&f, "number", n->number);
+		json_key(&f, "format");
+		printf("\"%s\"", container_name(n->container));
+		json_u64(&f, "offset", n->offset);
+		json_u64(&f, "size", n->size);
+		json_key(&f, "version");
+		if (n->container == INSPECT_BUNDLE ||
+		    n->container == INSPECT_OBJECT_BUNDLE)
+			fputs("null", stdout);
+		else
+			printf("%u", n->version);
+		if (n->container == INSPECT_CCOB) {
+			bool g = true;
+
+			json_key(&f, "ccob");
+			putchar('{');
+			json_key(&g, "method");
+			fputs(n->ccob.method == CCOB_ZSTD ? "\"zstd\"" : "\"zlib\"",
+			      stdout);
+			json_u64(&g, "compressed_size",
+				 n->size - n->ccob.header_size);
+			json_u64(&g, "uncompressed_size", n->ccob.raw_size);
+			json_hex(&g, "hash", n->ccob.hash);
+			json_key(&g, "hash_check");
+			printf("\"%s\"", hash_word(n->hash));
+			json_key(&g, "computed_hash");
+			if (n->hash == INSPECT_HASH_UNCHECKED)
+				fputs("null", stdout);
+			else
+				printf("\"0x%016" PRIx64 "\"", n->computed_hash);
+			putchar('}');
+		}
+		json_key(&f, "entries");
+		putchar('[');
+		for (size_t k = i + 1; k < end; k++) {
+			if (k > i + 1)
+				putchar(',');
+			json_entry(&rs->v[k].n, path);
+		}
+		putchar(']');
+		break;
+	default:
+		break;
+	}
+	putchar('}');
+	return end;
+}
+
+/* ---- the command ---- */
+
+struct options {
+	enum format format;
+	struct inspect_opts walk;
+};
+
+static bool first_json_file = true;
+
+static int list_one(const struct options *o, const char *path)
+{
+	struct rows rs = { 0 };
+	struct io_in in;
+	struct err e;
+	int rc = 0;
+
+	if (io_in_open(&in, path, &e) < 0)
+		return fail("cannot read", path, "%s", strchr(e.msg, ':') + 2);
+	e.msg[0] = 0;
+	if (inspect_walk(in.data, in.len, &o->walk, keep, &rs, &e) != 0) {
+		rc = fail("cannot list", path, "%s",
+			  e.msg[0] ? e.msg : "out of memory");
+		goto out;
+	}
+	switch (o->format) {
+	case TEXT:
+		print_text(&rs, path);
+		break;
+	case ROC_OBJ:
+		rc = print_roc_obj(&rs, path);
+		break;
+	case JSON:
+		if (!first_json_file)
+			putchar(',');
+		first_json_file = false;
+		json_node(&rs, 0, path);
+		break;
+	}
+	for (size_t i = 0; i < rs.n; i++)
+		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
+		    rs.v[i].n.hash == INSPECT_HASH_BAD)
+			rc = fail("bad hash in", path, "CCOB #%u at offset %" PRIu64
+				  ": stored 0x%016" PRIx64 ", computed 0x%016"
+				  PRIx64, rs.v[i].n.number, rs.v[i].n.offset,
+				  rs.v[i].n.ccob.hash, rs.v[i].n.computed_hash);
+out:
+	rows_free(&rs);
+	io_in_close(&in);
+	return rc;
+}
+
+int ls_main(int argc, char **argv)
+{
+	enum { OPT_FORMAT = 256, OPT_JSON, OPT_VERIFY };
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = {
+		.format = TEXT,
+		.walk = {
+			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+				  .max_size = CCOB_DEFAULT_MAX_SIZE },
+			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+		},
+	};
+	struct err e;
+	int c, rc = 0;
+
+	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
+		return usage_error("%s", e.msg);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				o.format = TEXT;
+			else if (!strcmp(optarg, "json"))
+				o.format = JSON;
+			else if (!strcmp(optarg, "roc-obj"))
+				o.format = ROC_OBJ;
+			else
+				return usage_error("unknown format '%s' (text, "
+						   "json or roc-obj)", optarg);
+			break;
+		case OPT_JSON:
+			o.format = JSON;
+			break;
+		case OPT_VERIFY:
+			o.walk.inflate = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("offload ls %s\n", OFFLOAD_VERSION);
+			return 0;
+		default:
+			if (optopt && optopt < 256)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown or incomplete option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return usage_error("no input file");
+	if (o.format == JSON)
+		fputs("{\"version\":1,\"files\":[", stdout);
+	for (int i = optind; i < argc; i++)
+		rc |= list_one(&o, argv[i]);
+	if (o.format == JSON)
+		fputs("]}\n", stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "offload ls: error: cannot write standard "
+			"output\n");
+		return 1;
+	}
+	return rc;
+}

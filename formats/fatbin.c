@@ -1,0 +1,212 @@
+/* fatbin: the containers of a fat-binary section, one after another; see
+ * fatbin.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "bundle.h"
+#include "fatbin.h"
+#include "nvfatbin.h"
+#include "package.h"
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
+			  struct fatbin_entry **ents, size_t *n,
+			  uint64_t *header_end, uint64_t *extent, struct err *e)
+{
+	uint64_t count, pos = BUNDLE_MAGIC_LEN + 8, end;
+	struct fatbin_entry *v = NULL;
+
+	*ents = NULL;
+	*n = 0;
+	if (avail > total)
+		avail = (size_t)total;
+	if (total < pos)
+		return err_set(e, "offload bundle header cut short (%llu of %llu "
+			       "bytes)", (unsigned long long)total,
+			       (unsigned long long)pos);
+	if (avail < pos)
+		return 0;
+	if (memcmp(buf, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN))
+		return err_set(e, "not an offload bundle");
+	count = get_le(buf + BUNDLE_MAGIC_LEN, 8);
+	/* Each entry takes 24 header bytes at least. */
+	if (count > (total - pos) / 24)
+		return err_set(e, "offload bundle declares %llu entries, more than "
+			       "its %llu bytes can hold",
+			       (unsigned long long)count,
+			       (unsigned long long)total);
+	v = calloc(count ? (size_t)count : 1, sizeof(*v));
+	if (!v)
+		return err_set(e, "out of memory");
+	end = pos;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t id_len;
+
+		if (total - pos < 24) {
+			err_set(e, "offload bundle header entry %llu of %llu is "
+				"cut short", (unsigned long long)i + 1,
+				(unsigned long long)count);
+			goto fail;
+		}
+		if (avail - pos < 24)
+			goto more;
+		v[i].offset = get_le(buf + pos, 8);
+		v[i].size = get_le(buf + pos + 8, 8);
+		id_len = get_le(buf + pos + 16, 8);
+		pos += 24;
+		if (id_len > total - pos) {
+			err_set(e, "offload bundle header entry %llu of %llu has "
+				"an ID that runs past the end",
+				(unsigned long long)i + 1,
+				(unsigned long long)count);
+			goto fail;
+		}
+		if (id_len > avail - pos)
+			goto more;
+		v[i].id = (const char *)buf + pos;
+		v[i].id_len = (size_t)id_len;
+		pos += id_len;
+		if (v[i].offset > total || v[i].size > total - v[i].offset) {
+			err_set(e, "offload bundle entry '%.*s' has data past the "
+				"end (offset %llu, size %llu, bundle %llu bytes)",
+				(int)(v[i].id_len > 200 ? 200 : v[i].id_len),
+				v[i].id, (unsigned long long)v[i].offset,
+				(unsigned long long)v[i].size,
+				(unsigned long long)total);
+			goto fail;
+		}
+		if (v[i].offset + v[i].size > end)
+			end = v[i].offset + v[i].size;
+	}
+	*ents = v;
+	*n = (size_t)count;
+	*header_end = pos;
+	*extent = end > pos ? end : pos;
+	return 1;
+more:
+	free(v);
+	return 0;
+fail:
+	free(v);
+	return -1;
+}
+
+/* The extent of the CCOB at buf: header and compressed stream. */
+static int ccob_extent(const uint8_t *buf, size_t len,
+		       const struct ccob_limits *lim, uint64_t *size,
+		       struct err *e)
+{
+	struct ccob_header h;
+	uint8_t *raw;
+	size_t used;
+
+	if (ccob_parse_header(buf, len, &h, e) < 0)
+		return -1;
+	if (h.version >= 2) {
+		if (h.total_size < h.header_size || h.total_size > len)
+			return err_set(e, "CCOB total size %llu is not between "
+				       "its %zu-byte header and the %zu bytes "
+				       "left", (unsigned long long)h.total_size,
+				       h.header_size, len);
+		*size = h.total_size;
+		return 0;
+	}
+	/* Version 1 records no total size: the stream itself tells. */
+	if (h.method == CCOB_ZSTD) {
+		size_t frame = ZSTD_findFrameCompressedSize(buf + h.header_size,
+							    len - h.header_size);
+
+		if (ZSTD_isError(frame))
+			return err_set(e, "CCOB zstd stream: %s",
+				       ZSTD_getErrorName(frame));
+		*size = h.header_size + frame;
+		return 0;
+	}
+	if (ccob_decompress(buf, len, &h, lim, &raw, &used, e) < 0)
+		return -1;
+	free(raw);
+	*size = used;
+	return 0;
+}
+
+int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
+		const struct ccob_limits *lim, struct fatbin_item *it,
+		struct err *e)
+{
+	uint64_t at = *pos, size = 0;
+	const uint8_t *p;
+	size_t left;
+
+	while (at < len && buf[at] == 0)
+		at++;
+	if (at >= len) {
+		*pos = len;
+		return 0;
+	}
+	p = buf + at;
+	left = len - (size_t)at;
+	memset(it, 0, sizeof(*it));
+	it->offset = at;
+	if (left >= BUNDLE_MAGIC_LEN && !memcmp(p, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN)) {
+		struct fatbin_entry *ents;
+		uint64_t header_end;
+		size_t n;
+
+		it->kind = FATBIN_BUNDLE;
+		if (fatbin_bundle_entries(p, left, left, &ents, &n, &header_end,
+					  &size, e) < 0)
+			return -1;
+		free(ents);
+	} else if (ccob_is(p, left)) {
+		it->kind = FATBIN_CCOB;
+		if (ccob_extent(p, left, lim, &size, e) < 0)
+			return -1;
+	} else if (package_is(p, left)) {
+		it->kind = FATBIN_PACKAGE;
+		if (left < 16)
+			return err_set(e, "header cut short (%zu of 16 bytes)",
+				       left);
+		size = get_le(p + 8, 8);
+		if (size < 16 || size > left)
+			return err_set(e, "size %llu is not between 16 and the "
+				       "%zu bytes left", (unsigned long long)size,
+				       left);
+		/* A compressed package is padded to 8 without counting it. */
+		while (size % PACKAGE_ALIGN && size < left && p[size] == 0)
+			size++;
+	} else if (nvfatbin_is(p, left)) {
+		struct nvfatbin_header h;
+
+		it->kind = FATBIN_NV;
+		if (nvfatbin_open(p, left, &h, e) < 0)
+			return -1;
+		size = h.total;
+	} else {
+		it->kind = FATBIN_UNKNOWN;
+		return err_set(e, "neither zero padding nor an offload bundle, "
+			       "CCOB, offload package or NVIDIA fatbin");
+	}
+	it->size = size;
+	*pos = at + size;
+	return 1;
+}
+
+const char *fatbin_kind_name(enum fatbin_kind k)
+{
+	switch (k) {
+	case FATBIN_BUNDLE: return "offload bundle";
+	case FATBIN_CCOB: return "CCOB";
+	case FATBIN_PACKAGE: return "offload package";
+	case FATBIN_NV: return "NVIDIA fatbin";
+	default: return "unrecognised bytes";
+	}
+}

@@ -1,0 +1,65 @@
+/* fatbin: what a fat-binary section holds (.hip_fatbin, .llvm.offloading,
+ * .nv_fatbin, __nv_relfatbin), or a file holding the same: offload bundles,
+ * CCOBs, offload packages or NVIDIA fatbins one after another.  A linker
+ * puts each translation unit's contribution at the section's alignment
+ * (4096 for .hip_fatbin), so zero padding may come between them; `ld -r`
+ * concatenates packages as they are.  Headers only: nothing here reads a
+ * code object's bytes. */
+#ifndef FORMATS_FATBIN_H
+#define FORMATS_FATBIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "ccob.h"
+
+enum fatbin_kind {
+	FATBIN_BUNDLE,		/* binary __CLANG_OFFLOAD_BUNDLE__ */
+	FATBIN_CCOB,		/* compressed bundle */
+	FATBIN_PACKAGE,		/* LLVM offload binary (10 FF 10 AD) */
+	FATBIN_NV,		/* NVIDIA fatbin (0xBA55ED50) */
+	FATBIN_UNKNOWN,		/* none of these (an error) */
+};
+
+struct fatbin_item {
+	enum fatbin_kind kind;
+	uint64_t offset, size;	/* in the walked bytes */
+};
+
+/* The next container at or after *pos, skipping zero bytes: 1 found (and
+ * *pos moved past it), 0 when only zeros are left, -1 on bytes that are
+ * neither padding nor a container, or on a container whose header says it
+ * runs past the end (it->kind and it->offset then say what and where; the
+ * message does not).  A CCOB's extent is its header's total size (versions
+ * 2 and 3) or, for version 1, its compressed stream's, found by decoding
+ * (within lim). */
+int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
+		const struct ccob_limits *lim, struct fatbin_item *it,
+		struct err *e);
+
+/* "offload bundle", "CCOB", "offload package", "NVIDIA fatbin",
+ * "unrecognised bytes". */
+const char *fatbin_kind_name(enum fatbin_kind k);
+
+/* A binary bundle's entries in header order, repeated IDs and all (the
+ * bundler's own reader keeps LLVM's StringMap order and one entry per ID). */
+struct fatbin_entry {
+	uint64_t offset, size;		/* from the bundle's start */
+	const char *id;			/* inside the header bytes */
+	size_t id_len;
+};
+
+/* Read the header of the binary bundle at buf, of which `avail` bytes are
+ * at hand out of `total` (avail < total when only a prefix of a compressed
+ * bundle was inflated).  Returns 1 with the entries in *ents (malloc'd, *n
+ * of them) and the end of the header and of the furthest entry in
+ * *header_end and *extent; 0 when the header runs past avail but not past
+ * total (inflate more and call again); -1 on a damaged header: a count the
+ * bytes cannot hold, an ID or an entry past total. */
+int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
+			  struct fatbin_entry **ents, size_t *n,
+			  uint64_t *header_end, uint64_t *extent, struct err *e);
+
+#endif

@@ -1,0 +1,550 @@
+/* inspect: walk a build artefact down to its code objects; see inspect.h. */
+#include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ar.h"
+#include "bundle.h"
+#include "fatbin.h"
+#include "inspect.h"
+
+/* Archives inside archives are walked this deep, no deeper. */
+enum { MAX_NESTING = 8 };
+
+/* The first look into a CCOB inflates this much; more if the bundle
+ * header inside is longer. */
+enum { PEEK_FIRST = 64 << 10 };
+
+struct walk {
+	const struct inspect_opts *o;
+	inspect_visit_fn visit;
+	void *ctx;
+	struct err *e;
+	unsigned containers;	/* numbered so far in this file */
+	int stop;		/* what the visitor returned, when not 0 */
+};
+
+static int emit(struct walk *w, const struct inspect_node *n)
+{
+	int rc = w->visit(w->ctx, n);
+
+	if (rc)
+		w->stop = rc;
+	return rc ? -1 : 0;
+}
+
+/* Prefix e's message with where it happened ("section .hip_fatbin: ..."). */
+static int where(struct walk *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int where(struct walk *w, const char *fmt, ...)
+{
+	char place[300];
+	struct err inner;
+	va_list ap;
+
+	if (!w->e || w->stop)
+		return -1;
+	inner = *w->e;
+	va_start(ap, fmt);
+	vsnprintf(place, sizeof(place), fmt, ap);
+	va_end(ap);
+	return err_set(w->e, "%s: %s", place, inner.msg);
+}
+
+static int name_width(size_t len)
+{
+	return len > 200 ? 200 : (int)len;
+}
+
+/* ---- entries of the containers ---- */
+
+static int bundle_entries(struct walk *w, const struct inspect_node *parent,
+			  const uint8_t *bundle, const struct fatbin_entry *ents,
+			  size_t n, bool have_data, uint64_t file_off)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct inspect_node en = {
+			.kind = INSPECT_ENTRY, .depth = parent->depth + 1,
+			.container = parent->container,
+			.number = parent->number, .index = (unsigned)i,
+			.name = ents[i].id, .name_len = ents[i].id_len,
+			.size = ents[i].size, .in_file = parent->in_file,
+			.offset = parent->in_file ? file_off + ents[i].offset
+						  : ents[i].offset,
+			.data = have_data ? bundle + ents[i].offset : NULL,
+		};
+
+		if (emit(w, &en) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int walk_bundle(struct walk *w, struct inspect_node *c,
+		       const uint8_t *p, uint64_t size)
+{
+	struct fatbin_entry *ents;
+	uint64_t header_end, extent;
+	size_t n;
+	int rc;
+
+	if (fatbin_bundle_entries(p, (size_t)size, size, &ents, &n, &header_end,
+				  &extent, w->e) <= 0)
+		return -1;
+	c->entries = n;
+	rc = emit(w, c);
+	if (!rc)
+		rc = bundle_entries(w, c, p, ents, n, true, c->offset);
+	free(ents);
+	return rc;
+}
+
+/* Inflate as much of the CCOB as its bundle header takes. */
+static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
+		     const struct ccob_header *h, uint8_t **raw,
+		     struct fatbin_entry **ents, size_t *n)
+{
+	size_t want = PEEK_FIRST;
+	uint64_t header_end, extent;
+
+	*raw = NULL;
+	for (;;) {
+		uint8_t *buf;
+		size_t got;
+		int rc;
+
+		if (want > h->raw_size)
+			want = (size_t)h->raw_size;
+		buf = realloc(*raw, want ? want : 1);
+		if (!buf)
+			return err_set(w->e, "out of memory");
+		*raw = buf;
+		if (ccob_peek(p, (size_t)size, h, buf, want, &got, w->e) < 0)
+			return -1;
+		if (got < want)
+			return err_set(w->e, "its stream ends after %zu of the "
+				       "%llu bytes its header declares", got,
+				       (unsigned long long)h->raw_size);
+		rc = fatbin_bundle_entries(buf, got, h->raw_size, ents, n,
+					   &header_end, &extent, w->e);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+		if (want >= h->raw_size)
+			return err_set(w->e, "offload bundle header cut short");
+		want = want > SIZE_MAX / 8 ? SIZE_MAX : want * 8;
+	}
+}
+
+static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
+		     uint64_t size)
+{
+	struct fatbin_entry *ents = NULL;
+	uint8_t *raw = NULL;
+	size_t n = 0, used;
+	int rc = -1;
+
+	if (ccob_parse_header(p, (size_t)size, &c->ccob, w->e) < 0)
+		return -1;
+	c->version = c->ccob.version;
+	c->ccob_compressed = size - c->ccob.header_size;
+	if (w->o->inflate) {
+		uint64_t header_end, extent;
+
+		if (ccob_decompress(p, (size_t)size, &c->ccob, &w->o->ccob, &raw,
+				    &used, w->e) < 0)
+			goto out;
+		c->computed_hash = ccob_hash(raw, (size_t)c->ccob.raw_size);
+		c->hash = c->computed_hash == c->ccob.hash ? INSPECT_HASH_OK
+							   : INSPECT_HASH_BAD;
+		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
+					  c->ccob.raw_size, &ents, &n,
+					  &header_end, &extent, w->e) <= 0)
+			goto out;
+	} else if (peek_ccob(w, p, size, &c->ccob, &raw, &ents, &n) < 0) {
+		goto out;
+	}
+	c->entries = n;
+	if (emit(w, c) < 0)
+		goto out;
+	{
+		struct inspect_node inner = *c;
+
+		inner.in_file = false;
+		rc = bundle_entries(w, &inner, raw, ents, n, w->o->inflate, 0);
+	}
+out:
+	free(ents);
+	free(raw);
+	return rc;
+}
+
+static int walk_package(struct walk *w, struct inspect_node *c,
+			const uint8_t *p, uint64_t size)
+{
+	struct package_list l = { 0 };
+	int rc = -1;
+
+	if (package_scan(p, (size_t)size, &w->o->package, &l, w->e) < 0)
+		goto out;
+	c->version = l.n ? l.v[0].version : 0;
+	c->entries = l.n;
+	if (emit(w, c) < 0)
+		goto out;
+	for (size_t i = 0; i < l.n; i++) {
+		const struct package_image *img = &l.v[i];
+		struct inspect_node en = {
+			.kind = INSPECT_ENTRY, .depth = c->depth + 1,
+			.container = c->container, .number = c->number,
+			.index = (unsigned)i, .size = img->image_size,
+			.image_kind = img->image_kind,
+			.offload_kind = img->offload_kind,
+			.in_file = c->in_file && !img->inflated,
+			.data = img->inflated && !w->o->inflate ? NULL
+								: img->image,
+		};
+
+		en.offset = en.in_file ? c->offset + img->image_offset : 0;
+		en.triple = package_get(img, "triple", 6, &en.triple_len);
+		en.arch = package_get(img, "arch", 4, &en.arch_len);
+		if (emit(w, &en) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	package_list_free(&l);
+	return rc;
+}
+
+static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
+		   uint64_t size)
+{
+	struct nvfatbin_header h;
+	struct nvfatbin_entry ent;
+	uint64_t pos;
+	size_t n = 0;
+	int rc;
+
+	if (nvfatbin_open(p, (size_t)size, &h, w->e) < 0)
+		return -1;
+	for (pos = h.header_size; (rc = nvfatbin_next(p, &h, &pos, &ent, w->e)) > 0;)
+		n++;
+	if (rc < 0)
+		return -1;
+	c->version = h.version;
+	c->entries = n;
+	if (emit(w, c) < 0)
+		return -1;
+	n = 0;
+	for (pos = h.header_size; nvfatbin_next(p, &h, &pos, &ent, w->e) > 0;) {
+		bool packed = nvfatbin_compressed(&ent);
+		struct inspect_node en = {
+			.kind = INSPECT_ENTRY, .depth = c->depth + 1,
+			.container = INSPECT_NV, .number = c->number,
+			.index = (unsigned)n++, .nv = ent, .nv_base = p,
+			.in_file = c->in_file && !packed,
+			.size = ent.payload_size,
+			.data = packed ? NULL : p + ent.payload_offset,
+		};
+
+		en.offset = en.in_file ? c->offset + ent.payload_offset : 0;
+		if (emit(w, &en) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every container in buf[0, len), which starts at file offset base. */
+static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
+			   uint64_t base, unsigned depth)
+{
+	struct fatbin_item it;
+	uint64_t pos = 0;
+	int rc;
+
+	for (;;) {
+		const uint8_t *p;
+		struct inspect_node c;
+
+		rc = fatbin_next(buf, len, &pos, &w->o->ccob, &it, w->e);
+		if (rc <= 0)
+			break;
+		p = buf + it.offset;
+		c = (struct inspect_node){
+			.kind = INSPECT_CONTAINER, .depth = depth,
+			.number = w->containers++, .offset = base + it.offset,
+			.size = it.size, .in_file = true,
+		};
+
+		switch (it.kind) {
+		case FATBIN_BUNDLE:
+			c.container = INSPECT_BUNDLE;
+			rc = walk_bundle(w, &c, p, it.size);
+			break;
+		case FATBIN_CCOB:
+			c.container = INSPECT_CCOB;
+			rc = walk_ccob(w, &c, p, it.size);
+			break;
+		case FATBIN_PACKAGE:
+			c.container = INSPECT_PACKAGE;
+			rc = walk_package(w, &c, p, it.size);
+			break;
+		default:
+			c.container = INSPECT_NV;
+			rc = walk_nv(w, &c, p, it.size);
+			break;
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0)
+		return where(w, "%s at offset %llu", fatbin_kind_name(it.kind),
+			     (unsigned long long)(base + it.offset));
+	return 0;
+}
+
+/* ---- inputs ---- */
+
+static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
+		      uint64_t base, unsigned depth, const char *name,
+		      size_t name_len);
+
+static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
+		    size_t len, uint64_t base)
+{
+	struct elfscan s;
+	size_t nbundle = 0;
+	int rc = -1;
+
+	if (elfscan_open(&s, buf, len, w->e) < 0)
+		return -1;
+	in->is64 = s.is64;
+	in->big_endian = s.big_endian;
+	in->elf_type = s.e_type;
+	in->machine = s.machine;
+	if (emit(w, in) < 0)
+		goto out;
+	for (size_t i = 1; i < s.n; i++) {
+		const struct elfscan_section *sec = &s.sec[i];
+		struct inspect_node sn = {
+			.kind = INSPECT_SECTION, .depth = in->depth + 1,
+			.name = sec->name, .name_len = sec->name_len,
+			.section_index = sec->index, .section_kind = sec->kind,
+			.offset = base + sec->offset, .size = sec->size,
+			.in_file = true,
+		};
+		const uint8_t *bytes;
+		uint64_t size;
+
+		if (sec->kind == ELFSCAN_BUNDLE)
+			nbundle++;
+		if (sec->kind == ELFSCAN_OTHER || sec->kind == ELFSCAN_BUNDLE)
+			continue;
+		bytes = elfscan_bytes(&s, buf, i, &size);
+		if (!size)
+			continue;
+		if (emit(w, &sn) < 0)
+			goto out;
+		if (walk_containers(w, bytes, (size_t)size, base + sec->offset,
+				    in->depth + 2) < 0) {
+			where(w, "section %.*s", name_width(sec->name_len),
+			      sec->name);
+			goto out;
+		}
+	}
+	if (nbundle) {
+		/* An object bundle: one entry per section, in section order. */
+		struct inspect_node c = {
+			.kind = INSPECT_CONTAINER, .depth = in->depth + 1,
+			.container = INSPECT_OBJECT_BUNDLE,
+			.number = w->containers++, .entries = nbundle,
+			.in_file = true, .offset = base, .size = len,
+		};
+		unsigned k = 0;
+
+		if (emit(w, &c) < 0)
+			goto out;
+		for (size_t i = 1; i < s.n; i++) {
+			const struct elfscan_section *sec = &s.sec[i];
+			bool nobits = sec->type == SHT_NOBITS;
+			struct inspect_node en = {
+				.kind = INSPECT_ENTRY, .depth = c.depth + 1,
+				.container = INSPECT_OBJECT_BUNDLE,
+				.number = c.number, .index = k,
+				.name = sec->name + BUNDLE_MAGIC_LEN,
+				.name_len = sec->name_len - BUNDLE_MAGIC_LEN,
+				.entry_section = sec->index, .in_file = true,
+				.offset = nobits ? base : base + sec->offset,
+				.size = nobits ? 0 : sec->size,
+				.data = nobits ? buf : buf + sec->offset,
+			};
+
+			if (sec->kind != ELFSCAN_BUNDLE)
+				continue;
+			k++;
+			if (emit(w, &en) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	elfscan_free(&s);
+	return rc;
+}
+
+static int walk_archive(struct walk *w, struct inspect_node *in,
+			const uint8_t *buf, size_t len, uint64_t base)
+{
+	struct ar_reader r;
+	struct ar_member m;
+	int rc;
+
+	if (ar_open(&r, buf, len, w->e) < 0 || emit(w, in) < 0)
+		return -1;
+	while ((rc = ar_next(&r, &m, w->e)) > 0) {
+		if (m.thin) {
+			struct inspect_node t = {
+				.kind = INSPECT_INPUT, .depth = in->depth + 1,
+				.format = INSPECT_THIN_MEMBER, .name = m.name,
+				.name_len = m.name_len, .size = m.size,
+			};
+
+			if (emit(w, &t) < 0)
+				return -1;
+			continue;
+		}
+		if (walk_input(w, buf + m.offset, (size_t)m.size, base + m.offset,
+			       in->depth + 1, m.name, m.name_len) < 0)
+			return where(w, "member %.*s", name_width(m.name_len),
+				     m.name);
+	}
+	return rc;
+}
+
+static bool is_container(const uint8_t *buf, size_t len)
+{
+	return bundle_is_binary(buf, len) || ccob_is(buf, len) ||
+	       package_is(buf, len) || nvfatbin_is(buf, len);
+}
+
+static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
+		      uint64_t base, unsigned depth, const char *name,
+		      size_t name_len)
+{
+	struct inspect_node in = {
+		.kind = INSPECT_INPUT, .depth = depth, .name = name ? name : "",
+		.name_len = name_len, .offset = base, .size = len,
+		.in_file = true,
+	};
+
+	if (elfscan_is_elf(buf, len)) {
+		in.format = INSPECT_ELF;
+		return walk_elf(w, &in, buf, len, base);
+	}
+	if (ar_is_archive(buf, len) && depth < MAX_NESTING) {
+		in.format = INSPECT_ARCHIVE;
+		return walk_archive(w, &in, buf, len, base);
+	}
+	if (is_container(buf, len)) {
+		in.format = INSPECT_RAW;
+		if (emit(w, &in) < 0)
+			return -1;
+		return walk_containers(w, buf, len, base, depth + 1);
+	}
+	if (depth == 0)
+		return err_set(w->e, "not an ELF file, archive, offload bundle, "
+			       "CCOB, offload package or NVIDIA fatbin");
+	in.format = INSPECT_OTHER;
+	return emit(w, &in);
+}
+
+int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
+		 inspect_visit_fn visit, void *ctx, struct err *e)
+{
+	struct walk w = { o, visit, ctx, e, 0, 0 };
+	int rc = walk_input(&w, buf, len, 0, 0, NULL, 0);
+
+	if (w.stop)
+		return w.stop;
+	return rc < 0 ? -1 : 0;
+}
+
+const char *inspect_machine_name(uint16_t machine)
+{
+	static const struct {
+		uint16_t machine;
+		const char *name;
+	} names[] = {
+		{ 2, "SPARC" }, { 3, "x86" }, { 8, "MIPS" }, { 20, "PowerPC" },
+		{ 21, "PowerPC64" }, { 22, "S/390" }, { 40, "ARM" },
+		{ 43, "SPARC V9" }, { 62, "x86-64" }, { 183, "AArch64" },
+		{ 190, "CUDA" }, { 224, "AMDGPU" }, { 243, "RISC-V" },
+		{ 258, "LoongArch" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].machine == machine)
+			return names[i].name;
+	return NULL;
+}
+
+static void set(const char **s, size_t *len, const char *v, size_t n)
+{
+	*s = n ? v : NULL;
+	*len = n;
+}
+
+static void set_str(const char **s, size_t *len, const char *v)
+{
+	set(s, len, v, v ? strlen(v) : 0);
+}
+
+static const char *image_name(uint16_t kind)
+{
+	static const char *const names[] = {
+		NULL, "elf", "bitcode", "cubin", "fatbin", "ptx", "spirv",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
+}
+
+void inspect_entry_target(const struct inspect_node *n,
+			  struct inspect_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (n->container == INSPECT_PACKAGE) {
+		if (n->offload_kind != PACKAGE_OFK_NONE)
+			set_str(&t->kind, &t->kind_len,
+				package_offload_kind_describe(n->offload_kind));
+		set(&t->triple, &t->triple_len, n->triple, n->triple_len);
+		set(&t->arch, &t->arch_len, n->arch, n->arch_len);
+		set_str(&t->image, &t->image_len, image_name(n->image_kind));
+	} else if (n->container == INSPECT_NV) {
+		set_str(&t->kind, &t->kind_len, "cuda");
+		snprintf(t->arch_buf, sizeof(t->arch_buf), "sm_%u",
+			 (unsigned)n->nv.arch);
+		set_str(&t->arch, &t->arch_len, t->arch_buf);
+		set_str(&t->image, &t->image_len, nvfatbin_kind_name(n->nv.kind));
+	} else {
+		/* <kind>-<arch>-<vendor>-<os>-<env>[-<target ID>] */
+		const char *dash[5];
+		size_t k = 0;
+
+		for (size_t i = 0; i < n->name_len && k < 5; i++)
+			if (n->name[i] == '-')
+				dash[k++] = n->name + i;
+		if (k < 4)
+			return;
+		set(&t->kind, &t->kind_len, n->name, (size_t)(dash[0] - n->name));
+		if (k == 4) {
+			set(&t->triple, &t->triple_len, dash[0] + 1,
+			    (size_t)(n->name + n->name_len - dash[0] - 1));
+			return;
+		}
+		set(&t->triple, &t->triple_len, dash[0] + 1,
+		    (size_t)(dash[4] - dash[0] - 1));
+		set(&t->arch, &t->arch_len, dash[4] + 1,
+		    (size_t)(n->name + n->name_len - dash[4] - 1));
+	}
+}

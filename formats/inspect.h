@@ -1,0 +1,136 @@
+/* inspect: every piece of device code a build artefact carries, found from
+ * headers.  An ELF file's offload sections (.hip_fatbin, .llvm.offloading,
+ * .nv_fatbin, __nv_relfatbin, __CLANG_OFFLOAD_BUNDLE__* object bundles),
+ * an archive's members, or a file that is itself a bundle, a CCOB, an
+ * offload package or an NVIDIA fatbin, walked as a tree:
+ *
+ *   input (file or archive member) -> section -> container -> entry
+ *
+ * The walk calls a visitor for each node, parents first.  What a node
+ * points to (names, IDs, code) lives only until the visitor returns: a
+ * compressed bundle is inflated for its own entries and freed after them,
+ * so an artefact of any size is walked in bounded memory. */
+#ifndef FORMATS_INSPECT_H
+#define FORMATS_INSPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/elfscan.h"
+#include "../core/err.h"
+#include "ccob.h"
+#include "nvfatbin.h"
+#include "package.h"
+
+enum inspect_kind {
+	INSPECT_INPUT,		/* the file, or an archive member */
+	INSPECT_SECTION,	/* an ELF section that holds offload code */
+	INSPECT_CONTAINER,	/* a bundle, CCOB, package or NVIDIA fatbin */
+	INSPECT_ENTRY,		/* one code object */
+};
+
+enum inspect_format {
+	INSPECT_ELF,
+	INSPECT_ARCHIVE,
+	INSPECT_RAW,		/* bundles, CCOBs, packages or NVIDIA fatbins */
+	INSPECT_THIN_MEMBER,	/* a thin archive's member: not read */
+	INSPECT_OTHER,		/* an archive member holding none of these */
+};
+
+enum inspect_container {
+	INSPECT_BUNDLE,		/* binary offload bundle */
+	INSPECT_OBJECT_BUNDLE,	/* __CLANG_OFFLOAD_BUNDLE__<id> sections */
+	INSPECT_CCOB,		/* compressed offload bundle */
+	INSPECT_PACKAGE,	/* LLVM offload binary */
+	INSPECT_NV,		/* NVIDIA fatbin */
+};
+
+enum inspect_hash {
+	INSPECT_HASH_UNCHECKED,	/* only the header was read */
+	INSPECT_HASH_OK,
+	INSPECT_HASH_BAD,
+};
+
+struct inspect_node {
+	enum inspect_kind kind;
+	unsigned depth;		/* 0 for the file */
+	/* Where its bytes are in the file: in_file is false for what sits
+	 * inside a compressed container (offset is then from the start of
+	 * the inflated bundle). */
+	uint64_t offset, size;
+	bool in_file;
+	/* INPUT: member name (empty for the file itself); SECTION: section
+	 * name; ENTRY: bundle ID (bundles only).  Not NUL-terminated. */
+	const char *name;
+	size_t name_len;
+
+	/* INPUT */
+	enum inspect_format format;
+	bool is64, big_endian;		/* ELF */
+	uint16_t elf_type, machine;	/* ELF */
+
+	/* SECTION */
+	uint32_t section_index;
+	enum elfscan_kind section_kind;
+
+	/* CONTAINER (and ENTRY: its container's number and format) */
+	enum inspect_container container;
+	unsigned number;	/* from 0 in each file, in walk order */
+	unsigned version;	/* CCOB, package or NVIDIA fatbin version */
+	size_t entries;		/* how many ENTRY nodes follow */
+	struct ccob_header ccob;
+	uint64_t ccob_compressed;	/* bytes of compressed stream */
+	enum inspect_hash hash;
+	uint64_t computed_hash;	/* when checked */
+
+	/* ENTRY */
+	unsigned index;		/* within its container */
+	uint32_t entry_section;	/* object bundles: the section's index */
+	const char *triple, *arch;	/* packages (NUL-terminated or NULL) */
+	size_t triple_len, arch_len;
+	uint16_t image_kind, offload_kind;	/* packages */
+	struct nvfatbin_entry nv;	/* NVIDIA fatbins */
+	const uint8_t *nv_base;		/* its fatbin's first byte */
+	/* The code, when at hand: always for bytes in the file; inside a
+	 * CCOB or a compressed package only when the walk inflates; never
+	 * for a compressed NVIDIA entry (see nvfatbin_code). */
+	const uint8_t *data;
+};
+
+/* Return 0 to go on; anything else stops the walk and is returned. */
+typedef int (*inspect_visit_fn)(void *ctx, const struct inspect_node *n);
+
+struct inspect_opts {
+	/* Inflate every CCOB whole (checking its hash) and every compressed
+	 * package, so entries inside them have their data.  Otherwise a
+	 * CCOB is inflated only as far as the bundle header inside it. */
+	bool inflate;
+	struct ccob_limits ccob;
+	struct package_limits package;
+};
+
+/* Walk buf, the whole of one file.  -1 with e filled on anything damaged
+ * (e names where: "section .hip_fatbin: CCOB at offset 4096: ..."), or a
+ * file that is none of the formats above. */
+int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
+		 inspect_visit_fn visit, void *ctx, struct err *e);
+
+/* What an entry is for, as far as its container says: offload kind
+ * ("hipv4", "openmp", "cuda"...), triple, target ID or arch ("gfx90a:xnack+",
+ * "sm_80") and image kind ("elf", "bitcode", "ptx"...).  A bundle ID is
+ * split at its dashes (kind, four triple parts, target ID); a package's
+ * come from its strings; an NVIDIA entry's from its header.  Strings are
+ * not NUL-terminated; NULL where the container does not say. */
+struct inspect_target {
+	const char *kind, *triple, *arch, *image;
+	size_t kind_len, triple_len, arch_len, image_len;
+	char arch_buf[16];	/* "sm_NN" for NVIDIA entries */
+};
+void inspect_entry_target(const struct inspect_node *n,
+			  struct inspect_target *t);
+
+/* "x86-64", "AMDGPU", ... or NULL for a machine not in the table. */
+const char *inspect_machine_name(uint16_t machine);
+
+#endif

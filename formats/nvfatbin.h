@@ -1,0 +1,92 @@
+/* nvfatbin: NVIDIA's fat binary container, as nvcc -fatbin writes it and
+ * .nv_fatbin and __nv_relfatbin sections hold it.
+ *
+ * NVIDIA documents none of this.  What is decoded here is only what public
+ * readers of the format agree on (ZLUDA, Niklas Eiling's
+ * cuda-fatbin-decompression, and others), checked against nvcc 13 output;
+ * every other field is left alone and shown as unknown.  All little endian.
+ *
+ *   container  0  u32 magic 0xBA55ED50, u16 version (1), u16 header size
+ *                 (16), u64 bytes of entries after the header
+ *   entry      0  u16 kind (1 PTX, 2 ELF, 4 old cubin), u16 version (0x101),
+ *                 u32 header size, u64 payload size (as stored, padded)
+ *             16  u32 compressed size (0 when not compressed)
+ *             24  u16 minor, u16 major (of what is not established; for
+ *                 PTX the PTX ISA version), u32 arch (80 for sm_80)
+ *             40  u64 flags: 0x1 64-bit, 0x2 debug, 0x10 Linux,
+ *                 0x2000 compressed (NVIDIA's LZ4 variant), 0x8000
+ *                 compressed (zstd)
+ *             56  u64 uncompressed size (0 when not compressed)
+ *   then the payload; the next entry follows it.  Several containers may
+ *   follow one another in a section, zero padding between them. */
+#ifndef FORMATS_NVFATBIN_H
+#define FORMATS_NVFATBIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+
+enum {
+	NVFATBIN_HEADER = 16,
+	NVFATBIN_ENTRY_MIN = 64,	/* the fields above end at 64 */
+};
+
+enum nvfatbin_kind {
+	NVFATBIN_PTX = 1,
+	NVFATBIN_ELF = 2,
+	NVFATBIN_OLD_CUBIN = 4,
+};
+
+enum nvfatbin_flag {
+	NVFATBIN_FLAG_64BIT = 0x1,
+	NVFATBIN_FLAG_DEBUG = 0x2,
+	NVFATBIN_FLAG_LINUX = 0x10,
+	NVFATBIN_FLAG_LZ4 = 0x2000,
+	NVFATBIN_FLAG_ZSTD = 0x8000,
+};
+#define NVFATBIN_FLAGS_KNOWN 0xa013ULL
+
+struct nvfatbin_header {
+	uint16_t version, header_size;
+	uint64_t fat_size;	/* bytes of entries after the header */
+	uint64_t total;		/* header_size + fat_size: the container */
+};
+
+struct nvfatbin_entry {
+	uint64_t offset;		/* of its header, in the container */
+	uint16_t kind, version;
+	uint32_t header_size;
+	uint64_t payload_offset;	/* in the container */
+	uint64_t payload_size;		/* as stored */
+	uint32_t compressed_size;
+	uint16_t major, minor;
+	uint32_t arch;
+	uint64_t flags;
+	uint64_t uncompressed_size;
+};
+
+bool nvfatbin_is(const uint8_t *buf, size_t len);	/* starts with the magic */
+/* Check the container header at buf: its size fields, and that the whole
+ * container lies inside buf[0, len). */
+int nvfatbin_open(const uint8_t *buf, size_t len, struct nvfatbin_header *h,
+		  struct err *e);
+/* The entry at *pos (start at h->header_size), moving *pos past it: 1 found, 0 at the end, -1 on an entry that does not
+ * fit the container. */
+int nvfatbin_next(const uint8_t *buf, const struct nvfatbin_header *h,
+		  uint64_t *pos, struct nvfatbin_entry *ent, struct err *e);
+/* "ptx", "elf", "cubin" (old), or NULL for a kind not established. */
+const char *nvfatbin_kind_name(uint16_t kind);
+bool nvfatbin_compressed(const struct nvfatbin_entry *ent);
+
+/* The entry's code: for an uncompressed entry its payload (a PTX payload
+ * up to its first NUL: the rest is padding), pointed to in buf; for a zstd
+ * one the payload inflated into *owned (malloc'd), which must come out at
+ * exactly the size the header declares (at most max_size).  Entries in
+ * NVIDIA's LZ4 variant are refused: no public source establishes it. */
+int nvfatbin_code(const uint8_t *buf, const struct nvfatbin_entry *ent,
+		  uint64_t max_size, const uint8_t **code, uint64_t *size,
+		  uint8_t **owned, struct err *e);
+
+#endif
