@@ -232,7 +232,8 @@ struct job {
 	const struct io_in *in;
 	const char *path;
 	unsigned ccob_number;		/* the last CCOB walked, */
-	enum inspect_hash ccob_hash;	/* and whether its hash held */
+	enum inspect_hash ccob_hash;	/* whether its hash held, */
+	bool ccob_reported;		/* and whether that was said */
 	size_t count;			/* entries selected */
 	bool counting;			/* only count them */
 	int rc;
@@ -353,9 +354,12 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	if (j->counting)
 		goto out;
 	if (n->container == INSPECT_CCOB && j->ccob_hash == INSPECT_HASH_BAD) {
-		rc = fail("cannot extract from", j->path, "CCOB #%u: hash "
-			  "mismatch: the bundle inside is damaged",
-			  j->ccob_number);
+		rc = 1;
+		if (!j->ccob_reported)
+			fail("cannot extract from", j->path, "CCOB #%u: hash "
+			     "mismatch: the bundle inside is damaged",
+			     j->ccob_number);
+		j->ccob_reported = true;
 		goto out;
 	}
 	/* NVIDIA entries: inflated, PTX without its padding. */
@@ -407,6 +411,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB) {
 		j->ccob_number = n->number;
 		j->ccob_hash = n->hash;
+		j->ccob_reported = false;
 	}
 	if (n->kind == INSPECT_ENTRY)
 		j->rc |= extract_entry(j, n);

@@ -290,6 +290,27 @@ static void print_entries(const struct rows *rs, size_t i, const char *path,
 	free(l);
 }
 
+/* What a raw file's containers are, when all are of one kind. */
+static void raw_kind(const struct rows *rs, size_t i)
+{
+	static const char *const names[] = {
+		"offload bundle", "object bundle", "CCOB", "offload package",
+		"NVIDIA fatbin",
+	};
+	int kind = -1;
+
+	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;
+	     k++) {
+		if (rs->v[k].n.kind != INSPECT_CONTAINER)
+			continue;
+		if (kind >= 0 && kind != (int)rs->v[k].n.container)
+			return;
+		kind = (int)rs->v[k].n.container;
+	}
+	if (kind >= 0)
+		printf(" (%s)", names[kind]);
+}
+
 static void print_input(const struct rows *rs, size_t i, const char *path)
 {
 	const struct inspect_node *n = &rs->v[i].n;
@@ -318,7 +339,8 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 		fputs("archive", stdout);
 		break;
 	case INSPECT_RAW:
-		fputs(has_children(rs, i) ? "offload data" : "", stdout);
+		fputs("offload data", stdout);
+		raw_kind(rs, i);
 		break;
 	case INSPECT_THIN_MEMBER:
 		fputs("thin archive member (not read)", stdout);

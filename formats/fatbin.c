@@ -30,8 +30,7 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 	if (avail > total)
 		avail = (size_t)total;
 	if (total < pos)
-		return err_set(e, "offload bundle header cut short (%llu of %llu "
-			       "bytes)", (unsigned long long)total,
+		return err_set(e, "header cut short (%llu of %llu bytes)", (unsigned long long)total,
 			       (unsigned long long)pos);
 	if (avail < pos)
 		return 0;
@@ -40,8 +39,8 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 	count = get_le(buf + BUNDLE_MAGIC_LEN, 8);
 	/* Each entry takes 24 header bytes at least. */
 	if (count > (total - pos) / 24)
-		return err_set(e, "offload bundle declares %llu entries, more than "
-			       "its %llu bytes can hold",
+		return err_set(e, "%llu entries declared, more than its %llu "
+			       "bytes can hold",
 			       (unsigned long long)count,
 			       (unsigned long long)total);
 	v = calloc(count ? (size_t)count : 1, sizeof(*v));
@@ -52,8 +51,7 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 		uint64_t id_len;
 
 		if (total - pos < 24) {
-			err_set(e, "offload bundle header entry %llu of %llu is "
-				"cut short", (unsigned long long)i + 1,
+			err_set(e, "header entry %llu of %llu is cut short", (unsigned long long)i + 1,
 				(unsigned long long)count);
 			goto fail;
 		}
@@ -64,8 +62,8 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 		id_len = get_le(buf + pos + 16, 8);
 		pos += 24;
 		if (id_len > total - pos) {
-			err_set(e, "offload bundle header entry %llu of %llu has "
-				"an ID that runs past the end",
+			err_set(e, "header entry %llu of %llu has an ID that "
+				"runs past the end",
 				(unsigned long long)i + 1,
 				(unsigned long long)count);
 			goto fail;
@@ -76,8 +74,8 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 		v[i].id_len = (size_t)id_len;
 		pos += id_len;
 		if (v[i].offset > total || v[i].size > total - v[i].offset) {
-			err_set(e, "offload bundle entry '%.*s' has data past the "
-				"end (offset %llu, size %llu, bundle %llu bytes)",
+			err_set(e, "entry '%.*s' has data past the end (offset "
+				"%llu, size %llu, bundle %llu bytes)",
 				(int)(v[i].id_len > 200 ? 200 : v[i].id_len),
 				v[i].id, (unsigned long long)v[i].offset,
 				(unsigned long long)v[i].size,

@@ -130,9 +130,9 @@ static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 		rc = fatbin_bundle_entries(buf, got, h->raw_size, ents, n,
 					   &header_end, &extent, w->e);
 		if (rc)
-			return rc < 0 ? -1 : 0;
+			return rc < 0 ? where(w, "the bundle inside") : 0;
 		if (want >= h->raw_size)
-			return err_set(w->e, "offload bundle header cut short");
+			return err_set(w->e, "the bundle inside: header cut short");
 		want = want > SIZE_MAX / 8 ? SIZE_MAX : want * 8;
 	}
 }
@@ -160,8 +160,10 @@ static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 							   : INSPECT_HASH_BAD;
 		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
 					  c->ccob.raw_size, &ents, &n,
-					  &header_end, &extent, w->e) <= 0)
+					  &header_end, &extent, w->e) <= 0) {
+			where(w, "the bundle inside");
 			goto out;
+		}
 	} else if (peek_ccob(w, p, size, &c->ccob, &raw, &ents, &n) < 0) {
 		goto out;
 	}
@@ -542,8 +544,10 @@ void inspect_entry_target(const struct inspect_node *n,
 			    (size_t)(n->name + n->name_len - dash[0] - 1));
 			return;
 		}
+		/* An empty environment ("amdgcn-amd-amdhsa-") is left out. */
 		set(&t->triple, &t->triple_len, dash[0] + 1,
-		    (size_t)(dash[4] - dash[0] - 1));
+		    (size_t)(dash[4] - dash[0] - 1) -
+		    (dash[4] - dash[3] == 1));
 		set(&t->arch, &t->arch_len, dash[4] + 1,
 		    (size_t)(n->name + n->name_len - dash[4] - 1));
 	}
