@@ -418,11 +418,13 @@ static int visit(void *ctx, const struct inspect_node *n)
 	return 0;
 }
 
-/* Walk path: count (counting) or write the entries selected. */
+/* Walk path: count the entries selected, from headers only, which also
+ * finds a damaged file before anything is written; then, unless only
+ * counting, walk it again inflating, and write them. */
 static int run_file(const struct options *o, const char *path, bool counting,
 		    size_t *count)
 {
-	struct job j = { .o = o, .path = path, .counting = counting };
+	struct job j = { .o = o, .path = path, .counting = true };
 	struct inspect_opts walk = o->walk;
 	struct io_in in;
 	struct err e;
@@ -430,10 +432,25 @@ static int run_file(const struct options *o, const char *path, bool counting,
 	if (io_in_open(&in, path, &e) < 0)
 		return fail("cannot read", path, "%s", why(&e));
 	j.in = &in;
-	walk.inflate = !counting;
+	walk.inflate = false;
+	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
+		j.rc = fail("cannot extract from", path, "%s", e.msg);
+		goto out;
+	}
+	if (!j.count && !o->npatterns && !counting)
+		fprintf(stderr, "offload extract: warning: '%s': no device code\n",
+			path);
+	if (counting || !j.count) {
+		*count += j.count;
+		goto out;
+	}
+	j.counting = false;
+	j.count = 0;
+	walk.inflate = true;
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0)
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 	*count += j.count;
+out:
 	io_in_close(&in);
 	return j.rc;
 }
@@ -587,9 +604,6 @@ int extract_main(int argc, char **argv)
 				"matches --target '%s'\n", o.pattern[i]);
 			rc = 1;
 		}
-	if (!rc && !count && !o.npatterns)
-		fprintf(stderr, "offload extract: warning: no device code "
-			"found\n");
 	for (size_t i = 0; i < nall_written; i++)
 		free(all_written[i]);
 	free(all_written);

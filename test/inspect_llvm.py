@@ -79,9 +79,10 @@ def main():
             if e["size"] == 0 or e["offload_kind"] == "host":
                 continue
             ref = os.path.join(tmp, "ref")
-            if c["format"] in ("bundle", "ccob"):
+            if c["format"] in ("bundle", "ccob", "object-bundle"):
+                kind = "o" if c["format"] == "object-bundle" else "bc"
                 run(os.path.join(LLVM, "clang-offload-bundler"), "-unbundle",
-                    "-type=bc", "-input=" + piece, "-targets=" + e["id"],
+                    "-type=" + kind, "-input=" + piece, "-targets=" + e["id"],
                     "-output=" + ref)
                 name = "%s.%d.%s" % (base, c["number"], safe(e["id"]))
             elif c["format"] == "package":

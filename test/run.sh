@@ -45,6 +45,8 @@ suite packager sh test/packager.test
 suite object sh test/object.test
 suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
+suite ls sh test/ls.test
+suite extract sh test/extract.test
 suite fuzz-replay sh test/fuzz/replay.sh
 suite faults sh test/faults.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
