@@ -719,6 +719,8 @@ static int list_one(const struct options *o, const char *path)
 
 	if (io_in_open(&in, path, &e) < 0)
 		return fail("cannot read", path, "%s", strchr(e.msg, ':') + 2);
+	if (!o->walk.inflate)
+		io_in_sparse(&in);
 	e.msg[0] = 0;
 	if (inspect_walk(in.data, in.len, &o->walk, keep, &rs, &e) != 0) {
 		rc = fail("cannot list", path, "%s",

@@ -448,3 +448,12 @@ void io_out_discard(struct io_out *o)
 		close(o->fd);
 	release(o, true);
 }
+
+void io_in_sparse(const struct io_in *in)
+{
+	/* The kernel reads ahead around each page fault of a mapping (8 MiB
+	 * on some disks): for a few headers in a large file that is most of
+	 * the file read for nothing. */
+	if (in->map && in->len)
+		madvise(in->map, in->len, MADV_RANDOM);
+}

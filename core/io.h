@@ -24,6 +24,9 @@ struct io_in {
 /* Open path ("-" = stdin).  On failure e says "'<path>': <why>". */
 int io_in_open(struct io_in *in, const char *path, struct err *e);
 void io_in_close(struct io_in *in);
+/* The caller will read only scattered pieces (headers) of a mapped input:
+ * no read-ahead around each page it touches. */
+void io_in_sparse(const struct io_in *in);
 
 /* An output written to a temporary file beside its destination and renamed
  * over it by io_out_commit, so a failed command leaves nothing half-written.
