@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "applets.h"
+#include "ls.h"
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../core/uri.h"
@@ -28,17 +29,6 @@ static const char usage[] =
 	"  -V, --version           print the version\n";
 
 enum format { TEXT, JSON, ROC_OBJ };
-
-/* A node as the walk reported it, with its strings copied. */
-struct row {
-	struct inspect_node n;
-	char *strings;
-};
-
-struct rows {
-	struct row *v;
-	size_t n, cap;
-};
 
 static int fail(const char *what, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -121,14 +111,14 @@ static void rows_free(struct rows *rs)
 }
 
 /* Whether row i has anything under it. */
-static bool has_children(const struct rows *rs, size_t i)
+bool has_children(const struct rows *rs, size_t i)
 {
 	return i + 1 < rs->n && rs->v[i + 1].n.depth > rs->v[i].n.depth;
 }
 
 /* ---- words ---- */
 
-static const char *container_name(enum inspect_container c)
+const char *container_name(enum inspect_container c)
 {
 	switch (c) {
 	case INSPECT_BUNDLE: return "bundle";
@@ -139,7 +129,7 @@ static const char *container_name(enum inspect_container c)
 	}
 }
 
-static const char *section_kind_name(enum elfscan_kind k)
+const char *section_kind_name(enum elfscan_kind k)
 {
 	switch (k) {
 	case ELFSCAN_OFFLOADING: return "llvm-offloading";
@@ -150,7 +140,7 @@ static const char *section_kind_name(enum elfscan_kind k)
 	}
 }
 
-static const char *elf_type_name(uint16_t t)
+const char *elf_type_name(uint16_t t)
 {
 	switch (t) {
 	case 1: return "relocatable";
@@ -161,7 +151,7 @@ static const char *elf_type_name(uint16_t t)
 	}
 }
 
-static const char *hash_word(enum inspect_hash h)
+const char *hash_word(enum inspect_hash h)
 {
 	return h == INSPECT_HASH_OK ? "ok" : h == INSPECT_HASH_BAD ? "mismatch"
 								   : "unchecked";
@@ -390,7 +380,7 @@ static void print_container(const struct inspect_node *n)
 }
 
 /* Members without offload code are left out: a static library has many. */
-static bool shown(const struct rows *rs, size_t i)
+bool shown(const struct rows *rs, size_t i)
 {
 	const struct inspect_node *n = &rs->v[i].n;
 
@@ -468,239 +458,6 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 	return 0;
 }
 
-/* ---- JSON ---- */
-
-/* A JSON string: valid UTF-8 passes, other bytes become \u00XX. */
-static void json_str(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (size_t i = 0; i < len;) {
-		unsigned char c = p[i];
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
-			   (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = n > 1 && n <= len - i && c != 0xc0 && c != 0xc1;
-
-		for (size_t k = 1; ok && k < n; k++)
-			ok = (p[i + k] & 0xc0) == 0x80;
-		if (ok) {
-			fwrite(p + i, 1, n, stdout);
-			i += n;
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-		i++;
-	}
-	putchar('"');
-}
-
-static void json_key(bool *first, const char *key)
-{
-	printf("%s\"%s\":", *first ? "" : ",", key);
-	*first = false;
-}
-
-static void json_u64(bool *first, const char *key, uint64_t v)
-{
-	json_key(first, key);
-	printf("%" PRIu64, v);
-}
-
-static void json_text(bool *first, const char *key, const char *s, size_t len)
-{
-	json_key(first, key);
-	json_str(s, len);
-}
-
-static void json_hex(bool *first, const char *key, uint64_t v)
-{
-	json_key(first, key);
-	printf("\"0x%016" PRIx64 "\"", v);
-}
-
-static size_t json_node(const struct rows *rs, size_t i, const char *path);
-
-/* The children of row i of the given kind (and, for inputs, format). */
-static void json_children(const struct rows *rs, size_t i, bool *first,
-			  const char *key, enum inspect_kind kind,
-			  const char *path)
-{
-	bool any = false;
-
-	json_key(first, key);
-	putchar('[');
-	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;) {
-		if (rs->v[k].n.depth == rs->v[i].n.depth + 1 &&
-		    rs->v[k].n.kind == kind && shown(rs, k)) {
-			if (any)
-				putchar(',');
-			any = true;
-			k = json_node(rs, k, path);
-		} else {
-			k++;
-		}
-	}
-	putchar(']');
-}
-
-static void json_entry(const struct inspect_node *n, const char *path)
-{
-	struct inspect_target t;
-	bool f = true;
-	char *uri;
-
-	inspect_entry_target(n, &t);
-	putchar('{');
-	json_u64(&f, "index", n->index);
-	json_text(&f, "id", n->container == INSPECT_PACKAGE ||
-		  n->container == INSPECT_NV ? NULL : n->name, n->name_len);
-	json_text(&f, "offload_kind", t.kind, t.kind_len);
-	json_text(&f, "triple", t.triple, t.triple_len);
-	json_text(&f, "arch", t.arch, t.arch_len);
-	json_text(&f, "image_kind", t.image, t.image_len);
-	json_u64(&f, "size", n->size);
-	json_key(&f, "offset");
-	if (n->in_file)
-		printf("%" PRIu64, n->offset);
-	else
-		fputs("null", stdout);
-	uri = n->in_file ? uri_file(path, n->offset, n->size) : NULL;
-	json_text(&f, "uri", uri, uri ? strlen(uri) : 0);
-	free(uri);
-	json_key(&f, "compressed");
-	fputs(n->in_file ? "false" : "true", stdout);
-	if (n->container == INSPECT_OBJECT_BUNDLE)
-		json_u64(&f, "section", n->entry_section);
-	if (n->container == INSPECT_NV) {
-		json_key(&f, "nv");
-		printf("{\"kind\":%u,\"version\":\"%u.%u\",\"arch\":%u,"
-		       "\"flags\":%" PRIu64 ",\"compression\":",
-		       n->nv.kind, n->nv.major, n->nv.minor, n->nv.arch,
-		       n->nv.flags);
-		if (n->nv.flags & NVFATBIN_FLAG_ZSTD)
-			fputs("\"zstd\"", stdout);
-		else if (n->nv.flags & NVFATBIN_FLAG_LZ4)
-			fputs("\"lz4\"", stdout);
-		else
-			fputs("null", stdout);
-		printf(",\"compressed_size\":%u,\"uncompressed_size\":%" PRIu64
-		       ",\"unknown_flags\":%" PRIu64 "}",
-		       n->nv.compressed_size, n->nv.uncompressed_size,
-		       n->nv.flags & ~(uint64_t)NVFATBIN_FLAGS_KNOWN);
-	}
-	putchar('}');
-}
-
-/* Print row i and what is under it; returns the row after them. */
-static size_t json_node(const struct rows *rs, size_t i, const char *path)
-{
-	const struct inspect_node *n = &rs->v[i].n;
-	static const char *const formats[] = {
-		"elf", "archive", "raw", "thin-member", "other",
-	};
-	bool f = true;
-	size_t end = i + 1;
-
-	while (end < rs->n && rs->v[end].n.depth > n->depth)
-		end++;
-	putchar('{');
-	switch (n->kind) {
-	case INSPECT_INPUT:
-		if (n->depth)
-			json_text(&f, "member", n->name, n->name_len);
-		else
-			json_text(&f, "path", path, strlen(path));
-		json_key(&f, "format");
-		printf("\"%s\"", formats[n->format]);
-		json_u64(&f, "offset", n->offset);
-		json_u64(&f, "size", n->size);
-		if (n->format == INSPECT_ELF) {
-			const char *m = inspect_machine_name(n->machine);
-			const char *t = elf_type_name(n->elf_type);
-
-			json_key(&f, "elf");
-			printf("{\"class\":%d,\"byte_order\":\"%s\",\"type\":",
-			       n->is64 ? 64 : 32, n->big_endian ? "big" : "little");
-			json_str(t, t ? strlen(t) : 0);
-			printf(",\"type_number\":%u,\"machine\":", n->elf_type);
-			json_str(m, m ? strlen(m) : 0);
-			printf(",\"machine_number\":%u}", n->machine);
-			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
-		}
-		if (n->format == INSPECT_ELF || n->format == INSPECT_RAW)
-			json_children(rs, i, &f, "containers", INSPECT_CONTAINER,
-				      path);
-		if (n->format == INSPECT_ARCHIVE)
-			json_children(rs, i, &f, "members", INSPECT_INPUT, path);
-		break;
-	case INSPECT_SECTION:
-		json_u64(&f, "index", n->section_index);
-		json_text(&f, "name", n->name, n->name_len);
-		json_key(&f, "kind");
-		printf("\"%s\"", section_kind_name(n->section_kind));
-		json_u64(&f, "offset", n->offset);
-		json_u64(&f, "size", n->size);
-		json_children(rs, i, &f, "containers", INSPECT_CONTAINER, path);
-		break;
-	case INSPECT_CONTAINER:
-		json_u64(&f, "number", n->number);
-		json_key(&f, "format");
-		printf("\"%s\"", container_name(n->container));
-		json_u64(&f, "offset", n->offset);
-		json_u64(&f, "size", n->size);
-		json_key(&f, "version");
-		if (n->container == INSPECT_BUNDLE ||
-		    n->container == INSPECT_OBJECT_BUNDLE)
-			fputs("null", stdout);
-		else
-			printf("%u", n->version);
-		if (n->container == INSPECT_CCOB) {
-			bool g = true;
-
-			json_key(&f, "ccob");
-			putchar('{');
-			json_key(&g, "method");
-			fputs(n->ccob.method == CCOB_ZSTD ? "\"zstd\"" : "\"zlib\"",
-			      stdout);
-			json_u64(&g, "compressed_size",
-				 n->size - n->ccob.header_size);
-			json_u64(&g, "uncompressed_size", n->ccob.raw_size);
-			json_hex(&g, "hash", n->ccob.hash);
-			json_key(&g, "hash_check");
-			printf("\"%s\"", hash_word(n->hash));
-			json_key(&g, "computed_hash");
-			if (n->hash == INSPECT_HASH_UNCHECKED)
-				fputs("null", stdout);
-			else
-				printf("\"0x%016" PRIx64 "\"", n->computed_hash);
-			putchar('}');
-		}
-		json_key(&f, "entries");
-		putchar('[');
-		for (size_t k = i + 1; k < end; k++) {
-			if (k > i + 1)
-				putchar(',');
-			json_entry(&rs->v[k].n, path);
-		}
-		putchar(']');
-		break;
-	default:
-		break;
-	}
-	putchar('}');
-	return end;
-}
-
 /* ---- the command ---- */
 
 struct options {
@@ -738,7 +495,7 @@ static int list_one(const struct options *o, const char *path)
 		if (!first_json_file)
 			putchar(',');
 		first_json_file = false;
-		json_node(&rs, 0, path);
+		ls_json(&rs, path);
 		break;
 	}
 	for (size_t i = 0; i < rs.n; i++)
