@@ -92,9 +92,11 @@ static char *cat(const char *a, size_t alen, const char *sep, const char *b,
 	char *s = malloc(alen + slen + blen + 1);
 
 	if (s) {
-		memcpy(s, a, alen);
+		if (alen)
+			memcpy(s, a, alen);
 		memcpy(s + alen, sep, slen);
-		memcpy(s + alen + slen, b, blen);
+		if (blen)
+			memcpy(s + alen + slen, b, blen);
 		s[alen + slen + blen] = 0;
 	}
 	return s;
@@ -546,8 +548,10 @@ int extract_main(int argc, char **argv)
 		return usage_error("%s", e.msg);
 	o.pattern = calloc((size_t)argc, sizeof(*o.pattern));
 	o.pattern_hit = calloc((size_t)argc, sizeof(*o.pattern_hit));
-	if (!o.pattern || !o.pattern_hit)
-		return usage_error("out of memory");
+	if (!o.pattern || !o.pattern_hit) {
+		rc = usage_error("out of memory");
+		goto out;
+	}
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:t:vhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -555,8 +559,10 @@ int extract_main(int argc, char **argv)
 			o.dir = strcmp(optarg, "-") ? optarg : NULL;
 			break;
 		case 't':
-			if (!*optarg)
-				return usage_error("empty --target");
+			if (!*optarg) {
+				rc = usage_error("empty --target");
+				goto out;
+			}
 			o.pattern[o.npatterns++] = optarg;
 			break;
 		case OPT_ALL:
@@ -567,32 +573,39 @@ int extract_main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			goto out;
 		case 'V':
 			printf("offload extract %s\n", OFFLOAD_VERSION);
-			return 0;
+			goto out;
 		default:
 			if (optopt && optopt < 256)
-				return usage_error("unknown option '-%c' or it "
-						   "needs a value", optopt);
-			return usage_error("unknown or incomplete option '%s'",
-					   argv[optind - 1]);
+				rc = usage_error("unknown option '-%c' or it "
+						 "needs a value", optopt);
+			else
+				rc = usage_error("unknown or incomplete option "
+						 "'%s'", argv[optind - 1]);
+			goto out;
 		}
 	}
-	if (optind == argc)
-		return usage_error("no input file");
-	if (o.dir && (stat(o.dir, &st) < 0 || !S_ISDIR(st.st_mode)))
-		return fail("cannot write into", o.dir, "not a directory");
+	if (optind == argc) {
+		rc = usage_error("no input file");
+		goto out;
+	}
+	if (o.dir && (stat(o.dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		rc = fail("cannot write into", o.dir, "not a directory");
+		goto out;
+	}
 	if (!o.dir) {
 		/* Standard output takes one code object: count first. */
 		rc = run_all(&o, argv + optind, argc - optind, true, &count);
 		if (rc)
-			return rc;
+			goto out;
 		if (count != 1) {
 			fprintf(stderr, "offload extract: error: %zu code objects "
 				"selected; -o - writes exactly one (choose with "
 				"--target)\n", count);
-			return 1;
+			rc = 1;
+			goto out;
 		}
 		memset(o.pattern_hit, 0, (size_t)argc * sizeof(*o.pattern_hit));
 		count = 0;
@@ -604,12 +617,13 @@ int extract_main(int argc, char **argv)
 				"matches --target '%s'\n", o.pattern[i]);
 			rc = 1;
 		}
+	if (fflush(stdout) || ferror(stdout))
+		rc = fail("cannot write", "-", "standard output");
+out:
 	for (size_t i = 0; i < nall_written; i++)
 		free(all_written[i]);
 	free(all_written);
 	free(o.pattern);
 	free(o.pattern_hit);
-	if (fflush(stdout) || ferror(stdout))
-		return fail("cannot write", "-", "standard output");
 	return rc;
 }

@@ -84,7 +84,8 @@ static int keep(void *ctx, const struct inspect_node *n)
 		return -1;
 	rs->n++;
 	/* Each copied with a NUL after it. */
-	memcpy(p, n->name, n->name_len);
+	if (n->name_len)
+		memcpy(p, n->name, n->name_len);
 	p[n->name_len] = 0;
 	r->n.name = p;
 	p += n->name_len + 1;
