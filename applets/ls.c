@@ -380,13 +380,15 @@ static void print_container(const struct inspect_node *n)
 	}
 }
 
-/* Members without offload code are left out: a static library has many. */
+/* Members without offload code are left out (a static library has many);
+ * a thin archive's members, which are not read, are shown. */
 bool shown(const struct rows *rs, size_t i)
 {
 	const struct inspect_node *n = &rs->v[i].n;
 
 	return !(n->kind == INSPECT_INPUT && n->depth > 0 &&
-		 n->format != INSPECT_ARCHIVE && !has_children(rs, i));
+		 n->format != INSPECT_ARCHIVE &&
+		 n->format != INSPECT_THIN_MEMBER && !has_children(rs, i));
 }
 
 static void print_text(const struct rows *rs, const char *path)
