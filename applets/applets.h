@@ -9,5 +9,6 @@
 int bundler_main(int argc, char **argv);
 int ccob_main(int argc, char **argv);
 int packager_main(int argc, char **argv);
+int unpack_archive_main(int argc, char **argv);
 
 #endif
