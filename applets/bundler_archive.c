@@ -149,6 +149,7 @@ int bundler_unbundle_archive(const struct config *c)
 		bundler_fail("%s", e.msg);
 		goto out;
 	}
+	devarchive_set_path(&r, c->inputs[0]);
 	while ((more = devarchive_next(&r, &ent, &e)) == 1)
 		if (route_entry(c, req, out, &r, &ent))
 			goto out;

@@ -145,6 +145,7 @@ static int read_archive(const struct options *o, const char *path,
 
 	if (devarchive_open(&r, in->data, in->len, &o->limits, &e) < 0)
 		return fail(path, "%s", e.msg);
+	devarchive_set_path(&r, path);
 	while ((more = devarchive_next(&r, &ent, &e)) == 1) {
 		struct target got;
 		char *std;

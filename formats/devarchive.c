@@ -33,6 +33,44 @@ static int keep_heap(struct devarchive_reader *r, uint8_t *p)
 	return 0;
 }
 
+void devarchive_set_path(struct devarchive_reader *r, const char *path)
+{
+	r->path = path;
+}
+
+/* A thin member's file, relative to the archive's directory unless
+ * absolute, kept open until devarchive_close. */
+static int open_thin(struct devarchive_reader *r, const struct ar_member *m,
+		     const uint8_t **data, size_t *len, struct err *e)
+{
+	const char *slash = r->path ? strrchr(r->path, '/') : NULL;
+	struct io_in *t = realloc(r->thin, (r->nthin + 1) * sizeof(*t));
+	char *file;
+	int rc;
+
+	if (!t)
+		return err_set(e, "out of memory");
+	r->thin = t;
+	if (m->name_len && m->name[0] == '/')
+		rc = asprintf(&file, "%.*s", (int)m->name_len, m->name);
+	else
+		rc = asprintf(&file, "%.*s%.*s",
+			      slash ? (int)(slash + 1 - r->path) : 0,
+			      slash ? r->path : "", (int)m->name_len, m->name);
+	if (rc < 0)
+		return err_set(e, "out of memory");
+	t = &r->thin[r->nthin];
+	*t = (struct io_in){ .fd = -1 };
+	rc = io_in_open(t, file, e);
+	free(file);
+	if (rc < 0)
+		return -1;
+	r->nthin++;
+	*data = t->data;
+	*len = t->len;
+	return 0;
+}
+
 void devarchive_close(struct devarchive_reader *r)
 {
 	if (r->in_member)
@@ -43,9 +81,12 @@ void devarchive_close(struct devarchive_reader *r)
 		io_in_close(&r->views[i]);
 		io_out_discard(&r->scratch[i]);
 	}
+	for (size_t i = 0; i < r->nthin; i++)
+		io_in_close(&r->thin[i]);
 	free(r->heap);
 	free(r->scratch);
 	free(r->views);
+	free(r->thin);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -114,11 +155,11 @@ static int next_member(struct devarchive_reader *r, struct err *e)
 
 	if (more <= 0)
 		return more;
-	if (m.thin)
-		return err_set(e, "thin archives are not supported");
 	r->file = path_filename(m.name, m.name_len, &r->file_len);
 	data = r->ar.buf + m.offset;
 	len = (size_t)m.size;
+	if (m.thin && open_thin(r, &m, &data, &len, e) < 0)
+		return -1;
 	if (len >= 8 && ccob_is(data, len) && decompress_member(r, &data, &len, e))
 		return -1;
 	if (open_bundle(&r->bundle, data, len, e) < 0)

@@ -46,16 +46,22 @@ struct devarchive_reader {
 	struct io_out *scratch;
 	struct io_in *views;
 	size_t nscratch;
+	const char *path;	/* the archive's, for thin members */
+	struct io_in *thin;
+	size_t nthin;
 };
 
 /* Open an archive (LLVM's messages for what is not one). */
 int devarchive_open(struct devarchive_reader *r, const uint8_t *buf,
 		    size_t len, const struct ccob_limits *limits, struct err *e);
+/* A thin archive's members are files named relative to the archive's
+ * directory: set it (the archive's path as given) to read them. */
+void devarchive_set_path(struct devarchive_reader *r, const char *path);
 /* The next entry, members in archive order, entries in each member's
  * order (object: section order; binary: LLVM's hash order); members that
  * hold no bundle are skipped.  1, 0 at the end, -1 on a damaged archive or
  * member ("Failed to decompress code object: ..." for a bad CCOB, whose
- * hash is checked; thin archives are refused). */
+ * hash is checked), or a thin member that cannot be read. */
 int devarchive_next(struct devarchive_reader *r, struct devarchive_entry *ent,
 		    struct err *e);
 /* The bytes an entry stands for: its content, or for a host_object entry
