@@ -9,6 +9,7 @@
 int bundler_main(int argc, char **argv);
 int ccob_main(int argc, char **argv);
 int packager_main(int argc, char **argv);
+int unpack_archive_main(int argc, char **argv);
 int ls_main(int argc, char **argv);
 int extract_main(int argc, char **argv);
 

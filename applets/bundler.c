@@ -152,14 +152,16 @@ static void init_options(struct clopt *o)
 /* ---- messages ---- */
 
 static const char *argv0;
+static int color = -1;	/* --color's value; -1: when stderr is a terminal */
 
-static void report(const char *kind, const char *color, const char *fmt,
+/* LLVM's WithColor: the space after "error:" is inside the colour. */
+static void report(const char *kind, const char *code, const char *fmt,
 		   va_list ap)
 {
-	bool tty = isatty(2);
+	bool on = color < 0 ? isatty(2) : color;
 
-	fprintf(stderr, "%s: %s%s:%s ", argv0, tty ? color : "", kind,
-		tty ? "\033[0m" : "");
+	fprintf(stderr, "%s: %s%s: %s", argv0, on ? code : "", kind,
+		on ? "\033[0m" : "");
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -474,6 +476,8 @@ int bundler_main(int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}
+	if (o[O_COLOR].count)
+		color = o[O_COLOR].b;
 	fwrite(res.errors ? res.errors : "", 1, res.errors_len, stderr);
 	if (res.action) {
 		if (res.action == &o[O_VERSION])

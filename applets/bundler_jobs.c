@@ -412,17 +412,11 @@ static int report_empty_compression(const struct config *c)
 /* -type=o with an object host: the host with one section per target. */
 static int bundle_object(const struct config *c, const struct io_in *inputs)
 {
-	const uint8_t **data = calloc(c->ntargets + 1, sizeof(*data));
-	uint64_t *sizes = calloc(c->ntargets + 1, sizeof(*sizes));
 	struct io_out out = { .fd = -1 };
 	const struct io_in *host;
 	struct err e;
 	int rc = 1;
 
-	if (!data || !sizes) {
-		bundler_fail("out of memory");
-		goto out;
-	}
 	if (c->host_index < 0) {
 		/* LLVM 22 crashes here (no host input to add sections to). */
 		bundler_fail("'%s': -type=%s with an object file needs a host "
@@ -438,8 +432,6 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 		goto out;
 	}
 	for (size_t i = 0; i < c->ntargets; i++) {
-		data[i] = inputs[i].data;
-		sizes[i] = inputs[i].len;
 		/* Two spellings of one target would be two sections of one
 		 * name; llvm-objcopy refuses to set their flags twice (-###
 		 * runs nothing, so nothing fails). */
@@ -464,7 +456,7 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 			goto out;
 	} else if (bundle_write_object(host->data, host->len,
 				       (const char *const *)c->std_targets,
-				       data, sizes, c->ntargets, c->host_index,
+				       inputs, c->ntargets, c->host_index,
 				       &out, &e) < 0) {
 		bundler_fail("'%s': %s", c->inputs[c->host_index], e.msg);
 		goto out;
@@ -476,8 +468,6 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 	rc = 0;
 out:
 	io_out_discard(&out);
-	free(data);
-	free(sizes);
 	return rc;
 }
 

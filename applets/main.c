@@ -33,6 +33,9 @@ static const struct applet {
 	{ "llvm-offload-binary", packager_main, NULL },
 	{ "clang-offload-packager", packager_main, NULL },
 	{ "offload-packager", packager_main, NULL },
+	{ "unpack-archive", unpack_archive_main,
+	  "split device archives into one archive per GPU target" },
+	{ "offload-unpack-archive", unpack_archive_main, NULL },
 	{ "ls", ls_main,
 	  "list the device code in executables, libraries, objects, archives" },
 	{ "offload-ls", ls_main, NULL },
@@ -62,9 +65,9 @@ static int list(FILE *f)
 	for (size_t i = 0; i < n; i++) {
 		if (!applets[i].summary)
 			continue;
-		fprintf(f, "  %-10s %s\n", applets[i].name, applets[i].summary);
+		fprintf(f, "  %-14s %s\n", applets[i].name, applets[i].summary);
 		for (size_t j = i + 1; j < n && !applets[j].summary; j++)
-			fprintf(f, "  %-10s   also as %s\n", "",
+			fprintf(f, "  %-14s   also as %s\n", "",
 				applets[j].name);
 	}
 	return 0;

@@ -27,6 +27,7 @@ struct out_section {
 	uint64_t old_offset;	/* UINT64_MAX for an added section */
 	uint64_t offset;
 	const uint8_t *data;	/* size bytes; unused for SHT_NOBITS */
+	const struct io_in *from;	/* or copied whole from here */
 	size_t old_index;	/* 0 for an added section */
 };
 
@@ -361,6 +362,7 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 			.type = add[k].type, .flags = add[k].flags,
 			.size = add[k].size, .align = add[k].align,
 			.old_offset = UINT64_MAX, .data = add[k].data,
+			.from = add[k].from,
 		};
 	}
 	return 0;
@@ -545,8 +547,9 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 		if (o->type == SHT_NOBITS || !o->size)
 			continue;
 		if (io_out_zeros(out, o->offset - at, e) < 0 ||
-		    (o->data ? io_out_write(out, o->data, o->size, e)
-			     : io_out_zeros(out, o->size, e)) < 0)
+		    (o->from ? io_out_copy(out, o->from, 0, o->size, e) :
+		     o->data ? io_out_write(out, o->data, o->size, e) :
+			       io_out_zeros(out, o->size, e)) < 0)
 			goto out;
 		at = o->offset + o->size;
 	}

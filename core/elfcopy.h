@@ -18,6 +18,9 @@ struct elfcopy_add {
 	const char *name;	/* NUL-terminated */
 	const uint8_t *data;
 	uint64_t size;
+	/* When set, the data are the whole of this input, copied in the
+	 * kernel (so large sections never pass through our memory). */
+	const struct io_in *from;
 	uint32_t type;
 	uint64_t flags;
 	uint64_t align;

@@ -99,12 +99,12 @@ int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
 /* An entry of exactly one zero byte stands for the host object itself. */
 bool bundle_object_is_host(const uint8_t *buf, uint64_t off, uint64_t size);
 /* Write host with one section per entry appended, in ids order: flags
- * SHF_EXCLUDE, alignment 1, data[i] (the host's entry: one zero byte), as
- * llvm-objcopy --add-section/--set-section-flags=readonly,exclude does. */
+ * SHF_EXCLUDE, alignment 1, all of inputs[i] (the host's entry: one zero
+ * byte), as llvm-objcopy --add-section/--set-section-flags=readonly,exclude does. */
 int bundle_write_object(const uint8_t *host, size_t host_len,
-			const char *const *ids, const uint8_t *const *data,
-			const uint64_t *sizes, size_t n, long host_index,
-			struct io_out *out, struct err *e);
+			const char *const *ids, const struct io_in *inputs,
+			size_t n, long host_index, struct io_out *out,
+			struct err *e);
 /* Write the object without its bundle sections (llvm-objcopy --regex
  * --remove-section=__CLANG_OFFLOAD_BUNDLE__.*). */
 int bundle_strip_object(const uint8_t *buf, size_t len, struct io_out *out,

@@ -70,9 +70,9 @@ bool bundle_object_is_host(const uint8_t *buf, uint64_t off, uint64_t size)
 }
 
 int bundle_write_object(const uint8_t *host, size_t host_len,
-			const char *const *ids, const uint8_t *const *data,
-			const uint64_t *sizes, size_t n, long host_index,
-			struct io_out *out, struct err *e)
+			const char *const *ids, const struct io_in *inputs,
+			size_t n, long host_index, struct io_out *out,
+			struct err *e)
 {
 	static const uint8_t host_marker[1] = { 0 };
 	struct elfcopy_add *add = calloc(n + 1, sizeof(*add));
@@ -95,8 +95,9 @@ int bundle_write_object(const uint8_t *host, size_t host_len,
 		add[i] = (struct elfcopy_add){
 			.name = names[i], .type = SHT_PROGBITS,
 			.flags = SHF_EXCLUDE, .align = 1, .set_existing = true,
-			.data = (long)i == host_index ? host_marker : data[i],
-			.size = (long)i == host_index ? 1 : sizes[i],
+			.data = (long)i == host_index ? host_marker : NULL,
+			.from = (long)i == host_index ? NULL : &inputs[i],
+			.size = (long)i == host_index ? 1 : inputs[i].len,
 		};
 	}
 	rc = elfcopy_write(host, host_len, NULL, add, n, out, e);

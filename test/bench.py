@@ -19,17 +19,29 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OURS = os.path.join(HERE, "..", "build", "bin", "clang-offload-bundler")
+BIN = os.path.join(HERE, "..", "build", "bin")
+OURS = os.path.join(BIN, "clang-offload-bundler")
 LLVM = "/usr/lib/llvm-22/bin/clang-offload-bundler"
+OURS_PKG = os.path.join(BIN, "llvm-offload-binary")
+LLVM_PKG = "/usr/lib/llvm-22/bin/llvm-offload-binary"
+HOST_OBJECT = os.path.join(HERE, "objects", "fixtures",
+                           "clang-x86_64-linux-gnu.o")
+# Startup is too short to time one run against the shell's own start: the
+# command runs this many times in one shell, and the figure is per run.
+REPEAT = 200
 TARGETS = "host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a," \
           "hip-amdgcn-amd-amdhsa--gfx1100"
 
 
-def measure(cmd, cwd, runs):
+def measure(cmd, cwd, runs, repeat=1):
     """Best wall time, its CPU time, and the largest peak RSS (MB), over
     runs.  GNU time measures, so that Python's own memory (copied into a
-    forked child before exec) does not count."""
+    forked child before exec) does not count.  With repeat, cmd runs that
+    many times in one shell and the times are per run."""
     best = None
+    if repeat > 1:
+        cmd = "i=0; while [ $i -lt %d ]; do %s; i=$((i+1)); done" % (
+            repeat, cmd)
     for _ in range(runs):
         start = time.monotonic()
         p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "sh", "-c",
@@ -39,7 +51,8 @@ def measure(cmd, cwd, runs):
         if p.returncode != 0:
             raise SystemExit("bench: failed: %s\n%s" % (cmd, p.stderr))
         user, sys_, rss = p.stderr.strip().split("\n")[-1].split()
-        sample = (wall, float(user) + float(sys_), int(rss) / 1024.0)
+        sample = (wall / repeat, (float(user) + float(sys_)) / repeat,
+                  int(rss) / 1024.0)
         if best is None or sample[0] < best[0]:
             best = (sample[0], sample[1], max(best[2] if best else 0,
                                               sample[2]))
@@ -65,6 +78,7 @@ def make_inputs(d, mb):
             f.write(chunk)
             written += len(chunk)
     open(os.path.join(d, "host"), "wb").close()
+    shutil.copy(HOST_OBJECT, os.path.join(d, "host.o"))
     with open(os.path.join(d, "tiny"), "wb") as f:
         f.write(b"device code\n")
 
@@ -84,10 +98,12 @@ def main():
     try:
         make_inputs(d, args.mb)
         big = "-input=host -input=random.bin -input=code.bin"
+        obj = "-input=host.o -input=random.bin -input=code.bin"
         jobs = [
-            ("startup (--version)", "{B} --version", None, 20),
+            ("startup (--version)", "{B} --version", None, 3, REPEAT),
             ("tiny bundle", "{B} -type=bc -targets=" + TARGETS +
-             " -input=host -input=tiny -input=tiny -output=t.bc", None, 20),
+             " -input=host -input=tiny -input=tiny -output=t.bc", None, 3,
+             REPEAT),
             ("bundle 2x%d MB" % args.mb, "{B} -type=o -bundle-align=4096"
              " -targets=" + TARGETS + " " + big + " -output=b.{N}",
              "cat random.bin code.bin > cat.out", args.runs),
@@ -102,19 +118,36 @@ def main():
             ("compressed unbundle", "{B} -type=o -unbundle -targets=" +
              TARGETS.split(",", 1)[1] + " -input=c.{N} -output=v1.{N}"
              " -output=v2.{N}", "zstd -q -d -c z.out > /dev/null", 1),
+            ("object bundle 2x%d MB" % args.mb, "{B} -type=o -targets=" +
+             TARGETS + " " + obj + " -output=o.{N}",
+             "cat host.o random.bin code.bin > cat.out", args.runs),
+            ("object host unbundle", "{B} -type=o -unbundle -targets=" +
+             TARGETS.split(",", 1)[0] + " -input=o.{N} -output=h.{N}",
+             "cp host.o cp3.out", args.runs),
+            ("package %d MB image" % args.mb, "{P} -o p.{N} --image=file="
+             "random.bin,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip",
+             "cp random.bin cp4.out", args.runs),
+            ("extract %d MB image" % args.mb, "{P} p.{N} --image=file=x.{N},"
+             "arch=gfx90a", "cp random.bin cp5.out", args.runs),
         ]
         print("%-22s %10s %10s %9s | %10s %10s %9s | %7s %7s | %s" % (
             "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s", "RSS MB",
             "wall x", "RSS x", "floor s"))
-        for name, cmd, floor, runs in jobs:
-            ours = measure(cmd.format(B=OURS, N="ours"), d, runs)
-            theirs = measure(cmd.format(B=LLVM, N="llvm"), d, runs)
+        for job in jobs:
+            name, cmd, floor, runs = job[:4]
+            repeat = job[4] if len(job) > 4 else 1
+            ours = measure(cmd.format(B=OURS, P=OURS_PKG, N="ours"), d, runs,
+                           repeat)
+            theirs = measure(cmd.format(B=LLVM, P=LLVM_PKG, N="llvm"), d,
+                             runs, repeat)
             fl = "%.3f" % measure(floor, d, 1)[0] if floor else "-"
             print("%-22s %10.4f %10.4f %9.1f | %10.4f %10.4f %9.1f | %7.2f "
                   "%7.2f | %s" % (name, ours[0], ours[1], ours[2], theirs[0],
                                   theirs[1], theirs[2], theirs[0] / ours[0],
                                   theirs[2] / ours[2], fl))
-        for a, b in (("b.ours", "b.llvm"), ("c.ours", "c.llvm")):
+        for a, b in (("b.ours", "b.llvm"), ("c.ours", "c.llvm"),
+                     ("o.ours", "o.llvm"), ("h.ours", "h.llvm"),
+                     ("p.ours", "p.llvm"), ("x.ours", "x.llvm")):
             same = subprocess.run(["cmp", "-s", a, b], cwd=d).returncode == 0
             print("%s and %s: %s" % (a, b, "identical" if same else "DIFFER"))
         print("(x columns: LLVM's figure over ours; above 1 means we are "

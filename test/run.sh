@@ -30,7 +30,7 @@ suite() {
 		# Cases a suite cannot run here say so on a SKIP line.
 		printf '%s\n' "$out" | grep '^SKIP'
 	fi
-	printf '%-14s %s passed, %s failed\n' "$name:" "$p" "$f"
+	printf '%-16s %s passed, %s failed\n' "$name:" "$p" "$f"
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
@@ -52,6 +52,7 @@ suite faults sh test/faults.test
 suite differential python3 test/differential.py --cases "${DIFF_CASES:-300}"
 suite ar sh test/ar.test
 suite archive sh test/archive.test
+suite unpack-archive sh test/unpack-archive.test
 suite ar-diff python3 test/ar_differential.py --cases "${AR_DIFF_CASES:-100}"
 suite packdiff python3 test/packager_diff.py --cases "${PACKAGER_DIFF_CASES:-70}"
 

@@ -1,12 +1,14 @@
 #!/bin/sh
-# make.sh: the committed archives of HIP device code for the -type=a cases
-# in test/bundler.cases (LLVM 22's goldens) and test/archive.test.  Needs
-# clang-22, llvm-ar 22 and build/bin (for a compressed bundle).
+# make.sh [OUTDIR]: the committed archives of HIP device code for the
+# -type=a cases in test/bundler.cases (LLVM 22's goldens) and
+# test/archive.test (OUTDIR: this directory), and more made fresh there.
+# Needs clang-22, llvm-ar 22 and build/bin (for a compressed bundle).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 src=$top/test/objects/hip
 llvm=${LLVM_BIN:-/usr/lib/llvm-22/bin}
+out=$(mkdir -p "${1:-$here}" && cd "${1:-$here}" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -31,6 +33,17 @@ for i, d in zip(ids, data):
     at += len(d)
 open("conflict.bc", "wb").write(out + b"".join(data))
 PY
-"$llvm/llvm-ar" cr "$here/hip.a" kernel.o main.o readme.txt kernel.bc packed.bc
-"$llvm/llvm-ar" cr "$here/conflict.a" kernel.bc conflict.bc
-ls -l "$here"
+"$llvm/llvm-ar" cr "$out/hip.a" kernel.o main.o readme.txt kernel.bc packed.bc
+"$llvm/llvm-ar" cr "$out/conflict.a" kernel.bc conflict.bc
+if [ "$out" != "$here" ]; then
+	# Fresh only: an OpenMP object (no bundles: skipped), -fgpu-rdc
+	# objects compressed and not, a thin archive, and many members.
+	clang-22 -fopenmp --offload-arch=gfx90a -nogpulib -c -x c /dev/null -o omp.o
+	"$top/build/bin/clang-offload-bundler" -type=o -compress \
+		-targets=host-x86_64-pc-linux-gnu,hip-amdgcn-amd-amdhsa--gfx1100 \
+		-input=main.o -input=kernel.bc -output=mixed.o
+	"$llvm/llvm-ar" cr "$out/mixed.a" omp.o kernel.o mixed.o packed.bc readme.txt main.o
+	cp kernel.o main.o packed.bc "$out/"
+	(cd "$out" && "$llvm/llvm-ar" crT thin.a kernel.o main.o packed.bc)
+fi
+ls -l "$out"

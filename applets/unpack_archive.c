@@ -1,0 +1,354 @@
+/* unpack-archive: split heterogeneous device archives (archives of bundled
+ * objects, as -fgpu-rdc builds make) into one archive per GPU target, the
+ * archives LLVM's clang-offload-bundler --unbundle --type=a writes, with a
+ * command line that needs no knowledge of the bundler's. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "applets.h"
+#include "../core/io.h"
+#include "../core/target.h"
+#include "../formats/devarchive.h"
+
+static const char usage[] =
+	"Usage: offload unpack-archive [-o DIR] [-t ID]... [-l] [-v] ARCHIVE...\n"
+	"Split each ARCHIVE of bundled objects (or bundles) into one archive per\n"
+	"GPU target, as clang-offload-bundler --unbundle --type=a writes them.\n"
+	"\n"
+	"  -l, --list          list the targets each ARCHIVE holds, with the\n"
+	"                      number of code objects for each, and write nothing\n"
+	"  -t, --target=ID     write the archive for bundle ID (for example\n"
+	"                      hip-amdgcn-amd-amdhsa--gfx90a); repeatable; it takes\n"
+	"                      every code object compatible with ID, as the\n"
+	"                      bundler does.  Default: every target ARCHIVE holds\n"
+	"  -o, --output=DIR    write into DIR (made if missing; default: .), as\n"
+	"                      <archive>-<target>.a with ':' as '_'\n"
+	"  -v, --verbose       name each archive written\n"
+	"      --hip-openmp-compatible\n"
+	"                      let hip and openmp code objects serve each other\n"
+	"  -h, --help          print this help\n"
+	"  -V, --version       print the version\n";
+
+struct options {
+	const char *dir;
+	const char **targets;
+	size_t ntargets;
+	bool list, verbose, hip_openmp;
+	struct ccob_limits limits;
+};
+
+static int fail(const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail(const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "offload unpack-archive: error: '%s': ", file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("offload unpack-archive: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'offload unpack-archive --help'.\n", stderr);
+	return 2;
+}
+
+/* The targets an archive holds: standardised IDs in order of first
+ * appearance, each with how many code objects it has. */
+struct held {
+	char **id;
+	size_t *count, n;
+};
+
+static int held_add(struct held *h, const char *id)
+{
+	char **ids;
+	size_t *count;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (!strcmp(h->id[i], id)) {
+			h->count[i]++;
+			return 0;
+		}
+	ids = realloc(h->id, (h->n + 1) * sizeof(*ids));
+	if (!ids)
+		return -1;
+	h->id = ids;
+	count = realloc(h->count, (h->n + 1) * sizeof(*count));
+	if (!count)
+		return -1;
+	h->count = count;
+	if (!(h->id[h->n] = strdup(id)))
+		return -1;
+	h->count[h->n++] = 1;
+	return 0;
+}
+
+static void held_free(struct held *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		free(h->id[i]);
+	free(h->id);
+	free(h->count);
+}
+
+/* A file name from a target ID: only letters, digits and "._+-" are kept
+ * (':' and anything else become '_'), so an ID read from the archive can
+ * never name a path outside the output directory. */
+static char *output_name(const char *dir, const char *archive, const char *id)
+{
+	const char *base = strrchr(archive, '/') ? strrchr(archive, '/') + 1
+						 : archive;
+	size_t stem = strlen(base);
+	char *name;
+
+	if (stem > 2 && !strcmp(base + stem - 2, ".a"))
+		stem -= 2;
+	if (asprintf(&name, "%s/%.*s-%s.a", dir, (int)stem, base, id) < 0)
+		return NULL;
+	for (char *p = name + strlen(dir) + 1; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && !strchr("._+-", *p))
+			*p = '_';
+	if (name[strlen(dir) + 1] == '.')
+		name[strlen(dir) + 1] = '_';
+	return name;
+}
+
+/* Every entry of the archive: counted per target, and for the archive of
+ * request (when not NULL) kept if compatible. */
+static int read_archive(const struct options *o, const char *path,
+			const struct io_in *in, struct held *held,
+			const struct target *request, const char *request_id,
+			struct devarchive_member **m, size_t *n)
+{
+	struct devarchive_reader r;
+	struct devarchive_entry ent;
+	struct err e;
+	int more, rc = 1;
+
+	if (devarchive_open(&r, in->data, in->len, &o->limits, &e) < 0)
+		return fail(path, "%s", e.msg);
+	devarchive_set_path(&r, path);
+	while ((more = devarchive_next(&r, &ent, &e)) == 1) {
+		struct target got;
+		char *std;
+
+		if (target_parse(&got, ent.id, ent.id_len) < 0) {
+			fail(path, "member '%.*s': invalid bundle ID '%.*s'",
+			     (int)ent.file_len, ent.file, (int)ent.id_len, ent.id);
+			goto out;
+		}
+		std = target_standard(&got);
+		if (!std || (held && held_add(held, std) < 0)) {
+			free(std);
+			target_free(&got);
+			fail(path, "out of memory");
+			goto out;
+		}
+		free(std);
+		if (request && target_compatible(&got, request, o->hip_openmp)) {
+			const uint8_t *data;
+			size_t len;
+			struct devarchive_member *grown =
+				realloc(*m, (*n + 1) * sizeof(**m));
+
+			if (grown)
+				*m = grown;
+			if (!grown || devarchive_bytes(&r, &ent, &data, &len, &e) < 0) {
+				target_free(&got);
+				fail(path, "%s", grown ? e.msg : "out of memory");
+				goto out;
+			}
+			(*m)[*n] = (struct devarchive_member){
+				devarchive_member_name(ent.file, ent.file_len,
+						       ent.id, ent.id_len, got.tid),
+				data, len,
+			};
+			if (!(*m)[(*n)++].name) {
+				target_free(&got);
+				fail(path, "out of memory");
+				goto out;
+			}
+		}
+		target_free(&got);
+	}
+	if (more < 0) {
+		fail(path, "%s", e.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	/* The members' bytes may live in r: write before closing it. */
+	if (!rc && request && *n) {
+		char *dest = output_name(o->dir, path, request_id);
+		struct io_out out = { .fd = -1 };
+
+		if (!dest) {
+			rc = fail(path, "out of memory");
+		} else if (io_out_open(&out, dest, &e) < 0 ||
+			   devarchive_write(&out, *m, *n, &e) < 0 ||
+			   io_out_commit(&out, &e) < 0) {
+			rc = fail(path, "%s", e.msg);
+		} else if (o->verbose) {
+			printf("%s: %zu code object%s\n", dest, *n,
+			       *n == 1 ? "" : "s");
+		}
+		io_out_discard(&out);
+		free(dest);
+	}
+	devarchive_close(&r);
+	return rc;
+}
+
+static void free_members(struct devarchive_member *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(m[i].name);
+	free(m);
+}
+
+static int unpack(const struct options *o, const char *path)
+{
+	struct io_in in = { .fd = -1 };
+	struct held held = { 0 };
+	struct err e;
+	const char **want = o->targets;
+	size_t nwant = o->ntargets;
+	int rc = 1, missing = 0;
+
+	if (io_in_open(&in, path, &e) < 0) {
+		fprintf(stderr, "offload unpack-archive: error: %s\n", e.msg);
+		return 1;
+	}
+	if (read_archive(o, path, &in, &held, NULL, NULL, NULL, NULL))
+		goto out;
+	if (o->list) {
+		size_t w = 0;
+
+		for (size_t i = 0; i < held.n; i++)
+			if (strlen(held.id[i]) > w)
+				w = strlen(held.id[i]);
+		printf("%s:\n", path);
+		for (size_t i = 0; i < held.n; i++)
+			printf("  %-*s  %zu code object%s\n", (int)w, held.id[i],
+			       held.count[i], held.count[i] == 1 ? "" : "s");
+		rc = 0;
+		goto out;
+	}
+	if (!nwant) {
+		want = (const char **)held.id;
+		nwant = held.n;
+	}
+	for (size_t i = 0; i < nwant; i++) {
+		struct target req;
+		struct devarchive_member *m = NULL;
+		size_t n = 0;
+		char *id;
+		int failed;
+
+		if (target_parse(&req, want[i], strlen(want[i])) < 0) {
+			fail(path, "'%s' is not a bundle ID "
+			     "(<kind>-<arch>-<vendor>-<os>-<env>[-<target id>])",
+			     want[i]);
+			goto out;
+		}
+		if (!(id = target_standard(&req))) {
+			target_free(&req);
+			fail(path, "out of memory");
+			goto out;
+		}
+		failed = read_archive(o, path, &in, NULL, &req, id, &m, &n);
+		/* A target with no code gets no archive; the others still do. */
+		if (!failed && !n)
+			missing = fail(path, "no code object for '%s'", id);
+		free_members(m, n);
+		free(id);
+		target_free(&req);
+		if (failed)
+			goto out;
+	}
+	rc = missing;
+out:
+	held_free(&held);
+	io_in_close(&in);
+	return rc;
+}
+
+int unpack_archive_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		{ "target", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "hip-openmp-compatible", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = {
+		.dir = ".",
+		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+			    .max_size = CCOB_DEFAULT_MAX_SIZE },
+	};
+	int c, rc = 0;
+
+	o.targets = calloc((size_t)argc + 1, sizeof(*o.targets));
+	if (!o.targets)
+		return fail("-", "out of memory");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":lt:o:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l': o.list = true; break;
+		case 't': o.targets[o.ntargets++] = optarg; break;
+		case 'o': o.dir = optarg; break;
+		case 'v': o.verbose = true; break;
+		case 'H': o.hip_openmp = true; break;
+		case 'h':
+			fputs(usage, stdout);
+			free(o.targets);
+			return 0;
+		case 'V':
+			printf("offload unpack-archive %s\n", OFFLOAD_VERSION);
+			free(o.targets);
+			return 0;
+		case ':':
+			free(o.targets);
+			return usage_error("option '%s' needs a value",
+					   argv[optind - 1]);
+		default:
+			free(o.targets);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind == argc) {
+		free(o.targets);
+		return usage_error("no archive given");
+	}
+	if (!o.list && mkdir(o.dir, 0777) < 0 && errno != EEXIST) {
+		rc = fail(o.dir, "%s", strerror(errno));
+		free(o.targets);
+		return rc;
+	}
+	for (int i = optind; i < argc; i++)
+		rc |= unpack(&o, argv[i]);
+	free(o.targets);
+	return rc;
+}
