@@ -563,3 +563,12 @@ int bitcode_validate(const uint8_t *buf, size_t len, struct err *e)
 			return -1;
 	return 0;
 }
+
+int bitcode_embedded_objects(const uint8_t *buf, size_t len,
+			     int (*each)(void *ctx, uint8_t *data, size_t len),
+			     void *ctx, struct err *e)
+{
+	(void)buf, (void)len, (void)each, (void)ctx;
+	return err_set(e, "reading offload binaries from LLVM bitcode is not "
+		       "supported");
+}
