@@ -13,6 +13,12 @@
 /* "BC" 0xC0DE, or the 0x0B17C0DE wrapper (LLVM's identify_magic). */
 bool bitcode_is_bitcode(const uint8_t *buf, size_t len);
 
+/* The bitstream of a bitcode file, inside its wrapper if it has one,
+ * positioned after the magic (LLVM's messages for what is not bitcode). */
+struct bitstream;
+int bitcode_open_stream(const uint8_t *buf, size_t len, struct bitstream *b,
+			struct err *e);
+
 /* irsymtab::storage::Symbol::FlagBits. */
 enum bitcode_sym_flag {
 	BITCODE_SYM_VISIBILITY = 3,	/* two bits: default, hidden, protected */
