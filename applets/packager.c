@@ -143,10 +143,7 @@ void packager_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* LLVM 22 warns of the old name before it knows its own: no prefix. */
-static void deprecated(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-static void deprecated(const char *fmt, ...)
+void packager_warn_plain(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -485,8 +482,9 @@ int packager_main(int argc, char **argv)
 	if (res.failed)
 		goto out;
 	if (old_name(argv[0]))
-		deprecated("'clang-offload-packager' is deprecated. Use "
-		     "'llvm-offload-binary' instead.");
+		/* LLVM 22 warns before it knows its own name. */
+		packager_warn_plain("'clang-offload-packager' is deprecated. Use "
+				    "'llvm-offload-binary' instead.");
 	output = o[O_O].s && *o[O_O].s ? o[O_O].s : NULL;
 	input = o[O_INPUT].s && *o[O_INPUT].s ? o[O_INPUT].s : NULL;
 	if (o[O_H].b || (!output && !input)) {

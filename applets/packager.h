@@ -16,6 +16,9 @@
 int packager_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "<argv0>: warning: ...". */
 void packager_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "warning: ...", as LLVM's libraries warn, without a program name. */
+void packager_warn_plain(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 /* e's message without the "'<path>': " io puts in front: LLVM names no
  * file when an image or an output cannot be opened. */
 const char *packager_why(const struct err *e, const char *path);

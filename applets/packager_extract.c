@@ -48,6 +48,7 @@ struct scope {
 	const char *name;	/* its buffer identifier */
 	size_t name_len;
 	const char *where;	/* "'<input>'", "'<input>': member '<name>'" */
+	const char *top;	/* "'<input>'" */
 	unsigned depth;		/* archives it is inside */
 	const struct package_limits *lim;
 };
@@ -241,7 +242,7 @@ static int scan_archive(const struct scope *s, const uint8_t *buf, size_t len,
 
 	if (s->depth >= MAX_NESTING)
 		return packager_fail("%s: archives nested more than %d deep",
-				     s->where, MAX_NESTING);
+				     s->top, MAX_NESTING);
 	if (ar_open(&r, buf, len, &e) < 0)
 		return packager_fail("%s: %s", s->where, e.msg);
 	while ((more = ar_next(&r, &m, &e)) == 1)
@@ -369,12 +370,25 @@ static int write_archive(const char *path, const struct found *f,
 	for (size_t k = 0; k < nhit; k++) {
 		const struct package_image *img = &f->list.v[hit[k]];
 		const struct origin *at = &f->at[hit[k]];
+		int got = ar_member_symbols(img->image, (size_t)img->image_size,
+					    &syms[k], &e);
 
-		if (ar_member_symbols(img->image, (size_t)img->image_size,
-				      &syms[k], &e) < 0) {
-			packager_fail("'%s': member %zu ('%.*s'): %s", path, k,
-				      (int)at->name_len, at->name, e.msg);
-			goto out;
+		if (got < 0) {
+			/* Bitcode LLVM cannot read (from a newer LLVM, it
+			 * guesses) is stored without symbols, with a
+			 * warning; other objects, and bitcode LLVM reads
+			 * but we cannot list, are errors. */
+			if (got == AR_SYMBOLS_UNSUPPORTED ||
+			    !magic_is_bitcode(img->image,
+					      (size_t)img->image_size)) {
+				packager_fail("'%s': member %zu ('%.*s'): %s",
+					      path, k, (int)at->name_len,
+					      at->name, e.msg);
+				goto out;
+			}
+			packager_warn_plain("'%.*s': %s", (int)at->name_len,
+					    at->name, e.msg);
+			syms[k] = (struct ar_symlist){ 0 };
 		}
 		piece[k] = (struct ar_piece){ img->image, (size_t)img->image_size };
 		m[k] = (struct ar_new_member){
@@ -460,7 +474,7 @@ int packager_extract(const char *input, const struct clopt *images,
 		io_in_close(&in);
 		return packager_fail("out of memory");
 	}
-	s = (struct scope){ &in, 0, input, strlen(input), where, 0, lim };
+	s = (struct scope){ &in, 0, input, strlen(input), where, where, 0, lim };
 	/* Everything is read before anything is written, as in LLVM. */
 	rc = find_in(&s, in.data, in.len, &f);
 	for (size_t i = 0; i < images->nlist && !rc; i++)

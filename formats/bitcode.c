@@ -7,6 +7,8 @@
  * LLVM's getBitcodeFileContents; every read is bounded by the stream and
  * every count checked against the bits left before it is used. */
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bitcode.h"
@@ -180,6 +182,22 @@ static int find_blobs(struct bitstream *b, struct bitcode_symtab *t,
 	}
 }
 
+/* Bitcode this reader cannot list the symbols of, though LLVM could from
+ * the IR. */
+static int unsupported(struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int unsupported(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return BITCODE_UNSUPPORTED;
+}
+
 int bitcode_open_stream(const uint8_t *buf, size_t len, struct bitstream *b,
 			struct err *e)
 {
@@ -226,27 +244,27 @@ int bitcode_symtab_open(struct bitcode_symtab *t, const uint8_t *buf,
 		return 0;
 	}
 	if (!t->symtab_len)
-		return err_set(e, "bitcode without an IR symbol table "
-			       "(SYMTAB_BLOCK)");
+		return unsupported(e, "bitcode without an IR symbol table "
+				   "(SYMTAB_BLOCK)");
 	if (!t->strtab_len)
-		return err_set(e, "bitcode without a string table after its IR "
-			       "symbol table");
+		return unsupported(e, "bitcode without a string table after "
+				   "its IR symbol table");
 	if (t->symtab_len < HDR_SIZE)
 		return err_set(e, "IR symbol table of %zu bytes: too small for "
 			       "its header", t->symtab_len);
 	t->version = le32(t->symtab + HDR_VERSION);
 	if (t->version > MAX_VERSION)
-		return err_set(e, "IR symbol table version %" PRIu32
-			       " is not supported", t->version);
+		return unsupported(e, "IR symbol table version %" PRIu32
+				   " is not supported", t->version);
 	off = le32(t->symtab + HDR_MODULES);
 	n = le32(t->symtab + HDR_MODULES + 4);
 	if (off > t->symtab_len || n > (t->symtab_len - off) / MODULE_SIZE)
 		return err_set(e, "IR symbol table: %" PRIu32 " modules do not "
 			       "fit in its %zu bytes", n, t->symtab_len);
 	if (n != t->modules)
-		return err_set(e, "IR symbol table covers %" PRIu32 " of %"
-			       PRIu32 " modules (concatenated bitcode?)", n,
-			       t->modules);
+		return unsupported(e, "IR symbol table covers %" PRIu32 " of %"
+				   PRIu32 " modules (concatenated bitcode?)", n,
+				   t->modules);
 	off = le32(t->symtab + HDR_SYMBOLS);
 	n = le32(t->symtab + HDR_SYMBOLS + 4);
 	if (off > t->symtab_len || n > (t->symtab_len - off) / SYMBOL_SIZE)
@@ -287,10 +305,10 @@ int bitcode_archive_symbols(const uint8_t *buf, size_t len,
 {
 	struct bitcode_symtab t;
 	struct bitcode_symbol s;
-	int rc;
+	int rc = bitcode_symtab_open(&t, buf, len, e);
 
-	if (bitcode_symtab_open(&t, buf, len, e) < 0)
-		return -1;
+	if (rc < 0)
+		return rc;
 	for (uint32_t i = 0; i < t.nsyms; i++) {
 		if (bitcode_symbol(&t, i, &s, e) < 0)
 			return -1;

@@ -50,6 +50,8 @@ struct bitcode_symtab {
 	size_t producer_len, triple_len, source_len;
 };
 
+enum { BITCODE_UNSUPPORTED = -2 };
+
 struct bitcode_symbol {
 	const char *name;	/* as the linker sees it (mangled) */
 	size_t name_len;
@@ -59,11 +61,12 @@ struct bitcode_symbol {
 	uint32_t flags;		/* enum bitcode_sym_flag */
 };
 
-/* Find and check the symbol table.  Fails with a message for what is not
- * bitcode or is damaged (LLVM's own words where it has them), for bitcode
- * without a symbol table or whose table does not cover every module (LLVM
- * would rebuild it from the IR, which this reader cannot), and for a
- * symbol table format newer than version 4.  A file with no modules has an
+/* Find and check the symbol table.  Fails with a message (-1) for what is
+ * not bitcode or is damaged (LLVM's own words where it has them), and
+ * with BITCODE_UNSUPPORTED for bitcode without a symbol table or whose
+ * table does not cover every module (LLVM would rebuild it from the IR,
+ * which this reader cannot), and for a symbol table format newer than
+ * version 4.  A file with no modules has an
  * empty table (nsyms 0, symtab NULL). */
 int bitcode_symtab_open(struct bitcode_symtab *t, const uint8_t *buf,
 			size_t len, struct err *e);
@@ -82,7 +85,8 @@ int bitcode_symbol(const struct bitcode_symtab *t, uint32_t i,
  * file was written, so for files LLVM 22 wrote the lists agree.  Symbols
  * of module-level inline asm (an empty ir_name) are listed, as llvm-ar
  * lists them; LLVM 22's clang-offload-bundler crashes on such a member
- * (it registers no asm parser). */
+ * (it registers no asm parser).  -1 or BITCODE_UNSUPPORTED as
+ * bitcode_symtab_open fails. */
 int bitcode_archive_symbols(const uint8_t *buf, size_t len,
 			    int (*each)(void *ctx, const char *name,
 					size_t len),

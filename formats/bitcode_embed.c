@@ -196,40 +196,54 @@ static unsigned element_size(const struct reader *r, uint64_t t)
 
 /* ---- the walks ---- */
 
-/* Enter a block: its abbreviations start as BLOCKINFO gives them. */
-static int enter(struct reader *r, uint64_t block, unsigned *width,
-		 struct bs_abbrevs **a)
-{
+/* A block being read: its abbreviation width and definitions, and where
+ * its length word says it ends. */
+struct block {
+	unsigned width;
 	uint64_t end;
+	struct bs_abbrevs *a;
+};
 
-	*a = malloc(sizeof(**a));
-	if (!*a)
+/* Enter a block: its abbreviations start as BLOCKINFO gives them. */
+static int enter(struct reader *r, uint64_t id, struct block *blk)
+{
+	blk->a = malloc(sizeof(*blk->a));
+	if (!blk->a)
 		return err_set(r->e, "out of memory");
-	bs_block_abbrevs(r->info, block, *a);
-	return bs_enter_block(&r->b, width, &end, r->e);
+	bs_block_abbrevs(r->info, id, blk->a);
+	return bs_enter_block(&r->b, &blk->width, &blk->end, r->e);
+}
+
+/* Its END_BLOCK must be where its length word says: the second walk skips
+ * some blocks by that word and must land where the first read to. */
+static int leave(struct reader *r, const struct block *blk)
+{
+	bs_align32(&r->b);
+	if (r->b.pos != blk->end)
+		return err_set(r->e, "a block ends at bit %" PRIu64 ", its "
+			       "length says at %" PRIu64, r->b.pos, blk->end);
+	return 0;
 }
 
 /* The next entry of a block: a record (1, its abbreviation ID in *id),
  * its end (0); sub-blocks are skipped and definitions kept. */
-static int next_record(struct reader *r, unsigned width, struct bs_abbrevs *a,
-		       uint64_t *id)
+static int next_record(struct reader *r, struct block *blk, uint64_t *id)
 {
 	uint64_t block;
 
 	for (;;) {
-		if (bs_read(&r->b, width, id, r->e) < 0)
+		if (bs_read(&r->b, blk->width, id, r->e) < 0)
 			return -1;
 		switch (*id) {
 		case BS_END_BLOCK:
-			bs_align32(&r->b);
-			return 0;
+			return leave(r, blk) < 0 ? -1 : 0;
 		case BS_ENTER_SUBBLOCK:
 			if (bs_vbr(&r->b, 8, &block, r->e) < 0 ||
 			    bs_skip_block(&r->b, r->e) < 0)
 				return -1;
 			break;
 		case BS_DEFINE_ABBREV:
-			if (bs_define_abbrev(&r->b, a, r->e) < 0)
+			if (bs_define_abbrev(&r->b, blk->a, r->e) < 0)
 				return -1;
 			break;
 		default:
@@ -240,16 +254,15 @@ static int next_record(struct reader *r, unsigned width, struct bs_abbrevs *a,
 
 static int read_types(struct reader *r)
 {
-	struct bs_abbrevs *a;
+	struct block blk = { 0 };
 	struct bs_record rec = { .blob_ops = true, .skim = true };
-	unsigned width;
 	uint64_t id;
 	int more, rc = -1;
 
-	if (enter(r, BLOCK_TYPE, &width, &a) < 0)
+	if (enter(r, BLOCK_TYPE, &blk) < 0)
 		goto out;
-	while ((more = next_record(r, width, a, &id)) == 1) {
-		if (bs_read_record(&r->b, a, id, &rec, NULL, NULL, r->e) < 0)
+	while ((more = next_record(r, &blk, &id)) == 1) {
+		if (bs_read_record(&r->b, blk.a, id, &rec, NULL, NULL, r->e) < 0)
 			goto out;
 		if (rec.code == TYPE_NUMENTRY || rec.code == TYPE_STRUCT_NAME)
 			continue;
@@ -261,7 +274,7 @@ static int read_types(struct reader *r)
 	}
 	rc = more;
 out:
-	free(a);
+	free(blk.a);
 	return rc;
 }
 
@@ -326,22 +339,21 @@ static int read_wanted(struct reader *r, const struct bs_abbrevs *a,
 
 static int read_constants(struct reader *r)
 {
-	struct bs_abbrevs *a;
+	struct block blk = { 0 };
 	struct bs_record rec = { .blob_ops = true, .skim = true };
 	uint64_t id, type = 0;
-	unsigned width;
 	int more, rc = -1;
 
-	if (enter(r, BLOCK_CONSTANTS, &width, &a) < 0)
+	if (enter(r, BLOCK_CONSTANTS, &blk) < 0)
 		goto out;
-	while ((more = next_record(r, width, a, &id)) == 1) {
+	while ((more = next_record(r, &blk, &id)) == 1) {
 		struct want *w = NULL;
 
 		if (r->pass == 2 && r->next_value < r->nval &&
 		    (w = wanted(r, r->next_value)) != NULL) {
-			if (read_wanted(r, a, id, &rec, w) < 0)
+			if (read_wanted(r, blk.a, id, &rec, w) < 0)
 				goto out;
-		} else if (bs_read_record(&r->b, a, id, &rec, NULL, NULL,
+		} else if (bs_read_record(&r->b, blk.a, id, &rec, NULL, NULL,
 					  r->e) < 0) {
 			goto out;
 		}
@@ -361,7 +373,7 @@ static int read_constants(struct reader *r)
 	}
 	rc = more;
 out:
-	free(a);
+	free(blk.a);
 	return rc;
 }
 
@@ -395,19 +407,18 @@ static int named_op(void *ctx, uint64_t i, uint64_t v)
 }
 
 /* METADATA_NAME, then the record that must follow it. */
-static int read_named(struct reader *r, unsigned width,
-		      const struct bs_abbrevs *a, bool ours)
+static int read_named(struct reader *r, const struct block *blk, bool ours)
 {
 	struct bs_record rec = { 0 };
 	uint64_t id;
 	int rc;
 
-	if (bs_read(&r->b, width, &id, r->e) < 0)
+	if (bs_read(&r->b, blk->width, &id, r->e) < 0)
 		return -1;
 	if (id != BS_UNABBREV_RECORD && id < 4)
 		return err_set(r->e, "METADATA_NAME not followed by "
 			       "METADATA_NAMED_NODE");
-	rc = bs_read_record(&r->b, a, id, &rec, ours ? named_op : NULL, r,
+	rc = bs_read_record(&r->b, blk->a, id, &rec, ours ? named_op : NULL, r,
 			    r->e);
 	if (rc)
 		return rc < 0 ? -1 : err_set(r->e, "out of memory");
@@ -457,23 +468,22 @@ static int read_strings(struct reader *r, const struct bs_record *rec)
 
 static int read_metadata(struct reader *r)
 {
-	struct bs_abbrevs *a;
+	struct block blk = { 0 };
 	struct bs_record rec = { 0 };
 	struct compare c;
-	unsigned width;
 	uint64_t id;
 	int more, rc = -1;
 
-	if (enter(r, BLOCK_METADATA, &width, &a) < 0)
+	if (enter(r, BLOCK_METADATA, &blk) < 0)
 		goto out;
-	while ((more = next_record(r, width, a, &id)) == 1) {
+	while ((more = next_record(r, &blk, &id)) == 1) {
 		c = (struct compare){ true, true };
 		/* Names and old strings are compared as they are read. */
-		if (bs_read_record(&r->b, a, id, &rec, compare_op, &c, r->e))
+		if (bs_read_record(&r->b, blk.a, id, &rec, compare_op, &c, r->e))
 			goto out;
 		switch (rec.code) {
 		case MD_NAME:
-			if (read_named(r, width, a, c.named &&
+			if (read_named(r, &blk, c.named &&
 				       rec.nops == sizeof(NAMED) - 1) < 0)
 				goto out;
 			continue;
@@ -510,7 +520,7 @@ static int read_metadata(struct reader *r)
 	}
 	rc = more;
 out:
-	free(a);
+	free(blk.a);
 	return rc;
 }
 
@@ -519,23 +529,22 @@ static int read_module(struct reader *r, uint64_t at)
 	static const uint64_t info_for[] = {
 		BLOCK_CONSTANTS, BLOCK_METADATA, BLOCK_TYPE, UINT64_MAX
 	};
-	struct bs_abbrevs *a;
+	struct block blk = { 0 };
 	struct bs_record rec = { .blob_ops = true, .skim = true };
 	uint64_t id, block, off;
-	unsigned width;
 	int rc = -1;
 
 	r->b.pos = at;
 	r->info->n = 0;
-	if (enter(r, BLOCK_MODULE, &width, &a) < 0)
+	if (enter(r, BLOCK_MODULE, &blk) < 0)
 		goto out;
 	for (;;) {
-		if (bs_read(&r->b, width, &id, r->e) < 0)
+		if (bs_read(&r->b, blk.width, &id, r->e) < 0)
 			goto out;
 		if (id == BS_END_BLOCK)
 			break;
 		if (id == BS_DEFINE_ABBREV) {
-			if (bs_define_abbrev(&r->b, a, r->e) < 0)
+			if (bs_define_abbrev(&r->b, blk.a, r->e) < 0)
 				goto out;
 			continue;
 		}
@@ -558,7 +567,7 @@ static int read_module(struct reader *r, uint64_t at)
 			rc = -1;
 			continue;
 		}
-		if (bs_read_record(&r->b, a, id, &rec, NULL, NULL, r->e) < 0)
+		if (bs_read_record(&r->b, blk.a, id, &rec, NULL, NULL, r->e) < 0)
 			goto out;
 		/* Since version 2 a global's name is an offset and size in
 		 * the string table, in front of its fields. */
@@ -591,10 +600,9 @@ static int read_module(struct reader *r, uint64_t at)
 			break;
 		}
 	}
-	bs_align32(&r->b);
-	rc = 0;
+	rc = leave(r, &blk);
 out:
-	free(a);
+	free(blk.a);
 	return rc;
 }
 
