@@ -34,7 +34,8 @@ struct origin {
 struct found {
 	struct package_list list;
 	struct origin *at;	/* one per image of list */
-	struct io_in **files;	/* thin archives' members, kept open */
+	struct io_in **files;	/* thin archives' members, kept open, and */
+	char **paths;		/* their paths (io_in's messages use them) */
 	size_t nfiles;
 	uint8_t **heap;		/* offload data decoded from bitcode */
 	size_t nheap;
@@ -60,8 +61,10 @@ static void found_free(struct found *f)
 	for (size_t i = 0; i < f->nfiles; i++) {
 		io_in_close(f->files[i]);
 		free(f->files[i]);
+		free(f->paths[i]);
 	}
 	free(f->files);
+	free(f->paths);
 	for (size_t i = 0; i < f->nheap; i++)
 		free(f->heap[i]);
 	free(f->heap);
@@ -184,7 +187,7 @@ static int scan_member(const struct scope *s, const struct ar_reader *r,
 	struct scope child = *s;
 	struct io_in *file = NULL;
 	const uint8_t *data = r->buf + m->offset;
-	size_t len = (size_t)m->size;
+	size_t len = (size_t)m->size, first;
 	char *where = NULL, *path = NULL;
 	struct err e;
 	int rc = 1;
@@ -203,12 +206,16 @@ static int scan_member(const struct scope *s, const struct ar_reader *r,
 	if (m->thin) {
 		struct io_in **grown = realloc(f->files,
 					       (f->nfiles + 1) * sizeof(*grown));
+		char **more = realloc(f->paths, (f->nfiles + 1) * sizeof(*more));
 
 		if (grown)
 			f->files = grown;
+		if (more)
+			f->paths = more;
 		path = thin_path(s, m);
-		file = calloc(1, sizeof(*file));
-		if (!grown || !path || !file) {
+		if ((file = malloc(sizeof(*file))) != NULL)
+			*file = (struct io_in){ .fd = -1 };
+		if (!grown || !more || !path || !file) {
 			packager_fail("out of memory");
 			goto out;
 		}
@@ -216,15 +223,24 @@ static int scan_member(const struct scope *s, const struct ar_reader *r,
 			packager_fail("%s", e.msg);
 			goto out;
 		}
-		f->files[f->nfiles++] = file;
-		file = NULL;
-		child.in = f->files[f->nfiles - 1];
+		child.in = file;
 		child.base = 0;
-		data = child.in->data;
-		len = child.in->len;
+		data = file->data;
+		len = file->len;
 	}
+	first = f->list.n;
 	rc = find_in(&child, data, len, f);
+	/* A member file stays open (and mapped) only while images of it are
+	 * to be written: a thin archive of many objects holds few. */
+	if (file && f->list.n > first) {
+		f->files[f->nfiles] = file;
+		f->paths[f->nfiles++] = path;
+		file = NULL;
+		path = NULL;
+	}
 out:
+	if (file)
+		io_in_close(file);
 	free(file);
 	free(path);
 	free(where);
