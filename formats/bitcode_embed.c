@@ -93,11 +93,13 @@ struct type {
 	uint64_t code, op0, op1;
 };
 
-/* A constant asked for and, after the second walk, its bytes. */
+/* A constant asked for and, after the second walk, its bytes; uses
+ * counts down as they are handed out. */
 struct want {
 	uint64_t value;
 	uint8_t *data;
 	size_t len;
+	size_t uses;
 };
 
 struct reader {
@@ -113,7 +115,7 @@ struct reader {
 	size_t nty, capty;
 	uint64_t *named;	/* !llvm.embedded.objects' node IDs */
 	size_t nnamed, capnamed;
-	struct want *want;
+	struct want *want;	/* sorted by value */
 	size_t nwant;
 	uint64_t *order;	/* value IDs of wanted, in LLVM's order */
 	size_t norder;
@@ -298,10 +300,26 @@ static int fill_op(void *ctx, uint64_t i, uint64_t v)
 
 static struct want *wanted(struct reader *r, uint64_t value)
 {
-	for (size_t i = 0; i < r->nwant; i++)
-		if (r->want[i].value == value)
-			return &r->want[i];
+	size_t lo = 0, hi = r->nwant;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->want[mid].value == value)
+			return &r->want[mid];
+		if (r->want[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* Read the record at the wanted constant's value ID into its buffer
@@ -536,6 +554,7 @@ static int read_module(struct reader *r, uint64_t at)
 
 	r->b.pos = at;
 	r->info->n = 0;
+	r->version = 0;
 	if (enter(r, BLOCK_MODULE, &blk) < 0)
 		goto out;
 	for (;;) {
@@ -659,6 +678,8 @@ out:
 /* Which constants !llvm.embedded.objects leads to, in its order. */
 static int resolve(struct reader *r)
 {
+	uint64_t *sorted;
+
 	r->order = calloc(r->nnamed + 1, sizeof(*r->order));
 	r->want = calloc(r->nnamed + 1, sizeof(*r->want));
 	if (!r->order || !r->want)
@@ -706,10 +727,21 @@ static int resolve(struct reader *r)
 		     (init->code != CST_DATA || !element_size(r, init->type))))
 			continue;
 		r->order[r->norder++] = var->init - 1;
-		if (!wanted(r, var->init - 1))
-			r->want[r->nwant++] = (struct want){ var->init - 1,
-							     NULL, 0 };
 	}
+	/* Each constant once, sorted, with how often it is named. */
+	sorted = calloc(r->norder + 1, sizeof(*sorted));
+	if (!sorted)
+		return err_set(r->e, "out of memory");
+	memcpy(sorted, r->order, r->norder * sizeof(*sorted));
+	qsort(sorted, r->norder, sizeof(*sorted), by_value);
+	for (size_t i = 0; i < r->norder; i++) {
+		if (r->nwant && r->want[r->nwant - 1].value == sorted[i]) {
+			r->want[r->nwant - 1].uses++;
+			continue;
+		}
+		r->want[r->nwant++] = (struct want){ sorted[i], NULL, 0, 1 };
+	}
+	free(sorted);
 	return 0;
 }
 
@@ -753,12 +785,9 @@ int bitcode_embedded_objects(const uint8_t *buf, size_t len,
 	for (size_t i = 0; i < r.norder && !rc; i++) {
 		struct want *w = wanted(&r, r.order[i]);
 		uint8_t *data = w->data;
-		bool last = true;
 
 		/* The buffer goes with the last use, a copy with others. */
-		for (size_t k = i + 1; k < r.norder; k++)
-			last = last && r.order[k] != r.order[i];
-		if (last)
+		if (!--w->uses)
 			w->data = NULL;
 		else if ((data = malloc(w->len ? w->len : 1)) != NULL)
 			memcpy(data, w->data, w->len);
