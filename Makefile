@@ -79,7 +79,8 @@ build/test/package_test: test/package/package_test.c formats/package.c core/strt
 
 # The archive and bitcode formats, with the core files they stand on.
 AR_TEST_SRCS := test/ar/ar_test.c formats/ar.c formats/ar_write.c \
-	formats/ar_symbols.c formats/bitcode.c core/elfscan.c core/io.c \
+	formats/ar_symbols.c formats/bitcode.c formats/bitstream.c \
+	core/elfscan.c core/io.c \
 	core/err.c core/strmap.c
 build/test/ar_test: $(AR_TEST_SRCS) $(FLAGS_STAMP)
 	@mkdir -p $(@D)

@@ -8,13 +8,10 @@
 #include <unistd.h>
 
 #include "applets.h"
-#include "../core/clopt.h"
-#include "../core/densemap.h"
-#include "../core/elfscan.h"
+#include "packager.h"
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../formats/magic.h"
-#include "../formats/package.h"
 
 static const char overview[] =
 	"OVERVIEW: A utility for bundling several object files into a single binary.\n"
@@ -127,8 +124,7 @@ static void report(const char *prefix, const char *kind, const char *code,
 	fputc('\n', stderr);
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
+int packager_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -138,20 +134,25 @@ static int fail(const char *fmt, ...)
 	return 1;
 }
 
-static void warn(const char *prefix, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void warn(const char *prefix, const char *fmt, ...)
+void packager_warn(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	report(prefix, "warning", "\033[0;1;35m", fmt, ap);
+	report(argv0, "warning", "\033[0;1;35m", fmt, ap);
 	va_end(ap);
 }
 
-/* io's messages read "'<path>': <why>"; LLVM names no file when an image
- * or an output cannot be opened, just why. */
-static const char *why(const struct err *e, const char *path)
+void packager_warn_plain(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(NULL, "warning", "\033[0;1;35m", fmt, ap);
+	va_end(ap);
+}
+
+const char *packager_why(const struct err *e, const char *path)
 {
 	size_t n = strlen(path);
 
@@ -180,8 +181,7 @@ static const char *extension(const char *path)
 	return dot + 1;
 }
 
-/* The file name without its extension, in a malloc'd string. */
-static char *stem(const char *path)
+char *packager_stem(const char *path)
 {
 	const char *name = file_name(path), *dot = strrchr(name, '.');
 
@@ -192,21 +192,7 @@ static char *stem(const char *path)
 
 /* ---- --image=<key>=<value>,... ---- */
 
-/* The keys and values of one --image, in LLVM's DenseMap order: every ','
- * ends a key=value token (a token without '=' has an empty value), and a
- * repeated key gets the values joined by ','. */
-struct image_args {
-	struct densemap map;
-	struct image_arg {
-		const char *key;
-		size_t key_len;
-		char *value;
-		size_t value_len;
-	} *v;
-	size_t n;
-};
-
-static void image_args_free(struct image_args *a)
+void packager_args_free(struct image_args *a)
 {
 	for (size_t i = 0; i < a->n; i++)
 		free(a->v[i].value);
@@ -215,8 +201,7 @@ static void image_args_free(struct image_args *a)
 	*a = (struct image_args){ 0 };
 }
 
-/* Keys point into spec, which must outlive a. */
-static int image_args_parse(const char *spec, struct image_args *a)
+int packager_args_parse(const char *spec, struct image_args *a)
 {
 	const char *tok = spec;
 
@@ -261,15 +246,15 @@ static int image_args_parse(const char *spec, struct image_args *a)
 	}
 }
 
-static const struct image_arg *image_arg(const struct image_args *a,
-					 const char *key)
+const struct image_arg *packager_arg(const struct image_args *a,
+				     const char *key)
 {
 	uint32_t b = densemap_find(&a->map, key, strlen(key));
 
 	return b == a->map.nb ? NULL : &a->v[a->map.b[b].value];
 }
 
-static bool is_key(const struct image_arg *arg, const char *key)
+bool packager_is_key(const struct image_arg *arg, const char *key)
 {
 	return arg->key_len == strlen(key) && !memcmp(arg->key, key, arg->key_len);
 }
@@ -294,13 +279,13 @@ static int plan_image(const struct image_args *a, char *path,
 {
 	struct io_in in;
 	struct err e;
-	const struct image_arg *kind = image_arg(a, "kind");
+	const struct image_arg *kind = packager_arg(a, "kind");
 	const char *ext;
 
 	*p = (struct to_package){ .path = path };
 	p->stdin_data.fd = -1;
 	if (io_in_open(&in, path, &e) < 0)
-		return fail("%s", why(&e, path));
+		return packager_fail("%s", packager_why(&e, path));
 	/* Clang names LTO bitcode .o: the magic wins over the extension. */
 	if (magic_is_bitcode(in.data, in.len))
 		p->image_kind = PACKAGE_IMG_BITCODE;
@@ -317,14 +302,14 @@ static int plan_image(const struct image_args *a, char *path,
 	}
 	p->strings = calloc(a->n + 1, sizeof(*p->strings));
 	if (!p->strings)
-		return fail("out of memory");
+		return packager_fail("out of memory");
 	for (uint32_t b = 0; b < a->map.nb; b++) {
 		const struct image_arg *arg;
 
 		if (!a->map.b[b].used)
 			continue;
 		arg = &a->v[a->map.b[b].value];
-		if (is_key(arg, "file") || is_key(arg, "kind"))
+		if (packager_is_key(arg, "file") || packager_is_key(arg, "kind"))
 			continue;
 		p->strings[p->nstrings++] = (struct package_string){
 			arg->key, arg->value, arg->key_len, arg->value_len };
@@ -345,12 +330,12 @@ static int write_image(struct io_out *out, const struct to_package *p)
 	if (p->from_stdin)
 		in = p->stdin_data;
 	else if (io_in_open(&in, p->path, &e) < 0)
-		return fail("%s", why(&e, p->path));
+		return packager_fail("%s", packager_why(&e, p->path));
 	if (package_write_head(&meta, in.len, &head, &head_len, &tail, &e) < 0 ||
 	    io_out_write(out, head, head_len, &e) < 0 ||
 	    io_out_copy(out, &in, 0, in.len, &e) < 0 ||
 	    io_out_zeros(out, tail, &e) < 0)
-		fail("%s", why(&e, out->path));
+		packager_fail("%s", packager_why(&e, out->path));
 	else
 		rc = 0;
 	free(head);
@@ -369,18 +354,18 @@ static int package(const char *output, const struct clopt *images)
 	int rc = 1;
 
 	if (!args)
-		return fail("out of memory");
+		return packager_fail("out of memory");
 	for (size_t i = 0; i < images->nlist; i++) {
 		const struct image_arg *file;
 		const char *name;
 
-		if (image_args_parse(images->list[i], &args[i]) < 0) {
-			fail("out of memory");
+		if (packager_args_parse(images->list[i], &args[i]) < 0) {
+			packager_fail("out of memory");
 			goto out;
 		}
-		file = image_arg(&args[i], "file");
+		file = packager_arg(&args[i], "file");
 		if (!file) {
-			fail("'file' is a required image arguments");
+			packager_fail("'file' is a required image arguments");
 			goto out;
 		}
 		/* file=a,file=b (joined "a,b") is one image per name. */
@@ -399,7 +384,7 @@ static int package(const char *output, const struct clopt *images)
 			}
 			if (!path || ntodo == cap) {
 				free(path);
-				fail("out of memory");
+				packager_fail("out of memory");
 				goto out;
 			}
 			if (plan_image(&args[i], path, &todo[ntodo++]) != 0)
@@ -409,14 +394,14 @@ static int package(const char *output, const struct clopt *images)
 		}
 	}
 	if (io_out_open(&out, output, &e) < 0) {
-		fail("%s", why(&e, output));
+		packager_fail("%s", packager_why(&e, output));
 		goto out;
 	}
 	for (size_t i = 0; i < ntodo; i++)
 		if (write_image(&out, &todo[i]) != 0)
 			goto out;
 	if (io_out_commit(&out, &e) < 0) {
-		fail("%s", why(&e, output));
+		packager_fail("%s", packager_why(&e, output));
 		goto out;
 	}
 	rc = 0;
@@ -430,223 +415,8 @@ out:
 	}
 	free(todo);
 	for (size_t i = 0; i < images->nlist; i++)
-		image_args_free(&args[i]);
+		packager_args_free(&args[i]);
 	free(args);
-	return rc;
-}
-
-/* ---- extraction ---- */
-
-/* The images found in the input, and for each where the bytes it was
- * scanned from start in the input (so its image can be copied from the
- * file rather than through memory). */
-struct found {
-	struct package_list list;
-	uint64_t *base;
-};
-
-static int scan(const char *input, const uint8_t *buf, size_t len,
-		uint64_t base, const char *section,
-		const struct package_limits *lim, struct found *f)
-{
-	size_t first = f->list.n;
-	uint64_t *grown;
-	struct err e;
-
-	if (package_scan(buf, len, lim, &f->list, &e) < 0) {
-		if (package_err_is_llvm(&e))
-			return fail("%s", e.msg);
-		if (section)
-			return fail("'%s': section '%s': %s", input, section,
-				    e.msg);
-		return fail("'%s': %s", input, e.msg);
-	}
-	grown = realloc(f->base, (f->list.n + 1) * sizeof(*grown));
-	if (!grown)
-		return fail("out of memory");
-	f->base = grown;
-	for (size_t i = first; i < f->list.n; i++)
-		f->base[i] = base;
-	return 0;
-}
-
-/* LLVM 22 reads the sections of type SHT_LLVM_OFFLOADING, whatever their
- * name (a .llvm.offloading of another type is not one), in section order;
- * `ld -r` leaves the packages of all its inputs end to end in one. */
-static int scan_elf(const char *input, const struct io_in *in,
-		    const struct package_limits *lim, struct found *f)
-{
-	struct elfscan s;
-	struct err e;
-	int rc = 0;
-
-	if (elfscan_open(&s, in->data, in->len, &e) < 0)
-		return fail("'%s': %s", input, e.msg);
-	for (size_t i = 0; i < s.n && !rc; i++) {
-		const uint8_t *bytes;
-		uint64_t size;
-
-		if (s.sec[i].type != ELFSCAN_SHT_LLVM_OFFLOADING)
-			continue;
-		bytes = elfscan_bytes(&s, in->data, i, &size);
-		rc = scan(input, bytes, (size_t)size, s.sec[i].offset,
-			  s.sec[i].name, lim, f);
-	}
-	elfscan_free(&s);
-	return rc;
-}
-
-static int find_images(const char *input, const struct io_in *in,
-		       const struct package_limits *lim, struct found *f)
-{
-	if (package_is(in->data, in->len))
-		return scan(input, in->data, in->len, 0, NULL, lim, f);
-	if (magic_is_elf_object(in->data, in->len))
-		return scan_elf(input, in, lim, f);
-	if (magic_is_archive(in->data, in->len))
-		return fail("'%s': reading offload binaries from archives is "
-			    "not supported yet", input);
-	if (magic_is_bitcode(in->data, in->len))
-		return fail("'%s': reading offload binaries from LLVM bitcode "
-			    "is not supported", input);
-	if (magic_is_coff_object(in->data, in->len))
-		return fail("'%s': reading offload binaries from COFF objects "
-			    "is not supported", input);
-	/* Anything else holds no offload binary, for LLVM too. */
-	return 0;
-}
-
-/* Every key of the filter must match: "file" is where to write, "kind" the
- * offload kind by name, any other key a string (absent reads as ""). */
-static bool matches(const struct image_args *a, const struct package_image *img)
-{
-	for (size_t i = 0; i < a->n; i++) {
-		const struct image_arg *arg = &a->v[i];
-		const char *v;
-		size_t vlen = 0;
-
-		if (is_key(arg, "file"))
-			continue;
-		if (is_key(arg, "kind")) {
-			if (img->offload_kind !=
-			    package_offload_kind_from_name(arg->value,
-							   arg->value_len))
-				return false;
-			continue;
-		}
-		v = package_get(img, arg->key, arg->key_len, &vlen);
-		if (vlen != arg->value_len || (vlen && memcmp(v, arg->value, vlen)))
-			return false;
-	}
-	return true;
-}
-
-static int extract_to(const char *path, const struct io_in *in,
-		      const struct found *f, size_t i)
-{
-	const struct package_image *img = &f->list.v[i];
-	struct io_out out;
-	struct err e;
-	int rc;
-
-	if (io_out_open(&out, path, &e) < 0)
-		return fail("%s", why(&e, path));
-	if (img->inflated)
-		rc = io_out_write(&out, img->image, (size_t)img->image_size, &e);
-	else
-		rc = io_out_copy(&out, in, f->base[i] + img->image_offset,
-				 img->image_size, &e);
-	if (rc < 0 || io_out_commit(&out, &e) < 0) {
-		io_out_discard(&out);
-		return fail("%s", why(&e, path));
-	}
-	return 0;
-}
-
-/* "<input stem>-<triple>-<arch>.<n>.<kind's extension>", in the current
- * directory, as LLVM 22 names what it extracts. */
-static char *generated_name(const char *input, const struct package_image *img,
-			    size_t n)
-{
-	size_t tlen = 0, alen = 0;
-	const char *triple = package_get(img, "triple", 6, &tlen);
-	const char *arch = package_get(img, "arch", 4, &alen);
-	const char *ext = package_image_kind_ext(img->image_kind);
-	char *base = stem(input), *name;
-	size_t len;
-
-	if (!base)
-		return NULL;
-	len = strlen(base) + tlen + alen + strlen(ext) + 32;
-	name = malloc(len);
-	if (name)
-		snprintf(name, len, "%s-%.*s-%.*s.%zu.%s", base, (int)tlen,
-			 triple ? triple : "", (int)alen, arch ? arch : "", n,
-			 ext);
-	free(base);
-	return name;
-}
-
-static int extract_one(const char *input, const struct io_in *in,
-		       const char *spec, bool archive, const struct found *f)
-{
-	struct image_args a;
-	const struct image_arg *file;
-	size_t *hit = calloc(f->list.n + 1, sizeof(*hit)), nhit = 0;
-	int rc = 0;
-
-	if (!hit || image_args_parse(spec, &a) < 0) {
-		free(hit);
-		return fail("out of memory");
-	}
-	for (size_t i = 0; i < f->list.n; i++)
-		if (matches(&a, &f->list.v[i]))
-			hit[nhit++] = i;
-	file = image_arg(&a, "file");
-	if (!nhit) {
-		/* Nothing to do. */
-	} else if (archive) {
-		rc = file ? fail("'%s': writing archives (--archive) is not "
-				 "supported yet", file->value)
-			  : fail("Image must have a 'file' argument.");
-	} else if (file) {
-		if (nhit > 1)
-			warn(argv0, "Multiple inputs match to a single file, "
-			     "'%s'", file->value);
-		rc = extract_to(file->value, in, f, hit[nhit - 1]);
-	} else {
-		for (size_t k = 0; k < nhit && !rc; k++) {
-			const struct package_image *img = &f->list.v[hit[k]];
-			char *name = generated_name(input, img, k);
-
-			if (!name)
-				rc = fail("out of memory");
-			else
-				rc = extract_to(name, in, f, hit[k]);
-			free(name);
-		}
-	}
-	image_args_free(&a);
-	free(hit);
-	return rc;
-}
-
-static int extract(const char *input, const struct clopt *images, bool archive,
-		   const struct package_limits *lim)
-{
-	struct io_in in;
-	struct found f = { 0 };
-	struct err e;
-	int rc;
-
-	if (io_in_open(&in, input, &e) < 0)
-		return fail("%s", e.msg);
-	rc = find_images(input, &in, lim, &f);
-	for (size_t i = 0; i < images->nlist && !rc; i++)
-		rc = extract_one(input, &in, images->list[i], archive, &f);
-	package_list_free(&f.list);
-	free(f.base);
-	io_in_close(&in);
 	return rc;
 }
 
@@ -661,7 +431,7 @@ static void print_version(void)
 /* LLVM 22 warns when the stem of argv[0] ends with the old name. */
 static bool old_name(const char *path)
 {
-	char *s = stem(path);
+	char *s = packager_stem(path);
 	size_t n = s ? strlen(s) : 0, k = strlen("clang-offload-packager");
 	bool old = n >= k && !strcmp(s + n - k, "clang-offload-packager");
 
@@ -679,7 +449,7 @@ static int limits_from_env(struct package_limits *lim)
 					.max_size = PACKAGE_DEFAULT_MAX_SIZE };
 	if (env_positive_u64("OFFLOAD_PACKAGE_MAX_SIZE", &lim->max_size, &e) < 0 ||
 	    env_positive_u64("OFFLOAD_PACKAGE_MAX_RATIO", &lim->max_ratio, &e) < 0)
-		return fail("%s", e.msg);
+		return packager_fail("%s", e.msg);
 	return 0;
 }
 
@@ -712,8 +482,9 @@ int packager_main(int argc, char **argv)
 	if (res.failed)
 		goto out;
 	if (old_name(argv[0]))
-		warn(NULL, "'clang-offload-packager' is deprecated. Use "
-		     "'llvm-offload-binary' instead.");
+		/* LLVM 22 warns before it knows its own name. */
+		packager_warn_plain("'clang-offload-packager' is deprecated. Use "
+				    "'llvm-offload-binary' instead.");
 	output = o[O_O].s && *o[O_O].s ? o[O_O].s : NULL;
 	input = o[O_INPUT].s && *o[O_INPUT].s ? o[O_INPUT].s : NULL;
 	if (o[O_H].b || (!output && !input)) {
@@ -722,18 +493,18 @@ int packager_main(int argc, char **argv)
 		goto out;
 	}
 	if (output && input)
-		rc = fail("Packaging to an output file and extracting from an "
+		rc = packager_fail("Packaging to an output file and extracting from an "
 			  "input file are mutually exclusive.");
 	else if (limits_from_env(&lim) != 0)
 		rc = 1;
 	else if (output)
 		rc = package(output, &o[O_IMAGE]);
 	else
-		rc = extract(input, &o[O_IMAGE], o[O_ARCHIVE].b, &lim);
+		rc = packager_extract(input, &o[O_IMAGE], o[O_ARCHIVE].b, &lim);
 out:
 	fflush(stdout);
 	if (ferror(stdout) && !rc)
-		rc = fail("error writing to standard output");
+		rc = packager_fail("error writing to standard output");
 	clopt_free(o, O_COUNT);
 	clopt_result_free(&res);
 	return rc;

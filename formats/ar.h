@@ -162,7 +162,10 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
  * symbols of its IR symbol table; an ELF file those of its symbol table
  * (core/elfscan.h); other bytes are not symbolic.  Objects LLVM would read
  * in other formats (COFF, Mach-O, Wasm, XCOFF, GOFF, DXContainer) are
- * refused rather than listed wrongly. */
+ * refused rather than listed wrongly.  -1 for a member that is damaged;
+ * AR_SYMBOLS_UNSUPPORTED for bitcode LLVM would read but this reader
+ * cannot list (no IR symbol table: see bitcode.h). */
+enum { AR_SYMBOLS_UNSUPPORTED = -2 };
 struct ar_symlist {
 	char *syms;		/* names, each followed by a NUL */
 	size_t len, n, cap;

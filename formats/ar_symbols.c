@@ -133,6 +133,9 @@ coff:
 	return OTHER_OBJECT;
 }
 
+_Static_assert((int)AR_SYMBOLS_UNSUPPORTED == (int)BITCODE_UNSUPPORTED,
+	       "ar_member_symbols passes bitcode's failure on");
+
 struct collect {
 	struct ar_symlist *l;
 	bool out_of_memory;
@@ -193,7 +196,7 @@ int ar_member_symbols(const uint8_t *buf, size_t len, struct ar_symlist *l,
 		if (c.out_of_memory)
 			err_set(e, "out of memory");
 		ar_symlist_free(l);
-		return -1;
+		return rc == AR_SYMBOLS_UNSUPPORTED ? rc : -1;
 	}
 	l->symbolic = true;
 	return 0;

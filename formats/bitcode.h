@@ -13,6 +13,12 @@
 /* "BC" 0xC0DE, or the 0x0B17C0DE wrapper (LLVM's identify_magic). */
 bool bitcode_is_bitcode(const uint8_t *buf, size_t len);
 
+/* The bitstream of a bitcode file, inside its wrapper if it has one,
+ * positioned after the magic (LLVM's messages for what is not bitcode). */
+struct bitstream;
+int bitcode_open_stream(const uint8_t *buf, size_t len, struct bitstream *b,
+			struct err *e);
+
 /* irsymtab::storage::Symbol::FlagBits. */
 enum bitcode_sym_flag {
 	BITCODE_SYM_VISIBILITY = 3,	/* two bits: default, hidden, protected */
@@ -44,6 +50,8 @@ struct bitcode_symtab {
 	size_t producer_len, triple_len, source_len;
 };
 
+enum { BITCODE_UNSUPPORTED = -2 };
+
 struct bitcode_symbol {
 	const char *name;	/* as the linker sees it (mangled) */
 	size_t name_len;
@@ -53,11 +61,12 @@ struct bitcode_symbol {
 	uint32_t flags;		/* enum bitcode_sym_flag */
 };
 
-/* Find and check the symbol table.  Fails with a message for what is not
- * bitcode or is damaged (LLVM's own words where it has them), for bitcode
- * without a symbol table or whose table does not cover every module (LLVM
- * would rebuild it from the IR, which this reader cannot), and for a
- * symbol table format newer than version 4.  A file with no modules has an
+/* Find and check the symbol table.  Fails with a message (-1) for what is
+ * not bitcode or is damaged (LLVM's own words where it has them), and
+ * with BITCODE_UNSUPPORTED for bitcode without a symbol table or whose
+ * table does not cover every module (LLVM would rebuild it from the IR,
+ * which this reader cannot), and for a symbol table format newer than
+ * version 4.  A file with no modules has an
  * empty table (nsyms 0, symtab NULL). */
 int bitcode_symtab_open(struct bitcode_symtab *t, const uint8_t *buf,
 			size_t len, struct err *e);
@@ -76,11 +85,24 @@ int bitcode_symbol(const struct bitcode_symtab *t, uint32_t i,
  * file was written, so for files LLVM 22 wrote the lists agree.  Symbols
  * of module-level inline asm (an empty ir_name) are listed, as llvm-ar
  * lists them; LLVM 22's clang-offload-bundler crashes on such a member
- * (it registers no asm parser). */
+ * (it registers no asm parser).  -1 or BITCODE_UNSUPPORTED as
+ * bitcode_symtab_open fails. */
 int bitcode_archive_symbols(const uint8_t *buf, size_t len,
 			    int (*each)(void *ctx, const char *name,
 					size_t len),
 			    void *ctx, struct err *e);
+
+/* The offload data a module embeds for llvm-offload-binary and the
+ * linker wrapper (clang -flto puts each in @llvm.embedded.object), as LLVM
+ * 22's extractFromBitcode finds them: every node of the named metadata
+ * !llvm.embedded.objects whose second operand is the string
+ * ".llvm.offloading" names a global variable; its initializer's bytes, if
+ * it is an array of data, are given to each, in a malloc'd buffer that
+ * each then owns.  each returns 0 to go on; anything else stops and is
+ * returned.  -1 with e filled for what is not (sound) bitcode. */
+int bitcode_embedded_objects(const uint8_t *buf, size_t len,
+			     int (*each)(void *ctx, uint8_t *data, size_t len),
+			     void *ctx, struct err *e);
 
 /* Open and read every symbol: 0 for a sound file.  For fuzzing. */
 int bitcode_validate(const uint8_t *buf, size_t len, struct err *e);

@@ -13,6 +13,14 @@ to file=, from the file or from stdin.  Both tools must give the same exit
 status, stdout, stderr and files.  Where LLVM dies by a signal we must fail
 cleanly instead: exit 1, one "error:" line.
 
+Then archives: real OpenMP objects compiled once by clang-22 (two sources,
+a -flto one, an `ld -r` merge of the first two), copied under random
+names (short, 16 characters and longer), and packages from random --image
+lists, put into archives by llvm-ar (in random order, some twice, some
+thin, some inside another archive) and extracted with random filters, to
+generated names, to file=, and with --archive: the same messages, status
+and files, archives byte for byte.
+
 Then every file of the damaged corpus (test/files/bad/package-*) goes to
 both: where LLVM 22 rejects a version-1 binary itself we must print the
 same; where it crashes, reads on, or fails otherwise (its ELF parser's
@@ -23,8 +31,10 @@ import argparse
 import glob
 import os
 import random
+import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -163,6 +173,109 @@ def make_case(rng):
     return files, script
 
 
+SOURCES = {
+    "om.c": "int main(void){int x=0;\n#pragma omp target map(tofrom:x)\n"
+            "x=42;\nreturn x!=42;}\n",
+    "om2.c": "int f(int*p,int n){\n#pragma omp target teams distribute "
+             "parallel for map(tofrom:p[0:n])\nfor(int i=0;i<n;i++)p[i]*=2;"
+             "\nreturn 0;}\n",
+}
+OBJECT_FILTERS = ["triple=amdgcn-amd-amdhsa", "triple=nvptx64-nvidia-cuda",
+                  "arch=gfx90a", "arch=sm_90", "kind=openmp", "kind=cuda",
+                  "arch=", "triple="]
+
+
+BAD_BITCODE = re.compile(r"(?m)^(warning: '[^']*': ).*$")
+
+
+def compile_objects(llvm):
+    """The OpenMP objects every archive case draws from, or None when
+    clang-22 or ld is missing."""
+    clang = os.path.join(llvm, "clang")
+    if not os.path.exists(clang) or not shutil.which("ld"):
+        return None
+    d = tempfile.mkdtemp(prefix="offload-pdiff-objs-")
+    try:
+        for name, text in SOURCES.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        omp = [clang, "-fopenmp", "--offload-arch=gfx90a,sm_90", "-nogpulib",
+               "-c"]
+        for cmd in (omp + ["om.c", "-o", "om.o"], omp + ["om2.c", "-o", "om2.o"],
+                    omp + ["-flto", "om2.c", "-o", "lto.o"],
+                    ["ld", "-r", "om.o", "om2.o", "-o", "merged.o"]):
+            subprocess.run(cmd, cwd=d, check=True, capture_output=True)
+        objs = {}
+        for name in ("om.o", "om2.o", "lto.o", "merged.o"):
+            with open(os.path.join(d, name), "rb") as f:
+                objs[name] = f.read()
+        return objs
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def member_name(rng, base):
+    stem, ext = base.rsplit(".", 1)
+    return rng.choice([base, stem + "_member_name." + ext,
+                       "a_really_long_member_name_%d.%s" % (
+                           rng.randrange(100), ext), stem[:1] + "." + ext])
+
+
+def make_archive_case(rng, objs, llvm):
+    """Objects and packages in archives, then extractions from them."""
+    files = make_files(rng)
+    names = sorted(files)
+    cmds, images = [], []
+    for p in range(rng.randint(0, 2)):
+        imgs = [random_image(rng, names) for _ in range(rng.randint(1, 3))]
+        images += imgs
+        cmds.append("%s -o p%d.bin %s" % (TOOL, p, " ".join(
+            shlex.quote("--image=" + i) for i in imgs)))
+    members = []
+    for _ in range(rng.randint(1, 5)):
+        base = rng.choice(sorted(objs) + ["p0.bin", "p1.bin"])
+        if base.startswith("p") and not any(c.startswith(
+                "%s -o %s " % (TOOL, base)) for c in cmds):
+            continue
+        name = member_name(rng, base)
+        if name not in files and name != base:
+            cmds.append("cp %s %s" % (base, name))
+        members.append(name)
+    if not members:
+        members.append("om.o")
+    ar = os.path.join(llvm, "llvm-ar")
+    thin = rng.random() < 0.2
+    cmds.append("%s cr%s lib.a %s" % (ar, "T" if thin else "",
+                                       " ".join(members)))
+    target = "lib.a"
+    if rng.random() < 0.2:
+        cmds.append("%s cr outer.a %s lib.a" % (ar, rng.choice(sorted(objs))))
+        target = "outer.a"
+    pool = OBJECT_FILTERS + [t for i in images for t in i.split(",")
+                             if t and not t.startswith("file")]
+    for n in range(rng.randint(1, 3)):
+        filters = []
+        archive = rng.random() < 0.4
+        for k in range(rng.randint(1, 3)):
+            toks = [rng.choice(pool) for _ in range(rng.choice([0, 1, 1, 2]))]
+            if archive and rng.random() < 0.95:
+                toks.append("file=o%d%d.a" % (n, k))
+            elif rng.random() < 0.25:
+                toks.append("file=o%d%d.o" % (n, k))
+            filters.append(",".join(toks))
+        cmds.append("mkdir -p x%d && cd x%d && %s ../%s %s%s; echo \"rc:$?\"; "
+                    "cd .." % (n, n, TOOL, target, " ".join(
+                        shlex.quote("--image=" + f) for f in filters),
+                        " --archive" if archive else ""))
+    script = "\n".join(c if "rc:" in c else c + '; echo "rc:$?"'
+                       for c in cmds)
+    script += "\nfor d in x*; do [ -d \"$d\" ] && for f in $(ls -A \"$d\"); " \
+              "do mv \"$d/$f\" \"$d.$f\"; done; done; rmdir x* 2>/dev/null; true"
+    return dict(files, **objs), script
+
+
 def run(tooldir, files, script):
     d = tempfile.mkdtemp(prefix="offload-pdiff-")
     try:
@@ -223,6 +336,7 @@ def corpus(llvm, ours):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", type=int, default=70)
+    ap.add_argument("--archive-cases", type=int, default=30)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--llvm", default="/usr/lib/llvm-22/bin")
     ap.add_argument("--ours", default=os.path.join(HERE, "..", "build", "bin"))
@@ -254,6 +368,25 @@ def main():
             continue
         failed += 1
         print("FAIL (seed %d, case %d):\n%s" % (seed, n, script))
+        for line in __import__("difflib").unified_diff(
+                want.split("\n"), got.split("\n"), "llvm-22", "offload",
+                lineterm="", n=1):
+            print("    " + line)
+    objs = compile_objects(args.llvm) if args.archive_cases else None
+    if args.archive_cases and objs is None:
+        print("SKIP: clang-22 or ld missing: no archive cases")
+    for n in range(args.archive_cases if objs else 0):
+        files, script = make_archive_case(rng, objs, args.llvm)
+        # Images that start like bitcode but are not are stored without
+        # symbols with a warning that names the member, in the words of
+        # each tool's bitcode reader.
+        want = BAD_BITCODE.sub(r"\1...", run(args.llvm, files, script))
+        got = BAD_BITCODE.sub(r"\1...", run(args.ours, files, script))
+        if want == got and not crashed(want):
+            passed += 1
+            continue
+        failed += 1
+        print("FAIL (seed %d, archive case %d):\n%s" % (seed, n, script))
         for line in __import__("difflib").unified_diff(
                 want.split("\n"), got.split("\n"), "llvm-22", "offload",
                 lineterm="", n=1):

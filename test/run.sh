@@ -7,6 +7,8 @@
 #   AR_DIFF_CASES=N  random archive differential cases (default 100)
 #   PACKAGER_DIFF_CASES=N  random packager cases (default 70, three
 #                    --image lists each)
+#   PACKAGER_ARCHIVE_CASES=N  random archive cases of the packager
+#                    (default 30, from objects clang-22 compiles)
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 passed=0 failed=0
@@ -54,7 +56,8 @@ suite ar sh test/ar.test
 suite archive sh test/archive.test
 suite unpack-archive sh test/unpack-archive.test
 suite ar-diff python3 test/ar_differential.py --cases "${AR_DIFF_CASES:-100}"
-suite packdiff python3 test/packager_diff.py --cases "${PACKAGER_DIFF_CASES:-70}"
+suite packdiff python3 test/packager_diff.py --cases "${PACKAGER_DIFF_CASES:-70}" \
+	--archive-cases "${PACKAGER_ARCHIVE_CASES:-30}"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

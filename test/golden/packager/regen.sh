@@ -19,4 +19,11 @@ for h in help help-hidden help-list help-list-hidden; do
 	"$llvm/llvm-offload-binary" --$h > "$here/$h.txt"
 done
 "$llvm/clang-offload-packager" --help > "$here/help-packager.txt"
+# Extraction from archives (archives.sh): what LLVM 22 writes and says.
+. "$here/archives.sh"
+archive_inputs "$llvm/llvm-offload-binary" "$here"
+archive_cases | while IFS='|' read -r name cmd; do
+	archive_record "$name" "$llvm/llvm-offload-binary" "$cmd" \
+		> "$here/arch-$name.txt"
+done
 echo "regen: wrote $here"
