@@ -1,7 +1,6 @@
 /* ccob: compress files into compressed offload bundles (CCOB), decompress
  * them, or describe them, with the options zstd and gzip users know. */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "applets.h"
+#include "messages.h"
 #include "write_ccob.h"
 #include "../core/env.h"
 
@@ -51,32 +51,9 @@ struct options {
 	struct ccob_limits limits;
 };
 
-static int fail(const char *what, const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(const char *what, const char *file, const char *fmt, ...)
-{
-	va_list ap;
+#define fail(what, file, ...) applet_fail("ccob", what, file, __VA_ARGS__)
 
-	fprintf(stderr, "offload ccob: error: %s '%s': ", what, file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("offload ccob: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'offload ccob --help'.\n", stderr);
-	return 2;
-}
+#define usage_error(...) applet_usage_error("ccob", __VA_ARGS__)
 
 /* ---- progress, on a terminal only, a few updates a second ---- */
 

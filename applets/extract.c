@@ -3,13 +3,13 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "applets.h"
+#include "messages.h"
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../core/target.h"
@@ -48,33 +48,9 @@ struct options {
 	struct inspect_opts walk;
 };
 
-static int fail(const char *what, const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(const char *what, const char *file, const char *fmt, ...)
-{
-	va_list ap;
+#define fail(what, file, ...) applet_fail("extract", what, file, __VA_ARGS__)
 
-	fflush(stdout);
-	fprintf(stderr, "offload extract: error: %s '%s': ", what, file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("offload extract: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'offload extract --help'.\n", stderr);
-	return 2;
-}
+#define usage_error(...) applet_usage_error("extract", __VA_ARGS__)
 
 static const char *why(const struct err *e)
 {

@@ -1,12 +1,12 @@
 /* ls: list the device code in build artefacts, as a tree, from headers. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "applets.h"
+#include "messages.h"
 #include "ls.h"
 #include "../core/env.h"
 #include "../core/io.h"
@@ -30,33 +30,9 @@ static const char usage[] =
 
 enum format { TEXT, JSON, ROC_OBJ };
 
-static int fail(const char *what, const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(const char *what, const char *file, const char *fmt, ...)
-{
-	va_list ap;
+#define fail(what, file, ...) applet_fail("ls", what, file, __VA_ARGS__)
 
-	fflush(stdout);
-	fprintf(stderr, "offload ls: error: %s '%s': ", what, file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("offload ls: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'offload ls --help'.\n", stderr);
-	return 2;
-}
+#define usage_error(...) applet_usage_error("ls", __VA_ARGS__)
 
 /* ---- collecting the tree ---- */
 

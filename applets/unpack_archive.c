@@ -4,13 +4,13 @@
  * command line that needs no knowledge of the bundler's. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "applets.h"
+#include "messages.h"
 #include "../core/io.h"
 #include "../core/target.h"
 #include "../formats/devarchive.h"
@@ -42,32 +42,9 @@ struct options {
 	struct ccob_limits limits;
 };
 
-static int fail(const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int fail(const char *file, const char *fmt, ...)
-{
-	va_list ap;
+#define fail(file, ...) applet_fail("unpack-archive", NULL, file, __VA_ARGS__)
 
-	fprintf(stderr, "offload unpack-archive: error: '%s': ", file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("offload unpack-archive: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'offload unpack-archive --help'.\n", stderr);
-	return 2;
-}
+#define usage_error(...) applet_usage_error("unpack-archive", __VA_ARGS__)
 
 /* The targets an archive holds: standardised IDs in order of first
  * appearance, each with how many code objects it has. */
