@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "applets.h"
+#include "llvmtool.h"
 #include "bundler.h"
 #include "../core/clopt.h"
 #include "../core/env.h"
@@ -26,13 +27,7 @@ static const char overview[] =
 
 /* One line of --help each; `show` says in which of LLVM's four help listings
  * the line appears (categorised or flat list, plain or hidden). */
-enum { H = 1, HH = 2, L = 4, LH = 8, ALL = H | HH | L | LH };
-
-static const struct help_line {
-	const char *text;
-	int generic;
-	int show;
-} help_lines[] = {
+static const struct help_line help_lines[] = {
 	{ "  --###                   - Print any external commands that are to be executed instead of actually executing them - for testing purposes.\n", 0, ALL },
 	{ "  --allow-missing-bundles - Create empty files if bundles are missing when unbundling.\n", 0, ALL },
 	{ "  --bundle-align=<uint>   - Alignment of bundle for binary files\n", 0, ALL },
@@ -76,20 +71,7 @@ static void print_help(int which)
 	size_t n = sizeof(help_lines) / sizeof(help_lines[0]);
 
 	fputs(overview, stdout);
-	if (which & (L | LH)) {
-		for (size_t i = 0; i < n; i++)
-			if (help_lines[i].show & which)
-				fputs(help_lines[i].text, stdout);
-		return;
-	}
-	fputs("\nGeneric Options:\n\n", stdout);
-	for (size_t i = 0; i < n; i++)
-		if (help_lines[i].generic && (help_lines[i].show & which))
-			fputs(help_lines[i].text, stdout);
-	fputs("\nclang-offload-bundler options:\n\n", stdout);
-	for (size_t i = 0; i < n; i++)
-		if (!help_lines[i].generic && (help_lines[i].show & which))
-			fputs(help_lines[i].text, stdout);
+	llvm_print_help(help_lines, n, which, "clang-offload-bundler");
 }
 
 /* The options, in the order LLVM's option map iterates them: that order
@@ -154,16 +136,9 @@ static void init_options(struct clopt *o)
 static const char *argv0;
 static int color = -1;	/* --color's value; -1: when stderr is a terminal */
 
-/* LLVM's WithColor: the space after "error:" is inside the colour. */
-static void report(const char *kind, const char *code, const char *fmt,
-		   va_list ap)
+static void report(const char *kind, const char *fmt, va_list ap)
 {
-	bool on = color < 0 ? isatty(2) : color;
-
-	fprintf(stderr, "%s: %s%s: %s", argv0, on ? code : "", kind,
-		on ? "\033[0m" : "");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	llvm_report(argv0, kind, color < 0 ? isatty(2) : color, fmt, ap);
 }
 
 int bundler_fail(const char *fmt, ...)
@@ -171,7 +146,7 @@ int bundler_fail(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("error", "\033[0;1;31m", fmt, ap);
+	report("error", fmt, ap);
 	va_end(ap);
 	return 1;
 }
@@ -182,7 +157,7 @@ static void warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("warning", "\033[0;1;35m", fmt, ap);
+	report("warning", fmt, ap);
 	va_end(ap);
 }
 

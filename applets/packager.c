@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "applets.h"
+#include "llvmtool.h"
 #include "packager.h"
 #include "../core/env.h"
 #include "../core/io.h"
@@ -24,13 +25,7 @@ static const char overview[] =
 
 /* One line of --help each; `show` says in which of LLVM's four help listings
  * the line appears (categorised or flat list, plain or hidden). */
-enum { H = 1, HH = 2, L = 4, LH = 8, ALL = H | HH | L | LH };
-
-static const struct help_line {
-	const char *text;
-	int generic;
-	int show;
-} help_lines[] = {
+static const struct help_line help_lines[] = {
 	{ "  --archive                   - Write extracted files to a static archive\n", 0, ALL },
 	{ "  --help                      - Display available options (--help-hidden for more)\n", 1, ALL },
 	{ "  --help-hidden               - Display all available options\n", 1, HH | LH },
@@ -48,20 +43,7 @@ static void print_help(const char *prog, int which)
 	size_t n = sizeof(help_lines) / sizeof(help_lines[0]);
 
 	printf(overview, prog);
-	if (which & (L | LH)) {
-		for (size_t i = 0; i < n; i++)
-			if (help_lines[i].show & which)
-				fputs(help_lines[i].text, stdout);
-		return;
-	}
-	fputs("\nGeneric Options:\n\n", stdout);
-	for (size_t i = 0; i < n; i++)
-		if (help_lines[i].generic && (help_lines[i].show & which))
-			fputs(help_lines[i].text, stdout);
-	fputs("\nllvm-offload-binary options:\n\n", stdout);
-	for (size_t i = 0; i < n; i++)
-		if (!help_lines[i].generic && (help_lines[i].show & which))
-			fputs(help_lines[i].text, stdout);
+	llvm_print_help(help_lines, n, which, "llvm-offload-binary");
 }
 
 /* The options in the order LLVM 22's option map iterates them, which breaks
@@ -111,25 +93,12 @@ static void init_options(struct clopt *o)
 static const char *argv0;
 static bool color;
 
-/* LLVM's WithColor: "<prefix>: " (when there is one), then "<kind>: " in
- * color when standard error is a terminal or --color says so. */
-static void report(const char *prefix, const char *kind, const char *code,
-		   const char *fmt, va_list ap)
-{
-	if (prefix)
-		fprintf(stderr, "%s: ", prefix);
-	fprintf(stderr, "%s%s: %s", color ? code : "", kind,
-		color ? "\033[0m" : "");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
 int packager_fail(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	report(argv0, "error", "\033[0;1;31m", fmt, ap);
+	llvm_report(argv0, "error", color, fmt, ap);
 	va_end(ap);
 	return 1;
 }
@@ -139,7 +108,7 @@ void packager_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report(argv0, "warning", "\033[0;1;35m", fmt, ap);
+	llvm_report(argv0, "warning", color, fmt, ap);
 	va_end(ap);
 }
 
@@ -148,7 +117,7 @@ void packager_warn_plain(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report(NULL, "warning", "\033[0;1;35m", fmt, ap);
+	llvm_report(NULL, "warning", color, fmt, ap);
 	va_end(ap);
 }
 
