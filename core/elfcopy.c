@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "elfcopy.h"
+#include "bytes.h"
 #include "elfscan.h"
 #include "strtab.h"
 
@@ -43,21 +44,6 @@ struct copy {
 	size_t n;
 	size_t symtab;		/* old index, or 0 */
 };
-
-static uint64_t get(const uint8_t *p, int bytes, bool be)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < bytes; i++)
-		v |= (uint64_t)p[be ? bytes - 1 - i : i] << (8 * i);
-	return v;
-}
-
-static void put(uint8_t *p, int bytes, uint64_t v, bool be)
-{
-	for (int i = 0; i < bytes; i++)
-		p[be ? bytes - 1 - i : i] = (uint8_t)(v >> (8 * i));
-}
 
 static const char *sec_name(const struct copy *c, size_t i)
 {
@@ -176,7 +162,7 @@ static int plan_strings(struct copy *c, const struct elfcopy_add *add,
 		count = sym->size / entsize;
 		for (size_t k = 0; k < count; k++) {
 			const uint8_t *p = c->buf + sym->offset + k * entsize;
-			uint64_t off = get(p, 4, c->s.big_endian);
+			uint64_t off = get_endian(p, 4, c->s.big_endian);
 			const char *name;
 			size_t name_len;
 
@@ -220,11 +206,11 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 		return err_set(e, "out of memory");
 	for (size_t k = 0; k < count; k++, p += entsize) {
 		size_t name_len;
-		const char *name = string_in(c, sym->link, get(p, 4, be),
+		const char *name = string_in(c, sym->link, get_endian(p, 4, be),
 					     &name_len);
-		uint64_t shndx = get(p + shndx_at, 2, be);
+		uint64_t shndx = get_endian(p + shndx_at, 2, be);
 
-		put(p, 4, strtab_offset(&c->tabs[sym->link], name, name_len),
+		put_endian(p, 4, strtab_offset(&c->tabs[sym->link], name, name_len),
 		    be);
 		if (GELF_ST_BIND(p[info_at]) == STB_LOCAL)
 			last_local = (uint32_t)k;
@@ -242,7 +228,7 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 			return err_set(e, "cannot remove section '%s': symbol "
 				       "%zu is defined in it", sec_name(c, shndx),
 				       k);
-		put(p + shndx_at, 2, c->new_index[shndx], be);
+		put_endian(p + shndx_at, 2, c->new_index[shndx], be);
 	}
 	*info = last_local + 1;
 	return 0;
@@ -262,7 +248,7 @@ static int rewrite_group(struct copy *c, size_t i, struct err *e)
 	/* Linkers deduplicate COMDAT groups by signature name; llvm-objcopy
 	 * drops GRP_COMDAT when the signature is a local symbol, taking the
 	 * group to be meant local. */
-	if (g->size >= 4 && (get(p, 4, c->s.big_endian) & GRP_COMDAT) &&
+	if (g->size >= 4 && (get_endian(p, 4, c->s.big_endian) & GRP_COMDAT) &&
 	    c->symtab && g->link == c->symtab) {
 		const struct elfscan_section *sym = &c->s.sec[c->symtab];
 		size_t entsize = c->s.is64 ? 24 : 16;
@@ -270,15 +256,15 @@ static int rewrite_group(struct copy *c, size_t i, struct err *e)
 		if (g->info < sym->size / entsize &&
 		    GELF_ST_BIND(c->buf[sym->offset + g->info * entsize +
 					(c->s.is64 ? 4 : 12)]) == STB_LOCAL)
-			put(p, 4, get(p, 4, c->s.big_endian) & ~(uint64_t)GRP_COMDAT,
+			put_endian(p, 4, get_endian(p, 4, c->s.big_endian) & ~(uint64_t)GRP_COMDAT,
 			    c->s.big_endian);
 	}
 	for (uint64_t k = 4; k < g->size; k += 4) {
-		uint64_t member = get(p + k, 4, c->s.big_endian);
+		uint64_t member = get_endian(p + k, 4, c->s.big_endian);
 
 		if (check_ref(c, i, member, "member", e) < 0)
 			return -1;
-		put(p + k, 4, c->new_index[member], c->s.big_endian);
+		put_endian(p + k, 4, c->new_index[member], c->s.big_endian);
 	}
 	return 0;
 }

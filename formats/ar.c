@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ar.h"
+#include "../core/bytes.h"
 
 enum {
 	NAME_AT = 0, NAME_LEN = 16,
@@ -529,15 +530,6 @@ static uint64_t get_be(const uint8_t *p, unsigned n)
 	uint64_t v = 0;
 
 	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = n; i-- > 0;)
 		v = v << 8 | p[i];
 	return v;
 }

@@ -3,20 +3,12 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "../core/bytes.h"
 
 static void put_u64(uint8_t *p, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 int bundle_plan_binary(const char *const *ids, const uint64_t *sizes, size_t n,
@@ -112,7 +104,7 @@ int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
 	r->len = len;
 	if (!bundle_is_binary(buf, len) || len < pos)
 		return 0;
-	count = get_u64(buf + BUNDLE_MAGIC_LEN);
+	count = get_le(buf + BUNDLE_MAGIC_LEN, 8);
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t off, size, id_len;
 		const char *why = NULL;
@@ -120,9 +112,9 @@ int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
 		if (len - pos < 24) {
 			why = "is cut short";
 		} else {
-			off = get_u64(buf + pos);
-			size = get_u64(buf + pos + 8);
-			id_len = get_u64(buf + pos + 16);
+			off = get_le(buf + pos, 8);
+			size = get_le(buf + pos + 8, 8);
+			id_len = get_le(buf + pos + 16, 8);
 			if (id_len > len - pos - 24)
 				why = "has an ID that runs past the end of the file";
 			else if (!off)

@@ -13,21 +13,7 @@
 #include <zstd_errors.h>
 
 #include "ccob.h"
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
+#include "../core/bytes.h"
 
 size_t ccob_header_size(unsigned version)
 {

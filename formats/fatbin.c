@@ -8,15 +8,7 @@
 #include "fatbin.h"
 #include "nvfatbin.h"
 #include "package.h"
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
+#include "../core/bytes.h"
 
 int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 			  struct fatbin_entry **ents, size_t *n,

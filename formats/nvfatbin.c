@@ -4,15 +4,7 @@
 #include <zstd.h>
 
 #include "nvfatbin.h"
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
+#include "../core/bytes.h"
 
 bool nvfatbin_is(const uint8_t *buf, size_t len)
 {

@@ -14,6 +14,7 @@
 
 #include "package.h"
 #include "../core/strtab.h"
+#include "../core/bytes.h"
 
 static const uint8_t magic[4] = { 0x10, 0xff, 0x10, 0xad };
 
@@ -22,21 +23,6 @@ enum {
 	V3_HEADER = 40,
 	V2_RECORD = 24,
 };
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static uint64_t align8(uint64_t v)
 {
