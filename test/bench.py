@@ -4,10 +4,12 @@
   bench.py [--mb N] [--runs N]
 
 Makes its inputs in a temporary directory it removes (two inputs of N MB
-each, default 500: half incompressible, half like real code), runs each job
-with both tools (and cat/cp/zstd as the floor), and prints wall time, CPU
-time and peak RSS with the ratio ours/LLVM.  Each figure is the best of
---runs runs (default 3).
+each, default 500: half incompressible, half like real code, and a shared
+library whose .hip_fatbin holds 80 bundles), runs each job with both tools
+(and cat/cp/zstd as the floor), and prints wall time, CPU time and peak RSS
+with the ratio ours/LLVM.  Each figure is the best of --runs runs (default
+3).  LLVM has no ls or extract: llvm-objdump --offloading, which lists and
+writes out every code object of the library, stands in for both.
 """
 import argparse
 import os
@@ -24,6 +26,14 @@ OURS = os.path.join(BIN, "clang-offload-bundler")
 LLVM = "/usr/lib/llvm-22/bin/clang-offload-bundler"
 OURS_PKG = os.path.join(BIN, "llvm-offload-binary")
 LLVM_PKG = "/usr/lib/llvm-22/bin/llvm-offload-binary"
+OURS_LS = os.path.join(BIN, "offload") + " ls"
+OURS_EXTRACT = os.path.join(BIN, "offload") + " extract"
+# LLVM has no ls: llvm-objdump --offloading lists (and writes out) the
+# code objects of a .hip_fatbin, the nearest thing it does.
+LLVM_OBJDUMP = "/usr/lib/llvm-22/bin/llvm-objdump --offloading"
+LLVM_OBJCOPY = "/usr/lib/llvm-22/bin/llvm-objcopy"
+# A linked HIP library holds one bundle per translation unit.
+FATBIN_BUNDLES = 80
 HOST_OBJECT = os.path.join(HERE, "objects", "fixtures",
                            "clang-x86_64-linux-gnu.o")
 # Startup is too short to time one run against the shell's own start: the
@@ -79,6 +89,29 @@ def make_inputs(d, mb):
             written += len(chunk)
     open(os.path.join(d, "host"), "wb").close()
     shutil.copy(HOST_OBJECT, os.path.join(d, "host.o"))
+    make_library(d, size)
+
+
+def make_library(d, size):
+    """lib.so: a shared library whose .hip_fatbin holds FATBIN_BUNDLES
+    bundles at 4096 alignment (two GPU targets each), size bytes in all, as
+    a large HIP library does."""
+    each = max(4096, size // FATBIN_BUNDLES // 2)
+    with open(os.path.join(d, "random.bin"), "rb") as src:
+        for k in range(2):
+            with open(os.path.join(d, "dev%d" % k), "wb") as f:
+                f.write(src.read(each))
+    subprocess.run([OURS, "-type=o", "-bundle-align=4096", "-targets=" +
+                    TARGETS, "-input=/dev/null", "-input=dev0",
+                    "-input=dev1", "-output=one.hipfb"], cwd=d, check=True)
+    one = open(os.path.join(d, "one.hipfb"), "rb").read()
+    one += b"\0" * (-len(one) % 4096)
+    with open(os.path.join(d, "fatbin"), "wb") as f:
+        for _ in range(FATBIN_BUNDLES):
+            f.write(one)
+    subprocess.run([LLVM_OBJCOPY, "--add-section", ".hip_fatbin=fatbin",
+                    "--set-section-flags", ".hip_fatbin=alloc,readonly",
+                    "/bin/true", "lib.so"], cwd=d, check=True)
     with open(os.path.join(d, "tiny"), "wb") as f:
         f.write(b"device code\n")
 
@@ -129,6 +162,11 @@ def main():
              "cp random.bin cp4.out", args.runs),
             ("extract %d MB image" % args.mb, "{P} p.{N} --image=file=x.{N},"
              "arch=gfx90a", "cp random.bin cp5.out", args.runs),
+            ("ls library (%d bundles)" % FATBIN_BUNDLES, "{L} lib.so",
+             None, args.runs),
+            ("extract gfx90a from it",
+             "mkdir -p ex.{N} && {X} -t gfx90a -o ex.{N} lib.so",
+             "cp fatbin cp6.out", args.runs),
         ]
         print("%-22s %10s %10s %9s | %10s %10s %9s | %7s %7s | %s" % (
             "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s", "RSS MB",
@@ -136,10 +174,13 @@ def main():
         for job in jobs:
             name, cmd, floor, runs = job[:4]
             repeat = job[4] if len(job) > 4 else 1
-            ours = measure(cmd.format(B=OURS, P=OURS_PKG, N="ours"), d, runs,
+            ours = measure(cmd.format(B=OURS, P=OURS_PKG, L=OURS_LS,
+                                      X=OURS_EXTRACT, N="ours"), d, runs,
                            repeat)
-            theirs = measure(cmd.format(B=LLVM, P=LLVM_PKG, N="llvm"), d,
-                             runs, repeat)
+            theirs = measure(cmd.format(B=LLVM, P=LLVM_PKG, L=LLVM_OBJDUMP,
+                                        X="mkdir -p ex.llvm && cd ex.llvm && "
+                                        + LLVM_OBJDUMP + " ../lib.so #",
+                                        N="llvm"), d, runs, repeat)
             fl = "%.3f" % measure(floor, d, 1)[0] if floor else "-"
             print("%-22s %10.4f %10.4f %9.1f | %10.4f %10.4f %9.1f | %7.2f "
                   "%7.2f | %s" % (name, ours[0], ours[1], ours[2], theirs[0],
