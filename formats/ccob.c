@@ -542,7 +542,12 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 
 		if (!dc)
 			return err_set(e, "zstd: out of memory");
-		ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+		/* Streaming into a small buffer, zstd allocates the window the
+		 * frame declares: refuse more than zstd's default limit (128
+		 * MiB, what LLVM's frames need at most) rather than let a
+		 * crafted header claim 2 GiB (found by the inspect fuzzer). */
+		ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax,
+				       ZSTD_WINDOWLOG_LIMIT_DEFAULT);
 		while (o.pos < o.size && r && !ZSTD_isError(r)) {
 			size_t before_in = in.pos, before_out = o.pos;
 
