@@ -50,23 +50,6 @@ static const char *sec_name(const struct copy *c, size_t i)
 	return c->s.sec[i].name;
 }
 
-/* The NUL-terminated string at off in old section i. */
-static const char *string_in(const struct copy *c, size_t i, uint64_t off,
-			     size_t *len)
-{
-	const struct elfscan_section *t = &c->s.sec[i];
-	const uint8_t *p, *nul;
-
-	if (t->type == SHT_NOBITS || off >= t->size)
-		return NULL;
-	p = c->buf + t->offset + off;
-	nul = memchr(p, 0, t->size - off);
-	if (!nul)
-		return NULL;
-	*len = (size_t)(nul - p);
-	return (const char *)p;
-}
-
 /* A field naming another section must name one that survives. */
 static int check_ref(const struct copy *c, size_t i, uint64_t ref,
 		     const char *field, struct err *e)
@@ -166,7 +149,8 @@ static int plan_strings(struct copy *c, const struct elfcopy_add *add,
 			const char *name;
 			size_t name_len;
 
-			name = string_in(c, sym->link, off, &name_len);
+			name = elfscan_string(c->buf, &c->s.sec[sym->link],
+					      off, &name_len);
 			if (!name)
 				return err_set(e, "symbol %zu has a bad name "
 					       "offset %llu", k,
@@ -206,11 +190,14 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 		return err_set(e, "out of memory");
 	for (size_t k = 0; k < count; k++, p += entsize) {
 		size_t name_len;
-		const char *name = string_in(c, sym->link, get_endian(p, 4, be),
-					     &name_len);
+		const char *name = elfscan_string(c->buf,
+						  &c->s.sec[sym->link],
+						  get_endian(p, 4, be),
+						  &name_len);
 		uint64_t shndx = get_endian(p + shndx_at, 2, be);
 
-		put_endian(p, 4, strtab_offset(&c->tabs[sym->link], name, name_len),
+		put_endian(p, 4,
+			   strtab_offset(&c->tabs[sym->link], name, name_len),
 		    be);
 		if (GELF_ST_BIND(p[info_at]) == STB_LOCAL)
 			last_local = (uint32_t)k;

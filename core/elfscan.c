@@ -55,9 +55,8 @@ static enum elfscan_kind kind_of(const struct elfscan_section *s)
 	return ELFSCAN_OTHER;
 }
 
-/* The NUL-terminated string at off in section s, or NULL. */
-static const char *string_at(const uint8_t *buf, const struct elfscan_section *s,
-			     uint64_t off, size_t *len)
+const char *elfscan_string(const uint8_t *buf, const struct elfscan_section *s,
+			   uint64_t off, size_t *len)
 {
 	const uint8_t *p, *nul;
 
@@ -174,7 +173,7 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 
 		gelf_getshdr(elf_getscn(elf, i), &sh);
 		name_off = sh.sh_name;
-		sec->name = string_at(buf, &s->sec[shstrndx], name_off,
+		sec->name = elfscan_string(buf, &s->sec[shstrndx], name_off,
 				      &sec->name_len);
 		if (!sec->name) {
 			err_set(e, "section %zu has a bad name offset %llu", i,
@@ -252,7 +251,7 @@ int elfscan_symbols(const uint8_t *buf, size_t len,
 			if (bind == STB_LOCAL || st.st_shndx == SHN_UNDEF ||
 			    type == STT_FILE || type == STT_SECTION)
 				continue;
-			name = string_at(buf, &s.sec[sym->link], st.st_name,
+			name = elfscan_string(buf, &s.sec[sym->link], st.st_name,
 					 &name_len);
 			if (!name) {
 				err_set(e, "symbol %zu has a bad name offset %u",

@@ -54,6 +54,12 @@ void elfscan_free(struct elfscan *s);
 const uint8_t *elfscan_bytes(const struct elfscan *s, const uint8_t *buf,
 			     size_t i, uint64_t *size);
 
+/* The NUL-terminated string at off in string-table section s (checked
+ * by elfscan_open to lie in buf), or NULL when off or its NUL is outside
+ * the section. */
+const char *elfscan_string(const uint8_t *buf, const struct elfscan_section *s,
+			   uint64_t off, size_t *len);
+
 /* The defined global symbols of an object, in symbol-table order, as an
  * archive's symbol table lists them (weak and common included; files and
  * sections not).  each returns 0, or -1 when out of memory. */
