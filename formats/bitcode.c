@@ -13,6 +13,7 @@
 
 #include "bitcode.h"
 #include "bitstream.h"
+#include "../core/bytes.h"
 
 enum {
 	BLOCK_IDENTIFICATION = 13,
@@ -85,18 +86,13 @@ static int read_blob_block(struct bitstream *b, const uint8_t **blob,
 	}
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* A storage::Str (offset, size) inside the string table. */
 static int get_str(const struct bitcode_symtab *t, const uint8_t *at,
 		   const char *what, const char **s, size_t *len,
 		   struct err *e)
 {
-	uint32_t off = le32(at), size = le32(at + 4);
+	uint32_t off = (uint32_t)get_le(at, 4);
+	uint32_t size = (uint32_t)get_le(at + 4, 4);
 
 	if (off > t->strtab_len || size > t->strtab_len - off)
 		return err_set(e, "IR symbol table: %s (%" PRIu32 " bytes at %"
@@ -209,8 +205,8 @@ int bitcode_open_stream(const uint8_t *buf, size_t len, struct bitstream *b,
 		/* Wrapper: magic, version, offset, size, CPU type. */
 		if (len < 16)
 			return err_set(e, "Invalid bitcode wrapper header");
-		start = le32(buf + 8);
-		size = le32(buf + 12);
+		start = (uint32_t)get_le(buf + 8, 4);
+		size = (uint32_t)get_le(buf + 12, 4);
 		if (start > len || size > len - start)
 			return err_set(e, "Invalid bitcode wrapper header");
 	}
@@ -252,12 +248,12 @@ int bitcode_symtab_open(struct bitcode_symtab *t, const uint8_t *buf,
 	if (t->symtab_len < HDR_SIZE)
 		return err_set(e, "IR symbol table of %zu bytes: too small for "
 			       "its header", t->symtab_len);
-	t->version = le32(t->symtab + HDR_VERSION);
+	t->version = (uint32_t)get_le(t->symtab + HDR_VERSION, 4);
 	if (t->version > MAX_VERSION)
 		return unsupported(e, "IR symbol table version %" PRIu32
 				   " is not supported", t->version);
-	off = le32(t->symtab + HDR_MODULES);
-	n = le32(t->symtab + HDR_MODULES + 4);
+	off = (uint32_t)get_le(t->symtab + HDR_MODULES, 4);
+	n = (uint32_t)get_le(t->symtab + HDR_MODULES + 4, 4);
 	if (off > t->symtab_len || n > (t->symtab_len - off) / MODULE_SIZE)
 		return err_set(e, "IR symbol table: %" PRIu32 " modules do not "
 			       "fit in its %zu bytes", n, t->symtab_len);
@@ -265,8 +261,8 @@ int bitcode_symtab_open(struct bitcode_symtab *t, const uint8_t *buf,
 		return unsupported(e, "IR symbol table covers %" PRIu32 " of %"
 				   PRIu32 " modules (concatenated bitcode?)", n,
 				   t->modules);
-	off = le32(t->symtab + HDR_SYMBOLS);
-	n = le32(t->symtab + HDR_SYMBOLS + 4);
+	off = (uint32_t)get_le(t->symtab + HDR_SYMBOLS, 4);
+	n = (uint32_t)get_le(t->symtab + HDR_SYMBOLS + 4, 4);
 	if (off > t->symtab_len || n > (t->symtab_len - off) / SYMBOL_SIZE)
 		return err_set(e, "IR symbol table: %" PRIu32 " symbols do not "
 			       "fit in its %zu bytes", n, t->symtab_len);
@@ -293,8 +289,8 @@ int bitcode_symbol(const struct bitcode_symtab *t, uint32_t i,
 	    get_str(t, p + 8, "a symbol's IR name", &s->ir_name,
 		    &s->ir_name_len, e) < 0)
 		return -1;
-	s->comdat = (int32_t)le32(p + 16);
-	s->flags = le32(p + 20);
+	s->comdat = (int32_t)(uint32_t)get_le(p + 16, 4);
+	s->flags = (uint32_t)get_le(p + 20, 4);
 	return 0;
 }
 
