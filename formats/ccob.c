@@ -80,33 +80,6 @@ void ccob_write_header(uint8_t *out, const struct ccob_header *h)
 	}
 }
 
-struct ccob_hasher {
-	MD5_CTX md5;
-};
-
-struct ccob_hasher *ccob_hasher_new(void)
-{
-	struct ccob_hasher *h = malloc(sizeof(*h));
-
-	if (h)
-		MD5Init(&h->md5);
-	return h;
-}
-
-void ccob_hasher_add(struct ccob_hasher *h, const void *p, size_t n)
-{
-	MD5Update(&h->md5, p, n);
-}
-
-uint64_t ccob_hasher_done(struct ccob_hasher *h)
-{
-	uint8_t digest[MD5_DIGEST_LENGTH];
-
-	MD5Final(digest, &h->md5);
-	free(h);
-	return get_le(digest, 8);
-}
-
 uint64_t ccob_hash(const uint8_t *buf, size_t len)
 {
 	MD5_CTX md5;

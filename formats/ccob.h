@@ -50,10 +50,6 @@ void ccob_write_header(uint8_t *out, const struct ccob_header *h);
 
 /* The stored form of a hash: the first 8 MD5 bytes read as a LE u64. */
 uint64_t ccob_hash(const uint8_t *buf, size_t len);
-struct ccob_hasher;
-struct ccob_hasher *ccob_hasher_new(void);
-void ccob_hasher_add(struct ccob_hasher *h, const void *p, size_t n);
-uint64_t ccob_hasher_done(struct ccob_hasher *h);	/* frees h */
 
 /* A compressor with LLVM's parameters (zstd with long-distance matching at
  * `level`, or zlib's compress2); sink receives the compressed bytes as they
