@@ -43,6 +43,7 @@ struct copy {
 	struct out_section *o;	/* in new index order; o[0] is the null one */
 	size_t n;
 	size_t symtab;		/* old index, or 0 */
+	size_t xindex;		/* old index of SHT_SYMTAB_SHNDX, or 0 */
 };
 
 static const char *sec_name(const struct copy *c, size_t i)
@@ -84,13 +85,28 @@ static int number_sections(struct copy *c, bool (*drop)(const char *, size_t),
 				return err_set(e, "more than one symbol table");
 			c->symtab = i;
 		}
+		if (s->type == SHT_SYMTAB_SHNDX && c->new_index[i]) {
+			if (c->xindex)
+				return err_set(e, "more than one table of "
+					       "extended section indices");
+			c->xindex = i;
+		}
 	}
-	/* Symbols whose section index lives in SHT_SYMTAB_SHNDX would need
-	 * that table rewritten, and llvm-objcopy may then drop or resize it. */
-	for (size_t i = 1; i < c->s.n && next != c->s.n; i++)
-		if (c->s.sec[i].type == SHT_SYMTAB_SHNDX)
-			return err_set(e, "cannot remove sections from an object "
-				       "with extended section indices");
+	/* llvm-objcopy drops the table of extended section indices unless a
+	 * symbol lives in a section numbered SHN_LORESERVE or more, and then
+	 * builds a new one; we drop it as it does, and leave objects that
+	 * large (65,280 sections) alone. */
+	if (c->xindex) {
+		if (next - 1 + nadd >= SHN_LORESERVE)
+			return err_set(e, "an object of %u sections or more with "
+				       "extended section indices is not "
+				       "rewritten", SHN_LORESERVE);
+		for (size_t i = c->xindex + 1; i < c->s.n; i++)
+			if (c->new_index[i])
+				c->new_index[i]--;
+		c->new_index[c->xindex] = 0;
+		next--;
+	}
 	if (!c->new_index[c->s.shstrndx])
 		return err_set(e, "the section name table would be removed");
 	c->n = next + nadd;
@@ -201,8 +217,19 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 		    be);
 		if (GELF_ST_BIND(p[info_at]) == STB_LOCAL)
 			last_local = (uint32_t)k;
-		if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		if (shndx == SHN_XINDEX) {
+			/* The table goes (number_sections): the index it held
+			 * moves into the symbol. */
+			const struct elfscan_section *x = &c->s.sec[c->xindex];
+
+			if (!c->xindex || x->size / 4 <= k)
+				return err_set(e, "symbol %zu has an extended "
+					       "section index that no table "
+					       "holds", k);
+			shndx = get_endian(c->buf + x->offset + 4 * k, 4, be);
+		} else if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE) {
 			continue;
+		}
 		if (shndx >= c->s.n)
 			return err_set(e, "symbol '%.*s' is in section %llu, "
 				       "which does not exist", (int)name_len,

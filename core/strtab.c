@@ -66,7 +66,10 @@ int strtab_add(struct strtab *t, const char *s, size_t len)
 int strtab_finalize(struct strtab *t)
 {
 	struct strtab_str **order = malloc((t->n ? t->n : 1) * sizeof(*order));
-	const struct strtab_str *prev = NULL;
+	/* LLVM starts from an empty previous string, which every string ends
+	 * with: so "" always merges into the leading NUL, even when alone. */
+	static const struct strtab_str empty = { .s = "" };
+	const struct strtab_str *prev = &empty;
 
 	if (!order)
 		return -1;
@@ -77,7 +80,7 @@ int strtab_finalize(struct strtab *t)
 	for (size_t i = 0; i < t->n; i++) {
 		struct strtab_str *s = order[i];
 
-		if (prev && prev->len >= s->len &&
+		if (prev->len >= s->len &&
 		    !memcmp(prev->s + prev->len - s->len, s->s, s->len)) {
 			s->off = t->size - s->len - 1;
 			continue;

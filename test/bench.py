@@ -53,6 +53,9 @@ def measure(cmd, cwd, runs, repeat=1):
         cmd = "i=0; while [ $i -lt %d ]; do %s; i=$((i+1)); done" % (
             repeat, cmd)
     for _ in range(runs):
+        # The last job's output is still being written back: let that end
+        # first, so that no run pays for the one before it.
+        os.sync()
         start = time.monotonic()
         p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "sh", "-c",
                             cmd], cwd=cwd, stdout=subprocess.DEVNULL,

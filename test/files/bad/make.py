@@ -64,7 +64,9 @@ write("missing-end.ll",
 # crash, a read past the end, or a silent binary bundle (what LLVM 22 makes
 # of an object it cannot parse).
 def elf64(sections, shstrndx=1, shoff=None, shnum=None):
-    """sections: (name, type, flags, data, align); returns the file bytes."""
+    """sections: (name, type, flags, data, align[, size[, offset[, link[,
+    entsize]]]]),
+    None for size or offset meaning the real one; returns the file bytes."""
     names = b"\0" + b"".join(s[0] + b"\0" for s in sections)
     name_off, at = [], 1
     for s in sections:
@@ -84,10 +86,12 @@ def elf64(sections, shstrndx=1, shoff=None, shnum=None):
     table = b"\0" * 64
     for i, s in enumerate(sections):
         data = names if s[0] == b".shstrtab" else s[3]
-        size = s[5] if len(s) > 5 else len(data)
+        size = s[5] if len(s) > 5 and s[5] is not None else len(data)
+        offset = s[6] if len(s) > 6 and s[6] is not None else offsets[i]
+        link = s[7] if len(s) > 7 else 0
+        entsize = s[8] if len(s) > 8 else 0
         table += struct.pack("<IIQQQQIIQQ", name_off[i], s[1], s[2], 0,
-                             offsets[i] if len(s) <= 6 else s[6], size, 0, 0,
-                             s[4], 0)
+                             offset, size, link, 0, s[4], entsize)
     return ehdr + body + table
 
 
@@ -117,3 +121,35 @@ write("elf-huge-align.o",
 write("elf-padding-align.o",
       elf64([STRTAB, HOST_SEC, DEV_SEC, (b".big", SHT_PROGBITS, 0, b"x",
                                          1 << 31)]))
+
+# Symbol tables and groups that llvm-objcopy's rewrite cannot take (the
+# symbol tables link to section 2, the .strtab).  Each holds only its null
+# symbol, so only the defect named stops the rewrite.
+SHT_SYMTAB, SHT_GROUP, SHT_SYMTAB_SHNDX = 2, 17, 18
+SYMSTR = (b".strtab", SHT_STRTAB, 0, b"\0", 1)
+
+
+def symtab(name=b".symtab", data=b"\0" * 24):
+    return (name, SHT_SYMTAB, 0, data, 8, None, None, 2, 24)
+
+
+write("elf-two-symtabs.o",
+      elf64([STRTAB, SYMSTR, symtab(), symtab(b".symtab2"), HOST_SEC,
+             DEV_SEC]))
+write("elf-symtab-size.o",
+      elf64([STRTAB, SYMSTR, symtab(data=b"\0" * 25), HOST_SEC, DEV_SEC]))
+write("elf-group-size.o",
+      elf64([STRTAB, SYMSTR, symtab(),
+             (b".group", SHT_GROUP, 0, b"\1\0\0\0\0\0", 4, None, None, 3,
+              4),
+             HOST_SEC, DEV_SEC]))
+# Not damaged: a table of extended section indices, which llvm-objcopy
+# drops, and a global symbol "x" whose index (section 5, .data) the table
+# holds.  LLVM 22 takes it; we must write the same bytes.
+write("elf-shndx.o",
+      elf64([STRTAB, (b".strtab", SHT_STRTAB, 0, b"\0x\0", 1),
+             symtab(data=b"\0" * 24 + struct.pack("<IBBHQQ", 1, 0x11, 0,
+                                                   0xffff, 0, 4)),
+             (b".symtab_shndx", SHT_SYMTAB_SHNDX, 0,
+              struct.pack("<II", 0, 5), 4, None, None, 3, 4),
+             (b".data", SHT_PROGBITS, 3, b"data", 4), HOST_SEC, DEV_SEC]))
