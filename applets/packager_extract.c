@@ -13,6 +13,7 @@
 #include "../core/io.h"
 #include "../formats/ar.h"
 #include "../formats/bitcode.h"
+#include "../formats/coff.h"
 #include "../formats/magic.h"
 
 /* Archives in archives deeper than this are refused (LLVM recurses on). */
@@ -119,6 +120,39 @@ static int scan_elf(const struct scope *s, const uint8_t *buf, size_t len,
 			  es.sec[i].name, f);
 	}
 	elfscan_free(&es);
+	return rc;
+}
+
+/* COFF has no section types: LLVM 22 reads every section whose name
+ * starts with .llvm.offloading. */
+struct coff_ctx {
+	const struct scope *s;
+	const uint8_t *buf;
+	struct found *f;
+};
+
+static int scan_coff_section(void *ctx, const char *name, size_t name_len,
+			     const uint8_t *data, uint64_t size, struct err *e)
+{
+	struct coff_ctx *c = ctx;
+	char shown[64];
+
+	(void)e;
+	snprintf(shown, sizeof(shown), "%.*s", (int)name_len, name);
+	return scan(c->s, data, (size_t)size, c->s->base + (uint64_t)(data - c->buf),
+		    shown, c->f);
+}
+
+static int scan_coff(const struct scope *s, const uint8_t *buf, size_t len,
+		     struct found *f)
+{
+	struct coff_ctx c = { s, buf, f };
+	struct err e = { "" };	/* stays empty when scan has reported */
+	int rc = coff_sections(buf, len, ".llvm.offloading", scan_coff_section,
+			       &c, &e);
+
+	if (rc == -1 && e.msg[0])
+		return packager_fail("%s: %s", s->where, e.msg);
 	return rc;
 }
 
@@ -283,8 +317,7 @@ static int find_in(const struct scope *s, const uint8_t *buf, size_t len,
 	if (magic_is_bitcode(buf, len))
 		return scan_bitcode(s, buf, len, f);
 	if (magic_is_coff_object(buf, len))
-		return packager_fail("%s: reading offload binaries from COFF "
-				     "objects is not supported", s->where);
+		return scan_coff(s, buf, len, f);
 	return 0;
 }
 

@@ -1,9 +1,11 @@
 /* magic: what kind of file a buffer holds, from its first bytes.
- * COFF and XCOFF are recognised by LLVM from two bytes plus a full parse;
- * two bytes alone would misjudge plain data, so they are left out here. */
+ * magic_is_object leaves out COFF and XCOFF: LLVM's bundler tells those
+ * from two bytes plus a full parse, and two bytes alone would misjudge
+ * plain data there. */
 #include <string.h>
 
 #include "magic.h"
+#include "coff.h"
 
 bool magic_is_object(const uint8_t *buf, size_t len)
 {
@@ -53,12 +55,23 @@ bool magic_is_archive(const uint8_t *buf, size_t len)
 
 bool magic_is_coff_object(const uint8_t *buf, size_t len)
 {
-	/* IMAGE_FILE_MACHINE_AMD64, _ARM64, _I386, _ARMNT, little endian. */
+	/* The machine fields LLVM 22's identify_magic takes for a COFF
+	 * object, measured: each first byte with every second byte, in an
+	 * archive llvm-offload-binary read. */
 	static const uint8_t machines[][2] = {
-		{ 0x64, 0x86 }, { 0x64, 0xaa }, { 0x4c, 0x01 }, { 0xc4, 0x01 },
+		{ 0x00, 0x00 }, { 0x41, 0xa6 }, { 0x4c, 0x01 }, { 0x4c, 0x02 },
+		{ 0x4e, 0xa6 }, { 0x50, 0x01 }, { 0x50, 0x02 }, { 0x64, 0x86 },
+		{ 0x64, 0xaa }, { 0x66, 0x01 }, { 0x66, 0x02 }, { 0x68, 0x02 },
+		{ 0x83, 0x01 }, { 0x83, 0x02 }, { 0x84, 0x01 }, { 0x84, 0x02 },
+		{ 0x90, 0x02 }, { 0xc4, 0x01 }, { 0xc4, 0x02 }, { 0xf0, 0x01 },
+		{ 0xf0, 0x02 },
 	};
 
-	for (size_t i = 0; len >= 4 && i < sizeof(machines) / sizeof(machines[0]); i++)
+	if (len < 4)
+		return false;
+	if (!memcmp(buf, "\0\0\xff\xff", 4))
+		return coff_is_bigobj(buf, len);
+	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
 		if (!memcmp(buf, machines[i], 2))
 			return true;
 	return false;

@@ -14,7 +14,7 @@ status, stdout, stderr and files.  Where LLVM dies by a signal we must fail
 cleanly instead: exit 1, one "error:" line.
 
 Then archives: real OpenMP objects compiled once by clang-22 (two sources,
-a -flto one, an `ld -r` merge of the first two), copied under random
+a -flto one, a COFF one, an `ld -r` merge of the first two), copied under random
 names (short, 16 characters and longer), and packages from random --image
 lists, put into archives by llvm-ar (in random order, some twice, some
 thin, some inside another archive) and extracted with random filters, to
@@ -203,10 +203,12 @@ def compile_objects(llvm):
                "-c"]
         for cmd in (omp + ["om.c", "-o", "om.o"], omp + ["om2.c", "-o", "om2.o"],
                     omp + ["-flto", "om2.c", "-o", "lto.o"],
+                    omp + ["--target=x86_64-pc-windows-msvc",
+                           "-ffreestanding", "om2.c", "-o", "coff.obj"],
                     ["ld", "-r", "om.o", "om2.o", "-o", "merged.o"]):
             subprocess.run(cmd, cwd=d, check=True, capture_output=True)
         objs = {}
-        for name in ("om.o", "om2.o", "lto.o", "merged.o"):
+        for name in ("om.o", "om2.o", "lto.o", "coff.obj", "merged.o"):
             with open(os.path.join(d, name), "rb") as f:
                 objs[name] = f.read()
         return objs

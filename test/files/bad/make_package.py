@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "package"))
-from offbin import MAGIC, OFFLOADING, compress, elf, multi, v1, v3_compressed  # noqa: E402
+from offbin import MAGIC, OFFLOADING, coff, compress, elf, multi, v1, v3_compressed  # noqa: E402
 
 S = [(b"triple", b"amdgcn-amd-amdhsa"), (b"arch", b"gfx90a")]
 IMG = b"ABCDEFGHIJ"
@@ -73,3 +73,24 @@ write("in-elf.o", elf([(b".llvm.offloading", OFFLOADING,
                         GOOD + v1(S, IMG, nstr=3))]))
 cut = elf([(b".llvm.offloading", OFFLOADING, GOOD)])
 write("elf-cut-short.o", cut[:200])
+
+
+# --- COFF objects LLVM 22 rejects too (its words name no file; ours do).
+def write_coff(name, data):
+    with open("coff-" + name, "wb") as f:
+        f.write(data)
+
+
+COFF = coff([(b".text", b"\xc3"), (b".llvm.offloading", GOOD)])
+write_coff("cut.obj", COFF[:12])
+write_coff("table-past-end.obj", coff([(b".llvm.offloading", GOOD)],
+                                       nsec=50))
+section_past_end = bytearray(COFF)
+struct.pack_into("<I", section_past_end, 20 + 40 + 16, 1 << 20)
+write_coff("section-past-end.obj", bytes(section_past_end))
+write_coff("bad-name.obj", coff([(b"/4x", b"x"), (b".llvm.offloading", GOOD)]))
+write_coff("name-outside.obj", coff([(b"/9999", b"x"),
+                                     (b".llvm.offloading", GOOD)]))
+# A string table without its closing NUL is no string table to LLVM.
+write_coff("strtab-no-nul.obj", coff([(b".llvm.offloading", GOOD)],
+                                     strtab_tail=b"x"))

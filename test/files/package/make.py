@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Write the offload binaries LLVM 22 cannot make but the packager reads:
 versions 2 and 3 (plain, zstd, zlib), a section mixing versions, images
-from LLVM 15-20 (HIP numbered 3), and minimal ELF objects carrying them.
+from LLVM 15-20 (HIP numbered 3), and minimal ELF and COFF objects
+carrying them.
 Run from this directory (zstd must be installed); the files are committed."""
-from offbin import OFFLOADING, elf, multi, v1, v3_compressed
+from offbin import OFFLOADING, coff, elf, multi, v1, v3_compressed
 
 GFX = (1, 1, [(b"triple", b"amdgcn-amd-amdhsa"), (b"arch", b"gfx90a")],
        b"AMDGPU image, 40 bytes of it.........\n")
@@ -51,3 +52,20 @@ write("offload.o", elf([(b".text", 1, b"\xc3" * 5),
                         (b".other", OFFLOADING, multi(2, [NUL]))]))
 write("offload-be.o", elf([(b".llvm.offloading", OFFLOADING, two)],
                           big=True))
+# COFF: the name makes the section, any name that starts with
+# .llvm.offloading, short names and decoys aside.
+SPV1 = v1(SPV[2], SPV[3], SPV[0], SPV[1])
+write("coff.obj", coff([(b".text", b"\xc3"), (b".llvm.o", b"decoy"),
+                        (b".llvm.offloading", two),
+                        (b".llvm.rodata.offloading", b"decoy too"),
+                        (b".bss", None),
+                        (b".llvm.offloading$x", SPV1)]))
+# A bigobj with base-64 long names and symbols before the string table.
+write("coff-bigobj.obj", coff([(b".llvm.offloading", two)], machine=0xaa64,
+                              bigobj=True, nsyms=3, base64=True))
+# Machine 0 (unknown) and ARM: COFF objects to LLVM too.
+write("coff-machine-0.obj", coff([(b".llvm.offloading", SPV1)], machine=0))
+write("coff-armnt.obj", coff([(b".llvm.offloading", SPV1)], machine=0x1c4))
+# 0xffff sections in a plain header: an import library, read as holding
+# no sections.
+write("coff-import.obj", coff([(b".llvm.offloading", SPV1)], nsec=0xffff))

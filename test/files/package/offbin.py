@@ -127,3 +127,56 @@ def elf(sections, big=False):
         shdrs += struct.pack(e + "IIQQQQIIQQ", name_off[i], typ, flags, 0,
                              off, size, 0, 0, 8 if typ != 3 else 1, 0)
     return ehdr + body + shdrs
+
+
+BIGOBJ_UUID = bytes([0xc7, 0xa1, 0xba, 0xd1, 0xee, 0xba, 0xa9, 0x4b,
+                     0xaf, 0x20, 0xfa, 0xf6, 0x6a, 0xa4, 0xdc, 0xb8])
+
+
+def b64_offset(n):
+    digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    out = ""
+    for _ in range(6):
+        out = digits[n % 64] + out
+        n //= 64
+    return b"//" + out.encode()
+
+
+def coff(sections, machine=0x8664, bigobj=False, nsyms=0, base64=False,
+         strtab_tail=b"", nsec=None):
+    """A COFF object: sections [(name, data)], data None for one without
+    file contents; a name longer than 8 goes through the string table
+    ("/N", or "//" base 64), a name starting with "/" is written as is.
+    nsyms zero symbols sit between the section data and the string table;
+    strtab_tail is appended to the string table (its size counts it)."""
+    strtab, raw = b"", []
+    for name, _ in sections:
+        if len(name) <= 8:
+            raw.append(name.ljust(8, b"\0"))
+            continue
+        off = 4 + len(strtab)
+        raw.append((b64_offset(off) if base64 else
+                    ("/%d" % off).encode()).ljust(8, b"\0"))
+        strtab += name + b"\0"
+    strtab += strtab_tail
+    head = 56 if bigobj else 20
+    at = head + 40 * len(sections)
+    body, where = b"", []
+    for _, data in sections:
+        where.append(at + len(body) if data is not None else 0)
+        body += data or b""
+    symtab = at + len(body)
+    count = len(sections) if nsec is None else nsec
+    if bigobj:
+        hdr = struct.pack("<HHHHI", 0, 0xffff, 2, machine, 0) + \
+            BIGOBJ_UUID + b"\0" * 16 + struct.pack("<III", count, symtab,
+                                                   nsyms)
+    else:
+        hdr = struct.pack("<HHIIIHH", machine, count, 0, symtab, nsyms, 0, 0)
+    table = b""
+    for (_, data), name, w in zip(sections, raw, where):
+        table += name + struct.pack("<IIIIIIHHI", 0, 0, len(data or b""), w,
+                                    0, 0, 0, 0, 0x40000040)
+    symbols = b"\0" * (nsyms * (20 if bigobj else 18))
+    return hdr + table + body + symbols + \
+        struct.pack("<I", 4 + len(strtab)) + strtab

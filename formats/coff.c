@@ -1,0 +1,135 @@
+/* coff: the section table of a COFF object; see coff.h.  Read by hand:
+ * libelf reads only ELF, and no maintained C library reads COFF objects. */
+#include <string.h>
+
+#include "coff.h"
+#include "../core/bytes.h"
+
+static const uint8_t bigobj_uuid[16] = {
+	0xc7, 0xa1, 0xba, 0xd1, 0xee, 0xba, 0xa9, 0x4b,
+	0xaf, 0x20, 0xfa, 0xf6, 0x6a, 0xa4, 0xdc, 0xb8,
+};
+
+enum { HEADER = 20, BIGOBJ_HEADER = 56, SECTION = 40 };
+
+bool coff_is_bigobj(const uint8_t *buf, size_t len)
+{
+	return len >= 28 && !memcmp(buf, "\0\0\xff\xff", 4) &&
+	       !memcmp(buf + 12, bigobj_uuid, sizeof(bigobj_uuid));
+}
+
+/* The string table after the symbols, as LLVM takes it: none at all when
+ * anything about it is out of place (LLVM recovers the same way), else its
+ * size, at least 4 (some tools write 0), ending in a NUL. */
+static uint64_t string_table(const uint8_t *buf, size_t len, uint64_t symtab,
+			     uint64_t nsym, unsigned symsize, uint64_t *at)
+{
+	uint64_t size;
+
+	if (!symtab || symtab > len || nsym > (len - symtab) / symsize)
+		return 0;
+	*at = symtab + nsym * symsize;
+	if (len - *at < 4)
+		return 0;
+	size = get_le(buf + *at, 4);
+	if (size > len - *at)
+		return 0;
+	if (size < 4)
+		return 4;
+	return size > 4 && buf[*at + size - 1] ? 0 : size;
+}
+
+/* "/123" (decimal) or "//AbC" (base 64): an offset into the string table. */
+static int name_offset(const char *name, size_t n, uint64_t *off)
+{
+	uint64_t v = 0;
+
+	if (n >= 2 && name[1] == '/') {
+		for (size_t i = 2; i < n; i++) {
+			char c = name[i];
+			int d = c >= 'A' && c <= 'Z' ? c - 'A' :
+				c >= 'a' && c <= 'z' ? c - 'a' + 26 :
+				c >= '0' && c <= '9' ? c - '0' + 52 :
+				c == '+' ? 62 : c == '/' ? 63 : -1;
+
+			if (d < 0)
+				return -1;
+			v = v * 64 + (uint64_t)d;
+		}
+	} else {
+		if (n < 2)
+			return -1;
+		for (size_t i = 1; i < n; i++) {
+			if (name[i] < '0' || name[i] > '9')
+				return -1;
+			v = v * 10 + (uint64_t)(name[i] - '0');
+		}
+	}
+	if (v > UINT32_MAX)
+		return -1;
+	*off = v;
+	return 0;
+}
+
+int coff_sections(const uint8_t *buf, size_t len, const char *prefix,
+		  coff_section_fn *each, void *ctx, struct err *e)
+{
+	bool big = coff_is_bigobj(buf, len) && len >= BIGOBJ_HEADER &&
+		   get_le(buf + 4, 2) >= 2;
+	uint64_t nsec, symtab, nsym, table, strtab_at = 0, strtab_size;
+	size_t plen = strlen(prefix);
+
+	if (len < (big ? BIGOBJ_HEADER : HEADER))
+		return err_set(e, "COFF header cut short (%zu bytes)", len);
+	nsec = get_le(buf + (big ? 44 : 2), big ? 4 : 2);
+	/* 0xffff sections in a plain header marks an import library: LLVM
+	 * reads no sections from it. */
+	if (!big && nsec == 0xffff)
+		return 0;
+	symtab = get_le(buf + (big ? 48 : 8), 4);
+	nsym = get_le(buf + (big ? 52 : 12), 4);
+	table = big ? BIGOBJ_HEADER : HEADER + get_le(buf + 16, 2);
+	if (table > len || nsec > (len - table) / SECTION)
+		return err_set(e, "COFF section table (%llu sections) runs past "
+			       "the end of the file", (unsigned long long)nsec);
+	strtab_size = string_table(buf, len, symtab, nsym, big ? 20 : 18,
+				   &strtab_at);
+	for (uint64_t i = 0; i < nsec; i++) {
+		const uint8_t *s = buf + table + i * SECTION;
+		uint64_t size = get_le(s + 16, 4), at = get_le(s + 20, 4), off;
+		const char *name = (const char *)s;
+		size_t name_len = strnlen(name, 8);
+
+		if (name_len && name[0] == '/') {
+			if (name_offset(name, name_len, &off) < 0)
+				return err_set(e, "COFF section %llu has an "
+					       "invalid name",
+					       (unsigned long long)i + 1);
+			if (strtab_size <= 4)
+				return err_set(e, "COFF section %llu has a long "
+					       "name, but the file has no "
+					       "string table",
+					       (unsigned long long)i + 1);
+			if (off >= strtab_size)
+				return err_set(e, "COFF section %llu has its "
+					       "name outside the string table",
+					       (unsigned long long)i + 1);
+			name = (const char *)buf + strtab_at + off;
+			name_len = strlen(name);	/* the table ends in NUL */
+		}
+		if (name_len < plen || memcmp(name, prefix, plen))
+			continue;
+		/* A section without file contents (uninitialised data). */
+		if (!at)
+			size = 0;
+		if (at > len || size > len - at)
+			return err_set(e, "COFF section %llu '%.*s' (offset %llu, "
+				       "size %llu) runs past the end of the file",
+				       (unsigned long long)i + 1, (int)name_len,
+				       name, (unsigned long long)at,
+				       (unsigned long long)size);
+		if (each(ctx, name, name_len, buf + at, size, e) < 0)
+			return -1;
+	}
+	return 0;
+}
