@@ -139,8 +139,9 @@ static int scan_coff_section(void *ctx, const char *name, size_t name_len,
 
 	(void)e;
 	snprintf(shown, sizeof(shown), "%.*s", (int)name_len, name);
-	return scan(c->s, data, (size_t)size, c->s->base + (uint64_t)(data - c->buf),
-		    shown, c->f);
+	/* scan has reported its failure: stop the walk without a message. */
+	return scan(c->s, data, (size_t)size,
+		    c->s->base + (uint64_t)(data - c->buf), shown, c->f) ? -1 : 0;
 }
 
 static int scan_coff(const struct scope *s, const uint8_t *buf, size_t len,
@@ -148,12 +149,11 @@ static int scan_coff(const struct scope *s, const uint8_t *buf, size_t len,
 {
 	struct coff_ctx c = { s, buf, f };
 	struct err e = { "" };	/* stays empty when scan has reported */
-	int rc = coff_sections(buf, len, ".llvm.offloading", scan_coff_section,
-			       &c, &e);
 
-	if (rc == -1 && e.msg[0])
-		return packager_fail("%s: %s", s->where, e.msg);
-	return rc;
+	if (coff_sections(buf, len, ".llvm.offloading", scan_coff_section, &c,
+			  &e) == 0)
+		return 0;
+	return e.msg[0] ? packager_fail("%s: %s", s->where, e.msg) : 1;
 }
 
 /* The offload data a bitcode module embeds (what clang -flto puts in
