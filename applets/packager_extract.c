@@ -131,17 +131,25 @@ struct coff_ctx {
 	struct found *f;
 };
 
-static int scan_coff_section(void *ctx, const char *name, size_t name_len,
-			     const uint8_t *data, uint64_t size, struct err *e)
+static bool coff_offloading(void *ctx, const char *name, size_t name_len)
+{
+	size_t n = strlen(COFF_OFFLOADING_PREFIX);
+
+	(void)ctx;
+	return name_len >= n && !memcmp(name, COFF_OFFLOADING_PREFIX, n);
+}
+
+static int scan_coff_section(void *ctx, const struct coff_section *sec,
+			     struct err *e)
 {
 	struct coff_ctx *c = ctx;
 	char shown[64];
 
 	(void)e;
-	snprintf(shown, sizeof(shown), "%.*s", (int)name_len, name);
+	snprintf(shown, sizeof(shown), "%.*s", (int)sec->name_len, sec->name);
 	/* scan has reported its failure: stop the walk without a message. */
-	return scan(c->s, data, (size_t)size,
-		    c->s->base + (uint64_t)(data - c->buf), shown, c->f) ? -1 : 0;
+	return scan(c->s, c->buf + sec->offset, (size_t)sec->size,
+		    c->s->base + sec->offset, shown, c->f) ? -1 : 0;
 }
 
 static int scan_coff(const struct scope *s, const uint8_t *buf, size_t len,
@@ -149,9 +157,11 @@ static int scan_coff(const struct scope *s, const uint8_t *buf, size_t len,
 {
 	struct coff_ctx c = { s, buf, f };
 	struct err e = { "" };	/* stays empty when scan has reported */
+	uint16_t machine;
+	bool bigobj;
 
-	if (coff_sections(buf, len, ".llvm.offloading", scan_coff_section, &c,
-			  &e) == 0)
+	if (coff_sections(buf, len, coff_offloading, scan_coff_section, &c,
+			  &machine, &bigobj, &e) == 0)
 		return 0;
 	return e.msg[0] ? packager_fail("%s: %s", s->where, e.msg) : 1;
 }

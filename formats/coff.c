@@ -71,16 +71,18 @@ static int name_offset(const char *name, size_t n, uint64_t *off)
 	return 0;
 }
 
-int coff_sections(const uint8_t *buf, size_t len, const char *prefix,
-		  coff_section_fn *each, void *ctx, struct err *e)
+int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
+		  coff_section_fn *each, void *ctx, uint16_t *machine,
+		  bool *bigobj, struct err *e)
 {
 	bool big = coff_is_bigobj(buf, len) && len >= BIGOBJ_HEADER &&
 		   get_le(buf + 4, 2) >= 2;
 	uint64_t nsec, symtab, nsym, table, strtab_at = 0, strtab_size;
-	size_t plen = strlen(prefix);
 
 	if (len < (big ? BIGOBJ_HEADER : HEADER))
 		return err_set(e, "COFF header cut short (%zu bytes)", len);
+	*bigobj = big;
+	*machine = (uint16_t)get_le(buf + (big ? 6 : 0), 2);
 	nsec = get_le(buf + (big ? 44 : 2), big ? 4 : 2);
 	/* 0xffff sections in a plain header marks an import library: LLVM
 	 * reads no sections from it. */
@@ -117,7 +119,7 @@ int coff_sections(const uint8_t *buf, size_t len, const char *prefix,
 			name = (const char *)buf + strtab_at + off;
 			name_len = strlen(name);	/* the table ends in NUL */
 		}
-		if (name_len < plen || memcmp(name, prefix, plen))
+		if (!want(ctx, name, name_len))
 			continue;
 		/* A section without file contents (uninitialised data). */
 		if (!at)
@@ -128,7 +130,10 @@ int coff_sections(const uint8_t *buf, size_t len, const char *prefix,
 				       (unsigned long long)i + 1, (int)name_len,
 				       name, (unsigned long long)at,
 				       (unsigned long long)size);
-		if (each(ctx, name, name_len, buf + at, size, e) < 0)
+		if (each(ctx, &(struct coff_section){
+				.index = (uint32_t)(i + 1), .name = name,
+				.name_len = name_len, .offset = at,
+				.size = size }, e) < 0)
 			return -1;
 	}
 	return 0;

@@ -12,14 +12,28 @@
 /* The bigobj signature ("\0\0\xff\xff" and its UUID). */
 bool coff_is_bigobj(const uint8_t *buf, size_t len);
 
-typedef int coff_section_fn(void *ctx, const char *name, size_t name_len,
-			    const uint8_t *data, uint64_t size, struct err *e);
+struct coff_section {
+	uint32_t index;		/* from 1, as COFF numbers sections */
+	const char *name;	/* long names resolved; not NUL-terminated */
+	size_t name_len;
+	uint64_t offset, size;	/* its bytes in the file (0, 0: none) */
+};
 
-/* Call each, in table order, for every section whose name (long names
- * resolved through the string table) starts with prefix, with its bytes.
- * Every section's name must resolve, as in LLVM; only the bytes of the
- * sections asked for must lie inside the file. */
-int coff_sections(const uint8_t *buf, size_t len, const char *prefix,
-		  coff_section_fn *each, void *ctx, struct err *e);
+/* Which sections the caller wants the bytes of. */
+typedef bool coff_want_fn(void *ctx, const char *name, size_t name_len);
+typedef int coff_section_fn(void *ctx, const struct coff_section *s,
+			    struct err *e);
+
+/* Call each, in table order, for every section want accepts (long names
+ * resolved through the string table).  Every section's name must resolve,
+ * as in LLVM; only the bytes of the sections wanted must lie inside the
+ * file.  The header's machine and form are in *machine and *bigobj. */
+int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
+		  coff_section_fn *each, void *ctx, uint16_t *machine,
+		  bool *bigobj, struct err *e);
+
+/* LLVM 22 reads offload binaries from every section whose name starts
+ * with this, COFF having no section types. */
+#define COFF_OFFLOADING_PREFIX ".llvm.offloading"
 
 #endif

@@ -15,38 +15,50 @@ struct seen {
 	size_t len;
 	const char *prefix;
 	size_t n;
+	uint32_t last;
 };
 
-static int each(void *ctx, const char *name, size_t name_len,
-		const uint8_t *data, uint64_t size, struct err *e)
+static bool want(void *ctx, const char *name, size_t name_len)
+{
+	struct seen *s = ctx;
+	size_t n = strlen(s->prefix);
+
+	FUZZ_CHECK((const uint8_t *)name >= s->base &&
+		   (const uint8_t *)name + name_len <= s->base + s->len);
+	fuzz_touch(name, name_len);
+	return name_len >= n && !memcmp(name, s->prefix, n);
+}
+
+static int each(void *ctx, const struct coff_section *sec, struct err *e)
 {
 	struct seen *s = ctx;
 
 	(void)e;
-	FUZZ_CHECK(name_len >= strlen(s->prefix) &&
-		   !memcmp(name, s->prefix, strlen(s->prefix)));
-	FUZZ_CHECK((const uint8_t *)name >= s->base &&
-		   (const uint8_t *)name + name_len <= s->base + s->len);
-	FUZZ_CHECK(data >= s->base && size <= s->len &&
-		   (size_t)(data - s->base) <= s->len - size);
-	fuzz_touch(name, name_len);
-	fuzz_touch(data, (size_t)size);
+	FUZZ_CHECK(want(ctx, sec->name, sec->name_len));
+	FUZZ_CHECK(sec->index > s->last);
+	FUZZ_CHECK(sec->size <= s->len && sec->offset <= s->len - sec->size);
+	fuzz_touch(s->base + sec->offset, (size_t)sec->size);
+	s->last = sec->index;
 	s->n++;
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct seen offloading = { data, size, ".llvm.offloading", 0 };
-	struct seen all = { data, size, "", 0 };
+	struct seen offloading = { data, size, COFF_OFFLOADING_PREFIX, 0, 0 };
+	struct seen all = { data, size, "", 0, 0 };
+	uint16_t machine;
+	bool bigobj;
 	struct err e;
 	int rc1, rc2;
 
 	(void)magic_is_coff_object(data, size);
-	rc1 = coff_sections(data, size, offloading.prefix, each, &offloading, &e);
+	rc1 = coff_sections(data, size, want, each, &offloading, &machine,
+			    &bigobj, &e);
 	if (rc1 < 0)
 		FUZZ_CHECK(e.msg[0] != 0);
-	rc2 = coff_sections(data, size, all.prefix, each, &all, &e);
+	rc2 = coff_sections(data, size, want, each, &all, &machine, &bigobj,
+			    &e);
 	if (rc2 < 0)
 		FUZZ_CHECK(e.msg[0] != 0);
 	/* Every section's name is resolved either way: only the bytes of the
