@@ -16,10 +16,11 @@
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
 	"List the device code in each FILE (an ELF object, executable or shared\n"
-	"library, an archive, an offload bundle, a CCOB, an offload package or an\n"
-	"NVIDIA fatbin) as a tree: file, section, container (bundle, CCOB,\n"
-	"package, fatbin), code object with its target, its size and, where its\n"
-	"bytes sit uncompressed in FILE, a file:// URI.  Only headers are read.\n"
+	"library, a COFF object, an archive, an offload bundle, a CCOB, an\n"
+	"offload package or an NVIDIA fatbin) as a tree: file, section, container\n"
+	"(bundle, CCOB, package, fatbin), code object with its target, its size\n"
+	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
+	"headers are read.\n"
 	"\n"
 	"      --format=FORMAT     text (the default), json, or roc-obj (the lines\n"
 	"                          ROCm's roc-obj-ls prints, bundle entries only)\n"
@@ -301,6 +302,13 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 			fputs(inspect_machine_name(n->machine), stdout);
 		else
 			printf("machine %u", n->machine);
+		break;
+	case INSPECT_COFF:
+		printf("COFF %sobject, ", n->bigobj ? "bigobj " : "");
+		if (inspect_coff_machine_name(n->machine))
+			fputs(inspect_coff_machine_name(n->machine), stdout);
+		else
+			printf("machine 0x%x", n->machine);
 		break;
 	case INSPECT_ARCHIVE:
 		fputs("archive", stdout);

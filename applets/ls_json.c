@@ -144,7 +144,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 {
 	const struct inspect_node *n = &rs->v[i].n;
 	static const char *const formats[] = {
-		"elf", "archive", "raw", "thin-member", "other",
+		"elf", "archive", "raw", "thin-member", "other", "coff",
 	};
 	bool f = true;
 	size_t end = i + 1;
@@ -175,7 +175,18 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 			printf(",\"machine_number\":%u}", n->machine);
 			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
 		}
-		if (n->format == INSPECT_ELF || n->format == INSPECT_RAW)
+		if (n->format == INSPECT_COFF) {
+			const char *m = inspect_coff_machine_name(n->machine);
+
+			json_key(&f, "coff");
+			printf("{\"bigobj\":%s,\"machine\":",
+			       n->bigobj ? "true" : "false");
+			json_str(m, m ? strlen(m) : 0);
+			printf(",\"machine_number\":%u}", n->machine);
+			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
+		}
+		if (n->format == INSPECT_ELF || n->format == INSPECT_COFF ||
+		    n->format == INSPECT_RAW)
 			json_children(rs, i, &f, "containers", INSPECT_CONTAINER,
 				      path);
 		if (n->format == INSPECT_ARCHIVE)

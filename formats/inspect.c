@@ -7,8 +7,10 @@
 
 #include "ar.h"
 #include "bundle.h"
+#include "coff.h"
 #include "fatbin.h"
 #include "inspect.h"
+#include "magic.h"
 
 /* Archives inside archives are walked this deep, no deeper. */
 enum { MAX_NESTING = 8 };
@@ -312,51 +314,46 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		      uint64_t base, unsigned depth, const char *name,
 		      size_t name_len);
 
-static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
-		    size_t len, uint64_t base)
-{
-	struct elfscan s;
-	size_t nbundle = 0;
-	int rc = -1;
+/* A section that carries offload code, in an ELF or COFF object. */
+struct offload_section {
+	uint32_t index;
+	const char *name;
+	size_t name_len;
+	enum elfscan_kind kind;
+	uint64_t offset, size;	/* offset 0 for NOBITS */
+};
 
-	if (elfscan_open(&s, buf, len, w->e) < 0)
-		return -1;
-	in->is64 = s.is64;
-	in->big_endian = s.big_endian;
-	in->elf_type = s.e_type;
-	in->machine = s.machine;
-	if (emit(w, in) < 0)
-		goto out;
-	for (size_t i = 1; i < s.n; i++) {
-		const struct elfscan_section *sec = &s.sec[i];
+/* The sections of an object, then its object bundle (one entry per
+ * __CLANG_OFFLOAD_BUNDLE__ section, in section order) if it has one. */
+static int walk_sections(struct walk *w, const struct inspect_node *in,
+			 const uint8_t *buf, size_t len, uint64_t base,
+			 const struct offload_section *sec, size_t n)
+{
+	size_t nbundle = 0;
+
+	for (size_t i = 0; i < n; i++) {
 		struct inspect_node sn = {
 			.kind = INSPECT_SECTION, .depth = in->depth + 1,
-			.name = sec->name, .name_len = sec->name_len,
-			.section_index = sec->index, .section_kind = sec->kind,
-			.offset = base + sec->offset, .size = sec->size,
+			.name = sec[i].name, .name_len = sec[i].name_len,
+			.section_index = sec[i].index,
+			.section_kind = sec[i].kind,
+			.offset = base + sec[i].offset, .size = sec[i].size,
 			.in_file = true,
 		};
-		const uint8_t *bytes;
-		uint64_t size;
 
-		if (sec->kind == ELFSCAN_BUNDLE)
+		if (sec[i].kind == ELFSCAN_BUNDLE)
 			nbundle++;
-		if (sec->kind == ELFSCAN_OTHER || sec->kind == ELFSCAN_BUNDLE)
-			continue;
-		bytes = elfscan_bytes(&s, buf, i, &size);
-		if (!size)
+		if (sec[i].kind == ELFSCAN_BUNDLE || !sec[i].size)
 			continue;
 		if (emit(w, &sn) < 0)
-			goto out;
-		if (walk_containers(w, bytes, (size_t)size, base + sec->offset,
-				    in->depth + 2) < 0) {
-			where(w, "section %.*s", name_width(sec->name_len),
-			      sec->name);
-			goto out;
-		}
+			return -1;
+		if (walk_containers(w, buf + sec[i].offset,
+				    (size_t)sec[i].size, base + sec[i].offset,
+				    in->depth + 2) < 0)
+			return where(w, "section %.*s",
+				     name_width(sec[i].name_len), sec[i].name);
 	}
 	if (nbundle) {
-		/* An object bundle: one entry per section, in section order. */
 		struct inspect_node c = {
 			.kind = INSPECT_CONTAINER, .depth = in->depth + 1,
 			.container = INSPECT_OBJECT_BUNDLE,
@@ -366,32 +363,139 @@ static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
 		unsigned k = 0;
 
 		if (emit(w, &c) < 0)
-			goto out;
-		for (size_t i = 1; i < s.n; i++) {
-			const struct elfscan_section *sec = &s.sec[i];
-			bool nobits = sec->type == SHT_NOBITS;
+			return -1;
+		for (size_t i = 0; i < n; i++) {
 			struct inspect_node en = {
 				.kind = INSPECT_ENTRY, .depth = c.depth + 1,
 				.container = INSPECT_OBJECT_BUNDLE,
 				.number = c.number, .index = k,
-				.name = sec->name + BUNDLE_MAGIC_LEN,
-				.name_len = sec->name_len - BUNDLE_MAGIC_LEN,
-				.entry_section = sec->index, .in_file = true,
-				.offset = nobits ? base : base + sec->offset,
-				.size = nobits ? 0 : sec->size,
-				.data = nobits ? buf : buf + sec->offset,
+				.name = sec[i].name + BUNDLE_MAGIC_LEN,
+				.name_len = sec[i].name_len - BUNDLE_MAGIC_LEN,
+				.entry_section = sec[i].index, .in_file = true,
+				.offset = base + sec[i].offset,
+				.size = sec[i].size,
+				.data = buf + sec[i].offset,
 			};
 
-			if (sec->kind != ELFSCAN_BUNDLE)
+			if (sec[i].kind != ELFSCAN_BUNDLE)
 				continue;
 			k++;
 			if (emit(w, &en) < 0)
-				goto out;
+				return -1;
 		}
 	}
-	rc = 0;
+	return 0;
+}
+
+static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
+		    size_t len, uint64_t base)
+{
+	struct offload_section *sec;
+	struct elfscan s;
+	size_t n = 0;
+	int rc = -1;
+
+	if (elfscan_open(&s, buf, len, w->e) < 0)
+		return -1;
+	in->is64 = s.is64;
+	in->big_endian = s.big_endian;
+	in->elf_type = s.e_type;
+	in->machine = s.machine;
+	sec = calloc(s.n ? s.n : 1, sizeof(*sec));
+	if (!sec) {
+		err_set(w->e, "out of memory");
+		goto out;
+	}
+	for (size_t i = 1; i < s.n; i++) {
+		uint64_t size;
+
+		if (s.sec[i].kind == ELFSCAN_OTHER)
+			continue;
+		(void)elfscan_bytes(&s, buf, i, &size);
+		sec[n++] = (struct offload_section){
+			.index = s.sec[i].index, .name = s.sec[i].name,
+			.name_len = s.sec[i].name_len, .kind = s.sec[i].kind,
+			.offset = s.sec[i].type == SHT_NOBITS ? 0
+				  : s.sec[i].offset,
+			.size = size,
+		};
+	}
+	if (emit(w, in) == 0)
+		rc = walk_sections(w, in, buf, len, base, sec, n);
 out:
+	free(sec);
 	elfscan_free(&s);
+	return rc;
+}
+
+/* COFF objects name their sections as ELF ones do, but for packages:
+ * LLVM reads every section whose name starts with .llvm.offloading. */
+static enum elfscan_kind coff_kind(const char *name, size_t len)
+{
+	static const struct {
+		const char *name;
+		enum elfscan_kind kind;
+	} exact[] = {
+		{ ".hip_fatbin", ELFSCAN_HIP_FATBIN },
+		{ ".nv_fatbin", ELFSCAN_NV_FATBIN },
+		{ "__nv_relfatbin", ELFSCAN_NV_RELFATBIN },
+	};
+	size_t pre = strlen(COFF_OFFLOADING_PREFIX);
+
+	if (len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre))
+		return ELFSCAN_OFFLOADING;
+	if (len > BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
+					      BUNDLE_MAGIC_LEN))
+		return ELFSCAN_BUNDLE;
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (len == strlen(exact[i].name) &&
+		    !memcmp(name, exact[i].name, len))
+			return exact[i].kind;
+	return ELFSCAN_OTHER;
+}
+
+struct coff_list {
+	struct offload_section *v;
+	size_t n, cap;
+};
+
+static bool coff_wanted(void *ctx, const char *name, size_t len)
+{
+	(void)ctx;
+	return coff_kind(name, len) != ELFSCAN_OTHER;
+}
+
+static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
+{
+	struct coff_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct offload_section *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return err_set(e, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct offload_section){
+		.index = cs->index, .name = cs->name, .name_len = cs->name_len,
+		.kind = coff_kind(cs->name, cs->name_len),
+		.offset = cs->offset, .size = cs->size,
+	};
+	return 0;
+}
+
+static int walk_coff(struct walk *w, struct inspect_node *in,
+		     const uint8_t *buf, size_t len, uint64_t base)
+{
+	struct coff_list l = { NULL, 0, 0 };
+	int rc = -1;
+
+	if (coff_sections(buf, len, coff_wanted, coff_add, &l, &in->machine,
+			  &in->bigobj, w->e) == 0 && emit(w, in) == 0)
+		rc = walk_sections(w, in, buf, len, base, l.v, l.n);
+	free(l.v);
 	return rc;
 }
 
@@ -444,6 +548,10 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		in.format = INSPECT_ELF;
 		return walk_elf(w, &in, buf, len, base);
 	}
+	if (magic_is_coff_object(buf, len)) {
+		in.format = INSPECT_COFF;
+		return walk_coff(w, &in, buf, len, base);
+	}
 	if (ar_is_archive(buf, len) && depth < MAX_NESTING) {
 		in.format = INSPECT_ARCHIVE;
 		return walk_archive(w, &in, buf, len, base);
@@ -455,8 +563,9 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		return walk_containers(w, buf, len, base, depth + 1);
 	}
 	if (depth == 0)
-		return err_set(w->e, "not an ELF file, archive, offload bundle, "
-			       "CCOB, offload package or NVIDIA fatbin");
+		return err_set(w->e, "not an ELF file, COFF object, archive, "
+			       "offload bundle, CCOB, offload package or "
+			       "NVIDIA fatbin");
 	in.format = INSPECT_OTHER;
 	return emit(w, &in);
 }
@@ -489,6 +598,19 @@ const char *inspect_machine_name(uint16_t machine)
 		if (names[i].machine == machine)
 			return names[i].name;
 	return NULL;
+}
+
+const char *inspect_coff_machine_name(uint16_t machine)
+{
+	switch (machine) {
+	case 0x14c: return "x86";
+	case 0x8664: return "x86-64";
+	case 0x1c4: return "ARM";
+	case 0xaa64: return "ARM64";
+	case 0xa641: return "ARM64EC";
+	case 0xa64e: return "ARM64X";
+	default: return NULL;
+	}
 }
 
 static void set(const char **s, size_t *len, const char *v, size_t n)

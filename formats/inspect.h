@@ -2,7 +2,8 @@
  * headers.  An ELF file's offload sections (.hip_fatbin, .llvm.offloading,
  * .nv_fatbin, __nv_relfatbin, __CLANG_OFFLOAD_BUNDLE__* object bundles),
  * an archive's members, or a file that is itself a bundle, a CCOB, an
- * offload package or an NVIDIA fatbin, walked as a tree:
+ * offload package or an NVIDIA fatbin, walked as a tree; COFF objects'
+ * sections of the same names too (.llvm.offloading* for packages):
  *
  *   input (file or archive member) -> section -> container -> entry
  *
@@ -36,6 +37,7 @@ enum inspect_format {
 	INSPECT_RAW,		/* bundles, CCOBs, packages or NVIDIA fatbins */
 	INSPECT_THIN_MEMBER,	/* a thin archive's member: not read */
 	INSPECT_OTHER,		/* an archive member holding none of these */
+	INSPECT_COFF,		/* a COFF object, plain or bigobj */
 };
 
 enum inspect_container {
@@ -68,7 +70,9 @@ struct inspect_node {
 	/* INPUT */
 	enum inspect_format format;
 	bool is64, big_endian;		/* ELF */
-	uint16_t elf_type, machine;	/* ELF */
+	uint16_t elf_type;		/* ELF */
+	uint16_t machine;		/* ELF or COFF */
+	bool bigobj;			/* COFF */
 
 	/* SECTION */
 	uint32_t section_index;
@@ -130,7 +134,9 @@ struct inspect_target {
 void inspect_entry_target(const struct inspect_node *n,
 			  struct inspect_target *t);
 
-/* "x86-64", "AMDGPU", ... or NULL for a machine not in the table. */
+/* "x86-64", "AMDGPU", ... or NULL for a machine not in the table: ELF's
+ * e_machine, and COFF's Machine. */
 const char *inspect_machine_name(uint16_t machine);
+const char *inspect_coff_machine_name(uint16_t machine);
 
 #endif
