@@ -5,8 +5,64 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "coff.h"
+#include "magic.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
+
+/* LLVM takes a section as a bundle entry only with a non-empty ID. */
+static bool is_entry_section(void *ctx, const char *name, size_t len)
+{
+	(void)ctx;
+	return len > BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
+						 BUNDLE_MAGIC_LEN);
+}
+
+static int add_coff_entry(void *ctx, const struct coff_section *sec,
+			  struct err *e)
+{
+	struct bundle_reader *r = ctx;
+	size_t n = r->nobj + 1;
+	const char **ids;
+	size_t *id_len;
+	uint64_t *off, *size;
+
+	/* Each array is kept as soon as it has grown: bundle_close frees it. */
+	if (!(ids = realloc(r->ids, n * sizeof(*ids))))
+		return err_set(e, "out of memory");
+	r->ids = ids;
+	if (!(id_len = realloc(r->id_len, n * sizeof(*id_len))))
+		return err_set(e, "out of memory");
+	r->id_len = id_len;
+	if (!(off = realloc(r->off, n * sizeof(*off))))
+		return err_set(e, "out of memory");
+	r->off = off;
+	if (!(size = realloc(r->size, n * sizeof(*size))))
+		return err_set(e, "out of memory");
+	r->size = size;
+	r->ids[r->nobj] = sec->name + BUNDLE_MAGIC_LEN;
+	r->id_len[r->nobj] = sec->name_len - BUNDLE_MAGIC_LEN;
+	r->off[r->nobj] = sec->offset;
+	r->size[r->nobj] = sec->size;
+	r->nobj++;
+	return 0;
+}
+
+/* A COFF object's bundle sections, which LLVM's bundler (through
+ * llvm-objcopy) makes as in ELF: read in section order. */
+static int open_coff(struct bundle_reader *r, const uint8_t *buf, size_t len,
+		     struct err *e)
+{
+	uint16_t machine;
+	bool bigobj;
+
+	if (coff_sections(buf, len, is_entry_section, add_coff_entry, r,
+			  &machine, &bigobj, e) < 0) {
+		bundle_close(r);
+		return -1;
+	}
+	return 0;
+}
 
 int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
 		       struct err *e)
@@ -17,6 +73,8 @@ int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
 	r->buf = buf;
 	r->len = len;
 	r->object = true;
+	if (magic_is_coff_object(buf, len))
+		return open_coff(r, buf, len, e);
 	if (!elfscan_is_elf(buf, len))
 		return 0;
 	if (elfscan_open(&s, buf, len, e) < 0)
@@ -118,5 +176,9 @@ static bool is_bundle_section(const char *name, size_t len)
 int bundle_strip_object(const uint8_t *buf, size_t len, struct io_out *out,
 			struct err *e)
 {
+	if (!elfscan_is_elf(buf, len))
+		return err_set(e, "the host object is not ELF: its bundle "
+			       "sections are removed only from ELF objects "
+			       "(LLVM 22 has llvm-objcopy do it)");
 	return elfcopy_write(buf, len, is_bundle_section, NULL, 0, out, e);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coff.h"
+#include "magic.h"
 #include "../core/bytes.h"
 
 static const uint8_t bigobj_uuid[16] = {
@@ -137,4 +138,23 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 			return -1;
 	}
 	return 0;
+}
+
+static bool want_none(void *ctx, const char *name, size_t name_len)
+{
+	(void)ctx;
+	(void)name;
+	(void)name_len;
+	return false;
+}
+
+bool coff_is_object(const uint8_t *buf, size_t len)
+{
+	uint16_t machine;
+	bool bigobj;
+	struct err e;
+
+	return magic_is_coff_object(buf, len) &&
+	       coff_sections(buf, len, want_none, NULL, NULL, &machine,
+			     &bigobj, &e) == 0;
 }

@@ -32,6 +32,10 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		  coff_section_fn *each, void *ctx, uint16_t *machine,
 		  bool *bigobj, struct err *e);
 
+/* A COFF object LLVM's object reader takes: the magic, and a header and
+ * section table whose section names all resolve. */
+bool coff_is_object(const uint8_t *buf, size_t len);
+
 /* LLVM 22 reads offload binaries from every section whose name starts
  * with this, COFF having no section types. */
 #define COFF_OFFLOADING_PREFIX ".llvm.offloading"

@@ -1,7 +1,6 @@
-/* magic: what kind of file a buffer holds, from its first bytes.
- * magic_is_object leaves out COFF and XCOFF: LLVM's bundler tells those
- * from two bytes plus a full parse, and two bytes alone would misjudge
- * plain data there. */
+/* magic: what kind of file a buffer holds, from its first bytes (and, for
+ * COFF, whose two bytes alone would misjudge plain data, its headers).
+ * magic_is_object leaves out XCOFF. */
 #include <string.h>
 
 #include "magic.h"
@@ -15,6 +14,8 @@ bool magic_is_object(const uint8_t *buf, size_t len)
 	};
 
 	if (len >= 4 && !memcmp(buf, "\x7f" "ELF", 4))
+		return true;
+	if (coff_is_object(buf, len))
 		return true;
 	if (len >= 4 && !memcmp(buf, "\0asm", 4))
 		return true;

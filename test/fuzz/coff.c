@@ -53,6 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc1, rc2;
 
 	(void)magic_is_coff_object(data, size);
+	(void)magic_is_object(data, size);	/* coff_is_object for COFF */
 	rc1 = coff_sections(data, size, want, each, &offloading, &machine,
 			    &bigobj, &e);
 	if (rc1 < 0)
