@@ -28,6 +28,7 @@ messages, versions it cannot read), we must stop with one error line
 naming the file, and write nothing.
 """
 import argparse
+import difflib
 import glob
 import os
 import random
@@ -400,6 +401,18 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     passed, failed = corpus(args.llvm, args.ours)
+    failures = []
+
+    def judge(ok, label, script, want, got):
+        if ok:
+            return
+        failures.append(label)
+        print("FAIL (seed %d, %s):\n%s" % (seed, label, script))
+        for line in difflib.unified_diff(want.split("\n"), got.split("\n"),
+                                         "llvm-22", "offload", lineterm="",
+                                         n=1):
+            print("    " + line)
+
     for n in range(args.cases):
         files, script = make_case(rng)
         want = run(args.llvm, files, script)
@@ -411,15 +424,7 @@ def main():
                                           ": warning: " in l for l in ours)
         else:
             ok = want == got
-        if ok:
-            passed += 1
-            continue
-        failed += 1
-        print("FAIL (seed %d, case %d):\n%s" % (seed, n, script))
-        for line in __import__("difflib").unified_diff(
-                want.split("\n"), got.split("\n"), "llvm-22", "offload",
-                lineterm="", n=1):
-            print("    " + line)
+        judge(ok, "case %d" % n, script, want, got)
     for n in range(args.coff_cases):
         files, script = make_coff_case(rng)
         want, got = run(args.llvm, files, script), run(args.ours, files, script)
@@ -431,15 +436,7 @@ def main():
                 got.replace("rc:1", "rc=1"), "'c.obj'", ["c.obj", "junk"])
         else:
             ok = want == got
-        if ok:
-            passed += 1
-            continue
-        failed += 1
-        print("FAIL (seed %d, COFF case %d): %s" % (seed, n, script))
-        for line in __import__("difflib").unified_diff(
-                want.split("\n"), got.split("\n"), "llvm-22", "offload",
-                lineterm="", n=1):
-            print("    " + line)
+        judge(ok, "COFF case %d" % n, script, want, got)
     objs = compile_objects(args.llvm) if args.archive_cases else None
     if args.archive_cases and objs is None:
         print("SKIP: clang-22 or ld missing: no archive cases")
@@ -450,15 +447,11 @@ def main():
         # each tool's bitcode reader.
         want = BAD_BITCODE.sub(r"\1...", run(args.llvm, files, script))
         got = BAD_BITCODE.sub(r"\1...", run(args.ours, files, script))
-        if want == got and not crashed(want):
-            passed += 1
-            continue
-        failed += 1
-        print("FAIL (seed %d, archive case %d):\n%s" % (seed, n, script))
-        for line in __import__("difflib").unified_diff(
-                want.split("\n"), got.split("\n"), "llvm-22", "offload",
-                lineterm="", n=1):
-            print("    " + line)
+        judge(want == got and not crashed(want), "archive case %d" % n,
+              script, want, got)
+    failed += len(failures)
+    passed += args.cases + args.coff_cases + \
+        (args.archive_cases if objs else 0) - len(failures)
     print("packager_diff: seed %d" % seed)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
