@@ -460,6 +460,9 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 				       &out, &e) < 0) {
 		bundler_fail("'%s': %s", c->inputs[c->host_index], e.msg);
 		goto out;
+	} else {
+		/* llvm-objcopy wrote LLVM's: it takes the host's mode. */
+		io_out_mode_from(&out, host);
 	}
 	if (io_out_commit(&out, &e) < 0) {
 		bundler_fail("%s", e.msg);

@@ -1,4 +1,4 @@
-/* elfcopy: llvm-objcopy's rewrite of a relocatable object; see elfcopy.h.
+/* elfcopy: llvm-objcopy's rewrite of an ELF file; see elfcopy.h.
  * Written here because byte-identity with LLVM's bundler depends on
  * llvm-objcopy's own layout rules, which no C library reproduces; libelf
  * reads the input (core/elfscan.c) and converts the headers we write. */
@@ -9,6 +9,7 @@
 #include "elfcopy.h"
 #include "bytes.h"
 #include "elfscan.h"
+#include "elfsegments.h"
 #include "strtab.h"
 
 /* Past this an alignment or layout is hostile, not an object. */
@@ -44,6 +45,8 @@ struct copy {
 	size_t n;
 	size_t symtab;		/* old index, or 0 */
 	size_t xindex;		/* old index of SHT_SYMTAB_SHNDX, or 0 */
+	struct elfsegments g;	/* executables and shared libraries */
+	bool *held;		/* per old index: lies in a segment */
 };
 
 static const char *sec_name(const struct copy *c, size_t i)
@@ -379,7 +382,8 @@ static int by_old_offset(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* llvm-objcopy's layout for an object without segments: after the ELF
+/* llvm-objcopy's layout (for a file with segments, after them, the
+ * sections in segments keeping their offsets): after the ELF
  * header, sections in the order of their old offsets (added ones last),
  * each at the next multiple of its alignment; the header table after them
  * at the next multiple of the address size. */
@@ -389,12 +393,21 @@ static int lay_out(struct copy *c, struct out_section **order,
 	uint64_t at = c->s.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	uint64_t word = c->s.is64 ? 8 : 4, padding = 0;
 
+	/* With segments (which stay put, elfsegments_read made sure), the
+	 * sections in them keep their offsets and the others follow. */
+	if (c->g.v)
+		at = c->g.end;
 	for (size_t i = 1; i < c->n; i++)
 		order[i - 1] = &c->o[i];
 	qsort(order, c->n - 1, sizeof(*order), by_old_offset);
 	for (size_t i = 0; i + 1 < c->n; i++) {
 		struct out_section *o = order[i];
 		uint64_t align = o->align ? o->align : 1;
+
+		if (o->old_index && c->held[o->old_index]) {
+			o->offset = o->old_offset;
+			continue;
+		}
 
 		if (align > LAYOUT_LIMIT || o->size > LAYOUT_LIMIT)
 			return err_set(e, "section '%s' has an alignment or size "
@@ -444,6 +457,9 @@ static int write_headers_ehdr(const struct copy *c, uint64_t shoff,
 			.e_type = c->s.e_type, .e_machine = c->s.machine,
 			.e_version = c->s.version, .e_entry = c->s.entry,
 			.e_shoff = shoff, .e_flags = c->s.flags,
+			.e_phoff = c->g.phoff,
+			.e_phentsize = (Elf64_Half)c->g.phentsize,
+			.e_phnum = (Elf64_Half)c->g.n,
 			.e_ehsize = sizeof(Elf64_Ehdr),
 			.e_shentsize = sizeof(Elf64_Shdr),
 			.e_shnum = (Elf64_Half)shnum,
@@ -458,6 +474,9 @@ static int write_headers_ehdr(const struct copy *c, uint64_t shoff,
 			.e_version = c->s.version,
 			.e_entry = (Elf32_Addr)c->s.entry,
 			.e_shoff = (Elf32_Off)shoff, .e_flags = c->s.flags,
+			.e_phoff = (Elf32_Off)c->g.phoff,
+			.e_phentsize = (Elf32_Half)c->g.phentsize,
+			.e_phnum = (Elf32_Half)c->g.n,
 			.e_ehsize = sizeof(Elf32_Ehdr),
 			.e_shentsize = sizeof(Elf32_Shdr),
 			.e_shnum = (Elf32_Half)shnum,
@@ -529,6 +548,27 @@ out:
 	return rc;
 }
 
+/* What segments cover is written as the input holds it (llvm-objcopy
+ * copies segment contents, then sections over them; the sections we
+ * rewrite never lie in a segment), and the gaps between as zeros. */
+struct range_writer {
+	const struct copy *c;
+	struct io_out *out;
+	uint64_t at;
+};
+
+static int write_range(void *ctx, uint64_t offset, uint64_t size,
+		       struct err *e)
+{
+	struct range_writer *w = ctx;
+
+	if (io_out_zeros(w->out, offset - w->at, e) < 0 ||
+	    io_out_write(w->out, w->c->buf + offset, (size_t)size, e) < 0)
+		return -1;
+	w->at = offset + size;
+	return 0;
+}
+
 static int write_all(struct copy *c, struct io_out *out, struct err *e)
 {
 	struct out_section **order = malloc(c->n * sizeof(*order));
@@ -541,10 +581,18 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 	    write_headers_ehdr(c, shoff, out, e) < 0)
 		goto out;
 	at = c->s.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	if (c->g.v) {
+		struct range_writer w = { c, out, at };
+
+		if (elfsegments_each_range(&c->g, at, write_range, &w, e) < 0)
+			goto out;
+		at = w.at;
+	}
 	for (size_t i = 0; i + 1 < c->n; i++) {
 		const struct out_section *o = order[i];
 
-		if (o->type == SHT_NOBITS || !o->size)
+		if (o->type == SHT_NOBITS || !o->size ||
+		    (o->old_index && c->held[o->old_index]))
 			continue;
 		if (io_out_zeros(out, o->offset - at, e) < 0 ||
 		    (o->from ? io_out_copy(out, o->from, 0, o->size, e) :
@@ -562,6 +610,24 @@ out:
 	return rc;
 }
 
+/* llvm-objcopy zeroes a removed section's bytes in its segment and
+ * writes a rewritten one over the segment's: neither is done here. */
+static int check_segments(const struct copy *c, struct err *e)
+{
+	for (size_t i = 1; c->g.v && i < c->s.n; i++) {
+		if (!c->held[i])
+			continue;
+		if (!c->new_index[i])
+			return err_set(e, "cannot remove section '%s': it lies "
+				       "in a segment", sec_name(c, i));
+		if (c->owned[i] ||
+		    c->o[c->new_index[i]].type != c->s.sec[i].type)
+			return err_set(e, "section '%s' lies in a segment and "
+				       "would be rewritten", sec_name(c, i));
+	}
+	return 0;
+}
+
 int elfcopy_write(const uint8_t *buf, size_t len,
 		  bool (*drop)(const char *name, size_t name_len),
 		  const struct elfcopy_add *add, size_t nadd,
@@ -572,27 +638,31 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 
 	if (elfscan_open(&c.s, buf, len, e) < 0)
 		return -1;
-	if (c.s.e_type != ET_REL) {
-		err_set(e, "not a relocatable object (ELF type %u)",
-			(unsigned)c.s.e_type);
+	if (c.s.e_type != ET_REL && c.s.e_type != ET_EXEC &&
+	    c.s.e_type != ET_DYN) {
+		err_set(e, "not an object, executable or shared library (ELF "
+			"type %u)", (unsigned)c.s.e_type);
 		goto out;
 	}
-	if (c.s.phnum) {
-		err_set(e, "a relocatable object with program headers");
+	if (c.s.phnum && elfsegments_read(&c.s, buf, len, &c.g, e) < 0)
 		goto out;
-	}
 	c.new_index = calloc(c.s.n, sizeof(*c.new_index));
 	c.tabs = calloc(c.s.n, sizeof(*c.tabs));
 	c.rebuilt = calloc(c.s.n, sizeof(*c.rebuilt));
 	c.owned = calloc(c.s.n, sizeof(*c.owned));
 	c.o = calloc(c.s.n + nadd, sizeof(*c.o));
-	if (!c.new_index || !c.tabs || !c.rebuilt || !c.owned || !c.o) {
+	c.held = calloc(c.s.n, sizeof(*c.held));
+	if (!c.new_index || !c.tabs || !c.rebuilt || !c.owned || !c.o ||
+	    !c.held) {
 		err_set(e, "out of memory");
 		goto out;
 	}
+	for (size_t i = 1; c.g.v && i < c.s.n; i++)
+		c.held[i] = elfsegments_hold(&c.g, &c.s.sec[i]);
 	if (number_sections(&c, drop, nadd, e) < 0 ||
 	    plan_strings(&c, add, nadd, e) < 0 ||
 	    fill_sections(&c, add, nadd, e) < 0 ||
+	    check_segments(&c, e) < 0 ||
 	    write_all(&c, out, e) < 0)
 		goto out;
 	rc = 0;
@@ -606,6 +676,8 @@ out:
 	free(c.rebuilt);
 	free(c.owned);
 	free(c.o);
+	free(c.held);
+	elfsegments_free(&c.g);
 	elfscan_free(&c.s);
 	return rc;
 }

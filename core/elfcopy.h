@@ -1,5 +1,6 @@
-/* elfcopy: rewrite a relocatable ELF object with sections added or removed,
- * laid out byte for byte as llvm-objcopy 22 lays it out, so an object
+/* elfcopy: rewrite an ELF object, executable or shared library with
+ * sections added or removed, laid out byte for byte as llvm-objcopy 22
+ * lays it out (segments kept in place: core/elfsegments), so an object
  * bundle made here is the file LLVM's bundler makes by running
  * `llvm-objcopy --add-section ...` (and a host unbundled here the file it
  * makes with `--remove-section`). */

@@ -239,6 +239,22 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 	return 0;
 }
 
+void io_out_mode_from(struct io_out *o, const struct io_in *in)
+{
+	struct stat st;
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (!o->tmp || (in->fd >= 0 ? fstat(in->fd, &st)
+			: !in->path || !strcmp(in->path, "-") ? -1
+			: stat(in->path, &st)) < 0 || !S_ISREG(st.st_mode))
+		return;
+	o->mode = st.st_mode & 07777 & ~mask & ~(mode_t)06000;
+	if (geteuid() == 0 && fchown(o->fd, st.st_uid, st.st_gid) < 0)
+		return;
+	(void)fchmod(o->fd, o->mode);
+}
+
 /* A failed open holds nothing: the caller need not discard it. */
 int io_out_open(struct io_out *o, const char *path, struct err *e)
 {

@@ -55,6 +55,11 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
 		  struct err *e);
 bool io_out_seekable(const struct io_out *o);
+/* Give the output the permissions of the file in (what llvm-objcopy does
+ * to what it writes): its mode less the umask and the set-ID bits, and,
+ * run as root, its owner.  Nothing for stdout or a file written in place,
+ * or when in cannot be looked at. */
+void io_out_mode_from(struct io_out *o, const struct io_in *in);
 /* Close and rename into place.  Does nothing more if o was never opened. */
 int io_out_commit(struct io_out *o, struct err *e);
 /* Close and remove the temporary; the destination keeps its old content. */
