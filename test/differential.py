@@ -57,7 +57,8 @@ def random_target(rng):
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "objects", "fixtures")
 OBJECTS = [open(os.path.join(FIXTURES, f), "rb").read()
-           for f in sorted(os.listdir(FIXTURES)) if f.endswith(".o")]
+           for f in sorted(os.listdir(FIXTURES))
+           if f.endswith((".o", ".exe", ".so"))]
 
 
 def random_content(rng):
