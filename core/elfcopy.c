@@ -46,7 +46,7 @@ struct copy {
 	size_t symtab;		/* old index, or 0 */
 	size_t xindex;		/* old index of SHT_SYMTAB_SHNDX, or 0 */
 	struct elfsegments g;	/* executables and shared libraries */
-	bool *held;		/* per old index: lies in a segment */
+	long *holder;		/* per old index: its segment, or -1 */
 };
 
 static const char *sec_name(const struct copy *c, size_t i)
@@ -404,8 +404,10 @@ static int lay_out(struct copy *c, struct out_section **order,
 		struct out_section *o = order[i];
 		uint64_t align = o->align ? o->align : 1;
 
-		if (o->old_index && c->held[o->old_index]) {
-			o->offset = o->old_offset;
+		if (o->old_index && c->holder[o->old_index] >= 0) {
+			o->offset = elfsegments_place(&c->g,
+						      c->holder[o->old_index],
+						      &c->s.sec[o->old_index]);
 			continue;
 		}
 
@@ -457,7 +459,7 @@ static int write_headers_ehdr(const struct copy *c, uint64_t shoff,
 			.e_type = c->s.e_type, .e_machine = c->s.machine,
 			.e_version = c->s.version, .e_entry = c->s.entry,
 			.e_shoff = shoff, .e_flags = c->s.flags,
-			.e_phoff = c->g.phoff,
+			.e_phoff = c->g.v ? c->g.v[c->g.n + 1].placed : 0,
 			.e_phentsize = (Elf64_Half)c->g.phentsize,
 			.e_phnum = (Elf64_Half)c->g.n,
 			.e_ehsize = sizeof(Elf64_Ehdr),
@@ -474,7 +476,8 @@ static int write_headers_ehdr(const struct copy *c, uint64_t shoff,
 			.e_version = c->s.version,
 			.e_entry = (Elf32_Addr)c->s.entry,
 			.e_shoff = (Elf32_Off)shoff, .e_flags = c->s.flags,
-			.e_phoff = (Elf32_Off)c->g.phoff,
+			.e_phoff = (Elf32_Off)(c->g.v ? c->g.v[c->g.n + 1].placed
+						      : 0),
 			.e_phentsize = (Elf32_Half)c->g.phentsize,
 			.e_phnum = (Elf32_Half)c->g.n,
 			.e_ehsize = sizeof(Elf32_Ehdr),
@@ -548,27 +551,6 @@ out:
 	return rc;
 }
 
-/* What segments cover is written as the input holds it (llvm-objcopy
- * copies segment contents, then sections over them; the sections we
- * rewrite never lie in a segment), and the gaps between as zeros. */
-struct range_writer {
-	const struct copy *c;
-	struct io_out *out;
-	uint64_t at;
-};
-
-static int write_range(void *ctx, uint64_t offset, uint64_t size,
-		       struct err *e)
-{
-	struct range_writer *w = ctx;
-
-	if (io_out_zeros(w->out, offset - w->at, e) < 0 ||
-	    io_out_write(w->out, w->c->buf + offset, (size_t)size, e) < 0)
-		return -1;
-	w->at = offset + size;
-	return 0;
-}
-
 static int write_all(struct copy *c, struct io_out *out, struct err *e)
 {
 	struct out_section **order = malloc(c->n * sizeof(*order));
@@ -581,18 +563,14 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 	    write_headers_ehdr(c, shoff, out, e) < 0)
 		goto out;
 	at = c->s.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-	if (c->g.v) {
-		struct range_writer w = { c, out, at };
-
-		if (elfsegments_each_range(&c->g, at, write_range, &w, e) < 0)
-			goto out;
-		at = w.at;
-	}
+	if (c->g.v && elfsegments_write(&c->g, c->buf, c->s.is64,
+					c->s.big_endian, out, &at, e) < 0)
+		goto out;
 	for (size_t i = 0; i + 1 < c->n; i++) {
 		const struct out_section *o = order[i];
 
 		if (o->type == SHT_NOBITS || !o->size ||
-		    (o->old_index && c->held[o->old_index]))
+		    (o->old_index && c->holder[o->old_index] >= 0))
 			continue;
 		if (io_out_zeros(out, o->offset - at, e) < 0 ||
 		    (o->from ? io_out_copy(out, o->from, 0, o->size, e) :
@@ -615,7 +593,7 @@ out:
 static int check_segments(const struct copy *c, struct err *e)
 {
 	for (size_t i = 1; c->g.v && i < c->s.n; i++) {
-		if (!c->held[i])
+		if (c->holder[i] < 0)
 			continue;
 		if (!c->new_index[i])
 			return err_set(e, "cannot remove section '%s': it lies "
@@ -651,14 +629,15 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 	c.rebuilt = calloc(c.s.n, sizeof(*c.rebuilt));
 	c.owned = calloc(c.s.n, sizeof(*c.owned));
 	c.o = calloc(c.s.n + nadd, sizeof(*c.o));
-	c.held = calloc(c.s.n, sizeof(*c.held));
+	c.holder = malloc(c.s.n * sizeof(*c.holder));
 	if (!c.new_index || !c.tabs || !c.rebuilt || !c.owned || !c.o ||
-	    !c.held) {
+	    !c.holder) {
 		err_set(e, "out of memory");
 		goto out;
 	}
-	for (size_t i = 1; c.g.v && i < c.s.n; i++)
-		c.held[i] = elfsegments_hold(&c.g, &c.s.sec[i]);
+	for (size_t i = 0; i < c.s.n; i++)
+		c.holder[i] = c.g.v && i ? elfsegments_holder(&c.g, &c.s.sec[i])
+					 : -1;
 	if (number_sections(&c, drop, nadd, e) < 0 ||
 	    plan_strings(&c, add, nadd, e) < 0 ||
 	    fill_sections(&c, add, nadd, e) < 0 ||
@@ -676,7 +655,7 @@ out:
 	free(c.rebuilt);
 	free(c.owned);
 	free(c.o);
-	free(c.held);
+	free(c.holder);
 	elfsegments_free(&c.g);
 	elfscan_free(&c.s);
 	return rc;

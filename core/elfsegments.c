@@ -3,6 +3,7 @@
  * must be llvm-objcopy's, and no library lays files out its way. */
 #include <elf.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "elfsegments.h"
 #include "bytes.h"
@@ -135,28 +136,22 @@ int elfsegments_read(const struct elfscan *s, const uint8_t *buf, size_t len,
 		const struct elfsegment *seg = order[i];
 		uint64_t align = seg->align ? seg->align : 1, placed;
 
+		/* A parent comes before its children in this order. */
+
 		if (seg->parent >= 0) {
-			placed = seg->offset;	/* its parent did not move */
+			const struct elfsegment *par = &g->v[seg->parent];
+
+			placed = par->placed + (seg->offset - par->offset);
 		} else {
 			uint64_t skew = seg->vaddr % align;
 
 			placed = (at + align - 1 - skew) / align * align + skew;
 		}
-		if (placed != seg->offset) {
-			if (seg->index < g->n)
-				err_set(e, "llvm-objcopy would move segment %u "
-					"from offset %llu to %llu, which this "
-					"rewrite does not do", seg->index,
-					(unsigned long long)seg->offset,
-					(unsigned long long)placed);
-			else
-				err_set(e, "llvm-objcopy would move the %s to "
-					"offset %llu, which this rewrite does "
-					"not do", seg->index == g->n ?
-					"ELF header" : "program header table",
-					(unsigned long long)placed);
+		if (placed > SEGMENT_LIMIT) {
+			err_set(e, "segment %u cannot be laid out", seg->index);
 			goto out;
 		}
+		g->v[seg - g->v].placed = placed;
 		if (placed + seg->filesz > at)
 			at = placed + seg->filesz;
 	}
@@ -175,72 +170,156 @@ void elfsegments_free(struct elfsegments *g)
 	*g = (struct elfsegments){ 0 };
 }
 
-bool elfsegments_hold(const struct elfsegments *g,
-		      const struct elfscan_section *sec)
+long elfsegments_holder(const struct elfsegments *g,
+			const struct elfscan_section *sec)
 {
 	/* An empty section counts as one byte, so that one on the boundary
 	 * of two segments belongs to the second. */
 	uint64_t size = sec->size ? sec->size : 1;
+	long holder = -1;
 
 	for (size_t i = 0; i < g->n; i++) {
 		const struct elfsegment *seg = &g->v[i];
+		bool in;
 
-		if (sec->type == SHT_NOBITS) {
-			if (!(sec->flags & SHF_ALLOC) ||
-			    !(sec->flags & SHF_TLS) != (seg->type != PT_TLS))
-				continue;
-			if (seg->vaddr <= sec->addr &&
-			    sec->addr - seg->vaddr <= seg->memsz &&
-			    size <= seg->memsz - (sec->addr - seg->vaddr))
-				return true;
-			continue;
-		}
-		if (seg->offset <= sec->offset &&
-		    sec->offset - seg->offset <= seg->filesz &&
-		    size <= seg->filesz - (sec->offset - seg->offset))
-			return true;
+		if (sec->type == SHT_NOBITS)
+			in = (sec->flags & SHF_ALLOC) &&
+			     !(sec->flags & SHF_TLS) == (seg->type != PT_TLS) &&
+			     seg->vaddr <= sec->addr &&
+			     sec->addr - seg->vaddr <= seg->memsz &&
+			     size <= seg->memsz - (sec->addr - seg->vaddr);
+		else
+			in = seg->offset <= sec->offset &&
+			     sec->offset - seg->offset <= seg->filesz &&
+			     size <= seg->filesz - (sec->offset - seg->offset);
+		if (in && (holder < 0 || g->v[holder].offset > seg->offset))
+			holder = (long)i;
 	}
-	return false;
+	return holder;
 }
+
+uint64_t elfsegments_place(const struct elfsegments *g, long holder,
+			   const struct elfscan_section *sec)
+{
+	const struct elfsegment *seg = &g->v[holder];
+
+	/* Modulo 2^64, as llvm-objcopy computes it: a NOBITS section, held
+	 * by its address, may sit before its segment in the file. */
+	return seg->placed + (sec->offset - seg->offset);
+}
+
+/* A stretch of the output copied from the input: [start, end) from
+ * start - delta. */
+struct stretch {
+	uint64_t start, end, delta;
+};
 
 static int by_start(const void *x, const void *y)
 {
-	const uint64_t *a = x, *b = y;
+	const struct stretch *a = x, *b = y;
 
-	return a[0] < b[0] ? -1 : a[0] > b[0];
+	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-int elfsegments_each_range(const struct elfsegments *g, uint64_t from,
-			   int (*each)(void *ctx, uint64_t offset,
-				       uint64_t size, struct err *e),
-			   void *ctx, struct err *e)
+struct writer {
+	const uint8_t *buf;
+	struct io_out *out;
+	const uint8_t *table;		/* the new program header table */
+	uint64_t tstart, tend;
+	uint64_t at;
+};
+
+/* [start, end) of the output, zeros before it, the table over it. */
+static int put(struct writer *w, uint64_t start, uint64_t end, uint64_t delta,
+	       struct err *e)
 {
-	uint64_t (*r)[2] = malloc((g->n + 1) * sizeof(*r));
-	size_t n = 0;
-	int rc = 0;
+	uint64_t cur;
 
-	if (!r)
-		return err_set(e, "out of memory");
-	for (size_t i = 0; i <= g->n; i++) {
-		const struct elfsegment *seg = &g->v[i == g->n ? g->n + 1 : i];
-		uint64_t start = seg->offset, end = seg->offset + seg->filesz;
+	if (start < w->at)
+		start = w->at;
+	if (start >= end)
+		return 0;
+	if (io_out_zeros(w->out, start - w->at, e) < 0)
+		return -1;
+	for (cur = start; cur < end; ) {
+		bool in_table = cur >= w->tstart && cur < w->tend;
+		uint64_t stop = in_table ? (w->tend < end ? w->tend : end)
+			      : (w->tstart > cur && w->tstart < end) ? w->tstart
+			      : end;
+		const uint8_t *from = in_table ? w->table + (cur - w->tstart)
+				      : w->buf + (cur - delta);
 
-		if (start < from)
-			start = from;
-		if (start < end) {
-			r[n][0] = start;
-			r[n++][1] = end;
-		}
+		if (io_out_write(w->out, from, (size_t)(stop - cur), e) < 0)
+			return -1;
+		cur = stop;
 	}
+	w->at = end;
+	return 0;
+}
+
+int elfsegments_write(const struct elfsegments *g, const uint8_t *buf,
+		      bool is64, bool big_endian, struct io_out *out,
+		      uint64_t *at, struct err *e)
+{
+	const struct elfsegment *ph = &g->v[g->n + 1];
+	size_t table_len = g->n * g->phentsize, n = 0;
+	uint8_t *table = malloc(table_len ? table_len : 1);
+	struct stretch *r = malloc((g->n + 1) * sizeof(*r));
+	struct writer w = { buf, out, table, ph->placed,
+			    ph->placed + table_len, *at };
+	bool table_covered = false;
+	int rc = -1;
+
+	if (!table || !r) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	/* The program headers as they were, with the offsets moved. */
+	memcpy(table, buf + g->phoff, table_len);
+	for (size_t i = 0; i < g->n; i++)
+		put_endian(table + i * g->phentsize + (is64 ? 8 : 4),
+			   is64 ? 8 : 4, g->v[i].placed, big_endian);
+	for (size_t i = 0; i < g->n; i++)
+		if (g->v[i].filesz)
+			r[n++] = (struct stretch){
+				g->v[i].placed, g->v[i].placed + g->v[i].filesz,
+				g->v[i].placed - g->v[i].offset };
 	qsort(r, n, sizeof(*r), by_start);
-	for (size_t i = 0; i < n && !rc; ) {
-		uint64_t start = r[i][0], end = r[i][1];
+	for (size_t i = 0; i < n; ) {
+		struct stretch cur = r[i];
 
-		for (i++; i < n && r[i][0] <= end; i++)
-			if (r[i][1] > end)
-				end = r[i][1];
-		rc = each(ctx, start, end - start, e);
+		for (i++; i < n && r[i].start < cur.end; i++) {
+			if (r[i].delta != cur.delta) {
+				err_set(e, "segments that overlap would move "
+					"apart");
+				goto out;
+			}
+			if (r[i].end > cur.end)
+				cur.end = r[i].end;
+		}
+		if (w.tstart >= cur.start && w.tend <= cur.end)
+			table_covered = true;
+		if (w.tstart < cur.start && w.tend > cur.start) {
+			err_set(e, "the program header table straddles the "
+				"start of a segment");
+			goto out;
+		}
+		/* A table that lies before this stretch, in none. */
+		if (!table_covered && w.tend <= cur.start && table_len &&
+		    w.tstart >= w.at) {
+			if (put(&w, w.tstart, w.tend, 0, e) < 0)
+				goto out;
+			table_covered = true;
+		}
+		if (put(&w, cur.start, cur.end, cur.delta, e) < 0)
+			goto out;
 	}
+	if (!table_covered && table_len && put(&w, w.tstart, w.tend, 0, e) < 0)
+		goto out;
+	*at = w.at;
+	rc = 0;
+out:
+	free(table);
 	free(r);
 	return rc;
 }

@@ -11,12 +11,14 @@
 
 #include "elfscan.h"
 #include "err.h"
+#include "io.h"
 
 struct elfsegment {
 	uint32_t type;
 	uint64_t offset, vaddr, filesz, memsz, align;
 	uint32_t index;
 	long parent;		/* index into the array, or -1 */
+	uint64_t placed;	/* its offset in the output */
 };
 
 struct elfsegments {
@@ -28,24 +30,27 @@ struct elfsegments {
 	uint64_t end;		/* where llvm-objcopy puts what follows */
 };
 
-/* Read the program headers and lay them out as llvm-objcopy does; fails
- * when that would move any segment (llvm-objcopy then moves segment
- * contents, which we do not), or when a header lies outside the file. */
+/* Read the program headers and lay them out as llvm-objcopy does: a
+ * segment keeps its place unless the linker left more room before it than
+ * its alignment needs (RISC-V's attributes segment, say), when it moves
+ * down.  Fails when a header lies outside the file. */
 int elfsegments_read(const struct elfscan *s, const uint8_t *buf, size_t len,
 		     struct elfsegments *g, struct err *e);
 void elfsegments_free(struct elfsegments *g);
 
-/* Whether a section (by its old header) lies in some segment, as
- * llvm-objcopy decides: then it keeps its place in the file. */
-bool elfsegments_hold(const struct elfsegments *g,
-		      const struct elfscan_section *sec);
+/* The segment a section (by its old header) lies in, as llvm-objcopy
+ * decides (the one that starts first), or -1: a section in a segment
+ * moves with it, to the offset elfsegments_place gives. */
+long elfsegments_holder(const struct elfsegments *g,
+			const struct elfscan_section *sec);
+uint64_t elfsegments_place(const struct elfsegments *g, long holder,
+			   const struct elfscan_section *sec);
 
-/* Each stretch of the input that segments or the program header table
- * cover, past the ELF header, in file order: the bytes the output keeps
- * there (anything between stretches is zeros). */
-int elfsegments_each_range(const struct elfsegments *g, uint64_t from,
-			   int (*each)(void *ctx, uint64_t offset,
-				       uint64_t size, struct err *e),
-			   void *ctx, struct err *e);
+/* Write, from offset *at on, what segments hold at their new offsets
+ * (their bytes as the input has them, zeros between) and the program
+ * header table with the new offsets; *at ends past the last byte. */
+int elfsegments_write(const struct elfsegments *g, const uint8_t *buf,
+		      bool is64, bool big_endian, struct io_out *out,
+		      uint64_t *at, struct err *e);
 
 #endif
