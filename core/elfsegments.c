@@ -65,6 +65,9 @@ static int read_headers(const struct elfscan *s, const uint8_t *buf,
 	    s->phnum * g->phentsize > len - g->phoff)
 		return err_set(e, "program header table runs past the end of "
 			       "the file");
+	if (g->phoff < (s->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+		return err_set(e, "program header table overlaps the ELF "
+			       "header");
 	g->n = s->phnum;
 	g->v = calloc(g->n + 2, sizeof(*g->v));
 	if (!g->v)
@@ -147,8 +150,13 @@ int elfsegments_read(const struct elfscan *s, const uint8_t *buf, size_t len,
 
 			placed = (at + align - 1 - skew) / align * align + skew;
 		}
-		if (placed > SEGMENT_LIMIT) {
-			err_set(e, "segment %u cannot be laid out", seg->index);
+		/* Zeros llvm-objcopy would write that the input does not
+		 * hold; past a gigabyte it is an attack on the disk. */
+		if (placed > SEGMENT_LIMIT ||
+		    placed + seg->filesz > (uint64_t)len + ((uint64_t)1 << 30)) {
+			err_set(e, "segment %u would be laid out at offset "
+				"%llu, far past the end of the file", seg->index,
+				(unsigned long long)placed);
 			goto out;
 		}
 		g->v[seg - g->v].placed = placed;

@@ -153,3 +153,29 @@ write("elf-shndx.o",
              (b".symtab_shndx", SHT_SYMTAB_SHNDX, 0,
               struct.pack("<II", 0, 5), 4, None, None, 3, 4),
              (b".data", SHT_PROGBITS, 3, b"data", 4), HOST_SEC, DEV_SEC]))
+
+
+# --- executables whose program headers llvm-objcopy's layout cannot take:
+# good_elf made ET_EXEC, its program headers appended at the end.
+def with_phdrs(phdrs, phoff=None):
+    body = bytearray(good_elf)
+    at = len(body) if phoff is None else phoff
+    table = b"".join(struct.pack("<IIQQQQQQ", *p) for p in phdrs)
+    if phoff is None:
+        body += table
+    else:
+        body[at:at + len(table)] = table
+    struct.pack_into("<H", body, 16, 2)                    # e_type
+    struct.pack_into("<Q", body, 32, at)                   # e_phoff
+    struct.pack_into("<HH", body, 54, 56, len(phdrs))      # e_phentsize, e_phnum
+    return bytes(body)
+
+
+PT_LOAD = 1
+write("elf-exec-segment-past-end.o",
+      with_phdrs([(PT_LOAD, 5, 0, 0, 0, 1 << 20, 1 << 20, 4096)]))
+write("elf-exec-phdrs-in-header.o",
+      with_phdrs([(PT_LOAD, 5, 0, 0, 0, 64, 64, 4096)], phoff=8))
+write("elf-exec-far-segment.o",
+      with_phdrs([(PT_LOAD, 5, 0, 0, 0, 100, 100, 1),
+                  (PT_LOAD, 6, 200, 0, 0, 10, 10, 1 << 40)]))
