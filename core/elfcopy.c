@@ -572,6 +572,13 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 		if (o->type == SHT_NOBITS || !o->size ||
 		    (o->old_index && c->holder[o->old_index] >= 0))
 			continue;
+		/* llvm-objcopy would lay it over what is already written
+		 * (segments ending before the ELF header does, say). */
+		if (o->offset < at) {
+			err_set(e, "section '%s' would overlap the headers or "
+				"segments before it", o->name);
+			goto out;
+		}
 		if (io_out_zeros(out, o->offset - at, e) < 0 ||
 		    (o->from ? io_out_copy(out, o->from, 0, o->size, e) :
 		     o->data ? io_out_write(out, o->data, o->size, e) :

@@ -163,6 +163,14 @@ int elfsegments_read(const struct elfscan *s, const uint8_t *buf, size_t len,
 		if (placed + seg->filesz > at)
 			at = placed + seg->filesz;
 	}
+	/* Headers are written over what lies beneath them; a table moved
+	 * into the ELF header would lose one or the other. */
+	if (g->v[g->n + 1].placed < (s->is64 ? sizeof(Elf64_Ehdr)
+					    : sizeof(Elf32_Ehdr)) && s->phnum) {
+		err_set(e, "llvm-objcopy would move the program header table "
+			"over the ELF header");
+		goto out;
+	}
 	g->end = at;
 	rc = 0;
 out:

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Write the bad-input corpus: damaged bundles, each of which must get one
 clear error line (LLVM 22 crashes, leaks memory or misreads most of them).
-Run from this directory; the files are committed.  list-loops-in-llvm.hipi
-is not made here: it is a damaged text bundle the differential suite found
-(LLVM 22 lists it forever), kept as found."""
+Run from this directory; the files are committed.  Two files are not made
+here but kept as found: list-loops-in-llvm.hipi, a damaged text bundle the
+differential suite found (LLVM 22 lists it forever), and
+elf-exec-phdr-table-moves.so, a shared library the elf fuzzer found (its
+program header table would move over the ELF header)."""
 import struct
 
 MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
