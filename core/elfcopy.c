@@ -629,7 +629,9 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 			"type %u)", (unsigned)c.s.e_type);
 		goto out;
 	}
-	if (c.s.phnum && elfsegments_read(&c.s, buf, len, &c.g, e) < 0)
+	/* e_phnum as written (libelf counts only what fits in the file). */
+	if (get_endian(buf + (c.s.is64 ? 56 : 44), 2, c.s.big_endian) &&
+	    elfsegments_read(&c.s, buf, len, &c.g, e) < 0)
 		goto out;
 	c.new_index = calloc(c.s.n, sizeof(*c.new_index));
 	c.tabs = calloc(c.s.n, sizeof(*c.tabs));

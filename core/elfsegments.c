@@ -56,19 +56,21 @@ static int read_headers(const struct elfscan *s, const uint8_t *buf,
 			size_t len, struct elfsegments *g, struct err *e)
 {
 	bool be = s->big_endian;
-	size_t want = s->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	size_t want = s->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr), phnum;
 
 	g->phoff = s->is64 ? get_endian(buf + 32, 8, be)
 			   : get_endian(buf + 28, 4, be);
 	g->phentsize = (size_t)get_endian(buf + (s->is64 ? 54 : 42), 2, be);
-	if (s->phnum >= PN_XNUM || g->phentsize < want || g->phoff > len ||
-	    s->phnum * g->phentsize > len - g->phoff)
+	/* The count the header gives: libelf shrinks it to what fits. */
+	phnum = (size_t)get_endian(buf + (s->is64 ? 56 : 44), 2, be);
+	if (phnum >= PN_XNUM || g->phentsize < want || g->phoff > len ||
+	    phnum * g->phentsize > len - g->phoff)
 		return err_set(e, "program header table runs past the end of "
 			       "the file");
 	if (g->phoff < (s->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
 		return err_set(e, "program header table overlaps the ELF "
 			       "header");
-	g->n = s->phnum;
+	g->n = phnum;
 	g->v = calloc(g->n + 2, sizeof(*g->v));
 	if (!g->v)
 		return err_set(e, "out of memory");
@@ -105,7 +107,7 @@ static int read_headers(const struct elfscan *s, const uint8_t *buf,
 	g->v[g->n] = (struct elfsegment){ .index = (uint32_t)g->n };
 	g->v[g->n + 1] = (struct elfsegment){
 		.type = PT_PHDR, .offset = g->phoff, .vaddr = g->phoff,
-		.filesz = s->phnum * g->phentsize, .memsz = s->phnum * g->phentsize,
+		.filesz = phnum * g->phentsize, .memsz = phnum * g->phentsize,
 		.align = s->is64 ? 8 : 4, .index = (uint32_t)g->n + 1,
 	};
 	return 0;
@@ -166,7 +168,7 @@ int elfsegments_read(const struct elfscan *s, const uint8_t *buf, size_t len,
 	/* Headers are written over what lies beneath them; a table moved
 	 * into the ELF header would lose one or the other. */
 	if (g->v[g->n + 1].placed < (s->is64 ? sizeof(Elf64_Ehdr)
-					    : sizeof(Elf32_Ehdr)) && s->phnum) {
+					    : sizeof(Elf32_Ehdr)) && g->n) {
 		err_set(e, "llvm-objcopy would move the program header table "
 			"over the ELF header");
 		goto out;

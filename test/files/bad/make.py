@@ -181,3 +181,15 @@ write("elf-exec-phdrs-in-header.o",
 write("elf-exec-far-segment.o",
       with_phdrs([(PT_LOAD, 5, 0, 0, 0, 100, 100, 1),
                   (PT_LOAD, 6, 200, 0, 0, 10, 10, 1 << 40)]))
+# A segment over the whole file: its sections cannot be removed or
+# rewritten where they lie.
+write("elf-exec-segment-over-all.o",
+      with_phdrs([(PT_LOAD, 5, 0, 0, 0, len(good_elf) + 56, len(good_elf) + 56,
+                   1)]))
+big_phoff = bytearray(with_phdrs([(PT_LOAD, 5, 0, 0, 0, 64, 64, 1)]))
+struct.pack_into("<Q", big_phoff, 32, len(big_phoff) - 20)
+write("elf-exec-phdrs-past-end.o", bytes(big_phoff))
+# A segment over the bundle sections only: they cannot be removed.
+dev_at = good_elf.index(b"device code\n")
+write("elf-exec-segment-over-bundles.o",
+      with_phdrs([(PT_LOAD, 5, dev_at - 1, dev_at - 1, 0, 13, 13, 4096)]))
