@@ -296,6 +296,10 @@ int io_out_zeros(struct io_out *o, uint64_t n, struct err *e)
 	return 0;
 }
 
+/* Copies through the page cache go fastest in pieces of this size at
+ * output offsets that are multiples of it (see io_out_copy). */
+#define COPY_ALIGN (64u * 1024)
+
 static bool input_shrank(const struct io_in *in, uint64_t end)
 {
 	struct stat st;
@@ -303,30 +307,98 @@ static bool input_shrank(const struct io_in *in, uint64_t end)
 	return fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < end;
 }
 
+/* copy_file_range from in at *from to o's position, len bytes; returns
+ * what is left when the kernel stopped (0 = done), or -1 with e set. */
+static int64_t kernel_copy(struct io_out *o, const struct io_in *in,
+			   loff_t *from, uint64_t len, struct err *e)
+{
+	while (len) {
+		size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
+		ssize_t n = copy_file_range(in->fd, from, o->fd, NULL, chunk, 0);
+
+		/* The end of the input before the end of its map: the file
+		 * shrank, and the map past its end would fault. */
+		if (n == 0 && input_shrank(in, (uint64_t)*from + len))
+			return err_set(e, "'%s': file changed size while being "
+				       "read", in->path ? in->path : "input");
+		if (n <= 0)
+			break;
+		len -= (uint64_t)n;
+	}
+	return (int64_t)len;
+}
+
+/* pread/write through a buffer, each write landing on a COPY_ALIGN
+ * boundary of the output; returns what is left, as kernel_copy. */
+static int64_t buffered_copy(struct io_out *o, const struct io_in *in,
+			     uint64_t *from, uint64_t len, uint64_t at,
+			     struct err *e)
+{
+	uint8_t *buf = malloc(COPY_ALIGN);
+	size_t want = COPY_ALIGN - at % COPY_ALIGN;
+
+	if (!buf)
+		return (int64_t)len;
+	while (len) {
+		ssize_t n = pread(in->fd, buf, want < len ? want : (size_t)len,
+				  (off_t)*from);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0 && input_shrank(in, *from + len)) {
+			free(buf);
+			return err_set(e, "'%s': file changed size while being "
+				       "read", in->path ? in->path : "input");
+		}
+		if (n <= 0 || io_out_write(o, buf, (size_t)n, e) < 0) {
+			free(buf);
+			return n > 0 ? -1 : (int64_t)len;
+		}
+		*from += (uint64_t)n;
+		len -= (uint64_t)n;
+		want = COPY_ALIGN - (at += (uint64_t)n) % COPY_ALIGN;
+	}
+	free(buf);
+	return 0;
+}
+
 int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 		uint64_t len, struct err *e)
 {
-	/* copy_file_range keeps the bytes out of our address space, so memory
-	 * does not grow with the input; fall back to write() from the map. */
+	/* Into a file: in the kernel where it can, so the bytes stay out of
+	 * our address space and memory does not grow with the input.  Where
+	 * the copy lands decides its speed: the page cache gives a write
+	 * large folios only at offsets aligned to their size, and a copy that
+	 * starts (say) 4 KiB into the output, after a bundle's header, fills
+	 * it page by page, 1.5x slower than cat (measured, Linux 6.18 on
+	 * ext4).  So copy up to the next COPY_ALIGN boundary first.  The
+	 * kernel moves whole pages of the input, so that keeps the output
+	 * aligned only when input and output offsets agree modulo the page
+	 * size; otherwise pread/write, each write aligned, is as fast as cat
+	 * (and the kernel's copy is not). */
 	if (in->fd >= 0 && (o->tmp || o->scratch)) {
-		loff_t from = (loff_t)off;
+		off_t at = lseek(o->fd, 0, SEEK_CUR);
+		int64_t left = (int64_t)len;
 
-		while (len) {
-			size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
-			ssize_t n = copy_file_range(in->fd, &from, o->fd, NULL,
-						    chunk, 0);
+		if (at >= 0 && (uint64_t)at % 4096 != off % 4096) {
+			left = buffered_copy(o, in, &off, len, (uint64_t)at, e);
+		} else if (at >= 0) {
+			loff_t from = (loff_t)off;
+			uint64_t head = (COPY_ALIGN - (uint64_t)at % COPY_ALIGN) %
+					COPY_ALIGN;
 
-			/* The end of the input before the end of its map: the
-			 * file shrank, and the map past its end would fault. */
-			if (n == 0 && input_shrank(in, (uint64_t)from + len))
-				return err_set(e, "'%s': file changed size while "
-					       "being read", in->path ? in->path
-								 : "input");
-			if (n <= 0)
-				break;
-			len -= (uint64_t)n;
+			if (head > len)
+				head = len;
+			left = kernel_copy(o, in, &from, head, e);
+			if (left == 0)
+				left = kernel_copy(o, in, &from, len - head, e);
+			else if (left > 0)
+				left += (int64_t)(len - head);
+			off = (uint64_t)from;
 		}
-		off = (uint64_t)from;
+		if (left < 0)
+			return -1;
+		len = (uint64_t)left;
 		if (!len)
 			return 0;
 	}
