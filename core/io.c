@@ -173,6 +173,16 @@ static char *resolve_dest(const char *path)
 	return strdup(path);
 }
 
+/* Written in place: where the bytes start, for the pieces' boundaries
+ * (stdout may be a file opened for appending; a pipe has no position). */
+static int out_in_place(struct io_out *o)
+{
+	off_t at = lseek(o->fd, 0, SEEK_CUR);
+
+	o->pos = at > 0 ? (uint64_t)at : 0;
+	return 0;
+}
+
 static int out_open(struct io_out *o, const char *path, struct err *e)
 {
 	struct stat st;
@@ -187,7 +197,7 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 		return err_set(e, "'%s': %s", path, strerror(ENOMEM));
 	if (!strcmp(path, "-")) {
 		o->fd = 1;
-		return 0;
+		return out_in_place(o);
 	}
 	o->dest = resolve_dest(path);
 	if (!o->dest)
@@ -199,7 +209,7 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 		o->fd = open(o->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (o->fd < 0)
 			return err_set(e, "'%s': %s", path, strerror(errno));
-		return 0;
+		return out_in_place(o);
 	}
 	mask = umask(0);
 	umask(mask);
@@ -264,7 +274,31 @@ int io_out_open(struct io_out *o, const char *path, struct err *e)
 	return -1;
 }
 
-int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e)
+/* Writes into the page cache go fastest as pieces of CHUNK bytes at file
+ * offsets that are multiples of it.  The page cache gives a write large
+ * folios only at offsets aligned to their size, and this kernel (Linux
+ * 6.18 on ext4, measured) is slow with the smallest and the largest: 1 GB
+ * copied in the kernel to 4 KiB past a multiple of 64 KiB takes 1.4x as
+ * long as to a multiple, and 500 MB written by one write() 7x as long as
+ * in 64 KiB pieces.  So every output keeps its writes to whole pieces
+ * between CHUNK boundaries, and a file we own stages what falls short of
+ * the next boundary (a header, a padding, the tail of a copy) until it is
+ * reached.  stdout and devices get no stage: their bytes go out at once. */
+#define CHUNK (64u * 1024)
+
+static bool staged(const struct io_out *o)
+{
+	return o->tmp || o->scratch;
+}
+
+/* From the end of what is written and staged to the next boundary. */
+static size_t to_boundary(const struct io_out *o)
+{
+	return CHUNK - (size_t)((o->pos + o->staged) % CHUNK);
+}
+
+static int write_all(struct io_out *o, const void *buf, size_t len,
+		     struct err *e)
 {
 	const uint8_t *p = buf;
 
@@ -278,6 +312,47 @@ int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e)
 		}
 		p += n;
 		len -= (size_t)n;
+		o->pos += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int flush(struct io_out *o, struct err *e)
+{
+	size_t n = o->staged;
+
+	o->staged = 0;
+	return n ? write_all(o, o->stage, n, e) : 0;
+}
+
+/* Page-aligned: pread from a page-aligned input offset into a buffer 16
+ * bytes past a page boundary (where malloc puts it) ran at half speed. */
+static int stage_alloc(struct io_out *o, struct err *e)
+{
+	if (!o->stage && !(o->stage = aligned_alloc(4096, CHUNK)))
+		return err_set(e, "out of memory");
+	return 0;
+}
+
+int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		size_t room = to_boundary(o), n = len < room ? len : room;
+
+		if (o->staged || (n < room && staged(o))) {
+			if (stage_alloc(o, e) < 0)
+				return -1;
+			memcpy(o->stage + o->staged, p, n);
+			o->staged += n;
+			if (n == room && flush(o, e) < 0)
+				return -1;
+		} else if (write_all(o, p, n, e) < 0) {
+			return -1;
+		}
+		p += n;
+		len -= n;
 	}
 	return 0;
 }
@@ -296,9 +371,38 @@ int io_out_zeros(struct io_out *o, uint64_t n, struct err *e)
 	return 0;
 }
 
-/* Copies through the page cache go fastest in pieces of this size at
- * output offsets that are multiples of it (see io_out_copy). */
-#define COPY_ALIGN (64u * 1024)
+static int changed_size(const struct io_in *in, struct err *e)
+{
+	return err_set(e, "'%s': file changed size while being read",
+		       in->path ? in->path : "input");
+}
+
+/* Read n bytes of in at *off into the stage, n no more than to the next
+ * boundary; a stage that reaches it goes out. */
+static int stage_from(struct io_out *o, const struct io_in *in, uint64_t *off,
+		      size_t n, struct err *e)
+{
+	if (stage_alloc(o, e) < 0)
+		return -1;
+	while (n) {
+		ssize_t got = pread(in->fd, o->stage + o->staged, n,
+				    (off_t)*off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		/* The end of the input before the end of its map: it shrank
+		 * since it was opened. */
+		if (got == 0)
+			return changed_size(in, e);
+		if (got < 0)
+			return err_set(e, "'%s': %s", in->path ? in->path
+					: "input", strerror(errno));
+		o->staged += (size_t)got;
+		*off += (uint64_t)got;
+		n -= (size_t)got;
+	}
+	return to_boundary(o) == CHUNK ? flush(o, e) : 0;
+}
 
 static bool input_shrank(const struct io_in *in, uint64_t end)
 {
@@ -307,100 +411,62 @@ static bool input_shrank(const struct io_in *in, uint64_t end)
 	return fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < end;
 }
 
-/* copy_file_range from in at *from to o's position, len bytes; returns
- * what is left when the kernel stopped (0 = done), or -1 with e set. */
+/* copy_file_range of len bytes from in at *off to the output's position;
+ * returns what is left when the kernel stopped short (0: all copied). */
 static int64_t kernel_copy(struct io_out *o, const struct io_in *in,
-			   loff_t *from, uint64_t len, struct err *e)
+			   uint64_t *off, uint64_t len, struct err *e)
 {
+	loff_t from = (loff_t)*off;
+
 	while (len) {
 		size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
-		ssize_t n = copy_file_range(in->fd, from, o->fd, NULL, chunk, 0);
+		ssize_t n = copy_file_range(in->fd, &from, o->fd, NULL, chunk, 0);
 
-		/* The end of the input before the end of its map: the file
-		 * shrank, and the map past its end would fault. */
-		if (n == 0 && input_shrank(in, (uint64_t)*from + len))
-			return err_set(e, "'%s': file changed size while being "
-				       "read", in->path ? in->path : "input");
+		if (n == 0 && input_shrank(in, (uint64_t)from + len))
+			return changed_size(in, e);
 		if (n <= 0)
 			break;
 		len -= (uint64_t)n;
+		o->pos += (uint64_t)n;
 	}
+	*off = (uint64_t)from;
 	return (int64_t)len;
-}
-
-/* pread/write through a buffer, each write landing on a COPY_ALIGN
- * boundary of the output; returns what is left, as kernel_copy. */
-static int64_t buffered_copy(struct io_out *o, const struct io_in *in,
-			     uint64_t *from, uint64_t len, uint64_t at,
-			     struct err *e)
-{
-	uint8_t *buf = malloc(COPY_ALIGN);
-	size_t want = COPY_ALIGN - at % COPY_ALIGN;
-
-	if (!buf)
-		return (int64_t)len;
-	while (len) {
-		ssize_t n = pread(in->fd, buf, want < len ? want : (size_t)len,
-				  (off_t)*from);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0 && input_shrank(in, *from + len)) {
-			free(buf);
-			return err_set(e, "'%s': file changed size while being "
-				       "read", in->path ? in->path : "input");
-		}
-		if (n <= 0 || io_out_write(o, buf, (size_t)n, e) < 0) {
-			free(buf);
-			return n > 0 ? -1 : (int64_t)len;
-		}
-		*from += (uint64_t)n;
-		len -= (uint64_t)n;
-		want = COPY_ALIGN - (at += (uint64_t)n) % COPY_ALIGN;
-	}
-	free(buf);
-	return 0;
 }
 
 int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 		uint64_t len, struct err *e)
 {
-	/* Into a file: in the kernel where it can, so the bytes stay out of
-	 * our address space and memory does not grow with the input.  Where
-	 * the copy lands decides its speed: the page cache gives a write
-	 * large folios only at offsets aligned to their size, and a copy that
-	 * starts (say) 4 KiB into the output, after a bundle's header, fills
-	 * it page by page, 1.5x slower than cat (measured, Linux 6.18 on
-	 * ext4).  So copy up to the next COPY_ALIGN boundary first.  The
-	 * kernel moves whole pages of the input, so that keeps the output
-	 * aligned only when input and output offsets agree modulo the page
-	 * size; otherwise pread/write, each write aligned, is as fast as cat
-	 * (and the kernel's copy is not). */
-	if (in->fd >= 0 && (o->tmp || o->scratch)) {
-		off_t at = lseek(o->fd, 0, SEEK_CUR);
-		int64_t left = (int64_t)len;
+	/* A file we own: the bytes up to the next boundary join the stage,
+	 * then whole pieces go by copy_file_range, which keeps them out of
+	 * our address space, and the tail is staged.  The kernel copies whole
+	 * pages of the input in 64 KiB runs, so its writes stay on the
+	 * boundaries only when the input offset is a multiple of the page
+	 * size there; otherwise pread into the stage, which is faster. */
+	if (in->fd >= 0 && staged(o)) {
+		size_t head = to_boundary(o) % CHUNK;
+		uint64_t body;
 
-		if (at >= 0 && (uint64_t)at % 4096 != off % 4096) {
-			left = buffered_copy(o, in, &off, len, (uint64_t)at, e);
-		} else if (at >= 0) {
-			loff_t from = (loff_t)off;
-			uint64_t head = (COPY_ALIGN - (uint64_t)at % COPY_ALIGN) %
-					COPY_ALIGN;
-
-			if (head > len)
-				head = len;
-			left = kernel_copy(o, in, &from, head, e);
-			if (left == 0)
-				left = kernel_copy(o, in, &from, len - head, e);
-			else if (left > 0)
-				left += (int64_t)(len - head);
-			off = (uint64_t)from;
-		}
-		if (left < 0)
+		if (head > len)
+			head = (size_t)len;
+		if (stage_from(o, in, &off, head, e) < 0)
 			return -1;
-		len = (uint64_t)left;
-		if (!len)
-			return 0;
+		len -= head;
+		body = len - len % CHUNK;
+		if (body && off % 4096 == 0 && !o->staged) {
+			int64_t left = kernel_copy(o, in, &off, body, e);
+
+			if (left < 0)
+				return -1;
+			len -= body - (uint64_t)left;
+		}
+		while (len) {
+			size_t n = len < CHUNK ? (size_t)len : CHUNK;
+
+			if (stage_from(o, in, &off, n, e) < 0)
+				return -1;
+			len -= n;
+		}
+		return 0;
 	}
 	/* Any other output (stdout, a pipe, a device): sendfile, which keeps
 	 * them out of our address space too. */
@@ -414,6 +480,7 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 			if (n <= 0)
 				break;
 			len -= (uint64_t)n;
+			o->pos += (uint64_t)n;
 		}
 		off = (uint64_t)from;
 		if (!len)
@@ -427,6 +494,8 @@ int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
 {
 	const uint8_t *p = buf;
 
+	if (flush(o, e) < 0)
+		return -1;
 	while (len) {
 		ssize_t n = pwrite(o->fd, p, len, (off_t)off);
 
@@ -483,6 +552,8 @@ int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e)
 
 	memset(view, 0, sizeof(*view));
 	view->fd = -1;
+	if (flush(o, e) < 0)
+		return -1;
 	if (fstat(o->fd, &st) < 0)
 		return err_set(e, "temporary file: %s", strerror(errno));
 	if (st.st_size) {
@@ -511,17 +582,19 @@ static void release(struct io_out *o, bool remove_tmp)
 	free(o->tmp);
 	free(o->dest);
 	free(o->path);
+	free(o->stage);
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 }
 
 int io_out_commit(struct io_out *o, struct err *e)
 {
-	int rc = 0;
+	int rc;
 
 	if (!o->path)
 		return 0;
-	if (o->fd > 1 && close(o->fd) < 0)
+	rc = flush(o, e);
+	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
 		rc = err_set(e, "'%s': %s", o->path, strerror(errno));
 	o->fd = -1;
 	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)

@@ -41,6 +41,9 @@ struct io_out {
 	bool scratch;		/* an unlinked scratch file (io_scratch_open) */
 	void *map;
 	size_t map_len;
+	uint64_t pos;		/* file offset of what goes out next */
+	uint8_t *stage;		/* bytes short of a piece's boundary (io.c) */
+	size_t staged;
 };
 
 int io_out_open(struct io_out *o, const char *path, struct err *e);
