@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """make bench: our tools and LLVM 22's on the same work, in one run.
 
-  bench.py [--mb N] [--runs N]
+  bench.py [--mb N] [--runs N] [--close-runs N]
 
 Makes its inputs in a temporary directory it removes (two inputs of N MB
 each, default 500: half incompressible, half like real code, and a shared
 library whose .hip_fatbin holds 80 bundles), runs each job with both tools
 (and cat/cp/zstd as the floor), and prints wall time, CPU time and peak RSS
-with the ratio ours/LLVM.  Each figure is the best of --runs runs (default
-3).  LLVM has no ls or extract: llvm-objdump --offloading, which lists and
-writes out every code object of the library, stands in for both.
+with the ratio LLVM/ours, and our time over the floor's.  Each figure is the
+best of --runs runs (default 3; --close-runs, default 7, for ours and the
+floor where there is one), each run into new output files.  LLVM has
+no ls or extract: llvm-objdump --offloading, which lists and writes out
+every code object of the library, stands in for both.
 """
 import argparse
 import os
@@ -43,32 +45,52 @@ TARGETS = "host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a," \
           "hip-amdgcn-amd-amdhsa--gfx1100"
 
 
-def measure(cmd, cwd, runs, repeat=1):
-    """Best wall time, its CPU time, and the largest peak RSS (MB), over
-    runs.  GNU time measures, so that Python's own memory (copied into a
-    forked child before exec) does not count.  With repeat, cmd runs that
-    many times in one shell and the times are per run."""
-    best = None
+def run_once(cmd, cwd, repeat, fresh):
+    """Wall time, CPU time and peak RSS (MB) of one run of cmd.  GNU time
+    measures, so that Python's own memory (copied into a forked child before
+    exec) does not count.  With repeat, cmd runs that many times in one shell
+    and the times are per run.  The files in fresh are removed first: every
+    run, ours, LLVM's and the floor's, writes new files, since replacing a
+    large file costs the release of its old pages (about 1 s per GB on ext4
+    here) and would count in one run and not another."""
     if repeat > 1:
         cmd = "i=0; while [ $i -lt %d ]; do %s; i=$((i+1)); done" % (
             repeat, cmd)
-    for _ in range(runs):
-        # The last job's output is still being written back: let that end
-        # first, so that no run pays for the one before it.
-        os.sync()
-        start = time.monotonic()
-        p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "sh", "-c",
-                            cmd], cwd=cwd, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-        wall = time.monotonic() - start
-        if p.returncode != 0:
-            raise SystemExit("bench: failed: %s\n%s" % (cmd, p.stderr))
-        user, sys_, rss = p.stderr.strip().split("\n")[-1].split()
-        sample = (wall / repeat, (float(user) + float(sys_)) / repeat,
-                  int(rss) / 1024.0)
-        if best is None or sample[0] < best[0]:
-            best = (sample[0], sample[1], max(best[2] if best else 0,
-                                              sample[2]))
+    for name in fresh:
+        path = os.path.join(cwd, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.unlink(path)
+    # The last run's output is still being written back: let that end
+    # first, so that no run pays for the one before it.
+    os.sync()
+    start = time.monotonic()
+    p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "sh", "-c", cmd],
+                       cwd=cwd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - start
+    if p.returncode != 0:
+        raise SystemExit("bench: failed: %s\n%s" % (cmd, p.stderr))
+    user, sys_, rss = p.stderr.strip().split("\n")[-1].split()
+    return (wall / repeat, (float(user) + float(sys_)) / repeat,
+            int(rss) / 1024.0)
+
+
+def measure(cmds, cwd, repeat=1):
+    """For each (cmd, fresh, runs) of cmds: the best wall time, its CPU time,
+    and the largest peak RSS over its runs.  The commands take turns, run by
+    run, so that what the machine does meanwhile falls on all of them
+    alike."""
+    best = [None] * len(cmds)
+    for r in range(max(c[2] for c in cmds)):
+        for i, (cmd, fresh, runs) in enumerate(cmds):
+            if r >= runs:
+                continue
+            sample = run_once(cmd, cwd, repeat, fresh)
+            if best[i] is None or sample[0] < best[i][0]:
+                best[i] = (sample[0], sample[1],
+                           max(best[i][2] if best[i] else 0, sample[2]))
     return best
 
 
@@ -123,6 +145,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=500)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--close-runs", type=int, default=7)
     args = ap.parse_args()
     if not os.path.exists("/usr/bin/time"):
         print("bench: needs GNU time (apt-get install time)")
@@ -135,67 +158,85 @@ def main():
         make_inputs(d, args.mb)
         big = "-input=host -input=random.bin -input=code.bin"
         obj = "-input=host.o -input=random.bin -input=code.bin"
+        # name, command, its outputs, floor, the floor's outputs, runs,
+        # repeat.  {N} is "ours" or "llvm".
+        U = TARGETS.split(",", 1)[1]
         jobs = [
-            ("startup (--version)", "{B} --version", None, 3, REPEAT),
-            ("tiny bundle", "{B} -type=bc -targets=" + TARGETS +
-             " -input=host -input=tiny -input=tiny -output=t.bc", None, 3,
+            ("startup (--version)", "{B} --version", (), None, (), 3,
              REPEAT),
+            ("tiny bundle", "{B} -type=bc -targets=" + TARGETS +
+             " -input=host -input=tiny -input=tiny -output=t.bc", (), None,
+             (), 3, REPEAT),
             ("bundle 2x%d MB" % args.mb, "{B} -type=o -bundle-align=4096"
              " -targets=" + TARGETS + " " + big + " -output=b.{N}",
-             "cat random.bin code.bin > cat.out", args.runs),
-            ("list", "{B} -type=o -list -input=b.{N}", None, args.runs),
-            ("unbundle both", "{B} -type=o -unbundle -targets=" +
-             TARGETS.split(",", 1)[1] + " -input=b.{N} -output=u1.{N}"
-             " -output=u2.{N}", "cp random.bin cp1.out && cp code.bin cp2.out",
+             ("b.{N}",), "cat random.bin code.bin > cat.out", ("cat.out",),
              args.runs),
+            ("list", "{B} -type=o -list -input=b.{N}", (), None, (),
+             args.runs),
+            ("unbundle both", "{B} -type=o -unbundle -targets=" + U +
+             " -input=b.{N} -output=u1.{N} -output=u2.{N}",
+             ("u1.{N}", "u2.{N}"),
+             "cp random.bin cp1.out && cp code.bin cp2.out",
+             ("cp1.out", "cp2.out"), args.runs),
             ("compressed bundle", "{B} -type=o -compress -targets=" + TARGETS +
-             " " + big + " -output=c.{N}",
-             "cat random.bin code.bin | zstd -q -3 --long -c > z.out", 1),
-            ("compressed unbundle", "{B} -type=o -unbundle -targets=" +
-             TARGETS.split(",", 1)[1] + " -input=c.{N} -output=v1.{N}"
-             " -output=v2.{N}", "zstd -q -d -c z.out > /dev/null", 1),
+             " " + big + " -output=c.{N}", ("c.{N}",),
+             "cat random.bin code.bin | zstd -q -3 --long -c > z.out",
+             ("z.out",), args.runs),
+            ("compressed unbundle", "{B} -type=o -unbundle -targets=" + U +
+             " -input=c.{N} -output=v1.{N} -output=v2.{N}",
+             ("v1.{N}", "v2.{N}"), "zstd -q -d -c z.out > /dev/null", (),
+             args.runs),
             ("object bundle 2x%d MB" % args.mb, "{B} -type=o -targets=" +
-             TARGETS + " " + obj + " -output=o.{N}",
-             "cat host.o random.bin code.bin > cat.out", args.runs),
+             TARGETS + " " + obj + " -output=o.{N}", ("o.{N}",),
+             "cat host.o random.bin code.bin > cat.out", ("cat.out",),
+             args.runs),
             ("object host unbundle", "{B} -type=o -unbundle -targets=" +
              TARGETS.split(",", 1)[0] + " -input=o.{N} -output=h.{N}",
-             "cp host.o cp3.out", args.runs),
+             ("h.{N}",), "cp host.o cp3.out", ("cp3.out",), args.runs),
             ("package %d MB image" % args.mb, "{P} -o p.{N} --image=file="
              "random.bin,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip",
-             "cp random.bin cp4.out", args.runs),
+             ("p.{N}",), "cp random.bin cp4.out", ("cp4.out",), args.runs),
             ("extract %d MB image" % args.mb, "{P} p.{N} --image=file=x.{N},"
-             "arch=gfx90a", "cp random.bin cp5.out", args.runs),
-            ("ls library (%d bundles)" % FATBIN_BUNDLES, "{L} lib.so",
-             None, args.runs),
+             "arch=gfx90a", ("x.{N}",), "cp random.bin cp5.out", ("cp5.out",),
+             args.runs),
+            ("ls library (%d bundles)" % FATBIN_BUNDLES, "{L} lib.so", (),
+             None, (), args.runs),
             ("extract gfx90a from it",
-             "mkdir -p ex.{N} && {X} -t gfx90a -o ex.{N} lib.so",
-             "cp fatbin cp6.out", args.runs),
+             "mkdir -p ex.{N} && {X} -t gfx90a -o ex.{N} lib.so", ("ex.{N}",),
+             "cp fatbin cp6.out", ("cp6.out",), args.runs),
         ]
-        print("%-22s %10s %10s %9s | %10s %10s %9s | %7s %7s | %s" % (
+        print("%-22s %9s %9s %8s | %9s %9s %8s | %6s %6s | %7s %7s" % (
             "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s", "RSS MB",
-            "wall x", "RSS x", "floor s"))
-        for job in jobs:
-            name, cmd, floor, runs = job[:4]
-            repeat = job[4] if len(job) > 4 else 1
-            ours = measure(cmd.format(B=OURS, P=OURS_PKG, L=OURS_LS,
-                                      X=OURS_EXTRACT, N="ours"), d, runs,
-                           repeat)
-            theirs = measure(cmd.format(B=LLVM, P=LLVM_PKG, L=LLVM_OBJDUMP,
-                                        X="mkdir -p ex.llvm && cd ex.llvm && "
-                                        + LLVM_OBJDUMP + " ../lib.so #",
-                                        N="llvm"), d, runs, repeat)
-            fl = "%.3f" % measure(floor, d, 1)[0] if floor else "-"
-            print("%-22s %10.4f %10.4f %9.1f | %10.4f %10.4f %9.1f | %7.2f "
-                  "%7.2f | %s" % (name, ours[0], ours[1], ours[2], theirs[0],
-                                  theirs[1], theirs[2], theirs[0] / ours[0],
-                                  theirs[2] / ours[2], fl))
+            "wall x", "RSS x", "floor s", "/floor"))
+        for name, cmd, outs, floor, floor_outs, runs, *rest in jobs:
+            repeat = rest[0] if rest else 1
+            # Ours against the floor is the target, and the machine's
+            # noise only ever adds: more runs of both, for a surer best.
+            close = max(runs, args.close_runs) if floor else runs
+            cmds = [(cmd.format(B=OURS, P=OURS_PKG, L=OURS_LS,
+                                X=OURS_EXTRACT, N="ours"),
+                     [o.format(N="ours") for o in outs], close),
+                    (cmd.format(B=LLVM, P=LLVM_PKG, L=LLVM_OBJDUMP,
+                                X="mkdir -p ex.llvm && cd ex.llvm && "
+                                + LLVM_OBJDUMP + " ../lib.so #", N="llvm"),
+                     [o.format(N="llvm") for o in outs], runs)]
+            if floor:
+                cmds.append((floor, floor_outs, close))
+            ours, theirs, *fl = measure(cmds, d, repeat)
+            fl = fl[0] if fl else None
+            print("%-22s %9.4f %9.4f %8.1f | %9.4f %9.4f %8.1f | %6.2f "
+                  "%6.2f | %7s %7s" % (
+                      name, ours[0], ours[1], ours[2], theirs[0], theirs[1],
+                      theirs[2], theirs[0] / ours[0], theirs[2] / ours[2],
+                      "%.3f" % fl[0] if fl else "-",
+                      "%.2f" % (ours[0] / fl[0]) if fl else "-"))
         for a, b in (("b.ours", "b.llvm"), ("c.ours", "c.llvm"),
                      ("o.ours", "o.llvm"), ("h.ours", "h.llvm"),
                      ("p.ours", "p.llvm"), ("x.ours", "x.llvm")):
             same = subprocess.run(["cmp", "-s", a, b], cwd=d).returncode == 0
             print("%s and %s: %s" % (a, b, "identical" if same else "DIFFER"))
         print("(x columns: LLVM's figure over ours; above 1 means we are "
-              "faster or smaller)")
+              "faster or smaller.  /floor: our wall time over the floor's)")
     finally:
         shutil.rmtree(d, ignore_errors=True)
     return 0
