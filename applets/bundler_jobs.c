@@ -372,18 +372,12 @@ static int emit_compressed(const struct config *c,
 			   const struct bundle_plan *plan,
 			   const struct io_in *inputs, struct io_out *out)
 {
-	struct io_out scratch = { .fd = -1 };
-	struct io_in whole;
 	struct ccob_stats st;
 	struct err e;
 
-	if (write_ccob_gather(plan, inputs, &scratch, &whole, &e) < 0 ||
-	    write_ccob(&whole, out, c->ccob_version, CCOB_ZSTD, c->level, &st,
-		       &e) < 0) {
-		io_out_discard(&scratch);
+	if (write_ccob_plan(plan, inputs, out, c->ccob_version, CCOB_ZSTD,
+			    c->level, &st, &e) < 0)
 		return bundler_fail("%s", e.msg);
-	}
-	io_out_discard(&scratch);
 	if (c->verbose) {
 		char report[1024];
 

@@ -16,11 +16,13 @@ typedef void (*write_ccob_progress)(uint64_t done, uint64_t total);
 int write_ccob(const struct io_in *data, struct io_out *out, unsigned version,
 	       unsigned method, int level, struct ccob_stats *st,
 	       struct err *e);
-/* The bytes of a bundle plan, contiguous (zstd must see them whole to match
- * LLVM's frames), in a mapped scratch file rather than our heap. */
-int write_ccob_gather(const struct bundle_plan *plan,
-		      const struct io_in *inputs, struct io_out *scratch,
-		      struct io_in *view, struct err *e);
+/* The same for the bundle a plan describes.  Its bytes are gathered into a
+ * mapped scratch file (zstd must see them contiguous to match LLVM's
+ * frames, and our heap need not hold them) by a second thread while the
+ * compressor reads what is there. */
+int write_ccob_plan(const struct bundle_plan *plan, const struct io_in *inputs,
+		    struct io_out *out, unsigned version, unsigned method,
+		    int level, struct ccob_stats *st, struct err *e);
 extern write_ccob_progress write_ccob_on_progress;
 
 #endif

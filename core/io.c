@@ -274,17 +274,18 @@ int io_out_open(struct io_out *o, const char *path, struct err *e)
 	return -1;
 }
 
-/* Writes into the page cache go fastest as pieces of CHUNK bytes at file
- * offsets that are multiples of it.  The page cache gives a write large
+/* How the page cache is filled decides how fast: it gives a write large
  * folios only at offsets aligned to their size, and this kernel (Linux
- * 6.18 on ext4, measured) is slow with the smallest and the largest: 1 GB
- * copied in the kernel to 4 KiB past a multiple of 64 KiB takes 1.4x as
- * long as to a multiple, and 500 MB written by one write() 7x as long as
- * in 64 KiB pieces.  So every output keeps its writes to whole pieces
- * between CHUNK boundaries, and a file we own stages what falls short of
- * the next boundary (a header, a padding, the tail of a copy) until it is
- * reached.  stdout and devices get no stage: their bytes go out at once. */
+ * 6.18 on ext4, in a VM; measured) is slow with both the smallest and the
+ * largest.  1 GB copied in the kernel to 4 KiB past a multiple of 64 KiB
+ * takes 1.4x as long as to a multiple, and 500 MB written by one write()
+ * 7x as long as in pieces of 64-128 KiB.  So: copies run between CHUNK
+ * boundaries, a file we own stages what falls short of the next boundary
+ * (a header, a padding, a copy's head and tail) until it is reached, and
+ * no write() is larger than WRITE_MAX.  stdout and devices get no stage:
+ * their bytes go out at once. */
 #define CHUNK (64u * 1024)
+#define WRITE_MAX (128u * 1024)
 
 static bool staged(const struct io_out *o)
 {
@@ -339,17 +340,20 @@ int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e)
 	const uint8_t *p = buf;
 
 	while (len) {
-		size_t room = to_boundary(o), n = len < room ? len : room;
+		size_t room = to_boundary(o), n;
 
-		if (o->staged || (n < room && staged(o))) {
+		if (o->staged || (len < room && staged(o))) {
+			n = len < room ? len : room;
 			if (stage_alloc(o, e) < 0)
 				return -1;
 			memcpy(o->stage + o->staged, p, n);
 			o->staged += n;
 			if (n == room && flush(o, e) < 0)
 				return -1;
-		} else if (write_all(o, p, n, e) < 0) {
-			return -1;
+		} else {
+			n = len < WRITE_MAX ? len : WRITE_MAX;
+			if (write_all(o, p, n, e) < 0)
+				return -1;
 		}
 		p += n;
 		len -= n;
@@ -420,7 +424,8 @@ static int64_t kernel_copy(struct io_out *o, const struct io_in *in,
 
 	while (len) {
 		size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
-		ssize_t n = copy_file_range(in->fd, &from, o->fd, NULL, chunk, 0);
+		ssize_t n = copy_file_range(in->fd, &from, o->fd, NULL, chunk,
+					    0);
 
 		if (n == 0 && input_shrank(in, (uint64_t)from + len))
 			return changed_size(in, e);
@@ -543,6 +548,33 @@ int io_scratch_open(struct io_out *o, struct err *e)
 	if (o->fd < 0)
 		return err_set(e, "temporary file in '%s': %s", dir,
 			       strerror(errno));
+	return 0;
+}
+
+int io_out_flush(struct io_out *o, struct err *e)
+{
+	return flush(o, e);
+}
+
+int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
+		       struct err *e)
+{
+	memset(view, 0, sizeof(*view));
+	view->fd = -1;
+	if (size > SIZE_MAX || ftruncate(o->fd, (off_t)size) < 0)
+		return err_set(e, "temporary file: %s",
+			       strerror(size > SIZE_MAX ? EFBIG : errno));
+	if (size) {
+		o->map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, o->fd,
+			      0);
+		if (o->map == MAP_FAILED) {
+			o->map = NULL;
+			return err_set(e, "temporary file: %s", strerror(errno));
+		}
+		o->map_len = (size_t)size;
+	}
+	view->data = o->map;
+	view->len = (size_t)size;
 	return 0;
 }
 

@@ -47,6 +47,8 @@ struct io_out {
 };
 
 int io_out_open(struct io_out *o, const char *path, struct err *e);
+/* Bytes that fall short of the next 64 KiB boundary of a file we own may
+ * be held back until a later write reaches it, or io_out_flush. */
 int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e);
 int io_out_zeros(struct io_out *o, uint64_t n, struct err *e);
 /* Copy in->data[off, off+len) to o, in the kernel where it can.  An input
@@ -58,6 +60,8 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
 		  struct err *e);
 bool io_out_seekable(const struct io_out *o);
+/* Write out what io.c holds back for o (see io_out_write). */
+int io_out_flush(struct io_out *o, struct err *e);
 /* Give the output the permissions of the file in (what llvm-objcopy does
  * to what it writes): its mode less the umask and the set-ID bits, and,
  * run as root, its owner.  Nothing for stdout or a file written in place,
@@ -74,6 +78,10 @@ void io_out_discard(struct io_out *o);
  * closes it, and the file is gone. */
 int io_scratch_open(struct io_out *o, struct err *e);
 int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e);
+/* Make the scratch file size bytes long and map all of it now, for bytes
+ * still to be written (each readable once written and flushed). */
+int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
+		       struct err *e);
 
 /* Remove every temporary still open and die by sig: installed for SIGINT,
  * SIGTERM, SIGHUP, SIGPIPE and SIGBUS (a mapped input cut short under us)

@@ -80,15 +80,39 @@ void ccob_write_header(uint8_t *out, const struct ccob_header *h)
 	}
 }
 
-uint64_t ccob_hash(const uint8_t *buf, size_t len)
+void ccob_hasher_init(struct ccob_hasher *h)
 {
-	MD5_CTX md5;
+	MD5Init(&h->md5);
+}
+
+void ccob_hasher_add(struct ccob_hasher *h, const uint8_t *buf, size_t len)
+{
+	/* MD5Update counts in size_t, but keep each call under 1 GiB as
+	 * zlib's calls are, for older libmd. */
+	while (len) {
+		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
+
+		MD5Update(&h->md5, buf, chunk);
+		buf += chunk;
+		len -= chunk;
+	}
+}
+
+uint64_t ccob_hasher_end(struct ccob_hasher *h)
+{
 	uint8_t digest[MD5_DIGEST_LENGTH];
 
-	MD5Init(&md5);
-	MD5Update(&md5, buf, len);
-	MD5Final(digest, &md5);
+	MD5Final(digest, &h->md5);
 	return get_le(digest, 8);
+}
+
+uint64_t ccob_hash(const uint8_t *buf, size_t len)
+{
+	struct ccob_hasher h;
+
+	ccob_hasher_init(&h);
+	ccob_hasher_add(&h, buf, len);
+	return ccob_hasher_end(&h);
 }
 
 /* ---- compression ---- */
@@ -96,6 +120,8 @@ uint64_t ccob_hash(const uint8_t *buf, size_t len)
 struct ccob_encoder {
 	unsigned method;
 	ZSTD_CCtx *zc;
+	ZSTD_inBuffer in;	/* the growing input (ccob_encoder_grow) */
+	bool growing;
 	z_stream zs;
 	bool zs_ready;
 	uint64_t out;
@@ -217,20 +243,54 @@ int ccob_encoder_finish(struct ccob_encoder *enc, ccob_sink sink, void *ctx,
 	       : zlib_step(enc, NULL, 0, Z_FINISH, sink, ctx, e);
 }
 
+int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
+		      size_t avail, bool last, ccob_sink sink, void *ctx,
+		      struct err *e)
+{
+	size_t had = enc->growing ? enc->in.size : 0;
+
+	if (!enc->growing) {
+		enc->growing = true;
+		enc->in = (ZSTD_inBuffer){ src, 0, 0 };
+		/* zstd may index the input in place (a stable input buffer),
+		 * as LLVM's ZSTD_compress2 does; such an input may grow
+		 * between calls, and zstd cuts the same 128 KiB blocks from
+		 * it whatever each call adds, so the frame is the one-shot
+		 * frame.  The output still streams. */
+		if (enc->method == CCOB_ZSTD) {
+			size_t r = ZSTD_CCtx_setParameter(
+				enc->zc, ZSTD_c_stableInBuffer, 1);
+
+			if (ZSTD_isError(r))
+				return err_set(e, "zstd: %s",
+					       ZSTD_getErrorName(r));
+		}
+	}
+	if (src != enc->in.src || avail < had)
+		return err_set(e, "compressor input moved or shrank");
+	enc->in.size = avail;
+	if (enc->method != CCOB_ZSTD)
+		return ccob_encoder_add(enc, (const uint8_t *)src + had,
+					avail - had, sink, ctx, e) < 0 ? -1
+		       : last ? ccob_encoder_finish(enc, sink, ctx, e) : 0;
+	for (;;) {
+		ZSTD_EndDirective how = last ? ZSTD_e_end : ZSTD_e_continue;
+		ZSTD_outBuffer out = { enc->buf, sizeof(enc->buf), 0 };
+		size_t left = ZSTD_compressStream2(enc->zc, &out, &enc->in, how);
+
+		if (ZSTD_isError(left))
+			return err_set(e, "zstd: %s", ZSTD_getErrorName(left));
+		if (drain(enc, out.pos, sink, ctx, e) < 0)
+			return -1;
+		if (last ? left == 0 : enc->in.pos == enc->in.size)
+			return 0;
+	}
+}
+
 int ccob_encoder_all(struct ccob_encoder *enc, const void *src, size_t n,
 		     ccob_sink sink, void *ctx, struct err *e)
 {
-	size_t r;
-
-	if (enc->method != CCOB_ZSTD)
-		return ccob_encoder_add(enc, src, n, sink, ctx, e) < 0 ? -1
-			: ccob_encoder_finish(enc, sink, ctx, e);
-	/* The whole input in one call that zstd may index in place (a stable
-	 * input buffer), as ZSTD_compress2 does; the output still streams. */
-	r = ZSTD_CCtx_setParameter(enc->zc, ZSTD_c_stableInBuffer, 1);
-	if (ZSTD_isError(r))
-		return err_set(e, "zstd: %s", ZSTD_getErrorName(r));
-	return zstd_step(enc, src, n, ZSTD_e_end, sink, ctx, e);
+	return ccob_encoder_grow(enc, src, n, true, sink, ctx, e);
 }
 
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc)

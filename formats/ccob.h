@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <md5.h>
 
 #include "../core/err.h"
 
@@ -48,8 +50,15 @@ int ccob_parse_header(const uint8_t *buf, size_t len, struct ccob_header *h,
 		      struct err *e);
 void ccob_write_header(uint8_t *out, const struct ccob_header *h);
 
-/* The stored form of a hash: the first 8 MD5 bytes read as a LE u64. */
+/* The stored form of a hash: the first 8 MD5 bytes read as a LE u64;
+ * whole, or piece by piece with a hasher. */
 uint64_t ccob_hash(const uint8_t *buf, size_t len);
+struct ccob_hasher {
+	MD5_CTX md5;
+};
+void ccob_hasher_init(struct ccob_hasher *h);
+void ccob_hasher_add(struct ccob_hasher *h, const uint8_t *buf, size_t len);
+uint64_t ccob_hasher_end(struct ccob_hasher *h);
 
 /* A compressor with LLVM's parameters (zstd with long-distance matching at
  * `level`, or zlib's compress2); sink receives the compressed bytes as they
@@ -69,6 +78,13 @@ int ccob_encoder_finish(struct ccob_encoder *enc, ccob_sink sink, void *ctx,
  * fed in pieces, so large inputs must come whole.  Output still streams. */
 int ccob_encoder_all(struct ccob_encoder *enc, const void *src, size_t n,
 		     ccob_sink sink, void *ctx, struct err *e);
+/* The same for an input that is still arriving: src stays where it is and
+ * each call makes more of it (avail bytes) readable, the last call all of
+ * it.  The frame is the one ccob_encoder_all makes of the whole.  Neither
+ * mixes with ccob_encoder_add. */
+int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
+		      size_t avail, bool last, ccob_sink sink, void *ctx,
+		      struct err *e);
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc); /* bytes so far */
 void ccob_encoder_free(struct ccob_encoder *enc);
 
