@@ -1,7 +1,10 @@
 /* Fuzz target: what the CCOB encoder writes, the decoder reads back exactly
  * (formats/ccob.c).  The first byte picks zlib or zstd, a small level, the
  * header version and whether the input comes whole or in pieces; the rest is
- * the bundle to compress.
+ * the bundle to compress.  Whole, it is also fed as a growing stable input
+ * (ccob_encoder_grow, what compressed bundling does while its inputs are
+ * still being gathered), tiled past zstd's 128 KiB blocks when its last
+ * byte is odd, which must give the same bytes; and hashed in pieces.
  * libFuzzer: -max_len=65536
  */
 #include <string.h>
@@ -30,6 +33,38 @@ static int collect(void *ctx, const void *p, size_t n, struct err *e)
 	memcpy(s->buf + s->len, p, n);
 	s->len += n;
 	return 0;
+}
+
+/* ccob_encoder_all's bytes and ccob_encoder_grow's, in steps, agree; the
+ * hash in pieces is the hash whole. */
+static void check_growing(unsigned method, int level, const uint8_t *data,
+			  size_t size, size_t step)
+{
+	struct sink whole = { 0 }, grown = { 0 };
+	struct ccob_encoder *a = ccob_encoder_new(method, level, size, NULL);
+	struct ccob_encoder *b = ccob_encoder_new(method, level, size, NULL);
+	struct ccob_hasher h;
+	size_t have = 0;
+	struct err e;
+
+	FUZZ_CHECK(a && b);
+	FUZZ_CHECK(ccob_encoder_all(a, data, size, collect, &whole, &e) == 0);
+	ccob_hasher_init(&h);
+	do {
+		size_t next = size - have < step ? size : have + step;
+
+		ccob_hasher_add(&h, data + have, next - have);
+		have = next;
+		FUZZ_CHECK(ccob_encoder_grow(b, data, have, have == size,
+					     collect, &grown, &e) == 0);
+	} while (have < size);
+	FUZZ_CHECK(ccob_hasher_end(&h) == ccob_hash(data, size));
+	FUZZ_CHECK(whole.len == grown.len &&
+		   (!whole.len || !memcmp(whole.buf, grown.buf, whole.len)));
+	ccob_encoder_free(a);
+	ccob_encoder_free(b);
+	free(whole.buf);
+	free(grown.buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -64,6 +99,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enc = ccob_encoder_new(method, level, size, &e);
 	FUZZ_CHECK(enc);
 	if (whole) {
+		size_t step = 1 + size % 70001;
+
+		if (size && data[size - 1] & 1) {
+			/* Past two zstd blocks, in steps that straddle them. */
+			size_t n = 300000 / size * size + size;
+			uint8_t *tiled = malloc(n);
+
+			FUZZ_CHECK(tiled);
+			for (size_t at = 0; at < n; at += size)
+				memcpy(tiled + at, data, size);
+			check_growing(method, level, tiled, n, step * 3);
+			free(tiled);
+		} else {
+			check_growing(method, level, data, size, step);
+		}
 		FUZZ_CHECK(ccob_encoder_all(enc, data, size, collect, &out, &e) == 0);
 	} else {
 		/* Uneven pieces: 1, 2, 4, ... bytes. */
