@@ -106,7 +106,13 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 	s->flags = eh.e_flags;
 	s->entry = eh.e_entry;
 	if (elf_getphdrnum(elf, &s->phnum) < 0) {
-		err_set(e, "bad program header count");
+		/* Most often a file cut short after its ELF header. */
+		if (eh.e_phoff > len || (uint64_t)eh.e_phnum * eh.e_phentsize >
+					len - eh.e_phoff)
+			err_set(e, "program header table runs past the end of "
+				"the file");
+		else
+			err_set(e, "bad program header count");
 		goto out;
 	}
 	/* libelf reports a table outside the file as "no sections"; say

@@ -239,7 +239,8 @@ def main():
         elif "head -c" in script and re.search(
                 r"': (truncated ELF header|section .* runs past the end|"
                 r"section header table runs past|no section headers|"
-                r"section \d+ has a bad name|bad section name table)", got):
+                r"section \d+ has a bad name|bad section name table|"
+                r"program header table runs past)", got):
             # A damaged object LLVM 22 takes for a plain file: we say why
             # it is not an object.
             ok = clean_failure(got)
