@@ -25,12 +25,16 @@ bool coff_is_bigobj(const uint8_t *buf, size_t len)
 static uint64_t string_table(const uint8_t *buf, size_t len, uint64_t symtab,
 			     uint64_t nsym, unsigned symsize, uint64_t *at)
 {
+	/* LLVM 22 finds the table in 32-bit arithmetic: a symbol count
+	 * whose table size wraps to what fits (0x80000000 symbols of 18
+	 * bytes: 0) still has its string table right after (measured). */
+	uint32_t table = (uint32_t)(nsym * symsize);
 	uint64_t size;
 
-	if (!symtab || symtab > len || nsym > (len - symtab) / symsize)
+	if (!symtab || symtab > len || table > len - symtab)
 		return 0;
-	*at = symtab + nsym * symsize;
-	if (len - *at < 4)
+	*at = (uint32_t)(symtab + table);
+	if (*at > len || len - *at < 4)
 		return 0;
 	size = get_le(buf + *at, 4);
 	if (size > len - *at)

@@ -157,6 +157,21 @@ write("elf-shndx.o",
              (b".data", SHT_PROGBITS, 3, b"data", 4), HOST_SEC, DEV_SEC]))
 
 
+# Two tables of extended section indices for one symbol table, and a symbol
+# whose section index is in such a table when there is none.
+write("elf-two-shndx.o",
+      elf64([STRTAB, SYMSTR, symtab(),
+             (b".symtab_shndx", SHT_SYMTAB_SHNDX, 0, b"\0" * 4, 4, None,
+              None, 3, 4),
+             (b".symtab_shndx2", SHT_SYMTAB_SHNDX, 0, b"\0" * 4, 4, None,
+              None, 3, 4), HOST_SEC, DEV_SEC]))
+write("elf-xindex-no-table.o",
+      elf64([STRTAB, (b".strtab", SHT_STRTAB, 0, b"\0x\0", 1),
+             symtab(data=b"\0" * 24 + struct.pack("<IBBHQQ", 1, 0x11, 0,
+                                                   0xffff, 0, 4)),
+             HOST_SEC, DEV_SEC]))
+
+
 # --- executables whose program headers llvm-objcopy's layout cannot take:
 # good_elf made ET_EXEC, its program headers appended at the end.
 def with_phdrs(phdrs, phoff=None):
