@@ -556,14 +556,11 @@ int io_out_flush(struct io_out *o, struct err *e)
 	return flush(o, e);
 }
 
-int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
-		       struct err *e)
+/* Map the scratch file's first size bytes (all of it, or what it is to
+ * hold) for view. */
+static int scratch_view(struct io_out *o, uint64_t size, struct io_in *view,
+			struct err *e)
 {
-	memset(view, 0, sizeof(*view));
-	view->fd = -1;
-	if (size > SIZE_MAX || ftruncate(o->fd, (off_t)size) < 0)
-		return err_set(e, "temporary file: %s",
-			       strerror(size > SIZE_MAX ? EFBIG : errno));
 	if (size) {
 		o->map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, o->fd,
 			      0);
@@ -578,6 +575,17 @@ int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
 	return 0;
 }
 
+int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
+		       struct err *e)
+{
+	memset(view, 0, sizeof(*view));
+	view->fd = -1;
+	if (size > SIZE_MAX || ftruncate(o->fd, (off_t)size) < 0)
+		return err_set(e, "temporary file: %s",
+			       strerror(size > SIZE_MAX ? EFBIG : errno));
+	return scratch_view(o, size, view, e);
+}
+
 int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e)
 {
 	struct stat st;
@@ -588,18 +596,7 @@ int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e)
 		return -1;
 	if (fstat(o->fd, &st) < 0)
 		return err_set(e, "temporary file: %s", strerror(errno));
-	if (st.st_size) {
-		o->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED,
-			      o->fd, 0);
-		if (o->map == MAP_FAILED) {
-			o->map = NULL;
-			return err_set(e, "temporary file: %s", strerror(errno));
-		}
-		o->map_len = (size_t)st.st_size;
-	}
-	view->data = o->map;
-	view->len = (size_t)st.st_size;
-	return 0;
+	return scratch_view(o, (uint64_t)st.st_size, view, e);
 }
 
 /* Forget an output whose descriptor is closed; drop its temporary too. */

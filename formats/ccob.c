@@ -87,15 +87,7 @@ void ccob_hasher_init(struct ccob_hasher *h)
 
 void ccob_hasher_add(struct ccob_hasher *h, const uint8_t *buf, size_t len)
 {
-	/* MD5Update counts in size_t, but keep each call under 1 GiB as
-	 * zlib's calls are, for older libmd. */
-	while (len) {
-		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
-
-		MD5Update(&h->md5, buf, chunk);
-		buf += chunk;
-		len -= chunk;
-	}
+	MD5Update(&h->md5, buf, len);
 }
 
 uint64_t ccob_hasher_end(struct ccob_hasher *h)
