@@ -504,9 +504,6 @@ int bundler_main(int argc, char **argv)
 	else
 		rc = run(&c, o);
 out:
-	fflush(stdout);
-	if (ferror(stdout) && !rc)
-		rc = bundler_fail("error writing to standard output");
 	for (size_t i = 0; c.std_targets && i < c.ntargets; i++)
 		free(c.std_targets[i]);
 	free(c.std_targets);

@@ -154,7 +154,7 @@ int bundler_unbundle_archive(const struct config *c)
 		if (route_entry(c, req, out, &r, &ent))
 			goto out;
 	if (more < 0) {
-		if (!strncmp(e.msg, "Failed to decompress", 20))
+		if (e.llvm_words)
 			bundler_fail("%s", e.msg);
 		else
 			bundler_fail("'%s': %s", c->inputs[0], e.msg);

@@ -183,7 +183,7 @@ static int decompress_next(struct source *s, const char *path)
 		return bundler_fail("Failed to decompress input: %s", e.msg);
 	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used, &e) < 0) {
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
-		if (!strncmp(e.msg, "Could not", 9))
+		if (e.llvm_words)
 			return bundler_fail("Failed to decompress input: %s", e.msg);
 		return bundler_fail("'%s': Failed to decompress input: %s", path, e.msg);
 	}

@@ -119,7 +119,7 @@ static int open_output(const struct options *o, const char *in,
 				    "file exists (use -f to overwrite)");
 	}
 	if (io_out_open(out, name, &e) < 0)
-		return fail("cannot write", name, "%s", strchr(e.msg, ':') + 2);
+		return applet_fail_err("ccob", "cannot write", name, 1, &e);
 	return 0;
 }
 
@@ -138,11 +138,15 @@ static int compress_one(const struct options *o, const char *in_name,
 	if (write_ccob(in, &out, o->version, o->method, level, &st, &e) < 0) {
 		end_progress();
 		io_out_discard(&out);
+		/* The output failed, or the input (read while compressed),
+		 * or the compressor. */
+		if (e.path[0])
+			return applet_fail_io("ccob", name, &e);
 		return fail("cannot compress", in_name, "%s", e.msg);
 	}
 	end_progress();
 	if (io_out_commit(&out, &e) < 0)
-		return fail("cannot write", name, "%s", strchr(e.msg, ':') + 2);
+		return applet_fail_err("ccob", "cannot write", name, 1, &e);
 	return 0;
 }
 
@@ -199,8 +203,8 @@ static int write_payload(void *ctx, size_t off, const struct ccob_header *h,
 		return fail("cannot decompress", k->in_name,
 			    "CCOB at offset %zu: hash mismatch", off);
 	if (io_out_write(k->out, raw, (size_t)h->raw_size, &e) < 0)
-		return fail("cannot write", k->out_name, "%s",
-			    strchr(e.msg, ':') + 2);
+		return applet_fail_err("ccob", "cannot write", k->out_name, 1,
+				       &e);
 	return 0;
 }
 
@@ -222,7 +226,7 @@ static int decompress_one(const struct options *o, const char *in_name,
 		return 1;
 	}
 	if (io_out_commit(&out, &e) < 0)
-		return fail("cannot write", name, "%s", strchr(e.msg, ':') + 2);
+		return applet_fail_err("ccob", "cannot write", name, 1, &e);
 	return 0;
 }
 
@@ -249,7 +253,7 @@ static int run_one(const struct options *o, const char *in_name)
 	int rc;
 
 	if (io_in_open(&in, in_name, &e) < 0)
-		return fail("cannot read", in_name, "%s", strchr(e.msg, ':') + 2);
+		return applet_fail_err("ccob", "cannot read", in_name, 0, &e);
 	if (o->mode == LIST) {
 		rc = each_ccob(o, in_name, &in, list_row, (void *)in_name);
 	} else if (!(name = output_name(o, in_name))) {
@@ -395,6 +399,5 @@ int ccob_main(int argc, char **argv)
 		return run_one(&o, "-");
 	for (int i = optind; i < argc; i++)
 		rc |= run_one(&o, argv[i]);
-	fflush(stdout);
 	return rc;
 }

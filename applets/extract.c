@@ -52,12 +52,6 @@ struct options {
 
 #define usage_error(...) applet_usage_error("extract", __VA_ARGS__)
 
-static const char *why(const struct err *e)
-{
-	const char *p = strstr(e->msg, "': ");
-
-	return p ? p + 3 : e->msg;
-}
 
 /* ---- what an entry is called ---- */
 
@@ -294,14 +288,14 @@ static int write_out(const struct options *o, const struct io_in *in,
 		goto out;
 	}
 	if (io_out_open(&out, path, &e) < 0) {
-		rc = fail("cannot write", path, "%s", why(&e));
+		rc = applet_fail_io("extract", path, &e);
 		goto out;
 	}
 	if ((code ? io_out_write(&out, code, (size_t)len, &e)
 		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
 	    io_out_commit(&out, &e) < 0) {
 		io_out_discard(&out);
-		rc = fail("cannot write", path, "%s", why(&e));
+		rc = applet_fail_io("extract", path, &e);
 		goto out;
 	}
 	if (o->verbose)
@@ -408,7 +402,7 @@ static int run_file(const struct options *o, const char *path, bool counting,
 	struct err e;
 
 	if (io_in_open(&in, path, &e) < 0)
-		return fail("cannot read", path, "%s", why(&e));
+		return applet_fail_err("extract", "cannot read", path, 0, &e);
 	j.in = &in;
 	walk.inflate = false;
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
@@ -445,7 +439,7 @@ static int run_uri(const struct options *o, const char *s, bool counting,
 	if (uri_parse(s, &u, &e) < 0)
 		return fail("cannot read", s, "%s", e.msg);
 	if (io_in_open(&in, u.path, &e) < 0) {
-		fail("cannot read", u.path, "%s", why(&e));
+		applet_fail_err("extract", "cannot read", u.path, 0, &e);
 		uri_free(&u);
 		return 1;
 	}
@@ -593,8 +587,6 @@ int extract_main(int argc, char **argv)
 				"matches --target '%s'\n", o.pattern[i]);
 			rc = 1;
 		}
-	if (fflush(stdout) || ferror(stdout))
-		rc = fail("cannot write", "-", "standard output");
 out:
 	for (size_t i = 0; i < nall_written; i++)
 		free(all_written[i]);

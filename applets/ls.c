@@ -462,7 +462,7 @@ static int list_one(const struct options *o, const char *path)
 	int rc = 0;
 
 	if (io_in_open(&in, path, &e) < 0)
-		return fail("cannot read", path, "%s", strchr(e.msg, ':') + 2);
+		return applet_fail_err("ls", "cannot read", path, 0, &e);
 	if (!o->walk.inflate)
 		io_in_sparse(&in);
 	e.msg[0] = 0;
@@ -565,10 +565,5 @@ int ls_main(int argc, char **argv)
 		rc |= list_one(&o, argv[i]);
 	if (o.format == JSON)
 		fputs("]}\n", stdout);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "offload ls: error: cannot write standard "
-			"output\n");
-		return 1;
-	}
 	return rc;
 }

@@ -10,6 +10,8 @@
  *   4. man/<name>.1;
  *   5. test/<name>.test.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,28 +22,29 @@ static const struct applet {
 	const char *name;
 	int (*main)(int argc, char **argv);
 	const char *summary;
+	bool llvm;	/* an LLVM-named tool: reports as LLVM does */
 } applets[] = {
 	{ "bundler", bundler_main,
-	  "bundle and unbundle offload code (clang-offload-bundler)" },
-	{ "clang-offload-bundler", bundler_main, NULL },
-	{ "offload-bundler", bundler_main, NULL },
+	  "bundle and unbundle offload code (clang-offload-bundler)", true },
+	{ "clang-offload-bundler", bundler_main, NULL, true },
+	{ "offload-bundler", bundler_main, NULL, true },
 	{ "ccob", ccob_main,
-	  "compress, decompress and describe compressed bundles (CCOB)" },
-	{ "offload-ccob", ccob_main, NULL },
+	  "compress, decompress and describe compressed bundles (CCOB)", false },
+	{ "offload-ccob", ccob_main, NULL, false },
 	{ "packager", packager_main,
-	  "package and extract offload binaries (llvm-offload-binary)" },
-	{ "llvm-offload-binary", packager_main, NULL },
-	{ "clang-offload-packager", packager_main, NULL },
-	{ "offload-packager", packager_main, NULL },
+	  "package and extract offload binaries (llvm-offload-binary)", true },
+	{ "llvm-offload-binary", packager_main, NULL, true },
+	{ "clang-offload-packager", packager_main, NULL, true },
+	{ "offload-packager", packager_main, NULL, true },
 	{ "unpack-archive", unpack_archive_main,
-	  "split device archives into one archive per GPU target" },
-	{ "offload-unpack-archive", unpack_archive_main, NULL },
+	  "split device archives into one archive per GPU target", false },
+	{ "offload-unpack-archive", unpack_archive_main, NULL, false },
 	{ "ls", ls_main,
-	  "list the device code in executables, libraries, objects, archives" },
-	{ "offload-ls", ls_main, NULL },
+	  "list the device code in executables, libraries, objects, archives", false },
+	{ "offload-ls", ls_main, NULL, false },
 	{ "extract", extract_main,
-	  "extract device code objects, decompressed, by target" },
-	{ "offload-extract", extract_main, NULL },
+	  "extract device code objects, decompressed, by target", false },
+	{ "offload-extract", extract_main, NULL, false },
 };
 
 static const struct applet *find(const char *name)
@@ -73,6 +76,35 @@ static int list(FILE *f)
 	return 0;
 }
 
+/* The applet an alias row belongs to: the row with a summary before it. */
+static const struct applet *canonical(const struct applet *a)
+{
+	while (a > applets && !a->summary)
+		a--;
+	return a;
+}
+
+/* Whatever went to standard output must have arrived: a full disk or a
+ * closed pipe behind it is a failure (coreutils' close_stdout).  LLVM's
+ * tools report it from raw_fd_ostream, in LLVM's words. */
+static int finish_stdout(const struct applet *a, int rc)
+{
+	int failed = fflush(stdout) ? errno : 0;
+
+	if (!failed && !ferror(stdout))
+		return rc;
+	if (!failed)
+		failed = EIO;
+	if (a && a->llvm)
+		fprintf(stderr, "LLVM ERROR: IO failure on output stream: "
+			"%s\n", strerror(failed));
+	else
+		fprintf(stderr, "offload%s%s: error: cannot write 'standard "
+			"output': %s\n", a ? " " : "", a ? canonical(a)->name : "",
+			strerror(failed));
+	return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *self = argc > 0 ? argv[0] : "offload";
@@ -82,7 +114,7 @@ int main(int argc, char **argv)
 	io_install_signal_cleanup();
 	a = find(base);
 	if (a)
-		return a->main(argc, argv);
+		return finish_stdout(a, a->main(argc, argv));
 	/* Called by a name that is neither an applet nor offload itself (a
 	 * stray link): say so rather than guess. */
 	if (strncmp(base, "offload", 7)) {
@@ -91,10 +123,10 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2 || !strcmp(argv[1], "--list") ||
 	    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return list(stdout);
+		return finish_stdout(NULL, list(stdout));
 	if (!strcmp(argv[1], "--version")) {
 		printf("offload %s\n", OFFLOAD_VERSION);
-		return 0;
+		return finish_stdout(NULL, 0);
 	}
 	a = find(argv[1]);
 	if (!a) {
@@ -102,5 +134,5 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	/* "offload bundler -x" runs as if called "bundler -x". */
-	return a->main(argc - 1, argv + 1);
+	return finish_stdout(a, a->main(argc - 1, argv + 1));
 }

@@ -1,6 +1,8 @@
 /* messages: our own applets' error lines; see messages.h. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "messages.h"
 
@@ -17,6 +19,23 @@ int applet_fail(const char *applet, const char *what, const char *file,
 	va_end(ap);
 	fputc('\n', stderr);
 	return 1;
+}
+
+int applet_fail_err(const char *applet, const char *what, const char *file,
+		    int for_output, const struct err *e)
+{
+	const char *shown = e->path[0] ? e->path : file;
+
+	return applet_fail(applet, what, err_display_path(shown, for_output),
+			   "%s", e->path[0] ? e->why : e->msg);
+}
+
+int applet_fail_io(const char *applet, const char *out, const struct err *e)
+{
+	bool about_out = !e->path[0] || !strcmp(e->path, out);
+
+	return applet_fail_err(applet, about_out ? "cannot write" : "cannot read",
+			       out, about_out, e);
 }
 
 int applet_usage_error(const char *applet, const char *fmt, ...)

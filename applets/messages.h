@@ -5,10 +5,21 @@
 #ifndef APPLETS_MESSAGES_H
 #define APPLETS_MESSAGES_H
 
+#include "../core/err.h"
+
 /* Returns 1.  what may be NULL.  Standard output is flushed first, so a
  * listing and its error come out in order. */
 int applet_fail(const char *applet, const char *what, const char *file,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Report a failure e describes: "<what> '<file>': <why>" with the file
+ * e names (or file when it names none; then the whole message is the
+ * reason), "-" shown as standard output or input.  Returns 1. */
+int applet_fail_err(const char *applet, const char *what, const char *file,
+		    int for_output, const struct err *e);
+/* A failure while writing out: "cannot write '<out>'" when e is about
+ * out (or no file), "cannot read '<file e names>'" when an input failed
+ * under the copy. */
+int applet_fail_io(const char *applet, const char *out, const struct err *e);
 /* Returns 2. */
 int applet_usage_error(const char *applet, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -123,12 +123,7 @@ void packager_warn_plain(const char *fmt, ...)
 
 const char *packager_why(const struct err *e, const char *path)
 {
-	size_t n = strlen(path);
-
-	if (e->msg[0] == '\'' && !strncmp(e->msg + 1, path, n) &&
-	    !strncmp(e->msg + 1 + n, "': ", 3))
-		return e->msg + n + 4;
-	return e->msg;
+	return !strcmp(e->path, path) ? e->why : e->msg;
 }
 
 /* ---- paths, as LLVM's sys::path sees them ---- */
@@ -471,9 +466,6 @@ int packager_main(int argc, char **argv)
 	else
 		rc = packager_extract(input, &o[O_IMAGE], o[O_ARCHIVE].b, &lim);
 out:
-	fflush(stdout);
-	if (ferror(stdout) && !rc)
-		rc = packager_fail("error writing to standard output");
 	clopt_free(o, O_COUNT);
 	clopt_result_free(&res);
 	return rc;

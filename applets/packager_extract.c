@@ -156,7 +156,7 @@ static int scan_coff(const struct scope *s, const uint8_t *buf, size_t len,
 		     struct found *f)
 {
 	struct coff_ctx c = { s, buf, f };
-	struct err e = { "" };	/* stays empty when scan has reported */
+	struct err e = { .msg = "" };	/* empty when scan has reported */
 	uint16_t machine;
 	bool bigobj;
 

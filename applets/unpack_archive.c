@@ -182,7 +182,7 @@ out:
 		} else if (io_out_open(&out, dest, &e) < 0 ||
 			   devarchive_write(&out, *m, *n, &e) < 0 ||
 			   io_out_commit(&out, &e) < 0) {
-			rc = fail(path, "%s", e.msg);
+			rc = applet_fail_io("unpack-archive", dest, &e);
 		} else if (o->verbose) {
 			printf("%s: %zu code object%s\n", dest, *n,
 			       *n == 1 ? "" : "s");
@@ -211,8 +211,8 @@ static int unpack(const struct options *o, const char *path)
 	int rc = 1, missing = 0;
 
 	if (io_in_open(&in, path, &e) < 0) {
-		fprintf(stderr, "offload unpack-archive: error: %s\n", e.msg);
-		return 1;
+		return applet_fail_err("unpack-archive", "cannot read", path, 0,
+				       &e);
 	}
 	if (read_archive(o, path, &in, &held, NULL, NULL, NULL, NULL))
 		goto out;

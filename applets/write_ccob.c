@@ -261,10 +261,10 @@ static int compress(const struct source *s, struct io_out *out,
 		goto out;
 	}
 	ccob_write_header(head, &h);
-	if ((io_out_seekable(out)
-	     ? io_out_pwrite(out, head, h.header_size, 0, e)
-	     : io_out_write(out, head, h.header_size, e) < 0 ||
-	       io_out_write(out, sink.mem, sink.len, e)) < 0)
+	if (io_out_seekable(out)
+	    ? io_out_pwrite(out, head, h.header_size, 0, e) < 0
+	    : io_out_write(out, head, h.header_size, e) < 0 ||
+	      io_out_write(out, sink.mem, sink.len, e) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	*st = (struct ccob_stats){

@@ -1,17 +1,113 @@
 /* err: the error record that core/ and formats/ fill and applets print. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "err.h"
+
+static void render(struct err *e)
+{
+	if (e->path[0])
+		snprintf(e->msg, sizeof(e->msg), "'%s': %s", e->path, e->why);
+	else
+		snprintf(e->msg, sizeof(e->msg), "%s", e->why);
+}
+
+static void set_path(struct err *e, const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	if (n < sizeof(e->path)) {
+		memcpy(e->path, path ? path : "", n + 1);
+		return;
+	}
+	/* Keep the head, which says where, and mark the cut. */
+	memcpy(e->path, path, sizeof(e->path) - 4);
+	memcpy(e->path + sizeof(e->path) - 4, "...", 4);
+}
+
+static int fill(struct err *e, enum err_code code, int errnum,
+		const char *path, const char *fmt, va_list ap)
+{
+	if (!e)
+		return -1;
+	/* fmt's arguments may point into e itself (a caller prefixing what
+	 * an inner call said): format first, into a buffer of our own. */
+	char why[ERR_WHY_MAX];
+
+	vsnprintf(why, sizeof(why), fmt, ap);
+	e->code = code;
+	e->errnum = errnum;
+	e->llvm_words = false;
+	set_path(e, path);
+	memcpy(e->why, why, sizeof(why));
+	render(e);
+	return -1;
+}
 
 int err_set(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!e)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	fill(e, ERR_OTHER, 0, NULL, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+int err_code_set(struct err *e, enum err_code code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, code, 0, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int fill_args(struct err *e, enum err_code code, int errnum,
+		     const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, code, errnum, path, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int err_llvm(struct err *e, enum err_code code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, code, 0, NULL, fmt, ap);
+	va_end(ap);
+	if (e)
+		e->llvm_words = true;
+	return -1;
+}
+
+int err_sys(struct err *e, const char *path, int errnum)
+{
+	return fill_args(e, errnum == ENOMEM ? ERR_NOMEM : ERR_SYSTEM,
+			 errnum, path, "%s", strerror(errnum));
+}
+
+int err_file(struct err *e, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, ERR_OTHER, 0, path, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *err_display_path(const char *path, int for_output)
+{
+	if (path && !strcmp(path, "-"))
+		return for_output ? "standard output" : "standard input";
+	return path;
 }

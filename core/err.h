@@ -2,15 +2,55 @@
 #ifndef CORE_ERR_H
 #define CORE_ERR_H
 
-/* One line describing what went wrong.  Libraries never print or exit; they
- * fill this and return -1, and the applet decides how to show it. */
-struct err {
-	char msg[768];
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What kind of failure, for callers that act on it (never by matching
+ * text).  Most failures are ERR_OTHER. */
+enum err_code {
+	ERR_OTHER = 0,
+	ERR_SYSTEM,	/* a system call failed on path: errnum says why */
+	ERR_TRUNCATED,	/* the data ends before what it declares */
+	ERR_MALFORMED,	/* the data is not of the format it claims */
+	ERR_DECOMPRESS,	/* a codec refused the data */
+	ERR_NOMEM,
 };
 
-/* Fill e (if not NULL) with a printf-style message; always returns -1 so a
- * failure path reads "return err_set(e, ...)". */
+/* Libraries never print or exit; they fill this and return -1, and the
+ * applet decides how to show it (libelf's elf_errno/elf_errmsg pair).
+ *   path   the file concerned, "" when none; cut with "..." past its room
+ *   why    the reason alone, never cut short by a long path
+ *   msg    the line LLVM-style tools print: "'<path>': <why>", or <why>
+ * The sizes make msg hold any path and why whole. */
+enum { ERR_PATH_MAX = 4096, ERR_WHY_MAX = 1024 };
+struct err {
+	enum err_code code;
+	int errnum;		/* errno of the failed call, else 0 */
+	/* why is in LLVM's words, which LLVM's tools print as they are
+	 * (without naming the file). */
+	bool llvm_words;
+	char path[ERR_PATH_MAX];
+	char why[ERR_WHY_MAX];
+	char msg[ERR_PATH_MAX + ERR_WHY_MAX + 8];
+};
+
+/* Fill e (if not NULL) with a printf-style reason and no path; always
+ * returns -1 so a failure path reads "return err_set(e, ...)". */
 int err_set(struct err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same with a code. */
+int err_code_set(struct err *e, enum err_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A reason in LLVM's own words (see llvm_words). */
+int err_llvm(struct err *e, enum err_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A system call on path failed with errnum (strerror is the reason). */
+int err_sys(struct err *e, const char *path, int errnum);
+/* A reason that concerns path. */
+int err_file(struct err *e, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The name applets print for path: "standard output"/"standard input"
+ * for "-" as given by what, else path. */
+const char *err_display_path(const char *path, int for_output);
 
 #endif

@@ -31,8 +31,7 @@ static int read_all(int fd, struct io_in *in, const char *path, struct err *e)
 
 			if (!nbuf) {
 				free(buf);
-				return err_set(e, "'%s': %s", path,
-					       strerror(ENOMEM));
+				return err_sys(e, path, ENOMEM);
 			}
 			buf = nbuf;
 			cap = ncap;
@@ -44,7 +43,7 @@ static int read_all(int fd, struct io_in *in, const char *path, struct err *e)
 			if (saved == EINTR)
 				continue;
 			free(buf);
-			return err_set(e, "'%s': %s", path, strerror(saved));
+			return err_sys(e, path, saved);
 		}
 		if (n == 0)
 			break;
@@ -68,12 +67,12 @@ int io_in_open(struct io_in *in, const char *path, struct err *e)
 		return read_all(0, in, path, e);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(e, "'%s': %s", path, strerror(errno));
+		return err_sys(e, path, errno);
 	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
 		int saved = S_ISDIR(st.st_mode) ? EISDIR : errno;
 
 		close(fd);
-		return err_set(e, "'%s': %s", path, strerror(saved));
+		return err_sys(e, path, saved);
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ,
@@ -194,21 +193,21 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 	o->fd = -1;
 	o->path = strdup(path);
 	if (!o->path)
-		return err_set(e, "'%s': %s", path, strerror(ENOMEM));
+		return err_sys(e, path, ENOMEM);
 	if (!strcmp(path, "-")) {
 		o->fd = 1;
 		return out_in_place(o);
 	}
 	o->dest = resolve_dest(path);
 	if (!o->dest)
-		return err_set(e, "'%s': %s", path, strerror(ENOMEM));
+		return err_sys(e, path, ENOMEM);
 	exists = stat(o->dest, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode))
-		return err_set(e, "'%s': %s", path, strerror(EISDIR));
+		return err_sys(e, path, EISDIR);
 	if (exists && !S_ISREG(st.st_mode)) {
 		o->fd = open(o->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (o->fd < 0)
-			return err_set(e, "'%s': %s", path, strerror(errno));
+			return err_sys(e, path, errno);
 		return out_in_place(o);
 	}
 	mask = umask(0);
@@ -219,7 +218,7 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 	o->tmp = dir_copy ? malloc(strlen(o->dest) + 32) : NULL;
 	if (!o->tmp) {
 		free(dir_copy);
-		return err_set(e, "'%s': %s", path, strerror(ENOMEM));
+		return err_sys(e, path, ENOMEM);
 	}
 	{
 		char *base_copy = strdup(o->dest);
@@ -237,14 +236,14 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 
 		free(o->tmp);
 		o->tmp = NULL;
-		return err_set(e, "'%s': %s", path, strerror(saved));
+		return err_sys(e, path, saved);
 	}
 	pending_add(o->tmp);
 	if (fchmod(o->fd, o->mode) < 0) {
 		int saved = errno;
 
 		io_out_discard(o);
-		return err_set(e, "'%s': %s", path, strerror(saved));
+		return err_sys(e, path, saved);
 	}
 	return 0;
 }
@@ -309,7 +308,7 @@ static int write_all(struct io_out *o, const void *buf, size_t len,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return err_set(e, "'%s': %s", o->path, strerror(errno));
+			return err_sys(e, o->path, errno);
 		}
 		p += n;
 		len -= (size_t)n;
@@ -377,8 +376,8 @@ int io_out_zeros(struct io_out *o, uint64_t n, struct err *e)
 
 static int changed_size(const struct io_in *in, struct err *e)
 {
-	return err_set(e, "'%s': file changed size while being read",
-		       in->path ? in->path : "input");
+	return err_file(e, in->path ? in->path : "input",
+			"file changed size while being read");
 }
 
 /* Read n bytes of in at *off into the stage, n no more than to the next
@@ -399,8 +398,8 @@ static int stage_from(struct io_out *o, const struct io_in *in, uint64_t *off,
 		if (got == 0)
 			return changed_size(in, e);
 		if (got < 0)
-			return err_set(e, "'%s': %s", in->path ? in->path
-					: "input", strerror(errno));
+			return err_sys(e, in->path ? in->path : "input",
+				       errno);
 		o->staged += (size_t)got;
 		*off += (uint64_t)got;
 		n -= (size_t)got;
@@ -507,7 +506,7 @@ int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return err_set(e, "'%s': %s", o->path, strerror(errno));
+			return err_sys(e, o->path, errno);
 		}
 		p += n;
 		off += (uint64_t)n;
@@ -624,10 +623,10 @@ int io_out_commit(struct io_out *o, struct err *e)
 		return 0;
 	rc = flush(o, e);
 	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
-		rc = err_set(e, "'%s': %s", o->path, strerror(errno));
+		rc = err_sys(e, o->path, errno);
 	o->fd = -1;
 	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)
-		rc = err_set(e, "'%s': %s", o->path, strerror(errno));
+		rc = err_sys(e, o->path, errno);
 	release(o, rc < 0);
 	return rc;
 }

@@ -354,7 +354,7 @@ static int inflate_one(const uint8_t *src, size_t avail, uint8_t *dst,
 			       "header declares", (unsigned long long)raw);
 	if (rc == Z_BUF_ERROR)
 		return err_set(e, "compressed data is cut short");
-	return err_set(e, "Could not decompress embedded file contents: "
+	return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file contents: "
 		       "zlib error: %s", zlib_code(rc));
 }
 
@@ -392,7 +392,7 @@ static int unzstd_one(const uint8_t *src, size_t frame, uint8_t *dst,
 		return err_set(e, "decompresses to more than the %llu bytes its "
 			       "header declares", (unsigned long long)raw);
 	if (ZSTD_isError(r))
-		return err_set(e, "Could not decompress embedded file contents: "
+		return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file contents: "
 			       "%s", ZSTD_getErrorName(r));
 	if (r)
 		return err_set(e, "compressed data is cut short");
@@ -435,7 +435,7 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		size_t frame = ZSTD_findFrameCompressedSize(src, avail);
 
 		if (ZSTD_isError(frame)) {
-			err_set(e, "Could not decompress embedded file contents: "
+			err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file contents: "
 				"%s", ZSTD_getErrorName(frame));
 			goto fail;
 		}
@@ -584,7 +584,7 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		ZSTD_freeDCtx(dc);
 		*got = o.pos;
 		if (ZSTD_isError(r))
-			return err_set(e, "Could not decompress embedded file "
+			return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
 				       "contents: %s", ZSTD_getErrorName(r));
 		return 0;
 	} else {
@@ -603,7 +603,7 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		*got = want - zs.avail_out;
 		inflateEnd(&zs);
 		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-			return err_set(e, "Could not decompress embedded file "
+			return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
 				       "contents: zlib error: %s", zlib_code(rc));
 		return 0;
 	}

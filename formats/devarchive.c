@@ -117,7 +117,7 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	{
 		struct err inner = *e;
 
-		return err_set(e, "Failed to decompress code object: %s",
+		return err_llvm(e, ERR_DECOMPRESS, "Failed to decompress code object: %s",
 			       inner.msg);
 	}
 	if (keep_heap(r, raw) < 0) {
@@ -125,7 +125,7 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 		return err_set(e, "out of memory");
 	}
 	if (used < *len && h.method != CCOB_ZLIB)
-		return err_set(e, "Failed to decompress code object: Could not "
+		return err_llvm(e, ERR_DECOMPRESS, "Failed to decompress code object: Could not "
 			       "decompress embedded file contents: Src size is "
 			       "incorrect");
 	if (ccob_hash(raw, (size_t)h.raw_size) != h.hash)

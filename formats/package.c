@@ -151,18 +151,17 @@ bool package_is(const uint8_t *buf, size_t len)
 
 bool package_err_is_llvm(const struct err *e)
 {
-	return !strcmp(e->msg, PACKAGE_ERR_PARSE) ||
-	       !strcmp(e->msg, PACKAGE_ERR_EOF);
+	return e->llvm_words;
 }
 
 static int llvm_parse_failed(struct err *e)
 {
-	return err_set(e, PACKAGE_ERR_PARSE);
+	return err_llvm(e, ERR_MALFORMED, PACKAGE_ERR_PARSE);
 }
 
 static int llvm_unexpected_eof(struct err *e)
 {
-	return err_set(e, PACKAGE_ERR_EOF);
+	return err_llvm(e, ERR_TRUNCATED, PACKAGE_ERR_EOF);
 }
 
 /* One binary being read: b[0, size) with its own offsets; `at` is where it
