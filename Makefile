@@ -24,9 +24,10 @@ endif
 # Every name the executable answers to, besides its own (see applets/main.c).
 APPLET_LINKS := clang-offload-bundler offload-bundler offload-ccob offload-unpack-archive \
 	llvm-offload-binary clang-offload-packager offload-packager \
-	offload-ls offload-extract
+	offload-ls offload-extract offload-prune
 MANPAGES := man/offload.1 man/clang-offload-bundler.1 man/offload-ccob.1 man/offload-unpack-archive.1 \
-	man/llvm-offload-binary.1 man/offload-ls.1 man/offload-extract.1
+	man/llvm-offload-binary.1 man/offload-ls.1 man/offload-extract.1 \
+	man/offload-prune.1
 
 SRCS := $(wildcard applets/*.c core/*.c formats/*.c)
 OBJS := $(SRCS:%.c=build/obj/%.o)

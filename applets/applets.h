@@ -12,5 +12,6 @@ int packager_main(int argc, char **argv);
 int unpack_archive_main(int argc, char **argv);
 int ls_main(int argc, char **argv);
 int extract_main(int argc, char **argv);
+int prune_main(int argc, char **argv);
 
 #endif

@@ -45,6 +45,9 @@ static const struct applet {
 	{ "extract", extract_main,
 	  "extract device code objects, decompressed, by target", false },
 	{ "offload-extract", extract_main, NULL, false },
+	{ "prune", prune_main,
+	  "slim fat binaries down to the device code some GPUs load", false },
+	{ "offload-prune", prune_main, NULL, false },
 };
 
 static const struct applet *find(const char *name)

@@ -73,16 +73,18 @@ static bool is_reloc(const struct elfscan_section *s)
 	       !(s->flags & SHF_ALLOC);
 }
 
-static int number_sections(struct copy *c, bool (*drop)(const char *, size_t),
-			   size_t nadd, struct err *e)
+static int number_sections(struct copy *c,
+			   bool (*drop)(void *, const char *, size_t),
+			   void *drop_ctx, size_t nadd, struct err *e)
 {
 	size_t next = 1;
 
 	for (size_t i = 1; i < c->s.n; i++) {
 		const struct elfscan_section *s = &c->s.sec[i];
 
-		c->new_index[i] = drop && drop(s->name, s->name_len) ? 0 :
-				  (uint32_t)next++;
+		bool dropped = drop && drop(drop_ctx, s->name, s->name_len);
+
+		c->new_index[i] = dropped ? 0 : (uint32_t)next++;
 		if (s->type == SHT_SYMTAB && c->new_index[i]) {
 			if (c->symtab)
 				return err_set(e, "more than one symbol table");
@@ -614,8 +616,8 @@ static int check_segments(const struct copy *c, struct err *e)
 }
 
 int elfcopy_write(const uint8_t *buf, size_t len,
-		  bool (*drop)(const char *name, size_t name_len),
-		  const struct elfcopy_add *add, size_t nadd,
+		  bool (*drop)(void *ctx, const char *name, size_t name_len),
+		  void *drop_ctx, const struct elfcopy_add *add, size_t nadd,
 		  struct io_out *out, struct err *e)
 {
 	struct copy c = { .buf = buf, .len = len };
@@ -647,7 +649,7 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 	for (size_t i = 0; i < c.s.n; i++)
 		c.holder[i] = c.g.v && i ? elfsegments_holder(&c.g, &c.s.sec[i])
 					 : -1;
-	if (number_sections(&c, drop, nadd, e) < 0 ||
+	if (number_sections(&c, drop, drop_ctx, nadd, e) < 0 ||
 	    plan_strings(&c, add, nadd, e) < 0 ||
 	    fill_sections(&c, add, nadd, e) < 0 ||
 	    check_segments(&c, e) < 0 ||

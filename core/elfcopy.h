@@ -30,8 +30,8 @@ struct elfcopy_add {
 	bool set_existing;
 };
 
-/* Write the object in buf to out without the sections drop() accepts (by
- * name) and with adds appended.  What llvm-objcopy does to the rest: every
+/* Write the object in buf to out without the sections drop(drop_ctx, ...)
+ * accepts (by name) and with adds appended.  What llvm-objcopy does to the rest: every
  * non-allocated string table rebuilt with LLVM's string-table algorithm,
  * symbol names and section indices rewritten, sections laid out in the
  * order of their old offsets (each at its alignment after the one before),
@@ -39,8 +39,8 @@ struct elfcopy_add {
  * cannot rewrite faithfully (not ET_REL, program headers, a symbol or
  * section that refers to a dropped section) are errors. */
 int elfcopy_write(const uint8_t *buf, size_t len,
-		  bool (*drop)(const char *name, size_t name_len),
-		  const struct elfcopy_add *add, size_t nadd,
+		  bool (*drop)(void *ctx, const char *name, size_t name_len),
+		  void *drop_ctx, const struct elfcopy_add *add, size_t nadd,
 		  struct io_out *out, struct err *e);
 
 #endif

@@ -264,6 +264,20 @@ void io_out_mode_from(struct io_out *o, const struct io_in *in)
 	(void)fchmod(o->fd, o->mode);
 }
 
+void io_out_keep_mode(struct io_out *o, const struct io_in *in)
+{
+	struct stat st;
+
+	if (!o->tmp || in->fd < 0 || fstat(in->fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return;
+	o->mode = st.st_mode & 07777;
+	/* The owner first: chown clears the set-ID bits fchmod then puts
+	 * back.  Who may not give the file away keeps it as theirs. */
+	(void)fchown(o->fd, st.st_uid, st.st_gid);
+	(void)fchmod(o->fd, o->mode);
+}
+
 /* A failed open holds nothing: the caller need not discard it. */
 int io_out_open(struct io_out *o, const char *path, struct err *e)
 {

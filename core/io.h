@@ -67,6 +67,9 @@ int io_out_flush(struct io_out *o, struct err *e);
  * run as root, its owner.  Nothing for stdout or a file written in place,
  * or when in cannot be looked at. */
 void io_out_mode_from(struct io_out *o, const struct io_in *in);
+/* Give the output the input's exact mode and, where allowed, its owner
+ * and group: for a file replaced by its rewritten self (--in-place). */
+void io_out_keep_mode(struct io_out *o, const struct io_in *in);
 /* Close and rename into place.  Does nothing more if o was never opened. */
 int io_out_commit(struct io_out *o, struct err *e);
 /* Close and remove the temporary; the destination keeps its old content. */

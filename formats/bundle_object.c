@@ -158,7 +158,7 @@ int bundle_write_object(const uint8_t *host, size_t host_len,
 			.size = (long)i == host_index ? 1 : inputs[i].len,
 		};
 	}
-	rc = elfcopy_write(host, host_len, NULL, add, n, out, e);
+	rc = elfcopy_write(host, host_len, NULL, NULL, add, n, out, e);
 out:
 	for (size_t i = 0; names && i < n; i++)
 		free(names[i]);
@@ -167,8 +167,9 @@ out:
 	return rc;
 }
 
-static bool is_bundle_section(const char *name, size_t len)
+static bool is_bundle_section(void *ctx, const char *name, size_t len)
 {
+	(void)ctx;
 	return len >= BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
 						  BUNDLE_MAGIC_LEN);
 }
@@ -180,5 +181,6 @@ int bundle_strip_object(const uint8_t *buf, size_t len, struct io_out *out,
 		return err_set(e, "the host object is not ELF: its bundle "
 			       "sections are removed only from ELF objects "
 			       "(LLVM 22 has llvm-objcopy do it)");
-	return elfcopy_write(buf, len, is_bundle_section, NULL, 0, out, e);
+	return elfcopy_write(buf, len, is_bundle_section, NULL, NULL, 0, out,
+			     e);
 }

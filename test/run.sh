@@ -52,6 +52,7 @@ suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
 suite ls sh test/ls.test
 suite extract sh test/extract.test
+suite prune sh test/prune.test
 suite fuzz-replay sh test/fuzz/replay.sh
 suite faults sh test/faults.test
 # Seeds that found a case LLVM 22 and we disagree on are in the notes of

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bundle_close(&r);
 	}
 	if (io_out_open(&out, "/dev/null", &e) == 0) {
-		elfcopy_write(data, size, NULL, &add, 1, &out, &e);
+		elfcopy_write(data, size, NULL, NULL, &add, 1, &out, &e);
 		io_out_discard(&out);
 	}
 	if (io_out_open(&out, "/dev/null", &e) == 0) {

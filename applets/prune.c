@@ -1,0 +1,244 @@
+/* prune: slim fat binaries after the build, down to the device code a set
+ * of GPUs loads (formats/prune.c does the rewriting). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "applets.h"
+#include "messages.h"
+#include "../core/io.h"
+#include "../core/select.h"
+#include "../formats/prune.h"
+
+static const char usage[] =
+	"Usage: offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] FILE...\n"
+	"Take device code out of executables, shared libraries, objects, offload\n"
+	"bundles and CCOBs, keeping what the GPUs named load.\n"
+	"\n"
+	"  -k, --keep=TARGETS    keep what a GPU of each target ID loads (gfx90a\n"
+	"                        keeps gfx90a, gfx90a:xnack+ and gfx90a:xnack-;\n"
+	"                        gfx90a:xnack+ drops gfx90a:xnack-), the generic\n"
+	"                        code objects it runs (gfx11-generic for gfx1100)\n"
+	"                        and SPIR-V; comma-separated, repeatable; bundle\n"
+	"                        IDs and globs (*, ?, [) also select\n"
+	"  -d, --drop=PATTERNS   drop what these target IDs, bundle IDs or globs\n"
+	"                        select instead; comma-separated, repeatable\n"
+	"  -o, --output=FILE     write the pruned form of the one FILE here\n"
+	"  -i, --in-place        replace each FILE by its pruned form (mode and\n"
+	"                        owner kept; a symlink's target is rewritten)\n"
+	"  -n, --dry-run         say what would go and the bytes saved; write\n"
+	"                        nothing\n"
+	"      --allow-empty     let a bundle keep no device code at all\n"
+	"      --compression-level=N\n"
+	"                        level of the CCOBs compressed again (default:\n"
+	"                        3, the bundler's)\n"
+	"  -v, --verbose         name every entry dropped\n"
+	"  -h, --help            print this help\n"
+	"  -V, --version         print the version\n"
+	"Host entries are always kept.  Every FILE gets a summary line.\n";
+
+struct options {
+	struct select keep, drop;
+	const char *output;
+	bool in_place, dry_run, allow_empty, verbose;
+	int level;
+	bool level_set;
+	const char *file;	/* the one being pruned, for -v */
+};
+
+#define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
+
+#define usage_error(...) applet_usage_error("prune", __VA_ARGS__)
+
+static bool keep_entry(void *ctx, const struct prune_entry *en)
+{
+	struct options *o = ctx;
+
+	if (en->sel.host || select_is_portable(&en->sel))
+		return true;
+	if (o->keep.n)
+		return select_match(&o->keep, &en->sel);
+	return !select_match(&o->drop, &en->sel);
+}
+
+static void seen_entry(void *ctx, const struct prune_entry *en, bool kept)
+{
+	const struct options *o = ctx;
+
+	if (!o->verbose || kept)
+		return;
+	printf("%s: drop %.*s, %llu bytes", o->file, (int)en->sel.id_len,
+	       en->sel.id, (unsigned long long)en->size);
+	if (en->section)
+		printf(", section %s", en->section);
+	printf(", container at %llu\n", (unsigned long long)en->container);
+}
+
+static void summary(const char *path, const struct prune_plan *p, bool dry)
+{
+	uint64_t total = p->entries_kept + p->entries_dropped;
+
+	printf("%s: %s %llu of %llu entries, %llu bytes of code; file %llu -> "
+	       "%llu bytes\n", path, dry ? "would drop" : "dropped",
+	       (unsigned long long)p->entries_dropped,
+	       (unsigned long long)total,
+	       (unsigned long long)p->code_dropped,
+	       (unsigned long long)p->size_before,
+	       (unsigned long long)p->size_after);
+}
+
+static int prune_one(struct options *o, const char *path)
+{
+	struct prune_opts po = {
+		.keep = keep_entry, .seen = seen_entry, .ctx = o,
+		.level = o->level,
+		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+			    .max_size = CCOB_DEFAULT_MAX_SIZE },
+	};
+	struct prune_plan plan = { 0 };
+	struct io_out out = { .fd = -1 };
+	const char *dest = o->in_place ? path : o->output;
+	struct io_in in;
+	struct err e;
+	int rc = 1;
+
+	if (io_in_open(&in, path, &e) < 0)
+		return applet_fail_err("prune", "cannot read", path, 0, &e);
+	o->file = path;
+	if (prune_plan(in.data, in.len, &po, &plan, &e) < 0) {
+		fail("cannot prune", path, "%s", e.msg);
+		goto out;
+	}
+	if (plan.containers_emptied && !o->allow_empty) {
+		fail("cannot prune", path, "%llu bundle%s would keep no device "
+		     "code (--allow-empty to prune anyway)",
+		     (unsigned long long)plan.containers_emptied,
+		     plan.containers_emptied == 1 ? "" : "s");
+		goto out;
+	}
+	if (!o->dry_run) {
+		if (io_out_open(&out, dest, &e) < 0) {
+			applet_fail_io("prune", dest, &e);
+			goto out;
+		}
+		if (o->in_place)
+			io_out_keep_mode(&out, &in);
+		else
+			io_out_mode_from(&out, &in);
+		if (prune_write(&in, &plan, &out, &e) < 0)
+			goto write_failed;
+		if (io_out_commit(&out, &e) < 0)
+			goto write_failed;
+	}
+	summary(path, &plan, o->dry_run);
+	rc = 0;
+	goto out;
+write_failed:
+	io_out_discard(&out);
+	applet_fail_io("prune", dest, &e);
+out:
+	prune_plan_free(&plan);
+	io_in_close(&in);
+	return rc;
+}
+
+/* The output must not be the input: it would be read while replaced. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int prune_main(int argc, char **argv)
+{
+	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL };
+	static const struct option longopts[] = {
+		{ "keep", required_argument, NULL, 'k' },
+		{ "drop", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "in-place", no_argument, NULL, 'i' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
+		{ "compression-level", required_argument, NULL, OPT_LEVEL },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = { .level = 3 };
+	struct err e;
+	int c, rc = 0, nfiles;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "k:d:o:invhV", longopts,
+				NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'k':
+		case 'd':
+			if (select_add(c == 'k' ? &o.keep : &o.drop, optarg,
+				       &e) < 0) {
+				rc = usage_error("%s", e.msg);
+				goto out;
+			}
+			break;
+		case 'o': o.output = optarg; break;
+		case 'i': o.in_place = true; break;
+		case 'n': o.dry_run = true; break;
+		case 'v': o.verbose = true; break;
+		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
+		case OPT_LEVEL:
+			o.level = (int)strtol(optarg, &end, 10);
+			if (!*optarg || *end || o.level < 1 || o.level > 22) {
+				rc = usage_error("--compression-level takes a "
+						 "number from 1 to 22");
+				goto out;
+			}
+			o.level_set = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			goto out;
+		case 'V':
+			printf("offload prune %s\n", OFFLOAD_VERSION);
+			goto out;
+		case ':':
+			rc = usage_error("option '%s' needs a value",
+					 argv[optind - 1]);
+			goto out;
+		default:
+			rc = usage_error("unknown option '%s'",
+					 argv[optind - 1]);
+			goto out;
+		}
+	}
+	nfiles = argc - optind;
+	if (!o.keep.n == !o.drop.n)
+		rc = usage_error("say what to keep (--keep) or what to drop "
+				 "(--drop), not both");
+	else if (!nfiles)
+		rc = usage_error("no input file");
+	else if (!o.dry_run && !o.in_place == !o.output)
+		rc = usage_error("say where to write: -o FILE or --in-place");
+	else if (o.output && nfiles > 1)
+		rc = usage_error("-o takes one input file (--in-place for "
+				 "many)");
+	else if (o.output && strcmp(o.output, "-") &&
+		 same_file(o.output, argv[optind]))
+		rc = fail("cannot write", o.output, "it is the input (use "
+			  "--in-place)");
+	if (rc)
+		goto out;
+	for (int i = optind; i < argc; i++)
+		rc |= prune_one(&o, argv[i]);
+out:
+	select_free(&o.keep);
+	select_free(&o.drop);
+	return rc;
+}

@@ -1,0 +1,166 @@
+/* select: the one target selection; see select.h. */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "select.h"
+#include "target.h"
+#include "targetid.h"
+
+static bool whole_id(const char *p)
+{
+	size_t dashes = 0;
+
+	for (; *p; p++)
+		dashes += *p == '-';
+	return dashes >= 4;
+}
+
+int select_add(struct select *s, const char *list, struct err *e)
+{
+	const char *p = list;
+
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		struct select_rule *grown, *r;
+
+		if (!len)
+			return err_set(e, "empty target in '%s'", list);
+		grown = realloc(s->rule, (s->n + 1) * sizeof(*grown));
+		if (!grown)
+			return err_code_set(e, ERR_NOMEM, "out of memory");
+		s->rule = grown;
+		r = &s->rule[s->n];
+		r->text = strndup(p, len);
+		if (!r->text)
+			return err_code_set(e, ERR_NOMEM, "out of memory");
+		r->glob = strpbrk(r->text, "*?[") != NULL;
+		r->bundle_id = !r->glob && whole_id(r->text);
+		r->hit = false;
+		s->n++;
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+void select_free(struct select *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->rule[i].text);
+	free(s->rule);
+	s->rule = NULL;
+	s->n = 0;
+}
+
+/* fnmatch wants C strings: a piece with a NUL inside matches no glob. */
+static bool glob_on(const char *pattern, const char *s, size_t len)
+{
+	char buf[512];
+
+	if (!s || len >= sizeof(buf) || memchr(s, 0, len))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	return !fnmatch(pattern, buf, 0);
+}
+
+/* Generic processors and the processors they serve: LLVM's AMDGPUUsage,
+ * table "AMDGPU Generic Processors" (LLVM 22). */
+static const struct {
+	const char *generic;
+	const char *serves[9];
+} generics[] = {
+	{ "gfx9-generic", { "gfx900", "gfx902", "gfx904", "gfx906",
+			    "gfx909", "gfx90c" } },
+	{ "gfx9-4-generic", { "gfx940", "gfx941", "gfx942", "gfx950" } },
+	{ "gfx10-1-generic", { "gfx1010", "gfx1011", "gfx1012", "gfx1013" } },
+	{ "gfx10-3-generic", { "gfx1030", "gfx1031", "gfx1032", "gfx1033",
+			       "gfx1034", "gfx1035", "gfx1036" } },
+	{ "gfx11-generic", { "gfx1100", "gfx1101", "gfx1102", "gfx1103",
+			     "gfx1150", "gfx1151", "gfx1152", "gfx1153" } },
+	{ "gfx12-generic", { "gfx1200", "gfx1201" } },
+	{ "gfx12-5-generic", { "gfx1250", "gfx1251" } },
+};
+
+static size_t processor_len(const char *id, size_t len)
+{
+	const char *colon = memchr(id, ':', len);
+
+	return colon ? (size_t)(colon - id) : len;
+}
+
+/* The generic processor an entry's ID starts with, if it serves the
+ * request's processor. */
+static bool generic_serves(const char *arch, size_t alen, const char *req,
+			   size_t rlen)
+{
+	size_t ap = processor_len(arch, alen), rp = processor_len(req, rlen);
+
+	for (size_t i = 0; i < sizeof(generics) / sizeof(generics[0]); i++) {
+		if (strlen(generics[i].generic) != ap ||
+		    memcmp(generics[i].generic, arch, ap))
+			continue;
+		for (size_t j = 0; generics[i].serves[j]; j++)
+			if (strlen(generics[i].serves[j]) == rp &&
+			    !memcmp(generics[i].serves[j], req, rp))
+				return true;
+	}
+	return false;
+}
+
+/* A GPU of the target ID req loads the entry's code. */
+static bool loads(const char *arch, size_t alen, const char *req)
+{
+	size_t rlen = strlen(req), ap, rp;
+	char buf[256];
+
+	if (targetid_loadable(arch, alen, req, rlen))
+		return true;
+	if (!generic_serves(arch, alen, req, rlen))
+		return false;
+	/* Features as for the processor itself: the request's, put on the
+	 * generic processor's name. */
+	ap = processor_len(arch, alen);
+	rp = processor_len(req, rlen);
+	if (ap + rlen - rp >= sizeof(buf))
+		return false;
+	memcpy(buf, arch, ap);
+	memcpy(buf + ap, req + rp, rlen - rp);
+	return targetid_loadable(arch, alen, buf, ap + rlen - rp);
+}
+
+static bool rule_takes(const struct select_rule *r,
+		       const struct select_entry *en)
+{
+	if (r->glob)
+		return glob_on(r->text, en->id, en->id_len) ||
+		       glob_on(r->text, en->arch, en->arch_len) ||
+		       glob_on(r->text, en->triple, en->triple_len);
+	if (r->bundle_id)
+		return en->id &&
+		       target_loadable(en->id, en->id_len, r->text,
+				       strlen(r->text));
+	return en->arch && loads(en->arch, en->arch_len, r->text);
+}
+
+bool select_match(struct select *s, const struct select_entry *en)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (rule_takes(&s->rule[i], en))
+			s->rule[i].hit = any = true;
+	return any;
+}
+
+bool select_is_portable(const struct select_entry *en)
+{
+	static const char spirv_arch[] = "amdgcnspirv";
+
+	return (en->arch && en->arch_len == sizeof(spirv_arch) - 1 &&
+		!memcmp(en->arch, spirv_arch, en->arch_len)) ||
+	       (en->triple && en->triple_len >= 5 &&
+		!memcmp(en->triple, "spirv", 5));
+}

@@ -1,0 +1,53 @@
+/* select: the one target selection of the inspection applets (ls, extract,
+ * unpack-archive, prune): which code objects a user's words mean.
+ *
+ * A rule is one of
+ *   - a glob (has *, ? or [): fnmatch on the entry's bundle ID, its target
+ *     ID or arch ("gfx90a:xnack+", "sm_80") and its triple;
+ *   - a whole bundle ID (four dashes or more): loadable by the bundle
+ *     rules of target_loadable;
+ *   - a target ID ("gfx90a", "gfx90a:xnack+", "sm_80"): what a GPU of that
+ *     ID loads: the same processor with no feature set the other way
+ *     (targetid_loadable; "gfx90a" takes both xnack variants), or a
+ *     generic processor that serves it (gfx11-generic for gfx1100, as
+ *     LLVM's AMDGPUUsage "AMDGPU Generic Processors" table lists them). */
+#ifndef CORE_SELECT_H
+#define CORE_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+struct select_rule {
+	char *text;
+	bool glob, bundle_id;
+	bool hit;		/* some entry matched it */
+};
+
+struct select {
+	struct select_rule *rule;
+	size_t n;
+};
+
+/* What selection sees of an entry; any string may be NULL (lengths then
+ * 0).  Strings need not be NUL-terminated and are compared whole (an ID
+ * with a NUL inside matches only rules with the same bytes). */
+struct select_entry {
+	const char *id, *arch, *triple;
+	size_t id_len, arch_len, triple_len;
+	bool host;		/* a host entry: never device code */
+};
+
+/* Add the comma-separated rules of list.  An empty rule is an error. */
+int select_add(struct select *s, const char *list, struct err *e);
+void select_free(struct select *s);
+
+/* Whether any rule takes the entry; marks the rules that do. */
+bool select_match(struct select *s, const struct select_entry *en);
+
+/* Entries any GPU may load whatever it is: SPIR-V (amdgcnspirv, spirv*
+ * triples), compiled by the driver at load time. */
+bool select_is_portable(const struct select_entry *en);
+
+#endif

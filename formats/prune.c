@@ -1,0 +1,531 @@
+/* prune: device code taken out of a build artefact; see prune.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ar.h"
+#include "bundle.h"
+#include "fatbin.h"
+#include "prune.h"
+#include "../core/elfcopy.h"
+#include "../core/elfscan.h"
+
+struct pruner {
+	const struct prune_opts *o;
+	struct prune_plan *plan;
+	const char *section;	/* where the walk is, for keep() */
+	uint64_t container;
+	struct err *e;
+};
+
+/* ---- entries ---- */
+
+/* An ID split as the bundler splits it: <kind>-<four triple parts>[-<id>]. */
+static void entry_from_id(struct prune_entry *pe, const char *id, size_t len)
+{
+	size_t dash[5], nd = 0;
+
+	memset(&pe->sel, 0, sizeof(pe->sel));
+	pe->sel.id = id;
+	pe->sel.id_len = len;
+	for (size_t i = 0; i < len && nd < 5; i++)
+		if (id[i] == '-')
+			dash[nd++] = i;
+	if (nd < 4)
+		return;
+	pe->sel.host = dash[0] == 4 && !memcmp(id, "host", 4);
+	pe->sel.triple = id + dash[0] + 1;
+	pe->sel.triple_len = (nd == 5 ? dash[4] : len) - dash[0] - 1;
+	if (nd == 5 && dash[4] + 1 < len) {
+		pe->sel.arch = id + dash[4] + 1;
+		pe->sel.arch_len = len - dash[4] - 1;
+	}
+}
+
+static bool decide(struct pruner *p, struct prune_entry *pe)
+{
+	bool keep;
+
+	pe->container = p->container;
+	pe->section = p->section;
+	keep = p->o->keep(p->o->ctx, pe);
+	if (p->o->seen)
+		p->o->seen(p->o->ctx, pe, keep);
+	if (keep) {
+		p->plan->entries_kept++;
+		if (!pe->sel.host)
+			p->plan->device_kept++;
+	} else {
+		p->plan->entries_dropped++;
+		p->plan->code_dropped += pe->size;
+	}
+	return keep;
+}
+
+/* ---- binary bundles ---- */
+
+/* The bundler's alignment that lays the entries out where they are: the
+ * smallest power of two that reproduces every offset (LLVM's layout),
+ * else the largest that divides them all. */
+static uint64_t laid_out_align(const struct fatbin_entry *v, size_t n,
+			       uint64_t header_end)
+{
+	uint64_t low = 1ULL << 16;
+
+	for (uint64_t a = 1; a <= (1ULL << 16); a <<= 1) {
+		uint64_t pos = header_end;
+		size_t i;
+
+		for (i = 0; i < n; i++) {
+			pos = (pos + a - 1) / a * a;
+			if (v[i].offset != pos)
+				break;
+			pos += v[i].size;
+		}
+		if (i == n)
+			return a;
+	}
+	for (size_t i = 0; i < n; i++)
+		while (v[i].offset % low)
+			low >>= 1;
+	return low ? low : 1;
+}
+
+struct membuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int mem_put(void *ctx, const void *src, size_t n, struct err *e)
+{
+	struct membuf *m = ctx;
+
+	if (n > m->cap - m->len) {
+		size_t cap = m->cap ? m->cap : 4096;
+		uint8_t *grown;
+
+		while (cap - m->len < n) {
+			if (cap > SIZE_MAX / 2)
+				return err_code_set(e, ERR_NOMEM,
+						    "out of memory");
+			cap *= 2;
+		}
+		grown = realloc(m->p, cap);
+		if (!grown)
+			return err_code_set(e, ERR_NOMEM, "out of memory");
+		m->p = grown;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->len, src, n);
+	m->len += n;
+	return 0;
+}
+
+/* The bundle of the kept entries, as the bundler lays it out. */
+static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
+			  const bool *kept, size_t n, uint64_t align,
+			  struct membuf *m, struct err *e)
+{
+	const char **ids = calloc(n ? n : 1, sizeof(*ids));
+	uint64_t *sizes = calloc(n ? n : 1, sizeof(*sizes));
+	size_t *from = calloc(n ? n : 1, sizeof(*from));
+	struct bundle_plan plan = { 0 };
+	size_t k = 0;
+	int rc = -1;
+
+	if (!ids || !sizes || !from) {
+		err_code_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!kept[i])
+			continue;
+		ids[k] = strndup(v[i].id, v[i].id_len);
+		if (!ids[k]) {
+			err_code_set(e, ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		sizes[k] = v[i].size;
+		from[k++] = i;
+	}
+	if (bundle_plan_binary(ids, sizes, k, align, &plan, e) < 0)
+		goto out;
+	for (size_t i = 0; i < plan.n; i++) {
+		const struct bundle_piece *pc = &plan.piece[i];
+		static const uint8_t zeros[4096];
+
+		if (mem_put(m, pc->lit, pc->lit_len, e) < 0)
+			goto out;
+		for (uint64_t z = pc->pad; z; ) {
+			size_t step = z < sizeof(zeros) ? (size_t)z
+							 : sizeof(zeros);
+
+			if (mem_put(m, zeros, step, e) < 0)
+				goto out;
+			z -= step;
+		}
+		if (pc->input >= 0) {
+			const struct fatbin_entry *src = &v[from[pc->input]];
+
+			if (mem_put(m, buf + src->offset, (size_t)src->size,
+				    e) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; ids && i < k; i++)
+		free((char *)ids[i]);
+	free(ids);
+	free(sizes);
+	free(from);
+	bundle_plan_free(&plan);
+	return rc;
+}
+
+/* Prune the binary bundle buf[0, size): 1 with the new bundle in *m, 0
+ * when every entry stays. */
+static int prune_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
+			struct membuf *m)
+{
+	struct fatbin_entry *v = NULL;
+	uint64_t header_end, extent;
+	bool *kept = NULL;
+	size_t n = 0, nkept = 0, device_before = 0, device_after = 0;
+	int rc = -1;
+
+	if (fatbin_bundle_entries(buf, (size_t)size, size, &v, &n, &header_end,
+				  &extent, p->e) != 1)
+		goto out;
+	kept = calloc(n ? n : 1, sizeof(*kept));
+	if (!kept) {
+		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct prune_entry pe = { .size = v[i].size };
+
+		if (memchr(v[i].id, 0, v[i].id_len)) {
+			err_code_set(p->e, ERR_MALFORMED, "entry %zu has an ID "
+				     "with a NUL byte", i + 1);
+			goto out;
+		}
+		entry_from_id(&pe, v[i].id, v[i].id_len);
+		kept[i] = decide(p, &pe);
+		nkept += kept[i];
+		device_before += !pe.sel.host;
+		device_after += kept[i] && !pe.sel.host;
+	}
+	if (device_before && !device_after)
+		p->plan->containers_emptied++;
+	rc = 0;
+	if (nkept < n) {
+		rc = rebuild_bundle(buf, v, kept, n,
+				    laid_out_align(v, n, header_end), m, p->e);
+		rc = rc < 0 ? -1 : 1;
+	}
+out:
+	free(v);
+	free(kept);
+	return rc;
+}
+
+/* ---- CCOBs ---- */
+
+static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
+		      struct membuf *m)
+{
+	struct ccob_header h, nh;
+	struct ccob_encoder *enc = NULL;
+	struct membuf inner = { 0 };
+	uint8_t head[32] = { 0 };
+	uint8_t *raw = NULL;
+	size_t used;
+	int rc = -1;
+
+	if (ccob_parse_header(buf, (size_t)size, &h, p->e) < 0 ||
+	    ccob_decompress(buf, (size_t)size, &h, &p->o->limits, &raw, &used,
+			    p->e) < 0)
+		return -1;
+	if (ccob_hash(raw, (size_t)h.raw_size) != h.hash) {
+		err_code_set(p->e, ERR_MALFORMED, "hash mismatch: the bundle "
+			     "inside is damaged");
+		goto out;
+	}
+	rc = prune_bundle(p, raw, h.raw_size, &inner);
+	if (rc <= 0)
+		goto out;
+	rc = -1;
+	nh = (struct ccob_header){
+		.version = h.version, .method = h.method,
+		.header_size = h.header_size, .raw_size = inner.len,
+		.hash = ccob_hash(inner.p, inner.len),
+	};
+	enc = ccob_encoder_new(h.method, p->o->level, inner.len, p->e);
+	if (!enc || mem_put(m, head, nh.header_size, p->e) < 0 ||
+	    ccob_encoder_all(enc, inner.p, inner.len, mem_put, m, p->e) < 0)
+		goto out;
+	nh.total_size = h.version >= 2 ? m->len : 0;
+	ccob_write_header(m->p, &nh);
+	rc = 1;
+out:
+	ccob_encoder_free(enc);
+	free(inner.p);
+	free(raw);
+	return rc;
+}
+
+/* ---- regions: the containers of a section or a file ---- */
+
+static int add_patch(struct prune_plan *plan, const struct prune_patch *pt,
+		     struct err *e)
+{
+	struct prune_patch *grown = realloc(plan->patch,
+					    (plan->n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	plan->patch = grown;
+	plan->patch[plan->n++] = *pt;
+	return 0;
+}
+
+static int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
+			uint64_t base, bool in_place)
+{
+	struct fatbin_item it;
+	uint64_t pos = 0;
+	int rc;
+
+	while ((rc = fatbin_next(buf, len, &pos, &p->o->limits, &it,
+				 p->e)) > 0) {
+		struct membuf m = { 0 };
+		struct prune_patch pt;
+
+		p->container = base + it.offset;
+		p->plan->containers++;
+		if (it.kind == FATBIN_BUNDLE)
+			rc = prune_bundle(p, buf + it.offset, it.size, &m);
+		else if (it.kind == FATBIN_CCOB)
+			rc = prune_ccob(p, buf + it.offset, it.size, &m);
+		else
+			rc = err_set(p->e, "%ss are not pruned yet",
+				     fatbin_kind_name(it.kind));
+		if (rc < 0)
+			goto fail;
+		if (rc == 0)
+			continue;
+		if (in_place && m.len > it.size) {
+			free(m.p);
+			err_set(p->e, "pruned, it would take %zu bytes, more "
+				"than its %llu (a higher --compression-level "
+				"may fit)", m.len,
+				(unsigned long long)it.size);
+			goto fail;
+		}
+		pt = (struct prune_patch){
+			.offset = base + it.offset, .old_size = it.size,
+			.data = m.p, .new_size = m.len, .in_place = in_place,
+		};
+		if (add_patch(p->plan, &pt, p->e) < 0) {
+			free(m.p);
+			return -1;
+		}
+	}
+	if (rc == 0)
+		return 0;
+fail:
+	{
+		struct err inner = *p->e;
+
+		return err_code_set(p->e, inner.code, "%s at offset %llu: %s",
+				    fatbin_kind_name(it.kind),
+				    (unsigned long long)(base + it.offset),
+				    inner.msg);
+	}
+}
+
+/* ---- ELF files ---- */
+
+static bool is_dropped_section(void *ctx, const char *name, size_t len)
+{
+	const struct prune_plan *plan = ctx;
+
+	for (size_t i = 0; i < plan->ndrop; i++)
+		if (strlen(plan->drop_sections[i]) == len &&
+		    !memcmp(plan->drop_sections[i], name, len))
+			return true;
+	return false;
+}
+
+/* An object bundle: one __CLANG_OFFLOAD_BUNDLE__<id> section per entry. */
+static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
+			       size_t *device_before, size_t *device_after)
+{
+	for (size_t i = 1; i < s->n; i++) {
+		const struct elfscan_section *sec = &s->sec[i];
+		struct prune_entry pe = { .size = sec->size };
+		char **grown;
+
+		if (sec->kind != ELFSCAN_BUNDLE)
+			continue;
+		p->container = sec->offset;
+		entry_from_id(&pe, sec->name + BUNDLE_MAGIC_LEN,
+			      sec->name_len - BUNDLE_MAGIC_LEN);
+		*device_before += !pe.sel.host;
+		if (decide(p, &pe)) {
+			*device_after += !pe.sel.host;
+			continue;
+		}
+		grown = realloc(p->plan->drop_sections,
+				(p->plan->ndrop + 1) * sizeof(*grown));
+		if (!grown)
+			return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		p->plan->drop_sections = grown;
+		grown[p->plan->ndrop] = strndup(sec->name, sec->name_len);
+		if (!grown[p->plan->ndrop])
+			return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		p->plan->ndrop++;
+		p->plan->size_after -= sec->size;
+	}
+	return 0;
+}
+
+static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
+{
+	struct elfscan s;
+	size_t device_before = 0, device_after = 0;
+	bool bundles = false, any = false;
+	int rc = -1;
+
+	if (elfscan_open(&s, buf, len, p->e) < 0)
+		return -1;
+	for (size_t i = 1; i < s.n; i++) {
+		const struct elfscan_section *sec = &s.sec[i];
+		uint64_t size;
+		const uint8_t *bytes;
+
+		switch (sec->kind) {
+		case ELFSCAN_HIP_FATBIN:
+			bytes = elfscan_bytes(&s, buf, i, &size);
+			p->section = sec->name;
+			any = true;
+			if (prune_region(p, bytes, (size_t)size, sec->offset,
+					 true) < 0) {
+				struct err inner = *p->e;
+
+				err_code_set(p->e, inner.code, "section %s: %s",
+					     sec->name, inner.msg);
+				goto out;
+			}
+			break;
+		case ELFSCAN_BUNDLE:
+			bundles = any = true;
+			break;
+		case ELFSCAN_OFFLOADING:
+		case ELFSCAN_NV_FATBIN:
+		case ELFSCAN_NV_RELFATBIN:
+			err_set(p->e, "section %s: %s are not pruned yet",
+				sec->name, sec->kind == ELFSCAN_OFFLOADING
+				? "offload packages" : "NVIDIA fatbins");
+			goto out;
+		default:
+			break;
+		}
+	}
+	if (!any) {
+		err_set(p->e, "no offload code to prune");
+		goto out;
+	}
+	if (bundles) {
+		if (p->plan->n) {
+			err_set(p->e, "an object bundle and a .hip_fatbin in "
+				"one object are not pruned together");
+			goto out;
+		}
+		p->section = NULL;
+		p->plan->containers++;
+		if (prune_object_bundle(p, &s, &device_before,
+					&device_after) < 0)
+			goto out;
+		if (device_before && !device_after)
+			p->plan->containers_emptied++;
+	}
+	rc = 0;
+out:
+	elfscan_free(&s);
+	return rc;
+}
+
+/* ---- the plan and its writing ---- */
+
+int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
+	       struct prune_plan *plan, struct err *e)
+{
+	struct pruner p = { .o = o, .plan = plan, .e = e };
+	int rc;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->size_before = plan->size_after = len;
+	if (elfscan_is_elf(buf, len))
+		rc = prune_elf(&p, buf, len);
+	else if (ar_is_archive(buf, len))
+		rc = err_set(e, "archives are not pruned yet");
+	else if (bundle_is_binary(buf, len) || ccob_is(buf, len))
+		rc = prune_region(&p, buf, len, 0, false);
+	else
+		rc = err_set(e, "no offload code to prune (not an ELF file, "
+			     "an offload bundle or a CCOB)");
+	if (rc < 0) {
+		prune_plan_free(plan);
+		return -1;
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		if (!plan->patch[i].in_place)
+			plan->size_after -= plan->patch[i].old_size -
+					    plan->patch[i].new_size;
+	return 0;
+}
+
+int prune_write(const struct io_in *in, struct prune_plan *plan,
+		struct io_out *out, struct err *e)
+{
+	uint64_t pos = 0, size = 0;
+	struct stat st;
+
+	if (plan->ndrop) {
+		if (elfcopy_write(in->data, in->len, is_dropped_section, plan,
+				  NULL, 0, out, e) < 0 ||
+		    io_out_flush(out, e) < 0)
+			return -1;
+		if (fstat(out->fd, &st) == 0 && S_ISREG(st.st_mode))
+			plan->size_after = (uint64_t)st.st_size;
+		return 0;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct prune_patch *pt = &plan->patch[i];
+		uint64_t zeros = pt->in_place ? pt->old_size - pt->new_size : 0;
+
+		if (io_out_copy(out, in, pos, pt->offset - pos, e) < 0 ||
+		    io_out_write(out, pt->data, (size_t)pt->new_size, e) < 0 ||
+		    io_out_zeros(out, zeros, e) < 0)
+			return -1;
+		size += pt->offset - pos + pt->new_size + zeros;
+		pos = pt->offset + pt->old_size;
+	}
+	if (io_out_copy(out, in, pos, in->len - pos, e) < 0)
+		return -1;
+	plan->size_after = size + in->len - pos;
+	return 0;
+}
+
+void prune_plan_free(struct prune_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		free(plan->patch[i].data);
+	free(plan->patch);
+	for (size_t i = 0; i < plan->ndrop; i++)
+		free(plan->drop_sections[i]);
+	free(plan->drop_sections);
+	memset(plan, 0, sizeof(*plan));
+}

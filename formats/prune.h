@@ -1,0 +1,89 @@
+/* prune: device code taken out of a build artefact, keeping the entries a
+ * caller's keep() accepts.  What each container becomes:
+ *
+ *   binary bundle  the bundle LLVM's bundler writes for the kept entries,
+ *                  in their header order, at the alignment the original
+ *                  was laid out with;
+ *   CCOB           inflated, its bundle pruned, compressed again with the
+ *                  same format version and method (and the level asked);
+ *   object bundle  (an ELF relocatable object's __CLANG_OFFLOAD_BUNDLE__<id>
+ *                  sections) the object without the dropped sections, laid
+ *                  out as llvm-objcopy --remove-section lays it out.
+ *
+ * Where containers sit in an ELF file's .hip_fatbin, something outside
+ * points at each of them (the HIP runtime finds each translation unit's
+ * bundle through its __hip_fatbin_wrapper, relocated at load time): every
+ * container keeps its offset, the pruned one is written at its start and
+ * the bytes it frees are zero, so the file keeps its size and layout and
+ * every pointer stays valid.  A file that is itself a container shrinks.
+ *
+ * Nothing here prints: a plan lists what changes, prune_write writes it. */
+#ifndef FORMATS_PRUNE_H
+#define FORMATS_PRUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../core/io.h"
+#include "../core/select.h"
+#include "ccob.h"
+
+/* One entry looked at: the keep() callback's view and what was decided. */
+struct prune_entry {
+	struct select_entry sel;
+	uint64_t size;		/* its code's bytes */
+	uint64_t container;	/* file offset of the container holding it */
+	const char *section;	/* the section it is in, or NULL */
+};
+
+struct prune_opts {
+	/* Keep this entry?  Host entries are offered too. */
+	bool (*keep)(void *ctx, const struct prune_entry *en);
+	/* Told of every entry after the decision, for -v; may be NULL. */
+	void (*seen)(void *ctx, const struct prune_entry *en, bool kept);
+	void *ctx;
+	int level;		/* compression level of recompressed CCOBs */
+	struct ccob_limits limits;
+};
+
+/* A range of the input replaced by new bytes.  in_place: the new bytes
+ * are no longer than the old and the rest of the range becomes zeros;
+ * otherwise the range is replaced by the new bytes alone. */
+struct prune_patch {
+	uint64_t offset, old_size;
+	uint8_t *data;
+	uint64_t new_size;
+	bool in_place;
+};
+
+struct prune_plan {
+	struct prune_patch *patch;	/* in offset order, not overlapping */
+	size_t n;
+	/* An ELF object rewritten without these sections (object bundles);
+	 * exclusive with patches. */
+	char **drop_sections;
+	size_t ndrop;
+	/* What was found. */
+	uint64_t containers;		/* bundles and CCOBs walked */
+	uint64_t entries_kept, entries_dropped;
+	uint64_t device_kept;		/* kept entries that are device code */
+	uint64_t code_dropped;		/* bytes of code in dropped entries */
+	uint64_t size_before, size_after;	/* of the file */
+	/* Containers that kept no device code at all. */
+	uint64_t containers_emptied;
+};
+
+/* Plan the prune of the file in buf.  Files this cannot prune are errors
+ * that say why (archives, packages and NVIDIA fatbins are not pruned yet;
+ * a file with no offload code at all). */
+int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
+	       struct prune_plan *plan, struct err *e);
+/* Write the pruned file: in's bytes with the plan applied (size_after
+ * becomes what was written). */
+int prune_write(const struct io_in *in, struct prune_plan *plan,
+		struct io_out *out, struct err *e);
+void prune_plan_free(struct prune_plan *plan);
+
+#endif
