@@ -14,6 +14,7 @@ enum err_code {
 	ERR_MALFORMED,	/* the data is not of the format it claims */
 	ERR_DECOMPRESS,	/* a codec refused the data */
 	ERR_NOMEM,
+	ERR_NOTHING,	/* nothing of what was asked for is there */
 };
 
 /* Libraries never print or exit; they fill this and return -1, and the

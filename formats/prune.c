@@ -434,7 +434,7 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 		}
 	}
 	if (!any) {
-		err_set(p->e, "no offload code to prune");
+		err_code_set(p->e, ERR_NOTHING, "no offload code to prune");
 		goto out;
 	}
 	if (bundles) {
@@ -459,24 +459,171 @@ out:
 
 /* ---- the plan and its writing ---- */
 
+static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
+		       bool member);
+
+/* Whether a member's plan changes its size. */
+static bool resizes(const struct prune_plan *plan)
+{
+	if (plan->ndrop)
+		return true;
+	for (size_t i = 0; i < plan->n; i++)
+		if (!plan->patch[i].in_place &&
+		    plan->patch[i].new_size != plan->patch[i].old_size)
+			return true;
+	return false;
+}
+
+static void add_counts(struct prune_plan *to, const struct prune_plan *from)
+{
+	to->containers += from->containers;
+	to->entries_kept += from->entries_kept;
+	to->entries_dropped += from->entries_dropped;
+	to->device_kept += from->device_kept;
+	to->code_dropped += from->code_dropped;
+	to->containers_emptied += from->containers_emptied;
+}
+
+/* The symbol table's date, as its header records it (LLVM writes it
+ * again; deterministic archives have 0). */
+static uint64_t symtab_date(const struct ar_reader *r)
+{
+	uint64_t v = 0;
+
+	if (!r->symtab_len || r->symtab_off < AR_HEADER_LEN)
+		return 0;
+	for (size_t i = 16; i < 28; i++) {
+		uint8_t c = r->buf[r->symtab_off - AR_HEADER_LEN + i];
+
+		if (c < '0' || c > '9')
+			break;
+		v = v * 10 + (c - '0');
+	}
+	return v;
+}
+
+/* Every member pruned as a file.  When none changes size, their patches
+ * become the archive's (the layout and the symbol table stay valid);
+ * otherwise the archive is written again (prune_write). */
+static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
+{
+	struct prune_plan *top = p->plan;
+	struct ar_reader r;
+	struct ar_member m;
+	bool resize = false;
+	int more;
+
+	if (ar_open(&r, buf, len, p->e) < 0)
+		return -1;
+	if (r.thin)
+		return err_set(p->e, "a thin archive's members are other "
+			       "files: prune those");
+	if (r.kind != AR_GNU && r.kind != AR_GNU64 && r.symtab_len)
+		return err_set(p->e, "only GNU archives are pruned (this one "
+			       "is BSD, Darwin or COFF)");
+	top->symtab = r.symtab_len > 0;
+	top->symtab_mtime = symtab_date(&r);
+	while ((more = ar_next(&r, &m, p->e)) == 1) {
+		struct prune_member *grown, *pm;
+		struct ar_attrs a;
+
+		if (ar_member_attrs(&r, &m, &a, p->e) < 0)
+			return -1;
+		grown = realloc(top->member, (top->nmember + 1) *
+			sizeof(*grown));
+		if (!grown)
+			return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		top->member = grown;
+		pm = &top->member[top->nmember++];
+		*pm = (struct prune_member){
+			.name = m.name, .name_len = m.name_len,
+			.offset = m.offset, .size = m.size,
+			.uid = a.uid, .gid = a.gid, .mode = a.mode,
+			.mtime = (int64_t)a.mtime,
+		};
+		pm->plan.size_before = pm->plan.size_after = m.size;
+		p->plan = &pm->plan;
+		if (plan_buffer(p, buf + m.offset, (size_t)m.size, true) < 0) {
+			struct err inner = *p->e;
+
+			p->plan = top;
+			return err_code_set(p->e, inner.code, "member %.*s: %s",
+					    (int)m.name_len, m.name,
+					    inner.msg);
+		}
+		p->plan = top;
+		add_counts(top, &pm->plan);
+		resize = resize || resizes(&pm->plan);
+	}
+	if (more < 0)
+		return -1;
+	if (resize) {
+		/* An estimate until written: padding and tables aside. */
+		for (size_t i = 0; i < top->nmember; i++) {
+			const struct prune_plan *mp = &top->member[i].plan;
+			uint64_t after = mp->size_after;
+
+			for (size_t j = 0; j < mp->n; j++)
+				if (!mp->patch[j].in_place)
+					after -= mp->patch[j].old_size -
+						 mp->patch[j].new_size;
+			top->size_after -= mp->size_before - after;
+		}
+		return 0;
+	}
+	/* The same sizes: patch the archive where its members are. */
+	for (size_t i = 0; i < top->nmember; i++) {
+		struct prune_plan *mp = &top->member[i].plan;
+
+		for (size_t j = 0; j < mp->n; j++) {
+			struct prune_patch pt = mp->patch[j];
+
+			pt.offset += top->member[i].offset;
+			if (add_patch(top, &pt, p->e) < 0)
+				return -1;
+			mp->patch[j].data = NULL;
+		}
+	}
+	for (size_t i = 0; i < top->nmember; i++)
+		prune_plan_free(&top->member[i].plan);
+	free(top->member);
+	top->member = NULL;
+	top->nmember = 0;
+	return 0;
+}
+
+static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
+		       bool member)
+{
+	if (elfscan_is_elf(buf, len)) {
+		int rc = prune_elf(p, buf, len);
+
+		/* A member without device code (a host object) stays. */
+		if (rc < 0 && member && p->e->code == ERR_NOTHING)
+			return 0;
+		return rc;
+	}
+	if (ar_is_archive(buf, len))
+		return member ? err_set(p->e, "an archive inside an archive "
+					"is not pruned")
+			      : prune_archive(p, buf, len);
+	if (bundle_is_binary(buf, len) || ccob_is(buf, len))
+		return prune_region(p, buf, len, 0, false);
+	if (member)
+		return 0;
+	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "
+			    "(not an ELF file, an archive, an offload bundle "
+			    "or a CCOB)");
+}
+
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e)
 {
 	struct pruner p = { .o = o, .plan = plan, .e = e };
-	int rc;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->size_before = plan->size_after = len;
-	if (elfscan_is_elf(buf, len))
-		rc = prune_elf(&p, buf, len);
-	else if (ar_is_archive(buf, len))
-		rc = err_set(e, "archives are not pruned yet");
-	else if (bundle_is_binary(buf, len) || ccob_is(buf, len))
-		rc = prune_region(&p, buf, len, 0, false);
-	else
-		rc = err_set(e, "no offload code to prune (not an ELF file, "
-			     "an offload bundle or a CCOB)");
-	if (rc < 0) {
+	if (plan_buffer(&p, buf, len, false) < 0) {
 		prune_plan_free(plan);
 		return -1;
 	}
@@ -487,21 +634,114 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	return 0;
 }
 
-int prune_write(const struct io_in *in, struct prune_plan *plan,
-		struct io_out *out, struct err *e)
+/* A member's new bytes, in memory (ar_write takes buffers). */
+static int member_bytes(const uint8_t *buf, const struct prune_member *pm,
+			struct membuf *m, struct err *e)
 {
-	uint64_t pos = 0, size = 0;
-	struct stat st;
+	const uint8_t *data = buf + pm->offset;
+	const struct prune_plan *plan = &pm->plan;
+	uint64_t pos = 0;
 
 	if (plan->ndrop) {
-		if (elfcopy_write(in->data, in->len, is_dropped_section, plan,
-				  NULL, 0, out, e) < 0 ||
-		    io_out_flush(out, e) < 0)
-			return -1;
-		if (fstat(out->fd, &st) == 0 && S_ISREG(st.st_mode))
-			plan->size_after = (uint64_t)st.st_size;
-		return 0;
+		struct io_out scratch = { .fd = -1 };
+		struct io_in view;
+		int rc = -1;
+
+		if (io_scratch_open(&scratch, e) == 0 &&
+		    elfcopy_write(data, (size_t)pm->size, is_dropped_section,
+				  (void *)plan, NULL, 0, &scratch, e) == 0 &&
+		    io_scratch_map(&scratch, &view, e) == 0)
+			rc = mem_put(m, view.data, view.len, e);
+		io_out_discard(&scratch);
+		return rc;
 	}
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct prune_patch *pt = &plan->patch[i];
+		static const uint8_t zeros[4096];
+
+		if (mem_put(m, data + pos, (size_t)(pt->offset - pos), e) < 0 ||
+		    mem_put(m, pt->data, (size_t)pt->new_size, e) < 0)
+			return -1;
+		for (uint64_t z = pt->in_place ? pt->old_size - pt->new_size
+					       : 0; z;) {
+			size_t step = z < sizeof(zeros) ? (size_t)z
+							 : sizeof(zeros);
+
+			if (mem_put(m, zeros, step, e) < 0)
+				return -1;
+			z -= step;
+		}
+		pos = pt->offset + pt->old_size;
+	}
+	return mem_put(m, data + pos, (size_t)(pm->size - pos), e);
+}
+
+/* The archive again, each member as its plan makes it, and its symbol
+ * table from the new members (GNU, as llvm-ar writes it). */
+static int write_archive(const struct io_in *in, struct prune_plan *plan,
+			 struct io_out *out, struct err *e)
+{
+	size_t n = plan->nmember;
+	struct membuf *data = calloc(n ? n : 1, sizeof(*data));
+	struct ar_symlist *syms = calloc(n ? n : 1, sizeof(*syms));
+	struct ar_piece *pieces = calloc(n ? n : 1, sizeof(*pieces));
+	struct ar_new_member *nm = calloc(n ? n : 1, sizeof(*nm));
+	struct ar_write_opts opt = {
+		.flags = plan->symtab ? AR_WRITE_SYMTAB : 0,
+		.sym64_threshold = AR_SYM64_THRESHOLD,
+		.now = (int64_t)plan->symtab_mtime,
+	};
+	int rc = -1;
+
+	if (!data || !syms || !pieces || !nm) {
+		err_code_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct prune_member *pm = &plan->member[i];
+
+		if (member_bytes(in->data, pm, &data[i], e) < 0)
+			goto out;
+		if (ar_member_symbols(data[i].p, data[i].len, &syms[i], e) < 0) {
+			struct err inner = *e;
+
+			err_set(e, "member %.*s: %s", (int)pm->name_len,
+				pm->name, inner.msg);
+			goto out;
+		}
+		pieces[i] = (struct ar_piece){ data[i].p, data[i].len };
+		nm[i] = (struct ar_new_member){
+			.name = pm->name, .name_len = pm->name_len,
+			.piece = &pieces[i], .npieces = 1,
+			.symbolic = syms[i].symbolic, .syms = syms[i].syms,
+			.syms_len = syms[i].len, .nsyms = syms[i].n,
+			.mtime = pm->mtime, .uid = pm->uid, .gid = pm->gid,
+			.mode = pm->mode,
+		};
+	}
+	rc = ar_write(out, nm, n, &opt, e);
+out:
+	for (size_t i = 0; data && syms && i < n; i++) {
+		free(data[i].p);
+		ar_symlist_free(&syms[i]);
+	}
+	free(data);
+	free(syms);
+	free(pieces);
+	free(nm);
+	return rc;
+}
+
+static int write_plan(const struct io_in *in, struct prune_plan *plan,
+		      struct io_out *out, struct err *e)
+{
+	uint64_t pos = 0;
+
+	if (plan->nmember)
+		return write_archive(in, plan, out, e);
+	if (plan->ndrop)
+		return elfcopy_write(in->data, in->len, is_dropped_section,
+				     plan, NULL, 0, out, e);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct prune_patch *pt = &plan->patch[i];
 		uint64_t zeros = pt->in_place ? pt->old_size - pt->new_size : 0;
@@ -510,12 +750,21 @@ int prune_write(const struct io_in *in, struct prune_plan *plan,
 		    io_out_write(out, pt->data, (size_t)pt->new_size, e) < 0 ||
 		    io_out_zeros(out, zeros, e) < 0)
 			return -1;
-		size += pt->offset - pos + pt->new_size + zeros;
 		pos = pt->offset + pt->old_size;
 	}
-	if (io_out_copy(out, in, pos, in->len - pos, e) < 0)
+	return io_out_copy(out, in, pos, in->len - pos, e);
+}
+
+int prune_write(const struct io_in *in, struct prune_plan *plan,
+		struct io_out *out, struct err *e)
+{
+	struct stat st;
+
+	if (write_plan(in, plan, out, e) < 0 || io_out_flush(out, e) < 0)
 		return -1;
-	plan->size_after = size + in->len - pos;
+	/* What was written, where it can be seen (not on a pipe). */
+	if (fstat(out->fd, &st) == 0 && S_ISREG(st.st_mode))
+		plan->size_after = (uint64_t)st.st_size;
 	return 0;
 }
 
@@ -527,5 +776,8 @@ void prune_plan_free(struct prune_plan *plan)
 	for (size_t i = 0; i < plan->ndrop; i++)
 		free(plan->drop_sections[i]);
 	free(plan->drop_sections);
+	for (size_t i = 0; i < plan->nmember; i++)
+		prune_plan_free(&plan->member[i].plan);
+	free(plan->member);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -58,9 +58,19 @@ struct prune_patch {
 	bool in_place;
 };
 
+struct prune_member;
+
 struct prune_plan {
 	struct prune_patch *patch;	/* in offset order, not overlapping */
 	size_t n;
+	/* An archive whose members change size: written again, every member
+	 * with its own plan (patches or dropped sections), the symbol table
+	 * made anew.  Exclusive with patches (an archive whose members keep
+	 * their sizes is patched in place). */
+	struct prune_member *member;
+	size_t nmember;
+	uint64_t symtab_mtime;
+	bool symtab;
 	/* An ELF object rewritten without these sections (object bundles);
 	 * exclusive with patches. */
 	char **drop_sections;
@@ -75,9 +85,19 @@ struct prune_plan {
 	uint64_t containers_emptied;
 };
 
+struct prune_member {
+	const char *name;	/* inside the archive's bytes */
+	size_t name_len;
+	uint64_t offset, size;	/* its data in the archive */
+	uint32_t uid, gid, mode;
+	int64_t mtime;
+	struct prune_plan plan;
+};
+
 /* Plan the prune of the file in buf.  Files this cannot prune are errors
- * that say why (archives, packages and NVIDIA fatbins are not pruned yet;
- * a file with no offload code at all). */
+ * that say why (packages and NVIDIA fatbins are not pruned yet, thin
+ * archives never; a file with no offload code at all).  An archive's
+ * members are pruned each as a file; members with no offload code stay. */
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e);
 /* Write the pruned file: in's bytes with the plan applied (size_after
