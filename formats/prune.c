@@ -100,6 +100,8 @@ static int mem_put(void *ctx, const void *src, size_t n, struct err *e)
 {
 	struct membuf *m = ctx;
 
+	if (!n)
+		return 0;
 	if (n > m->cap - m->len) {
 		size_t cap = m->cap ? m->cap : 4096;
 		uint8_t *grown;

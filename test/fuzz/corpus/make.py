@@ -136,6 +136,15 @@ def main():
                                  "hip-amdgcn-amd-amdhsa--gfx90a\0x\nhip--\nbad",
                                  "sycl-spir64-unknown-unknown-\nhip-dxil-unknown-shadermodel6.15-"]):
             write("ids%d" % i, "target", ids.encode())
+
+        # prune: what the fatbin target walks, an object bundle and an
+        # archive of HIP objects (the committed fixtures of
+        # test/files/inspect, made by its make.sh).
+        for name in ("one-ccob.bin", "two-bundles.bin", "two-ccobs.bin"):
+            write(name, "prune", read(os.path.join(HERE, "fatbin", name)))
+        inspect = os.path.join(TOP, "test", "files", "inspect")
+        for name in ("rdc.o", "lib.a"):
+            write(name, "prune", read(os.path.join(inspect, name)))
     finally:
         shutil.rmtree(tmp)
 
