@@ -11,6 +11,8 @@
  *   5. test/<name>.test.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,12 +110,27 @@ static int finish_stdout(const struct applet *a, int rc)
 	return rc ? rc : 1;
 }
 
+/* A closed standard descriptor would be taken by the next file opened,
+ * and what is printed would land in an input or an output: hold each one
+ * open on /dev/null (git's sanitize_stdfds). */
+static void hold_std_fds(void)
+{
+	int fd;
+
+	do
+		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	while (fd >= 0 && fd <= 2);
+	if (fd > 2)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	const char *self = argc > 0 ? argv[0] : "offload";
 	const char *base = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
 	const struct applet *a;
 
+	hold_std_fds();
 	io_install_signal_cleanup();
 	a = find(base);
 	if (a)

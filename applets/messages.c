@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "messages.h"
@@ -36,6 +37,24 @@ int applet_fail_io(const char *applet, const char *out, const struct err *e)
 
 	return applet_fail_err(applet, about_out ? "cannot write" : "cannot read",
 			       out, about_out, e);
+}
+
+char *applet_escape(const char *s, size_t len)
+{
+	char *out = malloc(4 * len + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			o += sprintf(o, c == '\\' ? "\\\\" : "\\x%02x", c);
+		else
+			*o++ = (char)c;
+	}
+	*o = 0;
+	return out;
 }
 
 int applet_usage_error(const char *applet, const char *fmt, ...)

@@ -20,6 +20,9 @@ int applet_fail_err(const char *applet, const char *what, const char *file,
  * out (or no file), "cannot read '<file e names>'" when an input failed
  * under the copy. */
 int applet_fail_io(const char *applet, const char *out, const struct err *e);
+/* s (len bytes, any bytes) as it may go to a terminal or a line-based
+ * reader: control bytes as \xHH and '\' as \\.  malloc'd. */
+char *applet_escape(const char *s, size_t len);
 /* Returns 2. */
 int applet_usage_error(const char *applet, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -46,11 +46,21 @@ struct options {
 	int level;
 	bool level_set;
 	const char *file;	/* the one being pruned, for -v */
+	FILE *report;		/* stdout, or stderr when the output is */
 };
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
 
 #define usage_error(...) applet_usage_error("prune", __VA_ARGS__)
+
+/* The message may quote IDs from the file: one line whatever they hold. */
+static void fail_escaped(const char *path, const struct err *e)
+{
+	char *msg = applet_escape(e->msg, strlen(e->msg));
+
+	fail("cannot prune", path, "%s", msg ? msg : e->msg);
+	free(msg);
+}
 
 static bool keep_entry(void *ctx, const struct prune_entry *en)
 {
@@ -67,20 +77,26 @@ static void seen_entry(void *ctx, const struct prune_entry *en, bool kept)
 {
 	const struct options *o = ctx;
 
+	char *id;
+
 	if (!o->verbose || kept)
 		return;
-	printf("%s: drop %.*s, %llu bytes", o->file, (int)en->sel.id_len,
-	       en->sel.id, (unsigned long long)en->size);
+	id = applet_escape(en->sel.id, en->sel.id_len);
+	fprintf(o->report, "%s: drop %s, %llu bytes", o->file, id ? id : "?",
+		(unsigned long long)en->size);
+	free(id);
 	if (en->section)
-		printf(", section %s", en->section);
-	printf(", container at %llu\n", (unsigned long long)en->container);
+		fprintf(o->report, ", section %s", en->section);
+	fprintf(o->report, ", container at %llu\n",
+		(unsigned long long)en->container);
 }
 
-static void summary(const char *path, const struct prune_plan *p, bool dry)
+static void summary(FILE *f, const char *path, const struct prune_plan *p,
+		    bool dry)
 {
 	uint64_t total = p->entries_kept + p->entries_dropped;
 
-	printf("%s: %s %llu of %llu entries, %llu bytes of code; file %llu -> "
+	fprintf(f, "%s: %s %llu of %llu entries, %llu bytes of code; file %llu -> "
 	       "%llu bytes\n", path, dry ? "would drop" : "dropped",
 	       (unsigned long long)p->entries_dropped,
 	       (unsigned long long)total,
@@ -107,8 +123,13 @@ static int prune_one(struct options *o, const char *path)
 	if (io_in_open(&in, path, &e) < 0)
 		return applet_fail_err("prune", "cannot read", path, 0, &e);
 	o->file = path;
+	if (o->in_place && in.fd < 0) {
+		fail("cannot prune", path, "not a regular file: --in-place "
+		     "would not replace it");
+		goto out;
+	}
 	if (prune_plan(in.data, in.len, &po, &plan, &e) < 0) {
-		fail("cannot prune", path, "%s", e.msg);
+		fail_escaped(path, &e);
 		goto out;
 	}
 	if (plan.containers_emptied && !o->allow_empty) {
@@ -132,12 +153,16 @@ static int prune_one(struct options *o, const char *path)
 		if (io_out_commit(&out, &e) < 0)
 			goto write_failed;
 	}
-	summary(path, &plan, o->dry_run);
+	summary(o->report, path, &plan, o->dry_run);
 	rc = 0;
 	goto out;
 write_failed:
 	io_out_discard(&out);
-	applet_fail_io("prune", dest, &e);
+	/* What the rewriting found wrong in the input names no file. */
+	if (e.path[0])
+		applet_fail_io("prune", dest, &e);
+	else
+		fail_escaped(path, &e);
 out:
 	prune_plan_free(&plan);
 	io_in_close(&in);
@@ -193,15 +218,18 @@ int prune_main(int argc, char **argv)
 		case 'n': o.dry_run = true; break;
 		case 'v': o.verbose = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
-		case OPT_LEVEL:
-			o.level = (int)strtol(optarg, &end, 10);
-			if (!*optarg || *end || o.level < 1 || o.level > 22) {
+		case OPT_LEVEL: {
+			long level = strtol(optarg, &end, 10);
+
+			if (!*optarg || *end || level < 1 || level > 22) {
 				rc = usage_error("--compression-level takes a "
 						 "number from 1 to 22");
 				goto out;
 			}
+			o.level = (int)level;
 			o.level_set = true;
 			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			goto out;
@@ -235,8 +263,20 @@ int prune_main(int argc, char **argv)
 			  "--in-place)");
 	if (rc)
 		goto out;
+	o.report = o.output && !strcmp(o.output, "-") ? stderr : stdout;
 	for (int i = optind; i < argc; i++)
 		rc |= prune_one(&o, argv[i]);
+	/* A pattern to drop that matched nothing is likely a typo. */
+	for (size_t i = 0; i < o.drop.n; i++)
+		if (!o.drop.rule[i].hit) {
+			char *t = applet_escape(o.drop.rule[i].text,
+						strlen(o.drop.rule[i].text));
+
+			fprintf(stderr, "offload prune: error: --drop '%s' "
+				"matches no code object\n", t ? t : "?");
+			free(t);
+			rc = 1;
+		}
 out:
 	select_free(&o.keep);
 	select_free(&o.drop);

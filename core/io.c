@@ -388,6 +388,23 @@ int io_out_zeros(struct io_out *o, uint64_t n, struct err *e)
 	return 0;
 }
 
+int io_out_hole(struct io_out *o, uint64_t n, struct err *e)
+{
+	if (!o->tmp)
+		return io_out_zeros(o, n, e);
+	if (!n)
+		return 0;
+	if (flush(o, e) < 0)
+		return -1;
+	if (n > (uint64_t)INT64_MAX - o->pos ||
+	    lseek(o->fd, (off_t)(o->pos + n), SEEK_SET) < 0)
+		return err_sys(e, o->path, n > (uint64_t)INT64_MAX - o->pos
+				? EFBIG : errno);
+	o->pos += n;
+	o->holes = true;
+	return 0;
+}
+
 static int changed_size(const struct io_in *in, struct err *e)
 {
 	return err_file(e, in->path ? in->path : "input",
@@ -636,6 +653,9 @@ int io_out_commit(struct io_out *o, struct err *e)
 	if (!o->path)
 		return 0;
 	rc = flush(o, e);
+	/* A hole at the end is a length still to give the file. */
+	if (rc == 0 && o->holes && ftruncate(o->fd, (off_t)o->pos) < 0)
+		rc = err_sys(e, o->path, errno);
 	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
 		rc = err_sys(e, o->path, errno);
 	o->fd = -1;

@@ -43,6 +43,7 @@ struct io_out {
 	size_t map_len;
 	uint64_t pos;		/* file offset of what goes out next */
 	uint8_t *stage;		/* bytes short of a piece's boundary (io.c) */
+	bool holes;		/* io_out_hole skipped bytes */
 	size_t staged;
 };
 
@@ -51,6 +52,10 @@ int io_out_open(struct io_out *o, const char *path, struct err *e);
  * be held back until a later write reaches it, or io_out_flush. */
 int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e);
 int io_out_zeros(struct io_out *o, uint64_t n, struct err *e);
+/* n zero bytes that need no disk: in a file we own, skipped (a hole,
+ * where whole pages fall inside; the file's length is set at commit);
+ * written as zeros to stdout or a file written in place. */
+int io_out_hole(struct io_out *o, uint64_t n, struct err *e);
 /* Copy in->data[off, off+len) to o, in the kernel where it can.  An input
  * that shrank since it was opened is an error, not a fault. */
 int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,

@@ -15,6 +15,7 @@ struct pruner {
 	struct prune_plan *plan;
 	const char *section;	/* where the walk is, for keep() */
 	uint64_t container;
+	uint64_t base;		/* the archive member's offset in the file */
 	struct err *e;
 };
 
@@ -123,10 +124,46 @@ static int mem_put(void *ctx, const void *src, size_t n, struct err *e)
 	return 0;
 }
 
-/* The bundle of the kept entries, as the bundler lays it out. */
+/* Write a patch's pieces into memory (to compress them, or to make an
+ * archive member). */
+static int materialize(const struct prune_patch *pt, struct membuf *m,
+		       struct err *e)
+{
+	static const uint8_t zeros[4096];
+
+	for (size_t i = 0; i < pt->npieces; i++) {
+		const struct prune_piece *pc = &pt->piece[i];
+
+		if (mem_put(m, pc->lit, pc->lit_len, e) < 0)
+			return -1;
+		for (uint64_t z = pc->pad; z;) {
+			size_t step = z < sizeof(zeros) ? (size_t)z
+							 : sizeof(zeros);
+
+			if (mem_put(m, zeros, step, e) < 0)
+				return -1;
+			z -= step;
+		}
+		if (mem_put(m, pc->data, (size_t)pc->data_len, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void prune_patch_free(struct prune_patch *pt)
+{
+	free(pt->piece);
+	free(pt->storage);
+	memset(pt, 0, sizeof(*pt));
+}
+
+/* The bundle of the kept entries, as the bundler lays it out, as pieces:
+ * its header, then each kept entry's code where it is (at file offset
+ * file_off + its offset when in_file). */
 static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
 			  const bool *kept, size_t n, uint64_t align,
-			  struct membuf *m, struct err *e)
+			  bool in_file, uint64_t file_off,
+			  struct prune_patch *pt, struct err *e)
 {
 	const char **ids = calloc(n ? n : 1, sizeof(*ids));
 	uint64_t *sizes = calloc(n ? n : 1, sizeof(*sizes));
@@ -152,28 +189,31 @@ static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
 	}
 	if (bundle_plan_binary(ids, sizes, k, align, &plan, e) < 0)
 		goto out;
+	pt->piece = calloc(plan.n ? plan.n : 1, sizeof(*pt->piece));
+	if (!pt->piece) {
+		err_code_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < plan.n; i++) {
-		const struct bundle_piece *pc = &plan.piece[i];
-		static const uint8_t zeros[4096];
+		const struct bundle_piece *bp = &plan.piece[i];
+		struct prune_piece *pc = &pt->piece[i];
 
-		if (mem_put(m, pc->lit, pc->lit_len, e) < 0)
-			goto out;
-		for (uint64_t z = pc->pad; z; ) {
-			size_t step = z < sizeof(zeros) ? (size_t)z
-							 : sizeof(zeros);
+		*pc = (struct prune_piece){ .lit = bp->lit,
+					    .lit_len = bp->lit_len,
+					    .pad = bp->pad };
+		if (bp->input >= 0) {
+			const struct fatbin_entry *src = &v[from[bp->input]];
 
-			if (mem_put(m, zeros, step, e) < 0)
-				goto out;
-			z -= step;
-		}
-		if (pc->input >= 0) {
-			const struct fatbin_entry *src = &v[from[pc->input]];
-
-			if (mem_put(m, buf + src->offset, (size_t)src->size,
-				    e) < 0)
-				goto out;
+			pc->data = buf + src->offset;
+			pc->data_len = src->size;
+			pc->from_file = in_file;
+			pc->src = file_off + src->offset;
 		}
 	}
+	pt->npieces = plan.n;
+	pt->new_size = plan.total;
+	pt->storage = plan.storage;	/* the lits live there */
+	plan.storage = NULL;
 	rc = 0;
 out:
 	for (size_t i = 0; ids && i < k; i++)
@@ -182,13 +222,16 @@ out:
 	free(sizes);
 	free(from);
 	bundle_plan_free(&plan);
+	if (rc < 0)
+		prune_patch_free(pt);
 	return rc;
 }
 
-/* Prune the binary bundle buf[0, size): 1 with the new bundle in *m, 0
- * when every entry stays. */
+/* Prune the binary bundle buf[0, size) (at file offset file_off when
+ * in_file): 1 with the new bundle in *pt, 0 when every entry stays. */
 static int prune_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
-			struct membuf *m)
+			bool in_file, uint64_t file_off,
+			struct prune_patch *pt)
 {
 	struct fatbin_entry *v = NULL;
 	uint64_t header_end, extent;
@@ -212,6 +255,16 @@ static int prune_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
 				     "with a NUL byte", i + 1);
 			goto out;
 		}
+		/* The bundler lays out repeated IDs at one offset (the
+		 * later wins): a bundle of them cannot be written again. */
+		for (size_t j = 0; j < i; j++)
+			if (v[j].id_len == v[i].id_len &&
+			    !memcmp(v[j].id, v[i].id, v[i].id_len)) {
+				err_code_set(p->e, ERR_MALFORMED, "entries %zu "
+					     "and %zu have one ID", j + 1,
+					     i + 1);
+				goto out;
+			}
 		entry_from_id(&pe, v[i].id, v[i].id_len);
 		kept[i] = decide(p, &pe);
 		nkept += kept[i];
@@ -223,7 +276,8 @@ static int prune_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
 	rc = 0;
 	if (nkept < n) {
 		rc = rebuild_bundle(buf, v, kept, n,
-				    laid_out_align(v, n, header_end), m, p->e);
+				    laid_out_align(v, n, header_end), in_file,
+				    file_off, pt, p->e);
 		rc = rc < 0 ? -1 : 1;
 	}
 out:
@@ -235,11 +289,12 @@ out:
 /* ---- CCOBs ---- */
 
 static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
-		      struct membuf *m)
+		      struct prune_patch *pt)
 {
 	struct ccob_header h, nh;
 	struct ccob_encoder *enc = NULL;
-	struct membuf inner = { 0 };
+	struct prune_patch bundle = { 0 };
+	struct membuf inner = { 0 }, out = { 0 };
 	uint8_t head[32] = { 0 };
 	uint8_t *raw = NULL;
 	size_t used;
@@ -254,25 +309,40 @@ static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 			     "inside is damaged");
 		goto out;
 	}
-	rc = prune_bundle(p, raw, h.raw_size, &inner);
+	rc = prune_bundle(p, raw, h.raw_size, false, 0, &bundle);
 	if (rc <= 0)
 		goto out;
 	rc = -1;
+	if (materialize(&bundle, &inner, p->e) < 0)
+		goto out;
 	nh = (struct ccob_header){
 		.version = h.version, .method = h.method,
 		.header_size = h.header_size, .raw_size = inner.len,
 		.hash = ccob_hash(inner.p, inner.len),
 	};
 	enc = ccob_encoder_new(h.method, p->o->level, inner.len, p->e);
-	if (!enc || mem_put(m, head, nh.header_size, p->e) < 0 ||
-	    ccob_encoder_all(enc, inner.p, inner.len, mem_put, m, p->e) < 0)
+	if (!enc || mem_put(&out, head, nh.header_size, p->e) < 0 ||
+	    ccob_encoder_all(enc, inner.p, inner.len, mem_put, &out, p->e) < 0)
 		goto out;
-	nh.total_size = h.version >= 2 ? m->len : 0;
-	ccob_write_header(m->p, &nh);
+	nh.total_size = h.version >= 2 ? out.len : 0;
+	ccob_write_header(out.p, &nh);
+	pt->piece = calloc(1, sizeof(*pt->piece));
+	if (!pt->piece) {
+		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	pt->piece[0] = (struct prune_piece){ .lit = out.p,
+					     .lit_len = out.len };
+	pt->npieces = 1;
+	pt->new_size = out.len;
+	pt->storage = out.p;
+	out.p = NULL;
 	rc = 1;
 out:
 	ccob_encoder_free(enc);
+	prune_patch_free(&bundle);
 	free(inner.p);
+	free(out.p);
 	free(raw);
 	return rc;
 }
@@ -301,15 +371,15 @@ static int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 
 	while ((rc = fatbin_next(buf, len, &pos, &p->o->limits, &it,
 				 p->e)) > 0) {
-		struct membuf m = { 0 };
-		struct prune_patch pt;
+		struct prune_patch pt = { 0 };
 
-		p->container = base + it.offset;
+		p->container = p->base + base + it.offset;
 		p->plan->containers++;
 		if (it.kind == FATBIN_BUNDLE)
-			rc = prune_bundle(p, buf + it.offset, it.size, &m);
+			rc = prune_bundle(p, buf + it.offset, it.size, true,
+					  base + it.offset, &pt);
 		else if (it.kind == FATBIN_CCOB)
-			rc = prune_ccob(p, buf + it.offset, it.size, &m);
+			rc = prune_ccob(p, buf + it.offset, it.size, &pt);
 		else
 			rc = err_set(p->e, "%ss are not pruned yet",
 				     fatbin_kind_name(it.kind));
@@ -317,20 +387,25 @@ static int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 			goto fail;
 		if (rc == 0)
 			continue;
-		if (in_place && m.len > it.size) {
-			free(m.p);
-			err_set(p->e, "pruned, it would take %zu bytes, more "
-				"than its %llu (a higher --compression-level "
-				"may fit)", m.len,
-				(unsigned long long)it.size);
+		/* Fewer entries never need more room, but for a layout the
+		 * bundler would not make, or a CCOB compressed worse. */
+		if (pt.new_size > it.size) {
+			err_set(p->e, "pruned, it would take %llu bytes, more "
+				"than its %llu (%s)",
+				(unsigned long long)pt.new_size,
+				(unsigned long long)it.size,
+				it.kind == FATBIN_CCOB
+				? "a higher --compression-level may fit"
+				: "its entries are laid out as the bundler "
+				  "does not");
+			prune_patch_free(&pt);
 			goto fail;
 		}
-		pt = (struct prune_patch){
-			.offset = base + it.offset, .old_size = it.size,
-			.data = m.p, .new_size = m.len, .in_place = in_place,
-		};
+		pt.offset = base + it.offset;
+		pt.old_size = it.size;
+		pt.in_place = in_place;
 		if (add_patch(p->plan, &pt, p->e) < 0) {
-			free(m.p);
+			prune_patch_free(&pt);
 			return -1;
 		}
 	}
@@ -371,7 +446,7 @@ static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 
 		if (sec->kind != ELFSCAN_BUNDLE)
 			continue;
-		p->container = sec->offset;
+		p->container = p->base + sec->offset;
 		entry_from_id(&pe, sec->name + BUNDLE_MAGIC_LEN,
 			      sec->name_len - BUNDLE_MAGIC_LEN);
 		*device_before += !pe.sel.host;
@@ -545,15 +620,18 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 		};
 		pm->plan.size_before = pm->plan.size_after = m.size;
 		p->plan = &pm->plan;
+		p->base = m.offset;
 		if (plan_buffer(p, buf + m.offset, (size_t)m.size, true) < 0) {
 			struct err inner = *p->e;
 
 			p->plan = top;
+			p->base = 0;
 			return err_code_set(p->e, inner.code, "member %.*s: %s",
 					    (int)m.name_len, m.name,
 					    inner.msg);
 		}
 		p->plan = top;
+		p->base = 0;
 		add_counts(top, &pm->plan);
 		resize = resize || resizes(&pm->plan);
 	}
@@ -581,9 +659,11 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 			struct prune_patch pt = mp->patch[j];
 
 			pt.offset += top->member[i].offset;
+			for (size_t k = 0; k < pt.npieces; k++)
+				pt.piece[k].src += top->member[i].offset;
 			if (add_patch(top, &pt, p->e) < 0)
 				return -1;
-			mp->patch[j].data = NULL;
+			memset(&mp->patch[j], 0, sizeof(mp->patch[j]));
 		}
 	}
 	for (size_t i = 0; i < top->nmember; i++)
@@ -618,6 +698,31 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 			    "or a CCOB)");
 }
 
+static int by_offset(const void *a, const void *b)
+{
+	const struct prune_patch *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Sections may come in any order in the section table, and two may name
+ * the same bytes: the patches are written in file order, never twice. */
+static int order_patches(struct prune_plan *plan, struct err *e)
+{
+	if (plan->n > 1)
+		qsort(plan->patch, plan->n, sizeof(*plan->patch), by_offset);
+	for (size_t i = 1; i < plan->n; i++)
+		if (plan->patch[i].offset <
+		    plan->patch[i - 1].offset + plan->patch[i - 1].old_size)
+			return err_code_set(e, ERR_MALFORMED, "offload code at "
+					    "offset %llu overlaps what comes "
+					    "before it (two sections over the "
+					    "same bytes?)",
+					    (unsigned long long)
+					    plan->patch[i].offset);
+	return 0;
+}
+
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e)
 {
@@ -625,7 +730,8 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 
 	memset(plan, 0, sizeof(*plan));
 	plan->size_before = plan->size_after = len;
-	if (plan_buffer(&p, buf, len, false) < 0) {
+	if (plan_buffer(&p, buf, len, false) < 0 ||
+	    order_patches(plan, e) < 0) {
 		prune_plan_free(plan);
 		return -1;
 	}
@@ -662,7 +768,7 @@ static int member_bytes(const uint8_t *buf, const struct prune_member *pm,
 		static const uint8_t zeros[4096];
 
 		if (mem_put(m, data + pos, (size_t)(pt->offset - pos), e) < 0 ||
-		    mem_put(m, pt->data, (size_t)pt->new_size, e) < 0)
+		    materialize(pt, m, e) < 0)
 			return -1;
 		for (uint64_t z = pt->in_place ? pt->old_size - pt->new_size
 					       : 0; z;) {
@@ -748,9 +854,20 @@ static int write_plan(const struct io_in *in, struct prune_plan *plan,
 		const struct prune_patch *pt = &plan->patch[i];
 		uint64_t zeros = pt->in_place ? pt->old_size - pt->new_size : 0;
 
-		if (io_out_copy(out, in, pos, pt->offset - pos, e) < 0 ||
-		    io_out_write(out, pt->data, (size_t)pt->new_size, e) < 0 ||
-		    io_out_zeros(out, zeros, e) < 0)
+		if (io_out_copy(out, in, pos, pt->offset - pos, e) < 0)
+			return -1;
+		for (size_t j = 0; j < pt->npieces; j++) {
+			const struct prune_piece *pc = &pt->piece[j];
+
+			if (io_out_write(out, pc->lit, pc->lit_len, e) < 0 ||
+			    io_out_zeros(out, pc->pad, e) < 0 ||
+			    (pc->from_file
+			     ? io_out_copy(out, in, pc->src, pc->data_len, e)
+			     : io_out_write(out, pc->data,
+					    (size_t)pc->data_len, e)) < 0)
+				return -1;
+		}
+		if (io_out_hole(out, zeros, e) < 0)
 			return -1;
 		pos = pt->offset + pt->old_size;
 	}
@@ -773,7 +890,7 @@ int prune_write(const struct io_in *in, struct prune_plan *plan,
 void prune_plan_free(struct prune_plan *plan)
 {
 	for (size_t i = 0; i < plan->n; i++)
-		free(plan->patch[i].data);
+		prune_patch_free(&plan->patch[i]);
 	free(plan->patch);
 	for (size_t i = 0; i < plan->ndrop; i++)
 		free(plan->drop_sections[i]);

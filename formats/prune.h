@@ -48,14 +48,30 @@ struct prune_opts {
 	struct ccob_limits limits;
 };
 
-/* A range of the input replaced by new bytes.  in_place: the new bytes
- * are no longer than the old and the rest of the range becomes zeros;
- * otherwise the range is replaced by the new bytes alone. */
+/* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
+ * the input at file offset src when from_file (the writer copies them in
+ * the kernel), else in memory (an inflated CCOB's). */
+struct prune_piece {
+	const uint8_t *lit;
+	size_t lit_len;
+	uint64_t pad;
+	const uint8_t *data;
+	uint64_t data_len;
+	uint64_t src;
+	bool from_file;
+};
+
+/* A range of the input replaced by new bytes, made of pieces.  in_place:
+ * the new bytes are no longer than the old and the rest of the range
+ * becomes zeros (holes where whole pages are freed); otherwise the range
+ * is replaced by the new bytes alone. */
 struct prune_patch {
 	uint64_t offset, old_size;
-	uint8_t *data;
 	uint64_t new_size;
 	bool in_place;
+	struct prune_piece *piece;
+	size_t npieces;
+	uint8_t *storage;	/* owns every lit */
 };
 
 struct prune_member;
@@ -105,5 +121,6 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 int prune_write(const struct io_in *in, struct prune_plan *plan,
 		struct io_out *out, struct err *e);
 void prune_plan_free(struct prune_plan *plan);
+void prune_patch_free(struct prune_patch *pt);
 
 #endif
