@@ -14,7 +14,7 @@
  *             24  u16 minor, u16 major (of what is not established; for
  *                 PTX the PTX ISA version), u32 arch (80 for sm_80)
  *             40  u64 flags: 0x1 64-bit, 0x2 debug, 0x10 Linux,
- *                 0x2000 compressed (NVIDIA's LZ4 variant), 0x8000
+ *                 0x2000 compressed (an LZ4 block), 0x8000
  *                 compressed (zstd)
  *             56  u64 uncompressed size (0 when not compressed)
  *   then the payload; the next entry follows it.  Several containers may
@@ -81,10 +81,12 @@ const char *nvfatbin_kind_name(uint16_t kind);
 bool nvfatbin_compressed(const struct nvfatbin_entry *ent);
 
 /* The entry's code: for an uncompressed entry its payload (a PTX payload
- * up to its first NUL: the rest is padding), pointed to in buf; for a zstd
- * one the payload inflated into *owned (malloc'd), which must come out at
- * exactly the size the header declares (at most max_size).  Entries in
- * NVIDIA's LZ4 variant are refused: no public source establishes it. */
+ * up to its first NUL: the rest is padding), pointed to in buf; for a
+ * compressed one (an LZ4 block or a zstd frame) the payload's first
+ * compressed_size bytes inflated into *owned (malloc'd), which must come
+ * out at exactly the size the header declares (at most max_size).  e's
+ * code: ERR_DECOMPRESS for a size over the limit or data the codec
+ * refuses, ERR_TRUNCATED for data that ends short of the declared size. */
 int nvfatbin_code(const uint8_t *buf, const struct nvfatbin_entry *ent,
 		  uint64_t max_size, const uint8_t **code, uint64_t *size,
 		  uint8_t **owned, struct err *e);
