@@ -659,8 +659,8 @@ void inspect_entry_target(const struct inspect_node *n,
 		set_str(&t->image, &t->image_len, image_name(n->image_kind));
 	} else if (n->container == INSPECT_NV) {
 		set_str(&t->kind, &t->kind_len, "cuda");
-		snprintf(t->arch_buf, sizeof(t->arch_buf), "sm_%u",
-			 (unsigned)n->nv.arch);
+		snprintf(t->arch_buf, sizeof(t->arch_buf), "sm_%u%s",
+			 (unsigned)n->nv.arch, nvfatbin_arch_suffix(&n->nv));
 		set_str(&t->arch, &t->arch_len, t->arch_buf);
 		set_str(&t->image, &t->image_len, nvfatbin_kind_name(n->nv.kind));
 	} else {

@@ -96,6 +96,15 @@ const char *nvfatbin_kind_name(uint16_t kind)
 	}
 }
 
+const char *nvfatbin_arch_suffix(const struct nvfatbin_entry *ent)
+{
+	uint64_t v = ent->flags & (NVFATBIN_FLAG_ARCH_SPECIFIC |
+				   NVFATBIN_FLAG_FAMILY);
+
+	return v == NVFATBIN_FLAG_ARCH_SPECIFIC ? "a"
+	     : v == NVFATBIN_FLAG_FAMILY ? "f" : "";
+}
+
 bool nvfatbin_compressed(const struct nvfatbin_entry *ent)
 {
 	return (ent->flags & (NVFATBIN_FLAG_LZ4 | NVFATBIN_FLAG_ZSTD)) != 0;
