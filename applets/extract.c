@@ -206,6 +206,14 @@ struct job {
 	unsigned ccob_number;		/* the last CCOB walked, */
 	enum inspect_hash ccob_hash;	/* whether its hash held, */
 	bool ccob_reported;		/* and whether that was said */
+	/* NVIDIA entries that cannot be decoded, said once per container
+	 * (a library has thousands): which container, how many entries it
+	 * has, which of them failed, and why the first did. */
+	unsigned nv_number;
+	size_t nv_entries, nv_failed;
+	char nv_list[64];
+	struct err nv_first;
+	char nv_first_what[48];
 	size_t count;			/* entries selected */
 	bool counting;			/* only count them */
 	int rc;
@@ -306,14 +314,48 @@ out:
 	return rc;
 }
 
+/* One line for the NVIDIA container whose entries failed, if any. */
+static void nv_report(struct job *j)
+{
+	if (!j->nv_failed)
+		return;
+	fail("cannot extract from", j->path, "nv-fatbin #%u: %zu of %zu "
+	     "entr%s not extracted (%s); %s: %s", j->nv_number, j->nv_failed,
+	     j->nv_entries, j->nv_entries == 1 ? "y" : "ies", j->nv_list,
+	     j->nv_first_what, j->nv_first.msg);
+	j->nv_failed = 0;
+}
+
+static void nv_note(struct job *j, const struct inspect_node *n,
+		    const struct inspect_target *t, const struct err *e)
+{
+	size_t len = strlen(j->nv_list);
+
+	if (j->nv_failed && j->nv_number != n->number)
+		nv_report(j);
+	if (!j->nv_failed++) {
+		j->nv_number = n->number;
+		j->nv_first = *e;
+		snprintf(j->nv_first_what, sizeof(j->nv_first_what),
+			 "entry %u, %s %.*s", n->index, t->arch_buf,
+			 (int)t->image_len, t->image ? t->image : "");
+		len = 0;
+		j->nv_list[0] = 0;
+	}
+	/* The indices, as many as fit. */
+	if (len + 16 < sizeof(j->nv_list))
+		snprintf(j->nv_list + len, sizeof(j->nv_list) - len, "%s%u",
+			 len ? ", " : "", n->index);
+	else if (!strstr(j->nv_list, "..."))
+		strcpy(j->nv_list + len, ", ...");
+}
+
 static int extract_entry(struct job *j, const struct inspect_node *n)
 {
 	struct inspect_target t;
 	const uint8_t *code = n->data;
 	uint64_t size = n->size;
-	uint8_t *owned = NULL;
 	char *id, *name = NULL;
-	struct err e;
 	int rc = 0;
 
 	inspect_entry_target(n, &t);
@@ -334,15 +376,15 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 		j->ccob_reported = true;
 		goto out;
 	}
-	/* NVIDIA entries: inflated, PTX without its padding. */
-	if (n->container == INSPECT_NV &&
-	    nvfatbin_code(n->nv_base, &n->nv, j->o->walk.ccob.max_size, &code,
-			  &size, &owned, &e) < 0) {
-		rc = fail("cannot extract from", j->path, "%s entry %u of "
-			  "nv-fatbin #%u: %s", t.arch_buf, n->index, n->number,
-			  e.msg);
+	/* NVIDIA entries: inflated, PTX without its padding; one that cannot
+	 * be decoded is noted for its container's line (nv_report). */
+	if (n->container == INSPECT_NV && n->decode_err) {
+		nv_note(j, n, &t, n->decode_err);
+		rc = 1;
 		goto out;
 	}
+	if (n->container == INSPECT_NV)
+		size = n->code_size;
 	if (!code) {
 		rc = fail("cannot extract from", j->path, "entry %u of #%u: its "
 			  "code is not at hand", n->index, n->number);
@@ -367,10 +409,9 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 		strcat(name, ext);
 	}
 	/* Bytes in the file are copied from it, the rest written. */
-	rc = write_out(j->o, j->in, name, n->in_file && !owned ? NULL : code,
+	rc = write_out(j->o, j->in, name, n->in_file ? NULL : code,
 		       n->offset, size);
 out:
-	free(owned);
 	free(name);
 	free(id);
 	return rc;
@@ -380,6 +421,10 @@ static int visit(void *ctx, const struct inspect_node *n)
 {
 	struct job *j = ctx;
 
+	if (n->kind != INSPECT_ENTRY)
+		nv_report(j);
+	if (n->kind == INSPECT_CONTAINER)
+		j->nv_entries = n->entries;
 	if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB) {
 		j->ccob_number = n->number;
 		j->ccob_hash = n->hash;
@@ -421,6 +466,7 @@ static int run_file(const struct options *o, const char *path, bool counting,
 	walk.inflate = true;
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0)
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
+	nv_report(&j);
 	*count += j.count;
 out:
 	io_in_close(&in);

@@ -25,7 +25,8 @@ static const char usage[] =
 	"      --format=FORMAT     text (the default), json, or roc-obj (the lines\n"
 	"                          ROCm's roc-obj-ls prints, bundle entries only)\n"
 	"      --json              same as --format=json\n"
-	"      --verify            inflate every CCOB whole and check its hash\n"
+	"      --verify            inflate every CCOB whole and check its hash,\n"
+	"                          and decode every NVIDIA entry\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
@@ -56,10 +57,14 @@ static int keep(void *ctx, const struct inspect_node *n)
 	r->n = *n;
 	r->n.data = NULL;
 	r->n.nv_base = NULL;
+	r->n.decode_err = NULL;
+	r->why = NULL;
 	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len + 3);
 	if (!p)
 		return -1;
 	rs->n++;
+	if (n->decode_err && !(r->why = strdup(n->decode_err->msg)))
+		return -1;
 	/* Each copied with a NUL after it. */
 	if (n->name_len)
 		memcpy(p, n->name, n->name_len);
@@ -82,8 +87,10 @@ static int keep(void *ctx, const struct inspect_node *n)
 
 static void rows_free(struct rows *rs)
 {
-	for (size_t i = 0; i < rs->n; i++)
+	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->v[i].strings);
+		free(rs->v[i].why);
+	}
 	free(rs->v);
 	memset(rs, 0, sizeof(*rs));
 }
@@ -185,8 +192,9 @@ static char *location(const struct inspect_node *n, const char *path)
 		return uri_file(path, n->offset, n->size);
 	if (n->container == INSPECT_NV) {
 		snprintf(buf, sizeof(buf), "(%s-compressed, %" PRIu64 " bytes "
-			 "uncompressed)", n->nv.flags & NVFATBIN_FLAG_ZSTD ?
-			 "zstd" : "lz4", n->nv.uncompressed_size);
+			 "uncompressed%s)", n->nv.flags & NVFATBIN_FLAG_ZSTD ?
+			 "zstd" : "lz4", n->nv.uncompressed_size,
+			 n->hash == INSPECT_HASH_BAD ? ", does not decode" : "");
 		return strdup(buf);
 	}
 	return strdup("(compressed)");
@@ -454,6 +462,37 @@ struct options {
 
 static bool first_json_file = true;
 
+/* One line for the NVIDIA container at rs->v[i] if any of its entries
+ * does not decode (--verify): how many, which, and why the first. */
+static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
+{
+	const struct row *first = NULL;
+	size_t bad = 0, len = 0, n = rs->v[i].n.entries;
+	char list[64] = "";
+
+	for (size_t k = i + 1; k <= i + n && k < rs->n; k++) {
+		const struct inspect_node *en = &rs->v[k].n;
+
+		if (en->hash != INSPECT_HASH_BAD)
+			continue;
+		if (!bad++)
+			first = &rs->v[k];
+		if (len + 16 < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%u", len ? ", " : "",
+						en->index);
+		else if (!strstr(list, "..."))
+			strcpy(list + len, ", ...");
+	}
+	if (!bad)
+		return 0;
+	return fail("cannot decode", path, "nv-fatbin #%u at offset %" PRIu64
+		    ": %zu of %zu entr%s (%s); entry %u: %s",
+		    rs->v[i].n.number, rs->v[i].n.offset, bad, n,
+		    n == 1 ? "y" : "ies", list, first->n.index,
+		    first->why ? first->why : "?");
+}
+
 static int list_one(const struct options *o, const char *path)
 {
 	struct rows rs = { 0 };
@@ -485,13 +524,17 @@ static int list_one(const struct options *o, const char *path)
 		ls_json(&rs, path);
 		break;
 	}
-	for (size_t i = 0; i < rs.n; i++)
+	for (size_t i = 0; i < rs.n; i++) {
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
 		    rs.v[i].n.hash == INSPECT_HASH_BAD)
 			rc = fail("bad hash in", path, "CCOB #%u at offset %" PRIu64
 				  ": stored 0x%016" PRIx64 ", computed 0x%016"
 				  PRIx64, rs.v[i].n.number, rs.v[i].n.offset,
 				  rs.v[i].n.ccob.hash, rs.v[i].n.computed_hash);
+		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
+		    rs.v[i].n.container == INSPECT_NV)
+			rc |= nv_undecoded(&rs, i, path);
+	}
 out:
 	rows_free(&rs);
 	io_in_close(&in);

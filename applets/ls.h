@@ -11,6 +11,7 @@
 struct row {
 	struct inspect_node n;
 	char *strings;
+	char *why;		/* n.decode_err's message, or NULL */
 };
 
 struct rows {

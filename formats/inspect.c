@@ -249,11 +249,24 @@ static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 			.index = (unsigned)n++, .nv = ent, .nv_base = p,
 			.in_file = c->in_file && !packed,
 			.size = ent.payload_size,
-			.data = packed ? NULL : p + ent.payload_offset,
 		};
+		uint8_t *owned = NULL;
+		struct err de;
 
 		en.offset = en.in_file ? c->offset + ent.payload_offset : 0;
-		if (emit(w, &en) < 0)
+		/* Decoded one at a time, each freed after its visit. */
+		if (w->o->inflate) {
+			if (nvfatbin_code(p, &ent, w->o->ccob.max_size, &en.data,
+					  &en.code_size, &owned, &de) < 0) {
+				en.decode_err = &de;
+				en.hash = INSPECT_HASH_BAD;
+			} else {
+				en.hash = INSPECT_HASH_OK;
+			}
+		}
+		rc = emit(w, &en);
+		free(owned);
+		if (rc < 0)
 			return -1;
 	}
 	return 0;
@@ -646,8 +659,8 @@ void inspect_entry_target(const struct inspect_node *n,
 		set_str(&t->image, &t->image_len, image_name(n->image_kind));
 	} else if (n->container == INSPECT_NV) {
 		set_str(&t->kind, &t->kind_len, "cuda");
-		snprintf(t->arch_buf, sizeof(t->arch_buf), "sm_%u",
-			 (unsigned)n->nv.arch);
+		snprintf(t->arch_buf, sizeof(t->arch_buf), "sm_%u%s",
+			 (unsigned)n->nv.arch, nvfatbin_arch_suffix(&n->nv));
 		set_str(&t->arch, &t->arch_len, t->arch_buf);
 		set_str(&t->image, &t->image_len, nvfatbin_kind_name(n->nv.kind));
 	} else {

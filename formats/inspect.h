@@ -97,18 +97,24 @@ struct inspect_node {
 	struct nvfatbin_entry nv;	/* NVIDIA fatbins */
 	const uint8_t *nv_base;		/* its fatbin's first byte */
 	/* The code, when at hand: always for bytes in the file; inside a
-	 * CCOB or a compressed package only when the walk inflates; never
-	 * for a compressed NVIDIA entry (see nvfatbin_code). */
+	 * CCOB or a compressed package only when the walk inflates.  For an
+	 * NVIDIA entry, only when the walk inflates: its code as
+	 * nvfatbin_code gives it, code_size bytes (inflated, PTX without its
+	 * padding); or, for one that cannot be decoded, NULL, with hash
+	 * INSPECT_HASH_BAD and decode_err saying why. */
 	const uint8_t *data;
+	uint64_t code_size;
+	const struct err *decode_err;
 };
 
 /* Return 0 to go on; anything else stops the walk and is returned. */
 typedef int (*inspect_visit_fn)(void *ctx, const struct inspect_node *n);
 
 struct inspect_opts {
-	/* Inflate every CCOB whole (checking its hash) and every compressed
-	 * package, so entries inside them have their data.  Otherwise a
-	 * CCOB is inflated only as far as the bundle header inside it. */
+	/* Inflate every CCOB whole (checking its hash), every compressed
+	 * package and every NVIDIA entry, so entries inside them have their
+	 * data.  Otherwise a CCOB is inflated only as far as the bundle
+	 * header inside it, and no NVIDIA entry has data. */
 	bool inflate;
 	struct ccob_limits ccob;
 	struct package_limits package;

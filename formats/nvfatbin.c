@@ -1,4 +1,6 @@
 /* nvfatbin: NVIDIA fat binary containers, headers only; see nvfatbin.h. */
+#include <limits.h>
+#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -94,9 +96,102 @@ const char *nvfatbin_kind_name(uint16_t kind)
 	}
 }
 
+const char *nvfatbin_arch_suffix(const struct nvfatbin_entry *ent)
+{
+	uint64_t v = ent->flags & (NVFATBIN_FLAG_ARCH_SPECIFIC |
+				   NVFATBIN_FLAG_FAMILY);
+
+	return v == NVFATBIN_FLAG_ARCH_SPECIFIC ? "a"
+	     : v == NVFATBIN_FLAG_FAMILY ? "f" : "";
+}
+
 bool nvfatbin_compressed(const struct nvfatbin_entry *ent)
 {
 	return (ent->flags & (NVFATBIN_FLAG_LZ4 | NVFATBIN_FLAG_ZSTD)) != 0;
+}
+
+/* The payload of a compressed entry inflated into a buffer of exactly the
+ * declared size, which the codec must fill.
+ *
+ * The 0x2000 method is the LZ4 block format as liblz4 reads it (a token of
+ * literal and match lengths, 255-continued lengths, 2-byte offsets, the
+ * block ending on literals), with no frame around it: the entry header
+ * gives both sizes.  nvcc 13's --compress-mode=speed output decodes with
+ * LZ4_decompress_safe, which checks every length against both buffers.
+ * One LZ4 byte can stand for at most 255 output bytes, so a declared size
+ * beyond that is damage, found before anything is allocated. */
+static int inflate(const uint8_t *src, const struct nvfatbin_entry *ent,
+		   uint64_t max_size, uint8_t **out, struct err *e)
+{
+	bool lz4 = (ent->flags & NVFATBIN_FLAG_LZ4) != 0;
+	uint64_t want = ent->uncompressed_size, got;
+	uint8_t *dst;
+
+	*out = NULL;
+	if (lz4 && (ent->flags & NVFATBIN_FLAG_ZSTD))
+		return err_code_set(e, ERR_MALFORMED, "entry is flagged as "
+				    "compressed both with LZ4 and with zstd");
+	if (want > max_size)
+		return err_code_set(e, ERR_DECOMPRESS, "entry declares %llu "
+				    "uncompressed bytes, more than the limit "
+				    "of %llu", (unsigned long long)want,
+				    (unsigned long long)max_size);
+	if (lz4 && (want > INT_MAX ||
+		    want > (uint64_t)ent->compressed_size * 255 + 15))
+		return err_code_set(e, ERR_DECOMPRESS, "entry declares %llu "
+				    "uncompressed bytes, more than %u bytes "
+				    "of LZ4 can hold",
+				    (unsigned long long)want,
+				    ent->compressed_size);
+	dst = malloc(want ? want : 1);
+	if (!dst)
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	if (lz4) {
+		int n = LZ4_decompress_safe((const char *)src, (char *)dst,
+					    (int)ent->compressed_size,
+					    (int)want);
+
+		/* A negative result is minus the input byte it failed at,
+		 * less one.  A stream that fills the declared size and goes
+		 * on fails too: decoding up to that size tells them apart. */
+		if (n < 0 && LZ4_decompress_safe_partial((const char *)src,
+				(char *)dst, (int)ent->compressed_size,
+				(int)want, (int)want) == (int)want) {
+			free(dst);
+			return err_code_set(e, ERR_DECOMPRESS, "entry "
+					    "decompresses to more than the "
+					    "%llu bytes its header declares",
+					    (unsigned long long)want);
+		}
+		if (n < 0) {
+			free(dst);
+			return err_code_set(e, ERR_DECOMPRESS, "entry does not "
+					    "decompress: LZ4: damaged block at "
+					    "byte %lld of %u", -(long long)n - 1,
+					    ent->compressed_size);
+		}
+		got = (uint64_t)n;
+	} else {
+		size_t n = ZSTD_decompress(dst, (size_t)want, src,
+					   ent->compressed_size);
+
+		if (ZSTD_isError(n)) {
+			free(dst);
+			return err_code_set(e, ERR_DECOMPRESS, "entry does not "
+					    "decompress: zstd: %s",
+					    ZSTD_getErrorName(n));
+		}
+		got = n;
+	}
+	if (got != want) {
+		free(dst);
+		return err_code_set(e, ERR_TRUNCATED, "entry decompresses to "
+				    "%llu bytes, but its header declares %llu",
+				    (unsigned long long)got,
+				    (unsigned long long)want);
+	}
+	*out = dst;
+	return 0;
 }
 
 int nvfatbin_code(const uint8_t *buf, const struct nvfatbin_entry *ent,
@@ -105,38 +200,13 @@ int nvfatbin_code(const uint8_t *buf, const struct nvfatbin_entry *ent,
 {
 	const uint8_t *src = buf + ent->payload_offset;
 	uint64_t n = ent->payload_size;
-	uint8_t *dst;
-	size_t got;
 
 	*owned = NULL;
-	if (ent->flags & NVFATBIN_FLAG_LZ4)
-		return err_set(e, "entry is compressed in NVIDIA's LZ4 variant, "
-			       "which is not decoded here");
-	if (ent->flags & NVFATBIN_FLAG_ZSTD) {
-		if (ent->uncompressed_size > max_size)
-			return err_set(e, "entry declares %llu uncompressed bytes, "
-				       "more than the limit of %llu",
-				       (unsigned long long)ent->uncompressed_size,
-				       (unsigned long long)max_size);
-		dst = malloc(ent->uncompressed_size ? ent->uncompressed_size : 1);
-		if (!dst)
-			return err_set(e, "out of memory");
-		got = ZSTD_decompress(dst, ent->uncompressed_size, src,
-				      ent->compressed_size);
-		if (ZSTD_isError(got)) {
-			free(dst);
-			return err_set(e, "entry does not decompress: zstd: %s",
-				       ZSTD_getErrorName(got));
-		}
-		if (got != ent->uncompressed_size) {
-			free(dst);
-			return err_set(e, "entry decompresses to %zu bytes, but "
-				       "its header declares %llu", got,
-				       (unsigned long long)ent->uncompressed_size);
-		}
-		*owned = dst;
-		src = dst;
-		n = got;
+	if (nvfatbin_compressed(ent)) {
+		if (inflate(src, ent, max_size, owned, e) < 0)
+			return -1;
+		src = *owned;
+		n = ent->uncompressed_size;
 	}
 	if (ent->kind == NVFATBIN_PTX) {
 		const uint8_t *nul = memchr(src, 0, (size_t)n);

@@ -14,8 +14,10 @@
  *             24  u16 minor, u16 major (of what is not established; for
  *                 PTX the PTX ISA version), u32 arch (80 for sm_80)
  *             40  u64 flags: 0x1 64-bit, 0x2 debug, 0x10 Linux,
- *                 0x2000 compressed (NVIDIA's LZ4 variant), 0x8000
- *                 compressed (zstd)
+ *                 0x2000 compressed (an LZ4 block), 0x8000
+ *                 compressed (zstd), 0x100000 arch-specific code
+ *                 (sm_90a: nvcc 13 sets it for -arch sm_90a and
+ *                 compute_90a), 0x200000 family code (sm_103f)
  *             56  u64 uncompressed size (0 when not compressed)
  *   then the payload; the next entry follows it.  Several containers may
  *   follow one another in a section, zero padding between them. */
@@ -45,8 +47,10 @@ enum nvfatbin_flag {
 	NVFATBIN_FLAG_LINUX = 0x10,
 	NVFATBIN_FLAG_LZ4 = 0x2000,
 	NVFATBIN_FLAG_ZSTD = 0x8000,
+	NVFATBIN_FLAG_ARCH_SPECIFIC = 0x100000,
+	NVFATBIN_FLAG_FAMILY = 0x200000,
 };
-#define NVFATBIN_FLAGS_KNOWN 0xa013ULL
+#define NVFATBIN_FLAGS_KNOWN 0x30a013ULL
 
 struct nvfatbin_header {
 	uint16_t version, header_size;
@@ -79,12 +83,18 @@ int nvfatbin_next(const uint8_t *buf, const struct nvfatbin_header *h,
 /* "ptx", "elf", "cubin" (old), or NULL for a kind not established. */
 const char *nvfatbin_kind_name(uint16_t kind);
 bool nvfatbin_compressed(const struct nvfatbin_entry *ent);
+/* The arch's variant as nvcc spells it after the number: "a" (sm_90a),
+ * "f" (sm_103f), or "" for plain code (and for both flags at once, which
+ * nvcc does not write). */
+const char *nvfatbin_arch_suffix(const struct nvfatbin_entry *ent);
 
 /* The entry's code: for an uncompressed entry its payload (a PTX payload
- * up to its first NUL: the rest is padding), pointed to in buf; for a zstd
- * one the payload inflated into *owned (malloc'd), which must come out at
- * exactly the size the header declares (at most max_size).  Entries in
- * NVIDIA's LZ4 variant are refused: no public source establishes it. */
+ * up to its first NUL: the rest is padding), pointed to in buf; for a
+ * compressed one (an LZ4 block or a zstd frame) the payload's first
+ * compressed_size bytes inflated into *owned (malloc'd), which must come
+ * out at exactly the size the header declares (at most max_size).  e's
+ * code: ERR_DECOMPRESS for a size over the limit or data the codec
+ * refuses, ERR_TRUNCATED for data that ends short of the declared size. */
 int nvfatbin_code(const uint8_t *buf, const struct nvfatbin_entry *ent,
 		  uint64_t max_size, const uint8_t **code, uint64_t *size,
 		  uint8_t **owned, struct err *e);

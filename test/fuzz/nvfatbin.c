@@ -1,6 +1,6 @@
 /* Fuzz target: NVIDIA fatbin containers (formats/nvfatbin.c): the header,
- * every entry, each entry's code (zstd inflated under a 1 MiB limit), and
- * containers one after another as a section holds them.
+ * every entry, each entry's code (zstd or LZ4 inflated under a 1 MiB
+ * limit), and containers one after another as a section holds them.
  * libFuzzer: -max_len=8192
  */
 #include <stdlib.h>

@@ -78,7 +78,8 @@ def main():
     b = bytearray(k)
     struct.pack_into("<I", b, 16 + 4, 8)
     write("nv-header.fatbin", bytes(b))
-    # The compressed PTX entries marked as NVIDIA's LZ4 instead of zstd.
+    # The compressed PTX entries marked as LZ4 instead of zstd: zstd frames
+    # that do not decode as LZ4 blocks.
     b = bytearray(k)
     pos = 16
     while pos < len(b):
@@ -88,6 +89,16 @@ def main():
             struct.pack_into("<Q", b, pos + 40, flags ^ 0x8000 ^ 0x2000)
         pos += hs + size
     write("nv-lz4.fatbin", bytes(b))
+    # nvcc's LZ4 (--compress-mode=speed -Xfatbin -compress-all): the cubin
+    # entry declaring one byte more than its block holds, fewer bytes than
+    # it holds, and its block cut short.
+    s = read(os.path.join("..", "nv", "all-speed.fatbin"))
+    for name, at, fmt, value in (("nv-lz4-long.fatbin", 56, "<Q", 3369),
+                                 ("nv-lz4-short.fatbin", 56, "<Q", 3000),
+                                 ("nv-lz4-cut.fatbin", 16, "<I", 600)):
+        b = bytearray(s)
+        struct.pack_into(fmt, b, 16 + at, value)
+        write(name, bytes(b))
     p = bytearray(read("pkg.bin"))
     struct.pack_into("<Q", p, 8, 4096)
     write("pkg-size.bin", bytes(p))
