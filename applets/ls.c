@@ -137,8 +137,9 @@ const char *hash_word(enum inspect_hash h)
 
 /* ---- text ---- */
 
-/* s as it may go to a terminal: control bytes and '\' escaped. */
-static char *text_escape(const char *s, size_t len)
+/* s as it may go to a terminal: control bytes and '\' escaped, and
+ * spaces too when a script splits the line at them (roc-obj). */
+static char *escape(const char *s, size_t len, bool space)
 {
 	char *out = malloc(4 * len + 1), *o = out;
 
@@ -147,13 +148,18 @@ static char *text_escape(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c < 0x20 || c == 0x7f || c == '\\')
+		if (c < 0x20 || c == 0x7f || c == '\\' || (space && c == ' '))
 			o += sprintf(o, c == '\\' ? "\\\\" : "\\x%02x", c);
 		else
 			*o++ = (char)c;
 	}
 	*o = 0;
 	return out;
+}
+
+static char *text_escape(const char *s, size_t len)
+{
+	return escape(s, len, false);
 }
 
 enum { MAX_CELLS = 7 };
@@ -427,12 +433,19 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
 			const struct inspect_node *en = &rs->v[i + k].n;
 			char *uri = uri_file(path, en->offset, en->size);
+			/* One line per entry, three fields, whatever the ID
+			 * holds (a newline, a space, a NUL). */
+			char *id = escape(en->name, en->name_len, true);
 
-			if (!uri)
+			if (!uri || !id) {
+				free(uri);
+				free(id);
 				return fail("cannot list", path, "out of memory");
-			printf("%-8u%-40s%35s%s\n", roc_bundles, en->name,
-			       "file://", uri + 7);
+			}
+			printf("%-8u%-40s%35s%s\n", roc_bundles, id, "file://",
+			       uri + 7);
 			free(uri);
+			free(id);
 		}
 	}
 	if (skipped) {
