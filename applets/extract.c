@@ -74,17 +74,21 @@ static char *cat(const char *a, size_t alen, const char *sep, const char *b,
 
 /* The entry's bundle ID; for a package one made the bundler's way
  * (<kind>-<triple>-<target ID>, a three-part triple given its empty
- * environment); for an NVIDIA entry its arch.  malloc'd. */
+ * environment); for an NVIDIA entry its arch.  malloc'd; *len is its
+ * length, which a NUL inside a bundle's ID does not cut short. */
 static char *entry_id(const struct inspect_node *n,
-		      const struct inspect_target *t)
+		      const struct inspect_target *t, size_t *len)
 {
 	char *a, *b;
 
-	if (n->container == INSPECT_NV)
-		return strdup(t->arch_buf);
-	if (n->container != INSPECT_PACKAGE)
-		return cat(n->name, n->name_len, "", "", 0);
-	{
+	*len = 0;
+	if (n->container == INSPECT_NV) {
+		b = strdup(t->arch_buf);
+	} else if (n->container != INSPECT_PACKAGE) {
+		b = cat(n->name, n->name_len, "", "", 0);
+		*len = n->name_len;
+		return b;
+	} else {
 		const char *kind = t->kind ? t->kind : "none";
 		size_t dashes = 0;
 
@@ -97,8 +101,10 @@ static char *entry_id(const struct inspect_node *n,
 		b = cat(a, strlen(a), dashes == 2 ? "--" : "-",
 			t->arch ? t->arch : "", t->arch_len);
 		free(a);
-		return b;
 	}
+	if (b)
+		*len = strlen(b);
+	return b;
 }
 
 /* The extension, from the code's first bytes, else from what the
@@ -124,12 +130,12 @@ static const char *extension(const uint8_t *p, uint64_t len,
 	return "bin";
 }
 
-/* Bytes that may stay in a file name; the rest become '_'. */
-static void make_safe(char *s)
+/* Bytes that may stay in a file name; the rest (a NUL too) become '_'. */
+static void make_safe(char *s, size_t len)
 {
-	for (; *s; s++)
+	for (; len--; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("-_.+=,", *s)))
+		      (*s >= '0' && *s <= '9') || (*s && strchr("-_.+=,", *s))))
 			*s = '_';
 }
 
@@ -144,10 +150,14 @@ static const char *base_name(const char *path)
 
 /* ---- selection ---- */
 
-static bool glob_any(const char *pattern, const char *const *cand, size_t n)
+/* A string with a NUL inside matches no glob: fnmatch would see only
+ * what comes before it. */
+static bool glob_any(const char *pattern, const char *const *cand,
+		     const size_t *len, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (cand[i] && !fnmatch(pattern, cand[i], 0))
+		if (cand[i] && strlen(cand[i]) == len[i] &&
+		    !fnmatch(pattern, cand[i], 0))
 			return true;
 	return false;
 }
@@ -161,9 +171,11 @@ static bool whole_id(const char *p)
 	return dashes >= 4;
 }
 
-/* Whether the entry is selected; marks the patterns it matches. */
+/* Whether the entry is selected; marks the patterns it matches.  IDs
+ * are compared with their whole length: "gfx90a\0EVIL" is not gfx90a. */
 static bool selected(const struct options *o, const struct inspect_node *n,
-		     const struct inspect_target *t, const char *id)
+		     const struct inspect_target *t, const char *id,
+		     size_t id_len)
 {
 	bool any = false;
 	char *arch, *triple;
@@ -179,15 +191,16 @@ static bool selected(const struct options *o, const struct inspect_node *n,
 	for (size_t i = 0; i < o->npatterns; i++) {
 		const char *p = o->pattern[i];
 		const char *cand[] = { id, arch, triple };
+		const size_t len[] = { id_len, t->arch_len, t->triple_len };
 		bool hit;
 
 		if (strpbrk(p, "*?["))
-			hit = glob_any(p, cand, 3);
+			hit = glob_any(p, cand, len, 3);
 		else if (whole_id(p))
 			hit = id && n->container != INSPECT_NV &&
-			      target_loadable(id, strlen(id), p, strlen(p));
+			      target_loadable(id, id_len, p, strlen(p));
 		else
-			hit = arch && targetid_loadable(arch, strlen(arch), p,
+			hit = arch && targetid_loadable(arch, t->arch_len, p,
 							strlen(p));
 		if (hit)
 			o->pattern_hit[i] = any = true;
@@ -313,14 +326,15 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	uint64_t size = n->size;
 	uint8_t *owned = NULL;
 	char *id, *name = NULL;
+	size_t id_len;
 	struct err e;
 	int rc = 0;
 
 	inspect_entry_target(n, &t);
-	id = entry_id(n, &t);
+	id = entry_id(n, &t, &id_len);
 	if (!id)
 		return fail("cannot extract from", j->path, "out of memory");
-	if (!selected(j->o, n, &t, id))
+	if (!selected(j->o, n, &t, id, id_len))
 		goto out;
 	j->count++;
 	if (j->counting)
@@ -351,7 +365,7 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	{
 		const char *ext = extension(code, size, &t);
 		const char *base = base_name(j->path);
-		size_t cap = strlen(base) + strlen(id) + 32;
+		size_t cap = strlen(base) + id_len + 32, head;
 
 		/* A file name is at most 255 bytes: the ID gives way. */
 		name = malloc(cap);
@@ -359,8 +373,10 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 			rc = fail("cannot extract from", j->path, "out of memory");
 			goto out;
 		}
-		snprintf(name, cap, "%s.%u.%s", base, n->number, id);
-		make_safe(name + strlen(base));
+		head = (size_t)snprintf(name, cap, "%s.%u.", base, n->number);
+		memcpy(name + head, id, id_len);
+		name[head + id_len] = 0;
+		make_safe(name + strlen(base), head + id_len - strlen(base));
 		if (strlen(name) > 250 - strlen(ext))
 			name[250 - strlen(ext)] = 0;
 		strcat(name, ".");
