@@ -12,6 +12,7 @@
 #include "messages.h"
 #include "../core/env.h"
 #include "../core/io.h"
+#include "../core/strmap.h"
 #include "../core/target.h"
 #include "../core/targetid.h"
 #include "../core/uri.h"
@@ -39,6 +40,8 @@ static const char usage[] =
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
+struct names;
+
 struct options {
 	const char *dir;		/* NULL: standard output */
 	const char **pattern;
@@ -46,6 +49,7 @@ struct options {
 	bool *pattern_hit;
 	bool all, verbose;
 	struct inspect_opts walk;
+	struct names *names;	/* written in this run (see unique) */
 };
 
 #define fail(what, file, ...) applet_fail("extract", what, file, __VA_ARGS__)
@@ -226,37 +230,74 @@ struct job {
 	size_t nwritten;
 };
 
-static char **all_written;
-static size_t nall_written;
+/* The names written in this run, each once: a name taken again gets
+ * name-2.ext, name-3.ext, ...  A taken name's value is the next k to try
+ * from it, so n outputs of one name cost O(n), not O(n^2). */
+struct names {
+	struct strmap taken;	/* keys are the strings of v */
+	char **v;
+	size_t n, cap;
+};
 
-/* A name not written before in this run: name, else name-2.ext, ... */
-static char *unique(char *name)
+static int take(struct names *nm, char *name)
 {
-	char *dot = strrchr(name, '.'), *alt;
-	size_t cap;
+	if (nm->n == nm->cap) {
+		size_t cap = nm->cap ? 2 * nm->cap : 64;
+		char **v = realloc(nm->v, cap * sizeof(*v));
 
-	for (unsigned k = 1;; k++) {
-		bool seen = false;
-
-		alt = name;
-		if (k > 1) {
-			cap = strlen(name) + 16;
-			alt = malloc(cap);
-			if (!alt)
-				return NULL;
-			snprintf(alt, cap, "%.*s-%u%s", (int)(dot - name), name,
-				 k, dot);
-		}
-		for (size_t i = 0; i < nall_written && !seen; i++)
-			seen = !strcmp(all_written[i], alt);
-		if (!seen)
-			break;
-		if (alt != name)
-			free(alt);
+		if (!v)
+			return -1;
+		nm->v = v;
+		nm->cap = cap;
 	}
-	if (alt != name)
-		free(name);
+	if (strmap_set(&nm->taken, name, strlen(name), 2) < 0)
+		return -1;
+	nm->v[nm->n++] = name;
+	return 0;
+}
+
+/* name (malloc'd, taken over), or the first name-k.ext not taken; NULL
+ * when out of memory. */
+static char *unique(struct names *nm, char *name)
+{
+	uint32_t i = strmap_find(&nm->taken, name, strlen(name));
+	const char *dot = strrchr(name, '.');
+	size_t stem = dot ? (size_t)(dot - name) : strlen(name);
+	size_t k, cap = strlen(name) + 24;
+	char *alt = NULL;
+
+	if (i == nm->taken.nb) {
+		if (take(nm, name) < 0) {
+			free(name);
+			return NULL;
+		}
+		return name;
+	}
+	for (k = nm->taken.b[i].value;; k++) {
+		free(alt);
+		if (!(alt = malloc(cap)))
+			break;
+		snprintf(alt, cap, "%.*s-%zu%s", (int)stem, name, k,
+			 name + stem);
+		if (strmap_find(&nm->taken, alt, strlen(alt)) == nm->taken.nb)
+			break;
+	}
+	/* Before take(), which may move the buckets. */
+	nm->taken.b[i].value = k + 1;
+	free(name);
+	if (alt && take(nm, alt) < 0) {
+		free(alt);
+		alt = NULL;
+	}
 	return alt;
+}
+
+static void names_free(struct names *nm)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		free(nm->v[i]);
+	free(nm->v);
+	strmap_free(&nm->taken);
 }
 
 static bool same_file(const char *a, const struct io_in *in)
@@ -273,7 +314,7 @@ static int write_out(const struct options *o, const struct io_in *in,
 		     uint64_t len)
 {
 	struct io_out out = { .fd = -1 };
-	char *path = NULL, **w;
+	char *path = NULL;
 	struct err e;
 	int rc = 1;
 
@@ -282,17 +323,9 @@ static int write_out(const struct options *o, const struct io_in *in,
 	} else {
 		char *n = strdup(name);
 
-		if (!n || !(n = unique(n)))
+		if (!n || !(n = unique(o->names, n)))
 			return fail("cannot write", name, "out of memory");
 		path = cat(o->dir, strlen(o->dir), "/", n, strlen(n));
-		w = realloc(all_written, (nall_written + 1) * sizeof(*w));
-		if (!w || !path) {
-			free(n);
-			free(path);
-			return fail("cannot write", name, "out of memory");
-		}
-		all_written = w;
-		all_written[nall_written++] = n;
 	}
 	if (!path)
 		return fail("cannot write", name, "out of memory");
@@ -406,6 +439,11 @@ static int visit(void *ctx, const struct inspect_node *n)
 	return 0;
 }
 
+static uint64_t next_data(const void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
+}
+
 /* Walk path: count the entries selected, from headers only, which also
  * finds a damaged file before anything is written; then, unless only
  * counting, walk it again inflating, and write them. */
@@ -421,6 +459,8 @@ static int run_file(const struct options *o, const char *path, bool counting,
 		return applet_fail_err("extract", "cannot read", path, 0, &e);
 	j.in = &in;
 	walk.inflate = false;
+	walk.next_data = next_data;
+	walk.data_ctx = &in;
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 		goto out;
@@ -524,11 +564,13 @@ int extract_main(int argc, char **argv)
 				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
 		},
 	};
+	struct names names = { 0 };
 	struct stat st;
 	struct err e;
 	size_t count = 0;
 	int c, rc = 0;
 
+	o.names = &names;
 	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
@@ -604,9 +646,7 @@ int extract_main(int argc, char **argv)
 			rc = 1;
 		}
 out:
-	for (size_t i = 0; i < nall_written; i++)
-		free(all_written[i]);
-	free(all_written);
+	names_free(&names);
 	free(o.pattern);
 	free(o.pattern_hit);
 	return rc;

@@ -467,8 +467,14 @@ struct options {
 
 static bool first_json_file = true;
 
+static uint64_t next_data(const void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
+}
+
 static int list_one(const struct options *o, const char *path)
 {
+	struct inspect_opts walk = o->walk;
 	struct rows rs = { 0 };
 	struct io_in in;
 	struct err e;
@@ -478,8 +484,10 @@ static int list_one(const struct options *o, const char *path)
 		return applet_fail_err("ls", "cannot read", path, 0, &e);
 	if (!o->walk.inflate)
 		io_in_sparse(&in);
+	walk.next_data = next_data;
+	walk.data_ctx = &in;
 	e.msg[0] = 0;
-	if (inspect_walk(in.data, in.len, &o->walk, keep, &rs, &e) != 0) {
+	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
 		rc = fail("cannot list", path, "%s",
 			  e.msg[0] ? e.msg : "out of memory");
 		goto out;

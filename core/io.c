@@ -94,6 +94,18 @@ int io_in_open(struct io_in *in, const char *path, struct err *e)
 	return 0;
 }
 
+uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
+{
+	off_t d;
+
+	if (!in->map || in->fd < 0 || off >= in->len || off > INT64_MAX)
+		return off;
+	d = lseek(in->fd, (off_t)off, SEEK_DATA);
+	if (d < 0)
+		return errno == ENXIO ? in->len : off;
+	return (uint64_t)d < in->len ? (uint64_t)d : in->len;
+}
+
 void io_in_close(struct io_in *in)
 {
 	if (in->map)

@@ -24,6 +24,10 @@ struct io_in {
 /* Open path ("-" = stdin).  On failure e says "'<path>': <why>". */
 int io_in_open(struct io_in *in, const char *path, struct err *e);
 void io_in_close(struct io_in *in);
+/* Where in's data go on at or after off: off itself unless off is in a
+ * hole of a sparse file (SEEK_DATA), in->len when only a hole is left.
+ * Off for inputs read into memory, or when the file system cannot say. */
+uint64_t io_in_next_data(const struct io_in *in, uint64_t off);
 /* The caller will read only scattered pieces (headers) of a mapped input:
  * no read-ahead around each page it touches. */
 void io_in_sparse(const struct io_in *in);

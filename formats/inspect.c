@@ -259,6 +259,44 @@ static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 	return 0;
 }
 
+/* The first byte of buf[pos, stop) that is not zero, or stop: a word at
+ * a time. */
+static uint64_t zeros_end(const uint8_t *buf, uint64_t pos, uint64_t stop)
+{
+	for (; stop - pos >= 8; pos += 8) {
+		uint64_t word;
+
+		memcpy(&word, buf + pos, 8);
+		if (word)
+			break;
+	}
+	while (pos < stop && !buf[pos])
+		pos++;
+	return pos;
+}
+
+/* Past the zero padding at buf[pos] (buf starts at file offset base):
+ * holes of a sparse file are skipped unread, the rest looked at in steps
+ * of PAD_STEP between two questions about holes. */
+enum { PAD_STEP = 1 << 20 };
+static uint64_t skip_padding(struct walk *w, const uint8_t *buf, size_t len,
+			     uint64_t base, uint64_t pos)
+{
+	while (pos < len && !buf[pos]) {
+		if (w->o->next_data) {
+			uint64_t d = w->o->next_data(w->o->data_ctx, base + pos);
+
+			if (d > base + pos) {
+				pos = d - base < len ? d - base : len;
+				continue;
+			}
+		}
+		pos = zeros_end(buf, pos, len - pos > PAD_STEP ? pos + PAD_STEP
+							      : len);
+	}
+	return pos;
+}
+
 /* Every container in buf[0, len), which starts at file offset base. */
 static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 			   uint64_t base, unsigned depth)
@@ -271,6 +309,7 @@ static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 		const uint8_t *p;
 		struct inspect_node c;
 
+		pos = skip_padding(w, buf, len, base, pos);
 		rc = fatbin_next(buf, len, &pos, &w->o->ccob, &it, w->e);
 		if (rc <= 0)
 			break;

@@ -112,6 +112,12 @@ struct inspect_opts {
 	bool inflate;
 	struct ccob_limits ccob;
 	struct package_limits package;
+	/* Where the file's data go on at or after offset off, past a hole
+	 * of a sparse file (lseek's SEEK_DATA; the file's length when only a
+	 * hole is left).  Zero padding in a hole is skipped without being
+	 * read.  NULL: every byte is looked at. */
+	uint64_t (*next_data)(const void *ctx, uint64_t off);
+	const void *data_ctx;
 };
 
 /* Walk buf, the whole of one file.  -1 with e filled on anything damaged
