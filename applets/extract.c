@@ -12,7 +12,7 @@
 #include "messages.h"
 #include "../core/env.h"
 #include "../core/io.h"
-#include "../core/strmap.h"
+#include "../core/outnames.h"
 #include "../core/target.h"
 #include "../core/targetid.h"
 #include "../core/uri.h"
@@ -40,8 +40,6 @@ static const char usage[] =
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
-struct names;
-
 struct options {
 	const char *dir;		/* NULL: standard output */
 	const char **pattern;
@@ -49,7 +47,7 @@ struct options {
 	bool *pattern_hit;
 	bool all, verbose;
 	struct inspect_opts walk;
-	struct names *names;	/* written in this run (see unique) */
+	struct outnames *names;	/* written in this run */
 };
 
 #define fail(what, file, ...) applet_fail("extract", what, file, __VA_ARGS__)
@@ -230,76 +228,6 @@ struct job {
 	size_t nwritten;
 };
 
-/* The names written in this run, each once: a name taken again gets
- * name-2.ext, name-3.ext, ...  A taken name's value is the next k to try
- * from it, so n outputs of one name cost O(n), not O(n^2). */
-struct names {
-	struct strmap taken;	/* keys are the strings of v */
-	char **v;
-	size_t n, cap;
-};
-
-static int take(struct names *nm, char *name)
-{
-	if (nm->n == nm->cap) {
-		size_t cap = nm->cap ? 2 * nm->cap : 64;
-		char **v = realloc(nm->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		nm->v = v;
-		nm->cap = cap;
-	}
-	if (strmap_set(&nm->taken, name, strlen(name), 2) < 0)
-		return -1;
-	nm->v[nm->n++] = name;
-	return 0;
-}
-
-/* name (malloc'd, taken over), or the first name-k.ext not taken; NULL
- * when out of memory. */
-static char *unique(struct names *nm, char *name)
-{
-	uint32_t i = strmap_find(&nm->taken, name, strlen(name));
-	const char *dot = strrchr(name, '.');
-	size_t stem = dot ? (size_t)(dot - name) : strlen(name);
-	size_t k, cap = strlen(name) + 24;
-	char *alt = NULL;
-
-	if (i == nm->taken.nb) {
-		if (take(nm, name) < 0) {
-			free(name);
-			return NULL;
-		}
-		return name;
-	}
-	for (k = nm->taken.b[i].value;; k++) {
-		free(alt);
-		if (!(alt = malloc(cap)))
-			break;
-		snprintf(alt, cap, "%.*s-%zu%s", (int)stem, name, k,
-			 name + stem);
-		if (strmap_find(&nm->taken, alt, strlen(alt)) == nm->taken.nb)
-			break;
-	}
-	/* Before take(), which may move the buckets. */
-	nm->taken.b[i].value = k + 1;
-	free(name);
-	if (alt && take(nm, alt) < 0) {
-		free(alt);
-		alt = NULL;
-	}
-	return alt;
-}
-
-static void names_free(struct names *nm)
-{
-	for (size_t i = 0; i < nm->n; i++)
-		free(nm->v[i]);
-	free(nm->v);
-	strmap_free(&nm->taken);
-}
-
 static bool same_file(const char *a, const struct io_in *in)
 {
 	struct stat sa, sb;
@@ -323,7 +251,7 @@ static int write_out(const struct options *o, const struct io_in *in,
 	} else {
 		char *n = strdup(name);
 
-		if (!n || !(n = unique(o->names, n)))
+		if (!n || !(n = outnames_unique(o->names, n)))
 			return fail("cannot write", name, "out of memory");
 		path = cat(o->dir, strlen(o->dir), "/", n, strlen(n));
 	}
@@ -564,7 +492,7 @@ int extract_main(int argc, char **argv)
 				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
 		},
 	};
-	struct names names = { 0 };
+	struct outnames names = { 0 };
 	struct stat st;
 	struct err e;
 	size_t count = 0;
@@ -646,7 +574,7 @@ int extract_main(int argc, char **argv)
 			rc = 1;
 		}
 out:
-	names_free(&names);
+	outnames_free(&names);
 	free(o.pattern);
 	free(o.pattern_hit);
 	return rc;
