@@ -261,7 +261,9 @@ static int write_out(const struct options *o, const struct io_in *in,
 		rc = fail("cannot write", path, "it is the input");
 		goto out;
 	}
-	if (io_out_open(&out, path, &e) < 0) {
+	/* In DIR a name is never followed: a link planted there would
+	 * send the bytes elsewhere. */
+	if ((o->dir ? io_out_open_in_dir : io_out_open)(&out, path, &e) < 0) {
 		rc = applet_fail_io("extract", path, &e);
 		goto out;
 	}

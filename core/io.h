@@ -51,6 +51,14 @@ struct io_out {
 };
 
 int io_out_open(struct io_out *o, const char *path, struct err *e);
+/* The same for a file a command names inside an output directory, where
+ * someone else may have put things: path's last part is never followed.
+ * A symbolic link or anything but a regular file there is refused; a
+ * regular file is replaced by the rename (never written through, a hard
+ * link included), and its permissions are not taken over. */
+int io_out_open_in_dir(struct io_out *o, const char *path, struct err *e);
+/* mkdir -p: path and its missing parents, 0777 less the umask. */
+int io_mkdirs(const char *path, struct err *e);
 /* Bytes that fall short of the next 64 KiB boundary of a file we own may
  * be held back until a later write reaches it, or io_out_flush. */
 int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e);
