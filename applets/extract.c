@@ -27,7 +27,8 @@ static const char usage[] =
 	"roc-obj-ls print them) writes those bytes of PATH to\n"
 	"NAME-offsetN-sizeN.co, as roc-obj-extract does.\n"
 	"\n"
-	"  -o, --output=DIR        write into DIR (default: the current directory);\n"
+	"  -o, --output=DIR        write into DIR, made (parents too) if missing\n"
+	"                          (default: the current directory);\n"
 	"                          - writes the one code object selected to\n"
 	"                          standard output\n"
 	"  -t, --target=PATTERN    only code objects for PATTERN (repeatable): a\n"
@@ -495,7 +496,6 @@ int extract_main(int argc, char **argv)
 		},
 	};
 	struct outnames names = { 0 };
-	struct stat st;
 	struct err e;
 	size_t count = 0;
 	int c, rc = 0;
@@ -549,8 +549,8 @@ int extract_main(int argc, char **argv)
 		rc = usage_error("no input file");
 		goto out;
 	}
-	if (o.dir && (stat(o.dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		rc = fail("cannot write into", o.dir, "not a directory");
+	if (o.dir && io_mkdirs(o.dir, &e) < 0) {
+		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
 	}
 	if (!o.dir) {

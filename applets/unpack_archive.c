@@ -329,8 +329,8 @@ int unpack_archive_main(int argc, char **argv)
 		return usage_error("no archive given");
 	}
 	if (!o.list && io_mkdirs(o.dir, &e) < 0) {
-		rc = applet_fail_err("unpack-archive", "cannot make", o.dir, 1,
-				     &e);
+		rc = applet_fail_err("unpack-archive", "cannot write into",
+				     o.dir, 1, &e);
 		free(o.targets);
 		return rc;
 	}
