@@ -62,6 +62,29 @@ static int name_width(size_t len)
 
 /* ---- entries of the containers ---- */
 
+/* What a bundle entry's code is, from its first bytes (NULL: not at
+ * hand): an ELF file (a cubin for EM_CUDA), LLVM bitcode (raw or in its
+ * wrapper), an NVIDIA fatbin or SPIR-V. */
+static uint16_t sniff_image(const uint8_t *p, uint64_t len)
+{
+	if (!p || len < 4)
+		return PACKAGE_IMG_NONE;
+	if (len >= 20 && !memcmp(p, "\x7f" "ELF", 4)) {
+		unsigned machine = p[5] == 2 ? p[18] << 8 | p[19]
+					     : p[19] << 8 | p[18];
+
+		return machine == EM_CUDA ? PACKAGE_IMG_CUBIN
+					  : PACKAGE_IMG_OBJECT;
+	}
+	if (!memcmp(p, "BC\xc0\xde", 4) || !memcmp(p, "\xde\xc0\x17\x0b", 4))
+		return PACKAGE_IMG_BITCODE;
+	if (!memcmp(p, "\x50\xed\x55\xba", 4))
+		return PACKAGE_IMG_FATBINARY;
+	if (!memcmp(p, "\x03\x02\x23\x07", 4))
+		return PACKAGE_IMG_SPIRV;
+	return PACKAGE_IMG_NONE;
+}
+
 static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 			  const uint8_t *bundle, const struct fatbin_entry *ents,
 			  size_t n, bool have_data, uint64_t file_off)
@@ -78,6 +101,7 @@ static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 			.data = have_data ? bundle + ents[i].offset : NULL,
 		};
 
+		en.image_kind = sniff_image(en.data, en.size);
 		if (emit(w, &en) < 0)
 			return -1;
 	}
@@ -418,6 +442,7 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 
 			if (sec[i].kind != ELFSCAN_BUNDLE)
 				continue;
+			en.image_kind = sniff_image(en.data, en.size);
 			k++;
 			if (emit(w, &en) < 0)
 				return -1;
@@ -705,6 +730,7 @@ void inspect_entry_target(const struct inspect_node *n,
 			    (size_t)(n->name + n->name_len - dash[0] - 1));
 			return;
 		}
+		set_str(&t->image, &t->image_len, image_name(n->image_kind));
 		/* An empty environment ("amdgcn-amd-amdhsa-") is left out. */
 		set(&t->triple, &t->triple_len, dash[0] + 1,
 		    (size_t)(dash[4] - dash[0] - 1) -

@@ -93,7 +93,10 @@ struct inspect_node {
 	uint32_t entry_section;	/* object bundles: the section's index */
 	const char *triple, *arch;	/* packages (NUL-terminated or NULL) */
 	size_t triple_len, arch_len;
-	uint16_t image_kind, offload_kind;	/* packages */
+	/* Packages: as stored; bundles: from the code's first bytes when
+	 * they are at hand (enum package_image_kind; PACKAGE_IMG_NONE when
+	 * not, or when they are none of these). */
+	uint16_t image_kind, offload_kind;
 	struct nvfatbin_entry nv;	/* NVIDIA fatbins */
 	const uint8_t *nv_base;		/* its fatbin's first byte */
 	/* The code, when at hand: always for bytes in the file; inside a
