@@ -21,11 +21,12 @@
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"
 	"Write the device code objects in each FILE, decompressed, one file each,\n"
-	"named FILE.N.TARGET.EXT (N: the container number offload ls shows;\n"
-	"bytes unsafe in a file name, ':' among them, as '_'), or one of them to\n"
-	"standard output.  A file://PATH#offset=N&size=N URI (as offload ls and\n"
-	"roc-obj-ls print them) writes those bytes of PATH to\n"
-	"NAME-offsetN-sizeN.co, as roc-obj-extract does.\n"
+	"named FILE.N.TARGET.EXT (FILE.MEMBER.N.TARGET.EXT for an archive member;\n"
+	"N: the container number offload ls shows; bytes unsafe in a file name,\n"
+	"':' among them, as '_'), or one of them to standard output.\n"
+	"A file://PATH#offset=N&size=N URI (as offload ls and roc-obj-ls print\n"
+	"them) writes those bytes of PATH to NAME-offsetN-sizeN.co, as\n"
+	"roc-obj-extract does.\n"
 	"\n"
 	"  -o, --output=DIR        write into DIR, made (parents too) if missing\n"
 	"                          (default: the current directory);\n"
@@ -215,6 +216,8 @@ static bool selected(const struct options *o, const struct inspect_node *n,
 
 /* ---- writing ---- */
 
+enum { MAX_DEPTH = 16 };
+
 struct job {
 	const struct options *o;
 	const struct io_in *in;
@@ -225,8 +228,10 @@ struct job {
 	size_t count;			/* entries selected */
 	bool counting;			/* only count them */
 	int rc;
-	char **written;			/* names written in this run */
-	size_t nwritten;
+	/* The archive members the walk is in: member[1..depth], the
+	 * member of an archive inside an archive after its archive's. */
+	char *member[MAX_DEPTH];
+	unsigned depth;
 };
 
 static bool same_file(const char *a, const struct io_in *in)
@@ -329,15 +334,23 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	{
 		const char *ext = extension(code, size, &t);
 		const char *base = base_name(j->path);
-		size_t cap = strlen(base) + id_len + 32, head;
+		size_t cap = strlen(base) + id_len + 32, head = 0;
 
+		for (unsigned d = 1; d <= j->depth; d++)
+			cap += strlen(j->member[d]) + 1;
 		/* A file name is at most 255 bytes: the ID gives way. */
 		name = malloc(cap);
 		if (!name) {
 			rc = fail("cannot extract from", j->path, "out of memory");
 			goto out;
 		}
-		head = (size_t)snprintf(name, cap, "%s.%u.", base, n->number);
+		/* file[.member...].N.ID */
+		head += (size_t)snprintf(name, cap, "%s", base);
+		for (unsigned d = 1; d <= j->depth; d++)
+			head += (size_t)snprintf(name + head, cap - head, ".%s",
+						 j->member[d]);
+		head += (size_t)snprintf(name + head, cap - head, ".%u.",
+					 n->number);
 		memcpy(name + head, id, id_len);
 		name[head + id_len] = 0;
 		make_safe(name + strlen(base), head + id_len - strlen(base));
@@ -360,6 +373,16 @@ static int visit(void *ctx, const struct inspect_node *n)
 {
 	struct job *j = ctx;
 
+	if (n->kind == INSPECT_INPUT && n->depth < MAX_DEPTH) {
+		j->depth = n->depth;
+		if (n->depth) {
+			free(j->member[n->depth]);
+			j->member[n->depth] = cat(n->name, n->name_len, "", "", 0);
+			if (!j->member[n->depth])
+				return j->rc = fail("cannot extract from", j->path,
+						    "out of memory");
+		}
+	}
 	if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB) {
 		j->ccob_number = n->number;
 		j->ccob_hash = n->hash;
@@ -410,6 +433,8 @@ static int run_file(const struct options *o, const char *path, bool counting,
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 	*count += j.count;
 out:
+	for (unsigned d = 0; d < MAX_DEPTH; d++)
+		free(j.member[d]);
 	io_in_close(&in);
 	return j.rc;
 }
