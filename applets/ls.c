@@ -17,7 +17,8 @@ static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
 	"List the device code in each FILE (an ELF object, executable or shared\n"
 	"library, a COFF object, an archive, an offload bundle, a CCOB, an\n"
-	"offload package or an NVIDIA fatbin) as a tree: file, section, container\n"
+	"offload package or an NVIDIA fatbin; any other file is listed as having\n"
+	"no offload code) as a tree: file, section, container\n"
 	"(bundle, CCOB, package, fatbin), code object with its target, its size\n"
 	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
 	"headers are read.\n"
@@ -326,8 +327,11 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	case INSPECT_THIN_MEMBER:
 		fputs("thin archive member (not read)", stdout);
 		break;
+	case INSPECT_TEXT:
+		fputs(n->ld_script ? "linker script" : "text", stdout);
+		break;
 	default:
-		fputs("other data", stdout);
+		fputs(n->size ? "other data" : "empty", stdout);
 		break;
 	}
 	if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
@@ -533,6 +537,7 @@ int ls_main(int argc, char **argv)
 	struct options o = {
 		.format = TEXT,
 		.walk = {
+			.accept_other = true,
 			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 				  .max_size = CCOB_DEFAULT_MAX_SIZE },
 			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,

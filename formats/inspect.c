@@ -592,6 +592,42 @@ static int walk_archive(struct walk *w, struct inspect_node *in,
 	return rc;
 }
 
+/* Text, as far as its first 4 KiB tell: printable ASCII, tabs and line
+ * ends (a linker script such as libc.so, a .def file). */
+static bool is_text(const uint8_t *buf, size_t len)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len && i < 4096; i++)
+		if (!((buf[i] >= 0x20 && buf[i] < 0x7f) || buf[i] == '\n' ||
+		      buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\f'))
+			return false;
+	return true;
+}
+
+/* A linker script, as the ones glibc installs as libc.so: a GNU ld
+ * command that names inputs (GROUP, INPUT) or the output format. */
+static bool is_ld_script(const uint8_t *buf, size_t len)
+{
+	static const char *const cmds[] = { "GROUP", "INPUT", "OUTPUT_FORMAT" };
+	size_t n = len < 4096 ? len : 4096;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+			size_t k = strlen(cmds[c]), j = i + k;
+
+			if (n - i < k || memcmp(buf + i, cmds[c], k) ||
+			    (i && buf[i - 1] != '\n' && buf[i - 1] != ' ' &&
+			     buf[i - 1] != '\t'))
+				continue;
+			while (j < n && (buf[j] == ' ' || buf[j] == '\t'))
+				j++;
+			if (j < n && buf[j] == '(')
+				return true;
+		}
+	return false;
+}
+
 static bool is_container(const uint8_t *buf, size_t len)
 {
 	return bundle_is_binary(buf, len) || ccob_is(buf, len) ||
@@ -626,11 +662,12 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 			return -1;
 		return walk_containers(w, buf, len, base, depth + 1);
 	}
-	if (depth == 0)
+	if (depth == 0 && !w->o->accept_other)
 		return err_set(w->e, "not an ELF file, COFF object, archive, "
 			       "offload bundle, CCOB, offload package or "
 			       "NVIDIA fatbin");
-	in.format = INSPECT_OTHER;
+	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
+	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
 	return emit(w, &in);
 }
 

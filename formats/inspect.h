@@ -36,8 +36,9 @@ enum inspect_format {
 	INSPECT_ARCHIVE,
 	INSPECT_RAW,		/* bundles, CCOBs, packages or NVIDIA fatbins */
 	INSPECT_THIN_MEMBER,	/* a thin archive's member: not read */
-	INSPECT_OTHER,		/* an archive member holding none of these */
+	INSPECT_OTHER,		/* none of these (see accept_other) */
 	INSPECT_COFF,		/* a COFF object, plain or bigobj */
+	INSPECT_TEXT,		/* as OTHER, text (a linker script...) */
 };
 
 enum inspect_container {
@@ -73,6 +74,7 @@ struct inspect_node {
 	uint16_t elf_type;		/* ELF */
 	uint16_t machine;		/* ELF or COFF */
 	bool bigobj;			/* COFF */
+	bool ld_script;			/* TEXT: GNU ld's commands */
 
 	/* SECTION */
 	uint32_t section_index;
@@ -113,6 +115,9 @@ struct inspect_opts {
 	 * package, so entries inside them have their data.  Otherwise a
 	 * CCOB is inflated only as far as the bundle header inside it. */
 	bool inflate;
+	/* A file that is none of the formats above is an INPUT node of
+	 * format OTHER or TEXT (as archive members are), not an error. */
+	bool accept_other;
 	struct ccob_limits ccob;
 	struct package_limits package;
 	/* Where the file's data go on at or after offset off, past a hole
