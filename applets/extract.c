@@ -12,6 +12,7 @@
 #include "messages.h"
 #include "../core/env.h"
 #include "../core/io.h"
+#include "../core/outnames.h"
 #include "../core/target.h"
 #include "../core/targetid.h"
 #include "../core/uri.h"
@@ -20,13 +21,15 @@
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"
 	"Write the device code objects in each FILE, decompressed, one file each,\n"
-	"named FILE.N.TARGET.EXT (N: the container number offload ls shows;\n"
-	"bytes unsafe in a file name, ':' among them, as '_'), or one of them to\n"
-	"standard output.  A file://PATH#offset=N&size=N URI (as offload ls and\n"
-	"roc-obj-ls print them) writes those bytes of PATH to\n"
-	"NAME-offsetN-sizeN.co, as roc-obj-extract does.\n"
+	"named FILE.N.TARGET.EXT (FILE.MEMBER.N.TARGET.EXT for an archive member;\n"
+	"N: the container number offload ls shows; bytes unsafe in a file name,\n"
+	"':' among them, as '_'), or one of them to standard output.\n"
+	"A file://PATH#offset=N&size=N URI (as offload ls and roc-obj-ls print\n"
+	"them) writes those bytes of PATH to NAME-offsetN-sizeN.co, as\n"
+	"roc-obj-extract does.\n"
 	"\n"
-	"  -o, --output=DIR        write into DIR (default: the current directory);\n"
+	"  -o, --output=DIR        write into DIR, made (parents too) if missing\n"
+	"                          (default: the current directory);\n"
 	"                          - writes the one code object selected to\n"
 	"                          standard output\n"
 	"  -t, --target=PATTERN    only code objects for PATTERN (repeatable): a\n"
@@ -46,6 +49,7 @@ struct options {
 	bool *pattern_hit;
 	bool all, verbose;
 	struct inspect_opts walk;
+	struct outnames *names;	/* written in this run */
 };
 
 #define fail(what, file, ...) applet_fail("extract", what, file, __VA_ARGS__)
@@ -74,17 +78,21 @@ static char *cat(const char *a, size_t alen, const char *sep, const char *b,
 
 /* The entry's bundle ID; for a package one made the bundler's way
  * (<kind>-<triple>-<target ID>, a three-part triple given its empty
- * environment); for an NVIDIA entry its arch.  malloc'd. */
+ * environment); for an NVIDIA entry its arch.  malloc'd; *len is its
+ * length, which a NUL inside a bundle's ID does not cut short. */
 static char *entry_id(const struct inspect_node *n,
-		      const struct inspect_target *t)
+		      const struct inspect_target *t, size_t *len)
 {
 	char *a, *b;
 
-	if (n->container == INSPECT_NV)
-		return strdup(t->arch_buf);
-	if (n->container != INSPECT_PACKAGE)
-		return cat(n->name, n->name_len, "", "", 0);
-	{
+	*len = 0;
+	if (n->container == INSPECT_NV) {
+		b = strdup(t->arch_buf);
+	} else if (n->container != INSPECT_PACKAGE) {
+		b = cat(n->name, n->name_len, "", "", 0);
+		*len = n->name_len;
+		return b;
+	} else {
 		const char *kind = t->kind ? t->kind : "none";
 		size_t dashes = 0;
 
@@ -97,8 +105,10 @@ static char *entry_id(const struct inspect_node *n,
 		b = cat(a, strlen(a), dashes == 2 ? "--" : "-",
 			t->arch ? t->arch : "", t->arch_len);
 		free(a);
-		return b;
 	}
+	if (b)
+		*len = strlen(b);
+	return b;
 }
 
 /* The extension, from the code's first bytes, else from what the
@@ -124,12 +134,12 @@ static const char *extension(const uint8_t *p, uint64_t len,
 	return "bin";
 }
 
-/* Bytes that may stay in a file name; the rest become '_'. */
-static void make_safe(char *s)
+/* Bytes that may stay in a file name; the rest (a NUL too) become '_'. */
+static void make_safe(char *s, size_t len)
 {
-	for (; *s; s++)
+	for (; len--; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("-_.+=,", *s)))
+		      (*s >= '0' && *s <= '9') || (*s && strchr("-_.+=,", *s))))
 			*s = '_';
 }
 
@@ -144,10 +154,14 @@ static const char *base_name(const char *path)
 
 /* ---- selection ---- */
 
-static bool glob_any(const char *pattern, const char *const *cand, size_t n)
+/* A string with a NUL inside matches no glob: fnmatch would see only
+ * what comes before it. */
+static bool glob_any(const char *pattern, const char *const *cand,
+		     const size_t *len, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (cand[i] && !fnmatch(pattern, cand[i], 0))
+		if (cand[i] && strlen(cand[i]) == len[i] &&
+		    !fnmatch(pattern, cand[i], 0))
 			return true;
 	return false;
 }
@@ -161,9 +175,11 @@ static bool whole_id(const char *p)
 	return dashes >= 4;
 }
 
-/* Whether the entry is selected; marks the patterns it matches. */
+/* Whether the entry is selected; marks the patterns it matches.  IDs
+ * are compared with their whole length: "gfx90a\0EVIL" is not gfx90a. */
 static bool selected(const struct options *o, const struct inspect_node *n,
-		     const struct inspect_target *t, const char *id)
+		     const struct inspect_target *t, const char *id,
+		     size_t id_len)
 {
 	bool any = false;
 	char *arch, *triple;
@@ -179,15 +195,16 @@ static bool selected(const struct options *o, const struct inspect_node *n,
 	for (size_t i = 0; i < o->npatterns; i++) {
 		const char *p = o->pattern[i];
 		const char *cand[] = { id, arch, triple };
+		const size_t len[] = { id_len, t->arch_len, t->triple_len };
 		bool hit;
 
 		if (strpbrk(p, "*?["))
-			hit = glob_any(p, cand, 3);
+			hit = glob_any(p, cand, len, 3);
 		else if (whole_id(p))
 			hit = id && n->container != INSPECT_NV &&
-			      target_loadable(id, strlen(id), p, strlen(p));
+			      target_loadable(id, id_len, p, strlen(p));
 		else
-			hit = arch && targetid_loadable(arch, strlen(arch), p,
+			hit = arch && targetid_loadable(arch, t->arch_len, p,
 							strlen(p));
 		if (hit)
 			o->pattern_hit[i] = any = true;
@@ -198,6 +215,8 @@ static bool selected(const struct options *o, const struct inspect_node *n,
 }
 
 /* ---- writing ---- */
+
+enum { MAX_DEPTH = 16 };
 
 struct job {
 	const struct options *o;
@@ -217,42 +236,11 @@ struct job {
 	size_t count;			/* entries selected */
 	bool counting;			/* only count them */
 	int rc;
-	char **written;			/* names written in this run */
-	size_t nwritten;
+	/* The archive members the walk is in: member[1..depth], the
+	 * member of an archive inside an archive after its archive's. */
+	char *member[MAX_DEPTH];
+	unsigned depth;
 };
-
-static char **all_written;
-static size_t nall_written;
-
-/* A name not written before in this run: name, else name-2.ext, ... */
-static char *unique(char *name)
-{
-	char *dot = strrchr(name, '.'), *alt;
-	size_t cap;
-
-	for (unsigned k = 1;; k++) {
-		bool seen = false;
-
-		alt = name;
-		if (k > 1) {
-			cap = strlen(name) + 16;
-			alt = malloc(cap);
-			if (!alt)
-				return NULL;
-			snprintf(alt, cap, "%.*s-%u%s", (int)(dot - name), name,
-				 k, dot);
-		}
-		for (size_t i = 0; i < nall_written && !seen; i++)
-			seen = !strcmp(all_written[i], alt);
-		if (!seen)
-			break;
-		if (alt != name)
-			free(alt);
-	}
-	if (alt != name)
-		free(name);
-	return alt;
-}
 
 static bool same_file(const char *a, const struct io_in *in)
 {
@@ -268,7 +256,7 @@ static int write_out(const struct options *o, const struct io_in *in,
 		     uint64_t len)
 {
 	struct io_out out = { .fd = -1 };
-	char *path = NULL, **w;
+	char *path = NULL;
 	struct err e;
 	int rc = 1;
 
@@ -277,17 +265,9 @@ static int write_out(const struct options *o, const struct io_in *in,
 	} else {
 		char *n = strdup(name);
 
-		if (!n || !(n = unique(n)))
+		if (!n || !(n = outnames_unique(o->names, n)))
 			return fail("cannot write", name, "out of memory");
 		path = cat(o->dir, strlen(o->dir), "/", n, strlen(n));
-		w = realloc(all_written, (nall_written + 1) * sizeof(*w));
-		if (!w || !path) {
-			free(n);
-			free(path);
-			return fail("cannot write", name, "out of memory");
-		}
-		all_written = w;
-		all_written[nall_written++] = n;
 	}
 	if (!path)
 		return fail("cannot write", name, "out of memory");
@@ -295,7 +275,9 @@ static int write_out(const struct options *o, const struct io_in *in,
 		rc = fail("cannot write", path, "it is the input");
 		goto out;
 	}
-	if (io_out_open(&out, path, &e) < 0) {
+	/* In DIR a name is never followed: a link planted there would
+	 * send the bytes elsewhere. */
+	if ((o->dir ? io_out_open_in_dir : io_out_open)(&out, path, &e) < 0) {
 		rc = applet_fail_io("extract", path, &e);
 		goto out;
 	}
@@ -356,13 +338,14 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	const uint8_t *code = n->data;
 	uint64_t size = n->size;
 	char *id, *name = NULL;
+	size_t id_len;
 	int rc = 0;
 
 	inspect_entry_target(n, &t);
-	id = entry_id(n, &t);
+	id = entry_id(n, &t, &id_len);
 	if (!id)
 		return fail("cannot extract from", j->path, "out of memory");
-	if (!selected(j->o, n, &t, id))
+	if (!selected(j->o, n, &t, id, id_len))
 		goto out;
 	j->count++;
 	if (j->counting)
@@ -393,16 +376,26 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	{
 		const char *ext = extension(code, size, &t);
 		const char *base = base_name(j->path);
-		size_t cap = strlen(base) + strlen(id) + 32;
+		size_t cap = strlen(base) + id_len + 32, head = 0;
 
+		for (unsigned d = 1; d <= j->depth; d++)
+			cap += strlen(j->member[d]) + 1;
 		/* A file name is at most 255 bytes: the ID gives way. */
 		name = malloc(cap);
 		if (!name) {
 			rc = fail("cannot extract from", j->path, "out of memory");
 			goto out;
 		}
-		snprintf(name, cap, "%s.%u.%s", base, n->number, id);
-		make_safe(name + strlen(base));
+		/* file[.member...].N.ID */
+		head += (size_t)snprintf(name, cap, "%s", base);
+		for (unsigned d = 1; d <= j->depth; d++)
+			head += (size_t)snprintf(name + head, cap - head, ".%s",
+						 j->member[d]);
+		head += (size_t)snprintf(name + head, cap - head, ".%u.",
+					 n->number);
+		memcpy(name + head, id, id_len);
+		name[head + id_len] = 0;
+		make_safe(name + strlen(base), head + id_len - strlen(base));
 		if (strlen(name) > 250 - strlen(ext))
 			name[250 - strlen(ext)] = 0;
 		strcat(name, ".");
@@ -425,6 +418,16 @@ static int visit(void *ctx, const struct inspect_node *n)
 		nv_report(j);
 	if (n->kind == INSPECT_CONTAINER)
 		j->nv_entries = n->entries;
+	if (n->kind == INSPECT_INPUT && n->depth < MAX_DEPTH) {
+		j->depth = n->depth;
+		if (n->depth) {
+			free(j->member[n->depth]);
+			j->member[n->depth] = cat(n->name, n->name_len, "", "", 0);
+			if (!j->member[n->depth])
+				return j->rc = fail("cannot extract from", j->path,
+						    "out of memory");
+		}
+	}
 	if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB) {
 		j->ccob_number = n->number;
 		j->ccob_hash = n->hash;
@@ -433,6 +436,11 @@ static int visit(void *ctx, const struct inspect_node *n)
 	if (n->kind == INSPECT_ENTRY)
 		j->rc |= extract_entry(j, n);
 	return 0;
+}
+
+static uint64_t next_data(const void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
 }
 
 /* Walk path: count the entries selected, from headers only, which also
@@ -450,6 +458,8 @@ static int run_file(const struct options *o, const char *path, bool counting,
 		return applet_fail_err("extract", "cannot read", path, 0, &e);
 	j.in = &in;
 	walk.inflate = false;
+	walk.next_data = next_data;
+	walk.data_ctx = &in;
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 		goto out;
@@ -469,6 +479,8 @@ static int run_file(const struct options *o, const char *path, bool counting,
 	nv_report(&j);
 	*count += j.count;
 out:
+	for (unsigned d = 0; d < MAX_DEPTH; d++)
+		free(j.member[d]);
 	io_in_close(&in);
 	return j.rc;
 }
@@ -554,11 +566,12 @@ int extract_main(int argc, char **argv)
 				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
 		},
 	};
-	struct stat st;
+	struct outnames names = { 0 };
 	struct err e;
 	size_t count = 0;
 	int c, rc = 0;
 
+	o.names = &names;
 	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
@@ -607,8 +620,8 @@ int extract_main(int argc, char **argv)
 		rc = usage_error("no input file");
 		goto out;
 	}
-	if (o.dir && (stat(o.dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		rc = fail("cannot write into", o.dir, "not a directory");
+	if (o.dir && io_mkdirs(o.dir, &e) < 0) {
+		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
 	}
 	if (!o.dir) {
@@ -634,9 +647,7 @@ int extract_main(int argc, char **argv)
 			rc = 1;
 		}
 out:
-	for (size_t i = 0; i < nall_written; i++)
-		free(all_written[i]);
-	free(all_written);
+	outnames_free(&names);
 	free(o.pattern);
 	free(o.pattern_hit);
 	return rc;

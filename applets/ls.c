@@ -17,7 +17,8 @@ static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
 	"List the device code in each FILE (an ELF object, executable or shared\n"
 	"library, a COFF object, an archive, an offload bundle, a CCOB, an\n"
-	"offload package or an NVIDIA fatbin) as a tree: file, section, container\n"
+	"offload package or an NVIDIA fatbin; any other file is listed as having\n"
+	"no offload code) as a tree: file, section, container\n"
 	"(bundle, CCOB, package, fatbin), code object with its target, its size\n"
 	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
 	"headers are read.\n"
@@ -144,8 +145,9 @@ const char *hash_word(enum inspect_hash h)
 
 /* ---- text ---- */
 
-/* s as it may go to a terminal: control bytes and '\' escaped. */
-static char *text_escape(const char *s, size_t len)
+/* s as it may go to a terminal: control bytes and '\' escaped, and
+ * spaces too when a script splits the line at them (roc-obj). */
+static char *escape(const char *s, size_t len, bool space)
 {
 	char *out = malloc(4 * len + 1), *o = out;
 
@@ -154,13 +156,18 @@ static char *text_escape(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c < 0x20 || c == 0x7f || c == '\\')
+		if (c < 0x20 || c == 0x7f || c == '\\' || (space && c == ' '))
 			o += sprintf(o, c == '\\' ? "\\\\" : "\\x%02x", c);
 		else
 			*o++ = (char)c;
 	}
 	*o = 0;
 	return out;
+}
+
+static char *text_escape(const char *s, size_t len)
+{
+	return escape(s, len, false);
 }
 
 enum { MAX_CELLS = 7 };
@@ -328,8 +335,11 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	case INSPECT_THIN_MEMBER:
 		fputs("thin archive member (not read)", stdout);
 		break;
+	case INSPECT_TEXT:
+		fputs(n->ld_script ? "linker script" : "text", stdout);
+		break;
 	default:
-		fputs("other data", stdout);
+		fputs(n->size ? "other data" : "empty", stdout);
 		break;
 	}
 	if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
@@ -435,12 +445,19 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
 			const struct inspect_node *en = &rs->v[i + k].n;
 			char *uri = uri_file(path, en->offset, en->size);
+			/* One line per entry, three fields, whatever the ID
+			 * holds (a newline, a space, a NUL). */
+			char *id = escape(en->name, en->name_len, true);
 
-			if (!uri)
+			if (!uri || !id) {
+				free(uri);
+				free(id);
 				return fail("cannot list", path, "out of memory");
-			printf("%-8u%-40s%35s%s\n", roc_bundles, en->name,
-			       "file://", uri + 7);
+			}
+			printf("%-8u%-40s%35s%s\n", roc_bundles, id, "file://",
+			       uri + 7);
 			free(uri);
+			free(id);
 		}
 	}
 	if (skipped) {
@@ -493,8 +510,14 @@ static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
 		    first->why ? first->why : "?");
 }
 
+static uint64_t next_data(const void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
+}
+
 static int list_one(const struct options *o, const char *path)
 {
+	struct inspect_opts walk = o->walk;
 	struct rows rs = { 0 };
 	struct io_in in;
 	struct err e;
@@ -504,8 +527,10 @@ static int list_one(const struct options *o, const char *path)
 		return applet_fail_err("ls", "cannot read", path, 0, &e);
 	if (!o->walk.inflate)
 		io_in_sparse(&in);
+	walk.next_data = next_data;
+	walk.data_ctx = &in;
 	e.msg[0] = 0;
-	if (inspect_walk(in.data, in.len, &o->walk, keep, &rs, &e) != 0) {
+	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
 		rc = fail("cannot list", path, "%s",
 			  e.msg[0] ? e.msg : "out of memory");
 		goto out;
@@ -555,6 +580,7 @@ int ls_main(int argc, char **argv)
 	struct options o = {
 		.format = TEXT,
 		.walk = {
+			.accept_other = true,
 			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 				  .max_size = CCOB_DEFAULT_MAX_SIZE },
 			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,

@@ -144,7 +144,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 {
 	const struct inspect_node *n = &rs->v[i].n;
 	static const char *const formats[] = {
-		"elf", "archive", "raw", "thin-member", "other", "coff",
+		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
 	};
 	bool f = true;
 	size_t end = i + 1;

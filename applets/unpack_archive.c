@@ -2,7 +2,6 @@
  * objects, as -fgpu-rdc builds make) into one archive per GPU target, the
  * archives LLVM's clang-offload-bundler --unbundle --type=a writes, with a
  * command line that needs no knowledge of the bundler's. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "applets.h"
 #include "messages.h"
 #include "../core/io.h"
+#include "../core/outnames.h"
 #include "../core/target.h"
 #include "../formats/devarchive.h"
 
@@ -26,8 +26,9 @@ static const char usage[] =
 	"                      hip-amdgcn-amd-amdhsa--gfx90a); repeatable; it takes\n"
 	"                      every code object compatible with ID, as the\n"
 	"                      bundler does.  Default: every target ARCHIVE holds\n"
-	"  -o, --output=DIR    write into DIR (made if missing; default: .), as\n"
-	"                      <archive>-<target>.a with ':' as '_'\n"
+	"  -o, --output=DIR    write into DIR (made, parents too, if missing;\n"
+	"                      default: .), as <archive>-<target>.a with ':' as\n"
+	"                      '_' (-2, -3... added to names taken twice)\n"
 	"  -v, --verbose       name each archive written\n"
 	"      --hip-openmp-compatible\n"
 	"                      let hip and openmp code objects serve each other\n"
@@ -40,6 +41,7 @@ struct options {
 	size_t ntargets;
 	bool list, verbose, hip_openmp;
 	struct ccob_limits limits;
+	struct outnames *names;	/* written in this run */
 };
 
 #define fail(file, ...) applet_fail("unpack-archive", NULL, file, __VA_ARGS__)
@@ -87,7 +89,9 @@ static void held_free(struct held *h)
 
 /* A file name from a target ID: only letters, digits and "._+-" are kept
  * (':' and anything else become '_'), so an ID read from the archive can
- * never name a path outside the output directory. */
+ * never name a path outside the output directory.  Two names alike (two
+ * IDs that differ in what became '_', two archives of one name) are told
+ * apart by the caller (outnames). */
 static char *output_name(const char *dir, const char *archive, const char *id)
 {
 	const char *base = strrchr(archive, '/') ? strrchr(archive, '/') + 1
@@ -177,9 +181,12 @@ out:
 		char *dest = output_name(o->dir, path, request_id);
 		struct io_out out = { .fd = -1 };
 
+		/* dest belongs to o->names from here. */
+		if (dest)
+			dest = outnames_unique(o->names, dest);
 		if (!dest) {
 			rc = fail(path, "out of memory");
-		} else if (io_out_open(&out, dest, &e) < 0 ||
+		} else if (io_out_open_in_dir(&out, dest, &e) < 0 ||
 			   devarchive_write(&out, *m, *n, &e) < 0 ||
 			   io_out_commit(&out, &e) < 0) {
 			rc = applet_fail_io("unpack-archive", dest, &e);
@@ -188,7 +195,6 @@ out:
 			       *n == 1 ? "" : "s");
 		}
 		io_out_discard(&out);
-		free(dest);
 	}
 	devarchive_close(&r);
 	return rc;
@@ -280,11 +286,14 @@ int unpack_archive_main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct outnames names = { 0 };
 	struct options o = {
 		.dir = ".",
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
+		.names = &names,
 	};
+	struct err e;
 	int c, rc = 0;
 
 	o.targets = calloc((size_t)argc + 1, sizeof(*o.targets));
@@ -319,13 +328,15 @@ int unpack_archive_main(int argc, char **argv)
 		free(o.targets);
 		return usage_error("no archive given");
 	}
-	if (!o.list && mkdir(o.dir, 0777) < 0 && errno != EEXIST) {
-		rc = fail(o.dir, "%s", strerror(errno));
+	if (!o.list && io_mkdirs(o.dir, &e) < 0) {
+		rc = applet_fail_err("unpack-archive", "cannot write into",
+				     o.dir, 1, &e);
 		free(o.targets);
 		return rc;
 	}
 	for (int i = optind; i < argc; i++)
 		rc |= unpack(&o, argv[i]);
+	outnames_free(&names);
 	free(o.targets);
 	return rc;
 }

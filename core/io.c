@@ -94,6 +94,18 @@ int io_in_open(struct io_in *in, const char *path, struct err *e)
 	return 0;
 }
 
+uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
+{
+	off_t d;
+
+	if (!in->map || in->fd < 0 || off >= in->len || off > INT64_MAX)
+		return off;
+	d = lseek(in->fd, (off_t)off, SEEK_DATA);
+	if (d < 0)
+		return errno == ENXIO ? in->len : off;
+	return (uint64_t)d < in->len ? (uint64_t)d : in->len;
+}
+
 void io_in_close(struct io_in *in)
 {
 	if (in->map)
@@ -182,7 +194,8 @@ static int out_in_place(struct io_out *o)
 	return 0;
 }
 
-static int out_open(struct io_out *o, const char *path, struct err *e)
+static int out_open(struct io_out *o, const char *path, bool in_dir,
+		    struct err *e)
 {
 	struct stat st;
 	char *dir_copy = NULL;
@@ -198,10 +211,17 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 		o->fd = 1;
 		return out_in_place(o);
 	}
-	o->dest = resolve_dest(path);
+	if (in_dir && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return err_sys(e, path, EISDIR);
+		return err_file(e, path, S_ISLNK(st.st_mode) ?
+				"is a symbolic link, which is not followed" :
+				"is not a regular file");
+	}
+	o->dest = in_dir ? strdup(path) : resolve_dest(path);
 	if (!o->dest)
 		return err_sys(e, path, ENOMEM);
-	exists = stat(o->dest, &st) == 0;
+	exists = !in_dir && stat(o->dest, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode))
 		return err_sys(e, path, EISDIR);
 	if (exists && !S_ISREG(st.st_mode)) {
@@ -281,10 +301,49 @@ void io_out_keep_mode(struct io_out *o, const struct io_in *in)
 /* A failed open holds nothing: the caller need not discard it. */
 int io_out_open(struct io_out *o, const char *path, struct err *e)
 {
-	if (out_open(o, path, e) == 0)
+	if (out_open(o, path, false, e) == 0)
 		return 0;
 	io_out_discard(o);
 	return -1;
+}
+
+int io_out_open_in_dir(struct io_out *o, const char *path, struct err *e)
+{
+	if (out_open(o, path, true, e) == 0)
+		return 0;
+	io_out_discard(o);
+	return -1;
+}
+
+int io_mkdirs(const char *path, struct err *e)
+{
+	char *p;
+	struct stat st;
+	int rc = 0;
+
+	if (!*path)
+		return err_sys(e, path, ENOENT);
+	if (!(p = strdup(path)))
+		return err_sys(e, path, ENOMEM);
+	/* Each parent, then path itself; one that exists is passed over. */
+	for (char *s = p + 1; rc == 0; s++) {
+		char c = *s;
+
+		if (c && c != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			rc = err_sys(e, p, errno);
+		*s = c;
+		if (!c)
+			break;
+	}
+	if (rc == 0 && stat(path, &st) < 0)
+		rc = err_sys(e, path, errno);
+	else if (rc == 0 && !S_ISDIR(st.st_mode))
+		rc = err_sys(e, path, ENOTDIR);
+	free(p);
+	return rc;
 }
 
 /* How the page cache is filled decides how fast: it gives a write large

@@ -24,6 +24,10 @@ struct io_in {
 /* Open path ("-" = stdin).  On failure e says "'<path>': <why>". */
 int io_in_open(struct io_in *in, const char *path, struct err *e);
 void io_in_close(struct io_in *in);
+/* Where in's data go on at or after off: off itself unless off is in a
+ * hole of a sparse file (SEEK_DATA), in->len when only a hole is left.
+ * Off for inputs read into memory, or when the file system cannot say. */
+uint64_t io_in_next_data(const struct io_in *in, uint64_t off);
 /* The caller will read only scattered pieces (headers) of a mapped input:
  * no read-ahead around each page it touches. */
 void io_in_sparse(const struct io_in *in);
@@ -48,6 +52,14 @@ struct io_out {
 };
 
 int io_out_open(struct io_out *o, const char *path, struct err *e);
+/* The same for a file a command names inside an output directory, where
+ * someone else may have put things: path's last part is never followed.
+ * A symbolic link or anything but a regular file there is refused; a
+ * regular file is replaced by the rename (never written through, a hard
+ * link included), and its permissions are not taken over. */
+int io_out_open_in_dir(struct io_out *o, const char *path, struct err *e);
+/* mkdir -p: path and its missing parents, 0777 less the umask. */
+int io_mkdirs(const char *path, struct err *e);
 /* Bytes that fall short of the next 64 KiB boundary of a file we own may
  * be held back until a later write reaches it, or io_out_flush. */
 int io_out_write(struct io_out *o, const void *buf, size_t len, struct err *e);

@@ -62,6 +62,29 @@ static int name_width(size_t len)
 
 /* ---- entries of the containers ---- */
 
+/* What a bundle entry's code is, from its first bytes (NULL: not at
+ * hand): an ELF file (a cubin for EM_CUDA), LLVM bitcode (raw or in its
+ * wrapper), an NVIDIA fatbin or SPIR-V. */
+static uint16_t sniff_image(const uint8_t *p, uint64_t len)
+{
+	if (!p || len < 4)
+		return PACKAGE_IMG_NONE;
+	if (len >= 20 && !memcmp(p, "\x7f" "ELF", 4)) {
+		unsigned machine = p[5] == 2 ? p[18] << 8 | p[19]
+					     : p[19] << 8 | p[18];
+
+		return machine == EM_CUDA ? PACKAGE_IMG_CUBIN
+					  : PACKAGE_IMG_OBJECT;
+	}
+	if (!memcmp(p, "BC\xc0\xde", 4) || !memcmp(p, "\xde\xc0\x17\x0b", 4))
+		return PACKAGE_IMG_BITCODE;
+	if (!memcmp(p, "\x50\xed\x55\xba", 4))
+		return PACKAGE_IMG_FATBINARY;
+	if (!memcmp(p, "\x03\x02\x23\x07", 4))
+		return PACKAGE_IMG_SPIRV;
+	return PACKAGE_IMG_NONE;
+}
+
 static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 			  const uint8_t *bundle, const struct fatbin_entry *ents,
 			  size_t n, bool have_data, uint64_t file_off)
@@ -78,6 +101,7 @@ static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 			.data = have_data ? bundle + ents[i].offset : NULL,
 		};
 
+		en.image_kind = sniff_image(en.data, en.size);
 		if (emit(w, &en) < 0)
 			return -1;
 	}
@@ -272,6 +296,44 @@ static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 	return 0;
 }
 
+/* The first byte of buf[pos, stop) that is not zero, or stop: a word at
+ * a time. */
+static uint64_t zeros_end(const uint8_t *buf, uint64_t pos, uint64_t stop)
+{
+	for (; stop - pos >= 8; pos += 8) {
+		uint64_t word;
+
+		memcpy(&word, buf + pos, 8);
+		if (word)
+			break;
+	}
+	while (pos < stop && !buf[pos])
+		pos++;
+	return pos;
+}
+
+/* Past the zero padding at buf[pos] (buf starts at file offset base):
+ * holes of a sparse file are skipped unread, the rest looked at in steps
+ * of PAD_STEP between two questions about holes. */
+enum { PAD_STEP = 1 << 20 };
+static uint64_t skip_padding(struct walk *w, const uint8_t *buf, size_t len,
+			     uint64_t base, uint64_t pos)
+{
+	while (pos < len && !buf[pos]) {
+		if (w->o->next_data) {
+			uint64_t d = w->o->next_data(w->o->data_ctx, base + pos);
+
+			if (d > base + pos) {
+				pos = d - base < len ? d - base : len;
+				continue;
+			}
+		}
+		pos = zeros_end(buf, pos, len - pos > PAD_STEP ? pos + PAD_STEP
+							      : len);
+	}
+	return pos;
+}
+
 /* Every container in buf[0, len), which starts at file offset base. */
 static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 			   uint64_t base, unsigned depth)
@@ -284,6 +346,7 @@ static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 		const uint8_t *p;
 		struct inspect_node c;
 
+		pos = skip_padding(w, buf, len, base, pos);
 		rc = fatbin_next(buf, len, &pos, &w->o->ccob, &it, w->e);
 		if (rc <= 0)
 			break;
@@ -392,6 +455,7 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 
 			if (sec[i].kind != ELFSCAN_BUNDLE)
 				continue;
+			en.image_kind = sniff_image(en.data, en.size);
 			k++;
 			if (emit(w, &en) < 0)
 				return -1;
@@ -541,6 +605,42 @@ static int walk_archive(struct walk *w, struct inspect_node *in,
 	return rc;
 }
 
+/* Text, as far as its first 4 KiB tell: printable ASCII, tabs and line
+ * ends (a linker script such as libc.so, a .def file). */
+static bool is_text(const uint8_t *buf, size_t len)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len && i < 4096; i++)
+		if (!((buf[i] >= 0x20 && buf[i] < 0x7f) || buf[i] == '\n' ||
+		      buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\f'))
+			return false;
+	return true;
+}
+
+/* A linker script, as the ones glibc installs as libc.so: a GNU ld
+ * command that names inputs (GROUP, INPUT) or the output format. */
+static bool is_ld_script(const uint8_t *buf, size_t len)
+{
+	static const char *const cmds[] = { "GROUP", "INPUT", "OUTPUT_FORMAT" };
+	size_t n = len < 4096 ? len : 4096;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+			size_t k = strlen(cmds[c]), j = i + k;
+
+			if (n - i < k || memcmp(buf + i, cmds[c], k) ||
+			    (i && buf[i - 1] != '\n' && buf[i - 1] != ' ' &&
+			     buf[i - 1] != '\t'))
+				continue;
+			while (j < n && (buf[j] == ' ' || buf[j] == '\t'))
+				j++;
+			if (j < n && buf[j] == '(')
+				return true;
+		}
+	return false;
+}
+
 static bool is_container(const uint8_t *buf, size_t len)
 {
 	return bundle_is_binary(buf, len) || ccob_is(buf, len) ||
@@ -575,11 +675,12 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 			return -1;
 		return walk_containers(w, buf, len, base, depth + 1);
 	}
-	if (depth == 0)
+	if (depth == 0 && !w->o->accept_other)
 		return err_set(w->e, "not an ELF file, COFF object, archive, "
 			       "offload bundle, CCOB, offload package or "
 			       "NVIDIA fatbin");
-	in.format = INSPECT_OTHER;
+	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
+	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
 	return emit(w, &in);
 }
 
@@ -679,6 +780,7 @@ void inspect_entry_target(const struct inspect_node *n,
 			    (size_t)(n->name + n->name_len - dash[0] - 1));
 			return;
 		}
+		set_str(&t->image, &t->image_len, image_name(n->image_kind));
 		/* An empty environment ("amdgcn-amd-amdhsa-") is left out. */
 		set(&t->triple, &t->triple_len, dash[0] + 1,
 		    (size_t)(dash[4] - dash[0] - 1) -

@@ -36,8 +36,9 @@ enum inspect_format {
 	INSPECT_ARCHIVE,
 	INSPECT_RAW,		/* bundles, CCOBs, packages or NVIDIA fatbins */
 	INSPECT_THIN_MEMBER,	/* a thin archive's member: not read */
-	INSPECT_OTHER,		/* an archive member holding none of these */
+	INSPECT_OTHER,		/* none of these (see accept_other) */
 	INSPECT_COFF,		/* a COFF object, plain or bigobj */
+	INSPECT_TEXT,		/* as OTHER, text (a linker script...) */
 };
 
 enum inspect_container {
@@ -73,6 +74,7 @@ struct inspect_node {
 	uint16_t elf_type;		/* ELF */
 	uint16_t machine;		/* ELF or COFF */
 	bool bigobj;			/* COFF */
+	bool ld_script;			/* TEXT: GNU ld's commands */
 
 	/* SECTION */
 	uint32_t section_index;
@@ -93,7 +95,10 @@ struct inspect_node {
 	uint32_t entry_section;	/* object bundles: the section's index */
 	const char *triple, *arch;	/* packages (NUL-terminated or NULL) */
 	size_t triple_len, arch_len;
-	uint16_t image_kind, offload_kind;	/* packages */
+	/* Packages: as stored; bundles: from the code's first bytes when
+	 * they are at hand (enum package_image_kind; PACKAGE_IMG_NONE when
+	 * not, or when they are none of these). */
+	uint16_t image_kind, offload_kind;
 	struct nvfatbin_entry nv;	/* NVIDIA fatbins */
 	const uint8_t *nv_base;		/* its fatbin's first byte */
 	/* The code, when at hand: always for bytes in the file; inside a
@@ -116,8 +121,17 @@ struct inspect_opts {
 	 * data.  Otherwise a CCOB is inflated only as far as the bundle
 	 * header inside it, and no NVIDIA entry has data. */
 	bool inflate;
+	/* A file that is none of the formats above is an INPUT node of
+	 * format OTHER or TEXT (as archive members are), not an error. */
+	bool accept_other;
 	struct ccob_limits ccob;
 	struct package_limits package;
+	/* Where the file's data go on at or after offset off, past a hole
+	 * of a sparse file (lseek's SEEK_DATA; the file's length when only a
+	 * hole is left).  Zero padding in a hole is skipped without being
+	 * read.  NULL: every byte is looked at. */
+	uint64_t (*next_data)(const void *ctx, uint64_t off);
+	const void *data_ctx;
 };
 
 /* Walk buf, the whole of one file.  -1 with e filled on anything damaged

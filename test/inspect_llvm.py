@@ -35,12 +35,15 @@ def run(*args):
     return r.stdout
 
 
-def containers(node):
-    """Every container under a file, section or member, in walk order."""
-    for key in ("members", "sections"):
-        for child in node.get(key, []):
-            yield from containers(child)
-    yield from node.get("containers", [])
+def containers(node, members=""):
+    """Every container under a file, section or member, in walk order,
+    with the archive members it is in as extract names them (".m1.m2")."""
+    for child in node.get("members", []):
+        yield from containers(child, members + "." + child["member"])
+    for child in node.get("sections", []):
+        yield from containers(child, members)
+    for c in node.get("containers", []):
+        yield members, c
 
 
 def safe(s):
@@ -58,7 +61,7 @@ def main():
         run(OFFLOAD, "extract", "-o", outdir, path)
     base = os.path.basename(path)
     ncont = nent = 0
-    for c in containers(listing["files"][0]):
+    for members, c in containers(listing["files"][0]):
         piece = os.path.join(tmp, "piece%d" % c["number"])
         with open(piece, "wb") as f:
             f.write(data[c["offset"]:c["offset"] + c["size"]])
@@ -84,14 +87,14 @@ def main():
                 run(os.path.join(LLVM, "clang-offload-bundler"), "-unbundle",
                     "-type=" + kind, "-input=" + piece, "-targets=" + e["id"],
                     "-output=" + ref)
-                name = "%s.%d.%s" % (base, c["number"], safe(e["id"]))
+                name = "%s%s.%d.%s" % (base, safe(members), c["number"], safe(e["id"]))
             elif c["format"] == "package":
                 run(os.path.join(LLVM, "llvm-offload-binary"), piece,
                     "--image=file=%s,triple=%s,arch=%s" % (ref, e["triple"], e["arch"]))
                 tid = e["arch"]
                 triple = e["triple"] + ("-" if e["triple"].count("-") == 2 else "")
-                name = "%s.%d.%s" % (base, c["number"],
-                                     safe("%s-%s-%s" % (e["offload_kind"], triple, tid)))
+                name = "%s%s.%d.%s" % (base, safe(members), c["number"],
+                                       safe("%s-%s-%s" % (e["offload_kind"], triple, tid)))
             else:
                 continue
             want = open(ref, "rb").read()
