@@ -145,31 +145,6 @@ const char *hash_word(enum inspect_hash h)
 
 /* ---- text ---- */
 
-/* s as it may go to a terminal: control bytes and '\' escaped, and
- * spaces too when a script splits the line at them (roc-obj). */
-static char *escape(const char *s, size_t len, bool space)
-{
-	char *out = malloc(4 * len + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\' || (space && c == ' '))
-			o += sprintf(o, c == '\\' ? "\\\\" : "\\x%02x", c);
-		else
-			*o++ = (char)c;
-	}
-	*o = 0;
-	return out;
-}
-
-static char *text_escape(const char *s, size_t len)
-{
-	return escape(s, len, false);
-}
-
 enum { MAX_CELLS = 7 };
 
 /* One entry line: cells, the size one right-aligned. */
@@ -180,7 +155,7 @@ struct line {
 
 static char *dup_text(const char *s, size_t len)
 {
-	return s ? text_escape(s, len) : strdup("-");
+	return s ? applet_escape(s, len, false) : strdup("-");
 }
 
 static char *fmt_u64(uint64_t v)
@@ -297,8 +272,8 @@ static void raw_kind(const struct rows *rs, size_t i)
 static void print_input(const struct rows *rs, size_t i, const char *path)
 {
 	const struct inspect_node *n = &rs->v[i].n;
-	char *name = text_escape(n->depth ? n->name : path,
-				 n->depth ? n->name_len : strlen(path));
+	char *name = applet_escape(n->depth ? n->name : path,
+				   n->depth ? n->name_len : strlen(path), false);
 	const char *tname;
 
 	printf("%*s%s%s: ", 2 * n->depth, "", n->depth ? "member " : "",
@@ -406,7 +381,7 @@ static void print_text(const struct rows *rs, const char *path)
 			print_input(rs, i, path);
 			break;
 		case INSPECT_SECTION:
-			name = text_escape(n->name, n->name_len);
+			name = applet_escape(n->name, n->name_len, false);
 			printf("%*ssection [%u] %s: offset %" PRIu64 ", %" PRIu64
 			       " bytes\n", 2 * n->depth, "", n->section_index,
 			       name ? name : "?", n->offset, n->size);
@@ -447,7 +422,7 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 			char *uri = uri_file(path, en->offset, en->size);
 			/* One line per entry, three fields, whatever the ID
 			 * holds (a newline, a space, a NUL). */
-			char *id = escape(en->name, en->name_len, true);
+			char *id = applet_escape(en->name, en->name_len, true);
 
 			if (!uri || !id) {
 				free(uri);

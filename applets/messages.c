@@ -39,7 +39,7 @@ int applet_fail_io(const char *applet, const char *out, const struct err *e)
 			       out, about_out, e);
 }
 
-char *applet_escape(const char *s, size_t len)
+char *applet_escape(const char *s, size_t len, bool space)
 {
 	char *out = malloc(4 * len + 1), *o = out;
 
@@ -48,7 +48,7 @@ char *applet_escape(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c < 0x20 || c == 0x7f || c == '\\')
+		if (c < 0x20 || c == 0x7f || c == '\\' || (space && c == ' '))
 			o += sprintf(o, c == '\\' ? "\\\\" : "\\x%02x", c);
 		else
 			*o++ = (char)c;

@@ -5,6 +5,9 @@
 #ifndef APPLETS_MESSAGES_H
 #define APPLETS_MESSAGES_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "../core/err.h"
 
 /* Returns 1.  what may be NULL.  Standard output is flushed first, so a
@@ -21,8 +24,9 @@ int applet_fail_err(const char *applet, const char *what, const char *file,
  * under the copy. */
 int applet_fail_io(const char *applet, const char *out, const struct err *e);
 /* s (len bytes, any bytes) as it may go to a terminal or a line-based
- * reader: control bytes as \xHH and '\' as \\.  malloc'd. */
-char *applet_escape(const char *s, size_t len);
+ * reader: control bytes as \xHH and '\' as \\, and spaces too when a
+ * script splits the line at them (space).  malloc'd. */
+char *applet_escape(const char *s, size_t len, bool space);
 /* Returns 2. */
 int applet_usage_error(const char *applet, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -56,7 +56,7 @@ struct options {
 /* The message may quote IDs from the file: one line whatever they hold. */
 static void fail_escaped(const char *path, const struct err *e)
 {
-	char *msg = applet_escape(e->msg, strlen(e->msg));
+	char *msg = applet_escape(e->msg, strlen(e->msg), false);
 
 	fail("cannot prune", path, "%s", msg ? msg : e->msg);
 	free(msg);
@@ -81,7 +81,7 @@ static void seen_entry(void *ctx, const struct prune_entry *en, bool kept)
 
 	if (!o->verbose || kept)
 		return;
-	id = applet_escape(en->sel.id, en->sel.id_len);
+	id = applet_escape(en->sel.id, en->sel.id_len, false);
 	fprintf(o->report, "%s: drop %s, %llu bytes", o->file, id ? id : "?",
 		(unsigned long long)en->size);
 	free(id);
@@ -270,7 +270,8 @@ int prune_main(int argc, char **argv)
 	for (size_t i = 0; i < o.drop.n; i++)
 		if (!o.drop.rule[i].hit) {
 			char *t = applet_escape(o.drop.rule[i].text,
-						strlen(o.drop.rule[i].text));
+						strlen(o.drop.rule[i].text),
+						false);
 
 			fprintf(stderr, "offload prune: error: --drop '%s' "
 				"matches no code object\n", t ? t : "?");
