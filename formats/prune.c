@@ -1,4 +1,5 @@
 /* prune: device code taken out of a build artefact; see prune.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -6,6 +7,7 @@
 #include "ar.h"
 #include "bundle.h"
 #include "fatbin.h"
+#include "package.h"
 #include "prune.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
@@ -347,6 +349,89 @@ out:
 	return rc;
 }
 
+/* ---- offload packages ---- */
+
+/* The packages (version 1: one image each) that fill buf[0, len), at file
+ * offset base: 1 with the kept ones as pieces in *pt, 0 when all stay. */
+static int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
+			  uint64_t base, struct prune_patch *pt)
+{
+	const struct package_limits lim = { PACKAGE_DEFAULT_MAX_RATIO,
+					    PACKAGE_DEFAULT_MAX_SIZE };
+	struct package_list l = { 0 };
+	size_t nkept = 0, k = 0;
+	bool *kept = NULL;
+	int rc = -1;
+
+	if (package_scan(buf, len, &lim, &l, p->e) < 0)
+		return -1;
+	kept = calloc(l.n ? l.n : 1, sizeof(*kept));
+	if (!kept) {
+		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		const struct package_image *img = &l.v[i];
+		const char *kind = package_offload_kind_describe(img->offload_kind);
+		struct prune_entry pe = { .size = img->image_size };
+		char id[256];
+
+		if (img->version != 1 || img->inflated) {
+			err_set(p->e, "package at offset %llu: version %u "
+				"packages are not pruned yet",
+				(unsigned long long)(base + img->binary_offset),
+				img->version);
+			goto out;
+		}
+		pe.sel.triple = package_get(img, "triple", 6,
+					    &pe.sel.triple_len);
+		pe.sel.arch = package_get(img, "arch", 4, &pe.sel.arch_len);
+		snprintf(id, sizeof(id), "%s-%.*s-%.*s", kind,
+			 (int)(pe.sel.triple_len > 100 ? 100 : pe.sel.triple_len),
+			 pe.sel.triple ? pe.sel.triple : "",
+			 (int)(pe.sel.arch_len > 100 ? 100 : pe.sel.arch_len),
+			 pe.sel.arch ? pe.sel.arch : "");
+		pe.sel.id = id;
+		pe.sel.id_len = strlen(id);
+		p->container = p->base + base + img->binary_offset;
+		p->plan->containers++;
+		kept[i] = decide(p, &pe);
+		nkept += kept[i];
+	}
+	if (l.n && !nkept)
+		p->plan->containers_emptied++;
+	rc = 0;
+	if (nkept == l.n)
+		goto out;
+	pt->piece = calloc(nkept ? nkept : 1, sizeof(*pt->piece));
+	if (!pt->piece) {
+		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		const struct package_image *img = &l.v[i];
+		const uint8_t *bin = buf + img->binary_offset;
+		uint64_t size = 0;
+
+		if (!kept[i])
+			continue;
+		for (int b = 7; b >= 0; b--)
+			size = size << 8 | bin[8 + b];
+		pt->piece[k++] = (struct prune_piece){
+			.data = bin, .data_len = size, .from_file = true,
+			.src = base + img->binary_offset,
+		};
+		pt->new_size += size;
+	}
+	pt->npieces = k;
+	rc = 1;
+out:
+	free(kept);
+	package_list_free(&l);
+	return rc;
+}
+
 /* ---- regions: the containers of a section or a file ---- */
 
 static int add_patch(struct prune_plan *plan, const struct prune_patch *pt,
@@ -435,6 +520,59 @@ static bool is_dropped_section(void *ctx, const char *name, size_t len)
 	return false;
 }
 
+static int drop_section(struct prune_plan *plan, const char *name, size_t len,
+			struct err *e)
+{
+	char **grown = realloc(plan->drop_sections,
+			       (plan->ndrop + 1) * sizeof(*grown));
+
+	if (!grown)
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	plan->drop_sections = grown;
+	grown[plan->ndrop] = strndup(name, len);
+	if (!grown[plan->ndrop])
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	plan->ndrop++;
+	return 0;
+}
+
+/* A relocatable object's .llvm.offloading, written again with the kept
+ * packages.  In a linked program the OpenMP runtime's image table points
+ * into the section: not pruned there yet. */
+static int prune_offloading(struct pruner *p, const struct elfscan *s,
+			    const uint8_t *buf, size_t i)
+{
+	const struct elfscan_section *sec = &s->sec[i];
+	struct prune_section *grown, add = { 0 };
+	uint64_t size;
+	const uint8_t *bytes = elfscan_bytes(s, buf, i, &size);
+	int rc;
+
+	if (s->e_type != 1 /* ET_REL */ || (sec->flags & 2 /* SHF_ALLOC */))
+		return err_set(p->e, "packages in a linked program are not "
+			       "pruned yet (the OpenMP runtime's image table "
+			       "points at each)");
+	p->section = sec->name;
+	rc = prune_packages(p, bytes, (size_t)size, sec->offset, &add.content);
+	if (rc <= 0)
+		return rc;
+	add.name = strndup(sec->name, sec->name_len);
+	grown = realloc(p->plan->add, (p->plan->nadd + 1) * sizeof(*grown));
+	if (!add.name || !grown) {
+		free(add.name);
+		prune_patch_free(&add.content);
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	}
+	p->plan->add = grown;
+	add.type = sec->type;
+	add.flags = sec->flags;
+	add.align = sec->align;
+	add.content.old_size = size;
+	p->plan->size_after -= size - add.content.new_size;
+	grown[p->plan->nadd++] = add;
+	return drop_section(p->plan, sec->name, sec->name_len, p->e);
+}
+
 /* An object bundle: one __CLANG_OFFLOAD_BUNDLE__<id> section per entry. */
 static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 			       size_t *device_before, size_t *device_after)
@@ -442,7 +580,6 @@ static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 	for (size_t i = 1; i < s->n; i++) {
 		const struct elfscan_section *sec = &s->sec[i];
 		struct prune_entry pe = { .size = sec->size };
-		char **grown;
 
 		if (sec->kind != ELFSCAN_BUNDLE)
 			continue;
@@ -454,15 +591,8 @@ static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 			*device_after += !pe.sel.host;
 			continue;
 		}
-		grown = realloc(p->plan->drop_sections,
-				(p->plan->ndrop + 1) * sizeof(*grown));
-		if (!grown)
-			return err_code_set(p->e, ERR_NOMEM, "out of memory");
-		p->plan->drop_sections = grown;
-		grown[p->plan->ndrop] = strndup(sec->name, sec->name_len);
-		if (!grown[p->plan->ndrop])
-			return err_code_set(p->e, ERR_NOMEM, "out of memory");
-		p->plan->ndrop++;
+		if (drop_section(p->plan, sec->name, sec->name_len, p->e) < 0)
+			return -1;
 		p->plan->size_after -= sec->size;
 	}
 	return 0;
@@ -500,11 +630,19 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 			bundles = any = true;
 			break;
 		case ELFSCAN_OFFLOADING:
+			any = true;
+			if (prune_offloading(p, &s, buf, i) < 0) {
+				struct err inner = *p->e;
+
+				err_code_set(p->e, inner.code, "section %s: %s",
+					     sec->name, inner.msg);
+				goto out;
+			}
+			break;
 		case ELFSCAN_NV_FATBIN:
 		case ELFSCAN_NV_RELFATBIN:
-			err_set(p->e, "section %s: %s are not pruned yet",
-				sec->name, sec->kind == ELFSCAN_OFFLOADING
-				? "offload packages" : "NVIDIA fatbins");
+			err_set(p->e, "section %s: NVIDIA fatbins are not "
+				"pruned yet", sec->name);
 			goto out;
 		default:
 			break;
@@ -514,12 +652,12 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 		err_code_set(p->e, ERR_NOTHING, "no offload code to prune");
 		goto out;
 	}
+	if (p->plan->n && (bundles || p->plan->nadd)) {
+		err_set(p->e, "a .hip_fatbin beside an object bundle or "
+			"packages in one object is not pruned");
+		goto out;
+	}
 	if (bundles) {
-		if (p->plan->n) {
-			err_set(p->e, "an object bundle and a .hip_fatbin in "
-				"one object are not pruned together");
-			goto out;
-		}
 		p->section = NULL;
 		p->plan->containers++;
 		if (prune_object_bundle(p, &s, &device_before,
@@ -542,7 +680,7 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 /* Whether a member's plan changes its size. */
 static bool resizes(const struct prune_plan *plan)
 {
-	if (plan->ndrop)
+	if (plan->ndrop || plan->nadd)
 		return true;
 	for (size_t i = 0; i < plan->n; i++)
 		if (!plan->patch[i].in_place &&
@@ -691,11 +829,25 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 			      : prune_archive(p, buf, len);
 	if (bundle_is_binary(buf, len) || ccob_is(buf, len))
 		return prune_region(p, buf, len, 0, false);
+	if (package_is(buf, len)) {
+		struct prune_patch pt = { 0 };
+		int rc = prune_packages(p, buf, len, 0, &pt);
+
+		if (rc <= 0)
+			return rc;
+		pt.offset = 0;
+		pt.old_size = len;
+		if (add_patch(p->plan, &pt, p->e) < 0) {
+			prune_patch_free(&pt);
+			return -1;
+		}
+		return 0;
+	}
 	if (member)
 		return 0;
 	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "
-			    "(not an ELF file, an archive, an offload bundle "
-			    "or a CCOB)");
+			    "(not an ELF file, an archive, an offload bundle, "
+			    "a CCOB or an offload package)");
 }
 
 static int by_offset(const void *a, const void *b)
@@ -742,6 +894,43 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	return 0;
 }
 
+/* An object without the dropped sections and with the rewritten ones
+ * added (their bytes made in memory: packages are small). */
+static int write_sections(const uint8_t *buf, size_t len,
+			  const struct prune_plan *plan, struct io_out *out,
+			  struct err *e)
+{
+	struct elfcopy_add *add = calloc(plan->nadd ? plan->nadd : 1,
+					 sizeof(*add));
+	struct membuf *bytes = calloc(plan->nadd ? plan->nadd : 1,
+				      sizeof(*bytes));
+	int rc = -1;
+
+	if (!add || !bytes) {
+		err_code_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < plan->nadd; i++) {
+		const struct prune_section *ps = &plan->add[i];
+
+		if (materialize(&ps->content, &bytes[i], e) < 0)
+			goto out;
+		add[i] = (struct elfcopy_add){
+			.name = ps->name, .data = bytes[i].p,
+			.size = bytes[i].len, .type = ps->type,
+			.flags = ps->flags, .align = ps->align,
+		};
+	}
+	rc = elfcopy_write(buf, len, is_dropped_section, (void *)plan, add,
+			   plan->nadd, out, e);
+out:
+	for (size_t i = 0; bytes && i < plan->nadd; i++)
+		free(bytes[i].p);
+	free(bytes);
+	free(add);
+	return rc;
+}
+
 /* A member's new bytes, in memory (ar_write takes buffers). */
 static int member_bytes(const uint8_t *buf, const struct prune_member *pm,
 			struct membuf *m, struct err *e)
@@ -756,8 +945,8 @@ static int member_bytes(const uint8_t *buf, const struct prune_member *pm,
 		int rc = -1;
 
 		if (io_scratch_open(&scratch, e) == 0 &&
-		    elfcopy_write(data, (size_t)pm->size, is_dropped_section,
-				  (void *)plan, NULL, 0, &scratch, e) == 0 &&
+		    write_sections(data, (size_t)pm->size, plan, &scratch,
+				   e) == 0 &&
 		    io_scratch_map(&scratch, &view, e) == 0)
 			rc = mem_put(m, view.data, view.len, e);
 		io_out_discard(&scratch);
@@ -848,8 +1037,7 @@ static int write_plan(const struct io_in *in, struct prune_plan *plan,
 	if (plan->nmember)
 		return write_archive(in, plan, out, e);
 	if (plan->ndrop)
-		return elfcopy_write(in->data, in->len, is_dropped_section,
-				     plan, NULL, 0, out, e);
+		return write_sections(in->data, in->len, plan, out, e);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct prune_patch *pt = &plan->patch[i];
 		uint64_t zeros = pt->in_place ? pt->old_size - pt->new_size : 0;
@@ -898,5 +1086,10 @@ void prune_plan_free(struct prune_plan *plan)
 	for (size_t i = 0; i < plan->nmember; i++)
 		prune_plan_free(&plan->member[i].plan);
 	free(plan->member);
+	for (size_t i = 0; i < plan->nadd; i++) {
+		free(plan->add[i].name);
+		prune_patch_free(&plan->add[i].content);
+	}
+	free(plan->add);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -76,6 +76,16 @@ struct prune_patch {
 
 struct prune_member;
 
+/* A section written again: its name, type, flags and alignment kept, its
+ * bytes what the patch makes (as llvm-objcopy --remove-section then
+ * --add-section with them). */
+struct prune_section {
+	char *name;
+	uint32_t type;
+	uint64_t flags, align;
+	struct prune_patch content;
+};
+
 struct prune_plan {
 	struct prune_patch *patch;	/* in offset order, not overlapping */
 	size_t n;
@@ -87,10 +97,13 @@ struct prune_plan {
 	size_t nmember;
 	uint64_t symtab_mtime;
 	bool symtab;
-	/* An ELF object rewritten without these sections (object bundles);
-	 * exclusive with patches. */
+	/* An ELF object rewritten without these sections (object bundles),
+	 * and with these added in their place (a .llvm.offloading without
+	 * the dropped packages); exclusive with patches. */
 	char **drop_sections;
 	size_t ndrop;
+	struct prune_section *add;
+	size_t nadd;
 	/* What was found. */
 	uint64_t containers;		/* bundles and CCOBs walked */
 	uint64_t entries_kept, entries_dropped;

@@ -143,7 +143,7 @@ def main():
         for name in ("one-ccob.bin", "two-bundles.bin", "two-ccobs.bin"):
             write(name, "prune", read(os.path.join(HERE, "fatbin", name)))
         inspect = os.path.join(TOP, "test", "files", "inspect")
-        for name in ("rdc.o", "lib.a"):
+        for name in ("rdc.o", "lib.a", "pkg.bin", "omp.o"):
             write(name, "prune", read(os.path.join(inspect, name)))
     finally:
         shutil.rmtree(tmp)
