@@ -110,8 +110,57 @@ static bool generic_serves(const char *arch, size_t alen, const char *req,
 	return false;
 }
 
-/* A GPU of the target ID req loads the entry's code. */
-static bool loads(const char *arch, size_t alen, const char *req)
+/* An NVIDIA arch: "sm_86" (SASS), "compute_80" (PTX), with nvcc's
+ * variant letter ("sm_90a" arch-specific, "sm_103f" family). */
+struct nv_arch {
+	bool ptx;
+	unsigned major, minor;
+	char variant;		/* 0, 'a' or 'f' */
+};
+
+static bool nv_parse(const char *s, size_t len, struct nv_arch *a)
+{
+	size_t i, n = 0;
+	unsigned num = 0;
+
+	if (len > 3 && !memcmp(s, "sm_", 3))
+		i = 3, a->ptx = false;
+	else if (len > 8 && !memcmp(s, "compute_", 8))
+		i = 8, a->ptx = true;
+	else
+		return false;
+	for (; i < len && s[i] >= '0' && s[i] <= '9' && n < 4; i++, n++)
+		num = num * 10 + (unsigned)(s[i] - '0');
+	if (n < 2)
+		return false;
+	a->variant = 0;
+	if (i < len && (s[i] == 'a' || s[i] == 'f'))
+		a->variant = s[i++];
+	a->major = num / 10;
+	a->minor = num % 10;
+	return i == len;
+}
+
+/* What a GPU of compute capability req runs, by the CUDA driver's rules
+ * (NVIDIA's CUDA C++ Programming Guide, "Binary Compatibility" and
+ * "Feature Availability"): SASS of the same major version and a minor
+ * no higher; arch-specific SASS or PTX ('a') only on that very version;
+ * family code ('f') on the same major and a minor no lower; plain PTX of
+ * any version no higher, compiled by the driver (JIT). */
+static bool nv_loads(const struct nv_arch *code, const struct nv_arch *gpu)
+{
+	unsigned c = code->major * 10 + code->minor;
+	unsigned g = gpu->major * 10 + gpu->minor;
+
+	if (code->variant == 'a')
+		return c == g;
+	if (code->variant == 'f' || !code->ptx)
+		return code->major == gpu->major && code->minor <= gpu->minor;
+	return c <= g;
+}
+
+/* An AMD GPU of the target ID req loads the entry's code. */
+static bool amd_loads(const char *arch, size_t alen, const char *req)
 {
 	size_t rlen = strlen(req), ap, rp;
 	char buf[256];
@@ -129,6 +178,17 @@ static bool loads(const char *arch, size_t alen, const char *req)
 	memcpy(buf, arch, ap);
 	memcpy(buf + ap, req + rp, rlen - rp);
 	return targetid_loadable(arch, alen, buf, ap + rlen - rp);
+}
+
+/* A GPU of the target ID req (an AMD one, or "sm_86") loads the entry's
+ * code; "sm_90a" asks for an sm_90 GPU. */
+static bool loads(const char *arch, size_t alen, const char *req)
+{
+	struct nv_arch code, gpu;
+
+	if (nv_parse(req, strlen(req), &gpu) && !gpu.ptx)
+		return nv_parse(arch, alen, &code) && nv_loads(&code, &gpu);
+	return amd_loads(arch, alen, req);
 }
 
 static bool rule_takes(const struct select_rule *r,

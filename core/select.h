@@ -10,7 +10,12 @@
  *     ID loads: the same processor with no feature set the other way
  *     (targetid_loadable; "gfx90a" takes both xnack variants), or a
  *     generic processor that serves it (gfx11-generic for gfx1100, as
- *     LLVM's AMDGPUUsage "AMDGPU Generic Processors" table lists them). */
+ *     LLVM's AMDGPUUsage "AMDGPU Generic Processors" table lists them);
+ *     for NVIDIA ("sm_86"), what the CUDA driver runs on a GPU of that
+ *     compute capability: SASS ("sm_80") of the same major version and a
+ *     minor no higher, arch-specific code ("sm_90a", "compute_90a") on
+ *     that version alone, family code ("sm_100f") on the family's later
+ *     members, and PTX ("compute_80") of any version no higher. */
 #ifndef CORE_SELECT_H
 #define CORE_SELECT_H
 

@@ -7,6 +7,7 @@
 #include "ar.h"
 #include "bundle.h"
 #include "fatbin.h"
+#include "nvfatbin.h"
 #include "package.h"
 #include "prune.h"
 #include "../core/elfcopy.h"
@@ -349,6 +350,94 @@ out:
 	return rc;
 }
 
+/* ---- NVIDIA fatbins ---- */
+
+/* The fatbin at buf[0, size), file offset file_off: 1 with the kept
+ * entries as pieces in *pt (its header with the new size, then each kept
+ * entry's header and payload as they are), 0 when all stay.  Entries are
+ * named as cuobjdump names them: sm_XX for SASS, compute_XX for PTX. */
+static int prune_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
+		    uint64_t file_off, struct prune_patch *pt)
+{
+	struct nvfatbin_header h;
+	struct nvfatbin_entry ent;
+	uint64_t pos, start, kept_bytes = 0;
+	size_t n = 0, nkept = 0, k = 0;
+	bool *kept = NULL;
+	int rc;
+
+	if (nvfatbin_open(buf, (size_t)size, &h, p->e) < 0)
+		return -1;
+	/* Two passes: decide, then lay out what was kept. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (pos = h.header_size, start = pos, n = 0;
+		     (rc = nvfatbin_next(buf, &h, &pos, &ent, p->e)) > 0;
+		     start = pos, n++) {
+			struct prune_entry pe = { .size = ent.payload_size };
+			char arch[32];
+			bool keep;
+
+			snprintf(arch, sizeof(arch), "%s_%u%s",
+				 ent.kind == NVFATBIN_PTX ? "compute" : "sm",
+				 ent.arch, nvfatbin_arch_suffix(&ent));
+			pe.sel.id = pe.sel.arch = arch;
+			pe.sel.id_len = pe.sel.arch_len = strlen(arch);
+			if (pass == 0) {
+				bool *grown = realloc(kept, (n + 1) *
+						      sizeof(*kept));
+
+				if (!grown) {
+					free(kept);
+					return err_code_set(p->e, ERR_NOMEM,
+							    "out of memory");
+				}
+				kept = grown;
+				keep = kept[n] = decide(p, &pe);
+				nkept += keep;
+				if (keep)
+					kept_bytes += pos - start;
+				continue;
+			}
+			if (!kept[n])
+				continue;
+			pt->piece[k++] = (struct prune_piece){
+				.data = buf + start, .data_len = pos - start,
+				.from_file = true, .src = file_off + start,
+			};
+		}
+		if (rc < 0) {
+			free(kept);
+			return -1;
+		}
+		if (pass == 0) {
+			if (n && !nkept)
+				p->plan->containers_emptied++;
+			if (nkept == n) {
+				free(kept);
+				return 0;
+			}
+			pt->storage = malloc(h.header_size);
+			pt->piece = calloc(nkept + 1, sizeof(*pt->piece));
+			if (!pt->storage || !pt->piece) {
+				free(kept);
+				prune_patch_free(pt);
+				return err_code_set(p->e, ERR_NOMEM,
+						    "out of memory");
+			}
+			memcpy(pt->storage, buf, h.header_size);
+			for (int b = 0; b < 8; b++)
+				pt->storage[8 + b] = (uint8_t)(kept_bytes >> (8 * b));
+			pt->piece[0] = (struct prune_piece){
+				.lit = pt->storage, .lit_len = h.header_size };
+			k = 1;
+		}
+	}
+	free(kept);
+	pt->npieces = k;
+	pt->new_size = h.header_size + kept_bytes;
+	return 1;
+}
+
 /* ---- offload packages ---- */
 
 /* The packages (version 1: one image each) that fill buf[0, len), at file
@@ -465,6 +554,9 @@ static int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 					  base + it.offset, &pt);
 		else if (it.kind == FATBIN_CCOB)
 			rc = prune_ccob(p, buf + it.offset, it.size, &pt);
+		else if (it.kind == FATBIN_NV)
+			rc = prune_nv(p, buf + it.offset, it.size,
+				      base + it.offset, &pt);
 		else
 			rc = err_set(p->e, "%ss are not pruned yet",
 				     fatbin_kind_name(it.kind));
@@ -614,6 +706,8 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 
 		switch (sec->kind) {
 		case ELFSCAN_HIP_FATBIN:
+		case ELFSCAN_NV_FATBIN:
+		case ELFSCAN_NV_RELFATBIN:
 			bytes = elfscan_bytes(&s, buf, i, &size);
 			p->section = sec->name;
 			any = true;
@@ -639,11 +733,6 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 				goto out;
 			}
 			break;
-		case ELFSCAN_NV_FATBIN:
-		case ELFSCAN_NV_RELFATBIN:
-			err_set(p->e, "section %s: NVIDIA fatbins are not "
-				"pruned yet", sec->name);
-			goto out;
 		default:
 			break;
 		}
@@ -827,7 +916,8 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 		return member ? err_set(p->e, "an archive inside an archive "
 					"is not pruned")
 			      : prune_archive(p, buf, len);
-	if (bundle_is_binary(buf, len) || ccob_is(buf, len))
+	if (bundle_is_binary(buf, len) || ccob_is(buf, len) ||
+	    nvfatbin_is(buf, len))
 		return prune_region(p, buf, len, 0, false);
 	if (package_is(buf, len)) {
 		struct prune_patch pt = { 0 };
@@ -847,7 +937,8 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 		return 0;
 	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "
 			    "(not an ELF file, an archive, an offload bundle, "
-			    "a CCOB or an offload package)");
+			    "a CCOB, an offload package or an NVIDIA "
+			    "fatbin)");
 }
 
 static int by_offset(const void *a, const void *b)

@@ -143,8 +143,10 @@ def main():
         for name in ("one-ccob.bin", "two-bundles.bin", "two-ccobs.bin"):
             write(name, "prune", read(os.path.join(HERE, "fatbin", name)))
         inspect = os.path.join(TOP, "test", "files", "inspect")
-        for name in ("rdc.o", "lib.a", "pkg.bin", "omp.o"):
+        for name in ("rdc.o", "lib.a", "pkg.bin", "omp.o", "cu-rdc.o"):
             write(name, "prune", read(os.path.join(inspect, name)))
+        write("variants.fatbin", "prune",
+              read(os.path.join(TOP, "test", "files", "nv", "variants.fatbin")))
     finally:
         shutil.rmtree(tmp)
 
