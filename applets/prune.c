@@ -97,12 +97,16 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 	uint64_t total = p->entries_kept + p->entries_dropped;
 
 	fprintf(f, "%s: %s %llu of %llu entries, %llu bytes of code; file %llu -> "
-	       "%llu bytes\n", path, dry ? "would drop" : "dropped",
+	       "%llu bytes", path, dry ? "would drop" : "dropped",
 	       (unsigned long long)p->entries_dropped,
 	       (unsigned long long)total,
 	       (unsigned long long)p->code_dropped,
 	       (unsigned long long)p->size_before,
 	       (unsigned long long)p->size_after);
+	/* The floor for linked files, said: the layout stays. */
+	if (p->zeroed)
+		fprintf(f, ", %llu zeroed in place", (unsigned long long)p->zeroed);
+	fputc('\n', f);
 }
 
 static int prune_one(struct options *o, const char *path)

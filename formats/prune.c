@@ -978,10 +978,15 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 		prune_plan_free(plan);
 		return -1;
 	}
-	for (size_t i = 0; i < plan->n; i++)
-		if (!plan->patch[i].in_place)
-			plan->size_after -= plan->patch[i].old_size -
-					    plan->patch[i].new_size;
+	for (size_t i = 0; i < plan->n; i++) {
+		uint64_t freed = plan->patch[i].old_size -
+				 plan->patch[i].new_size;
+
+		if (plan->patch[i].in_place)
+			plan->zeroed += freed;
+		else
+			plan->size_after -= freed;
+	}
 	return 0;
 }
 

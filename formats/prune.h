@@ -110,6 +110,9 @@ struct prune_plan {
 	uint64_t device_kept;		/* kept entries that are device code */
 	uint64_t code_dropped;		/* bytes of code in dropped entries */
 	uint64_t size_before, size_after;	/* of the file */
+	/* Bytes freed where they were and left as zeros (the layout of a
+	 * linked file cannot move: its runtime points into it). */
+	uint64_t zeroed;
 	/* Containers that kept no device code at all. */
 	uint64_t containers_emptied;
 };
