@@ -1,603 +1,17 @@
-/* prune: device code taken out of a build artefact; see prune.h. */
-#include <stdio.h>
+/* prune: device code taken out of a build artefact; see prune.h.  The
+ * files: ELF objects, executables and libraries, archives, the plan and
+ * its writing (containers: prune_containers.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "ar.h"
 #include "bundle.h"
-#include "fatbin.h"
-#include "nvfatbin.h"
 #include "package.h"
-#include "prune.h"
+#include "prune_impl.h"
+#include "nvfatbin.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
-
-struct pruner {
-	const struct prune_opts *o;
-	struct prune_plan *plan;
-	const char *section;	/* where the walk is, for keep() */
-	uint64_t container;
-	uint64_t base;		/* the archive member's offset in the file */
-	struct err *e;
-};
-
-/* ---- entries ---- */
-
-/* An ID split as the bundler splits it: <kind>-<four triple parts>[-<id>]. */
-static void entry_from_id(struct prune_entry *pe, const char *id, size_t len)
-{
-	size_t dash[5], nd = 0;
-
-	memset(&pe->sel, 0, sizeof(pe->sel));
-	pe->sel.id = id;
-	pe->sel.id_len = len;
-	for (size_t i = 0; i < len && nd < 5; i++)
-		if (id[i] == '-')
-			dash[nd++] = i;
-	if (nd < 4)
-		return;
-	pe->sel.host = dash[0] == 4 && !memcmp(id, "host", 4);
-	pe->sel.triple = id + dash[0] + 1;
-	pe->sel.triple_len = (nd == 5 ? dash[4] : len) - dash[0] - 1;
-	if (nd == 5 && dash[4] + 1 < len) {
-		pe->sel.arch = id + dash[4] + 1;
-		pe->sel.arch_len = len - dash[4] - 1;
-	}
-}
-
-static bool decide(struct pruner *p, struct prune_entry *pe)
-{
-	bool keep;
-
-	pe->container = p->container;
-	pe->section = p->section;
-	keep = p->o->keep(p->o->ctx, pe);
-	if (p->o->seen)
-		p->o->seen(p->o->ctx, pe, keep);
-	if (keep) {
-		p->plan->entries_kept++;
-		if (!pe->sel.host)
-			p->plan->device_kept++;
-	} else {
-		p->plan->entries_dropped++;
-		p->plan->code_dropped += pe->size;
-	}
-	return keep;
-}
-
-/* ---- binary bundles ---- */
-
-/* The bundler's alignment that lays the entries out where they are: the
- * smallest power of two that reproduces every offset (LLVM's layout),
- * else the largest that divides them all. */
-static uint64_t laid_out_align(const struct fatbin_entry *v, size_t n,
-			       uint64_t header_end)
-{
-	uint64_t low = 1ULL << 16;
-
-	for (uint64_t a = 1; a <= (1ULL << 16); a <<= 1) {
-		uint64_t pos = header_end;
-		size_t i;
-
-		for (i = 0; i < n; i++) {
-			pos = (pos + a - 1) / a * a;
-			if (v[i].offset != pos)
-				break;
-			pos += v[i].size;
-		}
-		if (i == n)
-			return a;
-	}
-	for (size_t i = 0; i < n; i++)
-		while (v[i].offset % low)
-			low >>= 1;
-	return low ? low : 1;
-}
-
-struct membuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static int mem_put(void *ctx, const void *src, size_t n, struct err *e)
-{
-	struct membuf *m = ctx;
-
-	if (!n)
-		return 0;
-	if (n > m->cap - m->len) {
-		size_t cap = m->cap ? m->cap : 4096;
-		uint8_t *grown;
-
-		while (cap - m->len < n) {
-			if (cap > SIZE_MAX / 2)
-				return err_code_set(e, ERR_NOMEM,
-						    "out of memory");
-			cap *= 2;
-		}
-		grown = realloc(m->p, cap);
-		if (!grown)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
-		m->p = grown;
-		m->cap = cap;
-	}
-	memcpy(m->p + m->len, src, n);
-	m->len += n;
-	return 0;
-}
-
-/* Write a patch's pieces into memory (to compress them, or to make an
- * archive member). */
-static int materialize(const struct prune_patch *pt, struct membuf *m,
-		       struct err *e)
-{
-	static const uint8_t zeros[4096];
-
-	for (size_t i = 0; i < pt->npieces; i++) {
-		const struct prune_piece *pc = &pt->piece[i];
-
-		if (mem_put(m, pc->lit, pc->lit_len, e) < 0)
-			return -1;
-		for (uint64_t z = pc->pad; z;) {
-			size_t step = z < sizeof(zeros) ? (size_t)z
-							 : sizeof(zeros);
-
-			if (mem_put(m, zeros, step, e) < 0)
-				return -1;
-			z -= step;
-		}
-		if (mem_put(m, pc->data, (size_t)pc->data_len, e) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-void prune_patch_free(struct prune_patch *pt)
-{
-	free(pt->piece);
-	free(pt->storage);
-	memset(pt, 0, sizeof(*pt));
-}
-
-/* The bundle of the kept entries, as the bundler lays it out, as pieces:
- * its header, then each kept entry's code where it is (at file offset
- * file_off + its offset when in_file). */
-static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
-			  const bool *kept, size_t n, uint64_t align,
-			  bool in_file, uint64_t file_off,
-			  struct prune_patch *pt, struct err *e)
-{
-	const char **ids = calloc(n ? n : 1, sizeof(*ids));
-	uint64_t *sizes = calloc(n ? n : 1, sizeof(*sizes));
-	size_t *from = calloc(n ? n : 1, sizeof(*from));
-	struct bundle_plan plan = { 0 };
-	size_t k = 0;
-	int rc = -1;
-
-	if (!ids || !sizes || !from) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!kept[i])
-			continue;
-		ids[k] = strndup(v[i].id, v[i].id_len);
-		if (!ids[k]) {
-			err_code_set(e, ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		sizes[k] = v[i].size;
-		from[k++] = i;
-	}
-	if (bundle_plan_binary(ids, sizes, k, align, &plan, e) < 0)
-		goto out;
-	pt->piece = calloc(plan.n ? plan.n : 1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < plan.n; i++) {
-		const struct bundle_piece *bp = &plan.piece[i];
-		struct prune_piece *pc = &pt->piece[i];
-
-		*pc = (struct prune_piece){ .lit = bp->lit,
-					    .lit_len = bp->lit_len,
-					    .pad = bp->pad };
-		if (bp->input >= 0) {
-			const struct fatbin_entry *src = &v[from[bp->input]];
-
-			pc->data = buf + src->offset;
-			pc->data_len = src->size;
-			pc->from_file = in_file;
-			pc->src = file_off + src->offset;
-		}
-	}
-	pt->npieces = plan.n;
-	pt->new_size = plan.total;
-	pt->storage = plan.storage;	/* the lits live there */
-	plan.storage = NULL;
-	rc = 0;
-out:
-	for (size_t i = 0; ids && i < k; i++)
-		free((char *)ids[i]);
-	free(ids);
-	free(sizes);
-	free(from);
-	bundle_plan_free(&plan);
-	if (rc < 0)
-		prune_patch_free(pt);
-	return rc;
-}
-
-/* Prune the binary bundle buf[0, size) (at file offset file_off when
- * in_file): 1 with the new bundle in *pt, 0 when every entry stays. */
-static int prune_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
-			bool in_file, uint64_t file_off,
-			struct prune_patch *pt)
-{
-	struct fatbin_entry *v = NULL;
-	uint64_t header_end, extent;
-	bool *kept = NULL;
-	size_t n = 0, nkept = 0, device_before = 0, device_after = 0;
-	int rc = -1;
-
-	if (fatbin_bundle_entries(buf, (size_t)size, size, &v, &n, &header_end,
-				  &extent, p->e) != 1)
-		goto out;
-	kept = calloc(n ? n : 1, sizeof(*kept));
-	if (!kept) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct prune_entry pe = { .size = v[i].size };
-
-		if (memchr(v[i].id, 0, v[i].id_len)) {
-			err_code_set(p->e, ERR_MALFORMED, "entry %zu has an ID "
-				     "with a NUL byte", i + 1);
-			goto out;
-		}
-		/* The bundler lays out repeated IDs at one offset (the
-		 * later wins): a bundle of them cannot be written again. */
-		for (size_t j = 0; j < i; j++)
-			if (v[j].id_len == v[i].id_len &&
-			    !memcmp(v[j].id, v[i].id, v[i].id_len)) {
-				err_code_set(p->e, ERR_MALFORMED, "entries %zu "
-					     "and %zu have one ID", j + 1,
-					     i + 1);
-				goto out;
-			}
-		entry_from_id(&pe, v[i].id, v[i].id_len);
-		kept[i] = decide(p, &pe);
-		nkept += kept[i];
-		device_before += !pe.sel.host;
-		device_after += kept[i] && !pe.sel.host;
-	}
-	if (device_before && !device_after)
-		p->plan->containers_emptied++;
-	rc = 0;
-	if (nkept < n) {
-		rc = rebuild_bundle(buf, v, kept, n,
-				    laid_out_align(v, n, header_end), in_file,
-				    file_off, pt, p->e);
-		rc = rc < 0 ? -1 : 1;
-	}
-out:
-	free(v);
-	free(kept);
-	return rc;
-}
-
-/* ---- CCOBs ---- */
-
-static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
-		      struct prune_patch *pt)
-{
-	struct ccob_header h, nh;
-	struct ccob_encoder *enc = NULL;
-	struct prune_patch bundle = { 0 };
-	struct membuf inner = { 0 }, out = { 0 };
-	uint8_t head[32] = { 0 };
-	uint8_t *raw = NULL;
-	size_t used;
-	int rc = -1;
-
-	if (ccob_parse_header(buf, (size_t)size, &h, p->e) < 0 ||
-	    ccob_decompress(buf, (size_t)size, &h, &p->o->limits, &raw, &used,
-			    p->e) < 0)
-		return -1;
-	if (ccob_hash(raw, (size_t)h.raw_size) != h.hash) {
-		err_code_set(p->e, ERR_MALFORMED, "hash mismatch: the bundle "
-			     "inside is damaged");
-		goto out;
-	}
-	rc = prune_bundle(p, raw, h.raw_size, false, 0, &bundle);
-	if (rc <= 0)
-		goto out;
-	rc = -1;
-	if (materialize(&bundle, &inner, p->e) < 0)
-		goto out;
-	nh = (struct ccob_header){
-		.version = h.version, .method = h.method,
-		.header_size = h.header_size, .raw_size = inner.len,
-		.hash = ccob_hash(inner.p, inner.len),
-	};
-	enc = ccob_encoder_new(h.method, p->o->level, inner.len, p->e);
-	if (!enc || mem_put(&out, head, nh.header_size, p->e) < 0 ||
-	    ccob_encoder_all(enc, inner.p, inner.len, mem_put, &out, p->e) < 0)
-		goto out;
-	nh.total_size = h.version >= 2 ? out.len : 0;
-	ccob_write_header(out.p, &nh);
-	pt->piece = calloc(1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	pt->piece[0] = (struct prune_piece){ .lit = out.p,
-					     .lit_len = out.len };
-	pt->npieces = 1;
-	pt->new_size = out.len;
-	pt->storage = out.p;
-	out.p = NULL;
-	rc = 1;
-out:
-	ccob_encoder_free(enc);
-	prune_patch_free(&bundle);
-	free(inner.p);
-	free(out.p);
-	free(raw);
-	return rc;
-}
-
-/* ---- NVIDIA fatbins ---- */
-
-/* The fatbin at buf[0, size), file offset file_off: 1 with the kept
- * entries as pieces in *pt (its header with the new size, then each kept
- * entry's header and payload as they are), 0 when all stay.  Entries are
- * named as cuobjdump names them: sm_XX for SASS, compute_XX for PTX. */
-static int prune_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
-		    uint64_t file_off, struct prune_patch *pt)
-{
-	struct nvfatbin_header h;
-	struct nvfatbin_entry ent;
-	uint64_t pos, start, kept_bytes = 0;
-	size_t n = 0, nkept = 0, k = 0;
-	bool *kept = NULL;
-	int rc;
-
-	if (nvfatbin_open(buf, (size_t)size, &h, p->e) < 0)
-		return -1;
-	/* Two passes: decide, then lay out what was kept. */
-	for (int pass = 0; pass < 2; pass++) {
-		for (pos = h.header_size, start = pos, n = 0;
-		     (rc = nvfatbin_next(buf, &h, &pos, &ent, p->e)) > 0;
-		     start = pos, n++) {
-			struct prune_entry pe = { .size = ent.payload_size };
-			char arch[32];
-			bool keep;
-
-			snprintf(arch, sizeof(arch), "%s_%u%s",
-				 ent.kind == NVFATBIN_PTX ? "compute" : "sm",
-				 ent.arch, nvfatbin_arch_suffix(&ent));
-			pe.sel.id = pe.sel.arch = arch;
-			pe.sel.id_len = pe.sel.arch_len = strlen(arch);
-			if (pass == 0) {
-				bool *grown = realloc(kept, (n + 1) *
-						      sizeof(*kept));
-
-				if (!grown) {
-					free(kept);
-					return err_code_set(p->e, ERR_NOMEM,
-							    "out of memory");
-				}
-				kept = grown;
-				keep = kept[n] = decide(p, &pe);
-				nkept += keep;
-				if (keep)
-					kept_bytes += pos - start;
-				continue;
-			}
-			if (!kept[n])
-				continue;
-			pt->piece[k++] = (struct prune_piece){
-				.data = buf + start, .data_len = pos - start,
-				.from_file = true, .src = file_off + start,
-			};
-		}
-		if (rc < 0) {
-			free(kept);
-			return -1;
-		}
-		if (pass == 0) {
-			if (n && !nkept)
-				p->plan->containers_emptied++;
-			if (nkept == n) {
-				free(kept);
-				return 0;
-			}
-			pt->storage = malloc(h.header_size);
-			pt->piece = calloc(nkept + 1, sizeof(*pt->piece));
-			if (!pt->storage || !pt->piece) {
-				free(kept);
-				prune_patch_free(pt);
-				return err_code_set(p->e, ERR_NOMEM,
-						    "out of memory");
-			}
-			memcpy(pt->storage, buf, h.header_size);
-			for (int b = 0; b < 8; b++)
-				pt->storage[8 + b] = (uint8_t)(kept_bytes >> (8 * b));
-			pt->piece[0] = (struct prune_piece){
-				.lit = pt->storage, .lit_len = h.header_size };
-			k = 1;
-		}
-	}
-	free(kept);
-	pt->npieces = k;
-	pt->new_size = h.header_size + kept_bytes;
-	return 1;
-}
-
-/* ---- offload packages ---- */
-
-/* The packages (version 1: one image each) that fill buf[0, len), at file
- * offset base: 1 with the kept ones as pieces in *pt, 0 when all stay. */
-static int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
-			  uint64_t base, struct prune_patch *pt)
-{
-	const struct package_limits lim = { PACKAGE_DEFAULT_MAX_RATIO,
-					    PACKAGE_DEFAULT_MAX_SIZE };
-	struct package_list l = { 0 };
-	size_t nkept = 0, k = 0;
-	bool *kept = NULL;
-	int rc = -1;
-
-	if (package_scan(buf, len, &lim, &l, p->e) < 0)
-		return -1;
-	kept = calloc(l.n ? l.n : 1, sizeof(*kept));
-	if (!kept) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < l.n; i++) {
-		const struct package_image *img = &l.v[i];
-		const char *kind = package_offload_kind_describe(img->offload_kind);
-		struct prune_entry pe = { .size = img->image_size };
-		char id[256];
-
-		if (img->version != 1 || img->inflated) {
-			err_set(p->e, "package at offset %llu: version %u "
-				"packages are not pruned yet",
-				(unsigned long long)(base + img->binary_offset),
-				img->version);
-			goto out;
-		}
-		pe.sel.triple = package_get(img, "triple", 6,
-					    &pe.sel.triple_len);
-		pe.sel.arch = package_get(img, "arch", 4, &pe.sel.arch_len);
-		snprintf(id, sizeof(id), "%s-%.*s-%.*s", kind,
-			 (int)(pe.sel.triple_len > 100 ? 100 : pe.sel.triple_len),
-			 pe.sel.triple ? pe.sel.triple : "",
-			 (int)(pe.sel.arch_len > 100 ? 100 : pe.sel.arch_len),
-			 pe.sel.arch ? pe.sel.arch : "");
-		pe.sel.id = id;
-		pe.sel.id_len = strlen(id);
-		p->container = p->base + base + img->binary_offset;
-		p->plan->containers++;
-		kept[i] = decide(p, &pe);
-		nkept += kept[i];
-	}
-	if (l.n && !nkept)
-		p->plan->containers_emptied++;
-	rc = 0;
-	if (nkept == l.n)
-		goto out;
-	pt->piece = calloc(nkept ? nkept : 1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
-		rc = -1;
-		goto out;
-	}
-	for (size_t i = 0; i < l.n; i++) {
-		const struct package_image *img = &l.v[i];
-		const uint8_t *bin = buf + img->binary_offset;
-		uint64_t size = 0;
-
-		if (!kept[i])
-			continue;
-		for (int b = 7; b >= 0; b--)
-			size = size << 8 | bin[8 + b];
-		pt->piece[k++] = (struct prune_piece){
-			.data = bin, .data_len = size, .from_file = true,
-			.src = base + img->binary_offset,
-		};
-		pt->new_size += size;
-	}
-	pt->npieces = k;
-	rc = 1;
-out:
-	free(kept);
-	package_list_free(&l);
-	return rc;
-}
-
-/* ---- regions: the containers of a section or a file ---- */
-
-static int add_patch(struct prune_plan *plan, const struct prune_patch *pt,
-		     struct err *e)
-{
-	struct prune_patch *grown = realloc(plan->patch,
-					    (plan->n + 1) * sizeof(*grown));
-
-	if (!grown)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
-	plan->patch = grown;
-	plan->patch[plan->n++] = *pt;
-	return 0;
-}
-
-static int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
-			uint64_t base, bool in_place)
-{
-	struct fatbin_item it;
-	uint64_t pos = 0;
-	int rc;
-
-	while ((rc = fatbin_next(buf, len, &pos, &p->o->limits, &it,
-				 p->e)) > 0) {
-		struct prune_patch pt = { 0 };
-
-		p->container = p->base + base + it.offset;
-		p->plan->containers++;
-		if (it.kind == FATBIN_BUNDLE)
-			rc = prune_bundle(p, buf + it.offset, it.size, true,
-					  base + it.offset, &pt);
-		else if (it.kind == FATBIN_CCOB)
-			rc = prune_ccob(p, buf + it.offset, it.size, &pt);
-		else if (it.kind == FATBIN_NV)
-			rc = prune_nv(p, buf + it.offset, it.size,
-				      base + it.offset, &pt);
-		else
-			rc = err_set(p->e, "%ss are not pruned yet",
-				     fatbin_kind_name(it.kind));
-		if (rc < 0)
-			goto fail;
-		if (rc == 0)
-			continue;
-		/* Fewer entries never need more room, but for a layout the
-		 * bundler would not make, or a CCOB compressed worse. */
-		if (pt.new_size > it.size) {
-			err_set(p->e, "pruned, it would take %llu bytes, more "
-				"than its %llu (%s)",
-				(unsigned long long)pt.new_size,
-				(unsigned long long)it.size,
-				it.kind == FATBIN_CCOB
-				? "a higher --compression-level may fit"
-				: "its entries are laid out as the bundler "
-				  "does not");
-			prune_patch_free(&pt);
-			goto fail;
-		}
-		pt.offset = base + it.offset;
-		pt.old_size = it.size;
-		pt.in_place = in_place;
-		if (add_patch(p->plan, &pt, p->e) < 0) {
-			prune_patch_free(&pt);
-			return -1;
-		}
-	}
-	if (rc == 0)
-		return 0;
-fail:
-	{
-		struct err inner = *p->e;
-
-		return err_code_set(p->e, inner.code, "%s at offset %llu: %s",
-				    fatbin_kind_name(it.kind),
-				    (unsigned long long)(base + it.offset),
-				    inner.msg);
-	}
-}
 
 /* ---- ELF files ---- */
 
@@ -676,10 +90,10 @@ static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 		if (sec->kind != ELFSCAN_BUNDLE)
 			continue;
 		p->container = p->base + sec->offset;
-		entry_from_id(&pe, sec->name + BUNDLE_MAGIC_LEN,
+		prune_entry_from_id(&pe, sec->name + BUNDLE_MAGIC_LEN,
 			      sec->name_len - BUNDLE_MAGIC_LEN);
 		*device_before += !pe.sel.host;
-		if (decide(p, &pe)) {
+		if (prune_decide(p, &pe)) {
 			*device_after += !pe.sel.host;
 			continue;
 		}
@@ -888,7 +302,7 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 			pt.offset += top->member[i].offset;
 			for (size_t k = 0; k < pt.npieces; k++)
 				pt.piece[k].src += top->member[i].offset;
-			if (add_patch(top, &pt, p->e) < 0)
+			if (prune_add_patch(top, &pt, p->e) < 0)
 				return -1;
 			memset(&mp->patch[j], 0, sizeof(mp->patch[j]));
 		}
@@ -927,7 +341,7 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 			return rc;
 		pt.offset = 0;
 		pt.old_size = len;
-		if (add_patch(p->plan, &pt, p->e) < 0) {
+		if (prune_add_patch(p->plan, &pt, p->e) < 0) {
 			prune_patch_free(&pt);
 			return -1;
 		}
@@ -1009,7 +423,7 @@ static int write_sections(const uint8_t *buf, size_t len,
 	for (size_t i = 0; i < plan->nadd; i++) {
 		const struct prune_section *ps = &plan->add[i];
 
-		if (materialize(&ps->content, &bytes[i], e) < 0)
+		if (prune_materialize(&ps->content, &bytes[i], e) < 0)
 			goto out;
 		add[i] = (struct elfcopy_add){
 			.name = ps->name, .data = bytes[i].p,
@@ -1044,7 +458,7 @@ static int member_bytes(const uint8_t *buf, const struct prune_member *pm,
 		    write_sections(data, (size_t)pm->size, plan, &scratch,
 				   e) == 0 &&
 		    io_scratch_map(&scratch, &view, e) == 0)
-			rc = mem_put(m, view.data, view.len, e);
+			rc = prune_mem_put(m, view.data, view.len, e);
 		io_out_discard(&scratch);
 		return rc;
 	}
@@ -1052,21 +466,21 @@ static int member_bytes(const uint8_t *buf, const struct prune_member *pm,
 		const struct prune_patch *pt = &plan->patch[i];
 		static const uint8_t zeros[4096];
 
-		if (mem_put(m, data + pos, (size_t)(pt->offset - pos), e) < 0 ||
-		    materialize(pt, m, e) < 0)
+		if (prune_mem_put(m, data + pos, (size_t)(pt->offset - pos), e) < 0 ||
+		    prune_materialize(pt, m, e) < 0)
 			return -1;
 		for (uint64_t z = pt->in_place ? pt->old_size - pt->new_size
 					       : 0; z;) {
 			size_t step = z < sizeof(zeros) ? (size_t)z
 							 : sizeof(zeros);
 
-			if (mem_put(m, zeros, step, e) < 0)
+			if (prune_mem_put(m, zeros, step, e) < 0)
 				return -1;
 			z -= step;
 		}
 		pos = pt->offset + pt->old_size;
 	}
-	return mem_put(m, data + pos, (size_t)(pm->size - pos), e);
+	return prune_mem_put(m, data + pos, (size_t)(pm->size - pos), e);
 }
 
 /* The archive again, each member as its plan makes it, and its symbol

@@ -1,0 +1,43 @@
+/* prune_impl: what formats/prune.c (files: ELF, archives, the plan, the
+ * writing) and formats/prune_containers.c (containers: bundles, CCOBs,
+ * NVIDIA fatbins, packages) share.  Not for other modules. */
+#ifndef FORMATS_PRUNE_IMPL_H
+#define FORMATS_PRUNE_IMPL_H
+
+#include "prune.h"
+
+struct pruner {
+	const struct prune_opts *o;
+	struct prune_plan *plan;
+	const char *section;	/* where the walk is, for keep() */
+	uint64_t container;
+	uint64_t base;		/* the archive member's offset in the file */
+	struct err *e;
+};
+
+struct membuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+/* An ID split as the bundler splits it: <kind>-<four triple parts>[-<id>]. */
+void prune_entry_from_id(struct prune_entry *pe, const char *id, size_t len);
+/* Ask keep(), tell seen(), count. */
+bool prune_decide(struct pruner *p, struct prune_entry *pe);
+/* A ccob_sink appending to a membuf. */
+int prune_mem_put(void *ctx, const void *src, size_t n, struct err *e);
+/* A patch's pieces, written into memory. */
+int prune_materialize(const struct prune_patch *pt, struct membuf *m,
+		      struct err *e);
+int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
+		    struct err *e);
+/* Every container in buf[0, len), at file offset base: each one pruned
+ * becomes a patch of the plan (in_place: the range keeps its size). */
+int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
+		 uint64_t base, bool in_place);
+/* The version-1 packages that fill buf[0, len), at file offset base: 1
+ * with the kept ones as pieces in *pt, 0 when all stay. */
+int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
+		   uint64_t base, struct prune_patch *pt);
+
+#endif
