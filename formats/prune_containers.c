@@ -438,8 +438,10 @@ int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 	bool *kept = NULL;
 	int rc = -1;
 
-	if (package_scan(buf, len, &lim, &l, p->e) < 0)
+	if (package_scan(buf, len, &lim, &l, p->e) < 0) {
+		package_list_free(&l);	/* what it found before the damage */
 		return -1;
+	}
 	kept = calloc(l.n ? l.n : 1, sizeof(*kept));
 	if (!kept) {
 		err_code_set(p->e, ERR_NOMEM, "out of memory");
