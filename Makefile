@@ -21,13 +21,13 @@ ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-# Every name the executable answers to, besides its own (see applets/main.c).
-APPLET_LINKS := clang-offload-bundler offload-bundler offload-ccob offload-unpack-archive \
-	llvm-offload-binary clang-offload-packager offload-packager \
-	offload-ls offload-extract offload-prune
-MANPAGES := man/offload.1 man/clang-offload-bundler.1 man/offload-ccob.1 man/offload-unpack-archive.1 \
-	man/llvm-offload-binary.1 man/offload-ls.1 man/offload-extract.1 \
-	man/offload-prune.1
+# The applet registry, applets/applets.def (see there), also read by
+# applets/main.c: each ALIAS row is a link to offload, made in build/bin and
+# installed; an applet's man page is man/<name>.1 of one of its names.
+REGISTRY := applets/applets.def
+APPLET_LINKS := ${shell sed -n 's/^ALIAS("\([^"]*\)").*/\1/p' $(REGISTRY)}
+APPLET_NAMES := ${shell sed -n 's/^[A-Z]*("\([^"]*\)".*/\1/p' $(REGISTRY)}
+MANPAGES := man/offload.1 $(wildcard $(APPLET_NAMES:%=man/%.1))
 
 SRCS := $(wildcard applets/*.c core/*.c formats/*.c)
 OBJS := $(SRCS:%.c=build/obj/%.o)
