@@ -1,6 +1,6 @@
 # offload: one executable for LLVM's GPU offload-binary tools.
-# Plain GNU make: `make`, `make check`, `make install`, `make demo`,
-# `make fuzz FUZZ_SECONDS=N`.
+# Plain GNU make: `make`, `make check` (T=SUITE for one), `make check-long`,
+# `make install`, `make demo`, `make fuzz FUZZ_SECONDS=N`.
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -93,8 +93,19 @@ TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
 	$(patsubst %.c,build/obj/%.o,$(wildcard test/fuzz/*.c))
 .SECONDARY: $(TEST_OBJS)
 
+# `make check` runs the suites several at once (test/run.sh), `make check
+# T='ls extract'` just those; `make check-long` the random differential
+# suites, long, on a fresh seed it prints (DIFF_SEED=N repeats a run).
 check: all $(UNIT) $(FUZZ_REPLAY)
-	@sh test/run.sh
+	@sh test/run.sh $(T)
+
+LONG_SUITES := differential ar-diff packdiff
+check-long: all $(UNIT)
+	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-2000} \
+	AR_DIFF_CASES=$${AR_DIFF_CASES:-600} \
+	PACKAGER_DIFF_CASES=$${PACKAGER_DIFF_CASES:-400} \
+	PACKAGER_ARCHIVE_CASES=$${PACKAGER_ARCHIVE_CASES:-150} \
+	sh test/run.sh $(or $(T),$(LONG_SUITES))
 
 # libFuzzer needs clang and its runtime (Debian: libclang-rt-22-dev).
 ifeq ($(origin FUZZ_CC),undefined)
@@ -148,6 +159,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all check demo bench fuzz install uninstall clean FORCE
+.PHONY: all check check-long demo bench fuzz install uninstall clean FORCE
 FORCE:
 -include $(APPLET_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
