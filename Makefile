@@ -7,6 +7,8 @@ PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 
 LIBS_PKG := libelf libzstd zlib libxxhash libmd liblz4
@@ -145,16 +147,24 @@ demo: all
 bench: all
 	@python3 test/bench.py --mb $(or $(BENCH_MB),500)
 
+# Completion: bash-completion loads completions/<command> on first use, so
+# each link gets its name there too; zsh's file names its commands itself.
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/offload
 	for l in $(APPLET_LINKS); do ln -sf offload $(DESTDIR)$(BINDIR)/$$l; done
 	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
+	install -m 644 completion/offload.bash $(DESTDIR)$(BASHCOMPDIR)/offload
+	for l in $(APPLET_LINKS); do ln -sf offload $(DESTDIR)$(BASHCOMPDIR)/$$l; done
+	install -m 644 completion/_offload $(DESTDIR)$(ZSHCOMPDIR)/_offload
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/offload
 	for l in $(APPLET_LINKS); do rm -f $(DESTDIR)$(BINDIR)/$$l; done
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/$$m; done
+	for l in offload $(APPLET_LINKS); do rm -f $(DESTDIR)$(BASHCOMPDIR)/$$l; done
+	rm -f $(DESTDIR)$(ZSHCOMPDIR)/_offload
 
 clean:
 	rm -rf build
