@@ -1,12 +1,14 @@
 # offload: one executable for LLVM's GPU offload-binary tools.
-# Plain GNU make: `make`, `make check`, `make install`, `make demo`,
-# `make fuzz FUZZ_SECONDS=N`.
+# Plain GNU make: `make`, `make check` (T=SUITE for one), `make check-long`,
+# `make install`, `make demo`, `make fuzz FUZZ_SECONDS=N`.
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 
 LIBS_PKG := libelf libzstd zlib libxxhash libmd liblz4
@@ -21,16 +23,21 @@ ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-# Every name the executable answers to, besides its own (see applets/main.c).
-APPLET_LINKS := clang-offload-bundler offload-bundler offload-ccob offload-unpack-archive \
-	llvm-offload-binary clang-offload-packager offload-packager \
-	offload-ls offload-extract offload-prune
-MANPAGES := man/offload.1 man/clang-offload-bundler.1 man/offload-ccob.1 man/offload-unpack-archive.1 \
-	man/llvm-offload-binary.1 man/offload-ls.1 man/offload-extract.1 \
-	man/offload-prune.1
+# The applet registry, applets/applets.def (see there), also read by
+# applets/main.c: each ALIAS row is a link to offload, made in build/bin and
+# installed; an applet's man page is man/<name>.1 of one of its names.
+REGISTRY := applets/applets.def
+APPLET_LINKS := ${shell sed -n 's/^ALIAS("\([^"]*\)").*/\1/p' $(REGISTRY)}
+APPLET_NAMES := ${shell sed -n 's/^[A-Z]*("\([^"]*\)".*/\1/p' $(REGISTRY)}
+MANPAGES := man/offload.1 $(wildcard $(APPLET_NAMES:%=man/%.1))
 
-SRCS := $(wildcard applets/*.c core/*.c formats/*.c)
-OBJS := $(SRCS:%.c=build/obj/%.o)
+# core/ and formats/ are a library, build/liboffload.a, built once and
+# linked by the binary (with the applets), the unit programs and the fuzz
+# targets' replayers; each takes from it just the objects it needs.
+LIB_SRCS := $(wildcard core/*.c formats/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=build/obj/%.o)
+LIB := build/liboffload.a
+APPLET_OBJS := $(patsubst %.c,build/obj/%.o,$(wildcard applets/*.c))
 BIN := build/bin/offload
 
 ifneq ($(V),1)
@@ -39,10 +46,14 @@ endif
 
 all: $(BIN) $(APPLET_LINKS:%=build/bin/%)
 
-$(BIN): $(OBJS)
+$(BIN): $(APPLET_OBJS) $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(OBJS) $(PKG_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(LIB): $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # Objects remember the flags they were built with: switching to SANITIZE=1,
 # CC=clang or other CFLAGS rebuilds everything.
@@ -59,51 +70,44 @@ build/obj/%.o: %.c $(FLAGS_STAMP)
 $(APPLET_LINKS:%=build/bin/%): $(BIN)
 	$(Q)ln -sf offload $@
 
-# Unit programs for the core tables, each linked with just what it tests.
-build/test/triple_test: test/triple/triple_test.c core/triple.c $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
-build/test/targetid_test: test/targetid/targetid_test.c core/targetid.c core/triple.c $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
-
-build/test/llvmhash_test: test/llvmhash/llvmhash_test.c core/llvmhash.c $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS)
-build/test/elfscan_test: test/elfscan/elfscan_test.c core/elfscan.c core/io.c core/err.c $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
-
-build/test/package_test: test/package/package_test.c formats/package.c core/strtab.c core/strmap.c core/err.c $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
-
-# The archive and bitcode formats, with the core files they stand on.
-AR_TEST_SRCS := test/ar/ar_test.c formats/ar.c formats/ar_write.c \
-	formats/ar_symbols.c formats/bitcode.c formats/bitstream.c \
-	core/elfscan.c core/io.c \
-	core/err.c core/strmap.c
-build/test/ar_test: $(AR_TEST_SRCS) $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
-
-UNIT := build/test/triple_test build/test/targetid_test build/test/llvmhash_test \
-	build/test/elfscan_test build/test/ar_test build/test/package_test
-
-# Fuzz targets: every test/fuzz/<name>.c but replay.c (see test/fuzz/README).
-# Under `make check` each is linked with replay.c and the normal objects and
-# replays its seed corpus; `make fuzz` builds them with clang's libFuzzer.
-FUZZ_NAMES := $(filter-out replay,$(basename $(notdir $(wildcard test/fuzz/*.c))))
-LIB_OBJS := $(filter build/obj/core/% build/obj/formats/%,$(OBJS))
-FUZZ_REPLAY := $(FUZZ_NAMES:%=build/test/fuzz/%)
-
-build/test/fuzz/%: test/fuzz/%.c test/fuzz/replay.c test/fuzz/fuzz.h $(LIB_OBJS) $(FLAGS_STAMP)
+# Unit programs: test/<name>/<name>_test.c, each linked with the library.
+UNIT_SRCS := $(wildcard test/*/*_test.c)
+UNIT := $(addprefix build/test/,$(basename $(notdir $(UNIT_SRCS))))
+.SECONDEXPANSION:
+$(UNIT): build/test/%: build/obj/test/$$(subst _test,,$$*)/%.o $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# Fuzz targets: every test/fuzz/<name>.c but replay.c (see test/fuzz/README).
+# Under `make check` each is linked with replay.c and the library and
+# replays its seed corpus; `make fuzz` builds them with clang's libFuzzer.
+FUZZ_NAMES := $(filter-out replay,$(basename $(notdir $(wildcard test/fuzz/*.c))))
+FUZZ_REPLAY := $(FUZZ_NAMES:%=build/test/fuzz/%)
+
+build/test/fuzz/%: build/obj/test/fuzz/%.o build/obj/test/fuzz/replay.o $(LIB)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# (kept, not removed as intermediates: their .d files name their headers)
+TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
+	$(patsubst %.c,build/obj/%.o,$(wildcard test/fuzz/*.c))
+.SECONDARY: $(TEST_OBJS)
+
+# `make check` runs the suites several at once (test/run.sh), `make check
+# T='ls extract'` just those; `make check-long` the random differential
+# suites, long, on a fresh seed it prints (DIFF_SEED=N repeats a run).
 check: all $(UNIT) $(FUZZ_REPLAY)
-	@sh test/run.sh
+	@sh test/run.sh $(T)
+
+LONG_SUITES := differential ar-diff packdiff
+check-long: all $(UNIT)
+	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-2000} \
+	AR_DIFF_CASES=$${AR_DIFF_CASES:-600} \
+	PACKAGER_DIFF_CASES=$${PACKAGER_DIFF_CASES:-400} \
+	PACKAGER_ARCHIVE_CASES=$${PACKAGER_ARCHIVE_CASES:-150} \
+	sh test/run.sh $(or $(T),$(LONG_SUITES))
 
 # libFuzzer needs clang and its runtime (Debian: libclang-rt-22-dev).
 ifeq ($(origin FUZZ_CC),undefined)
@@ -125,7 +129,7 @@ build/fuzz/obj/%.o: %.c $(FUZZ_STAMP)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
 
 build/fuzz/liboffload.a: $(FUZZ_OBJS)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 build/fuzz/%: test/fuzz/%.c test/fuzz/fuzz.h build/fuzz/liboffload.a
 	@$(if $(Q),echo "  LD      $@")
@@ -143,20 +147,28 @@ demo: all
 bench: all
 	@python3 test/bench.py --mb $(or $(BENCH_MB),500)
 
+# Completion: bash-completion loads completions/<command> on first use, so
+# each link gets its name there too; zsh's file names its commands itself.
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/offload
 	for l in $(APPLET_LINKS); do ln -sf offload $(DESTDIR)$(BINDIR)/$$l; done
 	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
+	install -m 644 completion/offload.bash $(DESTDIR)$(BASHCOMPDIR)/offload
+	for l in $(APPLET_LINKS); do ln -sf offload $(DESTDIR)$(BASHCOMPDIR)/$$l; done
+	install -m 644 completion/_offload $(DESTDIR)$(ZSHCOMPDIR)/_offload
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/offload
 	for l in $(APPLET_LINKS); do rm -f $(DESTDIR)$(BINDIR)/$$l; done
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/$$m; done
+	for l in offload $(APPLET_LINKS); do rm -f $(DESTDIR)$(BASHCOMPDIR)/$$l; done
+	rm -f $(DESTDIR)$(ZSHCOMPDIR)/_offload
 
 clean:
 	rm -rf build
 
-.PHONY: all check demo bench fuzz install uninstall clean FORCE
+.PHONY: all check check-long demo bench fuzz install uninstall clean FORCE
 FORCE:
--include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
+-include $(APPLET_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

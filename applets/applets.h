@@ -6,12 +6,10 @@
 /* The LLVM release whose tools the LLVM-named applets reproduce. */
 #define LLVM_COMPAT_VERSION "22.1.8"
 
-int bundler_main(int argc, char **argv);
-int ccob_main(int argc, char **argv);
-int packager_main(int argc, char **argv);
-int unpack_archive_main(int argc, char **argv);
-int ls_main(int argc, char **argv);
-int extract_main(int argc, char **argv);
-int prune_main(int argc, char **argv);
+#define APPLET(name, fn, llvm, summary) int fn(int argc, char **argv);
+#define ALIAS(name)
+#include "applets.def"
+#undef APPLET
+#undef ALIAS
 
 #endif

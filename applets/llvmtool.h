@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* In which listings a help line appears: --help, --help-hidden,
  * --help-list, --help-list-hidden. */

@@ -1,14 +1,9 @@
 /* main: one binary, many applets, chosen by the name it is called by
  * (basename of argv[0]) or by its first argument ("offload bundler ...").
  *
- * Adding an applet touches five places (as git's builtin.h asks):
- *   1. applets/<name>.c with <name>_main, usage first (a large applet may
- *      split its jobs out, as bundler.c does into bundler_jobs.c);
- *   2. its prototype in applets/applets.h and its rows in the table below
- *      (one row per name it answers to);
- *   3. the APPLET_LINKS list in the Makefile (symlinks and install);
- *   4. man/<name>.1;
- *   5. test/<name>.test.
+ * The applets and their names are rows of applets/applets.def, which the
+ * Makefile reads too (links, man pages): adding an applet is its file and
+ * its rows there, then its man page and its test.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,43 +15,35 @@
 #include "applets.h"
 #include "../core/io.h"
 
+/* An alias row has neither main nor summary: canonical() finds the
+ * applet row before it. */
 static const struct applet {
 	const char *name;
 	int (*main)(int argc, char **argv);
 	const char *summary;
 	bool llvm;	/* an LLVM-named tool: reports as LLVM does */
 } applets[] = {
-	{ "bundler", bundler_main,
-	  "bundle and unbundle offload code (clang-offload-bundler)", true },
-	{ "clang-offload-bundler", bundler_main, NULL, true },
-	{ "offload-bundler", bundler_main, NULL, true },
-	{ "ccob", ccob_main,
-	  "compress, decompress and describe compressed bundles (CCOB)", false },
-	{ "offload-ccob", ccob_main, NULL, false },
-	{ "packager", packager_main,
-	  "package and extract offload binaries (llvm-offload-binary)", true },
-	{ "llvm-offload-binary", packager_main, NULL, true },
-	{ "clang-offload-packager", packager_main, NULL, true },
-	{ "offload-packager", packager_main, NULL, true },
-	{ "unpack-archive", unpack_archive_main,
-	  "split device archives into one archive per GPU target", false },
-	{ "offload-unpack-archive", unpack_archive_main, NULL, false },
-	{ "ls", ls_main,
-	  "list the device code in executables, libraries, objects, archives", false },
-	{ "offload-ls", ls_main, NULL, false },
-	{ "extract", extract_main,
-	  "extract device code objects, decompressed, by target", false },
-	{ "offload-extract", extract_main, NULL, false },
-	{ "prune", prune_main,
-	  "slim fat binaries down to the device code some GPUs load", false },
-	{ "offload-prune", prune_main, NULL, false },
+#define APPLET(name, fn, llvm, summary) { name, fn, summary, llvm },
+#define ALIAS(name) { name, NULL, NULL, false },
+#include "applets.def"
+#undef APPLET
+#undef ALIAS
 };
 
+/* The applet an alias row belongs to: the row with a summary before it. */
+static const struct applet *canonical(const struct applet *a)
+{
+	while (a > applets && !a->summary)
+		a--;
+	return a;
+}
+
+/* The applet NAME is one of the names of. */
 static const struct applet *find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(applets) / sizeof(applets[0]); i++)
 		if (!strcmp(applets[i].name, name))
-			return &applets[i];
+			return canonical(&applets[i]);
 	return NULL;
 }
 
@@ -81,14 +68,6 @@ static int list(FILE *f)
 	return 0;
 }
 
-/* The applet an alias row belongs to: the row with a summary before it. */
-static const struct applet *canonical(const struct applet *a)
-{
-	while (a > applets && !a->summary)
-		a--;
-	return a;
-}
-
 /* Whatever went to standard output must have arrived: a full disk or a
  * closed pipe behind it is a failure (coreutils' close_stdout).  LLVM's
  * tools report it from raw_fd_ostream, in LLVM's words. */
@@ -105,7 +84,7 @@ static int finish_stdout(const struct applet *a, int rc)
 			"%s\n", strerror(failed));
 	else
 		fprintf(stderr, "offload%s%s: error: cannot write 'standard "
-			"output': %s\n", a ? " " : "", a ? canonical(a)->name : "",
+			"output': %s\n", a ? " " : "", a ? a->name : "",
 			strerror(failed));
 	return rc ? rc : 1;
 }

@@ -35,7 +35,6 @@ struct out_section {
 
 struct copy {
 	const uint8_t *buf;
-	size_t len;
 	struct elfscan s;
 	uint32_t *new_index;	/* old index -> new; 0: dropped */
 	struct strtab *tabs;	/* per old index, for rebuilt string tables */
@@ -620,7 +619,7 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 		  void *drop_ctx, const struct elfcopy_add *add, size_t nadd,
 		  struct io_out *out, struct err *e)
 {
-	struct copy c = { .buf = buf, .len = len };
+	struct copy c = { .buf = buf };
 	int rc = -1;
 
 	if (elfscan_open(&c.s, buf, len, e) < 0)

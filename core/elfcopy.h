@@ -31,13 +31,18 @@ struct elfcopy_add {
 };
 
 /* Write the object in buf to out without the sections drop(drop_ctx, ...)
- * accepts (by name) and with adds appended.  What llvm-objcopy does to the rest: every
- * non-allocated string table rebuilt with LLVM's string-table algorithm,
- * symbol names and section indices rewritten, sections laid out in the
- * order of their old offsets (each at its alignment after the one before),
- * added ones after them, and the section header table last.  Inputs it
- * cannot rewrite faithfully (not ET_REL, program headers, a symbol or
- * section that refers to a dropped section) are errors. */
+ * accepts (by name) and with adds appended.  What llvm-objcopy does to the
+ * rest: every non-allocated string table rebuilt with LLVM's string-table
+ * algorithm, symbol names and section indices rewritten, sections laid out
+ * in the order of their old offsets (each at its alignment after the one
+ * before), added ones after them, and the section header table last.
+ * Relocatable objects, executables and shared libraries (ET_REL, ET_EXEC,
+ * ET_DYN) are accepted, 32- or 64-bit, either byte order; in the last two
+ * the segments stay where they are (core/elfsegments), so a section a
+ * segment holds can be neither removed nor rewritten.  Inputs it cannot
+ * rewrite faithfully (another ELF type, a section a segment holds that
+ * would move or change, a symbol or section that refers to a dropped
+ * section) are errors. */
 int elfcopy_write(const uint8_t *buf, size_t len,
 		  bool (*drop)(void *ctx, const char *name, size_t name_len),
 		  void *drop_ctx, const struct elfcopy_add *add, size_t nadd,

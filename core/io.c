@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,8 +200,9 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 {
 	struct stat st;
 	char *dir_copy = NULL;
+	sigset_t all, old_mask;
 	mode_t mask;
-	int exists;
+	int exists, saved;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -250,18 +252,24 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 		free(base_copy);
 	}
 	free(dir_copy);
+	/* A signal between the temporary's creation and its entry in the
+	 * table would leave it behind (a test stops us as soon as it appears,
+	 * and a loaded machine can too): hold signals off until both are
+	 * done.  No thread of ours runs yet when outputs are opened. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd >= 0)
+		pending_add(o->tmp);
+	saved = errno;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (o->fd < 0) {
-		int saved = errno;
-
 		free(o->tmp);
 		o->tmp = NULL;
 		return err_sys(e, path, saved);
 	}
-	pending_add(o->tmp);
 	if (fchmod(o->fd, o->mode) < 0) {
-		int saved = errno;
-
+		saved = errno;
 		io_out_discard(o);
 		return err_sys(e, path, saved);
 	}

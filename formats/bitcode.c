@@ -37,12 +37,6 @@ enum {
 	MAX_VERSION = 4,
 };
 
-bool bitcode_is_bitcode(const uint8_t *buf, size_t len)
-{
-	return len >= 4 && (!memcmp(buf, "BC\xc0\xde", 4) ||
-			    !memcmp(buf, "\xde\xc0\x17\x0b", 4));
-}
-
 /* LLVM's readBlobInRecord: enter the block, keep the blob of the last
  * record with the blob code, skip anything else, up to END_BLOCK.  An
  * unabbreviated record leaves the blob empty, as in LLVM. */

@@ -4,14 +4,10 @@
 #ifndef FORMATS_BITCODE_H
 #define FORMATS_BITCODE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../core/err.h"
-
-/* "BC" 0xC0DE, or the 0x0B17C0DE wrapper (LLVM's identify_magic). */
-bool bitcode_is_bitcode(const uint8_t *buf, size_t len);
 
 /* The bitstream of a bitcode file, inside its wrapper if it has one,
  * positioned after the magic (LLVM's messages for what is not bitcode). */

@@ -25,11 +25,6 @@ bool magic_is_object(const uint8_t *buf, size_t len)
 	return false;
 }
 
-bool magic_is_ccob(const uint8_t *buf, size_t len)
-{
-	return len >= 4 && !memcmp(buf, "CCOB", 4);
-}
-
 bool magic_is_elf_object(const uint8_t *buf, size_t len)
 {
 	/* e_type, in the file's byte order (e_ident[EI_DATA] 2 = big). */

@@ -9,8 +9,6 @@
 /* An object file as LLVM's createBinary sees one (ELF, COFF, Mach-O, Wasm,
  * XCOFF): the bundler switches to object bundles for these. */
 bool magic_is_object(const uint8_t *buf, size_t len);
-/* A compressed offload bundle ("CCOB"). */
-bool magic_is_ccob(const uint8_t *buf, size_t len);
 
 /* What LLVM's identify_magic calls an ELF relocatable, executable or shared
  * object (other ELF types, a core file say, are just "elf" to it). */

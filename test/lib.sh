@@ -5,8 +5,10 @@
 # COMMAND runs with sh -c in the test's scratch directory ($SCRATCH, emptied
 # by `scratch`); stdout, stderr and the exit status must all match exactly.
 # Output is compared as command substitution sees it (trailing newlines
-# dropped); byte-exact checks of files use cmp inside COMMAND.  Each test script ends with `finish`, which prints
-# "N passed, N failed" and sets the exit status.
+# dropped); byte-exact checks of files use cmp inside COMMAND.  A failing
+# case prints its command, its status and a diff -u of the output wanted and
+# got.  Each test script ends with `finish`, which prints "N passed, N
+# failed" and sets the exit status.
 
 PASSED=0
 FAILED=0
@@ -14,6 +16,12 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$TOP/build/bin
 PATH=$BIN:$PATH
 export PATH TOP
+# A make a test runs (bundler.test's install) is not a job of the make check
+# running the test, whose jobserver it cannot reach (make would warn): it
+# keeps that make's variables (CC=, SANITIZE=), not its -j.
+MAKEFLAGS=$(printf '%s' "${MAKEFLAGS:-}" | sed 's/ *--jobserver-[a-z]*=[^ ]*//g; s/\(^\| \)-j[0-9]*\( \|$\)/\1/g; s/ *$//')
+MFLAGS=
+export MAKEFLAGS MFLAGS
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/offload-test.XXXXXX")
 CAPTURE=$(mktemp -d "${TMPDIR:-/tmp}/offload-capture.XXXXXX")
 trap 'chmod -R u+w "$SCRATCH"; rm -rf "$SCRATCH" "$CAPTURE"' EXIT INT TERM
@@ -39,11 +47,20 @@ testing() {
 	echo "FAIL: $t_name"
 	echo "  command: $cmd"
 	[ "$got_rc" = "$want_rc" ] || echo "  status: want $want_rc, got $got_rc"
-	[ "$got_out" = "$want_out" ] ||
-		printf '  stdout want:\n%s\n  stdout got:\n%s\n' "$want_out" "$got_out"
-	[ "$got_err" = "$want_err" ] ||
-		printf '  stderr want:\n%s\n  stderr got:\n%s\n' "$want_err" "$got_err"
+	[ "$got_out" = "$want_out" ] || differ stdout "$want_out" "$got_out"
+	[ "$got_err" = "$want_err" ] || differ stderr "$want_err" "$got_err"
 	return 1
+}
+
+# differ WHAT WANT GOT: a diff -u of what was wanted and what came.
+differ() {
+	printf '%s' "$2" >"$CAPTURE/want"
+	printf '%s' "$3" >"$CAPTURE/got"
+	# Whole lines for diff (the captures lost their last newline), but
+	# nothing stays no line at all.
+	[ -z "$2" ] || echo >>"$CAPTURE/want"
+	[ -z "$3" ] || echo >>"$CAPTURE/got"
+	diff -u --label "$1 wanted" --label "$1 got" "$CAPTURE/want" "$CAPTURE/got"
 }
 
 finish() {

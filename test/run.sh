@@ -1,71 +1,106 @@
 #!/bin/sh
-# run.sh: every test suite; each prints "N passed, N failed" last, and this
-# adds them up into the closing line.  `make check` runs it.
+# run.sh [SUITE...]: the test suites (all of them, or those named), several
+# at once; each prints "N passed, N failed" last, and this adds them up into
+# the closing line.  `make check` runs it (`make check T=SUITE` one suite,
+# `make check-long` the random suites, long).
+#   JOBS=N           suites run at once (default: the number of CPUs)
 #   REQUIRE_LLVM=1   fail, rather than skip, the differential suite when
 #                    LLVM 22 is not installed (CI sets it)
 #   DIFF_SEED=N      the seed of the random suites below (default a fixed
 #                    one, so that make check gives the same verdict each
-#                    time; DIFF_SEED=random explores, as by hand)
+#                    time; DIFF_SEED=random picks a fresh one and prints it)
 #   DIFF_CASES=N     random differential cases (default 300)
 #   AR_DIFF_CASES=N  random archive differential cases (default 100)
 #   PACKAGER_DIFF_CASES=N  random packager cases (default 70, three
 #                    --image lists each)
 #   PACKAGER_ARCHIVE_CASES=N  random archive cases of the packager
 #                    (default 30, from objects clang-22 compiles)
+#
+# While they run, each suite's line comes as it ends; then what failed (and
+# what was skipped), suite by suite in the order below, and the sum.
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-passed=0 failed=0
 
-suite() {
-	name=$1; shift
-	out=$("$@" 2>&1)
-	rc=$?
-	last=$(printf '%s\n' "$out" | tail -n 1)
-	p=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	f=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-	if [ -z "$p" ]; then
-		# A suite that dies before its summary counts as one failure.
-		p=0 f=1
-	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
-	fi
-	if [ "$f" -ne 0 ]; then
-		printf '%s\n' "$out" | grep -v '^PASS' | tail -n 60
-	else
-		# Cases a suite cannot run here say so on a SKIP line.
-		printf '%s\n' "$out" | grep '^SKIP'
-	fi
-	printf '%-16s %s passed, %s failed\n' "$name:" "$p" "$f"
-	passed=$((passed + p))
-	failed=$((failed + f))
-}
-
-suite triple build/test/triple_test test/triple/golden.tsv
-suite targetid build/test/targetid_test test/targetid/golden.tsv
-suite llvmhash build/test/llvmhash_test test/llvmhash/golden.tsv
-suite golden python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden
-suite bundler sh test/bundler.test
-suite ccob sh test/ccob.test
-suite packager sh test/packager.test
-suite object sh test/object.test
-suite driver sh test/driver.test
-suite elfscan sh test/elfscan.test
-suite ls sh test/ls.test
-suite extract sh test/extract.test
-suite prune sh test/prune.test
-suite fuzz-replay sh test/fuzz/replay.sh
-suite faults sh test/faults.test
 # Seeds that found a case LLVM 22 and we disagree on are in the notes of
 # issue 8; make check stays on one seed until they are mended.
+if [ "${DIFF_SEED:-}" = random ]; then
+	DIFF_SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+	echo "random suites: seed $DIFF_SEED (DIFF_SEED=$DIFF_SEED repeats them)"
+fi
 SEED="--seed ${DIFF_SEED:-20261121}"
-[ "${DIFF_SEED:-}" = random ] && SEED=
-suite differential python3 test/differential.py $SEED --cases "${DIFF_CASES:-300}"
-suite ar sh test/ar.test
-suite archive sh test/archive.test
-suite unpack-archive sh test/unpack-archive.test
-suite ar-diff python3 test/ar_differential.py $SEED --cases "${AR_DIFF_CASES:-100}"
-suite packdiff python3 test/packager_diff.py $SEED --cases "${PACKAGER_DIFF_CASES:-70}" \
-	--archive-cases "${PACKAGER_ARCHIVE_CASES:-30}"
+export DIFF_SEED
 
+# The suites, longest first, so that the long ones do not end the run alone.
+ALL="differential object packdiff faults ar-diff extract prune packager
+driver bundler golden ar archive elfscan ls unpack-archive ccob targetid
+triple llvmhash fuzz-replay harness headers completion"
+
+suite_cmd() {
+	case $1 in
+	triple) build/test/triple_test test/triple/golden.tsv ;;
+	targetid) build/test/targetid_test test/targetid/golden.tsv ;;
+	llvmhash) build/test/llvmhash_test test/llvmhash/golden.tsv ;;
+	golden) python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden ;;
+	fuzz-replay) sh test/fuzz/replay.sh ;;
+	differential) python3 test/differential.py $SEED --cases "${DIFF_CASES:-300}" ;;
+	ar-diff) python3 test/ar_differential.py $SEED --cases "${AR_DIFF_CASES:-100}" ;;
+	packdiff) python3 test/packager_diff.py $SEED --cases "${PACKAGER_DIFF_CASES:-70}" \
+		--archive-cases "${PACKAGER_ARCHIVE_CASES:-30}" ;;
+	*) sh "test/$1.test" ;;
+	esac
+}
+
+# --one NAME: run one suite into $RUN_DIR/NAME (its output) and
+# $RUN_DIR/NAME.sum ("passed failed"), and print its line.
+if [ "${1:-}" = --one ]; then
+	name=$2
+	out=$RUN_DIR/$name
+	suite_cmd "$name" >"$out" 2>&1
+	rc=$?
+	sum=$(tail -n 1 "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	if [ -z "$sum" ]; then
+		# A suite that dies before its summary counts as one failure.
+		sum="0 1"
+	elif [ "$rc" -ne 0 ] && [ "${sum#* }" -eq 0 ]; then
+		sum="${sum% *} 1"
+	fi
+	echo "$sum" >"$out.sum"
+	printf '%-16s %s passed, %s failed\n' "$name:" "${sum% *}" "${sum#* }"
+	exit 0
+fi
+
+names=${*:-$ALL}
+for name in $names; do
+	case " $(echo $ALL) " in
+	*" $name "*) ;;
+	*) echo "run.sh: no suite '$name'; the suites:" $ALL >&2; exit 2 ;;
+	esac
+done
+RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/offload-run.XXXXXX") || exit 1
+trap 'rm -rf "$RUN_DIR"' EXIT
+trap 'exit 130' INT TERM
+export RUN_DIR
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+printf '%s\n' $names | xargs -n 1 -P "$JOBS" sh test/run.sh --one
+
+passed=0 failed=0
+for name in $ALL; do
+	[ -f "$RUN_DIR/$name.sum" ] || continue
+	read -r p f <"$RUN_DIR/$name.sum"
+	if [ "$f" -ne 0 ]; then
+		echo "--- $name: $p passed, $f failed"
+		grep -v '^PASS' "$RUN_DIR/$name" | tail -n 60
+	elif grep -q '^SKIP' "$RUN_DIR/$name"; then
+		# Cases a suite cannot run here say so on a SKIP line.
+		echo "--- $name: skipped"
+		grep '^SKIP' "$RUN_DIR/$name"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+for name in $names; do
+	[ -f "$RUN_DIR/$name.sum" ] || { echo "--- $name: did not run"; failed=$((failed + 1)); }
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
