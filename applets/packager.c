@@ -443,7 +443,9 @@ int packager_main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if (res.failed)
+	/* LLVM 22 goes on to print its help without its options set up and
+	 * dies of a segmentation fault; the message is the error here. */
+	if (res.failed || res.expand_failed)
 		goto out;
 	if (old_name(argv[0]))
 		/* LLVM 22 warns before it knows its own name. */
