@@ -135,26 +135,57 @@ static void cleanup_and_die(int sig)
 	raise(sig);
 }
 
+/* Every signal whose default action ends the process (POSIX's "T" and
+ * "A" signals, and Linux's own), but SIGKILL and SIGXFSZ. */
+static const int deadly[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
+	SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU,
+	SIGVTALRM, SIGPROF, SIGSYS,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+#ifdef SIGIO
+	SIGIO,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGEMT
+	SIGEMT,
+#endif
+#ifdef SIGLOST
+	SIGLOST,
+#endif
+};
+
+static void catch_signal(int sig)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cleanup_and_die;
+	sigemptyset(&sa.sa_mask);
+	/* Keep an inherited "ignore" (nohup, a shell's background job). */
+	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
+	sigaction(sig, &sa, NULL);
+}
+
 void io_install_signal_cleanup(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGBUS };
-
 	/* Past `ulimit -f`, SIGXFSZ would kill us with the temporary left
-	 * behind; ignored, the write fails with EFBIG and is reported. */
+	 * behind; ignored, the write fails with EFBIG and is reported (and
+	 * one sent by kill does nothing). */
 	signal(SIGXFSZ, SIG_IGN);
 
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction sa, old;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = cleanup_and_die;
-		sigemptyset(&sa.sa_mask);
-		/* Keep an inherited "ignore" (nohup, a shell's background job). */
-		if (sigaction(sigs[i], NULL, &old) == 0 &&
-		    old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
+	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
+		catch_signal(deadly[i]);
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+	/* Real-time signals end the process too (glibc keeps the first few
+	 * for itself; SIGRTMIN is the first left to us). */
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		catch_signal(sig);
+#endif
 }
 
 /* Where the rename must land: through a symlink to its target, as an

@@ -83,10 +83,13 @@ int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e);
 int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
 		       struct err *e);
 
-/* Remove every temporary still open and die by sig: installed for SIGINT,
- * SIGTERM, SIGHUP, SIGPIPE and SIGBUS (a mapped input cut short under us)
- * by io_install_signal_cleanup, which also ignores SIGXFSZ so that a write
- * past RLIMIT_FSIZE fails with EFBIG and takes the normal error path. */
+/* Remove every temporary still open and die by sig: installed for every
+ * signal whose default action ends the process (SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE, SIGQUIT, SIGUSR1, SIGALRM, SIGSEGV, the real-time signals...)
+ * but SIGKILL, unless the signal was inherited ignored; SIGXFSZ is ignored
+ * instead, so that a write past RLIMIT_FSIZE fails with EFBIG and takes
+ * the normal error path.  What SIGKILL leaves is named .NAME.XXXXXX beside
+ * the output NAME (see offload(1)). */
 void io_install_signal_cleanup(void);
 
 #endif
