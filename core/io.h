@@ -24,6 +24,12 @@ struct io_in {
 /* Open path ("-" = stdin).  On failure e says "'<path>': <why>". */
 int io_in_open(struct io_in *in, const char *path, struct err *e);
 void io_in_close(struct io_in *in);
+/* The path of a mapped input that shrank under a read of its map (the read
+ * saw zeros where the file ended), or NULL.  While it is set,
+ * io_out_commit refuses (the output was made from those zeros); an applet
+ * reports it as the failure and clears it. */
+const char *io_input_cut(void);
+void io_input_cut_clear(void);
 /* The caller will read only scattered pieces (headers) of a mapped input:
  * no read-ahead around each page it touches. */
 void io_in_sparse(const struct io_in *in);
@@ -89,7 +95,9 @@ int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
  * but SIGKILL, unless the signal was inherited ignored; SIGXFSZ is ignored
  * instead, so that a write past RLIMIT_FSIZE fails with EFBIG and takes
  * the normal error path.  What SIGKILL leaves is named .NAME.XXXXXX beside
- * the output NAME (see offload(1)). */
+ * the output NAME (see offload(1)).  SIGBUS at an address inside a mapped
+ * input is not deadly: the file shrank, the read goes on over zero pages
+ * and io_input_cut names the file. */
 void io_install_signal_cleanup(void);
 
 #endif
