@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,8 +315,9 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 {
 	struct stat st;
 	char *dir_copy = NULL;
+	sigset_t all, was;
 	mode_t mask;
-	int exists;
+	int exists, saved;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -358,18 +360,22 @@ static int out_open(struct io_out *o, const char *path, struct err *e)
 		free(base_copy);
 	}
 	free(dir_copy);
+	/* No signal between the file's creation and its registration: one
+	 * there would leave it behind. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	saved = errno;
+	if (o->fd >= 0)
+		pending_add(o->tmp);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (o->fd < 0) {
-		int saved = errno;
-
 		free(o->tmp);
 		o->tmp = NULL;
 		return err_sys(e, path, saved);
 	}
-	pending_add(o->tmp);
 	if (fchmod(o->fd, o->mode) < 0) {
-		int saved = errno;
-
+		saved = errno;
 		io_out_discard(o);
 		return err_sys(e, path, saved);
 	}
@@ -675,10 +681,16 @@ int io_scratch_open(struct io_out *o, struct err *e)
 		char *name = malloc(strlen(dir) + 32);
 
 		if (name) {
+			sigset_t all, was;
+
+			/* Unlinked before any signal can end us. */
+			sigfillset(&all);
+			pthread_sigmask(SIG_BLOCK, &all, &was);
 			sprintf(name, "%s/offload-scratch.XXXXXX", dir);
 			o->fd = mkostemp(name, O_CLOEXEC);
 			if (o->fd >= 0)
 				unlink(name);
+			pthread_sigmask(SIG_SETMASK, &was, NULL);
 			free(name);
 		}
 	}
