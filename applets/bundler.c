@@ -11,6 +11,7 @@
 #include "bundler.h"
 #include "../core/clopt.h"
 #include "../core/env.h"
+#include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
 #include "../core/targetid.h"
@@ -143,8 +144,16 @@ static void report(const char *kind, const char *fmt, va_list ap)
 
 int bundler_fail(const char *fmt, ...)
 {
+	const char *cut = io_input_cut();
 	va_list ap;
 
+	/* Whatever failed, it failed on the zeros read where an input was
+	 * cut short under us (core/io.c): that is the error. */
+	if (cut) {
+		io_input_cut_clear();
+		return bundler_fail("'%s': file changed size while being read",
+				    cut);
+	}
 	va_start(ap, fmt);
 	report("error", fmt, ap);
 	va_end(ap);

@@ -98,18 +98,37 @@ out:
 	return rc;
 }
 
-static int write_archive(const char *path, const struct device_archive *a)
+/* Write every archive out (to its temporary), then rename them all into
+ * place: one that cannot be written leaves every output as it was. */
+static int write_archives(const struct config *c,
+			  const struct device_archive *a)
 {
-	struct io_out out = { .fd = -1 };
+	struct io_out *out = calloc(c->ntargets + 1, sizeof(*out));
 	struct err e;
+	int rc = 1;
 
-	if (io_out_open(&out, path, &e) < 0 ||
-	    devarchive_write(&out, a->m, a->n, &e) < 0 ||
-	    io_out_commit(&out, &e) < 0) {
-		io_out_discard(&out);
-		return bundler_fail("%s", e.msg);
-	}
-	return 0;
+	if (!out)
+		return bundler_fail("out of memory");
+	for (size_t i = 0; i < c->ntargets; i++)
+		out[i].fd = -1;
+	for (size_t i = 0; i < c->ntargets; i++)
+		if (io_out_open(&out[i], c->outputs[i], &e) < 0 ||
+		    devarchive_write(&out[i], a[i].m, a[i].n, &e) < 0 ||
+		    io_out_flush(&out[i], &e) < 0) {
+			bundler_fail("%s", e.msg);
+			goto out;
+		}
+	for (size_t i = 0; i < c->ntargets; i++)
+		if (io_out_commit(&out[i], &e) < 0) {
+			bundler_fail("%s", e.msg);
+			goto out;
+		}
+	rc = 0;
+out:
+	for (size_t i = 0; i < c->ntargets; i++)
+		io_out_discard(&out[i]);
+	free(out);
+	return rc;
 }
 
 int bundler_unbundle_archive(const struct config *c)
@@ -160,7 +179,7 @@ int bundler_unbundle_archive(const struct config *c)
 			bundler_fail("'%s': %s", c->inputs[0], e.msg);
 		goto out;
 	}
-	/* Only when every archive can be written is any of them. */
+	/* Only when every archive has its code is any of them written. */
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (!out[i].n && !c->allow_missing) {
 			bundler_fail("no compatible code object found for the target "
@@ -168,10 +187,7 @@ int bundler_unbundle_archive(const struct config *c)
 				     c->std_targets[i], c->inputs[0]);
 			goto out;
 		}
-	for (size_t i = 0; i < c->ntargets; i++)
-		if (write_archive(c->outputs[i], &out[i]))
-			goto out;
-	rc = 0;
+	rc = write_archives(c, out);
 out:
 	for (size_t i = 0; out && i < c->ntargets; i++) {
 		for (size_t j = 0; j < out[i].n; j++)

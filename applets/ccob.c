@@ -151,8 +151,9 @@ static int compress_one(const struct options *o, const char *in_name,
 }
 
 /* Walk the CCOBs of a file: each is decompressed (so its hash is known) and
- * handed to fn; anything that is not a CCOB where one should start is an
- * error. */
+ * handed to fn.  Zero bytes before, between and after them are padding (as
+ * in a .hip_fatbin section of several translation units); anything else
+ * that is not a CCOB where one should start is an error. */
 static int each_ccob(const struct options *o, const char *in_name,
 		     const struct io_in *in,
 		     int (*fn)(void *ctx, size_t off, const struct ccob_header *h,
@@ -163,7 +164,9 @@ static int each_ccob(const struct options *o, const char *in_name,
 
 	if (!in->len)
 		return fail("cannot read", in_name, "empty file, not a CCOB");
-	while (off < in->len) {
+	if (ccob_skip_padding(in->data, in->len, 0) == in->len)
+		return fail("cannot read", in_name, "only zero bytes, no CCOB");
+	while ((off = ccob_skip_padding(in->data, in->len, off)) < in->len) {
 		struct ccob_header h;
 		uint8_t *raw;
 		size_t used;

@@ -103,6 +103,26 @@ static void hold_std_fds(void)
 		close(fd);
 }
 
+/* An input cut short under a read of its map that the applet did not
+ * report (it read zeros and went on: a listing, a hash that then failed
+ * to match) is its failure all the same. */
+static int finish(const struct applet *a, const char *name, int rc)
+{
+	const char *cut = io_input_cut();
+
+	rc = finish_stdout(a, rc);
+	if (!cut)
+		return rc;
+	if (a->llvm)
+		fprintf(stderr, "%s: error: '%s': file changed size while "
+			"being read\n", name, cut);
+	else
+		fprintf(stderr, "offload %s: error: cannot read '%s': file "
+			"changed size while being read\n", canonical(a)->name,
+			cut);
+	return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *self = argc > 0 ? argv[0] : "offload";
@@ -113,7 +133,7 @@ int main(int argc, char **argv)
 	io_install_signal_cleanup();
 	a = find(base);
 	if (a)
-		return finish_stdout(a, a->main(argc, argv));
+		return finish(a, self, a->main(argc, argv));
 	/* Called by a name that is neither an applet nor offload itself (a
 	 * stray link): say so rather than guess. */
 	if (strncmp(base, "offload", 7)) {
@@ -133,5 +153,5 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	/* "offload bundler -x" runs as if called "bundler -x". */
-	return finish_stdout(a, a->main(argc - 1, argv + 1));
+	return finish(a, argv[1], a->main(argc - 1, argv + 1));
 }

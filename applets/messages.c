@@ -6,12 +6,21 @@
 #include <string.h>
 
 #include "messages.h"
+#include "../core/io.h"
 
 int applet_fail(const char *applet, const char *what, const char *file,
 		const char *fmt, ...)
 {
+	const char *cut = io_input_cut();
 	va_list ap;
 
+	/* Whatever failed, it failed on the zeros read where an input was
+	 * cut short under us (core/io.c): that is the error. */
+	if (cut) {
+		io_input_cut_clear();
+		return applet_fail(applet, "cannot read", cut,
+				   "file changed size while being read");
+	}
 	fflush(stdout);
 	fprintf(stderr, "offload %s: error: %s%s'%s': ", applet,
 		what ? what : "", what ? " " : "", file);

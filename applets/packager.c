@@ -95,8 +95,16 @@ static bool color;
 
 int packager_fail(const char *fmt, ...)
 {
+	const char *cut = io_input_cut();
 	va_list ap;
 
+	/* Whatever failed, it failed on the zeros read where an input was
+	 * cut short under us (core/io.c): that is the error. */
+	if (cut) {
+		io_input_cut_clear();
+		return packager_fail("'%s': file changed size while being "
+				     "read", cut);
+	}
 	va_start(ap, fmt);
 	llvm_report(argv0, "error", color, fmt, ap);
 	va_end(ap);
@@ -443,7 +451,9 @@ int packager_main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if (res.failed)
+	/* LLVM 22 goes on to print its help without its options set up and
+	 * dies of a segmentation fault; the message is the error here. */
+	if (res.failed || res.expand_failed)
 		goto out;
 	if (old_name(argv[0]))
 		/* LLVM 22 warns before it knows its own name. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "clopt.h"
 
@@ -130,58 +131,233 @@ fail:
 	return -1;
 }
 
+/* A response file that is not a regular file (a pipe, /dev/stdin, a
+ * device) is read to its end, up to this many bytes. */
+enum { RSP_STREAM_MAX = 64 << 20 };
+
+/* The whole of a file, or NULL with errno set. */
 static char *slurp(const char *path, size_t *len)
 {
+	FILE *f = fopen(path, "rb");
 	struct stat st;
-	FILE *f;
-	char *buf;
+	char *buf = NULL, *grown;
+	size_t cap, n = 0;
+	int saved;
 
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	f = fopen(path, "rb");
 	if (!f)
 		return NULL;
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf)
-		*len = fread(buf, 1, (size_t)st.st_size, f);
+	if (fstat(fileno(f), &st) < 0)
+		goto out;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto out;
+	}
+	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 4096;
+	if (!(buf = malloc(cap + 1)))
+		goto out;
+	for (;;) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (ferror(f))
+			goto fail;
+		if (S_ISREG(st.st_mode) || n < cap)
+			break;
+		if (cap >= RSP_STREAM_MAX) {
+			errno = EFBIG;
+			goto fail;
+		}
+		if (!(grown = realloc(buf, cap * 2 + 1)))
+			goto fail;
+		buf = grown;
+		cap *= 2;
+	}
+	*len = n;
+	goto out;
+fail:
+	free(buf);
+	buf = NULL;
+out:
+	saved = errno;
 	fclose(f);
+	errno = saved;
 	return buf;
 }
 
-/* Expand @file arguments in place, nested ones too; a file that cannot be
- * read stays a literal argument, as in LLVM and libiberty.  The depth limit
- * stops a file that includes itself. */
-static int expand(char **argv, int argc, struct clopt_result *res, size_t *cap,
-		  int depth)
+/* The directory a relative @file is found in: $PWD when it is absolute and
+ * names the directory we are in (so a path through a symbolic link reads
+ * as the user typed it, as LLVM's current_path does), else getcwd(). */
+static char *current_dir(void)
 {
-	for (int i = 0; i < argc; i++) {
-		size_t len = 0;
-		char *text = NULL;
+	const char *pwd = getenv("PWD");
+	struct stat a, b;
 
-		if (argv[i][0] == '@' && depth < 20)
-			text = slurp(argv[i] + 1, &len);
-		if (!text) {
-			if (push_arg(res, cap, strdup(argv[i])) < 0)
-				return -1;
+	if (pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return strdup(pwd);
+	return getcwd(NULL, 0);
+}
+
+/* A response file whose words are being read: which file it is, the name
+ * it was reached by, and the index in args where its words end. */
+struct frame {
+	dev_t dev;
+	ino_t ino;
+	char *name;
+	size_t end;
+};
+
+/* Replace args[at] by the n words of sub (taken over). */
+static int splice(struct clopt_result *res, size_t *cap, size_t at,
+		  struct clopt_result *sub)
+{
+	size_t need = res->nargs - 1 + sub->nargs;
+
+	if (need > *cap) {
+		size_t ncap = *cap * 2 > need ? *cap * 2 : need;
+		char **grown = realloc(res->args, ncap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		res->args = grown;
+		*cap = ncap;
+	}
+	free(res->args[at]);
+	memmove(res->args + at + sub->nargs, res->args + at + 1,
+		(res->nargs - at - 1) * sizeof(*res->args));
+	if (sub->nargs)
+		memcpy(res->args + at, sub->args, sub->nargs * sizeof(*sub->args));
+	res->nargs = need;
+	free(sub->args);
+	sub->args = NULL;
+	sub->nargs = 0;
+	return 0;
+}
+
+/* Expand @file arguments in res->args in place, as LLVM's cl library does:
+ * a relative name is taken from the current directory (nested ones too)
+ * and made absolute; a file that does not exist stays a literal argument;
+ * any other failure to read it, and a file met again while its own words
+ * are being read, stop the expansion with LLVM's message in res->errors.
+ * There is no depth limit; a cycle is found by file identity (device and
+ * inode, so a link to a file is that file).  Returns 0, 1 after such a
+ * failure, or -1 when out of memory. */
+static int expand(struct clopt_result *res, size_t *cap)
+{
+	struct frame *stack = NULL;
+	size_t depth = 0, room = 0;
+	char *cwd = NULL;
+	int rc = -1;
+
+	for (size_t i = 0; i < res->nargs;) {
+		const char *arg = res->args[i];
+		struct clopt_result sub = { 0 };
+		size_t subcap = 0, len = 0, dirlen, words;
+		char *name, *text;
+		struct stat st;
+		size_t k;
+
+		while (depth && stack[depth - 1].end == i)
+			free(stack[--depth].name);
+		if (arg[0] != '@') {
+			i++;
 			continue;
 		}
-		{
-			struct clopt_result sub = { 0 };
-			size_t subcap = 0;
-			int rc = tokenize(text, len, &sub, &subcap);
+		if (arg[1] == '/') {
+			name = strdup(arg + 1);
+		} else {
+			if (!cwd && !(cwd = current_dir()))
+				cwd = strdup("");
+			if (!cwd)
+				goto out;
+			dirlen = strlen(cwd);
+			name = malloc(dirlen + strlen(arg) + 1);
+			if (name) {
+				bool slash = !arg[1] || !dirlen ||
+					     cwd[dirlen - 1] == '/';
 
+				sprintf(name, "%s%s%s", cwd, slash ? "" : "/",
+					arg + 1);
+			}
+		}
+		if (!name)
+			goto out;
+		if (stat(name, &st) < 0) {
+			if (errno == ENOENT) {
+				free(name);
+				i++;
+				continue;
+			}
+			say(res, "cannot not open file '%s': %s\n", name,
+			    strerror(errno));
+			free(name);
+			rc = 1;
+			goto out;
+		}
+		for (k = 0; k < depth; k++)
+			if (stack[k].dev == st.st_dev && stack[k].ino == st.st_ino)
+				break;
+		if (k < depth) {
+			say(res, "recursive expansion of: '%s'\n",
+			    stack[k].name);
+			free(name);
+			rc = 1;
+			goto out;
+		}
+		text = slurp(name, &len);
+		if (!text) {
+			if (errno == ENOMEM) {
+				free(name);
+				goto out;
+			}
+			say(res, "cannot not open file '%s': %s\n", name,
+			    strerror(errno));
+			free(name);
+			rc = 1;
+			goto out;
+		}
+		if (depth == room) {
+			size_t nroom = room ? room * 2 : 8;
+			struct frame *grown = realloc(stack,
+						      nroom * sizeof(*grown));
+
+			if (!grown) {
+				free(text);
+				free(name);
+				goto out;
+			}
+			stack = grown;
+			room = nroom;
+		}
+		if (tokenize(text, len, &sub, &subcap) < 0) {
 			free(text);
-			if (rc == 0)
-				rc = expand(sub.args, (int)sub.nargs, res, cap,
-					    depth + 1);
-			for (size_t k = 0; k < sub.nargs; k++)
+			free(name);
+			for (k = 0; k < sub.nargs; k++)
 				free(sub.args[k]);
 			free(sub.args);
-			if (rc < 0)
-				return -1;
+			goto out;
 		}
+		free(text);
+		words = sub.nargs;
+		if (splice(res, cap, i, &sub) < 0) {
+			free(name);
+			for (k = 0; k < sub.nargs; k++)
+				free(sub.args[k]);
+			free(sub.args);
+			goto out;
+		}
+		/* Every file being read holds args[i], which its words
+		 * replaced; this file's words are read next. */
+		for (k = 0; k < depth; k++)
+			stack[k].end = stack[k].end - 1 + words;
+		stack[depth++] = (struct frame){ st.st_dev, st.st_ino, name,
+						 i + words };
 	}
-	return 0;
+	rc = 0;
+out:
+	while (depth)
+		free(stack[--depth].name);
+	free(stack);
+	free(cwd);
+	return rc;
 }
 
 /* ---- values ---- */
@@ -431,8 +607,21 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 	size_t nargs;
 
 	memset(res, 0, sizeof(*res));
-	if (argc > 1 && expand(argv + 1, argc - 1, res, &cap, 0) < 0)
+	for (int i = 1; i < argc; i++)
+		if (push_arg(res, &cap, strdup(argv[i])) < 0)
+			return -1;
+	switch (expand(res, &cap)) {
+	case 0:
+		break;
+	case 1:
+		/* LLVM reports it and parses nothing: the tool goes on
+		 * with every option at its default. */
+		res->failed = false;
+		res->expand_failed = true;
+		return 0;
+	default:
 		return -1;
+	}
 	args = res->args;
 	nargs = res->nargs;
 	for (size_t i = 0; i < n; i++)

@@ -43,11 +43,15 @@ struct clopt {
 
 /* What parsing found.  `errors` holds LLVM's diagnostics, one per line,
  * ready to print; `action` is the CLOPT_ACTION option that stopped parsing
- * (NULL if none).  Expanded response-file arguments live in `args`. */
+ * (NULL if none).  Expanded response-file arguments live in `args`.
+ * `expand_failed`: a response file could not be read or includes itself
+ * (the reason is in `errors`); as in LLVM, nothing was parsed, every option
+ * keeps its default and `failed` stays false. */
 struct clopt_result {
 	char *errors;
 	size_t errors_len;
 	bool failed;
+	bool expand_failed;
 	struct clopt *action;
 	char **args;
 	size_t nargs;

@@ -56,6 +56,63 @@ static int read_all(int fd, struct io_in *in, const char *path, struct err *e)
 	return 0;
 }
 
+/* Inputs mapped now.  A file that shrinks after it was mapped faults
+ * (SIGBUS) where a read reaches past its new end; the handler looks the
+ * address up here, puts zero pages over the rest of that map so the read
+ * goes on, and notes the file (io_input_cut).  From then on nothing is
+ * committed and the first failure reported is that input's.  A fixed table
+ * that the handler scans without allocating or locking. */
+enum { MAX_MAPS = 256 };
+static struct mapped {
+	uintptr_t volatile start, len;
+	const char *volatile path;
+} maps[MAX_MAPS];
+static const char *volatile input_cut;
+static size_t page_size = 4096;
+
+static void map_add(const struct io_in *in)
+{
+	for (int i = 0; i < MAX_MAPS; i++)
+		if (!maps[i].start) {
+			maps[i].len = in->len;
+			maps[i].path = in->path;
+			maps[i].start = (uintptr_t)in->map;
+			return;
+		}
+}
+
+static void map_remove(const void *map)
+{
+	for (int i = 0; i < MAX_MAPS; i++)
+		if (maps[i].start == (uintptr_t)map)
+			maps[i].start = 0;
+}
+
+/* The registered map that holds [p, p+n), or -1. */
+static int map_of(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	for (int i = 0; i < MAX_MAPS; i++) {
+		uintptr_t start = maps[i].start;
+
+		if (start && a - start < maps[i].len &&
+		    n <= maps[i].len - (a - start))
+			return i;
+	}
+	return -1;
+}
+
+const char *io_input_cut(void)
+{
+	return input_cut;
+}
+
+void io_input_cut_clear(void)
+{
+	input_cut = NULL;
+}
+
 int io_in_open(struct io_in *in, const char *path, struct err *e)
 {
 	struct stat st;
@@ -84,6 +141,7 @@ int io_in_open(struct io_in *in, const char *path, struct err *e)
 			in->data = map;
 			in->len = (size_t)st.st_size;
 			in->fd = fd;
+			map_add(in);
 			return 0;
 		}
 	}
@@ -109,8 +167,10 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
 
 void io_in_close(struct io_in *in)
 {
-	if (in->map)
+	if (in->map) {
+		map_remove(in->map);
 		munmap(in->map, in->len);
+	}
 	free(in->heap);
 	if (in->fd >= 0)
 		close(in->fd);
@@ -148,26 +208,94 @@ static void cleanup_and_die(int sig)
 	raise(sig);
 }
 
+/* Every signal whose default action ends the process (POSIX's "T" and
+ * "A" signals, and Linux's own), but SIGKILL and SIGXFSZ. */
+/* A read of a mapped input past the end of the file it has become: zero
+ * pages from the faulting page to the end of the map (mmap is a plain
+ * system call, safe here in practice though POSIX does not list it), the
+ * file noted, and the read goes on.  Any other SIGBUS is deadly. */
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	int i = map_of(si->si_addr, 1);
+
+	(void)ctx;
+	if (i >= 0) {
+		uintptr_t start = maps[i].start, page = a & ~(page_size - 1);
+		uintptr_t end = (start + maps[i].len + page_size - 1) &
+				~(page_size - 1);
+
+		if (mmap((void *)page, end - page, PROT_READ,
+			 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
+		    MAP_FAILED) {
+			if (!input_cut)
+				input_cut = maps[i].path;
+			return;
+		}
+	}
+	cleanup_and_die(sig);
+}
+
+static const int deadly[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGFPE,
+	SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU,
+	SIGVTALRM, SIGPROF, SIGSYS,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+#ifdef SIGIO
+	SIGIO,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGEMT
+	SIGEMT,
+#endif
+#ifdef SIGLOST
+	SIGLOST,
+#endif
+};
+
+static void catch_signal(int sig)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cleanup_and_die;
+	sigemptyset(&sa.sa_mask);
+	/* Keep an inherited "ignore" (nohup, a shell's background job). */
+	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
+	sigaction(sig, &sa, NULL);
+}
+
 void io_install_signal_cleanup(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGBUS };
-
 	/* Past `ulimit -f`, SIGXFSZ would kill us with the temporary left
-	 * behind; ignored, the write fails with EFBIG and is reported. */
+	 * behind; ignored, the write fails with EFBIG and is reported (and
+	 * one sent by kill does nothing). */
 	signal(SIGXFSZ, SIG_IGN);
 
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction sa, old;
+	struct sigaction sa, old;
+	long page = sysconf(_SC_PAGESIZE);
 
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = cleanup_and_die;
-		sigemptyset(&sa.sa_mask);
-		/* Keep an inherited "ignore" (nohup, a shell's background job). */
-		if (sigaction(sigs[i], NULL, &old) == 0 &&
-		    old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
+	if (page > 0)
+		page_size = (size_t)page;
+	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
+		catch_signal(deadly[i]);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGBUS, &sa, NULL);
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+	/* Real-time signals end the process too (glibc keeps the first few
+	 * for itself; SIGRTMIN is the first left to us). */
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		catch_signal(sig);
+#endif
 }
 
 /* Where the rename must land: through a symlink to its target, as an
@@ -200,7 +328,7 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 {
 	struct stat st;
 	char *dir_copy = NULL;
-	sigset_t all, old_mask;
+	sigset_t all, was;
 	mode_t mask;
 	int exists, saved;
 
@@ -252,17 +380,15 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 		free(base_copy);
 	}
 	free(dir_copy);
-	/* A signal between the temporary's creation and its entry in the
-	 * table would leave it behind (a test stops us as soon as it appears,
-	 * and a loaded machine can too): hold signals off until both are
-	 * done.  No thread of ours runs yet when outputs are opened. */
+	/* No signal between the file's creation and its registration: one
+	 * there would leave it behind. */
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	saved = errno;
 	if (o->fd >= 0)
 		pending_add(o->tmp);
-	saved = errno;
-	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (o->fd < 0) {
 		free(o->tmp);
 		o->tmp = NULL;
@@ -387,8 +513,18 @@ static int write_all(struct io_out *o, const void *buf, size_t len,
 		ssize_t n = write(o->fd, p, len);
 
 		if (n < 0) {
+			int i;
+
 			if (errno == EINTR)
 				continue;
+			/* The kernel met the end of a mapped input that
+			 * shrank: the input's fault, not the output's. */
+			if (errno == EFAULT && (i = map_of(p, len)) >= 0) {
+				input_cut = maps[i].path;
+				return err_file(e, maps[i].path,
+						"file changed size while being "
+						"read");
+			}
 			return err_sys(e, o->path, errno);
 		}
 		p += n;
@@ -635,10 +771,16 @@ int io_scratch_open(struct io_out *o, struct err *e)
 		char *name = malloc(strlen(dir) + 32);
 
 		if (name) {
+			sigset_t all, was;
+
+			/* Unlinked before any signal can end us. */
+			sigfillset(&all);
+			pthread_sigmask(SIG_BLOCK, &all, &was);
 			sprintf(name, "%s/offload-scratch.XXXXXX", dir);
 			o->fd = mkostemp(name, O_CLOEXEC);
 			if (o->fd >= 0)
 				unlink(name);
+			pthread_sigmask(SIG_SETMASK, &was, NULL);
 			free(name);
 		}
 	}
@@ -726,6 +868,9 @@ int io_out_commit(struct io_out *o, struct err *e)
 	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
 		rc = err_sys(e, o->path, errno);
 	o->fd = -1;
+	/* Made from zero pages where an input was cut short. */
+	if (rc == 0 && input_cut)
+		rc = err_file(e, input_cut, "file changed size while being read");
 	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)
 		rc = err_sys(e, o->path, errno);
 	release(o, rc < 0);

@@ -28,6 +28,13 @@ void io_in_close(struct io_in *in);
  * hole of a sparse file (SEEK_DATA), in->len when only a hole is left.
  * Off for inputs read into memory, or when the file system cannot say. */
 uint64_t io_in_next_data(const struct io_in *in, uint64_t off);
+
+/* The path of a mapped input that shrank under a read of its map (the read
+ * saw zeros where the file ended), or NULL.  While it is set,
+ * io_out_commit refuses (the output was made from those zeros); an applet
+ * reports it as the failure and clears it. */
+const char *io_input_cut(void);
+void io_input_cut_clear(void);
 /* The caller will read only scattered pieces (headers) of a mapped input:
  * no read-ahead around each page it touches. */
 void io_in_sparse(const struct io_in *in);
@@ -103,10 +110,15 @@ int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e);
 int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
 		       struct err *e);
 
-/* Remove every temporary still open and die by sig: installed for SIGINT,
- * SIGTERM, SIGHUP, SIGPIPE and SIGBUS (a mapped input cut short under us)
- * by io_install_signal_cleanup, which also ignores SIGXFSZ so that a write
- * past RLIMIT_FSIZE fails with EFBIG and takes the normal error path. */
+/* Remove every temporary still open and die by sig: installed for every
+ * signal whose default action ends the process (SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE, SIGQUIT, SIGUSR1, SIGALRM, SIGSEGV, the real-time signals...)
+ * but SIGKILL, unless the signal was inherited ignored; SIGXFSZ is ignored
+ * instead, so that a write past RLIMIT_FSIZE fails with EFBIG and takes
+ * the normal error path.  What SIGKILL leaves is named .NAME.XXXXXX beside
+ * the output NAME (see offload(1)).  SIGBUS at an address inside a mapped
+ * input is not deadly: the file shrank, the read goes on over zero pages
+ * and io_input_cut names the file. */
 void io_install_signal_cleanup(void);
 
 #endif

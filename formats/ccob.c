@@ -25,6 +25,23 @@ bool ccob_is(const uint8_t *buf, size_t len)
 	return len >= 4 && !memcmp(buf, "CCOB", 4);
 }
 
+size_t ccob_skip_padding(const uint8_t *buf, size_t len, size_t off)
+{
+	uint64_t w;
+
+	while (off < len && off % 8 && !buf[off])
+		off++;
+	while (off % 8 == 0 && len - off >= 8) {
+		memcpy(&w, buf + off, 8);
+		if (w)
+			break;
+		off += 8;
+	}
+	while (off < len && !buf[off])
+		off++;
+	return off;
+}
+
 int ccob_parse_header(const uint8_t *buf, size_t len, struct ccob_header *h,
 		      struct err *e)
 {

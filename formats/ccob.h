@@ -44,6 +44,10 @@ struct ccob_limits {
 
 size_t ccob_header_size(unsigned version);	/* 0 if unknown */
 bool ccob_is(const uint8_t *buf, size_t len);	/* starts with "CCOB" */
+/* The first byte at or after off that is not zero, or len: a linker puts
+ * each translation unit's CCOB of a .hip_fatbin section at the section's
+ * alignment, with zero padding between them. */
+size_t ccob_skip_padding(const uint8_t *buf, size_t len, size_t off);
 /* LLVM 22's checks and messages: "Compressed bundle header size too small",
  * "Unknown compressing method". */
 int ccob_parse_header(const uint8_t *buf, size_t len, struct ccob_header *h,
