@@ -1,6 +1,7 @@
 /* ls: list the device code in build artefacts, as a tree, from headers. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,10 @@ static const char usage[] =
 	"      --json              same as --format=json\n"
 	"      --verify            inflate every CCOB whole and check its hash,\n"
 	"                          and decode every NVIDIA entry\n"
+	"      --kernels           list each code object's kernels and what each\n"
+	"                          uses (registers, LDS or shared memory, scratch\n"
+	"                          or local memory, occupancy); implies --verify\n"
+	"      --no-demangle       print kernel names as the symbols are\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
@@ -38,6 +43,40 @@ enum format { TEXT, JSON, ROC_OBJ };
 #define usage_error(...) applet_usage_error("ls", __VA_ARGS__)
 
 /* ---- collecting the tree ---- */
+
+/* The kernels of an entry's code, when it is a code object the readers
+ * of formats/kernels.h know. */
+static int read_kernels(struct row *r, const struct inspect_node *n)
+{
+	struct kernel_list l;
+	struct err e;
+	uint64_t size = n->container == INSPECT_NV ? n->code_size : n->size;
+	int rc;
+
+	e.msg[0] = 0;
+	rc = kernels_parse(n->data, (size_t)size, &l, &e);
+	if (rc < 0)
+		return (r->kernels_why = strdup(e.why[0] ? e.why : e.msg)) ? 0 : -1;
+	if (rc == 0)
+		return 0;
+	if (!(r->kernels = malloc(sizeof(*r->kernels)))) {
+		kernels_free(&l);
+		return -1;
+	}
+	*r->kernels = l;
+	return 0;
+}
+
+/* libiberty's cplus_demangle, the demangler c++filt itself calls, with
+ * c++filt's default options: names come out exactly as c++filt prints
+ * them, and no C++ runtime is linked for __cxa_demangle. */
+char *ls_kernel_name(const struct rows *rs, const char *name)
+{
+	char *d = rs->demangle ? cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI |
+						DMGL_VERBOSE) : NULL;
+
+	return d ? d : strdup(name);
+}
 
 static int keep(void *ctx, const struct inspect_node *n)
 {
@@ -60,6 +99,8 @@ static int keep(void *ctx, const struct inspect_node *n)
 	r->n.nv_base = NULL;
 	r->n.decode_err = NULL;
 	r->why = NULL;
+	r->kernels = NULL;
+	r->kernels_why = NULL;
 	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len + 3);
 	if (!p)
 		return -1;
@@ -83,6 +124,8 @@ static int keep(void *ctx, const struct inspect_node *n)
 		p[n->arch_len] = 0;
 		r->n.arch = p;
 	}
+	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data)
+		return read_kernels(r, n);
 	return 0;
 }
 
@@ -91,6 +134,10 @@ static void rows_free(struct rows *rs)
 	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->v[i].strings);
 		free(rs->v[i].why);
+		free(rs->v[i].kernels_why);
+		if (rs->v[i].kernels)
+			kernels_free(rs->v[i].kernels);
+		free(rs->v[i].kernels);
 	}
 	free(rs->v);
 	memset(rs, 0, sizeof(*rs));
@@ -216,6 +263,144 @@ static void entry_line(const struct inspect_node *n, const char *path,
 	l->ncells = k;
 }
 
+/* ---- kernels ---- */
+
+static char *cell_u32(uint32_t v)
+{
+	char buf[16];
+
+	if (v == KERNEL_NONE)
+		return strdup("-");
+	snprintf(buf, sizeof(buf), "%" PRIu32, v);
+	return strdup(buf);
+}
+
+const char *kernel_source_name(enum kernel_source s)
+{
+	return s == KERNELS_AMDGPU ? "amdgpu" : s == KERNELS_CUBIN ? "cubin"
+								    : "ptx";
+}
+
+enum { AMD_COLS = 12, NV_COLS = 6 };
+
+/* One kernel's cells: figures right-aligned, its name last. */
+static int kernel_cells(const struct rows *rs, const struct kernel_list *kl,
+			const struct kernel *k, char **cell)
+{
+	char *name = ls_kernel_name(rs, k->name);
+	char *esc = name ? applet_escape(name, strlen(name), false) : NULL;
+	int c = 0;
+
+	free(name);
+	if (kl->source == KERNELS_AMDGPU) {
+		cell[c++] = cell_u32(k->sgprs);
+		cell[c++] = cell_u32(k->vgprs);
+		cell[c++] = cell_u32(k->agprs);
+		cell[c++] = cell_u32(k->sgpr_spills);
+		cell[c++] = cell_u32(k->vgpr_spills);
+		cell[c++] = cell_u32(k->lds);
+		cell[c++] = cell_u32(k->scratch);
+		cell[c++] = cell_u32(k->wavefront);
+		cell[c++] = cell_u32(k->max_flat_wg);
+		cell[c++] = strdup(k->dynamic_stack < 0 ? "-" :
+				   k->dynamic_stack ? "yes" : "no");
+		cell[c++] = cell_u32(k->occupancy ? k->occupancy : KERNEL_NONE);
+	} else {
+		char banks[160] = "";
+		size_t len = 0;
+
+		cell[c++] = cell_u32(k->regs);
+		cell[c++] = cell_u32(k->stack);
+		cell[c++] = cell_u32(k->shared);
+		cell[c++] = cell_u32(k->local);
+		for (size_t b = 0; b < sizeof(k->constant) / sizeof(k->constant[0]);
+		     b++)
+			if (k->constant[b] != KERNEL_NONE && len < sizeof(banks) - 24)
+				len += (size_t)snprintf(banks + len,
+					sizeof(banks) - len, "%s%zu:%" PRIu32,
+					len ? "," : "", b, k->constant[b]);
+		cell[c++] = strdup(len ? banks : "-");
+	}
+	cell[c++] = esc;
+	return c;
+}
+
+/* Under an entry line: its kernels, a table for a code object, the entry
+ * names for PTX. */
+static void print_kernels(const struct rows *rs, const struct row *r,
+			  int indent)
+{
+	static const char *const amd_head[AMD_COLS] = {
+		"SGPR", "VGPR", "AGPR", "SSPILL", "VSPILL", "LDS", "SCRATCH",
+		"WAVE", "MAXWG", "DYNSTACK", "OCC", "KERNEL",
+	};
+	static const char *const nv_head[NV_COLS] = {
+		"REG", "STACK", "SHARED", "LOCAL", "CONST", "KERNEL",
+	};
+	const struct kernel_list *kl = r->kernels;
+	const char *const *head;
+	size_t w[AMD_COLS] = { 0 };
+	char **cells;
+	int cols;
+
+	if (!kl)
+		return;
+	if (kl->source == KERNELS_PTX) {
+		printf("%*sPTX %s, target %s: %zu entr%s\n", indent, "",
+		       kl->ptx_version[0] ? kl->ptx_version : "?",
+		       kl->target[0] ? kl->target : "?", kl->n,
+		       kl->n == 1 ? "y" : "ies");
+		for (size_t k = 0; k < kl->n; k++) {
+			char *name = ls_kernel_name(rs, kl->v[k].name);
+			char *esc = name ? applet_escape(name, strlen(name), false)
+					 : NULL;
+
+			printf("%*s%s\n", indent + 2, "", esc ? esc : "?");
+			free(name);
+			free(esc);
+		}
+		return;
+	}
+	if (kl->source == KERNELS_AMDGPU)
+		printf("%*s%zu kernel%s, code object v%u, %s\n", indent, "",
+		       kl->n, kl->n == 1 ? "" : "s", kl->co_version,
+		       kl->target[0] ? kl->target : "no target");
+	else
+		printf("%*s%zu kernel%s, %s\n", indent, "", kl->n,
+		       kl->n == 1 ? "" : "s", kl->processor);
+	if (!kl->n)
+		return;
+	head = kl->source == KERNELS_AMDGPU ? amd_head : nv_head;
+	cols = kl->source == KERNELS_AMDGPU ? AMD_COLS : NV_COLS;
+	cells = calloc(kl->n * (size_t)cols, sizeof(*cells));
+	if (!cells)
+		return;
+	for (int c = 0; c < cols; c++)
+		w[c] = strlen(head[c]);
+	for (size_t k = 0; k < kl->n; k++) {
+		kernel_cells(rs, kl, &kl->v[k], cells + k * (size_t)cols);
+		for (int c = 0; c < cols; c++)
+			if (cells[k * cols + c] && strlen(cells[k * cols + c]) > w[c])
+				w[c] = strlen(cells[k * cols + c]);
+	}
+	for (size_t k = 0; k <= kl->n; k++) {
+		printf("%*s", indent + 2, "");
+		for (int c = 0; c < cols; c++) {
+			const char *s = !k ? head[c] : cells[(k - 1) * cols + c];
+
+			if (!s)
+				s = "?";
+			if (c == cols - 1)
+				printf("%s\n", s);
+			else
+				printf("%*s  ", (int)w[c], s);
+		}
+	}
+	for (size_t k = 0; k < kl->n * (size_t)cols; k++)
+		free(cells[k]);
+	free(cells);
+}
+
 /* The entries of the container at rs->v[i], aligned in columns. */
 static void print_entries(const struct rows *rs, size_t i, const char *path,
 			  int indent)
@@ -244,6 +429,7 @@ static void print_entries(const struct rows *rs, size_t i, const char *path,
 				printf("%-*s  ", (int)w[c], s);
 			free(l[k].cell[c]);
 		}
+		print_kernels(rs, &rs->v[i + 1 + k], indent + 2);
 	}
 	free(l);
 }
@@ -450,6 +636,7 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 struct options {
 	enum format format;
 	struct inspect_opts walk;
+	bool kernels, demangle;
 };
 
 static bool first_json_file = true;
@@ -485,6 +672,24 @@ static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
 		    first->why ? first->why : "?");
 }
 
+/* The entry at rs->v[i] is a code object whose kernels cannot be read. */
+static int kernels_unread(const struct rows *rs, size_t i, const char *path)
+{
+	const struct inspect_node *n = &rs->v[i].n;
+	struct inspect_target t;
+	char *arch;
+	int rc;
+
+	inspect_entry_target(n, &t);
+	arch = t.arch ? applet_escape(t.arch, t.arch_len, false) : NULL;
+	rc = fail("cannot read kernels in", path, "%s #%u entry %u%s%s%s: %s",
+		  container_name(n->container), n->number, n->index,
+		  arch ? " (" : "", arch ? arch : "", arch ? ")" : "",
+		  rs->v[i].kernels_why);
+	free(arch);
+	return rc;
+}
+
 static uint64_t next_data(const void *in, uint64_t off)
 {
 	return io_in_next_data(in, off);
@@ -493,7 +698,7 @@ static uint64_t next_data(const void *in, uint64_t off)
 static int list_one(const struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
-	struct rows rs = { 0 };
+	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle };
 	struct io_in in;
 	struct err e;
 	int rc = 0;
@@ -534,6 +739,8 @@ static int list_one(const struct options *o, const char *path)
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
 		    rs.v[i].n.container == INSPECT_NV)
 			rc |= nv_undecoded(&rs, i, path);
+		if (rs.v[i].kernels_why)
+			rc = kernels_unread(&rs, i, path);
 	}
 out:
 	rows_free(&rs);
@@ -543,17 +750,21 @@ out:
 
 int ls_main(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_JSON, OPT_VERIFY };
+	enum { OPT_FORMAT = 256, OPT_JSON, OPT_VERIFY, OPT_KERNELS,
+	       OPT_NO_DEMANGLE };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "kernels", no_argument, NULL, OPT_KERNELS },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = {
 		.format = TEXT,
+		.demangle = true,
 		.walk = {
 			.accept_other = true,
 			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
@@ -588,6 +799,13 @@ int ls_main(int argc, char **argv)
 		case OPT_VERIFY:
 			o.walk.inflate = true;
 			break;
+		case OPT_KERNELS:
+			/* The code inside CCOBs and NVIDIA fatbins is needed. */
+			o.kernels = o.walk.inflate = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o.demangle = false;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -604,7 +822,7 @@ int ls_main(int argc, char **argv)
 	if (optind == argc)
 		return usage_error("no input file");
 	if (o.format == JSON)
-		fputs("{\"version\":1,\"files\":[", stdout);
+		fputs("{\"version\":2,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= list_one(&o, argv[i]);
 	if (o.format == JSON)
