@@ -184,19 +184,17 @@ static void json_kernels(bool *first, const struct rows *rs,
 		fputs("null", stdout);
 	json_key(&f, "error");
 	json_str(r->kernels_why, r->kernels_why ? strlen(r->kernels_why) : 0);
-	if (kl) {
-		json_key(&f, "code_object_version");
-		if (kl->source == KERNELS_AMDGPU)
-			printf("%u", kl->co_version);
-		else
-			fputs("null", stdout);
-		json_text(&f, "target", kl->target[0] ? kl->target : NULL,
-			  strlen(kl->target));
-		json_text(&f, "processor", kl->processor[0] ? kl->processor
-				: NULL, strlen(kl->processor));
-		json_text(&f, "ptx_version", kl->ptx_version[0] ?
-			  kl->ptx_version : NULL, strlen(kl->ptx_version));
-	}
+	json_key(&f, "code_object_version");
+	if (kl && kl->source == KERNELS_AMDGPU)
+		printf("%u", kl->co_version);
+	else
+		fputs("null", stdout);
+	json_text(&f, "target", kl && kl->target[0] ? kl->target : NULL,
+		  kl ? strlen(kl->target) : 0);
+	json_text(&f, "processor", kl && kl->processor[0] ? kl->processor
+		  : NULL, kl ? strlen(kl->processor) : 0);
+	json_text(&f, "ptx_version", kl && kl->ptx_version[0] ?
+		  kl->ptx_version : NULL, kl ? strlen(kl->ptx_version) : 0);
 	json_key(&f, "list");
 	putchar('[');
 	for (size_t k = 0; kl && k < kl->n; k++) {

@@ -46,7 +46,7 @@ static int mp_skip(const uint8_t *p, size_t len, size_t *pos, unsigned depth,
 		return err_code_set(e, ERR_TRUNCATED, "MessagePack cut short "
 				    "at offset %zu", at);
 	c = p[at];
-	if (c <= 0x7f || c >= 0xe0 || (c >= 0xc0 && c <= 0xc3)) {
+	if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3) {
 		head = 1;	/* fixint, nil, bool */
 	} else if (c >= 0x80 && c <= 0x8f) {
 		n = c & 0xf, per = 2;
@@ -342,9 +342,12 @@ static int one_kernel(struct co *c, const msgpack_object *m,
 	k->occupancy = amdgpu_occupancy(l->processor, k);
 	rc = 0;
 out:
-	if (rc < 0 && k->name && e && strncmp(e->why, "kernel '", 8))
-		err_code_set(e, e->code, "kernel '%.200s': %s", k->name,
-			     e->why);
+	if (rc < 0 && k->name && e && strncmp(e->why, "kernel '", 8)) {
+		char why[ERR_WHY_MAX];
+
+		memcpy(why, e->why, sizeof(why));
+		err_code_set(e, e->code, "kernel '%.200s': %s", k->name, why);
+	}
 	free(symbol);
 	return rc;
 }
@@ -449,8 +452,15 @@ int amdgpu_co_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
 	}
 	if (index_symbols(&c, e) < 0)
 		goto out;
-	if (read_metadata(&c, desc, dlen, l, e) < 0)
+	if (read_metadata(&c, desc, dlen, l, e) < 0) {
+		char why[ERR_WHY_MAX];
+
+		if (e) {
+			memcpy(why, e->why, sizeof(why));
+			err_code_set(e, e->code, "metadata note: %s", why);
+		}
 		goto out;
+	}
 	rc = 0;
 out:
 	if (rc < 0)

@@ -104,7 +104,9 @@ static unsigned occupancy_by_groups(const struct proc *p, unsigned wave,
 				    unsigned lds, unsigned min_wg,
 				    unsigned max_wg)
 {
-	unsigned per_lds = p->lds / (lds ? lds : 1);
+	/* In WGP mode (the default on GFX10 and later), a workgroup's
+	 * waves may use both CUs of the WGP, and the LDS of both. */
+	unsigned per_lds = (p->gen >= 10 ? 2 * p->lds : p->lds) / (lds ? lds : 1);
 	unsigned slots = max_waves_per_simd(p) * SIMDS;
 	unsigned small_waves, small_groups, many, big_waves, big_groups, few;
 

@@ -51,6 +51,7 @@ suite object sh test/object.test
 suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
 suite ls sh test/ls.test
+suite kernels sh test/kernels.test
 suite extract sh test/extract.test
 suite prune sh test/prune.test
 suite fuzz-replay sh test/fuzz/replay.sh
