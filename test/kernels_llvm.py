@@ -13,6 +13,9 @@ mismatch; exits 1 on any.
   kernels_llvm.py OFFLOAD CLANG LLVM_BIN SRC_DIR
   kernels_llvm.py --fixture OFFLOAD OBJECT REMARKS   (no clang needed:
       a committed object against the remarks saved with it by make.sh)
+  kernels_llvm.py --nvidia OFFLOAD FATBIN PTXAS_LOG   (a fatbin's cubins
+      against nvcc -Xptxas -v's report: registers, shared memory, stack,
+      the constant banks it names)
 """
 import json
 import os
@@ -162,7 +165,84 @@ def fixture(offload, obj, remark_file):
     return 1 if bad else 0
 
 
+def ptxas(text):
+    """(arch, kernel) -> figures, from nvcc -Xptxas -v's report."""
+    out, cur, props = {}, None, None
+    for line in text.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)' for '(sm_[0-9a-z]+)'",
+                      line)
+        if m:
+            cur = out[(m.group(2), m.group(1))] = {}
+            props = None
+            continue
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            props = m.group(1)
+            continue
+        m = re.match(r"\s+(\d+) bytes stack frame", line)
+        if m and cur is not None and props is not None and \
+                (cur, props) and "frame" not in cur:
+            cur["frame"] = int(m.group(1))
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and cur is not None:
+            cur["regs"] = int(m.group(1))
+            s = re.search(r"(\d+) bytes smem", line)
+            cur["smem"] = int(s.group(1)) if s else 0
+            s = re.search(r"(\d+) bytes cumulative stack size", line)
+            if s:
+                cur["stack"] = int(s.group(1))
+            for b, n in re.findall(r"(\d+) bytes cmem\[(\d+)\]", line):
+                cur.setdefault("cmem", {})[n] = int(b)
+            cur = None
+    return out
+
+
+def nvidia(offload, fatbin, log):
+    """A fatbin's cubins against ptxas's report when nvcc built it."""
+    with open(log) as f:
+        want = ptxas(f.read())
+    ls = json.loads(subprocess.run(
+        [offload, "ls", "--kernels", "--json", fatbin],
+        capture_output=True, text=True, check=True).stdout)
+    bad = 0
+    for c in ls["files"][0]["containers"]:
+        for e in c["entries"]:
+            kl = e["kernels"]
+            if not kl or kl["source"] != "cubin":
+                continue
+            count = 0
+            for k in kl["list"]:
+                w = want.get((kl["processor"], k["symbol"]))
+                if w is None:
+                    print("%s: %s: not in ptxas's report"
+                          % (kl["processor"], k["symbol"]))
+                    bad += 1
+                    continue
+                got = {"regs": k["registers"], "smem": k["shared_bytes"],
+                       "stack": k["stack_bytes"]}
+                exp = {"regs": w["regs"], "smem": w["smem"],
+                       "stack": w.get("stack", w.get("frame"))}
+                for key in exp:
+                    if got[key] != exp[key]:
+                        print("%s: %s: %s is %r, ptxas says %r"
+                              % (kl["processor"], k["symbol"], key, got[key],
+                                 exp[key]))
+                        bad += 1
+                for b, n in w.get("cmem", {}).items():
+                    if k["constant_bytes"].get(b) != n:
+                        print("%s: %s: constant bank %s is %r, ptxas says %r"
+                              % (kl["processor"], k["symbol"], b,
+                                 k["constant_bytes"].get(b), n))
+                        bad += 1
+                count += 1
+            print("%s: %d kernels compared" % (kl["processor"], count))
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1] == "--nvidia":
+        return nvidia(*sys.argv[2:5])
     if sys.argv[1] == "--fixture":
         return fixture(*sys.argv[2:5])
     offload, clang, llvm, src = sys.argv[1:5]
