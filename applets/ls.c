@@ -33,6 +33,8 @@ static const char usage[] =
 	"                          uses (registers, LDS or shared memory, scratch\n"
 	"                          or local memory, occupancy); implies --verify\n"
 	"      --no-demangle       print kernel names as the symbols are\n"
+	"  -t, --target=PATTERN    with --kernels, only of the code objects for\n"
+	"                          PATTERN (repeatable; as offload extract -t)\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
@@ -65,6 +67,28 @@ static int read_kernels(struct row *r, const struct inspect_node *n)
 	}
 	*r->kernels = l;
 	return 0;
+}
+
+/* Whether -t takes the entry (all do without -t). */
+static bool wanted(const struct rows *rs, const struct inspect_node *n)
+{
+	struct inspect_target t;
+	struct select_entry en = { 0 };
+
+	if (!rs->targets || !rs->targets->n)
+		return true;
+	inspect_entry_target(n, &t);
+	if (n->container == INSPECT_BUNDLE || n->container == INSPECT_CCOB ||
+	    n->container == INSPECT_OBJECT_BUNDLE) {
+		en.id = n->name;
+		en.id_len = n->name_len;
+	}
+	en.arch = t.arch;
+	en.arch_len = t.arch_len;
+	en.triple = t.triple;
+	en.triple_len = t.triple_len;
+	en.host = t.kind && t.kind_len == 4 && !memcmp(t.kind, "host", 4);
+	return !en.host && select_match(rs->targets, &en);
 }
 
 /* libiberty's cplus_demangle, the demangler c++filt itself calls, with
@@ -124,7 +148,8 @@ static int keep(void *ctx, const struct inspect_node *n)
 		p[n->arch_len] = 0;
 		r->n.arch = p;
 	}
-	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data)
+	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data &&
+	    wanted(rs, n))
 		return read_kernels(r, n);
 	return 0;
 }
@@ -503,9 +528,12 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 		fputs(n->size ? "other data" : "empty", stdout);
 		break;
 	}
-	if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
+	if (rs->v[i].kernels || rs->v[i].kernels_why)
+		fputs(": a code object", stdout);
+	else if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
 		fputs(": no offload code", stdout);
 	putchar('\n');
+	print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
 }
 
 static void print_container(const struct inspect_node *n)
@@ -637,6 +665,7 @@ struct options {
 	enum format format;
 	struct inspect_opts walk;
 	bool kernels, demangle;
+	struct select targets;
 };
 
 static bool first_json_file = true;
@@ -680,6 +709,9 @@ static int kernels_unread(const struct rows *rs, size_t i, const char *path)
 	char *arch;
 	int rc;
 
+	if (n->kind == INSPECT_INPUT)
+		return fail("cannot read kernels in", path, "%s",
+			    rs->v[i].kernels_why);
 	inspect_entry_target(n, &t);
 	arch = t.arch ? applet_escape(t.arch, t.arch_len, false) : NULL;
 	rc = fail("cannot read kernels in", path, "%s #%u entry %u%s%s%s: %s",
@@ -698,7 +730,8 @@ static uint64_t next_data(const void *in, uint64_t off)
 static int list_one(const struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
-	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle };
+	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
+			   .targets = (struct select *)&o->targets };
 	struct io_in in;
 	struct err e;
 	int rc = 0;
@@ -714,6 +747,27 @@ static int list_one(const struct options *o, const char *path)
 		rc = fail("cannot list", path, "%s",
 			  e.msg[0] ? e.msg : "out of memory");
 		goto out;
+	}
+	/* A file that is itself a code object (one offload extract wrote,
+	 * say) has its kernels listed under it. */
+	if (o->kernels && rs.n == 1 && !has_children(&rs, 0)) {
+		struct row *r = &rs.v[0];
+		struct kernel_list l;
+
+		e.msg[0] = 0;
+		switch (kernels_parse(in.data, in.len, &l, &e)) {
+		case 1:
+			if ((r->kernels = malloc(sizeof(*r->kernels))))
+				*r->kernels = l;
+			else
+				kernels_free(&l);
+			break;
+		case -1:
+			r->kernels_why = strdup(e.why);
+			break;
+		default:
+			break;
+		}
 	}
 	switch (o->format) {
 	case TEXT:
@@ -748,7 +802,8 @@ out:
 	return rc;
 }
 
-int ls_main(int argc, char **argv)
+/* ls_main, with the options it fills and frees. */
+static int ls_run(struct options *o, int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_JSON, OPT_VERIFY, OPT_KERNELS,
 	       OPT_NO_DEMANGLE };
@@ -758,53 +813,47 @@ int ls_main(int argc, char **argv)
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "kernels", no_argument, NULL, OPT_KERNELS },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "target", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = {
-		.format = TEXT,
-		.demangle = true,
-		.walk = {
-			.accept_other = true,
-			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-				  .max_size = CCOB_DEFAULT_MAX_SIZE },
-			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
-				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
-		},
-	};
 	struct err e;
 	int c, rc = 0;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
+	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o->walk.ccob.max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
-				o.format = TEXT;
+				o->format = TEXT;
 			else if (!strcmp(optarg, "json"))
-				o.format = JSON;
+				o->format = JSON;
 			else if (!strcmp(optarg, "roc-obj"))
-				o.format = ROC_OBJ;
+				o->format = ROC_OBJ;
 			else
 				return usage_error("unknown format '%s' (text, "
 						   "json or roc-obj)", optarg);
 			break;
 		case OPT_JSON:
-			o.format = JSON;
+			o->format = JSON;
 			break;
 		case OPT_VERIFY:
-			o.walk.inflate = true;
+			o->walk.inflate = true;
 			break;
 		case OPT_KERNELS:
 			/* The code inside CCOBs and NVIDIA fatbins is needed. */
-			o.kernels = o.walk.inflate = true;
+			o->kernels = o->walk.inflate = true;
 			break;
 		case OPT_NO_DEMANGLE:
-			o.demangle = false;
+			o->demangle = false;
+			break;
+		case 't':
+			if (select_add(&o->targets, optarg, &e) < 0)
+				return usage_error("%s", e.msg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -821,11 +870,30 @@ int ls_main(int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("no input file");
-	if (o.format == JSON)
+	if (o->format == JSON)
 		fputs("{\"version\":2,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
-		rc |= list_one(&o, argv[i]);
-	if (o.format == JSON)
+		rc |= list_one(o, argv[i]);
+	if (o->format == JSON)
 		fputs("]}\n", stdout);
+	return rc;
+}
+
+int ls_main(int argc, char **argv)
+{
+	struct options o = {
+		.format = TEXT,
+		.demangle = true,
+		.walk = {
+			.accept_other = true,
+			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+				  .max_size = CCOB_DEFAULT_MAX_SIZE },
+			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+		},
+	};
+	int rc = ls_run(&o, argc, argv);
+
+	select_free(&o.targets);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/select.h"
 #include "../formats/inspect.h"
 #include "../formats/kernels.h"
 
@@ -25,6 +26,7 @@ struct rows {
 	size_t n, cap;
 	bool kernels;		/* read each entry's kernels */
 	bool demangle;
+	struct select *targets;	/* only of the entries these take (-t) */
 };
 
 /* A kernel's name as ls prints it: demangled unless --no-demangle

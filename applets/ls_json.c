@@ -279,6 +279,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 		printf("\"%s\"", formats[n->format]);
 		json_u64(&f, "offset", n->offset);
 		json_u64(&f, "size", n->size);
+		json_kernels(&f, rs, &rs->v[i]);
 		if (n->format == INSPECT_ELF) {
 			const char *m = inspect_machine_name(n->machine);
 			const char *t = elf_type_name(n->elf_type);

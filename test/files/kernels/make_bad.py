@@ -106,6 +106,16 @@ def bundle(entries):
     return MAGIC + struct.pack("<Q", len(entries)) + out + body
 
 
+def cubin_bad_attr():
+    """The sm_80 cubin of ../inspect/k.fatbin (at offset 80, 2984 bytes)
+    whose kernel's first .nv.info attribute is of no known format."""
+    with open(os.path.join(HERE, "..", "inspect", "k.fatbin"), "rb") as f:
+        cubin = bytearray(f.read()[80:80 + 2984])
+    at = cubin.index(b"\x04\x37\x04\x00\x82\x00\x00\x00\x01\x35")
+    cubin[at] = 0x09
+    return bytes(cubin)
+
+
 def cases():
     good = metadata([kernel()])
     full = metadata([kernel("_Z3fooPi"), kernel("_Z3barv", **{
@@ -122,6 +132,7 @@ def cases():
         ("kd-past-end", code_object(good, rodata_size=40)),
         ("kd-nowhere", code_object(good, kd_addr=0x900000)),
         ("no-type", code_object(b"\xc1")),
+        ("cubin-bad-attr", cubin_bad_attr()),
     ]
 
 
