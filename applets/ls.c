@@ -1,7 +1,6 @@
 /* ls: list the device code in build artefacts, as a tree, from headers. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,62 +44,6 @@ enum format { TEXT, JSON, ROC_OBJ };
 #define usage_error(...) applet_usage_error("ls", __VA_ARGS__)
 
 /* ---- collecting the tree ---- */
-
-/* The kernels of an entry's code, when it is a code object the readers
- * of formats/kernels.h know. */
-static int read_kernels(struct row *r, const struct inspect_node *n)
-{
-	struct kernel_list l;
-	struct err e;
-	uint64_t size = n->container == INSPECT_NV ? n->code_size : n->size;
-	int rc;
-
-	e.msg[0] = 0;
-	rc = kernels_parse(n->data, (size_t)size, &l, &e);
-	if (rc < 0)
-		return (r->kernels_why = strdup(e.why[0] ? e.why : e.msg)) ? 0 : -1;
-	if (rc == 0)
-		return 0;
-	if (!(r->kernels = malloc(sizeof(*r->kernels)))) {
-		kernels_free(&l);
-		return -1;
-	}
-	*r->kernels = l;
-	return 0;
-}
-
-/* Whether -t takes the entry (all do without -t). */
-static bool wanted(const struct rows *rs, const struct inspect_node *n)
-{
-	struct inspect_target t;
-	struct select_entry en = { 0 };
-
-	if (!rs->targets || !rs->targets->n)
-		return true;
-	inspect_entry_target(n, &t);
-	if (n->container == INSPECT_BUNDLE || n->container == INSPECT_CCOB ||
-	    n->container == INSPECT_OBJECT_BUNDLE) {
-		en.id = n->name;
-		en.id_len = n->name_len;
-	}
-	en.arch = t.arch;
-	en.arch_len = t.arch_len;
-	en.triple = t.triple;
-	en.triple_len = t.triple_len;
-	en.host = t.kind && t.kind_len == 4 && !memcmp(t.kind, "host", 4);
-	return !en.host && select_match(rs->targets, &en);
-}
-
-/* libiberty's cplus_demangle, the demangler c++filt itself calls, with
- * c++filt's default options: names come out exactly as c++filt prints
- * them, and no C++ runtime is linked for __cxa_demangle. */
-char *ls_kernel_name(const struct rows *rs, const char *name)
-{
-	char *d = rs->demangle ? cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI |
-						DMGL_VERBOSE) : NULL;
-
-	return d ? d : strdup(name);
-}
 
 static int keep(void *ctx, const struct inspect_node *n)
 {
@@ -149,8 +92,8 @@ static int keep(void *ctx, const struct inspect_node *n)
 		r->n.arch = p;
 	}
 	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data &&
-	    wanted(rs, n))
-		return read_kernels(r, n);
+	    ls_wanted(rs, n))
+		return ls_entry_kernels(r, n);
 	return 0;
 }
 
@@ -288,144 +231,6 @@ static void entry_line(const struct inspect_node *n, const char *path,
 	l->ncells = k;
 }
 
-/* ---- kernels ---- */
-
-static char *cell_u32(uint32_t v)
-{
-	char buf[16];
-
-	if (v == KERNEL_NONE)
-		return strdup("-");
-	snprintf(buf, sizeof(buf), "%" PRIu32, v);
-	return strdup(buf);
-}
-
-const char *kernel_source_name(enum kernel_source s)
-{
-	return s == KERNELS_AMDGPU ? "amdgpu" : s == KERNELS_CUBIN ? "cubin"
-								    : "ptx";
-}
-
-enum { AMD_COLS = 12, NV_COLS = 6 };
-
-/* One kernel's cells: figures right-aligned, its name last. */
-static int kernel_cells(const struct rows *rs, const struct kernel_list *kl,
-			const struct kernel *k, char **cell)
-{
-	char *name = ls_kernel_name(rs, k->name);
-	char *esc = name ? applet_escape(name, strlen(name), false) : NULL;
-	int c = 0;
-
-	free(name);
-	if (kl->source == KERNELS_AMDGPU) {
-		cell[c++] = cell_u32(k->sgprs);
-		cell[c++] = cell_u32(k->vgprs);
-		cell[c++] = cell_u32(k->agprs);
-		cell[c++] = cell_u32(k->sgpr_spills);
-		cell[c++] = cell_u32(k->vgpr_spills);
-		cell[c++] = cell_u32(k->lds);
-		cell[c++] = cell_u32(k->scratch);
-		cell[c++] = cell_u32(k->wavefront);
-		cell[c++] = cell_u32(k->max_flat_wg);
-		cell[c++] = strdup(k->dynamic_stack < 0 ? "-" :
-				   k->dynamic_stack ? "yes" : "no");
-		cell[c++] = cell_u32(k->occupancy ? k->occupancy : KERNEL_NONE);
-	} else {
-		char banks[160] = "";
-		size_t len = 0;
-
-		cell[c++] = cell_u32(k->regs);
-		cell[c++] = cell_u32(k->stack);
-		cell[c++] = cell_u32(k->shared);
-		cell[c++] = cell_u32(k->local);
-		for (size_t b = 0; b < sizeof(k->constant) / sizeof(k->constant[0]);
-		     b++)
-			if (k->constant[b] != KERNEL_NONE && len < sizeof(banks) - 24)
-				len += (size_t)snprintf(banks + len,
-					sizeof(banks) - len, "%s%zu:%" PRIu32,
-					len ? "," : "", b, k->constant[b]);
-		cell[c++] = strdup(len ? banks : "-");
-	}
-	cell[c++] = esc;
-	return c;
-}
-
-/* Under an entry line: its kernels, a table for a code object, the entry
- * names for PTX. */
-static void print_kernels(const struct rows *rs, const struct row *r,
-			  int indent)
-{
-	static const char *const amd_head[AMD_COLS] = {
-		"SGPR", "VGPR", "AGPR", "SSPILL", "VSPILL", "LDS", "SCRATCH",
-		"WAVE", "MAXWG", "DYNSTACK", "OCC", "KERNEL",
-	};
-	static const char *const nv_head[NV_COLS] = {
-		"REG", "STACK", "SHARED", "LOCAL", "CONST", "KERNEL",
-	};
-	const struct kernel_list *kl = r->kernels;
-	const char *const *head;
-	size_t w[AMD_COLS] = { 0 };
-	char **cells;
-	int cols;
-
-	if (!kl)
-		return;
-	if (kl->source == KERNELS_PTX) {
-		printf("%*sPTX %s, target %s: %zu entr%s\n", indent, "",
-		       kl->ptx_version[0] ? kl->ptx_version : "?",
-		       kl->target[0] ? kl->target : "?", kl->n,
-		       kl->n == 1 ? "y" : "ies");
-		for (size_t k = 0; k < kl->n; k++) {
-			char *name = ls_kernel_name(rs, kl->v[k].name);
-			char *esc = name ? applet_escape(name, strlen(name), false)
-					 : NULL;
-
-			printf("%*s%s\n", indent + 2, "", esc ? esc : "?");
-			free(name);
-			free(esc);
-		}
-		return;
-	}
-	if (kl->source == KERNELS_AMDGPU)
-		printf("%*s%zu kernel%s, code object v%u, %s\n", indent, "",
-		       kl->n, kl->n == 1 ? "" : "s", kl->co_version,
-		       kl->target[0] ? kl->target : "no target");
-	else
-		printf("%*s%zu kernel%s, %s\n", indent, "", kl->n,
-		       kl->n == 1 ? "" : "s", kl->processor);
-	if (!kl->n)
-		return;
-	head = kl->source == KERNELS_AMDGPU ? amd_head : nv_head;
-	cols = kl->source == KERNELS_AMDGPU ? AMD_COLS : NV_COLS;
-	cells = calloc(kl->n * (size_t)cols, sizeof(*cells));
-	if (!cells)
-		return;
-	for (int c = 0; c < cols; c++)
-		w[c] = strlen(head[c]);
-	for (size_t k = 0; k < kl->n; k++) {
-		kernel_cells(rs, kl, &kl->v[k], cells + k * (size_t)cols);
-		for (int c = 0; c < cols; c++)
-			if (cells[k * cols + c] && strlen(cells[k * cols + c]) > w[c])
-				w[c] = strlen(cells[k * cols + c]);
-	}
-	for (size_t k = 0; k <= kl->n; k++) {
-		printf("%*s", indent + 2, "");
-		for (int c = 0; c < cols; c++) {
-			const char *s = !k ? head[c] : cells[(k - 1) * cols + c];
-
-			if (!s)
-				s = "?";
-			if (c == cols - 1)
-				printf("%s\n", s);
-			else
-				printf("%*s  ", (int)w[c], s);
-		}
-	}
-	for (size_t k = 0; k < kl->n * (size_t)cols; k++)
-		free(cells[k]);
-	free(cells);
-}
-
 /* The entries of the container at rs->v[i], aligned in columns. */
 static void print_entries(const struct rows *rs, size_t i, const char *path,
 			  int indent)
@@ -454,7 +259,7 @@ static void print_entries(const struct rows *rs, size_t i, const char *path,
 				printf("%-*s  ", (int)w[c], s);
 			free(l[k].cell[c]);
 		}
-		print_kernels(rs, &rs->v[i + 1 + k], indent + 2);
+		ls_print_kernels(rs, &rs->v[i + 1 + k], indent + 2);
 	}
 	free(l);
 }
@@ -533,7 +338,7 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	else if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
 		fputs(": no offload code", stdout);
 	putchar('\n');
-	print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
+	ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
 }
 
 static void print_container(const struct inspect_node *n)
@@ -750,24 +555,10 @@ static int list_one(const struct options *o, const char *path)
 	}
 	/* A file that is itself a code object (one offload extract wrote,
 	 * say) has its kernels listed under it. */
-	if (o->kernels && rs.n == 1 && !has_children(&rs, 0)) {
-		struct row *r = &rs.v[0];
-		struct kernel_list l;
-
-		e.msg[0] = 0;
-		switch (kernels_parse(in.data, in.len, &l, &e)) {
-		case 1:
-			if ((r->kernels = malloc(sizeof(*r->kernels))))
-				*r->kernels = l;
-			else
-				kernels_free(&l);
-			break;
-		case -1:
-			r->kernels_why = strdup(e.why);
-			break;
-		default:
-			break;
-		}
+	if (o->kernels && rs.n == 1 && !has_children(&rs, 0) &&
+	    ls_file_kernels(&rs.v[0], in.data, in.len) < 0) {
+		rc = fail("cannot list", path, "out of memory");
+		goto out;
 	}
 	switch (o->format) {
 	case TEXT:

@@ -29,6 +29,14 @@ struct rows {
 	struct select *targets;	/* only of the entries these take (-t) */
 };
 
+/* ls_kernels.c: whether -t takes an entry; read the kernels of an
+ * entry's code, or of a whole file that is itself a code object, into r
+ * (nothing when it is none; r->kernels_why when damaged): -1 only when out
+ * of memory; print r's kernels in text, indented. */
+bool ls_wanted(const struct rows *rs, const struct inspect_node *n);
+int ls_entry_kernels(struct row *r, const struct inspect_node *n);
+int ls_file_kernels(struct row *r, const uint8_t *data, size_t len);
+void ls_print_kernels(const struct rows *rs, const struct row *r, int indent);
 /* A kernel's name as ls prints it: demangled unless --no-demangle
  * (malloc'd; NULL when out of memory). */
 char *ls_kernel_name(const struct rows *rs, const char *name);

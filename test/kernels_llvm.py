@@ -13,6 +13,8 @@ mismatch; exits 1 on any.
   kernels_llvm.py OFFLOAD CLANG LLVM_BIN SRC_DIR
   kernels_llvm.py --fixture OFFLOAD OBJECT REMARKS   (no clang needed:
       a committed object against the remarks saved with it by make.sh)
+  kernels_llvm.py --names OFFLOAD FILE...   (every kernel name ls prints
+      against c++filt's)
   kernels_llvm.py --nvidia OFFLOAD FATBIN PTXAS_LOG   (a fatbin's cubins
       against nvcc -Xptxas -v's report: registers, shared memory, stack,
       the constant banks it names)
@@ -240,7 +242,37 @@ def nvidia(offload, fatbin, log):
     return 1 if bad else 0
 
 
+def names(offload, files):
+    """Every kernel's name as ls prints it against c++filt's."""
+    ls = json.loads(subprocess.run(
+        [offload, "ls", "--kernels", "--json"] + files,
+        capture_output=True, text=True, check=True).stdout)
+    pairs = set()
+
+    def walk(node):
+        for e in node.get("entries", []):
+            for k in (e["kernels"] or {}).get("list", []):
+                pairs.add((k["symbol"], k["name"]))
+        for key in ("sections", "containers", "members", "files"):
+            for child in node.get(key, []):
+                walk(child)
+    walk(ls)
+    pairs = sorted(pairs)
+    cf = subprocess.run(["c++filt"], input="".join(p[0] + "\n" for p in pairs),
+                        capture_output=True, text=True, check=True).stdout
+    bad = 0
+    for (sym, name), want in zip(pairs, cf.splitlines()):
+        if name != want:
+            print("%s: ls says %r, c++filt %r" % (sym, name, want))
+            bad += 1
+    print("%d names, %d as c++filt demangles them" % (len(pairs),
+                                                      len(pairs) - bad))
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1] == "--names":
+        return names(sys.argv[2], sys.argv[3:])
     if sys.argv[1] == "--nvidia":
         return nvidia(*sys.argv[2:5])
     if sys.argv[1] == "--fixture":
