@@ -28,6 +28,12 @@ static const char usage[] =
 	"      --json              same as --format=json\n"
 	"      --verify            inflate every CCOB whole and check its hash,\n"
 	"                          and decode every NVIDIA entry\n"
+	"      --kernels           list each code object's kernels and what each\n"
+	"                          uses (registers, LDS or shared memory, scratch\n"
+	"                          or local memory, occupancy); implies --verify\n"
+	"      --no-demangle       print kernel names as the symbols are\n"
+	"  -t, --target=PATTERN    with --kernels, only of the code objects for\n"
+	"                          PATTERN (repeatable; as offload extract -t)\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
@@ -60,6 +66,8 @@ static int keep(void *ctx, const struct inspect_node *n)
 	r->n.nv_base = NULL;
 	r->n.decode_err = NULL;
 	r->why = NULL;
+	r->kernels = NULL;
+	r->kernels_why = NULL;
 	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len + 3);
 	if (!p)
 		return -1;
@@ -83,6 +91,9 @@ static int keep(void *ctx, const struct inspect_node *n)
 		p[n->arch_len] = 0;
 		r->n.arch = p;
 	}
+	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data &&
+	    ls_wanted(rs, n))
+		return ls_entry_kernels(r, n);
 	return 0;
 }
 
@@ -91,6 +102,10 @@ static void rows_free(struct rows *rs)
 	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->v[i].strings);
 		free(rs->v[i].why);
+		free(rs->v[i].kernels_why);
+		if (rs->v[i].kernels)
+			kernels_free(rs->v[i].kernels);
+		free(rs->v[i].kernels);
 	}
 	free(rs->v);
 	memset(rs, 0, sizeof(*rs));
@@ -244,6 +259,7 @@ static void print_entries(const struct rows *rs, size_t i, const char *path,
 				printf("%-*s  ", (int)w[c], s);
 			free(l[k].cell[c]);
 		}
+		ls_print_kernels(rs, &rs->v[i + 1 + k], indent + 2);
 	}
 	free(l);
 }
@@ -317,9 +333,12 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 		fputs(n->size ? "other data" : "empty", stdout);
 		break;
 	}
-	if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
+	if (rs->v[i].kernels || rs->v[i].kernels_why)
+		fputs(": a code object", stdout);
+	else if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
 		fputs(": no offload code", stdout);
 	putchar('\n');
+	ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
 }
 
 static void print_container(const struct inspect_node *n)
@@ -450,6 +469,8 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 struct options {
 	enum format format;
 	struct inspect_opts walk;
+	bool kernels, demangle;
+	struct select targets;
 };
 
 static bool first_json_file = true;
@@ -485,6 +506,27 @@ static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
 		    first->why ? first->why : "?");
 }
 
+/* The entry at rs->v[i] is a code object whose kernels cannot be read. */
+static int kernels_unread(const struct rows *rs, size_t i, const char *path)
+{
+	const struct inspect_node *n = &rs->v[i].n;
+	struct inspect_target t;
+	char *arch;
+	int rc;
+
+	if (n->kind == INSPECT_INPUT)
+		return fail("cannot read kernels in", path, "%s",
+			    rs->v[i].kernels_why);
+	inspect_entry_target(n, &t);
+	arch = t.arch ? applet_escape(t.arch, t.arch_len, false) : NULL;
+	rc = fail("cannot read kernels in", path, "%s #%u entry %u%s%s%s: %s",
+		  container_name(n->container), n->number, n->index,
+		  arch ? " (" : "", arch ? arch : "", arch ? ")" : "",
+		  rs->v[i].kernels_why);
+	free(arch);
+	return rc;
+}
+
 static uint64_t next_data(const void *in, uint64_t off)
 {
 	return io_in_next_data(in, off);
@@ -493,7 +535,8 @@ static uint64_t next_data(const void *in, uint64_t off)
 static int list_one(const struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
-	struct rows rs = { 0 };
+	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
+			   .targets = (struct select *)&o->targets };
 	struct io_in in;
 	struct err e;
 	int rc = 0;
@@ -508,6 +551,13 @@ static int list_one(const struct options *o, const char *path)
 	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
 		rc = fail("cannot list", path, "%s",
 			  e.msg[0] ? e.msg : "out of memory");
+		goto out;
+	}
+	/* A file that is itself a code object (one offload extract wrote,
+	 * say) has its kernels listed under it. */
+	if (o->kernels && rs.n == 1 && !has_children(&rs, 0) &&
+	    ls_file_kernels(&rs.v[0], in.data, in.len) < 0) {
+		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
 	switch (o->format) {
@@ -534,6 +584,8 @@ static int list_one(const struct options *o, const char *path)
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
 		    rs.v[i].n.container == INSPECT_NV)
 			rc |= nv_undecoded(&rs, i, path);
+		if (rs.v[i].kernels_why)
+			rc = kernels_unread(&rs, i, path);
 	}
 out:
 	rows_free(&rs);
@@ -541,52 +593,58 @@ out:
 	return rc;
 }
 
-int ls_main(int argc, char **argv)
+/* ls_main, with the options it fills and frees. */
+static int ls_run(struct options *o, int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_JSON, OPT_VERIFY };
+	enum { OPT_FORMAT = 256, OPT_JSON, OPT_VERIFY, OPT_KERNELS,
+	       OPT_NO_DEMANGLE };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "kernels", no_argument, NULL, OPT_KERNELS },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "target", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = {
-		.format = TEXT,
-		.walk = {
-			.accept_other = true,
-			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-				  .max_size = CCOB_DEFAULT_MAX_SIZE },
-			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
-				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
-		},
-	};
 	struct err e;
 	int c, rc = 0;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
+	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o->walk.ccob.max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
-				o.format = TEXT;
+				o->format = TEXT;
 			else if (!strcmp(optarg, "json"))
-				o.format = JSON;
+				o->format = JSON;
 			else if (!strcmp(optarg, "roc-obj"))
-				o.format = ROC_OBJ;
+				o->format = ROC_OBJ;
 			else
 				return usage_error("unknown format '%s' (text, "
 						   "json or roc-obj)", optarg);
 			break;
 		case OPT_JSON:
-			o.format = JSON;
+			o->format = JSON;
 			break;
 		case OPT_VERIFY:
-			o.walk.inflate = true;
+			o->walk.inflate = true;
+			break;
+		case OPT_KERNELS:
+			/* The code inside CCOBs and NVIDIA fatbins is needed. */
+			o->kernels = o->walk.inflate = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->demangle = false;
+			break;
+		case 't':
+			if (select_add(&o->targets, optarg, &e) < 0)
+				return usage_error("%s", e.msg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -603,11 +661,30 @@ int ls_main(int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("no input file");
-	if (o.format == JSON)
-		fputs("{\"version\":1,\"files\":[", stdout);
+	if (o->format == JSON)
+		fputs("{\"version\":2,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
-		rc |= list_one(&o, argv[i]);
-	if (o.format == JSON)
+		rc |= list_one(o, argv[i]);
+	if (o->format == JSON)
 		fputs("]}\n", stdout);
+	return rc;
+}
+
+int ls_main(int argc, char **argv)
+{
+	struct options o = {
+		.format = TEXT,
+		.demangle = true,
+		.walk = {
+			.accept_other = true,
+			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+				  .max_size = CCOB_DEFAULT_MAX_SIZE },
+			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+		},
+	};
+	int rc = ls_run(&o, argc, argv);
+
+	select_free(&o.targets);
 	return rc;
 }

@@ -5,19 +5,41 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/select.h"
 #include "../formats/inspect.h"
+#include "../formats/kernels.h"
 
 /* A node as the walk reported it, with its strings copied. */
 struct row {
 	struct inspect_node n;
 	char *strings;
 	char *why;		/* n.decode_err's message, or NULL */
+	/* --kernels, entries only: what their code holds (NULL when not a
+	 * code object the kernel readers know, or not at hand), or why it
+	 * could not be read. */
+	struct kernel_list *kernels;
+	char *kernels_why;
 };
 
 struct rows {
 	struct row *v;
 	size_t n, cap;
+	bool kernels;		/* read each entry's kernels */
+	bool demangle;
+	struct select *targets;	/* only of the entries these take (-t) */
 };
+
+/* ls_kernels.c: whether -t takes an entry; read the kernels of an
+ * entry's code, or of a whole file that is itself a code object, into r
+ * (nothing when it is none; r->kernels_why when damaged): -1 only when out
+ * of memory; print r's kernels in text, indented. */
+bool ls_wanted(const struct rows *rs, const struct inspect_node *n);
+int ls_entry_kernels(struct row *r, const struct inspect_node *n);
+int ls_file_kernels(struct row *r, const uint8_t *data, size_t len);
+void ls_print_kernels(const struct rows *rs, const struct row *r, int indent);
+/* A kernel's name as ls prints it: demangled unless --no-demangle
+ * (malloc'd; NULL when out of memory). */
+char *ls_kernel_name(const struct rows *rs, const char *name);
 
 bool has_children(const struct rows *rs, size_t i);
 /* Archive members without device code are left out. */
@@ -27,6 +49,7 @@ const char *section_kind_name(enum elfscan_kind k);
 const char *elf_type_name(uint16_t t);
 const char *hash_word(enum inspect_hash h);
 
+const char *kernel_source_name(enum kernel_source s);
 /* One file's tree as a JSON object (see man/offload-ls.1). */
 void ls_json(const struct rows *rs, const char *path);
 

@@ -91,8 +91,124 @@ static void json_children(const struct rows *rs, size_t i, bool *first,
 	putchar(']');
 }
 
-static void json_entry(const struct inspect_node *n, const char *path)
+static void json_u32(bool *first, const char *key, uint32_t v)
 {
+	json_key(first, key);
+	if (v == KERNEL_NONE)
+		fputs("null", stdout);
+	else
+		printf("%" PRIu32, v);
+}
+
+/* One kernel: its name as in the symbol table and as ls prints it, and
+ * each figure the code object gives (null where it gives none). */
+static void json_kernel(const struct rows *rs, const struct kernel_list *kl,
+			const struct kernel *k)
+{
+	char *name = ls_kernel_name(rs, k->name);
+	bool f = true;
+
+	putchar('{');
+	json_text(&f, "symbol", k->name, strlen(k->name));
+	json_text(&f, "name", name, name ? strlen(name) : 0);
+	free(name);
+	if (kl->source == KERNELS_AMDGPU) {
+		json_u32(&f, "sgprs", k->sgprs);
+		json_u32(&f, "vgprs", k->vgprs);
+		json_u32(&f, "agprs", k->agprs);
+		json_u32(&f, "sgpr_spills", k->sgpr_spills);
+		json_u32(&f, "vgpr_spills", k->vgpr_spills);
+		json_u32(&f, "lds_bytes", k->lds);
+		json_u32(&f, "scratch_bytes_per_lane", k->scratch);
+		json_u32(&f, "kernarg_bytes", k->kernarg_size);
+		json_u32(&f, "wavefront_size", k->wavefront);
+		json_u32(&f, "max_flat_workgroup_size", k->max_flat_wg);
+		json_key(&f, "dynamic_stack");
+		fputs(k->dynamic_stack < 0 ? "null" : k->dynamic_stack ? "true"
+			: "false", stdout);
+		json_u32(&f, "occupancy_waves_per_simd",
+			 k->occupancy ? k->occupancy : KERNEL_NONE);
+		json_key(&f, "descriptor");
+		if (!k->has_kd) {
+			fputs("null", stdout);
+		} else {
+			bool g = true;
+
+			putchar('{');
+			json_u64(&g, "offset", k->kd.offset);
+			json_u64(&g, "group_segment_fixed_size",
+				 k->kd.group_segment_fixed_size);
+			json_u64(&g, "private_segment_fixed_size",
+				 k->kd.private_segment_fixed_size);
+			json_u64(&g, "kernarg_size", k->kd.kernarg_size);
+			json_u64(&g, "compute_pgm_rsrc1", k->kd.rsrc1);
+			json_u64(&g, "compute_pgm_rsrc2", k->kd.rsrc2);
+			json_u64(&g, "compute_pgm_rsrc3", k->kd.rsrc3);
+			json_u64(&g, "kernel_code_properties", k->kd.properties);
+			putchar('}');
+		}
+	} else if (kl->source == KERNELS_CUBIN) {
+		json_u32(&f, "registers", k->regs);
+		json_u32(&f, "stack_bytes", k->stack);
+		json_u32(&f, "shared_bytes", k->shared);
+		json_u32(&f, "local_bytes", k->local);
+		json_key(&f, "constant_bytes");
+		putchar('{');
+		for (size_t b = 0, any = 0;
+		     b < sizeof(k->constant) / sizeof(k->constant[0]); b++)
+			if (k->constant[b] != KERNEL_NONE)
+				printf("%s\"%zu\":%" PRIu32, any++ ? "," : "", b,
+				       k->constant[b]);
+		putchar('}');
+		json_u32(&f, "max_threads", k->max_threads);
+	}
+	putchar('}');
+}
+
+static void json_kernels(bool *first, const struct rows *rs,
+			 const struct row *r)
+{
+	const struct kernel_list *kl = r->kernels;
+	bool f = true;
+
+	json_key(first, "kernels");
+	if (!rs->kernels || (!kl && !r->kernels_why)) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('{');
+	json_key(&f, "source");
+	if (kl)
+		printf("\"%s\"", kernel_source_name(kl->source));
+	else
+		fputs("null", stdout);
+	json_key(&f, "error");
+	json_str(r->kernels_why, r->kernels_why ? strlen(r->kernels_why) : 0);
+	json_key(&f, "code_object_version");
+	if (kl && kl->source == KERNELS_AMDGPU)
+		printf("%u", kl->co_version);
+	else
+		fputs("null", stdout);
+	json_text(&f, "target", kl && kl->target[0] ? kl->target : NULL,
+		  kl ? strlen(kl->target) : 0);
+	json_text(&f, "processor", kl && kl->processor[0] ? kl->processor
+		  : NULL, kl ? strlen(kl->processor) : 0);
+	json_text(&f, "ptx_version", kl && kl->ptx_version[0] ?
+		  kl->ptx_version : NULL, kl ? strlen(kl->ptx_version) : 0);
+	json_key(&f, "list");
+	putchar('[');
+	for (size_t k = 0; kl && k < kl->n; k++) {
+		if (k)
+			putchar(',');
+		json_kernel(rs, kl, &kl->v[k]);
+	}
+	fputs("]}", stdout);
+}
+
+static void json_entry(const struct rows *rs, const struct row *r,
+		       const char *path)
+{
+	const struct inspect_node *n = &r->n;
 	struct inspect_target t;
 	bool f = true;
 	char *uri;
@@ -136,6 +252,7 @@ static void json_entry(const struct inspect_node *n, const char *path)
 		       n->nv.compressed_size, n->nv.uncompressed_size,
 		       n->nv.flags & ~(uint64_t)NVFATBIN_FLAGS_KNOWN);
 	}
+	json_kernels(&f, rs, r);
 	putchar('}');
 }
 
@@ -162,6 +279,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 		printf("\"%s\"", formats[n->format]);
 		json_u64(&f, "offset", n->offset);
 		json_u64(&f, "size", n->size);
+		json_kernels(&f, rs, &rs->v[i]);
 		if (n->format == INSPECT_ELF) {
 			const char *m = inspect_machine_name(n->machine);
 			const char *t = elf_type_name(n->elf_type);
@@ -239,7 +357,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 		for (size_t k = i + 1; k < end; k++) {
 			if (k > i + 1)
 				putchar(',');
-			json_entry(&rs->v[k].n, path);
+			json_entry(rs, &rs->v[k], path);
 		}
 		putchar(']');
 		break;
