@@ -667,7 +667,7 @@ int bundler_unbundle(const struct config *c)
 		uint64_t off, size;
 		struct io_out *o;
 
-		if (target_parse(&got, ent.id, ent.id_len) < 0) {
+		if (target_parse_entry(&got, ent.id, ent.id_len) < 0) {
 			bundler_fail("invalid bundle id read from the bundle");
 			goto out;
 		}
