@@ -1,5 +1,5 @@
 # offload: one executable for LLVM's GPU offload-binary tools.
-# Plain GNU make: `make`, `make check`, `make install`, `make demo`,
+# Plain GNU make: `make`, `make check` (`make check-long`), `make install`, `make demo`,
 # `make fuzz FUZZ_SECONDS=N`.
 
 CC ?= cc
@@ -105,6 +105,14 @@ build/test/fuzz/%: test/fuzz/%.c test/fuzz/replay.c test/fuzz/fuzz.h $(LIB_OBJS)
 check: all $(UNIT) $(FUZZ_REPLAY)
 	@sh test/run.sh
 
+# The same with a fresh seed (printed; DIFF_SEED=N replays it) and ten times
+# the random cases.
+check-long: all $(UNIT) $(FUZZ_REPLAY)
+	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-3000} \
+	AR_DIFF_CASES=$${AR_DIFF_CASES:-1000} \
+	PACKAGER_DIFF_CASES=$${PACKAGER_DIFF_CASES:-700} \
+	PACKAGER_ARCHIVE_CASES=$${PACKAGER_ARCHIVE_CASES:-300} sh test/run.sh
+
 # libFuzzer needs clang and its runtime (Debian: libclang-rt-22-dev).
 ifeq ($(origin FUZZ_CC),undefined)
 FUZZ_CC := $(shell command -v clang-22 || command -v clang)
@@ -157,6 +165,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all check demo bench fuzz install uninstall clean FORCE
+.PHONY: all check check-long demo bench fuzz install uninstall clean FORCE
 FORCE:
 -include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
