@@ -71,7 +71,7 @@ static int route_entry(const struct config *c, const struct target *req,
 	struct err e;
 	int rc = 1;
 
-	if (target_parse(&got, ent->id, ent->id_len) < 0)
+	if (target_parse_entry(&got, ent->id, ent->id_len) < 0)
 		return bundler_fail("Invalid bundle id read from code object");
 	for (size_t i = 0; i < c->ntargets; i++) {
 		const uint8_t *data;

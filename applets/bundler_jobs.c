@@ -283,9 +283,14 @@ static int source_next(struct source *s, struct bundle_reader *r)
 			return 0;
 		if (s->nseg && bundle_is_binary(s->file.data + s->pos, left))
 			return plain_after_ccob(s, r);
-		if (s->nseg && !ccob_is(s->file.data + s->pos, left)) {
+		if (s->nseg && (!ccob_is(s->file.data + s->pos, left) ||
+				(s->method == CCOB_ZLIB &&
+				 ccob_parse_header(s->file.data + s->pos, left,
+						   &(struct ccob_header){ 0 },
+						   &e) < 0))) {
 			/* Bytes after the last CCOB: zlib ignores them, zstd
-			 * does not (LLVM's own message). */
+			 * does not (LLVM's own message); after a zlib stream,
+			 * even bytes that begin "CCOB" but are no header. */
 			if (s->method == CCOB_ZLIB)
 				return 0;
 			return -bundler_fail("Failed to decompress input: Could not "
@@ -662,7 +667,7 @@ int bundler_unbundle(const struct config *c)
 		uint64_t off, size;
 		struct io_out *o;
 
-		if (target_parse(&got, ent.id, ent.id_len) < 0) {
+		if (target_parse_entry(&got, ent.id, ent.id_len) < 0) {
 			bundler_fail("invalid bundle id read from the bundle");
 			goto out;
 		}

@@ -131,7 +131,7 @@ static int read_archive(const struct options *o, const char *path,
 		struct target got;
 		char *std;
 
-		if (target_parse(&got, ent.id, ent.id_len) < 0) {
+		if (target_parse_entry(&got, ent.id, ent.id_len) < 0) {
 			fail(path, "member '%.*s': invalid bundle ID '%.*s'",
 			     (int)ent.file_len, ent.file, (int)ent.id_len, ent.id);
 			goto out;

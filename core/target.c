@@ -56,6 +56,34 @@ int target_parse(struct target *tg, const char *s, size_t len)
 	return 0;
 }
 
+int target_parse_entry(struct target *tg, const char *s, size_t len)
+{
+	size_t ndash = 0;
+	char *five;
+	int rc;
+
+	if (target_parse(tg, s, len) == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		ndash += s[i] == '-';
+	if (ndash != 3 || len < 5 || memcmp(s, "host-", 5) ||
+	    memchr(s, 0, len) || s[len - 1] == '-')
+		return -1;
+	/* Read as the same ID with an empty environment. */
+	five = malloc(len + 2);
+	if (!five) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(five, s, len);
+	five[len] = '-';
+	rc = target_parse(tg, five, len + 1);
+	free(five);
+	if (rc == 0)
+		tg->any_env = true;
+	return rc;
+}
+
 void target_free(struct target *tg)
 {
 	free(tg->buf);
@@ -122,7 +150,15 @@ static bool kind_compatible(const char *entry, const char *req, bool hip_omp)
 bool target_compatible(const struct target *entry, const struct target *request,
 		       bool hip_openmp_compatible)
 {
-	bool triples = triple_compatible(&entry->t, &request->t);
+	struct triple et = entry->t;
+	bool triples;
+
+	/* An old host ID names no environment: the request's fits. */
+	if (entry->any_env) {
+		et.env = request->t.env;
+		et.objfmt = request->t.objfmt;
+	}
+	triples = triple_compatible(&et, &request->t);
 
 	if (!strcmp(entry->kind, request->kind) && triples &&
 	    !strcmp(entry->tid, request->tid))

@@ -14,6 +14,7 @@ struct target {
 	const char *triple;	/* "<arch>-<vendor>-<os>-<env>" as spelled */
 	const char *tid;	/* "" unless a known processor leads it */
 	struct triple t;
+	bool any_env;		/* an old host ID: no environment, any fits */
 };
 
 /* Split an ID into 5 or 6 '-' parts (the sixth keeps later dashes).
@@ -21,6 +22,12 @@ struct target {
  * out of memory (errno ENOMEM). */
 int target_parse(struct target *tg, const char *s, size_t len);
 void target_free(struct target *tg);
+/* An ID read from a bundle: as target_parse, and also the host's ID as
+ * older LLVM and ROCm 5.x wrote it, host-<arch>-<vendor>-<os> (four parts,
+ * such as host-x86_64-unknown-linux), which LLVM 22 refuses ("invalid
+ * bundle id read from the bundle"): the host of that triple, with any
+ * environment (any_env). */
+int target_parse_entry(struct target *tg, const char *s, size_t len);
 
 /* The standardised ID LLVM writes: "<kind>-" + normalised triple (AMDHSA:
  * three parts and an empty environment) + "-" + target ID.  malloc'd. */

@@ -375,37 +375,118 @@ static int inflate_one(const uint8_t *src, size_t avail, uint8_t *dst,
 		       "zlib error: %s", zlib_code(rc));
 }
 
-static int unzstd_one(const uint8_t *src, size_t frame, uint8_t *dst,
-		      uint64_t raw, const struct ccob_limits *lim,
-		      uint64_t *produced, struct err *e)
+/* Does a zstd frame, skippable or not, begin at p? */
+static bool zstd_magic(const uint8_t *p, size_t n)
+{
+	uint32_t m;
+
+	if (n < 4)
+		return false;
+	m = (uint32_t)get_le(p, 4);
+	return m == ZSTD_MAGICNUMBER ||
+	       (m & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
+}
+
+/* The length of the run of whole zstd frames (skippable ones included) at
+ * src; *on_mark says whether one of them ends exactly at mark. */
+static size_t zstd_run(const uint8_t *src, size_t avail, size_t mark,
+		       bool *on_mark)
+{
+	size_t pos = 0;
+
+	*on_mark = false;
+	while (pos < avail && zstd_magic(src + pos, avail - pos)) {
+		size_t n = ZSTD_findFrameCompressedSize(src + pos, avail - pos);
+
+		if (ZSTD_isError(n) || !n)
+			break;
+		pos += n;
+		if (pos == mark)
+			*on_mark = true;
+	}
+	return pos;
+}
+
+/* How many of the avail bytes after the header belong to a zstd CCOB,
+ * without decoding them.  LLVM 22 decodes everything after the header as
+ * zstd frames, one after another (ZSTD_decompress), and never reads the
+ * total size; so when the rest of the input is nothing but frames, all of
+ * it is the CCOB.  Otherwise a version 2 or 3 CCOB ends at its total size,
+ * when that is the end of one of its frames, and any other CCOB (version 1,
+ * or a total size that is not) at the end of the run of frames after its
+ * header: the next CCOB, zero padding or anything else begins where a
+ * frame could not.  Nothing is ever found by searching for "CCOB". */
+static size_t zstd_extent(const uint8_t *src, size_t avail,
+			  const struct ccob_header *h, size_t len)
+{
+	bool sized = h->version >= 2 && h->total_size > h->header_size &&
+		     h->total_size <= len;
+	size_t mark = sized ? (size_t)(h->total_size - h->header_size) : 0;
+	bool on_mark;
+	size_t run = zstd_run(src, avail, mark, &on_mark);
+
+	if (run == avail)
+		return avail;
+	if (sized && on_mark)
+		return mark;
+	/* Nothing decodable: all of it, and decoding says why not. */
+	return run ? run : avail;
+}
+
+/* Decode every frame of src[0, end) straight into dst, exactly raw bytes. */
+static int unzstd_frames(const uint8_t *src, size_t end, uint8_t *dst,
+			 uint64_t raw, const struct ccob_limits *lim,
+			 uint64_t *produced, struct err *e)
 {
 	ZSTD_DCtx *dc = ZSTD_createDCtx();
 	ZSTD_inBuffer in = { src, 0, 0 };
 	ZSTD_outBuffer out = { dst, (size_t)raw, 0 };
-	size_t r = 1;
+	size_t r = 0;
 
 	if (!dc)
 		return err_set(e, "zstd: out of memory");
+	/* LLVM's message for bytes that are not frames (its one-shot call
+	 * walks the frames first, as this does). */
+	{
+		bool unused;
+		size_t run = zstd_run(src, end, 0, &unused);
+
+		if (run < end) {
+			size_t bad = ZSTD_findFrameCompressedSize(src + run,
+								  end - run);
+
+			ZSTD_freeDCtx(dc);
+			*produced = 0;
+			if (!ZSTD_isError(bad))	/* a frame, just not whole */
+				bad = (size_t)-ZSTD_error_srcSize_wrong;
+			return err_llvm(e, ERR_DECOMPRESS, "Could not decompress "
+					"embedded file contents: %s",
+					ZSTD_getErrorName(bad));
+		}
+	}
 	/* Decode straight into dst (no window buffer of our own), and accept
-	 * any window LLVM's levels may choose. */
+	 * any window LLVM's levels may choose.  Frame after frame: the
+	 * streaming decoder starts the next one where one ends, and passes
+	 * over skippable frames. */
 	ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
 	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
-	while (r) {
-		size_t before = in.pos;
+	while (in.pos < end) {
+		size_t before = in.pos, before_out = out.pos;
 
-		in.size = frame - in.size > STEP ? in.size + STEP : frame;
+		if (in.pos == in.size)
+			in.size = end - in.size > STEP ? in.size + STEP : end;
 		r = ZSTD_decompressStream(dc, &out, &in);
 		if (ZSTD_isError(r))
 			break;
 		if (lim->progress)
-			lim->progress(in.pos, frame);
-		if (r && in.pos == frame && in.pos == before)
-			break;		/* no input left, frame not done */
+			lim->progress(in.pos, end);
+		if (in.pos == before && out.pos == before_out)
+			break;		/* output full, input left */
 	}
 	ZSTD_freeDCtx(dc);
 	*produced = out.pos;
 	if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ||
-	    (r && !ZSTD_isError(r) && out.pos == out.size && in.pos < frame))
+	    (!ZSTD_isError(r) && in.pos < end))
 		return err_set(e, "decompresses to more than the %llu bytes its "
 			       "header declares", (unsigned long long)raw);
 	if (ZSTD_isError(r))
@@ -413,6 +494,55 @@ static int unzstd_one(const uint8_t *src, size_t frame, uint8_t *dst,
 			       "%s", ZSTD_getErrorName(r));
 	if (r)
 		return err_set(e, "compressed data is cut short");
+	return 0;
+}
+
+/* A zlib CCOB is one stream, and LLVM ignores what follows it: a version 2
+ * or 3 CCOB runs to its total size when that is at or past the stream's
+ * end, any other to the stream's end. */
+static size_t zlib_extent(const struct ccob_header *h, size_t len,
+			  size_t stream)
+{
+	if (h->version >= 2 && h->total_size >= h->header_size + stream &&
+	    h->total_size <= len)
+		return (size_t)h->total_size - h->header_size;
+	return stream;
+}
+
+int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
+		const struct ccob_limits *lim, uint64_t *size, struct err *e)
+{
+	uint8_t *raw;
+	size_t used;
+
+	if (h->method == CCOB_ZSTD) {
+		size_t avail = len - h->header_size;
+		size_t end = zstd_extent(buf + h->header_size, avail, h, len);
+		bool unused;
+
+		/* Cut short: say so by the size the header declares. */
+		if (h->version >= 2 && (h->total_size < h->header_size ||
+					h->total_size > len) && avail &&
+		    !zstd_run(buf + h->header_size, avail, 0, &unused))
+			return err_set(e, "CCOB total size %llu is not between "
+				       "its %zu-byte header and the %zu bytes "
+				       "left", (unsigned long long)h->total_size,
+				       h->header_size, len);
+		*size = h->header_size + end;
+		return 0;
+	}
+	/* A total size inside the stream is found out only by inflating it
+	 * (and then the stream's end counts, as LLVM reads it). */
+	if (h->version >= 2 && h->total_size >= h->header_size &&
+	    h->total_size <= len) {
+		*size = h->total_size;
+		return 0;
+	}
+	/* Only the stream itself tells where it ends. */
+	if (ccob_decompress(buf, len, h, lim, &raw, &used, e) < 0)
+		return -1;
+	free(raw);
+	*size = used;
 	return 0;
 }
 
@@ -449,20 +579,15 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 			(unsigned long long)h->raw_size);
 		goto fail;
 	} else if (h->method == CCOB_ZSTD) {
-		size_t frame = ZSTD_findFrameCompressedSize(src, avail);
-
-		if (ZSTD_isError(frame)) {
-			err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file contents: "
-				"%s", ZSTD_getErrorName(frame));
+		consumed = zstd_extent(src, avail, h, len);
+		if (unzstd_frames(src, consumed, dst, h->raw_size, lim,
+				  &produced, e) < 0)
 			goto fail;
-		}
-		if (unzstd_one(src, frame, dst, h->raw_size, lim, &produced,
-			       e) < 0)
-			goto fail;
-		consumed = frame;
 	} else if (inflate_one(src, avail, dst, h->raw_size, lim, &consumed,
 			       &produced, e) < 0) {
 		goto fail;
+	} else {
+		consumed = zlib_extent(h, len, consumed);
 	}
 	if (produced != h->raw_size) {
 		err_set(e, "decompresses to %llu bytes, but its header declares "
@@ -580,7 +705,8 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		ZSTD_DCtx *dc = ZSTD_createDCtx();
 		ZSTD_inBuffer in = { src, avail, 0 };
 		ZSTD_outBuffer o = { out, want, 0 };
-		size_t r = 1;
+		size_t r = 0;
+		bool ended = false;
 
 		if (!dc)
 			return err_set(e, "zstd: out of memory");
@@ -590,10 +716,16 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		 * crafted header claim 2 GiB (found by the inspect fuzzer). */
 		ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax,
 				       ZSTD_WINDOWLOG_LIMIT_DEFAULT);
-		while (o.pos < o.size && r && !ZSTD_isError(r)) {
+		/* Frame after frame, skippable ones passed over, until a frame
+		 * ends where no other begins (the CCOB's end, as in
+		 * zstd_extent). */
+		while (o.pos < o.size && !ZSTD_isError(r)) {
 			size_t before_in = in.pos, before_out = o.pos;
 
+			if (ended && !zstd_magic(src + in.pos, avail - in.pos))
+				break;
 			r = ZSTD_decompressStream(dc, &o, &in);
+			ended = !r;
 			if (!ZSTD_isError(r) && in.pos == before_in &&
 			    o.pos == before_out)
 				break;		/* input gone */

@@ -1,5 +1,6 @@
 /* ccob: compressed offload bundles ("CCOB"): a small header, then one zlib
- * or zstd stream of the whole uncompressed bundle. */
+ * stream or zstd frames (as many as the writer made, skippable ones
+ * included) of the whole uncompressed bundle. */
 #ifndef FORMATS_CCOB_H
 #define FORMATS_CCOB_H
 
@@ -92,10 +93,22 @@ int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc); /* bytes so far */
 void ccob_encoder_free(struct ccob_encoder *enc);
 
+/* Where the CCOB at the start of buf ends (*size counts its header), found
+ * by its header and its frames, never by searching for the next "CCOB".
+ * zstd: all of buf when everything after the header is zstd frames (LLVM
+ * 22's reading: it decodes all of it and never reads the total size);
+ * else the total size of a version 2 or 3 header when a frame ends there;
+ * else (version 1, or a total size that is not a frame's end) the end of
+ * the run of whole frames after the header.  zlib: the total size of a
+ * version 2 or 3 header when it holds the stream, else the stream's end
+ * (which takes inflating it, within lim). */
+int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
+		const struct ccob_limits *lim, uint64_t *size, struct err *e);
+
 /* Decompress the one CCOB at the start of buf (header already parsed into
- * h).  *out (malloc'd) receives exactly h->raw_size bytes, or an error says
- * why not; *used is how many bytes of buf the CCOB took, so a next CCOB
- * may follow.  The hash is not checked here (see ccob_hash). */
+ * h): every frame within its extent (see ccob_extent).  *out (malloc'd)
+ * receives exactly h->raw_size bytes, or an error says why not; *used is
+ * the extent, so a next CCOB may follow.  The hash is not checked here (see ccob_hash). */
 int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
 		    struct err *e);

@@ -2,7 +2,6 @@
  * fatbin.h. */
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "bundle.h"
 #include "fatbin.h"
@@ -90,42 +89,16 @@ fail:
 	return -1;
 }
 
-/* The extent of the CCOB at buf: header and compressed stream. */
-static int ccob_extent(const uint8_t *buf, size_t len,
-		       const struct ccob_limits *lim, uint64_t *size,
-		       struct err *e)
+/* The extent of the CCOB at buf, as every reader finds it. */
+static int ccob_span(const uint8_t *buf, size_t len,
+		     const struct ccob_limits *lim, uint64_t *size,
+		     struct err *e)
 {
 	struct ccob_header h;
-	uint8_t *raw;
-	size_t used;
 
 	if (ccob_parse_header(buf, len, &h, e) < 0)
 		return -1;
-	if (h.version >= 2) {
-		if (h.total_size < h.header_size || h.total_size > len)
-			return err_set(e, "CCOB total size %llu is not between "
-				       "its %zu-byte header and the %zu bytes "
-				       "left", (unsigned long long)h.total_size,
-				       h.header_size, len);
-		*size = h.total_size;
-		return 0;
-	}
-	/* Version 1 records no total size: the stream itself tells. */
-	if (h.method == CCOB_ZSTD) {
-		size_t frame = ZSTD_findFrameCompressedSize(buf + h.header_size,
-							    len - h.header_size);
-
-		if (ZSTD_isError(frame))
-			return err_set(e, "CCOB zstd stream: %s",
-				       ZSTD_getErrorName(frame));
-		*size = h.header_size + frame;
-		return 0;
-	}
-	if (ccob_decompress(buf, len, &h, lim, &raw, &used, e) < 0)
-		return -1;
-	free(raw);
-	*size = used;
-	return 0;
+	return ccob_extent(buf, len, &h, lim, size, e);
 }
 
 int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
@@ -158,7 +131,7 @@ int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
 		free(ents);
 	} else if (ccob_is(p, left)) {
 		it->kind = FATBIN_CCOB;
-		if (ccob_extent(p, left, lim, &size, e) < 0)
+		if (ccob_span(p, left, lim, &size, e) < 0)
 			return -1;
 	} else if (package_is(p, left)) {
 		it->kind = FATBIN_PACKAGE;

@@ -5,6 +5,11 @@
  * (ccob_encoder_grow, what compressed bundling does while its inputs are
  * still being gathered), tiled past zstd's 128 KiB blocks when its last
  * byte is odd, which must give the same bytes; and hashed in pieces.
+ * A zstd CCOB is then reframed as other writers may frame it (issue 16.3):
+ * skippable frames holding "CCOB" before, between and after its frames,
+ * and the payload cut into two frames, twice back to back; every such CCOB
+ * reads back whole, each ending where its header says, and ccob_extent
+ * agrees without decoding.
  * libFuzzer: -max_len=65536
  */
 #include <string.h>
@@ -65,6 +70,85 @@ static void check_growing(unsigned method, int level, const uint8_t *data,
 	ccob_encoder_free(b);
 	free(whole.buf);
 	free(grown.buf);
+}
+
+/* One skippable frame holding "CCOB" and n more bytes of data. */
+static void put_skippable(struct sink *s, const uint8_t *data, size_t n)
+{
+	uint8_t head[8] = { 0x50 + (n & 15), 0x2a, 0x4d, 0x18 };
+	struct err e;
+
+	head[4] = (uint8_t)(n + 4);
+	head[5] = (uint8_t)((n + 4) >> 8);
+	head[6] = (uint8_t)((n + 4) >> 16);
+	head[7] = (uint8_t)((n + 4) >> 24);
+	FUZZ_CHECK(collect(s, head, 8, &e) == 0 &&
+		   collect(s, "CCOB", 4, &e) == 0 &&
+		   (!n || collect(s, data, n, &e) == 0));
+}
+
+/* A zstd frame of data, appended to s. */
+static void put_frame(struct sink *s, int level, const uint8_t *data, size_t n)
+{
+	struct ccob_encoder *enc = ccob_encoder_new(CCOB_ZSTD, level, n, NULL);
+	struct err e;
+
+	FUZZ_CHECK(enc);
+	FUZZ_CHECK(ccob_encoder_all(enc, data, n, collect, s, &e) == 0);
+	ccob_encoder_free(enc);
+}
+
+/* The same bundle framed otherwise: [skip] frame [skip] frame [skip], two
+ * such CCOBs back to back; each decodes to the bundle and ends where its
+ * header (or, in version 1, its run of frames) says. */
+static void check_reframed(unsigned version, int level, const uint8_t *data,
+			   size_t size, const struct ccob_limits *limits)
+{
+	struct sink out = { 0 };
+	size_t header = ccob_header_size(version), cut = size / 3;
+	size_t skip = size % 9, one, at = 0;
+	struct ccob_header h = { version, CCOB_ZSTD, header, 0, size,
+				 ccob_hash(data, size) };
+	struct err e;
+
+	out.cap = header;
+	out.buf = calloc(1, header);
+	FUZZ_CHECK(out.buf);
+	out.len = header;
+	put_skippable(&out, data, skip < size ? skip : size);
+	put_frame(&out, level, data, cut);
+	put_skippable(&out, data, 0);
+	put_frame(&out, level, data + cut, size - cut);
+	put_skippable(&out, data + cut, size - cut < 5 ? size - cut : 5);
+	one = out.len;
+	h.total_size = version >= 2 ? one : 0;
+	ccob_write_header(out.buf, &h);
+	{
+		uint8_t *copy = malloc(one);	/* collect may move out.buf */
+
+		FUZZ_CHECK(copy);
+		memcpy(copy, out.buf, one);
+		FUZZ_CHECK(collect(&out, copy, one, &e) == 0);
+		free(copy);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct ccob_header back;
+		uint8_t *raw;
+		uint64_t extent;
+		size_t used;
+
+		FUZZ_CHECK(ccob_parse_header(out.buf + at, out.len - at, &back,
+					     &e) == 0);
+		FUZZ_CHECK(ccob_extent(out.buf + at, out.len - at, &back, limits,
+				       &extent, &e) == 0);
+		FUZZ_CHECK(ccob_decompress(out.buf + at, out.len - at, &back,
+					   limits, &raw, &used, &e) == 0);
+		FUZZ_CHECK(used == one && extent == one);
+		FUZZ_CHECK(!size || !memcmp(raw, data, size));
+		free(raw);
+		at += used;
+	}
+	free(out.buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -145,5 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!size || !memcmp(raw, data, size));
 	free(raw);
 	free(out.buf);
+	if (method == CCOB_ZSTD)
+		check_reframed(version, level, data, size, &limits);
 	return 0;
 }
