@@ -14,8 +14,9 @@
 
 static const char usage[] =
 	"Usage: offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] FILE...\n"
-	"Take device code out of executables, shared libraries, objects, offload\n"
-	"bundles and CCOBs, keeping what the GPUs named load.\n"
+	"Take device code out of executables, shared libraries, objects, static\n"
+	"libraries, offload bundles, CCOBs, offload packages and NVIDIA fatbins,\n"
+	"keeping what the GPUs named load.\n"
 	"\n"
 	"  -k, --keep=TARGETS    keep what a GPU of each target ID loads (gfx90a\n"
 	"                        keeps gfx90a, gfx90a:xnack+ and gfx90a:xnack-;\n"
@@ -44,7 +45,6 @@ struct options {
 	const char *output;
 	bool in_place, dry_run, allow_empty, verbose;
 	int level;
-	bool level_set;
 	const char *file;	/* the one being pruned, for -v */
 	FILE *report;		/* stdout, or stderr when the output is */
 };
@@ -76,7 +76,6 @@ static bool keep_entry(void *ctx, const struct prune_entry *en)
 static void seen_entry(void *ctx, const struct prune_entry *en, bool kept)
 {
 	const struct options *o = ctx;
-
 	char *id;
 
 	if (!o->verbose || kept)
@@ -121,13 +120,14 @@ static int prune_one(struct options *o, const char *path)
 	struct io_out out = { .fd = -1 };
 	const char *dest = o->in_place ? path : o->output;
 	struct io_in in;
+	struct stat st;
 	struct err e;
 	int rc = 1;
 
 	if (io_in_open(&in, path, &e) < 0)
 		return applet_fail_err("prune", "cannot read", path, 0, &e);
 	o->file = path;
-	if (o->in_place && in.fd < 0) {
+	if (o->in_place && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
 		fail("cannot prune", path, "not a regular file: --in-place "
 		     "would not replace it");
 		goto out;
@@ -231,7 +231,6 @@ int prune_main(int argc, char **argv)
 				goto out;
 			}
 			o.level = (int)level;
-			o.level_set = true;
 			break;
 		}
 		case 'h':
