@@ -15,8 +15,8 @@
 static const char usage[] =
 	"Usage: offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] FILE...\n"
 	"Take device code out of executables, shared libraries, objects, static\n"
-	"libraries, offload bundles, CCOBs, offload packages and NVIDIA fatbins,\n"
-	"keeping what the GPUs named load.\n"
+	"libraries, offload bundles (binary, text, object), CCOBs, offload\n"
+	"packages and NVIDIA fatbins, keeping what the GPUs named load.\n"
 	"\n"
 	"  -k, --keep=TARGETS    keep what a GPU of each target ID loads (gfx90a\n"
 	"                        keeps gfx90a, gfx90a:xnack+ and gfx90a:xnack-;\n"

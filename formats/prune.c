@@ -318,6 +318,8 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 		       bool member)
 {
+	char comment[16];
+
 	if (elfscan_is_elf(buf, len)) {
 		int rc = prune_elf(p, buf, len);
 
@@ -333,6 +335,19 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 	if (bundle_is_binary(buf, len) || ccob_is(buf, len) ||
 	    nvfatbin_is(buf, len))
 		return prune_region(p, buf, len, 0, false);
+	if (prune_text_comment(buf, len, comment, sizeof(comment))) {
+		struct prune_patch pt = { 0 };
+		int rc = prune_text(p, buf, len, comment, &pt);
+
+		if (rc <= 0)
+			return rc;
+		pt.old_size = len;
+		if (prune_add_patch(p->plan, &pt, p->e) < 0) {
+			prune_patch_free(&pt);
+			return -1;
+		}
+		return 0;
+	}
 	if (package_is(buf, len)) {
 		struct prune_patch pt = { 0 };
 		int rc = prune_packages(p, buf, len, 0, &pt);
@@ -350,9 +365,9 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 	if (member)
 		return 0;
 	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "
-			    "(not an ELF file, an archive, an offload bundle, "
-			    "a CCOB, an offload package or an NVIDIA "
-			    "fatbin)");
+			    "(not an ELF file, an archive, an offload bundle "
+			    "(binary or text), a CCOB, an offload package or "
+			    "an NVIDIA fatbin)");
 }
 
 static int by_offset(const void *a, const void *b)

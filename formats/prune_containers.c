@@ -509,6 +509,105 @@ out:
 	return rc;
 }
 
+/* ---- text bundles ---- */
+
+static const char TEXT_START[] = " __CLANG_OFFLOAD_BUNDLE____START__ ";
+
+/* LLVM writes "\n<comment> __CLANG_OFFLOAD_BUNDLE____START__ <id>\n" first:
+ * the comment ("//", ";", "#") is what comes between. */
+const char *prune_text_comment(const uint8_t *buf, size_t len, char *cap,
+			       size_t cap_len)
+{
+	const uint8_t *nl, *at;
+	size_t n;
+
+	if (len < 2 || buf[0] != '\n')
+		return NULL;
+	nl = memchr(buf + 1, '\n', len - 1);
+	if (!nl)
+		return NULL;
+	at = memmem(buf + 1, (size_t)(nl - buf - 1), TEXT_START,
+		    sizeof(TEXT_START) - 1);
+	if (!at || at == buf + 1)
+		return NULL;
+	n = (size_t)(at - buf - 1);
+	if (n >= cap_len || memchr(buf + 1, ' ', n))
+		return NULL;
+	memcpy(cap, buf + 1, n);
+	cap[n] = 0;
+	return cap;
+}
+
+/* Each entry is a block from its START line's newline to the end of its
+ * END line; LLVM writes the blocks back to back, so dropping whole blocks
+ * leaves what it writes for the kept entries. */
+int prune_text(struct pruner *p, const uint8_t *buf, size_t len,
+	       const char *comment, struct prune_patch *pt)
+{
+	struct bundle_reader r;
+	struct bundle_entry ent;
+	struct prune_piece *grown;
+	uint64_t pos = 0, off, size;
+	size_t nkept = 0, n = 0, device_before = 0, device_after = 0;
+
+	bundle_open_text(&r, comment, buf, len);
+	while (bundle_next_text(&r, &ent) == 1) {
+		uint64_t block = (uint64_t)((const uint8_t *)ent.id - buf) -
+				 r.start_len;
+		struct prune_entry pe = { 0 };
+		bool keep;
+
+		if (bundle_content_text(&r, &off, &size, p->e) < 0)
+			goto fail;
+		pe.size = size;
+		prune_entry_from_id(&pe, ent.id, ent.id_len);
+		p->container = p->base;
+		keep = prune_decide(p, &pe);
+		n++;
+		nkept += keep;
+		device_before += !pe.sel.host;
+		device_after += keep && !pe.sel.host;
+		if (keep)
+			continue;
+		/* What comes before the dropped block stays. */
+		if (block > pos) {
+			grown = realloc(pt->piece, (pt->npieces + 1) *
+					sizeof(*grown));
+			if (!grown) {
+				err_code_set(p->e, ERR_NOMEM, "out of memory");
+				goto fail;
+			}
+			pt->piece = grown;
+			pt->piece[pt->npieces++] = (struct prune_piece){
+				.data = buf + pos, .data_len = block - pos,
+				.from_file = true, .src = pos };
+			pt->new_size += block - pos;
+		}
+		pos = r.pos;
+	}
+	if (device_before && !device_after)
+		p->plan->containers_emptied++;
+	p->plan->containers++;
+	if (nkept == n) {
+		prune_patch_free(pt);
+		return 0;
+	}
+	grown = realloc(pt->piece, (pt->npieces + 1) * sizeof(*grown));
+	if (!grown) {
+		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	pt->piece = grown;
+	pt->piece[pt->npieces++] = (struct prune_piece){
+		.data = buf + pos, .data_len = len - pos, .from_file = true,
+		.src = pos };
+	pt->new_size += len - pos;
+	return 1;
+fail:
+	prune_patch_free(pt);
+	return -1;
+}
+
 /* ---- regions: the containers of a section or a file ---- */
 
 int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,

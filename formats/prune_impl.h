@@ -40,4 +40,12 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		   uint64_t base, struct prune_patch *pt);
 
+/* A text bundle (i ii cui hipi d ll s), as LLVM's bundler writes it: the
+ * comment its first START line uses, or NULL (cap: room for it). */
+const char *prune_text_comment(const uint8_t *buf, size_t len, char *cap,
+			       size_t cap_len);
+/* Its kept blocks as pieces in *pt: 1, or 0 when all stay. */
+int prune_text(struct pruner *p, const uint8_t *buf, size_t len,
+	       const char *comment, struct prune_patch *pt);
+
 #endif

@@ -145,6 +145,12 @@ def main():
         inspect = os.path.join(TOP, "test", "files", "inspect")
         for name in ("rdc.o", "lib.a", "pkg.bin", "omp.o", "cu-rdc.o"):
             write(name, "prune", read(os.path.join(inspect, name)))
+        ex = os.path.join(TOP, "examples", "vector_add")
+        write("text.ll", "prune", bundle(
+            tmp, "ll", [os.path.join(ex, f + ".ll")
+                        for f in ("host", "gfx90a", "gfx1100")],
+            [HOST, "hip-amdgcn-amd-amdhsa--gfx90a",
+             "hip-amdgcn-amd-amdhsa--gfx1100"]))
         write("variants.fatbin", "prune",
               read(os.path.join(TOP, "test", "files", "nv", "variants.fatbin")))
     finally:
