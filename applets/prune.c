@@ -137,13 +137,20 @@ static int prune_one(struct options *o, const char *path)
 		goto out;
 	}
 	if (plan.containers_emptied && !o->allow_empty) {
-		fail("cannot prune", path, "%llu bundle%s would keep no device "
-		     "code (--allow-empty to prune anyway)",
+		fail("cannot prune", path, "%llu container%s would keep no "
+		     "device code (--allow-empty to prune anyway)",
 		     (unsigned long long)plan.containers_emptied,
 		     plan.containers_emptied == 1 ? "" : "s");
 		goto out;
 	}
-	if (!o->dry_run) {
+	/* An object whose sections go is checked only when it is written
+	 * (a symbol may still point into one): a dry run writes it to
+	 * /dev/null, so it says what the run would. */
+	if (o->dry_run && (plan.ndrop || plan.nmember))
+		dest = "/dev/null";
+	else if (o->dry_run)
+		dest = NULL;
+	if (dest) {
 		if (io_out_open(&out, dest, &e) < 0) {
 			applet_fail_io("prune", dest, &e);
 			goto out;

@@ -58,6 +58,13 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 		return err_set(p->e, "packages in a linked program are not "
 			       "pruned yet (the OpenMP runtime's image table "
 			       "points at each)");
+	/* The section is dropped and added again by name: another of that
+	 * name would go with it. */
+	for (size_t j = 1; j < s->n; j++)
+		if (j != i && s->sec[j].name_len == sec->name_len &&
+		    !memcmp(s->sec[j].name, sec->name, sec->name_len))
+			return err_set(p->e, "two sections have this name: not "
+				       "pruned");
 	p->section = sec->name;
 	rc = prune_packages(p, bytes, (size_t)size, sec->offset, &add.content);
 	if (rc <= 0)
@@ -236,7 +243,7 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 	if (r.thin)
 		return err_set(p->e, "a thin archive's members are other "
 			       "files: prune those");
-	if (r.kind != AR_GNU && r.kind != AR_GNU64 && r.symtab_len)
+	if (r.kind != AR_GNU && r.kind != AR_GNU64)
 		return err_set(p->e, "only GNU archives are pruned (this one "
 			       "is BSD, Darwin or COFF)");
 	top->symtab = r.symtab_len > 0;
@@ -320,6 +327,7 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 {
 	char comment[16];
 
+	p->section = NULL;
 	if (elfscan_is_elf(buf, len)) {
 		int rc = prune_elf(p, buf, len);
 

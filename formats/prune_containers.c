@@ -442,6 +442,29 @@ int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		package_list_free(&l);	/* what it found before the damage */
 		return -1;
 	}
+	/* Every binary, those without images too, must be of version 1:
+	 * the others are not written again yet. */
+	for (size_t pos = 0; len - pos >= 16;) {
+		uint64_t v = 0, bsize = 0;
+
+		for (int b = 7; b >= 0; b--)
+			bsize = bsize << 8 | buf[pos + 8 + b];
+		for (int b = 3; b >= 0; b--)
+			v = v << 8 | buf[pos + 4 + b];
+		if (!bsize && !v) {	/* zero padding */
+			pos += 8;
+			continue;
+		}
+		if (v != 1) {
+			err_set(p->e, "package at offset %llu: version %u "
+				"packages are not pruned yet",
+				(unsigned long long)(base + pos), (unsigned)v);
+			goto out;
+		}
+		if (!bsize || bsize > len - pos)
+			break;
+		pos += (size_t)bsize;
+	}
 	kept = calloc(l.n ? l.n : 1, sizeof(*kept));
 	if (!kept) {
 		err_code_set(p->e, ERR_NOMEM, "out of memory");
@@ -569,6 +592,9 @@ int prune_text(struct pruner *p, const uint8_t *buf, size_t len,
 		device_after += keep && !pe.sel.host;
 		if (keep)
 			continue;
+		/* An END line without its newline ends the file. */
+		if (r.at_end && r.pos < len && buf[r.pos] == '\n')
+			r.pos = len;
 		/* What comes before the dropped block stays. */
 		if (block > pos) {
 			grown = realloc(pt->piece, (pt->npieces + 1) *
