@@ -150,14 +150,32 @@ static int compress_one(const struct options *o, const char *in_name,
 	return 0;
 }
 
-/* Walk the CCOBs of a file: each is decompressed (so its hash is known) and
- * handed to fn.  Zero bytes before, between and after them are padding (as
- * in a .hip_fatbin section of several translation units); anything else
- * that is not a CCOB where one should start is an error. */
+/* Where a CCOB's bytes go as they are inflated: to an output, or nowhere
+ * (a listing needs only their hash).  Memory stays flat either way. */
+struct sink {
+	struct io_out *out;
+	const char *out_name;
+	bool failed;		/* the output's write failed (e says why) */
+};
+
+static int to_sink(void *ctx, const void *p, size_t n, struct err *e)
+{
+	struct sink *k = ctx;
+
+	if (!k->out || io_out_write(k->out, p, n, e) == 0)
+		return 0;
+	k->failed = true;
+	return -1;
+}
+
+/* Walk the CCOBs of a file: each is inflated into k (so its hash is known)
+ * and handed to fn.  Zero bytes before, between and after them are padding
+ * (as in a .hip_fatbin section of several translation units); anything
+ * else that is not a CCOB where one should start is an error. */
 static int each_ccob(const struct options *o, const char *in_name,
-		     const struct io_in *in,
+		     const struct io_in *in, struct sink *k,
 		     int (*fn)(void *ctx, size_t off, const struct ccob_header *h,
-			       const uint8_t *raw, size_t used),
+			       uint64_t hash, size_t used),
 		     void *ctx)
 {
 	size_t off = 0;
@@ -168,7 +186,7 @@ static int each_ccob(const struct options *o, const char *in_name,
 		return fail("cannot read", in_name, "only zero bytes, no CCOB");
 	while ((off = ccob_skip_padding(in->data, in->len, off)) < in->len) {
 		struct ccob_header h;
-		uint8_t *raw;
+		uint64_t hash;
 		size_t used;
 		struct err e;
 		int rc;
@@ -177,12 +195,16 @@ static int each_ccob(const struct options *o, const char *in_name,
 			return fail("cannot read", in_name,
 				    "no CCOB at offset %zu", off);
 		if (ccob_parse_header(in->data + off, in->len - off, &h, &e) < 0 ||
-		    ccob_decompress(in->data + off, in->len - off, &h,
-				    &o->limits, &raw, &used, &e) < 0)
+		    ccob_decompress_stream(in->data + off, in->len - off, &h,
+					   &o->limits, to_sink, k, &used,
+					   &hash, &e) < 0) {
+			if (k->failed)
+				return applet_fail_err("ccob", "cannot write",
+						       k->out_name, 1, &e);
 			return fail("cannot decompress", in_name,
 				    "CCOB at offset %zu: %s", off, e.msg);
-		rc = fn(ctx, off, &h, raw, used);
-		free(raw);
+		}
+		rc = fn(ctx, off, &h, hash, used);
 		if (rc)
 			return rc;
 		off += used;
@@ -190,24 +212,13 @@ static int each_ccob(const struct options *o, const char *in_name,
 	return 0;
 }
 
-struct sink {
-	struct io_out *out;
-	const char *in_name, *out_name;
-};
-
-static int write_payload(void *ctx, size_t off, const struct ccob_header *h,
-			 const uint8_t *raw, size_t used)
+static int check_hash(void *ctx, size_t off, const struct ccob_header *h,
+		      uint64_t hash, size_t used)
 {
-	struct sink *k = ctx;
-	struct err e;
-
 	(void)used;
-	if (ccob_hash(raw, (size_t)h->raw_size) != h->hash)
-		return fail("cannot decompress", k->in_name,
+	if (hash != h->hash)
+		return fail("cannot decompress", (const char *)ctx,
 			    "CCOB at offset %zu: hash mismatch", off);
-	if (io_out_write(k->out, raw, (size_t)h->raw_size, &e) < 0)
-		return applet_fail_err("ccob", "cannot write", k->out_name, 1,
-				       &e);
 	return 0;
 }
 
@@ -215,14 +226,14 @@ static int decompress_one(const struct options *o, const char *in_name,
 			  const struct io_in *in, const char *name)
 {
 	struct io_out out = { .fd = -1 };
-	struct sink k = { &out, in_name, name };
+	struct sink k = { &out, name, false };
 	struct err e;
 	int rc;
 
 	if (open_output(o, in_name, name, &out))
 		return 1;
 	progress_name = in_name;
-	rc = each_ccob(o, in_name, in, write_payload, &k);
+	rc = each_ccob(o, in_name, in, &k, check_hash, (void *)in_name);
 	end_progress();
 	if (rc) {
 		io_out_discard(&out);
@@ -234,9 +245,8 @@ static int decompress_one(const struct options *o, const char *in_name,
 }
 
 static int list_row(void *ctx, size_t off, const struct ccob_header *h,
-		    const uint8_t *raw, size_t used)
+		    uint64_t hash, size_t used)
 {
-	uint64_t hash = ccob_hash(raw, (size_t)h->raw_size);
 	uint64_t comp = used - h->header_size;
 
 	printf("%10zu %4u  %-6s %12llu %13llu %7.2f%%  0x%016llx  %-5s  %s\n",
@@ -258,7 +268,10 @@ static int run_one(const struct options *o, const char *in_name)
 	if (io_in_open(&in, in_name, &e) < 0)
 		return applet_fail_err("ccob", "cannot read", in_name, 0, &e);
 	if (o->mode == LIST) {
-		rc = each_ccob(o, in_name, &in, list_row, (void *)in_name);
+		struct sink none = { 0 };
+
+		rc = each_ccob(o, in_name, &in, &none, list_row,
+			       (void *)in_name);
 	} else if (!(name = output_name(o, in_name))) {
 		rc = fail("cannot decompress", in_name,
 			  "no .ccob suffix to remove (use -o or -c)");

@@ -496,7 +496,10 @@ static int run_uri(const struct options *o, const char *s, bool counting,
 
 	if (uri_parse(s, &u, &e) < 0)
 		return fail("cannot read", s, "%s", e.msg);
-	if (io_in_open(&in, u.path, &e) < 0) {
+	/* A device or a pipe is read only as far as the URI needs. */
+	if ((u.has_size && u.offset <= UINT64_MAX - u.size && u.offset + u.size
+	     ? io_in_open_part(&in, u.path, u.offset + u.size, &e)
+	     : io_in_open(&in, u.path, &e)) < 0) {
 		applet_fail_err("extract", "cannot read", u.path, 0, &e);
 		uri_free(&u);
 		return 1;

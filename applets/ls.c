@@ -45,12 +45,20 @@ enum format { TEXT, JSON, ROC_OBJ };
 
 /* ---- collecting the tree ---- */
 
+static int entry_as_text(struct rows *rs, const struct inspect_node *n);
+
 static int keep(void *ctx, const struct inspect_node *n)
 {
 	struct rows *rs = ctx;
 	struct row *r;
 	char *p;
 
+	/* NVIDIA entries stay rows: a --verify failure is reported from them
+	 * (nv_undecoded). */
+	if (rs->entries_as_text && n->kind == INSPECT_ENTRY &&
+	    n->container != INSPECT_NV && rs->n &&
+	    rs->v[rs->n - 1].n.kind == INSPECT_CONTAINER)
+		return entry_as_text(rs, n);
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? 2 * rs->cap : 64;
 		struct row *v = realloc(rs->v, cap * sizeof(*v));
@@ -66,6 +74,7 @@ static int keep(void *ctx, const struct inspect_node *n)
 	r->n.nv_base = NULL;
 	r->n.decode_err = NULL;
 	r->why = NULL;
+	r->text = NULL;
 	r->kernels = NULL;
 	r->kernels_why = NULL;
 	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len + 3);
@@ -103,6 +112,9 @@ static void rows_free(struct rows *rs)
 		free(rs->v[i].strings);
 		free(rs->v[i].why);
 		free(rs->v[i].kernels_why);
+		if (rs->v[i].text)
+			free(rs->v[i].text->buf);
+		free(rs->v[i].text);
 		if (rs->v[i].kernels)
 			kernels_free(rs->v[i].kernels);
 		free(rs->v[i].kernels);
@@ -160,7 +172,7 @@ const char *hash_word(enum inspect_hash h)
 
 /* ---- text ---- */
 
-enum { MAX_CELLS = 7 };
+enum { MAX_CELLS = LS_MAX_CELLS };
 
 /* One entry line: cells, the size one right-aligned. */
 struct line {
@@ -231,14 +243,80 @@ static void entry_line(const struct inspect_node *n, const char *path,
 	l->ncells = k;
 }
 
+/* Format the entry n of the container last kept into that container's
+ * text (see struct entry_text). */
+static int entry_as_text(struct rows *rs, const struct inspect_node *n)
+{
+	struct row *c = &rs->v[rs->n - 1];
+	struct entry_text *t = c->text;
+	struct line l;
+	int rc = 0;
+
+	if (!t && !(t = c->text = calloc(1, sizeof(*t))))
+		return -1;
+	entry_line(n, rs->path, &l);
+	t->ncells = l.ncells;
+	t->right = l.right;
+	for (int k = 0; k < l.ncells; k++) {
+		const char *s = l.cell[k] ? l.cell[k] : "?";
+		size_t len = strlen(s);
+
+		if (len > t->w[k])
+			t->w[k] = len;
+		if (!rc && len + 1 > t->cap - t->len) {
+			size_t cap = t->cap ? 2 * t->cap : 4096;
+			char *b;
+
+			while (len + 1 > cap - t->len)
+				cap *= 2;
+			if (!(b = realloc(t->buf, cap)))
+				rc = -1;
+			else {
+				t->buf = b;
+				t->cap = cap;
+			}
+		}
+		if (!rc) {
+			memcpy(t->buf + t->len, s, len + 1);
+			t->len += len + 1;
+		}
+		free(l.cell[k]);
+	}
+	t->n++;
+	return rc;
+}
+
+/* Entry lines kept as text, printed in their columns. */
+static void print_entry_text(const struct entry_text *t, int indent)
+{
+	const char *s = t->buf;
+
+	for (size_t k = 0; k < t->n; k++) {
+		printf("%*s", indent, "");
+		for (int c = 0; c < t->ncells; c++) {
+			if (c == t->ncells - 1)
+				printf("%s\n", s);
+			else if (c == t->right)
+				printf("%*s  ", (int)t->w[c], s);
+			else
+				printf("%-*s  ", (int)t->w[c], s);
+			s += strlen(s) + 1;
+		}
+	}
+}
+
 /* The entries of the container at rs->v[i], aligned in columns. */
 static void print_entries(const struct rows *rs, size_t i, const char *path,
 			  int indent)
 {
 	size_t n = rs->v[i].n.entries, w[MAX_CELLS] = { 0 };
-	struct line *l = calloc(n ? n : 1, sizeof(*l));
+	struct line *l;
 
-	if (!l)
+	if (rs->v[i].text) {
+		print_entry_text(rs->v[i].text, indent);
+		return;
+	}
+	if (!(l = calloc(n ? n : 1, sizeof(*l))))
 		return;
 	for (size_t k = 0; k < n && i + 1 + k < rs->n; k++) {
 		entry_line(&rs->v[i + 1 + k].n, path, &l[k]);
@@ -536,7 +614,9 @@ static int list_one(const struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
-			   .targets = (struct select *)&o->targets };
+			   .targets = (struct select *)&o->targets,
+			   .entries_as_text = o->format == TEXT && !o->kernels,
+			   .path = path };
 	struct io_in in;
 	struct err e;
 	int rc = 0;

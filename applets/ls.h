@@ -9,8 +9,21 @@
 #include "../formats/inspect.h"
 #include "../formats/kernels.h"
 
+/* The entry lines of one container, already formatted (text listings):
+ * each line's cells one after another, each with a NUL, and the width of
+ * each column.  A listing then costs memory in proportion to what it
+ * prints, not a row per entry. */
+enum { LS_MAX_CELLS = 7 };
+struct entry_text {
+	char *buf;
+	size_t len, cap, n;
+	size_t w[LS_MAX_CELLS];
+	int ncells, right;
+};
+
 /* A node as the walk reported it, with its strings copied. */
 struct row {
+	struct entry_text *text;	/* a container's entries, or NULL */
 	struct inspect_node n;
 	char *strings;
 	char *why;		/* n.decode_err's message, or NULL */
@@ -27,6 +40,10 @@ struct rows {
 	bool kernels;		/* read each entry's kernels */
 	bool demangle;
 	struct select *targets;	/* only of the entries these take (-t) */
+	/* Entries become lines of their container's text as they come,
+	 * instead of rows (the text format, without --kernels). */
+	bool entries_as_text;
+	const char *path;
 };
 
 /* ls_kernels.c: whether -t takes an entry; read the kernels of an

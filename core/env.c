@@ -1,5 +1,6 @@
 /* env: numbers from environment variables, checked. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "env.h"
 
@@ -17,4 +18,16 @@ int env_positive_u64(const char *name, uint64_t *out, struct err *e)
 			       name, v);
 	*out = n;
 	return 0;
+}
+
+uint64_t env_memory_cap(void)
+{
+	const uint64_t most = 32ULL << 30;
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t half;
+
+	if (pages <= 0 || size <= 0)
+		return most;
+	half = (uint64_t)pages / 2 * (uint64_t)size;
+	return half && half < most ? half : most;
 }

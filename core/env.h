@@ -10,4 +10,9 @@
  * Returns 0 (set or not), or -1 with e saying what is wrong. */
 int env_positive_u64(const char *name, uint64_t *out, struct err *e);
 
+/* The default bound on what a header may make a command allocate: half
+ * the machine's physical memory, at most 32 GiB (32 GiB when the machine
+ * will not say). */
+uint64_t env_memory_cap(void);
+
 #endif

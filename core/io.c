@@ -16,20 +16,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "io.h"
 
-static int read_all(int fd, struct io_in *in, const char *path, struct err *e)
+uint64_t io_stream_max(struct err *e)
+{
+	uint64_t max = IO_STREAM_MAX_DEFAULT;
+
+	if (env_positive_u64("OFFLOAD_STREAM_MAX", &max, e) < 0)
+		return 0;
+	return max;
+}
+
+/* Read fd to its end, or to max bytes.  fail_past: what to do when more
+ * bytes follow max: fail, or stop there (a caller that needs no more). */
+static int read_all(int fd, struct io_in *in, const char *path, uint64_t max,
+		    bool fail_past, struct err *e)
 {
 	size_t cap = 0, len = 0;
 	uint8_t *buf = NULL;
 
+	if (max > SIZE_MAX - 1)
+		max = SIZE_MAX - 1;
 	for (;;) {
 		ssize_t n;
+		size_t want;
 
 		if (len == cap) {
+			/* One byte past max tells whether more follow. */
 			size_t ncap = cap ? cap * 2 : 65536;
-			uint8_t *nbuf = realloc(buf, ncap);
+			uint8_t *nbuf;
 
+			if (cap > SIZE_MAX / 2 || ncap > max + 1)
+				ncap = (size_t)max + 1;
+			nbuf = realloc(buf, ncap);
 			if (!nbuf) {
 				free(buf);
 				return err_sys(e, path, ENOMEM);
@@ -37,7 +57,12 @@ static int read_all(int fd, struct io_in *in, const char *path, struct err *e)
 			buf = nbuf;
 			cap = ncap;
 		}
-		n = read(fd, buf + len, cap - len);
+		want = cap - len;
+		if (!fail_past && want > max - len)
+			want = (size_t)(max - len);
+		if (!want)
+			break;
+		n = read(fd, buf + len, want);
 		if (n < 0) {
 			int saved = errno;
 
@@ -49,6 +74,13 @@ static int read_all(int fd, struct io_in *in, const char *path, struct err *e)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			err_file(e, path, "not a regular file, and longer than "
+				 "%llu bytes (the limit OFFLOAD_STREAM_MAX "
+				 "sets)", (unsigned long long)max);
+			return -1;
+		}
 	}
 	in->heap = buf;
 	in->data = buf;
@@ -113,16 +145,26 @@ void io_input_cut_clear(void)
 	input_cut = NULL;
 }
 
-int io_in_open(struct io_in *in, const char *path, struct err *e)
+static int in_open(struct io_in *in, const char *path, uint64_t want,
+		   struct err *e)
 {
+	uint64_t max = io_stream_max(e);
+	bool fail_past = true;
 	struct stat st;
 	int fd;
+
+	if (!max)
+		return -1;
+	if (want && want <= max) {
+		max = want;
+		fail_past = false;
+	}
 
 	memset(in, 0, sizeof(*in));
 	in->fd = -1;
 	in->path = path;
 	if (!strcmp(path, "-"))
-		return read_all(0, in, path, e);
+		return read_all(0, in, path, max, fail_past, e);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_sys(e, path, errno);
@@ -145,12 +187,23 @@ int io_in_open(struct io_in *in, const char *path, struct err *e)
 			return 0;
 		}
 	}
-	if (read_all(fd, in, path, e) < 0) {
+	if (read_all(fd, in, path, max, fail_past, e) < 0) {
 		close(fd);
 		return -1;
 	}
 	close(fd);
 	return 0;
+}
+
+int io_in_open(struct io_in *in, const char *path, struct err *e)
+{
+	return in_open(in, path, 0, e);
+}
+
+int io_in_open_part(struct io_in *in, const char *path, uint64_t want,
+		    struct err *e)
+{
+	return in_open(in, path, want, e);
 }
 
 uint64_t io_in_next_data(const struct io_in *in, uint64_t off)

@@ -21,8 +21,20 @@ struct io_in {
 	const char *path;	/* as opened, for messages (not owned) */
 };
 
-/* Open path ("-" = stdin).  On failure e says "'<path>': <why>". */
+/* Open path ("-" = stdin).  On failure e says "'<path>': <why>".  An
+ * input that is not a regular file (a pipe, a FIFO, a device) is read to
+ * its end into memory, and refused when that end is past
+ * io_stream_max bytes: /dev/zero is an error, not a hang. */
 int io_in_open(struct io_in *in, const char *path, struct err *e);
+/* The same for a caller that needs only the first want bytes (want > 0):
+ * a non-regular input is read no further than that, and is not refused
+ * for having more (a regular file is mapped whole as ever). */
+int io_in_open_part(struct io_in *in, const char *path, uint64_t want,
+		    struct err *e);
+/* The most bytes read from a non-regular input: $OFFLOAD_STREAM_MAX, else
+ * IO_STREAM_MAX_DEFAULT; 0 with e filled when the variable is bad. */
+enum { IO_STREAM_MAX_DEFAULT = 1 << 30 };
+uint64_t io_stream_max(struct err *e);
 void io_in_close(struct io_in *in);
 /* Where in's data go on at or after off: off itself unless off is in a
  * hole of a sparse file (SEEK_DATA), in->len when only a hole is left.

@@ -546,16 +546,10 @@ int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
 	return 0;
 }
 
-int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
-		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
-		    struct err *e)
+/* Whether h's declared size is within lim for avail compressed bytes. */
+static int believe(const struct ccob_header *h, size_t avail,
+		   const struct ccob_limits *lim, struct err *e)
 {
-	const uint8_t *src = buf + h->header_size;
-	size_t avail = len - h->header_size, consumed = 0;
-	uint64_t produced = 0;
-	uint8_t *dst;
-
-	*out = NULL;
 	if (h->raw_size > lim->max_size)
 		return err_set(e, "header declares %llu uncompressed bytes, more "
 			       "than the limit of %llu",
@@ -566,6 +560,21 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 			       "%zu compressed ones, beyond a ratio of %llu:1",
 			       (unsigned long long)h->raw_size, avail,
 			       (unsigned long long)lim->max_ratio);
+	return 0;
+}
+
+int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
+		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
+		    struct err *e)
+{
+	const uint8_t *src = buf + h->header_size;
+	size_t avail = len - h->header_size, consumed = 0;
+	uint64_t produced = 0;
+	uint8_t *dst;
+
+	*out = NULL;
+	if (believe(h, avail, lim, e) < 0)
+		return -1;
 	dst = malloc(h->raw_size ? (size_t)h->raw_size : 1);
 	if (!dst)
 		return err_set(e, "out of memory for %llu uncompressed bytes",
@@ -601,6 +610,176 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 fail:
 	free(dst);
 	return -1;
+}
+
+/* ---- decompression in pieces ---- */
+
+enum { PIECE = 1 << 20 };	/* bytes handed to the sink at a time */
+
+struct stream {
+	const struct ccob_header *h;
+	ccob_sink sink;
+	void *ctx;
+	struct ccob_hasher hash;
+	uint64_t produced;
+};
+
+static int emit_piece(struct stream *st, const uint8_t *p, size_t n,
+		      struct err *e)
+{
+	if (!n)
+		return 0;
+	if (n > st->h->raw_size - st->produced)
+		return err_set(e, "decompresses to more than the %llu bytes its "
+			       "header declares",
+			       (unsigned long long)st->h->raw_size);
+	ccob_hasher_add(&st->hash, p, n);
+	st->produced += n;
+	return st->sink(st->ctx, p, n, e);
+}
+
+static int unzstd_pieces(struct stream *st, const uint8_t *src, size_t frame,
+			 uint8_t *piece, const struct ccob_limits *lim,
+			 struct err *e)
+{
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { src, 0, 0 };
+	size_t r = 1;
+	int rc = 0;
+
+	if (!dc)
+		return err_set(e, "zstd: out of memory");
+	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+	/* Frame after frame (skippable ones passed over), as LLVM reads it. */
+	while (r || in.pos < frame) {
+		ZSTD_outBuffer out = { piece, PIECE, 0 };
+
+		if (in.pos == in.size)
+			in.size = frame - in.size > STEP ? in.size + STEP : frame;
+		r = ZSTD_decompressStream(dc, &out, &in);
+		if (ZSTD_isError(r))
+			break;
+		if ((rc = emit_piece(st, piece, out.pos, e)) < 0)
+			break;
+		if (lim->progress)
+			lim->progress(in.pos, frame);
+		if (r && in.pos == frame && out.pos < out.size)
+			break;		/* no input left, frame not done */
+	}
+	ZSTD_freeDCtx(dc);
+	if (rc < 0)
+		return -1;
+	if (ZSTD_isError(r))
+		return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded "
+				"file contents: %s", ZSTD_getErrorName(r));
+	if (r)
+		return err_set(e, "compressed data is cut short");
+	return 0;
+}
+
+static int inflate_pieces(struct stream *st, const uint8_t *src, size_t avail,
+			  uint8_t *piece, const struct ccob_limits *lim,
+			  size_t *consumed, struct err *e)
+{
+	z_stream zs;
+	int rc = Z_OK;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit(&zs) != Z_OK)
+		return err_set(e, "zlib: out of memory");
+	zs.next_in = (Bytef *)src;
+	for (;;) {
+		size_t in_left = avail - (size_t)((const uint8_t *)zs.next_in - src);
+
+		if (!zs.avail_in)
+			zs.avail_in = in_left > STEP ? STEP : (uInt)in_left;
+		zs.next_out = piece;
+		zs.avail_out = PIECE;
+		rc = inflate(&zs, Z_NO_FLUSH);
+		if (emit_piece(st, piece, PIECE - zs.avail_out, e) < 0) {
+			inflateEnd(&zs);
+			return -1;
+		}
+		if (lim->progress)
+			lim->progress((uint64_t)((const uint8_t *)zs.next_in - src),
+				      avail);
+		if (rc == Z_BUF_ERROR && zs.avail_in == 0 &&
+		    (const uint8_t *)zs.next_in - src < (ptrdiff_t)avail)
+			rc = Z_OK;		/* just out of this step's input */
+		if (rc != Z_OK)
+			break;
+	}
+	*consumed = (size_t)((const uint8_t *)zs.next_in - src);
+	inflateEnd(&zs);
+	if (rc == Z_STREAM_END)
+		return 0;
+	if (rc == Z_BUF_ERROR)
+		return err_set(e, "compressed data is cut short");
+	return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
+			"contents: zlib error: %s", zlib_code(rc));
+}
+
+int ccob_decompress_stream(const uint8_t *buf, size_t len,
+			   const struct ccob_header *h,
+			   const struct ccob_limits *lim, ccob_sink sink,
+			   void *ctx, size_t *used, uint64_t *hash,
+			   struct err *e)
+{
+	const uint8_t *src = buf + h->header_size;
+	size_t avail = len - h->header_size, consumed = 0;
+	struct stream st = { .h = h, .sink = sink, .ctx = ctx };
+	uint8_t *piece = NULL;
+	int rc = -1;
+
+	if (believe(h, avail, lim, e) < 0)
+		return -1;
+	ccob_hasher_init(&st.hash);
+	if (!avail && !h->raw_size) {
+		/* A header alone: LLVM reads it as an empty bundle. */
+	} else if (!avail) {
+		err_set(e, "compressed data is missing: the header declares "
+			"%llu bytes and nothing follows it",
+			(unsigned long long)h->raw_size);
+		goto out;
+	} else if (!(piece = malloc(PIECE))) {
+		err_set(e, "out of memory");
+		goto out;
+	} else if (h->method == CCOB_ZSTD) {
+		size_t frame = zstd_extent(src, avail, h, len);
+		bool unused;
+		size_t run = zstd_run(src, frame, 0, &unused);
+
+		/* Bytes that are not frames: LLVM's message, as whole. */
+		if (run < frame) {
+			size_t bad = ZSTD_findFrameCompressedSize(src + run,
+								  frame - run);
+
+			if (!ZSTD_isError(bad))	/* a frame, just not whole */
+				bad = (size_t)-ZSTD_error_srcSize_wrong;
+			err_llvm(e, ERR_DECOMPRESS, "Could not decompress "
+				 "embedded file contents: %s",
+				 ZSTD_getErrorName(bad));
+			goto out;
+		}
+		if (unzstd_pieces(&st, src, frame, piece, lim, e) < 0)
+			goto out;
+		consumed = frame;
+	} else if (inflate_pieces(&st, src, avail, piece, lim, &consumed,
+				  e) < 0) {
+		goto out;
+	}
+	if (st.produced != h->raw_size) {
+		err_set(e, "decompresses to %llu bytes, but its header declares "
+			"%llu", (unsigned long long)st.produced,
+			(unsigned long long)h->raw_size);
+		goto out;
+	}
+	*used = h->header_size + consumed;
+	*hash = ccob_hasher_end(&st.hash);
+	rc = 0;
+out:
+	free(piece);
+	return rc;
 }
 
 /* ---- LLVM's -verbose wording ---- */

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <md5.h>
 
+#include "../core/env.h"
 #include "../core/err.h"
 
 enum ccob_method { CCOB_ZLIB = 0, CCOB_ZSTD = 1 };
@@ -41,7 +42,8 @@ struct ccob_limits {
 	void (*progress)(uint64_t done, uint64_t total);
 };
 #define CCOB_DEFAULT_MAX_RATIO 65536
-#define CCOB_DEFAULT_MAX_SIZE (32ULL << 30)
+/* Half the physical memory, at most 32 GiB (see env_memory_cap). */
+#define CCOB_DEFAULT_MAX_SIZE env_memory_cap()
 
 size_t ccob_header_size(unsigned version);	/* 0 if unknown */
 bool ccob_is(const uint8_t *buf, size_t len);	/* starts with "CCOB" */
@@ -112,6 +114,16 @@ int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
 int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
 		    struct err *e);
+
+/* The same, without holding the bytes: they go to sink in pieces of at
+ * most 1 MiB as they are inflated (memory stays flat whatever the size;
+ * a sink's failure stops it and is returned), and *hash is their hash
+ * (see ccob_hash).  A failure may come after some pieces went out. */
+int ccob_decompress_stream(const uint8_t *buf, size_t len,
+			   const struct ccob_header *h,
+			   const struct ccob_limits *lim, ccob_sink sink,
+			   void *ctx, size_t *used, uint64_t *hash,
+			   struct err *e);
 
 /* Inflate only the first `want` bytes (at most h->raw_size) of the CCOB at
  * buf into out, reading no more of the stream than that takes: enough for

@@ -16,7 +16,8 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 	uint64_t count, pos = BUNDLE_MAGIC_LEN + 8, end;
 	struct fatbin_entry *v = NULL;
 
-	*ents = NULL;
+	if (ents)
+		*ents = NULL;
 	*n = 0;
 	if (avail > total)
 		avail = (size_t)total;
@@ -34,11 +35,11 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 			       "bytes can hold",
 			       (unsigned long long)count,
 			       (unsigned long long)total);
-	v = calloc(count ? (size_t)count : 1, sizeof(*v));
-	if (!v)
+	if (ents && !(v = calloc(count ? (size_t)count : 1, sizeof(*v))))
 		return err_set(e, "out of memory");
 	end = pos;
 	for (uint64_t i = 0; i < count; i++) {
+		struct fatbin_entry one, *ent = v ? &v[i] : &one;
 		uint64_t id_len;
 
 		if (total - pos < 24) {
@@ -48,8 +49,8 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 		}
 		if (avail - pos < 24)
 			goto more;
-		v[i].offset = get_le(buf + pos, 8);
-		v[i].size = get_le(buf + pos + 8, 8);
+		ent->offset = get_le(buf + pos, 8);
+		ent->size = get_le(buf + pos + 8, 8);
 		id_len = get_le(buf + pos + 16, 8);
 		pos += 24;
 		if (id_len > total - pos) {
@@ -61,22 +62,23 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 		}
 		if (id_len > avail - pos)
 			goto more;
-		v[i].id = (const char *)buf + pos;
-		v[i].id_len = (size_t)id_len;
+		ent->id = (const char *)buf + pos;
+		ent->id_len = (size_t)id_len;
 		pos += id_len;
-		if (v[i].offset > total || v[i].size > total - v[i].offset) {
+		if (ent->offset > total || ent->size > total - ent->offset) {
 			err_set(e, "entry '%.*s' has data past the end (offset "
 				"%llu, size %llu, bundle %llu bytes)",
-				(int)(v[i].id_len > 200 ? 200 : v[i].id_len),
-				v[i].id, (unsigned long long)v[i].offset,
-				(unsigned long long)v[i].size,
+				(int)(ent->id_len > 200 ? 200 : ent->id_len),
+				ent->id, (unsigned long long)ent->offset,
+				(unsigned long long)ent->size,
 				(unsigned long long)total);
 			goto fail;
 		}
-		if (v[i].offset + v[i].size > end)
-			end = v[i].offset + v[i].size;
+		if (ent->offset + ent->size > end)
+			end = ent->offset + ent->size;
 	}
-	*ents = v;
+	if (ents)
+		*ents = v;
 	*n = (size_t)count;
 	*header_end = pos;
 	*extent = end > pos ? end : pos;

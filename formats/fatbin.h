@@ -54,7 +54,7 @@ struct fatbin_entry {
 /* Read the header of the binary bundle at buf, of which `avail` bytes are
  * at hand out of `total` (avail < total when only a prefix of a compressed
  * bundle was inflated).  Returns 1 with the entries in *ents (malloc'd, *n
- * of them) and the end of the header and of the furthest entry in
+ * of them; ents NULL: only checked and counted, nothing allocated) and the end of the header and of the furthest entry in
  * *header_end and *extent; 0 when the header runs past avail but not past
  * total (inflate more and call again); -1 on a damaged header: a count the
  * bytes cannot hold, an ID or an entry past total. */

@@ -11,6 +11,7 @@
 #include "fatbin.h"
 #include "inspect.h"
 #include "magic.h"
+#include "../core/bytes.h"
 
 /* Archives inside archives are walked this deep, no deeper. */
 enum { MAX_NESTING = 8 };
@@ -85,22 +86,30 @@ static uint16_t sniff_image(const uint8_t *p, uint64_t len)
 	return PACKAGE_IMG_NONE;
 }
 
+/* The n entries of the bundle whose header fatbin_bundle_entries checked,
+ * read from that header one at a time: nothing is held per entry. */
 static int bundle_entries(struct walk *w, const struct inspect_node *parent,
-			  const uint8_t *bundle, const struct fatbin_entry *ents,
-			  size_t n, bool have_data, uint64_t file_off)
+			  const uint8_t *bundle, size_t n, bool have_data,
+			  uint64_t file_off)
 {
+	uint64_t pos = BUNDLE_MAGIC_LEN + 8;
+
 	for (size_t i = 0; i < n; i++) {
+		uint64_t off = get_le(bundle + pos, 8);
+		uint64_t id_len = get_le(bundle + pos + 16, 8);
 		struct inspect_node en = {
 			.kind = INSPECT_ENTRY, .depth = parent->depth + 1,
 			.container = parent->container,
 			.number = parent->number, .index = (unsigned)i,
-			.name = ents[i].id, .name_len = ents[i].id_len,
-			.size = ents[i].size, .in_file = parent->in_file,
-			.offset = parent->in_file ? file_off + ents[i].offset
-						  : ents[i].offset,
-			.data = have_data ? bundle + ents[i].offset : NULL,
+			.name = (const char *)bundle + pos + 24,
+			.name_len = (size_t)id_len,
+			.size = get_le(bundle + pos + 8, 8),
+			.in_file = parent->in_file,
+			.offset = parent->in_file ? file_off + off : off,
+			.data = have_data ? bundle + off : NULL,
 		};
 
+		pos += 24 + id_len;
 		en.image_kind = sniff_image(en.data, en.size);
 		if (emit(w, &en) < 0)
 			return -1;
@@ -111,26 +120,22 @@ static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 static int walk_bundle(struct walk *w, struct inspect_node *c,
 		       const uint8_t *p, uint64_t size)
 {
-	struct fatbin_entry *ents;
 	uint64_t header_end, extent;
 	size_t n;
-	int rc;
 
-	if (fatbin_bundle_entries(p, (size_t)size, size, &ents, &n, &header_end,
+	if (fatbin_bundle_entries(p, (size_t)size, size, NULL, &n, &header_end,
 				  &extent, w->e) <= 0)
 		return -1;
 	c->entries = n;
-	rc = emit(w, c);
-	if (!rc)
-		rc = bundle_entries(w, c, p, ents, n, true, c->offset);
-	free(ents);
-	return rc;
+	if (emit(w, c) < 0)
+		return -1;
+	return bundle_entries(w, c, p, n, true, c->offset);
 }
 
 /* Inflate as much of the CCOB as its bundle header takes. */
 static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 		     const struct ccob_header *h, uint8_t **raw,
-		     struct fatbin_entry **ents, size_t *n)
+		     size_t *n)
 {
 	size_t want = PEEK_FIRST;
 	uint64_t header_end, extent;
@@ -153,7 +158,7 @@ static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 			return err_set(w->e, "its stream ends after %zu of the "
 				       "%llu bytes its header declares", got,
 				       (unsigned long long)h->raw_size);
-		rc = fatbin_bundle_entries(buf, got, h->raw_size, ents, n,
+		rc = fatbin_bundle_entries(buf, got, h->raw_size, NULL, n,
 					   &header_end, &extent, w->e);
 		if (rc)
 			return rc < 0 ? where(w, "the bundle inside") : 0;
@@ -166,7 +171,6 @@ static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		     uint64_t size)
 {
-	struct fatbin_entry *ents = NULL;
 	uint8_t *raw = NULL;
 	size_t n = 0, used;
 	int rc = -1;
@@ -185,12 +189,12 @@ static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		c->hash = c->computed_hash == c->ccob.hash ? INSPECT_HASH_OK
 							   : INSPECT_HASH_BAD;
 		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
-					  c->ccob.raw_size, &ents, &n,
+					  c->ccob.raw_size, NULL, &n,
 					  &header_end, &extent, w->e) <= 0) {
 			where(w, "the bundle inside");
 			goto out;
 		}
-	} else if (peek_ccob(w, p, size, &c->ccob, &raw, &ents, &n) < 0) {
+	} else if (peek_ccob(w, p, size, &c->ccob, &raw, &n) < 0) {
 		goto out;
 	}
 	c->entries = n;
@@ -200,10 +204,9 @@ static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		struct inspect_node inner = *c;
 
 		inner.in_file = false;
-		rc = bundle_entries(w, &inner, raw, ents, n, w->o->inflate, 0);
+		rc = bundle_entries(w, &inner, raw, n, w->o->inflate, 0);
 	}
 out:
-	free(ents);
 	free(raw);
 	return rc;
 }

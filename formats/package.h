@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/env.h"
 #include "../core/err.h"
 
 /* Version 1, the only one LLVM 15-22 write and read (all little endian,
@@ -119,7 +120,8 @@ struct package_limits {
 	uint64_t max_size;
 };
 #define PACKAGE_DEFAULT_MAX_RATIO 65536
-#define PACKAGE_DEFAULT_MAX_SIZE (32ULL << 30)
+/* Half the physical memory, at most 32 GiB (see env_memory_cap). */
+#define PACKAGE_DEFAULT_MAX_SIZE env_memory_cap()
 
 /* The errors LLVM 22 reports for binaries it rejects itself, word for word
  * (it names no file); every other error here is ours. */

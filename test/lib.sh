@@ -67,3 +67,8 @@ finish() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }
+
+# The default bound on declared sizes (core/env.c env_memory_cap): half the
+# physical memory, at most 32 GiB.
+MEMCAP=$(( $(getconf _PHYS_PAGES) / 2 * $(getconf PAGESIZE) ))
+[ "$MEMCAP" -gt 0 ] && [ "$MEMCAP" -lt 34359738368 ] || MEMCAP=34359738368

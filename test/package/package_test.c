@@ -25,7 +25,7 @@ static void show(const char *s, size_t n)
 
 static int list(const char *path)
 {
-	static const struct package_limits lim = {
+	const struct package_limits lim = {
 		PACKAGE_DEFAULT_MAX_RATIO, PACKAGE_DEFAULT_MAX_SIZE };
 	struct package_list l = { 0 };
 	struct err e;
