@@ -8,6 +8,7 @@
 #include "applets.h"
 #include "messages.h"
 #include "ls.h"
+#include "selection.h"
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../core/uri.h"
@@ -32,8 +33,10 @@ static const char usage[] =
 	"                          uses (registers, LDS or shared memory, scratch\n"
 	"                          or local memory, occupancy); implies --verify\n"
 	"      --no-demangle       print kernel names as the symbols are\n"
-	"  -t, --target=PATTERN    with --kernels, only of the code objects for\n"
-	"                          PATTERN (repeatable; as offload extract -t)\n"
+	"  -t, --target=PATTERN    only the code objects for PATTERN (a target ID\n"
+	"                          as a GPU loads it, a bundle ID or a glob;\n"
+	"                          comma-separated, repeatable; see offload(1));\n"
+	"                          a container then counts the entries listed\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
@@ -51,6 +54,15 @@ static int keep(void *ctx, const struct inspect_node *n)
 	struct row *r;
 	char *p;
 
+	if (n->kind == INSPECT_ENTRY && !ls_wanted(rs, n)) {
+		/* Its container counts the entries listed. */
+		for (size_t i = rs->n; i-- > 0;)
+			if (rs->v[i].n.depth + 1 == n->depth) {
+				rs->v[i].n.entries--;
+				break;
+			}
+		return 0;
+	}
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? 2 * rs->cap : 64;
 		struct row *v = realloc(rs->v, cap * sizeof(*v));
@@ -91,8 +103,7 @@ static int keep(void *ctx, const struct inspect_node *n)
 		p[n->arch_len] = 0;
 		r->n.arch = p;
 	}
-	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data &&
-	    ls_wanted(rs, n))
+	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data)
 		return ls_entry_kernels(r, n);
 	return 0;
 }
@@ -336,7 +347,8 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	if (rs->v[i].kernels || rs->v[i].kernels_why)
 		fputs(": a code object", stdout);
 	else if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
-		fputs(": no offload code", stdout);
+		fputs(rs->targets && rs->targets->n ? ": nothing selected"
+						    : ": no offload code", stdout);
 	putchar('\n');
 	ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
 }
@@ -553,6 +565,8 @@ static int list_one(const struct options *o, const char *path)
 			  e.msg[0] ? e.msg : "out of memory");
 		goto out;
 	}
+	if (o->targets.n)
+		ls_drop_unselected(&rs);
 	/* A file that is itself a code object (one offload extract wrote,
 	 * say) has its kernels listed under it. */
 	if (o->kernels && rs.n == 1 && !has_children(&rs, 0) &&
@@ -667,7 +681,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 		rc |= list_one(o, argv[i]);
 	if (o->format == JSON)
 		fputs("]}\n", stdout);
-	return rc;
+	return rc | applet_select_unmatched("ls", "--target", NULL, &o->targets);
 }
 
 int ls_main(int argc, char **argv)

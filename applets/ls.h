@@ -34,6 +34,7 @@ struct rows {
  * (nothing when it is none; r->kernels_why when damaged): -1 only when out
  * of memory; print r's kernels in text, indented. */
 bool ls_wanted(const struct rows *rs, const struct inspect_node *n);
+void ls_drop_unselected(struct rows *rs);
 int ls_entry_kernels(struct row *r, const struct inspect_node *n);
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len);
 void ls_print_kernels(const struct rows *rs, const struct row *r, int indent);

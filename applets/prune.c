@@ -8,6 +8,7 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "selection.h"
 #include "../core/io.h"
 #include "../core/select.h"
 #include "../formats/prune.h"
@@ -271,17 +272,7 @@ int prune_main(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		rc |= prune_one(&o, argv[i]);
 	/* A pattern to drop that matched nothing is likely a typo. */
-	for (size_t i = 0; i < o.drop.n; i++)
-		if (!o.drop.rule[i].hit) {
-			char *t = applet_escape(o.drop.rule[i].text,
-						strlen(o.drop.rule[i].text),
-						false);
-
-			fprintf(stderr, "offload prune: error: --drop '%s' "
-				"matches no code object\n", t ? t : "?");
-			free(t);
-			rc = 1;
-		}
+	rc |= applet_select_unmatched("prune", "--drop", NULL, &o.drop);
 out:
 	select_free(&o.keep);
 	select_free(&o.drop);
