@@ -9,6 +9,7 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "progress.h"
 #include "selection.h"
 #include "../core/env.h"
 #include "../core/io.h"
@@ -37,13 +38,15 @@ static const char usage[] =
 	"      --all               every entry, host and empty ones too (without\n"
 	"                          --target: every device code object)\n"
 	"  -v, --verbose           print the name of each file written\n"
+	"  -q, --quiet             no progress line (shown on a terminal, without\n"
+	"                          -v)\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
 struct options {
 	const char *dir;		/* NULL: standard output */
 	struct select targets;	/* -t */
-	bool all, verbose;
+	bool all, verbose, quiet;
 	struct inspect_opts walk;
 	struct outnames *names;	/* written in this run */
 };
@@ -145,6 +148,7 @@ struct job {
 	struct err nv_first;
 	char nv_first_what[48];
 	size_t count;			/* entries selected */
+	size_t total;			/* of them, in this file */
 	bool counting;			/* only count them */
 	int rc;
 	/* The archive members the walk is in: member[1..depth], the
@@ -347,8 +351,11 @@ static int visit(void *ctx, const struct inspect_node *n)
 		j->ccob_hash = n->hash;
 		j->ccob_reported = false;
 	}
-	if (n->kind == INSPECT_ENTRY)
+	if (n->kind == INSPECT_ENTRY) {
 		j->rc |= extract_entry(j, n);
+		if (!j->counting)
+			progress_show(j->count, j->total);
+	}
 	return 0;
 }
 
@@ -386,10 +393,13 @@ static int run_file(struct options *o, const char *path, bool counting,
 		goto out;
 	}
 	j.counting = false;
+	j.total = j.count;
 	j.count = 0;
 	walk.inflate = true;
+	progress_name(path);
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0)
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
+	progress_end();
 	nv_report(&j);
 	*count += j.count;
 out:
@@ -467,6 +477,7 @@ int extract_main(int argc, char **argv)
 		{ "target", required_argument, NULL, 't' },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -490,7 +501,7 @@ int extract_main(int argc, char **argv)
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:t:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:t:vqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.dir = strcmp(optarg, "-") ? optarg : NULL;
@@ -506,6 +517,9 @@ int extract_main(int argc, char **argv)
 			break;
 		case 'v':
 			o.verbose = true;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -527,6 +541,8 @@ int extract_main(int argc, char **argv)
 		rc = usage_error("no input file");
 		goto out;
 	}
+	/* -v's names are the progress then. */
+	progress_init("extract", o.quiet || o.verbose);
 	if (o.dir && io_mkdirs(o.dir, &e) < 0) {
 		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;

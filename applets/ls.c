@@ -7,6 +7,7 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "progress.h"
 #include "ls.h"
 #include "selection.h"
 #include "../core/env.h"
@@ -28,7 +29,9 @@ static const char usage[] =
 	"                          ROCm's roc-obj-ls prints, bundle entries only)\n"
 	"      --json              same as --format=json\n"
 	"      --verify            inflate every CCOB whole and check its hash,\n"
-	"                          and decode every NVIDIA entry\n"
+	"                          and decode every NVIDIA entry (a progress line\n"
+	"                          on a terminal)\n"
+	"  -q, --quiet             no progress line\n"
 	"      --kernels           list each code object's kernels and what each\n"
 	"                          uses (registers, LDS or shared memory, scratch\n"
 	"                          or local memory, occupancy); implies --verify\n"
@@ -481,7 +484,7 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 struct options {
 	enum format format;
 	struct inspect_opts walk;
-	bool kernels, demangle;
+	bool kernels, demangle, quiet;
 	struct select targets;
 };
 
@@ -559,14 +562,20 @@ static int list_one(const struct options *o, const char *path)
 		io_in_sparse(&in);
 	walk.next_data = next_data;
 	walk.data_ctx = &in;
+	if (walk.inflate && progress_on()) {
+		progress_name(path);
+		walk.ccob.progress = progress_show;
+	}
 	e.msg[0] = 0;
 	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
+		progress_end();
 		rc = fail("cannot list", path, "%s",
 			  e.msg[0] ? e.msg : "out of memory");
 		goto out;
 	}
 	if (o->targets.n)
 		ls_drop_unselected(&rs);
+	progress_end();
 	/* A file that is itself a code object (one offload extract wrote,
 	 * say) has its kernels listed under it. */
 	if (o->kernels && rs.n == 1 && !has_children(&rs, 0) &&
@@ -619,6 +628,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 		{ "kernels", no_argument, NULL, OPT_KERNELS },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "target", required_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -630,7 +640,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hVt:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVqt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
@@ -660,6 +670,9 @@ static int ls_run(struct options *o, int argc, char **argv)
 			if (select_add(&o->targets, optarg, &e) < 0)
 				return usage_error("%s", e.msg);
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -675,6 +688,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("no input file");
+	progress_init("ls", o->quiet);
 	if (o->format == JSON)
 		fputs("{\"version\":2,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)

@@ -8,6 +8,7 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "progress.h"
 #include "selection.h"
 #include "../core/io.h"
 #include "../core/select.h"
@@ -36,6 +37,8 @@ static const char usage[] =
 	"                        level of the CCOBs compressed again (default:\n"
 	"                        3, the bundler's)\n"
 	"  -v, --verbose         name every entry dropped\n"
+	"  -q, --quiet           no progress line (shown on a terminal while CCOBs\n"
+	"                        are inflated)\n"
 	"  -h, --help            print this help\n"
 	"  -V, --version         print the version\n"
 	"Host entries are always kept.  Every FILE gets a summary line.\n";
@@ -43,7 +46,7 @@ static const char usage[] =
 struct options {
 	struct select keep, drop;
 	const char *output;
-	bool in_place, dry_run, allow_empty, verbose;
+	bool in_place, dry_run, allow_empty, verbose, quiet;
 	int level;
 	bool level_set;
 	const char *file;	/* the one being pruned, for -v */
@@ -133,10 +136,19 @@ static int prune_one(struct options *o, const char *path)
 		     "would not replace it");
 		goto out;
 	}
-	if (prune_plan(in.data, in.len, &po, &plan, &e) < 0) {
+	if (progress_on()) {
+		progress_name(path);
+		po.limits.progress = progress_show;
+	}
+	rc = prune_plan(in.data, in.len, &po, &plan, &e);
+	progress_end();
+	po.limits.progress = NULL;	/* the line is gone: no more of it */
+	if (rc < 0) {
+		rc = 1;
 		fail_escaped(path, &e);
 		goto out;
 	}
+	rc = 1;
 	if (plan.containers_emptied && !o->allow_empty) {
 		fail("cannot prune", path, "%llu bundle%s would keep no device "
 		     "code (--allow-empty to prune anyway)",
@@ -195,6 +207,7 @@ int prune_main(int argc, char **argv)
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -205,7 +218,7 @@ int prune_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:d:o:invhV", longopts,
+	while ((c = getopt_long(argc, argv, "k:d:o:invqhV", longopts,
 				NULL)) != -1) {
 		char *end;
 
@@ -222,6 +235,7 @@ int prune_main(int argc, char **argv)
 		case 'i': o.in_place = true; break;
 		case 'n': o.dry_run = true; break;
 		case 'v': o.verbose = true; break;
+		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
 		case OPT_LEVEL: {
 			long level = strtol(optarg, &end, 10);
@@ -269,6 +283,7 @@ int prune_main(int argc, char **argv)
 	if (rc)
 		goto out;
 	o.report = o.output && !strcmp(o.output, "-") ? stderr : stdout;
+	progress_init("prune", o.quiet);
 	for (int i = optind; i < argc; i++)
 		rc |= prune_one(&o, argv[i]);
 	/* A pattern to drop that matched nothing is likely a typo. */
