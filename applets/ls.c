@@ -348,12 +348,13 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 		break;
 	}
 	if (rs->v[i].kernels || rs->v[i].kernels_why)
-		fputs(": a code object", stdout);
+		ls_describe_code(&rs->v[i]);
 	else if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
 		fputs(rs->targets && rs->targets->n ? ": nothing selected"
 						    : ": no offload code", stdout);
 	putchar('\n');
-	ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
+	if (rs->kernels)
+		ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
 }
 
 static void print_container(const struct inspect_node *n)
@@ -577,8 +578,8 @@ static int list_one(const struct options *o, const char *path)
 		ls_drop_unselected(&rs);
 	progress_end();
 	/* A file that is itself a code object (one offload extract wrote,
-	 * say) has its kernels listed under it. */
-	if (o->kernels && rs.n == 1 && !has_children(&rs, 0) &&
+	 * say) is described, and with --kernels has its kernels listed. */
+	if (rs.n == 1 && !has_children(&rs, 0) &&
 	    ls_file_kernels(&rs.v[0], in.data, in.len) < 0) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
@@ -607,7 +608,7 @@ static int list_one(const struct options *o, const char *path)
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
 		    rs.v[i].n.container == INSPECT_NV)
 			rc |= nv_undecoded(&rs, i, path);
-		if (rs.v[i].kernels_why)
+		if (rs.v[i].kernels_why && o->kernels)
 			rc = kernels_unread(&rs, i, path);
 	}
 out:

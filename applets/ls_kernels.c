@@ -77,6 +77,35 @@ void ls_drop_unselected(struct rows *rs)
 	}
 }
 
+void ls_describe_code(const struct row *r)
+{
+	const struct kernel_list *kl = r->kernels;
+	const char *target, *dashes;
+
+	if (!kl) {
+		char *why = applet_escape(r->kernels_why, strlen(r->kernels_why),
+					  false);
+
+		printf(": a code object that cannot be read (%s)", why ? why : "?");
+		free(why);
+		return;
+	}
+	/* "amdgcn-amd-amdhsa--gfx90a:xnack+": the target ID after the
+	 * triple (the metadata's, with its xnack and sramecc settings). */
+	target = kl->target[0] ? kl->target : kl->processor[0] ? kl->processor
+							    : "?";
+	if ((dashes = strstr(target, "--")))
+		target = dashes + 2;
+	if (kl->source == KERNELS_PTX)
+		printf(": PTX %s for %s", kl->ptx_version[0] ? kl->ptx_version
+							    : "?", target);
+	else if (kl->source == KERNELS_CUBIN)
+		printf(": a code object for %s (cubin)", target);
+	else
+		printf(": a code object for %s (code object v%u)", target,
+		       kl->co_version);
+}
+
 /* libiberty's cplus_demangle, the demangler c++filt itself calls, with
  * c++filt's default options: names come out exactly as c++filt prints
  * them, and no C++ runtime is linked for __cxa_demangle. */
