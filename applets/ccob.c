@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "applets.h"
 #include "messages.h"
+#include "progress.h"
 #include "write_ccob.h"
 #include "../core/env.h"
+#include "../formats/inspect.h"
 
 static const char usage[] =
 	"Usage: offload ccob [-d|-l] [OPTIONS] [FILE]...\n"
@@ -26,8 +27,10 @@ static const char usage[] =
 	"                          ratio, hash and whether the hash matches\n"
 	"  -o, --output=FILE       write to FILE (- for standard output)\n"
 	"  -c, --stdout            write to standard output\n"
-	"  -f, --force             overwrite existing output files\n"
-	"  -#, --level=N           compression level (zstd: 3, zlib: 6 by default)\n"
+	"  -f, --force             no effect: an existing output is replaced (never\n"
+	"                          an input); kept for scripts written for gzip\n"
+	"      --level=N           compression level (zstd: 3, zlib: 6 by default);\n"
+	"                          -N (-1 ... -22) is the same\n"
 	"      --method=METHOD     zstd (the default) or zlib\n"
 	"      --format-version=V  CCOB version to write: 1, 2 or 3 (the default)\n"
 	"      --max-size=BYTES    largest uncompressed size a header is believed\n"
@@ -44,7 +47,7 @@ enum mode { COMPRESS, DECOMPRESS, LIST };
 struct options {
 	enum mode mode;
 	const char *output;
-	bool to_stdout, force, quiet;
+	bool to_stdout, quiet;
 	bool level_set;
 	int level;
 	unsigned method, version;
@@ -54,31 +57,6 @@ struct options {
 #define fail(what, file, ...) applet_fail("ccob", what, file, __VA_ARGS__)
 
 #define usage_error(...) applet_usage_error("ccob", __VA_ARGS__)
-
-/* ---- progress, on a terminal only, a few updates a second ---- */
-
-static const char *progress_name;
-static struct timespec progress_last;
-
-static void show_progress(uint64_t done, uint64_t total)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - progress_last.tv_sec) * 1000000000L +
-	    (now.tv_nsec - progress_last.tv_nsec) < 250000000L)
-		return;
-	progress_last = now;
-	fprintf(stderr, "\roffload ccob: %s: %3d%%", progress_name,
-		total ? (int)(done * 100 / total) : 100);
-}
-
-static void end_progress(void)
-{
-	if (progress_last.tv_sec)
-		fputs("\r\033[K", stderr);
-	progress_last.tv_sec = 0;
-}
 
 /* ---- the jobs ---- */
 
@@ -103,8 +81,9 @@ static char *output_name(const struct options *o, const char *in)
 	return NULL;
 }
 
-static int open_output(const struct options *o, const char *in,
-		       const char *name, struct io_out *out)
+/* One rule for every applet that writes files: an existing output is
+ * replaced (atomically), never an input. */
+static int open_output(const char *in, const char *name, struct io_out *out)
 {
 	struct stat st_out, st_in;
 	struct err e;
@@ -114,9 +93,6 @@ static int open_output(const struct options *o, const char *in,
 		if (strcmp(in, "-") && stat(in, &st_in) == 0 &&
 		    st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino)
 			return fail("cannot write", name, "it is the input");
-		if (!o->force)
-			return fail("cannot write", name,
-				    "file exists (use -f to overwrite)");
 	}
 	if (io_out_open(out, name, &e) < 0)
 		return applet_fail_err("ccob", "cannot write", name, 1, &e);
@@ -132,11 +108,11 @@ static int compress_one(const struct options *o, const char *in_name,
 	int level = o->level_set ? o->level
 				 : o->method == CCOB_ZSTD ? 3 : 6;
 
-	if (open_output(o, in_name, name, &out))
+	if (open_output(in_name, name, &out))
 		return 1;
-	progress_name = in_name;
+	progress_name(in_name);
 	if (write_ccob(in, &out, o->version, o->method, level, &st, &e) < 0) {
-		end_progress();
+		progress_end();
 		io_out_discard(&out);
 		/* The output failed, or the input (read while compressed),
 		 * or the compressor. */
@@ -144,9 +120,16 @@ static int compress_one(const struct options *o, const char *in_name,
 			return applet_fail_io("ccob", name, &e);
 		return fail("cannot compress", in_name, "%s", e.msg);
 	}
-	end_progress();
+	progress_end();
 	if (io_out_commit(&out, &e) < 0)
 		return applet_fail_err("ccob", "cannot write", name, 1, &e);
+	/* Data that does not compress (already compressed, or tiny) grows
+	 * by the header at least: worth saying. */
+	if (st.total_size > in->len)
+		fprintf(stderr, "offload ccob: warning: '%s': the CCOB (%llu "
+			"bytes) is larger than its input (%zu bytes)\n",
+			strcmp(name, "-") ? name : "standard output",
+			(unsigned long long)st.total_size, in->len);
 	return 0;
 }
 
@@ -172,39 +155,52 @@ static int to_sink(void *ctx, const void *p, size_t n, struct err *e)
  * and handed to fn.  Zero bytes before, between and after them are padding
  * (as in a .hip_fatbin section of several translation units); anything
  * else that is not a CCOB where one should start is an error. */
+typedef int ccob_fn(void *ctx, size_t off, const struct ccob_header *h,
+		    uint64_t hash, size_t used);
+
+static int each_ccob_at(const struct options *o, const char *in_name,
+			const uint8_t *data, size_t len, size_t base,
+			struct sink *k, ccob_fn *fn, void *ctx);
+
 static int each_ccob(const struct options *o, const char *in_name,
-		     const struct io_in *in, struct sink *k,
-		     int (*fn)(void *ctx, size_t off, const struct ccob_header *h,
-			       uint64_t hash, size_t used),
+		     const struct io_in *in, struct sink *k, ccob_fn *fn,
 		     void *ctx)
 {
-	size_t off = 0;
-
 	if (!in->len)
 		return fail("cannot read", in_name, "empty file, not a CCOB");
 	if (ccob_skip_padding(in->data, in->len, 0) == in->len)
 		return fail("cannot read", in_name, "only zero bytes, no CCOB");
-	while ((off = ccob_skip_padding(in->data, in->len, off)) < in->len) {
+	return each_ccob_at(o, in_name, in->data, in->len, 0, k, fn, ctx);
+}
+
+/* The CCOBs at data[0, len), which is at base in the file. */
+static int each_ccob_at(const struct options *o, const char *in_name,
+			const uint8_t *data, size_t len, size_t base,
+			struct sink *k, ccob_fn *fn, void *ctx)
+{
+	size_t off = 0;
+
+	while ((off = ccob_skip_padding(data, len, off)) < len) {
 		struct ccob_header h;
 		uint64_t hash;
 		size_t used;
 		struct err e;
 		int rc;
 
-		if (!ccob_is(in->data + off, in->len - off))
+		if (!ccob_is(data + off, len - off))
 			return fail("cannot read", in_name,
-				    "no CCOB at offset %zu", off);
-		if (ccob_parse_header(in->data + off, in->len - off, &h, &e) < 0 ||
-		    ccob_decompress_stream(in->data + off, in->len - off, &h,
+				    "no CCOB at offset %zu", base + off);
+		if (ccob_parse_header(data + off, len - off, &h, &e) < 0 ||
+		    ccob_decompress_stream(data + off, len - off, &h,
 					   &o->limits, to_sink, k, &used,
 					   &hash, &e) < 0) {
 			if (k->failed)
 				return applet_fail_err("ccob", "cannot write",
 						       k->out_name, 1, &e);
 			return fail("cannot decompress", in_name,
-				    "CCOB at offset %zu: %s", off, e.msg);
+				    "CCOB at offset %zu: %s", base + off, e.msg);
 		}
-		rc = fn(ctx, off, &h, hash, used);
+		rc = fn(ctx, base + off, &h, hash, used);
 		if (rc)
 			return rc;
 		off += used;
@@ -230,11 +226,11 @@ static int decompress_one(const struct options *o, const char *in_name,
 	struct err e;
 	int rc;
 
-	if (open_output(o, in_name, name, &out))
+	if (open_output(in_name, name, &out))
 		return 1;
-	progress_name = in_name;
+	progress_name(in_name);
 	rc = each_ccob(o, in_name, in, &k, check_hash, (void *)in_name);
-	end_progress();
+	progress_end();
 	if (rc) {
 		io_out_discard(&out);
 		return 1;
@@ -258,6 +254,63 @@ static int list_row(void *ctx, size_t off, const struct ccob_header *h,
 	return 0;
 }
 
+/* ccob -l on a file that is not a CCOB but holds some (an object, a
+ * program, a library, an archive, a bundle): the CCOBs in it, found as
+ * offload ls finds them. */
+struct spots {
+	size_t (*at)[2];
+	size_t n;
+	bool oom;
+};
+
+static int note_ccob(void *ctx, const struct inspect_node *n)
+{
+	struct spots *sp = ctx;
+	size_t (*grown)[2];
+
+	if (n->kind != INSPECT_CONTAINER || n->container != INSPECT_CCOB ||
+	    !n->in_file)
+		return 0;
+	if (!(grown = realloc(sp->at, (sp->n + 1) * sizeof(*grown)))) {
+		sp->oom = true;
+		return -1;
+	}
+	sp->at = grown;
+	sp->at[sp->n][0] = (size_t)n->offset;
+	sp->at[sp->n++][1] = (size_t)n->size;
+	return 0;
+}
+
+static int list_inside(const struct options *o, const char *in_name,
+		       const struct io_in *in)
+{
+	struct inspect_opts walk = { .accept_other = true, .ccob = o->limits,
+				     .package = {
+					     .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+					     .max_size = PACKAGE_DEFAULT_MAX_SIZE } };
+	struct spots sp = { 0 };
+	struct err e;
+	int rc = 0;
+
+	walk.ccob.progress = NULL;
+	if (inspect_walk(in->data, in->len, &walk, note_ccob, &sp, &e) != 0) {
+		rc = sp.oom ? fail("cannot read", in_name, "out of memory")
+			    : fail("cannot read", in_name, "%s", e.msg);
+	} else if (!sp.n) {
+		rc = fail("cannot read", in_name, "no CCOB in it (offload ls "
+			  "lists the device code a file holds)");
+	}
+	for (size_t i = 0; !rc && i < sp.n; i++) {
+		struct sink none = { 0 };
+
+		rc = each_ccob_at(o, in_name, in->data + sp.at[i][0],
+				  sp.at[i][1], sp.at[i][0], &none, list_row,
+				  (void *)in_name);
+	}
+	free(sp.at);
+	return rc;
+}
+
 static int run_one(const struct options *o, const char *in_name)
 {
 	struct io_in in;
@@ -267,7 +320,12 @@ static int run_one(const struct options *o, const char *in_name)
 
 	if (io_in_open(&in, in_name, &e) < 0)
 		return applet_fail_err("ccob", "cannot read", in_name, 0, &e);
-	if (o->mode == LIST) {
+	if (o->mode == LIST && in.len &&
+	    ccob_skip_padding(in.data, in.len, 0) < in.len &&
+	    !ccob_is(in.data + ccob_skip_padding(in.data, in.len, 0),
+		     in.len - ccob_skip_padding(in.data, in.len, 0))) {
+		rc = list_inside(o, in_name, &in);
+	} else if (o->mode == LIST) {
 		struct sink none = { 0 };
 
 		rc = each_ccob(o, in_name, &in, &none, list_row,
@@ -354,7 +412,7 @@ int ccob_main(int argc, char **argv)
 		case 'l': o.mode = LIST; break;
 		case 'o': o.output = optarg; break;
 		case 'c': o.to_stdout = true; break;
-		case 'f': o.force = true; break;
+		case 'f': break;	/* outputs are always replaced */
 		case 'q': o.quiet = true; break;
 		case 'L':
 			if (!parse_number(optarg, -131072, 22, &n))
@@ -403,9 +461,10 @@ int ccob_main(int argc, char **argv)
 	if (o.level_set && o.method == CCOB_ZLIB &&
 	    (o.level < -1 || o.level > 9))
 		return usage_error("zlib levels run from 0 to 9");
-	if (!o.quiet && isatty(2)) {
-		write_ccob_on_progress = show_progress;
-		o.limits.progress = show_progress;
+	progress_init("ccob", o.quiet);
+	if (progress_on()) {
+		write_ccob_on_progress = progress_show;
+		o.limits.progress = progress_show;
 	}
 	if (o.mode == LIST)
 		printf("%10s %4s  %-6s %12s %13s %8s  %-18s  %-5s  %s\n", "Offset",

@@ -1,6 +1,5 @@
 /* extract: write the device code objects of build artefacts to files,
  * decompressed, chosen by target. */
-#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,11 +9,11 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "progress.h"
+#include "selection.h"
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../core/outnames.h"
-#include "../core/target.h"
-#include "../core/targetid.h"
 #include "../core/uri.h"
 #include "../formats/inspect.h"
 
@@ -39,15 +38,15 @@ static const char usage[] =
 	"      --all               every entry, host and empty ones too (without\n"
 	"                          --target: every device code object)\n"
 	"  -v, --verbose           print the name of each file written\n"
+	"  -q, --quiet             no progress line (shown on a terminal, without\n"
+	"                          -v)\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
 struct options {
 	const char *dir;		/* NULL: standard output */
-	const char **pattern;
-	size_t npatterns;
-	bool *pattern_hit;
-	bool all, verbose;
+	struct select targets;	/* -t */
+	bool all, verbose, quiet;
 	struct inspect_opts walk;
 	struct outnames *names;	/* written in this run */
 };
@@ -74,41 +73,6 @@ static char *cat(const char *a, size_t alen, const char *sep, const char *b,
 		s[alen + slen + blen] = 0;
 	}
 	return s;
-}
-
-/* The entry's bundle ID; for a package one made the bundler's way
- * (<kind>-<triple>-<target ID>, a three-part triple given its empty
- * environment); for an NVIDIA entry its arch.  malloc'd; *len is its
- * length, which a NUL inside a bundle's ID does not cut short. */
-static char *entry_id(const struct inspect_node *n,
-		      const struct inspect_target *t, size_t *len)
-{
-	char *a, *b;
-
-	*len = 0;
-	if (n->container == INSPECT_NV) {
-		b = strdup(t->arch_buf);
-	} else if (n->container != INSPECT_PACKAGE) {
-		b = cat(n->name, n->name_len, "", "", 0);
-		*len = n->name_len;
-		return b;
-	} else {
-		const char *kind = t->kind ? t->kind : "none";
-		size_t dashes = 0;
-
-		for (size_t i = 0; i < t->triple_len; i++)
-			dashes += t->triple[i] == '-';
-		a = cat(kind, strlen(kind), "-", t->triple ? t->triple : "",
-			t->triple_len);
-		if (!a)
-			return NULL;
-		b = cat(a, strlen(a), dashes == 2 ? "--" : "-",
-			t->arch ? t->arch : "", t->arch_len);
-		free(a);
-	}
-	if (b)
-		*len = strlen(b);
-	return b;
 }
 
 /* The extension, from the code's first bytes, else from what the
@@ -154,64 +118,14 @@ static const char *base_name(const char *path)
 
 /* ---- selection ---- */
 
-/* A string with a NUL inside matches no glob: fnmatch would see only
- * what comes before it. */
-static bool glob_any(const char *pattern, const char *const *cand,
-		     const size_t *len, size_t n)
+/* Whether the entry is selected (see core/select.h); marks the rules it
+ * matches.  Without rules: device code, not empty (--all: everything). */
+static bool selected(struct options *o, const struct inspect_node *n,
+		     const struct applet_entry *ae)
 {
-	for (size_t i = 0; i < n; i++)
-		if (cand[i] && strlen(cand[i]) == len[i] &&
-		    !fnmatch(pattern, cand[i], 0))
-			return true;
-	return false;
-}
-
-static bool whole_id(const char *p)
-{
-	size_t dashes = 0;
-
-	for (; *p; p++)
-		dashes += *p == '-';
-	return dashes >= 4;
-}
-
-/* Whether the entry is selected; marks the patterns it matches.  IDs
- * are compared with their whole length: "gfx90a\0EVIL" is not gfx90a. */
-static bool selected(const struct options *o, const struct inspect_node *n,
-		     const struct inspect_target *t, const char *id,
-		     size_t id_len)
-{
-	bool any = false;
-	char *arch, *triple;
-
-	if (!o->npatterns) {
-		bool host = t->kind && t->kind_len == 4 &&
-			    !memcmp(t->kind, "host", 4);
-
-		return o->all || (!host && n->size > 0);
-	}
-	arch = t->arch ? cat(t->arch, t->arch_len, "", "", 0) : NULL;
-	triple = t->triple ? cat(t->triple, t->triple_len, "", "", 0) : NULL;
-	for (size_t i = 0; i < o->npatterns; i++) {
-		const char *p = o->pattern[i];
-		const char *cand[] = { id, arch, triple };
-		const size_t len[] = { id_len, t->arch_len, t->triple_len };
-		bool hit;
-
-		if (strpbrk(p, "*?["))
-			hit = glob_any(p, cand, len, 3);
-		else if (whole_id(p))
-			hit = id && n->container != INSPECT_NV &&
-			      target_loadable(id, id_len, p, strlen(p));
-		else
-			hit = arch && targetid_loadable(arch, t->arch_len, p,
-							strlen(p));
-		if (hit)
-			o->pattern_hit[i] = any = true;
-	}
-	free(arch);
-	free(triple);
-	return any;
+	if (!o->targets.n)
+		return o->all || (!ae->en.host && n->size > 0);
+	return select_match(&o->targets, &ae->en);
 }
 
 /* ---- writing ---- */
@@ -219,7 +133,7 @@ static bool selected(const struct options *o, const struct inspect_node *n,
 enum { MAX_DEPTH = 16 };
 
 struct job {
-	const struct options *o;
+	struct options *o;
 	const struct io_in *in;
 	const char *path;
 	unsigned ccob_number;		/* the last CCOB walked, */
@@ -234,6 +148,7 @@ struct job {
 	struct err nv_first;
 	char nv_first_what[48];
 	size_t count;			/* entries selected */
+	size_t total;			/* of them, in this file */
 	bool counting;			/* only count them */
 	int rc;
 	/* The archive members the walk is in: member[1..depth], the
@@ -335,17 +250,20 @@ static void nv_note(struct job *j, const struct inspect_node *n,
 static int extract_entry(struct job *j, const struct inspect_node *n)
 {
 	struct inspect_target t;
+	struct applet_entry ae;
 	const uint8_t *code = n->data;
 	uint64_t size = n->size;
-	char *id, *name = NULL;
+	char *name = NULL;
+	const char *id;
 	size_t id_len;
 	int rc = 0;
 
 	inspect_entry_target(n, &t);
-	id = entry_id(n, &t, &id_len);
-	if (!id)
+	if (applet_entry_of(&ae, n) < 0)
 		return fail("cannot extract from", j->path, "out of memory");
-	if (!selected(j->o, n, &t, id, id_len))
+	id = ae.id;
+	id_len = ae.en.id_len;
+	if (!selected(j->o, n, &ae))
 		goto out;
 	j->count++;
 	if (j->counting)
@@ -406,7 +324,7 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 		       n->offset, size);
 out:
 	free(name);
-	free(id);
+	applet_entry_free(&ae);
 	return rc;
 }
 
@@ -433,8 +351,11 @@ static int visit(void *ctx, const struct inspect_node *n)
 		j->ccob_hash = n->hash;
 		j->ccob_reported = false;
 	}
-	if (n->kind == INSPECT_ENTRY)
+	if (n->kind == INSPECT_ENTRY) {
 		j->rc |= extract_entry(j, n);
+		if (!j->counting)
+			progress_show(j->count, j->total);
+	}
 	return 0;
 }
 
@@ -446,7 +367,7 @@ static uint64_t next_data(const void *in, uint64_t off)
 /* Walk path: count the entries selected, from headers only, which also
  * finds a damaged file before anything is written; then, unless only
  * counting, walk it again inflating, and write them. */
-static int run_file(const struct options *o, const char *path, bool counting,
+static int run_file(struct options *o, const char *path, bool counting,
 		    size_t *count)
 {
 	struct job j = { .o = o, .path = path, .counting = true };
@@ -464,7 +385,7 @@ static int run_file(const struct options *o, const char *path, bool counting,
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 		goto out;
 	}
-	if (!j.count && !o->npatterns && !counting)
+	if (!j.count && !o->targets.n && !counting)
 		fprintf(stderr, "offload extract: warning: '%s': no device code\n",
 			path);
 	if (counting || !j.count) {
@@ -472,10 +393,13 @@ static int run_file(const struct options *o, const char *path, bool counting,
 		goto out;
 	}
 	j.counting = false;
+	j.total = j.count;
 	j.count = 0;
 	walk.inflate = true;
+	progress_name(path);
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0)
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
+	progress_end();
 	nv_report(&j);
 	*count += j.count;
 out:
@@ -485,7 +409,7 @@ out:
 	return j.rc;
 }
 
-static int run_uri(const struct options *o, const char *s, bool counting,
+static int run_uri(struct options *o, const char *s, bool counting,
 		   size_t *count)
 {
 	struct uri u;
@@ -537,7 +461,7 @@ out:
 	return rc;
 }
 
-static int run_all(const struct options *o, char **args, int n, bool counting,
+static int run_all(struct options *o, char **args, int n, bool counting,
 		   size_t *count)
 {
 	int rc = 0;
@@ -556,6 +480,7 @@ int extract_main(int argc, char **argv)
 		{ "target", required_argument, NULL, 't' },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -578,30 +503,26 @@ int extract_main(int argc, char **argv)
 	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
-	o.pattern = calloc((size_t)argc, sizeof(*o.pattern));
-	o.pattern_hit = calloc((size_t)argc, sizeof(*o.pattern_hit));
-	if (!o.pattern || !o.pattern_hit) {
-		rc = usage_error("out of memory");
-		goto out;
-	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:t:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:t:vqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.dir = strcmp(optarg, "-") ? optarg : NULL;
 			break;
 		case 't':
-			if (!*optarg) {
-				rc = usage_error("empty --target");
+			if (select_add(&o.targets, optarg, &e) < 0) {
+				rc = usage_error("%s", e.msg);
 				goto out;
 			}
-			o.pattern[o.npatterns++] = optarg;
 			break;
 		case OPT_ALL:
 			o.all = true;
 			break;
 		case 'v':
 			o.verbose = true;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -623,6 +544,8 @@ int extract_main(int argc, char **argv)
 		rc = usage_error("no input file");
 		goto out;
 	}
+	/* -v's names are the progress then. */
+	progress_init("extract", o.quiet || o.verbose);
 	if (o.dir && io_mkdirs(o.dir, &e) < 0) {
 		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
@@ -639,19 +562,14 @@ int extract_main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		memset(o.pattern_hit, 0, (size_t)argc * sizeof(*o.pattern_hit));
+		for (size_t i = 0; i < o.targets.n; i++)
+			o.targets.rule[i].hit = false;
 		count = 0;
 	}
 	rc = run_all(&o, argv + optind, argc - optind, false, &count);
-	for (size_t i = 0; i < o.npatterns; i++)
-		if (!o.pattern_hit[i]) {
-			fprintf(stderr, "offload extract: error: no code object "
-				"matches --target '%s'\n", o.pattern[i]);
-			rc = 1;
-		}
+	rc |= applet_select_unmatched("extract", "--target", NULL, &o.targets);
 out:
 	outnames_free(&names);
-	free(o.pattern);
-	free(o.pattern_hit);
+	select_free(&o.targets);
 	return rc;
 }

@@ -7,7 +7,9 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "progress.h"
 #include "ls.h"
+#include "selection.h"
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../core/uri.h"
@@ -27,13 +29,17 @@ static const char usage[] =
 	"                          ROCm's roc-obj-ls prints, bundle entries only)\n"
 	"      --json              same as --format=json\n"
 	"      --verify            inflate every CCOB whole and check its hash,\n"
-	"                          and decode every NVIDIA entry\n"
+	"                          and decode every NVIDIA entry (a progress line\n"
+	"                          on a terminal)\n"
+	"  -q, --quiet             no progress line\n"
 	"      --kernels           list each code object's kernels and what each\n"
 	"                          uses (registers, LDS or shared memory, scratch\n"
 	"                          or local memory, occupancy); implies --verify\n"
 	"      --no-demangle       print kernel names as the symbols are\n"
-	"  -t, --target=PATTERN    with --kernels, only of the code objects for\n"
-	"                          PATTERN (repeatable; as offload extract -t)\n"
+	"  -t, --target=PATTERN    only the code objects for PATTERN (a target ID\n"
+	"                          as a GPU loads it, a bundle ID or a glob;\n"
+	"                          comma-separated, repeatable; see offload(1));\n"
+	"                          a container then counts the entries listed\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
@@ -53,6 +59,15 @@ static int keep(void *ctx, const struct inspect_node *n)
 	struct row *r;
 	char *p;
 
+	if (n->kind == INSPECT_ENTRY && !ls_wanted(rs, n)) {
+		/* Its container counts the entries listed. */
+		for (size_t i = rs->n; i-- > 0;)
+			if (rs->v[i].n.depth + 1 == n->depth) {
+				rs->v[i].n.entries--;
+				break;
+			}
+		return 0;
+	}
 	/* NVIDIA entries stay rows: a --verify failure is reported from them
 	 * (nv_undecoded). */
 	if (rs->entries_as_text && n->kind == INSPECT_ENTRY &&
@@ -100,8 +115,7 @@ static int keep(void *ctx, const struct inspect_node *n)
 		p[n->arch_len] = 0;
 		r->n.arch = p;
 	}
-	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data &&
-	    ls_wanted(rs, n))
+	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data)
 		return ls_entry_kernels(r, n);
 	return 0;
 }
@@ -123,10 +137,11 @@ static void rows_free(struct rows *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-/* Whether row i has anything under it. */
+/* Whether row i has anything under it: rows, or entries kept as text. */
 bool has_children(const struct rows *rs, size_t i)
 {
-	return i + 1 < rs->n && rs->v[i + 1].n.depth > rs->v[i].n.depth;
+	return (rs->v[i].text && rs->v[i].text->n) ||
+	       (i + 1 < rs->n && rs->v[i + 1].n.depth > rs->v[i].n.depth);
 }
 
 /* ---- words ---- */
@@ -412,11 +427,13 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 		break;
 	}
 	if (rs->v[i].kernels || rs->v[i].kernels_why)
-		fputs(": a code object", stdout);
+		ls_describe_code(&rs->v[i]);
 	else if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
-		fputs(": no offload code", stdout);
+		fputs(rs->targets && rs->targets->n ? ": nothing selected"
+						    : ": no offload code", stdout);
 	putchar('\n');
-	ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
+	if (rs->kernels)
+		ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
 }
 
 static void print_container(const struct inspect_node *n)
@@ -547,7 +564,7 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 struct options {
 	enum format format;
 	struct inspect_opts walk;
-	bool kernels, demangle;
+	bool kernels, demangle, quiet;
 	struct select targets;
 };
 
@@ -627,15 +644,23 @@ static int list_one(const struct options *o, const char *path)
 		io_in_sparse(&in);
 	walk.next_data = next_data;
 	walk.data_ctx = &in;
+	if (walk.inflate && progress_on()) {
+		progress_name(path);
+		walk.ccob.progress = progress_show;
+	}
 	e.msg[0] = 0;
 	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
+		progress_end();
 		rc = fail("cannot list", path, "%s",
 			  e.msg[0] ? e.msg : "out of memory");
 		goto out;
 	}
+	if (o->targets.n)
+		ls_drop_unselected(&rs);
+	progress_end();
 	/* A file that is itself a code object (one offload extract wrote,
-	 * say) has its kernels listed under it. */
-	if (o->kernels && rs.n == 1 && !has_children(&rs, 0) &&
+	 * say) is described, and with --kernels has its kernels listed. */
+	if (rs.n == 1 && !has_children(&rs, 0) &&
 	    ls_file_kernels(&rs.v[0], in.data, in.len) < 0) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
@@ -664,7 +689,7 @@ static int list_one(const struct options *o, const char *path)
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
 		    rs.v[i].n.container == INSPECT_NV)
 			rc |= nv_undecoded(&rs, i, path);
-		if (rs.v[i].kernels_why)
+		if (rs.v[i].kernels_why && o->kernels)
 			rc = kernels_unread(&rs, i, path);
 	}
 out:
@@ -685,6 +710,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 		{ "kernels", no_argument, NULL, OPT_KERNELS },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "target", required_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -696,7 +722,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hVt:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVqt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
@@ -726,6 +752,9 @@ static int ls_run(struct options *o, int argc, char **argv)
 			if (select_add(&o->targets, optarg, &e) < 0)
 				return usage_error("%s", e.msg);
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -741,13 +770,14 @@ static int ls_run(struct options *o, int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("no input file");
+	progress_init("ls", o->quiet);
 	if (o->format == JSON)
 		fputs("{\"version\":2,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= list_one(o, argv[i]);
 	if (o->format == JSON)
 		fputs("]}\n", stdout);
-	return rc;
+	return rc | applet_select_unmatched("ls", "--target", NULL, &o->targets);
 }
 
 int ls_main(int argc, char **argv)

@@ -8,6 +8,7 @@
 
 #include "messages.h"
 #include "ls.h"
+#include "selection.h"
 
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
 {
@@ -39,26 +40,73 @@ int ls_entry_kernels(struct row *r, const struct inspect_node *n)
 	return ls_file_kernels(r, n->data, (size_t)size);
 }
 
-/* Whether -t takes the entry (all do without -t). */
+/* Whether -t takes the entry (all do without -t; host entries never
+ * with it).  Out of memory, it is left out. */
 bool ls_wanted(const struct rows *rs, const struct inspect_node *n)
 {
-	struct inspect_target t;
-	struct select_entry en = { 0 };
+	struct applet_entry ae;
+	bool take;
 
 	if (!rs->targets || !rs->targets->n)
 		return true;
-	inspect_entry_target(n, &t);
-	if (n->container == INSPECT_BUNDLE || n->container == INSPECT_CCOB ||
-	    n->container == INSPECT_OBJECT_BUNDLE) {
-		en.id = n->name;
-		en.id_len = n->name_len;
+	if (applet_entry_of(&ae, n) < 0)
+		return false;
+	take = !ae.en.host && select_match(rs->targets, &ae.en);
+	applet_entry_free(&ae);
+	return take;
+}
+
+/* With -t: the sections and containers no entry selected is left in go
+ * too (archive members with none are not shown anyway). */
+void ls_drop_unselected(struct rows *rs)
+{
+	for (size_t i = rs->n; i-- > 0;) {
+		struct row *r = &rs->v[i];
+
+		if ((r->n.kind != INSPECT_SECTION &&
+		     r->n.kind != INSPECT_CONTAINER) || has_children(rs, i))
+			continue;
+		free(r->strings);
+		free(r->why);
+		free(r->kernels_why);
+		if (r->text)
+			free(r->text->buf);
+		free(r->text);
+		if (r->kernels)
+			kernels_free(r->kernels);
+		free(r->kernels);
+		memmove(r, r + 1, (rs->n - i - 1) * sizeof(*r));
+		rs->n--;
 	}
-	en.arch = t.arch;
-	en.arch_len = t.arch_len;
-	en.triple = t.triple;
-	en.triple_len = t.triple_len;
-	en.host = t.kind && t.kind_len == 4 && !memcmp(t.kind, "host", 4);
-	return !en.host && select_match(rs->targets, &en);
+}
+
+void ls_describe_code(const struct row *r)
+{
+	const struct kernel_list *kl = r->kernels;
+	const char *target, *dashes;
+
+	if (!kl) {
+		char *why = applet_escape(r->kernels_why, strlen(r->kernels_why),
+					  false);
+
+		printf(": a code object that cannot be read (%s)", why ? why : "?");
+		free(why);
+		return;
+	}
+	/* "amdgcn-amd-amdhsa--gfx90a:xnack+": the target ID after the
+	 * triple (the metadata's, with its xnack and sramecc settings). */
+	target = kl->target[0] ? kl->target : kl->processor[0] ? kl->processor
+							    : "?";
+	if ((dashes = strstr(target, "--")))
+		target = dashes + 2;
+	if (kl->source == KERNELS_PTX)
+		printf(": PTX %s for %s", kl->ptx_version[0] ? kl->ptx_version
+							    : "?", target);
+	else if (kl->source == KERNELS_CUBIN)
+		printf(": a code object for %s (cubin)", target);
+	else
+		printf(": a code object for %s (code object v%u)", target,
+		       kl->co_version);
 }
 
 /* libiberty's cplus_demangle, the demangler c++filt itself calls, with

@@ -47,6 +47,22 @@ static const struct applet *find(const char *name)
 	return NULL;
 }
 
+/* The applet of NAME-VERSION ("clang-offload-bundler-22", as Debian's
+ * LLVM packages name their tools and the alternatives of the Debian
+ * package of offload link them). */
+static const struct applet *find_versioned(const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	char plain[64];
+
+	if (!dash || !dash[1] || strspn(dash + 1, "0123456789") !=
+	    strlen(dash + 1) || (size_t)(dash - name) >= sizeof(plain))
+		return NULL;
+	memcpy(plain, name, (size_t)(dash - name));
+	plain[dash - name] = 0;
+	return find(plain);
+}
+
 /* An applet and the names that are aliases of it (rows without a summary
  * following it in the table). */
 static int list(FILE *f)
@@ -132,6 +148,8 @@ int main(int argc, char **argv)
 	hold_std_fds();
 	io_install_signal_cleanup();
 	a = find(base);
+	if (!a)
+		a = find_versioned(base);
 	if (a)
 		return finish(a, self, a->main(argc, argv));
 	/* Called by a name that is neither an applet nor offload itself (a

@@ -8,6 +8,8 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "progress.h"
+#include "selection.h"
 #include "../core/io.h"
 #include "../core/select.h"
 #include "../formats/prune.h"
@@ -36,6 +38,8 @@ static const char usage[] =
 	"                        level of the CCOBs compressed again (default:\n"
 	"                        3, the bundler's)\n"
 	"  -v, --verbose         name every entry dropped\n"
+	"  -q, --quiet           no progress line (shown on a terminal while CCOBs\n"
+	"                        are inflated)\n"
 	"  -h, --help            print this help\n"
 	"  -V, --version         print the version\n"
 	"Host entries are always kept.  Every FILE gets a summary line.\n";
@@ -43,7 +47,7 @@ static const char usage[] =
 struct options {
 	struct select keep, drop;
 	const char *output;
-	bool in_place, dry_run, allow_empty, verbose;
+	bool in_place, dry_run, allow_empty, verbose, quiet;
 	int level;
 	const char *file;	/* the one being pruned, for -v */
 	FILE *report;		/* stdout, or stderr when the output is */
@@ -132,10 +136,19 @@ static int prune_one(struct options *o, const char *path)
 		     "would not replace it");
 		goto out;
 	}
-	if (prune_plan(in.data, in.len, &po, &plan, &e) < 0) {
+	if (progress_on()) {
+		progress_name(path);
+		po.limits.progress = progress_show;
+	}
+	rc = prune_plan(in.data, in.len, &po, &plan, &e);
+	progress_end();
+	po.limits.progress = NULL;	/* the line is gone: no more of it */
+	if (rc < 0) {
+		rc = 1;
 		fail_escaped(path, &e);
 		goto out;
 	}
+	rc = 1;
 	if (plan.containers_emptied && !o->allow_empty) {
 		fail("cannot prune", path, "%llu container%s would keep no "
 		     "device code (--allow-empty to prune anyway)",
@@ -201,6 +214,7 @@ int prune_main(int argc, char **argv)
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -211,7 +225,7 @@ int prune_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:d:o:invhV", longopts,
+	while ((c = getopt_long(argc, argv, "k:d:o:invqhV", longopts,
 				NULL)) != -1) {
 		char *end;
 
@@ -228,6 +242,7 @@ int prune_main(int argc, char **argv)
 		case 'i': o.in_place = true; break;
 		case 'n': o.dry_run = true; break;
 		case 'v': o.verbose = true; break;
+		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
 		case OPT_LEVEL: {
 			long level = strtol(optarg, &end, 10);
@@ -274,20 +289,11 @@ int prune_main(int argc, char **argv)
 	if (rc)
 		goto out;
 	o.report = o.output && !strcmp(o.output, "-") ? stderr : stdout;
+	progress_init("prune", o.quiet);
 	for (int i = optind; i < argc; i++)
 		rc |= prune_one(&o, argv[i]);
 	/* A pattern to drop that matched nothing is likely a typo. */
-	for (size_t i = 0; i < o.drop.n; i++)
-		if (!o.drop.rule[i].hit) {
-			char *t = applet_escape(o.drop.rule[i].text,
-						strlen(o.drop.rule[i].text),
-						false);
-
-			fprintf(stderr, "offload prune: error: --drop '%s' "
-				"matches no code object\n", t ? t : "?");
-			free(t);
-			rc = 1;
-		}
+	rc |= applet_select_unmatched("prune", "--drop", NULL, &o.drop);
 out:
 	select_free(&o.keep);
 	select_free(&o.drop);

@@ -10,22 +10,29 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "selection.h"
 #include "../core/io.h"
 #include "../core/outnames.h"
+#include "../core/select.h"
 #include "../core/target.h"
 #include "../formats/devarchive.h"
 
 static const char usage[] =
-	"Usage: offload unpack-archive [-o DIR] [-t ID]... [-l] [-v] ARCHIVE...\n"
+	"Usage: offload unpack-archive [-o DIR] [-t PATTERN]... [-l] [-v] ARCHIVE...\n"
 	"Split each ARCHIVE of bundled objects (or bundles) into one archive per\n"
 	"GPU target, as clang-offload-bundler --unbundle --type=a writes them.\n"
 	"\n"
 	"  -l, --list          list the targets each ARCHIVE holds, with the\n"
 	"                      number of code objects for each, and write nothing\n"
-	"  -t, --target=ID     write the archive for bundle ID (for example\n"
-	"                      hip-amdgcn-amd-amdhsa--gfx90a); repeatable; it takes\n"
-	"                      every code object compatible with ID, as the\n"
-	"                      bundler does.  Default: every target ARCHIVE holds\n"
+	"  -t, --target=PATTERN\n"
+	"                      write the archives of the targets ARCHIVE holds\n"
+	"                      that PATTERN selects: a target ID (gfx90a) as a\n"
+	"                      GPU loads it, or a glob (see offload(1)); or\n"
+	"                      write the archive for a bundle ID (for example\n"
+	"                      hip-amdgcn-amd-amdhsa--gfx90a) of every code\n"
+	"                      object compatible with it, as the bundler does;\n"
+	"                      comma-separated, repeatable.  Default: every\n"
+	"                      target ARCHIVE holds\n"
 	"  -o, --output=DIR    write into DIR (made, parents too, if missing;\n"
 	"                      default: .), as <archive>-<target>.a with ':' as\n"
 	"                      '_' (-2, -3... added to names taken twice)\n"
@@ -37,8 +44,9 @@ static const char usage[] =
 
 struct options {
 	const char *dir;
-	const char **targets;
+	const char **targets;	/* -t bundle IDs */
 	size_t ntargets;
+	struct select pats;	/* -t target IDs and globs */
 	bool list, verbose, hip_openmp;
 	struct ccob_limits limits;
 	struct outnames *names;	/* written in this run */
@@ -207,7 +215,48 @@ static void free_members(struct devarchive_member *m, size_t n)
 	free(m);
 }
 
-static int unpack(const struct options *o, const char *path)
+/* A bundle ID with no code: said with the targets the archive holds. */
+static int no_code(const char *path, const char *id, const struct held *h)
+{
+	size_t len = 1;
+	char *there;
+
+	for (size_t i = 0; i < h->n; i++)
+		len += strlen(h->id[i]) + 2;
+	if (!(there = malloc(len)))
+		return fail(path, "out of memory");
+	there[0] = 0;
+	for (size_t i = 0; i < h->n; i++)
+		strcat(strcat(there, i ? ", " : ""), h->id[i]);
+	fail(path, "no code object for '%s' (there: %s)", id,
+	     h->n ? there : "no code object at all");
+	free(there);
+	return 1;
+}
+
+/* The bundle IDs of -t, then the held targets the patterns select (a
+ * new array, the strings borrowed); each pattern's hits and the targets
+ * seen are those of this archive. */
+static const char **pattern_targets(struct options *o, const struct held *h,
+				    const char **ids, size_t *n)
+{
+	const char **want = malloc((*n + h->n + 1) * sizeof(*want));
+
+	if (!want)
+		return NULL;
+	memcpy(want, ids, *n * sizeof(*want));
+	select_reset(&o->pats);
+	for (size_t i = 0; i < h->n; i++) {
+		struct select_entry en;
+
+		select_entry_from_id(&en, h->id[i], strlen(h->id[i]));
+		if (select_match(&o->pats, &en))
+			want[(*n)++] = h->id[i];
+	}
+	return want;
+}
+
+static int unpack(struct options *o, const char *path)
 {
 	struct io_in in = { .fd = -1 };
 	struct held held = { 0 };
@@ -235,9 +284,15 @@ static int unpack(const struct options *o, const char *path)
 		rc = 0;
 		goto out;
 	}
-	if (!nwant) {
+	if (!nwant && !o->pats.n) {
 		want = (const char **)held.id;
 		nwant = held.n;
+	}
+	/* Patterns: the archives of the held targets they select. */
+	if (o->pats.n && !(want = pattern_targets(o, &held, want,
+						   &nwant))) {
+		fail(path, "out of memory");
+		goto out;
 	}
 	for (size_t i = 0; i < nwant; i++) {
 		struct target req;
@@ -260,18 +315,59 @@ static int unpack(const struct options *o, const char *path)
 		failed = read_archive(o, path, &in, NULL, &req, id, &m, &n);
 		/* A target with no code gets no archive; the others still do. */
 		if (!failed && !n)
-			missing = fail(path, "no code object for '%s'", id);
+			missing = no_code(path, id, &held);
 		free_members(m, n);
 		free(id);
 		target_free(&req);
 		if (failed)
 			goto out;
 	}
-	rc = missing;
+	rc = missing | applet_select_unmatched("unpack-archive", "--target",
+					       path, &o->pats);
 out:
+	if (want != o->targets && want != (const char **)held.id)
+		free(want);
 	held_free(&held);
 	io_in_close(&in);
 	return rc;
+}
+
+static void options_free(struct options *o)
+{
+	for (size_t i = 0; i < o->ntargets; i++)
+		free((char *)o->targets[i]);
+	free(o->targets);
+	select_free(&o->pats);
+}
+
+/* -t's comma-separated words: bundle IDs (four dashes or more) as the
+ * bundler takes them, the rest as the one selection's patterns. */
+static int add_targets(struct options *o, const char *list, struct err *e)
+{
+	struct select all = { 0 };
+	const char **grown;
+
+	if (select_add(&all, list, e) < 0) {
+		select_free(&all);
+		return -1;
+	}
+	grown = realloc(o->targets, (o->ntargets + all.n + 1) * sizeof(*grown));
+	if (!grown) {
+		select_free(&all);
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	}
+	o->targets = grown;
+	for (size_t i = 0; i < all.n; i++) {
+		if (all.rule[i].bundle_id) {
+			o->targets[o->ntargets++] = all.rule[i].text;
+			all.rule[i].text = NULL;	/* o->targets owns it */
+		} else if (select_add(&o->pats, all.rule[i].text, e) < 0) {
+			select_free(&all);
+			return -1;
+		}
+	}
+	select_free(&all);
+	return 0;
 }
 
 int unpack_archive_main(int argc, char **argv)
@@ -303,40 +399,45 @@ int unpack_archive_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":lt:o:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l': o.list = true; break;
-		case 't': o.targets[o.ntargets++] = optarg; break;
+		case 't':
+			if (add_targets(&o, optarg, &e) < 0) {
+				options_free(&o);
+				return usage_error("%s", e.msg);
+			}
+			break;
 		case 'o': o.dir = optarg; break;
 		case 'v': o.verbose = true; break;
 		case 'H': o.hip_openmp = true; break;
 		case 'h':
 			fputs(usage, stdout);
-			free(o.targets);
+			options_free(&o);
 			return 0;
 		case 'V':
 			printf("offload unpack-archive %s\n", OFFLOAD_VERSION);
-			free(o.targets);
+			options_free(&o);
 			return 0;
 		case ':':
-			free(o.targets);
+			options_free(&o);
 			return usage_error("option '%s' needs a value",
 					   argv[optind - 1]);
 		default:
-			free(o.targets);
+			options_free(&o);
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind == argc) {
-		free(o.targets);
+		options_free(&o);
 		return usage_error("no archive given");
 	}
 	if (!o.list && io_mkdirs(o.dir, &e) < 0) {
 		rc = applet_fail_err("unpack-archive", "cannot write into",
 				     o.dir, 1, &e);
-		free(o.targets);
+		options_free(&o);
 		return rc;
 	}
 	for (int i = optind; i < argc; i++)
 		rc |= unpack(&o, argv[i]);
 	outnames_free(&names);
-	free(o.targets);
+	options_free(&o);
 	return rc;
 }

@@ -183,17 +183,20 @@ static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
 	return 0;
 }
 
-/* Progress while compressing: input is consumed about as fast as output
- * appears, which is close enough for a progress line. */
-static uint64_t progress_done, progress_total;
+/* Progress while compressing: the input the compressor has taken, of
+ * the whole (not the compressed bytes out, which stop at the ratio). */
+static const struct ccob_encoder *progress_enc;
+static uint64_t progress_total;
 
 static int sink_progress(void *ctx, const void *p, size_t n, struct err *e)
 {
-	progress_done += n;
-	if (write_ccob_on_progress)
-		write_ccob_on_progress(progress_done > progress_total
-				       ? progress_total : progress_done,
+	if (write_ccob_on_progress && progress_enc) {
+		uint64_t done = ccob_encoder_in(progress_enc);
+
+		write_ccob_on_progress(done > progress_total ? progress_total
+							     : done,
 				       progress_total);
+	}
 	return sink_write(ctx, p, n, e);
 }
 
@@ -239,13 +242,13 @@ static int compress(const struct source *s, struct io_out *out,
 		return err_set(e, "Uncompressed size exceeds version %u limit",
 			       version);
 	progress_total = s->len;
-	progress_done = 0;
 	/* Without a second thread, hash first: what is to come is all
 	 * there, or comes without a thread to wait on (write_ccob_plan). */
 	threaded = pthread_create(&hasher, NULL, hash_thread, &job) == 0;
 	if (!threaded)
 		hash_thread(&job);
 	enc = ccob_encoder_new(method, level, h.raw_size, e);
+	progress_enc = enc;
 	if (!enc ||
 	    (io_out_seekable(out) &&
 	     io_out_write(out, head, h.header_size, e) < 0) ||
@@ -283,6 +286,7 @@ out:
 			stop_gathering(s->g);
 		pthread_join(hasher, NULL);
 	}
+	progress_enc = NULL;
 	ccob_encoder_free(enc);
 	free(sink.mem);
 	return rc;

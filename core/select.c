@@ -49,9 +49,95 @@ void select_free(struct select *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->rule[i].text);
+	for (size_t i = 0; i < s->nseen; i++)
+		free(s->seen[i]);
 	free(s->rule);
+	free(s->seen);
 	s->rule = NULL;
-	s->n = 0;
+	s->seen = NULL;
+	s->n = s->nseen = 0;
+}
+
+void select_reset(struct select *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		s->rule[i].hit = false;
+	for (size_t i = 0; i < s->nseen; i++)
+		free(s->seen[i]);
+	free(s->seen);
+	s->seen = NULL;
+	s->nseen = 0;
+}
+
+void select_entry_from_id(struct select_entry *en, const char *id,
+			  size_t len)
+{
+	size_t dash[5], nd = 0;
+
+	memset(en, 0, sizeof(*en));
+	en->id = id;
+	en->id_len = len;
+	for (size_t i = 0; i < len && nd < 5; i++)
+		if (id[i] == '-')
+			dash[nd++] = i;
+	if (nd < 4)
+		return;
+	en->host = dash[0] == 4 && !memcmp(id, "host", 4);
+	en->triple = id + dash[0] + 1;
+	en->triple_len = (nd == 5 ? dash[4] : len) - dash[0] - 1;
+	/* "amdgcn-amd-amdhsa-": the empty environment is no part of it. */
+	if (nd == 5 && dash[4] == dash[3] + 1)
+		en->triple_len--;
+	if (nd == 5 && dash[4] + 1 < len) {
+		en->arch = id + dash[4] + 1;
+		en->arch_len = len - dash[4] - 1;
+	}
+}
+
+/* The name an entry's target goes by in a list: its target ID or arch,
+ * else its triple, else its ID. */
+static void note_seen(struct select *s, const struct select_entry *en)
+{
+	const char *name = en->arch ? en->arch : en->triple ? en->triple : en->id;
+	size_t len = en->arch ? en->arch_len : en->triple ? en->triple_len
+							  : en->id_len;
+	char **grown, *copy;
+
+	if (en->host || !name || !len || s->nseen >= 64)
+		return;
+	for (size_t i = 0; i < s->nseen; i++)
+		if (strlen(s->seen[i]) == len && !memcmp(s->seen[i], name, len))
+			return;
+	if (!(copy = malloc(len + 1)))
+		return;
+	for (size_t i = 0; i < len; i++)
+		copy[i] = name[i] > 0x20 && name[i] < 0x7f ? name[i] : '?';
+	copy[len] = 0;
+	grown = realloc(s->seen, (s->nseen + 1) * sizeof(*grown));
+	if (!grown) {
+		free(copy);
+		return;
+	}
+	s->seen = grown;
+	s->seen[s->nseen++] = copy;
+}
+
+char *select_seen_text(const struct select *s)
+{
+	size_t len = 1;
+	char *text;
+
+	for (size_t i = 0; i < s->nseen; i++)
+		len += strlen(s->seen[i]) + 2;
+	if (!(text = malloc(len)))
+		return NULL;
+	text[0] = 0;
+	for (size_t i = 0; i < s->nseen; i++) {
+		if (i)
+			strcat(text, ", ");
+		strcat(text, s->seen[i]);
+	}
+	return text;
 }
 
 /* fnmatch wants C strings: a piece with a NUL inside matches no glob. */
@@ -181,14 +267,31 @@ static bool amd_loads(const char *arch, size_t alen, const char *req)
 }
 
 /* A GPU of the target ID req (an AMD one, or "sm_86") loads the entry's
- * code; "sm_90a" asks for an sm_90 GPU. */
+ * code; "sm_90a" and "sm_103f" name code: that built for them. */
 static bool loads(const char *arch, size_t alen, const char *req)
 {
 	struct nv_arch code, gpu;
 
-	if (nv_parse(req, strlen(req), &gpu) && !gpu.ptx)
-		return nv_parse(arch, alen, &code) && nv_loads(&code, &gpu);
+	if (nv_parse(req, strlen(req), &gpu)) {
+		if (!nv_parse(arch, alen, &code))
+			return false;
+		if (gpu.variant)
+			return code.variant == gpu.variant &&
+			       code.major == gpu.major &&
+			       code.minor == gpu.minor && (!gpu.ptx || code.ptx);
+		if (!gpu.ptx)
+			return nv_loads(&code, &gpu);
+	}
 	return amd_loads(arch, alen, req);
+}
+
+/* A request for an AMD processor ("gfx90a", "gfx11-generic:xnack+"). */
+static bool amd_request(const char *req)
+{
+	size_t len = processor_len(req, strlen(req));
+
+	return len > 3 && !memcmp(req, "gfx", 3) &&
+	       targetid_known_processor(req, len);
 }
 
 static bool rule_takes(const struct select_rule *r,
@@ -202,12 +305,17 @@ static bool rule_takes(const struct select_rule *r,
 		return en->id &&
 		       target_loadable(en->id, en->id_len, r->text,
 				       strlen(r->text));
+	if (!en->host && en->arch && en->arch_len == 11 &&
+	    !memcmp(en->arch, "amdgcnspirv", 11))
+		return amd_request(r->text);
 	return en->arch && loads(en->arch, en->arch_len, r->text);
 }
 
 bool select_match(struct select *s, const struct select_entry *en)
 {
 	bool any = false;
+
+	note_seen(s, en);
 
 	for (size_t i = 0; i < s->n; i++)
 		if (rule_takes(&s->rule[i], en))

@@ -15,7 +15,14 @@
  *     compute capability: SASS ("sm_80") of the same major version and a
  *     minor no higher, arch-specific code ("sm_90a", "compute_90a") on
  *     that version alone, family code ("sm_100f") on the family's later
- *     members, and PTX ("compute_80") of any version no higher. */
+ *     members, and PTX ("compute_80") of any version no higher; an
+ *     arch with nvcc's variant letter ("sm_90a", "sm_103f") names code,
+ *     not a GPU: the code built for it (SASS and PTX) and nothing else.
+ * A target ID of an AMD processor also takes AMD SPIR-V (amdgcnspirv),
+ * which every AMD GPU compiles at load time.
+ *
+ * The selection also notes the device targets it was shown, so that an
+ * applet can name them when a rule took nothing (select_seen_text). */
 #ifndef CORE_SELECT_H
 #define CORE_SELECT_H
 
@@ -33,6 +40,8 @@ struct select_rule {
 struct select {
 	struct select_rule *rule;
 	size_t n;
+	char **seen;		/* device targets shown to select_match */
+	size_t nseen;
 };
 
 /* What selection sees of an entry; any string may be NULL (lengths then
@@ -44,12 +53,26 @@ struct select_entry {
 	bool host;		/* a host entry: never device code */
 };
 
+/* The entry of a bundle ID, split as the bundler splits it:
+ * <kind>-<four triple parts>[-<target ID>]; an empty environment is left
+ * out of the triple ("amdgcn-amd-amdhsa").  The strings point into id. */
+void select_entry_from_id(struct select_entry *en, const char *id,
+			  size_t len);
+
 /* Add the comma-separated rules of list.  An empty rule is an error. */
 int select_add(struct select *s, const char *list, struct err *e);
 void select_free(struct select *s);
+/* Forget which rules matched and the targets seen: a fresh start. */
+void select_reset(struct select *s);
 
 /* Whether any rule takes the entry; marks the rules that do. */
 bool select_match(struct select *s, const struct select_entry *en);
+
+/* The device targets select_match was shown, in order of first
+ * appearance, comma-separated ("gfx90a:xnack+, gfx1100, sm_80"): malloc'd,
+ * "" when there were none, NULL when out of memory.  Unprintable bytes
+ * come out as '?'. */
+char *select_seen_text(const struct select *s);
 
 /* Entries any GPU may load whatever it is: SPIR-V (amdgcnspirv, spirv*
  * triples), compiled by the driver at load time. */

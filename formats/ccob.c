@@ -302,6 +302,13 @@ int ccob_encoder_all(struct ccob_encoder *enc, const void *src, size_t n,
 	return ccob_encoder_grow(enc, src, n, true, sink, ctx, e);
 }
 
+uint64_t ccob_encoder_in(const struct ccob_encoder *enc)
+{
+	if (enc->method != CCOB_ZSTD)
+		return enc->zs.total_in;
+	return enc->growing ? enc->in.pos : 0;
+}
+
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc)
 {
 	return enc->out;

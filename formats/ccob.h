@@ -93,6 +93,8 @@ int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
 		      size_t avail, bool last, ccob_sink sink, void *ctx,
 		      struct err *e);
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc); /* bytes so far */
+/* Input bytes the compressor has taken so far (for a progress line). */
+uint64_t ccob_encoder_in(const struct ccob_encoder *enc);
 void ccob_encoder_free(struct ccob_encoder *enc);
 
 /* Where the CCOB at the start of buf ends (*size counts its header), found

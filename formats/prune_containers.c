@@ -16,23 +16,7 @@
 /* An ID split as the bundler splits it: <kind>-<four triple parts>[-<id>]. */
 void prune_entry_from_id(struct prune_entry *pe, const char *id, size_t len)
 {
-	size_t dash[5], nd = 0;
-
-	memset(&pe->sel, 0, sizeof(pe->sel));
-	pe->sel.id = id;
-	pe->sel.id_len = len;
-	for (size_t i = 0; i < len && nd < 5; i++)
-		if (id[i] == '-')
-			dash[nd++] = i;
-	if (nd < 4)
-		return;
-	pe->sel.host = dash[0] == 4 && !memcmp(id, "host", 4);
-	pe->sel.triple = id + dash[0] + 1;
-	pe->sel.triple_len = (nd == 5 ? dash[4] : len) - dash[0] - 1;
-	if (nd == 5 && dash[4] + 1 < len) {
-		pe->sel.arch = id + dash[4] + 1;
-		pe->sel.arch_len = len - dash[4] - 1;
-	}
+	select_entry_from_id(&pe->sel, id, len);
 }
 
 bool prune_decide(struct pruner *p, struct prune_entry *pe)

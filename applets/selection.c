@@ -1,0 +1,119 @@
+/* selection: -t/--target as the inspecting applets share it; see
+ * selection.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "messages.h"
+#include "selection.h"
+#include "../formats/nvfatbin.h"
+
+static char *cat(const char *a, size_t alen, const char *sep, const char *b,
+		 size_t blen)
+{
+	size_t slen = strlen(sep);
+	char *s = malloc(alen + slen + blen + 1);
+
+	if (s) {
+		if (alen)
+			memcpy(s, a, alen);
+		memcpy(s + alen, sep, slen);
+		if (blen)
+			memcpy(s + alen + slen, b, blen);
+		s[alen + slen + blen] = 0;
+	}
+	return s;
+}
+
+/* The entry's bundle ID (see struct applet_entry); *len is its length,
+ * which a NUL inside a bundle's ID does not cut short. */
+static char *entry_id(const struct inspect_node *n,
+		      const struct inspect_target *t, size_t *len)
+{
+	char *a, *b;
+
+	*len = 0;
+	if (n->container == INSPECT_NV) {
+		b = strdup(t->arch_buf);
+	} else if (n->container != INSPECT_PACKAGE) {
+		*len = n->name_len;
+		return cat(n->name, n->name_len, "", "", 0);
+	} else {
+		const char *kind = t->kind ? t->kind : "none";
+		size_t dashes = 0;
+
+		for (size_t i = 0; i < t->triple_len; i++)
+			dashes += t->triple[i] == '-';
+		a = cat(kind, strlen(kind), "-", t->triple ? t->triple : "",
+			t->triple_len);
+		if (!a)
+			return NULL;
+		b = cat(a, strlen(a), dashes == 2 ? "--" : "-",
+			t->arch ? t->arch : "", t->arch_len);
+		free(a);
+	}
+	if (b)
+		*len = strlen(b);
+	return b;
+}
+
+int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n)
+{
+	struct inspect_target t;
+	size_t len;
+
+	memset(ae, 0, sizeof(*ae));
+	inspect_entry_target(n, &t);
+	if (!(ae->id = entry_id(n, &t, &len)))
+		return -1;
+	ae->en.id = ae->id;
+	ae->en.id_len = len;
+	ae->en.arch = t.arch;
+	ae->en.arch_len = t.arch_len;
+	ae->en.triple = t.triple;
+	ae->en.triple_len = t.triple_len;
+	ae->en.host = t.kind && t.kind_len == 4 && !memcmp(t.kind, "host", 4);
+	if (n->container == INSPECT_NV) {
+		/* PTX by cuobjdump's name: what the driver's rules read. */
+		snprintf(ae->nv_arch, sizeof(ae->nv_arch), "%s_%u%s",
+			 n->nv.kind == NVFATBIN_PTX ? "compute" : "sm",
+			 (unsigned)n->nv.arch, nvfatbin_arch_suffix(&n->nv));
+		ae->en.arch = ae->nv_arch;
+		ae->en.arch_len = strlen(ae->nv_arch);
+	}
+	return 0;
+}
+
+void applet_entry_free(struct applet_entry *ae)
+{
+	free(ae->id);
+	ae->id = NULL;
+}
+
+int applet_select_unmatched(const char *applet, const char *option,
+			    const char *file, const struct select *s)
+{
+	char *there = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		char *t;
+
+		if (s->rule[i].hit)
+			continue;
+		if (!there && !(there = select_seen_text(s)))
+			return applet_fail(applet, NULL, "-", "out of memory");
+		t = applet_escape(s->rule[i].text, strlen(s->rule[i].text),
+				  false);
+		fflush(stdout);
+		fprintf(stderr, "offload %s: error: %s%s%sno code object "
+			"matches %s '%s' (%s%s)\n", applet, file ? "'" : "",
+			file ? file : "", file ? "': " : "", option, t ? t : "?",
+			*there ? "there: " : "there is no device code",
+			there);
+		free(t);
+		rc = 1;
+	}
+	free(there);
+	return rc;
+}
