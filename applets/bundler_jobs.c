@@ -14,6 +14,7 @@
 #include "../core/target.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
+#include "../formats/coff.h"
 #include "../formats/magic.h"
 
 enum handler { H_TEXT, H_BINARY, H_OBJECT, H_INVALID };
@@ -420,9 +421,11 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 		goto out;
 	}
 	host = &inputs[c->host_index];
-	if (!elfscan_is_elf(host->data, host->len)) {
-		bundler_fail("'%s': not an ELF object: object bundles are made "
-			     "only in ELF hosts", c->inputs[c->host_index]);
+	if (!elfscan_is_elf(host->data, host->len) &&
+	    !coff_is_object(host->data, host->len)) {
+		bundler_fail("'%s': neither an ELF nor a COFF object: object "
+			     "bundles are made only in those hosts",
+			     c->inputs[c->host_index]);
 		goto out;
 	}
 	for (size_t i = 0; i < c->ntargets; i++) {

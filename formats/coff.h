@@ -11,6 +11,24 @@
 
 /* The bigobj signature ("\0\0\xff\xff" and its UUID). */
 bool coff_is_bigobj(const uint8_t *buf, size_t len);
+extern const uint8_t coff_bigobj_uuid[16];
+
+/* The file header, plain or bigobj, and where its tables are. */
+struct coff_header {
+	bool bigobj;
+	uint16_t machine, characteristics;	/* characteristics: 0 in bigobj */
+	uint32_t timestamp;
+	uint64_t nsec, table;		/* section count, section table offset */
+	uint64_t symtab, nsym;		/* PointerToSymbolTable, NumberOfSymbols */
+	unsigned symsize;		/* 18, or 20 in bigobj */
+	/* The string table as LLVM takes it (0, 0: none; see coff.c). */
+	uint64_t strtab_at, strtab_size;
+	bool import_library;		/* 0xffff sections: no sections read */
+};
+
+/* Read the header; the section table must lie inside the file. */
+int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
+		     struct err *e);
 
 struct coff_section {
 	uint32_t index;		/* from 1, as COFF numbers sections */
