@@ -19,6 +19,18 @@
 
 enum handler { H_TEXT, H_BINARY, H_OBJECT, H_INVALID };
 
+/* LLVM's bundler takes a COFF file for an object once its header and
+ * section table are in place: names that do not resolve fail later, in
+ * llvm-objcopy or in the walk of its sections (as they do here). */
+static bool coff_is_readable(const uint8_t *buf, size_t len)
+{
+	struct coff_header h;
+	struct err e;
+
+	return magic_is_coff_object(buf, len) &&
+	       coff_read_header(buf, len, &h, &e) == 0;
+}
+
 /* LLVM picks the layout from -type, and for o and a from the reference
  * input: an object file gets object bundles, anything else binary ones. */
 static enum handler pick_handler(const char *type, const struct io_in *ref,
@@ -37,7 +49,9 @@ static enum handler pick_handler(const char *type, const struct io_in *ref,
 	if (!strcmp(type, "bc") || !strcmp(type, "gch") || !strcmp(type, "ast"))
 		return H_BINARY;
 	if (!strcmp(type, "o") || !strcmp(type, "a"))
-		return magic_is_object(ref->data, ref->len) ? H_OBJECT : H_BINARY;
+		return magic_is_object(ref->data, ref->len) ||
+		       coff_is_readable(ref->data, ref->len) ? H_OBJECT :
+							      H_BINARY;
 	return H_INVALID;
 }
 
@@ -422,7 +436,7 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 	}
 	host = &inputs[c->host_index];
 	if (!elfscan_is_elf(host->data, host->len) &&
-	    !coff_is_object(host->data, host->len)) {
+	    !coff_is_readable(host->data, host->len)) {
 		bundler_fail("'%s': neither an ELF nor a COFF object: object "
 			     "bundles are made only in those hosts",
 			     c->inputs[c->host_index]);

@@ -59,7 +59,7 @@ int strtab_add(struct strtab *t, const char *s, size_t len)
 	}
 	if (strmap_set(&t->index, s, len, t->n) < 0)
 		return -1;
-	t->str[t->n++] = (struct strtab_str){ s, len, 0 };
+	t->str[t->n++] = (struct strtab_str){ .s = s, .len = len };
 	return 0;
 }
 

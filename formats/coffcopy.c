@@ -234,6 +234,12 @@ static int read_symbols(struct copy *c, struct err *e)
 		if (s->weak)
 			s->weak = c->slot[s->weak - 1];
 	}
+	return 0;
+}
+
+/* Every relocation names a symbol (not one of its records). */
+static int check_relocations(const struct copy *c, struct err *e)
+{
 	for (size_t i = 0; i < c->nsec_in; i++)
 		for (uint64_t r = 0; r < c->sec[i].nrel; r++) {
 			uint64_t t = get_le(c->sec[i].rel + r * RELOC + 4, 4);
@@ -645,7 +651,8 @@ int coffcopy_write(const uint8_t *buf, size_t len, coff_want_fn *drop,
 		err_code_set(e, ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (read_sections(&c, e) < 0 || read_symbols(&c, e) < 0)
+	if (read_sections(&c, e) < 0 || read_symbols(&c, e) < 0 ||
+	    check_relocations(&c, e) < 0)
 		goto out;
 	remove_sections(&c, drop, drop_ctx);
 	for (size_t i = 0; i < c.nsec_in; i++)

@@ -48,6 +48,7 @@ suite bundler sh test/bundler.test
 suite ccob sh test/ccob.test
 suite packager sh test/packager.test
 suite object sh test/object.test
+suite coff sh test/coff.test
 suite driver sh test/driver.test
 suite elfscan sh test/elfscan.test
 suite ls sh test/ls.test

@@ -147,8 +147,42 @@ def main():
             write(name, "prune", read(os.path.join(inspect, name)))
         write("variants.fatbin", "prune",
               read(os.path.join(TOP, "test", "files", "nv", "variants.fatbin")))
+        coffcopy_seeds(tmp)
     finally:
         shutil.rmtree(tmp)
+
+
+def coffcopy_seeds(tmp):
+    """coffcopy: COFF objects clang-22 makes (x86-64 and ARM64, comdats,
+    CodeView, DWARF, control-flow-guard tables, a MinGW .file record), and
+    one with bundle sections; kept as they are when clang-22 is missing."""
+    src = os.path.join(tmp, "c.cpp")
+    with open(src, "w") as f:
+        f.write("template <class T> T twice(T x) { return x * 2; }\n"
+                "inline int inl(int x) { static int n; return n += x; }\n"
+                "extern \"C\" void weak(void) __attribute__((weak));\n"
+                "static int f1(int x) { return x + 1; }\n"
+                "typedef int (*fp)(int);\n"
+                "fp pick(int i) { return i ? f1 : twice<int>; }\n"
+                "int use() { if (weak) weak(); return twice(3) + inl(4); }\n")
+    clang = shutil.which("clang-22")
+    if not clang:
+        return
+    for name, flags in [
+            ("msvc.obj", ["--target=x86_64-pc-windows-msvc", "-g"]),
+            ("arm64.obj", ["--target=aarch64-pc-windows-msvc", "-O1"]),
+            ("cfguard.obj", ["--target=x86_64-pc-windows-msvc", "-O1",
+                             "-Xclang", "-cfguard"]),
+            ("mingw-dwarf.obj", ["--target=x86_64-w64-windows-gnu", "-g",
+                                 "-ffunction-sections"])]:
+        out = os.path.join(tmp, name)
+        run(clang, *flags, "-c", src, "-o", out)
+        write(name, "coffcopy", read(out))
+    host = os.path.join(tmp, "msvc.obj")
+    dev = os.path.join(tmp, "in1")
+    write("bundled.obj", "coffcopy",
+          bundle(tmp, "o", [host, dev],
+                 ["host-x86_64-pc-windows-msvc", HIP[0]]))
 
 
 if __name__ == "__main__":
