@@ -19,15 +19,16 @@
 
 enum handler { H_TEXT, H_BINARY, H_OBJECT, H_INVALID };
 
-/* LLVM's bundler takes a COFF file for an object once its header and
- * section table are in place: names that do not resolve fail later, in
- * llvm-objcopy or in the walk of its sections (as they do here). */
+/* LLVM's bundler takes a COFF file (object or PE image) for an object
+ * once its header and section table are in place: names that do not
+ * resolve fail later, in llvm-objcopy or in the walk of its sections (as
+ * they do here). */
 static bool coff_is_readable(const uint8_t *buf, size_t len)
 {
 	struct coff_header h;
 	struct err e;
 
-	return magic_is_coff_object(buf, len) &&
+	return (magic_is_coff_object(buf, len) || coff_is_image(buf, len)) &&
 	       coff_read_header(buf, len, &h, &e) == 0;
 }
 
@@ -435,6 +436,13 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 		goto out;
 	}
 	host = &inputs[c->host_index];
+	if (coff_is_image(host->data, host->len)) {
+		bundler_fail("'%s': a PE image: object bundles are made only in "
+			     "COFF objects, not in executables or DLLs (LLVM 22 "
+			     "has llvm-objcopy add the sections to the image)",
+			     c->inputs[c->host_index]);
+		goto out;
+	}
 	if (!elfscan_is_elf(host->data, host->len) &&
 	    !coff_is_readable(host->data, host->len)) {
 		bundler_fail("'%s': neither an ELF nor a COFF object: object "

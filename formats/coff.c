@@ -76,31 +76,50 @@ static int name_offset(const char *name, size_t n, uint64_t *off)
 	return 0;
 }
 
+bool coff_is_image(const uint8_t *buf, size_t len)
+{
+	uint64_t pe;
+
+	if (len < 64 || buf[0] != 'M' || buf[1] != 'Z')
+		return false;
+	pe = get_le(buf + 60, 4);
+	return pe <= len && len - pe >= 4 + HEADER &&
+	       !memcmp(buf + pe, "PE\0\0", 4);
+}
+
 int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
 		     struct err *e)
 {
-	bool big = coff_is_bigobj(buf, len) && len >= BIGOBJ_HEADER &&
-		   get_le(buf + 4, 2) >= 2;
+	bool image = coff_is_image(buf, len);
+	/* An image's COFF header follows its "PE\0\0" (coff_is_image has
+	 * checked it is in the file). */
+	uint64_t at = image ? get_le(buf + 60, 4) + 4 : 0;
+	const uint8_t *p = buf + at;
+	bool big = !image && coff_is_bigobj(buf, len) &&
+		   len >= BIGOBJ_HEADER && get_le(buf + 4, 2) >= 2;
 
 	memset(h, 0, sizeof(*h));
 	if (len < (big ? BIGOBJ_HEADER : HEADER))
 		return err_set(e, "COFF header cut short (%zu bytes)", len);
 	h->bigobj = big;
-	h->machine = (uint16_t)get_le(buf + (big ? 6 : 0), 2);
-	h->timestamp = (uint32_t)get_le(buf + (big ? 8 : 4), 4);
-	h->characteristics = big ? 0 : (uint16_t)get_le(buf + 18, 2);
-	h->nsec = get_le(buf + (big ? 44 : 2), big ? 4 : 2);
+	h->image = image;
+	h->machine = (uint16_t)get_le(p + (big ? 6 : 0), 2);
+	h->timestamp = (uint32_t)get_le(p + (big ? 8 : 4), 4);
+	h->characteristics = big ? 0 : (uint16_t)get_le(p + 18, 2);
+	h->nsec = get_le(p + (big ? 44 : 2), big ? 4 : 2);
 	/* 0xffff sections in a plain header marks an import library: LLVM
 	 * reads no sections from it. */
-	if (!big && h->nsec == 0xffff) {
+	if (!big && !image && h->nsec == 0xffff) {
 		h->import_library = true;
 		h->nsec = 0;
 		return 0;
 	}
-	h->symtab = get_le(buf + (big ? 48 : 8), 4);
-	h->nsym = get_le(buf + (big ? 52 : 12), 4);
+	h->symtab = get_le(p + (big ? 48 : 8), 4);
+	h->nsym = get_le(p + (big ? 52 : 12), 4);
 	h->symsize = big ? 20 : 18;
-	h->table = big ? BIGOBJ_HEADER : HEADER + get_le(buf + 16, 2);
+	h->table = big ? BIGOBJ_HEADER : at + HEADER + get_le(p + 16, 2);
+	if (image && get_le(p + 16, 2) >= 2 && h->table <= len)
+		h->pe32plus = get_le(p + HEADER, 2) == 0x20b;
 	if (h->table > len || h->nsec > (len - h->table) / SECTION)
 		return err_set(e, "COFF section table (%llu sections) runs past "
 			       "the end of the file",
@@ -155,6 +174,10 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		/* A section without file contents (uninitialised data). */
 		if (!at)
 			size = 0;
+		/* An image's raw data are padded to its file alignment: what
+		 * the section holds is its virtual size, as LLVM reads it. */
+		if (h.image && get_le(s + 8, 4) < size)
+			size = get_le(s + 8, 4);
 		if (at > len || size > len - at)
 			return err_set(e, "COFF section %llu '%.*s' (offset %llu, "
 				       "size %llu) runs past the end of the file",

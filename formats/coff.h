@@ -24,9 +24,17 @@ struct coff_header {
 	/* The string table as LLVM takes it (0, 0: none; see coff.c). */
 	uint64_t strtab_at, strtab_size;
 	bool import_library;		/* 0xffff sections: no sections read */
+	bool image, pe32plus;		/* a PE image (PE32+: 64-bit) */
 };
 
-/* Read the header; the section table must lie inside the file. */
+/* A PE image (executable or DLL): "MZ", and where its DOS header points,
+ * "PE\0\0" and a COFF header.  coff_read_header and coff_sections read
+ * it as LLVM does, sections by their names cut to eight bytes, each's
+ * size the smaller of its virtual and raw sizes. */
+bool coff_is_image(const uint8_t *buf, size_t len);
+
+/* Read the header (of an object or an image); the section table must lie
+ * inside the file. */
 int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
 		     struct err *e);
 

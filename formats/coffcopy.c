@@ -645,6 +645,8 @@ int coffcopy_write(const uint8_t *buf, size_t len, coff_want_fn *drop,
 		return -1;
 	if (c.h.import_library)
 		return err_set(e, "a COFF import library, not an object");
+	if (c.h.image)
+		return err_set(e, "a PE image, not a COFF object");
 	c.nsec_in = c.h.nsec;
 	c.nsec = c.nsec_in + nadd;
 	if (!(c.sec = calloc(c.nsec + 1, sizeof(*c.sec)))) {
