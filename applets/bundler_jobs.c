@@ -322,8 +322,12 @@ static int source_next(struct source *s, struct bundle_reader *r)
 	if (h == H_INVALID)
 		return -handler_error(c->type);
 	if ((h == H_OBJECT ? bundle_open_object(r, s->seg.data, s->seg.len, &e)
-			   : bundle_open_binary(r, s->seg.data, s->seg.len, &e)) < 0)
+			   : bundle_open_binary(r, s->seg.data, s->seg.len, &e)) < 0) {
+		/* LLVM's own messages keep LLVM's form; ours name the file. */
+		if (e.llvm_words)
+			return -bundler_fail("%s", e.msg);
 		return -bundler_fail("'%s': %s", path, e.msg);
+	}
 	return 1;
 }
 

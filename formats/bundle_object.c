@@ -59,6 +59,12 @@ static int open_coff(struct bundle_reader *r, const uint8_t *buf, size_t len,
 
 	if (coff_sections(buf, len, is_entry_section, add_coff_entry, r,
 			  &machine, &bigobj, e) < 0) {
+		/* LLVM's bundler walks every section by name: a name that
+		 * does not resolve fails it in its own words. */
+		const char *why = coff_llvm_name_error(buf, len);
+
+		if (why)
+			err_llvm(e, ERR_MALFORMED, "%s", why);
 		bundle_close(r);
 		return -1;
 	}

@@ -193,6 +193,30 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 	return 0;
 }
 
+const char *coff_llvm_name_error(const uint8_t *buf, size_t len)
+{
+	struct coff_header h;
+	struct err e;
+
+	if (coff_read_header(buf, len, &h, &e) < 0)
+		return NULL;
+	for (uint64_t i = 0; i < h.nsec; i++) {
+		const char *name = (const char *)buf + h.table + i * SECTION;
+		size_t name_len = strnlen(name, 8);
+		uint64_t off;
+
+		if (!name_len || name[0] != '/')
+			continue;
+		if (name_offset(name, name_len, &off) < 0)
+			return "invalid section name";
+		if (h.strtab_size <= 4)
+			return "string table empty";
+		if (off >= h.strtab_size)
+			return "The end of the file was unexpectedly encountered";
+	}
+	return NULL;
+}
+
 static bool want_none(void *ctx, const char *name, size_t name_len)
 {
 	(void)ctx;

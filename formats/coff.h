@@ -58,6 +58,10 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		  coff_section_fn *each, void *ctx, uint16_t *machine,
 		  bool *bigobj, struct err *e);
 
+/* Why LLVM cannot name a section of this COFF file, in its words ("invalid
+ * section name", "string table empty", ...), or NULL when it can. */
+const char *coff_llvm_name_error(const uint8_t *buf, size_t len);
+
 /* A COFF object LLVM's object reader takes: the magic, and a header and
  * section table whose section names all resolve. */
 bool coff_is_object(const uint8_t *buf, size_t len);
