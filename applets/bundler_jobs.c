@@ -14,9 +14,23 @@
 #include "../core/target.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
+#include "../formats/coff.h"
 #include "../formats/magic.h"
 
 enum handler { H_TEXT, H_BINARY, H_OBJECT, H_INVALID };
+
+/* LLVM's bundler takes a COFF file (object or PE image) for an object
+ * once its header and section table are in place: names that do not
+ * resolve fail later, in llvm-objcopy or in the walk of its sections (as
+ * they do here). */
+static bool coff_is_readable(const uint8_t *buf, size_t len)
+{
+	struct coff_header h;
+	struct err e;
+
+	return (magic_is_coff_object(buf, len) || coff_is_image(buf, len)) &&
+	       coff_read_header(buf, len, &h, &e) == 0;
+}
 
 /* LLVM picks the layout from -type, and for o and a from the reference
  * input: an object file gets object bundles, anything else binary ones. */
@@ -36,7 +50,9 @@ static enum handler pick_handler(const char *type, const struct io_in *ref,
 	if (!strcmp(type, "bc") || !strcmp(type, "gch") || !strcmp(type, "ast"))
 		return H_BINARY;
 	if (!strcmp(type, "o") || !strcmp(type, "a"))
-		return magic_is_object(ref->data, ref->len) ? H_OBJECT : H_BINARY;
+		return magic_is_object(ref->data, ref->len) ||
+		       coff_is_readable(ref->data, ref->len) ? H_OBJECT :
+							      H_BINARY;
 	return H_INVALID;
 }
 
@@ -311,8 +327,12 @@ static int source_next(struct source *s, struct bundle_reader *r)
 	if (h == H_INVALID)
 		return -handler_error(c->type);
 	if ((h == H_OBJECT ? bundle_open_object(r, s->seg.data, s->seg.len, &e)
-			   : bundle_open_binary(r, s->seg.data, s->seg.len, &e)) < 0)
+			   : bundle_open_binary(r, s->seg.data, s->seg.len, &e)) < 0) {
+		/* LLVM's own messages keep LLVM's form; ours name the file. */
+		if (e.llvm_words)
+			return -bundler_fail("%s", e.msg);
 		return -bundler_fail("'%s': %s", path, e.msg);
+	}
 	return 1;
 }
 
@@ -425,9 +445,18 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 		goto out;
 	}
 	host = &inputs[c->host_index];
-	if (!elfscan_is_elf(host->data, host->len)) {
-		bundler_fail("'%s': not an ELF object: object bundles are made "
-			     "only in ELF hosts", c->inputs[c->host_index]);
+	if (coff_is_image(host->data, host->len)) {
+		bundler_fail("'%s': a PE image: object bundles are made only in "
+			     "COFF objects, not in executables or DLLs (LLVM 22 "
+			     "has llvm-objcopy add the sections to the image)",
+			     c->inputs[c->host_index]);
+		goto out;
+	}
+	if (!elfscan_is_elf(host->data, host->len) &&
+	    !coff_is_readable(host->data, host->len)) {
+		bundler_fail("'%s': neither an ELF nor a COFF object: object "
+			     "bundles are made only in those hosts",
+			     c->inputs[c->host_index]);
 		goto out;
 	}
 	for (size_t i = 0; i < c->ntargets; i++) {

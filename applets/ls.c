@@ -18,9 +18,9 @@
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
 	"List the device code in each FILE (an ELF object, executable or shared\n"
-	"library, a COFF object, an archive, an offload bundle, a CCOB, an\n"
-	"offload package or an NVIDIA fatbin; any other file is listed as having\n"
-	"no offload code) as a tree: file, section, container\n"
+	"library, a COFF object, a PE executable or DLL, an archive, an offload\n"
+	"bundle, a CCOB, an offload package or an NVIDIA fatbin; any other file\n"
+	"is listed as having no offload code) as a tree: file, section, container\n"
 	"(bundle, CCOB, package, fatbin), code object with its target, its size\n"
 	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
 	"headers are read.\n"
@@ -404,6 +404,14 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 		break;
 	case INSPECT_COFF:
 		printf("COFF %sobject, ", n->bigobj ? "bigobj " : "");
+		if (inspect_coff_machine_name(n->machine))
+			fputs(inspect_coff_machine_name(n->machine), stdout);
+		else
+			printf("machine 0x%x", n->machine);
+		break;
+	case INSPECT_PE:
+		printf("PE%s %s, ", n->is64 ? "32+" : "32",
+		       n->dll ? "DLL" : "executable");
 		if (inspect_coff_machine_name(n->machine))
 			fputs(inspect_coff_machine_name(n->machine), stdout);
 		else

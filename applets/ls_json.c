@@ -262,6 +262,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 	const struct inspect_node *n = &rs->v[i].n;
 	static const char *const formats[] = {
 		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
+		"pe",
 	};
 	bool f = true;
 	size_t end = i + 1;
@@ -303,8 +304,19 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 			printf(",\"machine_number\":%u}", n->machine);
 			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
 		}
+		if (n->format == INSPECT_PE) {
+			const char *m = inspect_coff_machine_name(n->machine);
+
+			json_key(&f, "pe");
+			printf("{\"pe32plus\":%s,\"dll\":%s,\"machine\":",
+			       n->is64 ? "true" : "false",
+			       n->dll ? "true" : "false");
+			json_str(m, m ? strlen(m) : 0);
+			printf(",\"machine_number\":%u}", n->machine);
+			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
+		}
 		if (n->format == INSPECT_ELF || n->format == INSPECT_COFF ||
-		    n->format == INSPECT_RAW)
+		    n->format == INSPECT_PE || n->format == INSPECT_RAW)
 			json_children(rs, i, &f, "containers", INSPECT_CONTAINER,
 				      path);
 		if (n->format == INSPECT_ARCHIVE)

@@ -59,7 +59,18 @@ int strtab_add(struct strtab *t, const char *s, size_t len)
 	}
 	if (strmap_set(&t->index, s, len, t->n) < 0)
 		return -1;
-	t->str[t->n++] = (struct strtab_str){ s, len, 0 };
+	t->str[t->n++] = (struct strtab_str){ .s = s, .len = len };
+	return 0;
+}
+
+int strtab_add_first(struct strtab *t, const char *s, size_t len)
+{
+	uint32_t b;
+
+	if (strtab_add(t, s, len) < 0)
+		return -1;
+	b = strmap_find(&t->index, s, len);
+	t->str[t->index.b[b].value].first = true;
 	return 0;
 }
 
@@ -70,13 +81,18 @@ int strtab_finalize(struct strtab *t)
 	 * with: so "" always merges into the leading NUL, even when alone. */
 	static const struct strtab_str empty = { .s = "" };
 	const struct strtab_str *prev = &empty;
+	size_t nfirst = 0, k;
 
 	if (!order)
 		return -1;
 	for (size_t i = 0; i < t->n; i++)
-		order[i] = &t->str[i];
-	sort_tails(order, t->n, 0);
-	t->size = 1;
+		nfirst += t->str[i].first;
+	k = nfirst;
+	for (size_t i = 0, f = 0; i < t->n; i++)
+		order[t->str[i].first ? f++ : k++] = &t->str[i];
+	sort_tails(order, nfirst, 0);
+	sort_tails(order + nfirst, t->n - nfirst, 0);
+	t->size = t->start ? t->start : 1;
 	for (size_t i = 0; i < t->n; i++) {
 		struct strtab_str *s = order[i];
 

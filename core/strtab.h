@@ -4,6 +4,7 @@
 #ifndef CORE_STRTAB_H
 #define CORE_STRTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@ struct strtab_str {
 	const char *s;		/* not copied: must outlive the table */
 	size_t len;
 	uint64_t off;
+	bool first;		/* laid out in the first group (strtab_add_first) */
 };
 
 struct strtab {
@@ -25,10 +27,18 @@ struct strtab {
 	size_t n, cap;
 	struct strmap index;	/* string -> position in str */
 	uint64_t size;
+	/* The first string's offset: 1 (ELF, the leading NUL) unless set
+	 * before strtab_finalize; 4 for COFF, whose table opens with its own
+	 * 4-byte size (the caller writes it over the zeros there). */
+	uint64_t start;
 };
 
 /* Add s (a no-op when already there).  0, or -1 when out of memory. */
 int strtab_add(struct strtab *t, const char *s, size_t len);
+/* Add s to the group laid out before all others (LLVM's priority, which
+ * llvm-objcopy gives COFF section names so their offsets stay small).
+ * Each group is sorted on its own; a tail may still merge across. */
+int strtab_add_first(struct strtab *t, const char *s, size_t len);
 /* Sort, merge tails and assign offsets; 0, or -1 when out of memory. */
 int strtab_finalize(struct strtab *t);
 /* Offset of a string added before strtab_finalize. */

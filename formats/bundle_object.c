@@ -6,6 +6,7 @@
 
 #include "bundle.h"
 #include "coff.h"
+#include "coffcopy.h"
 #include "magic.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
@@ -58,6 +59,12 @@ static int open_coff(struct bundle_reader *r, const uint8_t *buf, size_t len,
 
 	if (coff_sections(buf, len, is_entry_section, add_coff_entry, r,
 			  &machine, &bigobj, e) < 0) {
+		/* LLVM's bundler walks every section by name: a name that
+		 * does not resolve fails it in its own words. */
+		const char *why = coff_llvm_name_error(buf, len);
+
+		if (why)
+			err_llvm(e, ERR_MALFORMED, "%s", why);
 		bundle_close(r);
 		return -1;
 	}
@@ -134,10 +141,11 @@ int bundle_write_object(const uint8_t *host, size_t host_len,
 {
 	static const uint8_t host_marker[1] = { 0 };
 	struct elfcopy_add *add = calloc(n + 1, sizeof(*add));
+	struct coffcopy_add *cadd = calloc(n + 1, sizeof(*cadd));
 	char **names = calloc(n + 1, sizeof(*names));
 	int rc = -1;
 
-	if (!add || !names) {
+	if (!add || !cadd || !names) {
 		err_set(e, "out of memory");
 		goto out;
 	}
@@ -157,13 +165,22 @@ int bundle_write_object(const uint8_t *host, size_t host_len,
 			.from = (long)i == host_index ? NULL : &inputs[i],
 			.size = (long)i == host_index ? 1 : inputs[i].len,
 		};
+		cadd[i] = (struct coffcopy_add){
+			.name = names[i], .data = add[i].data,
+			.from = add[i].from, .size = add[i].size,
+		};
 	}
-	rc = elfcopy_write(host, host_len, NULL, NULL, add, n, out, e);
+	if (magic_is_coff_object(host, host_len))
+		rc = coffcopy_write(host, host_len, NULL, NULL, cadd, n, out,
+				    e);
+	else
+		rc = elfcopy_write(host, host_len, NULL, NULL, add, n, out, e);
 out:
 	for (size_t i = 0; names && i < n; i++)
 		free(names[i]);
 	free(names);
 	free(add);
+	free(cadd);
 	return rc;
 }
 
@@ -177,10 +194,13 @@ static bool is_bundle_section(void *ctx, const char *name, size_t len)
 int bundle_strip_object(const uint8_t *buf, size_t len, struct io_out *out,
 			struct err *e)
 {
+	if (magic_is_coff_object(buf, len))
+		return coffcopy_write(buf, len, is_bundle_section, NULL, NULL,
+				      0, out, e);
 	if (!elfscan_is_elf(buf, len))
-		return err_set(e, "the host object is not ELF: its bundle "
-			       "sections are removed only from ELF objects "
-			       "(LLVM 22 has llvm-objcopy do it)");
+		return err_set(e, "the host object is neither ELF nor COFF: "
+			       "its bundle sections are removed only from "
+			       "those (LLVM 22 has llvm-objcopy do it)");
 	return elfcopy_write(buf, len, is_bundle_section, NULL, NULL, 0, out,
 			     e);
 }

@@ -6,7 +6,7 @@
 #include "magic.h"
 #include "../core/bytes.h"
 
-static const uint8_t bigobj_uuid[16] = {
+const uint8_t coff_bigobj_uuid[16] = {
 	0xc7, 0xa1, 0xba, 0xd1, 0xee, 0xba, 0xa9, 0x4b,
 	0xaf, 0x20, 0xfa, 0xf6, 0x6a, 0xa4, 0xdc, 0xb8,
 };
@@ -16,7 +16,7 @@ enum { HEADER = 20, BIGOBJ_HEADER = 56, SECTION = 40 };
 bool coff_is_bigobj(const uint8_t *buf, size_t len)
 {
 	return len >= 28 && !memcmp(buf, "\0\0\xff\xff", 4) &&
-	       !memcmp(buf + 12, bigobj_uuid, sizeof(bigobj_uuid));
+	       !memcmp(buf + 12, coff_bigobj_uuid, sizeof(coff_bigobj_uuid));
 }
 
 /* The string table after the symbols, as LLVM takes it: none at all when
@@ -76,31 +76,76 @@ static int name_offset(const char *name, size_t n, uint64_t *off)
 	return 0;
 }
 
+bool coff_is_image(const uint8_t *buf, size_t len)
+{
+	uint64_t pe;
+
+	if (len < 64 || buf[0] != 'M' || buf[1] != 'Z')
+		return false;
+	pe = get_le(buf + 60, 4);
+	return pe <= len && len - pe >= 4 + HEADER &&
+	       !memcmp(buf + pe, "PE\0\0", 4);
+}
+
+int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
+		     struct err *e)
+{
+	bool image = coff_is_image(buf, len);
+	/* An image's COFF header follows its "PE\0\0" (coff_is_image has
+	 * checked it is in the file). */
+	uint64_t at = image ? get_le(buf + 60, 4) + 4 : 0;
+	const uint8_t *p = buf + at;
+	bool big = !image && coff_is_bigobj(buf, len) &&
+		   len >= BIGOBJ_HEADER && get_le(buf + 4, 2) >= 2;
+
+	memset(h, 0, sizeof(*h));
+	if (len < (big ? BIGOBJ_HEADER : HEADER))
+		return err_set(e, "COFF header cut short (%zu bytes)", len);
+	h->bigobj = big;
+	h->image = image;
+	h->machine = (uint16_t)get_le(p + (big ? 6 : 0), 2);
+	h->timestamp = (uint32_t)get_le(p + (big ? 8 : 4), 4);
+	h->characteristics = big ? 0 : (uint16_t)get_le(p + 18, 2);
+	h->nsec = get_le(p + (big ? 44 : 2), big ? 4 : 2);
+	/* 0xffff sections in a plain header marks an import library: LLVM
+	 * reads no sections from it. */
+	if (!big && !image && h->nsec == 0xffff) {
+		h->import_library = true;
+		h->nsec = 0;
+		return 0;
+	}
+	h->symtab = get_le(p + (big ? 48 : 8), 4);
+	h->nsym = get_le(p + (big ? 52 : 12), 4);
+	h->symsize = big ? 20 : 18;
+	h->table = big ? BIGOBJ_HEADER : at + HEADER + get_le(p + 16, 2);
+	if (image && get_le(p + 16, 2) >= 2 && h->table <= len)
+		h->pe32plus = get_le(p + HEADER, 2) == 0x20b;
+	if (h->table > len || h->nsec > (len - h->table) / SECTION)
+		return err_set(e, "COFF section table (%llu sections) runs past "
+			       "the end of the file",
+			       (unsigned long long)h->nsec);
+	h->strtab_size = string_table(buf, len, h->symtab, h->nsym, h->symsize,
+				      &h->strtab_at);
+	if (!h->strtab_size)
+		h->strtab_at = 0;
+	return 0;
+}
+
 int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		  coff_section_fn *each, void *ctx, uint16_t *machine,
 		  bool *bigobj, struct err *e)
 {
-	bool big = coff_is_bigobj(buf, len) && len >= BIGOBJ_HEADER &&
-		   get_le(buf + 4, 2) >= 2;
-	uint64_t nsec, symtab, nsym, table, strtab_at = 0, strtab_size;
+	struct coff_header h;
+	uint64_t nsec, table, strtab_at, strtab_size;
 
-	if (len < (big ? BIGOBJ_HEADER : HEADER))
-		return err_set(e, "COFF header cut short (%zu bytes)", len);
-	*bigobj = big;
-	*machine = (uint16_t)get_le(buf + (big ? 6 : 0), 2);
-	nsec = get_le(buf + (big ? 44 : 2), big ? 4 : 2);
-	/* 0xffff sections in a plain header marks an import library: LLVM
-	 * reads no sections from it. */
-	if (!big && nsec == 0xffff)
-		return 0;
-	symtab = get_le(buf + (big ? 48 : 8), 4);
-	nsym = get_le(buf + (big ? 52 : 12), 4);
-	table = big ? BIGOBJ_HEADER : HEADER + get_le(buf + 16, 2);
-	if (table > len || nsec > (len - table) / SECTION)
-		return err_set(e, "COFF section table (%llu sections) runs past "
-			       "the end of the file", (unsigned long long)nsec);
-	strtab_size = string_table(buf, len, symtab, nsym, big ? 20 : 18,
-				   &strtab_at);
+	if (coff_read_header(buf, len, &h, e) < 0)
+		return -1;
+	*bigobj = h.bigobj;
+	*machine = h.machine;
+	nsec = h.nsec;
+	table = h.table;
+	strtab_at = h.strtab_at;
+	strtab_size = h.strtab_size;
 	for (uint64_t i = 0; i < nsec; i++) {
 		const uint8_t *s = buf + table + i * SECTION;
 		uint64_t size = get_le(s + 16, 4), at = get_le(s + 20, 4), off;
@@ -129,6 +174,10 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		/* A section without file contents (uninitialised data). */
 		if (!at)
 			size = 0;
+		/* An image's raw data are padded to its file alignment: what
+		 * the section holds is its virtual size, as LLVM reads it. */
+		if (h.image && get_le(s + 8, 4) < size)
+			size = get_le(s + 8, 4);
 		if (at > len || size > len - at)
 			return err_set(e, "COFF section %llu '%.*s' (offset %llu, "
 				       "size %llu) runs past the end of the file",
@@ -142,6 +191,30 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 			return -1;
 	}
 	return 0;
+}
+
+const char *coff_llvm_name_error(const uint8_t *buf, size_t len)
+{
+	struct coff_header h;
+	struct err e;
+
+	if (coff_read_header(buf, len, &h, &e) < 0)
+		return NULL;
+	for (uint64_t i = 0; i < h.nsec; i++) {
+		const char *name = (const char *)buf + h.table + i * SECTION;
+		size_t name_len = strnlen(name, 8);
+		uint64_t off;
+
+		if (!name_len || name[0] != '/')
+			continue;
+		if (name_offset(name, name_len, &off) < 0)
+			return "invalid section name";
+		if (h.strtab_size <= 4)
+			return "string table empty";
+		if (off >= h.strtab_size)
+			return "The end of the file was unexpectedly encountered";
+	}
+	return NULL;
 }
 
 static bool want_none(void *ctx, const char *name, size_t name_len)

@@ -11,6 +11,32 @@
 
 /* The bigobj signature ("\0\0\xff\xff" and its UUID). */
 bool coff_is_bigobj(const uint8_t *buf, size_t len);
+extern const uint8_t coff_bigobj_uuid[16];
+
+/* The file header, plain or bigobj, and where its tables are. */
+struct coff_header {
+	bool bigobj;
+	uint16_t machine, characteristics;	/* characteristics: 0 in bigobj */
+	uint32_t timestamp;
+	uint64_t nsec, table;		/* section count, section table offset */
+	uint64_t symtab, nsym;		/* PointerToSymbolTable, NumberOfSymbols */
+	unsigned symsize;		/* 18, or 20 in bigobj */
+	/* The string table as LLVM takes it (0, 0: none; see coff.c). */
+	uint64_t strtab_at, strtab_size;
+	bool import_library;		/* 0xffff sections: no sections read */
+	bool image, pe32plus;		/* a PE image (PE32+: 64-bit) */
+};
+
+/* A PE image (executable or DLL): "MZ", and where its DOS header points,
+ * "PE\0\0" and a COFF header.  coff_read_header and coff_sections read
+ * it as LLVM does, sections by their names cut to eight bytes, each's
+ * size the smaller of its virtual and raw sizes. */
+bool coff_is_image(const uint8_t *buf, size_t len);
+
+/* Read the header (of an object or an image); the section table must lie
+ * inside the file. */
+int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
+		     struct err *e);
 
 struct coff_section {
 	uint32_t index;		/* from 1, as COFF numbers sections */
@@ -31,6 +57,10 @@ typedef int coff_section_fn(void *ctx, const struct coff_section *s,
 int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		  coff_section_fn *each, void *ctx, uint16_t *machine,
 		  bool *bigobj, struct err *e);
+
+/* Why LLVM cannot name a section of this COFF file, in its words ("invalid
+ * section name", "string table empty", ...), or NULL when it can. */
+const char *coff_llvm_name_error(const uint8_t *buf, size_t len);
 
 /* A COFF object LLVM's object reader takes: the magic, and a header and
  * section table whose section names all resolve. */

@@ -509,7 +509,9 @@ out:
 }
 
 /* COFF objects name their sections as ELF ones do, but for packages:
- * LLVM reads every section whose name starts with .llvm.offloading. */
+ * LLVM reads every section whose name starts with .llvm.offloading.  A PE
+ * image cuts the names to eight bytes (linkers keep long names only for
+ * debug sections). */
 static enum elfscan_kind coff_kind(const char *name, size_t len)
 {
 	static const struct {
@@ -519,6 +521,9 @@ static enum elfscan_kind coff_kind(const char *name, size_t len)
 		{ ".hip_fatbin", ELFSCAN_HIP_FATBIN },
 		{ ".nv_fatbin", ELFSCAN_NV_FATBIN },
 		{ "__nv_relfatbin", ELFSCAN_NV_RELFATBIN },
+		{ ".hip_fat", ELFSCAN_HIP_FATBIN },
+		{ ".nv_fatb", ELFSCAN_NV_FATBIN },
+		{ "__nv_rel", ELFSCAN_NV_RELFATBIN },
 	};
 	size_t pre = strlen(COFF_OFFLOADING_PREFIX);
 
@@ -572,6 +577,14 @@ static int walk_coff(struct walk *w, struct inspect_node *in,
 	struct coff_list l = { NULL, 0, 0 };
 	int rc = -1;
 
+	if (in->format == INSPECT_PE) {
+		struct coff_header h;
+
+		if (coff_read_header(buf, len, &h, w->e) < 0)
+			return -1;
+		in->is64 = h.pe32plus;
+		in->dll = h.characteristics & 0x2000;	/* IMAGE_FILE_DLL */
+	}
 	if (coff_sections(buf, len, coff_wanted, coff_add, &l, &in->machine,
 			  &in->bigobj, w->e) == 0 && emit(w, in) == 0)
 		rc = walk_sections(w, in, buf, len, base, l.v, l.n);
@@ -664,8 +677,8 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		in.format = INSPECT_ELF;
 		return walk_elf(w, &in, buf, len, base);
 	}
-	if (magic_is_coff_object(buf, len)) {
-		in.format = INSPECT_COFF;
+	if (magic_is_coff_object(buf, len) || coff_is_image(buf, len)) {
+		in.format = coff_is_image(buf, len) ? INSPECT_PE : INSPECT_COFF;
 		return walk_coff(w, &in, buf, len, base);
 	}
 	if (ar_is_archive(buf, len) && depth < MAX_NESTING) {
@@ -679,9 +692,9 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		return walk_containers(w, buf, len, base, depth + 1);
 	}
 	if (depth == 0 && !w->o->accept_other)
-		return err_set(w->e, "not an ELF file, COFF object, archive, "
-			       "offload bundle, CCOB, offload package or "
-			       "NVIDIA fatbin");
+		return err_set(w->e, "not an ELF file, COFF object, PE image, "
+			       "archive, offload bundle, CCOB, offload package "
+			       "or NVIDIA fatbin");
 	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
 	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
 	return emit(w, &in);

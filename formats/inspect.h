@@ -3,7 +3,8 @@
  * .nv_fatbin, __nv_relfatbin, __CLANG_OFFLOAD_BUNDLE__* object bundles),
  * an archive's members, or a file that is itself a bundle, a CCOB, an
  * offload package or an NVIDIA fatbin, walked as a tree; COFF objects'
- * sections of the same names too (.llvm.offloading* for packages):
+ * sections of the same names too (.llvm.offloading* for packages), and PE
+ * images' by the names cut to eight bytes (.hip_fat, .nv_fatb, __nv_rel):
  *
  *   input (file or archive member) -> section -> container -> entry
  *
@@ -39,6 +40,7 @@ enum inspect_format {
 	INSPECT_OTHER,		/* none of these (see accept_other) */
 	INSPECT_COFF,		/* a COFF object, plain or bigobj */
 	INSPECT_TEXT,		/* as OTHER, text (a linker script...) */
+	INSPECT_PE,		/* a PE image: executable or DLL */
 };
 
 enum inspect_container {
@@ -70,10 +72,11 @@ struct inspect_node {
 
 	/* INPUT */
 	enum inspect_format format;
-	bool is64, big_endian;		/* ELF */
+	bool is64, big_endian;		/* ELF; is64 also PE32+ */
 	uint16_t elf_type;		/* ELF */
 	uint16_t machine;		/* ELF or COFF */
 	bool bigobj;			/* COFF */
+	bool dll;			/* PE */
 	bool ld_script;			/* TEXT: GNU ld's commands */
 
 	/* SECTION */

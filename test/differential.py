@@ -59,6 +59,9 @@ FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 OBJECTS = [open(os.path.join(FIXTURES, f), "rb").read()
            for f in sorted(os.listdir(FIXTURES))
            if f.endswith((".o", ".exe", ".so"))]
+# COFF hosts (issue 16), drawn for half of the object bundles.
+COFF_OBJECTS = [open(os.path.join(FIXTURES, f), "rb").read()
+                for f in sorted(os.listdir(FIXTURES)) if f.endswith(".obj")]
 
 
 def random_content(rng):
@@ -92,11 +95,12 @@ def make_case(rng):
         files[name] = random_content(rng)
         inputs.append(name)
     # For -type=o the host (or, with no host, the first input) is usually
-    # a real object, so the bundle is an object bundle.
+    # a real object, ELF or COFF, so the bundle is an object bundle.
     if ftype == "o" and OBJECTS and inputs and rng.random() < 0.8:
         at = next((i for i, t in enumerate(targets)
                    if t.startswith("host-")), 0)
-        files[inputs[at]] = rng.choice(OBJECTS)
+        coff = COFF_OBJECTS and rng.random() < 0.5
+        files[inputs[at]] = rng.choice(COFF_OBJECTS if coff else OBJECTS)
     align = ""
     if rng.random() < 0.5:
         align = " -bundle-align=%s" % rng.choice(

@@ -153,8 +153,76 @@ def main():
              "hip-amdgcn-amd-amdhsa--gfx1100"]))
         write("variants.fatbin", "prune",
               read(os.path.join(TOP, "test", "files", "nv", "variants.fatbin")))
+        coffcopy_seeds(tmp)
     finally:
         shutil.rmtree(tmp)
+
+
+def coffcopy_seeds(tmp):
+    """coffcopy: COFF objects clang-22 makes (x86-64 and ARM64, comdats,
+    CodeView, DWARF, control-flow-guard tables, a MinGW .file record), and
+    one with bundle sections; kept as they are when clang-22 is missing."""
+    src = os.path.join(tmp, "c.cpp")
+    with open(src, "w") as f:
+        f.write("template <class T> T twice(T x) { return x * 2; }\n"
+                "inline int inl(int x) { static int n; return n += x; }\n"
+                "extern \"C\" void weak(void) __attribute__((weak));\n"
+                "static int f1(int x) { return x + 1; }\n"
+                "typedef int (*fp)(int);\n"
+                "fp pick(int i) { return i ? f1 : twice<int>; }\n"
+                "int use() { if (weak) weak(); return twice(3) + inl(4); }\n")
+    clang = shutil.which("clang-22")
+    if not clang:
+        return
+    for name, flags in [
+            ("msvc.obj", ["--target=x86_64-pc-windows-msvc", "-g"]),
+            ("arm64.obj", ["--target=aarch64-pc-windows-msvc", "-O1"]),
+            ("cfguard.obj", ["--target=x86_64-pc-windows-msvc", "-O1",
+                             "-Xclang", "-cfguard"]),
+            ("mingw-dwarf.obj", ["--target=x86_64-w64-windows-gnu", "-g",
+                                 "-ffunction-sections"])]:
+        out = os.path.join(tmp, name)
+        # No time stamp, no temporary directory in the debug information:
+        # the seeds are the same on every run.
+        subprocess.run([clang, *flags, "-mno-incremental-linker-compatible",
+                        "-fdebug-compilation-dir=.",
+                        "-fcoverage-compilation-dir=.",
+                        "-c", "c.cpp", "-o", name], cwd=tmp, check=True)
+        write(name, "coffcopy", read(out))
+    host = os.path.join(tmp, "msvc.obj")
+    dev = os.path.join(tmp, "in1")
+    write("bundled.obj", "coffcopy",
+          bundle(tmp, "o", [host, dev],
+                 ["host-x86_64-pc-windows-msvc", HIP[0]]))
+    # coff and inspect: a DLL with a CCOB in .hip_fat (lld-link, stubs for
+    # the HIP runtime's entry points).
+    hip = os.path.join(tmp, "k.hip")
+    with open(hip, "w") as f:
+        f.write("#define __global__ __attribute__((global))\n"
+                "typedef struct { unsigned x, y, z; } dim3;\n"
+                "typedef __SIZE_TYPE__ size_t;\n"
+                "extern \"C\" int hipLaunchKernel(const void *, dim3, dim3,"
+                " void **, size_t, void *) { return 0; }\n"
+                "extern \"C\" int __hipPushCallConfiguration(dim3, dim3, size_t,"
+                " void *) { return 0; }\n"
+                "extern \"C\" int __hipPopCallConfiguration(dim3 *, dim3 *,"
+                " size_t *, void **) { return 0; }\n"
+                "__global__ void kern(int *p) { *p = 3; }\n"
+                "extern \"C\" void **__hipRegisterFatBinary(void *) { return 0; }\n"
+                "extern \"C\" void __hipRegisterFunction(void **, const void *, char *,"
+                " const char *, int, void *, void *, void *, void *, int *) {}\n"
+                "extern \"C\" void __hipUnregisterFatBinary(void *) {}\n"
+                "extern \"C\" int atexit(void (*)(void)) { return 0; }\n")
+    dll = os.path.join(tmp, "k.dll")
+    subprocess.run([clang, "--target=x86_64-pc-windows-msvc", "-x", "hip",
+        "--offload-arch=gfx90a", "-nogpulib", "-nogpuinc",
+        "--no-offload-new-driver", "--offload-compress",
+        "-mno-incremental-linker-compatible", "-no-hip-rt", "-fuse-ld=lld",
+        "-nostdlib",
+        "-shared", "-Wl,-noentry", "-Wl,/Brepro", "-cuid=k", "k.hip",
+        "-o", "k.dll"], cwd=tmp, check=True)
+    write("pe-ccob.dll", "coff", read(dll))
+    write("pe-ccob.dll", "inspect", read(dll))
 
 
 if __name__ == "__main__":
