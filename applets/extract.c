@@ -58,22 +58,6 @@ struct options {
 
 /* ---- what an entry is called ---- */
 
-static char *cat(const char *a, size_t alen, const char *sep, const char *b,
-		 size_t blen)
-{
-	size_t slen = strlen(sep);
-	char *s = malloc(alen + slen + blen + 1);
-
-	if (s) {
-		if (alen)
-			memcpy(s, a, alen);
-		memcpy(s + alen, sep, slen);
-		if (blen)
-			memcpy(s + alen + slen, b, blen);
-		s[alen + slen + blen] = 0;
-	}
-	return s;
-}
 
 /* The extension, from the code's first bytes, else from what the
  * container says. */
@@ -182,7 +166,7 @@ static int write_out(const struct options *o, const struct io_in *in,
 
 		if (!n || !(n = outnames_unique(o->names, n)))
 			return fail("cannot write", name, "out of memory");
-		path = cat(o->dir, strlen(o->dir), "/", n, strlen(n));
+		path = applet_cat(o->dir, strlen(o->dir), "/", n, strlen(n));
 	}
 	if (!path)
 		return fail("cannot write", name, "out of memory");
@@ -340,7 +324,8 @@ static int visit(void *ctx, const struct inspect_node *n)
 		j->depth = n->depth;
 		if (n->depth) {
 			free(j->member[n->depth]);
-			j->member[n->depth] = cat(n->name, n->name_len, "", "", 0);
+			j->member[n->depth] = applet_cat(n->name, n->name_len,
+							 "", "", 0);
 			if (!j->member[n->depth])
 				return j->rc = fail("cannot extract from", j->path,
 						    "out of memory");

@@ -8,8 +8,8 @@
 #include "selection.h"
 #include "../formats/nvfatbin.h"
 
-static char *cat(const char *a, size_t alen, const char *sep, const char *b,
-		 size_t blen)
+char *applet_cat(const char *a, size_t alen, const char *sep,
+		 const char *b, size_t blen)
 {
 	size_t slen = strlen(sep);
 	char *s = malloc(alen + slen + blen + 1);
@@ -37,19 +37,19 @@ static char *entry_id(const struct inspect_node *n,
 		b = strdup(t->arch_buf);
 	} else if (n->container != INSPECT_PACKAGE) {
 		*len = n->name_len;
-		return cat(n->name, n->name_len, "", "", 0);
+		return applet_cat(n->name, n->name_len, "", "", 0);
 	} else {
 		const char *kind = t->kind ? t->kind : "none";
 		size_t dashes = 0;
 
 		for (size_t i = 0; i < t->triple_len; i++)
 			dashes += t->triple[i] == '-';
-		a = cat(kind, strlen(kind), "-", t->triple ? t->triple : "",
-			t->triple_len);
+		a = applet_cat(kind, strlen(kind), "-",
+			       t->triple ? t->triple : "", t->triple_len);
 		if (!a)
 			return NULL;
-		b = cat(a, strlen(a), dashes == 2 ? "--" : "-",
-			t->arch ? t->arch : "", t->arch_len);
+		b = applet_cat(a, strlen(a), dashes == 2 ? "--" : "-",
+			       t->arch ? t->arch : "", t->arch_len);
 		free(a);
 	}
 	if (b)
