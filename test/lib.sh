@@ -72,3 +72,15 @@ finish() {
 # physical memory, at most 32 GiB.
 MEMCAP=$(( $(getconf _PHYS_PAGES) / 2 * $(getconf PAGESIZE) ))
 [ "$MEMCAP" -gt 0 ] && [ "$MEMCAP" -lt 34359738368 ] || MEMCAP=34359738368
+
+# vm_limit N: "ulimit -v N" for a command string, or ":" where this build
+# cannot start under a limit (ASan reserves terabytes of address space):
+# such a case then checks what is written, not the memory it took.
+vm_limit() {
+	if (ulimit -v "$1" && "$BIN/offload" --version) >/dev/null 2>&1; then
+		echo "ulimit -v $1"
+	else
+		echo "SKIP: ulimit -v $1: this build cannot start under it (sanitizers): memory left unbounded there" >&2
+		echo ":"
+	fi
+}
