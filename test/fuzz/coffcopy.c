@@ -5,9 +5,15 @@
  * (names and bytes) of the input's own rewrite without them.  (Not all its
  * bytes: a symbol with an empty name is written as LLVM writes it, as if
  * named at string-table offset 0, and is read back by that name.)
+ * Outputs are capped at 64 MiB (RLIMIT_FSIZE, SIGXFSZ ignored, so the
+ * write fails): a few KB declaring gigabytes of uninitialised data make
+ * that many zeros, as llvm-objcopy writes them, and mapping three such
+ * outputs took 12 GB (a 15-minute run's out-of-memory, kept in the corpus).
  * libFuzzer: -max_len=8192
  */
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "fuzz.h"
 #include "../../formats/bundle.h"
@@ -112,6 +118,14 @@ static int rewrite(const uint8_t *data, size_t size, coff_want_fn *drop,
 	}
 	FUZZ_CHECK(io_scratch_map(out, view, &e) == 0);
 	return 0;
+}
+
+__attribute__((constructor)) static void cap_outputs(void)
+{
+	struct rlimit r = { 64u << 20, 64u << 20 };
+
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
