@@ -285,7 +285,9 @@ def main():
             obj = os.path.join(tmp, "k.o")
             r = subprocess.run(
                 [clang, "-x", "hip", "--offload-arch=" + arch, "-nogpulib",
-                 "-nogpuinc", "-I" + src, "--cuda-device-only", "-O2", "-c",
+                 "-nogpuinc", "-I" + src,
+                 "-I" + os.path.join(src, "..", "..", "..", "objects", "hip"),
+                 "--cuda-device-only", "-O2", "-c",
                  os.path.join(src, "k.hip"), "-o", obj,
                  "-Rpass-analysis=kernel-resource-usage"] + extra,
                 capture_output=True, text=True)

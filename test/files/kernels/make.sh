@@ -10,14 +10,14 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CLANG=${CLANG:-clang-22}
-H="-x hip --offload-arch=gfx906 --offload-arch=gfx90a:xnack+ --offload-arch=gfx942 --offload-arch=gfx1100 -nogpulib -nogpuinc -I$here/src -O2"
+H="-x hip --offload-arch=gfx906 --offload-arch=gfx90a:xnack+ --offload-arch=gfx942 --offload-arch=gfx1100 -nogpulib -nogpuinc -I$here/src -I$here/../../objects/hip -O2"
 cd "$here"
 $CLANG $H -cuid=k -c src/small.hip -o small.o
 $CLANG $H -cuid=k --offload-compress -c src/small.hip -o smallz.o
 # The remarks, processor by processor (the same code as in small.o).
 for a in gfx906 gfx90a:xnack+ gfx942 gfx1100; do
 	echo "== $a"
-	$CLANG -x hip --offload-arch=$a -nogpulib -nogpuinc -Isrc -O2 -cuid=k \
+	$CLANG -x hip --offload-arch=$a -nogpulib -nogpuinc -Isrc -I../../objects/hip -O2 -cuid=k \
 		--cuda-device-only -c src/small.hip -o /dev/null \
 		-Rpass-analysis=kernel-resource-usage 2>&1 |
 		sed -n 's/.*remark: \(.*\) \[-Rpass-analysis=kernel-resource-usage\]/\1/p'
