@@ -43,6 +43,9 @@ struct copy {
 	struct out_section *o;	/* in new index order; o[0] is the null one */
 	size_t n;
 	size_t symtab;		/* old index, or 0 */
+	uint32_t *sym_new;	/* per symbol: its index in the output */
+	size_t nsyms, nlocal;
+	bool sym_moved;		/* some symbol changes its index */
 	size_t xindex;		/* old index of SHT_SYMTAB_SHNDX, or 0 */
 	struct elfsegments g;	/* executables and shared libraries */
 	long *holder;		/* per old index: its segment, or -1 */
@@ -127,6 +130,72 @@ static int number_sections(struct copy *c,
 	return 0;
 }
 
+static uint64_t table_entsize(const struct copy *c,
+			      const struct elfscan_section *s)
+{
+	if (s->type == SHT_SYMTAB)
+		return c->s.is64 ? 24 : 16;
+	if (s->type == SHT_REL)
+		return c->s.is64 ? 16 : 8;
+	return c->s.is64 ? 24 : 12;
+}
+
+/* The tables llvm-objcopy reads entry by entry (the symbol table,
+ * relocations) must say the size of their entries, or it refuses the
+ * file; it writes them at the address size's alignment, whatever they
+ * had. */
+static int check_tables(const struct copy *c, struct err *e)
+{
+	for (size_t i = 1; i < c->s.n; i++) {
+		const struct elfscan_section *s = &c->s.sec[i];
+
+		/* A group is read as 4-byte words. */
+		if (s->type == SHT_GROUP && s->align % 4)
+			return err_set(e, "group section '%s' has alignment "
+				       "%llu, not a multiple of 4", s->name,
+				       (unsigned long long)s->align);
+		if (s->type != SHT_SYMTAB && !is_reloc(s))
+			continue;
+		if (s->entsize != table_entsize(c, s))
+			return err_set(e, "section '%s' has sh_entsize %llu, "
+				       "not the %llu of its type", s->name,
+				       (unsigned long long)s->entsize,
+				       (unsigned long long)table_entsize(c, s));
+		/* (The symbol table's: plan_strings.) */
+		if (is_reloc(s) && s->size % s->entsize)
+			return err_set(e, "section '%s' has a size %llu that "
+				       "is not a multiple of %llu", s->name,
+				       (unsigned long long)s->size,
+				       (unsigned long long)s->entsize);
+	}
+	return 0;
+}
+
+/* llvm-objcopy writes the local symbols first, in their order, then the
+ * others in theirs (whatever order the input had them in), and numbers
+ * what refers to a symbol (relocations, group signatures) anew. */
+static int order_symbols(struct copy *c, struct err *e)
+{
+	const struct elfscan_section *sym = &c->s.sec[c->symtab];
+	size_t entsize = c->s.is64 ? 24 : 16, next = 0;
+	const uint8_t *p = c->buf + sym->offset;
+	int info_at = c->s.is64 ? 4 : 12;
+
+	c->nsyms = sym->size / entsize;
+	if (!(c->sym_new = malloc((c->nsyms + 1) * sizeof(*c->sym_new))))
+		return err_set(e, "out of memory");
+	for (int local = 1; local >= 0; local--)
+		for (size_t k = 0; k < c->nsyms; k++)
+			if ((GELF_ST_BIND(p[k * entsize + info_at]) ==
+			     STB_LOCAL) == local)
+				c->sym_new[k] = (uint32_t)next++;
+	for (size_t k = 0; k < c->nsyms; k++) {
+		c->nlocal += GELF_ST_BIND(p[k * entsize + info_at]) == STB_LOCAL;
+		c->sym_moved |= c->sym_new[k] != k;
+	}
+	return 0;
+}
+
 /* Every non-allocated string table is rebuilt from the names that point
  * into it: section names for the section name table, symbol names for the
  * symbol table's; one no name points into holds just its NUL. */
@@ -195,16 +264,49 @@ static uint8_t *owned_copy(struct copy *c, size_t i)
 	return c->owned[i];
 }
 
+/* A relocation section's symbol indices, checked, and renumbered when
+ * symbols moved.  r_info: 64-bit, the symbol in its high half (MIPS64
+ * little-endian: the first four bytes); 32-bit, above the type's byte. */
+static int rewrite_relocs(struct copy *c, size_t i, struct err *e)
+{
+	const struct elfscan_section *s = &c->s.sec[i];
+	uint64_t es = s->entsize, n = s->size / es;
+	bool be = c->s.big_endian;
+	bool mips64el = c->s.is64 && !be && c->s.machine == EM_MIPS;
+	size_t at = c->s.is64 ? (be || mips64el ? 8 : 12) : 4;
+	const uint8_t *p = c->buf + s->offset;
+	uint8_t *w = NULL;
+
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t v = get_endian(p + k * es + at, 4, be);
+		uint64_t sym = c->s.is64 ? v : v >> 8;
+
+		if (sym >= c->nsyms)
+			return err_set(e, "section '%s': relocation %llu "
+				       "refers to symbol %llu, past the %zu of "
+				       "the symbol table", s->name,
+				       (unsigned long long)k,
+				       (unsigned long long)sym, c->nsyms);
+		if (!c->sym_moved)
+			continue;
+		if (!w && !(w = owned_copy(c, i)))
+			return err_set(e, "out of memory");
+		v = c->s.is64 ? c->sym_new[sym]
+			      : (uint64_t)c->sym_new[sym] << 8 | (v & 0xff);
+		put_endian(w + k * es + at, 4, v, be);
+	}
+	return 0;
+}
+
 /* New name offsets and section indices; returns the symbol table's sh_info
  * (one past the last local symbol, as llvm-objcopy computes it). */
 static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 {
 	const struct elfscan_section *sym = &c->s.sec[c->symtab];
 	size_t entsize = c->s.is64 ? 24 : 16, count = sym->size / entsize;
-	int shndx_at = c->s.is64 ? 6 : 14, info_at = c->s.is64 ? 4 : 12;
+	int shndx_at = c->s.is64 ? 6 : 14;
 	bool be = c->s.big_endian;
 	uint8_t *p = owned_copy(c, c->symtab);
-	uint32_t last_local = 0;
 
 	if (!p)
 		return err_set(e, "out of memory");
@@ -219,8 +321,6 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 		put_endian(p, 4,
 			   strtab_offset(&c->tabs[sym->link], name, name_len),
 		    be);
-		if (GELF_ST_BIND(p[info_at]) == STB_LOCAL)
-			last_local = (uint32_t)k;
 		if (shndx == SHN_XINDEX) {
 			/* The table goes (number_sections): the index it held
 			 * moves into the symbol. */
@@ -248,7 +348,18 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
 				       k);
 		put_endian(p + shndx_at, 2, c->new_index[shndx], be);
 	}
-	*info = last_local + 1;
+	*info = (uint32_t)c->nlocal;
+	if (c->sym_moved) {
+		uint8_t *in = c->owned[c->symtab], *to = malloc(count * entsize + 1);
+
+		if (!to)
+			return err_set(e, "out of memory");
+		for (size_t k = 0; k < count; k++)
+			memcpy(to + c->sym_new[k] * entsize, in + k * entsize,
+			       entsize);
+		free(in);
+		c->owned[c->symtab] = to;
+	}
 	return 0;
 }
 
@@ -332,6 +443,23 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 		o->data = elfscan_bytes(&c->s, c->buf, i, &size);
 		if (is_reloc(s) && s->info)
 			o->info = c->new_index[s->info];
+		if (i == c->symtab || is_reloc(s))
+			o->align = c->s.is64 ? 8 : 4;
+		if (is_reloc(s) && c->symtab && s->link == c->symtab) {
+			if (rewrite_relocs(c, i, e) < 0)
+				return -1;
+			if (c->owned[i])
+				o->data = c->owned[i];
+		}
+		if (s->type == SHT_GROUP && c->symtab &&
+		    s->link == c->symtab && s->info < c->nsyms)
+			o->info = c->sym_new[s->info];
+		/* Another section tied to the symbol table (.llvm_addrsig)
+		 * is copied as it is; once symbols moved, its indices mean
+		 * nothing, and llvm-objcopy unties it. */
+		else if (c->sym_moved && s->link == c->symtab &&
+			 !is_reloc(s) && s->type != SHT_GROUP)
+			o->link = 0;
 		if (c->rebuilt[i]) {
 			struct strtab *t = &c->tabs[i];
 
@@ -648,8 +776,10 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 	for (size_t i = 0; i < c.s.n; i++)
 		c.holder[i] = c.g.v && i ? elfsegments_holder(&c.g, &c.s.sec[i])
 					 : -1;
-	if (number_sections(&c, drop, drop_ctx, nadd, e) < 0 ||
+	if (check_tables(&c, e) < 0 ||
+	    number_sections(&c, drop, drop_ctx, nadd, e) < 0 ||
 	    plan_strings(&c, add, nadd, e) < 0 ||
+	    (c.symtab && order_symbols(&c, e) < 0) ||
 	    fill_sections(&c, add, nadd, e) < 0 ||
 	    check_segments(&c, e) < 0 ||
 	    write_all(&c, out, e) < 0)
@@ -660,6 +790,7 @@ out:
 		strtab_free(&c.tabs[i]);
 	for (size_t i = 0; c.owned && i < c.s.n; i++)
 		free(c.owned[i]);
+	free(c.sym_new);
 	free(c.new_index);
 	free(c.tabs);
 	free(c.rebuilt);
