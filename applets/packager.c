@@ -199,6 +199,7 @@ int packager_args_parse(const char *spec, struct image_args *a)
 			arg->value_len += vlen + 1;
 			joined[arg->value_len] = 0;
 			arg->value = joined;
+			arg->no_value = false;
 		} else {
 			struct image_arg *v = realloc(a->v, (a->n + 1) * sizeof(*v));
 			char *value = strndup(eq ? eq + 1 : "", vlen);
@@ -210,7 +211,8 @@ int packager_args_parse(const char *spec, struct image_args *a)
 				free(value);
 				return -1;
 			}
-			a->v[a->n++] = (struct image_arg){ tok, klen, value, vlen };
+			a->v[a->n++] = (struct image_arg){ tok, klen, value, vlen,
+							   !eq };
 		}
 		if (!end)
 			return 0;
@@ -340,8 +342,11 @@ static int package(const char *output, const struct clopt *images)
 			packager_fail("'file' is a required image arguments");
 			goto out;
 		}
-		/* file=a,file=b (joined "a,b") is one image per name. */
-		for (name = file->value;; name = strchr(name, ',') + 1) {
+		/* file=a,file=b (joined "a,b") is one image per name; a
+		 * lone "file" without '=' none (LLVM 22: exit 0, and an
+		 * empty output when no other image is named). */
+		for (name = file->value; !file->no_value;
+		     name = strchr(name, ',') + 1) {
 			size_t len = strcspn(name, ",");
 			char *path = strndup(name, len);
 
