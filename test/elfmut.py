@@ -103,7 +103,14 @@ def edit(data, op, a, b):
 
 
 if __name__ == "__main__":
-    # elfmut.py IN OUT OP A B: OP align|entsize SECTION VALUE, or swap I J
+    # elfmut.py IN OUT OP A B: OP align|entsize SECTION VALUE, or swap I J;
     import sys
-    src, dst, op, a, b = sys.argv[1:6]
-    open(dst, "wb").write(edit(open(src, "rb").read(), op, a, b))
+    # or: elfmut.py IN OUT random SEED (one mutation chosen by SEED)
+    src, dst, op, a = sys.argv[1:5]
+    data = open(src, "rb").read()
+    if op == "random":
+        import random
+        data = mutate(data, random.Random(int(a)))
+    else:
+        data = edit(data, op, a, sys.argv[5])
+    open(dst, "wb").write(data)
