@@ -19,8 +19,9 @@ void packager_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warning: ...", as LLVM's libraries warn, without a program name. */
 void packager_warn_plain(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-/* e's message without the "'<path>': " io puts in front: LLVM names no
- * file when an image or an output cannot be opened. */
+/* e's message without the "'<path>': " io puts in front when a system
+ * call on path failed: LLVM names no file when an image or an output
+ * cannot be opened.  Our own reasons keep the name. */
 const char *packager_why(const struct err *e, const char *path);
 /* LLVM's sys::path::stem: the file name without its extension, malloc'd. */
 char *packager_stem(const char *path);
