@@ -28,7 +28,7 @@ static bool coff_is_readable(const uint8_t *buf, size_t len)
 	struct coff_header h;
 	struct err e;
 
-	return (magic_is_coff_object(buf, len) || coff_is_image(buf, len)) &&
+	return (coff_has_magic(buf, len) || coff_is_image(buf, len)) &&
 	       coff_read_header(buf, len, &h, &e) == 0;
 }
 

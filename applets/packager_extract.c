@@ -326,7 +326,7 @@ static int find_in(const struct scope *s, const uint8_t *buf, size_t len,
 		return scan_archive(s, buf, len, f);
 	if (magic_is_bitcode(buf, len))
 		return scan_bitcode(s, buf, len, f);
-	if (magic_is_coff_object(buf, len))
+	if (coff_has_magic(buf, len))
 		return scan_coff(s, buf, len, f);
 	return 0;
 }
