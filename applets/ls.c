@@ -137,54 +137,6 @@ static void rows_free(struct rows *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-/* Whether row i has anything under it: rows, or entries kept as text. */
-bool has_children(const struct rows *rs, size_t i)
-{
-	return (rs->v[i].text && rs->v[i].text->n) ||
-	       (i + 1 < rs->n && rs->v[i + 1].n.depth > rs->v[i].n.depth);
-}
-
-/* ---- words ---- */
-
-const char *container_name(enum inspect_container c)
-{
-	switch (c) {
-	case INSPECT_BUNDLE: return "bundle";
-	case INSPECT_OBJECT_BUNDLE: return "object-bundle";
-	case INSPECT_CCOB: return "ccob";
-	case INSPECT_PACKAGE: return "package";
-	default: return "nv-fatbin";
-	}
-}
-
-const char *section_kind_name(enum elfscan_kind k)
-{
-	switch (k) {
-	case ELFSCAN_OFFLOADING: return "llvm-offloading";
-	case ELFSCAN_HIP_FATBIN: return "hip-fatbin";
-	case ELFSCAN_NV_FATBIN: return "nv-fatbin";
-	case ELFSCAN_NV_RELFATBIN: return "nv-relfatbin";
-	default: return "other";
-	}
-}
-
-const char *elf_type_name(uint16_t t)
-{
-	switch (t) {
-	case 1: return "relocatable";
-	case 2: return "executable";
-	case 3: return "shared object";
-	case 4: return "core file";
-	default: return NULL;
-	}
-}
-
-const char *hash_word(enum inspect_hash h)
-{
-	return h == INSPECT_HASH_OK ? "ok" : h == INSPECT_HASH_BAD ? "mismatch"
-								   : "unchecked";
-}
-
 /* ---- text ---- */
 
 enum { MAX_CELLS = LS_MAX_CELLS };
@@ -390,7 +342,7 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	free(name);
 	switch (n->format) {
 	case INSPECT_ELF:
-		tname = elf_type_name(n->elf_type);
+		tname = inspect_elf_type_name(n->elf_type);
 		printf("ELF %d-bit %s ", n->is64 ? 64 : 32,
 		       n->big_endian ? "MSB" : "LSB");
 		if (tname)
@@ -436,7 +388,7 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	}
 	if (rs->v[i].kernels || rs->v[i].kernels_why)
 		ls_describe_code(&rs->v[i]);
-	else if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
+	else if (!ls_has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
 		fputs(rs->targets && rs->targets->n ? ": nothing selected"
 						    : ": no offload code", stdout);
 	putchar('\n');
@@ -448,7 +400,7 @@ static void print_container(const struct inspect_node *n)
 {
 	const char *s = n->entries == 1 ? "y" : "ies";
 
-	printf("%*s%s #%u", 2 * n->depth, "", container_name(n->container),
+	printf("%*s%s #%u", 2 * n->depth, "", inspect_container_name(n->container),
 	       n->number);
 	switch (n->container) {
 	case INSPECT_OBJECT_BUNDLE:
@@ -460,7 +412,7 @@ static void print_container(const struct inspect_node *n)
 		       PRIu64 " uncompressed, hash 0x%016" PRIx64 " %s",
 		       n->offset, n->version,
 		       n->ccob.method == CCOB_ZSTD ? "zstd" : "zlib", n->size,
-		       n->ccob.raw_size, n->ccob.hash, hash_word(n->hash));
+		       n->ccob.raw_size, n->ccob.hash, inspect_hash_name(n->hash));
 		if (n->hash == INSPECT_HASH_BAD)
 			printf(" (computed 0x%016" PRIx64 ")", n->computed_hash);
 		printf(", %zu entr%s\n", n->entries, s);
@@ -479,24 +431,13 @@ static void print_container(const struct inspect_node *n)
 	}
 }
 
-/* Members without offload code are left out (a static library has many);
- * a thin archive's members, which are not read, are shown. */
-bool shown(const struct rows *rs, size_t i)
-{
-	const struct inspect_node *n = &rs->v[i].n;
-
-	return !(n->kind == INSPECT_INPUT && n->depth > 0 &&
-		 n->format != INSPECT_ARCHIVE &&
-		 n->format != INSPECT_THIN_MEMBER && !has_children(rs, i));
-}
-
 static void print_text(const struct rows *rs, const char *path)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct inspect_node *n = &rs->v[i].n;
 		char *name;
 
-		if (!shown(rs, i))
+		if (!ls_shown(rs, i))
 			continue;
 		switch (n->kind) {
 		case INSPECT_INPUT:
@@ -623,7 +564,7 @@ static int kernels_unread(const struct rows *rs, size_t i, const char *path)
 	inspect_entry_target(n, &t);
 	arch = t.arch ? applet_escape(t.arch, t.arch_len, false) : NULL;
 	rc = fail("cannot read kernels in", path, "%s #%u entry %u%s%s%s: %s",
-		  container_name(n->container), n->number, n->index,
+		  inspect_container_name(n->container), n->number, n->index,
 		  arch ? " (" : "", arch ? arch : "", arch ? ")" : "",
 		  rs->v[i].kernels_why);
 	free(arch);
@@ -668,7 +609,7 @@ static int list_one(const struct options *o, const char *path)
 	progress_end();
 	/* A file that is itself a code object (one offload extract wrote,
 	 * say) is described, and with --kernels has its kernels listed. */
-	if (rs.n == 1 && !has_children(&rs, 0) &&
+	if (rs.n == 1 && !ls_has_children(&rs, 0) &&
 	    ls_file_kernels(&rs.v[0], in.data, in.len) < 0) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;

@@ -79,7 +79,7 @@ static void json_children(const struct rows *rs, size_t i, bool *first,
 	putchar('[');
 	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;) {
 		if (rs->v[k].n.depth == rs->v[i].n.depth + 1 &&
-		    rs->v[k].n.kind == kind && shown(rs, k)) {
+		    rs->v[k].n.kind == kind && ls_shown(rs, k)) {
 			if (any)
 				putchar(',');
 			any = true;
@@ -179,7 +179,7 @@ static void json_kernels(bool *first, const struct rows *rs,
 	putchar('{');
 	json_key(&f, "source");
 	if (kl)
-		printf("\"%s\"", kernel_source_name(kl->source));
+		printf("\"%s\"", kernels_source_name(kl->source));
 	else
 		fputs("null", stdout);
 	json_key(&f, "error");
@@ -283,7 +283,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 		json_kernels(&f, rs, &rs->v[i]);
 		if (n->format == INSPECT_ELF) {
 			const char *m = inspect_machine_name(n->machine);
-			const char *t = elf_type_name(n->elf_type);
+			const char *t = inspect_elf_type_name(n->elf_type);
 
 			json_key(&f, "elf");
 			printf("{\"class\":%d,\"byte_order\":\"%s\",\"type\":",
@@ -326,7 +326,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 		json_u64(&f, "index", n->section_index);
 		json_text(&f, "name", n->name, n->name_len);
 		json_key(&f, "kind");
-		printf("\"%s\"", section_kind_name(n->section_kind));
+		printf("\"%s\"", inspect_section_kind_name(n->section_kind));
 		json_u64(&f, "offset", n->offset);
 		json_u64(&f, "size", n->size);
 		json_children(rs, i, &f, "containers", INSPECT_CONTAINER, path);
@@ -334,7 +334,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 	case INSPECT_CONTAINER:
 		json_u64(&f, "number", n->number);
 		json_key(&f, "format");
-		printf("\"%s\"", container_name(n->container));
+		printf("\"%s\"", inspect_container_name(n->container));
 		json_u64(&f, "offset", n->offset);
 		json_u64(&f, "size", n->size);
 		json_key(&f, "version");
@@ -356,7 +356,7 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 			json_u64(&g, "uncompressed_size", n->ccob.raw_size);
 			json_hex(&g, "hash", n->ccob.hash);
 			json_key(&g, "hash_check");
-			printf("\"%s\"", hash_word(n->hash));
+			printf("\"%s\"", inspect_hash_name(n->hash));
 			json_key(&g, "computed_hash");
 			if (n->hash == INSPECT_HASH_UNCHECKED)
 				fputs("null", stdout);
