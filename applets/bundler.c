@@ -206,6 +206,7 @@ static int ccob_limits_from_env(struct ccob_limits *lim)
 static int check_targets(struct config *c)
 {
 	struct strmap seen = { 0 };
+	struct err e;
 	char **group_key = NULL, **group_tid = NULL;
 	int host_count = 0, rc = 1;
 
@@ -245,7 +246,13 @@ static int check_targets(struct config *c)
 			target_free(&tg);
 			goto out;
 		}
-		c->std_targets[i] = target_standard(&tg);
+		c->std_targets[i] = target_standard(&tg, &e);
+		if (!c->std_targets[i] && e.code == ERR_FATAL) {
+			/* LLVM's report_fatal_error: its line, exit 1. */
+			fprintf(stderr, "LLVM ERROR: %s\n", e.why);
+			target_free(&tg);
+			goto out;
+		}
 		/* Conflicts are looked for per "<kind>-<triple as spelled>". */
 		group_key[i] = malloc(strlen(tg.kind) + strlen(tg.triple) + 2);
 		group_tid[i] = strdup(tg.tid);
