@@ -658,6 +658,80 @@ static int next_entry(struct source *src, struct bundle_reader *r,
 	}
 }
 
+/* The first requested target still wanted that takes an entry of ID
+ * got (work.nb: none). */
+static uint32_t wanted_by(const struct strmap *work, const struct target *req,
+			  const struct target *got, bool hip_openmp)
+{
+	uint32_t b;
+
+	for (b = strmap_next(work, 0); b < work->nb;
+	     b = strmap_next(work, b + 1))
+		if (target_compatible(got, &req[work->b[b].value], hip_openmp))
+			break;
+	return b;
+}
+
+/* The current entry of r into o: its bytes, or for an object bundle's host
+ * the object without its bundle sections. */
+static int write_entry(const struct config *c, struct source *src,
+		       struct bundle_reader *r, struct io_out *o)
+{
+	uint64_t off, size;
+	struct err e;
+
+	if (bundle_content(r, &off, &size, &e) < 0)
+		return llvm_fail("'%s': %s", c->inputs[0], e.msg);
+	if (r->object && bundle_object_is_host(src->seg.data, off, size)) {
+		/* The host's section marks the object itself. */
+		if (c->print_cmds)
+			print_objcopy_strip(c);
+		else if (bundle_strip_object(src->seg.data, src->seg.len, o,
+					     &e) < 0)
+			return llvm_fail("'%s': %s", c->inputs[0], e.msg);
+	} else if (io_out_copy(o, &src->seg, off, size, &e) < 0) {
+		return llvm_fail("%s", e.msg);
+	}
+	return 0;
+}
+
+/* After the walk, the targets still in work: an error, or (nothing found
+ * at all) the input as the host's and empty files for the rest, or empty
+ * files. */
+static int unbundle_rest(const struct config *c, struct strmap *work,
+			 const struct target *req, struct outset *outs,
+			 const struct source *src, bool found_host)
+{
+	struct err e;
+
+	if (!c->allow_missing && work->items) {
+		missing_error(work);
+		return 1;
+	}
+	if (work->items == c->ntargets) {
+		/* Nothing found: the input is taken to be the host's. */
+		for (uint32_t b = strmap_next(work, 0); b < work->nb;
+		     b = strmap_next(work, b + 1)) {
+			size_t k = work->b[b].value;
+			struct io_out *o = outset_open(outs, c, k);
+
+			if (!o)
+				return 1;
+			if (target_is_host(&req[k]) &&
+			    io_out_copy(o, &src->seg, 0, src->seg.len, &e) < 0)
+				return llvm_fail("%s", e.msg);
+		}
+		return 0;
+	}
+	if (!found_host && c->host_index >= 0 && !c->allow_missing)
+		return llvm_fail("Can't find bundle for the host target");
+	for (uint32_t b = strmap_next(work, 0); b < work->nb;
+	     b = strmap_next(work, b + 1))
+		if (!outset_open(outs, c, work->b[b].value))
+			return 1;
+	return 0;
+}
+
 int bundler_unbundle(const struct config *c)
 {
 	struct source src = { 0 };
@@ -671,7 +745,6 @@ int bundler_unbundle(const struct config *c)
 	bool found_host = false;
 	int more = 1;
 	struct bundle_entry ent;
-	struct err e;
 	int rc = 1;
 
 	if (!req || !outs.out || !outs.order) {
@@ -694,80 +767,26 @@ int bundler_unbundle(const struct config *c)
 		struct target got;
 		bool is_host;
 		uint32_t b;
-		uint64_t off, size;
 		struct io_out *o;
 
 		if (target_parse_entry(&got, ent.id, ent.id_len) < 0) {
 			llvm_fail("invalid bundle id read from the bundle");
 			goto out;
 		}
-		for (b = strmap_next(&work, 0); b < work.nb;
-		     b = strmap_next(&work, b + 1))
-			if (target_compatible(&got, &req[work.b[b].value],
-					      c->hip_openmp))
-				break;
-		if (b == work.nb) {
-			target_free(&got);
-			continue;
-		}
+		b = wanted_by(&work, req, &got, c->hip_openmp);
 		is_host = target_is_host(&got);
 		target_free(&got);
+		if (b == work.nb)
+			continue;
 		o = outset_open(&outs, c, work.b[b].value);
-		if (!o)
+		if (!o || write_entry(c, &src, &r, o))
 			goto out;
-		if (bundle_content(&r, &off, &size, &e) < 0) {
-			llvm_fail("'%s': %s", c->inputs[0], e.msg);
-			goto out;
-		}
-		if (r.object && bundle_object_is_host(src.seg.data, off, size)) {
-			/* The host's section marks the object itself. */
-			if (c->print_cmds) {
-				print_objcopy_strip(c);
-			} else if (bundle_strip_object(src.seg.data, src.seg.len, o,
-						       &e) < 0) {
-				llvm_fail("'%s': %s", c->inputs[0], e.msg);
-				goto out;
-			}
-		} else if (io_out_copy(o, &src.seg, off, size, &e) < 0) {
-			llvm_fail("%s", e.msg);
-			goto out;
-		}
 		strmap_erase(&work, b);
 		found_host |= is_host;
 	}
-
-	if (more < 0)
-		goto out;
-	if (!c->allow_missing && work.items) {
-		missing_error(&work);
-		goto out;
-	}
-	if (work.items == c->ntargets) {
-		/* Nothing found: the input is taken to be the host's. */
-		for (uint32_t b = strmap_next(&work, 0); b < work.nb;
-		     b = strmap_next(&work, b + 1)) {
-			size_t k = work.b[b].value;
-			struct io_out *o = outset_open(&outs, c, k);
-
-			if (!o)
-				goto out;
-			if (target_is_host(&req[k]) &&
-			    io_out_copy(o, &src.seg, 0, src.seg.len, &e) < 0) {
-				llvm_fail("%s", e.msg);
-				goto out;
-			}
-		}
-	} else {
-		if (!found_host && c->host_index >= 0 && !c->allow_missing) {
-			llvm_fail("Can't find bundle for the host target");
-			goto out;
-		}
-		for (uint32_t b = strmap_next(&work, 0); b < work.nb;
-		     b = strmap_next(&work, b + 1))
-			if (!outset_open(&outs, c, work.b[b].value))
-				goto out;
-	}
-	rc = outset_commit(&outs);
+	if (more >= 0 &&
+	    !unbundle_rest(c, &work, req, &outs, &src, found_host))
+		rc = outset_commit(&outs);
 out:
 	for (size_t i = 0; outs.out && i < c->ntargets; i++)
 		io_out_discard(&outs.out[i]);
