@@ -598,6 +598,61 @@ static struct clopt *take_group(struct clopt *opts, size_t n, const char *prog,
 	return NULL;
 }
 
+/* A word that is no option: the next positional option takes it; LLVM
+ * counts the ones left over in *extra. */
+static int positional(struct clopt *opts, size_t n, const char *prog,
+		      const char *arg, struct clopt_result *res, size_t *extra)
+{
+	struct clopt *o;
+
+	for (o = opts; o < opts + n; o++)
+		if (o->type == CLOPT_POSITIONAL && !o->count)
+			break;
+	if (o == opts + n) {
+		(*extra)++;
+		return 0;
+	}
+	return add_value(o, prog, arg, res);
+}
+
+/* An option's value, or with CLOPT_COMMA each piece of it.  The pieces
+ * point into args[]: they are cut in place. */
+static int add_values(struct clopt *o, const char *prog, const char *value,
+		      struct clopt_result *res)
+{
+	const char *comma;
+
+	while ((o->flags & CLOPT_COMMA) &&
+	       (comma = strchr(value, ',')) != NULL) {
+		*(char *)comma = 0;
+		if (add_value(o, prog, value, res) < 0)
+			return -1;
+		value = comma + 1;
+	}
+	return add_value(o, prog, value, res);
+}
+
+/* The option "-name", "--name" or "-name=value" names (its value in
+ * *value), or a group of one-letter ones; NULL, with the closest name
+ * in near (or "") to suggest, when none. */
+static struct clopt *named(struct clopt *opts, size_t n, const char *prog,
+			   const char *arg, const char **value, char *near,
+			   size_t near_size, struct clopt_result *res)
+{
+	const char *name = arg + 1 + (arg[1] == '-');
+	const char *eq = strchr(name, '=');
+	struct clopt *o = lookup(opts, n, name,
+				 eq ? (size_t)(eq - name) : strlen(name));
+
+	if (o && eq)
+		*value = eq + 1;
+	if (!o && strlen(name) > 1)
+		o = take_group(opts, n, prog, &name, value, res);
+	if (!o)
+		suggest(opts, n, name, near, near_size);
+	return o;
+}
+
 int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 		char **argv, struct clopt_result *res)
 {
@@ -628,21 +683,16 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 		npositional += opts[i].type == CLOPT_POSITIONAL;
 
 	for (size_t i = 0; i < nargs; i++) {
-		const char *arg = args[i], *name, *eq, *value = NULL;
+		const char *arg = args[i], *value = NULL;
 		struct clopt *o = NULL;
 		char near[1024] = "";
 
 		if (arg[0] != '-' || !arg[1] || dashdash) {
-			/* A positional argument: the next positional option
-			 * takes it; LLVM counts the ones left over, and calls
-			 * every one unknown in a tool that takes none. */
+			/* A positional argument; LLVM calls every one
+			 * unknown in a tool that takes none. */
 			if (npositional) {
-				for (o = opts; o < opts + n; o++)
-					if (o->type == CLOPT_POSITIONAL && !o->count)
-						break;
-				if (o == opts + n)
-					extra++;
-				else if (add_value(o, prog, arg, res) < 0)
+				if (positional(opts, n, prog, arg, res,
+					       &extra) < 0)
 					return -1;
 				continue;
 			}
@@ -650,17 +700,8 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 			dashdash = true;
 			continue;
 		} else {
-			name = arg + 1 + (arg[1] == '-');
-			eq = strchr(name, '=');
-			o = lookup(opts, n, name,
-				   eq ? (size_t)(eq - name) : strlen(name));
-			if (o && eq)
-				value = eq + 1;
-			if (!o && strlen(name) > 1)
-				o = take_group(opts, n, prog, &name, &value,
-					       res);
-			if (!o)
-				suggest(opts, n, name, near, sizeof(near));
+			o = named(opts, n, prog, arg, &value, near,
+				  sizeof(near), res);
 		}
 		if (!o) {
 			say(res, "%s: Unknown command line argument '%s'.  "
@@ -694,18 +735,7 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 			}
 			value = args[++i];
 		}
-		if (o->flags & CLOPT_COMMA) {
-			const char *comma;
-
-			/* The pieces point into args[]: cut them in place. */
-			while ((comma = strchr(value, ',')) != NULL) {
-				*(char *)comma = 0;
-				if (add_value(o, prog, value, res) < 0)
-					return -1;
-				value = comma + 1;
-			}
-		}
-		if (add_value(o, prog, value, res) < 0)
+		if (add_values(o, prog, value, res) < 0)
 			return -1;
 	}
 
