@@ -232,6 +232,29 @@ static int splice(struct clopt_result *res, size_t *cap, size_t at,
 	return 0;
 }
 
+/* The file "@arg" names, made absolute against the working directory
+ * (*cwd, found once) as LLVM does; NULL when out of memory. */
+static char *response_path(const char *arg, char **cwd)
+{
+	size_t dirlen;
+	char *name;
+
+	if (arg[1] == '/')
+		return strdup(arg + 1);
+	if (!*cwd && !(*cwd = current_dir()))
+		*cwd = strdup("");
+	if (!*cwd)
+		return NULL;
+	dirlen = strlen(*cwd);
+	name = malloc(dirlen + strlen(arg) + 1);
+	if (name) {
+		bool slash = !arg[1] || !dirlen || (*cwd)[dirlen - 1] == '/';
+
+		sprintf(name, "%s%s%s", *cwd, slash ? "" : "/", arg + 1);
+	}
+	return name;
+}
+
 /* Expand @file arguments in res->args in place, as LLVM's cl library does:
  * a relative name is taken from the current directory (nested ones too)
  * and made absolute; a file that does not exist stays a literal argument;
@@ -250,7 +273,7 @@ static int expand(struct clopt_result *res, size_t *cap)
 	for (size_t i = 0; i < res->nargs;) {
 		const char *arg = res->args[i];
 		struct clopt_result sub = { 0 };
-		size_t subcap = 0, len = 0, dirlen, words;
+		size_t subcap = 0, len = 0, words;
 		char *name, *text;
 		struct stat st;
 		size_t k;
@@ -261,24 +284,7 @@ static int expand(struct clopt_result *res, size_t *cap)
 			i++;
 			continue;
 		}
-		if (arg[1] == '/') {
-			name = strdup(arg + 1);
-		} else {
-			if (!cwd && !(cwd = current_dir()))
-				cwd = strdup("");
-			if (!cwd)
-				goto out;
-			dirlen = strlen(cwd);
-			name = malloc(dirlen + strlen(arg) + 1);
-			if (name) {
-				bool slash = !arg[1] || !dirlen ||
-					     cwd[dirlen - 1] == '/';
-
-				sprintf(name, "%s%s%s", cwd, slash ? "" : "/",
-					arg + 1);
-			}
-		}
-		if (!name)
+		if (!(name = response_path(arg, &cwd)))
 			goto out;
 		if (stat(name, &st) < 0) {
 			if (errno == ENOENT) {
