@@ -8,13 +8,13 @@
 
 #include "bundler.h"
 #include "llvmtool.h"
-#include "write_ccob.h"
 #include "../core/elfscan.h"
 #include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
+#include "../formats/ccob_write.h"
 #include "../formats/coff.h"
 #include "../formats/magic.h"
 
@@ -398,11 +398,12 @@ static int emit_compressed(const struct config *c,
 			   const struct bundle_plan *plan,
 			   const struct io_in *inputs, struct io_out *out)
 {
+	struct ccob_write_opts o = { c->ccob_version, CCOB_ZSTD, c->level,
+				     NULL };
 	struct ccob_stats st;
 	struct err e;
 
-	if (write_ccob_plan(plan, inputs, out, c->ccob_version, CCOB_ZSTD,
-			    c->level, &st, &e) < 0)
+	if (ccob_write_plan(plan, inputs, out, &o, &st, &e) < 0)
 		return llvm_fail("%s", e.msg);
 	if (c->verbose) {
 		char report[1024];
