@@ -462,10 +462,10 @@ static void print_text(const struct rows *rs, const char *path)
 
 /* ---- roc-obj: roc-obj-ls's lines ---- */
 
-/* Bundles are numbered from 1 across all files, as roc-obj-ls does. */
-static unsigned roc_bundles;
-
-static int print_roc_obj(const struct rows *rs, const char *path)
+/* Bundles are numbered from 1 across all files, as roc-obj-ls does:
+ * *bundles counts them. */
+static int print_roc_obj(const struct rows *rs, const char *path,
+			 unsigned *bundles)
 {
 	size_t skipped = 0;
 
@@ -479,7 +479,7 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 		if (n->container != INSPECT_BUNDLE &&
 		    n->container != INSPECT_OBJECT_BUNDLE)
 			continue;
-		roc_bundles++;
+		++*bundles;
 		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
 			const struct inspect_node *en = &rs->v[i + k].n;
 			char *uri = uri_file(path, en->offset, en->size);
@@ -492,7 +492,7 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 				free(id);
 				return fail("cannot list", path, "out of memory");
 			}
-			printf("%-8u%-40s%35s%s\n", roc_bundles, id, "file://",
+			printf("%-8u%-40s%35s%s\n", *bundles, id, "file://",
 			       uri + 7);
 			free(uri);
 			free(id);
@@ -515,9 +515,11 @@ struct options {
 	struct inspect_opts walk;
 	bool kernels, demangle, quiet;
 	struct select targets;
+	/* Across the files listed: roc-obj's bundles so far, and whether a
+	 * JSON object came before (the next one is after a comma). */
+	unsigned roc_bundles;
+	bool json_started;
 };
-
-static bool first_json_file = true;
 
 /* One line for the NVIDIA container at rs->v[i] if any of its entries
  * does not decode (--verify): how many, which, and why the first. */
@@ -576,7 +578,7 @@ static uint64_t next_data(const void *in, uint64_t off)
 	return io_in_next_data(in, off);
 }
 
-static int list_one(const struct options *o, const char *path)
+static int list_one(struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
@@ -619,12 +621,12 @@ static int list_one(const struct options *o, const char *path)
 		print_text(&rs, path);
 		break;
 	case ROC_OBJ:
-		rc = print_roc_obj(&rs, path);
+		rc = print_roc_obj(&rs, path, &o->roc_bundles);
 		break;
 	case JSON:
-		if (!first_json_file)
+		if (o->json_started)
 			putchar(',');
-		first_json_file = false;
+		o->json_started = true;
 		ls_json(&rs, path);
 		break;
 	}
