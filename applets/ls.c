@@ -1,4 +1,5 @@
 /* ls: list the device code in build artefacts, as a tree, from headers. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -578,6 +579,31 @@ static uint64_t next_data(const void *in, uint64_t off)
 	return io_in_next_data(in, off);
 }
 
+/* A directory among the files named (a shell glob's, say) is listed as
+ * one and is no error; ls reads files, it does not search directories. */
+static int list_directory(struct options *o, const char *path)
+{
+	char *name;
+
+	switch (o->format) {
+	case TEXT:
+		if (!(name = applet_escape(path, strlen(path), false)))
+			return fail("cannot list", path, "out of memory");
+		printf("%s: directory: not searched\n", name);
+		free(name);
+		break;
+	case JSON:
+		if (o->json_started)
+			putchar(',');
+		o->json_started = true;
+		ls_json_directory(path);
+		break;
+	case ROC_OBJ:
+		break;
+	}
+	return 0;
+}
+
 static int list_one(struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
@@ -589,8 +615,11 @@ static int list_one(struct options *o, const char *path)
 	struct err e;
 	int rc = 0;
 
-	if (io_in_open(&in, path, &e) < 0)
+	if (io_in_open(&in, path, &e) < 0) {
+		if (e.errnum == EISDIR)
+			return list_directory(o, path);
 		return applet_fail_err("ls", "cannot read", path, 0, &e);
+	}
 	if (!o->walk.inflate)
 		io_in_sparse(&in);
 	walk.next_data = next_data;

@@ -68,7 +68,9 @@ char *ls_kernel_name(const struct rows *rs, const char *name);
  * left out). */
 bool ls_has_children(const struct rows *rs, size_t i);
 bool ls_shown(const struct rows *rs, size_t i);
-/* One file's tree as a JSON object (see man/offload-ls.1). */
+/* One file's tree as a JSON object (see man/offload-ls.1); a directory's
+ * (format "directory", not searched). */
 void ls_json(const struct rows *rs, const char *path);
+void ls_json_directory(const char *path);
 
 #endif

@@ -406,3 +406,17 @@ void ls_json(const struct rows *rs, const char *path)
 {
 	json_node(rs, 0, path);
 }
+
+void ls_json_directory(const char *path)
+{
+	bool f = true;
+
+	putchar('{');
+	json_text(&f, "path", path, strlen(path));
+	json_key(&f, "format");
+	fputs("\"directory\"", stdout);
+	json_u64(&f, "offset", 0);
+	json_u64(&f, "size", 0);
+	json_key(&f, "kernels");
+	fputs("null}", stdout);
+}
