@@ -18,8 +18,8 @@
 
 #include "fuzz.h"
 #include "../../formats/bundle.h"
+#include "../../formats/coff.h"
 #include "../../formats/coffcopy.h"
-#include "../../formats/magic.h"
 
 struct found {
 	const uint8_t *base;
@@ -169,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool ambiguous = false;
 
 	cap_outputs();
-	if (!magic_is_coff_object(data, size) ||
+	if (!coff_has_magic(data, size) ||
 	    coff_sections(data, size, want_all, slash_name, &ambiguous,
 			  &machine, &bigobj, &e) < 0 || ambiguous)
 		goto out;
