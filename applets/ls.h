@@ -27,6 +27,10 @@ struct row {
 	struct inspect_node n;
 	char *strings;
 	char *why;		/* n.decode_err's message, or NULL */
+	/* NVIDIA entries: the identifier and ptxas options (in strings;
+	 * NULL when the header has none), as n.nv's offsets point to them
+	 * in the fatbin, which is gone after the walk. */
+	const char *nv_ident, *nv_options;
 	/* --kernels, entries only: what their code holds (NULL when not a
 	 * code object the kernel readers know, or not at hand), or why it
 	 * could not be read. */
@@ -72,6 +76,11 @@ const char *elf_type_name(uint16_t t);
 const char *hash_word(enum inspect_hash h);
 
 const char *kernel_source_name(enum kernel_source s);
+/* ls_cuobjdump.c: print the lines cuobjdump -lelf -lptx prints for the
+ * file buf (rs: its path and -t): 0, or 1 when it holds no NVIDIA device
+ * code (cuobjdump fails then), -1 with e filled when the walk fails. */
+int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
+		 const struct inspect_opts *walk, struct err *e);
 /* One file's tree as a JSON object (see man/offload-ls.1). */
 void ls_json(const struct rows *rs, const char *path);
 
