@@ -46,6 +46,9 @@ struct prune_opts {
 	void *ctx;
 	int level;		/* compression level of recompressed CCOBs */
 	struct ccob_limits limits;
+	/* Only decide (keep() and seen() see every entry): CCOBs are not
+	 * compressed again, and the plan is not for writing. */
+	bool decide_only;
 };
 
 /* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
