@@ -54,6 +54,10 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 	const uint8_t *bytes = elfscan_bytes(s, buf, i, &size);
 	int rc;
 
+	if ((s->e_type == 2 || s->e_type == 3) && (sec->flags & 2)) {
+		p->section = sec->name;
+		return prune_linked_packages(p, s, buf, i);
+	}
 	if (s->e_type != 1 /* ET_REL */ || (sec->flags & 2 /* SHF_ALLOC */))
 		return err_set(p->e, "packages in a linked program are not "
 			       "pruned yet (the OpenMP runtime's image table "
