@@ -189,8 +189,7 @@ static int each_pointer_to(const struct table *t, uint64_t v,
 		if (!(sec->flags & SHF_ALLOC_) || (sec->flags & SHF_EXECINSTR_) ||
 		    sec->type != SHT_PROGBITS_ || sec->addr % 8)
 			continue;
-		for (uint64_t k = sec->offset % 8 ? sec->size : 0;
-		     k + 8 <= sec->size; k += 8)
+		for (uint64_t k = 0; k + 8 <= sec->size; k += 8)
 			if (get_le(t->buf + sec->offset + k, 8) == v &&
 			    !reloc_at(t, sec->addr + k) &&
 			    (rc = each(ctx, sec->addr + k)))
@@ -235,10 +234,9 @@ static int try_array(void *ctx, uint64_t at)
 static int try_desc(void *ctx, uint64_t at)
 {
 	struct find *f = ctx;
-	uint64_t off = file_offset(f->t, at - 8);
+	uint64_t off = at < 8 ? UINT64_MAX : file_offset(f->t, at - 8);
 
-	if (at < 8 || off == UINT64_MAX ||
-	    get_le(f->t->buf + off, 4) != f->n)
+	if (off == UINT64_MAX || get_le(f->t->buf + off, 4) != f->n)
 		return 0;
 	f->found = at - 8;
 	f->hits++;
