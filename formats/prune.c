@@ -44,7 +44,8 @@ static int drop_section(struct prune_plan *plan, const char *name, size_t len,
 
 /* A relocatable object's .llvm.offloading, written again with the kept
  * packages.  In a linked program the OpenMP runtime's image table points
- * into the section: not pruned there yet. */
+ * into the section: the table is rewritten and the section keeps its
+ * layout (prune_omp.c). */
 static int prune_offloading(struct pruner *p, const struct elfscan *s,
 			    const uint8_t *buf, size_t i)
 {
