@@ -351,46 +351,54 @@ void io_install_signal_cleanup(void)
 #endif
 }
 
-/* Where the rename must land: through a symlink to its target, as an
- * in-place write would; through a dangling one to the file it names, which
- * LLVM creates (each link of a chain read in turn, as open(2) follows
- * them, at most 40). */
-static char *resolve_dest(const char *path)
+/* A dangling symlink's last target: the links followed one by one (a
+ * relative one from its own directory), up to the name nothing is at. */
+static char *dangling_target(const char *path)
 {
+	char *at = strdup(path);
 	struct stat st;
-	char *at = strdup(path), *real;
 
 	for (int hops = 0; at && hops < 40; hops++) {
-		char *target, *dir, *next;
+		char link[PATH_MAX], *next, *slash;
 		ssize_t n;
 
-		if (lstat(at, &st) < 0 || !S_ISLNK(st.st_mode))
-			return at;
-		if ((real = realpath(at, NULL)) != NULL) {
-			free(at);
-			return real;
-		}
-		target = malloc(PATH_MAX + 1);
-		n = target ? readlink(at, target, PATH_MAX) : -1;
-		if (n <= 0) {
-			free(target);
-			return at;
-		}
-		target[n] = 0;
-		dir = strdup(at);
-		next = NULL;
-		if (dir && target[0] != '/' && strchr(at, '/')) {
-			if (asprintf(&next, "%s/%s", dirname(dir), target) < 0)
-				next = NULL;
-		} else if (dir) {
-			next = strdup(target);
-		}
-		free(dir);
-		free(target);
+		if (lstat(at, &st) < 0)
+			return at;	/* nothing there: the file to make */
+		if (!S_ISLNK(st.st_mode))
+			break;
+		n = readlink(at, link, sizeof(link) - 1);
+		if (n <= 0)
+			break;
+		link[n] = 0;
+		slash = strrchr(at, '/');
+		if (link[0] == '/' || !slash)
+			next = strdup(link);
+		else if (asprintf(&next, "%.*s/%s", (int)(slash - at), at,
+				  link) < 0)
+			next = NULL;
 		free(at);
 		at = next;
 	}
-	return at;
+	free(at);
+	return strdup(path);	/* a loop, or no target: the link itself */
+}
+
+/* Where the rename must land: through a symlink to its target, as an
+ * in-place write would; a dangling one's target is made, as a shell's
+ * redirection makes it. */
+static char *resolve_dest(const char *path)
+{
+	struct stat st;
+	char *real;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (real)
+			return real;
+		if (errno == ENOENT)
+			return dangling_target(path);
+	}
+	return strdup(path);
 }
 
 /* An unlinked file in $TMPDIR (or /tmp): O_TMPFILE, or a named file

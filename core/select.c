@@ -245,6 +245,23 @@ static bool nv_loads(const struct nv_arch *code, const struct nv_arch *gpu)
 	return c <= g;
 }
 
+int select_check_ids(const struct select *s, struct err *e)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct select_rule *r = &s->rule[i];
+		struct nv_arch nv;
+		const char *why;
+
+		if (r->glob || r->bundle_id ||
+		    nv_parse(r->text, strlen(r->text), &nv) ||
+		    targetid_check_request(r->text, strlen(r->text), &why) == 0)
+			continue;
+		return err_set(e, "'%s' is not a valid target ID (%s)", r->text,
+			       why);
+	}
+	return 0;
+}
+
 /* An AMD GPU of the target ID req loads the entry's code. */
 static bool amd_loads(const char *arch, size_t alen, const char *req)
 {
@@ -294,9 +311,18 @@ static bool amd_request(const char *req)
 	       targetid_known_processor(req, len);
 }
 
-static bool rule_takes(const struct select_rule *r,
+/* Whether s (len bytes) is the rule's text, byte for byte. */
+static bool same(const struct select_rule *r, const char *s, size_t len)
+{
+	return s && len == strlen(r->text) && !memcmp(s, r->text, len);
+}
+
+static bool rule_takes(const struct select *sel, const struct select_rule *r,
 		       const struct select_entry *en)
 {
+	if (sel->exact && !r->glob)
+		return r->bundle_id ? same(r, en->id, en->id_len)
+				    : same(r, en->arch, en->arch_len);
 	if (r->glob)
 		return glob_on(r->text, en->id, en->id_len) ||
 		       glob_on(r->text, en->arch, en->arch_len) ||
@@ -318,7 +344,7 @@ bool select_match(struct select *s, const struct select_entry *en)
 	note_seen(s, en);
 
 	for (size_t i = 0; i < s->n; i++)
-		if (rule_takes(&s->rule[i], en))
+		if (rule_takes(s, &s->rule[i], en))
 			s->rule[i].hit = any = true;
 	return any;
 }

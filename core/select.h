@@ -19,7 +19,8 @@
  *     arch with nvcc's variant letter ("sm_90a", "sm_103f") names code,
  *     not a GPU: the code built for it (SASS and PTX) and nothing else.
  * A target ID of an AMD processor also takes AMD SPIR-V (amdgcnspirv),
- * which every AMD GPU compiles at load time.
+ * which every AMD GPU compiles at load time.  With exact set (below),
+ * names are compared instead.
  *
  * The selection also notes the device targets it was shown, so that an
  * applet can name them when a rule took nothing (select_seen_text). */
@@ -40,6 +41,12 @@ struct select_rule {
 struct select {
 	struct select_rule *rule;
 	size_t n;
+	/* Rules that are not globs take the entries of that very name, not
+	 * what a GPU of it loads: a target ID or NVIDIA arch equal to the
+	 * rule ("sm_80" the sm_80 SASS alone, "compute_80" that PTX alone,
+	 * "gfx90a" neither gfx90a:xnack+ nor gfx90a:xnack-), a bundle ID
+	 * equal to it.  nvprune's rule (prune --exact). */
+	bool exact;
 	char **seen;		/* device targets shown to select_match */
 	size_t nseen;
 };
@@ -62,6 +69,11 @@ void select_entry_from_id(struct select_entry *en, const char *id,
 /* Add the comma-separated rules of list.  An empty rule is an error. */
 int select_add(struct select *s, const char *list, struct err *e);
 void select_free(struct select *s);
+/* Every rule that is a target ID (not a glob, not a bundle ID) must be
+ * one a GPU can have: an NVIDIA arch nv_parse reads ("sm_86",
+ * "compute_90a") or a known processor with features it accepts
+ * (targetid_check_request).  -1 names the first that is not. */
+int select_check_ids(const struct select *s, struct err *e);
 /* Forget which rules matched and the targets seen: a fresh start. */
 void select_reset(struct select *s);
 
