@@ -192,12 +192,14 @@ static int decompress_next(struct source *s, const char *path)
 	struct ccob_stats st = { 0 };
 	struct timespec t0, t1;
 	uint8_t *raw;
+	uint64_t hash;
 	struct err e;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (ccob_parse_header(at, left, &h, &e) < 0)
 		return bundler_fail("Failed to decompress input: %s", e.msg);
-	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used, &e) < 0) {
+	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used, &hash,
+			    &e) < 0) {
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
 		if (e.llvm_words)
 			return bundler_fail("Failed to decompress input: %s", e.msg);
@@ -217,7 +219,7 @@ static int decompress_next(struct source *s, const char *path)
 		.compressed_size = (used < left && ccob_is(at + used, left - used)
 				    ? used : left) - h.header_size,
 		.stored_hash = h.hash,
-		.computed_hash = ccob_hash(raw, s->seg.len),
+		.computed_hash = hash,
 		.seconds = (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 	};

@@ -183,9 +183,8 @@ static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		uint64_t header_end, extent;
 
 		if (ccob_decompress(p, (size_t)size, &c->ccob, &w->o->ccob, &raw,
-				    &used, w->e) < 0)
+				    &used, &c->computed_hash, w->e) < 0)
 			goto out;
-		c->computed_hash = ccob_hash(raw, (size_t)c->ccob.raw_size);
 		c->hash = c->computed_hash == c->ccob.hash ? INSPECT_HASH_OK
 							   : INSPECT_HASH_BAD;
 		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
