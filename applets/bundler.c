@@ -142,10 +142,46 @@ static void report(const char *kind, const char *fmt, va_list ap)
 	llvm_report(argv0, kind, color < 0 ? isatty(2) : color, fmt, ap);
 }
 
+/* While deferring, the first failure is kept, not printed. */
+static bool deferring;
+static char *deferred;
+
+void bundler_defer(bool on)
+{
+	deferring = on;
+}
+
+int bundler_deferred(void)
+{
+	if (!deferred)
+		return 0;
+	deferring = false;
+	bundler_fail("%s", deferred);
+	free(deferred);
+	deferred = NULL;
+	return 1;
+}
+
+void bundler_deferred_drop(void)
+{
+	free(deferred);
+	deferred = NULL;
+}
+
 int bundler_fail(const char *fmt, ...)
 {
 	const char *cut = io_input_cut();
 	va_list ap;
+
+	if (deferring) {
+		if (!deferred) {
+			va_start(ap, fmt);
+			if (vasprintf(&deferred, fmt, ap) < 0)
+				deferred = strdup("out of memory");
+			va_end(ap);
+		}
+		return 1;
+	}
 
 	/* Whatever failed, it failed on the zeros read where an input was
 	 * cut short under us (core/io.c): that is the error. */
