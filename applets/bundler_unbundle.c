@@ -281,6 +281,20 @@ static void router_free(struct router *rt)
 	free(rt->v);
 }
 
+/* Where the CCOB being streamed starts in which input, for progress. */
+static const struct io_in *streamed_in;
+static uint64_t streamed_from, streamed_done;
+
+/* The compressed bytes behind the decoder are not read again; those ahead
+ * of it were touched by the walk over its frames before decoding, and
+ * are let go once, to come back as the decoder reaches them. */
+static void stream_progress(uint64_t done, uint64_t total)
+{
+	io_in_done_with(streamed_in, streamed_from + (streamed_done ? 0 : done),
+			streamed_from + (streamed_done ? done : total));
+	streamed_done = done ? done : 1;
+}
+
 /* Decompress the CCOB at s->pos through rt, as bundler_decompress_next
  * would have it in memory: its errors, -verbose report and hash check
  * first, then whatever failed on the way.  0, or 1 (reported). */
@@ -293,6 +307,7 @@ static int stream_ccob(struct source *s, struct router *rt)
 	struct ccob_header h;
 	struct ccob_stats st;
 	struct timespec t0, t1;
+	struct ccob_limits lim;
 	uint64_t hash = 0;
 	struct err e;
 	int rc;
@@ -303,9 +318,16 @@ static int stream_ccob(struct source *s, struct router *rt)
 	rt->raw = h.raw_size;
 	rt->path = path;
 	rt->next_try = 1 << 16;
+	lim = c->limits;
+	if (!lim.progress) {
+		lim.progress = stream_progress;
+		streamed_in = &s->file;
+		streamed_from = s->pos + h.header_size;
+		streamed_done = 0;
+	}
 	bundler_defer(true);
-	rc = ccob_decompress_stream(at, left, &h, &c->limits, route_sink, rt,
-				    &used, &hash, &e);
+	rc = ccob_decompress_stream(at, left, &h, &lim, route_sink, rt, &used,
+				    &hash, &e);
 	if (rc == 0 && !rt->decided)
 		route_decide(rt, true);		/* an empty bundle */
 	bundler_defer(false);
