@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../core/io.h"
 #include "../formats/bundle.h"
@@ -61,6 +62,9 @@ void bundler_source_close(struct source *s);
 /* The CCOB at s->pos decompressed into s->seg, its hash checked, LLVM's
  * report under -verbose; 0 or 1 (reported). */
 int bundler_decompress_next(struct source *s, const char *path);
+/* --list of the CCOB at s->pos, streamed: its IDs onto list.  0 or 1
+ * (reported), as bundler_decompress_next. */
+int bundler_list_ccob(struct source *s, FILE *list);
 /* -###: the llvm-objcopy command LLVM runs to strip a host object. */
 void bundler_print_objcopy_strip(const struct config *c);
 /* Print LLVM's -verbose report of a decompression and check its hash:

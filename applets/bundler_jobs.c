@@ -361,7 +361,15 @@ int bundler_list(const struct config *c)
 	FILE *list = open_memstream(&text, &text_len);
 	int rc = list ? bundler_source_open(c, &src) : bundler_fail("out of memory"), more = 0;
 
-	while (!rc && (more = bundler_source_next(&src, &r)) == 1) {
+	src.stream = true;
+	while (!rc && (more = bundler_source_next(&src, &r)) >= 1) {
+		if (more == SOURCE_CCOB) {
+			if (bundler_list_ccob(&src, list))
+				more = -1;
+			if (more < 0)
+				break;
+			continue;
+		}
 		while (bundle_next(&r, &ent) == 1) {
 			fwrite(ent.id, 1, ent.id_len, list);
 			putc('\n', list);

@@ -112,6 +112,7 @@ struct router {
 	size_t have, cap, next_try;
 	bool decided, drain;
 	bool again;			/* a second pass: said all once */
+	FILE *list;			/* --list: the IDs go here */
 	struct bundle_reader r;
 	struct route *v;
 	size_t n, nv;
@@ -233,6 +234,14 @@ static void route_decide(struct router *rt, bool all)
 		else
 			bundler_fail("'%s': %s", rt->path, e.msg);
 		rt->drain = true;
+	} else if (rt->list) {
+		struct bundle_entry ent;
+
+		while (bundle_next(&rt->r, &ent) == 1) {
+			fwrite(ent.id, 1, ent.id_len, rt->list);
+			putc('\n', rt->list);
+			bundle_skip(&rt->r);
+		}
 	} else if (take_entries(rt->u, &rt->r, NULL, rt)) {
 		rt->drain = true;
 	}
@@ -360,6 +369,15 @@ static int stream_ccob(struct source *s, struct router *rt)
 	s->method = h.method;
 	s->nseg++;
 	return 0;
+}
+
+int bundler_list_ccob(struct source *s, FILE *list)
+{
+	struct router rt = { .list = list };
+	int rc = stream_ccob(s, &rt);
+
+	router_free(&rt);
+	return rc;
 }
 
 /* The next bundle of the input, its wanted entries written: 1 while there
