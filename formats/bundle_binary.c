@@ -161,6 +161,20 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 				       (unsigned long long)i + 1,
 				       (unsigned long long)count, why);
 		}
+		/* A repeated ID takes the later offset in its first slot:
+		 * memory in proportion to the IDs, not to the entries. */
+		{
+			uint32_t b = strmap_find(&r->entries,
+						 (const char *)buf + pos + 24,
+						 (size_t)id_len);
+
+			if (b < r->entries.nb) {
+				r->off[r->entries.b[b].value] = off;
+				r->size[r->entries.b[b].value] = size;
+				pos += 24 + id_len;
+				continue;
+			}
+		}
 		if (have == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
 			uint64_t *noff = realloc(r->off, ncap * sizeof(*noff));
