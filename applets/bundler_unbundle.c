@@ -5,10 +5,12 @@
  * fails on the way is said only once the whole CCOB decompressed and its
  * hash held (LLVM decompresses before it reads anything), and outputs are
  * renamed into place only when the whole command succeeds. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bundler.h"
 #include "../core/io.h"
@@ -97,10 +99,15 @@ struct unbundle {
 	bool found_host;
 };
 
-/* A wanted entry of a bundle being streamed: where its bytes go. */
+/* A wanted entry of a bundle being streamed: where its bytes go.  An
+ * output written in place (stdout, a pipe, a device) cannot be taken
+ * back: its bytes wait in a scratch file (held) until the CCOB proved
+ * good, as they waited in memory before. */
 struct route {
 	struct io_out *o;
 	uint64_t off, size;
+	struct io_out held;
+	bool holding;
 };
 
 /* The sink of a CCOB being decompressed (see the top of this file). */
@@ -122,17 +129,69 @@ struct router {
 static int route_add(struct router *rt, struct io_out *o, uint64_t off,
 		     uint64_t size)
 {
+	struct route *v;
+	struct err e;
+
 	if (rt->n == rt->nv) {
 		size_t nv = rt->nv ? 2 * rt->nv : 8;
-		struct route *v = realloc(rt->v, nv * sizeof(*v));
+		struct route *grown = realloc(rt->v, nv * sizeof(*grown));
 
-		if (!v)
+		if (!grown)
 			return bundler_fail("out of memory");
-		rt->v = v;
+		rt->v = grown;
 		rt->nv = nv;
 	}
-	rt->v[rt->n++] = (struct route){ o, off, size };
+	v = &rt->v[rt->n++];
+	*v = (struct route){ o, off, size, { .fd = -1 }, false };
+	if (!io_out_seekable(o)) {
+		if (io_scratch_open(&v->held, &e) < 0)
+			return bundler_fail("%s", e.msg);
+		v->holding = true;
+	}
 	return 0;
+}
+
+/* The held bytes to their outputs, once the CCOB proved good. */
+static int route_release(struct router *rt)
+{
+	enum { PIECE = 1 << 20 };
+	uint8_t *buf = NULL;
+	struct err e;
+
+	for (size_t i = 0; i < rt->n; i++) {
+		struct route *v = &rt->v[i];
+
+		if (!v->holding)
+			continue;
+		if (io_out_flush(&v->held, &e) < 0)
+			goto fail;
+		if (!buf && !(buf = malloc(PIECE))) {
+			err_set(&e, "out of memory");
+			goto fail;
+		}
+		for (uint64_t at = 0; at < v->held.pos;) {
+			size_t n = v->held.pos - at < PIECE
+				   ? (size_t)(v->held.pos - at) : PIECE;
+			ssize_t got = pread(v->held.fd, buf, n, (off_t)at);
+
+			if (got <= 0) {
+				err_set(&e, "temporary file: %s",
+					got < 0 ? strerror(errno)
+						: "shorter than written");
+				goto fail;
+			}
+			if (io_out_write(v->o, buf, (size_t)got, &e) < 0)
+				goto fail;
+			at += (uint64_t)got;
+		}
+		io_out_discard(&v->held);
+		v->holding = false;
+	}
+	free(buf);
+	return 0;
+fail:
+	free(buf);
+	return bundler_fail("%s", e.msg);
 }
 
 /* The entries of r that are still wanted, each to its output: copied from
@@ -199,13 +258,14 @@ static void route_bytes(struct router *rt, const uint8_t *p, size_t n,
 	struct err e;
 
 	for (size_t i = 0; i < rt->n && !rt->drain; i++) {
-		const struct route *v = &rt->v[i];
+		struct route *v = &rt->v[i];
 		uint64_t lo = v->off > at ? v->off : at;
 		uint64_t hi = v->off + v->size < at + n ? v->off + v->size
 							: at + n;
 
-		if (lo < hi && io_out_write(v->o, p + (lo - at),
-					    (size_t)(hi - lo), &e) < 0) {
+		if (lo < hi && io_out_write(v->holding ? &v->held : v->o,
+					    p + (lo - at), (size_t)(hi - lo),
+					    &e) < 0) {
 			bundler_fail("%s", e.msg);
 			rt->drain = true;
 		}
@@ -285,6 +345,9 @@ static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
 
 static void router_free(struct router *rt)
 {
+	for (size_t i = 0; i < rt->n; i++)
+		if (rt->v[i].holding)
+			io_out_discard(&rt->v[i].held);
 	bundle_close(&rt->r);
 	free(rt->head);
 	free(rt->v);
@@ -363,7 +426,7 @@ static int stream_ccob(struct source *s, struct router *rt)
 		bundler_deferred_drop();
 		return 1;
 	}
-	if (bundler_deferred())
+	if (bundler_deferred() || route_release(rt))
 		return 1;
 	s->pos += used;
 	s->method = h.method;
