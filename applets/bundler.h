@@ -27,15 +27,10 @@ struct config {
 	struct ccob_limits limits;	/* for reading CCOBs */
 };
 
-/* "<argv0>: error: ..." as LLVM prints it; returns 1. */
-int bundler_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* While on, the first failure is kept instead of printed (see
- * bundler_unbundle.c: what comes out of a CCOB being decompressed is
- * judged only once the whole CCOB proved good, as LLVM decompresses first).
- * bundler_deferred prints it and returns 1, or returns 0. */
-void bundler_defer(bool on);
-int bundler_deferred(void);
-void bundler_deferred_drop(void);
+int bundler_list(const struct config *c);
+int bundler_bundle(const struct config *c);
+int bundler_unbundle(const struct config *c);
+int bundler_unbundle_archive(const struct config *c);
 
 /* What --list and --unbundle read: the input itself, or the bundles its
  * CCOBs hold, one after the other (LLVM 22 reads only a lone CCOB). */
@@ -62,19 +57,14 @@ void bundler_source_close(struct source *s);
 /* The CCOB at s->pos decompressed into s->seg, its hash checked, LLVM's
  * report under -verbose; 0 or 1 (reported). */
 int bundler_decompress_next(struct source *s, const char *path);
+/* Print LLVM's -verbose report of a decompression and check its hash:
+ * 0 or 1 (reported). */
+int bundler_ccob_done(const struct config *c, const char *path,
+		      const struct ccob_stats *st);
 /* --list of the CCOB at s->pos, streamed: its IDs onto list.  0 or 1
  * (reported), as bundler_decompress_next. */
 int bundler_list_ccob(struct source *s, FILE *list);
 /* -###: the llvm-objcopy command LLVM runs to strip a host object. */
 void bundler_print_objcopy_strip(const struct config *c);
-/* Print LLVM's -verbose report of a decompression and check its hash:
- * 0 or 1 (reported). */
-int bundler_ccob_done(const struct config *c, const char *path,
-		      const struct ccob_stats *st);
-
-int bundler_list(const struct config *c);
-int bundler_bundle(const struct config *c);
-int bundler_unbundle(const struct config *c);
-int bundler_unbundle_archive(const struct config *c);
 
 #endif

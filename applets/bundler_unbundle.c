@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bundler.h"
+#include "llvmtool.h"
 #include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
@@ -32,7 +33,7 @@ static void missing_error(const struct strmap *work)
 	char *msg;
 
 	if (!names) {
-		bundler_fail("out of memory");
+		llvm_fail("out of memory");
 		return;
 	}
 	for (uint32_t b = strmap_next(work, 0); b < work->nb;
@@ -52,9 +53,9 @@ static void missing_error(const struct strmap *work)
 				strcat(msg, "and ");
 			strcat(msg, names[i]);
 		}
-		bundler_fail("%s", msg);
+		llvm_fail("%s", msg);
 	} else {
-		bundler_fail("out of memory");
+		llvm_fail("out of memory");
 	}
 	free(msg);
 	free(names);
@@ -73,7 +74,7 @@ static struct io_out *outset_open(struct outset *s, const struct config *c,
 	struct err e;
 
 	if (io_out_open(&s->out[k], c->outputs[k], &e) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		return NULL;
 	}
 	s->order[s->n++] = k;
@@ -86,7 +87,7 @@ static int outset_commit(struct outset *s)
 
 	for (size_t i = 0; i < s->n; i++)
 		if (io_out_commit(&s->out[s->order[i]], &e) < 0)
-			return bundler_fail("%s", e.msg);
+			return llvm_fail("%s", e.msg);
 	return 0;
 }
 
@@ -137,7 +138,7 @@ static int route_add(struct router *rt, struct io_out *o, uint64_t off,
 		struct route *grown = realloc(rt->v, nv * sizeof(*grown));
 
 		if (!grown)
-			return bundler_fail("out of memory");
+			return llvm_fail("out of memory");
 		rt->v = grown;
 		rt->nv = nv;
 	}
@@ -145,7 +146,7 @@ static int route_add(struct router *rt, struct io_out *o, uint64_t off,
 	*v = (struct route){ o, off, size, { .fd = -1 }, false };
 	if (!io_out_seekable(o)) {
 		if (io_scratch_open(&v->held, &e) < 0)
-			return bundler_fail("%s", e.msg);
+			return llvm_fail("%s", e.msg);
 		v->holding = true;
 	}
 	return 0;
@@ -191,7 +192,7 @@ static int route_release(struct router *rt)
 	return 0;
 fail:
 	free(buf);
-	return bundler_fail("%s", e.msg);
+	return llvm_fail("%s", e.msg);
 }
 
 /* The entries of r that are still wanted, each to its output: copied from
@@ -212,7 +213,7 @@ static int take_entries(struct unbundle *u, struct bundle_reader *r,
 		struct io_out *o;
 
 		if (target_parse_entry(&got, ent.id, ent.id_len) < 0)
-			return bundler_fail("invalid bundle id read from the bundle");
+			return llvm_fail("invalid bundle id read from the bundle");
 		for (b = strmap_next(&u->work, 0); b < u->work.nb;
 		     b = strmap_next(&u->work, b + 1))
 			if (target_compatible(&got, &u->req[u->work.b[b].value],
@@ -228,7 +229,7 @@ static int take_entries(struct unbundle *u, struct bundle_reader *r,
 		if (!o)
 			return 1;
 		if (bundle_content(r, &off, &size, &e) < 0)
-			return bundler_fail("'%s': %s", c->inputs[0], e.msg);
+			return llvm_fail("'%s': %s", c->inputs[0], e.msg);
 		if (rt) {
 			if (route_add(rt, o, off, size))
 				return 1;
@@ -239,11 +240,11 @@ static int take_entries(struct unbundle *u, struct bundle_reader *r,
 				bundler_print_objcopy_strip(c);
 			} else if (bundle_strip_object(seg->data, seg->len, o,
 						       &e) < 0) {
-				return bundler_fail("'%s': %s", c->inputs[0],
+				return llvm_fail("'%s': %s", c->inputs[0],
 						    e.msg);
 			}
 		} else if (io_out_copy(o, seg, off, size, &e) < 0) {
-			return bundler_fail("%s", e.msg);
+			return llvm_fail("%s", e.msg);
 		}
 		strmap_erase(&u->work, b);
 		u->found_host |= is_host;
@@ -266,7 +267,7 @@ static void route_bytes(struct router *rt, const uint8_t *p, size_t n,
 		if (lo < hi && io_out_write(v->holding ? &v->held : v->o,
 					    p + (lo - at), (size_t)(hi - lo),
 					    &e) < 0) {
-			bundler_fail("%s", e.msg);
+			llvm_fail("%s", e.msg);
 			rt->drain = true;
 		}
 	}
@@ -290,9 +291,9 @@ static void route_decide(struct router *rt, bool all)
 	if (rc < 0) {
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
 		if (e.llvm_words)
-			bundler_fail("%s", e.msg);
+			llvm_fail("%s", e.msg);
 		else
-			bundler_fail("'%s': %s", rt->path, e.msg);
+			llvm_fail("'%s': %s", rt->path, e.msg);
 		rt->drain = true;
 	} else if (rt->list) {
 		struct bundle_entry ent;
@@ -328,7 +329,7 @@ static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
 		while (cap < rt->have + n)
 			cap *= 2;
 		if (!(grown = realloc(rt->head, cap))) {
-			bundler_fail("out of memory for a bundle header of more "
+			llvm_fail("out of memory for a bundle header of more "
 				     "than %zu bytes", rt->have);
 			rt->decided = rt->drain = true;
 			return 0;
@@ -386,7 +387,7 @@ static int stream_ccob(struct source *s, struct router *rt)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (ccob_parse_header(at, left, &h, &e) < 0)
-		return bundler_fail("Failed to decompress input: %s", e.msg);
+		return llvm_fail("Failed to decompress input: %s", e.msg);
 	rt->raw = h.raw_size;
 	rt->path = path;
 	rt->next_try = 1 << 16;
@@ -397,17 +398,17 @@ static int stream_ccob(struct source *s, struct router *rt)
 		streamed_from = s->pos + h.header_size;
 		streamed_done = 0;
 	}
-	bundler_defer(true);
+	llvm_defer(true);
 	rc = ccob_decompress_stream(at, left, &h, &lim, route_sink, rt, &used,
 				    &hash, &e);
 	if (rc == 0 && !rt->decided)
 		route_decide(rt, true);		/* an empty bundle */
-	bundler_defer(false);
+	llvm_defer(false);
 	if (rc < 0) {
-		bundler_deferred_drop();
+		llvm_deferred_drop();
 		if (e.llvm_words)
-			return bundler_fail("Failed to decompress input: %s", e.msg);
-		return bundler_fail("'%s': Failed to decompress input: %s", path,
+			return llvm_fail("Failed to decompress input: %s", e.msg);
+		return llvm_fail("'%s': Failed to decompress input: %s", path,
 				    e.msg);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -423,10 +424,10 @@ static int stream_ccob(struct source *s, struct router *rt)
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 	};
 	if (!rt->again && bundler_ccob_done(c, path, &st)) {
-		bundler_deferred_drop();
+		llvm_deferred_drop();
 		return 1;
 	}
-	if (bundler_deferred() || route_release(rt))
+	if (llvm_deferred() || route_release(rt))
 		return 1;
 	s->pos += used;
 	s->method = h.method;
@@ -501,7 +502,7 @@ int bundler_unbundle(const struct config *c)
 	int rc = 1;
 
 	if (!u.req || !u.outs.out || !u.outs.order || !host) {
-		bundler_fail("out of memory");
+		llvm_fail("out of memory");
 		goto out;
 	}
 	if (bundler_source_open(c, &src))
@@ -512,7 +513,7 @@ int bundler_unbundle(const struct config *c)
 
 		if (target_parse(&u.req[i], t, strlen(t)) < 0 ||
 		    strmap_set(&u.work, t, strlen(t), i) < 0) {
-			bundler_fail("invalid bundle id from bundle config");
+			llvm_fail("invalid bundle id from bundle config");
 			goto out;
 		}
 	}
@@ -541,7 +542,7 @@ int bundler_unbundle(const struct config *c)
 			if (streamed_at != SIZE_MAX)
 				host[nhost++] = k;
 			else if (io_out_copy(o, &src.seg, 0, src.seg.len, &e) < 0) {
-				bundler_fail("%s", e.msg);
+				llvm_fail("%s", e.msg);
 				goto out;
 			}
 		}
@@ -549,7 +550,7 @@ int bundler_unbundle(const struct config *c)
 			goto out;
 	} else {
 		if (!u.found_host && c->host_index >= 0 && !c->allow_missing) {
-			bundler_fail("Can't find bundle for the host target");
+			llvm_fail("Can't find bundle for the host target");
 			goto out;
 		}
 		for (uint32_t b = strmap_next(&u.work, 0); b < u.work.nb;
