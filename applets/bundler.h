@@ -1,5 +1,6 @@
-/* bundler.h: what the bundler's two files share: its configuration, read
- * from the command line in bundler.c, and the jobs in bundler_jobs.c. */
+/* bundler.h: what the bundler's files share: its configuration, read from
+ * the command line in bundler.c; bundling and the input reader in
+ * bundler_jobs.c, --list and --unbundle in bundler_read.c. */
 #ifndef APPLETS_BUNDLER_H
 #define APPLETS_BUNDLER_H
 
@@ -61,9 +62,6 @@ int bundler_decompress_next(struct source *s, const char *path);
  * 0 or 1 (reported). */
 int bundler_ccob_done(const struct config *c, const char *path,
 		      const struct ccob_stats *st);
-/* --list of the CCOB at s->pos, streamed: its IDs onto list.  0 or 1
- * (reported), as bundler_decompress_next. */
-int bundler_list_ccob(struct source *s, FILE *list);
 /* -###: the llvm-objcopy command LLVM runs to strip a host object. */
 void bundler_print_objcopy_strip(const struct config *c);
 

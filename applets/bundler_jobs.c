@@ -1,5 +1,6 @@
-/* bundler_jobs: the bundler's three jobs, --list, bundling and --unbundle,
- * as LLVM 22 does them (the command line is in bundler.c). */
+/* bundler_jobs: bundling as LLVM 22 does it, and the reader of its inputs
+ * that --list and --unbundle (bundler_read.c) share; the command line is
+ * in bundler.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,43 +349,6 @@ void bundler_source_close(struct source *s)
 	if (s->seg.heap)
 		io_in_close(&s->seg);
 	io_in_close(&s->file);
-}
-
-/* IDs are printed only once the whole input has been read, so a damaged
- * later CCOB does not leave half a list on stdout. */
-int bundler_list(const struct config *c)
-{
-	struct source src = { 0 };
-	struct bundle_reader r = { 0 };
-	struct bundle_entry ent;
-	char *text = NULL;
-	size_t text_len = 0;
-	FILE *list = open_memstream(&text, &text_len);
-	int rc = list ? bundler_source_open(c, &src) : llvm_fail("out of memory"), more = 0;
-
-	src.stream = true;
-	while (!rc && (more = bundler_source_next(&src, &r)) >= 1) {
-		if (more == SOURCE_CCOB) {
-			if (bundler_list_ccob(&src, list))
-				more = -1;
-			if (more < 0)
-				break;
-			continue;
-		}
-		while (bundle_next(&r, &ent) == 1) {
-			fwrite(ent.id, 1, ent.id_len, list);
-			putc('\n', list);
-			bundle_skip(&r);
-		}
-	}
-	if (!rc && more < 0)
-		rc = 1;
-	if (list && fclose(list) == 0 && !rc)
-		fwrite(text, 1, text_len, stdout);
-	free(text);
-	bundle_close(&r);
-	bundler_source_close(&src);
-	return rc;
 }
 
 static int emit_plan(const struct bundle_plan *plan, struct io_in *inputs,

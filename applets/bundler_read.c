@@ -1,4 +1,4 @@
-/* bundler_unbundle: the bundler's --unbundle, as LLVM 22 does it.  A
+/* bundler_read: the bundler's --list and --unbundle, as LLVM 22 does them.  A
  * compressed bundle is not held in memory: its CCOB is decompressed a
  * piece at a time, the bundle header gathered first, and each wanted
  * entry's bytes written to its output as they pass.  Everything that
@@ -435,12 +435,51 @@ static int stream_ccob(struct source *s, struct router *rt)
 	return 0;
 }
 
-int bundler_list_ccob(struct source *s, FILE *list)
+/* --list of the CCOB at s->pos, streamed: its IDs onto list.  0 or 1
+ * (reported), as bundler_decompress_next. */
+static int list_ccob(struct source *s, FILE *list)
 {
 	struct router rt = { .list = list };
 	int rc = stream_ccob(s, &rt);
 
 	router_free(&rt);
+	return rc;
+}
+
+/* IDs are printed only once the whole input has been read, so a damaged
+ * later CCOB does not leave half a list on stdout. */
+int bundler_list(const struct config *c)
+{
+	struct source src = { 0 };
+	struct bundle_reader r = { 0 };
+	struct bundle_entry ent;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *list = open_memstream(&text, &text_len);
+	int rc = list ? bundler_source_open(c, &src) : llvm_fail("out of memory"), more = 0;
+
+	src.stream = true;
+	while (!rc && (more = bundler_source_next(&src, &r)) >= 1) {
+		if (more == SOURCE_CCOB) {
+			if (list_ccob(&src, list))
+				more = -1;
+			if (more < 0)
+				break;
+			continue;
+		}
+		while (bundle_next(&r, &ent) == 1) {
+			fwrite(ent.id, 1, ent.id_len, list);
+			putc('\n', list);
+			bundle_skip(&r);
+		}
+	}
+	if (!rc && more < 0)
+		rc = 1;
+	if (list && fclose(list) == 0 && !rc)
+		fwrite(text, 1, text_len, stdout);
+	free(text);
+	bundle_close(&r);
+	bundler_source_close(&src);
 	return rc;
 }
 
