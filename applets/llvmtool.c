@@ -242,9 +242,13 @@ void llvm_warn_plain(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* LLVM prints a failed system call on a file it names as the reason
+ * alone; anything else of ours (a stream past its limit, an input cut
+ * short) names the file. */
 const char *llvm_why(const struct err *e, const char *path)
 {
-	return !strcmp(e->path, path) ? e->why : e->msg;
+	return e->code == ERR_SYSTEM && !strcmp(e->path, path) ? e->why
+							       : e->msg;
 }
 
 /* ---- paths, as LLVM's sys::path sees them ---- */

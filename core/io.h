@@ -59,7 +59,11 @@ void io_in_done_with(const struct io_in *in, uint64_t off, uint64_t end);
 /* An output written to a temporary file beside its destination and renamed
  * over it by io_out_commit, so a failed command leaves nothing half-written.
  * "-" is stdout, and an existing non-regular file (a device, a FIFO) is
- * written in place: neither can be replaced by rename. */
+ * written in place: neither can be replaced by rename.  An existing file we
+ * may write in a directory we may not (where LLVM writes in place) is
+ * staged in a scratch file and copied over the file at commit: a failure
+ * before then leaves it as it was, and the copy is the only window.  A
+ * symbolic link is followed, also to a file that does not exist yet. */
 struct io_out {
 	char *path;		/* as the user named it, for messages */
 	char *dest;		/* where the rename goes: path, symlinks resolved */
@@ -67,6 +71,9 @@ struct io_out {
 	int fd;
 	mode_t mode;
 	bool scratch;		/* an unlinked scratch file (io_scratch_open) */
+	/* An existing file in a directory we cannot write: staged in an
+	 * unlinked scratch file, then copied over dest at commit. */
+	bool copy_back;
 	void *map;
 	size_t map_len;
 	uint64_t pos;		/* file offset of what goes out next */

@@ -87,7 +87,7 @@ int bundle_next(struct bundle_reader *r, struct bundle_entry *ent);
 int bundle_content(struct bundle_reader *r, uint64_t *off, uint64_t *size,
 		   struct err *e);
 /* Step over the current entry's end without reading its content, as LLVM's
- * --list does (for text: skip one line). */
+ * --list does (for text: past the next END line). */
 void bundle_skip(struct bundle_reader *r);
 void bundle_close(struct bundle_reader *r);
 /* Where an open binary bundle ends: after its header and every entry's

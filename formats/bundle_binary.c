@@ -121,6 +121,7 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t off, size, id_len;
 		const char *why = NULL;
+		bool wrapped = false;
 
 		if (len - pos >= 24 && got - pos < 24) {
 			bundle_close(r);
@@ -138,9 +139,14 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 			off = get_le(buf + pos, 8);
 			size = get_le(buf + pos + 8, 8);
 			id_len = get_le(buf + pos + 16, 8);
-			if (id_len > len - pos - 24)
+			if (id_len > len - pos - 24) {
 				why = "has an ID that runs past the end of the file";
-			else if (!off)
+				/* LLVM's test of the ID wraps at 2^64 for a
+				 * length near it; with a sound offset it then
+				 * reads the ID past the end (and crashes). */
+				wrapped = id_len > UINT64_MAX - (pos + 24) &&
+					  off && off + size <= len;
+			} else if (!off)
 				why = "has offset 0";
 			else if (off + size > len)
 				/* LLVM's own test, wrapping at 2^64; a wrapped
@@ -150,7 +156,7 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 		if (why) {
 			/* LLVM treats a bad first entry as "no bundles" and
 			 * crashes on a later one; we report the later one. */
-			if (i == 0) {
+			if (i == 0 && !wrapped) {
 				bundle_close(r);
 				r->buf = buf;
 				r->len = len;

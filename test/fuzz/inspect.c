@@ -30,8 +30,10 @@ static int visit(void *ctx, const struct inspect_node *n)
 		return 0;
 	if (n->in_file)
 		FUZZ_CHECK(n->offset <= s->len && n->size <= s->len - n->offset);
+	/* An NVIDIA entry's data are its decoded code, code_size bytes. */
 	if (n->data)
-		fuzz_touch(n->data, (size_t)n->size);
+		fuzz_touch(n->data, (size_t)(n->container == INSPECT_NV ?
+					     n->code_size : n->size));
 	if (n->in_file && n->data)
 		FUZZ_CHECK(n->data == s->buf + n->offset);
 	inspect_entry_target(n, &t);
