@@ -16,8 +16,11 @@ enum {
 	PT_PHDR_ = 6, PT_TLS_ = 7,
 	SHT_NOBITS_ = 8, SHF_ALLOC_ = 2, SHF_EXECINSTR_ = 4, PF_X_ = 1,
 	SHN_LORESERVE_ = 0xff00, PN_XNUM_ = 0xffff,
-	/* Kernels read no larger program header table (ELF_MIN_ALIGN). */
-	MAX_PHDRS = 4096 / PHDR_LEN,
+	/* Kernels read no larger program header table (ELF_MIN_ALIGN) when
+	 * they load a program; glibc's loader reads a library's on its
+	 * stack (alloca and an array per header): a bound for that too. */
+	MAX_PHDRS_PROGRAM = 4096 / PHDR_LEN,
+	MAX_PHDRS_LIBRARY = 512,
 	MIN_PAGE = 4096,
 };
 
@@ -174,6 +177,8 @@ static int find_cuts(struct elf_shrink *s, const struct elfscan *sc,
 		     const struct elf_shrink_hole *hole, size_t nholes,
 		     struct cut *cut, size_t *ncut)
 {
+	bool loaded = false;
+
 	*ncut = 0;
 	for (size_t i = 0; i < nholes; i++) {
 		uint64_t a = hole[i].offset, b = a + hole[i].len;
@@ -187,6 +192,7 @@ static int find_cuts(struct elf_shrink *s, const struct elfscan *sc,
 				break;
 		if (k == phnum)
 			continue;	/* not loaded: nothing to split */
+		loaded = true;
 		/* The piece after a cut is never empty. */
 		if (to >= ph[k].offset + ph[k].filesz)
 			to -= page;
@@ -197,6 +203,8 @@ static int find_cuts(struct elf_shrink *s, const struct elfscan *sc,
 			return rc;
 		cut[(*ncut)++] = (struct cut){ from, to, a, k };
 	}
+	if (!*ncut && !loaded)
+		return refuse(s, "its offload code is in no PT_LOAD segment");
 	if (!*ncut)
 		return refuse(s, "no freed range spans a whole %llu-byte page",
 			      (unsigned long long)page);
@@ -330,7 +338,8 @@ static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
 	if (shnum + extra >= SHN_LORESERVE_)
 		return refuse(s, "too many sections");
 	t = s->shdrs = malloc((shnum + extra) * SHDR_LEN);
-	if (!t)
+	s->origin = calloc(extra ? extra : 1, sizeof(*s->origin));
+	if (!t || !s->origin)
 		return -1;
 	memcpy(t, buf + shoff, shnum * SHDR_LEN);
 	k = shnum;
@@ -352,6 +361,7 @@ static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
 					    cut[c].from ? phoff
 							: cut[c].from) - start,
 			       8);
+			s->origin[k - shnum] = i;
 			piece = t + k++ * SHDR_LEN;
 			memcpy(piece, h, SHDR_LEN);
 			start = cut[c].to;
@@ -367,6 +377,71 @@ static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
 		put_le(piece + 24, out_offset(cut, ncut, start), 8);
 	}
 	s->extra_shdrs = extra;
+	return 1;
+}
+
+/* The header (by new index) whose piece of split section i holds address
+ * v, or i. */
+static size_t piece_of(const struct elf_shrink *s, size_t shnum, size_t i,
+		       uint64_t v)
+{
+	const uint8_t *h = s->shdrs + i * SHDR_LEN;
+
+	if (v - get_le(h + 16, 8) <= get_le(h + 32, 8))
+		return i;
+	for (size_t j = 0; j < s->extra_shdrs; j++) {
+		h = s->shdrs + (shnum + j) * SHDR_LEN;
+		if (s->origin[j] == i && v >= get_le(h + 16, 8) &&
+		    v - get_le(h + 16, 8) <= get_le(h + 32, 8))
+			return shnum + j;
+	}
+	return i;
+}
+
+static int add_edit(struct elf_shrink *s, uint64_t off, uint64_t len,
+		    enum elf_shrink_kind kind, const uint8_t *bytes,
+		    size_t bytes_len);
+
+/* Symbols defined in a further piece of a split section name its header
+ * (tools check st_value against the section's bounds). */
+static int fix_symbols(struct elf_shrink *s, const struct elfscan *sc,
+		       const uint8_t *buf, size_t shnum)
+{
+	size_t n = 0, k = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 1; i < sc->n; i++) {
+			const struct elfscan_section *x = &sc->sec[i];
+
+			if ((x->type != 2 && x->type != 11) ||
+			    x->entsize != 24)
+				continue;
+			for (uint64_t o = 24; o + 24 <= x->size; o += 24) {
+				const uint8_t *sym = buf + x->offset + o;
+				size_t ndx = get_le(sym + 6, 2), to;
+
+				if (!ndx || ndx >= shnum || ndx >= sc->n ||
+				    get_le(s->shdrs + ndx * SHDR_LEN + 32, 8) ==
+				    sc->sec[ndx].size)
+					continue;
+				to = piece_of(s, shnum, ndx,
+					      get_le(sym + 8, 8));
+				if (to == ndx)
+					continue;
+				if (!pass) {
+					n++;
+					continue;
+				}
+				put_le(s->shndx + 2 * k, to, 2);
+				if (add_edit(s, x->offset + o + 6, 2,
+					     ELF_SHRINK_BYTES,
+					     s->shndx + 2 * k++, 2) < 0)
+					return -1;
+			}
+		}
+		if (!pass && !(s->shndx = malloc(n ? 2 * n : 1)))
+			return -1;
+	}
 	return 1;
 }
 
@@ -402,10 +477,14 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	uint64_t page = MIN_PAGE, bias = 0, at = 0, phsize;
 	struct phdr *nph = NULL;
 	size_t ncut = 0, first = phnum, nnew = 0;
+	size_t max_phdrs = get_le(buf + 16, 2) == ET_EXEC_ ? MAX_PHDRS_PROGRAM
+							   : MAX_PHDRS_LIBRARY;
 	int rc;
 
 	for (size_t j = 0; j < phnum; j++) {
 		get_phdr(buf + phoff + j * PHDR_LEN, &ph[j]);
+		if (ph[j].type == PT_INTERP_)	/* the kernel loads it */
+			max_phdrs = MAX_PHDRS_PROGRAM;
 		if (ph[j].type != PT_LOAD_)
 			continue;
 		if (!is_pow2(ph[j].align) || ph[j].align < MIN_PAGE ||
@@ -432,14 +511,14 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	rc = find_cuts(s, sc, ph, phnum, page, hole, nholes, cut, &ncut);
 	if (rc <= 0)
 		return rc;
-	/* Kernels read at most a page of program headers: the largest
-	 * cuts, as many as fit. */
-	if (phnum >= MAX_PHDRS)
+	/* Past the bound on program headers: the largest cuts, as many as
+	 * fit. */
+	if (phnum >= max_phdrs)
 		return refuse(s, "its %zu program headers leave no room for "
 			      "more", phnum);
-	if (phnum + ncut > MAX_PHDRS) {
+	if (phnum + ncut > max_phdrs) {
 		qsort(cut, ncut, sizeof(*cut), by_size_desc);
-		ncut = MAX_PHDRS - phnum;
+		ncut = max_phdrs - phnum;
 	}
 	qsort(cut, ncut, sizeof(*cut), by_from);
 	/* The table goes before the first cut, in the freed bytes, where a
@@ -494,6 +573,8 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	if (rc <= 0)
 		return rc;
 	rc = new_shdrs(s, buf, shoff, shnum, cut, ncut, at);
+	if (rc > 0)
+		rc = fix_symbols(s, sc, buf, shnum);
 	if (rc <= 0)
 		return rc;
 	memcpy(s->ehdr, buf, EHDR_LEN);
@@ -580,5 +661,7 @@ void elf_shrink_free(struct elf_shrink *s)
 	free(s->ehdr);
 	free(s->phdrs);
 	free(s->shdrs);
+	free(s->shndx);
+	free(s->origin);
 	memset(s, 0, sizeof(*s));
 }

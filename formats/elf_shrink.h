@@ -10,7 +10,8 @@
  * program header table goes into the freed bytes before the first cut,
  * where old kernels look for it (load address + e_phoff); a section split
  * by cuts keeps its header for the first piece and gets one more header,
- * of its name, at the end of the table for each further piece.
+ * of its name, at the end of the table for each further piece (and a
+ * symbol in such a piece gets that header's index as its st_shndx).
  *
  * Where any rule the cut relies on does not hold the file is not
  * shrunk, and why says why in a few words. */
@@ -46,6 +47,8 @@ struct elf_shrink {
 	struct elf_shrink_edit *edit;	/* in offset order, disjoint */
 	size_t n;
 	uint8_t *ehdr, *phdrs, *shdrs;	/* own the edits' bytes */
+	uint8_t *shndx;			/* symbols' new st_shndx, 2 bytes each */
+	size_t *origin;			/* the section each extra header splits */
 	uint64_t cut;			/* bytes cut out */
 	uint64_t size_after;		/* of the file */
 	size_t cuts, extra_phdrs, extra_shdrs;

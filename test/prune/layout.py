@@ -38,13 +38,6 @@ def mapped(f):
     return [(p[3], p[6], p[5], p[2], p[1]) for p in f["ph"] if p[0] == 1]
 
 
-def byte_at(f, addr):
-    for va, mem, fsz, off, fl in mapped(f):
-        if va <= addr < va + mem:
-            return (f["b"][off + addr - va] if addr - va < fsz else 0), fl
-    return None, None
-
-
 def ranges(f):
     return [(va, va + mem) for va, mem, _, _, _ in mapped(f)]
 
@@ -71,7 +64,7 @@ def main():
             bad.append("appended section [%d] is no piece of a split section" % j)
         else:
             split[owner[-1]].append((c[3], c[5]))
-    holes = []
+    holes = []  # what of a split section no header covers
     for i, pieces in split.items():
         a = F["sh"][i]
         pos = a[3]
@@ -80,33 +73,28 @@ def main():
                 bad.append("pieces of section [%d] overlap" % i)
             holes.append((pos, va))
             pos = va + size
-    # Whatever a split section's headers leave out is zeros in FLOOR.
-    for lo, hi in holes:
-        for addr in range(lo, hi):
-            v, _ = byte_at(F, addr)
-            if v:
-                bad.append("address %#x is left out of a split section but not zero" % addr)
-                break
-    # Every address FLOOR maps: the same in SHRUNK, or a zero in a hole.
-    # Compared page by page (speed), then byte by byte where pages differ.
-    sph = S["phoff"], S["phoff"] + S["phnum"] * 56
+    # Every address FLOOR maps: the same in SHRUNK, or a zero left out of a
+    # split section.  Compared a range at a time, cut where SHRUNK's
+    # PT_LOADs start and end; the ELF header and both program header
+    # tables (by e_phoff: a library may have no PT_PHDR) are masked.
     first = mapped(F)[0]
-    ehdr = first[0] - first[3]
+    masks = [(first[0] - first[3], first[0] - first[3] + 64)] + phdr_span(F) + phdr_span(S)
     for va, mem, fsz, off, fl in mapped(F):
-        for addr in range(va, va + mem):
-            v, flags = byte_at(S, addr)
-            w, _ = byte_at(F, addr)
-            if v is None:
-                if w or not any(lo <= addr < hi for lo, hi in holes):
-                    bad.append("address %#x is no longer mapped" % addr)
-                    break
+        cuts = {va, va + mem}
+        for sva, smem, _, _, _ in mapped(S):
+            cuts |= {x for x in (sva, sva + smem) if va < x < va + mem}
+        cuts = sorted(cuts)
+        for lo, hi in zip(cuts, cuts[1:]):
+            want = masked(read(F, lo, hi), lo, masks)
+            seg = [m for m in mapped(S) if m[0] <= lo < m[0] + m[1]]
+            if not seg:
+                if any(want) or not any(h0 <= lo and hi <= h1 for h0, h1 in holes):
+                    bad.append("%#x-%#x is no longer mapped" % (lo, hi))
                 continue
-            if flags != fl and not (flags == fl & ~1 and not in_code(F, addr)):
-                bad.append("address %#x has other flags" % addr)
-                break
-            if v != w and not (ehdr <= addr < ehdr + 64 or addr_in_phdrs(F, S, addr, sph)):
-                bad.append("address %#x holds other bytes" % addr)
-                break
+            if seg[0][4] != fl and not (seg[0][4] == fl & ~1 and not in_code(F, lo, hi)):
+                bad.append("%#x-%#x has other flags" % (lo, hi))
+            if masked(read(S, lo, hi), lo, masks) != want:
+                bad.append("%#x-%#x holds other bytes" % (lo, hi))
     for lo, hi in ranges(S):
         if not any(a <= lo and hi <= b for a, b in ranges(F)):
             bad.append("SHRUNK maps %#x-%#x that FLOOR does not" % (lo, hi))
@@ -117,18 +105,36 @@ def main():
     print("\n".join(bad) if bad else "same memory")
 
 
-def in_code(F, addr):
-    """An executable section holds addr (its page may not lose PF_X)."""
-    return any(s[2] & 4 and s[3] <= addr < s[3] + s[5] for s in F["sh"])
+def in_code(F, lo, hi):
+    """An executable section is in [lo, hi) (its pages keep PF_X)."""
+    return any(s[2] & 4 and s[3] < hi and lo < s[3] + s[5] for s in F["sh"])
 
 
-def addr_in_phdrs(F, S, addr, sph):
-    """The old and the new program header tables hold other bytes."""
-    for f in (F, S):
-        for p in f["ph"]:
-            if p[0] == 6 and p[3] <= addr < p[3] + p[6]:
-                return True
-    return False
+def read(f, lo, hi):
+    """The bytes a PT_LOAD of f maps at [lo, hi) (one PT_LOAD holds it)."""
+    for va, mem, fsz, off, fl in mapped(f):
+        if va <= lo and hi <= va + mem:
+            got = f["b"][off + lo - va:off + min(hi, va + fsz) - va] if lo < va + fsz else b""
+            return got + bytes(hi - lo - len(got))
+    raise SystemExit("no PT_LOAD maps %#x-%#x" % (lo, hi))
+
+
+def phdr_span(f):
+    """The addresses of f's program header table."""
+    for va, mem, fsz, off, fl in mapped(f):
+        if off <= f["phoff"] < off + fsz:
+            lo = va + f["phoff"] - off
+            return [(lo, lo + f["phnum"] * 56)]
+    return []
+
+
+def masked(data, lo, masks):
+    data = bytearray(data)
+    for m0, m1 in masks:
+        a, b = max(m0, lo) - lo, min(m1, lo + len(data)) - lo
+        if a < b:
+            data[a:b] = bytes(b - a)
+    return bytes(data)
 
 
 main()
