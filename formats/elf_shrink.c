@@ -21,7 +21,8 @@ enum {
 	 * stack (alloca and an array per header): a bound for that too. */
 	MAX_PHDRS_PROGRAM = 4096 / PHDR_LEN,
 	MAX_PHDRS_LIBRARY = 512,
-	MIN_PAGE = 4096,
+	MIN_PAGE = 4096, MAX_PAGE = 1 << 30,
+	SHT_RELA_ = 4,
 };
 
 struct phdr {
@@ -156,6 +157,81 @@ static int clear_range(struct elf_shrink *s, const struct elfscan *sc,
 	return 1;
 }
 
+struct span {
+	uint64_t lo, hi;	/* addresses */
+};
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Whether address v is in one of the spans (sorted, disjoint). */
+static bool in_spans(const struct span *sp, size_t n, uint64_t v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp[mid].hi <= v)
+			lo = mid + 1;
+		else if (sp[mid].lo > v)
+			hi = mid;
+		else
+			return true;
+	}
+	return false;
+}
+
+static bool is_named(const struct elfscan_section *x, const char *name)
+{
+	return x->name_len == strlen(name) && !memcmp(x->name, name,
+						       x->name_len);
+}
+
+/* Nothing the file points at may be cut: no dynamic relocation's addend
+ * (RELATIVE: the address itself), no fat binary wrapper's pointer as it
+ * is in place (RELR, or a program that is not PIE).  The only pointers
+ * into offload code point at containers' starts, which are never cut. */
+static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
+			  const uint8_t *buf, const struct phdr *ph,
+			  const struct cut *cut, size_t ncut)
+{
+	struct span *sp = calloc(ncut ? ncut : 1, sizeof(*sp));
+
+	if (!sp)
+		return -1;
+	for (size_t c = 0; c < ncut; c++) {
+		sp[c].lo = ph[cut[c].seg].vaddr +
+			   (cut[c].from - ph[cut[c].seg].offset);
+		sp[c].hi = sp[c].lo + (cut[c].to - cut[c].from);
+	}
+	qsort(sp, ncut, sizeof(*sp), by_lo);
+	for (size_t i = 1; i < sc->n; i++) {
+		const struct elfscan_section *x = &sc->sec[i];
+		bool wrappers = is_named(x, ".hipFatBinSegment") ||
+				is_named(x, ".nvFatBinSegment");
+		uint64_t step = 24, at = wrappers ? 8 : 16;
+
+		if (!(x->type == SHT_RELA_ && x->entsize == 24) &&
+		    !(wrappers && x->type != SHT_NOBITS_))
+			continue;
+		for (uint64_t o = at; o + 8 <= x->size; o += step)
+			if (in_spans(sp, ncut, get_le(buf + x->offset + o, 8))) {
+				free(sp);
+				return refuse(s, "%s in section [%zu] points "
+					      "into a freed range", wrappers ?
+					      "a fat binary wrapper" :
+					      "a relocation", i);
+			}
+	}
+	free(sp);
+	return 1;
+}
+
 static int by_from(const void *a, const void *b)
 {
 	const struct cut *x = a, *y = b;
@@ -194,9 +270,10 @@ static int find_cuts(struct elf_shrink *s, const struct elfscan *sc,
 			continue;	/* not loaded: nothing to split */
 		loaded = true;
 		/* The piece after a cut is never empty. */
-		if (to >= ph[k].offset + ph[k].filesz)
+		if (to >= ph[k].offset + ph[k].filesz && to >= page)
 			to -= page;
-		if (from < a || to < from + page || from <= ph[k].offset)
+		if (from < a || to <= from || to - from < page ||
+		    from <= ph[k].offset)
 			continue;
 		rc = clear_range(s, sc, ph, phnum, k, from, to);
 		if (rc <= 0)
@@ -491,6 +568,9 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 		    (ph[j].vaddr - ph[j].offset) % ph[j].align)
 			return refuse(s, "PT_LOAD segment (program header %zu) "
 				      "is not page-aligned", j);
+		if (ph[j].align > MAX_PAGE)
+			return refuse(s, "PT_LOAD segment (program header %zu) "
+				      "is aligned to more than 1 GiB", j);
 		if (ph[j].offset > len || ph[j].filesz > len - ph[j].offset ||
 		    ph[j].filesz > ph[j].memsz)
 			return refuse(s, "PT_LOAD segment (program header %zu) "
@@ -543,6 +623,8 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 		memmove(cut, cut + 1, --ncut * sizeof(*cut));
 	}
 	rc = clear_range(s, sc, ph, phnum, cut[0].seg, at, at + phsize);
+	if (rc > 0)
+		rc = check_pointers(s, sc, buf, ph, cut, ncut);
 	if (rc <= 0)
 		return rc;
 	if (overlaps(at, phsize, phoff, phnum * PHDR_LEN))
