@@ -603,9 +603,11 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	qsort(cut, ncut, sizeof(*cut), by_from);
 	/* The table goes before the first cut, in the freed bytes, where a
 	 * kernel before 5.18 looks: first PT_LOAD's vaddr - offset plus
-	 * e_phoff.  A cut that leaves no room for it gives way. */
+	 * e_phoff.  When it does not fit there with every cut, the smaller
+	 * cuts after the first give way; when it does not fit with one, the
+	 * first cut does. */
 	for (;;) {
-		uint64_t end;
+		uint64_t room = 0;
 
 		if (!ncut)
 			return refuse(s, "no freed range has room for the "
@@ -613,14 +615,22 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 		if (ph[cut[0].seg].vaddr - ph[cut[0].seg].offset != bias)
 			return refuse(s, "the first freed range is not where "
 				      "old kernels would find program headers");
-		phsize = (phnum + ncut) * PHDR_LEN;
 		at = (cut[0].hole + 7) & ~(uint64_t)7;
-		end = at + phsize;
-		if (end > cut[0].from)
-			cut[0].from = (end + page - 1) / page * page;
-		if (cut[0].from + page <= cut[0].to)
-			break;
-		memmove(cut, cut + 1, --ncut * sizeof(*cut));
+		if (cut[0].to >= at + page)
+			room = (cut[0].to - page - at) / PHDR_LEN;
+		if (room < phnum + 1) {
+			memmove(cut, cut + 1, --ncut * sizeof(*cut));
+			continue;
+		}
+		if (phnum + ncut > room) {
+			qsort(cut + 1, ncut - 1, sizeof(*cut), by_size_desc);
+			ncut = room - phnum;
+			qsort(cut, ncut, sizeof(*cut), by_from);
+		}
+		phsize = (phnum + ncut) * PHDR_LEN;
+		if (at + phsize > cut[0].from)
+			cut[0].from = (at + phsize + page - 1) / page * page;
+		break;
 	}
 	rc = clear_range(s, sc, ph, phnum, cut[0].seg, at, at + phsize);
 	if (rc > 0)
