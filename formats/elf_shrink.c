@@ -192,15 +192,16 @@ static bool is_named(const struct elfscan_section *x, const char *name)
 						       x->name_len);
 }
 
-/* Nothing the file points at may be cut: no dynamic relocation's addend
- * (RELATIVE: the address itself), no fat binary wrapper's pointer as it
- * is in place (RELR, or a program that is not PIE).  The only pointers
- * into offload code point at containers' starts, which are never cut. */
+/* Nothing the file points at may be cut or become program headers (the
+ * table, at addresses table): no dynamic relocation's addend (RELATIVE:
+ * the address itself), no fat binary wrapper's pointer as it is in place
+ * (RELR, or a program that is not PIE).  The only pointers into offload
+ * code point at containers' starts, which never change. */
 static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			  const uint8_t *buf, const struct phdr *ph,
-			  const struct cut *cut, size_t ncut)
+			  const struct cut *cut, size_t ncut, struct span table)
 {
-	struct span *sp = calloc(ncut ? ncut : 1, sizeof(*sp));
+	struct span *sp = calloc(ncut + 1, sizeof(*sp));
 
 	if (!sp)
 		return -1;
@@ -209,6 +210,7 @@ static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			   (cut[c].from - ph[cut[c].seg].offset);
 		sp[c].hi = sp[c].lo + (cut[c].to - cut[c].from);
 	}
+	sp[ncut++] = table;
 	qsort(sp, ncut, sizeof(*sp), by_lo);
 	for (size_t i = 1; i < sc->n; i++) {
 		const struct elfscan_section *x = &sc->sec[i];
@@ -634,7 +636,8 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	}
 	rc = clear_range(s, sc, ph, phnum, cut[0].seg, at, at + phsize);
 	if (rc > 0)
-		rc = check_pointers(s, sc, buf, ph, cut, ncut);
+		rc = check_pointers(s, sc, buf, ph, cut, ncut, (struct span){
+			at + bias, at + bias + phsize });
 	if (rc <= 0)
 		return rc;
 	if (overlaps(at, phsize, phoff, phnum * PHDR_LEN))
