@@ -90,9 +90,11 @@ static const char *segment_name(uint32_t type)
 	}
 }
 
+/* [a, a + alen) and [b, b + blen) share a byte (modulo 2^64: a crafted
+ * range that wraps around still overlaps what it covers). */
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
-	return alen && blen && a < b + blen && b < a + alen;
+	return alen && blen && (a - b < blen || b - a < alen);
 }
 
 static bool is_pow2(uint64_t v)
@@ -290,7 +292,6 @@ static int find_cuts(struct elf_shrink *s, const struct elfscan *sc,
 	return 1;
 }
 
-/* The new program headers: a split PT_LOAD becomes its pieces. */
 /* Whether an executable section has bytes in [va, va + len). */
 static bool holds_code(const struct elfscan *sc, uint64_t va, uint64_t len)
 {
@@ -310,6 +311,7 @@ static void piece_flags(const struct elfscan *sc, struct phdr *p)
 		p->flags &= ~(uint32_t)PF_X_;
 }
 
+/* The new program headers: a split PT_LOAD becomes its pieces. */
 static int new_phdrs(struct elf_shrink *s, const struct elfscan *sc,
 		     const struct phdr *ph,
 		     size_t phnum, const struct cut *cut, size_t ncut,
@@ -574,9 +576,11 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 			return refuse(s, "PT_LOAD segment (program header %zu) "
 				      "is aligned to more than 1 GiB", j);
 		if (ph[j].offset > len || ph[j].filesz > len - ph[j].offset ||
-		    ph[j].filesz > ph[j].memsz)
+		    ph[j].filesz > ph[j].memsz ||
+		    ph[j].memsz > UINT64_MAX - ph[j].vaddr)
 			return refuse(s, "PT_LOAD segment (program header %zu) "
-				      "lies outside the file", j);
+				      "lies outside the file or the address "
+				      "space", j);
 		if (first < phnum && ph[j].vaddr < at)
 			return refuse(s, "its PT_LOAD segments are not in "
 				      "address order");
