@@ -46,7 +46,8 @@ static int drop_section(struct prune_plan *plan, const char *name, size_t len,
 
 /* A relocatable object's .llvm.offloading, written again with the kept
  * packages.  In a linked program the OpenMP runtime's image table points
- * into the section: not pruned there yet. */
+ * into the section: the table is rewritten and the section keeps its
+ * layout (prune_omp.c). */
 static int prune_offloading(struct pruner *p, const struct elfscan *s,
 			    const uint8_t *buf, size_t i)
 {
@@ -56,6 +57,10 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 	const uint8_t *bytes = elfscan_bytes(s, buf, i, &size);
 	int rc;
 
+	if ((s->e_type == 2 || s->e_type == 3) && (sec->flags & 2)) {
+		p->section = sec->name;
+		return prune_linked_packages(p, s, buf, i);
+	}
 	if (s->e_type != 1 /* ET_REL */ || (sec->flags & 2 /* SHF_ALLOC */))
 		return err_set(p->e, "packages in a linked program are not "
 			       "pruned yet (the OpenMP runtime's image table "
@@ -429,6 +434,8 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 		uint64_t a = pt->offset + pt->new_size;
 		uint64_t b = pt->offset + pt->old_size, limit = b;
 
+		bool fatbin = false;
+
 		if (!pt->in_place || a == b)
 			continue;
 		for (size_t j = 1; j < s.n; j++) {
@@ -438,9 +445,14 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 			     x->kind == ELFSCAN_NV_FATBIN) &&
 			    x->type != 8 /* SHT_NOBITS */ &&
 			    x->offset <= pt->offset &&
-			    b - x->offset <= x->size)
+			    b - x->offset <= x->size) {
 				limit = x->offset + x->size;
+				fatbin = true;
+			}
 		}
+		/* Packages (an OpenMP program's .llvm.offloading) stay. */
+		if (!fatbin)
+			continue;
 		if (i + 1 < plan->n && plan->patch[i + 1].offset < limit)
 			limit = plan->patch[i + 1].offset;
 		while (b < limit && buf[b] == 0)
@@ -471,7 +483,10 @@ static int plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 	if (!hole)
 		return err_code_set(e, ERR_NOMEM, "out of memory");
 	rc = shrink_holes(buf, len, plan, hole, &n, e);
-	if (rc == 0)
+	if (rc == 0 && !n)
+		snprintf(sh->why, sizeof(sh->why), "freed packages in "
+			 ".llvm.offloading are not cut out yet");
+	else if (rc == 0)
 		rc = elf_shrink_plan(buf, len, hole, n, sh, e);
 	free(hole);
 	if (rc <= 0)

@@ -14,8 +14,11 @@
  * points at each of them (the HIP runtime finds each translation unit's
  * bundle through its __hip_fatbin_wrapper, relocated at load time): every
  * container keeps its address, the pruned one is written at its start and
- * the bytes it frees are zero (the floor).  In a linked executable or
- * library the freed pages are then cut out of the file where the ELF
+ * the bytes it frees are zero (the floor).  Packages in a linked OpenMP
+ * program's .llvm.offloading stay where they are too: the dropped ones
+ * become zeros and the runtime's image table lists the kept ones alone
+ * (prune_omp.c).  In a linked executable or library the freed pages of
+ * .hip_fatbin and .nv_fatbin are then cut out of the file where the ELF
  * rules allow (elf_shrink.h): addresses stay, the file shrinks.  A file
  * that is itself a container shrinks.
  *
@@ -50,6 +53,9 @@ struct prune_opts {
 	int level;		/* compression level of recompressed CCOBs */
 	bool keep_layout;	/* a linked file's freed bytes stay, zero */
 	struct ccob_limits limits;
+	/* Only decide (keep() and seen() see every entry): CCOBs are not
+	 * compressed again, and the plan is not for writing. */
+	bool decide_only;
 };
 
 /* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
@@ -134,7 +140,7 @@ struct prune_member {
 };
 
 /* Plan the prune of the file in buf.  Files this cannot prune are errors
- * that say why (packages and NVIDIA fatbins are not pruned yet, thin
+ * that say why (packages of versions 2 and 3 are not pruned yet, thin
  * archives never; a file with no offload code at all).  An archive's
  * members are pruned each as a file; members with no offload code stay. */
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
