@@ -28,6 +28,9 @@ static const char usage[] =
 	"                        IDs and globs (*, ?, [) also select\n"
 	"  -d, --drop=PATTERNS   drop what these target IDs, bundle IDs or globs\n"
 	"                        select instead; comma-separated, repeatable\n"
+	"      --exact           take names as written, not what a GPU loads:\n"
+	"                        sm_80 is the sm_80 SASS alone, compute_80 that\n"
+	"                        PTX alone (nvprune -arch's rule)\n"
 	"  -o, --output=FILE     write the pruned form of the one FILE here\n"
 	"  -i, --in-place        replace each FILE by its pruned form (mode and\n"
 	"                        owner kept; a symlink's target is rewritten)\n"
@@ -242,7 +245,7 @@ static bool same_file(const char *a, const char *b)
 
 int prune_main(int argc, char **argv)
 {
-	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_KEEP_LAYOUT };
+	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
@@ -251,6 +254,7 @@ int prune_main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 		{ "keep-layout", no_argument, NULL, OPT_KEEP_LAYOUT },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -284,6 +288,7 @@ int prune_main(int argc, char **argv)
 		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
 		case OPT_KEEP_LAYOUT: o.keep_layout = true; break;
+		case OPT_EXACT: o.keep.exact = o.drop.exact = true; break;
 		case OPT_LEVEL: {
 			long level = strtol(optarg, &end, 10);
 

@@ -327,7 +327,8 @@ out:
 /* The fatbin at buf[0, size), file offset file_off: 1 with the kept
  * entries as pieces in *pt (its header with the new size, then each kept
  * entry's header and payload as they are), 0 when all stay.  Entries are
- * named as cuobjdump names them: sm_XX for SASS, compute_XX for PTX. */
+ * named as nvcc's -gencode code= and nvprune -arch name them: sm_XX for
+ * SASS, compute_XX for PTX (cuobjdump and ls show PTX as sm_XX too). */
 static int prune_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 		    uint64_t file_off, struct prune_patch *pt)
 {
