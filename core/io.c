@@ -980,3 +980,21 @@ void io_in_sparse(const struct io_in *in)
 	if (in->map && in->len)
 		madvise(in->map, in->len, MADV_RANDOM);
 }
+
+void io_in_done_with(const struct io_in *in, uint64_t off, uint64_t end)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t lo, hi;
+
+	/* The file's pages stay in the page cache; they only leave this
+	 * process's resident set (a read-only private map: nothing lost). */
+	if (!in->map || page <= 0)
+		return;
+	if (end > in->len)
+		end = in->len;
+	lo = (off + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
+	hi = end / (uint64_t)page * (uint64_t)page;
+	if (lo < hi)
+		madvise((uint8_t *)in->map + lo, (size_t)(hi - lo),
+			MADV_DONTNEED);
+}

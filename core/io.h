@@ -50,6 +50,11 @@ void io_input_cut_clear(void);
 /* The caller will read only scattered pieces (headers) of a mapped input:
  * no read-ahead around each page it touches. */
 void io_in_sparse(const struct io_in *in);
+/* The caller is done with in's bytes [off, end) for now: a mapped input
+ * lets their pages go from the process, to be read again from the page
+ * cache if touched (a stream's peak resident memory then does not grow
+ * with the input). */
+void io_in_done_with(const struct io_in *in, uint64_t off, uint64_t end);
 
 /* An output written to a temporary file beside its destination and renamed
  * over it by io_out_commit, so a failed command leaves nothing half-written.

@@ -112,15 +112,18 @@ int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
 /* Decompress the one CCOB at the start of buf (header already parsed into
  * h): every frame within its extent (see ccob_extent).  *out (malloc'd)
  * receives exactly h->raw_size bytes, or an error says why not; *used is
- * the extent, so a next CCOB may follow.  The hash is not checked here (see ccob_hash). */
+ * the extent, so a next CCOB may follow.  *hash, unless hash is NULL,
+ * is their hash (see ccob_hash), made by a second thread as they come;
+ * it is not compared with the stored one here. */
 int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
-		    struct err *e);
+		    uint64_t *hash, struct err *e);
 
-/* The same, without holding the bytes: they go to sink in pieces of at
- * most 1 MiB as they are inflated (memory stays flat whatever the size;
- * a sink's failure stops it and is returned), and *hash is their hash
- * (see ccob_hash).  A failure may come after some pieces went out. */
+/* The same decoder, without holding the bytes: they go to sink in pieces
+ * of at most 1 MiB as they are inflated (memory stays flat whatever the
+ * size; a sink's failure stops it and is returned; a NULL sink drops
+ * them), and *hash, unless NULL, is their hash, made by a second thread
+ * while the sink works.  A failure may come after some pieces went out. */
 int ccob_decompress_stream(const uint8_t *buf, size_t len,
 			   const struct ccob_header *h,
 			   const struct ccob_limits *lim, ccob_sink sink,

@@ -10,6 +10,7 @@
 #include "coff.h"
 #include "fatbin.h"
 #include "inspect.h"
+#include "inspect_ccob.h"
 #include "../core/bytes.h"
 
 /* Archives inside archives are walked this deep, no deeper. */
@@ -89,7 +90,7 @@ static uint16_t sniff_image(const uint8_t *p, uint64_t len)
  * read from that header one at a time: nothing is held per entry. */
 static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 			  const uint8_t *bundle, size_t n, bool have_data,
-			  uint64_t file_off)
+			  uint64_t file_off, const uint8_t *firsts)
 {
 	uint64_t pos = BUNDLE_MAGIC_LEN + 8;
 
@@ -109,7 +110,9 @@ static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 		};
 
 		pos += 24 + id_len;
-		en.image_kind = sniff_image(en.data, en.size);
+		if (firsts)
+			en.head = firsts + i * INSPECT_HEAD;
+		en.image_kind = sniff_image(en.data ? en.data : en.head, en.size);
 		if (emit(w, &en) < 0)
 			return -1;
 	}
@@ -128,7 +131,7 @@ static int walk_bundle(struct walk *w, struct inspect_node *c,
 	c->entries = n;
 	if (emit(w, c) < 0)
 		return -1;
-	return bundle_entries(w, c, p, n, true, c->offset);
+	return bundle_entries(w, c, p, n, true, c->offset, NULL);
 }
 
 /* Inflate as much of the CCOB as its bundle header takes. */
@@ -167,6 +170,37 @@ static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 	}
 }
 
+/* A CCOB checked without holding it (stream_ccob). */
+static int walk_ccob_streamed(struct walk *w, struct inspect_node *c,
+			      const uint8_t *p, uint64_t size)
+{
+	struct ccob_look lk;
+	struct inspect_node inner;
+	int rc = -1;
+
+	if (inspect_ccob_look(p, (size_t)size, &c->ccob, &w->o->ccob, &lk,
+			      w->e) < 0)
+		return -1;
+	c->computed_hash = lk.hash;
+	c->hash = lk.hash == c->ccob.hash ? INSPECT_HASH_OK : INSPECT_HASH_BAD;
+	if (lk.header_rc < 0) {
+		*w->e = lk.header_err;
+		where(w, "the bundle inside");
+		goto out;
+	}
+	c->entries = lk.n;
+	c->data = p;
+	if (emit(w, c) < 0)
+		goto out;
+	inner = *c;
+	inner.in_file = false;
+	inner.data = NULL;
+	rc = bundle_entries(w, &inner, lk.head, lk.n, false, 0, lk.firsts);
+out:
+	inspect_ccob_look_free(&lk);
+	return rc;
+}
+
 static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		     uint64_t size)
 {
@@ -178,13 +212,14 @@ static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		return -1;
 	c->version = c->ccob.version;
 	c->ccob_compressed = size - c->ccob.header_size;
+	if (w->o->inflate && w->o->stream_ccob)
+		return walk_ccob_streamed(w, c, p, size);
 	if (w->o->inflate) {
 		uint64_t header_end, extent;
 
 		if (ccob_decompress(p, (size_t)size, &c->ccob, &w->o->ccob, &raw,
-				    &used, w->e) < 0)
+				    &used, &c->computed_hash, w->e) < 0)
 			goto out;
-		c->computed_hash = ccob_hash(raw, (size_t)c->ccob.raw_size);
 		c->hash = c->computed_hash == c->ccob.hash ? INSPECT_HASH_OK
 							   : INSPECT_HASH_BAD;
 		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
@@ -203,7 +238,7 @@ static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		struct inspect_node inner = *c;
 
 		inner.in_file = false;
-		rc = bundle_entries(w, &inner, raw, n, w->o->inflate, 0);
+		rc = bundle_entries(w, &inner, raw, n, w->o->inflate, 0, NULL);
 	}
 out:
 	free(raw);

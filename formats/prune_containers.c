@@ -271,13 +271,14 @@ static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 	uint8_t head[32] = { 0 };
 	uint8_t *raw = NULL;
 	size_t used;
+	uint64_t hash;
 	int rc = -1;
 
 	if (ccob_parse_header(buf, (size_t)size, &h, p->e) < 0 ||
 	    ccob_decompress(buf, (size_t)size, &h, &p->o->limits, &raw, &used,
-			    p->e) < 0)
+			    &hash, p->e) < 0)
 		return -1;
-	if (ccob_hash(raw, (size_t)h.raw_size) != h.hash) {
+	if (hash != h.hash) {
 		err_code_set(p->e, ERR_MALFORMED, "hash mismatch: the bundle "
 			     "inside is damaged");
 		goto out;
