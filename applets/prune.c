@@ -37,6 +37,8 @@ static const char usage[] =
 	"  -n, --dry-run         say what would go and the bytes saved; write\n"
 	"                        nothing\n"
 	"      --allow-empty     let a bundle keep no device code at all\n"
+	"      --keep-layout     in executables and shared libraries, zero the\n"
+	"                        freed bytes where they are; do not cut them out\n"
 	"      --compression-level=N\n"
 	"                        level of the CCOBs compressed again (default:\n"
 	"                        3, the bundler's)\n"
@@ -50,7 +52,7 @@ static const char usage[] =
 struct options {
 	struct select keep, drop;
 	const char *output;
-	bool in_place, dry_run, allow_empty, verbose, quiet;
+	bool in_place, dry_run, allow_empty, keep_layout, verbose, quiet;
 	int level;
 	const char *file;	/* the one being pruned, for -v */
 	FILE *report;		/* stdout, or stderr when the output is */
@@ -112,6 +114,9 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 	/* The floor for linked files, said: the layout stays. */
 	if (p->zeroed)
 		fprintf(f, ", %llu zeroed in place", (unsigned long long)p->zeroed);
+	/* A linked file that could have been made smaller, and was not. */
+	if (p->shrink.why[0])
+		fprintf(f, " (not shrunk: %s)", p->shrink.why);
 	fputc('\n', f);
 }
 
@@ -148,7 +153,7 @@ static int prune_one(struct options *o, const char *path)
 {
 	struct prune_opts po = {
 		.keep = keep_entry, .seen = seen_entry, .ctx = o,
-		.level = o->level,
+		.level = o->level, .keep_layout = o->keep_layout,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
@@ -240,7 +245,7 @@ static bool same_file(const char *a, const char *b)
 
 int prune_main(int argc, char **argv)
 {
-	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT };
+	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
@@ -248,6 +253,7 @@ int prune_main(int argc, char **argv)
 		{ "in-place", no_argument, NULL, 'i' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
+		{ "keep-layout", no_argument, NULL, OPT_KEEP_LAYOUT },
 		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -281,6 +287,7 @@ int prune_main(int argc, char **argv)
 		case 'v': o.verbose = true; break;
 		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
+		case OPT_KEEP_LAYOUT: o.keep_layout = true; break;
 		case OPT_EXACT: o.keep.exact = o.drop.exact = true; break;
 		case OPT_LEVEL: {
 			long level = strtol(optarg, &end, 10);
