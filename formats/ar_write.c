@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/bytes.h"
 #include "../core/strmap.h"
 #include "ar.h"
 
@@ -130,6 +131,198 @@ static void put_be(uint8_t *p, uint64_t v, unsigned n)
 		p[i] = (uint8_t)v;
 }
 
+/* One entry of a COFF archive's symbol map. */
+struct map_entry {
+	const char *name;
+	size_t len;
+	uint16_t member;	/* from 1 */
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct map_entry *x = a, *y = b;
+	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* A COFF archive's symbol map, or its EC map: each name once. */
+struct symmap {
+	struct strmap seen;	/* name -> index in e */
+	struct map_entry *e;
+	size_t n;
+};
+
+/* Add name for member (from 1) unless present; with replace, a present
+ * name is given to member (std::map's operator[]).  1: added. */
+static int map_add(struct symmap *m, const char *name, size_t len,
+		   uint16_t member, bool replace)
+{
+	uint32_t b = strmap_find(&m->seen, name, len);
+	struct map_entry *more;
+
+	if (b < m->seen.nb) {
+		if (replace)
+			m->e[m->seen.b[b].value].member = member;
+		return 0;
+	}
+	more = realloc(m->e, (m->n + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	m->e = more;
+	if (strmap_set(&m->seen, name, len, m->n) < 0)
+		return -1;
+	m->e[m->n++] = (struct map_entry){ name, len, member };
+	return 1;
+}
+
+/* The import library's descriptors, which LLVM also puts in the EC map. */
+static bool import_descriptor(const char *p, size_t len)
+{
+	static const char suffix[] = "_NULL_THUNK_DATA";
+	size_t sl = sizeof(suffix) - 1;
+
+	return (len >= 20 && !memcmp(p, "__IMPORT_DESCRIPTOR_", 20)) ||
+	       (len == 24 && !memcmp(p, "__NULL_IMPORT_DESCRIPTOR", 24)) ||
+	       (len >= sl && p[0] == 0x7f && !memcmp(p + len - sl, suffix, sl));
+}
+
+/* The symbols of the first table: GNU lists every member's; COFF each
+ * name once, for the first member defining it, and keeps the names for
+ * the map (sorted later); EC members' names go to the EC map instead
+ * when ARM64 and EC members meet.  kept[i]: member i's entries in the
+ * table. */
+static int table_symbols(const struct ar_new_member *m, size_t n, bool coff,
+			 struct bytes *names, uint64_t *kept,
+			 struct symmap *map, struct symmap *ec)
+{
+	unsigned seen_ec = 0;
+	bool use_ec;
+
+	for (size_t i = 0; i < n; i++)
+		seen_ec |= m[i].ec;
+	use_ec = coff && seen_ec == (AR_EC_ARM64 | AR_EC_OBJECT);
+	for (size_t i = 0; i < n; i++) {
+		const char *p = m[i].syms;
+		bool to_ec = use_ec && (m[i].ec & AR_EC_OBJECT);
+
+		kept[i] = 0;
+		if (!coff) {
+			kept[i] = m[i].nsyms;
+			if (append(names, m[i].syms, m[i].syms_len))
+				return -1;
+			continue;
+		}
+		for (size_t k = 0; k < m[i].nsyms; k++) {
+			size_t len = strlen(p);
+			int added = map_add(to_ec ? ec : map, p, len,
+					    (uint16_t)(i + 1), false);
+
+			if (added < 0)
+				return -1;
+			if (added && !to_ec) {
+				if (append(names, p, len + 1))
+					return -1;
+				kept[i]++;
+				if (use_ec && import_descriptor(p, len) &&
+				    map_add(ec, p, len, (uint16_t)(i + 1),
+					    true) < 0)
+					return -1;
+			}
+			p += len + 1;
+		}
+	}
+	if (map->n)
+		qsort(map->e, map->n, sizeof(*map->e), by_name);
+	if (ec->n)
+		qsort(ec->e, ec->n, sizeof(*ec->e), by_name);
+	return 0;
+}
+
+static void symmap_free(struct symmap *m)
+{
+	strmap_free(&m->seen);
+	free(m->e);
+}
+
+/* computeECSymbolsSize: count, indices and names, even. */
+static uint64_t ec_size(const struct symmap *ec)
+{
+	uint64_t size = 4;
+
+	for (size_t i = 0; i < ec->n; i++)
+		size += 2 + ec->e[i].len + 1;
+	return size + (size & 1);
+}
+
+/* The "/<ECSYMBOLS>/" member: like the map without the member offsets. */
+static int write_ec(struct bytes *b, const char *h, uint64_t size,
+		    const struct symmap *ec)
+{
+	size_t start;
+	uint8_t word[4];
+
+	if (append(b, h, AR_HEADER_LEN))
+		return -1;
+	start = b->len;
+	put_le(word, ec->n, 4);
+	if (append(b, word, 4))
+		return -1;
+	for (size_t i = 0; i < ec->n; i++) {
+		put_le(word, ec->e[i].member, 2);
+		if (append(b, word, 2))
+			return -1;
+	}
+	for (size_t i = 0; i < ec->n; i++)
+		if (append(b, ec->e[i].name, ec->e[i].len + 1))
+			return -1;
+	return b->len - start < size ? append(b, "", 1) : 0;
+}
+
+/* computeSymbolMapSize: counts, member offsets, indices and names, even. */
+static uint64_t map_size(uint64_t nmembers, const struct map_entry *map,
+			 size_t nmap)
+{
+	uint64_t size = 8 + 4 * nmembers;
+
+	for (size_t i = 0; i < nmap; i++)
+		size += 2 + map[i].len + 1;
+	return size + (size & 1);
+}
+
+/* The symbol map member, header included, appended to b. */
+static int write_map(struct bytes *b, const char *h, uint64_t size,
+		     const uint64_t *pos, size_t n, uint64_t headers,
+		     const struct map_entry *map, size_t nmap)
+{
+	size_t start;
+	uint8_t word[4];
+
+	if (append(b, h, AR_HEADER_LEN))
+		return -1;
+	start = b->len;
+	put_le(word, n, 4);
+	if (append(b, word, 4))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		put_le(word, headers + pos[i], 4);	/* 32 bits, as LLVM */
+		if (append(b, word, 4))
+			return -1;
+	}
+	put_le(word, nmap, 4);
+	if (append(b, word, 4))
+		return -1;
+	for (size_t i = 0; i < nmap; i++) {
+		put_le(word, map[i].member, 2);
+		if (append(b, word, 2))
+			return -1;
+	}
+	for (size_t i = 0; i < nmap; i++)
+		if (append(b, map[i].name, map[i].len + 1))
+			return -1;
+	return b->len - start < size ? append(b, "", 1) : 0;
+}
+
 /* computeSymbolTableSize for GNU: count, offsets, names, even length. */
 static uint64_t symtab_size(uint64_t nsyms, unsigned w, uint64_t names)
 {
@@ -145,13 +338,18 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	bool thin = opt->flags & AR_WRITE_THIN;
 	bool det = opt->flags & AR_WRITE_DETERMINISTIC;
 	struct strmap seen = { 0 };
-	struct bytes names = { 0 }, symtab = { 0 };
+	struct bytes names = { 0 }, symtab = { 0 }, symnames = { 0 };
 	struct wbuf *w = NULL;
+	struct symmap map = { 0 }, ec = { 0 };
 	char *hdr = NULL, num[32];
-	uint64_t *size = NULL, *pos = NULL, at = 0, nsyms = 0, sym_bytes = 0;
-	uint64_t headers, strtab_member = 0;
+	uint64_t *size = NULL, *pos = NULL, *kept = NULL, at = 0, nsyms = 0;
+	uint64_t headers, strtab_member = 0, sym_bytes, mapsize = 0, ecsize = 0;
 	unsigned width = 4;
-	bool symbolic = false, fill, write_symtab;
+	/* LLVM's K_COFF, unless its 16-bit member indices cannot count the
+	 * members. */
+	bool coff = opt->kind == AR_COFF && n <= 0xfffe && !thin &&
+		    (opt->flags & AR_WRITE_SYMTAB);
+	bool symbolic = false, fill, write_symtab, write_map_member;
 	int rc = -1;
 
 	if (n > SIZE_MAX / AR_HEADER_LEN)
@@ -159,8 +357,9 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	hdr = malloc(n ? n * AR_HEADER_LEN : 1);
 	size = calloc(n ? n : 1, sizeof(*size));
 	pos = calloc(n ? n : 1, sizeof(*pos));
+	kept = calloc(n ? n : 1, sizeof(*kept));
 	w = malloc(sizeof(*w));
-	if (!hdr || !size || !pos || !w)
+	if (!hdr || !size || !pos || !kept || !w)
 		goto nomem;
 	w->o = o;
 	w->n = 0;
@@ -195,7 +394,8 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 							 m[i].name_len,
 							 names.len) < 0) ||
 				    append(&names, m[i].name, m[i].name_len) ||
-				    append(&names, "/\n", 2))
+				    append(&names, coff ? "" : "/\n",
+					   coff ? 1 : 2))
 					goto nomem;
 			}
 			h[0] = '/';
@@ -217,27 +417,42 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 		}
 		pos[i] = at;
 		at += AR_HEADER_LEN + (thin ? 0 : size[i] + (size[i] & 1));
-		nsyms += m[i].nsyms;
-		sym_bytes += m[i].syms_len;
 		symbolic |= m[i].symbolic;
 	}
 	if (names.len)
 		strtab_member = AR_HEADER_LEN + names.len + (names.len & 1);
+	if ((opt->flags & AR_WRITE_SYMTAB) &&
+	    table_symbols(m, n, coff, &symnames, kept, &map, &ec) < 0)
+		goto nomem;
+	for (size_t i = 0; i < n; i++)
+		nsyms += kept[i];
+	sym_bytes = symnames.len;
 
 	/* A symbolic member without symbols still gets a table: LLVM fills
-	 * the names with three NULs (for old Solaris tools). */
-	fill = !sym_bytes && symbolic;
+	 * the names with three NULs (for old Solaris tools); COFF writes
+	 * its table, empty or not. */
+	fill = !sym_bytes && symbolic && !coff;
 	if (fill)
 		sym_bytes = sizeof(filler);
-	write_symtab = (opt->flags & AR_WRITE_SYMTAB) && sym_bytes;
+	write_symtab = (opt->flags & AR_WRITE_SYMTAB) && (sym_bytes || coff);
+	write_map_member = write_symtab && coff;
+	if (write_map_member)
+		mapsize = map_size(n, map.e, map.n);
+	if (ec.n)
+		ecsize = ec_size(&ec);
 
 	/* 32-bit offsets unless the last member header would start at or
-	 * past the threshold: then "/SYM64/" and 64-bit ones. */
+	 * past the threshold: then "/SYM64/" and 64-bit ones (and no COFF
+	 * symbol map: LLVM's K_GNU64). */
 	headers = AR_MAGIC_LEN + AR_HEADER_LEN +
-		  symtab_size(nsyms, 4, sym_bytes) + strtab_member;
+		  symtab_size(nsyms, 4, sym_bytes) + strtab_member +
+		  (write_map_member ? AR_HEADER_LEN + mapsize : 0) +
+		  (ec.n ? AR_HEADER_LEN + ecsize : 0);
 	if ((opt->flags & AR_WRITE_SYMTAB) &&
 	    headers + (n ? pos[n - 1] : 0) >= opt->sym64_threshold) {
 		width = 8;
+		write_map_member = false;
+		write_symtab = sym_bytes != 0;
 		headers = AR_MAGIC_LEN + AR_HEADER_LEN +
 			  symtab_size(nsyms, 8, sym_bytes) + strtab_member;
 	}
@@ -262,17 +477,22 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 		 * SYM64_THRESHOLD to keep them past 4 GiB. */
 		for (size_t i = 0; i < n; i++) {
 			put_be(word, headers + pos[i], width);
-			for (size_t k = 0; k < m[i].nsyms; k++)
+			for (size_t k = 0; k < kept[i]; k++)
 				if (append(&symtab, word, width))
 					goto nomem;
 		}
-		for (size_t i = 0; i < n; i++)
-			if (append(&symtab, m[i].syms, m[i].syms_len))
-				goto nomem;
+		if (append(&symtab, symnames.p, symnames.len))
+			goto nomem;
 		if (fill && append(&symtab, filler, sizeof(filler)))
 			goto nomem;
 		if (symtab.len & 1 && append(&symtab, filler, 1))
 			goto nomem;
+		if (write_map_member) {
+			header_rest(h, det ? 0 : opt->now, 0, 0, 0, mapsize);
+			if (write_map(&symtab, h, mapsize, pos, n, headers,
+				      map.e, map.n) < 0)
+				goto nomem;
+		}
 	}
 
 	if (put(w, thin ? AR_THIN_MAGIC : AR_MAGIC, AR_MAGIC_LEN, e) < 0 ||
@@ -290,6 +510,24 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 		    put(w, names.p, names.len, e) < 0 ||
 		    ((names.len & 1) && put(w, &newline, 1, e) < 0))
 			goto out;
+	}
+	/* After the long names, even past the threshold (where LLVM, as
+	 * here, no longer counts it before the members). */
+	if (ec.n) {
+		struct bytes b = { 0 };
+		char h[AR_HEADER_LEN];
+
+		memcpy(h, "/<ECSYMBOLS>/   ", 16);
+		if (!header_rest(h, det ? 0 : opt->now, 0, 0, 0, ecsize) ||
+		    write_ec(&b, h, ecsize, &ec) < 0) {
+			free(b.p);
+			goto nomem;
+		}
+		rc = put(w, b.p, b.len, e);
+		free(b.p);
+		if (rc < 0)
+			goto out;
+		rc = -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (put(w, hdr + i * AR_HEADER_LEN, AR_HEADER_LEN, e) < 0)
@@ -311,6 +549,10 @@ out:
 	strmap_free(&seen);
 	free(names.p);
 	free(symtab.p);
+	free(symnames.p);
+	symmap_free(&map);
+	symmap_free(&ec);
+	free(kept);
 	free(hdr);
 	free(size);
 	free(pos);

@@ -546,7 +546,7 @@ static int write_archive(const struct io_in *in, struct prune_plan *plan,
 			.symbolic = syms[i].symbolic, .syms = syms[i].syms,
 			.syms_len = syms[i].len, .nsyms = syms[i].n,
 			.mtime = pm->mtime, .uid = pm->uid, .gid = pm->gid,
-			.mode = pm->mode,
+			.mode = pm->mode, .ec = syms[i].ec,
 		};
 	}
 	rc = ar_write(out, nm, n, &opt, e);
