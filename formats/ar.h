@@ -152,9 +152,9 @@ struct ar_write_opts {
 	 * member follows it, the symbol map (little-endian member count and
 	 * offsets, symbol count, 16-bit 1-based member indices and names in
 	 * byte order), and "/<ECSYMBOLS>/" after the long names when ARM64
-	 * and EC members meet (enum ar_ec).  More than 0xfffe members, no
-	 * symbol table, or offsets past the threshold fall back to GNU
-	 * ("/SYM64/" and no map for the last), as in LLVM. */
+	 * and EC members meet (enum ar_ec).  More than 0xfffe members or no
+	 * symbol table give GNU, and offsets past the threshold (counted with
+	 * the maps) GNU with "/SYM64/", as in LLVM. */
 	enum ar_kind kind;
 };
 

@@ -194,7 +194,7 @@ static bool import_descriptor(const char *p, size_t len)
  * table. */
 static int table_symbols(const struct ar_new_member *m, size_t n, bool coff,
 			 struct bytes *names, uint64_t *kept,
-			 struct symmap *map, struct symmap *ec)
+			 struct symmap *map, struct symmap *ec, bool *use_ec_out)
 {
 	unsigned seen_ec = 0;
 	bool use_ec;
@@ -202,6 +202,7 @@ static int table_symbols(const struct ar_new_member *m, size_t n, bool coff,
 	for (size_t i = 0; i < n; i++)
 		seen_ec |= m[i].ec;
 	use_ec = coff && seen_ec == (AR_EC_ARM64 | AR_EC_OBJECT);
+	*use_ec_out = use_ec;
 	for (size_t i = 0; i < n; i++) {
 		const char *p = m[i].syms;
 		bool to_ec = use_ec && (m[i].ec & AR_EC_OBJECT);
@@ -350,6 +351,7 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	bool coff = opt->kind == AR_COFF && n <= 0xfffe && !thin &&
 		    (opt->flags & AR_WRITE_SYMTAB);
 	bool symbolic = false, fill, write_symtab, write_map_member;
+	bool redo_gnu64 = false, use_ec = false;
 	int rc = -1;
 
 	if (n > SIZE_MAX / AR_HEADER_LEN)
@@ -422,7 +424,8 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	if (names.len)
 		strtab_member = AR_HEADER_LEN + names.len + (names.len & 1);
 	if ((opt->flags & AR_WRITE_SYMTAB) &&
-	    table_symbols(m, n, coff, &symnames, kept, &map, &ec) < 0)
+	    table_symbols(m, n, coff, &symnames, kept, &map, &ec,
+			  &use_ec) < 0)
 		goto nomem;
 	for (size_t i = 0; i < n; i++)
 		nsyms += kept[i];
@@ -442,17 +445,27 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 		ecsize = ec_size(&ec);
 
 	/* 32-bit offsets unless the last member header would start at or
-	 * past the threshold: then "/SYM64/" and 64-bit ones (and no COFF
-	 * symbol map: LLVM's K_GNU64). */
+	 * past the threshold: then "/SYM64/" and 64-bit ones.  A COFF
+	 * archive that crosses it is written again as GNU with "/SYM64/"
+	 * (measured: GNU names and symbols, even where GNU's own 32-bit
+	 * table would fit). */
 	headers = AR_MAGIC_LEN + AR_HEADER_LEN +
 		  symtab_size(nsyms, 4, sym_bytes) + strtab_member +
 		  (write_map_member ? AR_HEADER_LEN + mapsize : 0) +
 		  (ec.n ? AR_HEADER_LEN + ecsize : 0);
 	if ((opt->flags & AR_WRITE_SYMTAB) &&
 	    headers + (n ? pos[n - 1] : 0) >= opt->sym64_threshold) {
+		if (use_ec) {
+			err_set(e, "Archive is too large: ARM64X does not "
+				"support archives larger than 4GB");
+			goto out;
+		}
+		if (coff) {
+			redo_gnu64 = true;
+			rc = 0;
+			goto out;
+		}
 		width = 8;
-		write_map_member = false;
-		write_symtab = sym_bytes != 0;
 		headers = AR_MAGIC_LEN + AR_HEADER_LEN +
 			  symtab_size(nsyms, 8, sym_bytes) + strtab_member;
 	}
@@ -511,8 +524,7 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 		    ((names.len & 1) && put(w, &newline, 1, e) < 0))
 			goto out;
 	}
-	/* After the long names, even past the threshold (where LLVM, as
-	 * here, no longer counts it before the members). */
+	/* After the long names. */
 	if (ec.n) {
 		struct bytes b = { 0 };
 		char h[AR_HEADER_LEN];
@@ -557,5 +569,12 @@ out:
 	free(size);
 	free(pos);
 	free(w);
+	if (redo_gnu64) {
+		struct ar_write_opts gnu = *opt;
+
+		gnu.kind = AR_GNU;
+		gnu.sym64_threshold = 0;
+		return ar_write(o, m, n, &gnu, e);
+	}
 	return rc;
 }
