@@ -115,6 +115,11 @@ struct prune_plan {
 	uint64_t zeroed;
 	/* Containers that kept no device code at all. */
 	uint64_t containers_emptied;
+	/* A PE image whose CheckSum is set: its offset, recomputed once
+	 * written (0: none). */
+	uint64_t pe_checksum;
+	/* An archive written again: LLVM's COFF format (AR_COFF) or GNU. */
+	int ar_kind;
 };
 
 struct prune_member {

@@ -40,6 +40,12 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		   uint64_t base, struct prune_patch *pt);
 
+/* Record that the object's section name goes (object bundles). */
+int prune_drop_section(struct prune_plan *plan, const char *name, size_t len,
+		       struct err *e);
+/* A COFF object or PE image (prune_coff.c). */
+int prune_coff(struct pruner *p, const uint8_t *buf, size_t len);
+
 /* A text bundle (i ii cui hipi d ll s), as LLVM's bundler writes it: the
  * comment its first START line uses, or NULL (cap: room for it). */
 const char *prune_text_comment(const uint8_t *buf, size_t len, char *cap,

@@ -17,7 +17,8 @@ out=$top/test/golden/ar-coff
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out"
-CC="$llvm/clang"
+# No timestamps in the objects: a regeneration changes nothing.
+CC="$llvm/clang -mno-incremental-linker-compatible"
 cp "$here/src/syms.c" "$here/src-coff/dup.c" .
 $CC --target=x86_64-pc-windows-msvc -fcommon -c syms.c -o msvc.obj
 $CC --target=x86_64-w64-windows-gnu -fcommon -c syms.c -o mingw.obj
@@ -64,6 +65,18 @@ for a in hip hip-gnu; do
 		-targets=host-x86_64-pc-windows-msvc,hip-amdgcn-amd-amdhsa--gfx90a \
 		-output=$a-host.a -output=$a-gfx90a.a
 done
+# What offload prune --keep gfx90a makes of the HIP ones: the gfx1100
+# bundle sections removed by llvm-objcopy, the archive written again by
+# llvm-ar in its format (COFF for hip.a, GNU for hip-gnu.a).
+mkdir -p pruned
+G1100=__CLANG_OFFLOAD_BUNDLE__hip-amdgcn-amd-amdhsa--gfx1100
+for o in kernel main kernel-mingw; do
+	"$llvm/llvm-objcopy" --remove-section=$G1100 $o.obj pruned/$o.obj
+done
+cp pruned/kernel.obj kernel-pruned.obj
+(cd pruned && "$AR" rcD ../hip-pruned.a kernel.obj main.obj &&
+	"$AR" rcD --format=gnu ../hip-gnu-pruned.a kernel-mingw.obj main.obj)
+rm -rf pruned
 for a in *.a; do
 	"$AR" t "$a" > "${a%.a}.t"
 	"$llvm/llvm-nm" --print-armap "$a" 2>/dev/null |
