@@ -150,7 +150,7 @@ static int by_name(const void *a, const void *b)
 struct symmap {
 	struct strmap seen;	/* name -> index in e */
 	struct map_entry *e;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Add name for member (from 1) unless present; with replace, a present
@@ -166,10 +166,15 @@ static int map_add(struct symmap *m, const char *name, size_t len,
 			m->e[m->seen.b[b].value].member = member;
 		return 0;
 	}
-	more = realloc(m->e, (m->n + 1) * sizeof(*more));
-	if (!more)
-		return -1;
-	m->e = more;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+
+		if (cap > SIZE_MAX / sizeof(*more) ||
+		    !(more = realloc(m->e, cap * sizeof(*more))))
+			return -1;
+		m->e = more;
+		m->cap = cap;
+	}
 	if (strmap_set(&m->seen, name, len, m->n) < 0)
 		return -1;
 	m->e[m->n++] = (struct map_entry){ name, len, member };
