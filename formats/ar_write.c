@@ -199,7 +199,7 @@ static bool import_descriptor(const char *p, size_t len)
  * table. */
 static int table_symbols(const struct ar_new_member *m, size_t n, bool coff,
 			 struct bytes *names, uint64_t *kept,
-			 struct symmap *map, struct symmap *ec, bool *use_ec_out)
+			 struct symmap *map, struct symmap *ec)
 {
 	unsigned seen_ec = 0;
 	bool use_ec;
@@ -207,7 +207,6 @@ static int table_symbols(const struct ar_new_member *m, size_t n, bool coff,
 	for (size_t i = 0; i < n; i++)
 		seen_ec |= m[i].ec;
 	use_ec = coff && seen_ec == (AR_EC_ARM64 | AR_EC_OBJECT);
-	*use_ec_out = use_ec;
 	for (size_t i = 0; i < n; i++) {
 		const char *p = m[i].syms;
 		bool to_ec = use_ec && (m[i].ec & AR_EC_OBJECT);
@@ -356,7 +355,7 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	bool coff = opt->kind == AR_COFF && n <= 0xfffe && !thin &&
 		    (opt->flags & AR_WRITE_SYMTAB);
 	bool symbolic = false, fill, write_symtab, write_map_member;
-	bool redo_gnu64 = false, use_ec = false;
+	bool redo_gnu64 = false;
 	int rc = -1;
 
 	if (n > SIZE_MAX / AR_HEADER_LEN)
@@ -429,8 +428,7 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	if (names.len)
 		strtab_member = AR_HEADER_LEN + names.len + (names.len & 1);
 	if ((opt->flags & AR_WRITE_SYMTAB) &&
-	    table_symbols(m, n, coff, &symnames, kept, &map, &ec,
-			  &use_ec) < 0)
+	    table_symbols(m, n, coff, &symnames, kept, &map, &ec) < 0)
 		goto nomem;
 	for (size_t i = 0; i < n; i++)
 		nsyms += kept[i];
@@ -460,7 +458,8 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 		  (ec.n ? AR_HEADER_LEN + ecsize : 0);
 	if ((opt->flags & AR_WRITE_SYMTAB) &&
 	    headers + (n ? pos[n - 1] : 0) >= opt->sym64_threshold) {
-		if (use_ec) {
+		/* (Measured: only an EC map with symbols in it.) */
+		if (ec.n) {
 			err_set(e, "Archive is too large: ARM64X does not "
 				"support archives larger than 4GB");
 			goto out;
