@@ -45,6 +45,12 @@ int prune_drop_section(struct prune_plan *plan, const char *name, size_t len,
 		       struct err *e);
 /* A COFF object or PE image (prune_coff.c). */
 int prune_coff(struct pruner *p, const uint8_t *buf, size_t len);
+/* The packages of a linked program's .llvm.offloading (section i): the
+ * OpenMP runtime's image table made to list the kept images alone, the
+ * dropped packages zeroed in place (prune_omp.c). */
+struct elfscan;
+int prune_linked_packages(struct pruner *p, const struct elfscan *s,
+			  const uint8_t *buf, size_t i);
 
 /* A text bundle (i ii cui hipi d ll s), as LLVM's bundler writes it: the
  * comment its first START line uses, or NULL (cap: room for it). */
