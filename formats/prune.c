@@ -31,22 +31,6 @@ static bool is_dropped_section(void *ctx, const char *name, size_t len)
 	return false;
 }
 
-int prune_drop_section(struct prune_plan *plan, const char *name, size_t len,
-		       struct err *e)
-{
-	char **grown = realloc(plan->drop_sections,
-			       (plan->ndrop + 1) * sizeof(*grown));
-
-	if (!grown)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
-	plan->drop_sections = grown;
-	grown[plan->ndrop] = strndup(name, len);
-	if (!grown[plan->ndrop])
-		return err_code_set(e, ERR_NOMEM, "out of memory");
-	plan->ndrop++;
-	return 0;
-}
-
 /* A relocatable object's .llvm.offloading, written again with the kept
  * packages.  In a linked program the OpenMP runtime's image table points
  * into the section: the table is rewritten and the section keeps its
