@@ -44,6 +44,17 @@ HOST_OBJECT = os.path.join(HERE, "objects", "fixtures",
 REPEAT = 200
 TARGETS = "host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a," \
           "hip-amdgcn-amd-amdhsa--gfx1100"
+CLANG = "/usr/lib/llvm-22/bin/clang"
+# The kernel library (ls --kernels): one translation unit of KERNEL_COUNT
+# kernels for each of KERNEL_ARCHS, linked KERNEL_COPIES times into one
+# shared library: 4096 kernels in 256 code objects, about 1 GB.
+KERNEL_ARCHS = ("gfx906", "gfx90a", "gfx942", "gfx1100")
+KERNEL_COUNT = 16
+KERNEL_COPIES = 64
+KERNEL_BYTES = 256 << 10     # machine code in each kernel
+# Evict a file from the page cache (posix_fadvise DONTNEED, as GNU dd's
+# iflag=nocache does): the next read of it comes from the disk.
+EVICT = "dd if={F} iflag=nocache count=0 status=none && "
 
 
 def run_once(cmd, cwd, repeat, fresh):
@@ -118,6 +129,26 @@ def make_inputs(d, mb):
     make_library(d, size)
 
 
+def kernel_jobs(runs):
+    """ls --kernels on klib.so and klibz.so, warm (the file just read) and
+    cold (evicted from the page cache first), against cat of the file, and
+    for the CCOBs against zstd -d of their frames too."""
+    L = "{K} --kernels klib%s.so"
+    jobs = []
+    for z in ("", "z"):
+        what = "CCOBs" if z else "bundles"
+        cat = "cat klib%s.so > /dev/null" % z
+        jobs.append(("kernels %s warm" % what, L % z, (), cat, (),
+                     runs))
+        ev = EVICT.format(F="klib%s.so" % z)
+        jobs.append(("kernels %s cold" % what, ev + L % z, (),
+                     ev + cat, (), runs))
+        if z:
+            jobs.append(("kernels CCOBs/zstd -d", L % z, (),
+                         "zstd -q -d -c ccobs.zst > /dev/null", (), runs))
+    return jobs
+
+
 def make_library(d, size):
     """lib.so: a shared library whose .hip_fatbin holds FATBIN_BUNDLES
     bundles at 4096 alignment (two GPU targets each), size bytes in all, as
@@ -142,6 +173,80 @@ def make_library(d, size):
         f.write(b"device code\n")
 
 
+def kernel_source(count, each):
+    """A HIP translation unit of count kernels from one template, each
+    starting with `each` bytes of machine code made of bulk.bin (.incbin
+    in inline assembly: a large kernel costs clang nothing to compile);
+    each processor's kernels take a different part of bulk.bin, so that
+    no two code objects of a bundle compress as one."""
+    out = ['#include "nohip.h"',
+           "template <int K> __device__ __attribute__((always_inline))",
+           "float body(const float *a, float x, int n) {",
+           "  float s = x;",
+           "#pragma unroll",
+           "  for (int i = 0; i < 8; i++)",
+           "    s = s * a[(i * K + n) & 1023] + a[(i + K) & 511] / (s + 1.0f);",
+           "  return s;", "}"]
+    for i, arch in enumerate(KERNEL_ARCHS):
+        out.append("#%s defined(__%s__)" % ("if" if not i else "elif", arch))
+        out.append('#define BULK(k) asm volatile(".incbin \\"bulk.bin\\", "'
+                   ' #k " * %d + %d, %d")' % (each, i * count * each, each))
+    out += ["#else", "#define BULK(k)", "#endif"]
+    for k in range(count):
+        out.append("__global__ void k%d(float *o, const float *a, int n) "
+                   "{ BULK(%d); o[n] = body<%d>(a, o[n + 1], n); }" % (
+                       k, k, k + 1))
+    return "\n".join(out) + "\n"
+
+
+def make_kernel_library(d):
+    """klib.so and klibz.so: KERNEL_COPIES copies of one HIP object (the
+    copies' host symbols made local, so that they link), uncompressed
+    bundles and CCOBs (--offload-compress); ccobs.zst, the zstd frames of
+    klibz.so's CCOBs one after another (what decompressing them takes).
+    The bulk is code-like bytes (compresses about 2.4x, as machine code
+    does).  False when clang-22 is missing."""
+    if not os.path.exists(CLANG):
+        return False
+    r = random.Random(2)
+    words = [bytes(r.getrandbits(8) for _ in range(r.randint(8, 200)))
+             for _ in range(20000)]
+    size = len(KERNEL_ARCHS) * KERNEL_COUNT * KERNEL_BYTES
+    bulk = bytearray()
+    while len(bulk) < size:
+        bulk += r.choice(words)
+    with open(os.path.join(d, "bulk.bin"), "wb") as f:
+        f.write(bulk[:size])
+    with open(os.path.join(d, "k.hip"), "w") as f:
+        f.write(kernel_source(KERNEL_COUNT, KERNEL_BYTES))
+    archs = ["--offload-arch=" + a for a in KERNEL_ARCHS]
+    for z, suffix in (([], ""), (["--offload-compress"], "z")):
+        cc = [CLANG, "-x", "hip"] + archs + z + [
+            "-nogpulib", "-nogpuinc", "-I" + os.path.join(HERE, "objects",
+                                                          "hip"),
+            "-O2", "-fPIC", "-c", "k.hip", "-o", "k%s.o" % suffix]
+        subprocess.run(cc, cwd=d, check=True)
+        objs = ["k%s.o" % suffix]
+        for i in range(1, KERNEL_COPIES):
+            objs.append("k%s%d.o" % (suffix, i))
+            subprocess.run([LLVM_OBJCOPY, "-w", "--localize-symbol=_Z*",
+                            "--localize-symbol=__hip_cuid_*", objs[0],
+                            objs[-1]], cwd=d, check=True)
+        subprocess.run([CLANG, "-shared", "-fuse-ld=lld", "-o",
+                        "klib%s.so" % suffix] + objs, cwd=d, check=True)
+        for o in objs:
+            os.unlink(os.path.join(d, o))
+    data = open(os.path.join(d, "klibz.so"), "rb").read()
+    with open(os.path.join(d, "ccobs.zst"), "wb") as f:
+        at = data.find(b"CCOB")
+        while at >= 0:
+            hsize = {1: 20, 2: 24, 3: 32}[data[at + 4]]
+            total = int.from_bytes(data[at + 8:at + 16], "little")
+            f.write(data[at + hsize:at + total])
+            at = data.find(b"CCOB", at + total)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=500)
@@ -159,6 +264,12 @@ def main():
     d = tempfile.mkdtemp(prefix="offload-bench-")
     try:
         make_inputs(d, args.mb)
+        want_kernels = not args.only or any(
+            "kernels".startswith(p) or p.startswith("kernels")
+            for p in args.only.split(","))
+        if want_kernels and not make_kernel_library(d):
+            print("bench: no kernel library: clang-22 is not installed")
+            want_kernels = False
         big = "-input=host -input=random.bin -input=code.bin"
         obj = "-input=host.o -input=random.bin -input=code.bin"
         # name, command, its outputs, floor, the floor's outputs, runs,
@@ -211,6 +322,8 @@ def main():
             ("prune it to gfx90a", "{R} --keep gfx90a lib.so -o pr.{N}",
              ("pr.{N}",), "cp lib.so cp7.out", ("cp7.out",), args.runs),
         ]
+        if want_kernels:
+            jobs += kernel_jobs(args.runs)
         print("%-22s %9s %9s %8s | %9s %9s %8s | %6s %6s | %7s %7s" % (
             "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s", "RSS MB",
             "wall x", "RSS x", "floor s", "/floor"))
@@ -222,9 +335,10 @@ def main():
             # Ours against the floor is the target, and the machine's
             # noise only ever adds: more runs of both, for a surer best.
             close = max(runs, args.close_runs) if floor else runs
-            llvm_has = "{R}" not in cmd
+            llvm_has = "{R}" not in cmd and "{K}" not in cmd
             cmds = [(cmd.format(B=OURS, P=OURS_PKG, L=OURS_LS,
-                                X=OURS_EXTRACT, R=OURS_PRUNE, N="ours"),
+                                X=OURS_EXTRACT, R=OURS_PRUNE, K=OURS_LS,
+                                N="ours"),
                      [o.format(N="ours") for o in outs], close)]
             if llvm_has:
                 cmds.append((cmd.format(
