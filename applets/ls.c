@@ -59,6 +59,17 @@ static int keep(void *ctx, const struct inspect_node *n)
 	struct row *r;
 	char *p;
 
+	if (n->update) {
+		/* A streamed CCOB's hash, known after its entries. */
+		for (size_t i = rs->n; i-- > 0;)
+			if (rs->v[i].n.kind == INSPECT_CONTAINER &&
+			    rs->v[i].n.number == n->number) {
+				rs->v[i].n.hash = n->hash;
+				rs->v[i].n.computed_hash = n->computed_hash;
+				break;
+			}
+		return 0;
+	}
 	if (n->kind == INSPECT_ENTRY && !ls_wanted(rs, n)) {
 		/* Its container counts the entries listed. */
 		for (size_t i = rs->n; i-- > 0;)
@@ -635,6 +646,11 @@ static uint64_t next_data(const void *in, uint64_t off)
 	return io_in_next_data(in, off);
 }
 
+static void reading(const void *in, uint64_t off, uint64_t len, bool start)
+{
+	io_in_reading(in, off, len, start);
+}
+
 static int list_one(const struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
@@ -648,8 +664,12 @@ static int list_one(const struct options *o, const char *path)
 
 	if (io_in_open(&in, path, &e) < 0)
 		return applet_fail_err("ls", "cannot read", path, 0, &e);
-	if (!o->walk.inflate)
-		io_in_sparse(&in);
+	/* Headers are read where they are; what the walk inflates (CCOBs,
+	 * NVIDIA entries) is read ahead, and let go of after. */
+	io_in_sparse(&in);
+	walk.reading = reading;
+	/* A CCOB's code objects are read one at a time as it inflates. */
+	walk.stream = true;
 	walk.next_data = next_data;
 	walk.data_ctx = &in;
 	if (walk.inflate && progress_on()) {

@@ -937,6 +937,29 @@ void io_out_discard(struct io_out *o)
 	release(o, true);
 }
 
+void io_in_reading(const struct io_in *in, uint64_t off, uint64_t len,
+		   bool start)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), from, to;
+
+	if (!in->map || off > in->len || len > in->len - off)
+		return;
+	/* Whole pages: those the range starts and ends in are shared with
+	 * its neighbours, which only read ahead or fault in again. */
+	from = off & ~(page - 1);
+	to = off + len;
+	if (to == from)
+		return;
+	madvise((uint8_t *)in->map + from, (size_t)(to - from),
+		start ? MADV_SEQUENTIAL : MADV_DONTNEED);
+	if (start)
+		madvise((uint8_t *)in->map + from, (size_t)(to - from),
+			MADV_WILLNEED);
+	else
+		madvise((uint8_t *)in->map + from, (size_t)(to - from),
+			MADV_RANDOM);
+}
+
 void io_in_sparse(const struct io_in *in)
 {
 	/* The kernel reads ahead around each page fault of a mapping (8 MiB

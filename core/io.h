@@ -50,6 +50,11 @@ void io_input_cut_clear(void);
 /* The caller will read only scattered pieces (headers) of a mapped input:
  * no read-ahead around each page it touches. */
 void io_in_sparse(const struct io_in *in);
+/* Bytes [off, off + len) of a mapped input will be read whole, in order
+ * (read ahead there, the rest staying sparse), or are done with (start
+ * false: their pages leave the process's map, not the page cache). */
+void io_in_reading(const struct io_in *in, uint64_t off, uint64_t len,
+		   bool start);
 
 /* An output written to a temporary file beside its destination and renamed
  * over it by io_out_commit, so a failed command leaves nothing half-written.

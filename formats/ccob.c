@@ -627,7 +627,7 @@ struct stream {
 	const struct ccob_header *h;
 	ccob_sink sink;
 	void *ctx;
-	struct ccob_hasher hash;
+	struct ccob_pieces *pieces;
 	uint64_t produced;
 };
 
@@ -640,18 +640,17 @@ static int emit_piece(struct stream *st, const uint8_t *p, size_t n,
 		return err_set(e, "decompresses to more than the %llu bytes its "
 			       "header declares",
 			       (unsigned long long)st->h->raw_size);
-	ccob_hasher_add(&st->hash, p, n);
+	ccob_pieces_filled(st->pieces, n);
 	st->produced += n;
 	return st->sink(st->ctx, p, n, e);
 }
 
 static int unzstd_pieces(struct stream *st, const uint8_t *src, size_t frame,
-			 uint8_t *piece, const struct ccob_limits *lim,
-			 struct err *e)
+			 const struct ccob_limits *lim, struct err *e)
 {
 	ZSTD_DCtx *dc = ZSTD_createDCtx();
 	ZSTD_inBuffer in = { src, 0, 0 };
-	size_t r = 1;
+	size_t r = 1, reported = 0;
 	int rc = 0;
 
 	if (!dc)
@@ -659,6 +658,7 @@ static int unzstd_pieces(struct stream *st, const uint8_t *src, size_t frame,
 	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
 	/* Frame after frame (skippable ones passed over), as LLVM reads it. */
 	while (r || in.pos < frame) {
+		uint8_t *piece = ccob_pieces_next(st->pieces);
 		ZSTD_outBuffer out = { piece, PIECE, 0 };
 
 		if (in.pos == in.size)
@@ -668,8 +668,12 @@ static int unzstd_pieces(struct stream *st, const uint8_t *src, size_t frame,
 			break;
 		if ((rc = emit_piece(st, piece, out.pos, e)) < 0)
 			break;
-		if (lim->progress)
+		/* As often as inflating whole reports: a step of input. */
+		if (lim->progress && (in.pos - reported >= STEP ||
+				      in.pos == frame)) {
 			lim->progress(in.pos, frame);
+			reported = in.pos;
+		}
 		if (r && in.pos == frame && out.pos < out.size)
 			break;		/* no input left, frame not done */
 	}
@@ -685,10 +689,11 @@ static int unzstd_pieces(struct stream *st, const uint8_t *src, size_t frame,
 }
 
 static int inflate_pieces(struct stream *st, const uint8_t *src, size_t avail,
-			  uint8_t *piece, const struct ccob_limits *lim,
-			  size_t *consumed, struct err *e)
+			  const struct ccob_limits *lim, size_t *consumed,
+			  struct err *e)
 {
 	z_stream zs;
+	size_t reported = 0;
 	int rc = Z_OK;
 
 	memset(&zs, 0, sizeof(zs));
@@ -697,6 +702,7 @@ static int inflate_pieces(struct stream *st, const uint8_t *src, size_t avail,
 	zs.next_in = (Bytef *)src;
 	for (;;) {
 		size_t in_left = avail - (size_t)((const uint8_t *)zs.next_in - src);
+		uint8_t *piece = ccob_pieces_next(st->pieces);
 
 		if (!zs.avail_in)
 			zs.avail_in = in_left > STEP ? STEP : (uInt)in_left;
@@ -707,9 +713,12 @@ static int inflate_pieces(struct stream *st, const uint8_t *src, size_t avail,
 			inflateEnd(&zs);
 			return -1;
 		}
-		if (lim->progress)
-			lim->progress((uint64_t)((const uint8_t *)zs.next_in - src),
-				      avail);
+		/* As often as inflating whole reports: a step of input. */
+		if (lim->progress && ((size_t)((const uint8_t *)zs.next_in - src)
+				      - reported >= STEP || rc != Z_OK)) {
+			reported = (size_t)((const uint8_t *)zs.next_in - src);
+			lim->progress(reported, avail);
+		}
 		if (rc == Z_BUF_ERROR && zs.avail_in == 0 &&
 		    (const uint8_t *)zs.next_in - src < (ptrdiff_t)avail)
 			rc = Z_OK;		/* just out of this step's input */
@@ -735,21 +744,20 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 	const uint8_t *src = buf + h->header_size;
 	size_t avail = len - h->header_size, consumed = 0;
 	struct stream st = { .h = h, .sink = sink, .ctx = ctx };
-	uint8_t *piece = NULL;
 	int rc = -1;
 
 	if (believe(h, avail, lim, e) < 0)
 		return -1;
-	ccob_hasher_init(&st.hash);
+	/* A thread hashes what is inflated beside the inflating, when there
+	 * is enough of it to be worth one. */
+	if (!(st.pieces = ccob_pieces_new(PIECE, h->raw_size > 4 * PIECE)))
+		return err_set(e, "out of memory");
 	if (!avail && !h->raw_size) {
 		/* A header alone: LLVM reads it as an empty bundle. */
 	} else if (!avail) {
 		err_set(e, "compressed data is missing: the header declares "
 			"%llu bytes and nothing follows it",
 			(unsigned long long)h->raw_size);
-		goto out;
-	} else if (!(piece = malloc(PIECE))) {
-		err_set(e, "out of memory");
 		goto out;
 	} else if (h->method == CCOB_ZSTD) {
 		size_t frame = zstd_extent(src, avail, h, len);
@@ -768,11 +776,10 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 				 ZSTD_getErrorName(bad));
 			goto out;
 		}
-		if (unzstd_pieces(&st, src, frame, piece, lim, e) < 0)
+		if (unzstd_pieces(&st, src, frame, lim, e) < 0)
 			goto out;
 		consumed = frame;
-	} else if (inflate_pieces(&st, src, avail, piece, lim, &consumed,
-				  e) < 0) {
+	} else if (inflate_pieces(&st, src, avail, lim, &consumed, e) < 0) {
 		goto out;
 	}
 	if (st.produced != h->raw_size) {
@@ -782,10 +789,12 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 		goto out;
 	}
 	*used = h->header_size + consumed;
-	*hash = ccob_hasher_end(&st.hash);
 	rc = 0;
 out:
-	free(piece);
+	if (!rc)
+		*hash = ccob_pieces_end(st.pieces);
+	else
+		ccob_pieces_end(st.pieces);
 	return rc;
 }
 

@@ -67,6 +67,17 @@ void ccob_hasher_init(struct ccob_hasher *h);
 void ccob_hasher_add(struct ccob_hasher *h, const uint8_t *buf, size_t len);
 uint64_t ccob_hasher_end(struct ccob_hasher *h);
 
+/* The buffers a stream is inflated into, size bytes each: the next one
+ * to fill (waiting, when threaded, until the hasher is done with it), the
+ * n bytes just put in it (hashed then, or by a thread of its own while the
+ * caller goes on using them), and the hash of all (ending the thread and
+ * freeing everything; also the way to drop them after a failure). */
+struct ccob_pieces;
+struct ccob_pieces *ccob_pieces_new(size_t size, bool threaded);
+uint8_t *ccob_pieces_next(struct ccob_pieces *p);
+void ccob_pieces_filled(struct ccob_pieces *p, size_t n);
+uint64_t ccob_pieces_end(struct ccob_pieces *p);
+
 /* A compressor with LLVM's parameters (zstd with long-distance matching at
  * `level`, or zlib's compress2); sink receives the compressed bytes as they
  * come.  zlib output is the same however the input is fed; zstd output

@@ -7,6 +7,7 @@
 
 #include "ar.h"
 #include "bundle.h"
+#include "ccob_entries.h"
 #include "coff.h"
 #include "fatbin.h"
 #include "inspect.h"
@@ -86,6 +87,32 @@ static uint16_t sniff_image(const uint8_t *p, uint64_t len)
 	return PACKAGE_IMG_NONE;
 }
 
+/* Entry i of a bundle, its row at *pos of the header (moved past it);
+ * data its code when at hand. */
+static struct inspect_node entry_node(const struct inspect_node *parent,
+				      const uint8_t *bundle, uint64_t *pos,
+				      size_t i, const uint8_t *data,
+				      uint64_t file_off)
+{
+	uint64_t off = get_le(bundle + *pos, 8);
+	uint64_t id_len = get_le(bundle + *pos + 16, 8);
+	struct inspect_node en = {
+		.kind = INSPECT_ENTRY, .depth = parent->depth + 1,
+		.container = parent->container,
+		.number = parent->number, .index = (unsigned)i,
+		.name = (const char *)bundle + *pos + 24,
+		.name_len = (size_t)id_len,
+		.size = get_le(bundle + *pos + 8, 8),
+		.in_file = parent->in_file,
+		.offset = parent->in_file ? file_off + off : off,
+		.data = data,
+	};
+
+	*pos += 24 + id_len;
+	en.image_kind = sniff_image(en.data, en.size);
+	return en;
+}
+
 /* The n entries of the bundle whose header fatbin_bundle_entries checked,
  * read from that header one at a time: nothing is held per entry. */
 static int bundle_entries(struct walk *w, const struct inspect_node *parent,
@@ -95,22 +122,11 @@ static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 	uint64_t pos = BUNDLE_MAGIC_LEN + 8;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t off = get_le(bundle + pos, 8);
-		uint64_t id_len = get_le(bundle + pos + 16, 8);
-		struct inspect_node en = {
-			.kind = INSPECT_ENTRY, .depth = parent->depth + 1,
-			.container = parent->container,
-			.number = parent->number, .index = (unsigned)i,
-			.name = (const char *)bundle + pos + 24,
-			.name_len = (size_t)id_len,
-			.size = get_le(bundle + pos + 8, 8),
-			.in_file = parent->in_file,
-			.offset = parent->in_file ? file_off + off : off,
-			.data = have_data ? bundle + off : NULL,
-		};
+		const uint8_t *data = have_data ? bundle + get_le(bundle + pos, 8)
+						: NULL;
+		struct inspect_node en = entry_node(parent, bundle, &pos, i,
+						    data, file_off);
 
-		pos += 24 + id_len;
-		en.image_kind = sniff_image(en.data, en.size);
 		if (emit(w, &en) < 0)
 			return -1;
 	}
@@ -168,8 +184,101 @@ static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 	}
 }
 
+/* A streamed CCOB's entries, visited as ccob_stream_entries hands them
+ * over. */
+struct streamed {
+	struct walk *w;
+	const struct inspect_node *inner;
+	const uint8_t *hdr;
+	uint64_t pos;		/* the next entry's row in hdr */
+};
+
+static int visit_streamed(void *ctx, size_t i, const uint8_t *data,
+			  uint64_t size)
+{
+	struct streamed *s = ctx;
+	struct inspect_node en = entry_node(s->inner, s->hdr, &s->pos, i, data,
+					    0);
+
+	(void)size;
+	return emit(s->w, &en) < 0 ? 1 : 0;
+}
+
+/* Inflate the CCOB as a stream (inspect_opts.stream): 1 done, 0 when its
+ * bundle header cannot be read from a first look or its entries are not
+ * in order (inflate it whole then: nothing was visited), -1 failed. */
+static int stream_ccob(struct walk *w, struct inspect_node *c,
+		       const uint8_t *p, uint64_t size)
+{
+	struct streamed s = { .w = w, .pos = BUNDLE_MAGIC_LEN + 8 };
+	struct inspect_node inner = *c;
+	uint8_t *hdr = NULL;
+	uint64_t hash;
+	size_t n;
+	int rc = 0;
+
+	if (peek_ccob(w, p, size, &c->ccob, &hdr, &n) < 0 ||
+	    !ccob_entries_in_order(hdr, n))
+		goto out;
+	rc = -1;
+	c->entries = n;
+	if (emit(w, c) < 0)
+		goto out;
+	inner.in_file = false;
+	s.inner = &inner;
+	s.hdr = hdr;
+	if (ccob_stream_entries(p, (size_t)size, &c->ccob, &w->o->ccob, hdr, n,
+				visit_streamed, &s, &hash, w->e) != 0) {
+		uint8_t *raw = NULL;
+		size_t used;
+		struct err whole;
+
+		/* What inflating it whole says of the damage, the same words
+		 * as without streaming. */
+		if (!w->stop && ccob_decompress(p, (size_t)size, &c->ccob,
+						&w->o->ccob, &raw, &used,
+						&whole) < 0)
+			*w->e = whole;
+		free(raw);
+		goto out;
+	}
+	c->computed_hash = hash;
+	c->hash = hash == c->ccob.hash ? INSPECT_HASH_OK : INSPECT_HASH_BAD;
+	c->update = true;
+	rc = emit(w, c) < 0 ? -1 : 1;
+out:
+	free(hdr);
+	return rc;
+}
+
+/* Tell the caller the walk reads [off, off + len) of the file whole now
+ * (start), or is done with it; in_file: whether those bytes are the
+ * file's. */
+static void reading(struct walk *w, bool in_file, uint64_t off, uint64_t len,
+		    bool start)
+{
+	if (in_file && w->o->reading)
+		w->o->reading(w->o->data_ctx, off, len, start);
+}
+
+static int walk_ccob_read(struct walk *w, struct inspect_node *c,
+			  const uint8_t *p, uint64_t size);
+
 static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		     uint64_t size)
+{
+	int rc;
+
+	if (!w->o->inflate)
+		return walk_ccob_read(w, c, p, size);
+	reading(w, c->in_file, c->offset, size, true);
+	rc = walk_ccob_read(w, c, p, size);
+	reading(w, c->in_file, c->offset, size, false);
+	return rc;
+}
+
+static int walk_ccob_read(struct walk *w, struct inspect_node *c,
+			  const uint8_t *p, uint64_t size)
 {
 	uint8_t *raw = NULL;
 	size_t n = 0, used;
@@ -179,6 +288,10 @@ static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		return -1;
 	c->version = c->ccob.version;
 	c->ccob_compressed = size - c->ccob.header_size;
+	if (w->o->inflate && w->o->stream &&
+	    (rc = stream_ccob(w, c, p, size)) != 0)
+		return rc < 0 ? -1 : 0;
+	rc = -1;
 	if (w->o->inflate) {
 		uint64_t header_end, extent;
 
@@ -283,6 +396,8 @@ static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		en.offset = en.in_file ? c->offset + ent.payload_offset : 0;
 		/* Decoded one at a time, each freed after its visit. */
 		if (w->o->inflate) {
+			reading(w, c->in_file, c->offset + ent.payload_offset,
+				ent.payload_size, true);
 			if (nvfatbin_code(p, &ent, w->o->ccob.max_size, &en.data,
 					  &en.code_size, &owned, &de) < 0) {
 				en.decode_err = &de;
@@ -293,6 +408,9 @@ static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		}
 		rc = emit(w, &en);
 		free(owned);
+		if (w->o->inflate)
+			reading(w, c->in_file, c->offset + ent.payload_offset,
+				ent.payload_size, false);
 		if (rc < 0)
 			return -1;
 	}
