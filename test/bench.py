@@ -52,6 +52,9 @@ KERNEL_ARCHS = ("gfx906", "gfx90a", "gfx942", "gfx1100")
 KERNEL_COUNT = 16
 KERNEL_COPIES = 64
 KERNEL_BYTES = 256 << 10     # machine code in each kernel
+NVCC = "/usr/local/cuda/bin/nvcc"
+FATBINARY = "/usr/local/cuda/bin/fatbinary"
+NV_ARCHS = ("75", "80", "90", "120")
 # Evict a file from the page cache (posix_fadvise DONTNEED, as GNU dd's
 # iflag=nocache does): the next read of it comes from the disk.
 EVICT = "dd if={F} iflag=nocache count=0 status=none && "
@@ -129,7 +132,7 @@ def make_inputs(d, mb):
     make_library(d, size)
 
 
-def kernel_jobs(runs):
+def kernel_jobs(runs, nv):
     """ls --kernels on klib.so and klibz.so, warm (the file just read) and
     cold (evicted from the page cache first), against cat of the file, and
     for the CCOBs against zstd -d of their frames too."""
@@ -146,6 +149,15 @@ def kernel_jobs(runs):
         if z:
             jobs.append(("kernels CCOBs/zstd -d", L % z, (),
                          "zstd -q -d -c ccobs.zst > /dev/null", (), runs))
+    for z in ("", "z") if nv else ():
+        what = "NV zstd" if z else "NV fatbins"
+        lib = "nvlib%s.so" % z
+        ev = EVICT.format(F=lib)
+        cmd = "{K} --kernels " + lib
+        cat = "cat %s > /dev/null" % lib
+        jobs.append(("kernels %s warm" % what, cmd, (), cat, (), runs))
+        jobs.append(("kernels %s cold" % what, ev + cmd, (), ev + cat, (),
+                     runs))
     return jobs
 
 
@@ -187,11 +199,12 @@ def kernel_source(count, each):
            "  for (int i = 0; i < 8; i++)",
            "    s = s * a[(i * K + n) & 1023] + a[(i + K) & 511] / (s + 1.0f);",
            "  return s;", "}"]
-    for i, arch in enumerate(KERNEL_ARCHS):
+    for i, arch in enumerate(KERNEL_ARCHS if each else ()):
         out.append("#%s defined(__%s__)" % ("if" if not i else "elif", arch))
         out.append('#define BULK(k) asm volatile(".incbin \\"bulk.bin\\", "'
                    ' #k " * %d + %d, %d")' % (each, i * count * each, each))
-    out += ["#else", "#define BULK(k)", "#endif"]
+    out += ["#else" if each else "", "#define BULK(k)",
+            "#endif" if each else ""]
     for k in range(count):
         out.append("__global__ void k%d(float *o, const float *a, int n) "
                    "{ BULK(%d); o[n] = body<%d>(a, o[n + 1], n); }" % (
@@ -247,6 +260,50 @@ def make_kernel_library(d):
     return True
 
 
+def make_nv_library(d):
+    """nvlib.so and nvlibz.so: a host ELF file whose .nv_fatbin holds
+    KERNEL_COPIES NVIDIA fatbins of one cubin per NV_ARCHS, each of
+    KERNEL_COUNT kernels (nvcc) and KERNEL_COUNT * KERNEL_BYTES of
+    bulk.bin in a section of its own (ptxas would take hours to make that
+    much machine code); nvlibz.so's fatbins are zstd-compressed
+    (fatbinary --compress-all).  False when nvcc is missing."""
+    if not os.path.exists(NVCC) or not os.path.exists(FATBINARY):
+        return False
+    with open(os.path.join(d, "k.cu"), "w") as f:
+        f.write(kernel_source(KERNEL_COUNT, 0).replace(
+            '#include "nohip.h"', "").replace(
+            "__attribute__((always_inline))", "__forceinline__"))
+    each = KERNEL_COUNT * KERNEL_BYTES
+    images = []
+    for i, a in enumerate(NV_ARCHS):
+        subprocess.run([NVCC, "-cubin", "-arch=sm_" + a, "k.cu", "-o",
+                        "k%s.cubin" % a], cwd=d, check=True)
+        with open(os.path.join(d, "bulk.bin"), "rb") as f:
+            f.seek(i * each % os.path.getsize(os.path.join(d, "bulk.bin")))
+            part = f.read(each)
+        with open(os.path.join(d, "bulk%s" % a), "wb") as f:
+            f.write(part)
+        subprocess.run([LLVM_OBJCOPY, "--add-section", ".nv.bulk=bulk" + a,
+                        "k%s.cubin" % a, "big%s.cubin" % a], cwd=d,
+                       check=True)
+        images.append("--image3=kind=elf,sm=%s,file=big%s.cubin" % (a, a))
+    for z, suffix in (([], ""), (["--compress-all"], "z")):
+        subprocess.run([FATBINARY, "--create=one%s.fatbin" % suffix] + z +
+                       images, cwd=d, check=True)
+        one = open(os.path.join(d, "one%s.fatbin" % suffix), "rb").read()
+        one += b"\0" * (-len(one) % 8)
+        with open(os.path.join(d, "nvfatbin%s" % suffix), "wb") as f:
+            for _ in range(KERNEL_COPIES):
+                f.write(one)
+        subprocess.run([LLVM_OBJCOPY, "--add-section",
+                        ".nv_fatbin=nvfatbin%s" % suffix,
+                        "--set-section-flags", ".nv_fatbin=alloc,readonly",
+                        "/bin/true", "nvlib%s.so" % suffix], cwd=d,
+                       check=True)
+        os.unlink(os.path.join(d, "nvfatbin%s" % suffix))
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=500)
@@ -270,6 +327,7 @@ def main():
         if want_kernels and not make_kernel_library(d):
             print("bench: no kernel library: clang-22 is not installed")
             want_kernels = False
+        want_nv = want_kernels and make_nv_library(d)
         big = "-input=host -input=random.bin -input=code.bin"
         obj = "-input=host.o -input=random.bin -input=code.bin"
         # name, command, its outputs, floor, the floor's outputs, runs,
@@ -323,7 +381,7 @@ def main():
              ("pr.{N}",), "cp lib.so cp7.out", ("cp7.out",), args.runs),
         ]
         if want_kernels:
-            jobs += kernel_jobs(args.runs)
+            jobs += kernel_jobs(args.runs, want_nv)
         print("%-22s %9s %9s %8s | %9s %9s %8s | %6s %6s | %7s %7s" % (
             "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s", "RSS MB",
             "wall x", "RSS x", "floor s", "/floor"))
