@@ -396,8 +396,12 @@ static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		en.offset = en.in_file ? c->offset + ent.payload_offset : 0;
 		/* Decoded one at a time, each freed after its visit. */
 		if (w->o->inflate) {
-			reading(w, c->in_file, c->offset + ent.payload_offset,
-				ent.payload_size, true);
+			/* A compressed entry is read whole; a plain one only
+			 * where its headers are. */
+			if (packed)
+				reading(w, c->in_file, c->offset +
+					ent.payload_offset, ent.payload_size,
+					true);
 			if (nvfatbin_code(p, &ent, w->o->ccob.max_size, &en.data,
 					  &en.code_size, &owned, &de) < 0) {
 				en.decode_err = &de;
@@ -408,7 +412,7 @@ static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		}
 		rc = emit(w, &en);
 		free(owned);
-		if (w->o->inflate)
+		if (w->o->inflate && packed)
 			reading(w, c->in_file, c->offset + ent.payload_offset,
 				ent.payload_size, false);
 		if (rc < 0)
