@@ -1,10 +1,8 @@
 /* bundler: clang-offload-bundler, drop-in exact for LLVM 22. */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applets.h"
 #include "llvmtool.h"
@@ -26,28 +24,22 @@ static const char overview[] =
 	"\n"
 	"OPTIONS:\n";
 
-/* One line of --help each; `show` says in which of LLVM's four help listings
- * the line appears (categorised or flat list, plain or hidden). */
+/* The tool's own lines of --help; `show` says in which of LLVM's four help
+ * listings each appears (categorised or flat list, plain or hidden). */
 static const struct help_line help_lines[] = {
-	{ "  --###                   - Print any external commands that are to be executed instead of actually executing them - for testing purposes.\n", 0, ALL },
-	{ "  --allow-missing-bundles - Create empty files if bundles are missing when unbundling.\n", 0, ALL },
-	{ "  --bundle-align=<uint>   - Alignment of bundle for binary files\n", 0, ALL },
-	{ "  --check-input-archive   - Check if input heterogeneous archive is valid in terms of TargetID rules.\n", 0, ALL },
-	{ "  --compress              - Compress output file when bundling.\n", 0, ALL },
-	{ "  --compression-level=<n> - Specify the compression level (integer)\n", 0, ALL },
-	{ "  --help                  - Display available options (--help-hidden for more)\n", 1, ALL },
-	{ "  --help-hidden           - Display all available options\n", 1, HH | LH },
-	{ "  --help-list             - Display list of available options (--help-list-hidden for more)\n", 1, H | HH | LH },
-	{ "  --help-list-hidden      - Display list of all available options\n", 1, HH | LH },
-	{ "  --hip-openmp-compatible - Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa.\n", 0, ALL },
-	{ "  --input=<string>        - Input file. Can be specified multiple times for multiple input files.\n", 0, ALL },
-	{ "  --inputs=<string>       - [<input file>,...] (deprecated)\n", 0, ALL },
-	{ "  --list                  - List bundle IDs in the bundled file.\n", 0, ALL },
-	{ "  --output=<string>       - Output file. Can be specified multiple times for multiple output files.\n", 0, ALL },
-	{ "  --outputs=<string>      - [<output file>,...] (deprecated)\n", 0, ALL },
-	{ "  --print-all-options     - Print all option values after command line parsing\n", 1, HH | LH },
-	{ "  --print-options         - Print non-default options after command line parsing\n", 1, HH | LH },
-	{ "  --targets=<string>      - [<offload kind>-<target triple>,...]\n", 0, ALL },
+	{ "  --###                   - Print any external commands that are to be executed instead of actually executing them - for testing purposes.\n", ALL },
+	{ "  --allow-missing-bundles - Create empty files if bundles are missing when unbundling.\n", ALL },
+	{ "  --bundle-align=<uint>   - Alignment of bundle for binary files\n", ALL },
+	{ "  --check-input-archive   - Check if input heterogeneous archive is valid in terms of TargetID rules.\n", ALL },
+	{ "  --compress              - Compress output file when bundling.\n", ALL },
+	{ "  --compression-level=<n> - Specify the compression level (integer)\n", ALL },
+	{ "  --hip-openmp-compatible - Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa.\n", ALL },
+	{ "  --input=<string>        - Input file. Can be specified multiple times for multiple input files.\n", ALL },
+	{ "  --inputs=<string>       - [<input file>,...] (deprecated)\n", ALL },
+	{ "  --list                  - List bundle IDs in the bundled file.\n", ALL },
+	{ "  --output=<string>       - Output file. Can be specified multiple times for multiple output files.\n", ALL },
+	{ "  --outputs=<string>      - [<output file>,...] (deprecated)\n", ALL },
+	{ "  --targets=<string>      - [<offload kind>-<target triple>,...]\n", ALL },
 	{ "  --type=<string>         - Type of the files to be bundled/unbundled.\n"
 	  "                            Current supported types are:\n"
 	  "                              i    - cpp-output\n"
@@ -61,19 +53,10 @@ static const struct help_line help_lines[] = {
 	  "                              o    - object\n"
 	  "                              a    - archive of objects\n"
 	  "                              gch  - precompiled-header\n"
-	  "                              ast  - clang AST file\n", 0, ALL },
-	{ "  --unbundle              - Unbundle bundled file into several output files.\n", 0, ALL },
-	{ "  --verbose               - Print debug information.\n", 0, ALL },
-	{ "  --version               - Display the version of this program\n", 1, ALL },
+	  "                              ast  - clang AST file\n", ALL },
+	{ "  --unbundle              - Unbundle bundled file into several output files.\n", ALL },
+	{ "  --verbose               - Print debug information.\n", ALL },
 };
-
-static void print_help(int which)
-{
-	size_t n = sizeof(help_lines) / sizeof(help_lines[0]);
-
-	fputs(overview, stdout);
-	llvm_print_help(help_lines, n, which, "clang-offload-bundler");
-}
 
 /* The options, in the order LLVM's option map iterates them: that order
  * breaks ties between equally close "Did you mean" suggestions.  It was
@@ -84,94 +67,36 @@ enum {
 	O_VERSION, O_PRINT_CMDS, O_LEVEL, O_HELP_LIST, O_ALLOW_MISSING, O_TYPE,
 	O_HELP_LIST_HIDDEN, O_INPUTS, O_TARGETS, O_VERBOSE, O_PRINT_OPTIONS,
 	O_OUTPUTS, O_INPUT, O_ALIGN, O_HIP_OPENMP, O_PRINT_ALL_OPTIONS,
-	O_COMPRESS, O_H,
-	/* libLLVM's own generic options, accepted and ignored, never
-	 * suggested; LLVM accepts thousands more (its pass options). */
-	O_COLOR, O_DISABLE_SYMBOLICATION, O_INFO_OUTPUT_FILE, O_RNG_SEED,
-	O_STATS, O_STATS_JSON, O_TIME_PASSES, O_TRACK_MEMORY, O_COUNT
+	O_COMPRESS, O_TAIL, O_COUNT = O_TAIL + LLVM_TAIL_COUNT
 };
 
-static void init_options(struct clopt *o)
+static void init_options(const struct llvm_tool *t)
 {
-	static const struct clopt proto[O_COUNT] = {
-		[O_TYPE] = { .name = "type", .type = CLOPT_STRING, .flags = CLOPT_REQUIRED },
-		[O_INPUT] = { .name = "input", .type = CLOPT_LIST, .flags = 0 },
-		[O_INPUTS] = { .name = "inputs", .type = CLOPT_LIST, .flags = CLOPT_COMMA },
-		[O_OUTPUT] = { .name = "output", .type = CLOPT_LIST, .flags = 0 },
-		[O_OUTPUTS] = { .name = "outputs", .type = CLOPT_LIST, .flags = CLOPT_COMMA },
-		[O_TARGETS] = { .name = "targets", .type = CLOPT_LIST, .flags = CLOPT_COMMA },
-		[O_UNBUNDLE] = { .name = "unbundle", .type = CLOPT_BOOL, .flags = 0 },
-		[O_LIST] = { .name = "list", .type = CLOPT_BOOL, .flags = 0 },
-		[O_PRINT_CMDS] = { .name = "###", .type = CLOPT_BOOL, .flags = 0 },
-		[O_ALLOW_MISSING] = { .name = "allow-missing-bundles", .type = CLOPT_BOOL, .flags = 0 },
-		[O_ALIGN] = { .name = "bundle-align", .type = CLOPT_UINT, .flags = 0 },
-		[O_CHECK_ARCHIVE] = { .name = "check-input-archive", .type = CLOPT_BOOL, .flags = 0 },
-		[O_HIP_OPENMP] = { .name = "hip-openmp-compatible", .type = CLOPT_BOOL, .flags = 0 },
-		[O_COMPRESS] = { .name = "compress", .type = CLOPT_BOOL, .flags = 0 },
-		[O_VERBOSE] = { .name = "verbose", .type = CLOPT_BOOL, .flags = 0 },
-		[O_LEVEL] = { .name = "compression-level", .type = CLOPT_INT, .flags = 0 },
-		[O_H] = { .name = "h", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST | CLOPT_GROUPING },
-		[O_HELP] = { .name = "help", .type = CLOPT_ACTION, .flags = 0 },
-		[O_HELP_HIDDEN] = { .name = "help-hidden", .type = CLOPT_ACTION, .flags = 0 },
-		[O_HELP_LIST] = { .name = "help-list", .type = CLOPT_ACTION, .flags = 0 },
-		[O_HELP_LIST_HIDDEN] = { .name = "help-list-hidden", .type = CLOPT_ACTION, .flags = 0 },
-		[O_VERSION] = { .name = "version", .type = CLOPT_ACTION, .flags = 0 },
-		[O_PRINT_OPTIONS] = { .name = "print-options", .type = CLOPT_BOOL, .flags = 0 },
-		[O_PRINT_ALL_OPTIONS] = { .name = "print-all-options", .type = CLOPT_BOOL, .flags = 0 },
-		[O_COLOR] = { .name = "color", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
-		[O_DISABLE_SYMBOLICATION] = { .name = "disable-symbolication", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
-		[O_INFO_OUTPUT_FILE] = { .name = "info-output-file", .type = CLOPT_STRING, .flags = CLOPT_NO_SUGGEST },
-		[O_RNG_SEED] = { .name = "rng-seed", .type = CLOPT_STRING, .flags = CLOPT_NO_SUGGEST },
-		[O_STATS] = { .name = "stats", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
-		[O_STATS_JSON] = { .name = "stats-json", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
-		[O_TIME_PASSES] = { .name = "time-passes", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
-		[O_TRACK_MEMORY] = { .name = "track-memory", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+	static const struct { int at; struct clopt o; } own[] = {
+		{ O_TYPE, { .name = "type", .type = CLOPT_STRING, .flags = CLOPT_REQUIRED } },
+		{ O_INPUT, { .name = "input", .type = CLOPT_LIST } },
+		{ O_INPUTS, { .name = "inputs", .type = CLOPT_LIST, .flags = CLOPT_COMMA } },
+		{ O_OUTPUT, { .name = "output", .type = CLOPT_LIST } },
+		{ O_OUTPUTS, { .name = "outputs", .type = CLOPT_LIST, .flags = CLOPT_COMMA } },
+		{ O_TARGETS, { .name = "targets", .type = CLOPT_LIST, .flags = CLOPT_COMMA } },
+		{ O_UNBUNDLE, { .name = "unbundle", .type = CLOPT_BOOL } },
+		{ O_LIST, { .name = "list", .type = CLOPT_BOOL } },
+		{ O_PRINT_CMDS, { .name = "###", .type = CLOPT_BOOL } },
+		{ O_ALLOW_MISSING, { .name = "allow-missing-bundles", .type = CLOPT_BOOL } },
+		{ O_ALIGN, { .name = "bundle-align", .type = CLOPT_UINT, .u = 1 } },
+		{ O_CHECK_ARCHIVE, { .name = "check-input-archive", .type = CLOPT_BOOL } },
+		{ O_HIP_OPENMP, { .name = "hip-openmp-compatible", .type = CLOPT_BOOL } },
+		{ O_COMPRESS, { .name = "compress", .type = CLOPT_BOOL } },
+		{ O_VERBOSE, { .name = "verbose", .type = CLOPT_BOOL } },
+		{ O_LEVEL, { .name = "compression-level", .type = CLOPT_INT } },
 	};
 
-	memcpy(o, proto, sizeof(proto));
-	o[O_ALIGN].u = 1;
-}
-
-/* ---- messages ---- */
-
-static const char *argv0;
-static int color = -1;	/* --color's value; -1: when stderr is a terminal */
-
-static void report(const char *kind, const char *fmt, va_list ap)
-{
-	llvm_report(argv0, kind, color < 0 ? isatty(2) : color, fmt, ap);
-}
-
-int bundler_fail(const char *fmt, ...)
-{
-	const char *cut = io_input_cut();
-	va_list ap;
-
-	/* Whatever failed, it failed on the zeros read where an input was
-	 * cut short under us (core/io.c): that is the error. */
-	if (cut) {
-		io_input_cut_clear();
-		return bundler_fail("'%s': file changed size while being read",
-				    cut);
-	}
-	va_start(ap, fmt);
-	report("error", fmt, ap);
-	va_end(ap);
-	return 1;
-}
-
-static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report("warning", fmt, ap);
-	va_end(ap);
+	llvm_generic_options(t);
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		t->o[own[i].at] = own[i].o;
 }
 
 /* ---- configuration ---- */
-
 
 /* The environment, read as LLVM's OffloadBundlerConfig reads it. */
 static void read_env(struct config *c)
@@ -241,7 +166,7 @@ static int check_conflicts(char **key, char **tid, size_t n)
 	if (!all || !ids) {
 		free(all);
 		free(ids);
-		return bundler_fail("out of memory");
+		return llvm_fail("out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
 		all[i] = (struct keyed_id){ key[i], tid[i] };
@@ -255,7 +180,7 @@ static int check_conflicts(char **key, char **tid, size_t n)
 		/* An ID with a malformed feature is undefined behaviour in
 		 * LLVM 22 (it crashes on some sets, accepts others): accept. */
 		if (targetid_conflict(ids, m, &a, &b))
-			rc = bundler_fail("Cannot bundle inputs with conflicting "
+			rc = llvm_fail("Cannot bundle inputs with conflicting "
 				  "targets: '%s-%s' and '%s-%s'", all[i].key,
 				  ids[a], all[i].key, ids[b]);
 		i = j;
@@ -273,7 +198,7 @@ static int ccob_limits_from_env(struct ccob_limits *lim)
 
 	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &lim->max_size, &e) < 0 ||
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &lim->max_ratio, &e) < 0)
-		return -bundler_fail("%s", e.msg);
+		return -llvm_fail("%s", e.msg);
 	return 0;
 }
 
@@ -281,6 +206,7 @@ static int ccob_limits_from_env(struct ccob_limits *lim)
 static int check_targets(struct config *c)
 {
 	struct strmap seen = { 0 };
+	struct err e;
 	char **group_key = NULL, **group_tid = NULL;
 	int host_count = 0, rc = 1;
 
@@ -297,13 +223,13 @@ static int check_targets(struct config *c)
 		bool kind_ok, triple_ok;
 
 		if (strmap_find(&seen, raw, strlen(raw)) != seen.nb) {
-			bundler_fail("Duplicate targets are not allowed");
+			llvm_fail("Duplicate targets are not allowed");
 			goto out;
 		}
 		if (strmap_set(&seen, raw, strlen(raw), i) < 0)
 			goto nomem;
 		if (target_parse(&tg, raw, strlen(raw)) < 0) {
-			bundler_fail("Targets need to follow the format '<offload kind>-<target triple>', where '<target triple>' follows the format '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'.");
+			llvm_fail("Targets need to follow the format '<offload kind>-<target triple>', where '<target triple>' follows the format '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'.");
 			goto out;
 		}
 		kind_ok = target_kind_valid(&tg);
@@ -312,7 +238,7 @@ static int check_targets(struct config *c)
 			const char *k = kind_ok ? "" : "'";
 			const char *t = triple_ok ? "" : "'";
 
-			bundler_fail("invalid target '%s'%s%s%s%s%s%s", raw,
+			llvm_fail("invalid target '%s'%s%s%s%s%s%s", raw,
 				     kind_ok ? "" : ", unknown offloading kind '",
 				     kind_ok ? "" : tg.kind, k,
 				     triple_ok ? "" : ", unknown target triple '",
@@ -320,7 +246,13 @@ static int check_targets(struct config *c)
 			target_free(&tg);
 			goto out;
 		}
-		c->std_targets[i] = target_standard(&tg);
+		c->std_targets[i] = target_standard(&tg, &e);
+		if (!c->std_targets[i] && e.code == ERR_FATAL) {
+			/* LLVM's report_fatal_error: its line, exit 1. */
+			fprintf(stderr, "LLVM ERROR: %s\n", e.why);
+			target_free(&tg);
+			goto out;
+		}
 		/* Conflicts are looked for per "<kind>-<triple as spelled>". */
 		group_key[i] = malloc(strlen(tg.kind) + strlen(tg.triple) + 2);
 		group_tid[i] = strdup(tg.tid);
@@ -341,13 +273,13 @@ static int check_targets(struct config *c)
 		goto out;
 	if ((c->unbundle && host_count > 1) ||
 	    (!c->unbundle && host_count != 1 && !c->hip_only)) {
-		bundler_fail("expecting exactly one host target but got %d", host_count);
+		llvm_fail("expecting exactly one host target but got %d", host_count);
 		goto out;
 	}
 	rc = 0;
 	goto out;
 nomem:
-	bundler_fail("out of memory");
+	llvm_fail("out of memory");
 out:
 	for (size_t i = 0; i < c->ntargets; i++) {
 		free(group_key ? group_key[i] : NULL);
@@ -361,65 +293,59 @@ out:
 
 /* ---- main ---- */
 
-static void print_version(void)
-{
-	printf("offload clang-offload-bundler version %s (offload %s)\n",
-	       LLVM_COMPAT_VERSION, OFFLOAD_VERSION);
-}
-
 static int run(struct config *c, struct clopt *o)
 {
 	if (o[O_INPUT].count && o[O_INPUTS].count)
-		return bundler_fail("-inputs and -input cannot be used together, use "
+		return llvm_fail("-inputs and -input cannot be used together, use "
 			    "only -input instead");
 	if (o[O_INPUTS].nlist)
-		warn("-inputs is deprecated, use -input instead");
+		llvm_warn("-inputs is deprecated, use -input instead");
 	if (o[O_OUTPUT].count && o[O_OUTPUTS].count)
-		return bundler_fail("-outputs and -output cannot be used together, use "
+		return llvm_fail("-outputs and -output cannot be used together, use "
 			    "only -output instead");
 	if (o[O_OUTPUTS].nlist)
-		warn("-outputs is deprecated, use -output instead");
+		llvm_warn("-outputs is deprecated, use -output instead");
 
 	if (o[O_LIST].b) {
 		if (c->unbundle)
-			return bundler_fail("-unbundle and -list cannot be used together");
+			return llvm_fail("-unbundle and -list cannot be used together");
 		if (c->ninputs != 1)
-			return bundler_fail("only one input file supported for -list");
+			return llvm_fail("only one input file supported for -list");
 		if (c->noutputs)
-			return bundler_fail("-outputs option is invalid for -list");
+			return llvm_fail("-outputs option is invalid for -list");
 		if (c->ntargets)
-			return bundler_fail("-targets option is invalid for -list");
+			return llvm_fail("-targets option is invalid for -list");
 		return bundler_list(c);
 	}
 	if (o[O_CHECK_ARCHIVE].b) {
 		if (!c->unbundle)
-			return bundler_fail("-check-input-archive cannot be used while "
+			return llvm_fail("-check-input-archive cannot be used while "
 				    "bundling");
 		if (strcmp(c->type, "a"))
-			return bundler_fail("-check-input-archive can only be used for "
+			return llvm_fail("-check-input-archive can only be used for "
 				    "unbundling archives (-type=a)");
 	}
 	if (!c->noutputs)
-		return bundler_fail("no output file specified!");
+		return llvm_fail("no output file specified!");
 	if (!o[O_TARGETS].count)
-		return bundler_fail("for the --targets option: must be specified at "
+		return llvm_fail("for the --targets option: must be specified at "
 			    "least once!");
 	if (c->unbundle) {
 		if (c->ninputs != 1)
-			return bundler_fail("only one input file supported in "
+			return llvm_fail("only one input file supported in "
 				    "unbundling mode");
 		if (c->noutputs != c->ntargets)
-			return bundler_fail("number of output files and targets should "
+			return llvm_fail("number of output files and targets should "
 				    "match in unbundling mode");
 	} else {
 		if (!strcmp(c->type, "a"))
-			return bundler_fail("Archive files are only supported for "
+			return llvm_fail("Archive files are only supported for "
 				    "unbundling");
 		if (c->noutputs != 1)
-			return bundler_fail("only one output file supported in bundling "
+			return llvm_fail("only one output file supported in bundling "
 				    "mode");
 		if (c->ninputs != c->ntargets)
-			return bundler_fail("number of input files and targets should "
+			return llvm_fail("number of input files and targets should "
 				    "match in bundling mode");
 	}
 	if (check_targets(c))
@@ -448,35 +374,24 @@ static const char **joined(const struct clopt *a, const struct clopt *b,
 int bundler_main(int argc, char **argv)
 {
 	struct clopt o[O_COUNT];
+	struct llvm_tool t = {
+		.name = "clang-offload-bundler", .overview = overview,
+		.lines = help_lines,
+		.nlines = sizeof(help_lines) / sizeof(help_lines[0]),
+		.o = o, .n = O_COUNT,
+		.at = { O_HELP, O_HELP_HIDDEN, O_HELP_LIST, O_HELP_LIST_HIDDEN,
+			O_VERSION, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS, O_TAIL },
+	};
 	struct clopt_result res;
 	struct config c = { 0 };
-	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
-						 : argv[0];
-	int rc = 1;
+	int rc;
 
-	argv0 = argv[0];
-	init_options(o);
-	if (clopt_parse(o, O_COUNT, prog, argc, argv, &res) < 0) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return 1;
-	}
-	if (o[O_COLOR].count)
-		color = o[O_COLOR].b;
-	fwrite(res.errors ? res.errors : "", 1, res.errors_len, stderr);
-	if (res.action) {
-		if (res.action == &o[O_VERSION])
-			print_version();
-		else
-			print_help(res.action == &o[O_HELP] ? H :
-				   res.action == &o[O_HELP_HIDDEN] ? HH :
-				   res.action == &o[O_HELP_LIST] ? L : LH);
-		rc = 0;
+	init_options(&t);
+	rc = llvm_tool_parse(&t, argc, argv, &res);
+	if (rc >= 0)
 		goto out;
-	}
-	if (res.failed)
-		goto out;
-	if (o[O_H].b) {
-		print_help(L);
+	if (o[O_TAIL + LLVM_TAIL_H].b) {
+		llvm_tool_help(&t, llvm_path_filename(argv[0]), L);
 		rc = 0;
 		goto out;
 	}
@@ -509,7 +424,7 @@ int bundler_main(int argc, char **argv)
 	c.targets = o[O_TARGETS].list;
 	c.ntargets = o[O_TARGETS].nlist;
 	if (!c.inputs || !c.outputs)
-		rc = bundler_fail("out of memory");
+		rc = llvm_fail("out of memory");
 	else
 		rc = run(&c, o);
 out:

@@ -24,9 +24,6 @@ struct config {
 	struct ccob_limits limits;	/* for reading CCOBs */
 };
 
-/* "<argv0>: error: ..." as LLVM prints it; returns 1. */
-int bundler_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 int bundler_list(const struct config *c);
 int bundler_bundle(const struct config *c);
 int bundler_unbundle(const struct config *c);

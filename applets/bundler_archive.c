@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bundler.h"
+#include "llvmtool.h"
 #include "../core/io.h"
 #include "../core/target.h"
 #include "../core/targetid.h"
@@ -48,14 +49,14 @@ static int check_member(void *ctx, const char *file, size_t file_len,
 	int rc = 0;
 
 	if (!set)
-		return bundler_fail("out of memory");
+		return llvm_fail("out of memory");
 	memcpy(set, ids, n * sizeof(*set));
 	qsort(set, n, sizeof(*set), by_string);
 	for (size_t i = 0; i < n; i++)
 		if (!m || strcmp(set[m - 1], set[i]))
 			set[m++] = set[i];
 	if (targetid_conflict((const char *const *)set, m, &a, &b))
-		rc = bundler_fail("conflicting TargetIDs [%s, %s] found in %.*s of "
+		rc = llvm_fail("conflicting TargetIDs [%s, %s] found in %.*s of "
 			  "%s", set[a], set[b], (int)file_len, file,
 			  c->inputs[0]);
 	free(set);
@@ -72,7 +73,7 @@ static int route_entry(const struct config *c, const struct target *req,
 	int rc = 1;
 
 	if (target_parse_entry(&got, ent->id, ent->id_len) < 0)
-		return bundler_fail("Invalid bundle id read from code object");
+		return llvm_fail("Invalid bundle id read from code object");
 	for (size_t i = 0; i < c->ntargets; i++) {
 		const uint8_t *data;
 		size_t len;
@@ -81,14 +82,14 @@ static int route_entry(const struct config *c, const struct target *req,
 		if (!target_compatible(&got, &req[i], c->hip_openmp))
 			continue;
 		if (devarchive_bytes(r, ent, &data, &len, &e) < 0) {
-			bundler_fail("'%s': %s", c->inputs[0], e.msg);
+			llvm_fail("'%s': %s", c->inputs[0], e.msg);
 			goto out;
 		}
 		name = devarchive_member_name(ent->file, ent->file_len, ent->id,
 					      ent->id_len, got.tid);
 		if (!name || add_member(&out[i], name, data, len) < 0) {
 			free(name);
-			bundler_fail("out of memory");
+			llvm_fail("out of memory");
 			goto out;
 		}
 	}
@@ -108,19 +109,19 @@ static int write_archives(const struct config *c,
 	int rc = 1;
 
 	if (!out)
-		return bundler_fail("out of memory");
+		return llvm_fail("out of memory");
 	for (size_t i = 0; i < c->ntargets; i++)
 		out[i].fd = -1;
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (io_out_open(&out[i], c->outputs[i], &e) < 0 ||
 		    devarchive_write(&out[i], a[i].m, a[i].n, &e) < 0 ||
 		    io_out_flush(&out[i], &e) < 0) {
-			bundler_fail("%s", e.msg);
+			llvm_fail("%s", e.msg);
 			goto out;
 		}
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (io_out_commit(&out[i], &e) < 0) {
-			bundler_fail("%s", e.msg);
+			llvm_fail("%s", e.msg);
 			goto out;
 		}
 	rc = 0;
@@ -142,30 +143,30 @@ int bundler_unbundle_archive(const struct config *c)
 	int rc = 1, more;
 
 	if (!req || !out) {
-		bundler_fail("out of memory");
+		llvm_fail("out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (target_parse(&req[i], c->std_targets[i],
 				 strlen(c->std_targets[i])) < 0) {
-			bundler_fail("invalid bundle id from bundle config");
+			llvm_fail("invalid bundle id from bundle config");
 			goto out;
 		}
 	if (io_in_open(&in, c->inputs[0], &e) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		goto out;
 	}
 	if (c->check_archive) {
 		more = devarchive_member_ids(in.data, in.len, check_member,
 					     (void *)c, &e);
 		if (more < 0)
-			bundler_fail("%s", e.msg);
+			llvm_fail("%s", e.msg);
 		if (more)
 			goto out;
 	}
 	/* LLVM's own messages for what is not an archive name no file. */
 	if (devarchive_open(&r, in.data, in.len, &c->limits, &e) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		goto out;
 	}
 	devarchive_set_path(&r, c->inputs[0]);
@@ -174,15 +175,15 @@ int bundler_unbundle_archive(const struct config *c)
 			goto out;
 	if (more < 0) {
 		if (e.llvm_words)
-			bundler_fail("%s", e.msg);
+			llvm_fail("%s", e.msg);
 		else
-			bundler_fail("'%s': %s", c->inputs[0], e.msg);
+			llvm_fail("'%s': %s", c->inputs[0], e.msg);
 		goto out;
 	}
 	/* Only when every archive has its code is any of them written. */
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (!out[i].n && !c->allow_missing) {
-			bundler_fail("no compatible code object found for the target "
+			llvm_fail("no compatible code object found for the target "
 				     "'%s' in heterogeneous archive library: %s",
 				     c->std_targets[i], c->inputs[0]);
 			goto out;

@@ -7,13 +7,14 @@
 #include <unistd.h>
 
 #include "bundler.h"
-#include "write_ccob.h"
+#include "llvmtool.h"
 #include "../core/elfscan.h"
 #include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
+#include "../formats/ccob_write.h"
 #include "../formats/coff.h"
 #include "../formats/magic.h"
 
@@ -28,7 +29,7 @@ static bool coff_is_readable(const uint8_t *buf, size_t len)
 	struct coff_header h;
 	struct err e;
 
-	return (magic_is_coff_object(buf, len) || coff_is_image(buf, len)) &&
+	return (coff_has_magic(buf, len) || coff_is_image(buf, len)) &&
 	       coff_read_header(buf, len, &h, &e) == 0;
 }
 
@@ -58,7 +59,7 @@ static enum handler pick_handler(const char *type, const struct io_in *ref,
 
 static int handler_error(const char *type)
 {
-	return bundler_fail("'%s': invalid file type specified", type);
+	return llvm_fail("'%s': invalid file type specified", type);
 }
 
 /* Where LLVM 22 finds the llvm-objcopy it runs: beside argv[0] as given
@@ -146,7 +147,7 @@ static int print_objcopy_add(const struct config *c)
 	int rc = 0;
 
 	if (!args)
-		return bundler_fail("out of memory");
+		return llvm_fail("out of memory");
 	temp_name(tmp, sizeof(tmp));
 	for (size_t i = 0; i < c->ntargets && !rc; i++) {
 		const char *id = c->std_targets[i];
@@ -155,7 +156,7 @@ static int print_objcopy_add(const struct config *c)
 			     (long)i == c->host_index ? tmp : c->inputs[i]) < 0 ||
 		    asprintf(&args[n++], "--set-section-flags=" BUNDLE_MAGIC
 			     "%s=readonly,exclude", id) < 0)
-			rc = bundler_fail("out of memory");
+			rc = llvm_fail("out of memory");
 	}
 	if (!rc) {
 		args[n] = strdup("--");
@@ -164,7 +165,7 @@ static int print_objcopy_add(const struct config *c)
 		if (args[n] && args[n + 1] && args[n + 2])
 			print_objcopy(c, (const char *const *)args, n + 3);
 		else
-			rc = bundler_fail("out of memory");
+			rc = llvm_fail("out of memory");
 	}
 	for (size_t i = 0; i < 2 * c->ntargets + 3; i++)
 		free(args[i]);
@@ -196,12 +197,12 @@ static int decompress_next(struct source *s, const char *path)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (ccob_parse_header(at, left, &h, &e) < 0)
-		return bundler_fail("Failed to decompress input: %s", e.msg);
+		return llvm_fail("Failed to decompress input: %s", e.msg);
 	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used, &e) < 0) {
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
 		if (e.llvm_words)
-			return bundler_fail("Failed to decompress input: %s", e.msg);
-		return bundler_fail("'%s': Failed to decompress input: %s", path, e.msg);
+			return llvm_fail("Failed to decompress input: %s", e.msg);
+		return llvm_fail("'%s': Failed to decompress input: %s", path, e.msg);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->pos += used;
@@ -229,7 +230,7 @@ static int decompress_next(struct source *s, const char *path)
 	}
 	/* LLVM never checks the hash; a mismatch means a damaged file. */
 	if (st.stored_hash != st.computed_hash)
-		return bundler_fail("'%s': compressed bundle hash mismatch: stored "
+		return llvm_fail("'%s': compressed bundle hash mismatch: stored "
 			    "0x%016llx, computed 0x%016llx", path,
 			    (unsigned long long)st.stored_hash,
 			    (unsigned long long)st.computed_hash);
@@ -244,7 +245,7 @@ static int source_open(const struct config *c, struct source *s)
 	s->c = c;
 	s->file.fd = s->seg.fd = -1;
 	if (io_in_open(&s->file, c->inputs[0], &e) < 0)
-		return bundler_fail("%s", e.msg);
+		return llvm_fail("%s", e.msg);
 	/* Fewer than 8 bytes are never a CCOB, as in LLVM. */
 	s->compressed = s->file.len >= 8 && ccob_is(s->file.data, s->file.len);
 	return 0;
@@ -259,7 +260,7 @@ static int plain_after_ccob(struct source *s, struct bundle_reader *r)
 	struct err e;
 
 	if (bundle_open_binary(r, at, left, &e) < 0)
-		return -bundler_fail("'%s': %s", s->c->inputs[0], e.msg);
+		return -llvm_fail("'%s': %s", s->c->inputs[0], e.msg);
 	io_in_close(&s->seg);
 	/* A view into the file at an offset: no fd, so copies use memory. */
 	s->seg = (struct io_in){ .data = at, .len = bundle_binary_extent(r),
@@ -309,7 +310,7 @@ static int source_next(struct source *s, struct bundle_reader *r)
 			 * even bytes that begin "CCOB" but are no header. */
 			if (s->method == CCOB_ZLIB)
 				return 0;
-			return -bundler_fail("Failed to decompress input: Could not "
+			return -llvm_fail("Failed to decompress input: Could not "
 				     "decompress embedded file contents: Src size "
 				     "is incorrect");
 		}
@@ -330,8 +331,8 @@ static int source_next(struct source *s, struct bundle_reader *r)
 			   : bundle_open_binary(r, s->seg.data, s->seg.len, &e)) < 0) {
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
 		if (e.llvm_words)
-			return -bundler_fail("%s", e.msg);
-		return -bundler_fail("'%s': %s", path, e.msg);
+			return -llvm_fail("%s", e.msg);
+		return -llvm_fail("'%s': %s", path, e.msg);
 	}
 	return 1;
 }
@@ -355,7 +356,7 @@ int bundler_list(const struct config *c)
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *list = open_memstream(&text, &text_len);
-	int rc = list ? source_open(c, &src) : bundler_fail("out of memory"), more = 0;
+	int rc = list ? source_open(c, &src) : llvm_fail("out of memory"), more = 0;
 
 	while (!rc && (more = source_next(&src, &r)) == 1) {
 		while (bundle_next(&r, &ent) == 1) {
@@ -387,7 +388,7 @@ static int emit_plan(const struct bundle_plan *plan, struct io_in *inputs,
 		    (p->input >= 0 &&
 		     io_out_copy(out, &inputs[p->input], 0,
 				 inputs[p->input].len, &e) < 0))
-			return bundler_fail("%s", e.msg);
+			return llvm_fail("%s", e.msg);
 	}
 	return 0;
 }
@@ -397,12 +398,13 @@ static int emit_compressed(const struct config *c,
 			   const struct bundle_plan *plan,
 			   const struct io_in *inputs, struct io_out *out)
 {
+	struct ccob_write_opts o = { c->ccob_version, CCOB_ZSTD, c->level,
+				     NULL };
 	struct ccob_stats st;
 	struct err e;
 
-	if (write_ccob_plan(plan, inputs, out, c->ccob_version, CCOB_ZSTD,
-			    c->level, &st, &e) < 0)
-		return bundler_fail("%s", e.msg);
+	if (ccob_write_plan(plan, inputs, out, &o, &st, &e) < 0)
+		return llvm_fail("%s", e.msg);
 	if (c->verbose) {
 		char report[1024];
 
@@ -422,7 +424,7 @@ static int report_empty_compression(const struct config *c)
 	int rc;
 
 	if (io_scratch_open(&scratch, &e) < 0)
-		return bundler_fail("%s", e.msg);
+		return llvm_fail("%s", e.msg);
 	rc = emit_compressed(c, &empty, NULL, &scratch);
 	io_out_discard(&scratch);
 	return rc;
@@ -438,7 +440,7 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 
 	if (c->host_index < 0) {
 		/* LLVM 22 crashes here (no host input to add sections to). */
-		bundler_fail("'%s': -type=%s with an object file needs a host "
+		llvm_fail("'%s': -type=%s with an object file needs a host "
 			     "target to hold the bundle sections; for device "
 			     "code only, use a binary type such as -type=bc",
 			     c->inputs[0], c->type);
@@ -446,7 +448,7 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 	}
 	host = &inputs[c->host_index];
 	if (coff_is_image(host->data, host->len)) {
-		bundler_fail("'%s': a PE image: object bundles are made only in "
+		llvm_fail("'%s': a PE image: object bundles are made only in "
 			     "COFF objects, not in executables or DLLs (LLVM 22 "
 			     "has llvm-objcopy add the sections to the image)",
 			     c->inputs[c->host_index]);
@@ -454,7 +456,7 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 	}
 	if (!elfscan_is_elf(host->data, host->len) &&
 	    !coff_is_readable(host->data, host->len)) {
-		bundler_fail("'%s': neither an ELF nor a COFF object: object "
+		llvm_fail("'%s': neither an ELF nor a COFF object: object "
 			     "bundles are made only in those hosts",
 			     c->inputs[c->host_index]);
 		goto out;
@@ -465,7 +467,7 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 		 * runs nothing, so nothing fails). */
 		for (size_t k = 0; k < i && !c->print_cmds; k++)
 			if (!strcmp(c->std_targets[k], c->std_targets[i])) {
-				bundler_fail("'%s' and '%s' are the same target "
+				llvm_fail("'%s' and '%s' are the same target "
 					     "'%s': an object bundle holds one "
 					     "section per target", c->targets[k],
 					     c->targets[i], c->std_targets[i]);
@@ -475,7 +477,7 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 	if (c->compress && c->verbose && report_empty_compression(c))
 		goto out;
 	if (io_out_open(&out, c->outputs[0], &e) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		goto out;
 	}
 	if (c->print_cmds) {
@@ -486,14 +488,14 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 				       (const char *const *)c->std_targets,
 				       inputs, c->ntargets, c->host_index,
 				       &out, &e) < 0) {
-		bundler_fail("'%s': %s", c->inputs[c->host_index], e.msg);
+		llvm_fail("'%s': %s", c->inputs[c->host_index], e.msg);
 		goto out;
 	} else {
 		/* llvm-objcopy wrote LLVM's: it takes the host's mode. */
 		io_out_mode_from(&out, host);
 	}
 	if (io_out_commit(&out, &e) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		goto out;
 	}
 	rc = 0;
@@ -515,12 +517,12 @@ int bundler_bundle(const struct config *c)
 	int rc = 1;
 
 	if (!inputs || !sizes) {
-		bundler_fail("out of memory");
+		llvm_fail("out of memory");
 		goto out;
 	}
 	for (; opened < c->ninputs; opened++) {
 		if (io_in_open(&inputs[opened], c->inputs[opened], &e) < 0) {
-			bundler_fail("%s", e.msg);
+			llvm_fail("%s", e.msg);
 			goto out;
 		}
 		sizes[opened] = inputs[opened].len;
@@ -536,7 +538,7 @@ int bundler_bundle(const struct config *c)
 		goto out;
 	}
 	if (h == H_BINARY && !c->align) {
-		bundler_fail("invalid -bundle-align=0: the alignment must be at least 1");
+		llvm_fail("invalid -bundle-align=0: the alignment must be at least 1");
 		goto out;
 	}
 	if ((h == H_TEXT ? bundle_plan_text(comment,
@@ -545,18 +547,18 @@ int bundler_bundle(const struct config *c)
 			 : bundle_plan_binary((const char *const *)c->std_targets,
 					      sizes, c->ntargets, c->align,
 					      &plan, &e)) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		goto out;
 	}
 	if (io_out_open(&out, c->outputs[0], &e) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		goto out;
 	}
 	if (c->compress ? emit_compressed(c, &plan, inputs, &out)
 			: emit_plan(&plan, inputs, &out))
 		goto out;
 	if (io_out_commit(&out, &e) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		goto out;
 	}
 	rc = 0;
@@ -583,7 +585,7 @@ static void missing_error(const struct strmap *work)
 	char *msg;
 
 	if (!names) {
-		bundler_fail("out of memory");
+		llvm_fail("out of memory");
 		return;
 	}
 	for (uint32_t b = strmap_next(work, 0); b < work->nb;
@@ -603,9 +605,9 @@ static void missing_error(const struct strmap *work)
 				strcat(msg, "and ");
 			strcat(msg, names[i]);
 		}
-		bundler_fail("%s", msg);
+		llvm_fail("%s", msg);
 	} else {
-		bundler_fail("out of memory");
+		llvm_fail("out of memory");
 	}
 	free(msg);
 	free(names);
@@ -624,7 +626,7 @@ static struct io_out *outset_open(struct outset *s, const struct config *c,
 	struct err e;
 
 	if (io_out_open(&s->out[k], c->outputs[k], &e) < 0) {
-		bundler_fail("%s", e.msg);
+		llvm_fail("%s", e.msg);
 		return NULL;
 	}
 	s->order[s->n++] = k;
@@ -637,7 +639,7 @@ static int outset_commit(struct outset *s)
 
 	for (size_t i = 0; i < s->n; i++)
 		if (io_out_commit(&s->out[s->order[i]], &e) < 0)
-			return bundler_fail("%s", e.msg);
+			return llvm_fail("%s", e.msg);
 	return 0;
 }
 
@@ -657,6 +659,80 @@ static int next_entry(struct source *src, struct bundle_reader *r,
 	}
 }
 
+/* The first requested target still wanted that takes an entry of ID
+ * got (work.nb: none). */
+static uint32_t wanted_by(const struct strmap *work, const struct target *req,
+			  const struct target *got, bool hip_openmp)
+{
+	uint32_t b;
+
+	for (b = strmap_next(work, 0); b < work->nb;
+	     b = strmap_next(work, b + 1))
+		if (target_compatible(got, &req[work->b[b].value], hip_openmp))
+			break;
+	return b;
+}
+
+/* The current entry of r into o: its bytes, or for an object bundle's host
+ * the object without its bundle sections. */
+static int write_entry(const struct config *c, struct source *src,
+		       struct bundle_reader *r, struct io_out *o)
+{
+	uint64_t off, size;
+	struct err e;
+
+	if (bundle_content(r, &off, &size, &e) < 0)
+		return llvm_fail("'%s': %s", c->inputs[0], e.msg);
+	if (r->object && bundle_object_is_host(src->seg.data, off, size)) {
+		/* The host's section marks the object itself. */
+		if (c->print_cmds)
+			print_objcopy_strip(c);
+		else if (bundle_strip_object(src->seg.data, src->seg.len, o,
+					     &e) < 0)
+			return llvm_fail("'%s': %s", c->inputs[0], e.msg);
+	} else if (io_out_copy(o, &src->seg, off, size, &e) < 0) {
+		return llvm_fail("%s", e.msg);
+	}
+	return 0;
+}
+
+/* After the walk, the targets still in work: an error, or (nothing found
+ * at all) the input as the host's and empty files for the rest, or empty
+ * files. */
+static int unbundle_rest(const struct config *c, struct strmap *work,
+			 const struct target *req, struct outset *outs,
+			 const struct source *src, bool found_host)
+{
+	struct err e;
+
+	if (!c->allow_missing && work->items) {
+		missing_error(work);
+		return 1;
+	}
+	if (work->items == c->ntargets) {
+		/* Nothing found: the input is taken to be the host's. */
+		for (uint32_t b = strmap_next(work, 0); b < work->nb;
+		     b = strmap_next(work, b + 1)) {
+			size_t k = work->b[b].value;
+			struct io_out *o = outset_open(outs, c, k);
+
+			if (!o)
+				return 1;
+			if (target_is_host(&req[k]) &&
+			    io_out_copy(o, &src->seg, 0, src->seg.len, &e) < 0)
+				return llvm_fail("%s", e.msg);
+		}
+		return 0;
+	}
+	if (!found_host && c->host_index >= 0 && !c->allow_missing)
+		return llvm_fail("Can't find bundle for the host target");
+	for (uint32_t b = strmap_next(work, 0); b < work->nb;
+	     b = strmap_next(work, b + 1))
+		if (!outset_open(outs, c, work->b[b].value))
+			return 1;
+	return 0;
+}
+
 int bundler_unbundle(const struct config *c)
 {
 	struct source src = { 0 };
@@ -670,11 +746,10 @@ int bundler_unbundle(const struct config *c)
 	bool found_host = false;
 	int more = 1;
 	struct bundle_entry ent;
-	struct err e;
 	int rc = 1;
 
 	if (!req || !outs.out || !outs.order) {
-		bundler_fail("out of memory");
+		llvm_fail("out of memory");
 		goto out;
 	}
 	if (source_open(c, &src))
@@ -684,7 +759,7 @@ int bundler_unbundle(const struct config *c)
 
 		if (target_parse(&req[i], t, strlen(t)) < 0 ||
 		    strmap_set(&work, t, strlen(t), i) < 0) {
-			bundler_fail("invalid bundle id from bundle config");
+			llvm_fail("invalid bundle id from bundle config");
 			goto out;
 		}
 	}
@@ -693,80 +768,26 @@ int bundler_unbundle(const struct config *c)
 		struct target got;
 		bool is_host;
 		uint32_t b;
-		uint64_t off, size;
 		struct io_out *o;
 
 		if (target_parse_entry(&got, ent.id, ent.id_len) < 0) {
-			bundler_fail("invalid bundle id read from the bundle");
+			llvm_fail("invalid bundle id read from the bundle");
 			goto out;
 		}
-		for (b = strmap_next(&work, 0); b < work.nb;
-		     b = strmap_next(&work, b + 1))
-			if (target_compatible(&got, &req[work.b[b].value],
-					      c->hip_openmp))
-				break;
-		if (b == work.nb) {
-			target_free(&got);
-			continue;
-		}
+		b = wanted_by(&work, req, &got, c->hip_openmp);
 		is_host = target_is_host(&got);
 		target_free(&got);
+		if (b == work.nb)
+			continue;
 		o = outset_open(&outs, c, work.b[b].value);
-		if (!o)
+		if (!o || write_entry(c, &src, &r, o))
 			goto out;
-		if (bundle_content(&r, &off, &size, &e) < 0) {
-			bundler_fail("'%s': %s", c->inputs[0], e.msg);
-			goto out;
-		}
-		if (r.object && bundle_object_is_host(src.seg.data, off, size)) {
-			/* The host's section marks the object itself. */
-			if (c->print_cmds) {
-				print_objcopy_strip(c);
-			} else if (bundle_strip_object(src.seg.data, src.seg.len, o,
-						       &e) < 0) {
-				bundler_fail("'%s': %s", c->inputs[0], e.msg);
-				goto out;
-			}
-		} else if (io_out_copy(o, &src.seg, off, size, &e) < 0) {
-			bundler_fail("%s", e.msg);
-			goto out;
-		}
 		strmap_erase(&work, b);
 		found_host |= is_host;
 	}
-
-	if (more < 0)
-		goto out;
-	if (!c->allow_missing && work.items) {
-		missing_error(&work);
-		goto out;
-	}
-	if (work.items == c->ntargets) {
-		/* Nothing found: the input is taken to be the host's. */
-		for (uint32_t b = strmap_next(&work, 0); b < work.nb;
-		     b = strmap_next(&work, b + 1)) {
-			size_t k = work.b[b].value;
-			struct io_out *o = outset_open(&outs, c, k);
-
-			if (!o)
-				goto out;
-			if (target_is_host(&req[k]) &&
-			    io_out_copy(o, &src.seg, 0, src.seg.len, &e) < 0) {
-				bundler_fail("%s", e.msg);
-				goto out;
-			}
-		}
-	} else {
-		if (!found_host && c->host_index >= 0 && !c->allow_missing) {
-			bundler_fail("Can't find bundle for the host target");
-			goto out;
-		}
-		for (uint32_t b = strmap_next(&work, 0); b < work.nb;
-		     b = strmap_next(&work, b + 1))
-			if (!outset_open(&outs, c, work.b[b].value))
-				goto out;
-	}
-	rc = outset_commit(&outs);
+	if (more >= 0 &&
+	    !unbundle_rest(c, &work, req, &outs, &src, found_host))
+		rc = outset_commit(&outs);
 out:
 	for (size_t i = 0; outs.out && i < c->ntargets; i++)
 		io_out_discard(&outs.out[i]);

@@ -10,8 +10,9 @@
 #include "applets.h"
 #include "messages.h"
 #include "progress.h"
-#include "write_ccob.h"
 #include "../core/env.h"
+#include "../core/io.h"
+#include "../formats/ccob_write.h"
 #include "../formats/inspect.h"
 
 static const char usage[] =
@@ -105,13 +106,16 @@ static int compress_one(const struct options *o, const char *in_name,
 	struct io_out out = { .fd = -1 };
 	struct ccob_stats st;
 	struct err e;
-	int level = o->level_set ? o->level
-				 : o->method == CCOB_ZSTD ? 3 : 6;
+	struct ccob_write_opts w = {
+		o->version, o->method,
+		o->level_set ? o->level : o->method == CCOB_ZSTD ? 3 : 6,
+		progress_on() ? progress_show : NULL,
+	};
 
 	if (open_output(in_name, name, &out))
 		return 1;
 	progress_name(in_name);
-	if (write_ccob(in, &out, o->version, o->method, level, &st, &e) < 0) {
+	if (ccob_write(in, &out, &w, &st, &e) < 0) {
 		progress_end();
 		io_out_discard(&out);
 		/* The output failed, or the input (read while compressed),
@@ -462,10 +466,8 @@ int ccob_main(int argc, char **argv)
 	    (o.level < -1 || o.level > 9))
 		return usage_error("zlib levels run from 0 to 9");
 	progress_init("ccob", o.quiet);
-	if (progress_on()) {
-		write_ccob_on_progress = progress_show;
+	if (progress_on())
 		o.limits.progress = progress_show;
-	}
 	if (o.mode == LIST)
 		printf("%10s %4s  %-6s %12s %13s %8s  %-18s  %-5s  %s\n", "Offset",
 		       "Ver", "Method", "Compressed", "Uncompressed", "Ratio",

@@ -1,38 +1,239 @@
-/* llvmtool: LLVM's help listings and WithColor lines; see llvmtool.h. */
+/* llvmtool: the context of an LLVM-named applet; see llvmtool.h. */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "applets.h"
 #include "llvmtool.h"
+#include "../core/io.h"
 
-void llvm_print_help(const struct help_line *lines, size_t n, int which,
-		     const char *tool)
+static struct {
+	const char *argv0;	/* messages begin with it, as given */
+	int color;		/* --color's value; -1: stderr is a terminal */
+} tool = { NULL, -1 };
+
+/* ---- options ---- */
+
+/* The generic lines of the help listings, in LLVM's words. */
+static const struct {
+	const char *name, *what;
+	int show;
+} generic_lines[] = {
+	{ "help", "Display available options (--help-hidden for more)", ALL },
+	{ "help-hidden", "Display all available options", HH | LH },
+	{ "help-list", "Display list of available options (--help-list-hidden for more)", H | HH | LH },
+	{ "help-list-hidden", "Display list of all available options", HH | LH },
+	{ "print-all-options", "Print all option values after command line parsing", HH | LH },
+	{ "print-options", "Print non-default options after command line parsing", HH | LH },
+	{ "version", "Display the version of this program", ALL },
+};
+enum { NGENERIC = sizeof(generic_lines) / sizeof(generic_lines[0]) };
+
+void llvm_generic_options(const struct llvm_tool *t)
 {
+	static const struct clopt tail[LLVM_TAIL_COUNT] = {
+		[LLVM_TAIL_H] = { .name = "h", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST | CLOPT_GROUPING },
+		[LLVM_TAIL_COLOR] = { .name = "color", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		{ .name = "disable-symbolication", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		{ .name = "info-output-file", .type = CLOPT_STRING, .flags = CLOPT_NO_SUGGEST },
+		{ .name = "rng-seed", .type = CLOPT_STRING, .flags = CLOPT_NO_SUGGEST },
+		{ .name = "stats", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		{ .name = "stats-json", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		{ .name = "time-passes", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+		{ .name = "track-memory", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
+	};
+	struct clopt *o = t->o;
+	const struct llvm_generic *at = &t->at;
+
+	o[at->help] = (struct clopt){ .name = "help", .type = CLOPT_ACTION };
+	o[at->help_hidden] = (struct clopt){ .name = "help-hidden", .type = CLOPT_ACTION };
+	o[at->help_list] = (struct clopt){ .name = "help-list", .type = CLOPT_ACTION };
+	o[at->help_list_hidden] = (struct clopt){ .name = "help-list-hidden", .type = CLOPT_ACTION };
+	o[at->version] = (struct clopt){ .name = "version", .type = CLOPT_ACTION };
+	o[at->print_options] = (struct clopt){ .name = "print-options", .type = CLOPT_BOOL };
+	o[at->print_all_options] = (struct clopt){ .name = "print-all-options", .type = CLOPT_BOOL };
+	memcpy(&o[at->tail], tail, sizeof(tail));
+}
+
+/* ---- help ---- */
+
+/* An option line's name, as LLVM sorts the flat listings: after the
+ * dashes, up to its value ("--bundle-align=<uint>", "-o <file>"). */
+static size_t line_key(const char *text, const char **key)
+{
+	const char *k = text + strspn(text, " ");
+
+	k += strspn(k, "-");
+	*key = k;
+	return strcspn(k, "= <\n");
+}
+
+static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+static void generic_line(const struct llvm_tool *t, size_t g)
+{
+	const char *first = t->lines[0].text;
+	int width = (int)(strstr(first, " - ") - first) - 4;
+
+	printf("  --%-*s - %s\n", width, generic_lines[g].name,
+	       generic_lines[g].what);
+}
+
+void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which)
+{
+	size_t i = 0, g = 0;
+
+	printf(t->overview, prog);
 	if (which & (L | LH)) {
-		for (size_t i = 0; i < n; i++)
-			if (lines[i].show & which)
-				fputs(lines[i].text, stdout);
+		/* One list, the generic options among the tool's by name. */
+		while (i < t->nlines || g < NGENERIC) {
+			const char *k;
+			size_t n = i < t->nlines ? line_key(t->lines[i].text, &k) : 0;
+			const char *gk = g < NGENERIC ? generic_lines[g].name : NULL;
+
+			if (i < t->nlines && (!gk ||
+			    key_cmp(k, n, gk, strlen(gk)) < 0)) {
+				if (t->lines[i].show & which)
+					fputs(t->lines[i].text, stdout);
+				i++;
+			} else {
+				if (generic_lines[g].show & which)
+					generic_line(t, g);
+				g++;
+			}
+		}
 		return;
 	}
 	fputs("\nGeneric Options:\n\n", stdout);
-	for (size_t i = 0; i < n; i++)
-		if (lines[i].generic && (lines[i].show & which))
-			fputs(lines[i].text, stdout);
-	printf("\n%s options:\n\n", tool);
-	for (size_t i = 0; i < n; i++)
-		if (!lines[i].generic && (lines[i].show & which))
-			fputs(lines[i].text, stdout);
+	for (g = 0; g < NGENERIC; g++)
+		if (generic_lines[g].show & which)
+			generic_line(t, g);
+	printf("\n%s options:\n\n", t->name);
+	for (i = 0; i < t->nlines; i++)
+		if (t->lines[i].show & which)
+			fputs(t->lines[i].text, stdout);
 }
 
-void llvm_report(const char *prefix, const char *kind, bool color,
-		 const char *fmt, va_list ap)
+int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
+		    struct clopt_result *res)
 {
+	const struct llvm_generic *at = &t->at;
+	const struct clopt *color = &t->o[at->tail + LLVM_TAIL_COLOR];
+	const char *prog = llvm_path_filename(argv[0]);
+	const struct clopt *action;
+
+	tool.argv0 = argv[0];
+	if (clopt_parse(t->o, t->n, prog, argc, argv, res) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	if (color->count)
+		tool.color = color->b;
+	fwrite(res->errors ? res->errors : "", 1, res->errors_len, stderr);
+	action = res->action;
+	if (action == &t->o[at->version]) {
+		printf("offload %s version %s (offload %s)\n", t->name,
+		       LLVM_COMPAT_VERSION, OFFLOAD_VERSION);
+		return 0;
+	}
+	if (action) {
+		llvm_tool_help(t, prog, action == &t->o[at->help] ? H :
+			       action == &t->o[at->help_hidden] ? HH :
+			       action == &t->o[at->help_list] ? L : LH);
+		return 0;
+	}
+	return res->failed ? 1 : -1;
+}
+
+/* ---- messages ---- */
+
+static void report(const char *prefix, const char *kind, const char *fmt,
+		   va_list ap)
+{
+	bool color = tool.color < 0 ? isatty(2) : tool.color;
 	const char *code = !strcmp(kind, "error") ? "\033[0;1;31m"
 						  : "\033[0;1;35m";
 
 	if (prefix)
 		fprintf(stderr, "%s: ", prefix);
+	/* The space inside the colour, as WithColor does. */
 	fprintf(stderr, "%s%s: %s", color ? code : "", kind,
 		color ? "\033[0m" : "");
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+}
+
+int llvm_fail(const char *fmt, ...)
+{
+	const char *cut = io_input_cut();
+	va_list ap;
+
+	/* Whatever failed, it failed on the zeros read where an input was
+	 * cut short under us (core/io.c): that is the error. */
+	if (cut) {
+		io_input_cut_clear();
+		return llvm_fail("'%s': file changed size while being read",
+				 cut);
+	}
+	va_start(ap, fmt);
+	report(tool.argv0, "error", fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+void llvm_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(tool.argv0, "warning", fmt, ap);
+	va_end(ap);
+}
+
+void llvm_warn_plain(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(NULL, "warning", fmt, ap);
+	va_end(ap);
+}
+
+const char *llvm_why(const struct err *e, const char *path)
+{
+	return !strcmp(e->path, path) ? e->why : e->msg;
+}
+
+/* ---- paths, as LLVM's sys::path sees them ---- */
+
+const char *llvm_path_filename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+const char *llvm_path_extension(const char *path)
+{
+	const char *name = llvm_path_filename(path), *dot = strrchr(name, '.');
+
+	if (!dot || !strcmp(name, ".") || !strcmp(name, ".."))
+		return NULL;
+	return dot + 1;
+}
+
+char *llvm_path_stem(const char *path)
+{
+	const char *name = llvm_path_filename(path), *dot = strrchr(name, '.');
+
+	if (!dot || !strcmp(name, ".") || !strcmp(name, ".."))
+		return strdup(name);
+	return strndup(name, (size_t)(dot - name));
 }

@@ -1,32 +1,79 @@
-/* llvmtool: what the LLVM-named applets (bundler, packager) share with
- * LLVM's tools: the four --help listings of LLVM's cl library and the
- * error and warning lines of its WithColor. */
+/* llvmtool: the one context of an LLVM-named applet (bundler, packager):
+ * what LLVM's tools share through its cl and support libraries.  Its name
+ * and colour for the error and warning lines WithColor prints, the
+ * options every LLVM tool has and its four --help listings, and paths as
+ * sys::path sees them.  One such applet runs in a process: llvm_tool_parse
+ * starts the context that llvm_fail and llvm_warn use. */
 #ifndef APPLETS_LLVMTOOL_H
 #define APPLETS_LLVMTOOL_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "../core/clopt.h"
+#include "../core/err.h"
 
 /* In which listings a help line appears: --help, --help-hidden,
  * --help-list, --help-list-hidden. */
 enum { H = 1, HH = 2, L = 4, LH = 8, ALL = H | HH | L | LH };
 
+/* One of the tool's own option lines ("  --list   - List ...\n"), in its
+ * column width (the generic ones, llvmtool's, take the width of the
+ * tool's first line). */
 struct help_line {
 	const char *text;
-	int generic;	/* under "Generic Options:" */
 	int show;	/* H, HH, L, LH */
 };
 
-/* The option lines of one listing, after the overview the caller printed:
- * flat for L and LH, else generic options first, then the tool's under
- * "<tool> options:". */
-void llvm_print_help(const struct help_line *lines, size_t n, int which,
-		     const char *tool);
-/* "<prefix>: " (without a prefix, nothing), then "<kind>: " in kind's
- * colour when color is set (the space inside the colour, as WithColor
- * does), then the message and a newline.  kind: "error" or "warning". */
-void llvm_report(const char *prefix, const char *kind, bool color,
-		 const char *fmt, va_list ap);
+/* Where the tool's option table has the options every LLVM tool has: the
+ * table's order is LLVM's option map's, which breaks ties between equally
+ * close "Did you mean" suggestions.  At tail come, in this order, -h and
+ * libLLVM's own options, accepted and ignored but for --color, never
+ * suggested (LLVM accepts thousands more: its pass options). */
+struct llvm_generic {
+	int help, help_hidden, help_list, help_list_hidden, version,
+	    print_options, print_all_options, tail;
+};
+enum { LLVM_TAIL_H, LLVM_TAIL_COLOR, LLVM_TAIL_COUNT = 9 };
+
+struct llvm_tool {
+	const char *name;	/* "clang-offload-bundler": --version, help */
+	const char *overview;	/* printf format; %s: the program's name */
+	const struct help_line *lines;
+	size_t nlines;
+	struct clopt *o;	/* the tool's options, at `at` the generic */
+	size_t n;
+	struct llvm_generic at;
+};
+
+/* Fill the generic rows of t->o. */
+void llvm_generic_options(const struct llvm_tool *t);
+/* Parse argv into t->o as LLVM's cl does, print its diagnostics and start
+ * the context (argv[0], --color).  Then --help and --version are done
+ * here: 0.  A command line that failed: 1.  Else -1: the tool goes on
+ * (with -h, an LLVM_TAIL_H it handles itself, in its place). */
+int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
+		    struct clopt_result *res);
+/* The listing which (H, HH, L or LH) for program prog. */
+void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which);
+
+/* "<argv0>: error: ..." as LLVM's WithColor prints it (in the terminal's
+ * colour, unless --color says otherwise); returns 1.  Whatever failed,
+ * an input cut short under us (core/io.c) is named instead. */
+int llvm_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "<argv0>: warning: ...". */
+void llvm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "warning: ...", as LLVM's libraries warn, without a program name. */
+void llvm_warn_plain(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* e's message without the "'<path>': " io puts in front: LLVM names no
+ * file when an image or an output cannot be opened. */
+const char *llvm_why(const struct err *e, const char *path);
+
+/* LLVM's sys::path: the file name; its extension without the dot (NULL
+ * when none); the name without its extension (malloc'd). */
+const char *llvm_path_filename(const char *path);
+const char *llvm_path_extension(const char *path);
+char *llvm_path_stem(const char *path);
 
 #endif

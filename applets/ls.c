@@ -1,4 +1,5 @@
 /* ls: list the device code in build artefacts, as a tree, from headers. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -146,54 +147,6 @@ static void rows_free(struct rows *rs)
 	}
 	free(rs->v);
 	memset(rs, 0, sizeof(*rs));
-}
-
-/* Whether row i has anything under it: rows, or entries kept as text. */
-bool has_children(const struct rows *rs, size_t i)
-{
-	return (rs->v[i].text && rs->v[i].text->n) ||
-	       (i + 1 < rs->n && rs->v[i + 1].n.depth > rs->v[i].n.depth);
-}
-
-/* ---- words ---- */
-
-const char *container_name(enum inspect_container c)
-{
-	switch (c) {
-	case INSPECT_BUNDLE: return "bundle";
-	case INSPECT_OBJECT_BUNDLE: return "object-bundle";
-	case INSPECT_CCOB: return "ccob";
-	case INSPECT_PACKAGE: return "package";
-	default: return "nv-fatbin";
-	}
-}
-
-const char *section_kind_name(enum elfscan_kind k)
-{
-	switch (k) {
-	case ELFSCAN_OFFLOADING: return "llvm-offloading";
-	case ELFSCAN_HIP_FATBIN: return "hip-fatbin";
-	case ELFSCAN_NV_FATBIN: return "nv-fatbin";
-	case ELFSCAN_NV_RELFATBIN: return "nv-relfatbin";
-	default: return "other";
-	}
-}
-
-const char *elf_type_name(uint16_t t)
-{
-	switch (t) {
-	case 1: return "relocatable";
-	case 2: return "executable";
-	case 3: return "shared object";
-	case 4: return "core file";
-	default: return NULL;
-	}
-}
-
-const char *hash_word(enum inspect_hash h)
-{
-	return h == INSPECT_HASH_OK ? "ok" : h == INSPECT_HASH_BAD ? "mismatch"
-								   : "unchecked";
 }
 
 /* ---- text ---- */
@@ -401,7 +354,7 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	free(name);
 	switch (n->format) {
 	case INSPECT_ELF:
-		tname = elf_type_name(n->elf_type);
+		tname = inspect_elf_type_name(n->elf_type);
 		printf("ELF %d-bit %s ", n->is64 ? 64 : 32,
 		       n->big_endian ? "MSB" : "LSB");
 		if (tname)
@@ -447,7 +400,7 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	}
 	if (rs->v[i].kernels || rs->v[i].kernels_why)
 		ls_describe_code(&rs->v[i]);
-	else if (!has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
+	else if (!ls_has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
 		fputs(rs->targets && rs->targets->n ? ": nothing selected"
 						    : ": no offload code", stdout);
 	putchar('\n');
@@ -459,7 +412,7 @@ static void print_container(const struct inspect_node *n)
 {
 	const char *s = n->entries == 1 ? "y" : "ies";
 
-	printf("%*s%s #%u", 2 * n->depth, "", container_name(n->container),
+	printf("%*s%s #%u", 2 * n->depth, "", inspect_container_name(n->container),
 	       n->number);
 	switch (n->container) {
 	case INSPECT_OBJECT_BUNDLE:
@@ -471,7 +424,7 @@ static void print_container(const struct inspect_node *n)
 		       PRIu64 " uncompressed, hash 0x%016" PRIx64 " %s",
 		       n->offset, n->version,
 		       n->ccob.method == CCOB_ZSTD ? "zstd" : "zlib", n->size,
-		       n->ccob.raw_size, n->ccob.hash, hash_word(n->hash));
+		       n->ccob.raw_size, n->ccob.hash, inspect_hash_name(n->hash));
 		if (n->hash == INSPECT_HASH_BAD)
 			printf(" (computed 0x%016" PRIx64 ")", n->computed_hash);
 		printf(", %zu entr%s\n", n->entries, s);
@@ -490,24 +443,13 @@ static void print_container(const struct inspect_node *n)
 	}
 }
 
-/* Members without offload code are left out (a static library has many);
- * a thin archive's members, which are not read, are shown. */
-bool shown(const struct rows *rs, size_t i)
-{
-	const struct inspect_node *n = &rs->v[i].n;
-
-	return !(n->kind == INSPECT_INPUT && n->depth > 0 &&
-		 n->format != INSPECT_ARCHIVE &&
-		 n->format != INSPECT_THIN_MEMBER && !has_children(rs, i));
-}
-
 static void print_text(const struct rows *rs, const char *path)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct inspect_node *n = &rs->v[i].n;
 		char *name;
 
-		if (!shown(rs, i))
+		if (!ls_shown(rs, i))
 			continue;
 		switch (n->kind) {
 		case INSPECT_INPUT:
@@ -532,10 +474,10 @@ static void print_text(const struct rows *rs, const char *path)
 
 /* ---- roc-obj: roc-obj-ls's lines ---- */
 
-/* Bundles are numbered from 1 across all files, as roc-obj-ls does. */
-static unsigned roc_bundles;
-
-static int print_roc_obj(const struct rows *rs, const char *path)
+/* Bundles are numbered from 1 across all files, as roc-obj-ls does:
+ * *bundles counts them. */
+static int print_roc_obj(const struct rows *rs, const char *path,
+			 unsigned *bundles)
 {
 	size_t skipped = 0;
 
@@ -549,7 +491,7 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 		if (n->container != INSPECT_BUNDLE &&
 		    n->container != INSPECT_OBJECT_BUNDLE)
 			continue;
-		roc_bundles++;
+		++*bundles;
 		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
 			const struct inspect_node *en = &rs->v[i + k].n;
 			char *uri = uri_file(path, en->offset, en->size);
@@ -562,7 +504,7 @@ static int print_roc_obj(const struct rows *rs, const char *path)
 				free(id);
 				return fail("cannot list", path, "out of memory");
 			}
-			printf("%-8u%-40s%35s%s\n", roc_bundles, id, "file://",
+			printf("%-8u%-40s%35s%s\n", *bundles, id, "file://",
 			       uri + 7);
 			free(uri);
 			free(id);
@@ -585,9 +527,11 @@ struct options {
 	struct inspect_opts walk;
 	bool kernels, demangle, quiet;
 	struct select targets;
+	/* Across the files listed: roc-obj's bundles so far, and whether a
+	 * JSON object came before (the next one is after a comma). */
+	unsigned roc_bundles;
+	bool json_started;
 };
-
-static bool first_json_file = true;
 
 /* One line for the NVIDIA container at rs->v[i] if any of its entries
  * does not decode (--verify): how many, which, and why the first. */
@@ -634,7 +578,7 @@ static int kernels_unread(const struct rows *rs, size_t i, const char *path)
 	inspect_entry_target(n, &t);
 	arch = t.arch ? applet_escape(t.arch, t.arch_len, false) : NULL;
 	rc = fail("cannot read kernels in", path, "%s #%u entry %u%s%s%s: %s",
-		  container_name(n->container), n->number, n->index,
+		  inspect_container_name(n->container), n->number, n->index,
 		  arch ? " (" : "", arch ? arch : "", arch ? ")" : "",
 		  rs->v[i].kernels_why);
 	free(arch);
@@ -651,7 +595,32 @@ static void reading(const void *in, uint64_t off, uint64_t len, bool start)
 	io_in_reading(in, off, len, start);
 }
 
-static int list_one(const struct options *o, const char *path)
+/* A directory among the files named (a shell glob's, say) is listed as
+ * one and is no error; ls reads files, it does not search directories. */
+static int list_directory(struct options *o, const char *path)
+{
+	char *name;
+
+	switch (o->format) {
+	case TEXT:
+		if (!(name = applet_escape(path, strlen(path), false)))
+			return fail("cannot list", path, "out of memory");
+		printf("%s: directory: not searched\n", name);
+		free(name);
+		break;
+	case JSON:
+		if (o->json_started)
+			putchar(',');
+		o->json_started = true;
+		ls_json_directory(path);
+		break;
+	case ROC_OBJ:
+		break;
+	}
+	return 0;
+}
+
+static int list_one(struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
@@ -662,8 +631,11 @@ static int list_one(const struct options *o, const char *path)
 	struct err e;
 	int rc = 0;
 
-	if (io_in_open(&in, path, &e) < 0)
+	if (io_in_open(&in, path, &e) < 0) {
+		if (e.errnum == EISDIR)
+			return list_directory(o, path);
 		return applet_fail_err("ls", "cannot read", path, 0, &e);
+	}
 	/* Headers are read where they are; what the walk inflates (CCOBs,
 	 * NVIDIA entries) is read ahead, and let go of after. */
 	io_in_sparse(&in);
@@ -688,7 +660,7 @@ static int list_one(const struct options *o, const char *path)
 	progress_end();
 	/* A file that is itself a code object (one offload extract wrote,
 	 * say) is described, and with --kernels has its kernels listed. */
-	if (rs.n == 1 && !has_children(&rs, 0) &&
+	if (rs.n == 1 && !ls_has_children(&rs, 0) &&
 	    ls_file_kernels(&rs.v[0], in.data, in.len) < 0) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
@@ -698,12 +670,12 @@ static int list_one(const struct options *o, const char *path)
 		print_text(&rs, path);
 		break;
 	case ROC_OBJ:
-		rc = print_roc_obj(&rs, path);
+		rc = print_roc_obj(&rs, path, &o->roc_bundles);
 		break;
 	case JSON:
-		if (!first_json_file)
+		if (o->json_started)
 			putchar(',');
-		first_json_file = false;
+		o->json_started = true;
 		ls_json(&rs, path);
 		break;
 	}

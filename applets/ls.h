@@ -63,16 +63,14 @@ void ls_describe_code(const struct row *r);
  * (malloc'd; NULL when out of memory). */
 char *ls_kernel_name(const struct rows *rs, const char *name);
 
-bool has_children(const struct rows *rs, size_t i);
-/* Archive members without device code are left out. */
-bool shown(const struct rows *rs, size_t i);
-const char *container_name(enum inspect_container c);
-const char *section_kind_name(enum elfscan_kind k);
-const char *elf_type_name(uint16_t t);
-const char *hash_word(enum inspect_hash h);
-
-const char *kernel_source_name(enum kernel_source s);
-/* One file's tree as a JSON object (see man/offload-ls.1). */
+/* ls_rows.c: whether row i has anything under it (rows, or entries kept
+ * as text); whether it is shown (archive members without device code are
+ * left out). */
+bool ls_has_children(const struct rows *rs, size_t i);
+bool ls_shown(const struct rows *rs, size_t i);
+/* One file's tree as a JSON object (see man/offload-ls.1); a directory's
+ * (format "directory", not searched). */
 void ls_json(const struct rows *rs, const char *path);
+void ls_json_directory(const char *path);
 
 #endif

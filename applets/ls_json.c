@@ -79,7 +79,7 @@ static void json_children(const struct rows *rs, size_t i, bool *first,
 	putchar('[');
 	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;) {
 		if (rs->v[k].n.depth == rs->v[i].n.depth + 1 &&
-		    rs->v[k].n.kind == kind && shown(rs, k)) {
+		    rs->v[k].n.kind == kind && ls_shown(rs, k)) {
 			if (any)
 				putchar(',');
 			any = true;
@@ -179,7 +179,7 @@ static void json_kernels(bool *first, const struct rows *rs,
 	putchar('{');
 	json_key(&f, "source");
 	if (kl)
-		printf("\"%s\"", kernel_source_name(kl->source));
+		printf("\"%s\"", kernels_source_name(kl->source));
 	else
 		fputs("null", stdout);
 	json_key(&f, "error");
@@ -256,14 +256,123 @@ static void json_entry(const struct rows *rs, const struct row *r,
 	putchar('}');
 }
 
-/* Print row i and what is under it; returns the row after them. */
-static size_t json_node(const struct rows *rs, size_t i, const char *path)
+/* The "elf", "coff" or "pe" object of a file or member, and its
+ * sections. */
+static void json_object_file(const struct rows *rs, size_t i, bool *f,
+			     const char *path)
 {
 	const struct inspect_node *n = &rs->v[i].n;
+	const char *m;
+
+	if (n->format == INSPECT_ELF) {
+		const char *t = inspect_elf_type_name(n->elf_type);
+
+		m = inspect_machine_name(n->machine);
+		json_key(f, "elf");
+		printf("{\"class\":%d,\"byte_order\":\"%s\",\"type\":",
+		       n->is64 ? 64 : 32, n->big_endian ? "big" : "little");
+		json_str(t, t ? strlen(t) : 0);
+		printf(",\"type_number\":%u,\"machine\":", n->elf_type);
+	} else if (n->format == INSPECT_COFF) {
+		m = inspect_coff_machine_name(n->machine);
+		json_key(f, "coff");
+		printf("{\"bigobj\":%s,\"machine\":",
+		       n->bigobj ? "true" : "false");
+	} else if (n->format == INSPECT_PE) {
+		m = inspect_coff_machine_name(n->machine);
+		json_key(f, "pe");
+		printf("{\"pe32plus\":%s,\"dll\":%s,\"machine\":",
+		       n->is64 ? "true" : "false", n->dll ? "true" : "false");
+	} else {
+		return;
+	}
+	json_str(m, m ? strlen(m) : 0);
+	printf(",\"machine_number\":%u}", n->machine);
+	json_children(rs, i, f, "sections", INSPECT_SECTION, path);
+}
+
+/* A file or archive member: what it is, and what is in it. */
+static void json_input(const struct rows *rs, size_t i, bool *f,
+		       const char *path)
+{
 	static const char *const formats[] = {
 		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
 		"pe",
 	};
+	const struct inspect_node *n = &rs->v[i].n;
+
+	if (n->depth)
+		json_text(f, "member", n->name, n->name_len);
+	else
+		json_text(f, "path", path, strlen(path));
+	json_key(f, "format");
+	printf("\"%s\"", formats[n->format]);
+	json_u64(f, "offset", n->offset);
+	json_u64(f, "size", n->size);
+	json_kernels(f, rs, &rs->v[i]);
+	json_object_file(rs, i, f, path);
+	if (n->format == INSPECT_ELF || n->format == INSPECT_COFF ||
+	    n->format == INSPECT_PE || n->format == INSPECT_RAW)
+		json_children(rs, i, f, "containers", INSPECT_CONTAINER, path);
+	if (n->format == INSPECT_ARCHIVE)
+		json_children(rs, i, f, "members", INSPECT_INPUT, path);
+}
+
+/* A CCOB's header and hash. */
+static void json_ccob(const struct inspect_node *n, bool *f)
+{
+	bool g = true;
+
+	json_key(f, "ccob");
+	putchar('{');
+	json_key(&g, "method");
+	fputs(n->ccob.method == CCOB_ZSTD ? "\"zstd\"" : "\"zlib\"", stdout);
+	json_u64(&g, "compressed_size", n->size - n->ccob.header_size);
+	json_u64(&g, "uncompressed_size", n->ccob.raw_size);
+	json_hex(&g, "hash", n->ccob.hash);
+	json_key(&g, "hash_check");
+	printf("\"%s\"", inspect_hash_name(n->hash));
+	json_key(&g, "computed_hash");
+	if (n->hash == INSPECT_HASH_UNCHECKED)
+		fputs("null", stdout);
+	else
+		printf("\"0x%016" PRIx64 "\"", n->computed_hash);
+	putchar('}');
+}
+
+/* A container and its entries, rows i + 1 to end. */
+static void json_container(const struct rows *rs, size_t i, size_t end,
+			   bool *f, const char *path)
+{
+	const struct inspect_node *n = &rs->v[i].n;
+
+	json_u64(f, "number", n->number);
+	json_key(f, "format");
+	printf("\"%s\"", inspect_container_name(n->container));
+	json_u64(f, "offset", n->offset);
+	json_u64(f, "size", n->size);
+	json_key(f, "version");
+	if (n->container == INSPECT_BUNDLE ||
+	    n->container == INSPECT_OBJECT_BUNDLE)
+		fputs("null", stdout);
+	else
+		printf("%u", n->version);
+	if (n->container == INSPECT_CCOB)
+		json_ccob(n, f);
+	json_key(f, "entries");
+	putchar('[');
+	for (size_t k = i + 1; k < end; k++) {
+		if (k > i + 1)
+			putchar(',');
+		json_entry(rs, &rs->v[k], path);
+	}
+	putchar(']');
+}
+
+/* Print row i and what is under it; returns the row after them. */
+static size_t json_node(const struct rows *rs, size_t i, const char *path)
+{
+	const struct inspect_node *n = &rs->v[i].n;
 	bool f = true;
 	size_t end = i + 1;
 
@@ -272,106 +381,19 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 	putchar('{');
 	switch (n->kind) {
 	case INSPECT_INPUT:
-		if (n->depth)
-			json_text(&f, "member", n->name, n->name_len);
-		else
-			json_text(&f, "path", path, strlen(path));
-		json_key(&f, "format");
-		printf("\"%s\"", formats[n->format]);
-		json_u64(&f, "offset", n->offset);
-		json_u64(&f, "size", n->size);
-		json_kernels(&f, rs, &rs->v[i]);
-		if (n->format == INSPECT_ELF) {
-			const char *m = inspect_machine_name(n->machine);
-			const char *t = elf_type_name(n->elf_type);
-
-			json_key(&f, "elf");
-			printf("{\"class\":%d,\"byte_order\":\"%s\",\"type\":",
-			       n->is64 ? 64 : 32, n->big_endian ? "big" : "little");
-			json_str(t, t ? strlen(t) : 0);
-			printf(",\"type_number\":%u,\"machine\":", n->elf_type);
-			json_str(m, m ? strlen(m) : 0);
-			printf(",\"machine_number\":%u}", n->machine);
-			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
-		}
-		if (n->format == INSPECT_COFF) {
-			const char *m = inspect_coff_machine_name(n->machine);
-
-			json_key(&f, "coff");
-			printf("{\"bigobj\":%s,\"machine\":",
-			       n->bigobj ? "true" : "false");
-			json_str(m, m ? strlen(m) : 0);
-			printf(",\"machine_number\":%u}", n->machine);
-			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
-		}
-		if (n->format == INSPECT_PE) {
-			const char *m = inspect_coff_machine_name(n->machine);
-
-			json_key(&f, "pe");
-			printf("{\"pe32plus\":%s,\"dll\":%s,\"machine\":",
-			       n->is64 ? "true" : "false",
-			       n->dll ? "true" : "false");
-			json_str(m, m ? strlen(m) : 0);
-			printf(",\"machine_number\":%u}", n->machine);
-			json_children(rs, i, &f, "sections", INSPECT_SECTION, path);
-		}
-		if (n->format == INSPECT_ELF || n->format == INSPECT_COFF ||
-		    n->format == INSPECT_PE || n->format == INSPECT_RAW)
-			json_children(rs, i, &f, "containers", INSPECT_CONTAINER,
-				      path);
-		if (n->format == INSPECT_ARCHIVE)
-			json_children(rs, i, &f, "members", INSPECT_INPUT, path);
+		json_input(rs, i, &f, path);
 		break;
 	case INSPECT_SECTION:
 		json_u64(&f, "index", n->section_index);
 		json_text(&f, "name", n->name, n->name_len);
 		json_key(&f, "kind");
-		printf("\"%s\"", section_kind_name(n->section_kind));
+		printf("\"%s\"", inspect_section_kind_name(n->section_kind));
 		json_u64(&f, "offset", n->offset);
 		json_u64(&f, "size", n->size);
 		json_children(rs, i, &f, "containers", INSPECT_CONTAINER, path);
 		break;
 	case INSPECT_CONTAINER:
-		json_u64(&f, "number", n->number);
-		json_key(&f, "format");
-		printf("\"%s\"", container_name(n->container));
-		json_u64(&f, "offset", n->offset);
-		json_u64(&f, "size", n->size);
-		json_key(&f, "version");
-		if (n->container == INSPECT_BUNDLE ||
-		    n->container == INSPECT_OBJECT_BUNDLE)
-			fputs("null", stdout);
-		else
-			printf("%u", n->version);
-		if (n->container == INSPECT_CCOB) {
-			bool g = true;
-
-			json_key(&f, "ccob");
-			putchar('{');
-			json_key(&g, "method");
-			fputs(n->ccob.method == CCOB_ZSTD ? "\"zstd\"" : "\"zlib\"",
-			      stdout);
-			json_u64(&g, "compressed_size",
-				 n->size - n->ccob.header_size);
-			json_u64(&g, "uncompressed_size", n->ccob.raw_size);
-			json_hex(&g, "hash", n->ccob.hash);
-			json_key(&g, "hash_check");
-			printf("\"%s\"", hash_word(n->hash));
-			json_key(&g, "computed_hash");
-			if (n->hash == INSPECT_HASH_UNCHECKED)
-				fputs("null", stdout);
-			else
-				printf("\"0x%016" PRIx64 "\"", n->computed_hash);
-			putchar('}');
-		}
-		json_key(&f, "entries");
-		putchar('[');
-		for (size_t k = i + 1; k < end; k++) {
-			if (k > i + 1)
-				putchar(',');
-			json_entry(rs, &rs->v[k], path);
-		}
-		putchar(']');
+		json_container(rs, i, end, &f, path);
 		break;
 	default:
 		break;
@@ -383,4 +405,18 @@ static size_t json_node(const struct rows *rs, size_t i, const char *path)
 void ls_json(const struct rows *rs, const char *path)
 {
 	json_node(rs, 0, path);
+}
+
+void ls_json_directory(const char *path)
+{
+	bool f = true;
+
+	putchar('{');
+	json_text(&f, "path", path, strlen(path));
+	json_key(&f, "format");
+	fputs("\"directory\"", stdout);
+	json_u64(&f, "offset", 0);
+	json_u64(&f, "size", 0);
+	json_key(&f, "kernels");
+	fputs("null}", stdout);
 }

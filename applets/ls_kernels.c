@@ -64,7 +64,7 @@ void ls_drop_unselected(struct rows *rs)
 		struct row *r = &rs->v[i];
 
 		if ((r->n.kind != INSPECT_SECTION &&
-		     r->n.kind != INSPECT_CONTAINER) || has_children(rs, i))
+		     r->n.kind != INSPECT_CONTAINER) || ls_has_children(rs, i))
 			continue;
 		free(r->strings);
 		free(r->why);
@@ -130,12 +130,6 @@ static char *cell_u32(uint32_t v)
 		return strdup("-");
 	snprintf(buf, sizeof(buf), "%" PRIu32, v);
 	return strdup(buf);
-}
-
-const char *kernel_source_name(enum kernel_source s)
-{
-	return s == KERNELS_AMDGPU ? "amdgpu" : s == KERNELS_CUBIN ? "cubin"
-								    : "ptx";
 }
 
 enum { AMD_COLS = 12, NV_COLS = 6 };

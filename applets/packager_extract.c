@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "packager.h"
+#include "image_args.h"
+#include "llvmtool.h"
+#include "packager_extract.h"
 #include "../core/elfscan.h"
 #include "../core/io.h"
 #include "../formats/ar.h"
@@ -82,15 +84,15 @@ static int scan(const struct scope *s, const uint8_t *buf, size_t len,
 
 	if (package_scan(buf, len, s->lim, &f->list, &e) < 0) {
 		if (package_err_is_llvm(&e))
-			return packager_fail("%s", e.msg);
+			return llvm_fail("%s", e.msg);
 		if (section)
-			return packager_fail("%s: section '%s': %s", s->where,
+			return llvm_fail("%s: section '%s': %s", s->where,
 					     section, e.msg);
-		return packager_fail("%s: %s", s->where, e.msg);
+		return llvm_fail("%s: %s", s->where, e.msg);
 	}
 	grown = realloc(f->at, (f->list.n + 1) * sizeof(*grown));
 	if (!grown)
-		return packager_fail("out of memory");
+		return llvm_fail("out of memory");
 	f->at = grown;
 	for (size_t i = first; i < f->list.n; i++)
 		f->at[i] = (struct origin){ s->in, base, s->name, s->name_len };
@@ -108,7 +110,7 @@ static int scan_elf(const struct scope *s, const uint8_t *buf, size_t len,
 	int rc = 0;
 
 	if (elfscan_open(&es, buf, len, &e) < 0)
-		return packager_fail("%s: %s", s->where, e.msg);
+		return llvm_fail("%s: %s", s->where, e.msg);
 	for (size_t i = 0; i < es.n && !rc; i++) {
 		const uint8_t *bytes;
 		uint64_t size;
@@ -163,7 +165,7 @@ static int scan_coff(const struct scope *s, const uint8_t *buf, size_t len,
 	if (coff_sections(buf, len, coff_offloading, scan_coff_section, &c,
 			  &machine, &bigobj, &e) == 0)
 		return 0;
-	return e.msg[0] ? packager_fail("%s: %s", s->where, e.msg) : 1;
+	return e.msg[0] ? llvm_fail("%s: %s", s->where, e.msg) : 1;
 }
 
 /* The offload data a bitcode module embeds (what clang -flto puts in
@@ -182,7 +184,7 @@ static int scan_embedded(void *ctx, uint8_t *data, size_t len)
 
 	if (!grown) {
 		free(data);
-		return packager_fail("out of memory");
+		return llvm_fail("out of memory");
 	}
 	c->f->heap = grown;
 	c->f->heap[c->f->nheap++] = data;
@@ -198,7 +200,7 @@ static int scan_bitcode(const struct scope *s, const uint8_t *buf, size_t len,
 	int rc = bitcode_embedded_objects(buf, len, scan_embedded, &c, &e);
 
 	if (rc < 0)
-		return packager_fail("%s: %s", s->where, e.msg);
+		return llvm_fail("%s: %s", s->where, e.msg);
 	return rc;
 }
 
@@ -239,7 +241,7 @@ static int scan_member(const struct scope *s, const struct ar_reader *r,
 	if (asprintf(&where, "%s: member '%.*s'", s->where, (int)m->name_len,
 		     m->name) < 0) {
 		where = NULL;
-		packager_fail("out of memory");
+		llvm_fail("out of memory");
 		goto out;
 	}
 	child.where = where;
@@ -260,11 +262,11 @@ static int scan_member(const struct scope *s, const struct ar_reader *r,
 		if ((file = malloc(sizeof(*file))) != NULL)
 			*file = (struct io_in){ .fd = -1 };
 		if (!grown || !more || !path || !file) {
-			packager_fail("out of memory");
+			llvm_fail("out of memory");
 			goto out;
 		}
 		if (io_in_open(file, path, &e) < 0) {
-			packager_fail("%s", e.msg);
+			llvm_fail("%s", e.msg);
 			goto out;
 		}
 		child.in = file;
@@ -301,15 +303,15 @@ static int scan_archive(const struct scope *s, const uint8_t *buf, size_t len,
 	int more;
 
 	if (s->depth >= MAX_NESTING)
-		return packager_fail("%s: archives nested more than %d deep",
+		return llvm_fail("%s: archives nested more than %d deep",
 				     s->top, MAX_NESTING);
 	if (ar_open(&r, buf, len, &e) < 0)
-		return packager_fail("%s: %s", s->where, e.msg);
+		return llvm_fail("%s: %s", s->where, e.msg);
 	while ((more = ar_next(&r, &m, &e)) == 1)
 		if (scan_member(s, &r, &m, f))
 			return 1;
 	if (more < 0)
-		return packager_fail("%s: %s", s->where, e.msg);
+		return llvm_fail("%s: %s", s->where, e.msg);
 	return 0;
 }
 
@@ -326,7 +328,7 @@ static int find_in(const struct scope *s, const uint8_t *buf, size_t len,
 		return scan_archive(s, buf, len, f);
 	if (magic_is_bitcode(buf, len))
 		return scan_bitcode(s, buf, len, f);
-	if (magic_is_coff_object(buf, len))
+	if (coff_has_magic(buf, len))
 		return scan_coff(s, buf, len, f);
 	return 0;
 }
@@ -340,9 +342,9 @@ static bool matches(const struct image_args *a, const struct package_image *img)
 		const char *v;
 		size_t vlen = 0;
 
-		if (packager_is_key(arg, "file"))
+		if (image_arg_is(arg, "file"))
 			continue;
-		if (packager_is_key(arg, "kind")) {
+		if (image_arg_is(arg, "kind")) {
 			if (img->offload_kind !=
 			    package_offload_kind_from_name(arg->value,
 							   arg->value_len))
@@ -365,7 +367,7 @@ static int extract_to(const char *path, const struct found *f, size_t i)
 	int rc;
 
 	if (io_out_open(&out, path, &e) < 0)
-		return packager_fail("%s", packager_why(&e, path));
+		return llvm_fail("%s", llvm_why(&e, path));
 	if (img->inflated || !at->in)
 		rc = io_out_write(&out, img->image, (size_t)img->image_size, &e);
 	else
@@ -373,7 +375,7 @@ static int extract_to(const char *path, const struct found *f, size_t i)
 				 img->image_size, &e);
 	if (rc < 0 || io_out_commit(&out, &e) < 0) {
 		io_out_discard(&out);
-		return packager_fail("%s", packager_why(&e, path));
+		return llvm_fail("%s", llvm_why(&e, path));
 	}
 	return 0;
 }
@@ -388,7 +390,7 @@ static char *generated_name(const char *input, const struct package_image *img,
 	const char *triple = package_get(img, "triple", 6, &tlen);
 	const char *arch = package_get(img, "arch", 4, &alen);
 	const char *ext = package_image_kind_ext(img->image_kind);
-	char *base = packager_stem(input), *name;
+	char *base = llvm_path_stem(input), *name;
 	size_t len;
 
 	if (!base)
@@ -423,7 +425,7 @@ static int write_archive(const char *path, const struct found *f,
 	int rc = 1;
 
 	if (!m || !piece || !syms) {
-		packager_fail("out of memory");
+		llvm_fail("out of memory");
 		goto out;
 	}
 	for (size_t k = 0; k < nhit; k++) {
@@ -440,12 +442,12 @@ static int write_archive(const char *path, const struct found *f,
 			if (got == AR_SYMBOLS_UNSUPPORTED ||
 			    !magic_is_bitcode(img->image,
 					      (size_t)img->image_size)) {
-				packager_fail("'%s': member %zu ('%.*s'): %s",
+				llvm_fail("'%s': member %zu ('%.*s'): %s",
 					      path, k, (int)at->name_len,
 					      at->name, e.msg);
 				goto out;
 			}
-			packager_warn_plain("'%.*s': %s", (int)at->name_len,
+			llvm_warn_plain("'%.*s': %s", (int)at->name_len,
 					    at->name, e.msg);
 			syms[k] = (struct ar_symlist){ 0 };
 		}
@@ -460,7 +462,7 @@ static int write_archive(const char *path, const struct found *f,
 	if (io_out_open(&out, dest, &e) < 0 ||
 	    ar_write(&out, m, nhit, &opt, &e) < 0 ||
 	    io_out_commit(&out, &e) < 0) {
-		packager_fail("%s", packager_why(&e, dest));
+		llvm_fail("%s", llvm_why(&e, dest));
 		goto out;
 	}
 	rc = 0;
@@ -482,22 +484,22 @@ static int extract_one(const char *input, const char *spec, bool archive,
 	size_t *hit = calloc(f->list.n + 1, sizeof(*hit)), nhit = 0;
 	int rc = 0;
 
-	if (!hit || packager_args_parse(spec, &a) < 0) {
+	if (!hit || image_args_parse(spec, &a) < 0) {
 		free(hit);
-		return packager_fail("out of memory");
+		return llvm_fail("out of memory");
 	}
 	for (size_t i = 0; i < f->list.n; i++)
 		if (matches(&a, &f->list.v[i]))
 			hit[nhit++] = i;
-	file = packager_arg(&a, "file");
+	file = image_arg(&a, "file");
 	if (!nhit) {
 		/* Nothing to do. */
 	} else if (archive) {
 		rc = file ? write_archive(file->value, f, hit, nhit)
-			  : packager_fail("Image must have a 'file' argument.");
+			  : llvm_fail("Image must have a 'file' argument.");
 	} else if (file) {
 		if (nhit > 1)
-			packager_warn("Multiple inputs match to a single file, "
+			llvm_warn("Multiple inputs match to a single file, "
 				      "'%s'", file->value);
 		rc = extract_to(file->value, f, hit[nhit - 1]);
 	} else {
@@ -506,13 +508,13 @@ static int extract_one(const char *input, const char *spec, bool archive,
 			char *name = generated_name(input, img, k);
 
 			if (!name)
-				rc = packager_fail("out of memory");
+				rc = llvm_fail("out of memory");
 			else
 				rc = extract_to(name, f, hit[k]);
 			free(name);
 		}
 	}
-	packager_args_free(&a);
+	image_args_free(&a);
 	free(hit);
 	return rc;
 }
@@ -528,10 +530,10 @@ int packager_extract(const char *input, const struct clopt *images,
 	int rc;
 
 	if (io_in_open(&in, input, &e) < 0)
-		return packager_fail("%s", e.msg);
+		return llvm_fail("%s", e.msg);
 	if (asprintf(&where, "'%s'", input) < 0) {
 		io_in_close(&in);
-		return packager_fail("out of memory");
+		return llvm_fail("out of memory");
 	}
 	s = (struct scope){ &in, 0, input, strlen(input), where, where, 0, lim };
 	/* Everything is read before anything is written, as in LLVM. */

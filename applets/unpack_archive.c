@@ -144,11 +144,11 @@ static int read_archive(const struct options *o, const char *path,
 			     (int)ent.file_len, ent.file, (int)ent.id_len, ent.id);
 			goto out;
 		}
-		std = target_standard(&got);
+		std = target_standard(&got, &e);
 		if (!std || (held && held_add(held, std) < 0)) {
+			fail(path, "%s", std ? "out of memory" : e.why);
 			free(std);
 			target_free(&got);
-			fail(path, "out of memory");
 			goto out;
 		}
 		free(std);
@@ -307,9 +307,9 @@ static int unpack(struct options *o, const char *path)
 			     want[i]);
 			goto out;
 		}
-		if (!(id = target_standard(&req))) {
+		if (!(id = target_standard(&req, &e))) {
 			target_free(&req);
-			fail(path, "out of memory");
+			fail(path, "%s", e.why);
 			goto out;
 		}
 		failed = read_archive(o, path, &in, NULL, &req, id, &m, &n);

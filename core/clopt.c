@@ -232,6 +232,29 @@ static int splice(struct clopt_result *res, size_t *cap, size_t at,
 	return 0;
 }
 
+/* The file "@arg" names, made absolute against the working directory
+ * (*cwd, found once) as LLVM does; NULL when out of memory. */
+static char *response_path(const char *arg, char **cwd)
+{
+	size_t dirlen;
+	char *name;
+
+	if (arg[1] == '/')
+		return strdup(arg + 1);
+	if (!*cwd && !(*cwd = current_dir()))
+		*cwd = strdup("");
+	if (!*cwd)
+		return NULL;
+	dirlen = strlen(*cwd);
+	name = malloc(dirlen + strlen(arg) + 1);
+	if (name) {
+		bool slash = !arg[1] || !dirlen || (*cwd)[dirlen - 1] == '/';
+
+		sprintf(name, "%s%s%s", *cwd, slash ? "" : "/", arg + 1);
+	}
+	return name;
+}
+
 /* Expand @file arguments in res->args in place, as LLVM's cl library does:
  * a relative name is taken from the current directory (nested ones too)
  * and made absolute; a file that does not exist stays a literal argument;
@@ -250,7 +273,7 @@ static int expand(struct clopt_result *res, size_t *cap)
 	for (size_t i = 0; i < res->nargs;) {
 		const char *arg = res->args[i];
 		struct clopt_result sub = { 0 };
-		size_t subcap = 0, len = 0, dirlen, words;
+		size_t subcap = 0, len = 0, words;
 		char *name, *text;
 		struct stat st;
 		size_t k;
@@ -261,24 +284,7 @@ static int expand(struct clopt_result *res, size_t *cap)
 			i++;
 			continue;
 		}
-		if (arg[1] == '/') {
-			name = strdup(arg + 1);
-		} else {
-			if (!cwd && !(cwd = current_dir()))
-				cwd = strdup("");
-			if (!cwd)
-				goto out;
-			dirlen = strlen(cwd);
-			name = malloc(dirlen + strlen(arg) + 1);
-			if (name) {
-				bool slash = !arg[1] || !dirlen ||
-					     cwd[dirlen - 1] == '/';
-
-				sprintf(name, "%s%s%s", cwd, slash ? "" : "/",
-					arg + 1);
-			}
-		}
-		if (!name)
+		if (!(name = response_path(arg, &cwd)))
 			goto out;
 		if (stat(name, &st) < 0) {
 			if (errno == ENOENT) {
@@ -598,6 +604,61 @@ static struct clopt *take_group(struct clopt *opts, size_t n, const char *prog,
 	return NULL;
 }
 
+/* A word that is no option: the next positional option takes it; LLVM
+ * counts the ones left over in *extra. */
+static int positional(struct clopt *opts, size_t n, const char *prog,
+		      const char *arg, struct clopt_result *res, size_t *extra)
+{
+	struct clopt *o;
+
+	for (o = opts; o < opts + n; o++)
+		if (o->type == CLOPT_POSITIONAL && !o->count)
+			break;
+	if (o == opts + n) {
+		(*extra)++;
+		return 0;
+	}
+	return add_value(o, prog, arg, res);
+}
+
+/* An option's value, or with CLOPT_COMMA each piece of it.  The pieces
+ * point into args[]: they are cut in place. */
+static int add_values(struct clopt *o, const char *prog, const char *value,
+		      struct clopt_result *res)
+{
+	const char *comma;
+
+	while ((o->flags & CLOPT_COMMA) &&
+	       (comma = strchr(value, ',')) != NULL) {
+		*(char *)comma = 0;
+		if (add_value(o, prog, value, res) < 0)
+			return -1;
+		value = comma + 1;
+	}
+	return add_value(o, prog, value, res);
+}
+
+/* The option "-name", "--name" or "-name=value" names (its value in
+ * *value), or a group of one-letter ones; NULL, with the closest name
+ * in near (or "") to suggest, when none. */
+static struct clopt *named(struct clopt *opts, size_t n, const char *prog,
+			   const char *arg, const char **value, char *near,
+			   size_t near_size, struct clopt_result *res)
+{
+	const char *name = arg + 1 + (arg[1] == '-');
+	const char *eq = strchr(name, '=');
+	struct clopt *o = lookup(opts, n, name,
+				 eq ? (size_t)(eq - name) : strlen(name));
+
+	if (o && eq)
+		*value = eq + 1;
+	if (!o && strlen(name) > 1)
+		o = take_group(opts, n, prog, &name, value, res);
+	if (!o)
+		suggest(opts, n, name, near, near_size);
+	return o;
+}
+
 int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 		char **argv, struct clopt_result *res)
 {
@@ -628,21 +689,16 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 		npositional += opts[i].type == CLOPT_POSITIONAL;
 
 	for (size_t i = 0; i < nargs; i++) {
-		const char *arg = args[i], *name, *eq, *value = NULL;
+		const char *arg = args[i], *value = NULL;
 		struct clopt *o = NULL;
 		char near[1024] = "";
 
 		if (arg[0] != '-' || !arg[1] || dashdash) {
-			/* A positional argument: the next positional option
-			 * takes it; LLVM counts the ones left over, and calls
-			 * every one unknown in a tool that takes none. */
+			/* A positional argument; LLVM calls every one
+			 * unknown in a tool that takes none. */
 			if (npositional) {
-				for (o = opts; o < opts + n; o++)
-					if (o->type == CLOPT_POSITIONAL && !o->count)
-						break;
-				if (o == opts + n)
-					extra++;
-				else if (add_value(o, prog, arg, res) < 0)
+				if (positional(opts, n, prog, arg, res,
+					       &extra) < 0)
 					return -1;
 				continue;
 			}
@@ -650,17 +706,8 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 			dashdash = true;
 			continue;
 		} else {
-			name = arg + 1 + (arg[1] == '-');
-			eq = strchr(name, '=');
-			o = lookup(opts, n, name,
-				   eq ? (size_t)(eq - name) : strlen(name));
-			if (o && eq)
-				value = eq + 1;
-			if (!o && strlen(name) > 1)
-				o = take_group(opts, n, prog, &name, &value,
-					       res);
-			if (!o)
-				suggest(opts, n, name, near, sizeof(near));
+			o = named(opts, n, prog, arg, &value, near,
+				  sizeof(near), res);
 		}
 		if (!o) {
 			say(res, "%s: Unknown command line argument '%s'.  "
@@ -694,18 +741,7 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 			}
 			value = args[++i];
 		}
-		if (o->flags & CLOPT_COMMA) {
-			const char *comma;
-
-			/* The pieces point into args[]: cut them in place. */
-			while ((comma = strchr(value, ',')) != NULL) {
-				*(char *)comma = 0;
-				if (add_value(o, prog, value, res) < 0)
-					return -1;
-				value = comma + 1;
-			}
-		}
-		if (add_value(o, prog, value, res) < 0)
+		if (add_values(o, prog, value, res) < 0)
 			return -1;
 	}
 

@@ -70,15 +70,10 @@ const char *elfscan_string(const uint8_t *buf, const struct elfscan_section *s,
 	return (const char *)p;
 }
 
-int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
-		 struct err *e)
+/* What must hold before libelf sees the bytes: magic, class, byte order
+ * and a whole ELF header. */
+static int check_ident(const uint8_t *buf, size_t len, struct err *e)
 {
-	GElf_Ehdr eh;
-	size_t n, shstrndx;
-	Elf *elf;
-	int rc = -1;
-
-	memset(s, 0, sizeof(*s));
 	if (!elfscan_is_elf(buf, len))
 		return err_set(e, "not an ELF file");
 	if (len < EI_NIDENT)
@@ -90,12 +85,19 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 	if (len < (buf[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
 					       : sizeof(Elf32_Ehdr)))
 		return err_set(e, "truncated ELF header (%zu bytes)", len);
-	if (!(elf = open_image(buf, len, e)))
-		return -1;
-	if (!gelf_getehdr(elf, &eh)) {
-		err_set(e, "truncated ELF header");
-		goto out;
-	}
+	return 0;
+}
+
+/* The header's fields, and the program and section header tables inside
+ * the file: the section count in *n, the name table's index in s. */
+static int read_header(struct elfscan *s, Elf *elf, size_t len, size_t *n,
+		       struct err *e)
+{
+	GElf_Ehdr eh;
+	size_t shstrndx;
+
+	if (!gelf_getehdr(elf, &eh))
+		return err_set(e, "truncated ELF header");
 	s->is64 = gelf_getclass(elf) == ELFCLASS64;
 	s->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	s->e_type = eh.e_type;
@@ -109,48 +111,38 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 		/* Most often a file cut short after its ELF header. */
 		if (eh.e_phoff > len || (uint64_t)eh.e_phnum * eh.e_phentsize >
 					len - eh.e_phoff)
-			err_set(e, "program header table runs past the end of "
-				"the file");
-		else
-			err_set(e, "bad program header count");
-		goto out;
+			return err_set(e, "program header table runs past the "
+				       "end of the file");
+		return err_set(e, "bad program header count");
 	}
 	/* libelf reports a table outside the file as "no sections"; say
 	 * what is wrong instead. */
-	if (eh.e_shoff && (eh.e_shoff > len || (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) *
-			   eh.e_shentsize > len - eh.e_shoff)) {
-		err_set(e, "section header table runs past the end of the file");
-		goto out;
-	}
-	if (elf_getshdrnum(elf, &n) < 0) {
-		err_set(e, "section header table runs past the end of the file");
-		goto out;
-	}
-	if (n == 0) {
-		err_set(e, "no section headers");
-		goto out;
-	}
+	if ((eh.e_shoff && (eh.e_shoff > len ||
+			    (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) *
+			    eh.e_shentsize > len - eh.e_shoff)) ||
+	    elf_getshdrnum(elf, n) < 0)
+		return err_set(e, "section header table runs past the end of "
+			       "the file");
+	if (*n == 0)
+		return err_set(e, "no section headers");
 	if (elf_getshdrstrndx(elf, &shstrndx) < 0 || shstrndx == 0 ||
-	    shstrndx >= n) {
-		err_set(e, "bad section name table index (e_shstrndx)");
-		goto out;
-	}
+	    shstrndx >= *n)
+		return err_set(e, "bad section name table index (e_shstrndx)");
 	s->shstrndx = shstrndx;
-	s->sec = calloc(n, sizeof(*s->sec));
-	if (!s->sec) {
-		err_set(e, "out of memory");
-		goto out;
-	}
-	s->n = n;
-	for (size_t i = 0; i < n; i++) {
+	return 0;
+}
+
+/* Every section header, each section's bytes inside the file. */
+static int read_sections(struct elfscan *s, Elf *elf, size_t len,
+			 struct err *e)
+{
+	for (size_t i = 0; i < s->n; i++) {
 		struct elfscan_section *sec = &s->sec[i];
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(elf_getscn(elf, i), &sh)) {
-			err_set(e, "unreadable section header %zu: %s", i,
-				elf_errmsg(-1));
-			goto out;
-		}
+		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
+			return err_set(e, "unreadable section header %zu: %s",
+				       i, elf_errmsg(-1));
 		*sec = (struct elfscan_section){
 			.index = (uint32_t)i, .type = sh.sh_type,
 			.link = sh.sh_link, .info = sh.sh_info,
@@ -160,34 +152,62 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 			.name = "", .name_len = 0,
 		};
 		if (i && sh.sh_type != SHT_NOBITS &&
-		    (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)) {
-			err_set(e, "section %zu runs past the end of the file "
-				"(offset %llu, size %llu, file %zu bytes)", i,
-				(unsigned long long)sh.sh_offset,
-				(unsigned long long)sh.sh_size, len);
-			goto out;
-		}
+		    (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset))
+			return err_set(e, "section %zu runs past the end of the "
+				       "file (offset %llu, size %llu, file %zu "
+				       "bytes)", i,
+				       (unsigned long long)sh.sh_offset,
+				       (unsigned long long)sh.sh_size, len);
 	}
-	if (s->sec[shstrndx].type == SHT_NOBITS) {
-		err_set(e, "the section name table has no bytes");
-		goto out;
-	}
-	for (size_t i = 1; i < n; i++) {
+	return 0;
+}
+
+/* Each section's name from the name table, and its kind. */
+static int name_sections(struct elfscan *s, Elf *elf, const uint8_t *buf,
+			 struct err *e)
+{
+	const struct elfscan_section *names = &s->sec[s->shstrndx];
+
+	if (names->type == SHT_NOBITS)
+		return err_set(e, "the section name table has no bytes");
+	for (size_t i = 1; i < s->n; i++) {
 		struct elfscan_section *sec = &s->sec[i];
-		uint64_t name_off;
 		GElf_Shdr sh;
 
 		gelf_getshdr(elf_getscn(elf, i), &sh);
-		name_off = sh.sh_name;
-		sec->name = elfscan_string(buf, &s->sec[shstrndx], name_off,
-				      &sec->name_len);
-		if (!sec->name) {
-			err_set(e, "section %zu has a bad name offset %llu", i,
-				(unsigned long long)name_off);
-			goto out;
-		}
+		sec->name = elfscan_string(buf, names, sh.sh_name,
+					   &sec->name_len);
+		if (!sec->name)
+			return err_set(e, "section %zu has a bad name offset "
+				       "%llu", i, (unsigned long long)sh.sh_name);
 		sec->kind = kind_of(sec);
 	}
+	return 0;
+}
+
+int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
+		 struct err *e)
+{
+	size_t n;
+	Elf *elf;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	if (check_ident(buf, len, e) < 0)
+		return -1;
+	if (!(elf = open_image(buf, len, e)))
+		return -1;
+	if (read_header(s, elf, len, &n, e) < 0)
+		goto out;
+	s->sec = calloc(n, sizeof(*s->sec));
+	if (!s->sec) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	s->n = n;
+	if (read_sections(s, elf, len, e) < 0 ||
+	    name_sections(s, elf, buf, e) < 0)
+		goto out;
 	rc = 0;
 out:
 	elf_end(elf);

@@ -15,6 +15,7 @@ enum err_code {
 	ERR_DECOMPRESS,	/* a codec refused the data */
 	ERR_NOMEM,
 	ERR_NOTHING,	/* nothing of what was asked for is there */
+	ERR_FATAL,	/* LLVM's own tool stops here ("LLVM ERROR: <why>") */
 };
 
 /* Libraries never print or exit; they fill this and return -1, and the

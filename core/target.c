@@ -90,11 +90,11 @@ void target_free(struct target *tg)
 	memset(tg, 0, sizeof(*tg));
 }
 
-char *target_standard(const struct target *tg)
+char *target_standard(const struct target *tg, struct err *e)
 {
 	bool amdhsa = triple_os_is_amdhsa(&tg->t);
 	char *norm = triple_normalize(tg->triple, strlen(tg->triple),
-				      amdhsa ? 3 : 4);
+				      amdhsa ? 3 : 4, e);
 	char *out;
 	size_t len;
 
@@ -108,6 +108,8 @@ char *target_standard(const struct target *tg)
 		strcat(out, norm);
 		strcat(out, amdhsa ? "--" : "-");
 		strcat(out, tg->tid);
+	} else {
+		err_code_set(e, ERR_NOMEM, "out of memory");
 	}
 	free(norm);
 	return out;

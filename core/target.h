@@ -30,8 +30,9 @@ void target_free(struct target *tg);
 int target_parse_entry(struct target *tg, const char *s, size_t len);
 
 /* The standardised ID LLVM writes: "<kind>-" + normalised triple (AMDHSA:
- * three parts and an empty environment) + "-" + target ID.  malloc'd. */
-char *target_standard(const struct target *tg);
+ * three parts and an empty environment) + "-" + target ID.  malloc'd;
+ * NULL with e filled as triple_normalize fills it. */
+char *target_standard(const struct target *tg, struct err *e);
 
 bool target_kind_valid(const struct target *tg);
 bool target_triple_valid(const struct target *tg);

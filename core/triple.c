@@ -3,7 +3,6 @@
  * The enum values below follow LLVM 22's own enum order.  Nothing outside
  * this file relies on that; it only makes differential testing against
  * libLLVM easy. */
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -788,220 +787,261 @@ static void sv_swap(struct sv *a, struct sv *b)
 	*b = t;
 }
 
-char *triple_normalize(const char *s, size_t len, int form)
+/* What normalize learnt of the components: the parse results of every
+ * component tried (valid or not) land in arch/vendor/os/env/fmt, as in
+ * LLVM, and the special cases read them; found: which of the first four
+ * positions hold a valid component. */
+struct norm {
+	int arch, vendor, os, env, fmt;
+	bool mingw, cygwin, found[4];
+};
+
+static void parse_os_into(struct norm *st, struct sv comp)
+{
+	st->os = parse_os(comp);
+	st->cygwin = sv_starts(comp, "cygwin") || sv_starts(comp, "msys");
+	st->mingw = sv_starts(comp, "mingw");
+}
+
+/* Components already valid in their own position stay put. */
+static void parse_in_place(const struct comps *c, struct norm *st)
+{
+	*st = (struct norm){ A_UNKNOWN, V_UNKNOWN, O_UNKNOWN, E_UNKNOWN,
+			     F_UNKNOWN, false, false, { false } };
+	if (c->n > 0)
+		st->arch = parse_arch(c->v[0]);
+	if (c->n > 1)
+		st->vendor = parse_vendor(c->v[1]);
+	if (c->n > 2)
+		parse_os_into(st, c->v[2]);
+	if (c->n > 3)
+		st->env = parse_env(c->v[3]);
+	if (c->n > 4)
+		st->fmt = parse_format(c->v[4]);
+	st->found[0] = st->arch != A_UNKNOWN;
+	st->found[1] = st->vendor != V_UNKNOWN;
+	st->found[2] = st->os != O_UNKNOWN;
+	st->found[3] = st->env != E_UNKNOWN;
+}
+
+/* Whether comp is valid in position pos (0 arch, 1 vendor, 2 OS, 3
+ * environment or object format). */
+static bool valid_at(struct norm *st, size_t pos, struct sv comp)
+{
+	switch (pos) {
+	case 0:
+		st->arch = parse_arch(comp);
+		return st->arch != A_UNKNOWN;
+	case 1:
+		st->vendor = parse_vendor(comp);
+		return st->vendor != V_UNKNOWN;
+	case 2:
+		parse_os_into(st, comp);
+		return st->os != O_UNKNOWN || st->cygwin || st->mingw;
+	default:
+		st->env = parse_env(comp);
+		if (st->env != E_UNKNOWN)
+			return true;
+		st->fmt = parse_format(comp);
+		return st->fmt != F_UNKNOWN;
+	}
+}
+
+/* Move component idx to pos < idx: take it out, then insert it at pos,
+ * shifting non-fixed components right into the hole (or into the first
+ * empty one). */
+static void move_left(struct comps *c, const bool *found, size_t pos,
+		      size_t idx)
+{
+	struct sv cur = c->v[idx];
+
+	c->v[idx] = empty_sv;
+	for (size_t i = pos; cur.n; i++) {
+		while (i < 4 && found[i])
+			i++;
+		sv_swap(&cur, &c->v[i]);
+	}
+}
+
+/* Move component idx to pos > idx: insert empty components before it
+ * until it reaches pos, skipping fixed ones. */
+static void move_right(struct comps *c, const bool *found, size_t pos,
+		       size_t idx)
+{
+	do {
+		struct sv cur = empty_sv;
+		size_t i = idx;
+
+		while (i < c->n) {
+			sv_swap(&cur, &c->v[i]);
+			if (!cur.n)
+				break;
+			while (++i < 4 && found[i])
+				;
+		}
+		if (cur.n)
+			c->v[c->n++] = cur;
+		while (++idx < 4 && found[idx])
+			;
+	} while (idx < pos);
+}
+
+/* Move the first component valid for each unfilled position there. */
+static void reorder(struct comps *c, struct norm *st)
+{
+	for (size_t pos = 0; pos < 4; pos++) {
+		if (st->found[pos])
+			continue;
+		for (size_t idx = 0; idx < c->n; idx++) {
+			if (idx < 4 && st->found[idx])
+				continue;
+			if (!valid_at(st, pos, c->v[idx]))
+				continue;
+			if (pos < idx)
+				move_left(c, st->found, pos, idx);
+			else if (pos > idx)
+				move_right(c, st->found, pos, idx);
+			st->found[pos] = true;
+			break;
+		}
+	}
+}
+
+/* androideabi[N] is spelled android[N]: *android holds the new text when
+ * there is an N.  -1 when out of memory. */
+static int android_spelling(struct comps *c, const struct norm *st,
+			    char **android)
+{
+	struct sv ver;
+
+	if (st->env != E_ANDROID || !sv_starts(c->v[3], "androideabi"))
+		return 0;
+	ver = sv_sub(c->v[3], 11, (size_t)-1);
+	if (ver.n == 0) {
+		c->v[3] = sv_lit("android");
+		return 0;
+	}
+	*android = malloc(7 + ver.n);
+	if (!*android)
+		return -1;
+	memcpy(*android, "android", 7);
+	memcpy(*android + 7, ver.p, ver.n);
+	c->v[3].p = *android;
+	c->v[3].n = 7 + ver.n;
+	return 0;
+}
+
+/* Windows spells its OS "windows" and its environment msvc, gnu (MinGW)
+ * or cygnus, with an object format other than COFF after them. */
+static void windows_spelling(struct comps *c, const struct norm *st)
+{
+	if (st->os == O_WIN32) {
+		comps_resize(c, 4, empty_sv);
+		c->v[2] = sv_lit("windows");
+		if (st->env == E_UNKNOWN) {
+			if (st->fmt == F_UNKNOWN || st->fmt == F_COFF)
+				c->v[3] = sv_lit("msvc");
+			else
+				c->v[3] = sv_lit(fmt_text[st->fmt]);
+		}
+	} else if (st->mingw) {
+		comps_resize(c, 4, empty_sv);
+		c->v[2] = sv_lit("windows");
+		c->v[3] = sv_lit("gnu");
+	} else if (st->cygwin) {
+		comps_resize(c, 4, empty_sv);
+		c->v[2] = sv_lit("windows");
+		c->v[3] = sv_lit("cygnus");
+	}
+	if ((st->mingw || st->cygwin ||
+	     (st->os == O_WIN32 && st->env != E_UNKNOWN)) &&
+	    st->fmt != F_UNKNOWN && st->fmt != F_COFF) {
+		comps_resize(c, 5, empty_sv);
+		c->v[4] = sv_lit(fmt_text[st->fmt]);
+	}
+}
+
+/* The components joined by '-', malloc'd. */
+static char *join(const struct comps *c)
+{
+	size_t total = 1;
+	char *out, *o;
+
+	for (size_t i = 0; i < c->n; i++)
+		total += c->v[i].n + 1;
+	out = malloc(total);
+	if (!out)
+		return NULL;
+	o = out;
+	for (size_t i = 0; i < c->n; i++) {
+		if (i)
+			*o++ = '-';
+		memcpy(o, c->v[i].p, c->v[i].n);
+		o += c->v[i].n;
+	}
+	*o = '\0';
+	return out;
+}
+
+char *triple_normalize(const char *s, size_t len, int form, struct err *e)
 {
 	struct sv str = { s, len };
-	size_t ndash = 0, cap, total;
+	size_t ndash = 0;
 	struct comps c;
-	bool mingw = false, cygwin = false, found[4];
-	int arch = A_UNKNOWN, vendor = V_UNKNOWN, os = O_UNKNOWN;
-	int env = E_UNKNOWN, fmt = F_UNKNOWN;
-	char *android = NULL, *out, *o;
+	struct norm st;
+	char *android = NULL, *out = NULL;
 	const struct sv unknown = sv_lit("unknown");
 
 	for (size_t i = 0; i < len; i++)
 		ndash += s[i] == '-';
 	/* Pushing components right appends at most six in all, the fixed
 	 * resizes below need five, and form pads to its own size. */
-	cap = ndash + 1 + 8 + (form > 0 ? (size_t)form : 0);
-	c.v = malloc(cap * sizeof(*c.v));
-	if (!c.v) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	c.v = malloc((ndash + 1 + 8 + (form > 0 ? (size_t)form : 0)) *
+		     sizeof(*c.v));
+	if (!c.v)
+		goto nomem;
 	c.n = split_dash(str, c.v, -1);
-
-	/* Components already valid in their own position stay put. */
-	if (c.n > 0)
-		arch = parse_arch(c.v[0]);
-	if (c.n > 1)
-		vendor = parse_vendor(c.v[1]);
-	if (c.n > 2) {
-		os = parse_os(c.v[2]);
-		cygwin = sv_starts(c.v[2], "cygwin") ||
-			 sv_starts(c.v[2], "msys");
-		mingw = sv_starts(c.v[2], "mingw");
-	}
-	if (c.n > 3)
-		env = parse_env(c.v[3]);
-	if (c.n > 4)
-		fmt = parse_format(c.v[4]);
-
-	found[0] = arch != A_UNKNOWN;
-	found[1] = vendor != V_UNKNOWN;
-	found[2] = os != O_UNKNOWN;
-	found[3] = env != E_UNKNOWN;
-
-	/* Move the first component valid for each unfilled position there.
-	 * The parse results of every component tried (valid or not) land in
-	 * arch/vendor/os/env/fmt, as in LLVM; the special cases below read
-	 * them. */
-	for (size_t pos = 0; pos < 4; pos++) {
-		if (found[pos])
-			continue;
-		for (size_t idx = 0; idx < c.n; idx++) {
-			struct sv comp = c.v[idx];
-			bool valid = false;
-
-			if (idx < 4 && found[idx])
-				continue;
-			switch (pos) {
-			case 0:
-				arch = parse_arch(comp);
-				valid = arch != A_UNKNOWN;
-				break;
-			case 1:
-				vendor = parse_vendor(comp);
-				valid = vendor != V_UNKNOWN;
-				break;
-			case 2:
-				os = parse_os(comp);
-				cygwin = sv_starts(comp, "cygwin") ||
-					 sv_starts(comp, "msys");
-				mingw = sv_starts(comp, "mingw");
-				valid = os != O_UNKNOWN || cygwin || mingw;
-				break;
-			default:
-				env = parse_env(comp);
-				valid = env != E_UNKNOWN;
-				if (!valid) {
-					fmt = parse_format(comp);
-					valid = fmt != F_UNKNOWN;
-				}
-				break;
-			}
-			if (!valid)
-				continue;
-
-			if (pos < idx) {
-				/* Take it out, then insert at pos, shifting
-				 * non-fixed components right into the hole
-				 * (or into the first empty one). */
-				struct sv cur = comp;
-				c.v[idx] = empty_sv;
-				for (size_t i = pos; cur.n; i++) {
-					while (i < 4 && found[i])
-						i++;
-					sv_swap(&cur, &c.v[i]);
-				}
-			} else if (pos > idx) {
-				/* Insert empty components before it until
-				 * it reaches pos, skipping fixed ones. */
-				do {
-					struct sv cur = empty_sv;
-					size_t i = idx;
-
-					while (i < c.n) {
-						sv_swap(&cur, &c.v[i]);
-						if (!cur.n)
-							break;
-						while (++i < 4 && found[i])
-							;
-					}
-					if (cur.n)
-						c.v[c.n++] = cur;
-					while (++idx < 4 && found[idx])
-						;
-				} while (idx < pos);
-			}
-			found[pos] = true;
-			break;
-		}
-	}
+	parse_in_place(&c, &st);
+	reorder(&c, &st);
 
 	/* In arch-none-env, "none" is the OS, not the vendor. */
-	if (found[0] && !found[1] && !found[2] && found[3] &&
+	if (st.found[0] && !st.found[1] && !st.found[2] && st.found[3] &&
 	    sv_eq(c.v[1], "none") && c.v[2].n == 0)
 		sv_swap(&c.v[1], &c.v[2]);
-
 	for (size_t i = 0; i < c.n; i++)
 		if (c.v[i].n == 0)
 			c.v[i] = unknown;
-
-	/* androideabi[N] is spelled android[N]. */
-	if (env == E_ANDROID && sv_starts(c.v[3], "androideabi")) {
-		struct sv ver = sv_sub(c.v[3], 11, (size_t)-1);
-
-		if (ver.n == 0) {
-			c.v[3] = sv_lit("android");
-		} else {
-			android = malloc(7 + ver.n);
-			if (!android) {
-				free(c.v);
-				errno = ENOMEM;
-				return NULL;
-			}
-			memcpy(android, "android", 7);
-			memcpy(android + 7, ver.p, ver.n);
-			c.v[3].p = android;
-			c.v[3].n = 7 + ver.n;
-		}
-	}
-
+	if (android_spelling(&c, &st, &android) < 0)
+		goto nomem;
 	/* SUSE's gnueabi means hard float. */
-	if (vendor == V_SUSE && env == E_GNUEABI)
+	if (st.vendor == V_SUSE && st.env == E_GNUEABI)
 		c.v[3] = sv_lit("gnueabihf");
-
-	if (os == O_WIN32) {
-		comps_resize(&c, 4, empty_sv);
-		c.v[2] = sv_lit("windows");
-		if (env == E_UNKNOWN) {
-			if (fmt == F_UNKNOWN || fmt == F_COFF)
-				c.v[3] = sv_lit("msvc");
-			else
-				c.v[3] = sv_lit(fmt_text[fmt]);
-		}
-	} else if (mingw) {
-		comps_resize(&c, 4, empty_sv);
-		c.v[2] = sv_lit("windows");
-		c.v[3] = sv_lit("gnu");
-	} else if (cygwin) {
-		comps_resize(&c, 4, empty_sv);
-		c.v[2] = sv_lit("windows");
-		c.v[3] = sv_lit("cygnus");
-	}
-	if ((mingw || cygwin || (os == O_WIN32 && env != E_UNKNOWN)) &&
-	    fmt != F_UNKNOWN && fmt != F_COFF) {
-		comps_resize(&c, 5, empty_sv);
-		c.v[4] = sv_lit(fmt_text[fmt]);
-	}
+	windows_spelling(&c, &st);
 
 	/* A plain "dxil" takes its version from the shader model. */
 	if (sv_eq(c.v[0], "dxil")) {
 		if (c.n > 4)
 			comps_resize(&c, 4, empty_sv);
-		if (os == O_SHADERMODEL) {
+		if (st.os == O_SHADERMODEL) {
 			const char *a = dxil_arch_for(c.v[2]);
 
 			if (!a) {
-				free(android);
-				free(c.v);
-				errno = EINVAL;
-				return NULL;
+				err_llvm(e, ERR_FATAL,
+					 "Unsupported Shader Model version");
+				goto out;
 			}
 			c.v[0] = sv_lit(a);
 		}
 	}
-
 	if (form > 0)
 		comps_resize(&c, (size_t)form, unknown);
-
-	total = 1;
-	for (size_t i = 0; i < c.n; i++)
-		total += c.v[i].n + 1;
-	out = malloc(total);
-	if (out) {
-		o = out;
-		for (size_t i = 0; i < c.n; i++) {
-			if (i)
-				*o++ = '-';
-			memcpy(o, c.v[i].p, c.v[i].n);
-			o += c.v[i].n;
-		}
-		*o = '\0';
-	} else {
-		errno = ENOMEM;
-	}
+	out = join(&c);
+	if (!out)
+		goto nomem;
+	goto out;
+nomem:
+	err_code_set(e, ERR_NOMEM, "out of memory");
+out:
 	free(android);
 	free(c.v);
 	return out;

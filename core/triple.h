@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "err.h"
+
 /* The parsed enums of an llvm::Triple; 0 means unknown in every field. */
 struct triple {
 	int arch, subarch, vendor, os, env, objfmt;
@@ -15,11 +17,10 @@ struct triple {
 void triple_parse(const char *s, size_t len, struct triple *t);
 
 /* llvm::Triple::normalize(s, form): form is 3 or 4 components, or 0 for
- * "as many as there are".  Returns a malloc'd string, NULL if out of memory. */
-char *triple_normalize(const char *s, size_t len, int form);
-/* Where LLVM itself aborts ("LLVM ERROR: Unsupported Shader Model version",
- * for dxil with shadermodel6.N, N > 9), triple_normalize returns NULL with
- * errno set to EINVAL; out of memory sets ENOMEM. */
+ * "as many as there are".  Returns a malloc'd string, or NULL with e
+ * filled: ERR_NOMEM, or ERR_FATAL where LLVM itself stops ("LLVM ERROR:
+ * Unsupported Shader Model version", for dxil with shadermodel6.N, N > 9). */
+char *triple_normalize(const char *s, size_t len, int form, struct err *e);
 
 bool triple_arch_known(const struct triple *t);
 bool triple_os_is_amdhsa(const struct triple *t);

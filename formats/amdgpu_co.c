@@ -472,15 +472,6 @@ out:
 	return rc;
 }
 
-void kernels_free(struct kernel_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].name);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
 int kernels_parse(const uint8_t *buf, size_t len, struct kernel_list *l,
 		  struct err *e)
 {

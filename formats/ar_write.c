@@ -138,182 +138,219 @@ static uint64_t symtab_size(uint64_t nsyms, unsigned w, uint64_t names)
 	return size + (size & 1);
 }
 
+/* What ar_write lays out before it writes: each member's header, size
+ * and place (counting from the first member's header), the long-name
+ * table, and what the symbol table will hold. */
+struct layout {
+	const struct ar_new_member *m;
+	size_t n;
+	bool thin, det;
+	char *hdr;
+	uint64_t *size, *pos;
+	struct strmap seen;
+	struct bytes names;
+	uint64_t nsyms, sym_bytes;
+	bool symbolic;
+};
+
+/* Member i's name field: itself with a '/', or "/<offset>" into the
+ * long-name table.  -1 when out of memory. */
+static int name_field(struct layout *l, size_t i, char *h)
+{
+	const struct ar_new_member *m = &l->m[i];
+	bool long_name = l->thin || m->name_len >= 16 ||
+			 (m->name_len && memchr(m->name, '/', m->name_len));
+	uint64_t off = l->names.len;
+	uint32_t b;
+	char num[32];
+
+	if (!long_name) {
+		if (m->name_len)
+			memcpy(h, m->name, m->name_len);
+		h[m->name_len] = '/';
+		memset(h + m->name_len + 1, ' ', 15 - m->name_len);
+		return 0;
+	}
+	/* Thin archives repeat a name each time. */
+	b = l->thin ? 0 : strmap_find(&l->seen, m->name, m->name_len);
+	if (!l->thin && b < l->seen.nb) {
+		off = l->seen.b[b].value;
+	} else if ((!l->thin && strmap_set(&l->seen, m->name, m->name_len,
+					   l->names.len) < 0) ||
+		   append(&l->names, m->name, m->name_len) ||
+		   append(&l->names, "/\n", 2)) {
+		return -1;
+	}
+	h[0] = '/';
+	snprintf(num, sizeof(num), "%" PRIu64, off);
+	pad_field(h + 1, 15, num);
+	return 0;
+}
+
+static int lay_out(struct layout *l, struct err *e)
+{
+	uint64_t at = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ar_new_member *m = &l->m[i];
+		char *h = l->hdr + i * AR_HEADER_LEN;
+		int shown = (int)(m->name_len > 256 ? 256 : m->name_len);
+
+		for (size_t k = 0; k < m->npieces &&
+				   l->size[i] <= MAX_MEMBER_SIZE; k++)
+			l->size[i] += m->piece[k].len;
+		if (l->size[i] > MAX_MEMBER_SIZE)
+			return err_set(e, "File %.*s exceeds size limit", shown,
+				       m->name);
+		if (name_field(l, i, h) < 0)
+			return err_set(e, "out of memory");
+		if (!header_rest(h, l->det ? 0 : m->mtime, l->det ? 0 : m->uid,
+				 l->det ? 0 : m->gid, l->det ? 0644 : m->mode,
+				 l->size[i]))
+			return err_set(e, "a header field of %.*s does not fit",
+				       shown, m->name);
+		l->pos[i] = at;
+		at += AR_HEADER_LEN +
+		      (l->thin ? 0 : l->size[i] + (l->size[i] & 1));
+		l->nsyms += m->nsyms;
+		l->sym_bytes += m->syms_len;
+		l->symbolic |= m->symbolic;
+	}
+	return 0;
+}
+
+/* The symbol table member, whole: its header, the count, each symbol's
+ * member offset (width bytes; members start at headers), the names. */
+static int symbol_table(const struct layout *l, struct bytes *t,
+			unsigned width, uint64_t headers, bool fill,
+			uint64_t now, struct err *e)
+{
+	static const uint8_t filler[3];
+	uint64_t total = symtab_size(l->nsyms, width, l->sym_bytes);
+	char h[AR_HEADER_LEN];
+	uint8_t word[8];
+
+	memcpy(h, width == 8 ? "/SYM64/" : "/", width == 8 ? 7 : 1);
+	memset(h + (width == 8 ? 7 : 1), ' ', width == 8 ? 9 : 15);
+	if (!header_rest(h, l->det ? 0 : now, 0, 0, 0, total))
+		return err_set(e, "the symbol table's header does not fit");
+	put_be(word, l->nsyms, width);
+	if (append(t, h, sizeof(h)) || append(t, word, width))
+		return err_set(e, "out of memory");
+	/* 32-bit offsets are truncated, as LLVM does when told by
+	 * SYM64_THRESHOLD to keep them past 4 GiB. */
+	for (size_t i = 0; i < l->n; i++) {
+		put_be(word, headers + l->pos[i], width);
+		for (size_t k = 0; k < l->m[i].nsyms; k++)
+			if (append(t, word, width))
+				return err_set(e, "out of memory");
+	}
+	for (size_t i = 0; i < l->n; i++)
+		if (append(t, l->m[i].syms, l->m[i].syms_len))
+			return err_set(e, "out of memory");
+	/* A symbolic member without symbols still gets a table: LLVM fills
+	 * the names with three NULs (for old Solaris tools). */
+	if ((fill && append(t, filler, sizeof(filler))) ||
+	    (t->len & 1 && append(t, filler, 1)))
+		return err_set(e, "out of memory");
+	return 0;
+}
+
+/* The magic, the symbol table, the long-name table, the members. */
+static int write_out(struct wbuf *w, const struct layout *l,
+		     const struct bytes *symtab, struct err *e)
+{
+	static const uint8_t newline = '\n';
+	const struct bytes *names = &l->names;
+
+	if (put(w, l->thin ? AR_THIN_MAGIC : AR_MAGIC, AR_MAGIC_LEN, e) < 0 ||
+	    put(w, symtab->p, symtab->len, e) < 0)
+		return -1;
+	if (names->len) {
+		char h[AR_HEADER_LEN], num[32];
+
+		pad_field(h, 48, "//");
+		snprintf(num, sizeof(num), "%" PRIu64,
+			 (uint64_t)(names->len + (names->len & 1)));
+		pad_field(h + 48, 10, num);
+		memcpy(h + 58, "`\n", 2);
+		if (put(w, h, sizeof(h), e) < 0 ||
+		    put(w, names->p, names->len, e) < 0 ||
+		    ((names->len & 1) && put(w, &newline, 1, e) < 0))
+			return -1;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ar_new_member *m = &l->m[i];
+
+		if (put(w, l->hdr + i * AR_HEADER_LEN, AR_HEADER_LEN, e) < 0)
+			return -1;
+		if (l->thin)
+			continue;
+		for (size_t k = 0; k < m->npieces; k++)
+			if (put(w, m->piece[k].buf, m->piece[k].len, e) < 0)
+				return -1;
+		if ((l->size[i] & 1) && put(w, &newline, 1, e) < 0)
+			return -1;
+	}
+	return flush(w, e);
+}
+
 int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	     const struct ar_write_opts *opt, struct err *e)
 {
-	static const uint8_t filler[3], newline = '\n';
-	bool thin = opt->flags & AR_WRITE_THIN;
-	bool det = opt->flags & AR_WRITE_DETERMINISTIC;
-	struct strmap seen = { 0 };
-	struct bytes names = { 0 }, symtab = { 0 };
+	struct layout l = { .m = m, .n = n,
+			    .thin = opt->flags & AR_WRITE_THIN,
+			    .det = opt->flags & AR_WRITE_DETERMINISTIC };
+	struct bytes symtab = { 0 };
 	struct wbuf *w = NULL;
-	char *hdr = NULL, num[32];
-	uint64_t *size = NULL, *pos = NULL, at = 0, nsyms = 0, sym_bytes = 0;
 	uint64_t headers, strtab_member = 0;
 	unsigned width = 4;
-	bool symbolic = false, fill, write_symtab;
+	bool fill;
 	int rc = -1;
 
 	if (n > SIZE_MAX / AR_HEADER_LEN)
 		goto nomem;
-	hdr = malloc(n ? n * AR_HEADER_LEN : 1);
-	size = calloc(n ? n : 1, sizeof(*size));
-	pos = calloc(n ? n : 1, sizeof(*pos));
+	l.hdr = malloc(n ? n * AR_HEADER_LEN : 1);
+	l.size = calloc(n ? n : 1, sizeof(*l.size));
+	l.pos = calloc(n ? n : 1, sizeof(*l.pos));
 	w = malloc(sizeof(*w));
-	if (!hdr || !size || !pos || !w)
+	if (!l.hdr || !l.size || !l.pos || !w)
 		goto nomem;
 	w->o = o;
 	w->n = 0;
-
-	/* Member headers, the long-name table and where each member goes,
-	 * counting from the first member's header. */
-	for (size_t i = 0; i < n; i++) {
-		char *h = hdr + i * AR_HEADER_LEN;
-		bool long_name = thin || m[i].name_len >= 16 ||
-				 (m[i].name_len &&
-				  memchr(m[i].name, '/', m[i].name_len));
-
-		for (size_t k = 0; k < m[i].npieces &&
-				   size[i] <= MAX_MEMBER_SIZE; k++)
-			size[i] += m[i].piece[k].len;
-		if (size[i] > MAX_MEMBER_SIZE) {
-			err_set(e, "File %.*s exceeds size limit",
-				(int)(m[i].name_len > 256 ? 256 : m[i].name_len),
-				m[i].name);
-			goto out;
-		}
-		if (long_name) {
-			uint64_t off = names.len;
-			uint32_t b = thin ? 0 : strmap_find(&seen, m[i].name,
-							    m[i].name_len);
-
-			/* Thin archives repeat a name each time. */
-			if (!thin && b < seen.nb) {
-				off = seen.b[b].value;
-			} else {
-				if ((!thin && strmap_set(&seen, m[i].name,
-							 m[i].name_len,
-							 names.len) < 0) ||
-				    append(&names, m[i].name, m[i].name_len) ||
-				    append(&names, "/\n", 2))
-					goto nomem;
-			}
-			h[0] = '/';
-			snprintf(num, sizeof(num), "%" PRIu64, off);
-			pad_field(h + 1, 15, num);
-		} else {
-			if (m[i].name_len)
-				memcpy(h, m[i].name, m[i].name_len);
-			h[m[i].name_len] = '/';
-			memset(h + m[i].name_len + 1, ' ', 15 - m[i].name_len);
-		}
-		if (!header_rest(h, det ? 0 : m[i].mtime, det ? 0 : m[i].uid,
-				 det ? 0 : m[i].gid, det ? 0644 : m[i].mode,
-				 size[i])) {
-			err_set(e, "a header field of %.*s does not fit",
-				(int)(m[i].name_len > 256 ? 256 : m[i].name_len),
-				m[i].name);
-			goto out;
-		}
-		pos[i] = at;
-		at += AR_HEADER_LEN + (thin ? 0 : size[i] + (size[i] & 1));
-		nsyms += m[i].nsyms;
-		sym_bytes += m[i].syms_len;
-		symbolic |= m[i].symbolic;
-	}
-	if (names.len)
-		strtab_member = AR_HEADER_LEN + names.len + (names.len & 1);
-
-	/* A symbolic member without symbols still gets a table: LLVM fills
-	 * the names with three NULs (for old Solaris tools). */
-	fill = !sym_bytes && symbolic;
+	if (lay_out(&l, e) < 0)
+		goto out;
+	if (l.names.len)
+		strtab_member = AR_HEADER_LEN + l.names.len + (l.names.len & 1);
+	fill = !l.sym_bytes && l.symbolic;
 	if (fill)
-		sym_bytes = sizeof(filler);
-	write_symtab = (opt->flags & AR_WRITE_SYMTAB) && sym_bytes;
+		l.sym_bytes = 3;
 
 	/* 32-bit offsets unless the last member header would start at or
 	 * past the threshold: then "/SYM64/" and 64-bit ones. */
 	headers = AR_MAGIC_LEN + AR_HEADER_LEN +
-		  symtab_size(nsyms, 4, sym_bytes) + strtab_member;
+		  symtab_size(l.nsyms, 4, l.sym_bytes) + strtab_member;
 	if ((opt->flags & AR_WRITE_SYMTAB) &&
-	    headers + (n ? pos[n - 1] : 0) >= opt->sym64_threshold) {
+	    headers + (n ? l.pos[n - 1] : 0) >= opt->sym64_threshold) {
 		width = 8;
 		headers = AR_MAGIC_LEN + AR_HEADER_LEN +
-			  symtab_size(nsyms, 8, sym_bytes) + strtab_member;
+			  symtab_size(l.nsyms, 8, l.sym_bytes) + strtab_member;
 	}
-
-	if (write_symtab) {
-		uint64_t total = symtab_size(nsyms, width, sym_bytes);
-		char h[AR_HEADER_LEN];
-		uint8_t word[8];
-
-		memcpy(h, width == 8 ? "/SYM64/" : "/", width == 8 ? 7 : 1);
-		memset(h + (width == 8 ? 7 : 1), ' ', width == 8 ? 9 : 15);
-		if (!header_rest(h, det ? 0 : opt->now, 0, 0, 0, total)) {
-			err_set(e, "the symbol table's header does not fit");
-			goto out;
-		}
-		if (append(&symtab, h, sizeof(h)))
-			goto nomem;
-		put_be(word, nsyms, width);
-		if (append(&symtab, word, width))
-			goto nomem;
-		/* 32-bit offsets are truncated, as LLVM does when told by
-		 * SYM64_THRESHOLD to keep them past 4 GiB. */
-		for (size_t i = 0; i < n; i++) {
-			put_be(word, headers + pos[i], width);
-			for (size_t k = 0; k < m[i].nsyms; k++)
-				if (append(&symtab, word, width))
-					goto nomem;
-		}
-		for (size_t i = 0; i < n; i++)
-			if (append(&symtab, m[i].syms, m[i].syms_len))
-				goto nomem;
-		if (fill && append(&symtab, filler, sizeof(filler)))
-			goto nomem;
-		if (symtab.len & 1 && append(&symtab, filler, 1))
-			goto nomem;
-	}
-
-	if (put(w, thin ? AR_THIN_MAGIC : AR_MAGIC, AR_MAGIC_LEN, e) < 0 ||
-	    put(w, symtab.p, symtab.len, e) < 0)
+	if ((opt->flags & AR_WRITE_SYMTAB) && l.sym_bytes &&
+	    symbol_table(&l, &symtab, width, headers, fill, opt->now, e) < 0)
 		goto out;
-	if (names.len) {
-		char h[AR_HEADER_LEN];
-
-		pad_field(h, 48, "//");
-		snprintf(num, sizeof(num), "%" PRIu64,
-			 (uint64_t)(names.len + (names.len & 1)));
-		pad_field(h + 48, 10, num);
-		memcpy(h + 58, "`\n", 2);
-		if (put(w, h, sizeof(h), e) < 0 ||
-		    put(w, names.p, names.len, e) < 0 ||
-		    ((names.len & 1) && put(w, &newline, 1, e) < 0))
-			goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (put(w, hdr + i * AR_HEADER_LEN, AR_HEADER_LEN, e) < 0)
-			goto out;
-		if (thin)
-			continue;
-		for (size_t k = 0; k < m[i].npieces; k++)
-			if (put(w, m[i].piece[k].buf, m[i].piece[k].len, e) < 0)
-				goto out;
-		if ((size[i] & 1) && put(w, &newline, 1, e) < 0)
-			goto out;
-	}
-	rc = flush(w, e);
+	rc = write_out(w, &l, &symtab, e);
 	goto out;
 
 nomem:
 	err_set(e, "out of memory");
 out:
-	strmap_free(&seen);
-	free(names.p);
+	strmap_free(&l.seen);
+	free(l.names.p);
 	free(symtab.p);
-	free(hdr);
-	free(size);
-	free(pos);
+	free(l.hdr);
+	free(l.size);
+	free(l.pos);
 	free(w);
 	return rc;
 }

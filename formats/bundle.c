@@ -1,31 +1,9 @@
-/* bundle: what the binary and text layouts share. */
+/* bundle: what the binary, text and object layouts share; reading any of
+ * them is bundle_reader.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bundle.h"
-
-int bundle_next(struct bundle_reader *r, struct bundle_entry *ent)
-{
-	if (r->object)
-		return bundle_next_object(r, ent);
-	return r->text ? bundle_next_text(r, ent) : bundle_next_binary(r, ent);
-}
-
-int bundle_content(struct bundle_reader *r, uint64_t *off, uint64_t *size,
-		   struct err *e)
-{
-	if (r->text)
-		return bundle_content_text(r, off, size, e);
-	if (r->object)
-		return bundle_content_object(r, off, size);
-	return bundle_content_binary(r, off, size, e);
-}
-
-void bundle_skip(struct bundle_reader *r)
-{
-	if (r->text)
-		bundle_skip_text(r);
-}
 
 void bundle_close(struct bundle_reader *r)
 {

@@ -7,7 +7,6 @@
 #include "bundle.h"
 #include "coff.h"
 #include "coffcopy.h"
-#include "magic.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
 
@@ -80,7 +79,7 @@ int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
 	r->buf = buf;
 	r->len = len;
 	r->object = true;
-	if (magic_is_coff_object(buf, len))
+	if (coff_has_magic(buf, len))
 		return open_coff(r, buf, len, e);
 	if (!elfscan_is_elf(buf, len))
 		return 0;
@@ -170,7 +169,7 @@ int bundle_write_object(const uint8_t *host, size_t host_len,
 			.from = add[i].from, .size = add[i].size,
 		};
 	}
-	if (magic_is_coff_object(host, host_len))
+	if (coff_has_magic(host, host_len))
 		rc = coffcopy_write(host, host_len, NULL, NULL, cadd, n, out,
 				    e);
 	else
@@ -194,7 +193,7 @@ static bool is_bundle_section(void *ctx, const char *name, size_t len)
 int bundle_strip_object(const uint8_t *buf, size_t len, struct io_out *out,
 			struct err *e)
 {
-	if (magic_is_coff_object(buf, len))
+	if (coff_has_magic(buf, len))
 		return coffcopy_write(buf, len, is_bundle_section, NULL, NULL,
 				      0, out, e);
 	if (!elfscan_is_elf(buf, len))

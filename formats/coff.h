@@ -9,6 +9,10 @@
 
 #include "../core/err.h"
 
+/* A COFF object, plain (by its machine field) or bigobj, as LLVM 22's
+ * identify_magic judges it (the magic alone: see coff_is_object). */
+bool coff_has_magic(const uint8_t *buf, size_t len);
+
 /* The bigobj signature ("\0\0\xff\xff" and its UUID). */
 bool coff_is_bigobj(const uint8_t *buf, size_t len);
 extern const uint8_t coff_bigobj_uuid[16];

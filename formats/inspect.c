@@ -11,7 +11,6 @@
 #include "coff.h"
 #include "fatbin.h"
 #include "inspect.h"
-#include "magic.h"
 #include "../core/bytes.h"
 
 /* Archives inside archives are walked this deep, no deeper. */
@@ -799,7 +798,7 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		in.format = INSPECT_ELF;
 		return walk_elf(w, &in, buf, len, base);
 	}
-	if (magic_is_coff_object(buf, len) || coff_is_image(buf, len)) {
+	if (coff_has_magic(buf, len) || coff_is_image(buf, len)) {
 		in.format = coff_is_image(buf, len) ? INSPECT_PE : INSPECT_COFF;
 		return walk_coff(w, &in, buf, len, base);
 	}

@@ -177,4 +177,13 @@ void inspect_entry_target(const struct inspect_node *n,
 const char *inspect_machine_name(uint16_t machine);
 const char *inspect_coff_machine_name(uint16_t machine);
 
+/* The words for a node's fields, as ls prints them (inspect_names.c):
+ * "bundle", "ccob", ...; "llvm-offloading", "hip-fatbin", ...;
+ * "relocatable", ... (NULL for an ELF type not named); "ok", "mismatch",
+ * "unchecked". */
+const char *inspect_container_name(enum inspect_container c);
+const char *inspect_section_kind_name(enum elfscan_kind k);
+const char *inspect_elf_type_name(uint16_t t);
+const char *inspect_hash_name(enum inspect_hash h);
+
 #endif

@@ -78,6 +78,8 @@ struct kernel_list {
 int kernels_parse(const uint8_t *buf, size_t len, struct kernel_list *l,
 		  struct err *e);
 void kernels_free(struct kernel_list *l);
+/* "amdgpu", "cubin" or "ptx" (kernels.c). */
+const char *kernels_source_name(enum kernel_source s);
 
 /* Each format alone (the same contract, without the 0). */
 int amdgpu_co_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,

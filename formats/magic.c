@@ -1,6 +1,6 @@
 /* magic: what kind of file a buffer holds, from its first bytes (and, for
- * COFF, whose two bytes alone would misjudge plain data, its headers).
- * magic_is_object leaves out XCOFF. */
+ * COFF, whose two bytes alone would misjudge plain data, its headers: coff.c
+ * owns COFF detection).  magic_is_object leaves out XCOFF. */
 #include <string.h>
 
 #include "magic.h"
@@ -47,28 +47,4 @@ bool magic_is_archive(const uint8_t *buf, size_t len)
 {
 	return len >= 8 && (!memcmp(buf, "!<arch>\n", 8) ||
 			    !memcmp(buf, "!<thin>\n", 8));
-}
-
-bool magic_is_coff_object(const uint8_t *buf, size_t len)
-{
-	/* The machine fields LLVM 22's identify_magic takes for a COFF
-	 * object, measured: each first byte with every second byte, in an
-	 * archive llvm-offload-binary read. */
-	static const uint8_t machines[][2] = {
-		{ 0x00, 0x00 }, { 0x41, 0xa6 }, { 0x4c, 0x01 }, { 0x4c, 0x02 },
-		{ 0x4e, 0xa6 }, { 0x50, 0x01 }, { 0x50, 0x02 }, { 0x64, 0x86 },
-		{ 0x64, 0xaa }, { 0x66, 0x01 }, { 0x66, 0x02 }, { 0x68, 0x02 },
-		{ 0x83, 0x01 }, { 0x83, 0x02 }, { 0x84, 0x01 }, { 0x84, 0x02 },
-		{ 0x90, 0x02 }, { 0xc4, 0x01 }, { 0xc4, 0x02 }, { 0xf0, 0x01 },
-		{ 0xf0, 0x02 },
-	};
-
-	if (len < 4)
-		return false;
-	if (!memcmp(buf, "\0\0\xff\xff", 4))
-		return coff_is_bigobj(buf, len);
-	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
-		if (!memcmp(buf, machines[i], 2))
-			return true;
-	return false;
 }

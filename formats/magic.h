@@ -17,8 +17,5 @@ bool magic_is_elf_object(const uint8_t *buf, size_t len);
 bool magic_is_bitcode(const uint8_t *buf, size_t len);
 /* An ar archive, regular or thin. */
 bool magic_is_archive(const uint8_t *buf, size_t len);
-/* A COFF object, plain (by its machine field) or bigobj, as LLVM 22's
- * identify_magic judges it. */
-bool magic_is_coff_object(const uint8_t *buf, size_t len);
 
 #endif

@@ -2,7 +2,8 @@
 # demo.sh: the Quick start's main job on the shipped example: bundle a host
 # and two GPU builds of examples/vector_add, list the bundle, unbundle it and
 # check the round trip, printing each command; then list, extract and
-# prune a linked HIP program, and package a code object.
+# prune a linked HIP program, list and extract a HIP shared library (its
+# code compressed), and package a code object.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -32,6 +33,7 @@ bin=build/bin
 hip=test/objects/hip
 src=test/files/inspect/src
 app=test/files/inspect/app
+lib=test/files/inspect/libz.so
 if command -v clang-22 >/dev/null 2>&1; then
 	for f in a b; do
 		clang-22 -x hip --offload-arch=gfx90a --offload-arch=gfx942 \
@@ -43,6 +45,16 @@ if command -v clang-22 >/dev/null 2>&1; then
 		-o "$out/app"
 	app=$out/app
 	echo "built a HIP program of two translation units for gfx90a, gfx942 and gfx1100: build/demo/app"
+	for f in a b; do
+		clang-22 -x hip --offload-arch=gfx90a --offload-arch=gfx1100 \
+			-nogpulib -nogpuinc -I"$hip" -fPIC --offload-compress \
+			-cuid=$f -c "$src/$f.hip" -o "$out/${f}z.o"
+	done
+	clang-22 -fPIC -I"$hip" -c "$hip/runtime.cpp" -o "$out/rtpic.o"
+	clang-22 -shared --hip-link -no-hip-rt "$out/az.o" "$out/bz.o" \
+		"$out/rtpic.o" -o "$out/libz.so"
+	lib=$out/libz.so
+	echo "built a HIP shared library, its device code compressed, for gfx90a and gfx1100: build/demo/libz.so"
 fi
 run "$bin/offload" ls "$app"
 rm -rf "$out/code"
@@ -50,6 +62,9 @@ mkdir -p "$out/code"
 run "$bin/offload" extract -o "$out/code" --target gfx942 "$app"
 run "$bin/offload" prune --keep gfx942 "$app" -o "$out/app-gfx942"
 run "$bin/offload" ls "$out/app-gfx942"
+rm -rf "$out/libcode"
+run "$bin/offload" extract -v -o "$out/libcode" --target gfx1100 "$lib"
+run "$bin/offload" ls "$out"/libcode/*
 # Package two of the code objects as OpenMP's driver would.
 set -- "$out"/code/*
 run "$bin/llvm-offload-binary" -o "$out/images.bin" \

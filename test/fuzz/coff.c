@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct err e;
 	int rc1, rc2;
 
-	(void)magic_is_coff_object(data, size);
+	(void)coff_has_magic(data, size);
 	(void)magic_is_object(data, size);	/* coff_is_object for COFF */
 	rc1 = coff_sections(data, size, want, each, &offloading, &machine,
 			    &bigobj, &e);

@@ -18,8 +18,8 @@
 
 #include "fuzz.h"
 #include "../../formats/bundle.h"
+#include "../../formats/coff.h"
 #include "../../formats/coffcopy.h"
-#include "../../formats/magic.h"
 
 struct found {
 	const uint8_t *base;
@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct err e;
 
 	cap_outputs();
-	if (!magic_is_coff_object(data, size))
+	if (!coff_has_magic(data, size))
 		goto out;
 	if (rewrite(data, size, NULL, add, 2, &o1, &v1) == 0) {
 		f.base = v1.data;

@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		ok[n] = target_parse(&tg[n], (const char *)data + pos, len) == 0;
 		if (ok[n]) {
-			char *std = target_standard(&tg[n]);
+			struct err e;
+			char *std = target_standard(&tg[n], &e);
 
 			/* The kind and the target ID are kept as they came. */
 			if (std) {
@@ -32,6 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_CHECK(strlen(std) >= strlen(tg[n].tid));
 				FUZZ_CHECK(!strcmp(std + strlen(std) -
 						   strlen(tg[n].tid), tg[n].tid));
+			} else {
+				FUZZ_CHECK(e.code == ERR_FATAL ||
+					   e.code == ERR_NOMEM);
 			}
 			free(std);
 			(void)target_kind_valid(&tg[n]);

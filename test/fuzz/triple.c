@@ -3,7 +3,6 @@
  * normalised in every form, and checked for compatibility with the second.
  * libFuzzer: -max_len=256
  */
-#include <errno.h>
 #include <string.h>
 
 #include "fuzz.h"
@@ -14,11 +13,12 @@ static void normalise(const char *s, size_t len)
 	static const int forms[] = { 0, 3, 4 };
 
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-		char *norm = triple_normalize(s, len, forms[i]);
+		struct err e;
+		char *norm = triple_normalize(s, len, forms[i], &e);
 		struct triple t;
 
 		if (!norm) {
-			FUZZ_CHECK(errno == EINVAL || errno == ENOMEM);
+			FUZZ_CHECK(e.code == ERR_FATAL || e.code == ERR_NOMEM);
 			continue;
 		}
 		/* The normal form parses, and has exactly the parts asked

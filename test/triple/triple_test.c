@@ -10,7 +10,6 @@
  * compares the triples of the two standardised IDs, so both sides go
  * through the same normalization before triple_compatible. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
  * NULL where LLVM aborts; *fatal tells that apart from out of memory. */
 static char *standard_triple(const char *s, bool *fatal)
 {
+	struct err e;
 	struct triple t;
 	bool hsa;
 	char *n, *r;
@@ -28,9 +28,8 @@ static char *standard_triple(const char *s, bool *fatal)
 
 	triple_parse(s, strlen(s), &t);
 	hsa = triple_os_is_amdhsa(&t);
-	errno = 0;
-	n = triple_normalize(s, strlen(s), hsa ? 3 : 4);
-	*fatal = !n && errno == EINVAL;
+	n = triple_normalize(s, strlen(s), hsa ? 3 : 4, &e);
+	*fatal = !n && e.code == ERR_FATAL;
 	if (!n)
 		return NULL;
 	if (!hsa)

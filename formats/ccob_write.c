@@ -1,13 +1,12 @@
-/* write_ccob: writing a bundle plan as one CCOB (bundler and ccob applets). */
+/* ccob_write: data or a bundle plan compressed into one CCOB; see
+ * ccob_write.h. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "write_ccob.h"
-
-write_ccob_progress write_ccob_on_progress;
+#include "ccob_write.h"
 
 /* Readers wait for this much more (or the end) before they go on: zstd
  * and MD5 run best over runs of some megabytes. */
@@ -161,6 +160,11 @@ struct compressed_sink {
 	struct io_out *out;
 	uint8_t *mem;
 	size_t len, cap;
+	/* Progress: the input the compressor has taken, of the whole (not
+	 * the compressed bytes out, which stop at the ratio). */
+	ccob_progress_fn *progress;
+	const struct ccob_encoder *enc;
+	uint64_t total;
 };
 
 static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
@@ -183,19 +187,14 @@ static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
 	return 0;
 }
 
-/* Progress while compressing: the input the compressor has taken, of
- * the whole (not the compressed bytes out, which stop at the ratio). */
-static const struct ccob_encoder *progress_enc;
-static uint64_t progress_total;
-
 static int sink_progress(void *ctx, const void *p, size_t n, struct err *e)
 {
-	if (write_ccob_on_progress && progress_enc) {
-		uint64_t done = ccob_encoder_in(progress_enc);
+	struct compressed_sink *k = ctx;
 
-		write_ccob_on_progress(done > progress_total ? progress_total
-							     : done,
-				       progress_total);
+	if (k->progress && k->enc) {
+		uint64_t done = ccob_encoder_in(k->enc);
+
+		k->progress(done > k->total ? k->total : done, k->total);
 	}
 	return sink_write(ctx, p, n, e);
 }
@@ -220,15 +219,18 @@ static int compress_arriving(struct ccob_encoder *enc, const struct source *s,
 }
 
 static int compress(const struct source *s, struct io_out *out,
-		    unsigned version, unsigned method, int level,
-		    struct ccob_stats *st, struct err *e)
+		    const struct ccob_write_opts *o, struct ccob_stats *st,
+		    struct err *e)
 {
+	unsigned version = o->version;
+	int level = o->level;
 	struct ccob_header h = {
-		.version = version, .method = method,
+		.version = version, .method = o->method,
 		.header_size = ccob_header_size(version),
 		.raw_size = s->len,
 	};
-	struct compressed_sink sink = { out, NULL, 0, 0 };
+	struct compressed_sink sink = { out, NULL, 0, 0, o->progress, NULL,
+					s->len };
 	struct ccob_encoder *enc = NULL;
 	struct timespec t0, t1;
 	uint8_t head[32] = { 0 };
@@ -241,14 +243,13 @@ static int compress(const struct source *s, struct io_out *out,
 	if (h.version < 3 && h.raw_size > UINT32_MAX)
 		return err_set(e, "Uncompressed size exceeds version %u limit",
 			       version);
-	progress_total = s->len;
 	/* Without a second thread, hash first: what is to come is all
-	 * there, or comes without a thread to wait on (write_ccob_plan). */
+	 * there, or comes without a thread to wait on (ccob_write_plan). */
 	threaded = pthread_create(&hasher, NULL, hash_thread, &job) == 0;
 	if (!threaded)
 		hash_thread(&job);
-	enc = ccob_encoder_new(method, level, h.raw_size, e);
-	progress_enc = enc;
+	enc = ccob_encoder_new(o->method, level, h.raw_size, e);
+	sink.enc = enc;
 	if (!enc ||
 	    (io_out_seekable(out) &&
 	     io_out_write(out, head, h.header_size, e) < 0) ||
@@ -286,24 +287,23 @@ out:
 			stop_gathering(s->g);
 		pthread_join(hasher, NULL);
 	}
-	progress_enc = NULL;
 	ccob_encoder_free(enc);
 	free(sink.mem);
 	return rc;
 }
 
-int write_ccob(const struct io_in *data, struct io_out *out, unsigned version,
-	       unsigned method, int level, struct ccob_stats *st,
+int ccob_write(const struct io_in *data, struct io_out *out,
+	       const struct ccob_write_opts *o, struct ccob_stats *st,
 	       struct err *e)
 {
 	struct source s = { data->data, data->len, NULL };
 
-	return compress(&s, out, version, method, level, st, e);
+	return compress(&s, out, o, st, e);
 }
 
-int write_ccob_plan(const struct bundle_plan *plan, const struct io_in *inputs,
-		    struct io_out *out, unsigned version, unsigned method,
-		    int level, struct ccob_stats *st, struct err *e)
+int ccob_write_plan(const struct bundle_plan *plan, const struct io_in *inputs,
+		    struct io_out *out, const struct ccob_write_opts *o,
+		    struct ccob_stats *st, struct err *e)
 {
 	struct gathering g = { .plan = plan, .inputs = inputs };
 	struct io_in view;
@@ -322,9 +322,9 @@ int write_ccob_plan(const struct bundle_plan *plan, const struct io_in *inputs,
 	if (pthread_create(&g.thread, NULL, gather_thread, &g) != 0) {
 		/* No second thread: gather first, then compress. */
 		gather_thread(&g);
-		rc = compress(&s, out, version, method, level, st, e);
+		rc = compress(&s, out, o, st, e);
 	} else {
-		rc = compress(&s, out, version, method, level, st, e);
+		rc = compress(&s, out, o, st, e);
 		stop_gathering(&g);
 		pthread_join(g.thread, NULL);
 	}

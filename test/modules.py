@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""modules.py: the house's one-way flow, checked (STYLE.md, "The house").
+
+A module is a .c file and the .h of the same name (applets/bundler.c and
+applets/bundler.h are one).  Two graphs are derived between the modules of
+applets/, core/ and formats/:
+  - includes: each #include "..." of one of them (through headers that
+    have no .c of their own);
+  - calls: each global symbol an object file of build/obj uses and another
+    one defines (nm), which also sees a function declared in a shared header
+    but defined elsewhere.
+Printed, one a line, and exit 1: every cycle (the modules of each strongly
+connected part, as one cycle through them), and every edge against the flow
+applets -> formats -> core.  Nothing printed and exit 0 when the house is in
+order.  Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
+"""
+import os
+import re
+import subprocess
+import sys
+
+LAYERS = {"core": 0, "formats": 1, "applets": 2}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def module_of(path):
+    """'applets/bundler.c' -> 'applets/bundler'; None outside the layers."""
+    path = os.path.normpath(path)
+    parts = path.split(os.sep)
+    if len(parts) != 2 or parts[0] not in LAYERS:
+        return None
+    return os.path.splitext(path)[0]
+
+
+def include_edges(top):
+    """A header with no .c of its own (prune_impl.h, bytes.h) is no module:
+    who includes it includes what it includes."""
+    includes = {}
+    for layer in LAYERS:
+        for name in sorted(os.listdir(os.path.join(top, layer))):
+            if not name.endswith((".c", ".h")):
+                continue
+            src = os.path.join(layer, name)
+            with open(os.path.join(top, src), encoding="utf-8",
+                      errors="replace") as f:
+                text = f.read()
+            includes[src] = [os.path.normpath(os.path.join(layer, inc))
+                             for inc in INCLUDE.findall(text)]
+
+    def alone(h):
+        return h.endswith(".h") and h[:-2] + ".c" not in includes
+
+    def reached(src, seen):
+        for inc in includes.get(src, []):
+            if module_of(inc) is None or inc in seen:
+                continue
+            seen.add(inc)
+            if alone(inc):
+                yield from reached(inc, seen)
+            else:
+                yield module_of(inc)
+
+    edges = set()
+    for src in includes:
+        if alone(src):
+            continue
+        for dst in reached(src, set()):
+            if dst != module_of(src):
+                edges.add((module_of(src), dst))
+    return edges
+
+
+def call_edges(top):
+    objdir = os.path.join(top, "build", "obj")
+    defined, used = {}, []
+    for layer in LAYERS:
+        d = os.path.join(objdir, layer)
+        objs = sorted(n for n in os.listdir(d) if n.endswith(".o")) \
+            if os.path.isdir(d) else []
+        if not objs:
+            sys.exit("modules.py: no objects in %s: build first" % d)
+        for name in objs:
+            mod = os.path.join(layer, name[:-2])
+            out = subprocess.run(["nm", "-g", os.path.join(d, name)],
+                                 capture_output=True, text=True, check=True)
+            for line in out.stdout.splitlines():
+                f = line.split()
+                if len(f) == 2 and f[0] == "U":
+                    used.append((mod, f[1]))
+                elif len(f) == 3 and f[1] not in "Uvw":
+                    defined[f[2]] = mod
+    return {(mod, defined[sym]) for mod, sym in used
+            if sym in defined and defined[sym] != mod}
+
+
+def cycles(edges):
+    """One cycle through each strongly connected part (Tarjan's)."""
+    graph = {}
+    for a, b in sorted(edges):
+        graph.setdefault(a, []).append(b)
+        graph.setdefault(b, [])
+    index, low, stack, on, parts = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                parts.append(set(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    found = []
+    for part in parts:
+        # A shortest way back to the first module, inside the part.
+        start = min(part)
+        prev, todo = {start: None}, [start]
+        end = None
+        while todo and end is None:
+            nxt = []
+            for v in todo:
+                for w in graph[v]:
+                    if w == start:
+                        end = v
+                        break
+                    if w in part and w not in prev:
+                        prev[w] = v
+                        nxt.append(w)
+                if end is not None:
+                    break
+            todo = nxt
+        path = [start]
+        v = end
+        while v != start:
+            path.insert(1, v)
+            v = prev[v]
+        found.append(path + [start])
+    return sorted(found)
+
+
+def main():
+    top = sys.argv[1] if len(sys.argv) > 1 else \
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    bad = []
+    for what, edges in (("include", include_edges(top)),
+                        ("call", call_edges(top))):
+        for a, b in sorted(edges):
+            if LAYERS[a.split("/")[0]] < LAYERS[b.split("/")[0]]:
+                bad.append("%s against the flow: %s -> %s" % (what, a, b))
+        for c in cycles(edges):
+            bad.append("%s cycle: %s" % (what, " -> ".join(c)))
+    for line in bad:
+        print(line)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
