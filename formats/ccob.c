@@ -1,5 +1,5 @@
 /* ccob: compressed offload bundles ("CCOB").  The codecs are zstd and zlib,
- * the hash libmd's MD5; this file only frames them as LLVM 22 does. */
+ * the hash libmd's MD5 (ccob_pieces.c); this file frames them as LLVM 22 does. */
 #include <md5.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -97,32 +97,6 @@ void ccob_write_header(uint8_t *out, const struct ccob_header *h)
 	}
 }
 
-void ccob_hasher_init(struct ccob_hasher *h)
-{
-	MD5Init(&h->md5);
-}
-
-void ccob_hasher_add(struct ccob_hasher *h, const uint8_t *buf, size_t len)
-{
-	MD5Update(&h->md5, buf, len);
-}
-
-uint64_t ccob_hasher_end(struct ccob_hasher *h)
-{
-	uint8_t digest[MD5_DIGEST_LENGTH];
-
-	MD5Final(digest, &h->md5);
-	return get_le(digest, 8);
-}
-
-uint64_t ccob_hash(const uint8_t *buf, size_t len)
-{
-	struct ccob_hasher h;
-
-	ccob_hasher_init(&h);
-	ccob_hasher_add(&h, buf, len);
-	return ccob_hasher_end(&h);
-}
 
 /* ---- compression ---- */
 

@@ -16,30 +16,6 @@
 /* Archives inside archives are walked this deep, no deeper. */
 enum { MAX_NESTING = 8 };
 
-int inspect_emit(struct walk *w, const struct inspect_node *n)
-{
-	int rc = w->visit(w->ctx, n);
-
-	if (rc)
-		w->stop = rc;
-	return rc ? -1 : 0;
-}
-
-int inspect_where(struct walk *w, const char *fmt, ...)
-{
-	char place[300];
-	struct err inner;
-	va_list ap;
-
-	if (!w->e || w->stop)
-		return -1;
-	inner = *w->e;
-	va_start(ap, fmt);
-	vsnprintf(place, sizeof(place), fmt, ap);
-	va_end(ap);
-	return err_set(w->e, "%s: %s", place, inner.msg);
-}
-
 static int name_width(size_t len)
 {
 	return len > 200 ? 200 : (int)len;

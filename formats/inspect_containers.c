@@ -2,6 +2,8 @@
  * walk of inspect.c (see inspect.h): bundles, CCOBs (inflated whole, as
  * far as their bundle header, or as a stream), packages, NVIDIA fatbins. */
 #include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,32 @@
 /* The first look into a CCOB inflates this much; more if the bundle
  * header inside is longer. */
 enum { PEEK_FIRST = 64 << 10 };
+
+/* ---- the walk's own ---- */
+
+int inspect_emit(struct walk *w, const struct inspect_node *n)
+{
+	int rc = w->visit(w->ctx, n);
+
+	if (rc)
+		w->stop = rc;
+	return rc ? -1 : 0;
+}
+
+int inspect_where(struct walk *w, const char *fmt, ...)
+{
+	char place[300];
+	struct err inner;
+	va_list ap;
+
+	if (!w->e || w->stop)
+		return -1;
+	inner = *w->e;
+	va_start(ap, fmt);
+	vsnprintf(place, sizeof(place), fmt, ap);
+	va_end(ap);
+	return err_set(w->e, "%s: %s", place, inner.msg);
+}
 
 /* ---- entries of the containers ---- */
 
