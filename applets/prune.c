@@ -112,6 +112,35 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 	fputc('\n', f);
 }
 
+static bool unmatched(const struct select *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->rule[i].hit)
+			return true;
+	return false;
+}
+
+/* What the file holds, shown to the selection and nothing else: errors
+ * are said when it is pruned. */
+static void look(struct options *o, const char *path)
+{
+	struct prune_opts po = {
+		.keep = keep_entry, .ctx = o, .level = o->level,
+		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+			    .max_size = CCOB_DEFAULT_MAX_SIZE },
+		.decide_only = true,
+	};
+	struct prune_plan plan;
+	struct io_in in;
+	struct err e;
+
+	if (io_in_open(&in, path, &e) < 0)
+		return;
+	if (prune_plan(in.data, in.len, &po, &plan, &e) == 0)
+		prune_plan_free(&plan);
+	io_in_close(&in);
+}
+
 static int prune_one(struct options *o, const char *path)
 {
 	struct prune_opts po = {
@@ -149,6 +178,10 @@ static int prune_one(struct options *o, const char *path)
 		goto out;
 	}
 	rc = 1;
+	/* A --drop pattern that took nothing: nothing is written (main says
+	 * so, once for all files). */
+	if (!o->dry_run && unmatched(&o->drop))
+		goto out;
 	if (plan.containers_emptied && !o->allow_empty) {
 		fail("cannot prune", path, "%llu container%s would keep no "
 		     "device code (--allow-empty to prune anyway)",
@@ -272,6 +305,12 @@ int prune_main(int argc, char **argv)
 		}
 	}
 	nfiles = argc - optind;
+	if (select_check_ids(&o.keep, &e) < 0 ||
+	    select_check_ids(&o.drop, &e) < 0) {
+		rc = usage_error("%s %s", o.keep.n ? "--keep" : "--drop",
+				 e.msg);
+		goto out;
+	}
 	if (!o.keep.n == !o.drop.n)
 		rc = usage_error("say what to keep (--keep) or what to drop "
 				 "(--drop), not both");
@@ -290,9 +329,20 @@ int prune_main(int argc, char **argv)
 		goto out;
 	o.report = o.output && !strcmp(o.output, "-") ? stderr : stdout;
 	progress_init("prune", o.quiet);
+	/* A pattern to drop that matched nothing is likely a typo, and then
+	 * no file is written: with several, a first look at them all (their
+	 * CCOBs inflated, not compressed again) says whether one did. */
+	if (o.drop.n && nfiles > 1 && !o.dry_run) {
+		for (int i = optind; i < argc; i++)
+			look(&o, argv[i]);
+		if (unmatched(&o.drop)) {
+			rc = applet_select_unmatched("prune", "--drop", NULL,
+						     &o.drop);
+			goto out;
+		}
+	}
 	for (int i = optind; i < argc; i++)
 		rc |= prune_one(&o, argv[i]);
-	/* A pattern to drop that matched nothing is likely a typo. */
 	rc |= applet_select_unmatched("prune", "--drop", NULL, &o.drop);
 out:
 	select_free(&o.keep);

@@ -3,6 +3,7 @@
  * llvm-objcopy's own layout rules, which no C library reproduces; libelf
  * reads the input (core/elfscan.c) and converts the headers we write. */
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,12 @@
  * PROGBITS, and alignment padding.  Real objects need kilobytes; past this
  * it is an attack on the disk, not an object. */
 #define ZERO_FILL_LIMIT ((uint64_t)1 << 30)
-/* Not in every <elf.h>: x86-64's large-model section flag. */
+/* Not in every <elf.h>: x86-64's large-model section flag, and LLVM's
+ * compact relocations. */
 #define ELFCOPY_SHF_X86_64_LARGE 0x10000000u
+#define ELFCOPY_SHT_CREL 0x40000014u
+/* A symbol that goes with the section it is defined in. */
+#define SYM_REMOVED UINT32_MAX
 
 struct out_section {
 	const char *name;
@@ -46,6 +51,15 @@ struct copy {
 	size_t xindex;		/* old index of SHT_SYMTAB_SHNDX, or 0 */
 	struct elfsegments g;	/* executables and shared libraries */
 	long *holder;		/* per old index: its segment, or -1 */
+	/* Per old symbol index: the new one, or SYM_REMOVED for a symbol
+	 * defined in a removed section (llvm-objcopy removes those).  When
+	 * any goes, the indices change: relocations and group signatures
+	 * are renumbered, and other sections linked to the symbol table
+	 * (.llvm_addrsig, whose contents name symbols by index) get sh_link
+	 * 0, as llvm-objcopy marks them stale. */
+	uint32_t *sym_new;
+	size_t nsyms;
+	bool syms_removed;
 };
 
 static const char *sec_name(const struct copy *c, size_t i)
@@ -127,6 +141,80 @@ static int number_sections(struct copy *c,
 	return 0;
 }
 
+/* The section symbol k (its entry at p) is defined in, through the table
+ * of extended indices where it says SHN_XINDEX; 0 for an undefined symbol
+ * and one with a reserved index (absolute, common). */
+static int symbol_section(const struct copy *c, size_t k, const uint8_t *p,
+			  uint64_t *shndx, struct err *e)
+{
+	bool be = c->s.big_endian;
+	uint64_t i = get_endian(p + (c->s.is64 ? 6 : 14), 2, be);
+
+	*shndx = 0;
+	if (i == SHN_XINDEX) {
+		const struct elfscan_section *x = &c->s.sec[c->xindex];
+
+		if (!c->xindex || x->size / 4 <= k)
+			return err_set(e, "symbol %zu has an extended section "
+				       "index that no table holds", k);
+		i = get_endian(c->buf + x->offset + 4 * k, 4, be);
+	} else if (i == SHN_UNDEF || i >= SHN_LORESERVE) {
+		return 0;
+	}
+	if (i >= c->s.n) {
+		const struct elfscan_section *sym = &c->s.sec[c->symtab];
+		size_t name_len = 0;
+		const char *name = elfscan_string(c->buf, &c->s.sec[sym->link],
+						  get_endian(p, 4, be),
+						  &name_len);
+
+		return err_set(e, "symbol '%.*s' is in section %llu, which "
+			       "does not exist", name ? (int)name_len : 0,
+			       name ? name : "", (unsigned long long)i);
+	}
+	*shndx = i;
+	return 0;
+}
+
+/* Which symbols stay, and their new indices: llvm-objcopy removes the
+ * symbols defined in a removed section (its section symbol, mapping
+ * symbols such as AArch64's $d, labels) and keeps the others in order. */
+static int plan_symbols(struct copy *c, struct err *e)
+{
+	const struct elfscan_section *sym;
+	size_t entsize = c->s.is64 ? 24 : 16;
+	uint32_t next = 0;
+
+	if (!c->symtab)
+		return 0;
+	sym = &c->s.sec[c->symtab];
+	if (!sym->link || sym->link >= c->s.n)
+		return err_set(e, "the symbol table's string table is not a "
+			       "string table");
+	if (sym->size % entsize)
+		return err_set(e, "the symbol table's size %llu is not a "
+			       "multiple of %zu", (unsigned long long)sym->size,
+			       entsize);
+	c->nsyms = sym->size / entsize;
+	c->sym_new = malloc((c->nsyms ? c->nsyms : 1) * sizeof(*c->sym_new));
+	if (!c->sym_new)
+		return err_set(e, "out of memory");
+	for (size_t k = 0; k < c->nsyms; k++) {
+		uint64_t shndx;
+
+		if (symbol_section(c, k, c->buf + sym->offset + k * entsize,
+				   &shndx, e) < 0)
+			return -1;
+		if (k && shndx && !c->new_index[shndx] && shndx != c->xindex) {
+			c->sym_new[k] = SYM_REMOVED;
+			c->syms_removed = true;
+		} else {
+			c->sym_new[k] = next++;
+		}
+	}
+	return 0;
+}
+
 /* Every non-allocated string table is rebuilt from the names that point
  * into it: section names for the section name table, symbol names for the
  * symbol table's; one no name points into holds just its NUL. */
@@ -158,17 +246,15 @@ static int plan_strings(struct copy *c, const struct elfcopy_add *add,
 		if (!sym->link || !c->rebuilt[sym->link])
 			return err_set(e, "the symbol table's string table is "
 				       "not a string table");
-		if (sym->size % entsize)
-			return err_set(e, "the symbol table's size %llu is not a "
-				       "multiple of %zu",
-				       (unsigned long long)sym->size, entsize);
-		count = sym->size / entsize;
+		count = c->nsyms;
 		for (size_t k = 0; k < count; k++) {
 			const uint8_t *p = c->buf + sym->offset + k * entsize;
 			uint64_t off = get_endian(p, 4, c->s.big_endian);
 			const char *name;
 			size_t name_len;
 
+			if (c->sym_new[k] == SYM_REMOVED)
+				continue;
 			name = elfscan_string(c->buf, &c->s.sec[sym->link],
 					      off, &name_len);
 			if (!name)
@@ -195,60 +281,125 @@ static uint8_t *owned_copy(struct copy *c, size_t i)
 	return c->owned[i];
 }
 
-/* New name offsets and section indices; returns the symbol table's sh_info
- * (one past the last local symbol, as llvm-objcopy computes it). */
-static int rewrite_symbols(struct copy *c, uint32_t *info, struct err *e)
+/* New name offsets and section indices, without the removed symbols;
+ * *info is the symbol table's sh_info (one past the last local symbol, as
+ * llvm-objcopy computes it) and *size its new size. */
+static int rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
+			   struct err *e)
 {
 	const struct elfscan_section *sym = &c->s.sec[c->symtab];
-	size_t entsize = c->s.is64 ? 24 : 16, count = sym->size / entsize;
+	size_t entsize = c->s.is64 ? 24 : 16;
 	int shndx_at = c->s.is64 ? 6 : 14, info_at = c->s.is64 ? 4 : 12;
 	bool be = c->s.big_endian;
-	uint8_t *p = owned_copy(c, c->symtab);
+	uint8_t *p = owned_copy(c, c->symtab), *to;
+	const uint8_t *from = c->buf + sym->offset;
 	uint32_t last_local = 0;
 
 	if (!p)
 		return err_set(e, "out of memory");
-	for (size_t k = 0; k < count; k++, p += entsize) {
+	to = p;
+	for (size_t k = 0; k < c->nsyms; k++, from += entsize) {
 		size_t name_len;
 		const char *name = elfscan_string(c->buf,
 						  &c->s.sec[sym->link],
-						  get_endian(p, 4, be),
+						  get_endian(from, 4, be),
 						  &name_len);
-		uint64_t shndx = get_endian(p + shndx_at, 2, be);
+		uint64_t shndx;
 
-		put_endian(p, 4,
-			   strtab_offset(&c->tabs[sym->link], name, name_len),
-		    be);
-		if (GELF_ST_BIND(p[info_at]) == STB_LOCAL)
-			last_local = (uint32_t)k;
-		if (shndx == SHN_XINDEX) {
-			/* The table goes (number_sections): the index it held
-			 * moves into the symbol. */
-			const struct elfscan_section *x = &c->s.sec[c->xindex];
-
-			if (!c->xindex || x->size / 4 <= k)
-				return err_set(e, "symbol %zu has an extended "
-					       "section index that no table "
-					       "holds", k);
-			shndx = get_endian(c->buf + x->offset + 4 * k, 4, be);
-		} else if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE) {
+		if (c->sym_new[k] == SYM_REMOVED)
 			continue;
-		}
-		if (shndx >= c->s.n)
-			return err_set(e, "symbol '%.*s' is in section %llu, "
-				       "which does not exist", (int)name_len,
-				       name, (unsigned long long)shndx);
-		if (!c->new_index[shndx] && name_len)
+		memmove(to, p + k * entsize, entsize);
+		if (symbol_section(c, k, from, &shndx, e) < 0)
+			return -1;
+		put_endian(to, 4,
+			   strtab_offset(&c->tabs[sym->link], name, name_len),
+			   be);
+		if (GELF_ST_BIND(to[info_at]) == STB_LOCAL)
+			last_local = c->sym_new[k];
+		/* The table of extended indices goes (number_sections): the
+		 * index it held moves into the symbol. */
+		if (shndx && !c->new_index[shndx])
 			return err_set(e, "cannot remove section '%s': symbol "
-				       "'%.*s' is defined in it",
-				       sec_name(c, shndx), (int)name_len, name);
-		if (!c->new_index[shndx])
-			return err_set(e, "cannot remove section '%s': symbol "
-				       "%zu is defined in it", sec_name(c, shndx),
-				       k);
-		put_endian(p + shndx_at, 2, c->new_index[shndx], be);
+				       "%zu is defined in it",
+				       sec_name(c, shndx), k);
+		if (shndx)
+			put_endian(to + shndx_at, 2, c->new_index[shndx], be);
+		to += entsize;
 	}
 	*info = last_local + 1;
+	*size = (uint64_t)(to - p);
+	return 0;
+}
+
+/* The symbol an index in the old table names, renumbered; removed ones
+ * are errors (what refers to them would dangle). */
+static int renumber(const struct copy *c, uint64_t old, uint64_t *new,
+		    const char *removed_why, struct err *e)
+{
+	if (old >= c->nsyms)
+		return err_set(e, "%s names symbol %llu, which does not exist",
+			       removed_why, (unsigned long long)old);
+	if (c->sym_new[old] == SYM_REMOVED) {
+		const struct elfscan_section *sym = &c->s.sec[c->symtab];
+		size_t entsize = c->s.is64 ? 24 : 16, name_len = 0;
+		const uint8_t *p = c->buf + sym->offset + old * entsize;
+		const char *name = elfscan_string(c->buf, &c->s.sec[sym->link],
+						  get_endian(p, 4,
+							     c->s.big_endian),
+						  &name_len);
+		uint64_t shndx = 0;
+
+		symbol_section(c, (size_t)old, p, &shndx, e);
+		if (name && name_len)
+			return err_set(e, "cannot remove section '%s': %s "
+				       "names symbol '%.*s', defined in it",
+				       sec_name(c, shndx), removed_why,
+				       (int)name_len, name);
+		return err_set(e, "cannot remove section '%s': %s names "
+			       "symbol %llu, defined in it", sec_name(c, shndx),
+			       removed_why, (unsigned long long)old);
+	}
+	*new = c->sym_new[old];
+	return 0;
+}
+
+/* A relocation section's symbol indices renumbered (llvm-objcopy writes
+ * each entry again with its symbol's new index). */
+static int rewrite_relocations(struct copy *c, size_t i, struct err *e)
+{
+	const struct elfscan_section *r = &c->s.sec[i];
+	bool be = c->s.big_endian, rela = r->type == SHT_RELA;
+	size_t entsize = c->s.is64 ? (rela ? 24 : 16) : (rela ? 12 : 8);
+	size_t word = c->s.is64 ? 8 : 4, shift = c->s.is64 ? 32 : 8;
+	char why[128];
+	uint8_t *p;
+
+	/* MIPS64 little-endian splits r_info in its own way. */
+	if (c->s.machine == EM_MIPS && c->s.is64)
+		return err_set(e, "section '%s': MIPS64 relocations are not "
+			       "renumbered", r->name);
+	if (r->size % entsize)
+		return err_set(e, "relocation section '%s' has a size %llu that "
+			       "is not a multiple of %zu", r->name,
+			       (unsigned long long)r->size, entsize);
+	if (!(p = owned_copy(c, i)))
+		return err_set(e, "out of memory");
+	for (uint64_t k = 0; k < r->size; k += entsize) {
+		uint64_t info = get_endian(p + k + word, word, be), sym = 0;
+
+		if (info >> shift < c->nsyms &&
+		    c->sym_new[info >> shift] != SYM_REMOVED) {
+			sym = c->sym_new[info >> shift];
+		} else {
+			snprintf(why, sizeof(why), "a relocation in '%s' "
+				 "(offset 0x%llx)", r->name, (unsigned long long)
+				 get_endian(p + k, word, be));
+			if (renumber(c, info >> shift, &sym, why, e) < 0)
+				return -1;
+		}
+		info = sym << shift | (info & (((uint64_t)1 << shift) - 1));
+		put_endian(p + k + word, word, info, be);
+	}
 	return 0;
 }
 
@@ -276,6 +427,13 @@ static int rewrite_group(struct copy *c, size_t i, struct err *e)
 					(c->s.is64 ? 4 : 12)]) == STB_LOCAL)
 			put_endian(p, 4, get_endian(p, 4, c->s.big_endian) & ~(uint64_t)GRP_COMDAT,
 			    c->s.big_endian);
+	}
+	if (c->syms_removed && c->symtab && g->link == c->symtab) {
+		uint64_t signature = 0;
+
+		if (renumber(c, g->info, &signature, "group section", e) < 0)
+			return -1;
+		c->o[c->new_index[i]].info = (uint32_t)signature;
 	}
 	for (uint64_t k = 4; k < g->size; k += 4) {
 		uint64_t member = get_endian(p + k, 4, c->s.big_endian);
@@ -341,7 +499,7 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 			o->size = t->size;
 			o->data = c->owned[i];
 		} else if (i == c->symtab) {
-			if (rewrite_symbols(c, &o->info, e) < 0)
+			if (rewrite_symbols(c, &o->info, &o->size, e) < 0)
 				return -1;
 			o->data = c->owned[i];
 			o->entsize = c->s.is64 ? 24 : 16;
@@ -349,6 +507,20 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 			if (rewrite_group(c, i, e) < 0)
 				return -1;
 			o->data = c->owned[i];
+		} else if (c->syms_removed && s->link == c->symtab) {
+			if (is_reloc(s)) {
+				if (rewrite_relocations(c, i, e) < 0)
+					return -1;
+				o->data = c->owned[i];
+			} else if (s->type == ELFCOPY_SHT_CREL) {
+				return err_set(e, "section '%s': compact "
+					       "relocations are not renumbered",
+					       s->name);
+			} else if (s->type != SHT_REL && s->type != SHT_RELA) {
+				/* Its contents name symbols by the old
+				 * indices: llvm-objcopy unlinks it. */
+				o->link = 0;
+			}
 		}
 		for (size_t k = 0; k < nadd; k++)
 			if (add[k].set_existing && !strcmp(add[k].name, s->name) &&
@@ -649,6 +821,7 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 		c.holder[i] = c.g.v && i ? elfsegments_holder(&c.g, &c.s.sec[i])
 					 : -1;
 	if (number_sections(&c, drop, drop_ctx, nadd, e) < 0 ||
+	    plan_symbols(&c, e) < 0 ||
 	    plan_strings(&c, add, nadd, e) < 0 ||
 	    fill_sections(&c, add, nadd, e) < 0 ||
 	    check_segments(&c, e) < 0 ||
@@ -666,6 +839,7 @@ out:
 	free(c.owned);
 	free(c.o);
 	free(c.holder);
+	free(c.sym_new);
 	elfsegments_free(&c.g);
 	elfscan_free(&c.s);
 	return rc;

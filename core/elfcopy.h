@@ -39,10 +39,14 @@ struct elfcopy_add {
  * Relocatable objects, executables and shared libraries (ET_REL, ET_EXEC,
  * ET_DYN) are accepted, 32- or 64-bit, either byte order; in the last two
  * the segments stay where they are (core/elfsegments), so a section a
- * segment holds can be neither removed nor rewritten.  Inputs it cannot
- * rewrite faithfully (another ELF type, a section a segment holds that
- * would move or change, a symbol or section that refers to a dropped
- * section) are errors. */
+ * segment holds can be neither removed nor rewritten.  Symbols defined in
+ * a dropped section go with it (its section symbol, mapping symbols,
+ * labels), the others are renumbered in relocations and group headers,
+ * and other sections linked to the symbol table (.llvm_addrsig) get
+ * sh_link 0, as llvm-objcopy does.  Inputs it cannot rewrite faithfully
+ * (another ELF type, a section a segment holds that would move or change,
+ * a relocation, group or section that refers to a dropped section or a
+ * symbol defined there) are errors. */
 int elfcopy_write(const uint8_t *buf, size_t len,
 		  bool (*drop)(void *ctx, const char *name, size_t name_len),
 		  void *drop_ctx, const struct elfcopy_add *add, size_t nadd,

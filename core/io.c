@@ -351,8 +351,41 @@ void io_install_signal_cleanup(void)
 #endif
 }
 
+/* A dangling symlink's last target: the links followed one by one (a
+ * relative one from its own directory), up to the name nothing is at. */
+static char *dangling_target(const char *path)
+{
+	char *at = strdup(path);
+	struct stat st;
+
+	for (int hops = 0; at && hops < 40; hops++) {
+		char link[PATH_MAX], *next, *slash;
+		ssize_t n;
+
+		if (lstat(at, &st) < 0)
+			return at;	/* nothing there: the file to make */
+		if (!S_ISLNK(st.st_mode))
+			break;
+		n = readlink(at, link, sizeof(link) - 1);
+		if (n <= 0)
+			break;
+		link[n] = 0;
+		slash = strrchr(at, '/');
+		if (link[0] == '/' || !slash)
+			next = strdup(link);
+		else if (asprintf(&next, "%.*s/%s", (int)(slash - at), at,
+				  link) < 0)
+			next = NULL;
+		free(at);
+		at = next;
+	}
+	free(at);
+	return strdup(path);	/* a loop, or no target: the link itself */
+}
+
 /* Where the rename must land: through a symlink to its target, as an
- * in-place write would. */
+ * in-place write would; a dangling one's target is made, as a shell's
+ * redirection makes it. */
 static char *resolve_dest(const char *path)
 {
 	struct stat st;
@@ -362,6 +395,8 @@ static char *resolve_dest(const char *path)
 		real = realpath(path, NULL);
 		if (real)
 			return real;
+		if (errno == ENOENT)
+			return dangling_target(path);
 	}
 	return strdup(path);
 }

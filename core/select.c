@@ -245,6 +245,23 @@ static bool nv_loads(const struct nv_arch *code, const struct nv_arch *gpu)
 	return c <= g;
 }
 
+int select_check_ids(const struct select *s, struct err *e)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct select_rule *r = &s->rule[i];
+		struct nv_arch nv;
+		const char *why;
+
+		if (r->glob || r->bundle_id ||
+		    nv_parse(r->text, strlen(r->text), &nv) ||
+		    targetid_check_request(r->text, strlen(r->text), &why) == 0)
+			continue;
+		return err_set(e, "'%s' is not a valid target ID (%s)", r->text,
+			       why);
+	}
+	return 0;
+}
+
 /* An AMD GPU of the target ID req loads the entry's code. */
 static bool amd_loads(const char *arch, size_t alen, const char *req)
 {

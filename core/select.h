@@ -62,6 +62,11 @@ void select_entry_from_id(struct select_entry *en, const char *id,
 /* Add the comma-separated rules of list.  An empty rule is an error. */
 int select_add(struct select *s, const char *list, struct err *e);
 void select_free(struct select *s);
+/* Every rule that is a target ID (not a glob, not a bundle ID) must be
+ * one a GPU can have: an NVIDIA arch nv_parse reads ("sm_86",
+ * "compute_90a") or a known processor with features it accepts
+ * (targetid_check_request).  -1 names the first that is not. */
+int select_check_ids(const struct select *s, struct err *e);
 /* Forget which rules matched and the targets seen: a fresh start. */
 void select_reset(struct select *s);
 

@@ -415,3 +415,46 @@ bool targetid_loadable(const char *entry, size_t entry_len,
 	}
 	return r == 0;
 }
+
+int targetid_check_request(const char *id, size_t len, const char **why)
+{
+	const struct proc *pr = find_proc(id, proc_len(id, len));
+	struct feat_iter it;
+	const char *name;
+	size_t nlen;
+	unsigned seen = 0;
+	bool on;
+	int r;
+
+	if (!pr) {
+		*why = "unknown processor";
+		return -1;
+	}
+	feat_begin(&it, id, len);
+	if (proc_len(id, len) < len && it.p == it.end) {
+		*why = "empty feature after ':'";
+		return -1;
+	}
+	while ((r = feat_next(&it, &name, &nlen, &on)) > 0) {
+		unsigned bit = name_is(name, nlen, "xnack") ? F_XNACK :
+			       name_is(name, nlen, "sramecc") ? F_SRAMECC : 0;
+		unsigned allowed = (pr->flags & P_XNACK ? F_XNACK : 0) |
+				   (pr->flags & P_SRAMECC ? F_SRAMECC : 0);
+
+		if (!(bit & allowed)) {
+			*why = bit ? "a feature this processor does not have"
+				   : "unknown feature (xnack and sramecc are)";
+			return -1;
+		}
+		if (seen & bit) {
+			*why = "a feature given twice";
+			return -1;
+		}
+		seen |= bit;
+	}
+	if (r < 0) {
+		*why = "an empty feature, or one without '+' or '-'";
+		return -1;
+	}
+	return 0;
+}

@@ -53,4 +53,10 @@ int targetid_conflict_ex(const char *const *ids, size_t n, size_t *first,
 bool targetid_loadable(const char *entry, size_t entry_len,
 		       const char *request, size_t request_len);
 
+/* Whether id is a target ID a user may ask for (a known processor, then
+ * features the processor accepts, each once, each ending in '+' or '-',
+ * as clang's parseTargetID checks them for AMDGPU): 0, or -1 with *why
+ * set to a static phrase saying what is wrong. */
+int targetid_check_request(const char *id, size_t len, const char **why);
+
 #endif

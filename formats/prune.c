@@ -44,7 +44,8 @@ static int drop_section(struct prune_plan *plan, const char *name, size_t len,
 
 /* A relocatable object's .llvm.offloading, written again with the kept
  * packages.  In a linked program the OpenMP runtime's image table points
- * into the section: not pruned there yet. */
+ * into the section: the table is rewritten and the section keeps its
+ * layout (prune_omp.c). */
 static int prune_offloading(struct pruner *p, const struct elfscan *s,
 			    const uint8_t *buf, size_t i)
 {
@@ -54,6 +55,10 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 	const uint8_t *bytes = elfscan_bytes(s, buf, i, &size);
 	int rc;
 
+	if ((s->e_type == 2 || s->e_type == 3) && (sec->flags & 2)) {
+		p->section = sec->name;
+		return prune_linked_packages(p, s, buf, i);
+	}
 	if (s->e_type != 1 /* ET_REL */ || (sec->flags & 2 /* SHF_ALLOC */))
 		return err_set(p->e, "packages in a linked program are not "
 			       "pruned yet (the OpenMP runtime's image table "

@@ -15,7 +15,10 @@
  * bundle through its __hip_fatbin_wrapper, relocated at load time): every
  * container keeps its offset, the pruned one is written at its start and
  * the bytes it frees are zero, so the file keeps its size and layout and
- * every pointer stays valid.  A file that is itself a container shrinks.
+ * every pointer stays valid.  Packages in a linked OpenMP program's
+ * .llvm.offloading stay where they are too: the dropped ones become zeros
+ * and the runtime's image table lists the kept ones alone (prune_omp.c).
+ * A file that is itself a container shrinks.
  *
  * Nothing here prints: a plan lists what changes, prune_write writes it. */
 #ifndef FORMATS_PRUNE_H
@@ -46,6 +49,9 @@ struct prune_opts {
 	void *ctx;
 	int level;		/* compression level of recompressed CCOBs */
 	struct ccob_limits limits;
+	/* Only decide (keep() and seen() see every entry): CCOBs are not
+	 * compressed again, and the plan is not for writing. */
+	bool decide_only;
 };
 
 /* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
@@ -127,7 +133,7 @@ struct prune_member {
 };
 
 /* Plan the prune of the file in buf.  Files this cannot prune are errors
- * that say why (packages and NVIDIA fatbins are not pruned yet, thin
+ * that say why (packages of versions 2 and 3 are not pruned yet, thin
  * archives never; a file with no offload code at all).  An archive's
  * members are pruned each as a file; members with no offload code stay. */
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,

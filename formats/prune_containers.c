@@ -283,8 +283,10 @@ static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 		goto out;
 	}
 	rc = prune_bundle(p, raw, h.raw_size, false, 0, &bundle);
-	if (rc <= 0)
+	if (rc <= 0 || p->o->decide_only) {
+		rc = rc < 0 ? -1 : 0;
 		goto out;
+	}
 	rc = -1;
 	if (prune_materialize(&bundle, &inner, p->e) < 0)
 		goto out;

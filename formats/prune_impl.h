@@ -40,6 +40,13 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		   uint64_t base, struct prune_patch *pt);
 
+/* The packages of a linked program's .llvm.offloading (section i): the
+ * OpenMP runtime's image table made to list the kept images alone, the
+ * dropped packages zeroed in place (prune_omp.c). */
+struct elfscan;
+int prune_linked_packages(struct pruner *p, const struct elfscan *s,
+			  const uint8_t *buf, size_t i);
+
 /* A text bundle (i ii cui hipi d ll s), as LLVM's bundler writes it: the
  * comment its first START line uses, or NULL (cap: room for it). */
 const char *prune_text_comment(const uint8_t *buf, size_t len, char *cap,

@@ -1,0 +1,422 @@
+/* prune_omp: packages in a linked OpenMP program or library.  The offload
+ * runtime (libomptarget) is handed one __tgt_bin_desc by the constructor
+ * the linker wrapper writes:
+ *
+ *   __tgt_bin_desc      i32 NumDeviceImages (padded to 8), then pointers
+ *                       DeviceImages, HostEntriesBegin, HostEntriesEnd
+ *   __tgt_device_image  pointers ImageStart, ImageEnd, EntriesBegin,
+ *                       EntriesEnd, one per image, in an array
+ *
+ * each ImageStart/ImageEnd pointing at an image inside a package of
+ * .llvm.offloading (LLVM 22 points at the code object inside the package;
+ * a runtime also takes a pointer at the package itself).  The runtime reads
+ * NumDeviceImages entries and offers each image to its plugins.  So the
+ * floor here: the kept images' entries move to the front of the array (in
+ * their order), NumDeviceImages becomes their count, and the dropped
+ * packages become zeros; every address stays where it was.  The pointers
+ * are relocated at load time: in a position-independent file each is a
+ * RELATIVE relocation whose addend is the value (rewritten there), with
+ * RELR or in a fixed-address file the value is in the slot itself.  The
+ * table is found by its values, and must be found exactly once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "package.h"
+#include "prune_impl.h"
+#include "../core/bytes.h"
+#include "../core/elfscan.h"
+
+enum { SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_REL_ = 9, SHF_ALLOC_ = 2,
+       SHF_EXECINSTR_ = 4 };
+
+struct reloc {
+	uint64_t at;		/* r_offset: the slot's address */
+	uint64_t addend;
+	uint64_t addend_off;	/* file offset of r_addend */
+	bool relative;
+};
+
+struct image {
+	uint64_t start, end;	/* addresses ImageStart, ImageEnd may hold */
+	uint64_t pstart, pend;	/* the package's, for a pointer at it */
+	uint64_t bin_off, bin_size;	/* its package in the file */
+	bool kept;
+};
+
+struct table {
+	const struct elfscan *s;
+	const uint8_t *buf;
+	struct reloc *rel;	/* by address */
+	size_t nrel;
+};
+
+static int by_at(const void *a, const void *b)
+{
+	const struct reloc *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static const struct reloc *reloc_at(const struct table *t, uint64_t at)
+{
+	struct reloc key = { .at = at };
+
+	return bsearch(&key, t->rel, t->nrel, sizeof(key), by_at);
+}
+
+/* The file offset of address at (8 bytes of it), in an allocated section
+ * that has bytes in the file; UINT64_MAX when none holds it. */
+static uint64_t file_offset(const struct table *t, uint64_t at)
+{
+	for (size_t i = 1; i < t->s->n; i++) {
+		const struct elfscan_section *sec = &t->s->sec[i];
+
+		if (!(sec->flags & SHF_ALLOC_) || sec->type == 8 /* NOBITS */)
+			continue;
+		if (at >= sec->addr && sec->size >= 8 &&
+		    at - sec->addr <= sec->size - 8)
+			return sec->offset + (at - sec->addr);
+	}
+	return UINT64_MAX;
+}
+
+/* The value the pointer at address at has once relocated: a RELATIVE
+ * relocation's addend, else what the slot holds; false when unknown (a
+ * symbolic relocation, or no bytes there). */
+static bool value_at(const struct table *t, uint64_t at, uint64_t *v)
+{
+	const struct reloc *r = reloc_at(t, at);
+	uint64_t off;
+
+	if (r) {
+		*v = r->addend;
+		return r->relative;
+	}
+	off = file_offset(t, at);
+	if (off == UINT64_MAX)
+		return false;
+	*v = get_le(t->buf + off, 8);
+	return true;
+}
+
+static uint32_t relative_type(uint16_t machine)
+{
+	switch (machine) {
+	case 62: return 8;		/* x86-64 */
+	case 183: return 1027;		/* AArch64 */
+	case 21: return 22;		/* PowerPC64 */
+	case 243: return 3;		/* RISC-V */
+	default: return 0;
+	}
+}
+
+static int read_relocs(struct pruner *p, struct table *t)
+{
+	const struct elfscan *s = t->s;
+	uint32_t relative = relative_type(s->machine);
+	size_t n = 0;
+
+	for (size_t i = 1; i < s->n; i++) {
+		const struct elfscan_section *sec = &s->sec[i];
+
+		if (sec->type == SHT_REL_ && (sec->flags & SHF_ALLOC_))
+			return err_set(p->e, "dynamic relocations without "
+				       "addends (SHT_REL) are not rewritten");
+		if (sec->type == SHT_RELA_ && (sec->flags & SHF_ALLOC_))
+			n += sec->size / 24;
+	}
+	t->rel = calloc(n ? n : 1, sizeof(*t->rel));
+	if (!t->rel)
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	for (size_t i = 1; i < s->n; i++) {
+		const struct elfscan_section *sec = &s->sec[i];
+
+		if (sec->type != SHT_RELA_ || !(sec->flags & SHF_ALLOC_))
+			continue;
+		for (uint64_t k = 0; k + 24 <= sec->size; k += 24) {
+			const uint8_t *r = t->buf + sec->offset + k;
+
+			t->rel[t->nrel++] = (struct reloc){
+				.at = get_le(r, 8),
+				.relative = (get_le(r + 8, 8) & 0xffffffff) ==
+					    relative,
+				.addend = get_le(r + 16, 8),
+				.addend_off = sec->offset + k + 16,
+			};
+		}
+	}
+	qsort(t->rel, t->nrel, sizeof(*t->rel), by_at);
+	for (size_t i = 1; i < t->nrel; i++)
+		if (t->rel[i].at == t->rel[i - 1].at)
+			return err_set(p->e, "two dynamic relocations at "
+				       "address 0x%llx", (unsigned long long)
+				       t->rel[i].at);
+	return 0;
+}
+
+/* Which image, if any, an entry at address at describes. */
+static long entry_image(const struct table *t, const struct image *im,
+			size_t n, uint64_t at)
+{
+	uint64_t a, b;
+
+	if (!value_at(t, at, &a) || !value_at(t, at + 8, &b))
+		return -1;
+	for (size_t j = 0; j < n; j++)
+		if ((a == im[j].start && b == im[j].end) ||
+		    (a == im[j].pstart && b == im[j].pend))
+			return (long)j;
+	return -1;
+}
+
+/* Every address an 8-byte pointer of the file may sit at that holds v
+ * once relocated, passed to each; stops at the first nonzero return. */
+static int each_pointer_to(const struct table *t, uint64_t v,
+			   int (*each)(void *, uint64_t), void *ctx)
+{
+	int rc;
+
+	for (size_t i = 0; i < t->nrel; i++)
+		if (t->rel[i].relative && t->rel[i].addend == v &&
+		    (rc = each(ctx, t->rel[i].at)))
+			return rc;
+	for (size_t i = 1; i < t->s->n; i++) {
+		const struct elfscan_section *sec = &t->s->sec[i];
+
+		/* Data only: code holds no table (and is most of a large
+		 * library). */
+		if (!(sec->flags & SHF_ALLOC_) || (sec->flags & SHF_EXECINSTR_) ||
+		    sec->type != SHT_PROGBITS_ || sec->addr % 8)
+			continue;
+		for (uint64_t k = 0; k + 8 <= sec->size; k += 8)
+			if (get_le(t->buf + sec->offset + k, 8) == v &&
+			    !reloc_at(t, sec->addr + k) &&
+			    (rc = each(ctx, sec->addr + k)))
+				return rc;
+	}
+	return 0;
+}
+
+struct find {
+	const struct table *t;
+	const struct image *im;
+	size_t n;
+	uint64_t found;		/* the array's or the descriptor's address */
+	size_t hits;
+};
+
+/* An array of n entries starting at at, one for every image. */
+static int try_array(void *ctx, uint64_t at)
+{
+	struct find *f = ctx;
+	bool *seen = calloc(f->n, sizeof(*seen));
+	size_t k;
+
+	if (!seen)
+		return -1;
+	for (k = 0; k < f->n; k++) {
+		long j = entry_image(f->t, f->im, f->n, at + 32 * k);
+
+		if (j < 0 || seen[j])
+			break;
+		seen[j] = true;
+	}
+	free(seen);
+	if (k == f->n && (!f->hits || f->found != at)) {
+		f->found = at;
+		f->hits++;
+	}
+	return 0;
+}
+
+/* A descriptor: NumDeviceImages (n), then the pointer at (at + 8). */
+static int try_desc(void *ctx, uint64_t at)
+{
+	struct find *f = ctx;
+	uint64_t off = at < 8 ? UINT64_MAX : file_offset(f->t, at - 8);
+
+	if (off == UINT64_MAX || get_le(f->t->buf + off, 4) != f->n)
+		return 0;
+	f->found = at - 8;
+	f->hits++;
+	return 0;
+}
+
+static int add_bytes(struct pruner *p, uint64_t off, uint64_t v, size_t n)
+{
+	struct prune_patch pt = { .offset = off, .old_size = n,
+				  .new_size = n, .in_place = true };
+
+	pt.storage = malloc(8);
+	pt.piece = calloc(1, sizeof(*pt.piece));
+	if (!pt.storage || !pt.piece) {
+		prune_patch_free(&pt);
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	}
+	put_le(pt.storage, v, (int)n);
+	pt.piece[0] = (struct prune_piece){ .lit = pt.storage, .lit_len = n };
+	pt.npieces = 1;
+	if (prune_add_patch(p->plan, &pt, p->e) < 0) {
+		prune_patch_free(&pt);
+		return -1;
+	}
+	return 0;
+}
+
+/* Point the slot at address at to v: its RELATIVE relocation's addend,
+ * and the slot's bytes where they hold the old value (or there is no
+ * relocation). */
+static int set_pointer(struct pruner *p, const struct table *t, uint64_t at,
+		       uint64_t v)
+{
+	const struct reloc *r = reloc_at(t, at);
+	uint64_t off = file_offset(t, at);
+
+	if (r && add_bytes(p, r->addend_off, v, 8) < 0)
+		return -1;
+	if (off != UINT64_MAX &&
+	    (!r || get_le(t->buf + off, 8) == r->addend) &&
+	    add_bytes(p, off, v, 8) < 0)
+		return -1;
+	return 0;
+}
+
+static int rewrite_table(struct pruner *p, const struct table *t,
+			 struct image *im, size_t n)
+{
+	struct find f = { .t = t, .im = im, .n = n };
+	uint64_t array, desc, values[64][4];
+	size_t kept = 0, order[64];
+
+	if (n > 64)
+		return err_set(p->e, "more than 64 images: not rewritten");
+	/* The array: where an entry for an image starts. */
+	for (size_t j = 0; j < n; j++) {
+		if (each_pointer_to(t, im[j].start, try_array, &f) < 0 ||
+		    each_pointer_to(t, im[j].pstart, try_array, &f) < 0)
+			return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	}
+	if (f.hits != 1)
+		return err_set(p->e, "the OpenMP runtime's image table was "
+			       "found %zu times, not once: not pruned", f.hits);
+	array = f.found;
+	f.hits = 0;
+	if (each_pointer_to(t, array, try_desc, &f) < 0)
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	if (f.hits != 1)
+		return err_set(p->e, "the OpenMP runtime's image descriptor "
+			       "was found %zu times, not once: not pruned",
+			       f.hits);
+	desc = f.found;
+	/* The entries of the kept images, in the array's order. */
+	for (size_t k = 0; k < n; k++) {
+		long j = entry_image(t, im, n, array + 32 * k);
+
+		if (j < 0)
+			return err_set(p->e, "the image table changed under us");
+		for (int m = 0; m < 4; m++)
+			if (!value_at(t, array + 32 * k + 8 * m,
+				      &values[k][m]))
+				return err_set(p->e, "an image table entry "
+					       "holds a pointer not known "
+					       "before the program runs");
+		if (im[j].kept)
+			order[kept++] = k;
+	}
+	for (size_t k = 0; k < kept; k++)
+		for (int m = 0; m < 4; m++)
+			if (order[k] != k &&
+			    set_pointer(p, t, array + 32 * k + 8 * m,
+					values[order[k]][m]) < 0)
+				return -1;
+	return add_bytes(p, file_offset(t, desc), kept, 4);
+}
+
+int prune_linked_packages(struct pruner *p, const struct elfscan *s,
+			  const uint8_t *buf, size_t i)
+{
+	const struct elfscan_section *sec = &s->sec[i];
+	const struct package_limits lim = { PACKAGE_DEFAULT_MAX_RATIO,
+					    PACKAGE_DEFAULT_MAX_SIZE };
+	struct package_list l = { 0 };
+	struct table t = { .s = s, .buf = buf };
+	struct image *im = NULL;
+	size_t nkept = 0;
+	uint64_t size;
+	const uint8_t *bytes = elfscan_bytes(s, buf, i, &size);
+	int rc = -1;
+
+	if (!s->is64 || s->big_endian || !relative_type(s->machine))
+		return err_set(p->e, "packages in a linked program are pruned "
+			       "for 64-bit little-endian x86-64, AArch64, "
+			       "PowerPC64 and RISC-V files only");
+	if (package_scan(bytes, (size_t)size, &lim, &l, p->e) < 0)
+		goto out;
+	im = calloc(l.n ? l.n : 1, sizeof(*im));
+	if (!im) {
+		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t j = 0; j < l.n; j++) {
+		const struct package_image *img = &l.v[j];
+		const char *kind = package_offload_kind_describe(img->offload_kind);
+		struct prune_entry pe = { .size = img->image_size };
+		char id[256];
+
+		if (img->version != 1 || img->inflated) {
+			err_set(p->e, "package at offset %llu: version %u "
+				"packages are not pruned yet",
+				(unsigned long long)(sec->offset +
+						     img->binary_offset),
+				img->version);
+			goto out;
+		}
+		pe.sel.triple = package_get(img, "triple", 6,
+					    &pe.sel.triple_len);
+		pe.sel.arch = package_get(img, "arch", 4, &pe.sel.arch_len);
+		snprintf(id, sizeof(id), "%s-%.*s-%.*s", kind,
+			 (int)(pe.sel.triple_len > 100 ? 100 : pe.sel.triple_len),
+			 pe.sel.triple ? pe.sel.triple : "",
+			 (int)(pe.sel.arch_len > 100 ? 100 : pe.sel.arch_len),
+			 pe.sel.arch ? pe.sel.arch : "");
+		pe.sel.id = id;
+		pe.sel.id_len = strlen(id);
+		p->container = p->base + sec->offset + img->binary_offset;
+		p->plan->containers++;
+		im[j] = (struct image){
+			.start = sec->addr + img->image_offset,
+			.end = sec->addr + img->image_offset + img->image_size,
+			.pstart = sec->addr + img->binary_offset,
+			.pend = sec->addr + img->binary_offset +
+				get_le(bytes + img->binary_offset + 8, 8),
+			.bin_off = sec->offset + img->binary_offset,
+			.bin_size = get_le(bytes + img->binary_offset + 8, 8),
+		};
+		im[j].kept = prune_decide(p, &pe);
+		nkept += im[j].kept;
+	}
+	if (l.n && !nkept)
+		p->plan->containers_emptied++;
+	rc = 0;
+	if (nkept == l.n)
+		goto out;
+	rc = -1;
+	if (read_relocs(p, &t) < 0 || rewrite_table(p, &t, im, l.n) < 0)
+		goto out;
+	/* The dropped packages: zeros (holes where whole pages fall). */
+	for (size_t j = 0; j < l.n; j++) {
+		struct prune_patch pt = { .offset = im[j].bin_off,
+					  .old_size = im[j].bin_size,
+					  .in_place = true };
+
+		if (!im[j].kept && prune_add_patch(p->plan, &pt, p->e) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(t.rel);
+	free(im);
+	package_list_free(&l);
+	return rc;
+}
