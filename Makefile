@@ -149,8 +149,12 @@ bench: all
 
 # Completion: bash-completion loads completions/<command> on first use, so
 # each link gets its name there too; zsh's file names its commands itself.
+# mkdir -p, not install -d: install -d gives a directory that already
+# exists mode 0755, so `make install BINDIR=/tmp` (or a DESTDIR and PREFIX
+# that land on a shared directory) would take /tmp's sticky bit and its
+# write permission from everyone.
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) \
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/offload
 	for l in $(APPLET_LINKS); do ln -sf offload $(DESTDIR)$(BINDIR)/$$l; done

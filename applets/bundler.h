@@ -1,11 +1,15 @@
-/* bundler.h: what the bundler's two files share: its configuration, read
- * from the command line in bundler.c, and the jobs in bundler_jobs.c. */
+/* bundler.h: what the bundler's files share: its configuration, read from
+ * the command line in bundler.c; bundling and the input reader in
+ * bundler_jobs.c, --list and --unbundle in bundler_read.c. */
 #ifndef APPLETS_BUNDLER_H
 #define APPLETS_BUNDLER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
+#include "../core/io.h"
+#include "../formats/bundle.h"
 #include "../formats/ccob.h"
 
 struct config {
@@ -28,5 +32,37 @@ int bundler_list(const struct config *c);
 int bundler_bundle(const struct config *c);
 int bundler_unbundle(const struct config *c);
 int bundler_unbundle_archive(const struct config *c);
+
+/* What --list and --unbundle read: the input itself, or the bundles its
+ * CCOBs hold, one after the other (LLVM 22 reads only a lone CCOB). */
+struct source {
+	const struct config *c;
+	struct io_in file;
+	struct io_in seg;	/* the bundle now read: file's bytes or a copy */
+	size_t pos;		/* where the next bundle starts in file */
+	unsigned method;	/* of the last CCOB */
+	int nseg;
+	bool compressed;
+	/* The CCOBs hold binary bundles: a reader that asks (stream) is
+	 * handed each CCOB undecompressed (SOURCE_CCOB), to stream it. */
+	bool streamable, stream;
+};
+enum { SOURCE_CCOB = 2 };
+
+int bundler_source_open(const struct config *c, struct source *s);
+/* Open the next bundle for reading: 1 when r is ready, 0 at the end, -1
+ * on failure (reported); SOURCE_CCOB when s->stream and a CCOB starts at
+ * s->pos (the caller reads it and moves s->pos past it). */
+int bundler_source_next(struct source *s, struct bundle_reader *r);
+void bundler_source_close(struct source *s);
+/* The CCOB at s->pos decompressed into s->seg, its hash checked, LLVM's
+ * report under -verbose; 0 or 1 (reported). */
+int bundler_decompress_next(struct source *s, const char *path);
+/* Print LLVM's -verbose report of a decompression and check its hash:
+ * 0 or 1 (reported). */
+int bundler_ccob_done(const struct config *c, const char *path,
+		      const struct ccob_stats *st);
+/* -###: the llvm-objcopy command LLVM runs to strip a host object. */
+void bundler_print_objcopy_strip(const struct config *c);
 
 #endif

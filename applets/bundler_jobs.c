@@ -1,5 +1,6 @@
-/* bundler_jobs: the bundler's three jobs, --list, bundling and --unbundle,
- * as LLVM 22 does them (the command line is in bundler.c). */
+/* bundler_jobs: bundling as LLVM 22 does it, and the reader of its inputs
+ * that --list and --unbundle (bundler_read.c) share; the command line is
+ * in bundler.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +130,7 @@ static void print_objcopy(const struct config *c, const char *const *args,
 	free(objcopy);
 }
 
-static void print_objcopy_strip(const struct config *c)
+void bundler_print_objcopy_strip(const struct config *c)
 {
 	char tmp[4096];
 	const char *args[5] = { "--regex",
@@ -173,19 +174,7 @@ static int print_objcopy_add(const struct config *c)
 	return rc;
 }
 
-/* What --list and --unbundle read: the input itself, or the bundles its
- * CCOBs hold, one after the other (LLVM 22 reads only a lone CCOB). */
-struct source {
-	const struct config *c;
-	struct io_in file;
-	struct io_in seg;	/* the bundle now read: file's bytes or a copy */
-	size_t pos;		/* where the next bundle starts in file */
-	unsigned method;	/* of the last CCOB */
-	int nseg;
-	bool compressed;
-};
-
-static int decompress_next(struct source *s, const char *path)
+int bundler_decompress_next(struct source *s, const char *path)
 {
 	const uint8_t *at = s->file.data + s->pos;
 	size_t left = s->file.len - s->pos, used;
@@ -193,12 +182,14 @@ static int decompress_next(struct source *s, const char *path)
 	struct ccob_stats st = { 0 };
 	struct timespec t0, t1;
 	uint8_t *raw;
+	uint64_t hash;
 	struct err e;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (ccob_parse_header(at, left, &h, &e) < 0)
 		return llvm_fail("Failed to decompress input: %s", e.msg);
-	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used, &e) < 0) {
+	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used, &hash,
+			    &e) < 0) {
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
 		if (e.llvm_words)
 			return llvm_fail("Failed to decompress input: %s", e.msg);
@@ -218,26 +209,32 @@ static int decompress_next(struct source *s, const char *path)
 		.compressed_size = (used < left && ccob_is(at + used, left - used)
 				    ? used : left) - h.header_size,
 		.stored_hash = h.hash,
-		.computed_hash = ccob_hash(raw, s->seg.len),
+		.computed_hash = hash,
 		.seconds = (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 	};
-	if (s->c->verbose) {
+	return bundler_ccob_done(s->c, path, &st);
+}
+
+int bundler_ccob_done(const struct config *c, const char *path,
+		      const struct ccob_stats *st)
+{
+	if (c->verbose) {
 		char report[1024];
 
-		ccob_report_decompress(report, sizeof(report), &st);
+		ccob_report_decompress(report, sizeof(report), st);
 		fputs(report, stderr);
 	}
 	/* LLVM never checks the hash; a mismatch means a damaged file. */
-	if (st.stored_hash != st.computed_hash)
+	if (st->stored_hash != st->computed_hash)
 		return llvm_fail("'%s': compressed bundle hash mismatch: stored "
 			    "0x%016llx, computed 0x%016llx", path,
-			    (unsigned long long)st.stored_hash,
-			    (unsigned long long)st.computed_hash);
+			    (unsigned long long)st->stored_hash,
+			    (unsigned long long)st->computed_hash);
 	return 0;
 }
 
-static int source_open(const struct config *c, struct source *s)
+int bundler_source_open(const struct config *c, struct source *s)
 {
 	struct err e;
 
@@ -248,6 +245,12 @@ static int source_open(const struct config *c, struct source *s)
 		return llvm_fail("%s", e.msg);
 	/* Fewer than 8 bytes are never a CCOB, as in LLVM. */
 	s->compressed = s->file.len >= 8 && ccob_is(s->file.data, s->file.len);
+	{
+		const char *comment;
+
+		s->streamable = s->compressed &&
+			pick_handler(c->type, &s->file, &comment) == H_BINARY;
+	}
 	return 0;
 }
 
@@ -271,7 +274,7 @@ static int plain_after_ccob(struct source *s, struct bundle_reader *r)
 }
 
 /* Open the next bundle for reading: 1 when r is ready, 0 at the end. */
-static int source_next(struct source *s, struct bundle_reader *r)
+int bundler_source_next(struct source *s, struct bundle_reader *r)
 {
 	const struct config *c = s->c;
 	const char *path = c->inputs[0], *comment = NULL;
@@ -314,7 +317,9 @@ static int source_next(struct source *s, struct bundle_reader *r)
 				     "decompress embedded file contents: Src size "
 				     "is incorrect");
 		}
-		if (decompress_next(s, path))
+		if (s->stream && s->streamable)
+			return SOURCE_CCOB;
+		if (bundler_decompress_next(s, path))
 			return -1;
 		s->nseg++;
 	}
@@ -337,42 +342,13 @@ static int source_next(struct source *s, struct bundle_reader *r)
 	return 1;
 }
 
-static void source_close(struct source *s)
+void bundler_source_close(struct source *s)
 {
 	if (!s->c)
 		return;
 	if (s->seg.heap)
 		io_in_close(&s->seg);
 	io_in_close(&s->file);
-}
-
-/* IDs are printed only once the whole input has been read, so a damaged
- * later CCOB does not leave half a list on stdout. */
-int bundler_list(const struct config *c)
-{
-	struct source src = { 0 };
-	struct bundle_reader r = { 0 };
-	struct bundle_entry ent;
-	char *text = NULL;
-	size_t text_len = 0;
-	FILE *list = open_memstream(&text, &text_len);
-	int rc = list ? source_open(c, &src) : llvm_fail("out of memory"), more = 0;
-
-	while (!rc && (more = source_next(&src, &r)) == 1) {
-		while (bundle_next(&r, &ent) == 1) {
-			fwrite(ent.id, 1, ent.id_len, list);
-			putc('\n', list);
-			bundle_skip(&r);
-		}
-	}
-	if (!rc && more < 0)
-		rc = 1;
-	if (list && fclose(list) == 0 && !rc)
-		fwrite(text, 1, text_len, stdout);
-	free(text);
-	bundle_close(&r);
-	source_close(&src);
-	return rc;
 }
 
 static int emit_plan(const struct bundle_plan *plan, struct io_in *inputs,
@@ -572,232 +548,3 @@ out:
 	return rc;
 }
 
-static int by_string(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* "Can't find bundles for A", "A and B", "A, B, and C": sorted names. */
-static void missing_error(const struct strmap *work)
-{
-	const char **names = calloc(work->items + 1, sizeof(*names));
-	size_t n = 0, len = 64;
-	char *msg;
-
-	if (!names) {
-		llvm_fail("out of memory");
-		return;
-	}
-	for (uint32_t b = strmap_next(work, 0); b < work->nb;
-	     b = strmap_next(work, b + 1)) {
-		names[n++] = work->b[b].key;
-		len += work->b[b].len + 8;
-	}
-	qsort(names, n, sizeof(*names), by_string);
-	msg = malloc(len);
-	if (msg) {
-		strcpy(msg, "Can't find bundles for");
-		for (size_t i = 0; i < n; i++) {
-			if (i && n > 2)
-				strcat(msg, ",");
-			strcat(msg, " ");
-			if (i && i == n - 1)
-				strcat(msg, "and ");
-			strcat(msg, names[i]);
-		}
-		llvm_fail("%s", msg);
-	} else {
-		llvm_fail("out of memory");
-	}
-	free(msg);
-	free(names);
-}
-
-/* Outputs are opened as LLVM opens them, and all renamed into place only
- * when the whole unbundle succeeds. */
-struct outset {
-	struct io_out *out;
-	size_t *order, n;
-};
-
-static struct io_out *outset_open(struct outset *s, const struct config *c,
-				  size_t k)
-{
-	struct err e;
-
-	if (io_out_open(&s->out[k], c->outputs[k], &e) < 0) {
-		llvm_fail("%s", e.msg);
-		return NULL;
-	}
-	s->order[s->n++] = k;
-	return &s->out[k];
-}
-
-static int outset_commit(struct outset *s)
-{
-	struct err e;
-
-	for (size_t i = 0; i < s->n; i++)
-		if (io_out_commit(&s->out[s->order[i]], &e) < 0)
-			return llvm_fail("%s", e.msg);
-	return 0;
-}
-
-/* The next entry of the input, moving on to the next bundle as each ends:
- * 1 found, 0 no more, -1 error (reported). */
-static int next_entry(struct source *src, struct bundle_reader *r,
-		      struct bundle_entry *ent)
-{
-	for (;;) {
-		int more;
-
-		if (src->nseg && bundle_next(r, ent) == 1)
-			return 1;
-		more = source_next(src, r);
-		if (more <= 0)
-			return more;
-	}
-}
-
-/* The first requested target still wanted that takes an entry of ID
- * got (work.nb: none). */
-static uint32_t wanted_by(const struct strmap *work, const struct target *req,
-			  const struct target *got, bool hip_openmp)
-{
-	uint32_t b;
-
-	for (b = strmap_next(work, 0); b < work->nb;
-	     b = strmap_next(work, b + 1))
-		if (target_compatible(got, &req[work->b[b].value], hip_openmp))
-			break;
-	return b;
-}
-
-/* The current entry of r into o: its bytes, or for an object bundle's host
- * the object without its bundle sections. */
-static int write_entry(const struct config *c, struct source *src,
-		       struct bundle_reader *r, struct io_out *o)
-{
-	uint64_t off, size;
-	struct err e;
-
-	if (bundle_content(r, &off, &size, &e) < 0)
-		return llvm_fail("'%s': %s", c->inputs[0], e.msg);
-	if (r->object && bundle_object_is_host(src->seg.data, off, size)) {
-		/* The host's section marks the object itself. */
-		if (c->print_cmds)
-			print_objcopy_strip(c);
-		else if (bundle_strip_object(src->seg.data, src->seg.len, o,
-					     &e) < 0)
-			return llvm_fail("'%s': %s", c->inputs[0], e.msg);
-	} else if (io_out_copy(o, &src->seg, off, size, &e) < 0) {
-		return llvm_fail("%s", e.msg);
-	}
-	return 0;
-}
-
-/* After the walk, the targets still in work: an error, or (nothing found
- * at all) the input as the host's and empty files for the rest, or empty
- * files. */
-static int unbundle_rest(const struct config *c, struct strmap *work,
-			 const struct target *req, struct outset *outs,
-			 const struct source *src, bool found_host)
-{
-	struct err e;
-
-	if (!c->allow_missing && work->items) {
-		missing_error(work);
-		return 1;
-	}
-	if (work->items == c->ntargets) {
-		/* Nothing found: the input is taken to be the host's. */
-		for (uint32_t b = strmap_next(work, 0); b < work->nb;
-		     b = strmap_next(work, b + 1)) {
-			size_t k = work->b[b].value;
-			struct io_out *o = outset_open(outs, c, k);
-
-			if (!o)
-				return 1;
-			if (target_is_host(&req[k]) &&
-			    io_out_copy(o, &src->seg, 0, src->seg.len, &e) < 0)
-				return llvm_fail("%s", e.msg);
-		}
-		return 0;
-	}
-	if (!found_host && c->host_index >= 0 && !c->allow_missing)
-		return llvm_fail("Can't find bundle for the host target");
-	for (uint32_t b = strmap_next(work, 0); b < work->nb;
-	     b = strmap_next(work, b + 1))
-		if (!outset_open(outs, c, work->b[b].value))
-			return 1;
-	return 0;
-}
-
-int bundler_unbundle(const struct config *c)
-{
-	struct source src = { 0 };
-	struct bundle_reader r = { 0 };
-	struct strmap work = { 0 };
-	struct target *req = calloc(c->ntargets + 1, sizeof(*req));
-	struct outset outs = {
-		calloc(c->ntargets + 1, sizeof(struct io_out)),
-		calloc(c->ntargets + 1, sizeof(size_t)), 0
-	};
-	bool found_host = false;
-	int more = 1;
-	struct bundle_entry ent;
-	int rc = 1;
-
-	if (!req || !outs.out || !outs.order) {
-		llvm_fail("out of memory");
-		goto out;
-	}
-	if (source_open(c, &src))
-		goto out;
-	for (size_t i = 0; i < c->ntargets; i++) {
-		const char *t = c->std_targets[i];
-
-		if (target_parse(&req[i], t, strlen(t)) < 0 ||
-		    strmap_set(&work, t, strlen(t), i) < 0) {
-			llvm_fail("invalid bundle id from bundle config");
-			goto out;
-		}
-	}
-
-	while (work.items && (more = next_entry(&src, &r, &ent)) == 1) {
-		struct target got;
-		bool is_host;
-		uint32_t b;
-		struct io_out *o;
-
-		if (target_parse_entry(&got, ent.id, ent.id_len) < 0) {
-			llvm_fail("invalid bundle id read from the bundle");
-			goto out;
-		}
-		b = wanted_by(&work, req, &got, c->hip_openmp);
-		is_host = target_is_host(&got);
-		target_free(&got);
-		if (b == work.nb)
-			continue;
-		o = outset_open(&outs, c, work.b[b].value);
-		if (!o || write_entry(c, &src, &r, o))
-			goto out;
-		strmap_erase(&work, b);
-		found_host |= is_host;
-	}
-	if (more >= 0 &&
-	    !unbundle_rest(c, &work, req, &outs, &src, found_host))
-		rc = outset_commit(&outs);
-out:
-	for (size_t i = 0; outs.out && i < c->ntargets; i++)
-		io_out_discard(&outs.out[i]);
-	for (size_t i = 0; req && i < c->ntargets; i++)
-		target_free(&req[i]);
-	free(req);
-	free(outs.out);
-	free(outs.order);
-	strmap_free(&work);
-	bundle_close(&r);
-	source_close(&src);
-	return rc;
-}

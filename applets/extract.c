@@ -114,6 +114,8 @@ static bool selected(struct options *o, const struct inspect_node *n,
 
 /* ---- writing ---- */
 
+struct pending;
+
 enum { MAX_DEPTH = 16 };
 
 struct job {
@@ -139,6 +141,7 @@ struct job {
 	 * member of an archive inside an archive after its archive's. */
 	char *member[MAX_DEPTH];
 	unsigned depth;
+	struct pending *pend;	/* the CCOB being streamed, if any */
 };
 
 static bool same_file(const char *a, const struct io_in *in)
@@ -147,6 +150,34 @@ static bool same_file(const char *a, const struct io_in *in)
 
 	return in->fd >= 0 && stat(a, &sa) == 0 && fstat(in->fd, &sb) == 0 &&
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Open the output for an entry called name: 0, or 1 (reported).  *path
+ * (malloc'd) is set either way, or NULL. */
+static int open_out(const struct options *o, const struct io_in *in,
+		    const char *name, struct io_out *out, char **path)
+{
+	struct err e;
+
+	*path = NULL;
+	if (!o->dir) {
+		*path = strdup("-");
+	} else {
+		char *n = strdup(name);
+
+		if (!n || !(n = outnames_unique(o->names, n)))
+			return fail("cannot write", name, "out of memory");
+		*path = applet_cat(o->dir, strlen(o->dir), "/", n, strlen(n));
+	}
+	if (!*path)
+		return fail("cannot write", name, "out of memory");
+	if (o->dir && same_file(*path, in))
+		return fail("cannot write", *path, "it is the input");
+	/* In DIR a name is never followed: a link planted there would
+	 * send the bytes elsewhere. */
+	if ((o->dir ? io_out_open_in_dir : io_out_open)(out, *path, &e) < 0)
+		return applet_fail_io("extract", *path, &e);
+	return 0;
 }
 
 /* Write len bytes: from the input at off when code is NULL, else code. */
@@ -159,27 +190,8 @@ static int write_out(const struct options *o, const struct io_in *in,
 	struct err e;
 	int rc = 1;
 
-	if (!o->dir) {
-		path = strdup("-");
-	} else {
-		char *n = strdup(name);
-
-		if (!n || !(n = outnames_unique(o->names, n)))
-			return fail("cannot write", name, "out of memory");
-		path = applet_cat(o->dir, strlen(o->dir), "/", n, strlen(n));
-	}
-	if (!path)
-		return fail("cannot write", name, "out of memory");
-	if (o->dir && same_file(path, in)) {
-		rc = fail("cannot write", path, "it is the input");
+	if (open_out(o, in, name, &out, &path))
 		goto out;
-	}
-	/* In DIR a name is never followed: a link planted there would
-	 * send the bytes elsewhere. */
-	if ((o->dir ? io_out_open_in_dir : io_out_open)(&out, path, &e) < 0) {
-		rc = applet_fail_io("extract", path, &e);
-		goto out;
-	}
 	if ((code ? io_out_write(&out, code, (size_t)len, &e)
 		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
 	    io_out_commit(&out, &e) < 0) {
@@ -191,7 +203,125 @@ static int write_out(const struct options *o, const struct io_in *in,
 		fprintf(o->dir ? stdout : stderr, "%s\n", path);
 	rc = 0;
 out:
+	io_out_discard(&out);
 	free(path);
+	return rc;
+}
+
+/* ---- entries of a CCOB, streamed ---- */
+
+/* A selected entry of the CCOB being walked, its output open. */
+struct route {
+	struct io_out out;
+	char *path;
+	uint64_t off, size;
+	struct err err;
+	bool failed;
+};
+
+/* The CCOB whose entries are being walked (the walk's stream_ccob): its
+ * selected entries' outputs are opened as they come, and written by one
+ * more pass over the CCOB when the walk leaves it. */
+struct pending {
+	const uint8_t *p;
+	uint64_t size, pos;
+	struct ccob_header h;
+	struct route *v;
+	size_t n, cap;
+	bool on;
+};
+
+static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
+{
+	struct pending *pd = ctx;
+
+	(void)e;
+	for (size_t i = 0; i < pd->n; i++) {
+		struct route *r = &pd->v[i];
+		uint64_t lo = r->off > pd->pos ? r->off : pd->pos;
+		uint64_t hi = r->off + r->size < pd->pos + n ? r->off + r->size
+							     : pd->pos + n;
+
+		if (lo < hi && !r->failed &&
+		    io_out_write(&r->out, (const uint8_t *)p + (lo - pd->pos),
+				 (size_t)(hi - lo), &r->err) < 0)
+			r->failed = true;
+	}
+	pd->pos += n;
+	return 0;
+}
+
+static void pend_begin(struct job *j, const struct inspect_node *n)
+{
+	struct pending *pd = j->pend;
+
+	pd->on = true;
+	pd->p = n->data;
+	pd->size = n->size;
+	pd->h = n->ccob;
+	pd->n = 0;
+}
+
+/* Open the output of a selected entry of the pending CCOB: 0 or 1. */
+static int pend_open(struct job *j, const char *name, uint64_t off,
+		     uint64_t size)
+{
+	struct pending *pd = j->pend;
+	struct route *r;
+
+	if (pd->n == pd->cap) {
+		size_t cap = pd->cap ? 2 * pd->cap : 8;
+		struct route *grown = realloc(pd->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return fail("cannot extract from", j->path, "out of memory");
+		pd->v = grown;
+		pd->cap = cap;
+	}
+	r = &pd->v[pd->n];
+	*r = (struct route){ .out = { .fd = -1 }, .off = off, .size = size };
+	if (open_out(j->o, j->in, name, &r->out, &r->path)) {
+		io_out_discard(&r->out);
+		free(r->path);
+		return 1;
+	}
+	pd->n++;
+	return 0;
+}
+
+/* The walk left the pending CCOB: decompress it once more, each selected
+ * entry to its output, and commit them in the order they came. */
+static int pend_finish(struct job *j)
+{
+	struct pending *pd = j->pend;
+	size_t used;
+	struct err e;
+	int rc = 0, bad;
+
+	if (!pd || !pd->on)
+		return 0;
+	pd->on = false;
+	pd->pos = 0;
+	bad = pd->n && ccob_decompress_stream(pd->p, (size_t)pd->size, &pd->h,
+					      &j->o->walk.ccob, route_sink, pd,
+					      &used, NULL, &e) < 0;
+	if (bad)
+		rc = fail("cannot extract from", j->path, "%s", e.msg);
+	for (size_t i = 0; i < pd->n; i++) {
+		struct route *r = &pd->v[i];
+
+		if (bad) {
+			io_out_discard(&r->out);
+		} else if (r->failed || io_out_commit(&r->out, &r->err) < 0) {
+			io_out_discard(&r->out);
+			rc = applet_fail_io("extract", r->path, &r->err);
+		} else if (j->o->verbose) {
+			fprintf(j->o->dir ? stdout : stderr, "%s\n", r->path);
+		}
+		free(r->path);
+	}
+	pd->n = 0;
+	j->rc |= rc;
 	return rc;
 }
 
@@ -240,6 +370,7 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	char *name = NULL;
 	const char *id;
 	size_t id_len;
+	bool stream;
 	int rc = 0;
 
 	inspect_entry_target(n, &t);
@@ -270,6 +401,9 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	}
 	if (n->container == INSPECT_NV)
 		size = n->code_size;
+	stream = !code && n->head && j->pend && j->pend->on;
+	if (stream)
+		code = n->head;		/* its first bytes, for the name */
 	if (!code) {
 		rc = fail("cannot extract from", j->path, "entry %u of #%u: its "
 			  "code is not at hand", n->index, n->number);
@@ -303,9 +437,13 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 		strcat(name, ".");
 		strcat(name, ext);
 	}
-	/* Bytes in the file are copied from it, the rest written. */
-	rc = write_out(j->o, j->in, name, n->in_file ? NULL : code,
-		       n->offset, size);
+	/* Bytes in the file are copied from it, the rest written; those of
+	 * a CCOB streamed, once the walk leaves it. */
+	if (stream)
+		rc = pend_open(j, name, n->offset, size);
+	else
+		rc = write_out(j->o, j->in, name, n->in_file ? NULL : code,
+			       n->offset, size);
 out:
 	free(name);
 	applet_entry_free(&ae);
@@ -316,6 +454,8 @@ static int visit(void *ctx, const struct inspect_node *n)
 {
 	struct job *j = ctx;
 
+	if (n->kind != INSPECT_ENTRY)
+		pend_finish(j);
 	if (n->kind != INSPECT_ENTRY)
 		nv_report(j);
 	if (n->kind == INSPECT_CONTAINER)
@@ -335,6 +475,8 @@ static int visit(void *ctx, const struct inspect_node *n)
 		j->ccob_number = n->number;
 		j->ccob_hash = n->hash;
 		j->ccob_reported = false;
+		if (n->data && j->pend && !j->counting)
+			pend_begin(j, n);
 	}
 	if (n->kind == INSPECT_ENTRY) {
 		j->rc |= extract_entry(j, n);
@@ -356,6 +498,7 @@ static int run_file(struct options *o, const char *path, bool counting,
 		    size_t *count)
 {
 	struct job j = { .o = o, .path = path, .counting = true };
+	struct pending pend = { 0 };
 	struct inspect_opts walk = o->walk;
 	struct io_in in;
 	struct err e;
@@ -381,15 +524,23 @@ static int run_file(struct options *o, const char *path, bool counting,
 	j.total = j.count;
 	j.count = 0;
 	walk.inflate = true;
+	/* Into a directory, a CCOB's entries stream to their files; to
+	 * standard output, one after the other in the walk's order. */
+	walk.stream_ccob = o->dir != NULL;
+	j.pend = &pend;
 	progress_name(path);
-	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0)
+	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
+		pend_finish(&j);
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
+	}
+	pend_finish(&j);
 	progress_end();
 	nv_report(&j);
 	*count += j.count;
 out:
 	for (unsigned d = 0; d < MAX_DEPTH; d++)
 		free(j.member[d]);
+	free(pend.v);
 	io_in_close(&in);
 	return j.rc;
 }

@@ -40,6 +40,7 @@ int image_args_parse(const char *spec, struct image_args *a)
 			arg->value_len += vlen + 1;
 			joined[arg->value_len] = 0;
 			arg->value = joined;
+			arg->no_value = false;
 		} else {
 			struct image_arg *v = realloc(a->v, (a->n + 1) * sizeof(*v));
 			char *value = strndup(eq ? eq + 1 : "", vlen);
@@ -51,7 +52,8 @@ int image_args_parse(const char *spec, struct image_args *a)
 				free(value);
 				return -1;
 			}
-			a->v[a->n++] = (struct image_arg){ tok, klen, value, vlen };
+			a->v[a->n++] = (struct image_arg){ tok, klen, value, vlen,
+							   !eq };
 		}
 		if (!end)
 			return 0;

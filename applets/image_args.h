@@ -18,6 +18,9 @@ struct image_args {
 		size_t key_len;
 		char *value;
 		size_t value_len;
+		/* Given once, as a key without '=': LLVM's StringRef has
+		 * no data then, and splits into no names at all. */
+		bool no_value;
 	} *v;
 	size_t n;
 };

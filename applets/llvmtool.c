@@ -170,10 +170,46 @@ static void report(const char *prefix, const char *kind, const char *fmt,
 	fputc('\n', stderr);
 }
 
+/* While deferring, the first failure is kept, not printed. */
+static bool deferring;
+static char *deferred;
+
+void llvm_defer(bool on)
+{
+	deferring = on;
+}
+
+int llvm_deferred(void)
+{
+	if (!deferred)
+		return 0;
+	deferring = false;
+	llvm_fail("%s", deferred);
+	free(deferred);
+	deferred = NULL;
+	return 1;
+}
+
+void llvm_deferred_drop(void)
+{
+	free(deferred);
+	deferred = NULL;
+}
+
 int llvm_fail(const char *fmt, ...)
 {
 	const char *cut = io_input_cut();
 	va_list ap;
+
+	if (deferring) {
+		if (!deferred) {
+			va_start(ap, fmt);
+			if (vasprintf(&deferred, fmt, ap) < 0)
+				deferred = strdup("out of memory");
+			va_end(ap);
+		}
+		return 1;
+	}
 
 	/* Whatever failed, it failed on the zeros read where an input was
 	 * cut short under us (core/io.c): that is the error. */
@@ -206,9 +242,13 @@ void llvm_warn_plain(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* LLVM prints a failed system call on a file it names as the reason
+ * alone; anything else of ours (a stream past its limit, an input cut
+ * short) names the file. */
 const char *llvm_why(const struct err *e, const char *path)
 {
-	return !strcmp(e->path, path) ? e->why : e->msg;
+	return e->code == ERR_SYSTEM && !strcmp(e->path, path) ? e->why
+							       : e->msg;
 }
 
 /* ---- paths, as LLVM's sys::path sees them ---- */

@@ -61,13 +61,21 @@ void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which);
  * colour, unless --color says otherwise); returns 1.  Whatever failed,
  * an input cut short under us (core/io.c) is named instead. */
 int llvm_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While on, the first failure is kept instead of printed (the bundler
+ * judges what comes out of a CCOB being decompressed only once the whole
+ * CCOB proved good, as LLVM decompresses first).  llvm_deferred prints it
+ * and returns 1, or returns 0. */
+void llvm_defer(bool on);
+int llvm_deferred(void);
+void llvm_deferred_drop(void);
 /* "<argv0>: warning: ...". */
 void llvm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warning: ...", as LLVM's libraries warn, without a program name. */
 void llvm_warn_plain(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-/* e's message without the "'<path>': " io puts in front: LLVM names no
- * file when an image or an output cannot be opened. */
+/* e's message without the "'<path>': " io puts in front when a system
+ * call on path failed: LLVM names no file when an image or an output
+ * cannot be opened.  Our own reasons keep the name. */
 const char *llvm_why(const struct err *e, const char *path);
 
 /* LLVM's sys::path: the file name; its extension without the dot (NULL

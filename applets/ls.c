@@ -26,8 +26,10 @@ static const char usage[] =
 	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
 	"headers are read.\n"
 	"\n"
-	"      --format=FORMAT     text (the default), json, or roc-obj (the lines\n"
+	"      --format=FORMAT     text (the default), json, roc-obj (the lines\n"
 	"                          ROCm's roc-obj-ls prints, bundle entries only)\n"
+	"                          or cuobjdump (the lines cuobjdump -lelf -lptx\n"
+	"                          prints, NVIDIA entries only)\n"
 	"      --json              same as --format=json\n"
 	"      --verify            inflate every CCOB whole and check its hash,\n"
 	"                          and decode every NVIDIA entry (a progress line\n"
@@ -44,7 +46,7 @@ static const char usage[] =
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
-enum format { TEXT, JSON, ROC_OBJ };
+enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
 
 #define fail(what, file, ...) applet_fail("ls", what, file, __VA_ARGS__)
 
@@ -104,7 +106,9 @@ static int keep(void *ctx, const struct inspect_node *n)
 	r->text = NULL;
 	r->kernels = NULL;
 	r->kernels_why = NULL;
-	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len + 3);
+	r->nv_ident = r->nv_options = NULL;
+	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len +
+				n->nv.ident_len + n->nv.options_len + 5);
 	if (!p)
 		return -1;
 	rs->n++;
@@ -126,6 +130,19 @@ static int keep(void *ctx, const struct inspect_node *n)
 		memcpy(p, n->arch, n->arch_len);
 		p[n->arch_len] = 0;
 		r->n.arch = p;
+		p += n->arch_len + 1;
+	}
+	/* An NVIDIA entry's identifier and ptxas options, for --json. */
+	if (n->container == INSPECT_NV && n->nv.ident_len) {
+		memcpy(p, n->nv_base + n->nv.ident_offset, n->nv.ident_len);
+		p[n->nv.ident_len] = 0;
+		r->nv_ident = p;
+		p += n->nv.ident_len + 1;
+	}
+	if (n->container == INSPECT_NV && n->nv.options_len) {
+		memcpy(p, n->nv_base + n->nv.options_offset, n->nv.options_len);
+		p[n->nv.options_len] = 0;
+		r->nv_options = p;
 	}
 	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data)
 		return ls_entry_kernels(r, n);
@@ -592,7 +609,10 @@ static uint64_t next_data(const void *in, uint64_t off)
 
 static void reading(const void *in, uint64_t off, uint64_t len, bool start)
 {
-	io_in_reading(in, off, len, start);
+	/* Done: the range's pages go, and it is sparse again as the rest. */
+	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
+	if (!start)
+		io_in_hint(in, off, off + len, IO_IN_SPARSE);
 }
 
 /* A directory among the files named (a shell glob's, say) is listed as
@@ -616,6 +636,9 @@ static int list_directory(struct options *o, const char *path)
 		break;
 	case ROC_OBJ:
 		break;
+	case CUOBJDUMP:		/* cuobjdump fails on one */
+		return fail("cannot list", path, "a directory (cuobjdump "
+			    "fails too)");
 	}
 	return 0;
 }
@@ -638,7 +661,7 @@ static int list_one(struct options *o, const char *path)
 	}
 	/* Headers are read where they are; what the walk inflates (CCOBs,
 	 * NVIDIA entries) is read ahead, and let go of after. */
-	io_in_sparse(&in);
+	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
 	walk.reading = reading;
 	/* A CCOB's code objects are read one at a time as it inflates. */
 	walk.stream = true;
@@ -649,6 +672,18 @@ static int list_one(struct options *o, const char *path)
 		walk.ccob.progress = progress_show;
 	}
 	e.msg[0] = 0;
+	if (o->format == CUOBJDUMP) {
+		/* Printed as the walk goes, nothing kept. */
+		rc = ls_cuobjdump(&rs, in.data, in.len, &walk, &e);
+		progress_end();
+		if (rc < 0)
+			rc = fail("cannot list", path, "%s",
+				  e.msg[0] ? e.msg : "out of memory");
+		else if (rc)
+			rc = fail("cannot list", path, "no NVIDIA device code "
+				  "(cuobjdump fails too)");
+		goto out;
+	}
 	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
 		progress_end();
 		rc = fail("cannot list", path, "%s",
@@ -666,6 +701,8 @@ static int list_one(struct options *o, const char *path)
 		goto out;
 	}
 	switch (o->format) {
+	case CUOBJDUMP:		/* printed above */
+		break;
 	case TEXT:
 		print_text(&rs, path);
 		break;
@@ -731,9 +768,12 @@ static int ls_run(struct options *o, int argc, char **argv)
 				o->format = JSON;
 			else if (!strcmp(optarg, "roc-obj"))
 				o->format = ROC_OBJ;
+			else if (!strcmp(optarg, "cuobjdump"))
+				o->format = CUOBJDUMP;
 			else
 				return usage_error("unknown format '%s' (text, "
-						   "json or roc-obj)", optarg);
+						   "json, roc-obj or cuobjdump)",
+						   optarg);
 			break;
 		case OPT_JSON:
 			o->format = JSON;
@@ -772,7 +812,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 		return usage_error("no input file");
 	progress_init("ls", o->quiet);
 	if (o->format == JSON)
-		fputs("{\"version\":2,\"files\":[", stdout);
+		fputs("{\"version\":3,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= list_one(o, argv[i]);
 	if (o->format == JSON)

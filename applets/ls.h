@@ -27,6 +27,10 @@ struct row {
 	struct inspect_node n;
 	char *strings;
 	char *why;		/* n.decode_err's message, or NULL */
+	/* NVIDIA entries: the identifier and ptxas options (in strings;
+	 * NULL when the header has none), as n.nv's offsets point to them
+	 * in the fatbin, which is gone after the walk. */
+	const char *nv_ident, *nv_options;
 	/* --kernels, entries only: what their code holds (NULL when not a
 	 * code object the kernel readers know, or not at hand), or why it
 	 * could not be read. */
@@ -63,6 +67,11 @@ void ls_describe_code(const struct row *r);
  * (malloc'd; NULL when out of memory). */
 char *ls_kernel_name(const struct rows *rs, const char *name);
 
+/* ls_cuobjdump.c: print the lines cuobjdump -lelf -lptx prints for the
+ * file buf (rs: its path and -t): 0, or 1 when it holds no NVIDIA device
+ * code (cuobjdump fails then), -1 with e filled when the walk fails. */
+int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
+		 const struct inspect_opts *walk, struct err *e);
 /* ls_rows.c: whether row i has anything under it (rows, or entries kept
  * as text); whether it is shown (archive members without device code are
  * left out). */

@@ -205,8 +205,67 @@ static void json_kernels(bool *first, const struct rows *rs,
 	fputs("]}", stdout);
 }
 
+/* An NVIDIA entry's header, as read (see man/offload-ls.1); c is its
+ * container, whose offset gives the entry's in the file. */
+static void json_nv(bool *first, const struct row *r,
+		    const struct inspect_node *c)
+{
+	const struct nvfatbin_entry *nv = &r->n.nv;
+	const char *kind = nvfatbin_kind_name(nv->kind);
+	const char *producer = nvfatbin_producer(nv);
+	const char *host = nvfatbin_host(nv);
+	const char *variant = nvfatbin_arch_suffix(nv);
+	char ptx[16];
+	bool f = true;
+
+	json_key(first, "nv");
+	putchar('{');
+	json_u64(&f, "kind", nv->kind);
+	json_text(&f, "kind_name", kind, kind ? strlen(kind) : 0);
+	json_key(&f, "version");
+	printf("\"%u.%u\"", nv->major, nv->minor);
+	json_u64(&f, "arch", nv->arch);
+	json_text(&f, "variant", *variant ? variant : NULL, strlen(variant));
+	snprintf(ptx, sizeof(ptx), "%u.%u", nv->major, nv->minor);
+	json_text(&f, "ptx_version", nv->kind == NVFATBIN_PTX ? ptx : NULL,
+		  strlen(ptx));
+	json_u64(&f, "flags", nv->flags);
+	json_text(&f, "producer", producer, producer ? strlen(producer) : 0);
+	json_text(&f, "host", host, host ? strlen(host) : 0);
+	json_key(&f, "bits");
+	fputs(nv->flags & NVFATBIN_FLAG_64BIT ? "64" : "32", stdout);
+	json_key(&f, "debug");
+	fputs(nv->flags & NVFATBIN_FLAG_DEBUG ? "true" : "false", stdout);
+	json_text(&f, "identifier", r->nv_ident,
+		  r->nv_ident ? strlen(r->nv_ident) : 0);
+	json_text(&f, "ptxas_options", r->nv_options,
+		  r->nv_options ? strlen(r->nv_options) : 0);
+	json_key(&f, "compression");
+	if (nv->flags & NVFATBIN_FLAG_ZSTD)
+		fputs("\"zstd\"", stdout);
+	else if (nv->flags & NVFATBIN_FLAG_LZ4)
+		fputs("\"lz4\"", stdout);
+	else
+		fputs("null", stdout);
+	json_u64(&f, "compressed_size", nv->compressed_size);
+	json_u64(&f, "uncompressed_size", nv->uncompressed_size);
+	json_u64(&f, "unknown_flags", nv->flags & ~(uint64_t)NVFATBIN_FLAGS_KNOWN);
+	/* Where to find it again: in the container, and in the file when
+	 * the container is there as it is. */
+	json_u64(&f, "entry_offset", nv->offset);
+	json_u64(&f, "header_size", nv->header_size);
+	json_u64(&f, "payload_offset", nv->payload_offset);
+	json_u64(&f, "payload_size", nv->payload_size);
+	json_key(&f, "file_offset");
+	if (c && c->in_file)
+		printf("%" PRIu64, c->offset + nv->offset);
+	else
+		fputs("null", stdout);
+	putchar('}');
+}
+
 static void json_entry(const struct rows *rs, const struct row *r,
-		       const char *path)
+		       const struct inspect_node *c, const char *path)
 {
 	const struct inspect_node *n = &r->n;
 	struct inspect_target t;
@@ -235,23 +294,8 @@ static void json_entry(const struct rows *rs, const struct row *r,
 	fputs(n->in_file ? "false" : "true", stdout);
 	if (n->container == INSPECT_OBJECT_BUNDLE)
 		json_u64(&f, "section", n->entry_section);
-	if (n->container == INSPECT_NV) {
-		json_key(&f, "nv");
-		printf("{\"kind\":%u,\"version\":\"%u.%u\",\"arch\":%u,"
-		       "\"flags\":%" PRIu64 ",\"compression\":",
-		       n->nv.kind, n->nv.major, n->nv.minor, n->nv.arch,
-		       n->nv.flags);
-		if (n->nv.flags & NVFATBIN_FLAG_ZSTD)
-			fputs("\"zstd\"", stdout);
-		else if (n->nv.flags & NVFATBIN_FLAG_LZ4)
-			fputs("\"lz4\"", stdout);
-		else
-			fputs("null", stdout);
-		printf(",\"compressed_size\":%u,\"uncompressed_size\":%" PRIu64
-		       ",\"unknown_flags\":%" PRIu64 "}",
-		       n->nv.compressed_size, n->nv.uncompressed_size,
-		       n->nv.flags & ~(uint64_t)NVFATBIN_FLAGS_KNOWN);
-	}
+	if (n->container == INSPECT_NV)
+		json_nv(&f, r, c);
 	json_kernels(&f, rs, r);
 	putchar('}');
 }
@@ -364,7 +408,7 @@ static void json_container(const struct rows *rs, size_t i, size_t end,
 	for (size_t k = i + 1; k < end; k++) {
 		if (k > i + 1)
 			putchar(',');
-		json_entry(rs, &rs->v[k], path);
+		json_entry(rs, &rs->v[k], &rs->v[i].n, path);
 	}
 	putchar(']');
 }

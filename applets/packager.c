@@ -160,8 +160,11 @@ static int package(const char *output, const struct clopt *images)
 			llvm_fail("'file' is a required image arguments");
 			goto out;
 		}
-		/* file=a,file=b (joined "a,b") is one image per name. */
-		for (name = file->value;; name = strchr(name, ',') + 1) {
+		/* file=a,file=b (joined "a,b") is one image per name; a
+		 * lone "file" without '=' none (LLVM 22: exit 0, and an
+		 * empty output when no other image is named). */
+		for (name = file->value; !file->no_value;
+		     name = strchr(name, ',') + 1) {
 			size_t len = strcspn(name, ",");
 			char *path = strndup(name, len);
 

@@ -4,6 +4,7 @@
  * included), then write what each --image selects: to generated names, to
  * its file=, or into a GNU archive at its file= (--archive).  The command
  * line is in packager.c, the formats in formats/. */
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,33 @@ static char *generated_name(const char *input, const struct package_image *img,
 	return name;
 }
 
+/* A generated name holds the image's triple and arch, which the input
+ * chooses: with a '/' in them it names a file in another directory, and
+ * LLVM 22 writes there, through "..", leaving the current directory.  Such
+ * a name is refused when the directory it lands in is not the current one
+ * or beneath it (a symbolic link followed); where the directory does not
+ * exist the write fails as LLVM's does. */
+static int leaves_cwd(const char *name)
+{
+	char *copy = strdup(name), *dir = NULL, *here = NULL;
+	size_t n;
+	int out = 0;
+
+	if (!copy)
+		return llvm_fail("out of memory");
+	dir = realpath(dirname(copy), NULL);
+	here = dir ? realpath(".", NULL) : NULL;
+	n = here ? strlen(here) : 0;
+	if (dir && here && strcmp(here, "/") &&
+	    (strncmp(dir, here, n) || (dir[n] && dir[n] != '/')))
+		out = llvm_fail("'%s': the name the input gives this image "
+				    "leads out of the current directory", name);
+	free(here);
+	free(dir);
+	free(copy);
+	return out;
+}
+
 /* --archive: the images as members of a GNU archive, each named by where
  * it came from, with the symbol table LLVM's writer builds from the ELF
  * and bitcode ones; deterministic, as LLVM writes it. */
@@ -509,7 +537,7 @@ static int extract_one(const char *input, const char *spec, bool archive,
 
 			if (!name)
 				rc = llvm_fail("out of memory");
-			else
+			else if (!(rc = strchr(name, '/') ? leaves_cwd(name) : 0))
 				rc = extract_to(name, f, hit[k]);
 			free(name);
 		}

@@ -28,12 +28,17 @@ static const char usage[] =
 	"                        IDs and globs (*, ?, [) also select\n"
 	"  -d, --drop=PATTERNS   drop what these target IDs, bundle IDs or globs\n"
 	"                        select instead; comma-separated, repeatable\n"
+	"      --exact           take names as written, not what a GPU loads:\n"
+	"                        sm_80 is the sm_80 SASS alone, compute_80 that\n"
+	"                        PTX alone (nvprune -arch's rule)\n"
 	"  -o, --output=FILE     write the pruned form of the one FILE here\n"
 	"  -i, --in-place        replace each FILE by its pruned form (mode and\n"
 	"                        owner kept; a symlink's target is rewritten)\n"
 	"  -n, --dry-run         say what would go and the bytes saved; write\n"
 	"                        nothing\n"
 	"      --allow-empty     let a bundle keep no device code at all\n"
+	"      --keep-layout     in executables and shared libraries, zero the\n"
+	"                        freed bytes where they are; do not cut them out\n"
 	"      --compression-level=N\n"
 	"                        level of the CCOBs compressed again (default:\n"
 	"                        3, the bundler's)\n"
@@ -47,7 +52,7 @@ static const char usage[] =
 struct options {
 	struct select keep, drop;
 	const char *output;
-	bool in_place, dry_run, allow_empty, verbose, quiet;
+	bool in_place, dry_run, allow_empty, keep_layout, verbose, quiet;
 	int level;
 	const char *file;	/* the one being pruned, for -v */
 	FILE *report;		/* stdout, or stderr when the output is */
@@ -109,6 +114,9 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 	/* The floor for linked files, said: the layout stays. */
 	if (p->zeroed)
 		fprintf(f, ", %llu zeroed in place", (unsigned long long)p->zeroed);
+	/* A linked file that could have been made smaller, and was not. */
+	if (p->shrink.why[0])
+		fprintf(f, " (not shrunk: %s)", p->shrink.why);
 	fputc('\n', f);
 }
 
@@ -145,7 +153,7 @@ static int prune_one(struct options *o, const char *path)
 {
 	struct prune_opts po = {
 		.keep = keep_entry, .seen = seen_entry, .ctx = o,
-		.level = o->level,
+		.level = o->level, .keep_layout = o->keep_layout,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
@@ -237,7 +245,7 @@ static bool same_file(const char *a, const char *b)
 
 int prune_main(int argc, char **argv)
 {
-	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL };
+	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
@@ -245,6 +253,8 @@ int prune_main(int argc, char **argv)
 		{ "in-place", no_argument, NULL, 'i' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
+		{ "keep-layout", no_argument, NULL, OPT_KEEP_LAYOUT },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -277,6 +287,8 @@ int prune_main(int argc, char **argv)
 		case 'v': o.verbose = true; break;
 		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
+		case OPT_KEEP_LAYOUT: o.keep_layout = true; break;
+		case OPT_EXACT: o.keep.exact = o.drop.exact = true; break;
 		case OPT_LEVEL: {
 			long level = strtol(optarg, &end, 10);
 

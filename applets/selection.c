@@ -74,7 +74,8 @@ int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n)
 	ae->en.triple_len = t.triple_len;
 	ae->en.host = t.kind && t.kind_len == 4 && !memcmp(t.kind, "host", 4);
 	if (n->container == INSPECT_NV) {
-		/* PTX by cuobjdump's name: what the driver's rules read. */
+		/* PTX by nvcc's name (code=compute_80): what the driver's
+		 * rules read. */
 		snprintf(ae->nv_arch, sizeof(ae->nv_arch), "%s_%u%s",
 			 n->nv.kind == NVFATBIN_PTX ? "compute" : "sm",
 			 (unsigned)n->nv.arch, nvfatbin_arch_suffix(&n->nv));

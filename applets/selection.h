@@ -14,8 +14,9 @@
 /* An entry of the inspection walk as selection sees it: its bundle ID
  * (for a package entry one made the bundler's way,
  * <kind>-<triple>-<target ID>; for an NVIDIA entry its arch as ls shows
- * it, "sm_80"), its target ID or arch (an NVIDIA PTX entry as cuobjdump
- * names it, "compute_80"), its triple. */
+ * it, "sm_80"), its target ID or arch (an NVIDIA PTX entry as nvcc's
+ * code= and nvprune name it, "compute_80"; cuobjdump says sm_80), its
+ * triple. */
 struct applet_entry {
 	struct select_entry en;
 	char *id;			/* malloc'd: en.id */

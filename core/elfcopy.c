@@ -176,6 +176,47 @@ static int symbol_section(const struct copy *c, size_t k, const uint8_t *p,
 	return 0;
 }
 
+static uint64_t table_entsize(const struct copy *c,
+			      const struct elfscan_section *s)
+{
+	if (s->type == SHT_SYMTAB)
+		return c->s.is64 ? 24 : 16;
+	if (s->type == SHT_REL)
+		return c->s.is64 ? 16 : 8;
+	return c->s.is64 ? 24 : 12;
+}
+
+/* The tables llvm-objcopy reads entry by entry (the symbol table,
+ * relocations) must say the size of their entries, or it refuses the
+ * file; it writes them at the address size's alignment, whatever they
+ * had. */
+static int check_tables(const struct copy *c, struct err *e)
+{
+	for (size_t i = 1; i < c->s.n; i++) {
+		const struct elfscan_section *s = &c->s.sec[i];
+
+		/* A group is read as 4-byte words. */
+		if (s->type == SHT_GROUP && s->align % 4)
+			return err_set(e, "group section '%s' has alignment "
+				       "%llu, not a multiple of 4", s->name,
+				       (unsigned long long)s->align);
+		if (s->type != SHT_SYMTAB && !is_reloc(s))
+			continue;
+		if (s->entsize != table_entsize(c, s))
+			return err_set(e, "section '%s' has sh_entsize %llu, "
+				       "not the %llu of its type", s->name,
+				       (unsigned long long)s->entsize,
+				       (unsigned long long)table_entsize(c, s));
+		/* (The symbol table's: plan_strings.) */
+		if (is_reloc(s) && s->size % s->entsize)
+			return err_set(e, "section '%s' has a size %llu that "
+				       "is not a multiple of %llu", s->name,
+				       (unsigned long long)s->size,
+				       (unsigned long long)s->entsize);
+	}
+	return 0;
+}
+
 /* Which symbols stay, and their new indices: llvm-objcopy removes the
  * symbols defined in a removed section (its section symbol, mapping
  * symbols such as AArch64's $d, labels) and keeps the others in order. */
@@ -205,13 +246,28 @@ static int plan_symbols(struct copy *c, struct err *e)
 		if (symbol_section(c, k, c->buf + sym->offset + k * entsize,
 				   &shndx, e) < 0)
 			return -1;
+		c->sym_new[k] = 0;
 		if (k && shndx && !c->new_index[shndx] && shndx != c->xindex) {
 			c->sym_new[k] = SYM_REMOVED;
 			c->syms_removed = true;
-		} else {
-			c->sym_new[k] = next++;
 		}
 	}
+	/* The kept ones: the local symbols first, in their order, then the
+	 * others in theirs, whatever order the input had them in (a symbol
+	 * that so moves renumbers what refers to it, as a removed one
+	 * does). */
+	for (int local = 1; local >= 0; local--)
+		for (size_t k = 0; k < c->nsyms; k++) {
+			const uint8_t *p = c->buf + sym->offset + k * entsize;
+
+			if (c->sym_new[k] == SYM_REMOVED ||
+			    (GELF_ST_BIND(p[c->s.is64 ? 4 : 12]) ==
+			     STB_LOCAL) != local)
+				continue;
+			c->sym_new[k] = next++;
+			if (c->sym_new[k] != k)
+				c->syms_removed = true;
+		}
 	return 0;
 }
 
@@ -297,7 +353,15 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
 
 	if (!p)
 		return err_set(e, "out of memory");
-	to = p;
+	/* Each kept symbol goes to its new index (plan_symbols), in a table
+	 * of its own: symbols may move either way. */
+	uint8_t *out = malloc(c->nsyms * entsize + 1);
+	uint64_t kept = 0;
+
+	if (!out)
+		return err_set(e, "out of memory");
+	free(c->owned[c->symtab]);
+	c->owned[c->symtab] = out;
 	for (size_t k = 0; k < c->nsyms; k++, from += entsize) {
 		size_t name_len;
 		const char *name = elfscan_string(c->buf,
@@ -308,13 +372,16 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
 
 		if (c->sym_new[k] == SYM_REMOVED)
 			continue;
-		memmove(to, p + k * entsize, entsize);
+		to = out + (size_t)c->sym_new[k] * entsize;
+		memcpy(to, from, entsize);
+		kept++;
 		if (symbol_section(c, k, from, &shndx, e) < 0)
 			return -1;
 		put_endian(to, 4,
 			   strtab_offset(&c->tabs[sym->link], name, name_len),
 			   be);
-		if (GELF_ST_BIND(to[info_at]) == STB_LOCAL)
+		if (GELF_ST_BIND(to[info_at]) == STB_LOCAL &&
+		    c->sym_new[k] > last_local)
 			last_local = c->sym_new[k];
 		/* The table of extended indices goes (number_sections): the
 		 * index it held moves into the symbol. */
@@ -324,10 +391,9 @@ static int rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
 				       sec_name(c, shndx), k);
 		if (shndx)
 			put_endian(to + shndx_at, 2, c->new_index[shndx], be);
-		to += entsize;
 	}
 	*info = last_local + 1;
-	*size = (uint64_t)(to - p);
+	*size = kept * entsize;
 	return 0;
 }
 
@@ -490,6 +556,8 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 		o->data = elfscan_bytes(&c->s, c->buf, i, &size);
 		if (is_reloc(s) && s->info)
 			o->info = c->new_index[s->info];
+		if (i == c->symtab || is_reloc(s))
+			o->align = c->s.is64 ? 8 : 4;
 		if (c->rebuilt[i]) {
 			struct strtab *t = &c->tabs[i];
 
@@ -820,7 +888,8 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 	for (size_t i = 0; i < c.s.n; i++)
 		c.holder[i] = c.g.v && i ? elfsegments_holder(&c.g, &c.s.sec[i])
 					 : -1;
-	if (number_sections(&c, drop, drop_ctx, nadd, e) < 0 ||
+	if (check_tables(&c, e) < 0 ||
+	    number_sections(&c, drop, drop_ctx, nadd, e) < 0 ||
 	    plan_symbols(&c, e) < 0 ||
 	    plan_strings(&c, add, nadd, e) < 0 ||
 	    fill_sections(&c, add, nadd, e) < 0 ||

@@ -401,6 +401,93 @@ static char *resolve_dest(const char *path)
 	return strdup(path);
 }
 
+/* An unlinked file in $TMPDIR (or /tmp): O_TMPFILE, or a named file
+ * removed at once where the file system cannot make one. */
+static int scratch_fd(const char **where)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	*where = dir;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char *name = malloc(strlen(dir) + 32);
+
+		if (name) {
+			sigset_t all, was;
+
+			/* Unlinked before any signal can end us. */
+			sigfillset(&all);
+			pthread_sigmask(SIG_BLOCK, &all, &was);
+			sprintf(name, "%s/offload-scratch.XXXXXX", dir);
+			fd = mkostemp(name, O_CLOEXEC);
+			if (fd >= 0)
+				unlink(name);
+			pthread_sigmask(SIG_SETMASK, &was, NULL);
+			free(name);
+		}
+	}
+	return fd;
+}
+
+/* No temporary beside an existing file we may write: stage it in a
+ * scratch file instead (see io.h).  0, or -1 with errno unchanged. */
+static int stage_for_copy_back(struct io_out *o)
+{
+	int saved = errno, fd = open(o->dest, O_WRONLY | O_CLOEXEC);
+	const char *dir;
+
+	if (fd < 0) {
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	if ((o->fd = scratch_fd(&dir)) < 0) {
+		errno = saved;
+		return -1;
+	}
+	o->copy_back = true;
+	return 0;
+}
+
+/* The staged bytes over the file, in the kernel where it can. */
+static int copy_back(struct io_out *o, struct err *e)
+{
+	int to = open(o->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	uint64_t done = 0;
+	off_t from = 0;
+	int rc = 0;
+
+	if (to < 0)
+		return err_sys(e, o->path, errno);
+	while (rc == 0 && done < o->pos) {
+		size_t want = o->pos - done > (1u << 30) ? (1u << 30)
+							  : (size_t)(o->pos - done);
+		ssize_t n = copy_file_range(o->fd, &from, to, NULL, want, 0);
+
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
+			      errno == EINVAL || errno == EOPNOTSUPP)) {
+			uint8_t buf[65536];
+			ssize_t r = pread(o->fd, buf, sizeof(buf), from);
+
+			n = r <= 0 ? -1 : write(to, buf, (size_t)r);
+			if (r == 0)
+				errno = EIO;
+			if (n > 0)
+				from += n;
+		}
+		if (n <= 0)
+			rc = err_sys(e, o->path, n < 0 ? errno : EIO);
+		else
+			done += (uint64_t)n;
+	}
+	if (close(to) < 0 && rc == 0)
+		rc = err_sys(e, o->path, errno);
+	return rc;
+}
+
 /* Written in place: where the bytes start, for the pieces' boundaries
  * (stdout may be a file opened for appending; a pipe has no position). */
 static int out_in_place(struct io_out *o)
@@ -480,6 +567,9 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 	if (o->fd < 0) {
 		free(o->tmp);
 		o->tmp = NULL;
+		if (exists && (saved == EACCES || saved == EPERM) &&
+		    stage_for_copy_back(o) == 0)
+			return 0;
 		return err_sys(e, path, saved);
 	}
 	if (fchmod(o->fd, o->mode) < 0) {
@@ -583,7 +673,7 @@ int io_mkdirs(const char *path, struct err *e)
 
 static bool staged(const struct io_out *o)
 {
-	return o->tmp || o->scratch;
+	return o->tmp || o->scratch || o->copy_back;
 }
 
 /* From the end of what is written and staged to the next boundary. */
@@ -839,39 +929,19 @@ int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
 
 bool io_out_seekable(const struct io_out *o)
 {
-	return o->tmp != NULL || o->scratch;
+	return o->tmp != NULL || o->scratch || o->copy_back;
 }
 
 int io_scratch_open(struct io_out *o, struct err *e)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir;
 
 	memset(o, 0, sizeof(*o));
-	if (!dir || !*dir)
-		dir = "/tmp";
 	o->path = strdup("temporary file");
 	if (!o->path)
 		return err_set(e, "out of memory");
 	o->scratch = true;
-	o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (o->fd < 0) {
-		/* No O_TMPFILE here: a named file, unlinked at once. */
-		char *name = malloc(strlen(dir) + 32);
-
-		if (name) {
-			sigset_t all, was;
-
-			/* Unlinked before any signal can end us. */
-			sigfillset(&all);
-			pthread_sigmask(SIG_BLOCK, &all, &was);
-			sprintf(name, "%s/offload-scratch.XXXXXX", dir);
-			o->fd = mkostemp(name, O_CLOEXEC);
-			if (o->fd >= 0)
-				unlink(name);
-			pthread_sigmask(SIG_SETMASK, &was, NULL);
-			free(name);
-		}
-	}
+	o->fd = scratch_fd(&dir);
 	if (o->fd < 0)
 		return err_set(e, "temporary file in '%s': %s", dir,
 			       strerror(errno));
@@ -953,12 +1023,14 @@ int io_out_commit(struct io_out *o, struct err *e)
 	/* A hole at the end is a length still to give the file. */
 	if (rc == 0 && o->holes && ftruncate(o->fd, (off_t)o->pos) < 0)
 		rc = err_sys(e, o->path, errno);
-	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
-		rc = err_sys(e, o->path, errno);
-	o->fd = -1;
 	/* Made from zero pages where an input was cut short. */
 	if (rc == 0 && input_cut)
 		rc = err_file(e, input_cut, "file changed size while being read");
+	if (rc == 0 && o->copy_back)
+		rc = copy_back(o, e);
+	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
+		rc = err_sys(e, o->path, errno);
+	o->fd = -1;
 	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)
 		rc = err_sys(e, o->path, errno);
 	release(o, rc < 0);
@@ -972,34 +1044,39 @@ void io_out_discard(struct io_out *o)
 	release(o, true);
 }
 
-void io_in_reading(const struct io_in *in, uint64_t off, uint64_t len,
-		   bool start)
+void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
+		enum io_in_use use)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), from, to;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t from, to;
+	uint8_t *base = in->map;
 
-	if (!in->map || off > in->len || len > in->len - off)
+	if (!in->map || page <= 0)
 		return;
-	/* Whole pages: those the range starts and ends in are shared with
-	 * its neighbours, which only read ahead or fault in again. */
-	from = off & ~(page - 1);
-	to = off + len;
-	if (to == from)
+	if (end > in->len)
+		end = in->len;
+	if (off >= end)
 		return;
-	madvise((uint8_t *)in->map + from, (size_t)(to - from),
-		start ? MADV_SEQUENTIAL : MADV_DONTNEED);
-	if (start)
-		madvise((uint8_t *)in->map + from, (size_t)(to - from),
-			MADV_WILLNEED);
-	else
-		madvise((uint8_t *)in->map + from, (size_t)(to - from),
-			MADV_RANDOM);
-}
-
-void io_in_sparse(const struct io_in *in)
-{
-	/* The kernel reads ahead around each page fault of a mapping (8 MiB
-	 * on some disks): for a few headers in a large file that is most of
-	 * the file read for nothing. */
-	if (in->map && in->len)
-		madvise(in->map, in->len, MADV_RANDOM);
+	if (use == IO_IN_DONE) {
+		/* Only the pages wholly inside: those the range starts and
+		 * ends in may be a neighbour's (a read-only private map loses
+		 * nothing either way; this saves faulting them back). */
+		from = (off + (uint64_t)page - 1) / (uint64_t)page *
+		       (uint64_t)page;
+		to = end / (uint64_t)page * (uint64_t)page;
+		if (from < to)
+			madvise(base + from, (size_t)(to - from),
+				MADV_DONTNEED);
+		return;
+	}
+	/* Advice: every page the range touches (madvise rounds the length
+	 * up). */
+	from = off / (uint64_t)page * (uint64_t)page;
+	to = end;
+	if (use == IO_IN_SPARSE) {
+		madvise(base + from, (size_t)(to - from), MADV_RANDOM);
+		return;
+	}
+	madvise(base + from, (size_t)(to - from), MADV_SEQUENTIAL);
+	madvise(base + from, (size_t)(to - from), MADV_WILLNEED);
 }

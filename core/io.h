@@ -47,19 +47,26 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off);
  * reports it as the failure and clears it. */
 const char *io_input_cut(void);
 void io_input_cut_clear(void);
-/* The caller will read only scattered pieces (headers) of a mapped input:
- * no read-ahead around each page it touches. */
-void io_in_sparse(const struct io_in *in);
-/* Bytes [off, off + len) of a mapped input will be read whole, in order
- * (read ahead there, the rest staying sparse), or are done with (start
- * false: their pages leave the process's map, not the page cache). */
-void io_in_reading(const struct io_in *in, uint64_t off, uint64_t len,
-		   bool start);
+/* How the caller will read bytes [off, end) of a mapped input (a hint;
+ * nothing for one read into memory):
+ * SPARSE  only scattered pieces (headers): no read-ahead around each page
+ *         touched (the kernel's is 8 MiB on some disks);
+ * WHOLE   all of them, in order: read ahead there;
+ * DONE    not again for now: their pages leave the process's map, not the
+ *         page cache (a stream's peak resident memory then does not grow
+ *         with the input); the advice given for them stays. */
+enum io_in_use { IO_IN_SPARSE, IO_IN_WHOLE, IO_IN_DONE };
+void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
+		enum io_in_use use);
 
 /* An output written to a temporary file beside its destination and renamed
  * over it by io_out_commit, so a failed command leaves nothing half-written.
  * "-" is stdout, and an existing non-regular file (a device, a FIFO) is
- * written in place: neither can be replaced by rename. */
+ * written in place: neither can be replaced by rename.  An existing file we
+ * may write in a directory we may not (where LLVM writes in place) is
+ * staged in a scratch file and copied over the file at commit: a failure
+ * before then leaves it as it was, and the copy is the only window.  A
+ * symbolic link is followed, also to a file that does not exist yet. */
 struct io_out {
 	char *path;		/* as the user named it, for messages */
 	char *dest;		/* where the rename goes: path, symlinks resolved */
@@ -67,6 +74,9 @@ struct io_out {
 	int fd;
 	mode_t mode;
 	bool scratch;		/* an unlinked scratch file (io_scratch_open) */
+	/* An existing file in a directory we cannot write: staged in an
+	 * unlinked scratch file, then copied over dest at commit. */
+	bool copy_back;
 	void *map;
 	size_t map_len;
 	uint64_t pos;		/* file offset of what goes out next */

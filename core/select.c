@@ -311,9 +311,18 @@ static bool amd_request(const char *req)
 	       targetid_known_processor(req, len);
 }
 
-static bool rule_takes(const struct select_rule *r,
+/* Whether s (len bytes) is the rule's text, byte for byte. */
+static bool same(const struct select_rule *r, const char *s, size_t len)
+{
+	return s && len == strlen(r->text) && !memcmp(s, r->text, len);
+}
+
+static bool rule_takes(const struct select *sel, const struct select_rule *r,
 		       const struct select_entry *en)
 {
+	if (sel->exact && !r->glob)
+		return r->bundle_id ? same(r, en->id, en->id_len)
+				    : same(r, en->arch, en->arch_len);
 	if (r->glob)
 		return glob_on(r->text, en->id, en->id_len) ||
 		       glob_on(r->text, en->arch, en->arch_len) ||
@@ -335,7 +344,7 @@ bool select_match(struct select *s, const struct select_entry *en)
 	note_seen(s, en);
 
 	for (size_t i = 0; i < s->n; i++)
-		if (rule_takes(&s->rule[i], en))
+		if (rule_takes(s, &s->rule[i], en))
 			s->rule[i].hit = any = true;
 	return any;
 }

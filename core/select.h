@@ -19,7 +19,8 @@
  *     arch with nvcc's variant letter ("sm_90a", "sm_103f") names code,
  *     not a GPU: the code built for it (SASS and PTX) and nothing else.
  * A target ID of an AMD processor also takes AMD SPIR-V (amdgcnspirv),
- * which every AMD GPU compiles at load time.
+ * which every AMD GPU compiles at load time.  With exact set (below),
+ * names are compared instead.
  *
  * The selection also notes the device targets it was shown, so that an
  * applet can name them when a rule took nothing (select_seen_text). */
@@ -40,6 +41,12 @@ struct select_rule {
 struct select {
 	struct select_rule *rule;
 	size_t n;
+	/* Rules that are not globs take the entries of that very name, not
+	 * what a GPU of it loads: a target ID or NVIDIA arch equal to the
+	 * rule ("sm_80" the sm_80 SASS alone, "compute_80" that PTX alone,
+	 * "gfx90a" neither gfx90a:xnack+ nor gfx90a:xnack-), a bundle ID
+	 * equal to it.  nvprune's rule (prune --exact). */
+	bool exact;
 	char **seen;		/* device targets shown to select_match */
 	size_t nseen;
 };

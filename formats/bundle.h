@@ -74,6 +74,10 @@ bool bundle_is_binary(const uint8_t *buf, size_t len);
  * that breaks off after a good entry is an error (LLVM 22 crashes there). */
 int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
 		       struct err *e);
+/* The same from the first got bytes of a bundle of len bytes, as they
+ * arrive: 1 and *need (at most len) when they are too few to tell. */
+int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
+			    size_t got, size_t len, size_t *need, struct err *e);
 void bundle_open_text(struct bundle_reader *r, const char *comment,
 		      const uint8_t *buf, size_t len);
 /* Next entry's ID: 1 found, 0 no more. */
@@ -83,7 +87,7 @@ int bundle_next(struct bundle_reader *r, struct bundle_entry *ent);
 int bundle_content(struct bundle_reader *r, uint64_t *off, uint64_t *size,
 		   struct err *e);
 /* Step over the current entry's end without reading its content, as LLVM's
- * --list does (for text: skip one line). */
+ * --list does (for text: past the next END line). */
 void bundle_skip(struct bundle_reader *r);
 void bundle_close(struct bundle_reader *r);
 /* Where an open binary bundle ends: after its header and every entry's

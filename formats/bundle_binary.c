@@ -96,28 +96,57 @@ bool bundle_is_binary(const uint8_t *buf, size_t len)
 int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
 		       struct err *e)
 {
+	size_t need;
+
+	return bundle_open_binary_part(r, buf, len, len, &need, e);
+}
+
+int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
+			    size_t got, size_t len, size_t *need, struct err *e)
+{
 	uint64_t count, pos = BUNDLE_MAGIC_LEN + 8;
 	size_t cap = 0, have = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->buf = buf;
 	r->len = len;
+	/* The magic and the count, or the bytes to tell they are not. */
+	if (got < pos && len > got) {
+		*need = pos < len ? pos : len;
+		return 1;
+	}
 	if (!bundle_is_binary(buf, len) || len < pos)
 		return 0;
 	count = get_le(buf + BUNDLE_MAGIC_LEN, 8);
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t off, size, id_len;
 		const char *why = NULL;
+		bool wrapped = false;
 
+		if (len - pos >= 24 && got - pos < 24) {
+			bundle_close(r);
+			*need = (size_t)pos + 24;
+			return 1;
+		}
 		if (len - pos < 24) {
 			why = "is cut short";
+		} else if (get_le(buf + pos + 16, 8) <= len - pos - 24 &&
+			   get_le(buf + pos + 16, 8) > got - pos - 24) {
+			bundle_close(r);
+			*need = (size_t)(pos + 24 + get_le(buf + pos + 16, 8));
+			return 1;
 		} else {
 			off = get_le(buf + pos, 8);
 			size = get_le(buf + pos + 8, 8);
 			id_len = get_le(buf + pos + 16, 8);
-			if (id_len > len - pos - 24)
+			if (id_len > len - pos - 24) {
 				why = "has an ID that runs past the end of the file";
-			else if (!off)
+				/* LLVM's test of the ID wraps at 2^64 for a
+				 * length near it; with a sound offset it then
+				 * reads the ID past the end (and crashes). */
+				wrapped = id_len > UINT64_MAX - (pos + 24) &&
+					  off && off + size <= len;
+			} else if (!off)
 				why = "has offset 0";
 			else if (off + size > len)
 				/* LLVM's own test, wrapping at 2^64; a wrapped
@@ -127,7 +156,7 @@ int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
 		if (why) {
 			/* LLVM treats a bad first entry as "no bundles" and
 			 * crashes on a later one; we report the later one. */
-			if (i == 0) {
+			if (i == 0 && !wrapped) {
 				bundle_close(r);
 				r->buf = buf;
 				r->len = len;
@@ -137,6 +166,20 @@ int bundle_open_binary(struct bundle_reader *r, const uint8_t *buf, size_t len,
 			return err_set(e, "bundle header entry %llu of %llu %s",
 				       (unsigned long long)i + 1,
 				       (unsigned long long)count, why);
+		}
+		/* A repeated ID takes the later offset in its first slot:
+		 * memory in proportion to the IDs, not to the entries. */
+		{
+			uint32_t b = strmap_find(&r->entries,
+						 (const char *)buf + pos + 24,
+						 (size_t)id_len);
+
+			if (b < r->entries.nb) {
+				r->off[r->entries.b[b].value] = off;
+				r->size[r->entries.b[b].value] = size;
+				pos += 24 + id_len;
+				continue;
+			}
 		}
 		if (have == cap) {
 			size_t ncap = cap ? cap * 2 : 8;

@@ -106,6 +106,19 @@ int bundle_next_text(struct bundle_reader *r, struct bundle_entry *ent)
 	return 1;
 }
 
+/* Move past the line the cursor's first byte ends (the cursor is at an END
+ * marker, whose first byte is its newline): LLVM's ReadBundleEnd. */
+static void past_line(struct bundle_reader *r)
+{
+	const uint8_t *nl = find(r, r->pos + 1, "\n", 1);
+
+	if (!nl) {
+		r->at_end = true;
+		return;
+	}
+	r->pos = (size_t)(nl - r->buf) + 1;
+}
+
 /* The content runs to the END marker; the cursor then moves past the END
  * line.  The ID on the END line is not checked, as in LLVM. */
 int bundle_content_text(struct bundle_reader *r, uint64_t *off, uint64_t *size,
@@ -118,19 +131,22 @@ int bundle_content_text(struct bundle_reader *r, uint64_t *off, uint64_t *size,
 	*off = r->pos;
 	*size = (uint64_t)(end - r->buf) - r->pos;
 	r->pos = (size_t)(end - r->buf);
-	bundle_skip_text(r);
+	past_line(r);
 	return 0;
 }
 
-/* Move past the line after the cursor's first byte: LLVM's ReadBundleEnd,
- * which --list also calls right after the START line. */
+/* --list: to the next END marker and past its line, as LLVM's
+ * listBundleIDsCallback goes.  The newline that ends the END line is
+ * taken, so a START marker right after it (whose newline that is) is not
+ * found, as in LLVM; without an END, the walk is over. */
 void bundle_skip_text(struct bundle_reader *r)
 {
-	const uint8_t *nl = find(r, r->pos + 1, "\n", 1);
+	const uint8_t *end = find(r, r->pos, r->end, r->end_len);
 
-	if (!nl) {
+	if (!end) {
 		r->at_end = true;
 		return;
 	}
-	r->pos = (size_t)(nl - r->buf) + 1;
+	r->pos = (size_t)(end - r->buf);
+	past_line(r);
 }

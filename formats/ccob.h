@@ -67,17 +67,6 @@ void ccob_hasher_init(struct ccob_hasher *h);
 void ccob_hasher_add(struct ccob_hasher *h, const uint8_t *buf, size_t len);
 uint64_t ccob_hasher_end(struct ccob_hasher *h);
 
-/* The buffers a stream is inflated into, size bytes each: the next one
- * to fill (waiting, when threaded, until the hasher is done with it), the
- * n bytes just put in it (hashed then, or by a thread of its own while the
- * caller goes on using them), and the hash of all (ending the thread and
- * freeing everything; also the way to drop them after a failure). */
-struct ccob_pieces;
-struct ccob_pieces *ccob_pieces_new(size_t size, bool threaded);
-uint8_t *ccob_pieces_next(struct ccob_pieces *p);
-void ccob_pieces_filled(struct ccob_pieces *p, size_t n);
-uint64_t ccob_pieces_end(struct ccob_pieces *p);
-
 /* A compressor with LLVM's parameters (zstd with long-distance matching at
  * `level`, or zlib's compress2); sink receives the compressed bytes as they
  * come.  zlib output is the same however the input is fed; zstd output
@@ -123,15 +112,18 @@ int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
 /* Decompress the one CCOB at the start of buf (header already parsed into
  * h): every frame within its extent (see ccob_extent).  *out (malloc'd)
  * receives exactly h->raw_size bytes, or an error says why not; *used is
- * the extent, so a next CCOB may follow.  The hash is not checked here (see ccob_hash). */
+ * the extent, so a next CCOB may follow.  *hash, unless hash is NULL,
+ * is their hash (see ccob_hash), made by a second thread as they come;
+ * it is not compared with the stored one here. */
 int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
-		    struct err *e);
+		    uint64_t *hash, struct err *e);
 
-/* The same, without holding the bytes: they go to sink in pieces of at
- * most 1 MiB as they are inflated (memory stays flat whatever the size;
- * a sink's failure stops it and is returned), and *hash is their hash
- * (see ccob_hash).  A failure may come after some pieces went out. */
+/* The same decoder, without holding the bytes: they go to sink in pieces
+ * of at most 1 MiB as they are inflated (memory stays flat whatever the
+ * size; a sink's failure stops it and is returned; a NULL sink drops
+ * them), and *hash, unless NULL, is their hash, made by a second thread
+ * while the sink works.  A failure may come after some pieces went out. */
 int ccob_decompress_stream(const uint8_t *buf, size_t len,
 			   const struct ccob_header *h,
 			   const struct ccob_limits *lim, ccob_sink sink,

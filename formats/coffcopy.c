@@ -493,10 +493,16 @@ static int write_section(struct io_out *out, const struct copy *c,
 	     s->data_len ? io_out_write(out, s->data, s->data_len, e) : 0) < 0)
 		return -1;
 	if (pad && (s->chars & SCN_CNT_CODE)) {
-		/* int3 after code, as LLVM pads it. */
-		for (uint8_t b = 0xcc; pad; pad--)
-			if (io_out_write(out, &b, 1, e) < 0)
+		/* int3 after code, as LLVM pads it; a block at a time (an
+		 * uninitialised code section of 64 MB took a write a byte). */
+		uint8_t int3[4096];
+
+		memset(int3, 0xcc, sizeof(int3));
+		for (size_t n; pad; pad -= n) {
+			n = pad < sizeof(int3) ? (size_t)pad : sizeof(int3);
+			if (io_out_write(out, int3, n, e) < 0)
 				return -1;
+		}
 	} else if (pad && io_out_zeros(out, pad, e) < 0) {
 		return -1;
 	}

@@ -111,9 +111,11 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	struct ccob_header h;
 	uint8_t *raw;
 	size_t used;
+	uint64_t hash;
 
 	if (ccob_parse_header(*data, *len, &h, e) < 0 ||
-	    ccob_decompress(*data, *len, &h, r->limits, &raw, &used, e) < 0)
+	    ccob_decompress(*data, *len, &h, r->limits, &raw, &used, &hash,
+			    e) < 0)
 	{
 		struct err inner = *e;
 
@@ -128,7 +130,7 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 		return err_llvm(e, ERR_DECOMPRESS, "Failed to decompress code object: Could not "
 			       "decompress embedded file contents: Src size is "
 			       "incorrect");
-	if (ccob_hash(raw, (size_t)h.raw_size) != h.hash)
+	if (hash != h.hash)
 		return err_set(e, "member '%.*s': its compressed bundle's hash "
 			       "does not match its contents", (int)r->file_len,
 			       r->file);

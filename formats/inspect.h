@@ -116,6 +116,11 @@ struct inspect_node {
 	const uint8_t *data;
 	uint64_t code_size;
 	const struct err *decode_err;
+	/* ENTRY of a CCOB walked with stream_ccob: data is NULL, and head
+	 * holds the code's first min(size, INSPECT_HEAD) bytes.  The CCOB's
+	 * CONTAINER node then has its compressed bytes in data (size of
+	 * them), to be decompressed again by whoever wants the code. */
+	const uint8_t *head;
 };
 
 /* Return 0 to go on; anything else stops the walk and is returned. */
@@ -133,6 +138,12 @@ struct inspect_opts {
 	 * visited before its entries with its hash unchecked, and again after
 	 * them with update set and its hash checked. */
 	bool stream;
+	/* With inflate, a CCOB is not held: it is decompressed once to check
+	 * it, keeping only what ENTRY nodes need to describe their code (see
+	 * head above), and visited once, its hash checked, before them (what
+	 * extract needs; stream above is what ls --kernels needs: each
+	 * entry's code).  It wins over stream. */
+	bool stream_ccob;
 	/* A file that is none of the formats above is an INPUT node of
 	 * format OTHER or TEXT (as archive members are), not an error. */
 	bool accept_other;

@@ -1,6 +1,7 @@
 /* inspect_containers: the entries of each kind of container, for the
  * walk of inspect.c (see inspect.h): bundles, CCOBs (inflated whole, as
- * far as their bundle header, or as a stream), packages, NVIDIA fatbins. */
+ * far as their bundle header, as a stream of entries, or checked without
+ * being held), packages, NVIDIA fatbins. */
 #include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "bundle.h"
 #include "ccob_entries.h"
 #include "fatbin.h"
+#include "inspect_ccob.h"
 #include "inspect_walk.h"
 #include "../core/bytes.h"
 
@@ -98,7 +100,7 @@ static struct inspect_node entry_node(const struct inspect_node *parent,
  * read from that header one at a time: nothing is held per entry. */
 static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 			  const uint8_t *bundle, size_t n, bool have_data,
-			  uint64_t file_off)
+			  uint64_t file_off, const uint8_t *firsts)
 {
 	uint64_t pos = BUNDLE_MAGIC_LEN + 8;
 
@@ -108,6 +110,10 @@ static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 		struct inspect_node en = entry_node(parent, bundle, &pos, i,
 						    data, file_off);
 
+		if (firsts) {
+			en.head = firsts + i * INSPECT_HEAD;
+			en.image_kind = inspect_sniff_image(en.head, en.size);
+		}
 		if (inspect_emit(w, &en) < 0)
 			return -1;
 	}
@@ -126,7 +132,7 @@ int inspect_walk_bundle(struct walk *w, struct inspect_node *c,
 	c->entries = n;
 	if (inspect_emit(w, c) < 0)
 		return -1;
-	return bundle_entries(w, c, p, n, true, c->offset);
+	return bundle_entries(w, c, p, n, true, c->offset, NULL);
 }
 
 /* Inflate as much of the CCOB as its bundle header takes. */
@@ -217,7 +223,7 @@ static int stream_ccob(struct walk *w, struct inspect_node *c,
 		/* What inflating it whole says of the damage, the same words
 		 * as without streaming. */
 		if (!w->stop && ccob_decompress(p, (size_t)size, &c->ccob,
-						&w->o->ccob, &raw, &used,
+						&w->o->ccob, &raw, &used, NULL,
 						&whole) < 0)
 			*w->e = whole;
 		free(raw);
@@ -229,6 +235,37 @@ static int stream_ccob(struct walk *w, struct inspect_node *c,
 	rc = inspect_emit(w, c) < 0 ? -1 : 1;
 out:
 	free(hdr);
+	return rc;
+}
+
+/* A CCOB checked without holding it (inspect_opts.stream_ccob). */
+static int walk_ccob_streamed(struct walk *w, struct inspect_node *c,
+			      const uint8_t *p, uint64_t size)
+{
+	struct ccob_look lk;
+	struct inspect_node inner;
+	int rc = -1;
+
+	if (inspect_ccob_look(p, (size_t)size, &c->ccob, &w->o->ccob, &lk,
+			      w->e) < 0)
+		return -1;
+	c->computed_hash = lk.hash;
+	c->hash = lk.hash == c->ccob.hash ? INSPECT_HASH_OK : INSPECT_HASH_BAD;
+	if (lk.header_rc < 0) {
+		*w->e = lk.header_err;
+		inspect_where(w, "the bundle inside");
+		goto out;
+	}
+	c->entries = lk.n;
+	c->data = p;
+	if (inspect_emit(w, c) < 0)
+		goto out;
+	inner = *c;
+	inner.in_file = false;
+	inner.data = NULL;
+	rc = bundle_entries(w, &inner, lk.head, lk.n, false, 0, lk.firsts);
+out:
+	inspect_ccob_look_free(&lk);
 	return rc;
 }
 
@@ -269,6 +306,8 @@ static int walk_ccob_read(struct walk *w, struct inspect_node *c,
 		return -1;
 	c->version = c->ccob.version;
 	c->ccob_compressed = size - c->ccob.header_size;
+	if (w->o->inflate && w->o->stream_ccob)
+		return walk_ccob_streamed(w, c, p, size);
 	if (w->o->inflate && w->o->stream &&
 	    (rc = stream_ccob(w, c, p, size)) != 0)
 		return rc < 0 ? -1 : 0;
@@ -277,9 +316,8 @@ static int walk_ccob_read(struct walk *w, struct inspect_node *c,
 		uint64_t header_end, extent;
 
 		if (ccob_decompress(p, (size_t)size, &c->ccob, &w->o->ccob, &raw,
-				    &used, w->e) < 0)
+				    &used, &c->computed_hash, w->e) < 0)
 			goto out;
-		c->computed_hash = ccob_hash(raw, (size_t)c->ccob.raw_size);
 		c->hash = c->computed_hash == c->ccob.hash ? INSPECT_HASH_OK
 							   : INSPECT_HASH_BAD;
 		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
@@ -298,7 +336,7 @@ static int walk_ccob_read(struct walk *w, struct inspect_node *c,
 		struct inspect_node inner = *c;
 
 		inner.in_file = false;
-		rc = bundle_entries(w, &inner, raw, n, w->o->inflate, 0);
+		rc = bundle_entries(w, &inner, raw, n, w->o->inflate, 0, NULL);
 	}
 out:
 	free(raw);

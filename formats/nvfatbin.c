@@ -38,6 +38,29 @@ int nvfatbin_open(const uint8_t *buf, size_t len, struct nvfatbin_header *h,
 	return 0;
 }
 
+/* The (offset, length) pair at field of the entry header p: a string
+ * inside the header, past its first 64 bytes, up to its first NUL; left
+ * at 0, 0 when it points anywhere else (a field not understood is no
+ * reason to refuse the entry). */
+static void header_string(const uint8_t *p, uint32_t header_size,
+			  unsigned field, uint64_t at, uint64_t *offset,
+			  uint32_t *len)
+{
+	uint32_t off = (uint32_t)get_le(p + field, 4);
+	uint32_t n = (uint32_t)get_le(p + field + 4, 4);
+	const uint8_t *nul;
+
+	if (!n || off < NVFATBIN_ENTRY_MIN || off > header_size ||
+	    n > header_size - off)
+		return;
+	if ((nul = memchr(p + off, 0, n)))
+		n = (uint32_t)(nul - (p + off));
+	if (!n)
+		return;
+	*offset = at + off;
+	*len = n;
+}
+
 int nvfatbin_next(const uint8_t *buf, const struct nvfatbin_header *h,
 		  uint64_t *pos, struct nvfatbin_entry *ent, struct err *e)
 {
@@ -83,6 +106,11 @@ int nvfatbin_next(const uint8_t *buf, const struct nvfatbin_header *h,
 			       (unsigned long long)ent->payload_size);
 	ent->payload_offset = at + ent->header_size;
 	*pos = ent->payload_offset + ent->payload_size;
+	header_string(p, ent->header_size, 32, at, &ent->ident_offset,
+		      &ent->ident_len);
+	if (ent->kind == NVFATBIN_PTX && ent->header_size >= 72)
+		header_string(p, ent->header_size, 64, at,
+			      &ent->options_offset, &ent->options_len);
 	return 1;
 }
 
@@ -103,6 +131,24 @@ const char *nvfatbin_arch_suffix(const struct nvfatbin_entry *ent)
 
 	return v == NVFATBIN_FLAG_ARCH_SPECIFIC ? "a"
 	     : v == NVFATBIN_FLAG_FAMILY ? "f" : "";
+}
+
+const char *nvfatbin_producer(const struct nvfatbin_entry *ent)
+{
+	uint64_t v = ent->flags & (NVFATBIN_FLAG_CUDA | NVFATBIN_FLAG_OPENCL);
+
+	return v == NVFATBIN_FLAG_CUDA ? "cuda"
+	     : v == NVFATBIN_FLAG_OPENCL ? "opencl" : NULL;
+}
+
+const char *nvfatbin_host(const struct nvfatbin_entry *ent)
+{
+	uint64_t v = ent->flags & (NVFATBIN_FLAG_LINUX | NVFATBIN_FLAG_MAC |
+				   NVFATBIN_FLAG_WINDOWS);
+
+	return v == NVFATBIN_FLAG_LINUX ? "linux"
+	     : v == NVFATBIN_FLAG_MAC ? "mac"
+	     : v == NVFATBIN_FLAG_WINDOWS ? "windows" : NULL;
 }
 
 bool nvfatbin_compressed(const struct nvfatbin_entry *ent)

@@ -13,12 +13,20 @@
  *             16  u32 compressed size (0 when not compressed)
  *             24  u16 minor, u16 major (of what is not established; for
  *                 PTX the PTX ISA version), u32 arch (80 for sm_80)
- *             40  u64 flags: 0x1 64-bit, 0x2 debug, 0x10 Linux,
+ *             32  u32 offset (from the entry header) and u32 length of
+ *                 the identifier: the source file's path, which nvcc -G
+ *                 writes (0, 0 without one)
+ *             40  u64 flags: 0x1 64-bit, 0x2 debug, 0x4 made for CUDA,
+ *                 0x8 for OpenCL (fatbinary --cuda, --opencl: cuobjdump's
+ *                 "producer"), 0x10 Linux, 0x20 Mac, 0x40 Windows,
  *                 0x2000 compressed (an LZ4 block), 0x8000
  *                 compressed (zstd), 0x100000 arch-specific code
  *                 (sm_90a: nvcc 13 sets it for -arch sm_90a and
  *                 compute_90a), 0x200000 family code (sm_103f)
  *             56  u64 uncompressed size (0 when not compressed)
+ *             64  (headers of 72 bytes or more) u32 offset and u32
+ *                 length of more: for PTX, the ptxas options as a string
+ *                 (nvcc -G, -Xptxas; cuobjdump's "ptxasOptions")
  *   then the payload; the next entry follows it.  Several containers may
  *   follow one another in a section, zero padding between them. */
 #ifndef FORMATS_NVFATBIN_H
@@ -44,13 +52,17 @@ enum nvfatbin_kind {
 enum nvfatbin_flag {
 	NVFATBIN_FLAG_64BIT = 0x1,
 	NVFATBIN_FLAG_DEBUG = 0x2,
+	NVFATBIN_FLAG_CUDA = 0x4,
+	NVFATBIN_FLAG_OPENCL = 0x8,
 	NVFATBIN_FLAG_LINUX = 0x10,
+	NVFATBIN_FLAG_MAC = 0x20,
+	NVFATBIN_FLAG_WINDOWS = 0x40,
 	NVFATBIN_FLAG_LZ4 = 0x2000,
 	NVFATBIN_FLAG_ZSTD = 0x8000,
 	NVFATBIN_FLAG_ARCH_SPECIFIC = 0x100000,
 	NVFATBIN_FLAG_FAMILY = 0x200000,
 };
-#define NVFATBIN_FLAGS_KNOWN 0x30a013ULL
+#define NVFATBIN_FLAGS_KNOWN 0x30a07fULL
 
 struct nvfatbin_header {
 	uint16_t version, header_size;
@@ -69,6 +81,11 @@ struct nvfatbin_entry {
 	uint32_t arch;
 	uint64_t flags;
 	uint64_t uncompressed_size;
+	/* Where in the container the identifier and, for PTX, the ptxas
+	 * options are: offset 0 when there are none, or when the header
+	 * points outside itself. */
+	uint64_t ident_offset, options_offset;
+	uint32_t ident_len, options_len;
 };
 
 bool nvfatbin_is(const uint8_t *buf, size_t len);	/* starts with the magic */
@@ -83,6 +100,10 @@ int nvfatbin_next(const uint8_t *buf, const struct nvfatbin_header *h,
 /* "ptx", "elf", "cubin" (old), or NULL for a kind not established. */
 const char *nvfatbin_kind_name(uint16_t kind);
 bool nvfatbin_compressed(const struct nvfatbin_entry *ent);
+/* "cuda", "opencl" (flags 0x4, 0x8), or NULL when neither or both. */
+const char *nvfatbin_producer(const struct nvfatbin_entry *ent);
+/* "linux", "mac", "windows", or NULL when no one of them. */
+const char *nvfatbin_host(const struct nvfatbin_entry *ent);
 /* The arch's variant as nvcc spells it after the number: "a" (sm_90a),
  * "f" (sm_103f), or "" for plain code (and for both flags at once, which
  * nvcc does not write). */

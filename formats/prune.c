@@ -1,6 +1,7 @@
 /* prune: device code taken out of a build artefact; see prune.h.  The
  * files: ELF objects, executables and libraries, archives, the plan and
  * its writing (containers: prune_containers.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include "package.h"
 #include "prune_impl.h"
 #include "nvfatbin.h"
+#include "../core/bytes.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
 
@@ -408,6 +410,117 @@ static int order_patches(struct prune_plan *plan, struct err *e)
 	return 0;
 }
 
+/* ---- a linked file made smaller (elf_shrink.c) ---- */
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+/* The ranges of a linked file nobody reads once pruned: each container's
+ * freed tail, and the zero padding after it up to the next container or
+ * the end of its section. */
+static int shrink_holes(const uint8_t *buf, size_t len,
+			const struct prune_plan *plan,
+			struct elf_shrink_hole *hole, size_t *n, struct err *e)
+{
+	struct elfscan s;
+
+	*n = 0;
+	if (elfscan_open(&s, buf, len, e) < 0)
+		return -1;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct prune_patch *pt = &plan->patch[i];
+		uint64_t a = pt->offset + pt->new_size;
+		uint64_t b = pt->offset + pt->old_size, limit = b;
+
+		bool fatbin = false;
+
+		if (!pt->in_place || a == b)
+			continue;
+		for (size_t j = 1; j < s.n; j++) {
+			const struct elfscan_section *x = &s.sec[j];
+
+			if ((x->kind == ELFSCAN_HIP_FATBIN ||
+			     x->kind == ELFSCAN_NV_FATBIN) &&
+			    x->type != 8 /* SHT_NOBITS */ &&
+			    x->offset <= pt->offset &&
+			    b - x->offset <= x->size) {
+				limit = x->offset + x->size;
+				fatbin = true;
+			}
+		}
+		/* Packages (an OpenMP program's .llvm.offloading) stay. */
+		if (!fatbin)
+			continue;
+		if (i + 1 < plan->n && plan->patch[i + 1].offset < limit)
+			limit = plan->patch[i + 1].offset;
+		while (b < limit && buf[b] == 0)
+			b++;
+		hole[(*n)++] = (struct elf_shrink_hole){ a, b - a };
+	}
+	elfscan_free(&s);
+	return 0;
+}
+
+/* A linked file's freed pages cut out, where elf_shrink finds it safe;
+ * else plan->shrink.why says why not. */
+static int plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
+		       struct err *e)
+{
+	struct elf_shrink *sh = &plan->shrink;
+	struct elf_shrink_hole *hole;
+	uint64_t type;
+	size_t n;
+	int rc;
+
+	if (!elfscan_is_elf(buf, len) || len < 18 || !plan->zeroed)
+		return 0;
+	type = get_endian(buf + 16, 2, buf[5] == 2);
+	if (type != 2 && type != 3)	/* objects keep their layout */
+		return 0;
+	hole = calloc(plan->n, sizeof(*hole));
+	if (!hole)
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	rc = shrink_holes(buf, len, plan, hole, &n, e);
+	if (rc == 0 && !n)
+		snprintf(sh->why, sizeof(sh->why), "freed packages in "
+			 ".llvm.offloading are not cut out yet");
+	else if (rc == 0)
+		rc = elf_shrink_plan(buf, len, hole, n, sh, e);
+	free(hole);
+	if (rc <= 0)
+		return rc;
+	/* What is written anew must not fall on code that stays. */
+	for (size_t i = 0; i < sh->n; i++)
+		for (size_t j = 0; j < plan->n; j++)
+			if (overlaps(sh->edit[i].offset, sh->edit[i].len,
+				     plan->patch[j].offset,
+				     plan->patch[j].new_size)) {
+				elf_shrink_free(sh);
+				snprintf(sh->why, sizeof(sh->why), "its headers "
+					 "overlap offload code");
+				return 0;
+			}
+	for (size_t j = 0; j < plan->n; j++) {
+		const struct prune_patch *pt = &plan->patch[j];
+
+		for (size_t i = 0; i < sh->n; i++)
+			if (sh->edit[i].kind == ELF_SHRINK_CUT) {
+				uint64_t lo = pt->offset + pt->new_size;
+				uint64_t hi = pt->offset + pt->old_size;
+				uint64_t clo = sh->edit[i].offset;
+				uint64_t chi = clo + sh->edit[i].len;
+
+				if (pt->in_place && lo < chi && clo < hi)
+					plan->zeroed -= (hi < chi ? hi : chi) -
+							(lo > clo ? lo : clo);
+			}
+	}
+	plan->size_after = sh->size_after;
+	return 0;
+}
+
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e)
 {
@@ -428,6 +541,11 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 			plan->zeroed += freed;
 		else
 			plan->size_after -= freed;
+	}
+	if (!plan->nmember && !plan->ndrop && !plan->nadd && !o->keep_layout &&
+	    plan_shrink(buf, len, plan, e) < 0) {
+		prune_plan_free(plan);
+		return -1;
 	}
 	return 0;
 }
@@ -567,6 +685,61 @@ out:
 	return rc;
 }
 
+/* The pruned bytes of the input range [from, to): patches applied, freed
+ * bytes as holes.  A range may start or end inside freed bytes, never
+ * inside new ones. */
+static int write_range(const struct io_in *in, const struct prune_plan *plan,
+		       uint64_t from, uint64_t to, struct io_out *out,
+		       struct err *e)
+{
+	uint64_t pos = from;
+
+	for (size_t i = 0; i < plan->n && pos < to; i++) {
+		const struct prune_patch *pt = &plan->patch[i];
+		uint64_t old_end = pt->offset + pt->old_size;
+		uint64_t fresh = pt->in_place ? pt->offset + pt->new_size
+					      : old_end;
+
+		if (old_end <= pos)
+			continue;
+		if (pt->offset >= to)
+			break;
+		if (io_out_copy(out, in, pos, pt->offset > pos ?
+				pt->offset - pos : 0, e) < 0)
+			return -1;
+		if (pos < pt->offset)
+			pos = pt->offset;
+		if (pos == pt->offset && fresh <= to) {
+			for (size_t j = 0; j < pt->npieces; j++) {
+				const struct prune_piece *pc = &pt->piece[j];
+
+				if (io_out_write(out, pc->lit, pc->lit_len,
+						 e) < 0 ||
+				    io_out_zeros(out, pc->pad, e) < 0 ||
+				    (pc->from_file
+				     ? io_out_copy(out, in, pc->src,
+						   pc->data_len, e)
+				     : io_out_write(out, pc->data,
+						    (size_t)pc->data_len,
+						    e)) < 0)
+					return -1;
+			}
+			pos = fresh;
+		} else if (pos < fresh) {
+			return err_set(e, "internal error: a header written "
+				       "anew falls on offload code");
+		}
+		if ((old_end < to ? old_end : to) > pos) {
+			uint64_t hi = old_end < to ? old_end : to;
+
+			if (io_out_hole(out, hi - pos, e) < 0)
+				return -1;
+			pos = hi;
+		}
+	}
+	return io_out_copy(out, in, pos, to - pos, e);
+}
+
 static int write_plan(const struct io_in *in, struct prune_plan *plan,
 		      struct io_out *out, struct err *e)
 {
@@ -576,28 +749,19 @@ static int write_plan(const struct io_in *in, struct prune_plan *plan,
 		return write_archive(in, plan, out, e);
 	if (plan->ndrop)
 		return write_sections(in->data, in->len, plan, out, e);
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct prune_patch *pt = &plan->patch[i];
-		uint64_t zeros = pt->in_place ? pt->old_size - pt->new_size : 0;
+	for (size_t i = 0; i < plan->shrink.n; i++) {
+		const struct elf_shrink_edit *ed = &plan->shrink.edit[i];
 
-		if (io_out_copy(out, in, pos, pt->offset - pos, e) < 0)
+		if (write_range(in, plan, pos, ed->offset, out, e) < 0)
 			return -1;
-		for (size_t j = 0; j < pt->npieces; j++) {
-			const struct prune_piece *pc = &pt->piece[j];
-
-			if (io_out_write(out, pc->lit, pc->lit_len, e) < 0 ||
-			    io_out_zeros(out, pc->pad, e) < 0 ||
-			    (pc->from_file
-			     ? io_out_copy(out, in, pc->src, pc->data_len, e)
-			     : io_out_write(out, pc->data,
-					    (size_t)pc->data_len, e)) < 0)
-				return -1;
-		}
-		if (io_out_hole(out, zeros, e) < 0)
+		if ((ed->kind == ELF_SHRINK_ZERO &&
+		     io_out_zeros(out, ed->len, e) < 0) ||
+		    (ed->kind == ELF_SHRINK_BYTES &&
+		     io_out_write(out, ed->bytes, ed->bytes_len, e) < 0))
 			return -1;
-		pos = pt->offset + pt->old_size;
+		pos = ed->offset + ed->len;
 	}
-	return io_out_copy(out, in, pos, in->len - pos, e);
+	return write_range(in, plan, pos, in->len, out, e);
 }
 
 int prune_write(const struct io_in *in, struct prune_plan *plan,
@@ -629,5 +793,6 @@ void prune_plan_free(struct prune_plan *plan)
 		prune_patch_free(&plan->add[i].content);
 	}
 	free(plan->add);
+	elf_shrink_free(&plan->shrink);
 	memset(plan, 0, sizeof(*plan));
 }

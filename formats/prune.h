@@ -13,12 +13,14 @@
  * Where containers sit in an ELF file's .hip_fatbin, something outside
  * points at each of them (the HIP runtime finds each translation unit's
  * bundle through its __hip_fatbin_wrapper, relocated at load time): every
- * container keeps its offset, the pruned one is written at its start and
- * the bytes it frees are zero, so the file keeps its size and layout and
- * every pointer stays valid.  Packages in a linked OpenMP program's
- * .llvm.offloading stay where they are too: the dropped ones become zeros
- * and the runtime's image table lists the kept ones alone (prune_omp.c).
- * A file that is itself a container shrinks.
+ * container keeps its address, the pruned one is written at its start and
+ * the bytes it frees are zero (the floor).  Packages in a linked OpenMP
+ * program's .llvm.offloading stay where they are too: the dropped ones
+ * become zeros and the runtime's image table lists the kept ones alone
+ * (prune_omp.c).  In a linked executable or library the freed pages of
+ * .hip_fatbin and .nv_fatbin are then cut out of the file where the ELF
+ * rules allow (elf_shrink.h): addresses stay, the file shrinks.  A file
+ * that is itself a container shrinks.
  *
  * Nothing here prints: a plan lists what changes, prune_write writes it. */
 #ifndef FORMATS_PRUNE_H
@@ -32,6 +34,7 @@
 #include "../core/io.h"
 #include "../core/select.h"
 #include "ccob.h"
+#include "elf_shrink.h"
 
 /* One entry looked at: the keep() callback's view and what was decided. */
 struct prune_entry {
@@ -48,6 +51,7 @@ struct prune_opts {
 	void (*seen)(void *ctx, const struct prune_entry *en, bool kept);
 	void *ctx;
 	int level;		/* compression level of recompressed CCOBs */
+	bool keep_layout;	/* a linked file's freed bytes stay, zero */
 	struct ccob_limits limits;
 	/* Only decide (keep() and seen() see every entry): CCOBs are not
 	 * compressed again, and the plan is not for writing. */
@@ -121,6 +125,9 @@ struct prune_plan {
 	uint64_t zeroed;
 	/* Containers that kept no device code at all. */
 	uint64_t containers_emptied;
+	/* A linked file made smaller: the freed ranges cut out, the
+	 * headers written anew (shrink.n edits); or why not (shrink.why). */
+	struct elf_shrink shrink;
 };
 
 struct prune_member {

@@ -271,13 +271,14 @@ static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 	uint8_t head[32] = { 0 };
 	uint8_t *raw = NULL;
 	size_t used;
+	uint64_t hash;
 	int rc = -1;
 
 	if (ccob_parse_header(buf, (size_t)size, &h, p->e) < 0 ||
 	    ccob_decompress(buf, (size_t)size, &h, &p->o->limits, &raw, &used,
-			    p->e) < 0)
+			    &hash, p->e) < 0)
 		return -1;
-	if (ccob_hash(raw, (size_t)h.raw_size) != h.hash) {
+	if (hash != h.hash) {
 		err_code_set(p->e, ERR_MALFORMED, "hash mismatch: the bundle "
 			     "inside is damaged");
 		goto out;
@@ -327,7 +328,8 @@ out:
 /* The fatbin at buf[0, size), file offset file_off: 1 with the kept
  * entries as pieces in *pt (its header with the new size, then each kept
  * entry's header and payload as they are), 0 when all stay.  Entries are
- * named as cuobjdump names them: sm_XX for SASS, compute_XX for PTX. */
+ * named as nvcc's -gencode code= and nvprune -arch name them: sm_XX for
+ * SASS, compute_XX for PTX (cuobjdump and ls show PTX as sm_XX too). */
 static int prune_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 		    uint64_t file_off, struct prune_patch *pt)
 {

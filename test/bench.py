@@ -12,8 +12,16 @@ best of --runs runs (default 3; --close-runs, default 7, for ours and the
 floor where there is one), each run into new output files.  LLVM has
 no ls or extract: llvm-objdump --offloading, which lists and writes out
 every code object of the library, stands in for both.
+
+Then NVIDIA: a CUDA library (BENCH_CUDA_LIB, else the CUDA toolkits'
+libcublasLt.so installed under /usr/local/cuda and /usr/lib, else one made
+here of the nvcc-built fixtures' fatbins, repeated to N MB in a
+.nv_fatbin section) listed and extracted whole by ours and by cuobjdump
+(-lelf -lptx; -xelf all -xptx all) where it is installed and reads the
+library, against cp -r of what we extracted (the same bytes written).
 """
 import argparse
+import glob
 import os
 import random
 import shutil
@@ -34,7 +42,7 @@ OURS_PRUNE = os.path.join(BIN, "offload") + " prune"
 # LLVM has no ls: llvm-objdump --offloading lists (and writes out) the
 # code objects of a .hip_fatbin, the nearest thing it does.
 LLVM_OBJDUMP = "/usr/lib/llvm-22/bin/llvm-objdump --offloading"
-LLVM_OBJCOPY = "/usr/lib/llvm-22/bin/llvm-objcopy"
+CLANG = "/usr/lib/llvm-22/bin/clang"
 # A linked HIP library holds one bundle per translation unit.
 FATBIN_BUNDLES = 80
 HOST_OBJECT = os.path.join(HERE, "objects", "fixtures",
@@ -178,9 +186,13 @@ def make_library(d, size):
     with open(os.path.join(d, "fatbin"), "wb") as f:
         for _ in range(FATBIN_BUNDLES):
             f.write(one)
-    subprocess.run([LLVM_OBJCOPY, "--add-section", ".hip_fatbin=fatbin",
-                    "--set-section-flags", ".hip_fatbin=alloc,readonly",
-                    "/bin/true", "lib.so"], cwd=d, check=True)
+    # Linked by lld as a HIP library is: .hip_fatbin in a read-only
+    # PT_LOAD (what offload prune cuts the freed pages out of).
+    with open(os.path.join(d, "fatbin.s"), "w") as f:
+        f.write('.section .hip_fatbin,"a",@progbits\n.p2align 12\n'
+                '.incbin "fatbin"\n.text\n.globl f\nf: ret\n')
+    subprocess.run([CLANG, "-shared", "-fuse-ld=lld", "-o", "lib.so",
+                    "fatbin.s"], cwd=d, check=True)
     with open(os.path.join(d, "tiny"), "wb") as f:
         f.write(b"device code\n")
 
@@ -304,13 +316,107 @@ def make_nv_library(d):
     return True
 
 
+CUDA_LIBS = ["/usr/local/cuda/lib64/libcublasLt.so.*",
+             "/usr/lib/x86_64-linux-gnu/libcublasLt.so.*"]
+NV_FIXTURES = [os.path.join(HERE, "files", "nv118", "a.fatbin"),
+               os.path.join(HERE, "files", "nv", "mode-speed.fatbin"),
+               os.path.join(HERE, "files", "nv", "all-default.fatbin")]
+
+
+def cuda_libraries(d, mb):
+    """(name, path) of the CUDA libraries to time: BENCH_CUDA_LIB, or each
+    toolkit's libcublasLt.so, or one made of our nvcc-built fatbins."""
+    if os.environ.get("BENCH_CUDA_LIB"):
+        return [(os.path.basename(os.environ["BENCH_CUDA_LIB"]),
+                 os.environ["BENCH_CUDA_LIB"])]
+    found, seen = [], set()
+    for pattern in CUDA_LIBS:
+        for path in sorted(glob.glob(pattern)):
+            real = os.path.realpath(path)
+            if real in seen or os.path.getsize(real) < (100 << 20):
+                continue
+            seen.add(real)
+            found.append((os.path.basename(real), real))
+            break
+    if found:
+        return found
+    # None installed: the fixtures' fatbins (sm_80, sm_75, PTX; plain,
+    # LZ4 and zstd entries), one after another to mb MB, as the
+    # .nv_fatbin section of a shared library.
+    blob = b"".join(open(f, "rb").read() for f in NV_FIXTURES)
+    with open(os.path.join(d, "nvfatbin"), "wb") as f:
+        for _ in range(max(1, (mb << 20) // len(blob))):
+            f.write(blob)
+    subprocess.run([LLVM_OBJCOPY, "--add-section", ".nv_fatbin=nvfatbin",
+                    "--set-section-flags", ".nv_fatbin=alloc,readonly",
+                    "/bin/true", "libnv.so"], cwd=d, check=True)
+    return [("libnv.so (made here)", os.path.join(d, "libnv.so"))]
+
+
+def cuobjdump_reads(lib):
+    """Whether cuobjdump is installed and lists ELF entries of lib (CUDA
+    11's does not read CUDA 13's libraries)."""
+    try:
+        p = subprocess.run(["cuobjdump", "-lelf", lib], capture_output=True,
+                           text=True)
+    except FileNotFoundError:
+        return False
+    return p.returncode == 0 and "ELF file" in p.stdout
+
+
+def nv_jobs(d, args):
+    """ls and extract of each CUDA library, ours against cuobjdump and cp."""
+    ours = os.path.join(BIN, "offload")
+    print("\nNVIDIA: ours against cuobjdump (x: its figure over ours) "
+          "and the floor")
+    print("%-34s %8s %8s %8s | %8s %8s %8s | %6s | %7s %6s" % (
+        "job", "ours s", "cpu s", "RSS MB", "cuobj s", "cpu s", "RSS MB",
+        "wall x", "floor s", "/floor"))
+    for name, lib in cuda_libraries(d, args.mb):
+        cu = cuobjdump_reads(lib)
+        size = os.path.getsize(lib) >> 20
+        for job, cmd, theirs, floor, fresh, runs in (
+                ("ls %s (%d MB)" % (name, size), ours + " ls " + lib,
+                 "cuobjdump -lelf -lptx " + lib, None, (), args.runs),
+                ("extract it all", "mkdir ex.ours && " + ours +
+                 " extract -q -o ex.ours " + lib,
+                 "mkdir ex.cu && cd ex.cu && cuobjdump -xelf all "
+                 "-xptx all " + lib, "cp -r ex.ours cp.dir",
+                 ("ex.ours", "ex.cu", "cp.dir"), args.runs)):
+            cmds = [(cmd, ["ex.ours"] if fresh else [], runs)]
+            if cu:
+                cmds.append((theirs, ["ex.cu"] if fresh else [], runs))
+            if floor:
+                cmds.append((floor, ["cp.dir"], runs))
+            got = measure(cmds, d)
+            o, t = got[0], got[1] if cu else None
+            fl = got[-1] if floor else None
+            print("%-34s %8.3f %8.3f %8.1f | %8s %8s %8s | %6s | %7s %6s" % (
+                job, o[0], o[1], o[2],
+                "%.3f" % t[0] if t else "-", "%.3f" % t[1] if t else "-",
+                "%.1f" % t[2] if t else "-",
+                "%.2f" % (t[0] / o[0]) if t else "-",
+                "%.3f" % fl[0] if fl else "-",
+                "%.2f" % (o[0] / fl[0]) if fl else "-"))
+        out = os.path.join(d, "ex.ours")
+        if os.path.isdir(out):
+            files = os.listdir(out)
+            print("  extracted: %d files, %d MB; cuobjdump %s" % (
+                len(files), sum(os.path.getsize(os.path.join(out, f))
+                                for f in files) >> 20,
+                "reads it" if cu else "not installed or cannot read it"))
+        for k in ("ex.ours", "ex.cu", "cp.dir"):
+            shutil.rmtree(os.path.join(d, k), ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=500)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--close-runs", type=int, default=7)
     ap.add_argument("--only", default="",
-                    help="comma-separated job name prefixes to run")
+                    help="comma-separated job name prefixes to run "
+                    "(nvidia: the NVIDIA jobs)")
     args = ap.parse_args()
     if not os.path.exists("/usr/bin/time"):
         print("bench: needs GNU time (apt-get install time)")
@@ -320,10 +426,11 @@ def main():
         return 1
     d = tempfile.mkdtemp(prefix="offload-bench-")
     try:
-        make_inputs(d, args.mb)
-        want_kernels = not args.only or any(
-            "kernels".startswith(p) or p.startswith("kernels")
-            for p in args.only.split(","))
+        only = args.only.split(",") if args.only else []
+        if only != ["nvidia"]:
+            make_inputs(d, args.mb)
+        want_kernels = not only or any(
+            "kernels".startswith(p) or p.startswith("kernels") for p in only)
         if want_kernels and not make_kernel_library(d):
             print("bench: no kernel library: clang-22 is not installed")
             want_kernels = False
@@ -354,10 +461,11 @@ def main():
              " " + big + " -output=c.{N}", ("c.{N}",),
              "cat random.bin code.bin | zstd -q -3 --long -c > z.out",
              ("z.out",), args.runs),
-            ("compressed unbundle", "{B} -type=o -unbundle -targets=" + U +
+            # The floor: zstd -d of the same frames, written to one file.
+            ("unbundle compressed", "{B} -type=o -unbundle -targets=" + U +
              " -input=c.{N} -output=v1.{N} -output=v2.{N}",
-             ("v1.{N}", "v2.{N}"), "zstd -q -d -c z.out > /dev/null", (),
-             args.runs),
+             ("v1.{N}", "v2.{N}"), "zstd -q -d -c z.out > zd.out",
+             ("zd.out",), args.runs),
             ("object bundle 2x%d MB" % args.mb, "{B} -type=o -targets=" +
              TARGETS + " " + obj + " -output=o.{N}", ("o.{N}",),
              "cat host.o random.bin code.bin > cat.out", ("cat.out",),
@@ -376,18 +484,21 @@ def main():
             ("extract gfx90a from it",
              "mkdir -p ex.{N} && {X} -t gfx90a -o ex.{N} lib.so", ("ex.{N}",),
              "cp fatbin cp6.out", ("cp6.out",), args.runs),
-            # LLVM has no prune: ours against cp of what it writes.
+            # LLVM has no prune: ours against cp of what it writes (the
+            # commands take turns, ours first: pr.ours is there).
             ("prune it to gfx90a", "{R} --keep gfx90a lib.so -o pr.{N}",
-             ("pr.{N}",), "cp lib.so cp7.out", ("cp7.out",), args.runs),
+             ("pr.{N}",), "cp pr.ours cp7.out", ("cp7.out",), args.runs),
         ]
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
-        print("%-22s %9s %9s %8s | %9s %9s %8s | %6s %6s | %7s %7s" % (
-            "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s", "RSS MB",
-            "wall x", "RSS x", "floor s", "/floor"))
-        if args.only:
+        if only:
             jobs = [j for j in jobs
-                    if any(j[0].startswith(p) for p in args.only.split(","))]
+                    if any(j[0].startswith(p) for p in only)]
+        nvidia = not only or "nvidia" in only
+        if jobs:
+            print("%-22s %9s %9s %8s | %9s %9s %8s | %6s %6s | %7s %7s" % (
+                "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s",
+                "RSS MB", "wall x", "RSS x", "floor s", "/floor"))
         for name, cmd, outs, floor, floor_outs, runs, *rest in jobs:
             repeat = rest[0] if rest else 1
             # Ours against the floor is the target, and the machine's
@@ -434,8 +545,12 @@ def main():
                 continue
             same = subprocess.run(["cmp", "-s", a, b], cwd=d).returncode == 0
             print("%s and %s: %s" % (a, b, "identical" if same else "DIFFER"))
-        print("(x columns: LLVM's figure over ours; above 1 means we are "
-              "faster or smaller.  /floor: our wall time over the floor's)")
+        if jobs:
+            print("(x columns: LLVM's figure over ours; above 1 means we "
+                  "are faster or smaller.  /floor: our wall time over the "
+                  "floor's)")
+        if nvidia:
+            nv_jobs(d, args)
     finally:
         shutil.rmtree(d, ignore_errors=True)
     return 0

@@ -142,7 +142,7 @@ static void check_reframed(unsigned version, int level, const uint8_t *data,
 		FUZZ_CHECK(ccob_extent(out.buf + at, out.len - at, &back, limits,
 				       &extent, &e) == 0);
 		FUZZ_CHECK(ccob_decompress(out.buf + at, out.len - at, &back,
-					   limits, &raw, &used, &e) == 0);
+					   limits, &raw, &used, NULL, &e) == 0);
 		FUZZ_CHECK(used == one && extent == one);
 		FUZZ_CHECK(!size || !memcmp(raw, data, size));
 		free(raw);
@@ -224,7 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   back.raw_size == size && back.hash == h.hash &&
 		   back.header_size == header);
 	FUZZ_CHECK(ccob_decompress(out.buf, out.len, &back, &limits, &raw,
-				   &used, &e) == 0);
+				   &used, NULL, &e) == 0);
 	FUZZ_CHECK(used == out.len);
 	FUZZ_CHECK(!size || !memcmp(raw, data, size));
 	free(raw);

@@ -2,10 +2,18 @@
  * formats/bundle_object.c): the section table, the offload sections, the
  * archive symbols, the bundle entries, and llvm-objcopy's rewrite with a
  * section added and with the bundle sections removed (to /dev/null).
+ * What the rewrite writes is read again: its symbol table has the local
+ * symbols first and sh_info counting them, it and the relocation tables
+ * sit at the address size's alignment, and every relocation names a
+ * symbol that exists, as llvm-objcopy 22 normalises them (issue 19 item
+ * 15).  Outputs are capped at 64 MiB (RLIMIT_FSIZE), as in coffcopy.
  * libFuzzer: -max_len=8192
  */
 #include <elf.h>
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "fuzz.h"
 #include "../../core/elfcopy.h"
@@ -17,6 +25,74 @@ static int count_symbol(void *ctx, const char *name, size_t len)
 	fuzz_touch(name, len);
 	++*(size_t *)ctx;
 	return 0;
+}
+
+/* The rewrite's symbol table and relocations, as llvm-objcopy leaves them. */
+static void check_normalised(const uint8_t *buf, size_t len)
+{
+	struct elfscan s;
+	struct err e;
+	size_t nsyms = 0;
+
+	FUZZ_CHECK(elfscan_open(&s, buf, len, &e) == 0);
+	for (size_t i = 1; i < s.n; i++) {
+		const struct elfscan_section *sec = &s.sec[i];
+		uint64_t word = s.is64 ? 8 : 4, es = s.is64 ? 24 : 16;
+		const uint8_t *p = buf + sec->offset;
+
+		if (sec->type != SHT_SYMTAB)
+			continue;
+		FUZZ_CHECK(sec->align == word && sec->entsize == es);
+		nsyms = sec->size / es;
+		for (size_t k = 0; k < nsyms; k++) {
+			bool local = p[k * es + (s.is64 ? 4 : 12)] >> 4 ==
+				     STB_LOCAL;
+
+			FUZZ_CHECK(local == (k < sec->info));
+		}
+	}
+	for (size_t i = 1; i < s.n; i++) {
+		const struct elfscan_section *sec = &s.sec[i];
+		uint64_t word = s.is64 ? 8 : 4;
+
+		if ((sec->type == SHT_REL || sec->type == SHT_RELA) &&
+		    !(sec->flags & SHF_ALLOC) && sec->link &&
+		    sec->link < s.n && s.sec[sec->link].type == SHT_SYMTAB) {
+			const uint8_t *p = buf + sec->offset;
+			bool be = s.big_endian;
+			size_t at = s.is64 ? (be || s.machine == EM_MIPS ? 8 : 12)
+					   : 4;
+
+			FUZZ_CHECK(sec->align == word);
+			for (uint64_t k = 0; sec->entsize &&
+			     k < sec->size / sec->entsize; k++) {
+				const uint8_t *q = p + k * sec->entsize + at;
+				uint64_t v = be ? (uint64_t)q[0] << 24 |
+						  (uint64_t)q[1] << 16 |
+						  (uint64_t)q[2] << 8 | q[3]
+						: (uint64_t)q[3] << 24 |
+						  (uint64_t)q[2] << 16 |
+						  (uint64_t)q[1] << 8 | q[0];
+
+				FUZZ_CHECK((s.is64 ? v : v >> 8) < nsyms);
+			}
+		}
+	}
+	elfscan_free(&s);
+}
+
+/* Once, at the first input: libFuzzer installs its own SIGXFSZ handler
+ * (which exits) after any constructor of ours. */
+static void cap_outputs(void)
+{
+	static bool done;
+	struct rlimit r = { 64u << 20, 64u << 20 };
+
+	if (done)
+		return;
+	done = true;
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,8 +136,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		bundle_close(&r);
 	}
-	if (io_out_open(&out, "/dev/null", &e) == 0) {
-		elfcopy_write(data, size, NULL, NULL, &add, 1, &out, &e);
+	cap_outputs();
+	if (io_scratch_open(&out, &e) == 0) {
+		struct io_in view = { .fd = -1 };
+
+		if (elfcopy_write(data, size, NULL, NULL, &add, 1, &out,
+				  &e) == 0 &&
+		    io_scratch_map(&out, &view, &e) == 0)
+			check_normalised(view.data, view.len);
 		io_out_discard(&out);
 	}
 	if (io_out_open(&out, "/dev/null", &e) == 0) {

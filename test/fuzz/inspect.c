@@ -31,8 +31,10 @@ static int visit(void *ctx, const struct inspect_node *n)
 		return 0;
 	if (n->in_file)
 		FUZZ_CHECK(n->offset <= s->len && n->size <= s->len - n->offset);
+	/* An NVIDIA entry's data are its decoded code, code_size bytes. */
 	if (n->data)
-		fuzz_touch(n->data, (size_t)n->size);
+		fuzz_touch(n->data, (size_t)(n->container == INSPECT_NV ?
+					     n->code_size : n->size));
 	if (n->in_file && n->data)
 		FUZZ_CHECK(n->data == s->buf + n->offset);
 	inspect_entry_target(n, &t);
@@ -49,13 +51,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.package = { .max_ratio = 64, .max_size = 1u << 20 },
 	};
 
-	/* Headers only; inflating whole; inflating CCOBs as streams. */
-	for (int pass = 0; pass < 3; pass++) {
+	/* Headers only; inflating whole; inflating CCOBs as streams of
+	 * entries; checking CCOBs without holding them. */
+	for (int pass = 0; pass < 4; pass++) {
 		struct state s = { data, size, 0, 0 };
 		struct err e;
 
 		o.inflate = pass > 0;
 		o.stream = pass == 2;
+		o.stream_ccob = pass == 3;
 		e.msg[0] = 0;
 		if (inspect_walk(data, size, &o, visit, &s, &e) != 0)
 			FUZZ_CHECK(e.msg[0] != 0);

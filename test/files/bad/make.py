@@ -44,6 +44,11 @@ write("huge-count.bc",
 write("id-length-2-63.bc",
       MAGIC + struct.pack("<Q", 2) + entry(200, 1, HIP) +
       struct.pack("<QQQ", 200, 1, 1 << 63) + b"x" * 200)
+# The only entry claims an ID of 2^64-1 bytes, its data sound: LLVM's test
+# of the ID wraps, and it reads the ID past the end (a crash).
+write("id-length-wraps.bc",
+      MAGIC + struct.pack("<Q", 1) +
+      struct.pack("<QQQ", 66, 4, (1 << 64) - 1) + b"x" * 10 + b"DATA")
 # Offset + size wraps around 2^64 in the second entry: LLVM lists it (so do
 # we) and crashes reading it (we stop with an error).
 write("offset-wraps.bc",

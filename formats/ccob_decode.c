@@ -1,0 +1,639 @@
+/* ccob_decode: reading CCOBs back.  One decoder per codec serves both
+ * ways of taking the bytes: all into one buffer (ccob_decompress) or a
+ * piece at a time to a sink (ccob_decompress_stream); the hash is made by
+ * a second thread while the decoder goes on. */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "ccob.h"
+#include "../core/bytes.h"
+
+enum {
+	STEP = 8 << 20,		/* input bytes between progress reports */
+	SLOT = 1 << 20,		/* bytes handed to a sink at a time */
+	RING = 8,		/* slots the hasher may lag behind by */
+	QUEUE = 16,		/* pieces waiting for the hasher */
+	THREAD_MIN = 1 << 20,	/* below this, a thread costs more */
+};
+
+static const char *zlib_code(int rc)
+{
+	switch (rc) {
+	case Z_DATA_ERROR: return "Z_DATA_ERROR";
+	case Z_MEM_ERROR: return "Z_MEM_ERROR";
+	case Z_BUF_ERROR: return "Z_BUF_ERROR";
+	case Z_STREAM_ERROR: return "Z_STREAM_ERROR";
+	case Z_NEED_DICT: return "Z_NEED_DICT";
+	default: return "Z_UNKNOWN_ERROR";
+	}
+}
+
+/* ---- the hash, in a thread of its own ---- */
+
+/* MD5 is slower than zstd's decoder: hashed on the main thread it would
+ * more than double the time.  Pieces are queued in order and hashed by a
+ * second thread; a piece's bytes stay put until `hashed` passes them. */
+struct hashpipe {
+	struct ccob_hasher h;
+	bool on, threaded, closing;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t moved;
+	struct { const uint8_t *p; size_t n; } q[QUEUE];
+	unsigned head, tail;
+	uint64_t hashed;
+};
+
+static void *hash_thread(void *arg)
+{
+	struct hashpipe *hp = arg;
+
+	pthread_mutex_lock(&hp->lock);
+	for (;;) {
+		const uint8_t *p;
+		size_t n;
+
+		while (hp->head == hp->tail && !hp->closing)
+			pthread_cond_wait(&hp->moved, &hp->lock);
+		if (hp->head == hp->tail)
+			break;
+		p = hp->q[hp->head % QUEUE].p;
+		n = hp->q[hp->head % QUEUE].n;
+		pthread_mutex_unlock(&hp->lock);
+		ccob_hasher_add(&hp->h, p, n);
+		pthread_mutex_lock(&hp->lock);
+		hp->head++;
+		hp->hashed += n;
+		pthread_cond_broadcast(&hp->moved);
+	}
+	pthread_mutex_unlock(&hp->lock);
+	return NULL;
+}
+
+static void hashpipe_start(struct hashpipe *hp, bool on, uint64_t size)
+{
+	memset(hp, 0, sizeof(*hp));
+	hp->on = on;
+	if (!on)
+		return;
+	ccob_hasher_init(&hp->h);
+	if (size < THREAD_MIN)
+		return;
+	pthread_mutex_init(&hp->lock, NULL);
+	pthread_cond_init(&hp->moved, NULL);
+	hp->threaded = pthread_create(&hp->thread, NULL, hash_thread, hp) == 0;
+	if (!hp->threaded) {
+		pthread_cond_destroy(&hp->moved);
+		pthread_mutex_destroy(&hp->lock);
+	}
+}
+
+static void hashpipe_push(struct hashpipe *hp, const uint8_t *p, size_t n)
+{
+	if (!hp->on || !n)
+		return;
+	if (!hp->threaded) {
+		ccob_hasher_add(&hp->h, p, n);
+		hp->hashed += n;
+		return;
+	}
+	pthread_mutex_lock(&hp->lock);
+	while (hp->tail - hp->head == QUEUE)
+		pthread_cond_wait(&hp->moved, &hp->lock);
+	hp->q[hp->tail % QUEUE].p = p;
+	hp->q[hp->tail % QUEUE].n = n;
+	hp->tail++;
+	pthread_cond_broadcast(&hp->moved);
+	pthread_mutex_unlock(&hp->lock);
+}
+
+/* Wait until the first `upto` bytes pushed are hashed. */
+static void hashpipe_wait(struct hashpipe *hp, uint64_t upto)
+{
+	if (!hp->threaded)
+		return;
+	pthread_mutex_lock(&hp->lock);
+	while (hp->hashed < upto)
+		pthread_cond_wait(&hp->moved, &hp->lock);
+	pthread_mutex_unlock(&hp->lock);
+}
+
+/* Hash what is queued, stop the thread; the hash of everything pushed. */
+static uint64_t hashpipe_end(struct hashpipe *hp)
+{
+	if (!hp->on)
+		return 0;
+	if (hp->threaded) {
+		pthread_mutex_lock(&hp->lock);
+		hp->closing = true;
+		pthread_cond_broadcast(&hp->moved);
+		pthread_mutex_unlock(&hp->lock);
+		pthread_join(hp->thread, NULL);
+		pthread_cond_destroy(&hp->moved);
+		pthread_mutex_destroy(&hp->lock);
+		hp->threaded = false;
+	}
+	hp->on = false;
+	return ccob_hasher_end(&hp->h);
+}
+
+/* ---- where decoded bytes go ---- */
+
+/* Into one buffer of the declared size (whole), or through a ring of
+ * slots to a sink, or nowhere (only counted, and hashed if asked). */
+struct dec {
+	const struct ccob_header *h;
+	const struct ccob_limits *lim;
+	uint8_t *whole;
+	uint8_t *ring;
+	uint64_t slot_end[RING];	/* produced when each slot was filled */
+	unsigned slot;
+	ccob_sink sink;
+	void *ctx;
+	uint64_t produced;
+	struct hashpipe hash;
+};
+
+/* The next place to decode into, and its room.  A ring slot is reused
+ * only once the hasher is past what it held. */
+static uint8_t *window(struct dec *d, size_t *room)
+{
+	uint8_t *w;
+
+	if (d->whole) {
+		uint64_t left = d->h->raw_size - d->produced;
+
+		*room = left > UINT32_MAX ? UINT32_MAX : (size_t)left;
+		return d->whole + d->produced;
+	}
+	d->slot = (d->slot + 1) % RING;
+	hashpipe_wait(&d->hash, d->slot_end[d->slot]);
+	w = d->ring + (size_t)d->slot * SLOT;
+	*room = SLOT;
+	return w;
+}
+
+static int deliver(struct dec *d, const uint8_t *p, size_t n, struct err *e)
+{
+	if (!n)
+		return 0;
+	if (n > d->h->raw_size - d->produced)
+		return err_set(e, "decompresses to more than the %llu bytes its "
+			       "header declares",
+			       (unsigned long long)d->h->raw_size);
+	hashpipe_push(&d->hash, p, n);
+	d->produced += n;
+	if (!d->whole)
+		d->slot_end[d->slot] = d->produced;
+	return d->sink ? d->sink(d->ctx, p, n, e) : 0;
+}
+
+/* ---- the two codecs ---- */
+
+/* Whether the frame starting at p declares more than the room left: what
+ * zstd finds out itself when decoding into the whole buffer (a stable
+ * output is checked against each frame's content size as it starts),
+ * found out the same way for slots. */
+static bool frame_too_big(const uint8_t *p, size_t n, uint64_t room)
+{
+	ZSTD_frameHeader fh;
+
+	return ZSTD_getFrameHeader(&fh, p, n) == 0 &&
+	       fh.frameType != ZSTD_skippableFrame &&
+	       fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN &&
+	       fh.frameContentSize > room;
+}
+
+/* Every frame of src[0, end), skippable ones passed over, as LLVM reads
+ * it.  Into the whole buffer zstd decodes in place (a stable output, no
+ * window buffer of its own); into slots it keeps its window. */
+static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
+{
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { src, 0, 0 };
+	ZSTD_outBuffer out = { NULL, 0, 0 };
+	size_t r = 0, reported = 0;
+	bool frame_start = true;
+
+	if (!dc)
+		return err_set(e, "zstd: out of memory");
+	if (d->whole) {
+		ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
+		out = (ZSTD_outBuffer){ d->whole, (size_t)d->h->raw_size, 0 };
+	}
+	/* Any window LLVM's levels may choose. */
+	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+	for (;;) {
+		size_t before_in = in.pos, before_out, room;
+
+		if (!d->whole) {
+			out.dst = window(d, &room);
+			out.size = room;
+			out.pos = 0;
+		}
+		before_out = out.pos;
+		if (in.pos == in.size)
+			in.size = end - in.size > STEP ? in.size + STEP : end;
+		if (!d->whole && frame_start &&
+		    frame_too_big(src + in.pos, end - in.pos,
+				  d->h->raw_size - d->produced)) {
+			r = (size_t)-ZSTD_error_dstSize_tooSmall;
+			break;
+		}
+		r = ZSTD_decompressStream(dc, &out, &in);
+		if (ZSTD_isError(r))
+			break;
+		frame_start = !r;
+		if (deliver(d, (uint8_t *)out.dst + before_out,
+			    out.pos - before_out, e) < 0) {
+			ZSTD_freeDCtx(dc);
+			return -1;
+		}
+		/* As often as inflating whole reports, a step of input: a
+		 * stream's pieces would report far more often, and after the
+		 * last entry it handed over. */
+		if (d->lim->progress && (in.pos - reported >= STEP ||
+					 in.pos == end)) {
+			d->lim->progress(in.pos, end);
+			reported = in.pos;
+		}
+		/* All input read: done, or cut short (more output to come
+		 * only when this call filled its room). */
+		if (in.pos == end && (!r || out.pos < out.size))
+			break;
+		if (in.pos == before_in && out.pos == before_out)
+			break;		/* output full, input left */
+	}
+	ZSTD_freeDCtx(dc);
+	if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ||
+	    (!ZSTD_isError(r) && in.pos < end))
+		return err_set(e, "decompresses to more than the %llu bytes its "
+			       "header declares",
+			       (unsigned long long)d->h->raw_size);
+	if (ZSTD_isError(r))
+		return err_llvm(e, ERR_DECOMPRESS, "Could not decompress "
+				"embedded file contents: %s",
+				ZSTD_getErrorName(r));
+	if (r)
+		return err_set(e, "compressed data is cut short");
+	return 0;
+}
+
+/* One zlib stream from src (what follows it is not read); *consumed is
+ * where it ended. */
+static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
+		  size_t *consumed, struct err *e)
+{
+	z_stream zs;
+	size_t reported = 0;
+	int rc = Z_OK;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit(&zs) != Z_OK)
+		return err_set(e, "zlib: out of memory");
+	zs.next_in = (Bytef *)src;
+	for (;;) {
+		size_t in_left = avail - (size_t)((const uint8_t *)zs.next_in - src);
+		size_t room;
+		uint8_t *w = window(d, &room);
+
+		if (!zs.avail_in)
+			zs.avail_in = in_left > STEP ? STEP : (uInt)in_left;
+		zs.next_out = w;
+		zs.avail_out = (uInt)room;
+		rc = inflate(&zs, Z_NO_FLUSH);
+		if (deliver(d, w, room - zs.avail_out, e) < 0) {
+			inflateEnd(&zs);
+			return -1;
+		}
+		/* As often as inflating whole reports (see unzstd). */
+		if (d->lim->progress &&
+		    ((size_t)((const uint8_t *)zs.next_in - src) - reported >=
+		     STEP || rc != Z_OK)) {
+			reported = (size_t)((const uint8_t *)zs.next_in - src);
+			d->lim->progress(reported, avail);
+		}
+		if (rc == Z_BUF_ERROR && zs.avail_in == 0 &&
+		    (const uint8_t *)zs.next_in - src < (ptrdiff_t)avail)
+			rc = Z_OK;		/* just out of this step's input */
+		if (rc != Z_OK)
+			break;
+	}
+	*consumed = (size_t)((const uint8_t *)zs.next_in - src);
+	inflateEnd(&zs);
+	if (rc == Z_STREAM_END)
+		return 0;
+	/* No progress with input left: the room was all used. */
+	if (rc == Z_BUF_ERROR && *consumed < avail)
+		return err_set(e, "decompresses to more than the %llu bytes its "
+			       "header declares",
+			       (unsigned long long)d->h->raw_size);
+	if (rc == Z_BUF_ERROR)
+		return err_set(e, "compressed data is cut short");
+	return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
+			"contents: zlib error: %s", zlib_code(rc));
+}
+
+/* ---- where a CCOB ends ---- */
+
+/* Does a zstd frame, skippable or not, begin at p? */
+static bool zstd_magic(const uint8_t *p, size_t n)
+{
+	uint32_t m;
+
+	if (n < 4)
+		return false;
+	m = (uint32_t)get_le(p, 4);
+	return m == ZSTD_MAGICNUMBER ||
+	       (m & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
+}
+
+/* The length of the run of whole zstd frames (skippable ones included) at
+ * src; *on_mark says whether one of them ends exactly at mark. */
+static size_t zstd_run(const uint8_t *src, size_t avail, size_t mark,
+		       bool *on_mark)
+{
+	size_t pos = 0;
+
+	*on_mark = false;
+	while (pos < avail && zstd_magic(src + pos, avail - pos)) {
+		size_t n = ZSTD_findFrameCompressedSize(src + pos, avail - pos);
+
+		if (ZSTD_isError(n) || !n)
+			break;
+		pos += n;
+		if (pos == mark)
+			*on_mark = true;
+	}
+	return pos;
+}
+
+/* How many of the avail bytes after the header belong to a zstd CCOB,
+ * without decoding them.  LLVM 22 decodes everything after the header as
+ * zstd frames, one after another (ZSTD_decompress), and never reads the
+ * total size; so when the rest of the input is nothing but frames, all of
+ * it is the CCOB.  Otherwise a version 2 or 3 CCOB ends at its total size,
+ * when that is the end of one of its frames, and any other CCOB (version 1,
+ * or a total size that is not) at the end of the run of frames after its
+ * header: the next CCOB, zero padding or anything else begins where a
+ * frame could not.  Nothing is ever found by searching for "CCOB". */
+static size_t zstd_extent(const uint8_t *src, size_t avail,
+			  const struct ccob_header *h, size_t len)
+{
+	bool sized = h->version >= 2 && h->total_size > h->header_size &&
+		     h->total_size <= len;
+	size_t mark = sized ? (size_t)(h->total_size - h->header_size) : 0;
+	bool on_mark;
+	size_t run = zstd_run(src, avail, mark, &on_mark);
+
+	if (run == avail)
+		return avail;
+	if (sized && on_mark)
+		return mark;
+	/* Nothing decodable: all of it, and decoding says why not. */
+	return run ? run : avail;
+}
+
+/* A zlib CCOB is one stream, and LLVM ignores what follows it: a version 2
+ * or 3 CCOB runs to its total size when that is at or past the stream's
+ * end, any other to the stream's end. */
+static size_t zlib_extent(const struct ccob_header *h, size_t len,
+			  size_t stream)
+{
+	if (h->version >= 2 && h->total_size >= h->header_size + stream &&
+	    h->total_size <= len)
+		return (size_t)h->total_size - h->header_size;
+	return stream;
+}
+
+/* Whether h's declared size is within lim for avail compressed bytes. */
+static int believe(const struct ccob_header *h, size_t avail,
+		   const struct ccob_limits *lim, struct err *e)
+{
+	if (h->raw_size > lim->max_size)
+		return err_set(e, "header declares %llu uncompressed bytes, more "
+			       "than the limit of %llu",
+			       (unsigned long long)h->raw_size,
+			       (unsigned long long)lim->max_size);
+	if (h->raw_size / lim->max_ratio > avail + 64)
+		return err_set(e, "header declares %llu uncompressed bytes from "
+			       "%zu compressed ones, beyond a ratio of %llu:1",
+			       (unsigned long long)h->raw_size, avail,
+			       (unsigned long long)lim->max_ratio);
+	return 0;
+}
+
+/* ---- decompressing ---- */
+
+/* The one decoder both entry points share: d says where bytes go. */
+static int decode(struct dec *d, const uint8_t *buf, size_t len,
+		  size_t *used, struct err *e)
+{
+	const struct ccob_header *h = d->h;
+	const uint8_t *src = buf + h->header_size;
+	size_t avail = len - h->header_size, consumed = 0;
+
+	if (!avail && !h->raw_size) {
+		/* A header alone: LLVM reads it as an empty bundle. */
+	} else if (!avail) {
+		/* LLVM reads this as empty too, dropping what was declared. */
+		return err_set(e, "compressed data is missing: the header "
+			       "declares %llu bytes and nothing follows it",
+			       (unsigned long long)h->raw_size);
+	} else if (h->method == CCOB_ZSTD) {
+		bool unused;
+		size_t run;
+
+		consumed = zstd_extent(src, avail, h, len);
+		run = zstd_run(src, consumed, 0, &unused);
+		/* Bytes that are not frames: LLVM's message (its one-shot
+		 * call walks the frames first, as this does). */
+		if (run < consumed) {
+			size_t bad = ZSTD_findFrameCompressedSize(src + run,
+								  consumed - run);
+
+			if (!ZSTD_isError(bad))	/* a frame, just not whole */
+				bad = (size_t)-ZSTD_error_srcSize_wrong;
+			return err_llvm(e, ERR_DECOMPRESS, "Could not decompress "
+					"embedded file contents: %s",
+					ZSTD_getErrorName(bad));
+		}
+		if (unzstd(d, src, consumed, e) < 0)
+			return -1;
+	} else if (unzlib(d, src, avail, &consumed, e) < 0) {
+		return -1;
+	} else {
+		consumed = zlib_extent(h, len, consumed);
+	}
+	if (d->produced != h->raw_size)
+		return err_set(e, "decompresses to %llu bytes, but its header "
+			       "declares %llu", (unsigned long long)d->produced,
+			       (unsigned long long)h->raw_size);
+	*used = h->header_size + consumed;
+	return 0;
+}
+
+int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
+		    const struct ccob_limits *lim, uint8_t **out, size_t *used,
+		    uint64_t *hash, struct err *e)
+{
+	struct dec d = { .h = h, .lim = lim };
+	int rc;
+
+	*out = NULL;
+	if (believe(h, len - h->header_size, lim, e) < 0)
+		return -1;
+	d.whole = malloc(h->raw_size ? (size_t)h->raw_size : 1);
+	if (!d.whole)
+		return err_set(e, "out of memory for %llu uncompressed bytes",
+			       (unsigned long long)h->raw_size);
+	hashpipe_start(&d.hash, hash != NULL, h->raw_size);
+	rc = decode(&d, buf, len, used, e);
+	if (hash)
+		*hash = hashpipe_end(&d.hash);
+	if (rc < 0) {
+		free(d.whole);
+		return -1;
+	}
+	*out = d.whole;
+	return 0;
+}
+
+int ccob_decompress_stream(const uint8_t *buf, size_t len,
+			   const struct ccob_header *h,
+			   const struct ccob_limits *lim, ccob_sink sink,
+			   void *ctx, size_t *used, uint64_t *hash,
+			   struct err *e)
+{
+	struct dec d = { .h = h, .lim = lim, .sink = sink, .ctx = ctx };
+	uint64_t sum;
+	int rc;
+
+	if (believe(h, len - h->header_size, lim, e) < 0)
+		return -1;
+	if (!(d.ring = malloc((size_t)RING * SLOT)))
+		return err_set(e, "out of memory");
+	hashpipe_start(&d.hash, hash != NULL, h->raw_size);
+	rc = decode(&d, buf, len, used, e);
+	sum = hashpipe_end(&d.hash);
+	if (hash)
+		*hash = sum;
+	free(d.ring);
+	return rc;
+}
+
+int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
+		const struct ccob_limits *lim, uint64_t *size, struct err *e)
+{
+	size_t used;
+
+	if (h->method == CCOB_ZSTD) {
+		size_t avail = len - h->header_size;
+		size_t end = zstd_extent(buf + h->header_size, avail, h, len);
+		bool unused;
+
+		/* Cut short: say so by the size the header declares. */
+		if (h->version >= 2 && (h->total_size < h->header_size ||
+					h->total_size > len) && avail &&
+		    !zstd_run(buf + h->header_size, avail, 0, &unused))
+			return err_set(e, "CCOB total size %llu is not between "
+				       "its %zu-byte header and the %zu bytes "
+				       "left", (unsigned long long)h->total_size,
+				       h->header_size, len);
+		*size = h->header_size + end;
+		return 0;
+	}
+	/* A total size inside the stream is found out only by inflating it
+	 * (and then the stream's end counts, as LLVM reads it). */
+	if (h->version >= 2 && h->total_size >= h->header_size &&
+	    h->total_size <= len) {
+		*size = h->total_size;
+		return 0;
+	}
+	/* Only the stream itself tells where it ends: inflate it to no
+	 * sink, a slot at a time. */
+	if (ccob_decompress_stream(buf, len, h, lim, NULL, NULL, &used, NULL,
+				   e) < 0)
+		return -1;
+	*size = used;
+	return 0;
+}
+
+/* ---- a look inside without inflating everything ---- */
+
+int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
+	      uint8_t *out, size_t want, size_t *got, struct err *e)
+{
+	const uint8_t *src = buf + h->header_size;
+	size_t avail = len - h->header_size;
+
+	*got = 0;
+	if (want > h->raw_size)
+		want = (size_t)h->raw_size;
+	if (want > UINT32_MAX)
+		want = UINT32_MAX;	/* zlib counts in uInt */
+	if (!want || !avail)
+		return 0;
+	if (h->method == CCOB_ZSTD) {
+		ZSTD_DCtx *dc = ZSTD_createDCtx();
+		ZSTD_inBuffer in = { src, avail, 0 };
+		ZSTD_outBuffer o = { out, want, 0 };
+		size_t r = 0;
+		bool ended = false;
+
+		if (!dc)
+			return err_set(e, "zstd: out of memory");
+		/* Streaming into a small buffer, zstd allocates the window the
+		 * frame declares: refuse more than zstd's default limit (128
+		 * MiB, what LLVM's frames need at most) rather than let a
+		 * crafted header claim 2 GiB (found by the inspect fuzzer). */
+		ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax,
+				       ZSTD_WINDOWLOG_LIMIT_DEFAULT);
+		/* Frame after frame, skippable ones passed over, until a frame
+		 * ends where no other begins (the CCOB's end, as in
+		 * zstd_extent). */
+		while (o.pos < o.size && !ZSTD_isError(r)) {
+			size_t before_in = in.pos, before_out = o.pos;
+
+			if (ended && !zstd_magic(src + in.pos, avail - in.pos))
+				break;
+			r = ZSTD_decompressStream(dc, &o, &in);
+			ended = !r;
+			if (!ZSTD_isError(r) && in.pos == before_in &&
+			    o.pos == before_out)
+				break;		/* input gone */
+		}
+		ZSTD_freeDCtx(dc);
+		*got = o.pos;
+		if (ZSTD_isError(r))
+			return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
+				       "contents: %s", ZSTD_getErrorName(r));
+		return 0;
+	} else {
+		z_stream zs;
+		int rc = Z_OK;
+
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit(&zs) != Z_OK)
+			return err_set(e, "zlib: out of memory");
+		zs.next_in = (Bytef *)src;
+		zs.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
+		zs.next_out = out;
+		zs.avail_out = (uInt)want;
+		while (rc == Z_OK && zs.avail_out)
+			rc = inflate(&zs, Z_NO_FLUSH);
+		*got = want - zs.avail_out;
+		inflateEnd(&zs);
+		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+			return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
+				       "contents: zlib error: %s", zlib_code(rc));
+		return 0;
+	}
+}
