@@ -103,12 +103,10 @@ static int number_sections(struct copy *c,
 				return err_set(e, "more than one symbol table");
 			c->symtab = i;
 		}
-		if (s->type == SHT_SYMTAB_SHNDX && c->new_index[i]) {
-			if (c->xindex)
-				return err_set(e, "more than one table of "
-					       "extended section indices");
+		/* The last table is the symbol table's (llvm-objcopy's
+		 * SectionIndexTable); others stay, emptied (fill_sections). */
+		if (s->type == SHT_SYMTAB_SHNDX && c->new_index[i])
 			c->xindex = i;
-		}
 	}
 	/* llvm-objcopy drops the table of extended section indices unless a
 	 * symbol lives in a section numbered SHN_LORESERVE or more, and then
@@ -558,6 +556,10 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 			o->info = c->new_index[s->info];
 		if (i == c->symtab || is_reloc(s))
 			o->align = c->s.is64 ? 8 : 4;
+		/* A table of extended indices other than the symbol table's
+		 * is written empty, as llvm-objcopy 22 writes it. */
+		if (s->type == SHT_SYMTAB_SHNDX)
+			o->size = 0;
 		if (c->rebuilt[i]) {
 			struct strtab *t = &c->tabs[i];
 

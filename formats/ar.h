@@ -126,6 +126,8 @@ struct ar_new_member {
 	 * uid and gid modulo 10^6). */
 	int64_t mtime;
 	uint32_t uid, gid, mode;
+	/* What a COFF archive's symbol maps make of it (ar_symlist's). */
+	unsigned ec;
 };
 
 enum ar_write_flags {
@@ -142,6 +144,18 @@ struct ar_write_opts {
 	 * ar_sym64_threshold makes of $SYM64_THRESHOLD, as LLVM reads it. */
 	uint64_t sym64_threshold;
 	int64_t now;	/* the symbol table's date when not deterministic */
+	/* AR_GNU, or AR_COFF: LLVM's K_COFF, which llvm-ar picks when the
+	 * first member is a COFF object.  It differs from GNU in four ways:
+	 * a long name ends in a NUL, not "/\n"; a symbol defined by several
+	 * members is listed once, for the first; the symbol table is written
+	 * even when empty, without GNU's three-NUL filler; and a second "/"
+	 * member follows it, the symbol map (little-endian member count and
+	 * offsets, symbol count, 16-bit 1-based member indices and names in
+	 * byte order), and "/<ECSYMBOLS>/" after the long names when ARM64
+	 * and EC members meet (enum ar_ec).  More than 0xfffe members or no
+	 * symbol table give GNU, and offsets past the threshold (counted with
+	 * the maps) GNU with "/SYM64/", as in LLVM. */
+	enum ar_kind kind;
 };
 
 /* LLVM's reading of $SYM64_THRESHOLD: a decimal number that fits 64 bits;
@@ -160,16 +174,24 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
  * LLVM's writer decides by the member's magic: LLVM bitcode (plain or in
  * the 0x0B17C0DE wrapper) lists the global, defined, not format-specific
  * symbols of its IR symbol table; an ELF file those of its symbol table
- * (core/elfscan.h); other bytes are not symbolic.  Objects LLVM would read
- * in other formats (COFF, Mach-O, Wasm, XCOFF, GOFF, DXContainer) are
+ * (core/elfscan.h); a COFF object or PE image those of its (coff.h); other
+ * bytes are not symbolic.  Objects LLVM would read in other formats
+ * (Mach-O, Wasm, XCOFF, GOFF, DXContainer, COFF short import objects) are
  * refused rather than listed wrongly.  -1 for a member that is damaged;
  * AR_SYMBOLS_UNSUPPORTED for bitcode LLVM would read but this reader
  * cannot list (no IR symbol table: see bitcode.h). */
 enum { AR_SYMBOLS_UNSUPPORTED = -2 };
+/* For LLVM's ARM64EC symbol map: a COFF object of any ARM64 machine or
+ * Windows AArch64 bitcode (isAnyArm64COFF), and a COFF object of any
+ * machine but ARM64 or x86-64 or arm64ec bitcode (isECObject).  In a COFF
+ * archive with both kinds of member, the EC members' symbols go to the
+ * "/<ECSYMBOLS>/" member instead of the symbol table and map. */
+enum ar_ec { AR_EC_ARM64 = 1 << 0, AR_EC_OBJECT = 1 << 1 };
 struct ar_symlist {
 	char *syms;		/* names, each followed by a NUL */
 	size_t len, n, cap;
 	bool symbolic;
+	unsigned ec;		/* enum ar_ec */
 };
 int ar_member_symbols(const uint8_t *buf, size_t len, struct ar_symlist *l,
 		      struct err *e);

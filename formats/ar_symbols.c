@@ -1,8 +1,9 @@
 /* ar_symbols: what LLVM 22's archive writer lists in the symbol table for
  * one member.  It asks identify_magic what the bytes are and reads every
  * "symbolic file" (getSymbolicFile): bitcode through its IR symbol table,
- * ELF through its symbol table, other object formats through their
- * readers.  The first two are done here; the others are refused, since a
+ * ELF and COFF (objects, bigobj, PE images) through their symbol tables,
+ * other object formats through their readers.  The first three are done
+ * here; the others (and COFF short import objects) are refused, since a
  * table without their symbols would be silently wrong. */
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,9 @@
 #include "../core/elfscan.h"
 #include "ar.h"
 #include "bitcode.h"
+#include "coff.h"
 
-enum member_kind { OPAQUE, BITCODE, ELF, OTHER_OBJECT };
+enum member_kind { OPAQUE, BITCODE, ELF, COFF, OTHER_OBJECT };
 
 /* The start of a COFF bigobj header's UUID for cl.exe /GL objects, and
  * of a Windows resource file: neither is symbolic. */
@@ -58,15 +60,12 @@ static enum member_kind classify(const uint8_t *b, size_t len,
 		if (!memcmp(b, "\0\0\xff\xff", 4)) {
 			if (len >= 28 && !memcmp(b + 12, cl_gl_magic, 16))
 				return OPAQUE;
-			*what = "COFF";
-			return OTHER_OBJECT;
+			return COFF;	/* bigobj or short import */
 		}
 		if (len >= 16 && !memcmp(b, win_res_magic, 16))
 			return OPAQUE;
-		if (b[1] == 0) {
-			*what = "COFF";
-			return OTHER_OBJECT;
-		}
+		if (b[1] == 0)
+			return COFF;	/* machine unknown */
 		if (!memcmp(b, "\0asm", 4)) {
 			*what = "Wasm";
 			return OTHER_OBJECT;
@@ -101,7 +100,7 @@ static enum member_kind classify(const uint8_t *b, size_t len,
 			goto coff;
 		/* fall through */
 	case 0x90: case 0x68:
-		return b[1] == 0x02 ? (*what = "COFF", OTHER_OBJECT) : OPAQUE;
+		return b[1] == 0x02 ? COFF : OPAQUE;
 	case 'M':
 		if (b[1] == 'Z' && len >= 0x40) {
 			size_t off = (size_t)b[0x3c] | (size_t)b[0x3d] << 8 |
@@ -109,10 +108,8 @@ static enum member_kind classify(const uint8_t *b, size_t len,
 				     (size_t)b[0x3f] << 24;
 
 			if (off <= len && len - off >= 4 &&
-			    !memcmp(b + off, "PE\0\0", 4)) {
-				*what = "PE/COFF";
-				return OTHER_OBJECT;
-			}
+			    !memcmp(b + off, "PE\0\0", 4))
+				return COFF;
 		}
 		return OPAQUE;
 	case 0x64:
@@ -129,8 +126,7 @@ static enum member_kind classify(const uint8_t *b, size_t len,
 	}
 	return OPAQUE;
 coff:
-	*what = "COFF";
-	return OTHER_OBJECT;
+	return COFF;
 }
 
 _Static_assert((int)AR_SYMBOLS_UNSUPPORTED == (int)BITCODE_UNSUPPORTED,
@@ -171,15 +167,63 @@ nomem:
 	return -1;
 }
 
+enum {
+	MACHINE_ARM64 = 0xaa64, MACHINE_ARM64EC = 0xa641,
+	MACHINE_ARM64X = 0xa64e,
+};
+
+static unsigned coff_ec(const uint8_t *buf, size_t len)
+{
+	struct coff_header h;
+	struct err e;
+
+	if (coff_read_header(buf, len, &h, &e) < 0)
+		return 0;
+	return (h.machine == MACHINE_ARM64 || h.machine == MACHINE_ARM64EC ||
+		h.machine == MACHINE_ARM64X ? AR_EC_ARM64 : 0) |
+	       (h.machine != MACHINE_ARM64 ? AR_EC_OBJECT : 0);
+}
+
+/* The same of a bitcode member, by its triple's architecture and OS. */
+static unsigned bitcode_ec(const uint8_t *buf, size_t len)
+{
+	struct bitcode_symtab t;
+	struct err e;
+	const char *arch, *dash;
+	size_t n;
+	bool windows = false;
+
+	if (bitcode_symtab_open(&t, buf, len, &e) < 0 || !t.triple)
+		return 0;
+	arch = t.triple;
+	dash = memchr(arch, '-', t.triple_len);
+	n = dash ? (size_t)(dash - arch) : t.triple_len;
+	for (size_t i = 0; i + 5 <= t.triple_len; i++)
+		if ((i + 7 <= t.triple_len &&
+		     !memcmp(t.triple + i, "windows", 7)) ||
+		    !memcmp(t.triple + i, "win32", 5))
+			windows = true;
+#define IS(s) (n == sizeof(s) - 1 && !memcmp(arch, s, n))
+	if (IS("arm64ec"))
+		return AR_EC_OBJECT | (windows ? AR_EC_ARM64 : 0);
+	if (IS("x86_64") || IS("amd64") || IS("x86_64h"))
+		return AR_EC_OBJECT;
+	if (IS("aarch64") || IS("arm64"))
+		return windows ? AR_EC_ARM64 : 0;
+#undef IS
+	return 0;
+}
+
 int ar_member_symbols(const uint8_t *buf, size_t len, struct ar_symlist *l,
 		      struct err *e)
 {
 	struct collect c = { l, false };
+	enum member_kind kind;
 	const char *what = "";
 	int rc = 0;
 
 	memset(l, 0, sizeof(*l));
-	switch (classify(buf, len, &what)) {
+	switch ((kind = classify(buf, len, &what))) {
 	case OPAQUE:
 		return 0;
 	case BITCODE:
@@ -188,9 +232,12 @@ int ar_member_symbols(const uint8_t *buf, size_t len, struct ar_symlist *l,
 	case ELF:
 		rc = elfscan_symbols(buf, len, add_symbol, &c, e);
 		break;
+	case COFF:
+		rc = coff_archive_symbols(buf, len, add_symbol, &c, e);
+		break;
 	case OTHER_OBJECT:
 		return err_set(e, "the symbols of a %s object are not read "
-			       "here (only ELF and LLVM bitcode)", what);
+			       "here (only ELF, COFF and LLVM bitcode)", what);
 	}
 	if (rc) {
 		if (c.out_of_memory)
@@ -199,6 +246,8 @@ int ar_member_symbols(const uint8_t *buf, size_t len, struct ar_symlist *l,
 		return rc == AR_SYMBOLS_UNSUPPORTED ? rc : -1;
 	}
 	l->symbolic = true;
+	l->ec = kind == COFF ? coff_ec(buf, len) :
+		kind == BITCODE ? bitcode_ec(buf, len) : 0;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/bytes.h"
 #include "../core/strmap.h"
 #include "ar.h"
 
@@ -130,6 +131,203 @@ static void put_be(uint8_t *p, uint64_t v, unsigned n)
 		p[i] = (uint8_t)v;
 }
 
+/* One entry of a COFF archive's symbol map. */
+struct map_entry {
+	const char *name;
+	size_t len;
+	uint16_t member;	/* from 1 */
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct map_entry *x = a, *y = b;
+	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* A COFF archive's symbol map, or its EC map: each name once. */
+struct symmap {
+	struct strmap seen;	/* name -> index in e */
+	struct map_entry *e;
+	size_t n, cap;
+};
+
+/* Add name for member (from 1) unless present; with replace, a present
+ * name is given to member (std::map's operator[]).  1: added. */
+static int map_add(struct symmap *m, const char *name, size_t len,
+		   uint16_t member, bool replace)
+{
+	uint32_t b = strmap_find(&m->seen, name, len);
+	struct map_entry *more;
+
+	if (b < m->seen.nb) {
+		if (replace)
+			m->e[m->seen.b[b].value].member = member;
+		return 0;
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+
+		if (cap > SIZE_MAX / sizeof(*more) ||
+		    !(more = realloc(m->e, cap * sizeof(*more))))
+			return -1;
+		m->e = more;
+		m->cap = cap;
+	}
+	if (strmap_set(&m->seen, name, len, m->n) < 0)
+		return -1;
+	m->e[m->n++] = (struct map_entry){ name, len, member };
+	return 1;
+}
+
+/* The import library's descriptors, which LLVM also puts in the EC map. */
+static bool import_descriptor(const char *p, size_t len)
+{
+	static const char suffix[] = "_NULL_THUNK_DATA";
+	size_t sl = sizeof(suffix) - 1;
+
+	return (len >= 20 && !memcmp(p, "__IMPORT_DESCRIPTOR_", 20)) ||
+	       (len == 24 && !memcmp(p, "__NULL_IMPORT_DESCRIPTOR", 24)) ||
+	       (len >= sl && p[0] == 0x7f && !memcmp(p + len - sl, suffix, sl));
+}
+
+/* The symbols of the first table: GNU lists every member's; COFF each
+ * name once, for the first member defining it, and keeps the names for
+ * the map (sorted later); EC members' names go to the EC map instead
+ * when ARM64 and EC members meet.  kept[i]: member i's entries in the
+ * table. */
+static int table_symbols(const struct ar_new_member *m, size_t n, bool coff,
+			 struct bytes *names, uint64_t *kept,
+			 struct symmap *map, struct symmap *ec)
+{
+	unsigned seen_ec = 0;
+	bool use_ec;
+
+	for (size_t i = 0; i < n; i++)
+		seen_ec |= m[i].ec;
+	use_ec = coff && seen_ec == (AR_EC_ARM64 | AR_EC_OBJECT);
+	for (size_t i = 0; i < n; i++) {
+		const char *p = m[i].syms;
+		bool to_ec = use_ec && (m[i].ec & AR_EC_OBJECT);
+
+		kept[i] = 0;
+		if (!coff) {
+			kept[i] = m[i].nsyms;
+			if (append(names, m[i].syms, m[i].syms_len))
+				return -1;
+			continue;
+		}
+		for (size_t k = 0; k < m[i].nsyms; k++) {
+			size_t len = strlen(p);
+			int added = map_add(to_ec ? ec : map, p, len,
+					    (uint16_t)(i + 1), false);
+
+			if (added < 0)
+				return -1;
+			if (added && !to_ec) {
+				if (append(names, p, len + 1))
+					return -1;
+				kept[i]++;
+				if (use_ec && import_descriptor(p, len) &&
+				    map_add(ec, p, len, (uint16_t)(i + 1),
+					    true) < 0)
+					return -1;
+			}
+			p += len + 1;
+		}
+	}
+	if (map->n)
+		qsort(map->e, map->n, sizeof(*map->e), by_name);
+	if (ec->n)
+		qsort(ec->e, ec->n, sizeof(*ec->e), by_name);
+	return 0;
+}
+
+static void symmap_free(struct symmap *m)
+{
+	strmap_free(&m->seen);
+	free(m->e);
+}
+
+/* computeECSymbolsSize: count, indices and names, even. */
+static uint64_t ec_size(const struct symmap *ec)
+{
+	uint64_t size = 4;
+
+	for (size_t i = 0; i < ec->n; i++)
+		size += 2 + ec->e[i].len + 1;
+	return size + (size & 1);
+}
+
+/* The "/<ECSYMBOLS>/" member: like the map without the member offsets. */
+static int write_ec(struct bytes *b, const char *h, uint64_t size,
+		    const struct symmap *ec)
+{
+	size_t start;
+	uint8_t word[4];
+
+	if (append(b, h, AR_HEADER_LEN))
+		return -1;
+	start = b->len;
+	put_le(word, ec->n, 4);
+	if (append(b, word, 4))
+		return -1;
+	for (size_t i = 0; i < ec->n; i++) {
+		put_le(word, ec->e[i].member, 2);
+		if (append(b, word, 2))
+			return -1;
+	}
+	for (size_t i = 0; i < ec->n; i++)
+		if (append(b, ec->e[i].name, ec->e[i].len + 1))
+			return -1;
+	return b->len - start < size ? append(b, "", 1) : 0;
+}
+
+/* computeSymbolMapSize: counts, member offsets, indices and names, even. */
+static uint64_t map_size(uint64_t nmembers, const struct map_entry *map,
+			 size_t nmap)
+{
+	uint64_t size = 8 + 4 * nmembers;
+
+	for (size_t i = 0; i < nmap; i++)
+		size += 2 + map[i].len + 1;
+	return size + (size & 1);
+}
+
+/* The symbol map member, header included, appended to b. */
+static int write_map(struct bytes *b, const char *h, uint64_t size,
+		     const uint64_t *pos, size_t n, uint64_t headers,
+		     const struct map_entry *map, size_t nmap)
+{
+	size_t start;
+	uint8_t word[4];
+
+	if (append(b, h, AR_HEADER_LEN))
+		return -1;
+	start = b->len;
+	put_le(word, n, 4);
+	if (append(b, word, 4))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		put_le(word, headers + pos[i], 4);	/* 32 bits, as LLVM */
+		if (append(b, word, 4))
+			return -1;
+	}
+	put_le(word, nmap, 4);
+	if (append(b, word, 4))
+		return -1;
+	for (size_t i = 0; i < nmap; i++) {
+		put_le(word, map[i].member, 2);
+		if (append(b, word, 2))
+			return -1;
+	}
+	for (size_t i = 0; i < nmap; i++)
+		if (append(b, map[i].name, map[i].len + 1))
+			return -1;
+	return b->len - start < size ? append(b, "", 1) : 0;
+}
+
 /* computeSymbolTableSize for GNU: count, offsets, names, even length. */
 static uint64_t symtab_size(uint64_t nsyms, unsigned w, uint64_t names)
 {
@@ -151,6 +349,12 @@ struct layout {
 	struct bytes names;
 	uint64_t nsyms, sym_bytes;
 	bool symbolic;
+	/* LLVM's K_COFF (ar.h); the first table's names and each member's
+	 * count of them (COFF lists a name once), the symbol and EC maps. */
+	bool coff;
+	struct bytes symnames;
+	uint64_t *kept;
+	struct symmap map, ec;
 };
 
 /* Member i's name field: itself with a '/', or "/<offset>" into the
@@ -178,7 +382,7 @@ static int name_field(struct layout *l, size_t i, char *h)
 	} else if ((!l->thin && strmap_set(&l->seen, m->name, m->name_len,
 					   l->names.len) < 0) ||
 		   append(&l->names, m->name, m->name_len) ||
-		   append(&l->names, "/\n", 2)) {
+		   append(&l->names, l->coff ? "" : "/\n", l->coff ? 1 : 2)) {
 		return -1;
 	}
 	h[0] = '/';
@@ -212,8 +416,6 @@ static int lay_out(struct layout *l, struct err *e)
 		l->pos[i] = at;
 		at += AR_HEADER_LEN +
 		      (l->thin ? 0 : l->size[i] + (l->size[i] & 1));
-		l->nsyms += m->nsyms;
-		l->sym_bytes += m->syms_len;
 		l->symbolic |= m->symbolic;
 	}
 	return 0;
@@ -241,13 +443,12 @@ static int symbol_table(const struct layout *l, struct bytes *t,
 	 * SYM64_THRESHOLD to keep them past 4 GiB. */
 	for (size_t i = 0; i < l->n; i++) {
 		put_be(word, headers + l->pos[i], width);
-		for (size_t k = 0; k < l->m[i].nsyms; k++)
+		for (size_t k = 0; k < l->kept[i]; k++)
 			if (append(t, word, width))
 				return err_set(e, "out of memory");
 	}
-	for (size_t i = 0; i < l->n; i++)
-		if (append(t, l->m[i].syms, l->m[i].syms_len))
-			return err_set(e, "out of memory");
+	if (append(t, l->symnames.p, l->symnames.len))
+		return err_set(e, "out of memory");
 	/* A symbolic member without symbols still gets a table: LLVM fills
 	 * the names with three NULs (for old Solaris tools). */
 	if ((fill && append(t, filler, sizeof(filler))) ||
@@ -256,9 +457,10 @@ static int symbol_table(const struct layout *l, struct bytes *t,
 	return 0;
 }
 
-/* The magic, the symbol table, the long-name table, the members. */
+/* The magic, the symbol table (and COFF's map), the long-name table,
+ * COFF's EC map, the members. */
 static int write_out(struct wbuf *w, const struct layout *l,
-		     const struct bytes *symtab, struct err *e)
+		     const struct bytes *symtab, uint64_t now, struct err *e)
 {
 	static const uint8_t newline = '\n';
 	const struct bytes *names = &l->names;
@@ -277,6 +479,23 @@ static int write_out(struct wbuf *w, const struct layout *l,
 		if (put(w, h, sizeof(h), e) < 0 ||
 		    put(w, names->p, names->len, e) < 0 ||
 		    ((names->len & 1) && put(w, &newline, 1, e) < 0))
+			return -1;
+	}
+	if (l->ec.n) {
+		struct bytes b = { 0 };
+		uint64_t size = ec_size(&l->ec);
+		char h[AR_HEADER_LEN];
+		int rc;
+
+		memcpy(h, "/<ECSYMBOLS>/   ", 16);
+		if (!header_rest(h, l->det ? 0 : (int64_t)now, 0, 0, 0, size) ||
+		    write_ec(&b, h, size, &l->ec) < 0) {
+			free(b.p);
+			return err_set(e, "out of memory");
+		}
+		rc = put(w, b.p, b.len, e);
+		free(b.p);
+		if (rc < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < l->n; i++) {
@@ -303,18 +522,23 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 			    .det = opt->flags & AR_WRITE_DETERMINISTIC };
 	struct bytes symtab = { 0 };
 	struct wbuf *w = NULL;
-	uint64_t headers, strtab_member = 0;
+	uint64_t headers, strtab_member = 0, mapsize = 0, ecsize = 0;
 	unsigned width = 4;
-	bool fill;
+	bool fill, write_symtab, redo_gnu64 = false;
 	int rc = -1;
 
+	/* LLVM's K_COFF, unless its 16-bit member indices cannot count the
+	 * members or there is no symbol table. */
+	l.coff = opt->kind == AR_COFF && n <= 0xfffe && !l.thin &&
+		 (opt->flags & AR_WRITE_SYMTAB);
 	if (n > SIZE_MAX / AR_HEADER_LEN)
 		goto nomem;
 	l.hdr = malloc(n ? n * AR_HEADER_LEN : 1);
 	l.size = calloc(n ? n : 1, sizeof(*l.size));
 	l.pos = calloc(n ? n : 1, sizeof(*l.pos));
+	l.kept = calloc(n ? n : 1, sizeof(*l.kept));
 	w = malloc(sizeof(*w));
-	if (!l.hdr || !l.size || !l.pos || !w)
+	if (!l.hdr || !l.size || !l.pos || !l.kept || !w)
 		goto nomem;
 	w->o = o;
 	w->n = 0;
@@ -322,24 +546,63 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 		goto out;
 	if (l.names.len)
 		strtab_member = AR_HEADER_LEN + l.names.len + (l.names.len & 1);
-	fill = !l.sym_bytes && l.symbolic;
+	if ((opt->flags & AR_WRITE_SYMTAB) &&
+	    table_symbols(m, n, l.coff, &l.symnames, l.kept, &l.map,
+			  &l.ec) < 0)
+		goto nomem;
+	for (size_t i = 0; i < n; i++)
+		l.nsyms += l.kept[i];
+	l.sym_bytes = l.symnames.len;
+	/* COFF writes its table, empty or not, without GNU's filler. */
+	fill = !l.sym_bytes && l.symbolic && !l.coff;
 	if (fill)
 		l.sym_bytes = 3;
+	write_symtab = (opt->flags & AR_WRITE_SYMTAB) &&
+		       (l.sym_bytes || l.coff);
+	if (l.coff)
+		mapsize = map_size(n, l.map.e, l.map.n);
+	if (l.ec.n)
+		ecsize = ec_size(&l.ec);
 
 	/* 32-bit offsets unless the last member header would start at or
-	 * past the threshold: then "/SYM64/" and 64-bit ones. */
+	 * past the threshold: then "/SYM64/" and 64-bit ones.  A COFF
+	 * archive that crosses it is written again as GNU with "/SYM64/"
+	 * (measured: GNU names and symbols, even where GNU's own 32-bit
+	 * table would fit). */
 	headers = AR_MAGIC_LEN + AR_HEADER_LEN +
-		  symtab_size(l.nsyms, 4, l.sym_bytes) + strtab_member;
+		  symtab_size(l.nsyms, 4, l.sym_bytes) + strtab_member +
+		  (l.coff ? AR_HEADER_LEN + mapsize : 0) +
+		  (l.ec.n ? AR_HEADER_LEN + ecsize : 0);
 	if ((opt->flags & AR_WRITE_SYMTAB) &&
 	    headers + (n ? l.pos[n - 1] : 0) >= opt->sym64_threshold) {
+		/* (Measured: only an EC map with symbols in it.) */
+		if (l.ec.n) {
+			err_set(e, "Archive is too large: ARM64X does not "
+				"support archives larger than 4GB");
+			goto out;
+		}
+		if (l.coff) {
+			redo_gnu64 = true;
+			rc = 0;
+			goto out;
+		}
 		width = 8;
 		headers = AR_MAGIC_LEN + AR_HEADER_LEN +
 			  symtab_size(l.nsyms, 8, l.sym_bytes) + strtab_member;
 	}
-	if ((opt->flags & AR_WRITE_SYMTAB) && l.sym_bytes &&
+	if (write_symtab &&
 	    symbol_table(&l, &symtab, width, headers, fill, opt->now, e) < 0)
 		goto out;
-	rc = write_out(w, &l, &symtab, e);
+	if (write_symtab && l.coff) {
+		char h[AR_HEADER_LEN];
+
+		memcpy(h, "/               ", 16);
+		header_rest(h, l.det ? 0 : opt->now, 0, 0, 0, mapsize);
+		if (write_map(&symtab, h, mapsize, l.pos, n, headers, l.map.e,
+			      l.map.n) < 0)
+			goto nomem;
+	}
+	rc = write_out(w, &l, &symtab, (uint64_t)opt->now, e);
 	goto out;
 
 nomem:
@@ -347,10 +610,21 @@ nomem:
 out:
 	strmap_free(&l.seen);
 	free(l.names.p);
+	free(l.symnames.p);
+	free(l.kept);
+	symmap_free(&l.map);
+	symmap_free(&l.ec);
 	free(symtab.p);
 	free(l.hdr);
 	free(l.size);
 	free(l.pos);
 	free(w);
+	if (redo_gnu64) {
+		struct ar_write_opts gnu = *opt;
+
+		gnu.kind = AR_GNU;
+		gnu.sym64_threshold = 0;
+		return ar_write(o, m, n, &gnu, e);
+	}
 	return rc;
 }

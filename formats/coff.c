@@ -258,3 +258,101 @@ bool coff_is_object(const uint8_t *buf, size_t len)
 	       coff_sections(buf, len, want_none, NULL, NULL, &machine,
 			     &bigobj, &e) == 0;
 }
+
+/* Storage classes and the weak-external search LLVM's symbol flags look
+ * at (COFFObjectFile::getSymbolFlags). */
+enum {
+	SYM_CLASS_EXTERNAL = 2, SYM_CLASS_STATIC = 3, SYM_CLASS_FILE = 103,
+	SYM_CLASS_WEAK_EXTERNAL = 105, WEAK_SEARCH_ALIAS = 3,
+	SYM_ABSOLUTE = -1, SYM_UNDEFINED = 0,
+};
+
+/* The section number as LLVM widens it: 16-bit numbers above 0xfeff are
+ * the negative reserved ones. */
+static int32_t symbol_section(const uint8_t *s, bool big)
+{
+	if (big)
+		return (int32_t)(uint32_t)get_le(s + 12, 4);
+	return (int32_t)(int16_t)(uint16_t)get_le(s + 12, 2);
+}
+
+/* isArchiveSymbol for a COFF symbol: global (external or weak external),
+ * defined, not a file record or section definition. */
+static bool archive_symbol(const uint8_t *s, bool big, const uint8_t *aux,
+			   unsigned naux)
+{
+	unsigned sclass = s[big ? 18 : 16];
+	int32_t section = symbol_section(s, big);
+	uint32_t value = (uint32_t)get_le(s + 8, 4);
+
+	if (sclass != SYM_CLASS_EXTERNAL && sclass != SYM_CLASS_WEAK_EXTERNAL)
+		return false;
+	/* A weak external is undefined unless it searches an alias. */
+	if (sclass == SYM_CLASS_WEAK_EXTERNAL && naux &&
+	    get_le(aux + 4, 4) != WEAK_SEARCH_ALIAS)
+		return false;
+	/* C++/CLI's absolute externals carry a section definition. */
+	if (sclass == SYM_CLASS_EXTERNAL && section == SYM_ABSOLUTE && naux)
+		return false;
+	return !(sclass == SYM_CLASS_EXTERNAL && section == SYM_UNDEFINED &&
+		 value == 0);
+}
+
+int coff_archive_symbols(const uint8_t *buf, size_t len,
+			 coff_symbol_fn *each, void *ctx, struct err *e)
+{
+	struct coff_header h;
+	uint64_t end;
+	int rc;
+
+	if (coff_read_header(buf, len, &h, e) < 0)
+		return -1;
+	if (h.import_library)
+		return err_set(e, "COFF short import objects are not read here");
+	if (!h.symtab) {
+		if (h.nsym)
+			return err_set(e, "symbol table pointer is 0 but number "
+				       "of symbols is nonzero");
+		return 0;
+	}
+	/* LLVM drops the symbols of a table (or string table) it cannot
+	 * read, and goes on. */
+	if (h.symtab > len || h.nsym > (len - h.symtab) / h.symsize ||
+	    !h.strtab_size)
+		return 0;
+	end = h.symtab + h.nsym * h.symsize;
+	for (uint64_t at = h.symtab; at < end;) {
+		const uint8_t *s = buf + at;
+		unsigned naux = s[h.symsize - 1];
+		const uint8_t *aux = naux && end - at >= 2u * h.symsize
+				     ? s + h.symsize : NULL;
+		const char *name = (const char *)s;
+		size_t name_len;
+
+		if (archive_symbol(s, h.bigobj, aux, aux ? naux : 0)) {
+			if (!get_le(s, 4)) {
+				uint64_t off = get_le(s + 4, 4);
+
+				if (h.strtab_size <= 4)
+					return err_set(e, "string table empty");
+				if (off >= h.strtab_size)
+					return err_set(e, "COFF symbol name "
+						       "offset %llu is past the "
+						       "string table",
+						       (unsigned long long)off);
+				name = (const char *)buf + h.strtab_at + off;
+				name_len = strlen(name); /* the table ends in NUL */
+			} else {
+				/* All eight bytes unless the last is NUL. */
+				name_len = s[7] ? 8 : strlen(name);
+			}
+			if ((rc = each(ctx, name, name_len)) != 0)
+				return rc;
+		}
+		/* A symbol's records past the table's end end the walk. */
+		if ((uint64_t)naux + 1 > (end - at) / h.symsize)
+			break;
+		at += ((uint64_t)naux + 1) * h.symsize;
+	}
+	return 0;
+}

@@ -70,6 +70,17 @@ const char *coff_llvm_name_error(const uint8_t *buf, size_t len);
  * section table whose section names all resolve. */
 bool coff_is_object(const uint8_t *buf, size_t len);
 
+/* The symbols LLVM 22's archive writer lists for a COFF object or image
+ * (isArchiveSymbol over COFFObjectFile's symbols), in table order: global,
+ * defined (an alias-searching weak external counts), neither a file record
+ * nor a section definition.  A symbol table or string table LLVM cannot
+ * read gives no symbols, as in LLVM; a name outside the string table is an
+ * error.  each returns 0 to go on; anything else stops the walk and is
+ * returned.  Short import objects are refused. */
+typedef int coff_symbol_fn(void *ctx, const char *name, size_t len);
+int coff_archive_symbols(const uint8_t *buf, size_t len,
+			 coff_symbol_fn *each, void *ctx, struct err *e);
+
 /* LLVM 22 reads offload binaries from every section whose name starts
  * with this, COFF having no section types. */
 #define COFF_OFFLOADING_PREFIX ".llvm.offloading"

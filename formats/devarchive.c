@@ -348,6 +348,7 @@ int devarchive_write(struct io_out *o, const struct devarchive_member *m,
 			.piece = &piece[i], .npieces = 1,
 			.symbolic = syms[i].symbolic, .syms = syms[i].syms,
 			.syms_len = syms[i].len, .nsyms = syms[i].n,
+			.ec = syms[i].ec,
 		};
 	}
 	rc = ar_write(o, am, n, &opt, e);

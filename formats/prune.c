@@ -1,13 +1,17 @@
 /* prune: device code taken out of a build artefact; see prune.h.  The
  * files: ELF objects, executables and libraries, archives, the plan and
  * its writing (containers: prune_containers.c). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ar.h"
 #include "bundle.h"
+#include "coff.h"
+#include "coffcopy.h"
 #include "package.h"
 #include "prune_impl.h"
 #include "nvfatbin.h"
@@ -26,22 +30,6 @@ static bool is_dropped_section(void *ctx, const char *name, size_t len)
 		    !memcmp(plan->drop_sections[i], name, len))
 			return true;
 	return false;
-}
-
-static int drop_section(struct prune_plan *plan, const char *name, size_t len,
-			struct err *e)
-{
-	char **grown = realloc(plan->drop_sections,
-			       (plan->ndrop + 1) * sizeof(*grown));
-
-	if (!grown)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
-	plan->drop_sections = grown;
-	grown[plan->ndrop] = strndup(name, len);
-	if (!grown[plan->ndrop])
-		return err_code_set(e, ERR_NOMEM, "out of memory");
-	plan->ndrop++;
-	return 0;
 }
 
 /* A relocatable object's .llvm.offloading, written again with the kept
@@ -90,7 +78,7 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 	add.content.old_size = size;
 	p->plan->size_after -= size - add.content.new_size;
 	grown[p->plan->nadd++] = add;
-	return drop_section(p->plan, sec->name, sec->name_len, p->e);
+	return prune_drop_section(p->plan, sec->name, sec->name_len, p->e);
 }
 
 /* An object bundle: one __CLANG_OFFLOAD_BUNDLE__<id> section per entry. */
@@ -111,7 +99,8 @@ static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 			*device_after += !pe.sel.host;
 			continue;
 		}
-		if (drop_section(p->plan, sec->name, sec->name_len, p->e) < 0)
+		if (prune_drop_section(p->plan, sec->name, sec->name_len,
+				       p->e) < 0)
 			return -1;
 		p->plan->size_after -= sec->size;
 	}
@@ -250,9 +239,11 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 	if (r.thin)
 		return err_set(p->e, "a thin archive's members are other "
 			       "files: prune those");
-	if (r.kind != AR_GNU && r.kind != AR_GNU64)
-		return err_set(p->e, "only GNU archives are pruned (this one "
-			       "is BSD, Darwin or COFF)");
+	if (r.kind != AR_GNU && r.kind != AR_GNU64 && r.kind != AR_COFF)
+		return err_set(p->e, "only GNU and COFF archives are pruned "
+			       "(this one is BSD or Darwin)");
+	/* Written again as llvm-ar writes an archive of its kind. */
+	top->ar_kind = r.kind == AR_COFF ? AR_COFF : AR_GNU;
 	top->symtab = r.symtab_len > 0;
 	top->symtab_mtime = symtab_date(&r);
 	while ((more = ar_next(&r, &m, p->e)) == 1) {
@@ -339,6 +330,13 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 		int rc = prune_elf(p, buf, len);
 
 		/* A member without device code (a host object) stays. */
+		if (rc < 0 && member && p->e->code == ERR_NOTHING)
+			return 0;
+		return rc;
+	}
+	if (coff_is_image(buf, len) || coff_is_object(buf, len)) {
+		int rc = prune_coff(p, buf, len);
+
 		if (rc < 0 && member && p->e->code == ERR_NOTHING)
 			return 0;
 		return rc;
@@ -577,8 +575,12 @@ static int write_sections(const uint8_t *buf, size_t len,
 			.flags = ps->flags, .align = ps->align,
 		};
 	}
-	rc = elfcopy_write(buf, len, is_dropped_section, (void *)plan, add,
-			   plan->nadd, out, e);
+	/* COFF objects: bundle sections only, none added. */
+	rc = elfscan_is_elf(buf, len)
+	     ? elfcopy_write(buf, len, is_dropped_section, (void *)plan, add,
+			     plan->nadd, out, e)
+	     : coffcopy_write(buf, len, is_dropped_section, (void *)plan,
+			      NULL, 0, out, e);
 out:
 	for (size_t i = 0; bytes && i < plan->nadd; i++)
 		free(bytes[i].p);
@@ -643,6 +645,7 @@ static int write_archive(const struct io_in *in, struct prune_plan *plan,
 		.flags = plan->symtab ? AR_WRITE_SYMTAB : 0,
 		.sym64_threshold = AR_SYM64_THRESHOLD,
 		.now = (int64_t)plan->symtab_mtime,
+		.kind = (enum ar_kind)plan->ar_kind,
 	};
 	int rc = -1;
 
@@ -669,7 +672,7 @@ static int write_archive(const struct io_in *in, struct prune_plan *plan,
 			.symbolic = syms[i].symbolic, .syms = syms[i].syms,
 			.syms_len = syms[i].len, .nsyms = syms[i].n,
 			.mtime = pm->mtime, .uid = pm->uid, .gid = pm->gid,
-			.mode = pm->mode,
+			.mode = pm->mode, .ec = syms[i].ec,
 		};
 	}
 	rc = ar_write(out, nm, n, &opt, e);
@@ -764,12 +767,46 @@ static int write_plan(const struct io_in *in, struct prune_plan *plan,
 	return write_range(in, plan, pos, in->len, out, e);
 }
 
+/* The PE checksum of what was written (16-bit words summed with their
+ * carries folded, the field itself left out, plus the file's length),
+ * put in its field. */
+static int pe_checksum(struct io_out *out, uint64_t at, struct err *e)
+{
+	uint8_t b[1 << 16], word[4];
+	uint64_t sum = 0, pos = 0;
+	ssize_t got;
+
+	while ((got = pread(out->fd, b, sizeof(b), (off_t)pos)) > 0) {
+		for (ssize_t i = 0; i < got; i += 2) {
+			uint64_t off = pos + (uint64_t)i;
+			uint32_t w = b[i] | (i + 1 < got ? b[i + 1] << 8 : 0);
+
+			if (off >= at && off < at + 4)
+				continue;
+			sum += w;
+			sum = (sum & 0xffff) + (sum >> 16);
+		}
+		pos += (uint64_t)got;
+	}
+	if (got < 0)
+		return err_set(e, "cannot read back '%s' for its "
+				    "PE checksum: %s", out->path,
+				    strerror(errno));
+	sum = (sum & 0xffff) + (sum >> 16);
+	put_le(word, (uint32_t)(sum + pos), 4);
+	if (pwrite(out->fd, word, 4, (off_t)at) != 4)
+		return err_set(e, "cannot write the PE checksum "
+				    "of '%s': %s", out->path, strerror(errno));
+	return 0;
+}
+
 int prune_write(const struct io_in *in, struct prune_plan *plan,
 		struct io_out *out, struct err *e)
 {
 	struct stat st;
 
-	if (write_plan(in, plan, out, e) < 0 || io_out_flush(out, e) < 0)
+	if (write_plan(in, plan, out, e) < 0 || io_out_flush(out, e) < 0 ||
+	    (plan->pe_checksum && pe_checksum(out, plan->pe_checksum, e) < 0))
 		return -1;
 	/* What was written, where it can be seen (not on a pipe). */
 	if (fstat(out->fd, &st) == 0 && S_ISREG(st.st_mode))

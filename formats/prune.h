@@ -128,6 +128,11 @@ struct prune_plan {
 	/* A linked file made smaller: the freed ranges cut out, the
 	 * headers written anew (shrink.n edits); or why not (shrink.why). */
 	struct elf_shrink shrink;
+	/* A PE image whose CheckSum is set: its offset, recomputed once
+	 * written (0: none). */
+	uint64_t pe_checksum;
+	/* An archive written again: LLVM's COFF format (AR_COFF) or GNU. */
+	int ar_kind;
 };
 
 struct prune_member {

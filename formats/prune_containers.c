@@ -700,3 +700,19 @@ fail:
 	}
 }
 
+/* Shared by ELF and COFF objects (prune.c, prune_coff.c). */
+int prune_drop_section(struct prune_plan *plan, const char *name, size_t len,
+		       struct err *e)
+{
+	char **grown = realloc(plan->drop_sections,
+			       (plan->ndrop + 1) * sizeof(*grown));
+
+	if (!grown)
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	plan->drop_sections = grown;
+	grown[plan->ndrop] = strndup(name, len);
+	if (!grown[plan->ndrop])
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	plan->ndrop++;
+	return 0;
+}

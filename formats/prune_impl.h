@@ -40,6 +40,11 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		   uint64_t base, struct prune_patch *pt);
 
+/* Record that the object's section name goes (object bundles). */
+int prune_drop_section(struct prune_plan *plan, const char *name, size_t len,
+		       struct err *e);
+/* A COFF object or PE image (prune_coff.c). */
+int prune_coff(struct pruner *p, const uint8_t *buf, size_t len);
 /* The packages of a linked program's .llvm.offloading (section i): the
  * OpenMP runtime's image table made to list the kept images alone, the
  * dropped packages zeroed in place (prune_omp.c). */

@@ -11,11 +11,12 @@
  *   ar_test bcsyms FILE          every IR symbol with its flags
  *   ar_test validate FILE...     ar_validate: "ok" or the error
  *   ar_test bcvalidate FILE...   bitcode_validate
- *   ar_test write [-S] [-U] [-T] OUT FILE...
+ *   ar_test write [-S] [-U] [-T] [-C] OUT FILE...
  *                                an archive as `llvm-ar rc[S]{D|U}[T]
  *                                --format=gnu OUT FILE...` writes it (member
  *                                names are base names, or the paths as given
- *                                with -T); $SYM64_THRESHOLD as LLVM reads it
+ *                                with -T; -C: --format=coff); $SYM64_THRESHOLD
+ *                                as LLVM reads it
  *   ar_test extract ARCHIVE      each member's bytes to stdout, in order
  *   ar_test bigmember OUT        try a member of 10^10 bytes (from one
  *                                buffer, repeated): refused before writing
@@ -23,7 +24,7 @@
  *                                read IN with ar_open/ar_next and write its
  *                                members (names, data, attributes) with
  *                                ar_write: LLVM's own archives come back
- *                                byte for byte
+ *                                byte for byte (a COFF archive as COFF)
  *
  * Errors print "ar_test: <file>: <message>" and exit 1. */
 #define _POSIX_C_SOURCE 200809L
@@ -254,7 +255,7 @@ static int extract(const char *path)
 static int write_archive(int argc, char **argv)
 {
 	struct ar_write_opts opt = { AR_WRITE_SYMTAB | AR_WRITE_DETERMINISTIC,
-				     0, 0 };
+				     0, 0, AR_GNU };
 	struct ar_new_member *m;
 	struct ar_piece *piece;
 	struct ar_symlist *sym;
@@ -271,6 +272,8 @@ static int write_archive(int argc, char **argv)
 			opt.flags &= ~(unsigned)AR_WRITE_DETERMINISTIC;
 		else if (!strcmp(argv[i], "-T"))
 			opt.flags |= AR_WRITE_THIN;
+		else if (!strcmp(argv[i], "-C"))
+			opt.kind = AR_COFF;
 	}
 	if (i >= argc) {
 		fprintf(stderr, "ar_test: write: no output\n");
@@ -311,6 +314,7 @@ static int write_archive(int argc, char **argv)
 		m[k].syms = sym[k].syms;
 		m[k].syms_len = sym[k].len;
 		m[k].nsyms = sym[k].n;
+		m[k].ec = sym[k].ec;
 		if (stat(file, &st) == 0) {
 			m[k].mtime = (int64_t)st.st_mtime;
 			m[k].uid = (uint32_t)st.st_uid;
@@ -350,10 +354,10 @@ static int bigmember(const char *path)
 	static const uint8_t block[1 << 20];
 	enum { PIECES = 9537 };	/* 9537 MiB: just past 9999999999 bytes */
 	struct ar_write_opts opt = { AR_WRITE_SYMTAB | AR_WRITE_DETERMINISTIC,
-				     AR_SYM64_THRESHOLD, 0 };
+				     AR_SYM64_THRESHOLD, 0, AR_GNU };
 	struct ar_piece *piece = calloc(PIECES, sizeof(*piece));
 	struct ar_new_member m = { "big", 3, piece, PIECES, false, NULL, 0, 0,
-				   0, 0, 0, 0 };
+				   0, 0, 0, 0, 0 };
 	struct io_out out;
 	struct err e;
 	int status = 1;
@@ -375,7 +379,7 @@ static int bigmember(const char *path)
 static int copy(int argc, char **argv)
 {
 	struct ar_write_opts opt = { AR_WRITE_SYMTAB | AR_WRITE_DETERMINISTIC,
-				     0, 0 };
+				     0, 0, AR_GNU };
 	struct ar_new_member *m = NULL;
 	struct ar_piece *piece = NULL;
 	struct ar_symlist *sym = NULL;
@@ -405,6 +409,8 @@ static int copy(int argc, char **argv)
 		io_in_close(&in);
 		return fail(argv[i], &e);
 	}
+	if (r.kind == AR_COFF)
+		opt.kind = AR_COFF;
 	cap = in.len / AR_HEADER_LEN + 1;
 	m = calloc(cap, sizeof(*m));
 	piece = calloc(cap, sizeof(*piece));
@@ -431,7 +437,7 @@ static int copy(int argc, char **argv)
 		m[n] = (struct ar_new_member){
 			am.name, am.name_len, &piece[n], 1, sym[n].symbolic,
 			sym[n].syms, sym[n].len, sym[n].n, (int64_t)a.mtime,
-			a.uid, a.gid, a.mode,
+			a.uid, a.gid, a.mode, sym[n].ec,
 		};
 		n++;
 	}

@@ -162,7 +162,8 @@ write("elf-shndx.o",
              (b".data", SHT_PROGBITS, 3, b"data", 4), HOST_SEC, DEV_SEC]))
 
 
-# Two tables of extended section indices for one symbol table, and a symbol
+# Two tables of extended section indices for one symbol table (LLVM 22
+# accepts it, keeping the first emptied; so do we), and a symbol
 # whose section index is in such a table when there is none.
 write("elf-two-shndx.o",
       elf64([STRTAB, SYMSTR, symtab(),

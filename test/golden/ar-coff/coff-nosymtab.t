@@ -1,0 +1,2 @@
+msvc.obj
+opaque.txt

@@ -1,0 +1,2 @@
+opaque.txt
+msvc.obj

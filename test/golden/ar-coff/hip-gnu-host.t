@@ -1,0 +1,1 @@
+main-host-x86_64-pc-windows-msvc-main.obj

@@ -1,0 +1,2 @@
+kernel-mingw.obj
+main.obj

@@ -1,0 +1,2 @@
+kernel.obj
+main.obj

@@ -1,0 +1,1 @@
+dup-nolib.obj
