@@ -363,8 +363,8 @@ static uint64_t streamed_from, streamed_done;
  * are let go once, to come back as the decoder reaches them. */
 static void stream_progress(uint64_t done, uint64_t total)
 {
-	io_in_done_with(streamed_in, streamed_from + (streamed_done ? 0 : done),
-			streamed_from + (streamed_done ? done : total));
+	io_in_hint(streamed_in, streamed_from + (streamed_done ? 0 : done),
+		   streamed_from + (streamed_done ? done : total), IO_IN_DONE);
 	streamed_done = done ? done : 1;
 }
 

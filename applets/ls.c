@@ -62,6 +62,17 @@ static int keep(void *ctx, const struct inspect_node *n)
 	struct row *r;
 	char *p;
 
+	if (n->update) {
+		/* A streamed CCOB's hash, known after its entries. */
+		for (size_t i = rs->n; i-- > 0;)
+			if (rs->v[i].n.kind == INSPECT_CONTAINER &&
+			    rs->v[i].n.number == n->number) {
+				rs->v[i].n.hash = n->hash;
+				rs->v[i].n.computed_hash = n->computed_hash;
+				break;
+			}
+		return 0;
+	}
 	if (n->kind == INSPECT_ENTRY && !ls_wanted(rs, n)) {
 		/* Its container counts the entries listed. */
 		for (size_t i = rs->n; i-- > 0;)
@@ -596,6 +607,14 @@ static uint64_t next_data(const void *in, uint64_t off)
 	return io_in_next_data(in, off);
 }
 
+static void reading(const void *in, uint64_t off, uint64_t len, bool start)
+{
+	/* Done: the range's pages go, and it is sparse again as the rest. */
+	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
+	if (!start)
+		io_in_hint(in, off, off + len, IO_IN_SPARSE);
+}
+
 /* A directory among the files named (a shell glob's, say) is listed as
  * one and is no error; ls reads files, it does not search directories. */
 static int list_directory(struct options *o, const char *path)
@@ -640,8 +659,12 @@ static int list_one(struct options *o, const char *path)
 			return list_directory(o, path);
 		return applet_fail_err("ls", "cannot read", path, 0, &e);
 	}
-	if (!o->walk.inflate)
-		io_in_sparse(&in);
+	/* Headers are read where they are; what the walk inflates (CCOBs,
+	 * NVIDIA entries) is read ahead, and let go of after. */
+	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
+	walk.reading = reading;
+	/* A CCOB's code objects are read one at a time as it inflates. */
+	walk.stream = true;
 	walk.next_data = next_data;
 	walk.data_ctx = &in;
 	if (walk.inflate && progress_on()) {

@@ -14,6 +14,7 @@ void progress_init(const char *applet, bool quiet)
 {
 	who = applet;
 	on = !quiet && isatty(2);
+	clock_gettime(CLOCK_MONOTONIC, &last);
 }
 
 bool progress_on(void)
@@ -25,6 +26,7 @@ void progress_name(const char *name)
 {
 	what = name;
 	last_percent = -1;
+	clock_gettime(CLOCK_MONOTONIC, &last);
 }
 
 void progress_show(uint64_t done, uint64_t total)
@@ -35,7 +37,9 @@ void progress_show(uint64_t done, uint64_t total)
 	if (!on || percent == last_percent)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (shown && percent < 100 &&
+	/* A quarter of a second between lines, and before the first: work
+	 * that ends sooner shows only its 100%. */
+	if (percent < 100 &&
 	    (now.tv_sec - last.tv_sec) * 1000000000L +
 	    (now.tv_nsec - last.tv_nsec) < 250000000L)
 		return;

@@ -13,8 +13,10 @@ void progress_init(const char *applet, bool quiet);
 bool progress_on(void);
 /* What the line is about (a file name; kept, not copied). */
 void progress_name(const char *name);
-/* done of total: "offload <applet>: <name>: NN%".  The first call and
- * the one at 100% are always shown, the others at most 4 times a second. */
+/* done of total: "offload <applet>: <name>: NN%".  The one at 100% is
+ * always shown, the others at most 4 times a second, the first a quarter
+ * of a second after progress_init or progress_name (a short job shows
+ * only its 100%). */
 void progress_show(uint64_t done, uint64_t total);
 /* Wipe the line, if one was shown. */
 void progress_end(void);

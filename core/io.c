@@ -1044,29 +1044,39 @@ void io_out_discard(struct io_out *o)
 	release(o, true);
 }
 
-void io_in_sparse(const struct io_in *in)
-{
-	/* The kernel reads ahead around each page fault of a mapping (8 MiB
-	 * on some disks): for a few headers in a large file that is most of
-	 * the file read for nothing. */
-	if (in->map && in->len)
-		madvise(in->map, in->len, MADV_RANDOM);
-}
-
-void io_in_done_with(const struct io_in *in, uint64_t off, uint64_t end)
+void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
+		enum io_in_use use)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t lo, hi;
+	uint64_t from, to;
+	uint8_t *base = in->map;
 
-	/* The file's pages stay in the page cache; they only leave this
-	 * process's resident set (a read-only private map: nothing lost). */
 	if (!in->map || page <= 0)
 		return;
 	if (end > in->len)
 		end = in->len;
-	lo = (off + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
-	hi = end / (uint64_t)page * (uint64_t)page;
-	if (lo < hi)
-		madvise((uint8_t *)in->map + lo, (size_t)(hi - lo),
-			MADV_DONTNEED);
+	if (off >= end)
+		return;
+	if (use == IO_IN_DONE) {
+		/* Only the pages wholly inside: those the range starts and
+		 * ends in may be a neighbour's (a read-only private map loses
+		 * nothing either way; this saves faulting them back). */
+		from = (off + (uint64_t)page - 1) / (uint64_t)page *
+		       (uint64_t)page;
+		to = end / (uint64_t)page * (uint64_t)page;
+		if (from < to)
+			madvise(base + from, (size_t)(to - from),
+				MADV_DONTNEED);
+		return;
+	}
+	/* Advice: every page the range touches (madvise rounds the length
+	 * up). */
+	from = off / (uint64_t)page * (uint64_t)page;
+	to = end;
+	if (use == IO_IN_SPARSE) {
+		madvise(base + from, (size_t)(to - from), MADV_RANDOM);
+		return;
+	}
+	madvise(base + from, (size_t)(to - from), MADV_SEQUENTIAL);
+	madvise(base + from, (size_t)(to - from), MADV_WILLNEED);
 }

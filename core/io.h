@@ -47,14 +47,17 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off);
  * reports it as the failure and clears it. */
 const char *io_input_cut(void);
 void io_input_cut_clear(void);
-/* The caller will read only scattered pieces (headers) of a mapped input:
- * no read-ahead around each page it touches. */
-void io_in_sparse(const struct io_in *in);
-/* The caller is done with in's bytes [off, end) for now: a mapped input
- * lets their pages go from the process, to be read again from the page
- * cache if touched (a stream's peak resident memory then does not grow
- * with the input). */
-void io_in_done_with(const struct io_in *in, uint64_t off, uint64_t end);
+/* How the caller will read bytes [off, end) of a mapped input (a hint;
+ * nothing for one read into memory):
+ * SPARSE  only scattered pieces (headers): no read-ahead around each page
+ *         touched (the kernel's is 8 MiB on some disks);
+ * WHOLE   all of them, in order: read ahead there;
+ * DONE    not again for now: their pages leave the process's map, not the
+ *         page cache (a stream's peak resident memory then does not grow
+ *         with the input); the advice given for them stays. */
+enum io_in_use { IO_IN_SPARSE, IO_IN_WHOLE, IO_IN_DONE };
+void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
+		enum io_in_use use);
 
 /* An output written to a temporary file beside its destination and renamed
  * over it by io_out_commit, so a failed command leaves nothing half-written.

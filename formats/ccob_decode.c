@@ -219,7 +219,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	ZSTD_DCtx *dc = ZSTD_createDCtx();
 	ZSTD_inBuffer in = { src, 0, 0 };
 	ZSTD_outBuffer out = { NULL, 0, 0 };
-	size_t r = 0;
+	size_t r = 0, reported = 0;
 	bool frame_start = true;
 
 	if (!dc)
@@ -256,8 +256,14 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 			ZSTD_freeDCtx(dc);
 			return -1;
 		}
-		if (d->lim->progress)
+		/* As often as inflating whole reports, a step of input: a
+		 * stream's pieces would report far more often, and after the
+		 * last entry it handed over. */
+		if (d->lim->progress && (in.pos - reported >= STEP ||
+					 in.pos == end)) {
 			d->lim->progress(in.pos, end);
+			reported = in.pos;
+		}
 		/* All input read: done, or cut short (more output to come
 		 * only when this call filled its room). */
 		if (in.pos == end && (!r || out.pos < out.size))
@@ -286,6 +292,7 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 		  size_t *consumed, struct err *e)
 {
 	z_stream zs;
+	size_t reported = 0;
 	int rc = Z_OK;
 
 	memset(&zs, 0, sizeof(zs));
@@ -306,9 +313,13 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 			inflateEnd(&zs);
 			return -1;
 		}
-		if (d->lim->progress)
-			d->lim->progress((uint64_t)((const uint8_t *)zs.next_in - src),
-					 avail);
+		/* As often as inflating whole reports (see unzstd). */
+		if (d->lim->progress &&
+		    ((size_t)((const uint8_t *)zs.next_in - src) - reported >=
+		     STEP || rc != Z_OK)) {
+			reported = (size_t)((const uint8_t *)zs.next_in - src);
+			d->lim->progress(reported, avail);
+		}
 		if (rc == Z_BUF_ERROR && zs.avail_in == 0 &&
 		    (const uint8_t *)zs.next_in - src < (ptrdiff_t)avail)
 			rc = Z_OK;		/* just out of this step's input */

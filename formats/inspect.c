@@ -10,327 +10,15 @@
 #include "coff.h"
 #include "fatbin.h"
 #include "inspect.h"
-#include "inspect_ccob.h"
+#include "inspect_walk.h"
 #include "../core/bytes.h"
 
 /* Archives inside archives are walked this deep, no deeper. */
 enum { MAX_NESTING = 8 };
 
-/* The first look into a CCOB inflates this much; more if the bundle
- * header inside is longer. */
-enum { PEEK_FIRST = 64 << 10 };
-
-struct walk {
-	const struct inspect_opts *o;
-	inspect_visit_fn visit;
-	void *ctx;
-	struct err *e;
-	unsigned containers;	/* numbered so far in this file */
-	int stop;		/* what the visitor returned, when not 0 */
-};
-
-static int emit(struct walk *w, const struct inspect_node *n)
-{
-	int rc = w->visit(w->ctx, n);
-
-	if (rc)
-		w->stop = rc;
-	return rc ? -1 : 0;
-}
-
-/* Prefix e's message with where it happened ("section .hip_fatbin: ..."). */
-static int where(struct walk *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int where(struct walk *w, const char *fmt, ...)
-{
-	char place[300];
-	struct err inner;
-	va_list ap;
-
-	if (!w->e || w->stop)
-		return -1;
-	inner = *w->e;
-	va_start(ap, fmt);
-	vsnprintf(place, sizeof(place), fmt, ap);
-	va_end(ap);
-	return err_set(w->e, "%s: %s", place, inner.msg);
-}
-
 static int name_width(size_t len)
 {
 	return len > 200 ? 200 : (int)len;
-}
-
-/* ---- entries of the containers ---- */
-
-/* What a bundle entry's code is, from its first bytes (NULL: not at
- * hand): an ELF file (a cubin for EM_CUDA), LLVM bitcode (raw or in its
- * wrapper), an NVIDIA fatbin or SPIR-V. */
-static uint16_t sniff_image(const uint8_t *p, uint64_t len)
-{
-	if (!p || len < 4)
-		return PACKAGE_IMG_NONE;
-	if (len >= 20 && !memcmp(p, "\x7f" "ELF", 4)) {
-		unsigned machine = p[5] == 2 ? p[18] << 8 | p[19]
-					     : p[19] << 8 | p[18];
-
-		return machine == EM_CUDA ? PACKAGE_IMG_CUBIN
-					  : PACKAGE_IMG_OBJECT;
-	}
-	if (!memcmp(p, "BC\xc0\xde", 4) || !memcmp(p, "\xde\xc0\x17\x0b", 4))
-		return PACKAGE_IMG_BITCODE;
-	if (!memcmp(p, "\x50\xed\x55\xba", 4))
-		return PACKAGE_IMG_FATBINARY;
-	if (!memcmp(p, "\x03\x02\x23\x07", 4))
-		return PACKAGE_IMG_SPIRV;
-	return PACKAGE_IMG_NONE;
-}
-
-/* The n entries of the bundle whose header fatbin_bundle_entries checked,
- * read from that header one at a time: nothing is held per entry. */
-static int bundle_entries(struct walk *w, const struct inspect_node *parent,
-			  const uint8_t *bundle, size_t n, bool have_data,
-			  uint64_t file_off, const uint8_t *firsts)
-{
-	uint64_t pos = BUNDLE_MAGIC_LEN + 8;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t off = get_le(bundle + pos, 8);
-		uint64_t id_len = get_le(bundle + pos + 16, 8);
-		struct inspect_node en = {
-			.kind = INSPECT_ENTRY, .depth = parent->depth + 1,
-			.container = parent->container,
-			.number = parent->number, .index = (unsigned)i,
-			.name = (const char *)bundle + pos + 24,
-			.name_len = (size_t)id_len,
-			.size = get_le(bundle + pos + 8, 8),
-			.in_file = parent->in_file,
-			.offset = parent->in_file ? file_off + off : off,
-			.data = have_data ? bundle + off : NULL,
-		};
-
-		pos += 24 + id_len;
-		if (firsts)
-			en.head = firsts + i * INSPECT_HEAD;
-		en.image_kind = sniff_image(en.data ? en.data : en.head, en.size);
-		if (emit(w, &en) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int walk_bundle(struct walk *w, struct inspect_node *c,
-		       const uint8_t *p, uint64_t size)
-{
-	uint64_t header_end, extent;
-	size_t n;
-
-	if (fatbin_bundle_entries(p, (size_t)size, size, NULL, &n, &header_end,
-				  &extent, w->e) <= 0)
-		return -1;
-	c->entries = n;
-	if (emit(w, c) < 0)
-		return -1;
-	return bundle_entries(w, c, p, n, true, c->offset, NULL);
-}
-
-/* Inflate as much of the CCOB as its bundle header takes. */
-static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
-		     const struct ccob_header *h, uint8_t **raw,
-		     size_t *n)
-{
-	size_t want = PEEK_FIRST;
-	uint64_t header_end, extent;
-
-	*raw = NULL;
-	for (;;) {
-		uint8_t *buf;
-		size_t got;
-		int rc;
-
-		if (want > h->raw_size)
-			want = (size_t)h->raw_size;
-		buf = realloc(*raw, want ? want : 1);
-		if (!buf)
-			return err_set(w->e, "out of memory");
-		*raw = buf;
-		if (ccob_peek(p, (size_t)size, h, buf, want, &got, w->e) < 0)
-			return -1;
-		if (got < want)
-			return err_set(w->e, "its stream ends after %zu of the "
-				       "%llu bytes its header declares", got,
-				       (unsigned long long)h->raw_size);
-		rc = fatbin_bundle_entries(buf, got, h->raw_size, NULL, n,
-					   &header_end, &extent, w->e);
-		if (rc)
-			return rc < 0 ? where(w, "the bundle inside") : 0;
-		if (want >= h->raw_size)
-			return err_set(w->e, "the bundle inside: header cut short");
-		want = want > SIZE_MAX / 8 ? SIZE_MAX : want * 8;
-	}
-}
-
-/* A CCOB checked without holding it (stream_ccob). */
-static int walk_ccob_streamed(struct walk *w, struct inspect_node *c,
-			      const uint8_t *p, uint64_t size)
-{
-	struct ccob_look lk;
-	struct inspect_node inner;
-	int rc = -1;
-
-	if (inspect_ccob_look(p, (size_t)size, &c->ccob, &w->o->ccob, &lk,
-			      w->e) < 0)
-		return -1;
-	c->computed_hash = lk.hash;
-	c->hash = lk.hash == c->ccob.hash ? INSPECT_HASH_OK : INSPECT_HASH_BAD;
-	if (lk.header_rc < 0) {
-		*w->e = lk.header_err;
-		where(w, "the bundle inside");
-		goto out;
-	}
-	c->entries = lk.n;
-	c->data = p;
-	if (emit(w, c) < 0)
-		goto out;
-	inner = *c;
-	inner.in_file = false;
-	inner.data = NULL;
-	rc = bundle_entries(w, &inner, lk.head, lk.n, false, 0, lk.firsts);
-out:
-	inspect_ccob_look_free(&lk);
-	return rc;
-}
-
-static int walk_ccob(struct walk *w, struct inspect_node *c, const uint8_t *p,
-		     uint64_t size)
-{
-	uint8_t *raw = NULL;
-	size_t n = 0, used;
-	int rc = -1;
-
-	if (ccob_parse_header(p, (size_t)size, &c->ccob, w->e) < 0)
-		return -1;
-	c->version = c->ccob.version;
-	c->ccob_compressed = size - c->ccob.header_size;
-	if (w->o->inflate && w->o->stream_ccob)
-		return walk_ccob_streamed(w, c, p, size);
-	if (w->o->inflate) {
-		uint64_t header_end, extent;
-
-		if (ccob_decompress(p, (size_t)size, &c->ccob, &w->o->ccob, &raw,
-				    &used, &c->computed_hash, w->e) < 0)
-			goto out;
-		c->hash = c->computed_hash == c->ccob.hash ? INSPECT_HASH_OK
-							   : INSPECT_HASH_BAD;
-		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
-					  c->ccob.raw_size, NULL, &n,
-					  &header_end, &extent, w->e) <= 0) {
-			where(w, "the bundle inside");
-			goto out;
-		}
-	} else if (peek_ccob(w, p, size, &c->ccob, &raw, &n) < 0) {
-		goto out;
-	}
-	c->entries = n;
-	if (emit(w, c) < 0)
-		goto out;
-	{
-		struct inspect_node inner = *c;
-
-		inner.in_file = false;
-		rc = bundle_entries(w, &inner, raw, n, w->o->inflate, 0, NULL);
-	}
-out:
-	free(raw);
-	return rc;
-}
-
-static int walk_package(struct walk *w, struct inspect_node *c,
-			const uint8_t *p, uint64_t size)
-{
-	struct package_list l = { 0 };
-	int rc = -1;
-
-	if (package_scan(p, (size_t)size, &w->o->package, &l, w->e) < 0)
-		goto out;
-	c->version = l.n ? l.v[0].version : 0;
-	c->entries = l.n;
-	if (emit(w, c) < 0)
-		goto out;
-	for (size_t i = 0; i < l.n; i++) {
-		const struct package_image *img = &l.v[i];
-		struct inspect_node en = {
-			.kind = INSPECT_ENTRY, .depth = c->depth + 1,
-			.container = c->container, .number = c->number,
-			.index = (unsigned)i, .size = img->image_size,
-			.image_kind = img->image_kind,
-			.offload_kind = img->offload_kind,
-			.in_file = c->in_file && !img->inflated,
-			.data = img->inflated && !w->o->inflate ? NULL
-								: img->image,
-		};
-
-		en.offset = en.in_file ? c->offset + img->image_offset : 0;
-		en.triple = package_get(img, "triple", 6, &en.triple_len);
-		en.arch = package_get(img, "arch", 4, &en.arch_len);
-		if (emit(w, &en) < 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	package_list_free(&l);
-	return rc;
-}
-
-static int walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
-		   uint64_t size)
-{
-	struct nvfatbin_header h;
-	struct nvfatbin_entry ent;
-	uint64_t pos;
-	size_t n = 0;
-	int rc;
-
-	if (nvfatbin_open(p, (size_t)size, &h, w->e) < 0)
-		return -1;
-	for (pos = h.header_size; (rc = nvfatbin_next(p, &h, &pos, &ent, w->e)) > 0;)
-		n++;
-	if (rc < 0)
-		return -1;
-	c->version = h.version;
-	c->entries = n;
-	if (emit(w, c) < 0)
-		return -1;
-	n = 0;
-	for (pos = h.header_size; nvfatbin_next(p, &h, &pos, &ent, w->e) > 0;) {
-		bool packed = nvfatbin_compressed(&ent);
-		struct inspect_node en = {
-			.kind = INSPECT_ENTRY, .depth = c->depth + 1,
-			.container = INSPECT_NV, .number = c->number,
-			.index = (unsigned)n++, .nv = ent, .nv_base = p,
-			.in_file = c->in_file && !packed,
-			.size = ent.payload_size,
-		};
-		uint8_t *owned = NULL;
-		struct err de;
-
-		en.offset = en.in_file ? c->offset + ent.payload_offset : 0;
-		/* Decoded one at a time, each freed after its visit. */
-		if (w->o->inflate) {
-			if (nvfatbin_code(p, &ent, w->o->ccob.max_size, &en.data,
-					  &en.code_size, &owned, &de) < 0) {
-				en.decode_err = &de;
-				en.hash = INSPECT_HASH_BAD;
-			} else {
-				en.hash = INSPECT_HASH_OK;
-			}
-		}
-		rc = emit(w, &en);
-		free(owned);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
 }
 
 /* The first byte of buf[pos, stop) that is not zero, or stop: a word at
@@ -397,26 +85,26 @@ static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 		switch (it.kind) {
 		case FATBIN_BUNDLE:
 			c.container = INSPECT_BUNDLE;
-			rc = walk_bundle(w, &c, p, it.size);
+			rc = inspect_walk_bundle(w, &c, p, it.size);
 			break;
 		case FATBIN_CCOB:
 			c.container = INSPECT_CCOB;
-			rc = walk_ccob(w, &c, p, it.size);
+			rc = inspect_walk_ccob(w, &c, p, it.size);
 			break;
 		case FATBIN_PACKAGE:
 			c.container = INSPECT_PACKAGE;
-			rc = walk_package(w, &c, p, it.size);
+			rc = inspect_walk_package(w, &c, p, it.size);
 			break;
 		default:
 			c.container = INSPECT_NV;
-			rc = walk_nv(w, &c, p, it.size);
+			rc = inspect_walk_nv(w, &c, p, it.size);
 			break;
 		}
 		if (rc < 0)
 			break;
 	}
 	if (rc < 0)
-		return where(w, "%s at offset %llu", fatbin_kind_name(it.kind),
+		return inspect_where(w, "%s at offset %llu", fatbin_kind_name(it.kind),
 			     (unsigned long long)(base + it.offset));
 	return 0;
 }
@@ -458,12 +146,12 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 			nbundle++;
 		if (sec[i].kind == ELFSCAN_BUNDLE || !sec[i].size)
 			continue;
-		if (emit(w, &sn) < 0)
+		if (inspect_emit(w, &sn) < 0)
 			return -1;
 		if (walk_containers(w, buf + sec[i].offset,
 				    (size_t)sec[i].size, base + sec[i].offset,
 				    in->depth + 2) < 0)
-			return where(w, "section %.*s",
+			return inspect_where(w, "section %.*s",
 				     name_width(sec[i].name_len), sec[i].name);
 	}
 	if (nbundle) {
@@ -475,7 +163,7 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 		};
 		unsigned k = 0;
 
-		if (emit(w, &c) < 0)
+		if (inspect_emit(w, &c) < 0)
 			return -1;
 		for (size_t i = 0; i < n; i++) {
 			struct inspect_node en = {
@@ -492,9 +180,9 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 
 			if (sec[i].kind != ELFSCAN_BUNDLE)
 				continue;
-			en.image_kind = sniff_image(en.data, en.size);
+			en.image_kind = inspect_sniff_image(en.data, en.size);
 			k++;
-			if (emit(w, &en) < 0)
+			if (inspect_emit(w, &en) < 0)
 				return -1;
 		}
 	}
@@ -534,7 +222,7 @@ static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
 			.size = size,
 		};
 	}
-	if (emit(w, in) == 0)
+	if (inspect_emit(w, in) == 0)
 		rc = walk_sections(w, in, buf, len, base, sec, n);
 out:
 	free(sec);
@@ -620,7 +308,7 @@ static int walk_coff(struct walk *w, struct inspect_node *in,
 		in->dll = h.characteristics & 0x2000;	/* IMAGE_FILE_DLL */
 	}
 	if (coff_sections(buf, len, coff_wanted, coff_add, &l, &in->machine,
-			  &in->bigobj, w->e) == 0 && emit(w, in) == 0)
+			  &in->bigobj, w->e) == 0 && inspect_emit(w, in) == 0)
 		rc = walk_sections(w, in, buf, len, base, l.v, l.n);
 	free(l.v);
 	return rc;
@@ -633,7 +321,7 @@ static int walk_archive(struct walk *w, struct inspect_node *in,
 	struct ar_member m;
 	int rc;
 
-	if (ar_open(&r, buf, len, w->e) < 0 || emit(w, in) < 0)
+	if (ar_open(&r, buf, len, w->e) < 0 || inspect_emit(w, in) < 0)
 		return -1;
 	while ((rc = ar_next(&r, &m, w->e)) > 0) {
 		if (m.thin) {
@@ -643,13 +331,13 @@ static int walk_archive(struct walk *w, struct inspect_node *in,
 				.name_len = m.name_len, .size = m.size,
 			};
 
-			if (emit(w, &t) < 0)
+			if (inspect_emit(w, &t) < 0)
 				return -1;
 			continue;
 		}
 		if (walk_input(w, buf + m.offset, (size_t)m.size, base + m.offset,
 			       in->depth + 1, m.name, m.name_len) < 0)
-			return where(w, "member %.*s", name_width(m.name_len),
+			return inspect_where(w, "member %.*s", name_width(m.name_len),
 				     m.name);
 	}
 	return rc;
@@ -721,7 +409,7 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 	}
 	if (is_container(buf, len)) {
 		in.format = INSPECT_RAW;
-		if (emit(w, &in) < 0)
+		if (inspect_emit(w, &in) < 0)
 			return -1;
 		return walk_containers(w, buf, len, base, depth + 1);
 	}
@@ -731,7 +419,7 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 			       "or NVIDIA fatbin");
 	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
 	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
-	return emit(w, &in);
+	return inspect_emit(w, &in);
 }
 
 int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,

@@ -92,6 +92,9 @@ struct inspect_node {
 	uint64_t ccob_compressed;	/* bytes of compressed stream */
 	enum inspect_hash hash;
 	uint64_t computed_hash;	/* when checked */
+	/* A streamed CCOB's second visit, after its entries: the same node,
+	 * its hash now checked (see inspect_opts.stream). */
+	bool update;
 
 	/* ENTRY */
 	unsigned index;		/* within its container */
@@ -129,9 +132,17 @@ struct inspect_opts {
 	 * data.  Otherwise a CCOB is inflated only as far as the bundle
 	 * header inside it, and no NVIDIA entry has data. */
 	bool inflate;
+	/* With inflate: a CCOB whose code objects lie in order is inflated as
+	 * a stream, each entry visited as soon as it is whole and freed after
+	 * (memory is the largest code object, not the bundle); the CCOB is
+	 * visited before its entries with its hash unchecked, and again after
+	 * them with update set and its hash checked. */
+	bool stream;
 	/* With inflate, a CCOB is not held: it is decompressed once to check
 	 * it, keeping only what ENTRY nodes need to describe their code (see
-	 * head above). */
+	 * head above), and visited once, its hash checked, before them (what
+	 * extract needs; stream above is what ls --kernels needs: each
+	 * entry's code).  It wins over stream. */
 	bool stream_ccob;
 	/* A file that is none of the formats above is an INPUT node of
 	 * format OTHER or TEXT (as archive members are), not an error. */
@@ -144,6 +155,12 @@ struct inspect_opts {
 	 * read.  NULL: every byte is looked at. */
 	uint64_t (*next_data)(const void *ctx, uint64_t off);
 	const void *data_ctx;
+	/* The walk is about to read all of the file's bytes [off, off + len)
+	 * in order (a CCOB or an NVIDIA entry it inflates; start true), or is
+	 * done with them (start false): the file can be read ahead there, and
+	 * let go of after.  NULL: nothing is said. */
+	void (*reading)(const void *ctx, uint64_t off, uint64_t len,
+			bool start);
 };
 
 /* Walk buf, the whole of one file.  -1 with e filled on anything damaged

@@ -1,6 +1,7 @@
-/* inspect_ccob: a CCOB looked into without holding it (inspect.c's walk
- * with stream_ccob): decompressed once, to check it and its hash, keeping
- * only the bundle header inside and each entry's first bytes. */
+/* inspect_ccob: a CCOB looked into without holding it (the walk of
+ * inspect_containers.c with stream_ccob): decompressed once, to check it
+ * and its hash, keeping only the bundle header inside and each entry's
+ * first bytes. */
 #ifndef FORMATS_INSPECT_CCOB_H
 #define FORMATS_INSPECT_CCOB_H
 

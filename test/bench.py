@@ -52,6 +52,20 @@ HOST_OBJECT = os.path.join(HERE, "objects", "fixtures",
 REPEAT = 200
 TARGETS = "host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a," \
           "hip-amdgcn-amd-amdhsa--gfx1100"
+CLANG = "/usr/lib/llvm-22/bin/clang"
+# The kernel library (ls --kernels): one translation unit of KERNEL_COUNT
+# kernels for each of KERNEL_ARCHS, linked KERNEL_COPIES times into one
+# shared library: 4096 kernels in 256 code objects, about 1 GB.
+KERNEL_ARCHS = ("gfx906", "gfx90a", "gfx942", "gfx1100")
+KERNEL_COUNT = 16
+KERNEL_COPIES = 64
+KERNEL_BYTES = 256 << 10     # machine code in each kernel
+NVCC = "/usr/local/cuda/bin/nvcc"
+FATBINARY = "/usr/local/cuda/bin/fatbinary"
+NV_ARCHS = ("75", "80", "90", "120")
+# Evict a file from the page cache (posix_fadvise DONTNEED, as GNU dd's
+# iflag=nocache does): the next read of it comes from the disk.
+EVICT = "dd if={F} iflag=nocache count=0 status=none && "
 
 
 def run_once(cmd, cwd, repeat, fresh):
@@ -126,6 +140,35 @@ def make_inputs(d, mb):
     make_library(d, size)
 
 
+def kernel_jobs(runs, nv):
+    """ls --kernels on klib.so and klibz.so, warm (the file just read) and
+    cold (evicted from the page cache first), against cat of the file, and
+    for the CCOBs against zstd -d of their frames too."""
+    L = "{K} --kernels klib%s.so"
+    jobs = []
+    for z in ("", "z"):
+        what = "CCOBs" if z else "bundles"
+        cat = "cat klib%s.so > /dev/null" % z
+        jobs.append(("kernels %s warm" % what, L % z, (), cat, (),
+                     runs))
+        ev = EVICT.format(F="klib%s.so" % z)
+        jobs.append(("kernels %s cold" % what, ev + L % z, (),
+                     ev + cat, (), runs))
+        if z:
+            jobs.append(("kernels CCOBs/zstd -d", L % z, (),
+                         "zstd -q -d -c ccobs.zst > /dev/null", (), runs))
+    for z in ("", "z") if nv else ():
+        what = "NV zstd" if z else "NV fatbins"
+        lib = "nvlib%s.so" % z
+        ev = EVICT.format(F=lib)
+        cmd = "{K} --kernels " + lib
+        cat = "cat %s > /dev/null" % lib
+        jobs.append(("kernels %s warm" % what, cmd, (), cat, (), runs))
+        jobs.append(("kernels %s cold" % what, ev + cmd, (), ev + cat, (),
+                     runs))
+    return jobs
+
+
 def make_library(d, size):
     """lib.so: a shared library whose .hip_fatbin holds FATBIN_BUNDLES
     bundles at 4096 alignment (two GPU targets each), size bytes in all, as
@@ -152,6 +195,125 @@ def make_library(d, size):
                     "fatbin.s"], cwd=d, check=True)
     with open(os.path.join(d, "tiny"), "wb") as f:
         f.write(b"device code\n")
+
+
+def kernel_source(count, each):
+    """A HIP translation unit of count kernels from one template, each
+    starting with `each` bytes of machine code made of bulk.bin (.incbin
+    in inline assembly: a large kernel costs clang nothing to compile);
+    each processor's kernels take a different part of bulk.bin, so that
+    no two code objects of a bundle compress as one."""
+    out = ['#include "nohip.h"',
+           "template <int K> __device__ __attribute__((always_inline))",
+           "float body(const float *a, float x, int n) {",
+           "  float s = x;",
+           "#pragma unroll",
+           "  for (int i = 0; i < 8; i++)",
+           "    s = s * a[(i * K + n) & 1023] + a[(i + K) & 511] / (s + 1.0f);",
+           "  return s;", "}"]
+    for i, arch in enumerate(KERNEL_ARCHS if each else ()):
+        out.append("#%s defined(__%s__)" % ("if" if not i else "elif", arch))
+        out.append('#define BULK(k) asm volatile(".incbin \\"bulk.bin\\", "'
+                   ' #k " * %d + %d, %d")' % (each, i * count * each, each))
+    out += ["#else" if each else "", "#define BULK(k)",
+            "#endif" if each else ""]
+    for k in range(count):
+        out.append("__global__ void k%d(float *o, const float *a, int n) "
+                   "{ BULK(%d); o[n] = body<%d>(a, o[n + 1], n); }" % (
+                       k, k, k + 1))
+    return "\n".join(out) + "\n"
+
+
+def make_kernel_library(d):
+    """klib.so and klibz.so: KERNEL_COPIES copies of one HIP object (the
+    copies' host symbols made local, so that they link), uncompressed
+    bundles and CCOBs (--offload-compress); ccobs.zst, the zstd frames of
+    klibz.so's CCOBs one after another (what decompressing them takes).
+    The bulk is code-like bytes (compresses about 2.4x, as machine code
+    does).  False when clang-22 is missing."""
+    if not os.path.exists(CLANG):
+        return False
+    r = random.Random(2)
+    words = [bytes(r.getrandbits(8) for _ in range(r.randint(8, 200)))
+             for _ in range(20000)]
+    size = len(KERNEL_ARCHS) * KERNEL_COUNT * KERNEL_BYTES
+    bulk = bytearray()
+    while len(bulk) < size:
+        bulk += r.choice(words)
+    with open(os.path.join(d, "bulk.bin"), "wb") as f:
+        f.write(bulk[:size])
+    with open(os.path.join(d, "k.hip"), "w") as f:
+        f.write(kernel_source(KERNEL_COUNT, KERNEL_BYTES))
+    archs = ["--offload-arch=" + a for a in KERNEL_ARCHS]
+    for z, suffix in (([], ""), (["--offload-compress"], "z")):
+        cc = [CLANG, "-x", "hip"] + archs + z + [
+            "-nogpulib", "-nogpuinc", "-I" + os.path.join(HERE, "objects",
+                                                          "hip"),
+            "-O2", "-fPIC", "-c", "k.hip", "-o", "k%s.o" % suffix]
+        subprocess.run(cc, cwd=d, check=True)
+        objs = ["k%s.o" % suffix]
+        for i in range(1, KERNEL_COPIES):
+            objs.append("k%s%d.o" % (suffix, i))
+            subprocess.run([LLVM_OBJCOPY, "-w", "--localize-symbol=_Z*",
+                            "--localize-symbol=__hip_cuid_*", objs[0],
+                            objs[-1]], cwd=d, check=True)
+        subprocess.run([CLANG, "-shared", "-fuse-ld=lld", "-o",
+                        "klib%s.so" % suffix] + objs, cwd=d, check=True)
+        for o in objs:
+            os.unlink(os.path.join(d, o))
+    data = open(os.path.join(d, "klibz.so"), "rb").read()
+    with open(os.path.join(d, "ccobs.zst"), "wb") as f:
+        at = data.find(b"CCOB")
+        while at >= 0:
+            hsize = {1: 20, 2: 24, 3: 32}[data[at + 4]]
+            total = int.from_bytes(data[at + 8:at + 16], "little")
+            f.write(data[at + hsize:at + total])
+            at = data.find(b"CCOB", at + total)
+    return True
+
+
+def make_nv_library(d):
+    """nvlib.so and nvlibz.so: a host ELF file whose .nv_fatbin holds
+    KERNEL_COPIES NVIDIA fatbins of one cubin per NV_ARCHS, each of
+    KERNEL_COUNT kernels (nvcc) and KERNEL_COUNT * KERNEL_BYTES of
+    bulk.bin in a section of its own (ptxas would take hours to make that
+    much machine code); nvlibz.so's fatbins are zstd-compressed
+    (fatbinary --compress-all).  False when nvcc is missing."""
+    if not os.path.exists(NVCC) or not os.path.exists(FATBINARY):
+        return False
+    with open(os.path.join(d, "k.cu"), "w") as f:
+        f.write(kernel_source(KERNEL_COUNT, 0).replace(
+            '#include "nohip.h"', "").replace(
+            "__attribute__((always_inline))", "__forceinline__"))
+    each = KERNEL_COUNT * KERNEL_BYTES
+    images = []
+    for i, a in enumerate(NV_ARCHS):
+        subprocess.run([NVCC, "-cubin", "-arch=sm_" + a, "k.cu", "-o",
+                        "k%s.cubin" % a], cwd=d, check=True)
+        with open(os.path.join(d, "bulk.bin"), "rb") as f:
+            f.seek(i * each % os.path.getsize(os.path.join(d, "bulk.bin")))
+            part = f.read(each)
+        with open(os.path.join(d, "bulk%s" % a), "wb") as f:
+            f.write(part)
+        subprocess.run([LLVM_OBJCOPY, "--add-section", ".nv.bulk=bulk" + a,
+                        "k%s.cubin" % a, "big%s.cubin" % a], cwd=d,
+                       check=True)
+        images.append("--image3=kind=elf,sm=%s,file=big%s.cubin" % (a, a))
+    for z, suffix in (([], ""), (["--compress-all"], "z")):
+        subprocess.run([FATBINARY, "--create=one%s.fatbin" % suffix] + z +
+                       images, cwd=d, check=True)
+        one = open(os.path.join(d, "one%s.fatbin" % suffix), "rb").read()
+        one += b"\0" * (-len(one) % 8)
+        with open(os.path.join(d, "nvfatbin%s" % suffix), "wb") as f:
+            for _ in range(KERNEL_COPIES):
+                f.write(one)
+        subprocess.run([LLVM_OBJCOPY, "--add-section",
+                        ".nv_fatbin=nvfatbin%s" % suffix,
+                        "--set-section-flags", ".nv_fatbin=alloc,readonly",
+                        "/bin/true", "nvlib%s.so" % suffix], cwd=d,
+                       check=True)
+        os.unlink(os.path.join(d, "nvfatbin%s" % suffix))
+    return True
 
 
 CUDA_LIBS = ["/usr/local/cuda/lib64/libcublasLt.so.*",
@@ -267,6 +429,12 @@ def main():
         only = args.only.split(",") if args.only else []
         if only != ["nvidia"]:
             make_inputs(d, args.mb)
+        want_kernels = not only or any(
+            "kernels".startswith(p) or p.startswith("kernels") for p in only)
+        if want_kernels and not make_kernel_library(d):
+            print("bench: no kernel library: clang-22 is not installed")
+            want_kernels = False
+        want_nv = want_kernels and make_nv_library(d)
         big = "-input=host -input=random.bin -input=code.bin"
         obj = "-input=host.o -input=random.bin -input=code.bin"
         # name, command, its outputs, floor, the floor's outputs, runs,
@@ -321,6 +489,8 @@ def main():
             ("prune it to gfx90a", "{R} --keep gfx90a lib.so -o pr.{N}",
              ("pr.{N}",), "cp pr.ours cp7.out", ("cp7.out",), args.runs),
         ]
+        if want_kernels:
+            jobs += kernel_jobs(args.runs, want_nv)
         if only:
             jobs = [j for j in jobs
                     if any(j[0].startswith(p) for p in only)]
@@ -334,9 +504,10 @@ def main():
             # Ours against the floor is the target, and the machine's
             # noise only ever adds: more runs of both, for a surer best.
             close = max(runs, args.close_runs) if floor else runs
-            llvm_has = "{R}" not in cmd
+            llvm_has = "{R}" not in cmd and "{K}" not in cmd
             cmds = [(cmd.format(B=OURS, P=OURS_PKG, L=OURS_LS,
-                                X=OURS_EXTRACT, R=OURS_PRUNE, N="ours"),
+                                X=OURS_EXTRACT, R=OURS_PRUNE, K=OURS_LS,
+                                N="ours"),
                      [o.format(N="ours") for o in outs], close)]
             if llvm_has:
                 cmds.append((cmd.format(

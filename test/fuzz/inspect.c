@@ -1,6 +1,7 @@
 /* Fuzz target: a whole artefact walked to its code objects
  * (formats/inspect.c over core/elfscan, formats/ar, fatbin, ccob, package,
- * nvfatbin), from headers only and inflating, under small limits.  Every
+ * nvfatbin), from headers only and inflating (whole, or CCOBs as streams),
+ * under small limits.  Every
  * node must be well formed: depths step by one, entries inside the input
  * when they say so, their data readable.
  * libFuzzer: -max_len=16384
@@ -50,11 +51,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.package = { .max_ratio = 64, .max_size = 1u << 20 },
 	};
 
-	for (int inflate = 0; inflate < 2; inflate++) {
+	/* Headers only; inflating whole; inflating CCOBs as streams of
+	 * entries; checking CCOBs without holding them. */
+	for (int pass = 0; pass < 4; pass++) {
 		struct state s = { data, size, 0, 0 };
 		struct err e;
 
-		o.inflate = inflate;
+		o.inflate = pass > 0;
+		o.stream = pass == 2;
+		o.stream_ccob = pass == 3;
 		e.msg[0] = 0;
 		if (inspect_walk(data, size, &o, visit, &s, &e) != 0)
 			FUZZ_CHECK(e.msg[0] != 0);

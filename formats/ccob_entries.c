@@ -1,0 +1,118 @@
+/* ccob_entries: a CCOB's code objects as they are inflated; see
+ * ccob_entries.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "ccob_entries.h"
+#include "../core/bytes.h"
+
+/* Entry i's offset and size in a bundle header (fatbin_bundle_entries
+ * checked them); the entry after it in *pos. */
+static void entry_at(const uint8_t *hdr, uint64_t *pos, uint64_t *off,
+		     uint64_t *size)
+{
+	*off = get_le(hdr + *pos, 8);
+	*size = get_le(hdr + *pos + 8, 8);
+	*pos += 24 + get_le(hdr + *pos + 16, 8);
+}
+
+bool ccob_entries_in_order(const uint8_t *hdr, size_t n)
+{
+	uint64_t pos = BUNDLE_MAGIC_LEN + 8, end = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off, size;
+
+		entry_at(hdr, &pos, &off, &size);
+		if (off < end)
+			return false;
+		end = off + size;
+	}
+	return true;
+}
+
+struct gather {
+	const uint8_t *hdr;
+	size_t n, next;		/* entries; the one being gathered */
+	uint64_t hdr_pos;	/* its row in hdr */
+	uint64_t off, size;	/* its place in the stream */
+	uint64_t at;		/* stream bytes seen so far */
+	uint8_t *buf;
+	size_t cap;
+	ccob_entry_fn fn;
+	void *ctx;
+	int stop;		/* what fn returned */
+};
+
+/* Make entry g->next the one gathered (its buffer large enough). */
+static int start_entry(struct gather *g, struct err *e)
+{
+	if (g->next == g->n)
+		return 0;
+	entry_at(g->hdr, &g->hdr_pos, &g->off, &g->size);
+	if (g->size > g->cap || !g->buf) {
+		uint8_t *b = realloc(g->buf, g->size ? (size_t)g->size : 1);
+
+		if (!b)
+			return err_set(e, "out of memory for an entry of %llu "
+				       "bytes", (unsigned long long)g->size);
+		g->buf = b;
+		g->cap = (size_t)g->size;
+	}
+	return 0;
+}
+
+/* The next len bytes of the stream: copied into the entry gathered, each
+ * entry handed to fn as its last byte comes (entries of no bytes as the
+ * stream reaches them, so a call with len 0 hands those over). */
+static int sink(void *ctx, const void *p, size_t len, struct err *e)
+{
+	struct gather *g = ctx;
+	const uint8_t *b = p;
+	uint64_t from = g->at;
+
+	g->at += len;
+	while (g->next < g->n) {
+		uint64_t lo = g->off > from ? g->off : from;
+		uint64_t hi = g->off + g->size < g->at ? g->off + g->size : g->at;
+		int rc;
+
+		if (lo < hi)
+			memcpy(g->buf + (lo - g->off), b + (lo - from),
+			       (size_t)(hi - lo));
+		if (g->at < g->off + g->size)
+			return 0;
+		if ((rc = g->fn(g->ctx, g->next, g->buf, g->size))) {
+			g->stop = rc;
+			return -1;
+		}
+		g->next++;
+		if (start_entry(g, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int ccob_stream_entries(const uint8_t *buf, size_t len,
+			const struct ccob_header *h,
+			const struct ccob_limits *lim, const uint8_t *hdr,
+			size_t n, ccob_entry_fn fn, void *ctx, uint64_t *hash,
+			struct err *e)
+{
+	struct gather g = { .hdr = hdr, .n = n, .hdr_pos = BUNDLE_MAGIC_LEN + 8,
+			    .fn = fn, .ctx = ctx };
+	size_t used;
+	int rc = -1;
+
+	if (start_entry(&g, e) < 0)
+		goto out;
+	if (sink(&g, NULL, 0, e) < 0 ||
+	    ccob_decompress_stream(buf, len, h, lim, sink, &g, &used, hash,
+				   e) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(g.buf);
+	return g.stop ? g.stop : rc;
+}

@@ -1,0 +1,37 @@
+/* inspect_walk: what inspect.c and inspect_containers.c share of a walk
+ * (see inspect.h); no other file includes it. */
+#ifndef FORMATS_INSPECT_WALK_H
+#define FORMATS_INSPECT_WALK_H
+
+#include "inspect.h"
+
+struct walk {
+	const struct inspect_opts *o;
+	inspect_visit_fn visit;
+	void *ctx;
+	struct err *e;
+	unsigned containers;	/* numbered so far in this file */
+	int stop;		/* what the visitor returned, when not 0 */
+};
+
+/* Visit n: 0 to go on, -1 when the visitor stopped the walk. */
+int inspect_emit(struct walk *w, const struct inspect_node *n);
+/* Prefix e's message with where it happened ("section .hip_fatbin: ..."). */
+int inspect_where(struct walk *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* What a bundle entry's code is, from its first bytes (NULL: not at
+ * hand): enum package_image_kind. */
+uint16_t inspect_sniff_image(const uint8_t *p, uint64_t len);
+
+/* Container c (its kind, number, offset and size filled), size bytes at
+ * p: visited, then its entries. */
+int inspect_walk_bundle(struct walk *w, struct inspect_node *c,
+			const uint8_t *p, uint64_t size);
+int inspect_walk_ccob(struct walk *w, struct inspect_node *c,
+		      const uint8_t *p, uint64_t size);
+int inspect_walk_package(struct walk *w, struct inspect_node *c,
+			 const uint8_t *p, uint64_t size);
+int inspect_walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
+		    uint64_t size);
+
+#endif
