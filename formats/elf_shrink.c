@@ -22,7 +22,7 @@ enum {
 	MAX_PHDRS_PROGRAM = 4096 / PHDR_LEN,
 	MAX_PHDRS_LIBRARY = 512,
 	MIN_PAGE = 4096, MAX_PAGE = 1 << 30,
-	SHT_RELA_ = 4,
+	SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19,
 };
 
 struct phdr {
@@ -194,11 +194,38 @@ static bool is_named(const struct elfscan_section *x, const char *name)
 						       x->name_len);
 }
 
+/* Whether a RELR table (entries at p, n of them) relocates a word in one
+ * of the spans: an even entry is an address, an odd one a bitmap of the
+ * 63 words after the last address. */
+static bool relr_hits(const uint8_t *p, uint64_t n, const struct span *sp,
+		      size_t nsp)
+{
+	uint64_t where = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t e = get_le(p + 8 * i, 8);
+
+		if (!(e & 1)) {
+			if (in_spans(sp, nsp, e))
+				return true;
+			where = e + 8;
+			continue;
+		}
+		for (unsigned bit = 1; bit < 64; bit++)
+			if (((e >> bit) & 1) &&
+			    in_spans(sp, nsp, where + 8 * (bit - 1)))
+				return true;
+		where += 63 * 8;
+	}
+	return false;
+}
+
 /* Nothing the file points at may be cut or become program headers (the
- * table, at addresses table): no dynamic relocation's addend (RELATIVE:
- * the address itself), no fat binary wrapper's pointer as it is in place
- * (RELR, or a program that is not PIE).  The only pointers into offload
- * code point at containers' starts, which never change. */
+ * table, at addresses table): no dynamic relocation's place (the loader
+ * writes there; a static one's may be a section offset) or addend (RELATIVE: the address itself), no RELR
+ * place, no fat binary wrapper's pointer as it is in place (RELR, or a
+ * program that is not PIE).  The only pointers into offload code point
+ * at containers' starts, which never change. */
 static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			  const uint8_t *buf, const struct phdr *ph,
 			  const struct cut *cut, size_t ncut, struct span table)
@@ -216,21 +243,33 @@ static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 	qsort(sp, ncut, sizeof(*sp), by_lo);
 	for (size_t i = 1; i < sc->n; i++) {
 		const struct elfscan_section *x = &sc->sec[i];
+		const uint8_t *p = buf + x->offset;
 		bool wrappers = is_named(x, ".hipFatBinSegment") ||
 				is_named(x, ".nvFatBinSegment");
-		uint64_t step = 24, at = wrappers ? 8 : 16;
+		bool rela = x->type == SHT_RELA_ && x->entsize == 24;
+		bool rel = x->type == SHT_REL_ && x->entsize == 16;
+		bool hit = false;
 
-		if (!(x->type == SHT_RELA_ && x->entsize == 24) &&
-		    !(wrappers && x->type != SHT_NOBITS_))
+		if (x->type == SHT_NOBITS_)
 			continue;
-		for (uint64_t o = at; o + 8 <= x->size; o += step)
-			if (in_spans(sp, ncut, get_le(buf + x->offset + o, 8))) {
-				free(sp);
-				return refuse(s, "%s in section [%zu] points "
-					      "into a freed range", wrappers ?
-					      "a fat binary wrapper" :
-					      "a relocation", i);
-			}
+		if (x->type == SHT_RELR_ && x->entsize == 8)
+			hit = relr_hits(p, x->size / 8, sp, ncut);
+		for (uint64_t o = 0; (rela || rel) && !hit &&
+		     o + x->entsize <= x->size; o += x->entsize)
+			hit = ((x->flags & SHF_ALLOC_) &&
+			       in_spans(sp, ncut, get_le(p + o, 8))) ||
+			      (rela && in_spans(sp, ncut,
+						get_le(p + o + 16, 8)));
+		for (uint64_t o = 8; wrappers && !hit && o + 8 <= x->size;
+		     o += 24)
+			hit = in_spans(sp, ncut, get_le(p + o, 8));
+		if (hit) {
+			free(sp);
+			return refuse(s, "%s in section [%zu] points into a "
+				      "freed range", wrappers ?
+				      "a fat binary wrapper" : "a relocation",
+				      i);
+		}
 	}
 	free(sp);
 	return 1;
