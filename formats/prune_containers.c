@@ -414,6 +414,34 @@ static int prune_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 
 /* ---- offload packages ---- */
 
+/* Whether the image of a package whose bytes start at file offset base
+ * is kept: 1 kept, 0 dropped, -1 (p->e set) when it cannot be pruned. */
+int prune_decide_image(struct pruner *p, const struct package_image *img,
+		       uint64_t base)
+{
+	const char *kind = package_offload_kind_describe(img->offload_kind);
+	struct prune_entry pe = { .size = img->image_size };
+	char id[256];
+
+	if (img->version != 1 || img->inflated)
+		return err_set(p->e, "package at offset %llu: version %u "
+			       "packages are not pruned yet",
+			       (unsigned long long)(base + img->binary_offset),
+			       img->version);
+	pe.sel.triple = package_get(img, "triple", 6, &pe.sel.triple_len);
+	pe.sel.arch = package_get(img, "arch", 4, &pe.sel.arch_len);
+	snprintf(id, sizeof(id), "%s-%.*s-%.*s", kind,
+		 (int)(pe.sel.triple_len > 100 ? 100 : pe.sel.triple_len),
+		 pe.sel.triple ? pe.sel.triple : "",
+		 (int)(pe.sel.arch_len > 100 ? 100 : pe.sel.arch_len),
+		 pe.sel.arch ? pe.sel.arch : "");
+	pe.sel.id = id;
+	pe.sel.id_len = strlen(id);
+	p->container = p->base + base + img->binary_offset;
+	p->plan->containers++;
+	return prune_decide(p, &pe);
+}
+
 /* The packages (version 1: one image each) that fill buf[0, len), at file
  * offset base: 1 with the kept ones as pieces in *pt, 0 when all stay. */
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
@@ -459,31 +487,11 @@ int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		goto out;
 	}
 	for (size_t i = 0; i < l.n; i++) {
-		const struct package_image *img = &l.v[i];
-		const char *kind = package_offload_kind_describe(img->offload_kind);
-		struct prune_entry pe = { .size = img->image_size };
-		char id[256];
+		int keep = prune_decide_image(p, &l.v[i], base);
 
-		if (img->version != 1 || img->inflated) {
-			err_set(p->e, "package at offset %llu: version %u "
-				"packages are not pruned yet",
-				(unsigned long long)(base + img->binary_offset),
-				img->version);
+		if (keep < 0)
 			goto out;
-		}
-		pe.sel.triple = package_get(img, "triple", 6,
-					    &pe.sel.triple_len);
-		pe.sel.arch = package_get(img, "arch", 4, &pe.sel.arch_len);
-		snprintf(id, sizeof(id), "%s-%.*s-%.*s", kind,
-			 (int)(pe.sel.triple_len > 100 ? 100 : pe.sel.triple_len),
-			 pe.sel.triple ? pe.sel.triple : "",
-			 (int)(pe.sel.arch_len > 100 ? 100 : pe.sel.arch_len),
-			 pe.sel.arch ? pe.sel.arch : "");
-		pe.sel.id = id;
-		pe.sel.id_len = strlen(id);
-		p->container = p->base + base + img->binary_offset;
-		p->plan->containers++;
-		kept[i] = prune_decide(p, &pe);
+		kept[i] = keep;
 		nkept += kept[i];
 	}
 	if (l.n && !nkept)

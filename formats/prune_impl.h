@@ -24,6 +24,9 @@ struct membuf {
 void prune_entry_from_id(struct prune_entry *pe, const char *id, size_t len);
 /* Ask keep(), tell seen(), count. */
 bool prune_decide(struct pruner *p, struct prune_entry *pe);
+struct package_image;
+int prune_decide_image(struct pruner *p, const struct package_image *img,
+		       uint64_t base);
 /* A ccob_sink appending to a membuf. */
 int prune_mem_put(void *ctx, const void *src, size_t n, struct err *e);
 /* A patch's pieces, written into memory. */

@@ -360,30 +360,10 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	}
 	for (size_t j = 0; j < l.n; j++) {
 		const struct package_image *img = &l.v[j];
-		const char *kind = package_offload_kind_describe(img->offload_kind);
-		struct prune_entry pe = { .size = img->image_size };
-		char id[256];
+		int keep = prune_decide_image(p, img, sec->offset);
 
-		if (img->version != 1 || img->inflated) {
-			err_set(p->e, "package at offset %llu: version %u "
-				"packages are not pruned yet",
-				(unsigned long long)(sec->offset +
-						     img->binary_offset),
-				img->version);
+		if (keep < 0)
 			goto out;
-		}
-		pe.sel.triple = package_get(img, "triple", 6,
-					    &pe.sel.triple_len);
-		pe.sel.arch = package_get(img, "arch", 4, &pe.sel.arch_len);
-		snprintf(id, sizeof(id), "%s-%.*s-%.*s", kind,
-			 (int)(pe.sel.triple_len > 100 ? 100 : pe.sel.triple_len),
-			 pe.sel.triple ? pe.sel.triple : "",
-			 (int)(pe.sel.arch_len > 100 ? 100 : pe.sel.arch_len),
-			 pe.sel.arch ? pe.sel.arch : "");
-		pe.sel.id = id;
-		pe.sel.id_len = strlen(id);
-		p->container = p->base + sec->offset + img->binary_offset;
-		p->plan->containers++;
 		im[j] = (struct image){
 			.start = sec->addr + img->image_offset,
 			.end = sec->addr + img->image_offset + img->image_size,
@@ -393,7 +373,7 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 			.bin_off = sec->offset + img->binary_offset,
 			.bin_size = get_le(bytes + img->binary_offset + 8, 8),
 		};
-		im[j].kept = prune_decide(p, &pe);
+		im[j].kept = keep;
 		nkept += im[j].kept;
 	}
 	if (l.n && !nkept)
