@@ -137,20 +137,6 @@ static int rewrite(const uint8_t *data, size_t size, coff_want_fn *drop,
 	return 0;
 }
 
-/* Once, at the first input: libFuzzer installs its own SIGXFSZ handler
- * (which exits) after any constructor of ours. */
-static void cap_outputs(void)
-{
-	static bool done;
-	struct rlimit r = { 64u << 20, 64u << 20 };
-
-	if (done)
-		return;
-	done = true;
-	signal(SIGXFSZ, SIG_IGN);
-	setrlimit(RLIMIT_FSIZE, &r);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t zero[1], dev[] = "device code";
@@ -168,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	bool ambiguous = false;
 
-	cap_outputs();
+	fuzz_cap_outputs();
 	if (!coff_has_magic(data, size) ||
 	    coff_sections(data, size, want_all, slash_name, &ambiguous,
 			  &machine, &bigobj, &e) < 0 || ambiguous)

@@ -81,20 +81,6 @@ static void check_normalised(const uint8_t *buf, size_t len)
 	elfscan_free(&s);
 }
 
-/* Once, at the first input: libFuzzer installs its own SIGXFSZ handler
- * (which exits) after any constructor of ours. */
-static void cap_outputs(void)
-{
-	static bool done;
-	struct rlimit r = { 64u << 20, 64u << 20 };
-
-	if (done)
-		return;
-	done = true;
-	signal(SIGXFSZ, SIG_IGN);
-	setrlimit(RLIMIT_FSIZE, &r);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t zero[1];
@@ -136,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		bundle_close(&r);
 	}
-	cap_outputs();
+	fuzz_cap_outputs();
 	if (io_scratch_open(&out, &e) == 0) {
 		struct io_in view = { .fd = -1 };
 

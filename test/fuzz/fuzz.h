@@ -4,7 +4,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 /* libFuzzer calls this once per input; replay.c does too, under make check. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,6 +26,21 @@ static inline void fuzz_touch(const void *p, size_t n)
 		(void)b[0];
 		(void)b[n - 1];
 	}
+}
+
+/* Outputs capped at 64 MiB (a small input may declare gigabytes, written as
+ * LLVM writes them), set once at the first input: libFuzzer installs its own
+ * SIGXFSZ handler (which exits) after any constructor of ours. */
+static inline void fuzz_cap_outputs(void)
+{
+	static bool done;
+	struct rlimit r = { 64u << 20, 64u << 20 };
+
+	if (done)
+		return;
+	done = true;
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &r);
 }
 
 #endif
