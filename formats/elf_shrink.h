@@ -7,8 +7,8 @@
  * of the cut stay unmapped (nothing reads a container past its size), and
  * everything after it in the file moves down by to - from, a multiple of
  * every p_align, so p_offset stays congruent to p_vaddr.  The grown
- * program header table goes into the freed bytes before the first cut,
- * where old kernels look for it (load address + e_phoff); a section split
+ * program header table goes where place says (enum elf_shrink_place);
+ * a section split
  * by cuts keeps its header for the first piece and gets one more header,
  * of its name, at the end of the table for each further piece (and a
  * symbol in such a piece gets that header's index as its st_shndx).
@@ -55,12 +55,25 @@ struct elf_shrink {
 	char why[160];			/* when not shrunk */
 };
 
+/* Where the grown program header table goes. */
+enum elf_shrink_place {
+	/* Right after the ELF header, in the room the linker left there:
+	 * where GNU strip and objcopy put it back and eu-strip keeps it, so
+	 * the file stays loadable when they rewrite it.  As many cuts as
+	 * that room has headers for. */
+	ELF_SHRINK_AFTER_EHDR,
+	/* In the freed bytes before the first cut: every cut, but GNU strip,
+	 * objcopy and eu-strip break the file (llvm-strip does not). */
+	ELF_SHRINK_IN_CUT,
+};
+
 /* The new layout of the file in buf, the holes (in offset order, disjoint)
  * cut out where they may be: 1 with the edits in *s, 0 when the layout
  * stays (s->why), -1 out of memory. */
 int elf_shrink_plan(const uint8_t *buf, size_t len,
 		    const struct elf_shrink_hole *hole, size_t nholes,
-		    struct elf_shrink *s, struct err *e);
+		    enum elf_shrink_place place, struct elf_shrink *s,
+		    struct err *e);
 void elf_shrink_free(struct elf_shrink *s);
 
 #endif

@@ -464,7 +464,7 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 /* A linked file's freed pages cut out, where elf_shrink finds it safe;
  * else plan->shrink.why says why not. */
 static int plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
-		       struct err *e)
+		       const struct prune_opts *o, struct err *e)
 {
 	struct elf_shrink *sh = &plan->shrink;
 	struct elf_shrink_hole *hole;
@@ -485,7 +485,9 @@ static int plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 		snprintf(sh->why, sizeof(sh->why), "freed packages in "
 			 ".llvm.offloading are not cut out yet");
 	else if (rc == 0)
-		rc = elf_shrink_plan(buf, len, hole, n, sh, e);
+		rc = elf_shrink_plan(buf, len, hole, n, o->always_shrink ?
+				     ELF_SHRINK_IN_CUT : ELF_SHRINK_AFTER_EHDR,
+				     sh, e);
 	free(hole);
 	if (rc <= 0)
 		return rc;
@@ -541,7 +543,7 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 			plan->size_after -= freed;
 	}
 	if (!plan->nmember && !plan->ndrop && !plan->nadd && !o->keep_layout &&
-	    plan_shrink(buf, len, plan, e) < 0) {
+	    plan_shrink(buf, len, plan, o, e) < 0) {
 		prune_plan_free(plan);
 		return -1;
 	}

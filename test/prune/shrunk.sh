@@ -1,7 +1,8 @@
 #!/bin/sh
 # shrunk.sh FILE KEEP DROPPED [LOADER]: prune FILE (a linked program, or a
-# library LOADER dlopens) to KEEP, once shrunk and once with --keep-layout
-# (the floor), and print, a line each, what holds (test/shrink.test wants
+# library LOADER dlopens) to KEEP, once shrunk (--always-shrink: every cut,
+# wherever the program headers go) and once with --keep-layout (the
+# floor), and print, a line each, what holds (test/shrink.test wants
 # all seven lines):
 #   the file is smaller, by what the summary says;
 #   as a loader sees them, the shrunk file is the floor (layout.py);
@@ -16,7 +17,7 @@
 f=$1 keep=$2 drop=$3 loader=${4:-}
 layout="python3 $(dirname "$0")/layout.py"
 $loader ./"$f" > "before.$f" || echo "$f does not run"
-sum=$(offload prune --keep "$keep" "$f" -o "s.$f") || echo "prune failed"
+sum=$(offload prune --always-shrink --keep "$keep" "$f" -o "s.$f") || echo "prune failed"
 offload prune --keep-layout --keep "$keep" "$f" -o "f.$f" >/dev/null
 size=$(echo "$sum" | sed -n 's/.*-> \([0-9]*\) bytes.*/\1/p')
 if [ "$(stat -c %s "s.$f")" = "$size" ] && [ "$size" -lt "$(stat -c %s "$f")" ]; then
@@ -42,5 +43,5 @@ offload extract -o "x.$f" -t "$keep" "$f" && offload extract -o "y.$f" -t "$keep
 	cmp -s "xl.$f" "yl.$f" && [ -s "xl.$f" ] &&
 	(for x in $(cat "xl.$f"); do cmp "x.$f/$x" "y.$f/s.$x" || exit 1; done) &&
 	echo "extract gives the same bytes"
-offload prune --keep "$keep" "s.$f" -o "t.$f" >/dev/null && cmp -s "s.$f" "t.$f" &&
+offload prune --always-shrink --keep "$keep" "s.$f" -o "t.$f" >/dev/null && cmp -s "s.$f" "t.$f" &&
 	echo "pruned again: the same"
