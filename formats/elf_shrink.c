@@ -437,12 +437,15 @@ static int check_phdrs(struct elf_shrink *s, const struct phdr *ph, size_t n,
 }
 
 /* The section header table: a split section's header covers its first
- * piece, one more header of its name each further piece. */
+ * piece, one more header of its name each further piece.  A table in
+ * freed bytes (table.hi > table.lo: its addresses) gets a header too, the
+ * last one, nameless: eu-strip (libelf) fills with zeros what no section
+ * covers. */
 static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
 		     size_t shnum, const struct cut *cut, size_t ncut,
-		     uint64_t phoff)
+		     uint64_t phoff, struct span table)
 {
-	size_t extra = 0, k;
+	size_t extra = table.hi > table.lo, k;
 	uint8_t *t;
 
 	for (size_t i = 1; i < shnum; i++) {
@@ -457,7 +460,7 @@ static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
 	}
 	if (shnum + extra >= SHN_LORESERVE_)
 		return refuse(s, "too many sections");
-	t = s->shdrs = malloc((shnum + extra) * SHDR_LEN);
+	t = s->shdrs = calloc(shnum + extra, SHDR_LEN);
 	s->origin = calloc(extra ? extra : 1, sizeof(*s->origin));
 	if (!t || !s->origin)
 		return -1;
@@ -496,8 +499,31 @@ static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
 				      "range", i);
 		put_le(piece + 24, out_offset(cut, ncut, start), 8);
 	}
+	if (table.hi > table.lo) {
+		uint8_t *h = t + k * SHDR_LEN;
+
+		put_le(h + 4, 1, 4);			/* SHT_PROGBITS */
+		put_le(h + 8, SHF_ALLOC_, 8);
+		put_le(h + 16, table.lo, 8);
+		put_le(h + 24, out_offset(cut, ncut, phoff), 8);
+		put_le(h + 32, table.hi - table.lo, 8);
+		put_le(h + 48, 8, 8);
+	}
 	s->extra_shdrs = extra;
 	return 1;
+}
+
+/* Whether the last section header is the nameless one new_shdrs adds
+ * over a program header table in freed bytes, over this file's table. */
+static bool covers_table(const uint8_t *buf, uint64_t shoff, size_t shnum,
+			 uint64_t phoff, size_t phnum)
+{
+	const uint8_t *h = buf + shoff + (shnum - 1) * SHDR_LEN;
+
+	return shnum > 1 && get_le(buf + 62, 2) != shnum - 1 &&
+	       get_le(h, 4) == 0 && get_le(h + 4, 4) == 1 &&
+	       get_le(h + 8, 8) == SHF_ALLOC_ && get_le(h + 24, 8) == phoff &&
+	       get_le(h + 32, 8) == phnum * PHDR_LEN;
 }
 
 /* The header (by new index) whose piece of split section i holds address
@@ -787,7 +813,13 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	free(nph);
 	if (rc <= 0)
 		return rc;
-	rc = new_shdrs(s, buf, shoff, shnum, cut, ncut, at);
+	/* A table a shrink put in freed bytes before had its header last:
+	 * it goes (the old table is zeros), a new one comes if need be. */
+	if (covers_table(buf, shoff, shnum, phoff, phnum))
+		shnum--;
+	rc = new_shdrs(s, buf, shoff, shnum, cut, ncut, at, at == EHDR_LEN ?
+		       (struct span){ 0, 0 } :
+		       (struct span){ at + bias, at + bias + phsize });
 	if (rc > 0)
 		rc = fix_symbols(s, sc, buf, shnum);
 	if (rc <= 0)
@@ -800,6 +832,7 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	s->cuts = ncut;
 	s->extra_phdrs = ncut;
 	s->size_after += s->extra_shdrs * SHDR_LEN;
+	s->size_after -= (get_le(buf + 60, 2) - shnum) * SHDR_LEN;
 	if (add_edit(s, 0, EHDR_LEN, ELF_SHRINK_BYTES, s->ehdr, EHDR_LEN) < 0 ||
 	    (old_table && add_edit(s, phoff, phnum * PHDR_LEN, ELF_SHRINK_ZERO,
 				   NULL, 0) < 0) ||

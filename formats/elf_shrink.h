@@ -62,8 +62,10 @@ enum elf_shrink_place {
 	 * the file stays loadable when they rewrite it.  As many cuts as
 	 * that room has headers for. */
 	ELF_SHRINK_AFTER_EHDR,
-	/* In the freed bytes before the first cut: every cut, but GNU strip,
-	 * objcopy and eu-strip break the file (llvm-strip does not). */
+	/* Also in the freed bytes before the first cut, when the room after
+	 * the ELF header is short: every cut, but GNU strip and objcopy
+	 * break the file (eu-strip keeps it: a nameless section header,
+	 * last, covers the table; llvm-strip keeps it). */
 	ELF_SHRINK_IN_CUT,
 };
 
