@@ -10,6 +10,7 @@
 #     objcopy --add-gnu-debuglink;
 #   find-debuginfo's: eu-strip --remove-comment -f FILE.debug;
 #   llvm-strip.
+# PRUNE (environment) adds options to prune's (--always-shrink).
 # "Runs as the pruned file does": registers what FILE did before but the
 # lines matching DROPPED (a grep pattern).  Writes d.FILE, FILE.*.st and
 # scratch files in the current directory.
