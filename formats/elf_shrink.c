@@ -664,7 +664,8 @@ static size_t ehdr_room(struct elf_shrink *s, const struct elfscan *sc,
 
 /* The table in the freed bytes before the first cut, where a kernel
  * before 5.18 looks (first PT_LOAD's vaddr - offset plus e_phoff): the
- * smallest file, which GNU strip, objcopy and eu-strip break.  When it
+ * smallest file, which GNU strip and objcopy break (new_shdrs covers the
+ * table with a section for eu-strip).  When it
  * does not fit there with every cut, the smaller cuts after the first give
  * way; when it does not fit with one, the first cut does. */
 static int in_first_cut(struct elf_shrink *s, const struct elfscan *sc,
