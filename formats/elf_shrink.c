@@ -628,7 +628,8 @@ static void largest_cuts(struct cut *cut, size_t *ncut, size_t n)
  * PT_LOAD after the table) and where eu-strip keeps it (libelf fills
  * with zeros what no section covers, but not before the first section):
  * how many program headers the room the linker left before the first
- * section's bytes holds. */
+ * section's bytes holds (0, s->why set, when the first PT_LOAD does not
+ * map the ELF header). */
 static size_t ehdr_room(struct elf_shrink *s, const struct elfscan *sc,
 			const struct phdr *ph, size_t phnum, size_t first,
 			uint64_t bias, const struct cut *cut, size_t ncut)
