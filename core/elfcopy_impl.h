@@ -92,6 +92,8 @@ int elfcopy_plan_symbols(struct copy *c, struct err *e);
 int elfcopy_rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
 			    struct err *e);
 int elfcopy_rewrite_relocations(struct copy *c, size_t i, struct err *e);
+int elfcopy_check_relocation_symbols(const struct copy *c, size_t i,
+				     struct err *e);
 int elfcopy_rewrite_group(struct copy *c, size_t i, struct err *e);
 
 #endif

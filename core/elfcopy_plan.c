@@ -238,6 +238,10 @@ int elfcopy_fill_sections(struct copy *c, const struct elfcopy_add *add,
 			if (elfcopy_rewrite_group(c, i, e) < 0)
 				return -1;
 			o->data = c->owned[i];
+		} else if (c->symtab && s->link == c->symtab &&
+			   is_reloc(s) && !c->syms_removed) {
+			if (elfcopy_check_relocation_symbols(c, i, e) < 0)
+				return -1;
 		} else if (c->syms_removed && s->link == c->symtab) {
 			if (is_reloc(s)) {
 				if (elfcopy_rewrite_relocations(c, i, e) < 0)

@@ -241,6 +241,33 @@ int elfcopy_rewrite_relocations(struct copy *c, size_t i, struct err *e)
 	return 0;
 }
 
+/* llvm-objcopy resolves every relocation's symbol even when it renumbers
+ * none, and refuses an index past the symbol table ("invalid symbol
+ * index"); so do we, rather than copy a relocation that names nothing. */
+int elfcopy_check_relocation_symbols(const struct copy *c, size_t i,
+				     struct err *e)
+{
+	const struct elfscan_section *r = &c->s.sec[i];
+	bool be = c->s.big_endian, rela = r->type == SHT_RELA;
+	size_t entsize = c->s.is64 ? (rela ? 24 : 16) : (rela ? 12 : 8);
+	const uint8_t *p = c->buf + r->offset;
+
+	for (uint64_t k = 0; k + entsize <= r->size; k += entsize) {
+		/* r_sym: the high half of r_info, or on MIPS64 its first
+		 * four bytes in either byte order. */
+		uint64_t sym = !c->s.is64 ? get_endian(p + k + 4, 4, be) >> 8
+			       : c->s.machine == EM_MIPS || be
+			       ? get_endian(p + k + 8, 4, be)
+			       : get_endian(p + k + 12, 4, be);
+
+		if (sym && sym >= c->nsyms)
+			return err_set(e, "a relocation in '%s' names symbol "
+				       "%llu, which does not exist", r->name,
+				       (unsigned long long)sym);
+	}
+	return 0;
+}
+
 int elfcopy_rewrite_group(struct copy *c, size_t i, struct err *e)
 {
 	const struct elfscan_section *g = &c->s.sec[i];
