@@ -211,6 +211,45 @@ static bool frame_too_big(const uint8_t *p, size_t n, uint64_t room)
 	       fh.frameContentSize > room;
 }
 
+/* Whether the frame starting at p, its size unknown, declares a window
+ * larger than the room left.  Into slots zstd would allocate that window
+ * (2 GiB in a crafted 200-byte frame, found by the ccob fuzzer) though
+ * the frame can fill no more than the room: it is decoded into a buffer
+ * of the room's size instead, as into the whole buffer, in place. */
+static bool window_too_big(const uint8_t *p, size_t n, uint64_t room)
+{
+	ZSTD_frameHeader fh;
+
+	return ZSTD_getFrameHeader(&fh, p, n) == 0 &&
+	       fh.frameType != ZSTD_skippableFrame &&
+	       fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN &&
+	       fh.windowSize > room;
+}
+
+/* Into the buffer of one such frame, or back to slots: only between
+ * frames, where zstd takes new parameters. */
+static void stable_output(ZSTD_DCtx *dc, bool on)
+{
+	ZSTD_DCtx_reset(dc, ZSTD_reset_session_only);
+	ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, on);
+}
+
+/* Bytes of one frame's own buffer, handed on a slot at a time as sinks
+ * expect; the buffer stays until the hasher is past them. */
+static int deliver_pieces(struct dec *d, const uint8_t *p, size_t n,
+			  struct err *e)
+{
+	while (n) {
+		size_t k = n > SLOT ? SLOT : n;
+
+		if (deliver(d, p, k, e) < 0)
+			return -1;
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
 /* Every frame of src[0, end), skippable ones passed over, as LLVM reads
  * it.  Into the whole buffer zstd decodes in place (a stable output, no
  * window buffer of its own); into slots it keeps its window. */
@@ -221,6 +260,8 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	ZSTD_outBuffer out = { NULL, 0, 0 };
 	size_t r = 0, reported = 0;
 	bool frame_start = true;
+	uint8_t *own = NULL;	/* the buffer of a frame too wide for slots */
+	int rc = 0;
 
 	if (!dc)
 		return err_set(e, "zstd: out of memory");
@@ -232,29 +273,45 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
 	for (;;) {
 		size_t before_in = in.pos, before_out, room;
+		uint64_t left = d->h->raw_size - d->produced;
 
-		if (!d->whole) {
+		if (in.pos == in.size)
+			in.size = end - in.size > STEP ? in.size + STEP : end;
+		if (!d->whole && frame_start) {
+			if (frame_too_big(src + in.pos, end - in.pos, left)) {
+				r = (size_t)-ZSTD_error_dstSize_tooSmall;
+				break;
+			}
+			/* left < windowSize <= 2 GiB: fits a size_t. */
+			if (window_too_big(src + in.pos, end - in.pos, left)) {
+				if (!(own = malloc(left ? (size_t)left : 1))) {
+					rc = err_set(e, "out of memory for "
+						     "%llu uncompressed bytes",
+						     (unsigned long long)left);
+					break;
+				}
+				stable_output(dc, true);
+				out = (ZSTD_outBuffer){ own, (size_t)left, 0 };
+			}
+		}
+		if (!d->whole && !own) {
 			out.dst = window(d, &room);
 			out.size = room;
 			out.pos = 0;
 		}
 		before_out = out.pos;
-		if (in.pos == in.size)
-			in.size = end - in.size > STEP ? in.size + STEP : end;
-		if (!d->whole && frame_start &&
-		    frame_too_big(src + in.pos, end - in.pos,
-				  d->h->raw_size - d->produced)) {
-			r = (size_t)-ZSTD_error_dstSize_tooSmall;
-			break;
-		}
 		r = ZSTD_decompressStream(dc, &out, &in);
 		if (ZSTD_isError(r))
 			break;
 		frame_start = !r;
-		if (deliver(d, (uint8_t *)out.dst + before_out,
-			    out.pos - before_out, e) < 0) {
-			ZSTD_freeDCtx(dc);
-			return -1;
+		if ((rc = deliver_pieces(d, (uint8_t *)out.dst + before_out,
+					 out.pos - before_out, e)) < 0)
+			break;
+		if (own && frame_start) {
+			hashpipe_wait(&d->hash, d->produced);
+			free(own);
+			own = NULL;
+			stable_output(dc, false);
 		}
 		/* As often as inflating whole reports, a step of input: a
 		 * stream's pieces would report far more often, and after the
@@ -272,6 +329,12 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 			break;		/* output full, input left */
 	}
 	ZSTD_freeDCtx(dc);
+	if (own) {
+		hashpipe_wait(&d->hash, d->produced);
+		free(own);
+	}
+	if (rc < 0)
+		return -1;
 	if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ||
 	    (!ZSTD_isError(r) && in.pos < end))
 		return err_set(e, "decompresses to more than the %llu bytes its "
