@@ -81,8 +81,9 @@ def mutate(data, rng):
 
 
 def edit(data, op, a, b):
-    """One named edit: ("align"|"entsize", section name, value) or
-    ("swap", symbol i, symbol j)."""
+    """One named edit: ("align"|"entsize"|"type"|"link", section name,
+    value), ("relsym", relocation section name, symbol index of its first
+    entry) or ("swap", symbol i, symbol j)."""
     lay = _layout(data)
     e64, en, fmt, secs = lay
     d = bytearray(data)
@@ -96,14 +97,25 @@ def edit(data, op, a, b):
     strsec = secs[struct.unpack_from(en + "H", d, 0x3e if e64 else 0x32)[0]]
     for s in secs:
         at = strsec[5] + s[1]
-        if d[at:d.index(b"\0", at)].decode() == a:
-            s[10 if op == "entsize" else 9] = int(b, 0)
-            struct.pack_into(fmt, d, s[0], *s[1:])
+        if d[at:d.index(b"\0", at)].decode() != a:
+            continue
+        if op == "relsym":
+            # r_info after r_offset: the symbol in its high bits (its low
+            # 32 bits on little-endian MIPS64, never edited here)
+            w = 8 if e64 else 4
+            info, = struct.unpack_from(en + ("Q" if e64 else "I"), d, s[5] + w)
+            shift = 32 if e64 else 8
+            info = int(b, 0) << shift | info & ((1 << shift) - 1)
+            struct.pack_into(en + ("Q" if e64 else "I"), d, s[5] + w, info)
+            continue
+        s[{"entsize": 10, "align": 9, "type": 2, "link": 7}[op]] = int(b, 0)
+        struct.pack_into(fmt, d, s[0], *s[1:])
     return bytes(d)
 
 
 if __name__ == "__main__":
-    # elfmut.py IN OUT OP A B: OP align|entsize SECTION VALUE, or swap I J;
+    # elfmut.py IN OUT OP A B: OP align|entsize|type|link SECTION VALUE, relsym
+    # SECTION SYMBOL, or swap I J;
     import sys
     # or: elfmut.py IN OUT random SEED (one mutation chosen by SEED)
     src, dst, op, a = sys.argv[1:5]
