@@ -211,43 +211,36 @@ static bool frame_too_big(const uint8_t *p, size_t n, uint64_t room)
 	       fh.frameContentSize > room;
 }
 
-/* Whether the frame starting at p, its size unknown, declares a window
- * larger than the room left.  Into slots zstd would allocate that window
- * (2 GiB in a crafted 200-byte frame, found by the ccob fuzzer) though
- * the frame can fill no more than the room: it is decoded into a buffer
- * of the room's size instead, as into the whole buffer, in place. */
-static bool window_too_big(const uint8_t *p, size_t n, uint64_t room)
+static int window_log_max(uint64_t raw_size)
 {
-	ZSTD_frameHeader fh;
+	int log = ZSTD_WINDOWLOG_LIMIT_DEFAULT;
 
-	return ZSTD_getFrameHeader(&fh, p, n) == 0 &&
-	       fh.frameType != ZSTD_skippableFrame &&
-	       fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN &&
-	       fh.windowSize > room;
+	while (log < ZSTD_WINDOWLOG_MAX && ((uint64_t)1 << log) < raw_size)
+		log++;
+	return log;
 }
 
-/* Into the buffer of one such frame, or back to slots: only between
- * frames, where zstd takes new parameters. */
-static void stable_output(ZSTD_DCtx *dc, bool on)
+/* Whether a frame in src[0, n) declares a window wider than both zstd's
+ * default limit and the size the header declares: a crafted frame may
+ * claim 2 GiB for a few bytes of content (found by the ccob fuzzer).
+ * LLVM's one-shot decoder needs no window and reads it; streamed, zstd
+ * would allocate all of it. */
+static bool wide_window(const uint8_t *src, size_t n, uint64_t raw_size)
 {
-	ZSTD_DCtx_reset(dc, ZSTD_reset_session_only);
-	ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, on);
-}
+	uint64_t limit = (uint64_t)1 << window_log_max(raw_size);
 
-/* Bytes of one frame's own buffer, handed on a slot at a time as sinks
- * expect; the buffer stays until the hasher is past them. */
-static int deliver_pieces(struct dec *d, const uint8_t *p, size_t n,
-			  struct err *e)
-{
 	while (n) {
-		size_t k = n > SLOT ? SLOT : n;
+		ZSTD_frameHeader fh;
+		size_t len = ZSTD_findFrameCompressedSize(src, n);
 
-		if (deliver(d, p, k, e) < 0)
-			return -1;
-		p += k;
-		n -= k;
+		if (ZSTD_isError(len) || ZSTD_getFrameHeader(&fh, src, n) != 0)
+			return false;
+		if (fh.frameType != ZSTD_skippableFrame && fh.windowSize > limit)
+			return true;
+		src += len;
+		n -= len;
 	}
-	return 0;
+	return false;
 }
 
 /* Every frame of src[0, end), skippable ones passed over, as LLVM reads
@@ -260,8 +253,6 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	ZSTD_outBuffer out = { NULL, 0, 0 };
 	size_t r = 0, reported = 0;
 	bool frame_start = true;
-	uint8_t *own = NULL;	/* the buffer of a frame too wide for slots */
-	int rc = 0;
 
 	if (!dc)
 		return err_set(e, "zstd: out of memory");
@@ -269,49 +260,39 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 		ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
 		out = (ZSTD_outBuffer){ d->whole, (size_t)d->h->raw_size, 0 };
 	}
-	/* Any window LLVM's levels may choose. */
-	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+	/* Into slots zstd allocates the window a frame declares: any that
+	 * LLVM's levels choose (zstd's default limit, 128 MiB) or up to the
+	 * size the header declares (wide_window sends frames declaring more
+	 * to the whole buffer).  Into the whole buffer zstd needs no window
+	 * of its own. */
+	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax,
+			       d->whole ? ZSTD_WINDOWLOG_MAX
+				        : window_log_max(d->h->raw_size));
 	for (;;) {
 		size_t before_in = in.pos, before_out, room;
-		uint64_t left = d->h->raw_size - d->produced;
 
-		if (in.pos == in.size)
-			in.size = end - in.size > STEP ? in.size + STEP : end;
-		if (!d->whole && frame_start) {
-			if (frame_too_big(src + in.pos, end - in.pos, left)) {
-				r = (size_t)-ZSTD_error_dstSize_tooSmall;
-				break;
-			}
-			/* left < windowSize <= 2 GiB: fits a size_t. */
-			if (window_too_big(src + in.pos, end - in.pos, left)) {
-				if (!(own = malloc(left ? (size_t)left : 1))) {
-					rc = err_set(e, "out of memory for "
-						     "%llu uncompressed bytes",
-						     (unsigned long long)left);
-					break;
-				}
-				stable_output(dc, true);
-				out = (ZSTD_outBuffer){ own, (size_t)left, 0 };
-			}
-		}
-		if (!d->whole && !own) {
+		if (!d->whole) {
 			out.dst = window(d, &room);
 			out.size = room;
 			out.pos = 0;
 		}
 		before_out = out.pos;
+		if (in.pos == in.size)
+			in.size = end - in.size > STEP ? in.size + STEP : end;
+		if (!d->whole && frame_start &&
+		    frame_too_big(src + in.pos, end - in.pos,
+				  d->h->raw_size - d->produced)) {
+			r = (size_t)-ZSTD_error_dstSize_tooSmall;
+			break;
+		}
 		r = ZSTD_decompressStream(dc, &out, &in);
 		if (ZSTD_isError(r))
 			break;
 		frame_start = !r;
-		if ((rc = deliver_pieces(d, (uint8_t *)out.dst + before_out,
-					 out.pos - before_out, e)) < 0)
-			break;
-		if (own && frame_start) {
-			hashpipe_wait(&d->hash, d->produced);
-			free(own);
-			own = NULL;
-			stable_output(dc, false);
+		if (deliver(d, (uint8_t *)out.dst + before_out,
+			    out.pos - before_out, e) < 0) {
+			ZSTD_freeDCtx(dc);
+			return -1;
 		}
 		/* As often as inflating whole reports, a step of input: a
 		 * stream's pieces would report far more often, and after the
@@ -329,12 +310,6 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 			break;		/* output full, input left */
 	}
 	ZSTD_freeDCtx(dc);
-	if (own) {
-		hashpipe_wait(&d->hash, d->produced);
-		free(own);
-	}
-	if (rc < 0)
-		return -1;
 	if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ||
 	    (!ZSTD_isError(r) && in.pos < end))
 		return err_set(e, "decompresses to more than the %llu bytes its "
@@ -569,6 +544,24 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 	return 0;
 }
 
+/* Decoded whole (memory: the declared size, within the limits), then
+ * handed to the sink a slot at a time. */
+static int whole_to_sink(const uint8_t *buf, size_t len,
+			 const struct ccob_header *h,
+			 const struct ccob_limits *lim, ccob_sink sink,
+			 void *ctx, size_t *used, uint64_t *hash,
+			 struct err *e)
+{
+	uint8_t *raw;
+	int rc = ccob_decompress(buf, len, h, lim, &raw, used, hash, e);
+
+	for (uint64_t at = 0; rc == 0 && sink && at < h->raw_size; at += SLOT)
+		rc = sink(ctx, raw + at, h->raw_size - at < SLOT
+					 ? (size_t)(h->raw_size - at) : SLOT, e);
+	free(raw);	/* (NULL when decoding failed) */
+	return rc;
+}
+
 int ccob_decompress_stream(const uint8_t *buf, size_t len,
 			   const struct ccob_header *h,
 			   const struct ccob_limits *lim, ccob_sink sink,
@@ -581,6 +574,11 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 
 	if (believe(h, len - h->header_size, lim, e) < 0)
 		return -1;
+	if (h->method == CCOB_ZSTD &&
+	    wide_window(buf + h->header_size, len - h->header_size,
+			h->raw_size))
+		return whole_to_sink(buf, len, h, lim, sink, ctx, used, hash,
+				     e);
 	if (!(d.ring = malloc((size_t)RING * SLOT)))
 		return err_set(e, "out of memory");
 	hashpipe_start(&d.hash, hash != NULL, h->raw_size);

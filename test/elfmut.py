@@ -82,11 +82,23 @@ def mutate(data, rng):
 
 def edit(data, op, a, b):
     """One named edit: ("align"|"entsize"|"type"|"link", section name,
-    value), ("relsym", relocation section name, symbol index of its first
-    entry) or ("swap", symbol i, symbol j)."""
+    value), ("swap", symbol i, symbol j) or ("relsym", relocation section
+    name, symbol index written into its first entry)."""
     lay = _layout(data)
     e64, en, fmt, secs = lay
     d = bytearray(data)
+    if op == "relsym":
+        strsec = secs[struct.unpack_from(en + "H", d, 0x3e if e64 else 0x32)[0]]
+        s = [s for s in secs if d[strsec[5] + s[1]:
+                                  d.index(b"\0", strsec[5] + s[1])].decode() == a][0]
+        if e64:
+            info, = struct.unpack_from(en + "Q", d, s[5] + 8)
+            struct.pack_into(en + "Q", d, s[5] + 8,
+                             int(b, 0) << 32 | info & 0xffffffff)
+        else:
+            info, = struct.unpack_from(en + "I", d, s[5] + 4)
+            struct.pack_into(en + "I", d, s[5] + 4, int(b, 0) << 8 | info & 0xff)
+        return bytes(d)
     if op == "swap":
         st = [s for s in secs if s[2] == 2][0]
         es = 24 if e64 else 16
@@ -99,23 +111,14 @@ def edit(data, op, a, b):
         at = strsec[5] + s[1]
         if d[at:d.index(b"\0", at)].decode() != a:
             continue
-        if op == "relsym":
-            # r_info after r_offset: the symbol in its high bits (its low
-            # 32 bits on little-endian MIPS64, never edited here)
-            w = 8 if e64 else 4
-            info, = struct.unpack_from(en + ("Q" if e64 else "I"), d, s[5] + w)
-            shift = 32 if e64 else 8
-            info = int(b, 0) << shift | info & ((1 << shift) - 1)
-            struct.pack_into(en + ("Q" if e64 else "I"), d, s[5] + w, info)
-            continue
         s[{"entsize": 10, "align": 9, "type": 2, "link": 7}[op]] = int(b, 0)
         struct.pack_into(fmt, d, s[0], *s[1:])
     return bytes(d)
 
 
 if __name__ == "__main__":
-    # elfmut.py IN OUT OP A B: OP align|entsize|type|link SECTION VALUE, relsym
-    # SECTION SYMBOL, or swap I J;
+    # elfmut.py IN OUT OP A B: OP align|entsize|type|link SECTION VALUE,
+    # swap I J, relsym SECTION INDEX;
     import sys
     # or: elfmut.py IN OUT random SEED (one mutation chosen by SEED)
     src, dst, op, a = sys.argv[1:5]
