@@ -236,10 +236,11 @@ static int check_relocation_symbols(const struct copy *c, struct err *e)
 		}
 	for (size_t i = 1; i < c->s.n; i++) {
 		const struct elfscan_section *r = &c->s.sec[i];
-		const uint8_t *p = c->buf + r->offset;
+		const uint8_t *p;
 
 		if (!is_reloc(r))
 			continue;
+		p = c->buf + r->offset;	/* (not NOBITS: inside the file) */
 		if (r->link && r->link < c->s.n &&
 		    c->s.sec[r->link].type != SHT_SYMTAB)
 			return err_set(e, "Link field value %u in section %s is "
