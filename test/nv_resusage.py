@@ -24,12 +24,18 @@ import sys
 
 def report(text):
     """[(arch or None, {symbol: {key: value}})], one per ELF."""
-    elves, funcs, fn = [], None, None
+    elves, funcs, fn, kind = [], None, None, "elf"
     for line in text.splitlines():
+        m = re.match(r"Fatbin (\w+) code:", line)
+        if m:
+            kind = m.group(1)
+            continue
         m = re.match(r"arch = (sm_\w+)", line)
         if m:
             funcs = {}
-            elves.append((m.group(1), funcs))
+            fn = None
+            if kind == "elf":           # PTX has no resource usage
+                elves.append((m.group(1), funcs))
             continue
         m = re.match(r" Function (\S+):$", line)
         if m:
@@ -57,7 +63,7 @@ def ours(offload, path):
             out.append((kl["processor"],
                         {k["symbol"]: k for k in kl["list"]}))
 
-    for f in ls["files"]:
+    def walk(f):
         take(f.get("kernels"))
         for c in f.get("containers", []):
             for e in c["entries"]:
@@ -66,6 +72,11 @@ def ours(offload, path):
             for c in s["containers"]:
                 for e in c["entries"]:
                     take(e["kernels"])
+        for m in f.get("members", []):
+            walk(m)
+
+    for f in ls["files"]:
+        walk(f)
     return out
 
 

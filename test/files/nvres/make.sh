@@ -25,6 +25,7 @@
 #                    an "arch = sm_XY" line as cuobjdump prints for a
 #                    fatbin's entries (on sm_90 and later cubins of CUDA 13
 #                    cuobjdump 11.8 -res-usage crashes)
+#   golden/nv118/F.res  cuobjdump -res-usage (11.8) of ../nv118/F
 #   golden/X13.ptxas nvcc 13 -Xptxas -v's report when it built X13.fatbin
 #                    (ptxas 11.8's is no ground truth for the stack: it
 #                    gives each function's own frame, not with its callees)
@@ -78,4 +79,11 @@ for src in res spill; do
 		patched_report cubin.$a $a
 		rm -f cubin.$a
 	done >golden/${src}13.res
+done
+# cuobjdump -res-usage of the CUDA 11.8 fixtures of cuobjdump.test
+# (../nv118, made by its make.sh): objects, an archive, a shared library,
+# programs, nvcc -G's device functions.
+mkdir -p golden/nv118
+for f in a.o b.o g.o rdc.o libab.a libab.so app rapp a.fatbin a.cubin; do
+	cuobjdump -res-usage ../nv118/$f >golden/nv118/$f.res
 done
