@@ -5,6 +5,7 @@
 #ifndef CORE_ELFCOPY_IMPL_H
 #define CORE_ELFCOPY_IMPL_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
