@@ -29,6 +29,13 @@ struct elf_shrink_hole {
 	uint64_t offset, len;
 };
 
+/* 8 bytes the caller writes at a file offset (a relocation's addend made
+ * to point elsewhere, a section's sh_size made smaller): the plan reads
+ * them instead of the input's. */
+struct elf_shrink_word {
+	uint64_t offset, value;
+};
+
 enum elf_shrink_kind {
 	ELF_SHRINK_CUT,		/* left out of the output */
 	ELF_SHRINK_ZERO,	/* written as zeros */
@@ -56,10 +63,12 @@ struct elf_shrink {
 };
 
 /* The new layout of the file in buf, the holes (in offset order, disjoint)
- * cut out where they may be: 1 with the edits in *s, 0 when the layout
- * stays (s->why), -1 out of memory. */
+ * cut out where they may be, the words (in offset order, disjoint) as the
+ * caller rewrites them: 1 with the edits in *s, 0 when the layout stays
+ * (s->why), -1 out of memory. */
 int elf_shrink_plan(const uint8_t *buf, size_t len,
 		    const struct elf_shrink_hole *hole, size_t nholes,
+		    const struct elf_shrink_word *word, size_t nwords,
 		    struct elf_shrink *s, struct err *e);
 void elf_shrink_free(struct elf_shrink *s);
 

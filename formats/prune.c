@@ -415,9 +415,19 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return alen && blen && a < b + blen && b < a + alen;
 }
 
+/* Whether section j is one the plan makes shorter. */
+static bool trimmed(const struct prune_plan *plan, size_t j)
+{
+	for (size_t i = 0; i < plan->ntrim; i++)
+		if (plan->trim[i].section == j)
+			return true;
+	return false;
+}
+
 /* The ranges of a linked file nobody reads once pruned: each container's
  * freed tail, and the zero padding after it up to the next container or
- * the end of its section. */
+ * the end of its section (a packed .llvm.offloading's: the section ends
+ * where they start). */
 static int shrink_holes(const uint8_t *buf, size_t len,
 			const struct prune_plan *plan,
 			struct elf_shrink_hole *hole, size_t *n, struct err *e)
@@ -432,7 +442,7 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 		uint64_t a = pt->offset + pt->new_size;
 		uint64_t b = pt->offset + pt->old_size, limit = b;
 
-		bool fatbin = false;
+		size_t holder = 0;
 
 		if (!pt->in_place || a == b)
 			continue;
@@ -440,25 +450,74 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 			const struct elfscan_section *x = &s.sec[j];
 
 			if ((x->kind == ELFSCAN_HIP_FATBIN ||
-			     x->kind == ELFSCAN_NV_FATBIN) &&
+			     x->kind == ELFSCAN_NV_FATBIN || trimmed(plan, j)) &&
 			    x->type != 8 /* SHT_NOBITS */ &&
 			    x->offset <= pt->offset &&
 			    b - x->offset <= x->size) {
 				limit = x->offset + x->size;
-				fatbin = true;
+				holder = j;
 			}
 		}
-		/* Packages (an OpenMP program's .llvm.offloading) stay. */
-		if (!fatbin)
+		/* Packages that stayed where they were (zeroed) stay. */
+		if (!holder)
 			continue;
 		if (i + 1 < plan->n && plan->patch[i + 1].offset < limit)
 			limit = plan->patch[i + 1].offset;
 		while (b < limit && buf[b] == 0)
 			b++;
+		/* The last kept image's end pointer points at a packed
+		 * section's end: what is cut or written anew starts after. */
+		if (trimmed(plan, holder) && (a += 8) > b)
+			continue;
 		hole[(*n)++] = (struct elf_shrink_hole){ a, b - a };
 	}
 	elfscan_free(&s);
 	return 0;
+}
+
+/* The 8-byte words the plan writes (pointers of the OpenMP image table,
+ * their relocations' addends), for elf_shrink's checks. */
+static int plan_words(const struct prune_plan *plan,
+		      struct elf_shrink_word **w, size_t *n, struct err *e)
+{
+	*n = 0;
+	*w = calloc(plan->n ? plan->n : 1, sizeof(**w));
+	if (!*w)
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct prune_patch *pt = &plan->patch[i];
+
+		if (pt->in_place && pt->old_size == 8 && pt->new_size == 8 &&
+		    pt->npieces == 1 && pt->piece[0].lit_len == 8 &&
+		    !pt->piece[0].pad && !pt->piece[0].data_len)
+			(*w)[(*n)++] = (struct elf_shrink_word){
+				pt->offset, get_le(pt->piece[0].lit, 8) };
+	}
+	return 0;
+}
+
+static bool is_trim_patch(const struct prune_plan *plan,
+			  const struct prune_patch *pt)
+{
+	for (size_t j = 0; j < plan->ntrim; j++)
+		if (pt->offset == plan->trim[j].size_off)
+			return true;
+	return false;
+}
+
+/* The trims' sh_size patches go: the shrink writes the section headers
+ * anew, with the trimmed sizes. */
+static void drop_trim_patches(struct prune_plan *plan)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		if (is_trim_patch(plan, &plan->patch[i]))
+			prune_patch_free(&plan->patch[i]);
+		else
+			plan->patch[k++] = plan->patch[i];
+	}
+	plan->n = k;
 }
 
 /* A linked file's freed pages cut out, where elf_shrink finds it safe;
@@ -468,8 +527,9 @@ static int plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 {
 	struct elf_shrink *sh = &plan->shrink;
 	struct elf_shrink_hole *hole;
+	struct elf_shrink_word *word = NULL;
 	uint64_t type;
-	size_t n;
+	size_t n, nwords = 0;
 	int rc;
 
 	if (!elfscan_is_elf(buf, len) || len < 18 || !plan->zeroed)
@@ -482,17 +542,19 @@ static int plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 		return err_code_set(e, ERR_NOMEM, "out of memory");
 	rc = shrink_holes(buf, len, plan, hole, &n, e);
 	if (rc == 0 && !n)
-		snprintf(sh->why, sizeof(sh->why), "freed packages in "
-			 ".llvm.offloading are not cut out yet");
-	else if (rc == 0)
-		rc = elf_shrink_plan(buf, len, hole, n, sh, e);
+		snprintf(sh->why, sizeof(sh->why), "%s", plan->unpacked ?
+			 plan->unpacked : "no freed range to cut out");
+	else if (rc == 0 && (rc = plan_words(plan, &word, &nwords, e)) == 0)
+		rc = elf_shrink_plan(buf, len, hole, n, word, nwords, sh, e);
 	free(hole);
+	free(word);
 	if (rc <= 0)
 		return rc;
 	/* What is written anew must not fall on code that stays. */
 	for (size_t i = 0; i < sh->n; i++)
 		for (size_t j = 0; j < plan->n; j++)
-			if (overlaps(sh->edit[i].offset, sh->edit[i].len,
+			if (!is_trim_patch(plan, &plan->patch[j]) &&
+			    overlaps(sh->edit[i].offset, sh->edit[i].len,
 				     plan->patch[j].offset,
 				     plan->patch[j].new_size)) {
 				elf_shrink_free(sh);
@@ -516,6 +578,7 @@ static int plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 			}
 	}
 	plan->size_after = sh->size_after;
+	drop_trim_patches(plan);
 	return 0;
 }
 
@@ -831,5 +894,6 @@ void prune_plan_free(struct prune_plan *plan)
 	}
 	free(plan->add);
 	elf_shrink_free(&plan->shrink);
+	free(plan->trim);
 	memset(plan, 0, sizeof(*plan));
 }
