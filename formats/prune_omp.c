@@ -385,7 +385,15 @@ static const char *pack_refusal(const struct table *t,
 				uint64_t array)
 {
 	struct stray st = { .array = array, .n = n };
+	uint64_t from = sec->addr;
 
+	/* A pointer at the section's start is the end of a section ending
+	 * there (the offload entries, in a program at a fixed address), when
+	 * one does: it stays. */
+	for (size_t i = 1; i < t->s->n; i++)
+		if ((t->s->sec[i].flags & SHF_ALLOC_) && t->s->sec[i].size &&
+		    t->s->sec[i].addr + t->s->sec[i].size == sec->addr)
+			from = sec->addr + 1;
 	for (size_t j = 0; j < n; j++) {
 		if (l->v[j].version != 1)
 			return "its packages are not of version 1";
@@ -395,7 +403,7 @@ static const char *pack_refusal(const struct table *t,
 	/* (A pointer at the section's end is the next section's: it
 	 * stays.) */
 	for (size_t i = 0; i < t->nrel; i++)
-		if (t->rel[i].relative && t->rel[i].addend >= sec->addr &&
+		if (t->rel[i].relative && t->rel[i].addend >= from &&
 		    t->rel[i].addend - sec->addr < sec->size)
 			not_in_table(&st, t->rel[i].at);
 	for (size_t j = 0; j < n && !st.found; j++) {
@@ -403,7 +411,7 @@ static const char *pack_refusal(const struct table *t,
 				  im[j].pend };
 
 		for (int m = 0; m < 4; m++)
-			if (v[m] - sec->addr < sec->size)
+			if (v[m] >= from && v[m] - sec->addr < sec->size)
 				each_pointer_to(t, v[m], not_in_table, &st);
 	}
 	if (st.found)
