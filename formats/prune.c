@@ -32,10 +32,10 @@ static bool is_dropped_section(void *ctx, const char *name, size_t len)
 	return false;
 }
 
-/* A relocatable object's .llvm.offloading, written again with the kept
- * packages.  In a linked program the OpenMP runtime's image table points
- * into the section: the table is rewritten and the section keeps its
- * layout (prune_omp.c). */
+/* A .llvm.offloading that is not loaded (an object's), written again
+ * with the kept packages.  In a linked program the OpenMP runtime's image
+ * table points into the loaded section: the table is rewritten and the
+ * kept packages move to its start (prune_omp.c). */
 static int prune_offloading(struct pruner *p, const struct elfscan *s,
 			    const uint8_t *buf, size_t i)
 {
@@ -49,10 +49,11 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 		p->section = sec->name;
 		return prune_linked_packages(p, s, buf, i);
 	}
-	if (s->e_type != 1 /* ET_REL */ || (sec->flags & 2 /* SHF_ALLOC */))
-		return err_set(p->e, "packages in a linked program are not "
-			       "pruned yet (the OpenMP runtime's image table "
-			       "points at each)");
+	/* Not loaded (an object's, or one a linked file was given
+	 * afterwards): nothing points at its packages. */
+	if (s->e_type < 1 || s->e_type > 3 || (sec->flags & 2 /* SHF_ALLOC */))
+		return err_set(p->e, "packages in this kind of file are not "
+			       "pruned");
 	/* The section is dropped and added again by name: another of that
 	 * name would go with it. */
 	for (size_t j = 1; j < s->n; j++)
