@@ -394,11 +394,25 @@ static const char *pack_refusal(const struct table *t,
 		if ((t->s->sec[i].flags & SHF_ALLOC_) && t->s->sec[i].size &&
 		    t->s->sec[i].addr + t->s->sec[i].size == sec->addr)
 			from = sec->addr + 1;
+	const uint8_t *bytes = t->buf + sec->offset;
+	uint64_t pos = 0;
+	size_t k = 0;
+
 	for (size_t j = 0; j < n; j++) {
 		if (l->v[j].version != 1)
 			return "its packages are not of version 1";
 		if (j && im[j].bin_off < im[j - 1].bin_off + im[j - 1].bin_size)
 			return "two images share a package";
+	}
+	/* Nothing but the images' packages and zero padding moves. */
+	while (pos < sec->size) {
+		if (k < n && im[k].bin_off - sec->offset == pos) {
+			pos += im[k++].bin_size;
+			continue;
+		}
+		if (sec->size - pos < 8 || get_le(bytes + pos, 8))
+			return ".llvm.offloading holds more than packages";
+		pos += 8;
 	}
 	/* (A pointer at the section's end is the next section's: it
 	 * stays.) */
