@@ -1,3 +1,5 @@
+/* OpenMP device code with a table of TABLE ints (8 << (n - 1) of them for An):
+ * images large enough that pruning frees whole pages. */
 #define A1 1, 2, 3, 4, 5, 6, 7, 8
 #define A2 A1, A1
 #define A3 A2, A2
@@ -9,8 +11,11 @@
 #define A9 A8, A8
 #define A10 A9, A9
 #define A11 A10, A10
+#ifndef TABLE
+#define TABLE A11	/* 32 KiB */
+#endif
 #pragma omp declare target
-int table[] = { A11 };
+int table[] = { TABLE };
 int lookup(int i) { return table[i]; }
 #pragma omp end declare target
 int main(void) { return lookup(0) - 1; }
