@@ -11,6 +11,9 @@
 #define A9 A8, A8
 #define A10 A9, A9
 #define A11 A10, A10
+#define A12 A11, A11
+#define A13 A12, A12
+#define A14 A13, A13
 #ifndef TABLE
 #define TABLE A11	/* 32 KiB */
 #endif
