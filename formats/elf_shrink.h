@@ -3,15 +3,17 @@
  *
  * A cut [from, to) lies inside one PT_LOAD, page-aligned at both ends (the
  * largest p_align of the file's PT_LOADs), inside one section that holds
- * offload containers.  That PT_LOAD is split in two around it: the pages
- * of the cut stay unmapped (nothing reads a container past its size), and
- * everything after it in the file moves down by to - from, a multiple of
- * every p_align, so p_offset stays congruent to p_vaddr.  The grown
- * program header table goes into the freed bytes before the first cut,
- * where old kernels look for it (load address + e_phoff); a section split
- * by cuts keeps its header for the first piece and gets one more header,
- * of its name, at the end of the table for each further piece (and a
- * symbol in such a piece gets that header's index as its st_shndx).
+ * offload containers, or in no section at all (what a section the caller
+ * makes shorter leaves after it).  That PT_LOAD is split in two around
+ * it: the pages of the cut stay unmapped (nothing reads a container past
+ * its size), and everything after it in the file moves down by
+ * to - from, a multiple of every p_align, so p_offset stays congruent to
+ * p_vaddr.  The grown program header table goes into the freed bytes
+ * before the first cut, where old kernels look for it (load address +
+ * e_phoff); a section split by cuts keeps its header for the first
+ * piece and gets one more header, of its name, at the end of the table
+ * for each further piece (and a symbol in such a piece gets that header's
+ * index as its st_shndx).
  *
  * Where any rule the cut relies on does not hold the file is not
  * shrunk, and why says why in a few words. */
