@@ -20,6 +20,8 @@ struct entry_text {
 	size_t len, cap, n;
 	size_t w[LS_MAX_CELLS];
 	int ncells, right;
+	bool tails;	/* each line's cells are followed by the text under
+			 * it (--kernels), printed as it is */
 };
 
 /* A node as the walk reported it, with its strings copied. */
@@ -49,6 +51,7 @@ struct rows {
 	 * instead of rows (the text format, without --kernels). */
 	bool entries_as_text;
 	const char *path;
+	FILE *later;	/* failures said after the file (or NULL) */
 };
 
 /* ls_kernels.c: whether -t takes an entry; read the kernels of an
@@ -59,7 +62,8 @@ bool ls_wanted(const struct rows *rs, const struct inspect_node *n);
 void ls_drop_unselected(struct rows *rs);
 int ls_entry_kernels(struct row *r, const struct inspect_node *n);
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len);
-void ls_print_kernels(const struct rows *rs, const struct row *r, int indent);
+void ls_print_kernels(FILE *out, const struct rows *rs, const struct row *r,
+		      int indent);
 /* What a file that is itself a code object is, after its file type:
  * ": a code object for gfx90a:xnack+ (code object v5)", "... for sm_80
  * (cubin)", ": PTX 8.7 for sm_90"; one that cannot be read says why. */
