@@ -54,6 +54,14 @@ enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
 
 /* ---- collecting the tree ---- */
 
+/* m is an archive member that ls_shown leaves out, now that a node at
+ * depth comes after it: nothing under it was kept. */
+static bool hidden_member(const struct inspect_node *m, unsigned depth)
+{
+	return m->kind == INSPECT_INPUT && m->depth > 0 && m->depth >= depth &&
+	       m->format != INSPECT_ARCHIVE && m->format != INSPECT_THIN_MEMBER;
+}
+
 static int keep(void *ctx, const struct inspect_node *n)
 {
 	struct rows *rs = ctx;
@@ -85,6 +93,13 @@ static int keep(void *ctx, const struct inspect_node *n)
 	    n->container != INSPECT_NV && rs->n &&
 	    rs->v[rs->n - 1].n.kind == INSPECT_CONTAINER)
 		return ls_entry_as_text(rs, n);
+	/* An archive member that closed with nothing under it is not shown
+	 * (ls_shown): its row goes at once, so a library of many members
+	 * costs memory only for what is printed. */
+	while (rs->n > 1 && hidden_member(&rs->v[rs->n - 1].n, n->depth)) {
+		ls_row_free(&rs->v[rs->n - 1]);
+		rs->n--;
+	}
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? 2 * rs->cap : 64;
 		struct row *v = realloc(rs->v, cap * sizeof(*v));
