@@ -37,7 +37,8 @@ static const char usage[] =
 	"  -q, --quiet             no progress line\n"
 	"      --kernels           list each code object's kernels and what each\n"
 	"                          uses (registers, LDS or shared memory, scratch\n"
-	"                          or local memory, occupancy); implies --verify\n"
+	"                          or local memory, occupancy); inflates CCOBs but\n"
+	"                          checks their hashes only with --verify\n"
 	"      --no-demangle       print kernel names as the symbols are\n"
 	"  -t, --target=PATTERN    only the code objects for PATTERN (a target ID\n"
 	"                          as a GPU loads it, a bundle ID or a glob;\n"
@@ -179,7 +180,7 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 struct options {
 	enum format format;
 	struct inspect_opts walk;
-	bool kernels, demangle, quiet;
+	bool kernels, verify, demangle, quiet;
 	struct select targets;
 	/* Across the files listed: roc-obj's bundles so far, and whether a
 	 * JSON object came before (the next one is after a comma). */
@@ -453,7 +454,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 			o->format = JSON;
 			break;
 		case OPT_VERIFY:
-			o->walk.inflate = true;
+			o->verify = o->walk.inflate = true;
 			break;
 		case OPT_KERNELS:
 			/* The code inside CCOBs and NVIDIA fatbins is needed. */
@@ -484,6 +485,10 @@ static int ls_run(struct options *o, int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("no input file");
+	/* --kernels inflates CCOBs for their code, not to check them: LLVM
+	 * does not check a CCOB's hash either, and MD5 would take most of
+	 * the time (issue 18).  Only --verify checks it. */
+	o->walk.no_hash = !o->verify;
 	progress_init("ls", o->quiet);
 	if (o->format == JSON)
 		fputs("{\"version\":4,\"files\":[", stdout);
