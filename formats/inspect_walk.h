@@ -1,5 +1,5 @@
-/* inspect_walk: what inspect.c and inspect_containers.c share of a walk
- * (see inspect.h); no other file includes it. */
+/* inspect_walk: what inspect.c, inspect_containers.c and inspect_nv.c
+ * share of a walk (see inspect.h); no other file includes it. */
 #ifndef FORMATS_INSPECT_WALK_H
 #define FORMATS_INSPECT_WALK_H
 
