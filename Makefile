@@ -138,7 +138,8 @@ build/fuzz/%: test/fuzz/%.c test/fuzz/fuzz.h build/fuzz/liboffload.a
 # Each target for FUZZ_SECONDS, one after another, nice'd; new inputs go to
 # build/fuzz/new/<name>/, crashes to build/fuzz/crashes/<name>/.
 fuzz: $(FUZZ_NAMES:%=build/fuzz/%)
-	@sh test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
+	@FUZZ_SEED='$(FUZZ_SEED)' FUZZ_RUNS='$(FUZZ_RUNS)' \
+		sh test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 demo: all
 	@sh test/demo.sh

@@ -467,6 +467,33 @@ static int rewrite_relocations(struct copy *c, size_t i, struct err *e)
 	return 0;
 }
 
+/* llvm-objcopy resolves every relocation's symbol even when it renumbers
+ * none, and refuses an index past the symbol table ("invalid symbol
+ * index"); so do we, rather than copy a relocation that names nothing. */
+static int check_relocation_symbols(const struct copy *c, size_t i,
+				    struct err *e)
+{
+	const struct elfscan_section *r = &c->s.sec[i];
+	bool be = c->s.big_endian, rela = r->type == SHT_RELA;
+	size_t entsize = c->s.is64 ? (rela ? 24 : 16) : (rela ? 12 : 8);
+	const uint8_t *p = c->buf + r->offset;
+
+	for (uint64_t k = 0; k + entsize <= r->size; k += entsize) {
+		/* r_sym: the high half of r_info, or on MIPS64 its first
+		 * four bytes in either byte order. */
+		uint64_t sym = !c->s.is64 ? get_endian(p + k + 4, 4, be) >> 8
+			       : c->s.machine == EM_MIPS || be
+			       ? get_endian(p + k + 8, 4, be)
+			       : get_endian(p + k + 12, 4, be);
+
+		if (sym && sym >= c->nsyms)
+			return err_set(e, "a relocation in '%s' names symbol "
+				       "%llu, which does not exist", r->name,
+				       (unsigned long long)sym);
+	}
+	return 0;
+}
+
 static int rewrite_group(struct copy *c, size_t i, struct err *e)
 {
 	const struct elfscan_section *g = &c->s.sec[i];
@@ -577,6 +604,10 @@ static int fill_sections(struct copy *c, const struct elfcopy_add *add,
 			if (rewrite_group(c, i, e) < 0)
 				return -1;
 			o->data = c->owned[i];
+		} else if (c->symtab && s->link == c->symtab &&
+			   is_reloc(s) && !c->syms_removed) {
+			if (check_relocation_symbols(c, i, e) < 0)
+				return -1;
 		} else if (c->syms_removed && s->link == c->symtab) {
 			if (is_reloc(s)) {
 				if (rewrite_relocations(c, i, e) < 0)

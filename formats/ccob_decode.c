@@ -211,6 +211,38 @@ static bool frame_too_big(const uint8_t *p, size_t n, uint64_t room)
 	       fh.frameContentSize > room;
 }
 
+static int window_log_max(uint64_t raw_size)
+{
+	int log = ZSTD_WINDOWLOG_LIMIT_DEFAULT;
+
+	while (log < ZSTD_WINDOWLOG_MAX && ((uint64_t)1 << log) < raw_size)
+		log++;
+	return log;
+}
+
+/* Whether a frame in src[0, n) declares a window wider than both zstd's
+ * default limit and the size the header declares: a crafted frame may
+ * claim 2 GiB for a few bytes of content (found by the ccob fuzzer).
+ * LLVM's one-shot decoder needs no window and reads it; streamed, zstd
+ * would allocate all of it. */
+static bool wide_window(const uint8_t *src, size_t n, uint64_t raw_size)
+{
+	uint64_t limit = (uint64_t)1 << window_log_max(raw_size);
+
+	while (n) {
+		ZSTD_frameHeader fh;
+		size_t len = ZSTD_findFrameCompressedSize(src, n);
+
+		if (ZSTD_isError(len) || ZSTD_getFrameHeader(&fh, src, n) != 0)
+			return false;
+		if (fh.frameType != ZSTD_skippableFrame && fh.windowSize > limit)
+			return true;
+		src += len;
+		n -= len;
+	}
+	return false;
+}
+
 /* Every frame of src[0, end), skippable ones passed over, as LLVM reads
  * it.  Into the whole buffer zstd decodes in place (a stable output, no
  * window buffer of its own); into slots it keeps its window. */
@@ -228,8 +260,14 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 		ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
 		out = (ZSTD_outBuffer){ d->whole, (size_t)d->h->raw_size, 0 };
 	}
-	/* Any window LLVM's levels may choose. */
-	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+	/* Into slots zstd allocates the window a frame declares: any that
+	 * LLVM's levels choose (zstd's default limit, 128 MiB) or up to the
+	 * size the header declares (wide_window sends frames declaring more
+	 * to the whole buffer).  Into the whole buffer zstd needs no window
+	 * of its own. */
+	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax,
+			       d->whole ? ZSTD_WINDOWLOG_MAX
+				        : window_log_max(d->h->raw_size));
 	for (;;) {
 		size_t before_in = in.pos, before_out, room;
 
@@ -506,6 +544,24 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 	return 0;
 }
 
+/* Decoded whole (memory: the declared size, within the limits), then
+ * handed to the sink a slot at a time. */
+static int whole_to_sink(const uint8_t *buf, size_t len,
+			 const struct ccob_header *h,
+			 const struct ccob_limits *lim, ccob_sink sink,
+			 void *ctx, size_t *used, uint64_t *hash,
+			 struct err *e)
+{
+	uint8_t *raw;
+	int rc = ccob_decompress(buf, len, h, lim, &raw, used, hash, e);
+
+	for (uint64_t at = 0; rc == 0 && sink && at < h->raw_size; at += SLOT)
+		rc = sink(ctx, raw + at, h->raw_size - at < SLOT
+					 ? (size_t)(h->raw_size - at) : SLOT, e);
+	free(raw);	/* (NULL when decoding failed) */
+	return rc;
+}
+
 int ccob_decompress_stream(const uint8_t *buf, size_t len,
 			   const struct ccob_header *h,
 			   const struct ccob_limits *lim, ccob_sink sink,
@@ -518,6 +574,11 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 
 	if (believe(h, len - h->header_size, lim, e) < 0)
 		return -1;
+	if (h->method == CCOB_ZSTD &&
+	    wide_window(buf + h->header_size, len - h->header_size,
+			h->raw_size))
+		return whole_to_sink(buf, len, h, lim, sink, ctx, used, hash,
+				     e);
 	if (!(d.ring = malloc((size_t)RING * SLOT)))
 		return err_set(e, "out of memory");
 	hashpipe_start(&d.hash, hash != NULL, h->raw_size);

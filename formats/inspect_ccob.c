@@ -88,7 +88,7 @@ static void fill(struct look *l, const uint8_t *p, size_t n)
 	}
 	if (n >= INSPECT_HEAD) {
 		memcpy(l->tail, p + n - INSPECT_HEAD, INSPECT_HEAD);
-	} else {
+	} else if (n) {	/* (an empty piece may come with p NULL) */
 		memmove(l->tail, l->tail + n, INSPECT_HEAD - n);
 		memcpy(l->tail + INSPECT_HEAD - n, p, n);
 	}

@@ -81,11 +81,24 @@ def mutate(data, rng):
 
 
 def edit(data, op, a, b):
-    """One named edit: ("align"|"entsize", section name, value) or
-    ("swap", symbol i, symbol j)."""
+    """One named edit: ("align"|"entsize", section name, value),
+    ("swap", symbol i, symbol j) or ("relsym", relocation section name,
+    symbol index written into its first entry)."""
     lay = _layout(data)
     e64, en, fmt, secs = lay
     d = bytearray(data)
+    if op == "relsym":
+        strsec = secs[struct.unpack_from(en + "H", d, 0x3e if e64 else 0x32)[0]]
+        s = [s for s in secs if d[strsec[5] + s[1]:
+                                  d.index(b"\0", strsec[5] + s[1])].decode() == a][0]
+        if e64:
+            info, = struct.unpack_from(en + "Q", d, s[5] + 8)
+            struct.pack_into(en + "Q", d, s[5] + 8,
+                             int(b, 0) << 32 | info & 0xffffffff)
+        else:
+            info, = struct.unpack_from(en + "I", d, s[5] + 4)
+            struct.pack_into(en + "I", d, s[5] + 4, int(b, 0) << 8 | info & 0xff)
+        return bytes(d)
     if op == "swap":
         st = [s for s in secs if s[2] == 2][0]
         es = 24 if e64 else 16
@@ -103,7 +116,8 @@ def edit(data, op, a, b):
 
 
 if __name__ == "__main__":
-    # elfmut.py IN OUT OP A B: OP align|entsize SECTION VALUE, or swap I J;
+    # elfmut.py IN OUT OP A B: OP align|entsize SECTION VALUE, swap I J,
+    # relsym SECTION INDEX;
     import sys
     # or: elfmut.py IN OUT random SEED (one mutation chosen by SEED)
     src, dst, op, a = sys.argv[1:5]

@@ -7,6 +7,9 @@
 # build/fuzz/new/<name>/ (never into git by themselves), crashes to
 # build/fuzz/crashes/<name>/, the log to build/fuzz/<name>.log.
 #   FUZZ_NICE=N   niceness (default 10: the machine is shared)
+#   FUZZ_SEED=N FUZZ_RUNS=N   a fixed seed and at most N runs per target:
+#                 the same inputs on every machine (CI), so a failure there
+#                 is reproduced here with the same command
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 seconds=$1
@@ -19,6 +22,7 @@ for name in "$@"; do
 	mkdir -p "build/fuzz/new/$name" "build/fuzz/crashes/$name" "test/fuzz/corpus/$name"
 	# shellcheck disable=SC2086
 	nice -n "${FUZZ_NICE:-10}" "build/fuzz/$name" $flags $dict \
+		${FUZZ_SEED:+-seed=$FUZZ_SEED} ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} \
 		-max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 \
 		-print_final_stats=1 -artifact_prefix="build/fuzz/crashes/$name/" \
 		"build/fuzz/new/$name" "test/fuzz/corpus/$name" \
