@@ -21,12 +21,15 @@
 #include "nvfatbin.h"
 
 /* Entries decoded ahead of the one being visited, at most, and the bytes
- * they may hold (one entry more than that is always allowed).  A side that
- * has to wait sleeps until the other is half of AHEAD further on, not one
- * entry: a wake-up for each of thousands would cost more than the overlap
- * wins.  A buffer grown past KEEP_MAX is let go once its entry is visited
- * (entries that large are few). */
-enum { AHEAD = 16, HOLD_MAX = 32 << 20, KEEP_MAX = 4 << 20 };
+ * they may hold (one entry more than that is always allowed).  Few: an
+ * entry written soon after it is decoded is still in the cache.  The
+ * thread, when it is ahead, sleeps until half of them are taken, not one:
+ * a wake-up for each of thousands of entries costs more than it wins.  The
+ * walk, when it waits, waits for its one entry only: on a busy machine the
+ * thread may get little time, and what is decoded is written meanwhile.  A
+ * buffer grown past KEEP_MAX is let go once its entry is visited (entries
+ * that large are few). */
+enum { AHEAD = 4, HOLD_MAX = 32 << 20, KEEP_MAX = 4 << 20 };
 /* The thread does not read through more zero padding than this between
  * two fatbins (the walk skips holes of sparse files unread). */
 enum { PAD_MAX = 1 << 20 };
@@ -228,7 +231,7 @@ static struct decoded *take(struct nv_ahead *a, const uint8_t *fatbin,
 		pthread_mutex_lock(&a->lock);
 		i = a->taken;
 		if (a->decoded <= i && !a->finished) {
-			a->want_decoded = i + AHEAD / 2;
+			a->want_decoded = i + 1;
 			while (a->decoded < a->want_decoded && !a->finished &&
 			       !(a->blocked && a->decoded > i))
 				pthread_cond_wait(&a->moved, &a->lock);
