@@ -14,6 +14,7 @@
 
 #include "bundler.h"
 #include "llvmtool.h"
+#include "../core/gather.h"
 #include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
@@ -115,9 +116,8 @@ struct route {
 struct router {
 	struct unbundle *u;
 	const char *path;
-	uint64_t raw;			/* the bundle's declared size */
-	uint8_t *head;			/* its first bytes, until decided */
-	size_t have, cap, next_try;
+	struct gather head;		/* the bundle's first bytes, until
+					 * decided */
 	bool decided, drain;
 	bool again;			/* a second pass: said all once */
 	FILE *list;			/* --list: the IDs go here */
@@ -278,13 +278,11 @@ static void route_decide(struct router *rt, bool all)
 {
 	size_t need = 0;
 	struct err e;
-	int rc = bundle_open_binary_part(&rt->r, rt->head, rt->have,
-					 (size_t)rt->raw, &need, &e);
+	int rc = bundle_open_binary_part(&rt->r, rt->head.buf, rt->head.have,
+					 (size_t)rt->head.total, &need, &e);
 
 	if (rc == 1 && !all) {
-		/* Too few: try again at twice as many, so that a huge
-		 * header is parsed a bounded number of times. */
-		rt->next_try = need > 2 * rt->have ? need : 2 * rt->have;
+		gather_later(&rt->head, need);
 		return;
 	}
 	rt->decided = true;
@@ -306,8 +304,8 @@ static void route_decide(struct router *rt, bool all)
 	} else if (take_entries(rt->u, &rt->r, NULL, rt)) {
 		rt->drain = true;
 	}
-	route_bytes(rt, rt->head, rt->have, 0);
-	rt->pos = rt->have;
+	route_bytes(rt, rt->head.buf, rt->head.have, 0);
+	rt->pos = rt->head.have;
 }
 
 /* The sink: gather the header, then route.  It never fails, so that the
@@ -315,6 +313,7 @@ static void route_decide(struct router *rt, bool all)
 static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
 {
 	struct router *rt = ctx;
+	int rc;
 
 	(void)e;
 	if (rt->decided) {
@@ -322,25 +321,14 @@ static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
 		rt->pos += n;
 		return 0;
 	}
-	if (rt->have + n > rt->cap) {
-		size_t cap = rt->cap ? rt->cap : 1 << 16;
-		uint8_t *grown;
-
-		while (cap < rt->have + n)
-			cap *= 2;
-		if (!(grown = realloc(rt->head, cap))) {
-			llvm_fail("out of memory for a bundle header of more "
-				     "than %zu bytes", rt->have);
-			rt->decided = rt->drain = true;
-			return 0;
-		}
-		rt->head = grown;
-		rt->cap = cap;
+	rc = gather_add(&rt->head, p, n);
+	if (rc < 0) {
+		llvm_fail("out of memory for a bundle header of more than %zu "
+			  "bytes", rt->head.have);
+		rt->decided = rt->drain = true;
+	} else if (rc) {
+		route_decide(rt, gather_whole(&rt->head));
 	}
-	memcpy(rt->head + rt->have, p, n);
-	rt->have += n;
-	if (rt->have >= rt->next_try || rt->have == rt->raw)
-		route_decide(rt, rt->have == rt->raw);
 	return 0;
 }
 
@@ -350,7 +338,7 @@ static void router_free(struct router *rt)
 		if (rt->v[i].holding)
 			io_out_discard(&rt->v[i].held);
 	bundle_close(&rt->r);
-	free(rt->head);
+	gather_free(&rt->head);
 	free(rt->v);
 }
 
@@ -388,9 +376,8 @@ static int stream_ccob(struct source *s, struct router *rt)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (ccob_parse_header(at, left, &h, &e) < 0)
 		return llvm_fail("Failed to decompress input: %s", e.msg);
-	rt->raw = h.raw_size;
+	gather_init(&rt->head, h.raw_size);
 	rt->path = path;
-	rt->next_try = 1 << 16;
 	lim = c->limits;
 	if (!lim.progress) {
 		lim.progress = stream_progress;

@@ -212,7 +212,7 @@ int llvm_fail(const char *fmt, ...)
 	}
 
 	/* Whatever failed, it failed on the zeros read where an input was
-	 * cut short under us (core/io.c): that is the error. */
+	 * cut short under us (core/io_in.c): that is the error. */
 	if (cut) {
 		io_input_cut_clear();
 		return llvm_fail("'%s': file changed size while being read",

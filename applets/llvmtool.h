@@ -59,7 +59,7 @@ void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which);
 
 /* "<argv0>: error: ..." as LLVM's WithColor prints it (in the terminal's
  * colour, unless --color says otherwise); returns 1.  Whatever failed,
- * an input cut short under us (core/io.c) is named instead. */
+ * an input cut short under us (core/io_in.c) is named instead. */
 int llvm_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* While on, the first failure is kept instead of printed (the bundler
  * judges what comes out of a CCOB being decompressed only once the whole

@@ -37,7 +37,8 @@ static const char usage[] =
 	"  -q, --quiet             no progress line\n"
 	"      --kernels           list each code object's kernels and what each\n"
 	"                          uses (registers, LDS or shared memory, scratch\n"
-	"                          or local memory, occupancy); implies --verify\n"
+	"                          or local memory, occupancy); inflates CCOBs but\n"
+	"                          checks their hashes only with --verify\n"
 	"      --no-demangle       print kernel names as the symbols are\n"
 	"  -t, --target=PATTERN    only the code objects for PATTERN (a target ID\n"
 	"                          as a GPU loads it, a bundle ID or a glob;\n"
@@ -53,8 +54,6 @@ enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
 #define usage_error(...) applet_usage_error("ls", __VA_ARGS__)
 
 /* ---- collecting the tree ---- */
-
-static int entry_as_text(struct rows *rs, const struct inspect_node *n);
 
 static int keep(void *ctx, const struct inspect_node *n)
 {
@@ -87,7 +86,7 @@ static int keep(void *ctx, const struct inspect_node *n)
 	if (rs->entries_as_text && n->kind == INSPECT_ENTRY &&
 	    n->container != INSPECT_NV && rs->n &&
 	    rs->v[rs->n - 1].n.kind == INSPECT_CONTAINER)
-		return entry_as_text(rs, n);
+		return ls_entry_as_text(rs, n);
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? 2 * rs->cap : 64;
 		struct row *v = realloc(rs->v, cap * sizeof(*v));
@@ -166,329 +165,6 @@ static void rows_free(struct rows *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-/* ---- text ---- */
-
-enum { MAX_CELLS = LS_MAX_CELLS };
-
-/* One entry line: cells, the size one right-aligned. */
-struct line {
-	char *cell[MAX_CELLS];
-	int ncells, right;
-};
-
-static char *dup_text(const char *s, size_t len)
-{
-	return s ? applet_escape(s, len, false) : strdup("-");
-}
-
-static char *fmt_u64(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return strdup(buf);
-}
-
-static char *location(const struct inspect_node *n, const char *path)
-{
-	char buf[96];
-
-	if (n->in_file)
-		return uri_file(path, n->offset, n->size);
-	if (n->container == INSPECT_NV) {
-		snprintf(buf, sizeof(buf), "(%s-compressed, %" PRIu64 " bytes "
-			 "uncompressed%s)", n->nv.flags & NVFATBIN_FLAG_ZSTD ?
-			 "zstd" : "lz4", n->nv.uncompressed_size,
-			 n->hash == INSPECT_HASH_BAD ? ", does not decode" : "");
-		return strdup(buf);
-	}
-	return strdup("(compressed)");
-}
-
-static void entry_line(const struct inspect_node *n, const char *path,
-		       struct line *l)
-{
-	struct inspect_target t;
-	char sec[16];
-	int k = 0;
-
-	inspect_entry_target(n, &t);
-	memset(l, 0, sizeof(*l));
-	switch (n->container) {
-	case INSPECT_PACKAGE:
-		l->cell[k++] = dup_text(t.kind, t.kind_len);
-		l->cell[k++] = dup_text(t.triple, t.triple_len);
-		l->cell[k++] = dup_text(t.arch, t.arch_len);
-		l->cell[k++] = dup_text(t.image, t.image_len);
-		break;
-	case INSPECT_NV:
-		l->cell[k++] = dup_text(t.image, t.image_len);
-		l->cell[k++] = dup_text(t.arch, t.arch_len);
-		break;
-	case INSPECT_OBJECT_BUNDLE:
-		snprintf(sec, sizeof(sec), "[%u]", (unsigned)n->entry_section);
-		l->cell[k++] = strdup(sec);
-		/* fall through */
-	default:
-		l->cell[k++] = dup_text(n->name, n->name_len);
-		break;
-	}
-	l->right = k;
-	l->cell[k++] = fmt_u64(n->size);
-	l->cell[k++] = location(n, path);
-	l->ncells = k;
-}
-
-/* Format the entry n of the container last kept into that container's
- * text (see struct entry_text). */
-static int entry_as_text(struct rows *rs, const struct inspect_node *n)
-{
-	struct row *c = &rs->v[rs->n - 1];
-	struct entry_text *t = c->text;
-	struct line l;
-	int rc = 0;
-
-	if (!t && !(t = c->text = calloc(1, sizeof(*t))))
-		return -1;
-	entry_line(n, rs->path, &l);
-	t->ncells = l.ncells;
-	t->right = l.right;
-	for (int k = 0; k < l.ncells; k++) {
-		const char *s = l.cell[k] ? l.cell[k] : "?";
-		size_t len = strlen(s);
-
-		if (len > t->w[k])
-			t->w[k] = len;
-		if (!rc && len + 1 > t->cap - t->len) {
-			size_t cap = t->cap ? 2 * t->cap : 4096;
-			char *b;
-
-			while (len + 1 > cap - t->len)
-				cap *= 2;
-			if (!(b = realloc(t->buf, cap)))
-				rc = -1;
-			else {
-				t->buf = b;
-				t->cap = cap;
-			}
-		}
-		if (!rc) {
-			memcpy(t->buf + t->len, s, len + 1);
-			t->len += len + 1;
-		}
-		free(l.cell[k]);
-	}
-	t->n++;
-	return rc;
-}
-
-/* Entry lines kept as text, printed in their columns. */
-static void print_entry_text(const struct entry_text *t, int indent)
-{
-	const char *s = t->buf;
-
-	for (size_t k = 0; k < t->n; k++) {
-		printf("%*s", indent, "");
-		for (int c = 0; c < t->ncells; c++) {
-			if (c == t->ncells - 1)
-				printf("%s\n", s);
-			else if (c == t->right)
-				printf("%*s  ", (int)t->w[c], s);
-			else
-				printf("%-*s  ", (int)t->w[c], s);
-			s += strlen(s) + 1;
-		}
-	}
-}
-
-/* The entries of the container at rs->v[i], aligned in columns. */
-static void print_entries(const struct rows *rs, size_t i, const char *path,
-			  int indent)
-{
-	size_t n = rs->v[i].n.entries, w[MAX_CELLS] = { 0 };
-	struct line *l;
-
-	if (rs->v[i].text) {
-		print_entry_text(rs->v[i].text, indent);
-		return;
-	}
-	if (!(l = calloc(n ? n : 1, sizeof(*l))))
-		return;
-	for (size_t k = 0; k < n && i + 1 + k < rs->n; k++) {
-		entry_line(&rs->v[i + 1 + k].n, path, &l[k]);
-		for (int c = 0; c < l[k].ncells; c++)
-			if (l[k].cell[c] && strlen(l[k].cell[c]) > w[c])
-				w[c] = strlen(l[k].cell[c]);
-	}
-	for (size_t k = 0; k < n && i + 1 + k < rs->n; k++) {
-		printf("%*s", indent, "");
-		for (int c = 0; c < l[k].ncells; c++) {
-			const char *s = l[k].cell[c] ? l[k].cell[c] : "?";
-
-			if (c == l[k].ncells - 1)
-				printf("%s\n", s);
-			else if (c == l[k].right)
-				printf("%*s  ", (int)w[c], s);
-			else
-				printf("%-*s  ", (int)w[c], s);
-			free(l[k].cell[c]);
-		}
-		ls_print_kernels(rs, &rs->v[i + 1 + k], indent + 2);
-	}
-	free(l);
-}
-
-/* What a raw file's containers are, when all are of one kind. */
-static void raw_kind(const struct rows *rs, size_t i)
-{
-	static const char *const names[] = {
-		"offload bundle", "object bundle", "CCOB", "offload package",
-		"NVIDIA fatbin",
-	};
-	int kind = -1;
-
-	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;
-	     k++) {
-		if (rs->v[k].n.kind != INSPECT_CONTAINER)
-			continue;
-		if (kind >= 0 && kind != (int)rs->v[k].n.container)
-			return;
-		kind = (int)rs->v[k].n.container;
-	}
-	if (kind >= 0)
-		printf(" (%s)", names[kind]);
-}
-
-static void print_input(const struct rows *rs, size_t i, const char *path)
-{
-	const struct inspect_node *n = &rs->v[i].n;
-	char *name = applet_escape(n->depth ? n->name : path,
-				   n->depth ? n->name_len : strlen(path), false);
-	const char *tname;
-
-	printf("%*s%s%s: ", 2 * n->depth, "", n->depth ? "member " : "",
-	       name ? name : "?");
-	free(name);
-	switch (n->format) {
-	case INSPECT_ELF:
-		tname = inspect_elf_type_name(n->elf_type);
-		printf("ELF %d-bit %s ", n->is64 ? 64 : 32,
-		       n->big_endian ? "MSB" : "LSB");
-		if (tname)
-			printf("%s, ", tname);
-		else
-			printf("type %u, ", n->elf_type);
-		if (inspect_machine_name(n->machine))
-			fputs(inspect_machine_name(n->machine), stdout);
-		else
-			printf("machine %u", n->machine);
-		break;
-	case INSPECT_COFF:
-		printf("COFF %sobject, ", n->bigobj ? "bigobj " : "");
-		if (inspect_coff_machine_name(n->machine))
-			fputs(inspect_coff_machine_name(n->machine), stdout);
-		else
-			printf("machine 0x%x", n->machine);
-		break;
-	case INSPECT_PE:
-		printf("PE%s %s, ", n->is64 ? "32+" : "32",
-		       n->dll ? "DLL" : "executable");
-		if (inspect_coff_machine_name(n->machine))
-			fputs(inspect_coff_machine_name(n->machine), stdout);
-		else
-			printf("machine 0x%x", n->machine);
-		break;
-	case INSPECT_ARCHIVE:
-		fputs("archive", stdout);
-		break;
-	case INSPECT_RAW:
-		fputs("offload data", stdout);
-		raw_kind(rs, i);
-		break;
-	case INSPECT_THIN_MEMBER:
-		fputs("thin archive member (not read)", stdout);
-		break;
-	case INSPECT_TEXT:
-		fputs(n->ld_script ? "linker script" : "text", stdout);
-		break;
-	default:
-		fputs(n->size ? "other data" : "empty", stdout);
-		break;
-	}
-	if (rs->v[i].kernels || rs->v[i].kernels_why)
-		ls_describe_code(&rs->v[i]);
-	else if (!ls_has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
-		fputs(rs->targets && rs->targets->n ? ": nothing selected"
-						    : ": no offload code", stdout);
-	putchar('\n');
-	if (rs->kernels)
-		ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
-}
-
-static void print_container(const struct inspect_node *n)
-{
-	const char *s = n->entries == 1 ? "y" : "ies";
-
-	printf("%*s%s #%u", 2 * n->depth, "", inspect_container_name(n->container),
-	       n->number);
-	switch (n->container) {
-	case INSPECT_OBJECT_BUNDLE:
-		printf(": %zu entr%s in __CLANG_OFFLOAD_BUNDLE__ sections\n",
-		       n->entries, s);
-		return;
-	case INSPECT_CCOB:
-		printf(" at %" PRIu64 ": version %u, %s, %" PRIu64 " bytes, %"
-		       PRIu64 " uncompressed, hash 0x%016" PRIx64 " %s",
-		       n->offset, n->version,
-		       n->ccob.method == CCOB_ZSTD ? "zstd" : "zlib", n->size,
-		       n->ccob.raw_size, n->ccob.hash, inspect_hash_name(n->hash));
-		if (n->hash == INSPECT_HASH_BAD)
-			printf(" (computed 0x%016" PRIx64 ")", n->computed_hash);
-		printf(", %zu entr%s\n", n->entries, s);
-		return;
-	case INSPECT_PACKAGE:
-		printf(" at %" PRIu64 ": version %u, %zu bytes, %zu image%s\n",
-		       n->offset, n->version, (size_t)n->size, n->entries,
-		       n->entries == 1 ? "" : "s");
-		return;
-	default:
-		printf(" at %" PRIu64 ": ", n->offset);
-		if (n->container == INSPECT_NV)
-			printf("version %u, ", n->version);
-		printf("%" PRIu64 " bytes, %zu entr%s\n", n->size, n->entries, s);
-		return;
-	}
-}
-
-static void print_text(const struct rows *rs, const char *path)
-{
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct inspect_node *n = &rs->v[i].n;
-		char *name;
-
-		if (!ls_shown(rs, i))
-			continue;
-		switch (n->kind) {
-		case INSPECT_INPUT:
-			print_input(rs, i, path);
-			break;
-		case INSPECT_SECTION:
-			name = applet_escape(n->name, n->name_len, false);
-			printf("%*ssection [%u] %s: offset %" PRIu64 ", %" PRIu64
-			       " bytes\n", 2 * n->depth, "", n->section_index,
-			       name ? name : "?", n->offset, n->size);
-			free(name);
-			break;
-		case INSPECT_CONTAINER:
-			print_container(n);
-			print_entries(rs, i, path, 2 * (n->depth + 1));
-			break;
-		default:
-			break;
-		}
-	}
-}
-
 /* ---- roc-obj: roc-obj-ls's lines ---- */
 
 /* Bundles are numbered from 1 across all files, as roc-obj-ls does:
@@ -542,7 +218,7 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 struct options {
 	enum format format;
 	struct inspect_opts walk;
-	bool kernels, demangle, quiet;
+	bool kernels, verify, demangle, quiet;
 	struct select targets;
 	/* Across the files listed: roc-obj's bundles so far, and whether a
 	 * JSON object came before (the next one is after a comma). */
@@ -704,7 +380,7 @@ static int list_one(struct options *o, const char *path)
 	case CUOBJDUMP:		/* printed above */
 		break;
 	case TEXT:
-		print_text(&rs, path);
+		ls_text(&rs, path);
 		break;
 	case ROC_OBJ:
 		rc = print_roc_obj(&rs, path, &o->roc_bundles);
@@ -779,7 +455,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 			o->format = JSON;
 			break;
 		case OPT_VERIFY:
-			o->walk.inflate = true;
+			o->verify = o->walk.inflate = true;
 			break;
 		case OPT_KERNELS:
 			/* The code inside CCOBs and NVIDIA fatbins is needed. */
@@ -810,6 +486,10 @@ static int ls_run(struct options *o, int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("no input file");
+	/* --kernels inflates CCOBs for their code, not to check them: LLVM
+	 * does not check a CCOB's hash either, and MD5 would take most of
+	 * the time (issue 18).  Only --verify checks it. */
+	o->walk.no_hash = !o->verify;
 	progress_init("ls", o->quiet);
 	if (o->format == JSON)
 		fputs("{\"version\":3,\"files\":[", stdout);

@@ -1,4 +1,6 @@
-/* ls: what the ls applet's text and JSON printers share (ls.c, ls_json.c). */
+/* ls: what the parts of the ls applet share: the command (ls.c), its
+ * text and JSON printers (ls_text.c, ls_json.c), kernels (ls_kernels.c)
+ * and cuobjdump's lines (ls_cuobjdump.c). */
 #ifndef APPLETS_LS_H
 #define APPLETS_LS_H
 
@@ -77,6 +79,11 @@ int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
  * left out). */
 bool ls_has_children(const struct rows *rs, size_t i);
 bool ls_shown(const struct rows *rs, size_t i);
+/* ls_text.c: format the entry n into the text of the container last
+ * kept in rs (see struct entry_text): -1 only when out of memory; one
+ * file's tree as text. */
+int ls_entry_as_text(struct rows *rs, const struct inspect_node *n);
+void ls_text(const struct rows *rs, const char *path);
 /* One file's tree as a JSON object (see man/offload-ls.1); a directory's
  * (format "directory", not searched). */
 void ls_json(const struct rows *rs, const char *path);

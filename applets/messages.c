@@ -15,7 +15,7 @@ int applet_fail(const char *applet, const char *what, const char *file,
 	va_list ap;
 
 	/* Whatever failed, it failed on the zeros read where an input was
-	 * cut short under us (core/io.c): that is the error. */
+	 * cut short under us (core/io_in.c): that is the error. */
 	if (cut) {
 		io_input_cut_clear();
 		return applet_fail(applet, "cannot read", cut,

@@ -1,4 +1,5 @@
-/* io: whole-file inputs (mapped, not copied) and atomic outputs. */
+/* io: whole-file inputs (mapped, not copied) and atomic outputs; made in
+ * io_in.c, io_out.c, io_write.c, io_scratch.c and io_signal.c. */
 #ifndef CORE_IO_H
 #define CORE_IO_H
 
@@ -80,7 +81,7 @@ struct io_out {
 	void *map;
 	size_t map_len;
 	uint64_t pos;		/* file offset of what goes out next */
-	uint8_t *stage;		/* bytes short of a piece's boundary (io.c) */
+	uint8_t *stage;		/* bytes short of a boundary (io_write.c) */
 	bool holes;		/* io_out_hole skipped bytes */
 	size_t staged;
 };
@@ -111,7 +112,7 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
 		  struct err *e);
 bool io_out_seekable(const struct io_out *o);
-/* Write out what io.c holds back for o (see io_out_write). */
+/* Write out what io_write.c holds back for o (see io_out_write). */
 int io_out_flush(struct io_out *o, struct err *e);
 /* Give the output the permissions of the file in (what llvm-objcopy does
  * to what it writes): its mode less the umask and the set-ID bits, and,

@@ -1,128 +1,11 @@
 /* triple: LLVM 22 target triples (llvm::Triple), as the bundler uses them.
- *
- * The enum values below follow LLVM 22's own enum order.  Nothing outside
- * this file relies on that; it only makes differential testing against
- * libLLVM easy. */
+ * Names and parsing; normalize is in triple_normalize.c, and what the
+ * two share (the enums, in LLVM 22 order) in triple_impl.h. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "triple.h"
-
-/* A view of part of a string, like llvm::StringRef. */
-struct sv {
-	const char *p;
-	size_t n;
-};
-
-static struct sv sv_lit(const char *s)
-{
-	struct sv v = { s, strlen(s) };
-	return v;
-}
-
-static bool sv_eq(struct sv a, const char *b)
-{
-	size_t n = strlen(b);
-	return a.n == n && memcmp(a.p, b, n) == 0;
-}
-
-static bool sv_starts(struct sv a, const char *b)
-{
-	size_t n = strlen(b);
-	return a.n >= n && memcmp(a.p, b, n) == 0;
-}
-
-static bool sv_ends(struct sv a, const char *b)
-{
-	size_t n = strlen(b);
-	return a.n >= n && memcmp(a.p + a.n - n, b, n) == 0;
-}
-
-static bool sv_contains(struct sv a, const char *b)
-{
-	size_t n = strlen(b);
-	for (size_t i = 0; i + n <= a.n; i++)
-		if (memcmp(a.p + i, b, n) == 0)
-			return true;
-	return false;
-}
-
-/* StringRef::substr semantics: a start past the end gives an empty view. */
-static struct sv sv_sub(struct sv a, size_t start, size_t len)
-{
-	struct sv r;
-
-	if (start > a.n)
-		start = a.n;
-	r.p = a.p + start;
-	r.n = a.n - start < len ? a.n - start : len;
-	return r;
-}
-
-/* ---- enums, in LLVM 22 order ---- */
-
-enum {
-	A_UNKNOWN, A_ARM, A_ARMEB, A_AARCH64, A_AARCH64_BE, A_AARCH64_32,
-	A_ARC, A_AVR, A_BPFEL, A_BPFEB, A_CSKY, A_DXIL, A_HEXAGON,
-	A_LOONGARCH32, A_LOONGARCH64, A_M68K, A_MIPS, A_MIPSEL, A_MIPS64,
-	A_MIPS64EL, A_MSP430, A_PPC, A_PPCLE, A_PPC64, A_PPC64LE, A_R600,
-	A_AMDGCN, A_RISCV32, A_RISCV64, A_RISCV32BE, A_RISCV64BE, A_SPARC,
-	A_SPARCV9, A_SPARCEL, A_SYSTEMZ, A_TCE, A_TCELE, A_THUMB, A_THUMBEB,
-	A_X86, A_X86_64, A_XCORE, A_XTENSA, A_NVPTX, A_NVPTX64, A_AMDIL,
-	A_AMDIL64, A_HSAIL, A_HSAIL64, A_SPIR, A_SPIR64, A_SPIRV, A_SPIRV32,
-	A_SPIRV64, A_KALIMBA, A_SHAVE, A_LANAI, A_WASM32, A_WASM64,
-	A_RENDERSCRIPT32, A_RENDERSCRIPT64, A_VE
-};
-
-enum {
-	S_NONE,
-	S_ARM_V9_7A, S_ARM_V9_6A, S_ARM_V9_5A, S_ARM_V9_4A, S_ARM_V9_3A,
-	S_ARM_V9_2A, S_ARM_V9_1A, S_ARM_V9, S_ARM_V8_9A, S_ARM_V8_8A,
-	S_ARM_V8_7A, S_ARM_V8_6A, S_ARM_V8_5A, S_ARM_V8_4A, S_ARM_V8_3A,
-	S_ARM_V8_2A, S_ARM_V8_1A, S_ARM_V8, S_ARM_V8R, S_ARM_V8M_BASE,
-	S_ARM_V8M_MAIN, S_ARM_V8_1M_MAIN, S_ARM_V7, S_ARM_V7EM, S_ARM_V7M,
-	S_ARM_V7S, S_ARM_V7K, S_ARM_V7VE, S_ARM_V6, S_ARM_V6M, S_ARM_V6K,
-	S_ARM_V6T2, S_ARM_V5, S_ARM_V5TE, S_ARM_V4T,
-	S_ARM64E, S_ARM64EC, S_AARCH64_LFI,
-	S_KALIMBA_V3, S_KALIMBA_V4, S_KALIMBA_V5,
-	S_MIPS_R6, S_PPC_SPE,
-	S_SPIRV_V10, /* .. V16 follow */
-	S_DXIL_V1_0 = S_SPIRV_V10 + 7 /* .. V1_9 follow */
-};
-
-enum {
-	V_UNKNOWN, V_APPLE, V_PC, V_SCEI, V_FREESCALE, V_IBM, V_IMG, V_MTI,
-	V_NVIDIA, V_CSR, V_AMD, V_MESA, V_SUSE, V_OE, V_INTEL, V_META
-};
-
-enum {
-	O_UNKNOWN, O_DARWIN, O_DRAGONFLY, O_FREEBSD, O_FUCHSIA, O_IOS,
-	O_KFREEBSD, O_LINUX, O_LV2, O_MACOSX, O_MANAGARM, O_NETBSD, O_OPENBSD,
-	O_SOLARIS, O_UEFI, O_WIN32, O_ZOS, O_HAIKU, O_RTEMS, O_AIX, O_CUDA,
-	O_NVCL, O_AMDHSA, O_PS4, O_PS5, O_ELFIAMCU, O_TVOS, O_WATCHOS,
-	O_BRIDGEOS, O_DRIVERKIT, O_XROS, O_MESA3D, O_AMDPAL, O_HERMIT, O_HURD,
-	O_WASI, O_WASIP1, O_WASIP2, O_WASIP3, O_EMSCRIPTEN, O_SHADERMODEL,
-	O_LITEOS, O_SERENITY, O_VULKAN, O_CHERIOTRTOS
-};
-
-enum {
-	E_UNKNOWN, E_GNU, E_GNUT64, E_GNUABIN32, E_GNUABI64, E_GNUEABI,
-	E_GNUEABIT64, E_GNUEABIHF, E_GNUEABIHFT64, E_GNUF32, E_GNUF64,
-	E_GNUSF, E_GNUX32, E_GNUILP32, E_CODE16, E_EABI, E_EABIHF, E_ANDROID,
-	E_MUSL, E_MUSLABIN32, E_MUSLABI64, E_MUSLEABI, E_MUSLEABIHF,
-	E_MUSLF32, E_MUSLSF, E_MUSLX32, E_MUSLWALI, E_LLVM, E_MSVC,
-	E_ITANIUM, E_CYGNUS, E_CORECLR, E_SIMULATOR, E_MACABI, E_PIXEL,
-	E_VERTEX, E_GEOMETRY, E_HULL, E_DOMAIN, E_COMPUTE, E_LIBRARY,
-	E_RAYGENERATION, E_INTERSECTION, E_ANYHIT, E_CLOSESTHIT, E_MISS,
-	E_CALLABLE, E_MESH, E_AMPLIFICATION, E_ROOTSIGNATURE, E_OPENCL,
-	E_OHOS, E_MLIBC, E_PAUTHTEST, E_MTIA
-};
-
-enum {
-	F_UNKNOWN, F_COFF, F_DXCONTAINER, F_ELF, F_GOFF, F_MACHO, F_SPIRV,
-	F_WASM, F_XCOFF
-};
+#include "triple_impl.h"
 
 struct name {
 	const char *s;
@@ -266,13 +149,6 @@ static const struct name fmt_names[] = {
 	{ "spirv", F_SPIRV },
 };
 
-/* Canonical format names, indexed by F_*, for normalize's output. */
-static const char *const fmt_text[] = {
-	"", "coff", "dxcontainer", "elf", "goff", "macho", "spirv", "wasm",
-	"xcoff",
-};
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static int find_exact(const struct name *t, size_t n, struct sv s)
 {
@@ -518,7 +394,7 @@ static int parse_bpf_arch(struct sv a)
 	return A_UNKNOWN;
 }
 
-static int parse_arch(struct sv a)
+int triple_parse_arch(struct sv a)
 {
 	int at = find_exact(arch_names, COUNT(arch_names), a);
 
@@ -583,22 +459,22 @@ static int parse_subarch(struct sv a)
 	return arm_archs[arm_parse_arch(canon)].subarch;
 }
 
-static int parse_vendor(struct sv a)
+int triple_parse_vendor(struct sv a)
 {
 	return find_exact(vendor_names, COUNT(vendor_names), a);
 }
 
-static int parse_os(struct sv a)
+int triple_parse_os(struct sv a)
 {
 	return find_prefix(os_names, COUNT(os_names), a);
 }
 
-static int parse_env(struct sv a)
+int triple_parse_env(struct sv a)
 {
 	return find_prefix(env_names, COUNT(env_names), a);
 }
 
-static int parse_format(struct sv a)
+int triple_parse_format(struct sv a)
 {
 	return find_suffix(fmt_names, COUNT(fmt_names), a);
 }
@@ -641,10 +517,7 @@ static int default_format(const struct triple *t)
 	}
 }
 
-/* StringRef::split(Out, '-', max): pieces are views into s; the last piece
- * keeps any further dashes once max splits are done (max < 0: no limit).
- * Returns the number of pieces; out must have room for them. */
-static size_t split_dash(struct sv s, struct sv *out, int max)
+size_t triple_split_dash(struct sv s, struct sv *out, int max)
 {
 	size_t n = 0, start = 0;
 
@@ -667,18 +540,18 @@ void triple_parse(const char *s, size_t len, struct triple *t)
 {
 	struct sv c[4];
 	struct sv str = { s, len };
-	size_t n = split_dash(str, c, 3);
+	size_t n = triple_split_dash(str, c, 3);
 
 	memset(t, 0, sizeof(*t));
-	t->arch = parse_arch(c[0]);
+	t->arch = triple_parse_arch(c[0]);
 	t->subarch = parse_subarch(c[0]);
 	if (n > 1) {
-		t->vendor = parse_vendor(c[1]);
+		t->vendor = triple_parse_vendor(c[1]);
 		if (n > 2) {
-			t->os = parse_os(c[2]);
+			t->os = triple_parse_os(c[2]);
 			if (n > 3) {
-				t->env = parse_env(c[3]);
-				t->objfmt = parse_format(c[3]);
+				t->env = triple_parse_env(c[3]);
+				t->objfmt = triple_parse_format(c[3]);
 			}
 		}
 	} else {
@@ -695,356 +568,6 @@ void triple_parse(const char *s, size_t len, struct triple *t)
 	}
 	if (t->objfmt == F_UNKNOWN)
 		t->objfmt = default_format(t);
-}
-
-/* ---- normalize ---- */
-
-/* VersionTuple::tryParse + withoutBuild, reduced to what the DXIL rule
- * needs.  Fields keep VersionTuple's widths: minor is 31 bits. */
-struct version {
-	uint32_t major, minor, sub, build;
-	bool has_minor;
-};
-
-static bool parse_uint(struct sv *in, uint32_t *v)
-{
-	if (in->n == 0 || in->p[0] < '0' || in->p[0] > '9')
-		return false;
-	*v = 0;
-	while (in->n && in->p[0] >= '0' && in->p[0] <= '9') {
-		*v = *v * 10 + (uint32_t)(in->p[0] - '0');
-		in->p++;
-		in->n--;
-	}
-	return true;
-}
-
-static struct version parse_version(struct sv in)
-{
-	struct version none = { 0, 0, 0, 0, false }, v = none;
-	uint32_t *parts[4] = { &v.major, &v.minor, &v.sub, &v.build };
-
-	for (int i = 0; i < 4; i++) {
-		if (i > 0) {
-			if (in.p[0] != '.')
-				return none;
-			in.p++;
-			in.n--;
-		}
-		if (!parse_uint(&in, parts[i]))
-			return none;
-		if (i == 1)
-			v.has_minor = true;
-		if (in.n == 0)
-			break;
-		if (i == 3)
-			return none;	/* trailing junk */
-	}
-	v.minor &= 0x7fffffff;
-	v.sub &= 0x7fffffff;
-	v.build = 0;
-	return v;
-}
-
-/* The DXIL version matching "shadermodelX.Y", or NULL where LLVM stops
- * with "Unsupported Shader Model version". */
-static const char *dxil_arch_for(struct sv os)
-{
-	static const char *const names[] = {
-		"dxilv1.0", "dxilv1.1", "dxilv1.2", "dxilv1.3", "dxilv1.4",
-		"dxilv1.5", "dxilv1.6", "dxilv1.7", "dxilv1.8", "dxilv1.9",
-	};
-	struct version v = parse_version(sv_sub(os, 11, (size_t)-1));
-
-	if (v.major || v.minor || v.sub) {
-		if (v.major == 6 && v.has_minor)
-			return v.minor < COUNT(names) ? names[v.minor] : NULL;
-	} else if (sv_eq(os, "shadermodel6.x")) {
-		return names[COUNT(names) - 1];
-	}
-	return names[0];
-}
-
-static const struct sv empty_sv = { "", 0 };
-
-/* Normalize's component list: views into the input or static strings. */
-struct comps {
-	struct sv *v;
-	size_t n;
-};
-
-static void comps_resize(struct comps *c, size_t n, struct sv fill)
-{
-	while (c->n < n)
-		c->v[c->n++] = fill;
-	c->n = n;
-}
-
-static void sv_swap(struct sv *a, struct sv *b)
-{
-	struct sv t = *a;
-	*a = *b;
-	*b = t;
-}
-
-/* What normalize learnt of the components: the parse results of every
- * component tried (valid or not) land in arch/vendor/os/env/fmt, as in
- * LLVM, and the special cases read them; found: which of the first four
- * positions hold a valid component. */
-struct norm {
-	int arch, vendor, os, env, fmt;
-	bool mingw, cygwin, found[4];
-};
-
-static void parse_os_into(struct norm *st, struct sv comp)
-{
-	st->os = parse_os(comp);
-	st->cygwin = sv_starts(comp, "cygwin") || sv_starts(comp, "msys");
-	st->mingw = sv_starts(comp, "mingw");
-}
-
-/* Components already valid in their own position stay put. */
-static void parse_in_place(const struct comps *c, struct norm *st)
-{
-	*st = (struct norm){ A_UNKNOWN, V_UNKNOWN, O_UNKNOWN, E_UNKNOWN,
-			     F_UNKNOWN, false, false, { false } };
-	if (c->n > 0)
-		st->arch = parse_arch(c->v[0]);
-	if (c->n > 1)
-		st->vendor = parse_vendor(c->v[1]);
-	if (c->n > 2)
-		parse_os_into(st, c->v[2]);
-	if (c->n > 3)
-		st->env = parse_env(c->v[3]);
-	if (c->n > 4)
-		st->fmt = parse_format(c->v[4]);
-	st->found[0] = st->arch != A_UNKNOWN;
-	st->found[1] = st->vendor != V_UNKNOWN;
-	st->found[2] = st->os != O_UNKNOWN;
-	st->found[3] = st->env != E_UNKNOWN;
-}
-
-/* Whether comp is valid in position pos (0 arch, 1 vendor, 2 OS, 3
- * environment or object format). */
-static bool valid_at(struct norm *st, size_t pos, struct sv comp)
-{
-	switch (pos) {
-	case 0:
-		st->arch = parse_arch(comp);
-		return st->arch != A_UNKNOWN;
-	case 1:
-		st->vendor = parse_vendor(comp);
-		return st->vendor != V_UNKNOWN;
-	case 2:
-		parse_os_into(st, comp);
-		return st->os != O_UNKNOWN || st->cygwin || st->mingw;
-	default:
-		st->env = parse_env(comp);
-		if (st->env != E_UNKNOWN)
-			return true;
-		st->fmt = parse_format(comp);
-		return st->fmt != F_UNKNOWN;
-	}
-}
-
-/* Move component idx to pos < idx: take it out, then insert it at pos,
- * shifting non-fixed components right into the hole (or into the first
- * empty one). */
-static void move_left(struct comps *c, const bool *found, size_t pos,
-		      size_t idx)
-{
-	struct sv cur = c->v[idx];
-
-	c->v[idx] = empty_sv;
-	for (size_t i = pos; cur.n; i++) {
-		while (i < 4 && found[i])
-			i++;
-		sv_swap(&cur, &c->v[i]);
-	}
-}
-
-/* Move component idx to pos > idx: insert empty components before it
- * until it reaches pos, skipping fixed ones. */
-static void move_right(struct comps *c, const bool *found, size_t pos,
-		       size_t idx)
-{
-	do {
-		struct sv cur = empty_sv;
-		size_t i = idx;
-
-		while (i < c->n) {
-			sv_swap(&cur, &c->v[i]);
-			if (!cur.n)
-				break;
-			while (++i < 4 && found[i])
-				;
-		}
-		if (cur.n)
-			c->v[c->n++] = cur;
-		while (++idx < 4 && found[idx])
-			;
-	} while (idx < pos);
-}
-
-/* Move the first component valid for each unfilled position there. */
-static void reorder(struct comps *c, struct norm *st)
-{
-	for (size_t pos = 0; pos < 4; pos++) {
-		if (st->found[pos])
-			continue;
-		for (size_t idx = 0; idx < c->n; idx++) {
-			if (idx < 4 && st->found[idx])
-				continue;
-			if (!valid_at(st, pos, c->v[idx]))
-				continue;
-			if (pos < idx)
-				move_left(c, st->found, pos, idx);
-			else if (pos > idx)
-				move_right(c, st->found, pos, idx);
-			st->found[pos] = true;
-			break;
-		}
-	}
-}
-
-/* androideabi[N] is spelled android[N]: *android holds the new text when
- * there is an N.  -1 when out of memory. */
-static int android_spelling(struct comps *c, const struct norm *st,
-			    char **android)
-{
-	struct sv ver;
-
-	if (st->env != E_ANDROID || !sv_starts(c->v[3], "androideabi"))
-		return 0;
-	ver = sv_sub(c->v[3], 11, (size_t)-1);
-	if (ver.n == 0) {
-		c->v[3] = sv_lit("android");
-		return 0;
-	}
-	*android = malloc(7 + ver.n);
-	if (!*android)
-		return -1;
-	memcpy(*android, "android", 7);
-	memcpy(*android + 7, ver.p, ver.n);
-	c->v[3].p = *android;
-	c->v[3].n = 7 + ver.n;
-	return 0;
-}
-
-/* Windows spells its OS "windows" and its environment msvc, gnu (MinGW)
- * or cygnus, with an object format other than COFF after them. */
-static void windows_spelling(struct comps *c, const struct norm *st)
-{
-	if (st->os == O_WIN32) {
-		comps_resize(c, 4, empty_sv);
-		c->v[2] = sv_lit("windows");
-		if (st->env == E_UNKNOWN) {
-			if (st->fmt == F_UNKNOWN || st->fmt == F_COFF)
-				c->v[3] = sv_lit("msvc");
-			else
-				c->v[3] = sv_lit(fmt_text[st->fmt]);
-		}
-	} else if (st->mingw) {
-		comps_resize(c, 4, empty_sv);
-		c->v[2] = sv_lit("windows");
-		c->v[3] = sv_lit("gnu");
-	} else if (st->cygwin) {
-		comps_resize(c, 4, empty_sv);
-		c->v[2] = sv_lit("windows");
-		c->v[3] = sv_lit("cygnus");
-	}
-	if ((st->mingw || st->cygwin ||
-	     (st->os == O_WIN32 && st->env != E_UNKNOWN)) &&
-	    st->fmt != F_UNKNOWN && st->fmt != F_COFF) {
-		comps_resize(c, 5, empty_sv);
-		c->v[4] = sv_lit(fmt_text[st->fmt]);
-	}
-}
-
-/* The components joined by '-', malloc'd. */
-static char *join(const struct comps *c)
-{
-	size_t total = 1;
-	char *out, *o;
-
-	for (size_t i = 0; i < c->n; i++)
-		total += c->v[i].n + 1;
-	out = malloc(total);
-	if (!out)
-		return NULL;
-	o = out;
-	for (size_t i = 0; i < c->n; i++) {
-		if (i)
-			*o++ = '-';
-		memcpy(o, c->v[i].p, c->v[i].n);
-		o += c->v[i].n;
-	}
-	*o = '\0';
-	return out;
-}
-
-char *triple_normalize(const char *s, size_t len, int form, struct err *e)
-{
-	struct sv str = { s, len };
-	size_t ndash = 0;
-	struct comps c;
-	struct norm st;
-	char *android = NULL, *out = NULL;
-	const struct sv unknown = sv_lit("unknown");
-
-	for (size_t i = 0; i < len; i++)
-		ndash += s[i] == '-';
-	/* Pushing components right appends at most six in all, the fixed
-	 * resizes below need five, and form pads to its own size. */
-	c.v = malloc((ndash + 1 + 8 + (form > 0 ? (size_t)form : 0)) *
-		     sizeof(*c.v));
-	if (!c.v)
-		goto nomem;
-	c.n = split_dash(str, c.v, -1);
-	parse_in_place(&c, &st);
-	reorder(&c, &st);
-
-	/* In arch-none-env, "none" is the OS, not the vendor. */
-	if (st.found[0] && !st.found[1] && !st.found[2] && st.found[3] &&
-	    sv_eq(c.v[1], "none") && c.v[2].n == 0)
-		sv_swap(&c.v[1], &c.v[2]);
-	for (size_t i = 0; i < c.n; i++)
-		if (c.v[i].n == 0)
-			c.v[i] = unknown;
-	if (android_spelling(&c, &st, &android) < 0)
-		goto nomem;
-	/* SUSE's gnueabi means hard float. */
-	if (st.vendor == V_SUSE && st.env == E_GNUEABI)
-		c.v[3] = sv_lit("gnueabihf");
-	windows_spelling(&c, &st);
-
-	/* A plain "dxil" takes its version from the shader model. */
-	if (sv_eq(c.v[0], "dxil")) {
-		if (c.n > 4)
-			comps_resize(&c, 4, empty_sv);
-		if (st.os == O_SHADERMODEL) {
-			const char *a = dxil_arch_for(c.v[2]);
-
-			if (!a) {
-				err_llvm(e, ERR_FATAL,
-					 "Unsupported Shader Model version");
-				goto out;
-			}
-			c.v[0] = sv_lit(a);
-		}
-	}
-	if (form > 0)
-		comps_resize(&c, (size_t)form, unknown);
-	out = join(&c);
-	if (!out)
-		goto nomem;
-	goto out;
-nomem:
-	err_code_set(e, ERR_NOMEM, "out of memory");
-out:
-	free(android);
-	free(c.v);
-	return out;
 }
 
 /* ---- predicates ---- */

@@ -144,6 +144,11 @@ struct inspect_opts {
 	 * extract needs; stream above is what ls --kernels needs: each
 	 * entry's code).  It wins over stream. */
 	bool stream_ccob;
+	/* With inflate (not stream_ccob): CCOBs are inflated without their
+	 * hash being computed, which stays INSPECT_HASH_UNCHECKED.  LLVM 22
+	 * never checks it either (only its -verbose report recomputes it),
+	 * and MD5 costs more than inflating. */
+	bool no_hash;
 	/* A file that is none of the formats above is an INPUT node of
 	 * format OTHER or TEXT (as archive members are), not an error. */
 	bool accept_other;

@@ -6,6 +6,7 @@
 #include "fatbin.h"
 #include "inspect_ccob.h"
 #include "../core/bytes.h"
+#include "../core/gather.h"
 
 /* An entry's first bytes, [start, end) of the bundle. */
 struct want {
@@ -15,8 +16,8 @@ struct want {
 
 struct look {
 	struct ccob_look *lk;
-	uint64_t raw, pos;	/* bytes of the bundle so far */
-	size_t cap, next_try;
+	struct gather g;	/* the bundle's first bytes, until decided */
+	uint64_t pos;		/* bytes of the bundle so far */
 	bool decided;
 	struct want *order;	/* by end */
 	size_t next;		/* the first of order not yet filled */
@@ -38,11 +39,12 @@ static void plan(struct look *l, bool all)
 	struct ccob_look *lk = l->lk;
 	uint64_t header_end, extent, pos = BUNDLE_MAGIC_LEN + 8;
 	size_t n = 0;
-	int rc = fatbin_bundle_entries(lk->head, lk->have, l->raw, NULL, &n,
-				       &header_end, &extent, &lk->header_err);
+	int rc = fatbin_bundle_entries(l->g.buf, l->g.have, l->g.total, NULL,
+				       &n, &header_end, &extent,
+				       &lk->header_err);
 
 	if (rc == 0 && !all) {
-		l->next_try = 2 * lk->have;
+		gather_later(&l->g, 0);
 		return;
 	}
 	l->decided = true;
@@ -61,12 +63,12 @@ static void plan(struct look *l, bool all)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint64_t off = get_le(lk->head + pos, 8);
-		uint64_t size = get_le(lk->head + pos + 8, 8);
+		uint64_t off = get_le(l->g.buf + pos, 8);
+		uint64_t size = get_le(l->g.buf + pos + 8, 8);
 
 		l->order[i] = (struct want){
 			off, off + (size < INSPECT_HEAD ? size : INSPECT_HEAD), i };
-		pos += 24 + get_le(lk->head + pos + 16, 8);
+		pos += 24 + get_le(l->g.buf + pos + 16, 8);
 	}
 	qsort(l->order, n, sizeof(*l->order), by_end);
 }
@@ -100,32 +102,20 @@ static void fill(struct look *l, const uint8_t *p, size_t n)
 static int look_sink(void *ctx, const void *p, size_t n, struct err *e)
 {
 	struct look *l = ctx;
-	struct ccob_look *lk = l->lk;
+	int rc;
 
 	(void)e;
 	if (l->decided) {
 		fill(l, p, n);
 		return 0;
 	}
-	if (lk->have + n > l->cap) {
-		size_t cap = l->cap ? l->cap : 1 << 16;
-		uint8_t *grown;
-
-		while (cap < lk->have + n)
-			cap *= 2;
-		if (!(grown = realloc(lk->head, cap))) {
-			l->failed = l->decided = true;
-			return 0;
-		}
-		lk->head = grown;
-		l->cap = cap;
-	}
-	memcpy(lk->head + lk->have, p, n);
-	lk->have += n;
-	if (lk->have >= l->next_try || lk->have == l->raw) {
-		plan(l, lk->have == l->raw);
+	rc = gather_add(&l->g, p, n);
+	if (rc < 0) {
+		l->failed = l->decided = true;
+	} else if (rc) {
+		plan(l, gather_whole(&l->g));
 		if (l->decided)
-			fill(l, lk->head, lk->have);
+			fill(l, l->g.buf, l->g.have);
 	}
 	return 0;
 }
@@ -135,18 +125,21 @@ int inspect_ccob_look(const uint8_t *p, size_t size,
 		      const struct ccob_limits *lim, struct ccob_look *lk,
 		      struct err *e)
 {
-	struct look l = { .lk = lk, .raw = h->raw_size, .next_try = 1 << 16 };
+	struct look l = { .lk = lk };
 	size_t used;
 	int rc;
 
 	memset(lk, 0, sizeof(*lk));
+	gather_init(&l.g, h->raw_size);
 	rc = ccob_decompress_stream(p, size, h, lim, look_sink, &l, &used,
 				    &lk->hash, e);
 	if (rc == 0 && !l.decided) {
 		plan(&l, true);		/* an empty bundle */
 		if (l.decided)
-			fill(&l, lk->head, lk->have);
+			fill(&l, l.g.buf, l.g.have);
 	}
+	lk->head = l.g.buf;	/* the header, kept for the caller */
+	lk->have = l.g.have;
 	free(l.order);
 	if (rc == 0 && l.failed)
 		rc = err_set(e, "out of memory");

@@ -200,7 +200,7 @@ static int stream_ccob(struct walk *w, struct inspect_node *c,
 	struct streamed s = { .w = w, .pos = BUNDLE_MAGIC_LEN + 8 };
 	struct inspect_node inner = *c;
 	uint8_t *hdr = NULL;
-	uint64_t hash;
+	uint64_t hash = 0;
 	size_t n;
 	int rc = 0;
 
@@ -215,7 +215,8 @@ static int stream_ccob(struct walk *w, struct inspect_node *c,
 	s.inner = &inner;
 	s.hdr = hdr;
 	if (ccob_stream_entries(p, (size_t)size, &c->ccob, &w->o->ccob, hdr, n,
-				visit_streamed, &s, &hash, w->e) != 0) {
+				visit_streamed, &s, w->o->no_hash ? NULL : &hash,
+				w->e) != 0) {
 		uint8_t *raw = NULL;
 		size_t used;
 		struct err whole;
@@ -229,8 +230,11 @@ static int stream_ccob(struct walk *w, struct inspect_node *c,
 		free(raw);
 		goto out;
 	}
-	c->computed_hash = hash;
-	c->hash = hash == c->ccob.hash ? INSPECT_HASH_OK : INSPECT_HASH_BAD;
+	if (!w->o->no_hash) {
+		c->computed_hash = hash;
+		c->hash = hash == c->ccob.hash ? INSPECT_HASH_OK
+					       : INSPECT_HASH_BAD;
+	}
 	c->update = true;
 	rc = inspect_emit(w, c) < 0 ? -1 : 1;
 out:
@@ -316,10 +320,12 @@ static int walk_ccob_read(struct walk *w, struct inspect_node *c,
 		uint64_t header_end, extent;
 
 		if (ccob_decompress(p, (size_t)size, &c->ccob, &w->o->ccob, &raw,
-				    &used, &c->computed_hash, w->e) < 0)
+				    &used, w->o->no_hash ? NULL
+				    : &c->computed_hash, w->e) < 0)
 			goto out;
-		c->hash = c->computed_hash == c->ccob.hash ? INSPECT_HASH_OK
-							   : INSPECT_HASH_BAD;
+		if (!w->o->no_hash)
+			c->hash = c->computed_hash == c->ccob.hash
+				  ? INSPECT_HASH_OK : INSPECT_HASH_BAD;
 		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
 					  c->ccob.raw_size, NULL, &n,
 					  &header_end, &extent, w->e) <= 0) {

@@ -42,6 +42,7 @@ OURS_PRUNE = os.path.join(BIN, "offload") + " prune"
 # LLVM has no ls: llvm-objdump --offloading lists (and writes out) the
 # code objects of a .hip_fatbin, the nearest thing it does.
 LLVM_OBJDUMP = "/usr/lib/llvm-22/bin/llvm-objdump --offloading"
+LLVM_OBJCOPY = "/usr/lib/llvm-22/bin/llvm-objcopy"
 CLANG = "/usr/lib/llvm-22/bin/clang"
 # A linked HIP library holds one bundle per translation unit.
 FATBIN_BUNDLES = 80

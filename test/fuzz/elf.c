@@ -1,4 +1,4 @@
-/* Fuzz target: ELF reading and rewriting (core/elfscan.c, core/elfcopy.c,
+/* Fuzz target: ELF reading and rewriting (core/elfscan.c, core/elfcopy*.c,
  * formats/bundle_object.c): the section table, the offload sections, the
  * archive symbols, the bundle entries, and llvm-objcopy's rewrite with a
  * section added and with the bundle sections removed (to /dev/null).

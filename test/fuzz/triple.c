@@ -1,4 +1,4 @@
-/* Fuzz target: triple parsing and normalising (core/triple.c).  Input: one
+/* Fuzz target: triple parsing and normalising (core/triple*.c).  Input: one
  * or two triples, split at the first newline; the first is parsed and
  * normalised in every form, and checked for compatibility with the second.
  * libFuzzer: -max_len=256

@@ -1,4 +1,4 @@
-/* triple_test: check core/triple.c against goldens from LLVM 22's bundler.
+/* triple_test: check core/triple*.c against goldens from LLVM 22's bundler.
  *
  * Lines of golden.tsv (see regen.sh):
  *   <triple>\t<host bundle ID | ERROR | FATAL>

@@ -1,0 +1,298 @@
+/* io_in: whole-file inputs, mapped, not copied (see io.h); a pipe, FIFO
+ * or device read into memory no further than a bound; a mapped file that
+ * shrinks under a read noted, not a crash. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "io.h"
+#include "io_impl.h"
+
+uint64_t io_stream_max(struct err *e)
+{
+	uint64_t max = IO_STREAM_MAX_DEFAULT;
+
+	if (env_positive_u64("OFFLOAD_STREAM_MAX", &max, e) < 0)
+		return 0;
+	return max;
+}
+
+/* Read fd to its end, or to max bytes.  fail_past: what to do when more
+ * bytes follow max: fail, or stop there (a caller that needs no more). */
+static int read_all(int fd, struct io_in *in, const char *path, uint64_t max,
+		    bool fail_past, struct err *e)
+{
+	size_t cap = 0, len = 0;
+	uint8_t *buf = NULL;
+
+	if (max > SIZE_MAX - 1)
+		max = SIZE_MAX - 1;
+	for (;;) {
+		ssize_t n;
+		size_t want;
+
+		if (len == cap) {
+			/* One byte past max tells whether more follow. */
+			size_t ncap = cap ? cap * 2 : 65536;
+			uint8_t *nbuf;
+
+			if (cap > SIZE_MAX / 2 || ncap > max + 1)
+				ncap = (size_t)max + 1;
+			nbuf = realloc(buf, ncap);
+			if (!nbuf) {
+				free(buf);
+				return err_sys(e, path, ENOMEM);
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		want = cap - len;
+		if (!fail_past && want > max - len)
+			want = (size_t)(max - len);
+		if (!want)
+			break;
+		n = read(fd, buf + len, want);
+		if (n < 0) {
+			int saved = errno;
+
+			if (saved == EINTR)
+				continue;
+			free(buf);
+			return err_sys(e, path, saved);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			err_file(e, path, "not a regular file, and longer than "
+				 "%llu bytes (the limit OFFLOAD_STREAM_MAX "
+				 "sets)", (unsigned long long)max);
+			return -1;
+		}
+	}
+	in->heap = buf;
+	in->data = buf;
+	in->len = len;
+	return 0;
+}
+
+/* Inputs mapped now.  A file that shrinks after it was mapped faults
+ * (SIGBUS) where a read reaches past its new end; the handler looks the
+ * address up here, puts zero pages over the rest of that map so the read
+ * goes on, and notes the file (io_input_cut).  From then on nothing is
+ * committed and the first failure reported is that input's.  A fixed table
+ * that the handler scans without allocating or locking. */
+enum { MAX_MAPS = 256 };
+static struct mapped {
+	uintptr_t volatile start, len;
+	const char *volatile path;
+} maps[MAX_MAPS];
+static const char *volatile input_cut;
+
+static void map_add(const struct io_in *in)
+{
+	for (int i = 0; i < MAX_MAPS; i++)
+		if (!maps[i].start) {
+			maps[i].len = in->len;
+			maps[i].path = in->path;
+			maps[i].start = (uintptr_t)in->map;
+			return;
+		}
+}
+
+static void map_remove(const void *map)
+{
+	for (int i = 0; i < MAX_MAPS; i++)
+		if (maps[i].start == (uintptr_t)map)
+			maps[i].start = 0;
+}
+
+/* The registered map that holds [p, p+n), or -1. */
+static int map_of(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	for (int i = 0; i < MAX_MAPS; i++) {
+		uintptr_t start = maps[i].start;
+
+		if (start && a - start < maps[i].len &&
+		    n <= maps[i].len - (a - start))
+			return i;
+	}
+	return -1;
+}
+
+bool io_in_fault(void *addr, size_t page_size)
+{
+	uintptr_t a = (uintptr_t)addr;
+	int i = map_of(addr, 1);
+
+	if (i >= 0) {
+		uintptr_t start = maps[i].start, page = a & ~(page_size - 1);
+		uintptr_t end = (start + maps[i].len + page_size - 1) &
+				~(page_size - 1);
+
+		if (mmap((void *)page, end - page, PROT_READ,
+			 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
+		    MAP_FAILED) {
+			if (!input_cut)
+				input_cut = maps[i].path;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *io_in_mapped(const void *p, size_t n)
+{
+	int i = map_of(p, n);
+
+	return i >= 0 ? maps[i].path : NULL;
+}
+
+const char *io_input_cut(void)
+{
+	return input_cut;
+}
+
+void io_input_cut_clear(void)
+{
+	input_cut = NULL;
+}
+
+void io_input_cut_set(const char *path)
+{
+	input_cut = path;
+}
+
+static int in_open(struct io_in *in, const char *path, uint64_t want,
+		   struct err *e)
+{
+	uint64_t max = io_stream_max(e);
+	bool fail_past = true;
+	struct stat st;
+	int fd;
+
+	if (!max)
+		return -1;
+	if (want && want <= max) {
+		max = want;
+		fail_past = false;
+	}
+
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->path = path;
+	if (!strcmp(path, "-"))
+		return read_all(0, in, path, max, fail_past, e);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, path, errno);
+	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		int saved = S_ISDIR(st.st_mode) ? EISDIR : errno;
+
+		close(fd);
+		return err_sys(e, path, saved);
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ,
+				 MAP_PRIVATE, fd, 0);
+
+		if (map != MAP_FAILED) {
+			in->map = map;
+			in->data = map;
+			in->len = (size_t)st.st_size;
+			in->fd = fd;
+			map_add(in);
+			return 0;
+		}
+	}
+	if (read_all(fd, in, path, max, fail_past, e) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int io_in_open(struct io_in *in, const char *path, struct err *e)
+{
+	return in_open(in, path, 0, e);
+}
+
+int io_in_open_part(struct io_in *in, const char *path, uint64_t want,
+		    struct err *e)
+{
+	return in_open(in, path, want, e);
+}
+
+uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
+{
+	off_t d;
+
+	if (!in->map || in->fd < 0 || off >= in->len || off > INT64_MAX)
+		return off;
+	d = lseek(in->fd, (off_t)off, SEEK_DATA);
+	if (d < 0)
+		return errno == ENXIO ? in->len : off;
+	return (uint64_t)d < in->len ? (uint64_t)d : in->len;
+}
+
+void io_in_close(struct io_in *in)
+{
+	if (in->map) {
+		map_remove(in->map);
+		munmap(in->map, in->len);
+	}
+	free(in->heap);
+	if (in->fd >= 0)
+		close(in->fd);
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+}
+
+void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
+		enum io_in_use use)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t from, to;
+	uint8_t *base = in->map;
+
+	if (!in->map || page <= 0)
+		return;
+	if (end > in->len)
+		end = in->len;
+	if (off >= end)
+		return;
+	if (use == IO_IN_DONE) {
+		/* Only the pages wholly inside: those the range starts and
+		 * ends in may be a neighbour's (a read-only private map loses
+		 * nothing either way; this saves faulting them back). */
+		from = (off + (uint64_t)page - 1) / (uint64_t)page *
+		       (uint64_t)page;
+		to = end / (uint64_t)page * (uint64_t)page;
+		if (from < to)
+			madvise(base + from, (size_t)(to - from),
+				MADV_DONTNEED);
+		return;
+	}
+	/* Advice: every page the range touches (madvise rounds the length
+	 * up). */
+	from = off / (uint64_t)page * (uint64_t)page;
+	to = end;
+	if (use == IO_IN_SPARSE) {
+		madvise(base + from, (size_t)(to - from), MADV_RANDOM);
+		return;
+	}
+	madvise(base + from, (size_t)(to - from), MADV_SEQUENTIAL);
+	madvise(base + from, (size_t)(to - from), MADV_WILLNEED);
+}

@@ -1,0 +1,347 @@
+/* io_out: atomic outputs (see io.h): a temporary beside the destination,
+ * renamed over it at commit, or a staged copy written back; and the
+ * output directories made on the way. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "io_impl.h"
+
+/* A dangling symlink's last target: the links followed one by one (a
+ * relative one from its own directory), up to the name nothing is at. */
+static char *dangling_target(const char *path)
+{
+	char *at = strdup(path);
+	struct stat st;
+
+	for (int hops = 0; at && hops < 40; hops++) {
+		char link[PATH_MAX], *next, *slash;
+		ssize_t n;
+
+		if (lstat(at, &st) < 0)
+			return at;	/* nothing there: the file to make */
+		if (!S_ISLNK(st.st_mode))
+			break;
+		n = readlink(at, link, sizeof(link) - 1);
+		if (n <= 0)
+			break;
+		link[n] = 0;
+		slash = strrchr(at, '/');
+		if (link[0] == '/' || !slash)
+			next = strdup(link);
+		else if (asprintf(&next, "%.*s/%s", (int)(slash - at), at,
+				  link) < 0)
+			next = NULL;
+		free(at);
+		at = next;
+	}
+	free(at);
+	return strdup(path);	/* a loop, or no target: the link itself */
+}
+
+/* Where the rename must land: through a symlink to its target, as an
+ * in-place write would; a dangling one's target is made, as a shell's
+ * redirection makes it. */
+static char *resolve_dest(const char *path)
+{
+	struct stat st;
+	char *real;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (real)
+			return real;
+		if (errno == ENOENT)
+			return dangling_target(path);
+	}
+	return strdup(path);
+}
+
+/* No temporary beside an existing file we may write: stage it in a
+ * scratch file instead (see io.h).  0, or -1 with errno unchanged. */
+static int stage_for_copy_back(struct io_out *o)
+{
+	int saved = errno, fd = open(o->dest, O_WRONLY | O_CLOEXEC);
+	const char *dir;
+
+	if (fd < 0) {
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	if ((o->fd = io_scratch_fd(&dir)) < 0) {
+		errno = saved;
+		return -1;
+	}
+	o->copy_back = true;
+	return 0;
+}
+
+/* The staged bytes over the file, in the kernel where it can. */
+static int copy_back(struct io_out *o, struct err *e)
+{
+	int to = open(o->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	uint64_t done = 0;
+	off_t from = 0;
+	int rc = 0;
+
+	if (to < 0)
+		return err_sys(e, o->path, errno);
+	while (rc == 0 && done < o->pos) {
+		size_t want = o->pos - done > (1u << 30) ? (1u << 30)
+							  : (size_t)(o->pos - done);
+		ssize_t n = copy_file_range(o->fd, &from, to, NULL, want, 0);
+
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
+			      errno == EINVAL || errno == EOPNOTSUPP)) {
+			uint8_t buf[65536];
+			ssize_t r = pread(o->fd, buf, sizeof(buf), from);
+
+			n = r <= 0 ? -1 : write(to, buf, (size_t)r);
+			if (r == 0)
+				errno = EIO;
+			if (n > 0)
+				from += n;
+		}
+		if (n <= 0)
+			rc = err_sys(e, o->path, n < 0 ? errno : EIO);
+		else
+			done += (uint64_t)n;
+	}
+	if (close(to) < 0 && rc == 0)
+		rc = err_sys(e, o->path, errno);
+	return rc;
+}
+
+/* Written in place: where the bytes start, for the pieces' boundaries
+ * (stdout may be a file opened for appending; a pipe has no position). */
+static int out_in_place(struct io_out *o)
+{
+	off_t at = lseek(o->fd, 0, SEEK_CUR);
+
+	o->pos = at > 0 ? (uint64_t)at : 0;
+	return 0;
+}
+
+static int out_open(struct io_out *o, const char *path, bool in_dir,
+		    struct err *e)
+{
+	struct stat st;
+	char *dir_copy = NULL;
+	sigset_t all, was;
+	mode_t mask;
+	int exists, saved;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	if (!o->path)
+		return err_sys(e, path, ENOMEM);
+	if (!strcmp(path, "-")) {
+		o->fd = 1;
+		return out_in_place(o);
+	}
+	if (in_dir && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return err_sys(e, path, EISDIR);
+		return err_file(e, path, S_ISLNK(st.st_mode) ?
+				"is a symbolic link, which is not followed" :
+				"is not a regular file");
+	}
+	o->dest = in_dir ? strdup(path) : resolve_dest(path);
+	if (!o->dest)
+		return err_sys(e, path, ENOMEM);
+	exists = !in_dir && stat(o->dest, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode))
+		return err_sys(e, path, EISDIR);
+	if (exists && !S_ISREG(st.st_mode)) {
+		o->fd = open(o->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (o->fd < 0)
+			return err_sys(e, path, errno);
+		return out_in_place(o);
+	}
+	mask = umask(0);
+	umask(mask);
+	o->mode = exists ? (st.st_mode & 07777) : (0666 & ~mask);
+
+	dir_copy = strdup(o->dest);
+	o->tmp = dir_copy ? malloc(strlen(o->dest) + 32) : NULL;
+	if (!o->tmp) {
+		free(dir_copy);
+		return err_sys(e, path, ENOMEM);
+	}
+	{
+		char *base_copy = strdup(o->dest);
+		const char *dir = dirname(dir_copy);
+		const char *base = base_copy ? basename(base_copy) : "out";
+
+		snprintf(o->tmp, strlen(o->dest) + 32, "%s/.%.*s.XXXXXX", dir,
+			 200, base);
+		free(base_copy);
+	}
+	free(dir_copy);
+	/* No signal between the file's creation and its registration: one
+	 * there would leave it behind. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	saved = errno;
+	if (o->fd >= 0)
+		io_pending_add(o->tmp);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (o->fd < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+		if (exists && (saved == EACCES || saved == EPERM) &&
+		    stage_for_copy_back(o) == 0)
+			return 0;
+		return err_sys(e, path, saved);
+	}
+	if (fchmod(o->fd, o->mode) < 0) {
+		saved = errno;
+		io_out_discard(o);
+		return err_sys(e, path, saved);
+	}
+	return 0;
+}
+
+void io_out_mode_from(struct io_out *o, const struct io_in *in)
+{
+	struct stat st;
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (!o->tmp || (in->fd >= 0 ? fstat(in->fd, &st)
+			: !in->path || !strcmp(in->path, "-") ? -1
+			: stat(in->path, &st)) < 0 || !S_ISREG(st.st_mode))
+		return;
+	o->mode = st.st_mode & 07777 & ~mask & ~(mode_t)06000;
+	if (geteuid() == 0 && fchown(o->fd, st.st_uid, st.st_gid) < 0)
+		return;
+	(void)fchmod(o->fd, o->mode);
+}
+
+void io_out_keep_mode(struct io_out *o, const struct io_in *in)
+{
+	struct stat st;
+
+	if (!o->tmp || in->fd < 0 || fstat(in->fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return;
+	o->mode = st.st_mode & 07777;
+	/* The owner first: chown clears the set-ID bits fchmod then puts
+	 * back.  Who may not give the file away keeps it as theirs. */
+	(void)fchown(o->fd, st.st_uid, st.st_gid);
+	(void)fchmod(o->fd, o->mode);
+}
+
+/* A failed open holds nothing: the caller need not discard it. */
+int io_out_open(struct io_out *o, const char *path, struct err *e)
+{
+	if (out_open(o, path, false, e) == 0)
+		return 0;
+	io_out_discard(o);
+	return -1;
+}
+
+int io_out_open_in_dir(struct io_out *o, const char *path, struct err *e)
+{
+	if (out_open(o, path, true, e) == 0)
+		return 0;
+	io_out_discard(o);
+	return -1;
+}
+
+int io_mkdirs(const char *path, struct err *e)
+{
+	char *p;
+	struct stat st;
+	int rc = 0;
+
+	if (!*path)
+		return err_sys(e, path, ENOENT);
+	if (!(p = strdup(path)))
+		return err_sys(e, path, ENOMEM);
+	/* Each parent, then path itself; one that exists is passed over. */
+	for (char *s = p + 1; rc == 0; s++) {
+		char c = *s;
+
+		if (c && c != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			rc = err_sys(e, p, errno);
+		*s = c;
+		if (!c)
+			break;
+	}
+	if (rc == 0 && stat(path, &st) < 0)
+		rc = err_sys(e, path, errno);
+	else if (rc == 0 && !S_ISDIR(st.st_mode))
+		rc = err_sys(e, path, ENOTDIR);
+	free(p);
+	return rc;
+}
+
+/* Forget an output whose descriptor is closed; drop its temporary too. */
+static void release(struct io_out *o, bool remove_tmp)
+{
+	if (o->map)
+		munmap(o->map, o->map_len);
+	if (o->tmp && remove_tmp)
+		unlink(o->tmp);
+	if (o->tmp)
+		io_pending_remove(o->tmp);
+	free(o->tmp);
+	free(o->dest);
+	free(o->path);
+	free(o->stage);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+}
+
+int io_out_commit(struct io_out *o, struct err *e)
+{
+	int rc;
+
+	if (!o->path)
+		return 0;
+	rc = io_out_flush(o, e);
+	/* A hole at the end is a length still to give the file. */
+	if (rc == 0 && o->holes && ftruncate(o->fd, (off_t)o->pos) < 0)
+		rc = err_sys(e, o->path, errno);
+	/* Made from zero pages where an input was cut short. */
+	if (rc == 0 && io_input_cut())
+		rc = err_file(e, io_input_cut(),
+			      "file changed size while being read");
+	if (rc == 0 && o->copy_back)
+		rc = copy_back(o, e);
+	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
+		rc = err_sys(e, o->path, errno);
+	o->fd = -1;
+	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)
+		rc = err_sys(e, o->path, errno);
+	release(o, rc < 0);
+	return rc;
+}
+
+void io_out_discard(struct io_out *o)
+{
+	if (o->fd > 1)
+		close(o->fd);
+	release(o, true);
+}
+

@@ -1,0 +1,109 @@
+/* io_scratch: scratch outputs, unlinked files in $TMPDIR (or /tmp) for
+ * bytes that must end up contiguous in memory (see io_scratch_open). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "io_impl.h"
+
+/* An unlinked file in $TMPDIR (or /tmp): O_TMPFILE, or a named file
+ * removed at once where the file system cannot make one. */
+int io_scratch_fd(const char **where)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	*where = dir;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char *name = malloc(strlen(dir) + 32);
+
+		if (name) {
+			sigset_t all, was;
+
+			/* Unlinked before any signal can end us. */
+			sigfillset(&all);
+			pthread_sigmask(SIG_BLOCK, &all, &was);
+			sprintf(name, "%s/offload-scratch.XXXXXX", dir);
+			fd = mkostemp(name, O_CLOEXEC);
+			if (fd >= 0)
+				unlink(name);
+			pthread_sigmask(SIG_SETMASK, &was, NULL);
+			free(name);
+		}
+	}
+	return fd;
+}
+
+int io_scratch_open(struct io_out *o, struct err *e)
+{
+	const char *dir;
+
+	memset(o, 0, sizeof(*o));
+	o->path = strdup("temporary file");
+	if (!o->path)
+		return err_set(e, "out of memory");
+	o->scratch = true;
+	o->fd = io_scratch_fd(&dir);
+	if (o->fd < 0)
+		return err_set(e, "temporary file in '%s': %s", dir,
+			       strerror(errno));
+	return 0;
+}
+
+/* Map the scratch file's first size bytes (all of it, or what it is to
+ * hold) for view. */
+static int scratch_view(struct io_out *o, uint64_t size, struct io_in *view,
+			struct err *e)
+{
+	if (size) {
+		o->map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, o->fd,
+			      0);
+		if (o->map == MAP_FAILED) {
+			o->map = NULL;
+			return err_set(e, "temporary file: %s", strerror(errno));
+		}
+		o->map_len = (size_t)size;
+	}
+	view->data = o->map;
+	view->len = (size_t)size;
+	return 0;
+}
+
+int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
+		       struct err *e)
+{
+	memset(view, 0, sizeof(*view));
+	view->fd = -1;
+	if (size > SIZE_MAX || ftruncate(o->fd, (off_t)size) < 0)
+		return err_set(e, "temporary file: %s",
+			       strerror(size > SIZE_MAX ? EFBIG : errno));
+	return scratch_view(o, size, view, e);
+}
+
+int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e)
+{
+	struct stat st;
+
+	memset(view, 0, sizeof(*view));
+	view->fd = -1;
+	if (io_out_flush(o, e) < 0)
+		return -1;
+	if (fstat(o->fd, &st) < 0)
+		return err_set(e, "temporary file: %s", strerror(errno));
+	return scratch_view(o, (uint64_t)st.st_size, view, e);
+}
+

@@ -1,0 +1,118 @@
+/* io_signal: the signal handlers that remove the temporaries of outputs
+ * still open before the signal ends us (see io_install_signal_cleanup). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "io_impl.h"
+
+static size_t page_size = 4096;
+
+/* Temporaries that a signal must remove.  A fixed table: a command opens a
+ * handful of outputs, and a signal handler may not allocate. */
+enum { MAX_PENDING = 256 };
+static char *volatile pending[MAX_PENDING];
+
+void io_pending_add(char *tmp)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = tmp;
+			return;
+		}
+}
+
+void io_pending_remove(const char *tmp)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i] == tmp)
+			pending[i] = NULL;
+}
+
+static void cleanup_and_die(int sig)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* A read of a mapped input past its file's end goes on (io_in_fault);
+ * any other SIGBUS is deadly. */
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (io_in_fault(si->si_addr, page_size))
+		return;
+	cleanup_and_die(sig);
+}
+
+/* Every signal whose default action ends the process (POSIX's "T" and
+ * "A" signals, and Linux's own), but SIGKILL and SIGXFSZ. */
+static const int deadly[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGFPE,
+	SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU,
+	SIGVTALRM, SIGPROF, SIGSYS,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+#ifdef SIGIO
+	SIGIO,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGEMT
+	SIGEMT,
+#endif
+#ifdef SIGLOST
+	SIGLOST,
+#endif
+};
+
+static void catch_signal(int sig)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cleanup_and_die;
+	sigemptyset(&sa.sa_mask);
+	/* Keep an inherited "ignore" (nohup, a shell's background job). */
+	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
+	sigaction(sig, &sa, NULL);
+}
+
+void io_install_signal_cleanup(void)
+{
+	/* Past `ulimit -f`, SIGXFSZ would kill us with the temporary left
+	 * behind; ignored, the write fails with EFBIG and is reported (and
+	 * one sent by kill does nothing). */
+	signal(SIGXFSZ, SIG_IGN);
+
+	struct sigaction sa, old;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (page > 0)
+		page_size = (size_t)page;
+	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
+		catch_signal(deadly[i]);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGBUS, &sa, NULL);
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+	/* Real-time signals end the process too (glibc keeps the first few
+	 * for itself; SIGRTMIN is the first left to us). */
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		catch_signal(sig);
+#endif
+}
+
