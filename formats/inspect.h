@@ -163,7 +163,9 @@ struct inspect_opts {
 	/* The walk is about to read all of the file's bytes [off, off + len)
 	 * in order (a CCOB or an NVIDIA entry it inflates; start true), or is
 	 * done with them (start false): the file can be read ahead there, and
-	 * let go of after.  NULL: nothing is said. */
+	 * let go of after.  NULL: nothing is said.  For NVIDIA entries the
+	 * start may be said from the walk's decoding thread (a hint, such as
+	 * madvise, needs nothing more). */
 	void (*reading)(const void *ctx, uint64_t off, uint64_t len,
 			bool start);
 };
