@@ -153,6 +153,7 @@ struct dec {
 	const struct ccob_header *h;
 	const struct ccob_limits *lim;
 	uint8_t *whole;
+	uint8_t spare[1];	/* past the whole buffer's end (window) */
 	uint8_t *ring;
 	ccob_place place;
 	uint64_t slot_end[RING];	/* produced when each slot was filled */
@@ -179,6 +180,14 @@ static uint8_t *window(struct dec *d, size_t *room, struct err *e)
 	if (d->whole) {
 		uint64_t left = d->h->raw_size - d->produced;
 
+		/* Full, a byte of room still: zlib then says what comes
+		 * next (more bytes, or damage, as LLVM's uncompress finds
+		 * it) rather than only that it has no room (the ccob
+		 * fuzzer: a zlib CCOB declaring 0 bytes). */
+		if (!left) {
+			*room = 1;
+			return d->spare;
+		}
 		*room = left > UINT32_MAX ? UINT32_MAX : (size_t)left;
 		return d->whole + d->produced;
 	}
