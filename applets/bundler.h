@@ -58,10 +58,9 @@ void bundler_source_close(struct source *s);
 /* The CCOB at s->pos decompressed into s->seg, its hash checked, LLVM's
  * report under -verbose; 0 or 1 (reported). */
 int bundler_decompress_next(struct source *s, const char *path);
-/* Print LLVM's -verbose report of a decompression and check its hash:
- * 0 or 1 (reported). */
-int bundler_ccob_done(const struct config *c, const char *path,
-		      const struct ccob_stats *st);
+/* Print LLVM's -verbose report of a decompression (with -verbose only,
+ * as LLVM 22; a hash mismatch is said there and is no error). */
+void bundler_ccob_report(const struct config *c, const struct ccob_stats *st);
 /* -###: the llvm-objcopy command LLVM runs to strip a host object. */
 void bundler_print_objcopy_strip(const struct config *c);
 

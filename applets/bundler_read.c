@@ -2,8 +2,8 @@
  * compressed bundle is not held in memory: its CCOB is decompressed a
  * piece at a time, the bundle header gathered first, and each wanted
  * entry's bytes written to its output as they pass.  Everything that
- * fails on the way is said only once the whole CCOB decompressed and its
- * hash held (LLVM decompresses before it reads anything), and outputs are
+ * fails on the way is said only once the whole CCOB decompressed (LLVM
+ * decompresses before it reads anything), and outputs are
  * renamed into place only when the whole command succeeds. */
 #include <errno.h>
 #include <stdio.h>
@@ -357,7 +357,7 @@ static void stream_progress(uint64_t done, uint64_t total)
 }
 
 /* Decompress the CCOB at s->pos through rt, as bundler_decompress_next
- * would have it in memory: its errors, -verbose report and hash check
+ * would have it in memory: its errors and -verbose report
  * first, then whatever failed on the way.  0, or 1 (reported). */
 static int stream_ccob(struct source *s, struct router *rt)
 {
@@ -386,8 +386,9 @@ static int stream_ccob(struct source *s, struct router *rt)
 		streamed_done = 0;
 	}
 	llvm_defer(true);
+	/* LLVM 22 hashes the data only for -verbose's report. */
 	rc = ccob_decompress_stream(at, left, &h, &lim, route_sink, rt, &used,
-				    &hash, &e);
+				    c->verbose ? &hash : NULL, &e);
 	if (rc == 0 && !rt->decided)
 		route_decide(rt, true);		/* an empty bundle */
 	llvm_defer(false);
@@ -410,10 +411,8 @@ static int stream_ccob(struct source *s, struct router *rt)
 		.seconds = (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 	};
-	if (!rt->again && bundler_ccob_done(c, path, &st)) {
-		llvm_deferred_drop();
-		return 1;
-	}
+	if (!rt->again)
+		bundler_ccob_report(c, &st);
 	if (llvm_deferred() || route_release(rt))
 		return 1;
 	s->pos += used;

@@ -37,7 +37,8 @@ static const char usage[] =
 	"  -q, --quiet             no progress line\n"
 	"      --kernels           list each code object's kernels and what each\n"
 	"                          uses (registers, LDS or shared memory, scratch\n"
-	"                          or local memory, occupancy); implies --verify\n"
+	"                          or local memory, occupancy); inflates CCOBs but\n"
+	"                          checks their hashes only with --verify\n"
 	"      --no-demangle       print kernel names as the symbols are\n"
 	"  -t, --target=PATTERN    only the code objects for PATTERN (a target ID\n"
 	"                          as a GPU loads it, a bundle ID or a glob;\n"
@@ -54,11 +55,18 @@ enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
 
 /* ---- collecting the tree ---- */
 
+/* m is an archive member that ls_shown leaves out, now that a node at
+ * depth comes after it: nothing under it was kept. */
+static bool hidden_member(const struct inspect_node *m, unsigned depth)
+{
+	return m->kind == INSPECT_INPUT && m->depth > 0 && m->depth >= depth &&
+	       m->format != INSPECT_ARCHIVE && m->format != INSPECT_THIN_MEMBER;
+}
+
 static int keep(void *ctx, const struct inspect_node *n)
 {
 	struct rows *rs = ctx;
 	struct row *r;
-	char *p;
 
 	if (n->update) {
 		/* A streamed CCOB's hash, known after its entries. */
@@ -86,6 +94,13 @@ static int keep(void *ctx, const struct inspect_node *n)
 	    n->container != INSPECT_NV && rs->n &&
 	    rs->v[rs->n - 1].n.kind == INSPECT_CONTAINER)
 		return ls_entry_as_text(rs, n);
+	/* An archive member that closed with nothing under it is not shown
+	 * (ls_shown): its row goes at once, so a library of many members
+	 * costs memory only for what is printed. */
+	while (rs->n > 1 && hidden_member(&rs->v[rs->n - 1].n, n->depth)) {
+		ls_row_free(&rs->v[rs->n - 1]);
+		rs->n--;
+	}
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? 2 * rs->cap : 64;
 		struct row *v = realloc(rs->v, cap * sizeof(*v));
@@ -96,52 +111,9 @@ static int keep(void *ctx, const struct inspect_node *n)
 		rs->cap = cap;
 	}
 	r = &rs->v[rs->n];
-	r->n = *n;
-	r->n.data = NULL;
-	r->n.nv_base = NULL;
-	r->n.decode_err = NULL;
-	r->why = NULL;
-	r->text = NULL;
-	r->kernels = NULL;
-	r->kernels_why = NULL;
-	r->nv_ident = r->nv_options = NULL;
-	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len +
-				n->nv.ident_len + n->nv.options_len + 5);
-	if (!p)
+	if (ls_row_fill(r, n) < 0)
 		return -1;
 	rs->n++;
-	if (n->decode_err && !(r->why = strdup(n->decode_err->msg)))
-		return -1;
-	/* Each copied with a NUL after it. */
-	if (n->name_len)
-		memcpy(p, n->name, n->name_len);
-	p[n->name_len] = 0;
-	r->n.name = p;
-	p += n->name_len + 1;
-	if (n->triple) {
-		memcpy(p, n->triple, n->triple_len);
-		p[n->triple_len] = 0;
-		r->n.triple = p;
-		p += n->triple_len + 1;
-	}
-	if (n->arch) {
-		memcpy(p, n->arch, n->arch_len);
-		p[n->arch_len] = 0;
-		r->n.arch = p;
-		p += n->arch_len + 1;
-	}
-	/* An NVIDIA entry's identifier and ptxas options, for --json. */
-	if (n->container == INSPECT_NV && n->nv.ident_len) {
-		memcpy(p, n->nv_base + n->nv.ident_offset, n->nv.ident_len);
-		p[n->nv.ident_len] = 0;
-		r->nv_ident = p;
-		p += n->nv.ident_len + 1;
-	}
-	if (n->container == INSPECT_NV && n->nv.options_len) {
-		memcpy(p, n->nv_base + n->nv.options_offset, n->nv.options_len);
-		p[n->nv.options_len] = 0;
-		r->nv_options = p;
-	}
 	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data)
 		return ls_entry_kernels(r, n);
 	return 0;
@@ -149,17 +121,8 @@ static int keep(void *ctx, const struct inspect_node *n)
 
 static void rows_free(struct rows *rs)
 {
-	for (size_t i = 0; i < rs->n; i++) {
-		free(rs->v[i].strings);
-		free(rs->v[i].why);
-		free(rs->v[i].kernels_why);
-		if (rs->v[i].text)
-			free(rs->v[i].text->buf);
-		free(rs->v[i].text);
-		if (rs->v[i].kernels)
-			kernels_free(rs->v[i].kernels);
-		free(rs->v[i].kernels);
-	}
+	for (size_t i = 0; i < rs->n; i++)
+		ls_row_free(&rs->v[i]);
 	free(rs->v);
 	memset(rs, 0, sizeof(*rs));
 }
@@ -217,7 +180,7 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 struct options {
 	enum format format;
 	struct inspect_opts walk;
-	bool kernels, demangle, quiet;
+	bool kernels, verify, demangle, quiet;
 	struct select targets;
 	/* Across the files listed: roc-obj's bundles so far, and whether a
 	 * JSON object came before (the next one is after a comma). */
@@ -259,21 +222,11 @@ static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
 /* The entry at rs->v[i] is a code object whose kernels cannot be read. */
 static int kernels_unread(const struct rows *rs, size_t i, const char *path)
 {
-	const struct inspect_node *n = &rs->v[i].n;
-	struct inspect_target t;
-	char *arch;
-	int rc;
+	char *why = ls_kernels_unread(&rs->v[i]);
+	int rc = fail("cannot read kernels in", path, "%s",
+		      why ? why : "out of memory");
 
-	if (n->kind == INSPECT_INPUT)
-		return fail("cannot read kernels in", path, "%s",
-			    rs->v[i].kernels_why);
-	inspect_entry_target(n, &t);
-	arch = t.arch ? applet_escape(t.arch, t.arch_len, false) : NULL;
-	rc = fail("cannot read kernels in", path, "%s #%u entry %u%s%s%s: %s",
-		  inspect_container_name(n->container), n->number, n->index,
-		  arch ? " (" : "", arch ? arch : "", arch ? ")" : "",
-		  rs->v[i].kernels_why);
-	free(arch);
+	free(why);
 	return rc;
 }
 
@@ -318,13 +271,47 @@ static int list_directory(struct options *o, const char *path)
 	return 0;
 }
 
+/* --json: printed as the walk goes (see ls_json.c); what failed said
+ * after the file's object. */
+static int list_json(struct options *o, const struct rows *rs,
+		     const struct io_in *in, const struct inspect_opts *walk,
+		     const char *path)
+{
+	struct ls_json js = { .rs = rs, .path = path, .data = in->data,
+			      .len = in->len, .comma = o->json_started };
+	char *errs = NULL;
+	size_t errs_len = 0;
+	struct err e;
+	int walked, rc;
+
+	js.errs = open_memstream(&errs, &errs_len);
+	e.msg[0] = 0;
+	walked = inspect_walk(in->data, in->len, walk, ls_json_visit, &js, &e);
+	progress_end();
+	rc = ls_json_end(&js, walked == 0);
+	o->json_started |= js.printed;
+	if (walked != 0)
+		rc = fail("cannot list", path, "%s",
+			  e.msg[0] ? e.msg : "out of memory");
+	else if (rc < 0)
+		rc = fail("cannot list", path, "out of memory");
+	if (js.errs && !fclose(js.errs) && errs_len) {
+		fflush(stdout);
+		fputs(errs, stderr);
+	}
+	free(errs);
+	return rc ? 1 : 0;
+}
+
 static int list_one(struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
 			   .targets = (struct select *)&o->targets,
-			   .entries_as_text = o->format == TEXT && !o->kernels,
+			   .entries_as_text = o->format == TEXT,
 			   .path = path };
+	char *later = NULL;
+	size_t later_len = 0;
 	struct io_in in;
 	struct err e;
 	int rc = 0;
@@ -359,6 +346,14 @@ static int list_one(struct options *o, const char *path)
 				  "(cuobjdump fails too)");
 		goto out;
 	}
+	if (o->format == JSON) {
+		rc = list_json(o, &rs, &in, &walk, path);
+		goto out;
+	}
+	if (o->kernels && !(rs.later = open_memstream(&later, &later_len))) {
+		rc = fail("cannot list", path, "out of memory");
+		goto out;
+	}
 	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
 		progress_end();
 		rc = fail("cannot list", path, "%s",
@@ -384,11 +379,7 @@ static int list_one(struct options *o, const char *path)
 	case ROC_OBJ:
 		rc = print_roc_obj(&rs, path, &o->roc_bundles);
 		break;
-	case JSON:
-		if (o->json_started)
-			putchar(',');
-		o->json_started = true;
-		ls_json(&rs, path);
+	case JSON:		/* printed as walked */
 		break;
 	}
 	for (size_t i = 0; i < rs.n; i++) {
@@ -404,7 +395,16 @@ static int list_one(struct options *o, const char *path)
 		if (rs.v[i].kernels_why && o->kernels)
 			rc = kernels_unread(&rs, i, path);
 	}
+	if (rs.later && !fclose(rs.later) && later_len) {
+		fflush(stdout);
+		fputs(later, stderr);
+		rc = 1;
+	}
+	rs.later = NULL;
 out:
+	if (rs.later)
+		fclose(rs.later);
+	free(later);
 	rows_free(&rs);
 	io_in_close(&in);
 	return rc;
@@ -454,7 +454,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 			o->format = JSON;
 			break;
 		case OPT_VERIFY:
-			o->walk.inflate = true;
+			o->verify = o->walk.inflate = true;
 			break;
 		case OPT_KERNELS:
 			/* The code inside CCOBs and NVIDIA fatbins is needed. */
@@ -485,9 +485,13 @@ static int ls_run(struct options *o, int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("no input file");
+	/* --kernels inflates CCOBs for their code, not to check them: LLVM
+	 * does not check a CCOB's hash either, and MD5 would take most of
+	 * the time (issue 18).  Only --verify checks it. */
+	o->walk.no_hash = !o->verify;
 	progress_init("ls", o->quiet);
 	if (o->format == JSON)
-		fputs("{\"version\":3,\"files\":[", stdout);
+		fputs("{\"version\":4,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= list_one(o, argv[i]);
 	if (o->format == JSON)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../core/select.h"
 #include "../formats/inspect.h"
@@ -21,6 +22,8 @@ struct entry_text {
 	size_t len, cap, n;
 	size_t w[LS_MAX_CELLS];
 	int ncells, right;
+	bool tails;	/* each line's cells are followed by the text under
+			 * it (--kernels), printed as it is */
 };
 
 /* A node as the walk reported it, with its strings copied. */
@@ -50,6 +53,7 @@ struct rows {
 	 * instead of rows (the text format, without --kernels). */
 	bool entries_as_text;
 	const char *path;
+	FILE *later;	/* failures said after the file (or NULL) */
 };
 
 /* ls_kernels.c: whether -t takes an entry; read the kernels of an
@@ -60,7 +64,8 @@ bool ls_wanted(const struct rows *rs, const struct inspect_node *n);
 void ls_drop_unselected(struct rows *rs);
 int ls_entry_kernels(struct row *r, const struct inspect_node *n);
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len);
-void ls_print_kernels(const struct rows *rs, const struct row *r, int indent);
+void ls_print_kernels(FILE *out, const struct rows *rs, const struct row *r,
+		      int indent);
 /* What a file that is itself a code object is, after its file type:
  * ": a code object for gfx90a:xnack+ (code object v5)", "... for sm_80
  * (cubin)", ": PTX 8.7 for sm_90"; one that cannot be read says why. */
@@ -84,9 +89,48 @@ bool ls_shown(const struct rows *rs, size_t i);
  * file's tree as text. */
 int ls_entry_as_text(struct rows *rs, const struct inspect_node *n);
 void ls_text(const struct rows *rs, const char *path);
-/* One file's tree as a JSON object (see man/offload-ls.1); a directory's
- * (format "directory", not searched). */
-void ls_json(const struct rows *rs, const char *path);
+/* ls_rows.c: fill r with the node n, its strings copied (-1: out of
+ * memory); free what r holds.  Why r's kernels cannot be read, as ls
+ * says it after "cannot read kernels in 'FILE': " (malloc'd). */
+int ls_row_fill(struct row *r, const struct inspect_node *n);
+void ls_row_free(struct row *r);
+char *ls_kernels_unread(const struct row *r);
+
+/* ls_json.c: one file's tree as a JSON object (see man/offload-ls.1),
+ * printed as the walk goes: ls_json_visit is the walk's visitor, and
+ * memory is the nodes open above the one printed, whatever the number of
+ * entries.  A node is held only until something under it is printed. */
+struct ls_json_level {
+	struct row r;
+	bool shown;		/* its opening and fields are printed */
+	bool first;		/* no key printed in it yet */
+	bool any;		/* something printed in the array open */
+	int array;		/* the array open (see arrays_of), -1: none */
+	/* Containers: entries listed; NVIDIA entries that do not decode
+	 * (--verify): how many, the first and why, their indexes. */
+	size_t listed, bad;
+	unsigned first_bad;
+	char *first_why;
+	char bad_list[64];
+};
+struct ls_json {
+	const struct rows *rs;	/* options: kernels, demangle, -t */
+	const char *path;
+	const uint8_t *data;	/* the file */
+	size_t len;
+	bool comma;		/* a file was printed before: a comma first */
+	bool printed;		/* this one is printed */
+	bool walked, oom;
+	FILE *errs;		/* failures, said once the file is printed */
+	int rc;
+	struct ls_json_level *lv;	/* by depth */
+	size_t n, cap;
+};
+int ls_json_visit(void *ctx, const struct inspect_node *n);
+/* Close what is open (walked: the walk ended well); 0, 1 when something
+ * failed (in js->errs), -1 when out of memory. */
+int ls_json_end(struct ls_json *js, bool walked);
+/* A directory's object (format "directory", not searched). */
 void ls_json_directory(const char *path);
 
 #endif

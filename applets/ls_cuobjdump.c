@@ -16,7 +16,20 @@
  * code or not.  Of an object with both, only the executable fatbin
  * (.nv_fatbin) is listed, else the relocatable one (__nv_relfatbin), as
  * cuobjdump does without -all.  A lone cubin is one ELF line, named as
- * with an identifier.  A file without any fatbin (or cubin) fails. */
+ * with an identifier.  A file without any fatbin (or cubin) fails.
+ *
+ * Arch variants (CUDA 12's sm_90a, 13's sm_100a, sm_103f) postdate 11.8
+ * and no newer cuobjdump is at hand; their letter follows the number as
+ * nvcc spells it (variants.fatbin in cuobjdump.test).  Public evidence for
+ * newer versions:
+ *  - an ELF entry keeps its letter: `cuobjdump --extract-elf all` of a
+ *    library wrote libpplx_kernels.1.sm_90a.cubin, the name -lelf lists
+ *    (https://github.com/Willy-Chan/pplx-kernels/blob/5850e668d5a511e2366b983d4a00377e322a05ac/tests/test_all_to_all.py);
+ *  - PTX is still named sm_XX, not compute_XX, by CUDA 12's cuobjdump
+ *    (`PTX file    1: _C.cpython-310-x86_64-linux-gnu.1.sm_90.ptx`,
+ *    https://github.com/vllm-project/vllm/issues/1936).
+ * None was found for PTX with a letter (compute_90a) or for an f variant;
+ * those stay as for ELF, unconfirmed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* ls_json: the ls applet's JSON output, one object per file; the schema
  * is in man/offload-ls.1 and changes only with its version number. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,31 +65,6 @@ static void json_hex(bool *first, const char *key, uint64_t v)
 {
 	json_key(first, key);
 	printf("\"0x%016" PRIx64 "\"", v);
-}
-
-static size_t json_node(const struct rows *rs, size_t i, const char *path);
-
-/* The children of row i of the given kind (and, for inputs, format). */
-static void json_children(const struct rows *rs, size_t i, bool *first,
-			  const char *key, enum inspect_kind kind,
-			  const char *path)
-{
-	bool any = false;
-
-	json_key(first, key);
-	putchar('[');
-	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;) {
-		if (rs->v[k].n.depth == rs->v[i].n.depth + 1 &&
-		    rs->v[k].n.kind == kind && ls_shown(rs, k)) {
-			if (any)
-				putchar(',');
-			any = true;
-			k = json_node(rs, k, path);
-		} else {
-			k++;
-		}
-	}
-	putchar(']');
 }
 
 static void json_u32(bool *first, const char *key, uint32_t v)
@@ -300,12 +276,9 @@ static void json_entry(const struct rows *rs, const struct row *r,
 	putchar('}');
 }
 
-/* The "elf", "coff" or "pe" object of a file or member, and its
- * sections. */
-static void json_object_file(const struct rows *rs, size_t i, bool *f,
-			     const char *path)
+/* The "elf", "coff" or "pe" object of a file or member. */
+static void json_object_file(const struct inspect_node *n, bool *f)
 {
-	const struct inspect_node *n = &rs->v[i].n;
 	const char *m;
 
 	if (n->format == INSPECT_ELF) {
@@ -332,18 +305,17 @@ static void json_object_file(const struct rows *rs, size_t i, bool *f,
 	}
 	json_str(m, m ? strlen(m) : 0);
 	printf(",\"machine_number\":%u}", n->machine);
-	json_children(rs, i, f, "sections", INSPECT_SECTION, path);
 }
 
-/* A file or archive member: what it is, and what is in it. */
-static void json_input(const struct rows *rs, size_t i, bool *f,
+/* A file or archive member: what it is (what is in it follows). */
+static void json_input(const struct rows *rs, const struct row *r, bool *f,
 		       const char *path)
 {
 	static const char *const formats[] = {
 		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
 		"pe",
 	};
-	const struct inspect_node *n = &rs->v[i].n;
+	const struct inspect_node *n = &r->n;
 
 	if (n->depth)
 		json_text(f, "member", n->name, n->name_len);
@@ -353,13 +325,8 @@ static void json_input(const struct rows *rs, size_t i, bool *f,
 	printf("\"%s\"", formats[n->format]);
 	json_u64(f, "offset", n->offset);
 	json_u64(f, "size", n->size);
-	json_kernels(f, rs, &rs->v[i]);
-	json_object_file(rs, i, f, path);
-	if (n->format == INSPECT_ELF || n->format == INSPECT_COFF ||
-	    n->format == INSPECT_PE || n->format == INSPECT_RAW)
-		json_children(rs, i, f, "containers", INSPECT_CONTAINER, path);
-	if (n->format == INSPECT_ARCHIVE)
-		json_children(rs, i, f, "members", INSPECT_INPUT, path);
+	json_kernels(f, rs, r);
+	json_object_file(n, f);
 }
 
 /* A CCOB's header and hash. */
@@ -384,12 +351,9 @@ static void json_ccob(const struct inspect_node *n, bool *f)
 	putchar('}');
 }
 
-/* A container and its entries, rows i + 1 to end. */
-static void json_container(const struct rows *rs, size_t i, size_t end,
-			   bool *f, const char *path)
+/* A container's header (its entries follow, then a CCOB's hash). */
+static void json_container(const struct inspect_node *n, bool *f)
 {
-	const struct inspect_node *n = &rs->v[i].n;
-
 	json_u64(f, "number", n->number);
 	json_key(f, "format");
 	printf("\"%s\"", inspect_container_name(n->container));
@@ -401,54 +365,277 @@ static void json_container(const struct rows *rs, size_t i, size_t end,
 		fputs("null", stdout);
 	else
 		printf("%u", n->version);
-	if (n->container == INSPECT_CCOB)
-		json_ccob(n, f);
-	json_key(f, "entries");
-	putchar('[');
-	for (size_t k = i + 1; k < end; k++) {
-		if (k > i + 1)
-			putchar(',');
-		json_entry(rs, &rs->v[k], &rs->v[i].n, path);
-	}
-	putchar(']');
 }
 
-/* Print row i and what is under it; returns the row after them. */
-static size_t json_node(const struct rows *rs, size_t i, const char *path)
+static void json_section(const struct inspect_node *n, bool *f)
 {
-	const struct inspect_node *n = &rs->v[i].n;
-	bool f = true;
-	size_t end = i + 1;
+	json_u64(f, "index", n->section_index);
+	json_text(f, "name", n->name, n->name_len);
+	json_key(f, "kind");
+	printf("\"%s\"", inspect_section_kind_name(n->section_kind));
+	json_u64(f, "offset", n->offset);
+	json_u64(f, "size", n->size);
+}
 
-	while (end < rs->n && rs->v[end].n.depth > n->depth)
-		end++;
-	putchar('{');
+/* ---- the stream: each node printed as the walk gives it ---- */
+
+/* The arrays under each kind of node, in the order they are printed. */
+enum { MAX_ARRAYS = 2 };
+static int arrays_of(const struct inspect_node *n, const char **key)
+{
 	switch (n->kind) {
 	case INSPECT_INPUT:
-		json_input(rs, i, &f, path);
-		break;
+		switch (n->format) {
+		case INSPECT_ELF:
+		case INSPECT_COFF:
+		case INSPECT_PE:
+			key[0] = "sections";
+			key[1] = "containers";
+			return 2;
+		case INSPECT_RAW:
+			key[0] = "containers";
+			return 1;
+		case INSPECT_ARCHIVE:
+			key[0] = "members";
+			return 1;
+		default:
+			return 0;
+		}
 	case INSPECT_SECTION:
-		json_u64(&f, "index", n->section_index);
-		json_text(&f, "name", n->name, n->name_len);
-		json_key(&f, "kind");
-		printf("\"%s\"", inspect_section_kind_name(n->section_kind));
-		json_u64(&f, "offset", n->offset);
-		json_u64(&f, "size", n->size);
-		json_children(rs, i, &f, "containers", INSPECT_CONTAINER, path);
-		break;
+		key[0] = "containers";
+		return 1;
 	case INSPECT_CONTAINER:
-		json_container(rs, i, end, &f, path);
-		break;
+		key[0] = "entries";
+		return 1;
 	default:
-		break;
+		return 0;
 	}
-	putchar('}');
-	return end;
 }
 
-void ls_json(const struct rows *rs, const char *path)
+static const char *array_for(enum inspect_kind k)
 {
-	json_node(rs, 0, path);
+	return k == INSPECT_SECTION ? "sections" : k == INSPECT_CONTAINER ?
+	       "containers" : k == INSPECT_INPUT ? "members" : "entries";
+}
+
+/* Close the array open in l (if any), and print the empty ones before
+ * the one named want (all that are left when want is NULL); open want. */
+static void to_array(struct ls_json_level *l, const char *want)
+{
+	const char *key[MAX_ARRAYS];
+	int n = arrays_of(&l->r.n, key);
+
+	if (l->array >= 0 && want && !strcmp(key[l->array], want))
+		return;
+	if (l->array >= 0)
+		putchar(']');
+	for (int k = l->array + 1; k < n; k++) {
+		json_key(&l->first, key[k]);
+		putchar('[');
+		l->array = k;
+		l->any = false;
+		if (want && !strcmp(key[k], want))
+			return;
+		putchar(']');
+	}
+}
+
+/* A node is printed once something under it is (archive members without
+ * device code are left out, and with -t sections and containers without
+ * a selected entry), or at once. */
+static bool deferred(const struct ls_json *js, const struct inspect_node *n)
+{
+	if (n->kind == INSPECT_INPUT)
+		return n->depth == 0 || (n->format != INSPECT_ARCHIVE &&
+					 n->format != INSPECT_THIN_MEMBER);
+	return js->rs->targets && js->rs->targets->n &&
+	       (n->kind == INSPECT_SECTION || n->kind == INSPECT_CONTAINER);
+}
+
+/* Print level d's opening and fields, and its parents' first. */
+static void show(struct ls_json *js, size_t d)
+{
+	struct ls_json_level *l = &js->lv[d];
+
+	if (l->shown)
+		return;
+	if (!d && js->comma)
+		putchar(',');	/* after the file before */
+	if (!d)
+		js->printed = true;
+	if (d) {
+		struct ls_json_level *p = &js->lv[d - 1];
+
+		show(js, d - 1);
+		to_array(p, array_for(l->r.n.kind));
+		if (p->any)
+			putchar(',');
+		p->any = true;
+	}
+	l->shown = true;
+	l->first = true;
+	l->array = -1;
+	putchar('{');
+	switch (l->r.n.kind) {
+	case INSPECT_INPUT:
+		json_input(js->rs, &l->r, &l->first, js->path);
+		break;
+	case INSPECT_SECTION:
+		json_section(&l->r.n, &l->first);
+		break;
+	default:
+		json_container(&l->r.n, &l->first);
+		break;
+	}
+}
+
+static void later(struct ls_json *js, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void later(struct ls_json *js, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	js->rc = 1;
+	if (!js->errs)
+		return;
+	fprintf(js->errs, "offload ls: error: %s '%s': ", what, js->path);
+	va_start(ap, fmt);
+	vfprintf(js->errs, fmt, ap);
+	va_end(ap);
+	fputc('\n', js->errs);
+}
+
+/* Close the deepest level: its arrays, a CCOB's hash, what failed in it. */
+static void close_level(struct ls_json *js)
+{
+	struct ls_json_level *l = &js->lv[--js->n];
+	const struct inspect_node *n = &l->r.n;
+
+	if (!l->shown && n->depth == 0 && js->walked) {
+		/* A file that is itself a code object is described. */
+		if (ls_file_kernels(&l->r, js->data, js->len) < 0)
+			js->oom = true;
+		show(js, 0);
+	}
+	if (l->shown) {
+		to_array(l, NULL);
+		if (n->container == INSPECT_CCOB && n->kind == INSPECT_CONTAINER)
+			json_ccob(n, &l->first);
+		putchar('}');
+		if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB &&
+		    n->hash == INSPECT_HASH_BAD)
+			later(js, "bad hash in", "CCOB #%u at offset %" PRIu64
+			      ": stored 0x%016" PRIx64 ", computed 0x%016" PRIx64,
+			      n->number, n->offset, n->ccob.hash,
+			      n->computed_hash);
+		if (l->bad)
+			later(js, "cannot decode", "nv-fatbin #%u at offset %"
+			      PRIu64 ": %zu of %zu entr%s (%s); entry %u: %s",
+			      n->number, n->offset, l->bad, l->listed,
+			      l->listed == 1 ? "y" : "ies", l->bad_list,
+			      l->first_bad, l->first_why ? l->first_why : "?");
+		if (l->r.kernels_why && js->rs->kernels) {
+			char *why = ls_kernels_unread(&l->r);
+
+			later(js, "cannot read kernels in", "%s", why ? why : "?");
+			free(why);
+		}
+	}
+	free(l->first_why);
+	ls_row_free(&l->r);
+}
+
+/* An entry: printed at once, what failed in it kept for the end. */
+static int print_entry(struct ls_json *js, const struct inspect_node *n)
+{
+	struct ls_json_level *c = js->n ? &js->lv[js->n - 1] : NULL;
+	struct row r;
+
+	if (ls_row_fill(&r, n) < 0 ||
+	    (js->rs->kernels && n->data && ls_entry_kernels(&r, n) < 0))
+		return -1;
+	if (c) {
+		show(js, js->n - 1);
+		to_array(c, "entries");
+		if (c->any)
+			putchar(',');
+		c->any = true;
+		c->listed++;
+		if (n->container == INSPECT_NV && n->hash == INSPECT_HASH_BAD) {
+			size_t len = strlen(c->bad_list);
+
+			if (!c->bad++) {
+				c->first_bad = n->index;
+				c->first_why = r.why ? strdup(r.why) : NULL;
+			}
+			if (len + 16 < sizeof(c->bad_list))
+				snprintf(c->bad_list + len, sizeof(c->bad_list) - len,
+					 "%s%u", len ? ", " : "", n->index);
+			else if (!strstr(c->bad_list, "..."))
+				strcpy(c->bad_list + len, ", ...");
+		}
+	}
+	json_entry(js->rs, &r, c ? &c->r.n : NULL, js->path);
+	if (r.kernels_why && js->rs->kernels) {
+		char *why = ls_kernels_unread(&r);
+
+		later(js, "cannot read kernels in", "%s", why ? why : "?");
+		free(why);
+	}
+	ls_row_free(&r);
+	return 0;
+}
+
+int ls_json_visit(void *ctx, const struct inspect_node *n)
+{
+	struct ls_json *js = ctx;
+
+	if (n->update) {
+		/* A streamed CCOB's hash, known after its entries (printed
+		 * after them). */
+		if (n->depth < js->n && js->lv[n->depth].r.n.number == n->number) {
+			js->lv[n->depth].r.n.hash = n->hash;
+			js->lv[n->depth].r.n.computed_hash = n->computed_hash;
+		}
+		return 0;
+	}
+	if (n->kind == INSPECT_ENTRY && !ls_wanted(js->rs, n))
+		return 0;
+	while (js->n > n->depth)
+		close_level(js);
+	if (n->kind == INSPECT_ENTRY)
+		return print_entry(js, n);
+	if (js->n == js->cap) {
+		size_t cap = js->cap ? 2 * js->cap : 16;
+		struct ls_json_level *v = realloc(js->lv, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		js->lv = v;
+		js->cap = cap;
+	}
+	memset(&js->lv[js->n], 0, sizeof(js->lv[js->n]));
+	if (ls_row_fill(&js->lv[js->n].r, n) < 0)
+		return -1;
+	js->n++;
+	if (!deferred(js, n))
+		show(js, js->n - 1);
+	return 0;
+}
+
+int ls_json_end(struct ls_json *js, bool walked)
+{
+	/* A walk that failed after some of the file was printed leaves it
+	 * valid JSON: what was read, closed. */
+	js->walked = walked;
+	while (js->n)
+		if (walked || js->lv[0].shown)
+			close_level(js);
+		else
+			ls_row_free(&js->lv[--js->n].r);
+	free(js->lv);
+	js->lv = NULL;
+	return js->oom ? -1 : js->rc;
 }
 
 void ls_json_directory(const char *path)

@@ -178,7 +178,8 @@ static int kernel_cells(const struct rows *rs, const struct kernel_list *kl,
 
 /* Under an entry line: its kernels, a table for a code object, the entry
  * names for PTX. */
-void ls_print_kernels(const struct rows *rs, const struct row *r, int indent)
+void ls_print_kernels(FILE *out, const struct rows *rs, const struct row *r,
+		      int indent)
 {
 	static const char *const amd_head[AMD_COLS] = {
 		"SGPR", "VGPR", "AGPR", "SSPILL", "VSPILL", "LDS", "SCRATCH",
@@ -196,7 +197,7 @@ void ls_print_kernels(const struct rows *rs, const struct row *r, int indent)
 	if (!kl)
 		return;
 	if (kl->source == KERNELS_PTX) {
-		printf("%*sPTX %s, target %s: %zu entr%s\n", indent, "",
+		fprintf(out, "%*sPTX %s, target %s: %zu entr%s\n", indent, "",
 		       kl->ptx_version[0] ? kl->ptx_version : "?",
 		       kl->target[0] ? kl->target : "?", kl->n,
 		       kl->n == 1 ? "y" : "ies");
@@ -205,18 +206,18 @@ void ls_print_kernels(const struct rows *rs, const struct row *r, int indent)
 			char *esc = name ? applet_escape(name, strlen(name), false)
 					 : NULL;
 
-			printf("%*s%s\n", indent + 2, "", esc ? esc : "?");
+			fprintf(out, "%*s%s\n", indent + 2, "", esc ? esc : "?");
 			free(name);
 			free(esc);
 		}
 		return;
 	}
 	if (kl->source == KERNELS_AMDGPU)
-		printf("%*s%zu kernel%s, code object v%u, %s\n", indent, "",
+		fprintf(out, "%*s%zu kernel%s, code object v%u, %s\n", indent, "",
 		       kl->n, kl->n == 1 ? "" : "s", kl->co_version,
 		       kl->target[0] ? kl->target : "no target");
 	else
-		printf("%*s%zu kernel%s, %s\n", indent, "", kl->n,
+		fprintf(out, "%*s%zu kernel%s, %s\n", indent, "", kl->n,
 		       kl->n == 1 ? "" : "s", kl->processor);
 	if (!kl->n)
 		return;
@@ -234,16 +235,16 @@ void ls_print_kernels(const struct rows *rs, const struct row *r, int indent)
 				w[c] = strlen(cells[k * cols + c]);
 	}
 	for (size_t k = 0; k <= kl->n; k++) {
-		printf("%*s", indent + 2, "");
+		fprintf(out, "%*s", indent + 2, "");
 		for (int c = 0; c < cols; c++) {
 			const char *s = !k ? head[c] : cells[(k - 1) * cols + c];
 
 			if (!s)
 				s = "?";
 			if (c == cols - 1)
-				printf("%s\n", s);
+				fprintf(out, "%s\n", s);
 			else
-				printf("%*s  ", (int)w[c], s);
+				fprintf(out, "%*s  ", (int)w[c], s);
 		}
 	}
 	for (size_t k = 0; k < kl->n * (size_t)cols; k++)

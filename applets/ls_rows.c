@@ -1,5 +1,10 @@
 /* ls_rows: what the text and JSON printers ask of the rows ls.c gathers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "ls.h"
+#include "messages.h"
 
 /* Whether row i has anything under it: rows, or entries kept as text. */
 bool ls_has_children(const struct rows *rs, size_t i)
@@ -17,4 +22,96 @@ bool ls_shown(const struct rows *rs, size_t i)
 	return !(n->kind == INSPECT_INPUT && n->depth > 0 &&
 		 n->format != INSPECT_ARCHIVE &&
 		 n->format != INSPECT_THIN_MEMBER && !ls_has_children(rs, i));
+}
+
+int ls_row_fill(struct row *r, const struct inspect_node *n)
+{
+	char *p;
+
+	r->n = *n;
+	r->n.data = NULL;
+	r->n.nv_base = NULL;
+	r->n.decode_err = NULL;
+	r->why = NULL;
+	r->text = NULL;
+	r->kernels = NULL;
+	r->kernels_why = NULL;
+	r->nv_ident = r->nv_options = NULL;
+	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len +
+				n->nv.ident_len + n->nv.options_len + 5);
+	if (!p)
+		return -1;
+	if (n->decode_err && !(r->why = strdup(n->decode_err->msg))) {
+		free(r->strings);
+		return -1;
+	}
+	/* Each copied with a NUL after it. */
+	if (n->name_len)
+		memcpy(p, n->name, n->name_len);
+	p[n->name_len] = 0;
+	r->n.name = p;
+	p += n->name_len + 1;
+	if (n->triple) {
+		memcpy(p, n->triple, n->triple_len);
+		p[n->triple_len] = 0;
+		r->n.triple = p;
+		p += n->triple_len + 1;
+	}
+	if (n->arch) {
+		memcpy(p, n->arch, n->arch_len);
+		p[n->arch_len] = 0;
+		r->n.arch = p;
+		p += n->arch_len + 1;
+	}
+	/* An NVIDIA entry's identifier and ptxas options, for --json. */
+	if (n->container == INSPECT_NV && n->nv.ident_len) {
+		memcpy(p, n->nv_base + n->nv.ident_offset, n->nv.ident_len);
+		p[n->nv.ident_len] = 0;
+		r->nv_ident = p;
+		p += n->nv.ident_len + 1;
+	}
+	if (n->container == INSPECT_NV && n->nv.options_len) {
+		memcpy(p, n->nv_base + n->nv.options_offset, n->nv.options_len);
+		p[n->nv.options_len] = 0;
+		r->nv_options = p;
+	}
+	return 0;
+}
+
+void ls_row_free(struct row *r)
+{
+	free(r->strings);
+	free(r->why);
+	free(r->kernels_why);
+	if (r->text)
+		free(r->text->buf);
+	free(r->text);
+	if (r->kernels)
+		kernels_free(r->kernels);
+	free(r->kernels);
+	memset(r, 0, sizeof(*r));
+}
+
+char *ls_kernels_unread(const struct row *r)
+{
+	const struct inspect_node *n = &r->n;
+	struct inspect_target t;
+	char *arch, *why = NULL;
+	int len;
+
+	if (n->kind == INSPECT_INPUT)
+		return strdup(r->kernels_why);
+	inspect_entry_target(n, &t);
+	arch = t.arch ? applet_escape(t.arch, t.arch_len, false) : NULL;
+	len = snprintf(NULL, 0, "%s #%u entry %u%s%s%s: %s",
+		       inspect_container_name(n->container), n->number, n->index,
+		       arch ? " (" : "", arch ? arch : "", arch ? ")" : "",
+		       r->kernels_why);
+	if (len >= 0 && (why = malloc((size_t)len + 1)))
+		snprintf(why, (size_t)len + 1, "%s #%u entry %u%s%s%s: %s",
+			 inspect_container_name(n->container), n->number,
+			 n->index, arch ? " (" : "", arch ? arch : "",
+			 arch ? ")" : "", r->kernels_why);
+	free(arch);
+	return why;
 }

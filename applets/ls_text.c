@@ -81,6 +81,60 @@ static void entry_line(const struct inspect_node *n, const char *path,
 	l->ncells = k;
 }
 
+/* Append s and its NUL to t's buffer. */
+static int text_add(struct entry_text *t, const char *s, size_t len)
+{
+	if (len + 1 > t->cap - t->len) {
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		char *b;
+
+		while (len + 1 > cap - t->len)
+			cap *= 2;
+		if (!(b = realloc(t->buf, cap)))
+			return -1;
+		t->buf = b;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, s, len);
+	t->buf[t->len + len] = 0;
+	t->len += len + 1;
+	return 0;
+}
+
+/* With --kernels: the lines under entry n (its kernels, at indent) as
+ * text, after its line's cells; why they cannot be read kept for the end
+ * of the file. */
+static int entry_kernels_text(struct rows *rs, struct entry_text *t,
+			      const struct inspect_node *n, int indent)
+{
+	struct row r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc = -1;
+
+	if (ls_row_fill(&r, n) < 0)
+		return -1;
+	if (n->data && ls_entry_kernels(&r, n) < 0)
+		goto out;
+	if (!(f = open_memstream(&text, &len)))
+		goto out;
+	ls_print_kernels(f, rs, &r, indent);
+	if (fclose(f) == 0 && text_add(t, text, len) == 0)
+		rc = 0;
+	if (r.kernels_why && rs->later) {
+		char *why = ls_kernels_unread(&r);
+
+		fprintf(rs->later, "offload ls: error: cannot read kernels in "
+			"'%s': %s\n", rs->path, why ? why : "out of memory");
+		free(why);
+	}
+out:
+	free(text);
+	ls_row_free(&r);
+	return rc;
+}
+
 /* Format the entry n of the container last kept into that container's
  * text (see struct entry_text). */
 int ls_entry_as_text(struct rows *rs, const struct inspect_node *n)
@@ -101,26 +155,15 @@ int ls_entry_as_text(struct rows *rs, const struct inspect_node *n)
 
 		if (len > t->w[k])
 			t->w[k] = len;
-		if (!rc && len + 1 > t->cap - t->len) {
-			size_t cap = t->cap ? 2 * t->cap : 4096;
-			char *b;
-
-			while (len + 1 > cap - t->len)
-				cap *= 2;
-			if (!(b = realloc(t->buf, cap)))
-				rc = -1;
-			else {
-				t->buf = b;
-				t->cap = cap;
-			}
-		}
-		if (!rc) {
-			memcpy(t->buf + t->len, s, len + 1);
-			t->len += len + 1;
-		}
+		if (!rc)
+			rc = text_add(t, s, len);
 		free(l.cell[k]);
 	}
 	t->n++;
+	if (!rc && rs->kernels) {
+		t->tails = true;
+		rc = entry_kernels_text(rs, t, n, 2 * (int)n->depth + 2);
+	}
 	return rc;
 }
 
@@ -138,6 +181,10 @@ static void print_entry_text(const struct entry_text *t, int indent)
 				printf("%*s  ", (int)t->w[c], s);
 			else
 				printf("%-*s  ", (int)t->w[c], s);
+			s += strlen(s) + 1;
+		}
+		if (t->tails) {
+			fputs(s, stdout);
 			s += strlen(s) + 1;
 		}
 	}
@@ -175,7 +222,7 @@ static void print_entries(const struct rows *rs, size_t i, const char *path,
 				printf("%-*s  ", (int)w[c], s);
 			free(l[k].cell[c]);
 		}
-		ls_print_kernels(rs, &rs->v[i + 1 + k], indent + 2);
+		ls_print_kernels(stdout, rs, &rs->v[i + 1 + k], indent + 2);
 	}
 	free(l);
 }
@@ -264,7 +311,7 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 						    : ": no offload code", stdout);
 	putchar('\n');
 	if (rs->kernels)
-		ls_print_kernels(rs, &rs->v[i], 2 * (n->depth + 1));
+		ls_print_kernels(stdout, rs, &rs->v[i], 2 * (n->depth + 1));
 }
 
 static void print_container(const struct inspect_node *n)

@@ -275,6 +275,7 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 	if (elfcopy_check_tables(&c, e) < 0 ||
 	    elfcopy_number_sections(&c, drop, drop_ctx, nadd, e) < 0 ||
 	    elfcopy_plan_symbols(&c, e) < 0 ||
+	    elfcopy_check_relocation_symbols(&c, e) < 0 ||
 	    elfcopy_plan_strings(&c, add, nadd, e) < 0 ||
 	    elfcopy_fill_sections(&c, add, nadd, e) < 0 ||
 	    elfcopy_check_segments(&c, e) < 0 ||

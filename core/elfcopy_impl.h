@@ -5,6 +5,7 @@
 #ifndef CORE_ELFCOPY_IMPL_H
 #define CORE_ELFCOPY_IMPL_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,6 +77,13 @@ static inline int check_ref(const struct copy *c, size_t i, uint64_t ref,
 	return 0;
 }
 
+/* A relocation section llvm-objcopy reads entry by entry. */
+static inline bool is_reloc(const struct elfscan_section *s)
+{
+	return (s->type == SHT_REL || s->type == SHT_RELA) &&
+	       !(s->flags & SHF_ALLOC);
+}
+
 /* Section planning (elfcopy_plan.c), in the order elfcopy_write calls it. */
 int elfcopy_check_tables(const struct copy *c, struct err *e);
 int elfcopy_number_sections(struct copy *c,
@@ -92,8 +100,7 @@ int elfcopy_plan_symbols(struct copy *c, struct err *e);
 int elfcopy_rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
 			    struct err *e);
 int elfcopy_rewrite_relocations(struct copy *c, size_t i, struct err *e);
-int elfcopy_check_relocation_symbols(const struct copy *c, size_t i,
-				     struct err *e);
+int elfcopy_check_relocation_symbols(const struct copy *c, struct err *e);
 int elfcopy_rewrite_group(struct copy *c, size_t i, struct err *e);
 
 #endif

@@ -12,12 +12,6 @@
 #define ELFCOPY_SHF_X86_64_LARGE 0x10000000u
 #define ELFCOPY_SHT_CREL 0x40000014u
 
-static bool is_reloc(const struct elfscan_section *s)
-{
-	return (s->type == SHT_REL || s->type == SHT_RELA) &&
-	       !(s->flags & SHF_ALLOC);
-}
-
 int elfcopy_number_sections(struct copy *c,
 			    bool (*drop)(void *, const char *, size_t),
 			    void *drop_ctx, size_t nadd, struct err *e)
@@ -238,10 +232,6 @@ int elfcopy_fill_sections(struct copy *c, const struct elfcopy_add *add,
 			if (elfcopy_rewrite_group(c, i, e) < 0)
 				return -1;
 			o->data = c->owned[i];
-		} else if (c->symtab && s->link == c->symtab &&
-			   is_reloc(s) && !c->syms_removed) {
-			if (elfcopy_check_relocation_symbols(c, i, e) < 0)
-				return -1;
 		} else if (c->syms_removed && s->link == c->symtab) {
 			if (is_reloc(s)) {
 				if (elfcopy_rewrite_relocations(c, i, e) < 0)

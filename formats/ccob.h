@@ -130,6 +130,20 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 			   void *ctx, size_t *used, uint64_t *hash,
 			   struct err *e);
 
+/* The same without the ring of pieces: the caller says where each run of
+ * bytes is to be inflated (place: at most *room bytes, at least 1, at the
+ * pointer returned; NULL with e filled to stop), and sink is then told of
+ * the n bytes inflated there, at p.  What zstd or zlib decode lands where
+ * it is wanted, with no copy of ours (a frame whose window is wider than
+ * the bundle is inflated whole, and sink's p is then elsewhere: it copies).
+ * No hash: the bytes are the caller's as soon as sink has them. */
+typedef uint8_t *(*ccob_place)(void *ctx, size_t *room, struct err *e);
+int ccob_decompress_placed(const uint8_t *buf, size_t len,
+			   const struct ccob_header *h,
+			   const struct ccob_limits *lim, ccob_place place,
+			   ccob_sink sink, void *ctx, size_t *used,
+			   struct err *e);
+
 /* Inflate only the first `want` bytes (at most h->raw_size) of the CCOB at
  * buf into out, reading no more of the stream than that takes: enough for
  * the bundle header inside, without inflating the code objects after it.

@@ -147,12 +147,15 @@ static uint64_t hashpipe_end(struct hashpipe *hp)
 /* ---- where decoded bytes go ---- */
 
 /* Into one buffer of the declared size (whole), or through a ring of
- * slots to a sink, or nowhere (only counted, and hashed if asked). */
+ * slots to a sink, or where the sink's owner places them (place), or
+ * nowhere (only counted, and hashed if asked). */
 struct dec {
 	const struct ccob_header *h;
 	const struct ccob_limits *lim;
 	uint8_t *whole;
+	uint8_t spare[1];	/* past the whole buffer's end (window) */
 	uint8_t *ring;
+	ccob_place place;
 	uint64_t slot_end[RING];	/* produced when each slot was filled */
 	unsigned slot;
 	ccob_sink sink;
@@ -161,15 +164,30 @@ struct dec {
 	struct hashpipe hash;
 };
 
-/* The next place to decode into, and its room.  A ring slot is reused
- * only once the hasher is past what it held. */
-static uint8_t *window(struct dec *d, size_t *room)
+/* The next place to decode into, and its room (NULL: the owner's place
+ * failed, e says why).  A ring slot is reused only once the hasher is
+ * past what it held. */
+static uint8_t *window(struct dec *d, size_t *room, struct err *e)
 {
 	uint8_t *w;
 
+	if (d->place) {
+		w = d->place(d->ctx, room, e);
+		if (*room > UINT32_MAX)
+			*room = UINT32_MAX;	/* zlib counts in uInt */
+		return w;
+	}
 	if (d->whole) {
 		uint64_t left = d->h->raw_size - d->produced;
 
+		/* Full, a byte of room still: zlib then says what comes
+		 * next (more bytes, or damage, as LLVM's uncompress finds
+		 * it) rather than only that it has no room (the ccob
+		 * fuzzer: a zlib CCOB declaring 0 bytes). */
+		if (!left) {
+			*room = 1;
+			return d->spare;
+		}
 		*room = left > UINT32_MAX ? UINT32_MAX : (size_t)left;
 		return d->whole + d->produced;
 	}
@@ -272,7 +290,10 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 		size_t before_in = in.pos, before_out, room;
 
 		if (!d->whole) {
-			out.dst = window(d, &room);
+			if (!(out.dst = window(d, &room, e))) {
+				ZSTD_freeDCtx(dc);
+				return -1;
+			}
 			out.size = room;
 			out.pos = 0;
 		}
@@ -340,8 +361,12 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 	for (;;) {
 		size_t in_left = avail - (size_t)((const uint8_t *)zs.next_in - src);
 		size_t room;
-		uint8_t *w = window(d, &room);
+		uint8_t *w = window(d, &room, e);
 
+		if (!w) {
+			inflateEnd(&zs);
+			return -1;
+		}
 		if (!zs.avail_in)
 			zs.avail_in = in_left > STEP ? STEP : (uInt)in_left;
 		zs.next_out = w;
@@ -588,6 +613,27 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 		*hash = sum;
 	free(d.ring);
 	return rc;
+}
+
+int ccob_decompress_placed(const uint8_t *buf, size_t len,
+			   const struct ccob_header *h,
+			   const struct ccob_limits *lim, ccob_place place,
+			   ccob_sink sink, void *ctx, size_t *used,
+			   struct err *e)
+{
+	struct dec d = { .h = h, .lim = lim, .place = place, .sink = sink,
+			 .ctx = ctx };
+
+	if (believe(h, len - h->header_size, lim, e) < 0)
+		return -1;
+	/* A frame declaring a window wider than the bundle: decoded whole
+	 * (see wide_window); the sink copies from there. */
+	if (h->method == CCOB_ZSTD &&
+	    wide_window(buf + h->header_size, len - h->header_size,
+			h->raw_size))
+		return whole_to_sink(buf, len, h, lim, sink, ctx, used, NULL,
+				     e);
+	return decode(&d, buf, len, used, e);
 }
 
 int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,

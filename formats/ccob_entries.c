@@ -40,6 +40,7 @@ struct gather {
 	uint64_t at;		/* stream bytes seen so far */
 	uint8_t *buf;
 	size_t cap;
+	uint8_t *between;	/* where bytes outside every entry go */
 	ccob_entry_fn fn;
 	void *ctx;
 	int stop;		/* what fn returned */
@@ -78,7 +79,8 @@ static int sink(void *ctx, const void *p, size_t len, struct err *e)
 		uint64_t hi = g->off + g->size < g->at ? g->off + g->size : g->at;
 		int rc;
 
-		if (lo < hi)
+		/* (Placed, the bytes are already there.) */
+		if (lo < hi && g->buf + (lo - g->off) != b + (lo - from))
 			memcpy(g->buf + (lo - g->off), b + (lo - from),
 			       (size_t)(hi - lo));
 		if (g->at < g->off + g->size)
@@ -94,6 +96,28 @@ static int sink(void *ctx, const void *p, size_t len, struct err *e)
 	return 0;
 }
 
+enum { BETWEEN = 1 << 20 };
+
+/* Where the stream's next bytes are to be inflated: into the entry being
+ * gathered, where they belong (inflated there, never copied), or, before
+ * an entry and after the last one, into a buffer of bytes nobody keeps. */
+static uint8_t *place(void *ctx, size_t *room, struct err *e)
+{
+	struct gather *g = ctx;
+	uint64_t upto = g->next < g->n ? g->off : UINT64_MAX;
+
+	if (g->next < g->n && g->at >= g->off) {
+		*room = (size_t)(g->off + g->size - g->at);
+		return g->buf + (g->at - g->off);
+	}
+	if (!g->between && !(g->between = malloc(BETWEEN))) {
+		err_set(e, "out of memory");
+		return NULL;
+	}
+	*room = upto - g->at < BETWEEN ? (size_t)(upto - g->at) : BETWEEN;
+	return g->between;
+}
+
 int ccob_stream_entries(const uint8_t *buf, size_t len,
 			const struct ccob_header *h,
 			const struct ccob_limits *lim, const uint8_t *hdr,
@@ -107,12 +131,18 @@ int ccob_stream_entries(const uint8_t *buf, size_t len,
 
 	if (start_entry(&g, e) < 0)
 		goto out;
-	if (sink(&g, NULL, 0, e) < 0 ||
-	    ccob_decompress_stream(buf, len, h, lim, sink, &g, &used, hash,
-				   e) < 0)
+	if (sink(&g, NULL, 0, e) < 0)
+		goto out;
+	/* Without a hash to make, the code objects are inflated where they
+	 * are kept: no copy of each byte into them. */
+	if (hash ? ccob_decompress_stream(buf, len, h, lim, sink, &g, &used,
+					  hash, e) < 0
+		 : ccob_decompress_placed(buf, len, h, lim, place, sink, &g,
+					  &used, e) < 0)
 		goto out;
 	rc = 0;
 out:
+	free(g.between);
 	free(g.buf);
 	return g.stop ? g.stop : rc;
 }

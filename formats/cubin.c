@@ -7,8 +7,10 @@
  *   .nv.local.K         its local memory (size)
  *   .nv.constantN.K     what it uses of constant bank N (size)
  * and the module's .nv.info, whose attributes name a function by symbol
- * index: its register count, frame size, and the stack it needs with its
- * callees (ptxas -v's "cumulative stack size").  Attributes are records
+ * index: its register count and the stack it needs with its
+ * callees (MIN_STACK_SIZE: ptxas -v's "cumulative stack size", cuobjdump
+ * -res-usage's STACK; all ones when ptxas cannot bound it, as for
+ * recursion, cuobjdump's UNKNOWN).  Attributes are records
  * of a format byte, an attribute byte and 16 bits: nothing, a byte or a
  * half-word, or the size of the bytes that follow.  See kernels.h. */
 #include <elf.h>
@@ -28,9 +30,7 @@
 enum {
 	EIFMT_NVAL = 1, EIFMT_BVAL = 2, EIFMT_HVAL = 3, EIFMT_SVAL = 4,
 	EIATTR_MAX_THREADS = 0x05,
-	EIATTR_FRAME_SIZE = 0x11,
 	EIATTR_MIN_STACK_SIZE = 0x12,
-	EIATTR_MAX_STACK_SIZE = 0x23,
 	EIATTR_REGCOUNT = 0x2f,
 	NBANKS = 18,
 };
@@ -142,8 +142,7 @@ static int module_attrs(const struct cubin *c,
 {
 	const struct elfscan *s = &c->s;
 	size_t i = find_section(c, ".nv.info", "");
-	uint32_t frame = KERNEL_NONE, min_stack = KERNEL_NONE;
-	uint32_t max_stack = KERNEL_NONE;
+	uint32_t min_stack = 0;
 	const uint8_t *p, *val;
 	uint64_t size, pos = 0;
 	uint32_t vlen;
@@ -161,19 +160,19 @@ static int module_attrs(const struct cubin *c,
 		v = (uint32_t)get_le(val + 4, 4);
 		if (attr == EIATTR_REGCOUNT)
 			k->regs = v;
-		else if (attr == EIATTR_FRAME_SIZE)
-			frame = v;
 		else if (attr == EIATTR_MIN_STACK_SIZE)
 			min_stack = v;
-		else if (attr == EIATTR_MAX_STACK_SIZE)
-			max_stack = v;
 	}
 	if (rc < 0)
 		return err_code_set(e, ERR_TRUNCATED, ".nv.info: an attribute "
 				    "at offset %llu is cut short or of no known "
 				    "format", (unsigned long long)pos);
-	k->stack = max_stack != KERNEL_NONE ? max_stack :
-		   min_stack != KERNEL_NONE ? min_stack : frame;
+	/* MIN_STACK_SIZE as cuobjdump reads it (its all-ones, unknown, is
+	 * KERNEL_NONE), and 0 without one, as cuobjdump says of the device
+	 * functions nvcc -G gives attributes (they have only a frame size).
+	 * Not MAX_STACK_SIZE (0x23), which CUDA 11.8's cubins have for every
+	 * function, 0 whatever the stack. */
+	k->stack = min_stack;
 	return 0;
 }
 

@@ -194,6 +194,25 @@ static bool is_named(const struct elfscan_section *x, const char *name)
 						       x->name_len);
 }
 
+/* The 8 bytes at file offset off as the caller writes them. */
+static uint64_t word_at(const uint8_t *buf, const struct elf_shrink_word *w,
+			size_t nw, uint64_t off)
+{
+	size_t lo = 0, hi = nw;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w[mid].offset < off)
+			lo = mid + 1;
+		else if (w[mid].offset > off)
+			hi = mid;
+		else
+			return w[mid].value;
+	}
+	return get_le(buf + off, 8);
+}
+
 /* Whether a RELR table (entries at p, n of them) relocates a word in one
  * of the spans: an even entry is an address, an odd one a bitmap of the
  * 63 words after the last address. */
@@ -227,7 +246,8 @@ static bool relr_hits(const uint8_t *p, uint64_t n, const struct span *sp,
  * program that is not PIE).  The only pointers into offload code point
  * at containers' starts, which never change. */
 static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
-			  const uint8_t *buf, const struct phdr *ph,
+			  const uint8_t *buf, const struct elf_shrink_word *w,
+			  size_t nw, const struct phdr *ph,
 			  const struct cut *cut, size_t ncut, struct span table)
 {
 	struct span *sp = calloc(ncut + 1, sizeof(*sp));
@@ -259,10 +279,12 @@ static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			hit = ((x->flags & SHF_ALLOC_) &&
 			       in_spans(sp, ncut, get_le(p + o, 8))) ||
 			      (rela && in_spans(sp, ncut,
-						get_le(p + o + 16, 8)));
+						word_at(buf, w, nw,
+							x->offset + o + 16)));
 		for (uint64_t o = 8; wrappers && !hit && o + 8 <= x->size;
 		     o += 24)
-			hit = in_spans(sp, ncut, get_le(p + o, 8));
+			hit = in_spans(sp, ncut, word_at(buf, w, nw,
+							 x->offset + o));
 		if (hit) {
 			free(sp);
 			return refuse(s, "%s in section [%zu] points into a "
@@ -441,7 +463,8 @@ static int check_phdrs(struct elf_shrink *s, const struct phdr *ph, size_t n,
  * freed bytes (table.hi > table.lo: its addresses) gets a header too, the
  * last one, nameless: eu-strip (libelf) fills with zeros what no section
  * covers. */
-static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
+static int new_shdrs(struct elf_shrink *s, const struct elfscan *sc,
+		     const uint8_t *buf, uint64_t shoff,
 		     size_t shnum, const struct cut *cut, size_t ncut,
 		     uint64_t phoff, struct span table)
 {
@@ -450,7 +473,7 @@ static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
 
 	for (size_t i = 1; i < shnum; i++) {
 		const uint8_t *h = buf + shoff + i * SHDR_LEN;
-		uint64_t off = get_le(h + 24, 8), size = get_le(h + 32, 8);
+		uint64_t off = get_le(h + 24, 8), size = sc->sec[i].size;
 
 		for (size_t c = 0; c < ncut; c++)
 			if (get_le(h + 4, 4) != SHT_NOBITS_ &&
@@ -465,6 +488,8 @@ static int new_shdrs(struct elf_shrink *s, const uint8_t *buf, uint64_t shoff,
 	if (!t || !s->origin)
 		return -1;
 	memcpy(t, buf + shoff, shnum * SHDR_LEN);
+	for (size_t i = 1; i < shnum; i++)	/* trimmed by the caller */
+		put_le(t + i * SHDR_LEN + 32, sc->sec[i].size, 8);
 	k = shnum;
 	for (size_t i = 1; i < shnum; i++) {
 		uint8_t *h = t + i * SHDR_LEN, *piece = h;
@@ -708,6 +733,7 @@ static int in_first_cut(struct elf_shrink *s, const struct elfscan *sc,
 static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 		  const struct elfscan *sc,
 		  const struct elf_shrink_hole *hole, size_t nholes,
+		  const struct elf_shrink_word *w, size_t nw,
 		  enum elf_shrink_place place, struct phdr *ph,
 		  struct cut *cut)
 {
@@ -781,8 +807,13 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 			return rc;
 	}
 	phsize = (phnum + ncut) * PHDR_LEN;
-	rc = check_pointers(s, sc, buf, ph, cut, ncut, (struct span){
-		at + bias, at + bias + phsize });
+	/* (The room after the ELF header ehdr_room found clear.) */
+	rc = at == EHDR_LEN ? 1 : clear_range(s, sc, ph, phnum, cut[0].seg,
+					      at, at + phsize);
+	if (rc > 0)
+		rc = check_pointers(s, sc, buf, w, nw, ph, cut, ncut,
+				    (struct span){
+			at + bias, at + bias + phsize });
 	if (rc <= 0)
 		return rc;
 	/* The old table is zeroed, unless the new one is written over it. */
@@ -819,8 +850,8 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	 * it goes (the old table is zeros), a new one comes if need be. */
 	if (covers_table(buf, shoff, shnum, phoff, phnum))
 		shnum--;
-	rc = new_shdrs(s, buf, shoff, shnum, cut, ncut, at, at == EHDR_LEN ?
-		       (struct span){ 0, 0 } :
+	rc = new_shdrs(s, sc, buf, shoff, shnum, cut, ncut, at,
+		       at == EHDR_LEN ? (struct span){ 0, 0 } :
 		       (struct span){ at + bias, at + bias + phsize });
 	if (rc > 0)
 		rc = fix_symbols(s, sc, buf, shnum);
@@ -856,6 +887,7 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 
 int elf_shrink_plan(const uint8_t *buf, size_t len,
 		    const struct elf_shrink_hole *hole, size_t nholes,
+		    const struct elf_shrink_word *word, size_t nwords,
 		    enum elf_shrink_place place, struct elf_shrink *s,
 		    struct err *e)
 {
@@ -887,10 +919,21 @@ int elf_shrink_plan(const uint8_t *buf, size_t len,
 			      "thing in the file");
 	if (elfscan_open(&sc, buf, len, &scan) < 0)
 		return refuse(s, "its sections do not read");
+	/* Sections the caller makes shorter. */
+	for (size_t i = 1; i < sc.n; i++) {
+		uint64_t size = word_at(buf, word, nwords,
+					shoff + i * SHDR_LEN + 32);
+
+		if (size > sc.sec[i].size) {
+			elfscan_free(&sc);
+			return refuse(s, "a section would grow");
+		}
+		sc.sec[i].size = size;
+	}
 	ph = calloc(phnum, sizeof(*ph));
 	cut = calloc(nholes ? nholes : 1, sizeof(*cut));
-	rc = ph && cut ? layout(s, buf, len, &sc, hole, nholes, place, ph,
-				    cut) : -1;
+	rc = ph && cut ? layout(s, buf, len, &sc, hole, nholes, word, nwords,
+				place, ph, cut) : -1;
 	free(ph);
 	free(cut);
 	elfscan_free(&sc);

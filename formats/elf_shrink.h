@@ -3,15 +3,16 @@
  *
  * A cut [from, to) lies inside one PT_LOAD, page-aligned at both ends (the
  * largest p_align of the file's PT_LOADs), inside one section that holds
- * offload containers.  That PT_LOAD is split in two around it: the pages
- * of the cut stay unmapped (nothing reads a container past its size), and
- * everything after it in the file moves down by to - from, a multiple of
- * every p_align, so p_offset stays congruent to p_vaddr.  The grown
- * program header table goes where place says (enum elf_shrink_place);
- * a section split
- * by cuts keeps its header for the first piece and gets one more header,
- * of its name, at the end of the table for each further piece (and a
- * symbol in such a piece gets that header's index as its st_shndx).
+ * offload containers, or in no section at all (what a section the caller
+ * makes shorter leaves after it).  That PT_LOAD is split in two around
+ * it: the pages of the cut stay unmapped (nothing reads a container past
+ * its size), and everything after it in the file moves down by
+ * to - from, a multiple of every p_align, so p_offset stays congruent to
+ * p_vaddr.  The grown program header table goes where place says (enum
+ * elf_shrink_place); a section split by cuts keeps its header for the
+ * first piece and gets one more header, of its name, at the end of the
+ * table for each further piece (and a symbol in such a piece gets that
+ * header's index as its st_shndx).
  *
  * Where any rule the cut relies on does not hold the file is not
  * shrunk, and why says why in a few words. */
@@ -27,6 +28,13 @@
 /* A range of the input no program reads once pruned (zeros). */
 struct elf_shrink_hole {
 	uint64_t offset, len;
+};
+
+/* 8 bytes the caller writes at a file offset (a relocation's addend made
+ * to point elsewhere, a section's sh_size made smaller): the plan reads
+ * them instead of the input's. */
+struct elf_shrink_word {
+	uint64_t offset, value;
 };
 
 enum elf_shrink_kind {
@@ -70,10 +78,12 @@ enum elf_shrink_place {
 };
 
 /* The new layout of the file in buf, the holes (in offset order, disjoint)
- * cut out where they may be: 1 with the edits in *s, 0 when the layout
- * stays (s->why), -1 out of memory. */
+ * cut out where they may be, the words (in offset order, disjoint) as the
+ * caller rewrites them: 1 with the edits in *s, 0 when the layout stays
+ * (s->why), -1 out of memory. */
 int elf_shrink_plan(const uint8_t *buf, size_t len,
 		    const struct elf_shrink_hole *hole, size_t nholes,
+		    const struct elf_shrink_word *word, size_t nwords,
 		    enum elf_shrink_place place, struct elf_shrink *s,
 		    struct err *e);
 void elf_shrink_free(struct elf_shrink *s);

@@ -122,15 +122,15 @@ int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
 	memset(it, 0, sizeof(*it));
 	it->offset = at;
 	if (left >= BUNDLE_MAGIC_LEN && !memcmp(p, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN)) {
-		struct fatbin_entry *ents;
 		uint64_t header_end;
 		size_t n;
 
+		/* Its extent only: no entry is held (a header may declare
+		 * millions). */
 		it->kind = FATBIN_BUNDLE;
-		if (fatbin_bundle_entries(p, left, left, &ents, &n, &header_end,
+		if (fatbin_bundle_entries(p, left, left, NULL, &n, &header_end,
 					  &size, e) < 0)
 			return -1;
-		free(ents);
 	} else if (ccob_is(p, left)) {
 		it->kind = FATBIN_CCOB;
 		if (ccob_span(p, left, lim, &size, e) < 0)

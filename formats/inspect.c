@@ -64,14 +64,21 @@ static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 			   uint64_t base, unsigned depth)
 {
 	struct fatbin_item it;
+	struct nv_ahead *outer = w->nv;
 	uint64_t pos = 0;
 	int rc;
 
+	w->nv = NULL;
 	for (;;) {
 		const uint8_t *p;
 		struct inspect_node c;
 
 		pos = skip_padding(w, buf, len, base, pos);
+		/* The first NVIDIA fatbin: its entries and those of the
+		 * fatbins after it are decoded ahead. */
+		if (w->o->inflate && !w->nv && len - pos >= 4 &&
+		    !memcmp(buf + pos, "\x50\xed\x55\xba", 4))
+			w->nv = inspect_nv_ahead_start(w, buf, len, base, pos);
 		rc = fatbin_next(buf, len, &pos, &w->o->ccob, &it, w->e);
 		if (rc <= 0)
 			break;
@@ -103,6 +110,8 @@ static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 		if (rc < 0)
 			break;
 	}
+	inspect_nv_ahead_end(w->nv);
+	w->nv = outer;
 	if (rc < 0)
 		return inspect_where(w, "%s at offset %llu", fatbin_kind_name(it.kind),
 			     (unsigned long long)(base + it.offset));
@@ -425,7 +434,7 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		 inspect_visit_fn visit, void *ctx, struct err *e)
 {
-	struct walk w = { o, visit, ctx, e, 0, 0 };
+	struct walk w = { .o = o, .visit = visit, .ctx = ctx, .e = e };
 	int rc = walk_input(&w, buf, len, 0, 0, NULL, 0);
 
 	if (w.stop)

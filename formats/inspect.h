@@ -144,6 +144,11 @@ struct inspect_opts {
 	 * extract needs; stream above is what ls --kernels needs: each
 	 * entry's code).  It wins over stream. */
 	bool stream_ccob;
+	/* With inflate (not stream_ccob): CCOBs are inflated without their
+	 * hash being computed, which stays INSPECT_HASH_UNCHECKED.  LLVM 22
+	 * never checks it either (only its -verbose report recomputes it),
+	 * and MD5 costs more than inflating. */
+	bool no_hash;
 	/* A file that is none of the formats above is an INPUT node of
 	 * format OTHER or TEXT (as archive members are), not an error. */
 	bool accept_other;
@@ -158,7 +163,9 @@ struct inspect_opts {
 	/* The walk is about to read all of the file's bytes [off, off + len)
 	 * in order (a CCOB or an NVIDIA entry it inflates; start true), or is
 	 * done with them (start false): the file can be read ahead there, and
-	 * let go of after.  NULL: nothing is said. */
+	 * let go of after.  NULL: nothing is said.  For NVIDIA entries the
+	 * start may be said from the walk's decoding thread (a hint, such as
+	 * madvise, needs nothing more). */
 	void (*reading)(const void *ctx, uint64_t off, uint64_t len,
 			bool start);
 };

@@ -1,7 +1,7 @@
 /* inspect_containers: the entries of each kind of container, for the
  * walk of inspect.c (see inspect.h): bundles, CCOBs (inflated whole, as
  * far as their bundle header, as a stream of entries, or checked without
- * being held), packages, NVIDIA fatbins. */
+ * being held), packages; NVIDIA fatbins are inspect_nv.c's. */
 #include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,7 +200,7 @@ static int stream_ccob(struct walk *w, struct inspect_node *c,
 	struct streamed s = { .w = w, .pos = BUNDLE_MAGIC_LEN + 8 };
 	struct inspect_node inner = *c;
 	uint8_t *hdr = NULL;
-	uint64_t hash;
+	uint64_t hash = 0;
 	size_t n;
 	int rc = 0;
 
@@ -215,7 +215,8 @@ static int stream_ccob(struct walk *w, struct inspect_node *c,
 	s.inner = &inner;
 	s.hdr = hdr;
 	if (ccob_stream_entries(p, (size_t)size, &c->ccob, &w->o->ccob, hdr, n,
-				visit_streamed, &s, &hash, w->e) != 0) {
+				visit_streamed, &s, w->o->no_hash ? NULL : &hash,
+				w->e) != 0) {
 		uint8_t *raw = NULL;
 		size_t used;
 		struct err whole;
@@ -229,8 +230,11 @@ static int stream_ccob(struct walk *w, struct inspect_node *c,
 		free(raw);
 		goto out;
 	}
-	c->computed_hash = hash;
-	c->hash = hash == c->ccob.hash ? INSPECT_HASH_OK : INSPECT_HASH_BAD;
+	if (!w->o->no_hash) {
+		c->computed_hash = hash;
+		c->hash = hash == c->ccob.hash ? INSPECT_HASH_OK
+					       : INSPECT_HASH_BAD;
+	}
 	c->update = true;
 	rc = inspect_emit(w, c) < 0 ? -1 : 1;
 out:
@@ -316,10 +320,12 @@ static int walk_ccob_read(struct walk *w, struct inspect_node *c,
 		uint64_t header_end, extent;
 
 		if (ccob_decompress(p, (size_t)size, &c->ccob, &w->o->ccob, &raw,
-				    &used, &c->computed_hash, w->e) < 0)
+				    &used, w->o->no_hash ? NULL
+				    : &c->computed_hash, w->e) < 0)
 			goto out;
-		c->hash = c->computed_hash == c->ccob.hash ? INSPECT_HASH_OK
-							   : INSPECT_HASH_BAD;
+		if (!w->o->no_hash)
+			c->hash = c->computed_hash == c->ccob.hash
+				  ? INSPECT_HASH_OK : INSPECT_HASH_BAD;
 		if (fatbin_bundle_entries(raw, (size_t)c->ccob.raw_size,
 					  c->ccob.raw_size, NULL, &n,
 					  &header_end, &extent, w->e) <= 0) {
@@ -379,64 +385,3 @@ out:
 	package_list_free(&l);
 	return rc;
 }
-
-int inspect_walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
-		   uint64_t size)
-{
-	struct nvfatbin_header h;
-	struct nvfatbin_entry ent;
-	uint64_t pos;
-	size_t n = 0;
-	int rc;
-
-	if (nvfatbin_open(p, (size_t)size, &h, w->e) < 0)
-		return -1;
-	for (pos = h.header_size; (rc = nvfatbin_next(p, &h, &pos, &ent, w->e)) > 0;)
-		n++;
-	if (rc < 0)
-		return -1;
-	c->version = h.version;
-	c->entries = n;
-	if (inspect_emit(w, c) < 0)
-		return -1;
-	n = 0;
-	for (pos = h.header_size; nvfatbin_next(p, &h, &pos, &ent, w->e) > 0;) {
-		bool packed = nvfatbin_compressed(&ent);
-		struct inspect_node en = {
-			.kind = INSPECT_ENTRY, .depth = c->depth + 1,
-			.container = INSPECT_NV, .number = c->number,
-			.index = (unsigned)n++, .nv = ent, .nv_base = p,
-			.in_file = c->in_file && !packed,
-			.size = ent.payload_size,
-		};
-		uint8_t *owned = NULL;
-		struct err de;
-
-		en.offset = en.in_file ? c->offset + ent.payload_offset : 0;
-		/* Decoded one at a time, each freed after its visit. */
-		if (w->o->inflate) {
-			/* A compressed entry is read whole; a plain one only
-			 * where its headers are. */
-			if (packed)
-				reading(w, c->in_file, c->offset +
-					ent.payload_offset, ent.payload_size,
-					true);
-			if (nvfatbin_code(p, &ent, w->o->ccob.max_size, &en.data,
-					  &en.code_size, &owned, &de) < 0) {
-				en.decode_err = &de;
-				en.hash = INSPECT_HASH_BAD;
-			} else {
-				en.hash = INSPECT_HASH_OK;
-			}
-		}
-		rc = inspect_emit(w, &en);
-		free(owned);
-		if (w->o->inflate && packed)
-			reading(w, c->in_file, c->offset + ent.payload_offset,
-				ent.payload_size, false);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
-}
-

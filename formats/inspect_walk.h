@@ -1,5 +1,5 @@
-/* inspect_walk: what inspect.c and inspect_containers.c share of a walk
- * (see inspect.h); no other file includes it. */
+/* inspect_walk: what inspect.c, inspect_containers.c and inspect_nv.c
+ * share of a walk (see inspect.h); no other file includes it. */
 #ifndef FORMATS_INSPECT_WALK_H
 #define FORMATS_INSPECT_WALK_H
 
@@ -12,6 +12,7 @@ struct walk {
 	struct err *e;
 	unsigned containers;	/* numbered so far in this file */
 	int stop;		/* what the visitor returned, when not 0 */
+	struct nv_ahead *nv;	/* NVIDIA entries decoded ahead (inspect_nv.c) */
 };
 
 /* Visit n: 0 to go on, -1 when the visitor stopped the walk. */
@@ -33,5 +34,12 @@ int inspect_walk_package(struct walk *w, struct inspect_node *c,
 			 const uint8_t *p, uint64_t size);
 int inspect_walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		    uint64_t size);
+/* For a walk that inflates: decode the NVIDIA entries of buf[pos, len)
+ * (at file offset base; an NVIDIA fatbin at pos) ahead of inspect_walk_nv,
+ * which takes them from w->nv.  NULL when out of memory. */
+struct nv_ahead *inspect_nv_ahead_start(struct walk *w, const uint8_t *buf,
+					size_t len, uint64_t base,
+					uint64_t pos);
+void inspect_nv_ahead_end(struct nv_ahead *a);
 
 #endif

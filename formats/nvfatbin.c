@@ -167,13 +167,13 @@ bool nvfatbin_compressed(const struct nvfatbin_entry *ent)
  * One LZ4 byte can stand for at most 255 output bytes, so a declared size
  * beyond that is damage, found before anything is allocated. */
 static int inflate(const uint8_t *src, const struct nvfatbin_entry *ent,
-		   uint64_t max_size, uint8_t **out, struct err *e)
+		   uint64_t max_size, struct nvfatbin_scratch *s,
+		   struct err *e)
 {
 	bool lz4 = (ent->flags & NVFATBIN_FLAG_LZ4) != 0;
 	uint64_t want = ent->uncompressed_size, got;
 	uint8_t *dst;
 
-	*out = NULL;
 	if (lz4 && (ent->flags & NVFATBIN_FLAG_ZSTD))
 		return err_code_set(e, ERR_MALFORMED, "entry is flagged as "
 				    "compressed both with LZ4 and with zstd");
@@ -189,9 +189,17 @@ static int inflate(const uint8_t *src, const struct nvfatbin_entry *ent,
 				    "of LZ4 can hold",
 				    (unsigned long long)want,
 				    ent->compressed_size);
-	dst = malloc(want ? want : 1);
-	if (!dst)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+	/* The buffer of the last entry is kept when it is large enough:
+	 * its pages are already ours. */
+	if (!s->buf || s->cap < want) {
+		free(s->buf);
+		s->cap = 0;
+		s->buf = malloc(want ? want : 1);
+		if (!s->buf)
+			return err_code_set(e, ERR_NOMEM, "out of memory");
+		s->cap = want;
+	}
+	dst = s->buf;
 	if (lz4) {
 		int n = LZ4_decompress_safe((const char *)src, (char *)dst,
 					    (int)ent->compressed_size,
@@ -203,40 +211,38 @@ static int inflate(const uint8_t *src, const struct nvfatbin_entry *ent,
 		if (n < 0 && LZ4_decompress_safe_partial((const char *)src,
 				(char *)dst, (int)ent->compressed_size,
 				(int)want, (int)want) == (int)want) {
-			free(dst);
 			return err_code_set(e, ERR_DECOMPRESS, "entry "
 					    "decompresses to more than the "
 					    "%llu bytes its header declares",
 					    (unsigned long long)want);
 		}
-		if (n < 0) {
-			free(dst);
+		if (n < 0)
 			return err_code_set(e, ERR_DECOMPRESS, "entry does not "
 					    "decompress: LZ4: damaged block at "
 					    "byte %lld of %u", -(long long)n - 1,
 					    ent->compressed_size);
-		}
 		got = (uint64_t)n;
 	} else {
-		size_t n = ZSTD_decompress(dst, (size_t)want, src,
-					   ent->compressed_size);
+		size_t n;
 
-		if (ZSTD_isError(n)) {
-			free(dst);
+		/* One context for every entry: making one is a few hundred
+		 * KB of tables to allocate and touch. */
+		if (!s->zstd && !(s->zstd = ZSTD_createDCtx()))
+			return err_code_set(e, ERR_NOMEM, "out of memory");
+		n = ZSTD_decompressDCtx(s->zstd, dst, (size_t)want, src,
+					ent->compressed_size);
+
+		if (ZSTD_isError(n))
 			return err_code_set(e, ERR_DECOMPRESS, "entry does not "
 					    "decompress: zstd: %s",
 					    ZSTD_getErrorName(n));
-		}
 		got = n;
 	}
-	if (got != want) {
-		free(dst);
+	if (got != want)
 		return err_code_set(e, ERR_TRUNCATED, "entry decompresses to "
 				    "%llu bytes, but its header declares %llu",
 				    (unsigned long long)got,
 				    (unsigned long long)want);
-	}
-	*out = dst;
 	return 0;
 }
 
@@ -244,14 +250,37 @@ int nvfatbin_code(const uint8_t *buf, const struct nvfatbin_entry *ent,
 		  uint64_t max_size, const uint8_t **code, uint64_t *size,
 		  uint8_t **owned, struct err *e)
 {
+	struct nvfatbin_scratch s = { 0 };
+	int rc = nvfatbin_code_into(buf, ent, max_size, code, size, &s, e);
+
+	ZSTD_freeDCtx(s.zstd);
+	*owned = NULL;
+	if (rc == 0)
+		*owned = s.buf;
+	else
+		free(s.buf);
+	return rc;
+}
+
+void nvfatbin_scratch_free(struct nvfatbin_scratch *s)
+{
+	free(s->buf);
+	ZSTD_freeDCtx(s->zstd);
+	memset(s, 0, sizeof(*s));
+}
+
+int nvfatbin_code_into(const uint8_t *buf, const struct nvfatbin_entry *ent,
+		       uint64_t max_size, const uint8_t **code,
+		       uint64_t *size, struct nvfatbin_scratch *s,
+		       struct err *e)
+{
 	const uint8_t *src = buf + ent->payload_offset;
 	uint64_t n = ent->payload_size;
 
-	*owned = NULL;
 	if (nvfatbin_compressed(ent)) {
-		if (inflate(src, ent, max_size, owned, e) < 0)
+		if (inflate(src, ent, max_size, s, e) < 0)
 			return -1;
-		src = *owned;
+		src = s->buf;
 		n = ent->uncompressed_size;
 	}
 	if (ent->kind == NVFATBIN_PTX) {

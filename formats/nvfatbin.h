@@ -119,5 +119,20 @@ const char *nvfatbin_arch_suffix(const struct nvfatbin_entry *ent);
 int nvfatbin_code(const uint8_t *buf, const struct nvfatbin_entry *ent,
 		  uint64_t max_size, const uint8_t **code, uint64_t *size,
 		  uint8_t **owned, struct err *e);
+/* The same, a compressed entry inflated into s's buffer, which is grown
+ * when too small and kept for the next entry (with s's zstd context), so
+ * that a walk over thousands of entries does not allocate and fault in
+ * fresh pages for each.  Zeroed before the first entry; the code is valid
+ * until the next call; nvfatbin_scratch_free after the last. */
+struct nvfatbin_scratch {
+	uint8_t *buf;
+	size_t cap;
+	void *zstd;		/* ZSTD_DCtx */
+};
+int nvfatbin_code_into(const uint8_t *buf, const struct nvfatbin_entry *ent,
+		       uint64_t max_size, const uint8_t **code,
+		       uint64_t *size, struct nvfatbin_scratch *s,
+		       struct err *e);
+void nvfatbin_scratch_free(struct nvfatbin_scratch *s);
 
 #endif

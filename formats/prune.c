@@ -32,10 +32,10 @@ static bool is_dropped_section(void *ctx, const char *name, size_t len)
 	return false;
 }
 
-/* A relocatable object's .llvm.offloading, written again with the kept
- * packages.  In a linked program the OpenMP runtime's image table points
- * into the section: the table is rewritten and the section keeps its
- * layout (prune_omp.c). */
+/* A .llvm.offloading that is not loaded (an object's), written again
+ * with the kept packages.  In a linked program the OpenMP runtime's image
+ * table points into the loaded section: the table is rewritten and the
+ * kept packages move to its start (prune_omp.c). */
 static int prune_offloading(struct pruner *p, const struct elfscan *s,
 			    const uint8_t *buf, size_t i)
 {
@@ -49,10 +49,11 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 		p->section = sec->name;
 		return prune_linked_packages(p, s, buf, i);
 	}
-	if (s->e_type != 1 /* ET_REL */ || (sec->flags & 2 /* SHF_ALLOC */))
-		return err_set(p->e, "packages in a linked program are not "
-			       "pruned yet (the OpenMP runtime's image table "
-			       "points at each)");
+	/* Not loaded (an object's, or one a linked file was given
+	 * afterwards): nothing points at its packages. */
+	if (s->e_type < 1 || s->e_type > 3 || (sec->flags & 2 /* SHF_ALLOC */))
+		return err_set(p->e, "packages in this kind of file are not "
+			       "pruned");
 	/* The section is dropped and added again by name: another of that
 	 * name would go with it. */
 	for (size_t j = 1; j < s->n; j++)
@@ -408,119 +409,6 @@ static int order_patches(struct prune_plan *plan, struct err *e)
 	return 0;
 }
 
-/* ---- a linked file made smaller (elf_shrink.c) ---- */
-
-static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
-{
-	return alen && blen && a < b + blen && b < a + alen;
-}
-
-/* The ranges of a linked file nobody reads once pruned: each container's
- * freed tail, and the zero padding after it up to the next container or
- * the end of its section. */
-static int shrink_holes(const uint8_t *buf, size_t len,
-			const struct prune_plan *plan,
-			struct elf_shrink_hole *hole, size_t *n, struct err *e)
-{
-	struct elfscan s;
-
-	*n = 0;
-	if (elfscan_open(&s, buf, len, e) < 0)
-		return -1;
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct prune_patch *pt = &plan->patch[i];
-		uint64_t a = pt->offset + pt->new_size;
-		uint64_t b = pt->offset + pt->old_size, limit = b;
-
-		bool fatbin = false;
-
-		if (!pt->in_place || a == b)
-			continue;
-		for (size_t j = 1; j < s.n; j++) {
-			const struct elfscan_section *x = &s.sec[j];
-
-			if ((x->kind == ELFSCAN_HIP_FATBIN ||
-			     x->kind == ELFSCAN_NV_FATBIN) &&
-			    x->type != 8 /* SHT_NOBITS */ &&
-			    x->offset <= pt->offset &&
-			    b - x->offset <= x->size) {
-				limit = x->offset + x->size;
-				fatbin = true;
-			}
-		}
-		/* Packages (an OpenMP program's .llvm.offloading) stay. */
-		if (!fatbin)
-			continue;
-		if (i + 1 < plan->n && plan->patch[i + 1].offset < limit)
-			limit = plan->patch[i + 1].offset;
-		while (b < limit && buf[b] == 0)
-			b++;
-		hole[(*n)++] = (struct elf_shrink_hole){ a, b - a };
-	}
-	elfscan_free(&s);
-	return 0;
-}
-
-/* A linked file's freed pages cut out, where elf_shrink finds it safe;
- * else plan->shrink.why says why not. */
-static int plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
-		       const struct prune_opts *o, struct err *e)
-{
-	struct elf_shrink *sh = &plan->shrink;
-	struct elf_shrink_hole *hole;
-	uint64_t type;
-	size_t n;
-	int rc;
-
-	if (!elfscan_is_elf(buf, len) || len < 18 || !plan->zeroed)
-		return 0;
-	type = get_endian(buf + 16, 2, buf[5] == 2);
-	if (type != 2 && type != 3)	/* objects keep their layout */
-		return 0;
-	hole = calloc(plan->n, sizeof(*hole));
-	if (!hole)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
-	rc = shrink_holes(buf, len, plan, hole, &n, e);
-	if (rc == 0 && !n)
-		snprintf(sh->why, sizeof(sh->why), "freed packages in "
-			 ".llvm.offloading are not cut out yet");
-	else if (rc == 0)
-		rc = elf_shrink_plan(buf, len, hole, n, o->always_shrink ?
-				     ELF_SHRINK_IN_CUT : ELF_SHRINK_AFTER_EHDR,
-				     sh, e);
-	free(hole);
-	if (rc <= 0)
-		return rc;
-	/* What is written anew must not fall on code that stays. */
-	for (size_t i = 0; i < sh->n; i++)
-		for (size_t j = 0; j < plan->n; j++)
-			if (overlaps(sh->edit[i].offset, sh->edit[i].len,
-				     plan->patch[j].offset,
-				     plan->patch[j].new_size)) {
-				elf_shrink_free(sh);
-				snprintf(sh->why, sizeof(sh->why), "its headers "
-					 "overlap offload code");
-				return 0;
-			}
-	for (size_t j = 0; j < plan->n; j++) {
-		const struct prune_patch *pt = &plan->patch[j];
-
-		for (size_t i = 0; i < sh->n; i++)
-			if (sh->edit[i].kind == ELF_SHRINK_CUT) {
-				uint64_t lo = pt->offset + pt->new_size;
-				uint64_t hi = pt->offset + pt->old_size;
-				uint64_t clo = sh->edit[i].offset;
-				uint64_t chi = clo + sh->edit[i].len;
-
-				if (pt->in_place && lo < chi && clo < hi)
-					plan->zeroed -= (hi < chi ? hi : chi) -
-							(lo > clo ? lo : clo);
-			}
-	}
-	plan->size_after = sh->size_after;
-	return 0;
-}
-
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e)
 {
@@ -543,7 +431,7 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 			plan->size_after -= freed;
 	}
 	if (!plan->nmember && !plan->ndrop && !plan->nadd && !o->keep_layout &&
-	    plan_shrink(buf, len, plan, o, e) < 0) {
+	    prune_plan_shrink(buf, len, plan, o, e) < 0) {
 		prune_plan_free(plan);
 		return -1;
 	}
@@ -833,5 +721,6 @@ void prune_plan_free(struct prune_plan *plan)
 	}
 	free(plan->add);
 	elf_shrink_free(&plan->shrink);
+	free(plan->trim);
 	memset(plan, 0, sizeof(*plan));
 }

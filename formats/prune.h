@@ -14,13 +14,16 @@
  * points at each of them (the HIP runtime finds each translation unit's
  * bundle through its __hip_fatbin_wrapper, relocated at load time): every
  * container keeps its address, the pruned one is written at its start and
- * the bytes it frees are zero (the floor).  Packages in a linked OpenMP
- * program's .llvm.offloading stay where they are too: the dropped ones
- * become zeros and the runtime's image table lists the kept ones alone
- * (prune_omp.c).  In a linked executable or library the freed pages of
- * .hip_fatbin and .nv_fatbin are then cut out of the file where the ELF
- * rules allow (elf_shrink.h): addresses stay, the file shrinks.  A file
- * that is itself a container shrinks.
+ * the bytes it frees are zero (the floor).  In a linked OpenMP program's
+ * .llvm.offloading the kept packages move to the section's start, the
+ * runtime's image table lists them alone at their new addresses, and the
+ * section ends after them (its freed tail zeros, in no section); where
+ * anything else points into the section, packages stay and the dropped
+ * ones become zeros (prune_omp.c).  In a linked executable or library the
+ * freed pages of .hip_fatbin, .nv_fatbin and a packed .llvm.offloading
+ * are then cut out of the file where the ELF rules allow (elf_shrink.h):
+ * addresses stay, the file shrinks.  A file that is itself a container
+ * shrinks.
  *
  * Nothing here prints: a plan lists what changes, prune_write writes it. */
 #ifndef FORMATS_PRUNE_H
@@ -89,6 +92,11 @@ struct prune_patch {
 
 struct prune_member;
 
+struct prune_trim {
+	size_t section;
+	uint64_t size_off;	/* file offset of its sh_size */
+};
+
 /* A section written again: its name, type, flags and alignment kept, its
  * bytes what the patch makes (as llvm-objcopy --remove-section then
  * --add-section with them). */
@@ -131,6 +139,14 @@ struct prune_plan {
 	/* A linked file made smaller: the freed ranges cut out, the
 	 * headers written anew (shrink.n edits); or why not (shrink.why). */
 	struct elf_shrink shrink;
+	/* Sections made shorter (a linked OpenMP program's .llvm.offloading,
+	 * its kept packages packed at its start): their headers' sh_size is
+	 * a patch, left to the shrink when it writes the headers anew. */
+	struct prune_trim *trim;
+	size_t ntrim;
+	/* Why a linked file's packages stay where they are (zeroed), or
+	 * NULL. */
+	const char *unpacked;
 	/* A PE image whose CheckSum is set: its offset, recomputed once
 	 * written (0: none). */
 	uint64_t pe_checksum;

@@ -1,6 +1,8 @@
 /* prune_impl: what formats/prune.c (files: ELF, archives, the plan, the
- * writing) and formats/prune_containers.c (containers: bundles, CCOBs,
- * NVIDIA fatbins, packages) share.  Not for other modules. */
+ * writing), formats/prune_containers.c (containers: bundles, CCOBs,
+ * NVIDIA fatbins, packages), prune_omp.c (linked OpenMP files) and
+ * prune_shrink.c (linked files made smaller) share.  Not for other
+ * modules. */
 #ifndef FORMATS_PRUNE_IMPL_H
 #define FORMATS_PRUNE_IMPL_H
 
@@ -54,6 +56,11 @@ int prune_coff(struct pruner *p, const uint8_t *buf, size_t len);
 struct elfscan;
 int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 			  const uint8_t *buf, size_t i);
+
+/* A linked file's freed pages cut out, where elf_shrink finds it safe;
+ * else plan->shrink.why says why not (prune_shrink.c). */
+int prune_plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
+		      const struct prune_opts *o, struct err *e);
 
 /* A text bundle (i ii cui hipi d ll s), as LLVM's bundler writes it: the
  * comment its first START line uses, or NULL (cap: room for it). */

@@ -41,6 +41,7 @@ struct image {
 	uint64_t start, end;	/* addresses ImageStart, ImageEnd may hold */
 	uint64_t pstart, pend;	/* the package's, for a pointer at it */
 	uint64_t bin_off, bin_size;	/* its package in the file */
+	uint64_t delta;		/* how far down its package moves */
 	bool kept;
 };
 
@@ -282,16 +283,16 @@ static int set_pointer(struct pruner *p, const struct table *t, uint64_t at,
 	return 0;
 }
 
-static int rewrite_table(struct pruner *p, const struct table *t,
-			 struct image *im, size_t n)
+/* The array (the entry for an image) and the descriptor pointing at it,
+ * each found exactly once. */
+static int find_table(struct pruner *p, const struct table *t,
+		      const struct image *im, size_t n, uint64_t *array,
+		      uint64_t *desc)
 {
 	struct find f = { .t = t, .im = im, .n = n };
-	uint64_t array, desc, values[64][4];
-	size_t kept = 0, order[64];
 
 	if (n > 64)
 		return err_set(p->e, "more than 64 images: not rewritten");
-	/* The array: where an entry for an image starts. */
 	for (size_t j = 0; j < n; j++) {
 		if (each_pointer_to(t, im[j].start, try_array, &f) < 0 ||
 		    each_pointer_to(t, im[j].pstart, try_array, &f) < 0)
@@ -300,16 +301,30 @@ static int rewrite_table(struct pruner *p, const struct table *t,
 	if (f.hits != 1)
 		return err_set(p->e, "the OpenMP runtime's image table was "
 			       "found %zu times, not once: not pruned", f.hits);
-	array = f.found;
+	*array = f.found;
 	f.hits = 0;
-	if (each_pointer_to(t, array, try_desc, &f) < 0)
+	if (each_pointer_to(t, *array, try_desc, &f) < 0)
 		return err_code_set(p->e, ERR_NOMEM, "out of memory");
 	if (f.hits != 1)
 		return err_set(p->e, "the OpenMP runtime's image descriptor "
 			       "was found %zu times, not once: not pruned",
 			       f.hits);
-	desc = f.found;
-	/* The entries of the kept images, in the array's order. */
+	*desc = f.found;
+	return 0;
+}
+
+/* The kept images' entries moved to the front (in the array's order),
+ * their image pointers moved down with their packages (delta); when the
+ * packages were packed, the entries past the count point at nothing (0):
+ * the runtime never reads them, and they must not point into bytes that
+ * are cut out. */
+static int rewrite_table(struct pruner *p, const struct table *t,
+			 const struct image *im, size_t n, uint64_t array,
+			 uint64_t desc, bool packed)
+{
+	uint64_t values[64][4];
+	size_t kept = 0, order[64];
+
 	for (size_t k = 0; k < n; k++) {
 		long j = entry_image(t, im, n, array + 32 * k);
 
@@ -321,16 +336,210 @@ static int rewrite_table(struct pruner *p, const struct table *t,
 				return err_set(p->e, "an image table entry "
 					       "holds a pointer not known "
 					       "before the program runs");
-		if (im[j].kept)
+		if (im[j].kept) {
 			order[kept++] = k;
+			values[k][0] -= im[j].delta;
+			values[k][1] -= im[j].delta;
+		}
 	}
-	for (size_t k = 0; k < kept; k++)
-		for (int m = 0; m < 4; m++)
-			if (order[k] != k &&
-			    set_pointer(p, t, array + 32 * k + 8 * m,
-					values[order[k]][m]) < 0)
+	for (size_t k = 0; k < n; k++)
+		for (int m = 0; m < 4; m++) {
+			uint64_t v = k < kept ? values[order[k]][m]
+					      : m < 2 ? 0 : values[k][m];
+			uint64_t was;
+
+			if ((k < kept || packed) &&
+			    (!value_at(t, array + 32 * k + 8 * m, &was) ||
+			     was != v) &&
+			    set_pointer(p, t, array + 32 * k + 8 * m, v) < 0)
 				return -1;
+		}
 	return add_bytes(p, file_offset(t, desc), kept, 4);
+}
+
+/* ---- packing: the kept packages moved to the section's start ---- */
+
+struct stray {
+	uint64_t array, n;	/* the table: n entries at array */
+	bool found;		/* a pointer elsewhere */
+};
+
+static int not_in_table(void *ctx, uint64_t at)
+{
+	struct stray *st = ctx;
+
+	if (at < st->array || at - st->array >= 32 * st->n ||
+	    (at - st->array) % 32 >= 16)
+		st->found = true;
+	return 0;
+}
+
+/* Why the packages may not move (NULL: they may).  The table's image
+ * pointers are rewritten: any other pointer into the section (a
+ * relocation, a word in the data holding a package's or an image's
+ * bounds, a dynamic symbol) would be left behind. */
+static const char *pack_refusal(const struct table *t,
+				const struct elfscan_section *sec,
+				const struct package_list *l,
+				const struct image *im, size_t n,
+				uint64_t array)
+{
+	struct stray st = { .array = array, .n = n };
+	uint64_t from = sec->addr;
+
+	/* A pointer at the section's start is the end of a section ending
+	 * there (the offload entries, in a program at a fixed address), when
+	 * one does: it stays. */
+	for (size_t i = 1; i < t->s->n; i++)
+		if ((t->s->sec[i].flags & SHF_ALLOC_) && t->s->sec[i].size &&
+		    t->s->sec[i].addr + t->s->sec[i].size == sec->addr)
+			from = sec->addr + 1;
+	const uint8_t *bytes = t->buf + sec->offset;
+	uint64_t pos = 0;
+	size_t k = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		if (l->v[j].version != 1)
+			return "its packages are not of version 1";
+		if (j && im[j].bin_off < im[j - 1].bin_off + im[j - 1].bin_size)
+			return "two images share a package";
+	}
+	/* Nothing but the images' packages and zero padding moves. */
+	while (pos < sec->size) {
+		if (k < n && im[k].bin_off - sec->offset == pos) {
+			pos += im[k++].bin_size;
+			continue;
+		}
+		if (sec->size - pos < 8 || get_le(bytes + pos, 8))
+			return ".llvm.offloading holds more than packages";
+		pos += 8;
+	}
+	/* (A pointer at the section's end is the next section's: it
+	 * stays.) */
+	for (size_t i = 0; i < t->nrel; i++)
+		if (t->rel[i].relative && t->rel[i].addend >= from &&
+		    t->rel[i].addend - sec->addr < sec->size)
+			not_in_table(&st, t->rel[i].at);
+	for (size_t j = 0; j < n && !st.found; j++) {
+		uint64_t v[4] = { im[j].start, im[j].end, im[j].pstart,
+				  im[j].pend };
+
+		for (int m = 0; m < 4; m++)
+			if (v[m] >= from && v[m] - sec->addr < sec->size)
+				each_pointer_to(t, v[m], not_in_table, &st);
+	}
+	if (st.found)
+		return "something besides the image table points into "
+		       ".llvm.offloading";
+	for (size_t i = 1; i < t->s->n; i++) {
+		const struct elfscan_section *d = &t->s->sec[i];
+
+		if (d->type != 11 /* SHT_DYNSYM */ || d->entsize != 24)
+			continue;
+		for (uint64_t o = 24; o + 24 <= d->size; o += 24)
+			if (get_le(t->buf + d->offset + o + 6, 2) == sec->index)
+				return "a dynamic symbol is defined in "
+				       ".llvm.offloading";
+	}
+	return NULL;
+}
+
+/* The kept packages packed at the section's start, each at the same
+ * address modulo the section's alignment (at least 8, at most a page):
+ * its delta, and the section's new size in *packed. */
+static void pack(const struct elfscan_section *sec, struct image *im,
+		 size_t n, uint64_t *packed)
+{
+	uint64_t align = 8, at = 0;
+
+	while (align < sec->align && align < 4096)
+		align *= 2;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t old = im[j].bin_off - sec->offset, to;
+
+		if (!im[j].kept)
+			continue;
+		to = at + ((old - at) & (align - 1));
+		im[j].delta = old - to;
+		at = to + im[j].bin_size;
+	}
+	*packed = at;
+}
+
+/* The symbols of .symtab in the section follow: into a kept package, by
+ * its delta; elsewhere past the packed bytes, to the section's new end,
+ * with no size (section symbols stay). */
+static int move_symbols(struct pruner *p, const struct table *t,
+			const struct elfscan_section *sec,
+			const struct image *im, size_t n, uint64_t packed)
+{
+	for (size_t i = 1; i < t->s->n; i++) {
+		const struct elfscan_section *y = &t->s->sec[i];
+
+		if (y->type != 2 /* SHT_SYMTAB */ || y->entsize != 24)
+			continue;
+		for (uint64_t o = 24; o + 24 <= y->size; o += 24) {
+			const uint8_t *sym = t->buf + y->offset + o;
+			uint64_t v = get_le(sym + 8, 8), to;
+			size_t j;
+			bool gone;
+
+			if (get_le(sym + 6, 2) != sec->index ||
+			    (sym[4] & 0xf) == 3 /* STT_SECTION */)
+				continue;
+			for (j = 0; j < n; j++)
+				if (v >= im[j].pstart && v < im[j].pend)
+					break;
+			gone = j < n ? !im[j].kept : v - sec->addr > packed;
+			to = gone ? sec->addr + packed
+				  : j < n ? v - im[j].delta : v;
+			if (to != v && add_bytes(p, y->offset + o + 8, to, 8) < 0)
+				return -1;
+			if (gone && get_le(sym + 16, 8) &&
+			    add_bytes(p, y->offset + o + 16, 0, 8) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The section's bytes: the kept packages at their new places, zeros
+ * after them; its header's size the packed bytes (a plan's trim). */
+static int write_packed(struct pruner *p, const uint8_t *buf,
+			const struct elfscan_section *sec,
+			const struct image *im, size_t n, uint64_t packed)
+{
+	struct prune_patch pt = { .offset = sec->offset,
+				  .old_size = sec->size, .new_size = packed,
+				  .in_place = true };
+	struct prune_trim *grown;
+	uint64_t at = 0, hdr = get_le(buf + 40, 8) + 64 * (uint64_t)sec->index;
+
+	pt.piece = calloc(n ? n : 1, sizeof(*pt.piece));
+	if (!pt.piece)
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	for (size_t j = 0; j < n; j++) {
+		uint64_t to = im[j].bin_off - sec->offset - im[j].delta;
+
+		if (!im[j].kept)
+			continue;
+		pt.piece[pt.npieces++] = (struct prune_piece){
+			.pad = to - at, .data = buf + im[j].bin_off,
+			.data_len = im[j].bin_size, .src = im[j].bin_off,
+			.from_file = true,
+		};
+		at = to + im[j].bin_size;
+	}
+	if (prune_add_patch(p->plan, &pt, p->e) < 0) {
+		prune_patch_free(&pt);
+		return -1;
+	}
+	grown = realloc(p->plan->trim, (p->plan->ntrim + 1) * sizeof(*grown));
+	if (!grown)
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	p->plan->trim = grown;
+	grown[p->plan->ntrim++] = (struct prune_trim){ sec->index, hdr + 32 };
+	return add_bytes(p, hdr + 32, packed, 8);
 }
 
 int prune_linked_packages(struct pruner *p, const struct elfscan *s,
@@ -343,8 +552,9 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	struct table t = { .s = s, .buf = buf };
 	struct image *im = NULL;
 	size_t nkept = 0;
-	uint64_t size;
+	uint64_t size, array = 0, desc = 0, packed = 0;
 	const uint8_t *bytes = elfscan_bytes(s, buf, i, &size);
+	const char *refused;
 	int rc = -1;
 
 	if (!s->is64 || s->big_endian || !relative_type(s->machine))
@@ -382,8 +592,22 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	if (nkept == l.n)
 		goto out;
 	rc = -1;
-	if (read_relocs(p, &t) < 0 || rewrite_table(p, &t, im, l.n) < 0)
+	if (read_relocs(p, &t) < 0 ||
+	    find_table(p, &t, im, l.n, &array, &desc) < 0)
 		goto out;
+	refused = pack_refusal(&t, sec, &l, im, l.n, array);
+	if (!refused)
+		pack(sec, im, l.n, &packed);
+	if (rewrite_table(p, &t, im, l.n, array, desc, !refused) < 0)
+		goto out;
+	if (!refused) {
+		if (move_symbols(p, &t, sec, im, l.n, packed) < 0 ||
+		    write_packed(p, buf, sec, im, l.n, packed) < 0)
+			goto out;
+		rc = 0;
+		goto out;
+	}
+	p->plan->unpacked = refused;
 	/* The dropped packages: zeros (holes where whole pages fall). */
 	for (size_t j = 0; j < l.n; j++) {
 		struct prune_patch pt = { .offset = im[j].bin_off,

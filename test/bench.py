@@ -42,6 +42,7 @@ OURS_PRUNE = os.path.join(BIN, "offload") + " prune"
 # LLVM has no ls: llvm-objdump --offloading lists (and writes out) the
 # code objects of a .hip_fatbin, the nearest thing it does.
 LLVM_OBJDUMP = "/usr/lib/llvm-22/bin/llvm-objdump --offloading"
+LLVM_OBJCOPY = "/usr/lib/llvm-22/bin/llvm-objcopy"
 CLANG = "/usr/lib/llvm-22/bin/clang"
 # A linked HIP library holds one bundle per translation unit.
 FATBIN_BUNDLES = 80
@@ -368,7 +369,7 @@ def nv_jobs(d, args):
     """ls and extract of each CUDA library, ours against cuobjdump and cp."""
     ours = os.path.join(BIN, "offload")
     print("\nNVIDIA: ours against cuobjdump (x: its figure over ours) "
-          "and the floor")
+          "and the floor; load average %.2f %.2f %.2f" % os.getloadavg())
     print("%-34s %8s %8s %8s | %8s %8s %8s | %6s | %7s %6s" % (
         "job", "ours s", "cpu s", "RSS MB", "cuobj s", "cpu s", "RSS MB",
         "wall x", "floor s", "/floor"))
@@ -407,6 +408,8 @@ def nv_jobs(d, args):
                 "reads it" if cu else "not installed or cannot read it"))
         for k in ("ex.ours", "ex.cu", "cp.dir"):
             shutil.rmtree(os.path.join(d, k), ignore_errors=True)
+        # Other work on the machine shows in every figure: say how much.
+        print("  load average after it: %.2f %.2f %.2f" % os.getloadavg())
 
 
 def main():

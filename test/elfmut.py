@@ -81,9 +81,9 @@ def mutate(data, rng):
 
 
 def edit(data, op, a, b):
-    """One named edit: ("align"|"entsize", section name, value),
-    ("swap", symbol i, symbol j) or ("relsym", relocation section name,
-    symbol index written into its first entry)."""
+    """One named edit: ("align"|"entsize"|"type"|"link", section name,
+    value), ("swap", symbol i, symbol j) or ("relsym", relocation section
+    name, symbol index written into its first entry)."""
     lay = _layout(data)
     e64, en, fmt, secs = lay
     d = bytearray(data)
@@ -109,15 +109,16 @@ def edit(data, op, a, b):
     strsec = secs[struct.unpack_from(en + "H", d, 0x3e if e64 else 0x32)[0]]
     for s in secs:
         at = strsec[5] + s[1]
-        if d[at:d.index(b"\0", at)].decode() == a:
-            s[10 if op == "entsize" else 9] = int(b, 0)
-            struct.pack_into(fmt, d, s[0], *s[1:])
+        if d[at:d.index(b"\0", at)].decode() != a:
+            continue
+        s[{"entsize": 10, "align": 9, "type": 2, "link": 7}[op]] = int(b, 0)
+        struct.pack_into(fmt, d, s[0], *s[1:])
     return bytes(d)
 
 
 if __name__ == "__main__":
-    # elfmut.py IN OUT OP A B: OP align|entsize SECTION VALUE, swap I J,
-    # relsym SECTION INDEX;
+    # elfmut.py IN OUT OP A B: OP align|entsize|type|link SECTION VALUE,
+    # swap I J, relsym SECTION INDEX;
     import sys
     # or: elfmut.py IN OUT random SEED (one mutation chosen by SEED)
     src, dst, op, a = sys.argv[1:5]

@@ -52,14 +52,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 
 	/* Headers only; inflating whole; inflating CCOBs as streams of
-	 * entries; checking CCOBs without holding them. */
-	for (int pass = 0; pass < 4; pass++) {
+	 * entries; checking CCOBs without holding them; streams of entries
+	 * inflated in place, without a hash (ls --kernels). */
+	for (int pass = 0; pass < 5; pass++) {
 		struct state s = { data, size, 0, 0 };
 		struct err e;
 
 		o.inflate = pass > 0;
-		o.stream = pass == 2;
+		o.stream = pass == 2 || pass == 4;
 		o.stream_ccob = pass == 3;
+		o.no_hash = pass == 4;
 		e.msg[0] = 0;
 		if (inspect_walk(data, size, &o, visit, &s, &e) != 0)
 			FUZZ_CHECK(e.msg[0] != 0);

@@ -86,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   (ed->offset % 4096 == 0 && ed->len % 4096 == 0));
 		end = ed->offset + ed->len;
 	}
+	fuzz_cap_outputs();	/* a COFF section may declare 4 GiB of zeros */
 	if (io_scratch_open(&out, &e) == 0) {
 		struct io_in view;
 

@@ -43,6 +43,8 @@ $CLANG -c "$src/omprt.c" -o omprt.o
 "$LLVM/llvm-ar" rc libomp.a omprt.o
 cp libomp.a libomptarget.a
 $CLANG $O -L. -Wl,-z,noseparate-code -s "$here/omp.o" -o "$here/ompapp"
+# Images of 11 KiB (an 8 KiB table): pruning frees whole pages.
+$CLANG $O -DTABLE=A9 -L. -s "$src/ompbig.c" -o "$here/ompbig"
 # A package file of its own, from llvm-offload-binary.
 printf 'device code for gfx90a\n' > dev1
 printf 'sm_80 code\n' > dev2

@@ -143,8 +143,9 @@ def main():
         for name in ("one-ccob.bin", "two-bundles.bin", "two-ccobs.bin"):
             write(name, "prune", read(os.path.join(HERE, "fatbin", name)))
         inspect = os.path.join(TOP, "test", "files", "inspect")
-        # app: a linked program whose freed pages are cut out.
-        for name in ("rdc.o", "lib.a", "pkg.bin", "omp.o", "cu-rdc.o", "app"):
+        # app, ompbig: linked programs whose freed pages are cut out.
+        for name in ("rdc.o", "lib.a", "pkg.bin", "omp.o", "cu-rdc.o", "app",
+                     "ompbig"):
             write(name, "prune", read(os.path.join(inspect, name)))
         # app-always-shrink: the same, e_ident[15] odd asks the target for
         # --always-shrink (the table in freed bytes).
