@@ -39,6 +39,8 @@ static const char usage[] =
 	"      --allow-empty     let a bundle keep no device code at all\n"
 	"      --keep-layout     in executables and shared libraries, zero the\n"
 	"                        freed bytes where they are; do not cut them out\n"
+	"      --always-shrink   cut them out even where GNU strip or objcopy\n"
+	"                        run on the result would break it\n"
 	"      --compression-level=N\n"
 	"                        level of the CCOBs compressed again (default:\n"
 	"                        3, the bundler's)\n"
@@ -52,7 +54,8 @@ static const char usage[] =
 struct options {
 	struct select keep, drop;
 	const char *output;
-	bool in_place, dry_run, allow_empty, keep_layout, verbose, quiet;
+	bool in_place, dry_run, allow_empty, keep_layout, always_shrink;
+	bool verbose, quiet;
 	int level;
 	const char *file;	/* the one being pruned, for -v */
 	FILE *report;		/* stdout, or stderr when the output is */
@@ -154,6 +157,7 @@ static int prune_one(struct options *o, const char *path)
 	struct prune_opts po = {
 		.keep = keep_entry, .seen = seen_entry, .ctx = o,
 		.level = o->level, .keep_layout = o->keep_layout,
+		.always_shrink = o->always_shrink,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
@@ -245,7 +249,8 @@ static bool same_file(const char *a, const char *b)
 
 int prune_main(int argc, char **argv)
 {
-	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT };
+	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT,
+	       OPT_ALWAYS_SHRINK };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
@@ -254,6 +259,7 @@ int prune_main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 		{ "keep-layout", no_argument, NULL, OPT_KEEP_LAYOUT },
+		{ "always-shrink", no_argument, NULL, OPT_ALWAYS_SHRINK },
 		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -288,6 +294,7 @@ int prune_main(int argc, char **argv)
 		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
 		case OPT_KEEP_LAYOUT: o.keep_layout = true; break;
+		case OPT_ALWAYS_SHRINK: o.always_shrink = true; break;
 		case OPT_EXACT: o.keep.exact = o.drop.exact = true; break;
 		case OPT_LEVEL: {
 			long level = strtol(optarg, &end, 10);

@@ -459,13 +459,16 @@ static int check_phdrs(struct elf_shrink *s, const struct phdr *ph, size_t n,
 }
 
 /* The section header table: a split section's header covers its first
- * piece, one more header of its name each further piece. */
+ * piece, one more header of its name each further piece.  A table in
+ * freed bytes (table.hi > table.lo: its addresses) gets a header too, the
+ * last one, nameless: eu-strip (libelf) fills with zeros what no section
+ * covers. */
 static int new_shdrs(struct elf_shrink *s, const struct elfscan *sc,
 		     const uint8_t *buf, uint64_t shoff,
 		     size_t shnum, const struct cut *cut, size_t ncut,
-		     uint64_t phoff)
+		     uint64_t phoff, struct span table)
 {
-	size_t extra = 0, k;
+	size_t extra = table.hi > table.lo, k;
 	uint8_t *t;
 
 	for (size_t i = 1; i < shnum; i++) {
@@ -480,7 +483,7 @@ static int new_shdrs(struct elf_shrink *s, const struct elfscan *sc,
 	}
 	if (shnum + extra >= SHN_LORESERVE_)
 		return refuse(s, "too many sections");
-	t = s->shdrs = malloc((shnum + extra) * SHDR_LEN);
+	t = s->shdrs = calloc(shnum + extra, SHDR_LEN);
 	s->origin = calloc(extra ? extra : 1, sizeof(*s->origin));
 	if (!t || !s->origin)
 		return -1;
@@ -521,8 +524,31 @@ static int new_shdrs(struct elf_shrink *s, const struct elfscan *sc,
 				      "range", i);
 		put_le(piece + 24, out_offset(cut, ncut, start), 8);
 	}
+	if (table.hi > table.lo) {
+		uint8_t *h = t + k * SHDR_LEN;
+
+		put_le(h + 4, 1, 4);			/* SHT_PROGBITS */
+		put_le(h + 8, SHF_ALLOC_, 8);
+		put_le(h + 16, table.lo, 8);
+		put_le(h + 24, out_offset(cut, ncut, phoff), 8);
+		put_le(h + 32, table.hi - table.lo, 8);
+		put_le(h + 48, 8, 8);
+	}
 	s->extra_shdrs = extra;
 	return 1;
+}
+
+/* Whether the last section header is the nameless one new_shdrs adds
+ * over a program header table in freed bytes, over this file's table. */
+static bool covers_table(const uint8_t *buf, uint64_t shoff, size_t shnum,
+			 uint64_t phoff, size_t phnum)
+{
+	const uint8_t *h = buf + shoff + (shnum - 1) * SHDR_LEN;
+
+	return shnum > 1 && get_le(buf + 62, 2) != shnum - 1 &&
+	       get_le(h, 4) == 0 && get_le(h + 4, 4) == 1 &&
+	       get_le(h + 8, 8) == SHF_ALLOC_ && get_le(h + 24, 8) == phoff &&
+	       get_le(h + 32, 8) == phnum * PHDR_LEN;
 }
 
 /* The header (by new index) whose piece of split section i holds address
@@ -612,19 +638,113 @@ static int by_edit_offset(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* Keep the n largest cuts, in offset order. */
+static void largest_cuts(struct cut *cut, size_t *ncut, size_t n)
+{
+	if (*ncut <= n)
+		return;
+	qsort(cut, *ncut, sizeof(*cut), by_size_desc);
+	*ncut = n;
+	qsort(cut, *ncut, sizeof(*cut), by_from);
+}
+
+/* The grown table right after the ELF header, where GNU strip and objcopy
+ * write it back (bfd puts e_phoff at e_ehsize, the sections of the first
+ * PT_LOAD after the table) and where eu-strip keeps it (libelf fills
+ * with zeros what no section covers, but not before the first section):
+ * how many program headers the room the linker left before the first
+ * section's bytes holds (0, s->why set, when the first PT_LOAD does not
+ * map the ELF header). */
+static size_t ehdr_room(struct elf_shrink *s, const struct elfscan *sc,
+			const struct phdr *ph, size_t phnum, size_t first,
+			uint64_t bias, const struct cut *cut, size_t ncut)
+{
+	uint64_t lim = ph[first].filesz;
+
+	if (ph[first].offset != 0)
+		return refuse(s, "its first PT_LOAD segment does not map the "
+			      "ELF header");
+	if (ncut && cut[0].from < lim)
+		lim = cut[0].from;
+	for (size_t j = 0; j < phnum && lim > EHDR_LEN; j++)
+		if (j != first && ph[j].type != PT_PHDR_ &&
+		    (overlaps(ph[j].offset, ph[j].filesz, EHDR_LEN,
+			      lim - EHDR_LEN) ||
+		     overlaps(ph[j].vaddr, ph[j].memsz, bias + EHDR_LEN,
+			      lim - EHDR_LEN)))
+			lim = ph[j].offset < EHDR_LEN ? EHDR_LEN : ph[j].offset;
+	for (size_t i = 1; i < sc->n && lim > EHDR_LEN; i++) {
+		const struct elfscan_section *x = &sc->sec[i];
+
+		if (x->type != SHT_NOBITS_ &&
+		    overlaps(x->offset, x->size, EHDR_LEN, lim - EHDR_LEN))
+			lim = x->offset < EHDR_LEN ? EHDR_LEN : x->offset;
+		if ((x->flags & SHF_ALLOC_) && lim > EHDR_LEN &&
+		    overlaps(x->addr, x->size, bias + EHDR_LEN,
+			     lim - EHDR_LEN))
+			lim = x->addr - bias < EHDR_LEN ? EHDR_LEN
+							: x->addr - bias;
+	}
+	return lim > EHDR_LEN ? (lim - EHDR_LEN) / PHDR_LEN : 0;
+}
+
+/* The table in the freed bytes before the first cut, where a kernel
+ * before 5.18 looks (first PT_LOAD's vaddr - offset plus e_phoff): the
+ * smallest file, which GNU strip and objcopy break (new_shdrs covers the
+ * table with a section for eu-strip).  When it
+ * does not fit there with every cut, the smaller cuts after the first give
+ * way; when it does not fit with one, the first cut does. */
+static int in_first_cut(struct elf_shrink *s, const struct elfscan *sc,
+			const struct phdr *ph, size_t phnum, uint64_t page,
+			uint64_t bias, struct cut *cut, size_t *ncut,
+			uint64_t *at)
+{
+	uint64_t phsize;
+
+	for (;;) {
+		uint64_t room = 0;
+
+		if (!*ncut)
+			return refuse(s, "no freed range has room for the "
+				      "grown program header table");
+		if (ph[cut[0].seg].vaddr - ph[cut[0].seg].offset != bias)
+			return refuse(s, "the first freed range is not where "
+				      "old kernels would find program headers");
+		*at = (cut[0].hole + 7) & ~(uint64_t)7;
+		if (cut[0].to >= *at + page)
+			room = (cut[0].to - page - *at) / PHDR_LEN;
+		if (room < phnum + 1) {
+			memmove(cut, cut + 1, --*ncut * sizeof(*cut));
+			continue;
+		}
+		if (phnum + *ncut > room) {
+			qsort(cut + 1, *ncut - 1, sizeof(*cut), by_size_desc);
+			*ncut = room - phnum;
+			qsort(cut, *ncut, sizeof(*cut), by_from);
+		}
+		phsize = (phnum + *ncut) * PHDR_LEN;
+		if (*at + phsize > cut[0].from)
+			cut[0].from = (*at + phsize + page - 1) / page * page;
+		break;
+	}
+	return clear_range(s, sc, ph, phnum, cut[0].seg, *at, *at + phsize);
+}
+
 static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 		  const struct elfscan *sc,
 		  const struct elf_shrink_hole *hole, size_t nholes,
 		  const struct elf_shrink_word *w, size_t nw,
-		  struct phdr *ph, struct cut *cut)
+		  enum elf_shrink_place place, struct phdr *ph,
+		  struct cut *cut)
 {
 	uint64_t phoff = get_le(buf + 32, 8), shoff = get_le(buf + 40, 8);
 	size_t phnum = get_le(buf + 56, 2), shnum = get_le(buf + 60, 2);
 	uint64_t page = MIN_PAGE, bias = 0, at = 0, phsize;
 	struct phdr *nph = NULL;
-	size_t ncut = 0, first = phnum, nnew = 0;
+	size_t ncut = 0, first = phnum, nnew = 0, room;
 	size_t max_phdrs = get_le(buf + 16, 2) == ET_EXEC_ ? MAX_PHDRS_PROGRAM
 							   : MAX_PHDRS_LIBRARY;
+	bool old_table = true;
 	int rc;
 
 	for (size_t j = 0; j < phnum; j++) {
@@ -667,50 +787,39 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	if (phnum >= max_phdrs)
 		return refuse(s, "its %zu program headers leave no room for "
 			      "more", phnum);
-	if (phnum + ncut > max_phdrs) {
-		qsort(cut, ncut, sizeof(*cut), by_size_desc);
-		ncut = max_phdrs - phnum;
-	}
+	largest_cuts(cut, &ncut, max_phdrs - phnum);
 	qsort(cut, ncut, sizeof(*cut), by_from);
-	/* The table goes before the first cut, in the freed bytes, where a
-	 * kernel before 5.18 looks: first PT_LOAD's vaddr - offset plus
-	 * e_phoff.  When it does not fit there with every cut, the smaller
-	 * cuts after the first give way; when it does not fit with one, the
-	 * first cut does. */
-	for (;;) {
-		uint64_t room = 0;
-
-		if (!ncut)
-			return refuse(s, "no freed range has room for the "
-				      "grown program header table");
-		if (ph[cut[0].seg].vaddr - ph[cut[0].seg].offset != bias)
-			return refuse(s, "the first freed range is not where "
-				      "old kernels would find program headers");
-		at = (cut[0].hole + 7) & ~(uint64_t)7;
-		if (cut[0].to >= at + page)
-			room = (cut[0].to - page - at) / PHDR_LEN;
-		if (room < phnum + 1) {
-			memmove(cut, cut + 1, --ncut * sizeof(*cut));
-			continue;
-		}
-		if (phnum + ncut > room) {
-			qsort(cut + 1, ncut - 1, sizeof(*cut), by_size_desc);
-			ncut = room - phnum;
-			qsort(cut, ncut, sizeof(*cut), by_from);
-		}
-		phsize = (phnum + ncut) * PHDR_LEN;
-		if (at + phsize > cut[0].from)
-			cut[0].from = (at + phsize + page - 1) / page * page;
-		break;
+	/* After the ELF header when there is room for every cut there, or
+	 * when asked for; else in the first cut. */
+	room = ehdr_room(s, sc, ph, phnum, first, bias, cut, ncut);
+	if (room >= phnum + ncut || place == ELF_SHRINK_AFTER_EHDR) {
+		if (room <= phnum)
+			return s->why[0] ? 0 : refuse(s, "no room after the ELF "
+				"header for more program headers, where GNU "
+				"strip puts them");
+		largest_cuts(cut, &ncut, room - phnum);
+		at = EHDR_LEN;
+	} else {
+		s->why[0] = 0;
+		rc = in_first_cut(s, sc, ph, phnum, page, bias, cut, &ncut,
+				  &at);
+		if (rc <= 0)
+			return rc;
 	}
-	rc = clear_range(s, sc, ph, phnum, cut[0].seg, at, at + phsize);
+	phsize = (phnum + ncut) * PHDR_LEN;
+	/* (The room after the ELF header ehdr_room found clear.) */
+	rc = at == EHDR_LEN ? 1 : clear_range(s, sc, ph, phnum, cut[0].seg,
+					      at, at + phsize);
 	if (rc > 0)
 		rc = check_pointers(s, sc, buf, w, nw, ph, cut, ncut,
 				    (struct span){
 			at + bias, at + bias + phsize });
 	if (rc <= 0)
 		return rc;
-	if (overlaps(at, phsize, phoff, phnum * PHDR_LEN))
+	/* The old table is zeroed, unless the new one is written over it. */
+	if (at == phoff)
+		old_table = false;
+	else if (overlaps(at, phsize, phoff, phnum * PHDR_LEN))
 		return refuse(s, "its program headers lie in a freed range");
 	for (size_t c = 0; c < ncut; c++) {
 		s->cut += cut[c].to - cut[c].from;
@@ -737,7 +846,13 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	free(nph);
 	if (rc <= 0)
 		return rc;
-	rc = new_shdrs(s, sc, buf, shoff, shnum, cut, ncut, at);
+	/* A table a shrink put in freed bytes before had its header last:
+	 * it goes (the old table is zeros), a new one comes if need be. */
+	if (covers_table(buf, shoff, shnum, phoff, phnum))
+		shnum--;
+	rc = new_shdrs(s, sc, buf, shoff, shnum, cut, ncut, at,
+		       at == EHDR_LEN ? (struct span){ 0, 0 } :
+		       (struct span){ at + bias, at + bias + phsize });
 	if (rc > 0)
 		rc = fix_symbols(s, sc, buf, shnum);
 	if (rc <= 0)
@@ -750,8 +865,10 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	s->cuts = ncut;
 	s->extra_phdrs = ncut;
 	s->size_after += s->extra_shdrs * SHDR_LEN;
+	s->size_after -= (get_le(buf + 60, 2) - shnum) * SHDR_LEN;
 	if (add_edit(s, 0, EHDR_LEN, ELF_SHRINK_BYTES, s->ehdr, EHDR_LEN) < 0 ||
-	    add_edit(s, phoff, phnum * PHDR_LEN, ELF_SHRINK_ZERO, NULL, 0) < 0 ||
+	    (old_table && add_edit(s, phoff, phnum * PHDR_LEN, ELF_SHRINK_ZERO,
+				   NULL, 0) < 0) ||
 	    add_edit(s, at, phsize, ELF_SHRINK_BYTES, s->phdrs, phsize) < 0 ||
 	    add_edit(s, shoff, len - shoff, ELF_SHRINK_BYTES, s->shdrs,
 		     (shnum + s->extra_shdrs) * SHDR_LEN) < 0)
@@ -771,7 +888,8 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 int elf_shrink_plan(const uint8_t *buf, size_t len,
 		    const struct elf_shrink_hole *hole, size_t nholes,
 		    const struct elf_shrink_word *word, size_t nwords,
-		    struct elf_shrink *s, struct err *e)
+		    enum elf_shrink_place place, struct elf_shrink *s,
+		    struct err *e)
 {
 	struct elfscan sc = { 0 };
 	struct phdr *ph = NULL;
@@ -815,7 +933,7 @@ int elf_shrink_plan(const uint8_t *buf, size_t len,
 	ph = calloc(phnum, sizeof(*ph));
 	cut = calloc(nholes ? nholes : 1, sizeof(*cut));
 	rc = ph && cut ? layout(s, buf, len, &sc, hole, nholes, word, nwords,
-				ph, cut) : -1;
+				place, ph, cut) : -1;
 	free(ph);
 	free(cut);
 	elfscan_free(&sc);

@@ -8,12 +8,11 @@
  * it: the pages of the cut stay unmapped (nothing reads a container past
  * its size), and everything after it in the file moves down by
  * to - from, a multiple of every p_align, so p_offset stays congruent to
- * p_vaddr.  The grown program header table goes into the freed bytes
- * before the first cut, where old kernels look for it (load address +
- * e_phoff); a section split by cuts keeps its header for the first
- * piece and gets one more header, of its name, at the end of the table
- * for each further piece (and a symbol in such a piece gets that header's
- * index as its st_shndx).
+ * p_vaddr.  The grown program header table goes where place says (enum
+ * elf_shrink_place); a section split by cuts keeps its header for the
+ * first piece and gets one more header, of its name, at the end of the
+ * table for each further piece (and a symbol in such a piece gets that
+ * header's index as its st_shndx).
  *
  * Where any rule the cut relies on does not hold the file is not
  * shrunk, and why says why in a few words. */
@@ -64,6 +63,20 @@ struct elf_shrink {
 	char why[160];			/* when not shrunk */
 };
 
+/* Where the grown program header table goes. */
+enum elf_shrink_place {
+	/* Right after the ELF header, in the room the linker left there:
+	 * where GNU strip and objcopy put it back and eu-strip keeps it, so
+	 * the file stays loadable when they rewrite it.  As many cuts as
+	 * that room has headers for. */
+	ELF_SHRINK_AFTER_EHDR,
+	/* Also in the freed bytes before the first cut, when the room after
+	 * the ELF header is short: every cut, but GNU strip and objcopy
+	 * break the file (eu-strip keeps it: a nameless section header,
+	 * last, covers the table; llvm-strip keeps it). */
+	ELF_SHRINK_IN_CUT,
+};
+
 /* The new layout of the file in buf, the holes (in offset order, disjoint)
  * cut out where they may be, the words (in offset order, disjoint) as the
  * caller rewrites them: 1 with the edits in *s, 0 when the layout stays
@@ -71,7 +84,8 @@ struct elf_shrink {
 int elf_shrink_plan(const uint8_t *buf, size_t len,
 		    const struct elf_shrink_hole *hole, size_t nholes,
 		    const struct elf_shrink_word *word, size_t nwords,
-		    struct elf_shrink *s, struct err *e);
+		    enum elf_shrink_place place, struct elf_shrink *s,
+		    struct err *e);
 void elf_shrink_free(struct elf_shrink *s);
 
 #endif

@@ -431,7 +431,7 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 			plan->size_after -= freed;
 	}
 	if (!plan->nmember && !plan->ndrop && !plan->nadd && !o->keep_layout &&
-	    prune_plan_shrink(buf, len, plan, e) < 0) {
+	    prune_plan_shrink(buf, len, plan, o, e) < 0) {
 		prune_plan_free(plan);
 		return -1;
 	}

@@ -55,6 +55,9 @@ struct prune_opts {
 	void *ctx;
 	int level;		/* compression level of recompressed CCOBs */
 	bool keep_layout;	/* a linked file's freed bytes stay, zero */
+	/* Cut them out even where GNU strip or eu-strip would break the
+	 * file (elf_shrink.h ELF_SHRINK_IN_CUT). */
+	bool always_shrink;
 	struct ccob_limits limits;
 	/* Only decide (keep() and seen() see every entry): CCOBs are not
 	 * compressed again, and the plan is not for writing. */

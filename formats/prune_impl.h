@@ -60,7 +60,7 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 /* A linked file's freed pages cut out, where elf_shrink finds it safe;
  * else plan->shrink.why says why not (prune_shrink.c). */
 int prune_plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
-		      struct err *e);
+		      const struct prune_opts *o, struct err *e);
 
 /* A text bundle (i ii cui hipi d ll s), as LLVM's bundler writes it: the
  * comment its first START line uses, or NULL (cap: room for it). */

@@ -123,7 +123,7 @@ static void drop_trim_patches(struct prune_plan *plan)
 /* A linked file's freed pages cut out, where elf_shrink finds it safe;
  * else plan->shrink.why says why not. */
 int prune_plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
-		      struct err *e)
+		      const struct prune_opts *o, struct err *e)
 {
 	struct elf_shrink *sh = &plan->shrink;
 	struct elf_shrink_hole *hole;
@@ -145,7 +145,10 @@ int prune_plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 		snprintf(sh->why, sizeof(sh->why), "%s", plan->unpacked ?
 			 plan->unpacked : "no freed range to cut out");
 	else if (rc == 0 && (rc = plan_words(plan, &word, &nwords, e)) == 0)
-		rc = elf_shrink_plan(buf, len, hole, n, word, nwords, sh, e);
+		rc = elf_shrink_plan(buf, len, hole, n, word, nwords,
+				     o->always_shrink ? ELF_SHRINK_IN_CUT
+						      : ELF_SHRINK_AFTER_EHDR,
+				     sh, e);
 	free(hole);
 	free(word);
 	if (rc <= 0)

@@ -5,7 +5,8 @@
  * smaller (formats/elf_shrink.c) has its edits in order inside the file,
  * cuts of whole pages, and the file written is as long as planned, its
  * PT_LOADs inside it, in address order, not overlapping.  Limits are
- * small: at most 1 MiB inflated, 64 times the compressed bytes.
+ * small: at most 1 MiB inflated, 64 times the compressed bytes.  An ELF
+ * file's last e_ident padding byte (15), odd, asks for --always-shrink.
  * libFuzzer: -max_len=65536
  */
 #include <string.h>
@@ -53,6 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct prune_opts o = {
 		.keep = every_other, .ctx = &n, .level = 1,
 		.limits = { .max_ratio = 64, .max_size = 1u << 20 },
+		/* Both placements of a grown program header table. */
+		.always_shrink = size > 15 && (data[15] & 1),
 	};
 	struct prune_plan plan;
 	struct io_in in = { .data = data, .len = size, .fd = -1 };

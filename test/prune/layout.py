@@ -7,7 +7,8 @@ as a loader sees it.  Prints "same memory" or each difference found.
   flags, address, link, info and entry size; the same size too, unless it
   is split: then the headers of its name that SHRUNK appends at the end of
   its table cover pieces of it, and whatever of it no header covers is
-  zeros in FLOOR.
+  zeros in FLOOR; a last nameless header may cover SHRUNK's program
+  headers.
 - Every address FLOOR's PT_LOADs map is mapped by SHRUNK with the same
   flags (less PF_X where no executable section is) and the same bytes, or
   lies in a split section or in no section (a packed .llvm.offloading's
@@ -60,6 +61,11 @@ def main():
             split[i] = [(c[3], c[5])]
     for j in range(nf, len(S["sh"])):
         c = S["sh"][j]
+        # The nameless header last that covers SHRUNK's program headers
+        # when they are in freed bytes (kept so by eu-strip).
+        if j == len(S["sh"]) - 1 and not S["name"](j) and c[1:3] == (1, 2) and \
+                [(c[3], c[3] + c[5])] == phdr_span(S):
+            continue
         owner = [i for i in split if S["name"](i) == S["name"](j) and F["sh"][i][3] <= c[3]
                  and c[3] + c[5] <= F["sh"][i][3] + F["sh"][i][5]]
         if not owner:

@@ -1,7 +1,8 @@
 #!/bin/sh
 # shrunk.sh FILE KEEP DROPPED [LOADER [SED]]: prune FILE (a linked program,
-# or a library LOADER dlopens) to KEEP, once shrunk and once with --keep-layout
-# (the floor), and print, a line each, what holds (test/shrink.test wants
+# or a library LOADER dlopens) to KEEP, once shrunk (--always-shrink: every
+# cut, wherever the program headers go) and once with --keep-layout (the
+# floor), and print, a line each, what holds (test/shrink.test wants
 # all seven lines):
 #   the file is smaller, by what the summary says;
 #   as a loader sees them, the shrunk file is the floor (layout.py);
@@ -17,7 +18,7 @@
 f=$1 keep=$2 drop=$3 loader=${4:-} edit=${5:-}
 layout="python3 $(dirname "$0")/layout.py"
 $loader ./"$f" > "before.$f" || echo "$f does not run"
-sum=$(offload prune --keep "$keep" "$f" -o "s.$f") || echo "prune failed"
+sum=$(offload prune --always-shrink --keep "$keep" "$f" -o "s.$f") || echo "prune failed"
 offload prune --keep-layout --keep "$keep" "$f" -o "f.$f" >/dev/null
 size=$(echo "$sum" | sed -n 's/.*-> \([0-9]*\) bytes.*/\1/p')
 if [ "$(stat -c %s "s.$f")" = "$size" ] && [ "$size" -lt "$(stat -c %s "$f")" ]; then
@@ -45,5 +46,5 @@ offload extract -o "x.$f" -t "$keep" "$f" && offload extract -o "y.$f" -t "$keep
 	(cd "y.$f" && sha256sum -- * | sed "s/  [^ ]*\.[0-9]*\./ /" | sort) > "yl.$f" &&
 	cmp -s "xl.$f" "yl.$f" && [ -s "xl.$f" ] &&
 	echo "extract gives the same bytes"
-offload prune --keep "$keep" "s.$f" -o "t.$f" >/dev/null && cmp -s "s.$f" "t.$f" &&
+offload prune --always-shrink --keep "$keep" "s.$f" -o "t.$f" >/dev/null && cmp -s "s.$f" "t.$f" &&
 	echo "pruned again: the same"

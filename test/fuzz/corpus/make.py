@@ -147,6 +147,11 @@ def main():
         for name in ("rdc.o", "lib.a", "pkg.bin", "omp.o", "cu-rdc.o", "app",
                      "ompbig"):
             write(name, "prune", read(os.path.join(inspect, name)))
+        # app-always-shrink: the same, e_ident[15] odd asks the target for
+        # --always-shrink (the table in freed bytes).
+        app = bytearray(read(os.path.join(inspect, "app")))
+        app[15] = 1
+        write("app-always-shrink", "prune", bytes(app))
         ex = os.path.join(TOP, "examples", "vector_add")
         write("text.ll", "prune", bundle(
             tmp, "ll", [os.path.join(ex, f + ".ll")
