@@ -66,15 +66,7 @@ void ls_drop_unselected(struct rows *rs)
 		if ((r->n.kind != INSPECT_SECTION &&
 		     r->n.kind != INSPECT_CONTAINER) || ls_has_children(rs, i))
 			continue;
-		free(r->strings);
-		free(r->why);
-		free(r->kernels_why);
-		if (r->text)
-			free(r->text->buf);
-		free(r->text);
-		if (r->kernels)
-			kernels_free(r->kernels);
-		free(r->kernels);
+		ls_row_free(r);
 		memmove(r, r + 1, (rs->n - i - 1) * sizeof(*r));
 		rs->n--;
 	}
