@@ -132,9 +132,10 @@ static int read_header(struct elfscan *s, Elf *elf, size_t len, size_t *n,
 	return 0;
 }
 
-/* Every section header, each section's bytes inside the file. */
+/* Every section header, each section's bytes inside the file (only the
+ * name table's when names_only: the caller checks the others). */
 static int read_sections(struct elfscan *s, Elf *elf, size_t len,
-			 struct err *e)
+			 bool names_only, struct err *e)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		struct elfscan_section *sec = &s->sec[i];
@@ -152,6 +153,7 @@ static int read_sections(struct elfscan *s, Elf *elf, size_t len,
 			.name = "", .name_len = 0,
 		};
 		if (i && sh.sh_type != SHT_NOBITS &&
+		    (!names_only || i == s->shstrndx) &&
 		    (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset))
 			return err_set(e, "section %zu runs past the end of the "
 				       "file (offset %llu, size %llu, file %zu "
@@ -185,8 +187,8 @@ static int name_sections(struct elfscan *s, Elf *elf, const uint8_t *buf,
 	return 0;
 }
 
-int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
-		 struct err *e)
+static int scan(struct elfscan *s, const uint8_t *buf, size_t len,
+		bool names_only, struct err *e)
 {
 	size_t n;
 	Elf *elf;
@@ -205,7 +207,7 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 		goto out;
 	}
 	s->n = n;
-	if (read_sections(s, elf, len, e) < 0 ||
+	if (read_sections(s, elf, len, names_only, e) < 0 ||
 	    name_sections(s, elf, buf, e) < 0)
 		goto out;
 	rc = 0;
@@ -214,6 +216,18 @@ out:
 	if (rc < 0)
 		elfscan_free(s);
 	return rc;
+}
+
+int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
+		 struct err *e)
+{
+	return scan(s, buf, len, false, e);
+}
+
+int elfscan_open_names(struct elfscan *s, const uint8_t *buf, size_t len,
+		       struct err *e)
+{
+	return scan(s, buf, len, true, e);
 }
 
 void elfscan_free(struct elfscan *s)

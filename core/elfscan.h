@@ -49,6 +49,12 @@ bool elfscan_is_elf(const uint8_t *buf, size_t len);
  * outside buf. */
 int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 		 struct err *e);
+/* As elfscan_open, but only the section name table's bytes must lie in
+ * the file: LLVM's bundler lists an object's bundle sections by name and
+ * reads a section's bytes only when it takes them out, so the caller
+ * checks each section's bounds before it reads them. */
+int elfscan_open_names(struct elfscan *s, const uint8_t *buf, size_t len,
+		       struct err *e);
 void elfscan_free(struct elfscan *s);
 /* The bytes of section i (empty for SHT_NOBITS); checked by elfscan_open. */
 const uint8_t *elfscan_bytes(const struct elfscan *s, const uint8_t *buf,

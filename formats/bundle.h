@@ -124,6 +124,6 @@ int bundle_content_text(struct bundle_reader *r, uint64_t *off, uint64_t *size,
 void bundle_skip_text(struct bundle_reader *r);
 int bundle_next_object(struct bundle_reader *r, struct bundle_entry *ent);
 int bundle_content_object(const struct bundle_reader *r, uint64_t *off,
-			  uint64_t *size);
+			  uint64_t *size, struct err *e);
 
 #endif

@@ -56,8 +56,8 @@ static int open_coff(struct bundle_reader *r, const uint8_t *buf, size_t len,
 	uint16_t machine;
 	bool bigobj;
 
-	if (coff_sections(buf, len, is_entry_section, add_coff_entry, r,
-			  &machine, &bigobj, e) < 0) {
+	if (coff_section_names(buf, len, is_entry_section, add_coff_entry, r,
+			       &machine, &bigobj, e) < 0) {
 		/* LLVM's bundler walks every section by name: a name that
 		 * does not resolve fails it in its own words. */
 		const char *why = coff_llvm_name_error(buf, len);
@@ -83,7 +83,7 @@ int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
 		return open_coff(r, buf, len, e);
 	if (!elfscan_is_elf(buf, len))
 		return 0;
-	if (elfscan_open(&s, buf, len, e) < 0)
+	if (elfscan_open_names(&s, buf, len, e) < 0)
 		return -1;
 	r->ids = calloc(s.n, sizeof(*r->ids));
 	r->id_len = calloc(s.n, sizeof(*r->id_len));
@@ -120,11 +120,16 @@ int bundle_next_object(struct bundle_reader *r, struct bundle_entry *ent)
 	return 1;
 }
 
+/* Sections were listed by name (bundle_open_object): their bytes are
+ * checked here, when they are read, in LLVM's words. */
 int bundle_content_object(const struct bundle_reader *r, uint64_t *off,
-			  uint64_t *size)
+			  uint64_t *size, struct err *e)
 {
 	*off = r->off[r->cur - 1];
 	*size = r->size[r->cur - 1];
+	if (*off > r->len || *size > r->len - *off)
+		return err_llvm(e, ERR_TRUNCATED, "The end of the file was "
+				"unexpectedly encountered");
 	return 0;
 }
 

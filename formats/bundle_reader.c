@@ -15,7 +15,7 @@ int bundle_content(struct bundle_reader *r, uint64_t *off, uint64_t *size,
 	if (r->text)
 		return bundle_content_text(r, off, size, e);
 	if (r->object)
-		return bundle_content_object(r, off, size);
+		return bundle_content_object(r, off, size, e);
 	return bundle_content_binary(r, off, size, e);
 }
 

@@ -154,9 +154,9 @@ int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
 	return 0;
 }
 
-int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
-		  coff_section_fn *each, void *ctx, uint16_t *machine,
-		  bool *bigobj, struct err *e)
+static int walk_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
+			 coff_section_fn *each, void *ctx, bool check_bytes,
+			 uint16_t *machine, bool *bigobj, struct err *e)
 {
 	struct coff_header h;
 	uint64_t nsec, table, strtab_at, strtab_size;
@@ -201,7 +201,7 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		 * the section holds is its virtual size, as LLVM reads it. */
 		if (h.image && get_le(s + 8, 4) < size)
 			size = get_le(s + 8, 4);
-		if (at > len || size > len - at)
+		if (check_bytes && (at > len || size > len - at))
 			return err_set(e, "COFF section %llu '%.*s' (offset %llu, "
 				       "size %llu) runs past the end of the file",
 				       (unsigned long long)i + 1, (int)name_len,
@@ -214,6 +214,22 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 			return -1;
 	}
 	return 0;
+}
+
+int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
+		  coff_section_fn *each, void *ctx, uint16_t *machine,
+		  bool *bigobj, struct err *e)
+{
+	return walk_sections(buf, len, want, each, ctx, true, machine, bigobj,
+			     e);
+}
+
+int coff_section_names(const uint8_t *buf, size_t len, coff_want_fn *want,
+		       coff_section_fn *each, void *ctx, uint16_t *machine,
+		       bool *bigobj, struct err *e)
+{
+	return walk_sections(buf, len, want, each, ctx, false, machine, bigobj,
+			     e);
 }
 
 const char *coff_llvm_name_error(const uint8_t *buf, size_t len)

@@ -62,6 +62,13 @@ int coff_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		  coff_section_fn *each, void *ctx, uint16_t *machine,
 		  bool *bigobj, struct err *e);
 
+/* As coff_sections, but the wanted sections' bytes are not checked: the
+ * caller checks each's offset and size before it reads them (LLVM's
+ * bundler lists bundle sections by name alone). */
+int coff_section_names(const uint8_t *buf, size_t len, coff_want_fn *want,
+		       coff_section_fn *each, void *ctx, uint16_t *machine,
+		       bool *bigobj, struct err *e);
+
 /* Why LLVM cannot name a section of this COFF file, in its words ("invalid
  * section name", "string table empty", ...), or NULL when it can. */
 const char *coff_llvm_name_error(const uint8_t *buf, size_t len);

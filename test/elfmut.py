@@ -81,7 +81,8 @@ def mutate(data, rng):
 
 
 def edit(data, op, a, b):
-    """One named edit: ("align"|"entsize"|"type"|"link", section name,
+    """One named edit: ("align"|"entsize"|"type"|"link"|"offset"|"size",
+    section name,
     value), ("swap", symbol i, symbol j) or ("relsym", relocation section
     name, symbol index written into its first entry)."""
     lay = _layout(data)
@@ -111,13 +112,15 @@ def edit(data, op, a, b):
         at = strsec[5] + s[1]
         if d[at:d.index(b"\0", at)].decode() != a:
             continue
-        s[{"entsize": 10, "align": 9, "type": 2, "link": 7}[op]] = int(b, 0)
+        s[{"entsize": 10, "align": 9, "type": 2, "link": 7, "offset": 5,
+           "size": 6}[op]] = int(b, 0)
         struct.pack_into(fmt, d, s[0], *s[1:])
     return bytes(d)
 
 
 if __name__ == "__main__":
-    # elfmut.py IN OUT OP A B: OP align|entsize|type|link SECTION VALUE,
+    # elfmut.py IN OUT OP A B: OP align|entsize|type|link|offset|size
+    # SECTION VALUE,
     # swap I J, relsym SECTION INDEX;
     import sys
     # or: elfmut.py IN OUT random SEED (one mutation chosen by SEED)
