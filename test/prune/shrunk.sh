@@ -35,8 +35,10 @@ if [ -z "$loader" ]; then
 else
 	echo "the same through ld.so"
 fi
-eu-elflint --gnu-ld "f.$f" > "lint.f.$f" 2>&1
-eu-elflint --gnu-ld "s.$f" > "lint.s.$f" 2>&1
+# Program headers added by the shrink renumber those after them: what
+# eu-elflint says is compared with the entries unnumbered.
+eu-elflint --gnu-ld "f.$f" 2>&1 | sed 's/program header entry [0-9]*/program header entry N/' > "lint.f.$f"
+eu-elflint --gnu-ld "s.$f" 2>&1 | sed 's/program header entry [0-9]*/program header entry N/' > "lint.s.$f"
 cmp -s "lint.f.$f" "lint.s.$f" && echo "eu-elflint as for the floor"
 rm -rf "x.$f" "y.$f" && mkdir "x.$f" "y.$f"
 # Each file's hash and name but the input's name and the entry's index
