@@ -409,7 +409,7 @@ int ccob_main(int argc, char **argv)
 			i++;
 		}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "zdlo:cfqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":zdlo:cfqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'z': o.mode = COMPRESS; break;
 		case 'd': o.mode = DECOMPRESS; break;
@@ -453,10 +453,7 @@ int ccob_main(int argc, char **argv)
 			printf("offload ccob %s\n", OFFLOAD_VERSION);
 			return 0;
 		default:
-			if (optopt && optopt < 256)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown or incomplete option '%s'",
-					   argv[optind - 1]);
+			return applet_option_error("ccob", c, argv, longopts);
 		}
 	}
 	nfiles = argc - optind;
