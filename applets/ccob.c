@@ -249,6 +249,8 @@ static int list_row(void *ctx, size_t off, const struct ccob_header *h,
 {
 	uint64_t comp = used - h->header_size;
 
+	/* The progress line of this CCOB goes before its row is printed. */
+	progress_end();
 	printf("%10zu %4u  %-6s %12llu %13llu %7.2f%%  0x%016llx  %-5s  %s\n",
 	       off, h->version, h->method == CCOB_ZSTD ? "zstd" : "zlib",
 	       (unsigned long long)comp, (unsigned long long)h->raw_size,
@@ -328,12 +330,16 @@ static int run_one(const struct options *o, const char *in_name)
 	    ccob_skip_padding(in.data, in.len, 0) < in.len &&
 	    !ccob_is(in.data + ccob_skip_padding(in.data, in.len, 0),
 		     in.len - ccob_skip_padding(in.data, in.len, 0))) {
+		progress_name(in_name);
 		rc = list_inside(o, in_name, &in);
+		progress_end();
 	} else if (o->mode == LIST) {
 		struct sink none = { 0 };
 
+		progress_name(in_name);
 		rc = each_ccob(o, in_name, &in, &none, list_row,
 			       (void *)in_name);
+		progress_end();
 	} else if (!(name = output_name(o, in_name))) {
 		rc = fail("cannot decompress", in_name,
 			  "no .ccob suffix to remove (use -o or -c)");
