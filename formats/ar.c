@@ -348,6 +348,22 @@ static int step(struct ar_reader *r, const struct hdr *h, size_t *at,
 	return *at < r->len;
 }
 
+/* Step past the special member h at *at, noting where its data is, and
+ * read the header after it into h: 1, or 0 at the end of the archive, -1
+ * on error. */
+static int past_special(struct ar_reader *r, struct hdr *h, size_t *at,
+			size_t *off, size_t *len, struct err *e)
+{
+	int more = step(r, h, at, e);
+
+	if (more < 0)
+		return -1;
+	special(h, off, len);
+	if (!more)
+		return 0;
+	return read_header(r, *at, h, e) < 0 ? -1 : 1;
+}
+
 /* A BSD symbol table member h at at: where it is, and the first member
  * after it. */
 static int bsd_symtab(struct ar_reader *r, const struct hdr *h, size_t at,
@@ -403,22 +419,13 @@ static int open_coff(struct ar_reader *r, struct hdr *h, size_t at,
 	int more;
 
 	r->kind = AR_COFF;
-	if ((more = step(r, h, &at, e)) < 0)
-		return -1;
-	special(h, &r->symtab_off, &r->symtab_len);
-	if (!more)
-		return 0;
-	if (read_header(r, at, h, e) < 0)
-		return -1;
-	if (is(h->raw, h->raw_len, "//")) {
-		if ((more = step(r, h, &at, e)) < 0)
-			return -1;
-		special(h, &r->strtab_off, &r->strtab_len);
-		if (!more)
-			return 0;
-		if (read_header(r, at, h, e) < 0)
-			return -1;
-	}
+	more = past_special(r, h, &at, &r->symtab_off, &r->symtab_len, e);
+	if (more <= 0)
+		return more;
+	if (is(h->raw, h->raw_len, "//") &&
+	    (more = past_special(r, h, &at, &r->strtab_off, &r->strtab_len,
+				 e)) <= 0)
+		return more;
 	if (is(h->raw, h->raw_len, "/<ECSYMBOLS>/")) {
 		if ((more = step(r, h, &at, e)) < 0)
 			return -1;
@@ -460,15 +467,10 @@ int ar_open(struct ar_reader *r, const uint8_t *buf, size_t len,
 		return more < 0 ? -1 : 0;
 
 	has64 = is(h.raw, h.raw_len, "/SYM64/");
-	if (has64 || is(h.raw, h.raw_len, "/")) {
-		if ((more = step(r, &h, &at, e)) < 0)
-			return -1;
-		special(&h, &r->symtab_off, &r->symtab_len);
-		if (!more)
-			return 0;
-		if (read_header(r, at, &h, e) < 0)
-			return -1;
-	}
+	if ((has64 || is(h.raw, h.raw_len, "/")) &&
+	    (more = past_special(r, &h, &at, &r->symtab_off, &r->symtab_len,
+				 e)) <= 0)
+		return more;
 	if (is(h.raw, h.raw_len, "//")) {
 		r->kind = has64 ? AR_GNU64 : AR_GNU;
 		if ((more = step(r, &h, &at, e)) < 0)
