@@ -249,6 +249,8 @@ static int list_row(void *ctx, size_t off, const struct ccob_header *h,
 {
 	uint64_t comp = used - h->header_size;
 
+	/* The progress line of this CCOB goes before its row is printed. */
+	progress_end();
 	printf("%10zu %4u  %-6s %12llu %13llu %7.2f%%  0x%016llx  %-5s  %s\n",
 	       off, h->version, h->method == CCOB_ZSTD ? "zstd" : "zlib",
 	       (unsigned long long)comp, (unsigned long long)h->raw_size,
@@ -328,12 +330,16 @@ static int run_one(const struct options *o, const char *in_name)
 	    ccob_skip_padding(in.data, in.len, 0) < in.len &&
 	    !ccob_is(in.data + ccob_skip_padding(in.data, in.len, 0),
 		     in.len - ccob_skip_padding(in.data, in.len, 0))) {
+		progress_name(in_name);
 		rc = list_inside(o, in_name, &in);
+		progress_end();
 	} else if (o->mode == LIST) {
 		struct sink none = { 0 };
 
+		progress_name(in_name);
 		rc = each_ccob(o, in_name, &in, &none, list_row,
 			       (void *)in_name);
+		progress_end();
 	} else if (!(name = output_name(o, in_name))) {
 		rc = fail("cannot decompress", in_name,
 			  "no .ccob suffix to remove (use -o or -c)");
@@ -364,52 +370,117 @@ static bool parse_number(const char *s, long long min, long long max,
 	return true;
 }
 
+enum { OPT_METHOD = 256, OPT_FORMAT, OPT_MAX_SIZE, OPT_MAX_RATIO };
+
+static const struct option longopts[] = {
+	{ "compress", no_argument, NULL, 'z' },
+	{ "decompress", no_argument, NULL, 'd' },
+	{ "list", no_argument, NULL, 'l' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "stdout", no_argument, NULL, 'c' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "level", required_argument, NULL, 'L' },
+	{ "method", required_argument, NULL, OPT_METHOD },
+	{ "format-version", required_argument, NULL, OPT_FORMAT },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* -19, -3: a level, as in zstd and gzip; taken out of argv before getopt
+ * sees it. */
+static void take_levels(int *argc, char **argv, struct options *o)
+{
+	long long n;
+
+	for (int i = 1; i < *argc && strcmp(argv[i], "--");)
+		if (argv[i][0] == '-' && argv[i][1] >= '0' && argv[i][1] <= '9' &&
+		    parse_number(argv[i] + 1, 0, 22, &n)) {
+			o->level = (int)n;
+			o->level_set = true;
+			memmove(&argv[i], &argv[i + 1],
+				(size_t)(*argc - i) * sizeof(*argv));
+			(*argc)--;
+		} else {
+			i++;
+		}
+}
+
+/* An option with a value: 0, or the usage error's status. */
+static int set_value(struct options *o, int c, const char *arg)
+{
+	long long n;
+
+	switch (c) {
+	case 'L':
+		if (!parse_number(arg, -131072, 22, &n))
+			return usage_error("invalid level '%s'", arg);
+		o->level = (int)n;
+		o->level_set = true;
+		return 0;
+	case OPT_METHOD:
+		if (!strcmp(arg, "zstd"))
+			o->method = CCOB_ZSTD;
+		else if (!strcmp(arg, "zlib"))
+			o->method = CCOB_ZLIB;
+		else
+			return usage_error("unknown method '%s' (zstd or "
+					   "zlib)", arg);
+		return 0;
+	case OPT_FORMAT:
+		if (!parse_number(arg, 1, 3, &n))
+			return usage_error("invalid format version '%s' "
+					   "(1, 2 or 3)", arg);
+		o->version = (unsigned)n;
+		return 0;
+	default:		/* OPT_MAX_SIZE, OPT_MAX_RATIO */
+		if (!parse_number(arg, 1, INT64_MAX, &n))
+			return usage_error("invalid number '%s'", arg);
+		*(c == OPT_MAX_SIZE ? &o->limits.max_size
+				    : &o->limits.max_ratio) = (uint64_t)n;
+		return 0;
+	}
+}
+
+/* The nfiles inputs at files (standard input when none), after the
+ * header of a listing. */
+static int run_all(struct options *o, int nfiles, char **files)
+{
+	int rc = 0;
+
+	progress_init("ccob", o->quiet);
+	if (progress_on())
+		o->limits.progress = progress_show;
+	if (o->mode == LIST)
+		printf("%10s %4s  %-6s %12s %13s %8s  %-18s  %-5s  %s\n", "Offset",
+		       "Ver", "Method", "Compressed", "Uncompressed", "Ratio",
+		       "Hash", "Check", "File");
+	if (!nfiles)
+		return run_one(o, "-");
+	for (int i = 0; i < nfiles; i++)
+		rc |= run_one(o, files[i]);
+	return rc;
+}
+
 int ccob_main(int argc, char **argv)
 {
-	enum { OPT_METHOD = 256, OPT_FORMAT, OPT_MAX_SIZE, OPT_MAX_RATIO };
-	static const struct option longopts[] = {
-		{ "compress", no_argument, NULL, 'z' },
-		{ "decompress", no_argument, NULL, 'd' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "stdout", no_argument, NULL, 'c' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "level", required_argument, NULL, 'L' },
-		{ "method", required_argument, NULL, OPT_METHOD },
-		{ "format-version", required_argument, NULL, OPT_FORMAT },
-		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-		{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct options o = {
 		.mode = COMPRESS, .method = CCOB_ZSTD, .version = 3,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
 	struct err e;
-	long long n;
-	int c, rc = 0, nfiles;
+	int c, rc, nfiles;
 
 	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.limits.max_size, &e) < 0 ||
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.limits.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
-	/* -19, -3: a level, as in zstd and gzip; taken out before getopt. */
-	for (int i = 1; i < argc && strcmp(argv[i], "--");)
-		if (argv[i][0] == '-' && argv[i][1] >= '0' && argv[i][1] <= '9' &&
-		    parse_number(argv[i] + 1, 0, 22, &n)) {
-			o.level = (int)n;
-			o.level_set = true;
-			memmove(&argv[i], &argv[i + 1],
-				(size_t)(argc - i) * sizeof(*argv));
-			argc--;
-		} else {
-			i++;
-		}
+	take_levels(&argc, argv, &o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "zdlo:cfqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":zdlo:cfqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'z': o.mode = COMPRESS; break;
 		case 'd': o.mode = DECOMPRESS; break;
@@ -419,32 +490,12 @@ int ccob_main(int argc, char **argv)
 		case 'f': break;	/* outputs are always replaced */
 		case 'q': o.quiet = true; break;
 		case 'L':
-			if (!parse_number(optarg, -131072, 22, &n))
-				return usage_error("invalid level '%s'", optarg);
-			o.level = (int)n;
-			o.level_set = true;
-			break;
 		case OPT_METHOD:
-			if (!strcmp(optarg, "zstd"))
-				o.method = CCOB_ZSTD;
-			else if (!strcmp(optarg, "zlib"))
-				o.method = CCOB_ZLIB;
-			else
-				return usage_error("unknown method '%s' (zstd or "
-						   "zlib)", optarg);
-			break;
 		case OPT_FORMAT:
-			if (!parse_number(optarg, 1, 3, &n))
-				return usage_error("invalid format version '%s' "
-						   "(1, 2 or 3)", optarg);
-			o.version = (unsigned)n;
-			break;
 		case OPT_MAX_SIZE:
 		case OPT_MAX_RATIO:
-			if (!parse_number(optarg, 1, INT64_MAX, &n))
-				return usage_error("invalid number '%s'", optarg);
-			*(c == OPT_MAX_SIZE ? &o.limits.max_size
-					    : &o.limits.max_ratio) = (uint64_t)n;
+			if ((rc = set_value(&o, c, optarg)))
+				return rc;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -453,10 +504,7 @@ int ccob_main(int argc, char **argv)
 			printf("offload ccob %s\n", OFFLOAD_VERSION);
 			return 0;
 		default:
-			if (optopt && optopt < 256)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown or incomplete option '%s'",
-					   argv[optind - 1]);
+			return applet_option_error("ccob", c, argv, longopts);
 		}
 	}
 	nfiles = argc - optind;
@@ -465,16 +513,5 @@ int ccob_main(int argc, char **argv)
 	if (o.level_set && o.method == CCOB_ZLIB &&
 	    (o.level < -1 || o.level > 9))
 		return usage_error("zlib levels run from 0 to 9");
-	progress_init("ccob", o.quiet);
-	if (progress_on())
-		o.limits.progress = progress_show;
-	if (o.mode == LIST)
-		printf("%10s %4s  %-6s %12s %13s %8s  %-18s  %-5s  %s\n", "Offset",
-		       "Ver", "Method", "Compressed", "Uncompressed", "Ratio",
-		       "Hash", "Check", "File");
-	if (!nfiles)
-		return run_one(&o, "-");
-	for (int i = optind; i < argc; i++)
-		rc |= run_one(&o, argv[i]);
-	return rc;
+	return run_all(&o, nfiles, argv + optind);
 }

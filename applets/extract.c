@@ -640,7 +640,7 @@ int extract_main(int argc, char **argv)
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:t:vqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:t:vqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.dir = strcmp(optarg, "-") ? optarg : NULL;
@@ -667,12 +667,7 @@ int extract_main(int argc, char **argv)
 			printf("offload extract %s\n", OFFLOAD_VERSION);
 			goto out;
 		default:
-			if (optopt && optopt < 256)
-				rc = usage_error("unknown option '-%c' or it "
-						 "needs a value", optopt);
-			else
-				rc = usage_error("unknown or incomplete option "
-						 "'%s'", argv[optind - 1]);
+			rc = applet_option_error("extract", c, argv, longopts);
 			goto out;
 		}
 	}

@@ -434,7 +434,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
 		return usage_error("%s", e.msg);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hVqt:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hVqt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
@@ -477,10 +477,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 			printf("offload ls %s\n", OFFLOAD_VERSION);
 			return 0;
 		default:
-			if (optopt && optopt < 256)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown or incomplete option '%s'",
-					   argv[optind - 1]);
+			return applet_option_error("ls", c, argv, longopts);
 		}
 	}
 	if (optind == argc)

@@ -1,4 +1,5 @@
 /* messages: our own applets' error lines; see messages.h. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -76,4 +77,56 @@ int applet_usage_error(const char *applet, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'offload %s --help'.\n", applet);
 	return 2;
+}
+
+/* The long options name starts (up to its '=') or, where exact, is. */
+static const struct option *long_match(const struct option *longopts,
+				       const char *name, size_t len,
+				       int *count)
+{
+	const struct option *found = NULL;
+
+	*count = 0;
+	for (const struct option *o = longopts; o->name; o++) {
+		if (strncmp(o->name, name, len))
+			continue;
+		if (strlen(o->name) == len) {
+			*count = 1;
+			return o;
+		}
+		found = o;
+		++*count;
+	}
+	return found;
+}
+
+int applet_option_error(const char *applet, int c, char **argv,
+			const struct option *longopts)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	size_t len = strcspn(arg, "=");
+	const struct option *o = NULL;
+	int count = 0;
+
+	/* A long option is argv[optind - 1]; a short one may be inside a
+	 * cluster getopt has not left yet: it is optopt, and a long option
+	 * before it is no match for optopt. */
+	if (!strncmp(arg, "--", 2) && len > 2)
+		o = long_match(longopts, arg + 2, len - 2, &count);
+	if (c == ':' && !strncmp(arg, "--", 2))
+		return applet_usage_error(applet, "option '%.*s' needs a value",
+					  (int)len, arg);
+	if (c == ':')
+		return applet_usage_error(applet, "option '-%c' needs a value",
+					  optopt);
+	if (optopt == 0 && count > 1)
+		return applet_usage_error(applet, "ambiguous option '%.*s'",
+					  (int)len, arg);
+	if (optopt == 0)
+		return applet_usage_error(applet, "unknown option '%.*s'",
+					  (int)len, arg);
+	if (o && count == 1 && o->val == optopt && arg[len] == '=')
+		return applet_usage_error(applet, "option '--%s' takes no "
+					  "value", o->name);
+	return applet_usage_error(applet, "unknown option '-%c'", optopt);
 }

@@ -5,6 +5,7 @@
 #ifndef APPLETS_MESSAGES_H
 #define APPLETS_MESSAGES_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -30,5 +31,12 @@ char *applet_escape(const char *s, size_t len, bool space);
 /* Returns 2. */
 int applet_usage_error(const char *applet, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The usage error for an option getopt_long refused: c is what it
+ * returned (':' for a missing value, with optstring starting with ':' and
+ * opterr 0; '?' else).  "unknown option '-z'", "unknown option '--frob'",
+ * "ambiguous option '--ke'", "option '-o' needs a value", "option
+ * '--json' takes no value".  Returns 2. */
+int applet_option_error(const char *applet, int c, char **argv,
+			const struct option *longopts);
 
 #endif

@@ -416,13 +416,10 @@ int unpack_archive_main(int argc, char **argv)
 			printf("offload unpack-archive %s\n", OFFLOAD_VERSION);
 			options_free(&o);
 			return 0;
-		case ':':
-			options_free(&o);
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
 		default:
 			options_free(&o);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return applet_option_error("unpack-archive", c, argv,
+						   longopts);
 		}
 	}
 	if (optind == argc) {

@@ -348,6 +348,94 @@ static int step(struct ar_reader *r, const struct hdr *h, size_t *at,
 	return *at < r->len;
 }
 
+/* Step past the special member h at *at, noting where its data is, and
+ * read the header after it into h: 1, or 0 at the end of the archive, -1
+ * on error. */
+static int past_special(struct ar_reader *r, struct hdr *h, size_t *at,
+			size_t *off, size_t *len, struct err *e)
+{
+	int more = step(r, h, at, e);
+
+	if (more < 0)
+		return -1;
+	special(h, off, len);
+	if (!more)
+		return 0;
+	return read_header(r, *at, h, e) < 0 ? -1 : 1;
+}
+
+/* A BSD symbol table member h at at: where it is, and the first member
+ * after it. */
+static int bsd_symtab(struct ar_reader *r, const struct hdr *h, size_t at,
+		      struct err *e)
+{
+	int more;
+
+	if (h->thin)
+		return err_set(e, MALFORMED "a thin archive's symbol table "
+			       "cannot be an outside file)");
+	if ((more = step(r, h, &at, e)) < 0)
+		return -1;
+	special(h, &r->symtab_off, &r->symtab_len);
+	r->next = more ? at : r->len;
+	return 0;
+}
+
+/* A BSD or Darwin archive, its first member h at at: 1 when it is one
+ * (r read), 0 when it is not, -1 on error. */
+static int open_bsd(struct ar_reader *r, const struct hdr *h, size_t at,
+		    struct err *e)
+{
+	const char *name;
+	size_t name_len;
+
+	if (is(h->raw, h->raw_len, "__.SYMDEF") ||
+	    is(h->raw, h->raw_len, "__.SYMDEF_64")) {
+		r->kind = h->raw_len == 9 ? AR_BSD : AR_DARWIN64;
+		return bsd_symtab(r, h, at, e) < 0 ? -1 : 1;
+	}
+	if (!starts(h->raw, h->raw_len, "#1/"))
+		return 0;
+	r->kind = AR_BSD;
+	if (member_name(r, at, span(r, h), &name, &name_len, e) < 0)
+		return -1;
+	if (is((const uint8_t *)name, name_len, "__.SYMDEF SORTED") ||
+	    is((const uint8_t *)name, name_len, "__.SYMDEF"))
+		return bsd_symtab(r, h, at, e) < 0 ? -1 : 1;
+	if (is((const uint8_t *)name, name_len, "__.SYMDEF_64 SORTED") ||
+	    is((const uint8_t *)name, name_len, "__.SYMDEF_64")) {
+		r->kind = AR_DARWIN64;
+		return bsd_symtab(r, h, at, e) < 0 ? -1 : 1;
+	}
+	r->next = at;
+	return 1;
+}
+
+/* COFF, after its first "/" member h at at: the second "/" is the symbol
+ * map LLVM reads symbols from, then "//" and "/<ECSYMBOLS>/" may come. */
+static int open_coff(struct ar_reader *r, struct hdr *h, size_t at,
+		     struct err *e)
+{
+	int more;
+
+	r->kind = AR_COFF;
+	more = past_special(r, h, &at, &r->symtab_off, &r->symtab_len, e);
+	if (more <= 0)
+		return more;
+	if (is(h->raw, h->raw_len, "//") &&
+	    (more = past_special(r, h, &at, &r->strtab_off, &r->strtab_len,
+				 e)) <= 0)
+		return more;
+	if (is(h->raw, h->raw_len, "/<ECSYMBOLS>/")) {
+		if ((more = step(r, h, &at, e)) < 0)
+			return -1;
+		if (!more)
+			return 0;
+	}
+	r->next = at;
+	return 0;
+}
+
 /* The front of the archive, as LLVM's Archive constructor reads it: which
  * flavour, where the symbol and long-name tables are, where the first
  * ordinary member starts. */
@@ -355,8 +443,7 @@ int ar_open(struct ar_reader *r, const uint8_t *buf, size_t len,
 	    struct err *e)
 {
 	struct hdr h;
-	const char *name;
-	size_t at = AR_MAGIC_LEN, name_len;
+	size_t at = AR_MAGIC_LEN;
 	bool has64;
 	int more;
 
@@ -376,37 +463,14 @@ int ar_open(struct ar_reader *r, const uint8_t *buf, size_t len,
 
 	if (read_header(r, at, &h, e) < 0)
 		return -1;
-	if (is(h.raw, h.raw_len, "__.SYMDEF") ||
-	    is(h.raw, h.raw_len, "__.SYMDEF_64")) {
-		r->kind = h.raw_len == 9 ? AR_BSD : AR_DARWIN64;
-		goto bsd_symtab;
-	}
-	if (starts(h.raw, h.raw_len, "#1/")) {
-		r->kind = AR_BSD;
-		if (member_name(r, at, span(r, &h), &name, &name_len, e) < 0)
-			return -1;
-		if (is((const uint8_t *)name, name_len, "__.SYMDEF SORTED") ||
-		    is((const uint8_t *)name, name_len, "__.SYMDEF"))
-			goto bsd_symtab;
-		if (is((const uint8_t *)name, name_len, "__.SYMDEF_64 SORTED") ||
-		    is((const uint8_t *)name, name_len, "__.SYMDEF_64")) {
-			r->kind = AR_DARWIN64;
-			goto bsd_symtab;
-		}
-		r->next = at;
-		return 0;
-	}
+	if ((more = open_bsd(r, &h, at, e)) != 0)
+		return more < 0 ? -1 : 0;
 
 	has64 = is(h.raw, h.raw_len, "/SYM64/");
-	if (has64 || is(h.raw, h.raw_len, "/")) {
-		if ((more = step(r, &h, &at, e)) < 0)
-			return -1;
-		special(&h, &r->symtab_off, &r->symtab_len);
-		if (!more)
-			return 0;
-		if (read_header(r, at, &h, e) < 0)
-			return -1;
-	}
+	if ((has64 || is(h.raw, h.raw_len, "/")) &&
+	    (more = past_special(r, &h, &at, &r->symtab_off, &r->symtab_len,
+				 e)) <= 0)
+		return more;
 	if (is(h.raw, h.raw_len, "//")) {
 		r->kind = has64 ? AR_GNU64 : AR_GNU;
 		if ((more = step(r, &h, &at, e)) < 0)
@@ -423,43 +487,7 @@ int ar_open(struct ar_reader *r, const uint8_t *buf, size_t len,
 	if (!is(h.raw, h.raw_len, "/"))
 		return err_set(e, "Invalid data was encountered while parsing "
 			       "the file");
-
-	/* COFF: the second "/" is the symbol map LLVM reads symbols from. */
-	r->kind = AR_COFF;
-	if ((more = step(r, &h, &at, e)) < 0)
-		return -1;
-	special(&h, &r->symtab_off, &r->symtab_len);
-	if (!more)
-		return 0;
-	if (read_header(r, at, &h, e) < 0)
-		return -1;
-	if (is(h.raw, h.raw_len, "//")) {
-		if ((more = step(r, &h, &at, e)) < 0)
-			return -1;
-		special(&h, &r->strtab_off, &r->strtab_len);
-		if (!more)
-			return 0;
-		if (read_header(r, at, &h, e) < 0)
-			return -1;
-	}
-	if (is(h.raw, h.raw_len, "/<ECSYMBOLS>/")) {
-		if ((more = step(r, &h, &at, e)) < 0)
-			return -1;
-		if (!more)
-			return 0;
-	}
-	r->next = at;
-	return 0;
-
-bsd_symtab:
-	if (h.thin)
-		return err_set(e, MALFORMED "a thin archive's symbol table "
-			       "cannot be an outside file)");
-	if ((more = step(r, &h, &at, e)) < 0)
-		return -1;
-	special(&h, &r->symtab_off, &r->symtab_len);
-	r->next = more ? at : len;
-	return 0;
+	return open_coff(r, &h, at, e);
 }
 
 int ar_next(struct ar_reader *r, struct ar_member *m, struct err *e)

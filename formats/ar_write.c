@@ -514,6 +514,86 @@ static int write_out(struct wbuf *w, const struct layout *l,
 	return flush(w, e);
 }
 
+/* The per-member arrays of l, for n members.  -1 when out of memory. */
+static int layout_alloc(struct layout *l, size_t n)
+{
+	if (n > SIZE_MAX / AR_HEADER_LEN)
+		return -1;
+	l->hdr = malloc(n ? n * AR_HEADER_LEN : 1);
+	l->size = calloc(n ? n : 1, sizeof(*l->size));
+	l->pos = calloc(n ? n : 1, sizeof(*l->pos));
+	l->kept = calloc(n ? n : 1, sizeof(*l->kept));
+	return l->hdr && l->size && l->pos && l->kept ? 0 : -1;
+}
+
+static void layout_free(struct layout *l)
+{
+	strmap_free(&l->seen);
+	free(l->names.p);
+	free(l->symnames.p);
+	free(l->kept);
+	symmap_free(&l->map);
+	symmap_free(&l->ec);
+	free(l->hdr);
+	free(l->size);
+	free(l->pos);
+}
+
+/* The sizes of the tables before the first member: the symbol table
+ * (with GNU's 3-byte filler when it would be empty, *fill), COFF's map
+ * and the EC map.  -1 when out of memory. */
+static int size_tables(struct layout *l, const struct ar_write_opts *opt,
+		       bool *fill, uint64_t *mapsize, uint64_t *ecsize)
+{
+	if ((opt->flags & AR_WRITE_SYMTAB) &&
+	    table_symbols(l->m, l->n, l->coff, &l->symnames, l->kept, &l->map,
+			  &l->ec) < 0)
+		return -1;
+	for (size_t i = 0; i < l->n; i++)
+		l->nsyms += l->kept[i];
+	l->sym_bytes = l->symnames.len;
+	/* COFF writes its table, empty or not, without GNU's filler. */
+	*fill = !l->sym_bytes && l->symbolic && !l->coff;
+	if (*fill)
+		l->sym_bytes = 3;
+	*mapsize = l->coff ? map_size(l->n, l->map.e, l->map.n) : 0;
+	*ecsize = l->ec.n ? ec_size(&l->ec) : 0;
+	return 0;
+}
+
+/* 32-bit offsets unless the last member header would start at or past
+ * the threshold: then "/SYM64/" and 64-bit ones (*width 8).  A COFF
+ * archive that crosses it is written again as GNU with "/SYM64/"
+ * (measured: GNU names and symbols, even where GNU's own 32-bit table
+ * would fit): 1.  *headers: the bytes before the first member.  -1 with e
+ * set when the archive cannot be written. */
+static int choose_width(const struct layout *l, const struct ar_write_opts *opt,
+			uint64_t strtab_member, uint64_t mapsize,
+			uint64_t ecsize, uint64_t *headers, unsigned *width,
+			struct err *e)
+{
+	*width = 4;
+	*headers = AR_MAGIC_LEN + AR_HEADER_LEN +
+		   symtab_size(l->nsyms, 4, l->sym_bytes) + strtab_member +
+		   (l->coff ? AR_HEADER_LEN + mapsize : 0) +
+		   (l->ec.n ? AR_HEADER_LEN + ecsize : 0);
+	if (!(opt->flags & AR_WRITE_SYMTAB) ||
+	    *headers + (l->n ? l->pos[l->n - 1] : 0) < opt->sym64_threshold)
+		return 0;
+	/* (Measured: only an EC map with symbols in it.) */
+	if (l->ec.n) {
+		err_set(e, "Archive is too large: ARM64X does not support "
+			"archives larger than 4GB");
+		return -1;
+	}
+	if (l->coff)
+		return 1;
+	*width = 8;
+	*headers = AR_MAGIC_LEN + AR_HEADER_LEN +
+		   symtab_size(l->nsyms, 8, l->sym_bytes) + strtab_member;
+	return 0;
+}
+
 int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	     const struct ar_write_opts *opt, struct err *e)
 {
@@ -522,23 +602,17 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 			    .det = opt->flags & AR_WRITE_DETERMINISTIC };
 	struct bytes symtab = { 0 };
 	struct wbuf *w = NULL;
-	uint64_t headers, strtab_member = 0, mapsize = 0, ecsize = 0;
-	unsigned width = 4;
-	bool fill, write_symtab, redo_gnu64 = false;
-	int rc = -1;
+	uint64_t headers, strtab_member = 0, mapsize, ecsize;
+	unsigned width;
+	bool fill, write_symtab;
+	int rc = -1, redo_gnu64 = 0;
 
 	/* LLVM's K_COFF, unless its 16-bit member indices cannot count the
 	 * members or there is no symbol table. */
 	l.coff = opt->kind == AR_COFF && n <= 0xfffe && !l.thin &&
 		 (opt->flags & AR_WRITE_SYMTAB);
-	if (n > SIZE_MAX / AR_HEADER_LEN)
-		goto nomem;
-	l.hdr = malloc(n ? n * AR_HEADER_LEN : 1);
-	l.size = calloc(n ? n : 1, sizeof(*l.size));
-	l.pos = calloc(n ? n : 1, sizeof(*l.pos));
-	l.kept = calloc(n ? n : 1, sizeof(*l.kept));
 	w = malloc(sizeof(*w));
-	if (!l.hdr || !l.size || !l.pos || !l.kept || !w)
+	if (layout_alloc(&l, n) < 0 || !w)
 		goto nomem;
 	w->o = o;
 	w->n = 0;
@@ -546,49 +620,17 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 		goto out;
 	if (l.names.len)
 		strtab_member = AR_HEADER_LEN + l.names.len + (l.names.len & 1);
-	if ((opt->flags & AR_WRITE_SYMTAB) &&
-	    table_symbols(m, n, l.coff, &l.symnames, l.kept, &l.map,
-			  &l.ec) < 0)
+	if (size_tables(&l, opt, &fill, &mapsize, &ecsize) < 0)
 		goto nomem;
-	for (size_t i = 0; i < n; i++)
-		l.nsyms += l.kept[i];
-	l.sym_bytes = l.symnames.len;
-	/* COFF writes its table, empty or not, without GNU's filler. */
-	fill = !l.sym_bytes && l.symbolic && !l.coff;
-	if (fill)
-		l.sym_bytes = 3;
 	write_symtab = (opt->flags & AR_WRITE_SYMTAB) &&
 		       (l.sym_bytes || l.coff);
-	if (l.coff)
-		mapsize = map_size(n, l.map.e, l.map.n);
-	if (l.ec.n)
-		ecsize = ec_size(&l.ec);
-
-	/* 32-bit offsets unless the last member header would start at or
-	 * past the threshold: then "/SYM64/" and 64-bit ones.  A COFF
-	 * archive that crosses it is written again as GNU with "/SYM64/"
-	 * (measured: GNU names and symbols, even where GNU's own 32-bit
-	 * table would fit). */
-	headers = AR_MAGIC_LEN + AR_HEADER_LEN +
-		  symtab_size(l.nsyms, 4, l.sym_bytes) + strtab_member +
-		  (l.coff ? AR_HEADER_LEN + mapsize : 0) +
-		  (l.ec.n ? AR_HEADER_LEN + ecsize : 0);
-	if ((opt->flags & AR_WRITE_SYMTAB) &&
-	    headers + (n ? l.pos[n - 1] : 0) >= opt->sym64_threshold) {
-		/* (Measured: only an EC map with symbols in it.) */
-		if (l.ec.n) {
-			err_set(e, "Archive is too large: ARM64X does not "
-				"support archives larger than 4GB");
-			goto out;
-		}
-		if (l.coff) {
-			redo_gnu64 = true;
-			rc = 0;
-			goto out;
-		}
-		width = 8;
-		headers = AR_MAGIC_LEN + AR_HEADER_LEN +
-			  symtab_size(l.nsyms, 8, l.sym_bytes) + strtab_member;
+	redo_gnu64 = choose_width(&l, opt, strtab_member, mapsize, ecsize,
+				  &headers, &width, e);
+	if (redo_gnu64 < 0)
+		goto out;
+	if (redo_gnu64) {
+		rc = 0;
+		goto out;
 	}
 	if (write_symtab &&
 	    symbol_table(&l, &symtab, width, headers, fill, opt->now, e) < 0)
@@ -608,18 +650,10 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 nomem:
 	err_set(e, "out of memory");
 out:
-	strmap_free(&l.seen);
-	free(l.names.p);
-	free(l.symnames.p);
-	free(l.kept);
-	symmap_free(&l.map);
-	symmap_free(&l.ec);
+	layout_free(&l);
 	free(symtab.p);
-	free(l.hdr);
-	free(l.size);
-	free(l.pos);
 	free(w);
-	if (redo_gnu64) {
+	if (redo_gnu64 > 0) {
 		struct ar_write_opts gnu = *opt;
 
 		gnu.kind = AR_GNU;

@@ -524,36 +524,31 @@ static int write_section(struct io_out *out, const struct copy *c,
 	return 0;
 }
 
-static int write_all(struct copy *c, struct io_out *out, struct err *e)
+/* The long names of the kept sections (first, as LLVM orders them) and
+ * symbols into names; *nout, the kept sections.  -1 when out of memory. */
+static int collect_names(const struct copy *c, struct strtab *names,
+			 uint64_t *nout)
 {
-	struct strtab names = { .start = 4 };
-	bool big = c->symsize == 20;
-	uint32_t *csum = calloc(c->nsec_in + 1, sizeof(*csum));
-	bool *has_csum = calloc(c->nsec_in + 1, sizeof(*has_csum));
-	uint8_t *head = NULL, *tail = NULL;
-	uint64_t at, nout = 0, symtab, tail_len, head_len;
-	int rc = -1;
-
-	if (!csum || !has_csum) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (rewrite_symidx(c, csum, has_csum, e) < 0)
-		goto out;
+	*nout = 0;
 	for (size_t i = 0; i < c->nsec; i++)
-		if (!c->sec[i].removed && (nout++, c->sec[i].name_len > NAME) &&
-		    strtab_add_first(&names, c->sec[i].name,
+		if (!c->sec[i].removed && (++*nout, c->sec[i].name_len > NAME) &&
+		    strtab_add_first(names, c->sec[i].name,
 				     c->sec[i].name_len) < 0)
-			goto nomem;
+			return -1;
 	for (size_t i = 0; i < c->nsym; i++)
 		if (!c->sym[i].removed && c->sym[i].name_len > NAME &&
-		    strtab_add(&names, c->sym[i].name, c->sym[i].name_len) < 0)
-			goto nomem;
-	if (strtab_finalize(&names) < 0)
-		goto nomem;
+		    strtab_add(names, c->sym[i].name, c->sym[i].name_len) < 0)
+			return -1;
+	return strtab_finalize(names);
+}
 
-	head_len = (big ? BIGOBJ_HEADER : HEADER) + nout * SECTION;
-	at = head_len;
+/* Each kept section's data and relocations placed after the headers
+ * (head_len bytes); *symtab, where the symbol table follows them. */
+static int place_sections(struct copy *c, uint64_t head_len,
+			  uint64_t *symtab, struct err *e)
+{
+	uint64_t at = head_len;
+
 	for (size_t i = 0; i < c->nsec; i++) {
 		struct sec *s = &c->sec[i];
 
@@ -563,16 +558,17 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 		at += s->raw_size;
 		s->ptr_rel = s->nrel ? (uint32_t)at : 0;
 		at += (s->nrel + (s->nrel >= 0xffff)) * RELOC;
-		if (at > UINT32_MAX) {
-			err_set(e, "the COFF object would be larger than 4 GiB");
-			goto out;
-		}
+		if (at > UINT32_MAX)
+			return err_set(e, "the COFF object would be larger "
+				       "than 4 GiB");
 	}
-	symtab = at;
-	tail_len = c->nraw_out * c->symsize + names.size;
-	if (!(head = calloc(1, head_len)) || !(tail = calloc(1, tail_len)))
-		goto nomem;
+	*symtab = at;
+	return 0;
+}
 
+static void file_header(const struct copy *c, uint8_t *head, bool big,
+			uint64_t nout, uint64_t symtab)
+{
 	if (big) {
 		put_le(head + 2, 0xffff, 2);
 		put_le(head + 4, 2, 2);
@@ -590,6 +586,11 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 		put_le(head + 12, c->nraw_out, 4);
 		put_le(head + 18, c->h.characteristics, 2);
 	}
+}
+
+static int section_headers(const struct copy *c, uint8_t *head, bool big,
+			   const struct strtab *names, struct err *e)
+{
 	for (size_t i = 0; i < c->nsec; i++) {
 		const struct sec *s = &c->sec[i];
 		uint8_t *h = head + (big ? BIGOBJ_HEADER : HEADER) +
@@ -599,12 +600,11 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 			continue;
 		if (s->name_len <= NAME)
 			memcpy(h, s->name, s->name_len);
-		else if (encode_name(h, strtab_offset(&names, s->name,
-						      s->name_len)) < 0) {
-			err_set(e, "COFF string table is greater than 64GB, "
-				"unable to encode section name offset");
-			goto out;
-		}
+		else if (encode_name(h, strtab_offset(names, s->name,
+						      s->name_len)) < 0)
+			return err_set(e, "COFF string table is greater than "
+				       "64GB, unable to encode section name "
+				       "offset");
 		put_le(h + 8, s->vsize, 4);
 		put_le(h + 12, s->va, 4);
 		put_le(h + 16, s->raw_size, 4);
@@ -618,6 +618,34 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 		put_le(h + 36, s->chars | (s->nrel >= 0xffff ?
 					   SCN_NRELOC_OVFL : 0), 4);
 	}
+	return 0;
+}
+
+static int write_all(struct copy *c, struct io_out *out, struct err *e)
+{
+	struct strtab names = { .start = 4 };
+	bool big = c->symsize == 20;
+	uint32_t *csum = calloc(c->nsec_in + 1, sizeof(*csum));
+	bool *has_csum = calloc(c->nsec_in + 1, sizeof(*has_csum));
+	uint8_t *head = NULL, *tail = NULL;
+	uint64_t nout, symtab = 0, tail_len, head_len;
+	int rc = -1;
+
+	if (!csum || !has_csum)
+		goto nomem;
+	if (rewrite_symidx(c, csum, has_csum, e) < 0)
+		goto out;
+	if (collect_names(c, &names, &nout) < 0)
+		goto nomem;
+	head_len = (big ? BIGOBJ_HEADER : HEADER) + nout * SECTION;
+	if (place_sections(c, head_len, &symtab, e) < 0)
+		goto out;
+	tail_len = c->nraw_out * c->symsize + names.size;
+	if (!(head = calloc(1, head_len)) || !(tail = calloc(1, tail_len)))
+		goto nomem;
+	file_header(c, head, big, nout, symtab);
+	if (section_headers(c, head, big, &names, e) < 0)
+		goto out;
 	write_symbols(c, &names, csum, has_csum, tail);
 	strtab_write(&names, tail + c->nraw_out * c->symsize);
 	put_le(tail + c->nraw_out * c->symsize, names.size, 4);

@@ -84,3 +84,33 @@ vm_limit() {
 		echo ":"
 	fi
 }
+
+# option_errors APPLET FLAG VALUED LONG_VALUED LONG_FLAG AMBIGUOUS: the
+# usage errors every applet of ours gives for options getopt refuses
+# (applets/messages.c applet_option_error), with a short option taking no
+# value and one taking a value, the same in long, and a prefix of two
+# long options.
+option_errors() {
+	o_try="Try 'offload $1 --help'."
+	testing "$1: an unknown short option" "offload $1 -Z x" "" \
+		"offload $1: error: unknown option '-Z'
+$o_try" 2
+	testing "$1: an unknown short option in a cluster" \
+		"offload $1 $5 $2Z x" "" "offload $1: error: unknown option '-Z'
+$o_try" 2
+	testing "$1: an unknown long option" "offload $1 --frob=1 x" "" \
+		"offload $1: error: unknown option '--frob'
+$o_try" 2
+	testing "$1: an ambiguous long option" "offload $1 $6 x" "" \
+		"offload $1: error: ambiguous option '$6'
+$o_try" 2
+	testing "$1: a short option without its value" "offload $1 $3" "" \
+		"offload $1: error: option '$3' needs a value
+$o_try" 2
+	testing "$1: a long option without its value" "offload $1 x $4" "" \
+		"offload $1: error: option '$4' needs a value
+$o_try" 2
+	testing "$1: a value for a long option that takes none" \
+		"offload $1 $5=1 x" "" "offload $1: error: option '$5' takes no value
+$o_try" 2
+}
