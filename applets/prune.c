@@ -274,7 +274,7 @@ int prune_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:d:o:invqhV", longopts,
+	while ((c = getopt_long(argc, argv, ":k:d:o:invqhV", longopts,
 				NULL)) != -1) {
 		char *end;
 
@@ -313,13 +313,8 @@ int prune_main(int argc, char **argv)
 		case 'V':
 			printf("offload prune %s\n", OFFLOAD_VERSION);
 			goto out;
-		case ':':
-			rc = usage_error("option '%s' needs a value",
-					 argv[optind - 1]);
-			goto out;
 		default:
-			rc = usage_error("unknown option '%s'",
-					 argv[optind - 1]);
+			rc = applet_option_error("prune", c, argv, longopts);
 			goto out;
 		}
 	}
