@@ -368,8 +368,8 @@ static int emit_compressed(const struct config *c,
 			   const struct bundle_plan *plan,
 			   const struct io_in *inputs, struct io_out *out)
 {
-	struct ccob_write_opts o = { c->ccob_version, CCOB_ZSTD, c->level,
-				     NULL };
+	struct ccob_write_opts o = { .version = c->ccob_version,
+				     .method = CCOB_ZSTD, .level = c->level };
 	struct ccob_stats st;
 	struct err e;
 

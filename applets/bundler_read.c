@@ -342,18 +342,23 @@ static void router_free(struct router *rt)
 	free(rt->v);
 }
 
-/* Where the CCOB being streamed starts in which input, for progress. */
-static const struct io_in *streamed_in;
-static uint64_t streamed_from, streamed_done;
+/* Where the CCOB being streamed starts in which input, and how far the
+ * decoder has come: the context of stream_progress. */
+struct streamed {
+	const struct io_in *in;
+	uint64_t from, done;
+};
 
 /* The compressed bytes behind the decoder are not read again; those ahead
  * of it were touched by the walk over its frames before decoding, and
  * are let go once, to come back as the decoder reaches them. */
-static void stream_progress(uint64_t done, uint64_t total)
+static void stream_progress(void *ctx, uint64_t done, uint64_t total)
 {
-	io_in_hint(streamed_in, streamed_from + (streamed_done ? 0 : done),
-		   streamed_from + (streamed_done ? done : total), IO_IN_DONE);
-	streamed_done = done ? done : 1;
+	struct streamed *st = ctx;
+
+	io_in_hint(st->in, st->from + (st->done ? 0 : done),
+		   st->from + (st->done ? done : total), IO_IN_DONE);
+	st->done = done ? done : 1;
 }
 
 /* Decompress the CCOB at s->pos through rt, as bundler_decompress_next
@@ -369,6 +374,7 @@ static int stream_ccob(struct source *s, struct router *rt)
 	struct ccob_stats st;
 	struct timespec t0, t1;
 	struct ccob_limits lim;
+	struct streamed streamed;
 	uint64_t hash = 0;
 	struct err e;
 	int rc;
@@ -380,10 +386,10 @@ static int stream_ccob(struct source *s, struct router *rt)
 	rt->path = path;
 	lim = c->limits;
 	if (!lim.progress) {
+		streamed = (struct streamed){ &s->file,
+					      s->pos + h.header_size, 0 };
 		lim.progress = stream_progress;
-		streamed_in = &s->file;
-		streamed_from = s->pos + h.header_size;
-		streamed_done = 0;
+		lim.progress_ctx = &streamed;
 	}
 	llvm_defer(true);
 	/* LLVM 22 hashes the data only for -verbose's report. */

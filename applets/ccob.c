@@ -107,9 +107,10 @@ static int compress_one(const struct options *o, const char *in_name,
 	struct ccob_stats st;
 	struct err e;
 	struct ccob_write_opts w = {
-		o->version, o->method,
-		o->level_set ? o->level : o->method == CCOB_ZSTD ? 3 : 6,
-		progress_on() ? progress_show : NULL,
+		.version = o->version, .method = o->method,
+		.level = o->level_set ? o->level :
+			 o->method == CCOB_ZSTD ? 3 : 6,
+		.progress = progress_on() ? progress_callback : NULL,
 	};
 
 	if (open_output(in_name, name, &out))
@@ -453,7 +454,7 @@ static int run_all(struct options *o, int nfiles, char **files)
 
 	progress_init("ccob", o->quiet);
 	if (progress_on())
-		o->limits.progress = progress_show;
+		o->limits.progress = progress_callback;
 	if (o->mode == LIST)
 		printf("%10s %4s  %-6s %12s %13s %8s  %-18s  %-5s  %s\n", "Offset",
 		       "Ver", "Method", "Compressed", "Uncompressed", "Ratio",

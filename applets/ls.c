@@ -331,7 +331,7 @@ static int list_one(struct options *o, const char *path)
 	walk.data_ctx = &in;
 	if (walk.inflate && progress_on()) {
 		progress_name(path);
-		walk.ccob.progress = progress_show;
+		walk.ccob.progress = progress_callback;
 	}
 	e.msg[0] = 0;
 	if (o->format == CUOBJDUMP) {

@@ -50,6 +50,12 @@ void progress_show(uint64_t done, uint64_t total)
 		percent);
 }
 
+void progress_callback(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	progress_show(done, total);
+}
+
 void progress_end(void)
 {
 	if (shown)

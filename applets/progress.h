@@ -18,6 +18,9 @@ void progress_name(const char *name);
  * of a second after progress_init or progress_name (a short job shows
  * only its 100%). */
 void progress_show(uint64_t done, uint64_t total);
+/* progress_show in the shape of the CCOB codecs' progress callback (ctx
+ * unused: the line is the process's one terminal line). */
+void progress_callback(void *ctx, uint64_t done, uint64_t total);
 /* Wipe the line, if one was shown. */
 void progress_end(void);
 

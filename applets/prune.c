@@ -179,7 +179,7 @@ static int prune_one(struct options *o, const char *path)
 	}
 	if (progress_on()) {
 		progress_name(path);
-		po.limits.progress = progress_show;
+		po.limits.progress = progress_callback;
 	}
 	rc = prune_plan(in.data, in.len, &po, &plan, &e);
 	progress_end();

@@ -38,8 +38,10 @@ struct ccob_header {
 struct ccob_limits {
 	uint64_t max_ratio;
 	uint64_t max_size;
-	/* Called now and then while decompressing, if set. */
-	void (*progress)(uint64_t done, uint64_t total);
+	/* Called now and then while decompressing, if set, with
+	 * progress_ctx (passed, so a caller keeps its state in no global). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 #define CCOB_DEFAULT_MAX_RATIO 65536
 /* Half the physical memory, at most 32 GiB (see env_memory_cap). */

@@ -320,7 +320,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 		 * last entry it handed over. */
 		if (d->lim->progress && (in.pos - reported >= STEP ||
 					 in.pos == end)) {
-			d->lim->progress(in.pos, end);
+			d->lim->progress(d->lim->progress_ctx, in.pos, end);
 			reported = in.pos;
 		}
 		/* All input read: done, or cut short (more output to come
@@ -381,7 +381,8 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 		    ((size_t)((const uint8_t *)zs.next_in - src) - reported >=
 		     STEP || rc != Z_OK)) {
 			reported = (size_t)((const uint8_t *)zs.next_in - src);
-			d->lim->progress(reported, avail);
+			d->lim->progress(d->lim->progress_ctx, reported,
+					 avail);
 		}
 		if (rc == Z_BUF_ERROR && zs.avail_in == 0 &&
 		    (const uint8_t *)zs.next_in - src < (ptrdiff_t)avail)

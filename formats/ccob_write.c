@@ -163,6 +163,7 @@ struct compressed_sink {
 	/* Progress: the input the compressor has taken, of the whole (not
 	 * the compressed bytes out, which stop at the ratio). */
 	ccob_progress_fn *progress;
+	void *progress_ctx;
 	const struct ccob_encoder *enc;
 	uint64_t total;
 };
@@ -194,7 +195,8 @@ static int sink_progress(void *ctx, const void *p, size_t n, struct err *e)
 	if (k->progress && k->enc) {
 		uint64_t done = ccob_encoder_in(k->enc);
 
-		k->progress(done > k->total ? k->total : done, k->total);
+		k->progress(k->progress_ctx, done > k->total ? k->total : done,
+			    k->total);
 	}
 	return sink_write(ctx, p, n, e);
 }
@@ -229,8 +231,8 @@ static int compress(const struct source *s, struct io_out *out,
 		.header_size = ccob_header_size(version),
 		.raw_size = s->len,
 	};
-	struct compressed_sink sink = { out, NULL, 0, 0, o->progress, NULL,
-					s->len };
+	struct compressed_sink sink = { out, NULL, 0, 0, o->progress,
+					o->progress_ctx, NULL, s->len };
 	struct ccob_encoder *enc = NULL;
 	struct timespec t0, t1;
 	uint8_t head[32] = { 0 };

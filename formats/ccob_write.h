@@ -7,13 +7,15 @@
 #include "ccob.h"
 #include "../core/io.h"
 
-/* Called every so often while compressing, with bytes done and total. */
-typedef void ccob_progress_fn(uint64_t done, uint64_t total);
+/* Called every so often while compressing, with progress_ctx, bytes done
+ * and total. */
+typedef void ccob_progress_fn(void *ctx, uint64_t done, uint64_t total);
 
 struct ccob_write_opts {
 	unsigned version, method;	/* CCOB version, CCOB_ZSTD or _ZLIB */
 	int level;
 	ccob_progress_fn *progress;	/* NULL: none */
+	void *progress_ctx;
 };
 
 /* Compress data into one CCOB on out; the compressed bytes stream to out

@@ -11,8 +11,9 @@
 #include "fuzz.h"
 #include "../../formats/ccob.h"
 
-static void progress(uint64_t done, uint64_t total)
+static void progress(void *ctx, uint64_t done, uint64_t total)
 {
+	FUZZ_CHECK(ctx == NULL);
 	FUZZ_CHECK(done <= total);
 }
 
