@@ -1,5 +1,6 @@
 /* extract: write the device code objects of build artefacts to files,
  * decompressed, chosen by target. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -49,6 +50,15 @@ struct options {
 	bool all, verbose, quiet;
 	struct inspect_opts walk;
 	struct outnames *names;	/* written in this run */
+};
+
+/* With -o -, each input as the counting pass left it for the writing
+ * pass: a pipe or device, read into memory, is kept (it cannot be read
+ * twice); a file is opened again, and must be the one counted. */
+struct held {
+	struct io_in in;
+	bool kept;
+	struct stat st;
 };
 
 #define fail(what, file, ...) applet_fail("extract", what, file, __VA_ARGS__)
@@ -494,8 +504,58 @@ static uint64_t next_data(const void *in, uint64_t off)
 /* Walk path: count the entries selected, from headers only, which also
  * finds a damaged file before anything is written; then, unless only
  * counting, walk it again inflating, and write them. */
+static bool unchanged_since(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Open path for a pass, or take it from h (see struct held). */
+static int open_input(struct io_in *in, const char *path, bool counting,
+		      struct held *h)
+{
+	struct stat st;
+	struct err e;
+
+	if (h && h->kept) {
+		*in = h->in;
+		h->kept = false;
+		return 0;
+	}
+	if (io_in_open(in, path, &e) < 0)
+		return applet_fail_err("extract", "cannot read", path, 0, &e);
+	if (!h || !in->map)
+		return 0;
+	if (fstat(in->fd, &st) < 0) {
+		err_sys(&e, path, errno);
+		io_in_close(in);
+		return applet_fail_err("extract", "cannot read", path, 0, &e);
+	}
+	if (counting) {
+		h->st = st;
+	} else if (!unchanged_since(&h->st, &st)) {
+		io_in_close(in);
+		return fail("cannot read", path, "file changed%s while being "
+			    "read", h->st.st_size != st.st_size ? " size" : "");
+	}
+	return 0;
+}
+
+/* The end of a pass over in: closed, or kept in h for the next pass. */
+static void close_input(struct io_in *in, bool counting, struct held *h)
+{
+	if (h && counting && !in->map) {
+		h->in = *in;
+		h->kept = true;
+		return;
+	}
+	io_in_close(in);
+}
+
 static int run_file(struct options *o, const char *path, bool counting,
-		    size_t *count)
+		    size_t *count, struct held *held)
 {
 	struct job j = { .o = o, .path = path, .counting = true };
 	struct pending pend = { 0 };
@@ -503,8 +563,8 @@ static int run_file(struct options *o, const char *path, bool counting,
 	struct io_in in;
 	struct err e;
 
-	if (io_in_open(&in, path, &e) < 0)
-		return applet_fail_err("extract", "cannot read", path, 0, &e);
+	if (open_input(&in, path, counting, held) != 0)
+		return 1;
 	j.in = &in;
 	walk.inflate = false;
 	walk.next_data = next_data;
@@ -541,7 +601,7 @@ out:
 	for (unsigned d = 0; d < MAX_DEPTH; d++)
 		free(j.member[d]);
 	free(pend.v);
-	io_in_close(&in);
+	close_input(&in, counting, held);
 	return j.rc;
 }
 
@@ -598,13 +658,14 @@ out:
 }
 
 static int run_all(struct options *o, char **args, int n, bool counting,
-		   size_t *count)
+		   size_t *count, struct held *held)
 {
 	int rc = 0;
 
 	for (int i = 0; i < n; i++)
 		rc |= uri_is_uri(args[i]) ? run_uri(o, args[i], counting, count)
-					  : run_file(o, args[i], counting, count);
+					  : run_file(o, args[i], counting, count,
+						     held ? &held[i] : NULL);
 	return rc;
 }
 
@@ -631,6 +692,7 @@ int extract_main(int argc, char **argv)
 		},
 	};
 	struct outnames names = { 0 };
+	struct held *held = NULL;
 	struct err e;
 	size_t count = 0;
 	int c, rc = 0;
@@ -683,7 +745,13 @@ int extract_main(int argc, char **argv)
 	}
 	if (!o.dir) {
 		/* Standard output takes one code object: count first. */
-		rc = run_all(&o, argv + optind, argc - optind, true, &count);
+		held = calloc((size_t)(argc - optind), sizeof(*held));
+		if (!held) {
+			rc = fail("cannot read", argv[optind], "out of memory");
+			goto out;
+		}
+		rc = run_all(&o, argv + optind, argc - optind, true, &count,
+			     held);
 		if (rc)
 			goto out;
 		if (count != 1) {
@@ -697,9 +765,13 @@ int extract_main(int argc, char **argv)
 			o.targets.rule[i].hit = false;
 		count = 0;
 	}
-	rc = run_all(&o, argv + optind, argc - optind, false, &count);
+	rc = run_all(&o, argv + optind, argc - optind, false, &count, held);
 	rc |= applet_select_unmatched("extract", "--target", NULL, &o.targets);
 out:
+	for (int i = 0; held && i < argc - optind; i++)
+		if (held[i].kept)
+			io_in_close(&held[i].in);
+	free(held);
 	outnames_free(&names);
 	select_free(&o.targets);
 	return rc;
