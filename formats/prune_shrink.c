@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fatbin.h"
 #include "prune_impl.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
@@ -24,17 +25,95 @@ static bool trimmed(const struct prune_plan *plan, size_t j)
 	return false;
 }
 
+/* Holes, growing. */
+struct holes {
+	struct elf_shrink_hole *v;
+	size_t n, cap;
+};
+
+static int hole_add(struct holes *h, uint64_t offset, uint64_t n,
+		    struct err *e)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		struct elf_shrink_hole *v = realloc(h->v, cap * sizeof(*v));
+
+		if (!v)
+			return err_code_set(e, ERR_NOMEM, "out of memory");
+		h->v = v;
+		h->cap = cap;
+	}
+	h->v[h->n++] = (struct elf_shrink_hole){ offset, n };
+	return 0;
+}
+
+static bool patched_at(const struct prune_plan *plan, uint64_t offset)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->patch[i].offset == offset && plan->patch[i].in_place)
+			return true;
+	return false;
+}
+
+/* The zeros after each container of a fat-binary section that this prune
+ * leaves as it is, up to the next container or the section's end: the
+ * tail an earlier prune zeroed in place (the floor, which a later prune
+ * with room for the headers can cut out) and the padding between
+ * translation units.  Nothing points into them: the runtimes are handed
+ * each container's start. */
+static int idle_holes(const uint8_t *buf, const struct elfscan *s,
+		      const struct prune_plan *plan,
+		      const struct ccob_limits *lim, struct holes *h,
+		      struct err *e)
+{
+	for (size_t j = 1; j < s->n; j++) {
+		const struct elfscan_section *x = &s->sec[j];
+		const uint8_t *sec = buf + x->offset;
+		struct fatbin_item it;
+		uint64_t pos = 0;
+		struct err ignored;
+		int rc;
+
+		if ((x->kind != ELFSCAN_HIP_FATBIN &&
+		     x->kind != ELFSCAN_NV_FATBIN) || x->type == 8 /* NOBITS */)
+			continue;
+		/* The prune has read these sections already: one it could
+		 * not walk has no holes of its own. */
+		while ((rc = fatbin_next(sec, x->size, &pos, lim, &it,
+					 &ignored)) > 0) {
+			uint64_t end = it.offset + it.size, b = end;
+
+			if (patched_at(plan, x->offset + it.offset))
+				continue;
+			while (b < x->size && sec[b] == 0)
+				b++;
+			if (b > end &&
+			    hole_add(h, x->offset + end, b - end, e) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int by_hole_offset(const void *a, const void *b)
+{
+	const struct elf_shrink_hole *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
 /* The ranges of a linked file nobody reads once pruned: each container's
  * freed tail, and the zero padding after it up to the next container or
  * the end of its section (a packed .llvm.offloading's: the section ends
- * where they start). */
+ * where they start); and the zeros after the containers left as they are
+ * (idle_holes).  In offset order. */
 static int shrink_holes(const uint8_t *buf, size_t len,
 			const struct prune_plan *plan,
-			struct elf_shrink_hole *hole, size_t *n, struct err *e)
+			const struct ccob_limits *lim, struct holes *h,
+			struct err *e)
 {
 	struct elfscan s;
 
-	*n = 0;
 	if (elfscan_open(&s, buf, len, e) < 0)
 		return -1;
 	for (size_t i = 0; i < plan->n; i++) {
@@ -69,9 +148,18 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 		 * section's end: what is cut or written anew starts after. */
 		if (trimmed(plan, holder) && (a += 8) > b)
 			continue;
-		hole[(*n)++] = (struct elf_shrink_hole){ a, b - a };
+		if (hole_add(h, a, b - a, e) < 0) {
+			elfscan_free(&s);
+			return -1;
+		}
+	}
+	if (idle_holes(buf, &s, plan, lim, h, e) < 0) {
+		elfscan_free(&s);
+		return -1;
 	}
 	elfscan_free(&s);
+	if (h->n > 1)
+		qsort(h->v, h->n, sizeof(*h->v), by_hole_offset);
 	return 0;
 }
 
@@ -126,31 +214,31 @@ int prune_plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 		      const struct prune_opts *o, struct err *e)
 {
 	struct elf_shrink *sh = &plan->shrink;
-	struct elf_shrink_hole *hole;
+	struct holes hole = { 0 };
 	struct elf_shrink_word *word = NULL;
 	uint64_t type;
-	size_t n, nwords = 0;
+	size_t nwords = 0;
 	int rc;
 
-	if (!elfscan_is_elf(buf, len) || len < 18 || !plan->zeroed)
+	if (!elfscan_is_elf(buf, len) || len < 18)
 		return 0;
 	type = get_endian(buf + 16, 2, buf[5] == 2);
 	if (type != 2 && type != 3)	/* objects keep their layout */
 		return 0;
-	hole = calloc(plan->n, sizeof(*hole));
-	if (!hole)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
-	rc = shrink_holes(buf, len, plan, hole, &n, e);
-	if (rc == 0 && !n)
+	rc = shrink_holes(buf, len, plan, &o->limits, &hole, e);
+	if (rc == 0 && !hole.n)
 		snprintf(sh->why, sizeof(sh->why), "%s", plan->unpacked ?
 			 plan->unpacked : "no freed range to cut out");
 	else if (rc == 0 && (rc = plan_words(plan, &word, &nwords, e)) == 0)
-		rc = elf_shrink_plan(buf, len, hole, n, word, nwords,
+		rc = elf_shrink_plan(buf, len, hole.v, hole.n, word, nwords,
 				     o->always_shrink ? ELF_SHRINK_IN_CUT
 						      : ELF_SHRINK_AFTER_EHDR,
 				     sh, e);
-	free(hole);
+	free(hole.v);
 	free(word);
+	/* Why nothing was cut is news only where this prune freed bytes. */
+	if (rc == 0 && !plan->zeroed)
+		sh->why[0] = '\0';
 	if (rc <= 0)
 		return rc;
 	/* What is written anew must not fall on code that stays. */
