@@ -22,7 +22,8 @@ enum {
 	MAX_PHDRS_PROGRAM = 4096 / PHDR_LEN,
 	MAX_PHDRS_LIBRARY = 512,
 	MIN_PAGE = 4096, MAX_PAGE = 1 << 30,
-	SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19,
+	SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19, SHT_DYNSYM_ = 11,
+	STT_TLS_ = 6,
 };
 
 struct phdr {
@@ -239,11 +240,31 @@ static bool relr_hits(const uint8_t *p, uint64_t n, const struct span *sp,
 	return false;
 }
 
+/* Whether a defined dynamic symbol (n bytes of them at p) has bytes in
+ * one of the spans: ld.so hands its address out (a TLS symbol's value is
+ * an offset in the TLS block, no address). */
+static bool dynsym_hits(const uint8_t *p, uint64_t n, const struct span *sp,
+			size_t nsp)
+{
+	for (uint64_t o = 24; o + 24 <= n; o += 24) {
+		uint64_t v = get_le(p + o + 8, 8), size = get_le(p + o + 16, 8);
+
+		if (!get_le(p + o + 6, 2) || (p[o + 4] & 0xf) == STT_TLS_)
+			continue;
+		for (size_t k = 0; k < nsp; k++)
+			if (overlaps(v, size ? size : 1, sp[k].lo,
+				     sp[k].hi - sp[k].lo))
+				return true;
+	}
+	return false;
+}
+
 /* Nothing the file points at may be cut or become program headers (the
  * table, at addresses table): no dynamic relocation's place (the loader
- * writes there; a static one's may be a section offset) or addend (RELATIVE: the address itself), no RELR
- * place, no fat binary wrapper's pointer as it is in place (RELR, or a
- * program that is not PIE).  The only pointers into offload code point
+ * writes there; a static one's may be a section offset) or addend
+ * (RELATIVE: the address itself), no RELR place, no fat binary wrapper's
+ * pointer as it is in place (RELR, or a program that is not PIE), no
+ * defined dynamic symbol's bytes.  The only pointers into offload code point
  * at containers' starts, which never change. */
 static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			  const uint8_t *buf, const struct elf_shrink_word *w,
@@ -268,6 +289,7 @@ static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 				is_named(x, ".nvFatBinSegment");
 		bool rela = x->type == SHT_RELA_ && x->entsize == 24;
 		bool rel = x->type == SHT_REL_ && x->entsize == 16;
+		bool dynsym = x->type == SHT_DYNSYM_ && x->entsize == 24;
 		bool hit = false;
 
 		if (x->type == SHT_NOBITS_)
@@ -285,12 +307,14 @@ static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 		     o += 24)
 			hit = in_spans(sp, ncut, word_at(buf, w, nw,
 							 x->offset + o));
+		if (dynsym && !hit)
+			hit = dynsym_hits(p, x->size, sp, ncut);
 		if (hit) {
 			free(sp);
 			return refuse(s, "%s in section [%zu] points into a "
 				      "freed range", wrappers ?
-				      "a fat binary wrapper" : "a relocation",
-				      i);
+				      "a fat binary wrapper" : dynsym ?
+				      "a dynamic symbol" : "a relocation", i);
 		}
 	}
 	free(sp);
