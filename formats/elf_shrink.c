@@ -14,7 +14,8 @@ enum {
 	ET_EXEC_ = 2, ET_DYN_ = 3,
 	PT_LOAD_ = 1, PT_DYNAMIC_ = 2, PT_INTERP_ = 3, PT_NOTE_ = 4,
 	PT_PHDR_ = 6, PT_TLS_ = 7,
-	SHT_NOBITS_ = 8, SHF_ALLOC_ = 2, SHF_EXECINSTR_ = 4, PF_X_ = 1,
+	SHT_PROGBITS_ = 1, SHT_NOBITS_ = 8,
+	SHF_ALLOC_ = 2, SHF_EXECINSTR_ = 4, PF_X_ = 1,
 	SHN_LORESERVE_ = 0xff00, PN_XNUM_ = 0xffff,
 	/* Kernels read no larger program header table (ELF_MIN_ALIGN) when
 	 * they load a program; glibc's loader reads a library's on its
@@ -214,11 +215,37 @@ static uint64_t word_at(const uint8_t *buf, const struct elf_shrink_word *w,
 	return get_le(buf + off, 8);
 }
 
+struct words {
+	const struct elfscan *sc;
+	const uint8_t *buf;
+	const struct elf_shrink_word *w;	/* as the caller rewrites them */
+	size_t nw;
+	const struct span *sp;			/* sorted, disjoint */
+	size_t nsp;
+};
+
+/* Whether the word at address at, when an allocated section has it in
+ * the file, holds an address in one of the spans. */
+static bool word_hits(const struct words *x, uint64_t at)
+{
+	for (size_t i = 1; i < x->sc->n; i++) {
+		const struct elfscan_section *sec = &x->sc->sec[i];
+
+		if ((sec->flags & SHF_ALLOC_) && sec->type != SHT_NOBITS_ &&
+		    at >= sec->addr && sec->size >= 8 &&
+		    at - sec->addr <= sec->size - 8)
+			return in_spans(x->sp, x->nsp,
+					word_at(x->buf, x->w, x->nw,
+						sec->offset + (at - sec->addr)));
+	}
+	return false;
+}
+
 /* Whether a RELR table (entries at p, n of them) relocates a word in one
- * of the spans: an even entry is an address, an odd one a bitmap of the
- * 63 words after the last address. */
-static bool relr_hits(const uint8_t *p, uint64_t n, const struct span *sp,
-		      size_t nsp)
+ * of the spans, or one that points into them (the value is in place): an
+ * even entry is an address, an odd one a bitmap of the 63 words after the
+ * last address. */
+static bool relr_hits(const struct words *x, const uint8_t *p, uint64_t n)
 {
 	uint64_t where = 0;
 
@@ -226,17 +253,35 @@ static bool relr_hits(const uint8_t *p, uint64_t n, const struct span *sp,
 		uint64_t e = get_le(p + 8 * i, 8);
 
 		if (!(e & 1)) {
-			if (in_spans(sp, nsp, e))
+			if (in_spans(x->sp, x->nsp, e) || word_hits(x, e))
 				return true;
 			where = e + 8;
 			continue;
 		}
 		for (unsigned bit = 1; bit < 64; bit++)
 			if (((e >> bit) & 1) &&
-			    in_spans(sp, nsp, where + 8 * (bit - 1)))
+			    (in_spans(x->sp, x->nsp, where + 8 * (bit - 1)) ||
+			     word_hits(x, where + 8 * (bit - 1))))
 				return true;
 		where += 63 * 8;
 	}
+	return false;
+}
+
+/* In a program at a fixed address (ET_EXEC) a word of the data is a
+ * pointer as it stands: whether one of a data section (not one of
+ * offload containers) points into the spans.  (Code is not read: an
+ * address in an instruction is not found.) */
+static bool data_hits(const struct words *x, const struct elfscan_section *sec)
+{
+	if (!(sec->flags & SHF_ALLOC_) || (sec->flags & SHF_EXECINSTR_) ||
+	    sec->type != SHT_PROGBITS_ || sec->addr % 8 ||
+	    sec->kind == ELFSCAN_HIP_FATBIN || sec->kind == ELFSCAN_NV_FATBIN)
+		return false;
+	for (uint64_t o = 0; o + 8 <= sec->size; o += 8)
+		if (in_spans(x->sp, x->nsp,
+			     word_at(x->buf, x->w, x->nw, sec->offset + o)))
+			return true;
 	return false;
 }
 
@@ -264,7 +309,8 @@ static bool dynsym_hits(const uint8_t *p, uint64_t n, const struct span *sp,
  * writes there; a static one's may be a section offset) or addend
  * (RELATIVE: the address itself), no RELR place, no fat binary wrapper's
  * pointer as it is in place (RELR, or a program that is not PIE), no
- * defined dynamic symbol's bytes.  The only pointers into offload code point
+ * other word as it is in place (RELR, or any word of the data of a
+ * program at a fixed address), no defined dynamic symbol's bytes.  The only pointers into offload code point
  * at containers' starts, which never change. */
 static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			  const uint8_t *buf, const struct elf_shrink_word *w,
@@ -272,6 +318,8 @@ static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			  const struct cut *cut, size_t ncut, struct span table)
 {
 	struct span *sp = calloc(ncut + 1, sizeof(*sp));
+	bool fixed = get_le(buf + 16, 2) == ET_EXEC_;
+	struct words ws;
 
 	if (!sp)
 		return -1;
@@ -282,6 +330,7 @@ static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 	}
 	sp[ncut++] = table;
 	qsort(sp, ncut, sizeof(*sp), by_lo);
+	ws = (struct words){ sc, buf, w, nw, sp, ncut };
 	for (size_t i = 1; i < sc->n; i++) {
 		const struct elfscan_section *x = &sc->sec[i];
 		const uint8_t *p = buf + x->offset;
@@ -295,7 +344,12 @@ static int check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 		if (x->type == SHT_NOBITS_)
 			continue;
 		if (x->type == SHT_RELR_ && x->entsize == 8)
-			hit = relr_hits(p, x->size / 8, sp, ncut);
+			hit = relr_hits(&ws, p, x->size / 8);
+		if (fixed && !hit && data_hits(&ws, x)) {
+			free(sp);
+			return refuse(s, "a word of section [%zu] points into "
+				      "a freed range", i);
+		}
 		for (uint64_t o = 0; (rela || rel) && !hit &&
 		     o + x->entsize <= x->size; o += x->entsize)
 			hit = ((x->flags & SHF_ALLOC_) &&
