@@ -63,6 +63,10 @@ int elfcopy_plan_symbols(struct copy *c, struct err *e)
 		return err_set(e, "the symbol table's size %llu is not a "
 			       "multiple of %zu", (unsigned long long)sym->size,
 			       entsize);
+	/* (llvm-objcopy 22 crashes on a table without its null symbol.) */
+	if (!sym->size)
+		return err_set(e, "the symbol table is empty (not even its "
+			       "null symbol)");
 	c->nsyms = sym->size / entsize;
 	c->sym_new = malloc((c->nsyms ? c->nsyms : 1) * sizeof(*c->sym_new));
 	if (!c->sym_new)

@@ -20,9 +20,15 @@
 #include "io.h"
 #include "io_impl.h"
 
-/* A dangling symlink's last target: the links followed one by one (a
- * relative one from its own directory), up to the name nothing is at. */
-static char *dangling_target(const char *path)
+/* Where the rename must land: through a symlink to its target, as an
+ * in-place write would; a dangling one's target is made, as a shell's
+ * redirection makes it.  The links are followed one by one (a relative
+ * one from its own directory) up to the name that is no link, the
+ * directories on the way left to the kernel: no name is cut short at
+ * PATH_MAX, a name too long fails when used.  A loop, or a link that
+ * does not read, is the link itself; NULL (errno set) when a name on
+ * the way cannot be looked at. */
+static char *resolve_dest(const char *path)
 {
 	char *at = strdup(path);
 	struct stat st;
@@ -31,10 +37,17 @@ static char *dangling_target(const char *path)
 		char link[PATH_MAX], *next, *slash;
 		ssize_t n;
 
-		if (lstat(at, &st) < 0)
-			return at;	/* nothing there: the file to make */
+		if (lstat(at, &st) < 0) {
+			int saved = errno;
+
+			if (saved == ENOENT)
+				return at;	/* nothing there: the file to make */
+			free(at);
+			errno = saved;
+			return NULL;
+		}
 		if (!S_ISLNK(st.st_mode))
-			break;
+			return at;
 		n = readlink(at, link, sizeof(link) - 1);
 		if (n <= 0)
 			break;
@@ -48,25 +61,9 @@ static char *dangling_target(const char *path)
 		free(at);
 		at = next;
 	}
+	if (!at)
+		return NULL;
 	free(at);
-	return strdup(path);	/* a loop, or no target: the link itself */
-}
-
-/* Where the rename must land: through a symlink to its target, as an
- * in-place write would; a dangling one's target is made, as a shell's
- * redirection makes it. */
-static char *resolve_dest(const char *path)
-{
-	struct stat st;
-	char *real;
-
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		real = realpath(path, NULL);
-		if (real)
-			return real;
-		if (errno == ENOENT)
-			return dangling_target(path);
-	}
 	return strdup(path);
 }
 
@@ -163,7 +160,7 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 	}
 	o->dest = in_dir ? strdup(path) : resolve_dest(path);
 	if (!o->dest)
-		return err_sys(e, path, ENOMEM);
+		return err_sys(e, path, errno);
 	exists = !in_dir && stat(o->dest, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode))
 		return err_sys(e, path, EISDIR);

@@ -27,7 +27,8 @@
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 
-enum { SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_REL_ = 9, SHF_ALLOC_ = 2,
+enum { SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19,
+       SHF_ALLOC_ = 2,
        SHF_EXECINSTR_ = 4 };
 
 struct reloc {
@@ -374,10 +375,61 @@ static int not_in_table(void *ctx, uint64_t at)
 	return 0;
 }
 
+static void relr_slot(const struct table *t, uint64_t at, uint64_t lo,
+		      uint64_t hi, struct stray *st)
+{
+	uint64_t v;
+
+	if (value_at(t, at, &v) && v >= lo && v < hi)
+		not_in_table(st, at);
+}
+
+/* Every word that is a pointer as it stands and holds an address in
+ * [lo, hi) passed to not_in_table: in a file at a fixed address (ET_EXEC)
+ * every word of the data, in a position-independent one the words RELR
+ * relocates (the value in place; RELA's are the relocations'). */
+static void raw_pointers_into(const struct table *t, uint64_t lo,
+			      uint64_t hi, struct stray *st)
+{
+	for (size_t i = 1; i < t->s->n && !st->found; i++) {
+		const struct elfscan_section *sec = &t->s->sec[i];
+		const uint8_t *b = t->buf + sec->offset;
+		uint64_t where = 0;
+
+		if (t->s->e_type == 2 /* ET_EXEC */ &&
+		    (sec->flags & SHF_ALLOC_) &&
+		    !(sec->flags & SHF_EXECINSTR_) &&
+		    sec->type == SHT_PROGBITS_ && !(sec->addr % 8))
+			for (uint64_t k = 0; k + 8 <= sec->size; k += 8) {
+				uint64_t v = get_le(b + k, 8);
+
+				if (v >= lo && v < hi)
+					not_in_table(st, sec->addr + k);
+			}
+		if (sec->type != SHT_RELR_ || sec->entsize != 8)
+			continue;
+		for (uint64_t k = 0; k + 8 <= sec->size; k += 8) {
+			uint64_t e = get_le(b + k, 8);
+
+			if (!(e & 1)) {		/* an address */
+				relr_slot(t, e, lo, hi, st);
+				where = e + 8;
+				continue;
+			}
+			for (unsigned bit = 1; bit < 64; bit++)	/* a bitmap */
+				if ((e >> bit) & 1)
+					relr_slot(t, where + 8 * (bit - 1), lo,
+						  hi, st);
+			where += 63 * 8;
+		}
+	}
+}
+
 /* Why the packages may not move (NULL: they may).  The table's image
  * pointers are rewritten: any other pointer into the section (a
  * relocation, a word in the data holding a package's or an image's
- * bounds, a dynamic symbol) would be left behind. */
+ * bounds, or any address in the section where a word is a pointer as it
+ * stands, a dynamic symbol) would be left behind. */
 static const char *pack_refusal(const struct table *t,
 				const struct elfscan_section *sec,
 				const struct package_list *l,
@@ -420,6 +472,7 @@ static const char *pack_refusal(const struct table *t,
 		if (t->rel[i].relative && t->rel[i].addend >= from &&
 		    t->rel[i].addend - sec->addr < sec->size)
 			not_in_table(&st, t->rel[i].at);
+	raw_pointers_into(t, from, sec->addr + sec->size, &st);
 	for (size_t j = 0; j < n && !st.found; j++) {
 		uint64_t v[4] = { im[j].start, im[j].end, im[j].pstart,
 				  im[j].pend };

@@ -145,6 +145,9 @@ write("elf-two-symtabs.o",
              DEV_SEC]))
 write("elf-symtab-size.o",
       elf64([STRTAB, SYMSTR, symtab(data=b"\0" * 25), HOST_SEC, DEV_SEC]))
+# No entry at all, not even the null symbol (llvm-objcopy 22 crashes).
+write("elf-empty-symtab.o",
+      elf64([STRTAB, SYMSTR, symtab(data=b""), HOST_SEC, DEV_SEC]))
 write("elf-group-size.o",
       elf64([STRTAB, SYMSTR, symtab(),
              (b".group", SHT_GROUP, 0, b"\1\0\0\0\0\0", 4, None, None, 3,
