@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coff.h"
 #include "devarchive.h"
 #include "magic.h"
 
@@ -139,11 +140,14 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	return 0;
 }
 
-/* Objects get the object layout, anything else the binary one. */
+/* Objects get the object layout, anything else the binary one: a COFF
+ * file as the bundler's -type=o takes it (coff_is_readable), so that
+ * names that do not resolve fail the member in LLVM's words, not pass it
+ * as a file with no bundle. */
 static int open_bundle(struct bundle_reader *b, const uint8_t *data, size_t len,
 		       struct err *e)
 {
-	if (magic_is_object(data, len))
+	if (magic_is_object(data, len) || coff_is_readable(data, len))
 		return bundle_open_object(b, data, len, e);
 	return bundle_open_binary(b, data, len, e);
 }
