@@ -641,8 +641,10 @@ static int run_uri(struct options *o, const char *s, bool counting,
 		goto out;
 	}
 	if (!u.size) {
-		fprintf(stderr, "offload extract: warning: '%s': size 0, "
-			"nothing to extract\n", s);
+		/* Said once: with -o -, in the writing pass. */
+		if (!counting)
+			fprintf(stderr, "offload extract: warning: '%s': size 0, "
+				"nothing to extract\n", s);
 		rc = 0;
 		goto out;
 	}
