@@ -185,15 +185,22 @@ int devarchive_next(struct devarchive_reader *r, struct devarchive_entry *ent,
 		int more;
 
 		if (r->in_member && bundle_next(&r->bundle, &be) == 1) {
-			if (bundle_content(&r->bundle, &off, &size, e) < 0)
-				return wrap(e, "member '%.*s': %s",
-					    (int)r->file_len, r->file);
+			bool past = false;
+
+			if (bundle_content(&r->bundle, &off, &size, e) < 0) {
+				if (!r->bundle.object)
+					return wrap(e, "member '%.*s': %s",
+						    (int)r->file_len, r->file);
+				past = true;
+				off = size = 0;
+			}
 			*ent = (struct devarchive_entry){
 				.file = r->file, .file_len = r->file_len,
 				.id = be.id, .id_len = be.id_len,
 				.data = r->member + off, .len = (size_t)size,
-				.host_object = r->bundle.object &&
+				.host_object = r->bundle.object && !past &&
 					bundle_object_is_host(r->member, off, size),
+				.past_end = past,
 				.member = r->member, .member_len = r->member_len,
 			};
 			return 1;
@@ -213,6 +220,12 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	struct io_out *s;
 	struct io_in *v;
 
+	if (ent->past_end) {
+		err_llvm(e, ERR_TRUNCATED, "The end of the file was "
+			 "unexpectedly encountered");
+		return wrap(e, "member '%.*s': %s", (int)ent->file_len,
+			    ent->file);
+	}
 	if (!ent->host_object) {
 		*data = ent->data;
 		*len = ent->len;
