@@ -21,19 +21,6 @@
 
 enum handler { H_TEXT, H_BINARY, H_OBJECT, H_INVALID };
 
-/* LLVM's bundler takes a COFF file (object or PE image) for an object
- * once its header and section table are in place: names that do not
- * resolve fail later, in llvm-objcopy or in the walk of its sections (as
- * they do here). */
-static bool coff_is_readable(const uint8_t *buf, size_t len)
-{
-	struct coff_header h;
-	struct err e;
-
-	return (coff_has_magic(buf, len) || coff_is_image(buf, len)) &&
-	       coff_read_header(buf, len, &h, &e) == 0;
-}
-
 /* LLVM picks the layout from -type, and for o and a from the reference
  * input: an object file gets object bundles, anything else binary ones. */
 static enum handler pick_handler(const char *type, const struct io_in *ref,

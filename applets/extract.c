@@ -58,6 +58,7 @@ struct options {
 struct held {
 	struct io_in in;
 	bool kept;
+	bool mapped;		/* and then st is what it was */
 	struct stat st;
 };
 
@@ -501,9 +502,6 @@ static uint64_t next_data(const void *in, uint64_t off)
 	return io_in_next_data(in, off);
 }
 
-/* Walk path: count the entries selected, from headers only, which also
- * finds a damaged file before anything is written; then, unless only
- * counting, walk it again inflating, and write them. */
 static bool unchanged_since(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
@@ -512,33 +510,42 @@ static bool unchanged_since(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* Open path for a pass, or take it from h (see struct held). */
-static int open_input(struct io_in *in, const char *path, bool counting,
-		      struct held *h)
+/* Open path for a pass (its first want bytes, for a URI: see
+ * io_in_open_part; 0: all), or take it from h (see struct held).  A file
+ * the counting pass mapped must come back mapped and the same: replaced
+ * by an empty file or a FIFO, it was not checked. */
+static int open_input(struct io_in *in, const char *path, uint64_t want,
+		      bool counting, struct held *h)
 {
 	struct stat st;
 	struct err e;
 
 	if (h && h->kept) {
 		*in = h->in;
+		in->path = path;	/* a URI's path was freed since */
 		h->kept = false;
 		return 0;
 	}
-	if (io_in_open(in, path, &e) < 0)
+	if ((want ? io_in_open_part(in, path, want, &e)
+		  : io_in_open(in, path, &e)) < 0)
 		return applet_fail_err("extract", "cannot read", path, 0, &e);
-	if (!h || !in->map)
+	if (!h || (!in->map && (counting || !h->mapped)))
 		return 0;
-	if (fstat(in->fd, &st) < 0) {
+	if (in->map && fstat(in->fd, &st) < 0) {
 		err_sys(&e, path, errno);
 		io_in_close(in);
 		return applet_fail_err("extract", "cannot read", path, 0, &e);
 	}
 	if (counting) {
 		h->st = st;
-	} else if (!unchanged_since(&h->st, &st)) {
+		h->mapped = true;
+	} else if (!in->map || !unchanged_since(&h->st, &st)) {
+		bool resized = (uint64_t)h->st.st_size !=
+			       (in->map ? (uint64_t)st.st_size : in->len);
+
 		io_in_close(in);
 		return fail("cannot read", path, "file changed%s while being "
-			    "read", h->st.st_size != st.st_size ? " size" : "");
+			    "read", resized ? " size" : "");
 	}
 	return 0;
 }
@@ -554,6 +561,9 @@ static void close_input(struct io_in *in, bool counting, struct held *h)
 	io_in_close(in);
 }
 
+/* Walk path: count the entries selected, from headers only, which also
+ * finds a damaged file before anything is written; then, unless only
+ * counting, walk it again inflating, and write them. */
 static int run_file(struct options *o, const char *path, bool counting,
 		    size_t *count, struct held *held)
 {
@@ -563,7 +573,7 @@ static int run_file(struct options *o, const char *path, bool counting,
 	struct io_in in;
 	struct err e;
 
-	if (open_input(&in, path, counting, held) != 0)
+	if (open_input(&in, path, 0, counting, held) != 0)
 		return 1;
 	j.in = &in;
 	walk.inflate = false;
@@ -606,7 +616,7 @@ out:
 }
 
 static int run_uri(struct options *o, const char *s, bool counting,
-		   size_t *count)
+		   size_t *count, struct held *held)
 {
 	struct uri u;
 	struct io_in in;
@@ -617,10 +627,8 @@ static int run_uri(struct options *o, const char *s, bool counting,
 	if (uri_parse(s, &u, &e) < 0)
 		return fail("cannot read", s, "%s", e.msg);
 	/* A device or a pipe is read only as far as the URI needs. */
-	if ((u.has_size && u.offset <= UINT64_MAX - u.size && u.offset + u.size
-	     ? io_in_open_part(&in, u.path, u.offset + u.size, &e)
-	     : io_in_open(&in, u.path, &e)) < 0) {
-		applet_fail_err("extract", "cannot read", u.path, 0, &e);
+	if (open_input(&in, u.path, u.has_size && u.offset <= UINT64_MAX -
+		       u.size ? u.offset + u.size : 0, counting, held) != 0) {
 		uri_free(&u);
 		return 1;
 	}
@@ -633,8 +641,10 @@ static int run_uri(struct options *o, const char *s, bool counting,
 		goto out;
 	}
 	if (!u.size) {
-		fprintf(stderr, "offload extract: warning: '%s': size 0, "
-			"nothing to extract\n", s);
+		/* Said once: with -o -, in the writing pass. */
+		if (!counting)
+			fprintf(stderr, "offload extract: warning: '%s': size 0, "
+				"nothing to extract\n", s);
 		rc = 0;
 		goto out;
 	}
@@ -652,7 +662,7 @@ static int run_uri(struct options *o, const char *s, bool counting,
 	rc = write_out(o, &in, name, NULL, u.offset, u.size);
 out:
 	free(name);
-	io_in_close(&in);
+	close_input(&in, counting, held);
 	uri_free(&u);
 	return rc;
 }
@@ -663,9 +673,8 @@ static int run_all(struct options *o, char **args, int n, bool counting,
 	int rc = 0;
 
 	for (int i = 0; i < n; i++)
-		rc |= uri_is_uri(args[i]) ? run_uri(o, args[i], counting, count)
-					  : run_file(o, args[i], counting, count,
-						     held ? &held[i] : NULL);
+		rc |= (uri_is_uri(args[i]) ? run_uri : run_file)(
+			o, args[i], counting, count, held ? &held[i] : NULL);
 	return rc;
 }
 
@@ -761,8 +770,9 @@ int extract_main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		for (size_t i = 0; i < o.targets.n; i++)
-			o.targets.rule[i].hit = false;
+		/* The rules' hits stay the counting pass's: a writing pass
+		 * that stops at a file changed since must not add "no code
+		 * object matches" for the rules it did not reach. */
 		count = 0;
 	}
 	rc = run_all(&o, argv + optind, argc - optind, false, &count, held);

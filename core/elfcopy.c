@@ -171,7 +171,8 @@ static int write_section_table(const struct copy *c, struct io_out *out,
 			((Elf64_Shdr *)mem)[i] = (Elf64_Shdr){
 				(Elf64_Word)name, o->type, o->flags, o->addr,
 				i ? o->offset : 0, size, (Elf64_Word)link,
-				o->info, o->align, o->entsize,
+				/* llvm-objcopy keeps 32 bits of it */
+				o->info, o->align, (uint32_t)o->entsize,
 			};
 		else
 			((Elf32_Shdr *)mem)[i] = (Elf32_Shdr){

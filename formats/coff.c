@@ -275,6 +275,15 @@ bool coff_is_object(const uint8_t *buf, size_t len)
 			     &bigobj, &e) == 0;
 }
 
+bool coff_is_readable(const uint8_t *buf, size_t len)
+{
+	struct coff_header h;
+	struct err e;
+
+	return (coff_has_magic(buf, len) || coff_is_image(buf, len)) &&
+	       coff_read_header(buf, len, &h, &e) == 0;
+}
+
 /* Storage classes and the weak-external search LLVM's symbol flags look
  * at (COFFObjectFile::getSymbolFlags). */
 enum {

@@ -77,6 +77,12 @@ const char *coff_llvm_name_error(const uint8_t *buf, size_t len);
  * section table whose section names all resolve. */
 bool coff_is_object(const uint8_t *buf, size_t len);
 
+/* A COFF file (object or PE image) LLVM's bundler takes for an object
+ * with -type=o or -type=a: its header and section table in place.  Names
+ * that do not resolve fail later, in llvm-objcopy or in the walk of its
+ * sections, in LLVM's words (coff_llvm_name_error). */
+bool coff_is_readable(const uint8_t *buf, size_t len);
+
 /* The symbols LLVM 22's archive writer lists for a COFF object or image
  * (isArchiveSymbol over COFFObjectFile's symbols), in table order: global,
  * defined (an alias-searching weak external counts), neither a file record

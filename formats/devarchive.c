@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coff.h"
 #include "devarchive.h"
 #include "magic.h"
 
@@ -139,11 +140,14 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	return 0;
 }
 
-/* Objects get the object layout, anything else the binary one. */
+/* Objects get the object layout, anything else the binary one: a COFF
+ * file as the bundler's -type=o takes it (coff_is_readable), so that
+ * names that do not resolve fail the member in LLVM's words, not pass it
+ * as a file with no bundle. */
 static int open_bundle(struct bundle_reader *b, const uint8_t *data, size_t len,
 		       struct err *e)
 {
-	if (magic_is_object(data, len))
+	if (magic_is_object(data, len) || coff_is_readable(data, len))
 		return bundle_open_object(b, data, len, e);
 	return bundle_open_binary(b, data, len, e);
 }
@@ -181,15 +185,22 @@ int devarchive_next(struct devarchive_reader *r, struct devarchive_entry *ent,
 		int more;
 
 		if (r->in_member && bundle_next(&r->bundle, &be) == 1) {
-			if (bundle_content(&r->bundle, &off, &size, e) < 0)
-				return wrap(e, "member '%.*s': %s",
-					    (int)r->file_len, r->file);
+			bool past = false;
+
+			if (bundle_content(&r->bundle, &off, &size, e) < 0) {
+				if (!r->bundle.object)
+					return wrap(e, "member '%.*s': %s",
+						    (int)r->file_len, r->file);
+				past = true;
+				off = size = 0;
+			}
 			*ent = (struct devarchive_entry){
 				.file = r->file, .file_len = r->file_len,
 				.id = be.id, .id_len = be.id_len,
 				.data = r->member + off, .len = (size_t)size,
-				.host_object = r->bundle.object &&
+				.host_object = r->bundle.object && !past &&
 					bundle_object_is_host(r->member, off, size),
+				.past_end = past,
 				.member = r->member, .member_len = r->member_len,
 			};
 			return 1;
@@ -209,6 +220,12 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	struct io_out *s;
 	struct io_in *v;
 
+	if (ent->past_end) {
+		err_llvm(e, ERR_TRUNCATED, "The end of the file was "
+			 "unexpectedly encountered");
+		return wrap(e, "member '%.*s': %s", (int)ent->file_len,
+			    ent->file);
+	}
 	if (!ent->host_object) {
 		*data = ent->data;
 		*len = ent->len;

@@ -26,6 +26,10 @@ struct devarchive_entry {
 	/* An object member's host section (one zero byte): the entry stands
 	 * for the member without its bundle sections (devarchive_bytes). */
 	bool host_object;
+	/* An object member's bundle section that runs past the member's
+	 * end: listed by its name, an error only when devarchive_bytes
+	 * takes it (LLVM reads only the entries it unbundles). */
+	bool past_end;
 	const uint8_t *member;	/* the (decompressed) member */
 	size_t member_len;
 };

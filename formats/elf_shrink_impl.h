@@ -27,7 +27,7 @@ enum {
 	MAX_PHDRS_LIBRARY = 512,
 	MIN_PAGE = 4096, MAX_PAGE = 1 << 30,
 	SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19, SHT_DYNSYM_ = 11,
-	STT_TLS_ = 6,
+	SHT_SYMTAB_ = 2, STT_SECTION_ = 3, STT_FILE_ = 4, STT_TLS_ = 6,
 };
 
 struct phdr {

@@ -187,15 +187,41 @@ static bool dynsym_hits(const uint8_t *p, uint64_t n, const struct span *sp,
 	return false;
 }
 
+/* Whether a symbol of the symbol table (n bytes of them at p) defined in
+ * a .hip_fatbin or .nv_fatbin section starts in one of the spans: code
+ * may read there by a PC-relative address no relocation shows (data of
+ * the program's own after the containers).  A symbol that starts at a
+ * container and runs over its freed tail (nvcc's fatbinData) starts
+ * outside them; the images of a packed .llvm.offloading, moved by the
+ * plan, are read through the words it rewrites. */
+static bool symtab_hits(const struct elfscan *sc, const uint8_t *p,
+			uint64_t n, const struct span *sp, size_t nsp)
+{
+	for (uint64_t o = 24; o + 24 <= n; o += 24) {
+		unsigned type = p[o + 4] & 0xf;
+		uint64_t ndx = get_le(p + o + 6, 2);
+
+		if (!ndx || ndx >= SHN_LORESERVE_ || ndx >= sc->n ||
+		    type == STT_SECTION_ ||
+		    type == STT_FILE_ || type == STT_TLS_ ||
+		    (sc->sec[ndx].kind != ELFSCAN_HIP_FATBIN &&
+		     sc->sec[ndx].kind != ELFSCAN_NV_FATBIN))
+			continue;
+		if (in_spans(sp, nsp, get_le(p + o + 8, 8)))
+			return true;
+	}
+	return false;
+}
+
 /* Nothing the file points at may be cut or become program headers (the
  * table, at addresses table): no dynamic relocation's place (the loader
  * writes there; a static one's may be a section offset) or addend
  * (RELATIVE: the address itself), no RELR place, no fat binary wrapper's
  * pointer as it is in place (RELR, or a program that is not PIE), no
  * other word as it is in place (RELR, or any word of the data of a
- * program at a fixed address), no defined dynamic symbol's bytes.  The
- * only pointers into offload code point at containers' starts, which
- * never change. */
+ * program at a fixed address), no defined dynamic symbol's bytes, no
+ * symbol's start.  The only pointers into offload code point at
+ * containers' starts, which never change. */
 int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			      const uint8_t *buf,
 			      const struct elf_shrink_word *w, size_t nw,
@@ -224,6 +250,7 @@ int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 		bool rela = x->type == SHT_RELA_ && x->entsize == 24;
 		bool rel = x->type == SHT_REL_ && x->entsize == 16;
 		bool dynsym = x->type == SHT_DYNSYM_ && x->entsize == 24;
+		bool symtab = x->type == SHT_SYMTAB_ && x->entsize == 24;
 		bool hit = false;
 
 		if (x->type == SHT_NOBITS_)
@@ -248,12 +275,15 @@ int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 							 x->offset + o));
 		if (dynsym && !hit)
 			hit = dynsym_hits(p, x->size, sp, ncut);
+		if (symtab && !hit)
+			hit = symtab_hits(sc, p, x->size, sp, ncut);
 		if (hit) {
 			free(sp);
 			return refuse(s, "%s in section [%zu] points into a "
 				      "freed range", wrappers ?
 				      "a fat binary wrapper" : dynsym ?
-				      "a dynamic symbol" : "a relocation", i);
+				      "a dynamic symbol" : symtab ? "a symbol" :
+				      "a relocation", i);
 		}
 	}
 	free(sp);
