@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "elfscan.h"
 
 /* libelf wants a writable image because ELF_C_READ_MMAP_PRIVATE may convert
@@ -228,6 +229,28 @@ int elfscan_open_names(struct elfscan *s, const uint8_t *buf, size_t len,
 		       struct err *e)
 {
 	return scan(s, buf, len, true, e);
+}
+
+bool elfscan_relr_each(const uint8_t *p, uint64_t n,
+		       bool (*each)(void *ctx, uint64_t at), void *ctx)
+{
+	uint64_t where = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t e = get_le(p + 8 * i, 8);
+
+		if (!(e & 1)) {
+			if (each(ctx, e))
+				return true;
+			where = e + 8;
+			continue;
+		}
+		for (unsigned bit = 1; bit < 64; bit++)
+			if (((e >> bit) & 1) && each(ctx, where + 8 * (bit - 1)))
+				return true;
+		where += 63 * 8;
+	}
+	return false;
 }
 
 void elfscan_free(struct elfscan *s)

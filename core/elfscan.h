@@ -56,6 +56,12 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 int elfscan_open_names(struct elfscan *s, const uint8_t *buf, size_t len,
 		       struct err *e);
 void elfscan_free(struct elfscan *s);
+/* The places a RELR table relocates (n little-endian 8-byte entries at p):
+ * an even entry is an address, an odd one a bitmap of the 63 words after
+ * the last address.  each is called for every place until it returns
+ * true; returns whether it did. */
+bool elfscan_relr_each(const uint8_t *p, uint64_t n,
+		       bool (*each)(void *ctx, uint64_t at), void *ctx);
 /* The bytes of section i (empty for SHT_NOBITS); checked by elfscan_open. */
 const uint8_t *elfscan_bytes(const struct elfscan *s, const uint8_t *buf,
 			     size_t i, uint64_t *size);

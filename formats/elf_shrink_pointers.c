@@ -123,31 +123,13 @@ static bool word_hits(const struct words *x, uint64_t at)
 	return false;
 }
 
-/* Whether a RELR table (entries at p, n of them) relocates a word in one
- * of the spans, or one that points into them (the value is in place): an
- * even entry is an address, an odd one a bitmap of the 63 words after the
- * last address. */
-static bool relr_hits(const struct words *x, const uint8_t *p, uint64_t n)
+/* Whether a place RELR relocates is in one of the spans, or holds a word
+ * that points into them (the value is in place). */
+static bool relr_hits(void *ctx, uint64_t at)
 {
-	uint64_t where = 0;
+	const struct words *x = ctx;
 
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t e = get_le(p + 8 * i, 8);
-
-		if (!(e & 1)) {
-			if (in_spans(x->sp, x->nsp, e) || word_hits(x, e))
-				return true;
-			where = e + 8;
-			continue;
-		}
-		for (unsigned bit = 1; bit < 64; bit++)
-			if (((e >> bit) & 1) &&
-			    (in_spans(x->sp, x->nsp, where + 8 * (bit - 1)) ||
-			     word_hits(x, where + 8 * (bit - 1))))
-				return true;
-		where += 63 * 8;
-	}
-	return false;
+	return in_spans(x->sp, x->nsp, at) || word_hits(x, at);
 }
 
 /* In a program at a fixed address (ET_EXEC) a word of the data is a
@@ -256,7 +238,8 @@ int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 		if (x->type == SHT_NOBITS_)
 			continue;
 		if (x->type == SHT_RELR_ && x->entsize == 8)
-			hit = relr_hits(&ws, p, x->size / 8);
+			hit = elfscan_relr_each(p, x->size / 8, relr_hits,
+						&ws);
 		if (fixed && !hit && data_hits(&ws, x)) {
 			free(sp);
 			return refuse(s, "a word of section [%zu] points into "

@@ -375,13 +375,21 @@ static int not_in_table(void *ctx, uint64_t at)
 	return 0;
 }
 
-static void relr_slot(const struct table *t, uint64_t at, uint64_t lo,
-		      uint64_t hi, struct stray *st)
+/* What relr_slot looks for: a word holding an address in [lo, hi). */
+struct relr_look {
+	const struct table *t;
+	uint64_t lo, hi;
+	struct stray *st;
+};
+
+static bool relr_slot(void *ctx, uint64_t at)
 {
+	struct relr_look *l = ctx;
 	uint64_t v;
 
-	if (value_at(t, at, &v) && v >= lo && v < hi)
-		not_in_table(st, at);
+	if (value_at(l->t, at, &v) && v >= l->lo && v < l->hi)
+		not_in_table(l->st, at);
+	return l->st->found;
 }
 
 /* Every word that is a pointer as it stands and holds an address in
@@ -394,7 +402,7 @@ static void raw_pointers_into(const struct table *t, uint64_t lo,
 	for (size_t i = 1; i < t->s->n && !st->found; i++) {
 		const struct elfscan_section *sec = &t->s->sec[i];
 		const uint8_t *b = t->buf + sec->offset;
-		uint64_t where = 0;
+		struct relr_look look = { t, lo, hi, st };
 
 		if (t->s->e_type == 2 /* ET_EXEC */ &&
 		    (sec->flags & SHF_ALLOC_) &&
@@ -406,22 +414,8 @@ static void raw_pointers_into(const struct table *t, uint64_t lo,
 				if (v >= lo && v < hi)
 					not_in_table(st, sec->addr + k);
 			}
-		if (sec->type != SHT_RELR_ || sec->entsize != 8)
-			continue;
-		for (uint64_t k = 0; k + 8 <= sec->size; k += 8) {
-			uint64_t e = get_le(b + k, 8);
-
-			if (!(e & 1)) {		/* an address */
-				relr_slot(t, e, lo, hi, st);
-				where = e + 8;
-				continue;
-			}
-			for (unsigned bit = 1; bit < 64; bit++)	/* a bitmap */
-				if ((e >> bit) & 1)
-					relr_slot(t, where + 8 * (bit - 1), lo,
-						  hi, st);
-			where += 63 * 8;
-		}
+		if (sec->type == SHT_RELR_ && sec->entsize == 8)
+			elfscan_relr_each(b, sec->size / 8, relr_slot, &look);
 	}
 }
 
