@@ -231,8 +231,12 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 				return -1;
 			len -= body - (uint64_t)left;
 		}
+		/* After a copy the kernel stopped short (a full disk, a file
+		 * size limit: the write below reports it) the position is off
+		 * the boundaries: never stage past the next one. */
 		while (len) {
-			size_t n = len < CHUNK ? (size_t)len : CHUNK;
+			size_t room = to_boundary(o);
+			size_t n = len < room ? (size_t)len : room;
 
 			if (stage_from(o, in, &off, n, e) < 0)
 				return -1;
