@@ -80,9 +80,16 @@ void select_entry_from_id(struct select_entry *en, const char *id,
 	for (size_t i = 0; i < len && nd < 5; i++)
 		if (id[i] == '-')
 			dash[nd++] = i;
-	if (nd < 4)
+	/* ROCm 5.x writes host IDs with three dashes
+	 * ("host-x86_64-unknown-linux"): a host entry all the same. */
+	en->host = nd && dash[0] == 4 && !memcmp(id, "host", 4);
+	if (nd < 4) {
+		if (en->host) {
+			en->triple = id + 5;
+			en->triple_len = len - 5;
+		}
 		return;
-	en->host = dash[0] == 4 && !memcmp(id, "host", 4);
+	}
 	en->triple = id + dash[0] + 1;
 	en->triple_len = (nd == 5 ? dash[4] : len) - dash[0] - 1;
 	/* "amdgcn-amd-amdhsa-": the empty environment is no part of it. */
