@@ -12,8 +12,8 @@
 #include "progress.h"
 #include "../core/env.h"
 #include "../core/io.h"
-#include "../formats/ccob_write.h"
-#include "../formats/inspect.h"
+#include "../ops/ccob_write.h"
+#include "../ops/inspect.h"
 
 static const char usage[] =
 	"Usage: offload ccob [-d|-l] [OPTIONS] [FILE]...\n"

@@ -16,7 +16,7 @@
 #include "../core/io.h"
 #include "../core/outnames.h"
 #include "../core/uri.h"
-#include "../formats/inspect.h"
+#include "../ops/inspect.h"
 
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"

@@ -14,7 +14,7 @@
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../core/uri.h"
-#include "../formats/inspect.h"
+#include "../ops/inspect.h"
 
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "../core/select.h"
-#include "../formats/inspect.h"
+#include "../ops/inspect.h"
 #include "../formats/kernels.h"
 
 /* The entry lines of one container, already formatted (text listings):

@@ -8,7 +8,7 @@
 #include "messages.h"
 #include "ls.h"
 #include "../core/uri.h"
-#include "../formats/inspect.h"
+#include "../ops/inspect.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };
 

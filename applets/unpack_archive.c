@@ -15,7 +15,7 @@
 #include "../core/outnames.h"
 #include "../core/select.h"
 #include "../core/target.h"
-#include "../formats/devarchive.h"
+#include "../ops/devarchive.h"
 
 static const char usage[] =
 	"Usage: offload unpack-archive [-o DIR] [-t PATTERN]... [-l] [-v] ARCHIVE...\n"

@@ -3,7 +3,7 @@
 
 A module is a .c file and the .h of the same name (applets/bundler.c and
 applets/bundler.h are one).  Two graphs are derived between the modules of
-applets/, core/ and formats/:
+applets/, ops/, formats/ and core/:
   - includes: each #include "..." of one of them (through headers that
     have no .c of their own);
   - calls: each global symbol an object file of build/obj uses and another
@@ -11,7 +11,7 @@ applets/, core/ and formats/:
     but defined elsewhere.
 Printed, one a line, and exit 1: every cycle (the modules of each strongly
 connected part, as one cycle through them), and every edge against the flow
-applets -> formats -> core.  Nothing printed and exit 0 when the house is in
+applets -> ops -> formats -> core.  Nothing printed and exit 0 when the house is in
 order.  Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
 """
 import os
@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 
-LAYERS = {"core": 0, "formats": 1, "applets": 2}
+LAYERS = {"core": 0, "formats": 1, "ops": 2, "applets": 3}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -1,5 +1,5 @@
 /* Fuzz target: a whole artefact walked to its code objects
- * (formats/inspect.c over core/elfscan, formats/ar, fatbin, ccob, package,
+ * (ops/inspect.c over core/elfscan, formats/ar, fatbin, ccob, package,
  * nvfatbin), from headers only and inflating (whole, or CCOBs as streams),
  * under small limits.  Every
  * node must be well formed: depths step by one, entries inside the input
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../formats/inspect.h"
+#include "../../ops/inspect.h"
 
 struct state {
 	const uint8_t *buf;

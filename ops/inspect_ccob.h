@@ -5,7 +5,7 @@
 #ifndef FORMATS_INSPECT_CCOB_H
 #define FORMATS_INSPECT_CCOB_H
 
-#include "ccob.h"
+#include "../formats/ccob.h"
 
 enum { INSPECT_HEAD = 20 };	/* bytes kept of each entry: enough to tell
 				 * ELF (and its machine), bitcode, fatbins */

@@ -21,9 +21,9 @@
 
 #include "../core/elfscan.h"
 #include "../core/err.h"
-#include "ccob.h"
-#include "nvfatbin.h"
-#include "package.h"
+#include "../formats/ccob.h"
+#include "../formats/nvfatbin.h"
+#include "../formats/package.h"
 
 enum inspect_kind {
 	INSPECT_INPUT,		/* the file, or an archive member */

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coff.h"
+#include "../formats/coff.h"
 #include "devarchive.h"
-#include "magic.h"
+#include "../formats/magic.h"
 
 /* Prefix e's message (err_set cannot read and write e->msg at once). */
 static int wrap(struct err *e, const char *fmt, int n, const char *s)

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bundle.h"
-#include "coff.h"
+#include "../formats/bundle.h"
+#include "../formats/coff.h"
 #include "prune_impl.h"
 #include "../core/bytes.h"
 

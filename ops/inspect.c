@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
-#include "bundle.h"
-#include "coff.h"
-#include "fatbin.h"
+#include "../formats/ar.h"
+#include "../formats/bundle.h"
+#include "../formats/coff.h"
+#include "../formats/fatbin.h"
 #include "inspect.h"
 #include "inspect_walk.h"
 #include "../core/bytes.h"

@@ -1,14 +1,14 @@
 /* prune_containers: bundles, CCOBs, NVIDIA fatbins and packages pruned
  * one container at a time (see prune.h); the files that hold them are
- * formats/prune.c's. */
+ * ops/prune.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
-#include "fatbin.h"
-#include "nvfatbin.h"
-#include "package.h"
+#include "../formats/bundle.h"
+#include "../formats/fatbin.h"
+#include "../formats/nvfatbin.h"
+#include "../formats/package.h"
 #include "prune_impl.h"
 
 /* ---- entries ---- */

@@ -36,7 +36,7 @@
 #include "../core/err.h"
 #include "../core/io.h"
 #include "../core/select.h"
-#include "ccob.h"
+#include "../formats/ccob.h"
 #include "elf_shrink.h"
 
 /* One entry looked at: the keep() callback's view and what was decided. */

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "package.h"
+#include "../formats/package.h"
 #include "prune_impl.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
-#include "fatbin.h"
+#include "../formats/bundle.h"
+#include "../formats/fatbin.h"
 #include "inspect_ccob.h"
 #include "../core/bytes.h"
 #include "../core/gather.h"

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ar.h"
-#include "bundle.h"
-#include "ccob.h"
+#include "../formats/ar.h"
+#include "../formats/bundle.h"
+#include "../formats/ccob.h"
 #include "../core/err.h"
 #include "../core/io.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
-#include "ccob_entries.h"
-#include "fatbin.h"
+#include "../formats/bundle.h"
+#include "../formats/ccob_entries.h"
+#include "../formats/fatbin.h"
 #include "inspect_ccob.h"
 #include "inspect_walk.h"
 #include "../core/bytes.h"

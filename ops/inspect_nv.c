@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fatbin.h"
+#include "../formats/fatbin.h"
 #include "inspect_walk.h"
-#include "nvfatbin.h"
+#include "../formats/nvfatbin.h"
 
 /* Entries decoded ahead of the one being visited, at most, and the bytes
  * they may hold (one entry more than that is always allowed).  Few: an

@@ -8,13 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ar.h"
-#include "bundle.h"
-#include "coff.h"
-#include "coffcopy.h"
-#include "package.h"
+#include "../formats/ar.h"
+#include "../formats/bundle.h"
+#include "../formats/coff.h"
+#include "../formats/coffcopy.h"
+#include "../formats/package.h"
 #include "prune_impl.h"
-#include "nvfatbin.h"
+#include "../formats/nvfatbin.h"
 #include "../core/bytes.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"

@@ -1,4 +1,4 @@
-/* elf_shrink_impl: what formats/elf_shrink.c (the plan), elf_shrink_cuts.c
+/* elf_shrink_impl: what ops/elf_shrink.c (the plan), elf_shrink_cuts.c
  * (where to cut), elf_shrink_pointers.c (what may not be cut) and
  * elf_shrink_headers.c (the new headers) share.  Not for other modules. */
 #ifndef FORMATS_ELF_SHRINK_IMPL_H

@@ -3,8 +3,8 @@
 #ifndef FORMATS_CCOB_WRITE_H
 #define FORMATS_CCOB_WRITE_H
 
-#include "bundle.h"
-#include "ccob.h"
+#include "../formats/bundle.h"
+#include "../formats/ccob.h"
 #include "../core/io.h"
 
 /* Called every so often while compressing, with progress_ctx, bytes done

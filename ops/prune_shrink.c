@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fatbin.h"
+#include "../formats/fatbin.h"
 #include "prune_impl.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"

@@ -1,5 +1,5 @@
-/* prune_impl: what formats/prune.c (files: ELF, archives, the plan, the
- * writing), formats/prune_containers.c (containers: bundles, CCOBs,
+/* prune_impl: what ops/prune.c (files: ELF, archives, the plan, the
+ * writing), ops/prune_containers.c (containers: bundles, CCOBs,
  * NVIDIA fatbins, packages), prune_omp.c (linked OpenMP files) and
  * prune_shrink.c (linked files made smaller) share.  Not for other
  * modules. */
