@@ -275,7 +275,7 @@ static int note_ccob(void *ctx, const struct inspect_node *n)
 	struct spots *sp = ctx;
 	size_t (*grown)[2];
 
-	if (n->kind != INSPECT_CONTAINER || n->container != INSPECT_CCOB ||
+	if (n->kind != INSPECT_CONTAINER || n->container != FATBIN_CCOB ||
 	    !n->in_file)
 		return 0;
 	if (!(grown = realloc(sp->at, (sp->n + 1) * sizeof(*grown)))) {

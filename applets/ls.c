@@ -10,6 +10,7 @@
 #include "messages.h"
 #include "progress.h"
 #include "ls.h"
+#include "../ops/kinds.h"
 #include "selection.h"
 #include "../core/env.h"
 #include "../core/io.h"
@@ -91,7 +92,7 @@ static int keep(void *ctx, const struct inspect_node *n)
 	/* NVIDIA entries stay rows: a --verify failure is reported from them
 	 * (nv_undecoded). */
 	if (rs->entries_as_text && n->kind == INSPECT_ENTRY &&
-	    n->container != INSPECT_NV && rs->n &&
+	    !kinds_get(n->container)->entry_coded && rs->n &&
 	    rs->v[rs->n - 1].n.kind == INSPECT_CONTAINER)
 		return ls_entry_as_text(rs, n);
 	/* An archive member that closed with nothing under it is not shown
@@ -114,7 +115,7 @@ static int keep(void *ctx, const struct inspect_node *n)
 	if (ls_row_fill(r, n) < 0)
 		return -1;
 	rs->n++;
-	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data)
+	if (rs->kernels && n->kind == INSPECT_ENTRY)
 		return ls_entry_kernels(r, n);
 	return 0;
 }
@@ -141,11 +142,19 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 
 		if (n->kind != INSPECT_CONTAINER)
 			continue;
-		if (n->container == INSPECT_CCOB)
+		/* roc-obj-ls lists bundles in the file; it does not look
+		 * into CCOBs, packages or NVIDIA fatbins. */
+		switch (n->container) {
+		case FATBIN_CCOB:
 			skipped += n->entries;
-		if (n->container != INSPECT_BUNDLE &&
-		    n->container != INSPECT_OBJECT_BUNDLE)
 			continue;
+		case FATBIN_PACKAGE:
+		case FATBIN_NV:
+			continue;
+		case FATBIN_BUNDLE:
+		case FATBIN_OBJECT_BUNDLE:
+			break;
+		}
 		++*bundles;
 		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
 			const struct inspect_node *en = &rs->v[i + k].n;
@@ -390,7 +399,7 @@ static int list_one(struct options *o, const char *path)
 				  PRIx64, rs.v[i].n.number, rs.v[i].n.offset,
 				  rs.v[i].n.ccob.hash, rs.v[i].n.computed_hash);
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
-		    rs.v[i].n.container == INSPECT_NV)
+		    kinds_get(rs.v[i].n.container)->entry_coded)
 			rc |= nv_undecoded(&rs, i, path);
 		if (rs.v[i].kernels_why && o->kernels)
 			rc = kernels_unread(&rs, i, path);

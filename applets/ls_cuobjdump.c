@@ -203,11 +203,11 @@ static int visit(void *ctx, const struct inspect_node *n)
 		/* A fatbin with no entries left (nvprune's, when nothing
 		 * matched) is device code to cuobjdump: it lists nothing and
 		 * succeeds. */
-		if (n->container == INSPECT_NV && nv_place(st))
+		if (n->container == FATBIN_NV && nv_place(st))
 			st->device_code = true;
 		break;
 	case INSPECT_ENTRY:
-		if (n->container != INSPECT_NV ||
+		if (n->container != FATBIN_NV ||
 		    (n->nv.kind != NVFATBIN_PTX && n->nv.kind != NVFATBIN_ELF) ||
 		    !nv_place(st) || !ls_wanted(st->rs, n))
 			break;

@@ -9,6 +9,7 @@
 #include "messages.h"
 #include "ls.h"
 #include "selection.h"
+#include "../ops/kinds.h"
 
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
 {
@@ -35,9 +36,12 @@ int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
  * of formats/kernels.h know. */
 int ls_entry_kernels(struct row *r, const struct inspect_node *n)
 {
-	uint64_t size = n->container == INSPECT_NV ? n->code_size : n->size;
+	struct entry_bytes b;
 
-	return ls_file_kernels(r, n->data, (size_t)size);
+	/* ls describes what is there, a damaged CCOB's code too. */
+	if (kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b) != ENTRY_WHOLE)
+		return 0;
+	return ls_file_kernels(r, b.data, (size_t)b.size);
 }
 
 /* Whether -t takes the entry (all do without -t; host entries never

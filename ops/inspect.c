@@ -11,6 +11,7 @@
 #include "../formats/fatbin.h"
 #include "inspect.h"
 #include "inspect_walk.h"
+#include "kinds.h"
 #include "../core/bytes.h"
 
 /* Archives inside archives are walked this deep, no deeper. */
@@ -72,12 +73,15 @@ static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 	for (;;) {
 		const uint8_t *p;
 		struct inspect_node c;
+		enum fatbin_kind k;
 
 		pos = skip_padding(w, buf, len, base, pos);
-		/* The first NVIDIA fatbin: its entries and those of the
-		 * fatbins after it are decoded ahead. */
-		if (w->o->inflate && !w->nv && len - pos >= 4 &&
-		    !memcmp(buf + pos, "\x50\xed\x55\xba", 4))
+		/* The first NVIDIA fatbin (entries each compressed on their
+		 * own): its entries and those of the fatbins after it are
+		 * decoded ahead. */
+		if (w->o->inflate && !w->nv &&
+		    fatbin_probe(buf + pos, len - pos, &k) &&
+		    kinds_get(k)->entry_coded)
 			w->nv = inspect_nv_ahead_start(w, buf, len, base, pos);
 		rc = fatbin_next(buf, len, &pos, &w->o->ccob, &it, w->e);
 		if (rc <= 0)
@@ -87,33 +91,16 @@ static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 			.kind = INSPECT_CONTAINER, .depth = depth,
 			.number = w->containers++, .offset = base + it.offset,
 			.size = it.size, .in_file = true,
+			.container = it.kind,
 		};
-
-		switch (it.kind) {
-		case FATBIN_BUNDLE:
-			c.container = INSPECT_BUNDLE;
-			rc = inspect_walk_bundle(w, &c, p, it.size);
-			break;
-		case FATBIN_CCOB:
-			c.container = INSPECT_CCOB;
-			rc = inspect_walk_ccob(w, &c, p, it.size);
-			break;
-		case FATBIN_PACKAGE:
-			c.container = INSPECT_PACKAGE;
-			rc = inspect_walk_package(w, &c, p, it.size);
-			break;
-		default:
-			c.container = INSPECT_NV;
-			rc = inspect_walk_nv(w, &c, p, it.size);
-			break;
-		}
+		rc = kinds_get(it.kind)->walk(w, &c, p, it.size);
 		if (rc < 0)
 			break;
 	}
 	inspect_nv_ahead_end(w->nv);
 	w->nv = outer;
 	if (rc < 0)
-		return inspect_where(w, "%s at offset %llu", fatbin_kind_name(it.kind),
+		return inspect_where(w, "%s at offset %llu", fatbin_item_name(&it),
 			     (unsigned long long)(base + it.offset));
 	return 0;
 }
@@ -166,7 +153,7 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 	if (nbundle) {
 		struct inspect_node c = {
 			.kind = INSPECT_CONTAINER, .depth = in->depth + 1,
-			.container = INSPECT_OBJECT_BUNDLE,
+			.container = FATBIN_OBJECT_BUNDLE,
 			.number = w->containers++, .entries = nbundle,
 			.in_file = true, .offset = base, .size = len,
 		};
@@ -177,7 +164,7 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 		for (size_t i = 0; i < n; i++) {
 			struct inspect_node en = {
 				.kind = INSPECT_ENTRY, .depth = c.depth + 1,
-				.container = INSPECT_OBJECT_BUNDLE,
+				.container = FATBIN_OBJECT_BUNDLE,
 				.number = c.number, .index = k,
 				.name = sec[i].name + BUNDLE_MAGIC_LEN,
 				.name_len = sec[i].name_len - BUNDLE_MAGIC_LEN,
@@ -390,8 +377,9 @@ static bool is_ld_script(const uint8_t *buf, size_t len)
 
 static bool is_container(const uint8_t *buf, size_t len)
 {
-	return bundle_is_binary(buf, len) || ccob_is(buf, len) ||
-	       package_is(buf, len) || nvfatbin_is(buf, len);
+	enum fatbin_kind k;
+
+	return fatbin_probe_file(buf, len, &k);
 }
 
 static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
@@ -494,45 +482,58 @@ static const char *image_name(uint16_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
 }
 
+/* A bundle ID split at its dashes. */
+static void target_from_id(const struct inspect_node *n,
+			   struct inspect_target *t)
+{
+	/* <kind>-<arch>-<vendor>-<os>-<env>[-<target ID>] */
+	const char *dash[5];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n->name_len && k < 5; i++)
+		if (n->name[i] == '-')
+			dash[k++] = n->name + i;
+	if (k < 4)
+		return;
+	set(&t->kind, &t->kind_len, n->name, (size_t)(dash[0] - n->name));
+	if (k == 4) {
+		set(&t->triple, &t->triple_len, dash[0] + 1,
+		    (size_t)(n->name + n->name_len - dash[0] - 1));
+		return;
+	}
+	set_str(&t->image, &t->image_len, image_name(n->image_kind));
+	/* An empty environment ("amdgcn-amd-amdhsa-") is left out. */
+	set(&t->triple, &t->triple_len, dash[0] + 1,
+	    (size_t)(dash[4] - dash[0] - 1) -
+	    (dash[4] - dash[3] == 1));
+	set(&t->arch, &t->arch_len, dash[4] + 1,
+	    (size_t)(n->name + n->name_len - dash[4] - 1));
+}
+
 void inspect_entry_target(const struct inspect_node *n,
 			  struct inspect_target *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (n->container == INSPECT_PACKAGE) {
+	switch (n->container) {
+	case FATBIN_PACKAGE:
 		if (n->offload_kind != PACKAGE_OFK_NONE)
 			set_str(&t->kind, &t->kind_len,
 				package_offload_kind_describe(n->offload_kind));
 		set(&t->triple, &t->triple_len, n->triple, n->triple_len);
 		set(&t->arch, &t->arch_len, n->arch, n->arch_len);
 		set_str(&t->image, &t->image_len, image_name(n->image_kind));
-	} else if (n->container == INSPECT_NV) {
+		break;
+	case FATBIN_NV:
 		set_str(&t->kind, &t->kind_len, "cuda");
 		snprintf(t->arch_buf, sizeof(t->arch_buf), "sm_%u%s",
 			 (unsigned)n->nv.arch, nvfatbin_arch_suffix(&n->nv));
 		set_str(&t->arch, &t->arch_len, t->arch_buf);
 		set_str(&t->image, &t->image_len, nvfatbin_kind_name(n->nv.kind));
-	} else {
-		/* <kind>-<arch>-<vendor>-<os>-<env>[-<target ID>] */
-		const char *dash[5];
-		size_t k = 0;
-
-		for (size_t i = 0; i < n->name_len && k < 5; i++)
-			if (n->name[i] == '-')
-				dash[k++] = n->name + i;
-		if (k < 4)
-			return;
-		set(&t->kind, &t->kind_len, n->name, (size_t)(dash[0] - n->name));
-		if (k == 4) {
-			set(&t->triple, &t->triple_len, dash[0] + 1,
-			    (size_t)(n->name + n->name_len - dash[0] - 1));
-			return;
-		}
-		set_str(&t->image, &t->image_len, image_name(n->image_kind));
-		/* An empty environment ("amdgcn-amd-amdhsa-") is left out. */
-		set(&t->triple, &t->triple_len, dash[0] + 1,
-		    (size_t)(dash[4] - dash[0] - 1) -
-		    (dash[4] - dash[3] == 1));
-		set(&t->arch, &t->arch_len, dash[4] + 1,
-		    (size_t)(n->name + n->name_len - dash[4] - 1));
+		break;
+	case FATBIN_BUNDLE:
+	case FATBIN_OBJECT_BUNDLE:
+	case FATBIN_CCOB:
+		target_from_id(n, t);
+		break;
 	}
 }

@@ -1,16 +1,5 @@
 /* inspect_names: the words for what inspect reports, as ls prints them. */
-#include "inspect.h"
-
-const char *inspect_container_name(enum inspect_container c)
-{
-	switch (c) {
-	case INSPECT_BUNDLE: return "bundle";
-	case INSPECT_OBJECT_BUNDLE: return "object-bundle";
-	case INSPECT_CCOB: return "ccob";
-	case INSPECT_PACKAGE: return "package";
-	default: return "nv-fatbin";
-	}
-}
+#include "inspect_names.h"
 
 const char *inspect_section_kind_name(enum elfscan_kind k)
 {

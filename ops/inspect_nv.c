@@ -293,7 +293,7 @@ int inspect_walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		bool packed = nvfatbin_compressed(&ent), theirs = false;
 		struct inspect_node en = {
 			.kind = INSPECT_ENTRY, .depth = c->depth + 1,
-			.container = INSPECT_NV, .number = c->number,
+			.container = FATBIN_NV, .number = c->number,
 			.index = (unsigned)n++, .nv = ent, .nv_base = p,
 			.in_file = c->in_file && !packed,
 			.size = ent.payload_size,

@@ -3,7 +3,7 @@
 #ifndef FORMATS_INSPECT_WALK_H
 #define FORMATS_INSPECT_WALK_H
 
-#include "inspect.h"
+#include "inspect_node.h"
 
 struct walk {
 	const struct inspect_opts *o;

@@ -12,6 +12,7 @@
 #include "../formats/bundle.h"
 #include "../formats/coff.h"
 #include "../formats/coffcopy.h"
+#include "../formats/fatbin.h"
 #include "../formats/package.h"
 #include "prune_impl.h"
 #include "../formats/nvfatbin.h"
@@ -321,9 +322,27 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* A whole file rewritten as one patch (rc from what made it: 1 with the
+ * patch in *pt, 0 when all stays). */
+static int plan_patch(struct pruner *p, size_t len, int rc,
+		      struct prune_patch *pt)
+{
+	if (rc <= 0)
+		return rc;
+	pt->offset = 0;
+	pt->old_size = len;
+	if (prune_add_patch(p->plan, pt, p->e) < 0) {
+		prune_patch_free(pt);
+		return -1;
+	}
+	return 0;
+}
+
 static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 		       bool member)
 {
+	struct prune_patch pt = { 0 };
+	enum fatbin_kind kind;
 	char comment[16];
 
 	p->section = NULL;
@@ -346,36 +365,21 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 		return member ? err_set(p->e, "an archive inside an archive "
 					"is not pruned")
 			      : prune_archive(p, buf, len);
-	if (bundle_is_binary(buf, len) || ccob_is(buf, len) ||
-	    nvfatbin_is(buf, len))
-		return prune_region(p, buf, len, 0, false);
-	if (prune_text_comment(buf, len, comment, sizeof(comment))) {
-		struct prune_patch pt = { 0 };
-		int rc = prune_text(p, buf, len, comment, &pt);
-
-		if (rc <= 0)
-			return rc;
-		pt.old_size = len;
-		if (prune_add_patch(p->plan, &pt, p->e) < 0) {
-			prune_patch_free(&pt);
-			return -1;
+	if (fatbin_probe_file(buf, len, &kind))
+		switch (kind) {
+		case FATBIN_BUNDLE:
+		case FATBIN_CCOB:
+		case FATBIN_NV:
+			return prune_region(p, buf, len, 0, false);
+		case FATBIN_PACKAGE:
+			return plan_patch(p, len, prune_packages(p, buf, len,
+					  0, &pt), &pt);
+		case FATBIN_OBJECT_BUNDLE:	/* sections, not bytes */
+			break;
 		}
-		return 0;
-	}
-	if (package_is(buf, len)) {
-		struct prune_patch pt = { 0 };
-		int rc = prune_packages(p, buf, len, 0, &pt);
-
-		if (rc <= 0)
-			return rc;
-		pt.offset = 0;
-		pt.old_size = len;
-		if (prune_add_patch(p->plan, &pt, p->e) < 0) {
-			prune_patch_free(&pt);
-			return -1;
-		}
-		return 0;
-	}
+	if (prune_text_comment(buf, len, comment, sizeof(comment)))
+		return plan_patch(p, len, prune_text(p, buf, len, comment,
+						     &pt), &pt);
 	if (member)
 		return 0;
 	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "

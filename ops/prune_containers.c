@@ -630,7 +630,7 @@ fail:
 	return -1;
 }
 
-/* ---- regions: the containers of a section or a file ---- */
+/* ---- the plan's patches and dropped sections ---- */
 
 int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 		     struct err *e)
@@ -645,67 +645,24 @@ int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 	return 0;
 }
 
-int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
-			uint64_t base, bool in_place)
+/* The containers of a region, each as ops/kinds.c calls them. */
+int prune_kind_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
+		      uint64_t file_off, struct prune_patch *pt)
 {
-	struct fatbin_item it;
-	uint64_t pos = 0;
-	int rc;
+	return prune_bundle(p, buf, size, true, file_off, pt);
+}
 
-	while ((rc = fatbin_next(buf, len, &pos, &p->o->limits, &it,
-				 p->e)) > 0) {
-		struct prune_patch pt = { 0 };
+int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
+		    uint64_t file_off, struct prune_patch *pt)
+{
+	(void)file_off;
+	return prune_ccob(p, buf, size, pt);
+}
 
-		p->container = p->base + base + it.offset;
-		p->plan->containers++;
-		if (it.kind == FATBIN_BUNDLE)
-			rc = prune_bundle(p, buf + it.offset, it.size, true,
-					  base + it.offset, &pt);
-		else if (it.kind == FATBIN_CCOB)
-			rc = prune_ccob(p, buf + it.offset, it.size, &pt);
-		else if (it.kind == FATBIN_NV)
-			rc = prune_nv(p, buf + it.offset, it.size,
-				      base + it.offset, &pt);
-		else
-			rc = err_set(p->e, "%ss are not pruned yet",
-				     fatbin_kind_name(it.kind));
-		if (rc < 0)
-			goto fail;
-		if (rc == 0)
-			continue;
-		/* Fewer entries never need more room, but for a layout the
-		 * bundler would not make, or a CCOB compressed worse. */
-		if (pt.new_size > it.size) {
-			err_set(p->e, "pruned, it would take %llu bytes, more "
-				"than its %llu (%s)",
-				(unsigned long long)pt.new_size,
-				(unsigned long long)it.size,
-				it.kind == FATBIN_CCOB
-				? "a higher --compression-level may fit"
-				: "its entries are laid out as the bundler "
-				  "does not");
-			prune_patch_free(&pt);
-			goto fail;
-		}
-		pt.offset = base + it.offset;
-		pt.old_size = it.size;
-		pt.in_place = in_place;
-		if (prune_add_patch(p->plan, &pt, p->e) < 0) {
-			prune_patch_free(&pt);
-			return -1;
-		}
-	}
-	if (rc == 0)
-		return 0;
-fail:
-	{
-		struct err inner = *p->e;
-
-		return err_code_set(p->e, inner.code, "%s at offset %llu: %s",
-				    fatbin_kind_name(it.kind),
-				    (unsigned long long)(base + it.offset),
-				    inner.msg);
-	}
+int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
+		  uint64_t file_off, struct prune_patch *pt)
+{
+	return prune_nv(p, buf, size, file_off, pt);
 }
 
 /* Shared by ELF and COFF objects (prune.c, prune_coff.c). */

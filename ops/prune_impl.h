@@ -37,9 +37,19 @@ int prune_materialize(const struct prune_patch *pt, struct membuf *m,
 int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 		    struct err *e);
 /* Every container in buf[0, len), at file offset base: each one pruned
- * becomes a patch of the plan (in_place: the range keeps its size). */
+ * becomes a patch of the plan (in_place: the range keeps its size)
+ * (prune_region.c). */
 int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 		 uint64_t base, bool in_place);
+/* A bundle, CCOB or NVIDIA fatbin of a region, size bytes at buf (at
+ * file_off): 1 with its rewrite in *pt, 0 when all stay (the rows of
+ * ops/kinds.c). */
+int prune_kind_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
+		      uint64_t file_off, struct prune_patch *pt);
+int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
+		    uint64_t file_off, struct prune_patch *pt);
+int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
+		  uint64_t file_off, struct prune_patch *pt);
 /* The version-1 packages that fill buf[0, len), at file offset base: 1
  * with the kept ones as pieces in *pt, 0 when all stay. */
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,

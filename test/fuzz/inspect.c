@@ -33,7 +33,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 		FUZZ_CHECK(n->offset <= s->len && n->size <= s->len - n->offset);
 	/* An NVIDIA entry's data are its decoded code, code_size bytes. */
 	if (n->data)
-		fuzz_touch(n->data, (size_t)(n->container == INSPECT_NV ?
+		fuzz_touch(n->data, (size_t)(n->container == FATBIN_NV ?
 					     n->code_size : n->size));
 	if (n->in_file && n->data)
 		FUZZ_CHECK(n->data == s->buf + n->offset);
