@@ -117,6 +117,10 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 	/* The floor for linked files, said: the layout stays. */
 	if (p->zeroed)
 		fprintf(f, ", %llu zeroed in place", (unsigned long long)p->zeroed);
+	if (p->containers_emptied)
+		fprintf(f, ", %llu container%s emptied",
+			(unsigned long long)p->containers_emptied,
+			p->containers_emptied == 1 ? "" : "s");
 	/* A linked file that could have been made smaller, and was not. */
 	if (p->shrink.why[0])
 		fprintf(f, " (not shrunk: %s)", p->shrink.why);
@@ -194,7 +198,10 @@ static int prune_one(struct options *o, const char *path)
 	 * so, once for all files). */
 	if (!o->dry_run && unmatched(&o->drop))
 		goto out;
-	if (plan.containers_emptied && !o->allow_empty) {
+	/* A container with nothing a kept GPU runs loses nothing when
+	 * emptied (NVIDIA libraries hold many such fatbins); a file that
+	 * would keep no device code at all is a wrong selection (a typo). */
+	if (plan.containers_emptied && !plan.device_kept && !o->allow_empty) {
 		fail("cannot prune", path, "%llu container%s would keep no "
 		     "device code (--allow-empty to prune anyway)",
 		     (unsigned long long)plan.containers_emptied,
