@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_shrink.h"
+#include "elf_shrink_cuts.h"
+#include "elf_shrink_headers.h"
 #include "elf_shrink_impl.h"
+#include "elf_shrink_pointers.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_shrink_cuts.h"
 #include "elf_shrink_impl.h"
+#include "elf_shrink_pointers.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_shrink_headers.h"
 #include "elf_shrink_impl.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"

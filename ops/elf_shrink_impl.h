@@ -1,6 +1,8 @@
 /* elf_shrink_impl: what ops/elf_shrink.c (the plan), elf_shrink_cuts.c
  * (where to cut), elf_shrink_pointers.c (what may not be cut) and
- * elf_shrink_headers.c (the new headers) share.  Not for other modules. */
+ * elf_shrink_headers.c (the new headers) share: types and small helpers;
+ * each part declares its functions in its own header.  Not for other
+ * modules. */
 #ifndef FORMATS_ELF_SHRINK_IMPL_H
 #define FORMATS_ELF_SHRINK_IMPL_H
 
@@ -10,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "elf_shrink.h"
+#include "elf_shrink_types.h"
 
 enum {
 	EHDR_LEN = 64, PHDR_LEN = 56, SHDR_LEN = 64,
@@ -103,51 +105,5 @@ static inline bool in_cut(const struct cut *c, size_t n, uint64_t x)
 }
 
 struct elfscan;
-
-/* elf_shrink_pointers.c */
-int elf_shrink_clear_range(struct elf_shrink *s, const struct elfscan *sc,
-			   const struct phdr *ph, size_t phnum, size_t seg,
-			   uint64_t lo, uint64_t hi);
-uint64_t elf_shrink_word_at(const uint8_t *buf, const struct elf_shrink_word *w,
-			    size_t nw, uint64_t off);
-int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
-			      const uint8_t *buf,
-			      const struct elf_shrink_word *w, size_t nw,
-			      const struct phdr *ph, const struct cut *cut,
-			      size_t ncut, struct span table);
-
-/* elf_shrink_cuts.c */
-int elf_shrink_by_from(const void *a, const void *b);
-int elf_shrink_find_cuts(struct elf_shrink *s, const struct elfscan *sc,
-			 const struct phdr *ph, size_t phnum, uint64_t page,
-			 const struct elf_shrink_hole *hole, size_t nholes,
-			 struct cut *cut, size_t *ncut);
-void elf_shrink_largest_cuts(struct cut *cut, size_t *ncut, size_t n);
-size_t elf_shrink_ehdr_room(struct elf_shrink *s, const struct elfscan *sc,
-			    const struct phdr *ph, size_t phnum, size_t first,
-			    uint64_t bias, const struct cut *cut, size_t ncut);
-int elf_shrink_in_first_cut(struct elf_shrink *s, const struct elfscan *sc,
-			    const struct phdr *ph, size_t phnum, uint64_t page,
-			    uint64_t bias, struct cut *cut, size_t *ncut,
-			    uint64_t *at);
-
-/* elf_shrink_headers.c */
-int elf_shrink_new_phdrs(struct elf_shrink *s, const struct elfscan *sc,
-			 const struct phdr *ph, size_t phnum,
-			 const struct cut *cut, size_t ncut, uint64_t phoff,
-			 uint64_t bias, struct phdr *out, size_t *nout);
-int elf_shrink_check_phdrs(struct elf_shrink *s, const struct phdr *ph,
-			   size_t n, uint64_t file_len);
-int elf_shrink_new_shdrs(struct elf_shrink *s, const struct elfscan *sc,
-			 const uint8_t *buf, uint64_t shoff, size_t shnum,
-			 const struct cut *cut, size_t ncut, uint64_t phoff,
-			 struct span table);
-bool elf_shrink_covers_table(const uint8_t *buf, uint64_t shoff, size_t shnum,
-			     uint64_t phoff, size_t phnum);
-int elf_shrink_fix_symbols(struct elf_shrink *s, const struct elfscan *sc,
-			   const uint8_t *buf, size_t shnum);
-int elf_shrink_add_edit(struct elf_shrink *s, uint64_t off, uint64_t len,
-			enum elf_shrink_kind kind, const uint8_t *bytes,
-			size_t bytes_len);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "elf_shrink_impl.h"
+#include "elf_shrink_pointers.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 
