@@ -1,6 +1,7 @@
 /* kinds: the rows of the container kinds; see kinds.h. */
 #include "kinds.h"
 #include "inspect_walk.h"
+#include "prune_containers.h"
 #include "prune_impl.h"
 
 static const char laid_out[] = "its entries are laid out as the bundler does not";

@@ -8,7 +8,10 @@
 
 #include "../formats/bundle.h"
 #include "../formats/coff.h"
+#include "prune_coff.h"
+#include "prune_containers.h"
 #include "prune_impl.h"
+#include "prune_region.h"
 #include "../core/bytes.h"
 
 struct walk {

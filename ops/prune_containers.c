@@ -9,6 +9,7 @@
 #include "../formats/fatbin.h"
 #include "../formats/nvfatbin.h"
 #include "../formats/package.h"
+#include "prune_containers.h"
 #include "prune_impl.h"
 
 /* ---- entries ---- */

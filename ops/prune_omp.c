@@ -23,7 +23,9 @@
 #include <string.h>
 
 #include "../formats/package.h"
+#include "prune_containers.h"
 #include "prune_impl.h"
+#include "prune_omp.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 

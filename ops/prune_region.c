@@ -2,7 +2,9 @@
  * another, each pruned as its kind's row (kinds.c) says. */
 #include "../formats/fatbin.h"
 #include "kinds.h"
+#include "prune_containers.h"
 #include "prune_impl.h"
+#include "prune_region.h"
 
 int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 			uint64_t base, bool in_place)

@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "../formats/fatbin.h"
+#include "elf_shrink.h"
+#include "prune_containers.h"
 #include "prune_impl.h"
+#include "prune_shrink.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 
