@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundler.h"
+#include "bundler_archive.h"
 #include "llvmtool.h"
 #include "../core/io.h"
 #include "../core/target.h"

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bundler.h"
+#include "bundler_jobs.h"
 #include "llvmtool.h"
 #include "../core/elfscan.h"
 #include "../core/io.h"
