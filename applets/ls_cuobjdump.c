@@ -35,7 +35,8 @@
 #include <string.h>
 
 #include "messages.h"
-#include "ls.h"
+#include "ls_cuobjdump.h"
+#include "ls_kernels.h"
 #include "../core/bytes.h"
 
 enum { EM_CUDA_MACHINE = 190 };

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ls.h"
+#include "ls_json.h"
+#include "ls_kernels.h"
+#include "ls_rows.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
 #include "../core/uri.h"

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "messages.h"
-#include "ls.h"
+#include "ls_kernels.h"
+#include "ls_rows.h"
 #include "selection.h"
 #include "../ops/kinds.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ls.h"
+#include "ls_rows.h"
 #include "../ops/kinds.h"
 #include "messages.h"
 

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "messages.h"
-#include "ls.h"
+#include "ls_kernels.h"
+#include "ls_rows.h"
+#include "ls_text.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
 #include "../core/uri.h"
