@@ -299,14 +299,12 @@ static int list_json(struct options *o, const struct rows *rs,
 	int walked, rc;
 
 	js.errs = open_memstream(&errs, &errs_len);
-	e.msg[0] = 0;
 	walked = inspect_walk(in->data, in->len, walk, ls_json_visit, &js, &e);
 	progress_end();
 	rc = ls_json_end(&js, walked == 0);
 	o->json_started |= js.printed;
 	if (walked != 0)
-		rc = fail("cannot list", path, "%s",
-			  e.msg[0] ? e.msg : "out of memory");
+		rc = fail("cannot list", path, "%s", e.msg);
 	else if (rc < 0)
 		rc = fail("cannot list", path, "out of memory");
 	if (js.errs && !fclose(js.errs) && errs_len) {
@@ -347,14 +345,12 @@ static int list_one(struct options *o, const char *path)
 		progress_name(path);
 		walk.ccob.progress = progress_callback;
 	}
-	e.msg[0] = 0;
 	if (o->format == CUOBJDUMP) {
 		/* Printed as the walk goes, nothing kept. */
 		rc = ls_cuobjdump(&rs, in.data, in.len, &walk, &e);
 		progress_end();
 		if (rc < 0)
-			rc = fail("cannot list", path, "%s",
-				  e.msg[0] ? e.msg : "out of memory");
+			rc = fail("cannot list", path, "%s", e.msg);
 		else if (rc)
 			rc = fail("cannot list", path, "no NVIDIA device code "
 				  "(cuobjdump fails too)");
@@ -370,8 +366,7 @@ static int list_one(struct options *o, const char *path)
 	}
 	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
 		progress_end();
-		rc = fail("cannot list", path, "%s",
-			  e.msg[0] ? e.msg : "out of memory");
+		rc = fail("cannot list", path, "%s", e.msg);
 		goto out;
 	}
 	if (o->targets.n)

@@ -229,7 +229,6 @@ int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
 
 	if (!(st.base = cut_name(rs->path, strlen(rs->path))))
 		return err_code_set(e, ERR_NOMEM, "out of memory");
-	e->msg[0] = 0;
 	rc = inspect_walk(buf, len, walk, visit, &st, e);
 	if (st.oom)
 		rc = err_code_set(e, ERR_NOMEM, "out of memory");

@@ -17,7 +17,6 @@ int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
 	struct kernel_list l;
 	struct err e;
 
-	e.msg[0] = 0;
 	switch (kernels_parse(data, len, &l, &e)) {
 	case 1:
 		if (!(r->kernels = malloc(sizeof(*r->kernels)))) {

@@ -7,14 +7,6 @@
 #include "devarchive.h"
 #include "../formats/magic.h"
 
-/* Prefix e's message (err_set cannot read and write e->msg at once). */
-static int wrap(struct err *e, const char *fmt, int n, const char *s)
-{
-	struct err inner = *e;
-
-	return err_set(e, fmt, n, s, inner.msg);
-}
-
 int devarchive_open(struct devarchive_reader *r, const uint8_t *buf,
 		    size_t len, const struct ccob_limits *limits, struct err *e)
 {
@@ -118,10 +110,9 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	    ccob_decompress(*data, *len, &h, r->limits, &raw, &used, &hash,
 			    e) < 0)
 	{
-		struct err inner = *e;
-
-		return err_llvm(e, ERR_DECOMPRESS, "Failed to decompress code object: %s",
-			       inner.msg);
+		err_wrap(e, ERR_DECOMPRESS, "Failed to decompress code object");
+		e->llvm_words = true;
+		return -1;
 	}
 	if (keep_heap(r, raw) < 0) {
 		free(raw);
@@ -169,7 +160,7 @@ static int next_member(struct devarchive_reader *r, struct err *e)
 	if (len >= 8 && ccob_is(data, len) && decompress_member(r, &data, &len, e))
 		return -1;
 	if (open_bundle(&r->bundle, data, len, e) < 0)
-		return wrap(e, "member '%.*s': %s", (int)r->file_len, r->file);
+		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)r->file_len, r->file);
 	r->member = data;
 	r->member_len = len;
 	r->in_member = true;
@@ -189,7 +180,7 @@ int devarchive_next(struct devarchive_reader *r, struct devarchive_entry *ent,
 
 			if (bundle_content(&r->bundle, &off, &size, e) < 0) {
 				if (!r->bundle.object)
-					return wrap(e, "member '%.*s': %s",
+					return err_wrap(e, ERR_OTHER, "member '%.*s'",
 						    (int)r->file_len, r->file);
 				past = true;
 				off = size = 0;
@@ -223,7 +214,7 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	if (ent->past_end) {
 		err_llvm(e, ERR_TRUNCATED, "The end of the file was "
 			 "unexpectedly encountered");
-		return wrap(e, "member '%.*s': %s", (int)ent->file_len,
+		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)ent->file_len,
 			    ent->file);
 	}
 	if (!ent->host_object) {
@@ -248,7 +239,7 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	r->nscratch++;
 	if (bundle_strip_object(ent->member, ent->member_len, s, e) < 0 ||
 	    io_scratch_map(s, v, e) < 0)
-		return wrap(e, "member '%.*s': %s", (int)ent->file_len,
+		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)ent->file_len,
 			    ent->file);
 	/* Made once: the entry now stands for the stripped object. */
 	ent->host_object = false;
@@ -356,7 +347,8 @@ int devarchive_write(struct io_out *o, const struct devarchive_member *m,
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (ar_member_symbols(m[i].data, m[i].len, &syms[i], e) < 0) {
-			wrap(e, "'%.*s': %s", (int)strlen(m[i].name), m[i].name);
+			err_wrap(e, ERR_OTHER, "'%.*s'", (int)strlen(m[i].name),
+				 m[i].name);
 			goto out;
 		}
 		piece[i] = (struct ar_piece){ m[i].data, m[i].len };

@@ -425,6 +425,9 @@ int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 	struct walk w = { .o = o, .visit = visit, .ctx = ctx, .e = e };
 	int rc = walk_input(&w, buf, len, 0, 0, NULL, 0);
 
+	/* A visitor fails only when out of memory: said as such. */
+	if (w.stop < 0)
+		err_nomem(e);
 	if (w.stop)
 		return w.stop;
 	return rc < 0 ? -1 : 0;

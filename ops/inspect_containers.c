@@ -33,16 +33,14 @@ int inspect_emit(struct walk *w, const struct inspect_node *n)
 int inspect_where(struct walk *w, const char *fmt, ...)
 {
 	char place[300];
-	struct err inner;
 	va_list ap;
 
 	if (!w->e || w->stop)
 		return -1;
-	inner = *w->e;
 	va_start(ap, fmt);
 	vsnprintf(place, sizeof(place), fmt, ap);
 	va_end(ap);
-	return err_set(w->e, "%s: %s", place, inner.msg);
+	return err_wrap(w->e, ERR_OTHER, "%s", place);
 }
 
 /* ---- entries of the containers ---- */

@@ -106,7 +106,9 @@ struct inspect_node {
 	const uint8_t *head;
 };
 
-/* Return 0 to go on; anything else stops the walk and is returned. */
+/* Return 0 to go on; anything else stops the walk and is returned: -1
+ * when out of memory (the walk's error record then says so, ERR_NOMEM),
+ * another value with the record untouched. */
 typedef int (*inspect_visit_fn)(void *ctx, const struct inspect_node *n);
 
 struct inspect_opts {

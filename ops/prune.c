@@ -139,10 +139,8 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 			any = true;
 			if (prune_region(p, bytes, (size_t)size, sec->offset,
 					 true) < 0) {
-				struct err inner = *p->e;
-
-				err_code_set(p->e, inner.code, "section %s: %s",
-					     sec->name, inner.msg);
+				err_wrap(p->e, p->e->code, "section %s",
+					 sec->name);
 				goto out;
 			}
 			break;
@@ -152,10 +150,8 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 		case ELFSCAN_OFFLOADING:
 			any = true;
 			if (prune_offloading(p, &s, buf, i) < 0) {
-				struct err inner = *p->e;
-
-				err_code_set(p->e, inner.code, "section %s: %s",
-					     sec->name, inner.msg);
+				err_wrap(p->e, p->e->code, "section %s",
+					 sec->name);
 				goto out;
 			}
 			break;
@@ -277,13 +273,10 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 		p->plan = &pm->plan;
 		p->base = m.offset;
 		if (plan_buffer(p, buf + m.offset, (size_t)m.size, true) < 0) {
-			struct err inner = *p->e;
-
 			p->plan = top;
 			p->base = 0;
-			return err_code_set(p->e, inner.code, "member %.*s: %s",
-					    (int)m.name_len, m.name,
-					    inner.msg);
+			return err_wrap(p->e, p->e->code, "member %.*s",
+					(int)m.name_len, m.name);
 		}
 		p->plan = top;
 		p->base = 0;
@@ -560,10 +553,8 @@ static int write_archive(const struct io_in *in, struct prune_plan *plan,
 		if (member_bytes(in->data, pm, &data[i], e) < 0)
 			goto out;
 		if (ar_member_symbols(data[i].p, data[i].len, &syms[i], e) < 0) {
-			struct err inner = *e;
-
-			err_set(e, "member %.*s: %s", (int)pm->name_len,
-				pm->name, inner.msg);
+			err_wrap(e, ERR_OTHER, "member %.*s",
+				 (int)pm->name_len, pm->name);
 			goto out;
 		}
 		pieces[i] = (struct ar_piece){ data[i].p, data[i].len };

@@ -83,10 +83,7 @@ static int prune_section(void *ctx, const struct coff_section *s,
 		p->section = name;
 		if (prune_region(p, w->buf + s->offset, (size_t)s->size,
 				 s->offset, true) < 0) {
-			struct err inner = *e;
-
-			return err_code_set(e, inner.code, "section %s: %s",
-					    name, inner.msg);
+			return err_wrap(e, e->code, "section %s", name);
 		}
 		p->section = NULL;
 		return 0;

@@ -51,13 +51,8 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 	if (rc == 0)
 		return 0;
 fail:
-	{
-		struct err inner = *p->e;
-
-		return err_code_set(p->e, inner.code, "%s at offset %llu: %s",
-				    fatbin_item_name(&it),
-				    (unsigned long long)(base + it.offset),
-				    inner.msg);
-	}
+	err_wrap(p->e, p->e->code, "%s at offset %llu", fatbin_item_name(&it),
+		 (unsigned long long)(base + it.offset));
+	return err_at(p->e, p->base + base + it.offset);
 }
 
