@@ -10,6 +10,7 @@
 #include "ls_kernels.h"
 #include "ls_rows.h"
 #include "selection.h"
+#include "../ops/amdgpu_occupancy.h"
 #include "../ops/kinds.h"
 
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
@@ -19,6 +20,7 @@ int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
 
 	switch (kernels_parse(data, len, &l, &e)) {
 	case 1:
+		amdgpu_occupancy_fill(&l);
 		if (!(r->kernels = malloc(sizeof(*r->kernels)))) {
 			kernels_free(&l);
 			return -1;

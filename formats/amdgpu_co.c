@@ -338,7 +338,6 @@ static int one_kernel(struct co *c, const msgpack_object *m,
 	if (mp_string(mp_get(m, ".symbol"), "a kernel's .symbol", &symbol, e) < 0 ||
 	    read_kd(c, symbol, k, e) < 0)
 		goto out;
-	k->occupancy = amdgpu_occupancy(l->processor, k);
 	rc = 0;
 out:
 	if (rc < 0 && k->name)

@@ -4,10 +4,10 @@
  * smallest of what the workgroup size and LDS allow, what the SGPRs allow
  * (before GFX10) and what the VGPRs (with AGPRs) allow.  Written from
  * the AMDGPU backend's documented behaviour and checked against clang-22's
- * own report in test/kernels.test; see kernels.h. */
+ * own report in test/kernels.test; see amdgpu_occupancy.h. */
 #include <string.h>
 
-#include "kernels.h"
+#include "amdgpu_occupancy.h"
 
 enum {
 	F_90A = 1 << 0,		/* gfx90a-style unified VGPR/AGPR file */
@@ -195,4 +195,12 @@ unsigned amdgpu_occupancy(const char *processor, const struct kernel *k)
 		vgprs = agprs > vgprs ? agprs : vgprs;
 	by = occupancy_by_vgprs(p, k->wavefront, vgprs);
 	return by < occ ? by : occ;
+}
+
+void amdgpu_occupancy_fill(struct kernel_list *l)
+{
+	if (l->source != KERNELS_AMDGPU)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].occupancy = amdgpu_occupancy(l->processor, &l->v[i]);
 }
