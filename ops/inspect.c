@@ -10,6 +10,8 @@
 #include "../formats/coff.h"
 #include "../formats/fatbin.h"
 #include "inspect.h"
+#include "inspect_containers.h"
+#include "inspect_nv.h"
 #include "inspect_walk.h"
 #include "kinds.h"
 #include "../core/bytes.h"

@@ -12,7 +12,7 @@
 #include "../formats/ccob_entries.h"
 #include "../formats/fatbin.h"
 #include "inspect_ccob.h"
-#include "inspect_walk.h"
+#include "inspect_containers.h"
 #include "../core/bytes.h"
 
 /* The first look into a CCOB inflates this much; more if the bundle

@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "../formats/fatbin.h"
-#include "inspect_walk.h"
+#include "inspect_containers.h"
+#include "inspect_nv.h"
 #include "../formats/nvfatbin.h"
 
 /* Entries decoded ahead of the one being visited, at most, and the bytes

@@ -1,6 +1,7 @@
 /* kinds: the rows of the container kinds; see kinds.h. */
 #include "kinds.h"
-#include "inspect_walk.h"
+#include "inspect_containers.h"
+#include "inspect_nv.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
 
