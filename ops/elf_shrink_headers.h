@@ -1,5 +1,5 @@
-/* elf_shrink_headers: elf_shrink's part: the new program and section headers, symbols and edits (see
- * elf_shrink_impl.h). */
+/* elf_shrink_headers: elf_shrink's part: the new program and section headers,
+ * symbols and edits (see elf_shrink_impl.h). */
 #ifndef OPS_ELF_SHRINK_HEADERS_H
 #define OPS_ELF_SHRINK_HEADERS_H
 

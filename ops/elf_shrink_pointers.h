@@ -1,5 +1,5 @@
-/* elf_shrink_pointers: elf_shrink's part: the pointers a cut must not break, and ranges cleared (see
- * elf_shrink_impl.h). */
+/* elf_shrink_pointers: elf_shrink's part: the pointers a cut must not break,
+ * and ranges cleared (see elf_shrink_impl.h). */
 #ifndef OPS_ELF_SHRINK_POINTERS_H
 #define OPS_ELF_SHRINK_POINTERS_H
 

@@ -5,9 +5,11 @@
 #include "prune_containers.h"
 #include "prune_impl.h"
 
-static const char laid_out[] = "its entries are laid out as the bundler does not";
+static const char laid_out[] =
+	"its entries are laid out as the bundler does not";
 
-/* In the order of enum fatbin_kind. */
+/* In the order of enum fatbin_kind, positionally: the count is checked
+ * below, so a kind without its row does not build. */
 static const struct kind kinds[] = {
 	/* FATBIN_BUNDLE */
 	{ "bundle", inspect_walk_bundle, entry_bytes_stored, prune_kind_bundle,
