@@ -46,7 +46,9 @@ bool target_compatible(const struct target *entry, const struct target *request,
 /* Whether a loader asked for the whole ID request would take the entry:
  * kinds the same (hip and hipv4 alike), triples compatible, target IDs
  * loadable (targetid_loadable; an empty request ID takes only an empty
- * one).  Both must split as IDs (target_parse). */
+ * one).  Both must split as IDs (target_parse).  A triple of LLVM 23's
+ * amdgpu architecture with a sub-architecture ("amdgpu9.0a-amd-amdhsa")
+ * is the amdgcn one, as LLVM 23 and 24 read it. */
 bool target_loadable(const char *entry, size_t entry_len, const char *request,
 		     size_t request_len);
 
