@@ -187,28 +187,31 @@ static const char *raw_tid(const char *id, size_t len, size_t *tid_len)
 	return id + len;
 }
 
-/* An ID whose triple's architecture is LLVM 23's amdgpu with a
- * sub-architecture ("hip-amdgpu9.0a-amd-amdhsa--gfx90a"), spelled with
- * amdgcn, the architecture LLVM 23 and 24 read it as (their bundlers
- * match an amdgcn ID to it and back, whatever the sub-architecture):
- * *buf (malloc'd) and *len; otherwise id itself. */
+char *target_amdgcn_spelling(const char *id, size_t len, size_t *out_len)
+{
+	const char *kind_end = memchr(id, '-', len), *arch, *arch_end;
+	char *buf;
+
+	if (!kind_end)
+		return NULL;
+	arch = kind_end + 1;
+	arch_end = memchr(arch, '-', len - (size_t)(arch - id));
+	if (!arch_end || arch_end - arch < 6 || memcmp(arch, "amdgpu", 6) ||
+	    !(buf = malloc(len + 7)))
+		return NULL;
+	memcpy(buf, id, (size_t)(arch - id));
+	memcpy(buf + (arch - id), "amdgcn", 6);
+	memcpy(buf + (arch - id) + 6, arch_end, len - (size_t)(arch_end - id));
+	*out_len = (size_t)(arch - id) + 6 + (len - (size_t)(arch_end - id));
+	buf[*out_len] = 0;
+	return buf;
+}
+
+/* id itself, or its amdgcn spelling (*buf, malloc'd). */
 static const char *amdgcn_spelled(const char *id, size_t *len, char **buf)
 {
-	const char *kind_end = memchr(id, '-', *len), *arch, *arch_end;
-
-	*buf = NULL;
-	if (!kind_end)
-		return id;
-	arch = kind_end + 1;
-	arch_end = memchr(arch, '-', *len - (size_t)(arch - id));
-	if (!arch_end || arch_end - arch < 6 || memcmp(arch, "amdgpu", 6) ||
-	    !(*buf = malloc(*len + 6)))
-		return id;
-	memcpy(*buf, id, (size_t)(arch - id));
-	memcpy(*buf + (arch - id), "amdgcn", 6);
-	memcpy(*buf + (arch - id) + 6, arch_end, *len - (size_t)(arch_end - id));
-	*len = (size_t)(arch - id) + 6 + (*len - (size_t)(arch_end - id));
-	return *buf;
+	*buf = target_amdgcn_spelling(id, *len, len);
+	return *buf ? *buf : id;
 }
 
 bool target_loadable(const char *entry, size_t entry_len, const char *request,
