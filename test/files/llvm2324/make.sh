@@ -28,6 +28,7 @@
 #                 entries with amdgpu triples in their IDs
 #     co24.co     a HIP code object for gfx1100 (its metadata's target:
 #                 amdgpu11.00-amd-amdhsa-unknown-gfx1100)
+#     pkk24.bin   llvm-offload-binary-24 --compress of co23.co and co24.co
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -88,11 +89,15 @@ run 24 "clang-offload-bundler -type=o \
 	-input=host -input=dev1 -input=dev2 -input=dev3 -output=b24.bin"
 run 24 "clang-24 -x hip --offload-arch=gfx1100 -nogpulib -nogpuinc -I. \
 	--cuda-device-only --no-gpu-bundle-output -c a.hip -o co24.co"
+cp "$R23/tmp/fixtures/co23.co" "$R24/tmp/fixtures/"
+run 24 "llvm-offload-binary -o pkk24.bin --compress \
+	--image=file=co23.co,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=hip \
+	--image=file=co24.co,triple=amdgpu11.00-amd-amdhsa,arch=gfx1100,kind=hip"
 
 for f in rdc23.o omp23.o ompapp23 pkg23.bin pkg23-sm80.bin co23.co; do
 	cp "$R23/tmp/fixtures/$f" "$here/$f"
 done
 for f in rdc24.o ompapp24 pkz24.bin pkzl24.bin pkz24-1100.bin pkzl24-1100.bin \
-	b24.bin co24.co; do
+	b24.bin co24.co pkk24.bin; do
 	cp "$R24/tmp/fixtures/$f" "$here/$f"
 done
