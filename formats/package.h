@@ -116,8 +116,7 @@ enum package_codec package_codec_of(const uint8_t *bin, size_t len);
  * default levels: zstd 5, zlib 6.  *out malloc'd. */
 int package_compress(const uint8_t *bin, size_t len, enum package_codec codec,
 		     int level, uint8_t **out, size_t *out_len, struct err *e);
-#define PACKAGE_ZSTD_LEVEL 5
-#define PACKAGE_ZLIB_LEVEL 6
+enum { PACKAGE_ZSTD_LEVEL = 5, PACKAGE_ZLIB_LEVEL = 6 };
 
 /* ---- reading (versions 1, 2 and 3) ---- */
 
