@@ -234,13 +234,14 @@ enum package_codec package_codec_of(const uint8_t *bin, size_t len)
 int package_compress(const uint8_t *bin, size_t len, enum package_codec codec,
 		     int level, uint8_t **out, size_t *out_len, struct err *e)
 {
-	size_t body = len - V3_HEADER, bound, packed;
+	size_t body, bound, packed;
 	uint8_t *o;
 
 	*out = NULL;
 	if (len < V3_HEADER)
 		return err_set(e, "a binary of %zu bytes has no version 3 "
 			       "header", len);
+	body = len - V3_HEADER;
 	if (codec == PACKAGE_ZSTD) {
 		bound = ZSTD_compressBound(body);
 	} else {
