@@ -38,9 +38,9 @@
 #include "prune_types.h"
 
 /* Plan the prune of the file in buf.  Files this cannot prune are errors
- * that say why (packages of versions 2 and 3 are not pruned yet, thin
- * archives never; a file with no offload code at all).  An archive's
- * members are pruned each as a file; members with no offload code stay. */
+ * that say why (thin archives are never pruned; a file with no offload
+ * code at all).  An archive's members are pruned each as a file; members
+ * with no offload code stay. */
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e);
 /* Write the pruned file: in's bytes with the plan applied (size_after

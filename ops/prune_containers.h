@@ -35,8 +35,11 @@ int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 		    uint64_t file_off, struct prune_patch *pt);
 int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 		  uint64_t file_off, struct prune_patch *pt);
-/* The version-1 packages that fill buf[0, len), at file offset base: 1
- * with the kept ones as pieces in *pt, 0 when all stay. */
+/* The bytes the binary at bin takes in a section, its padding to 8
+ * included (rem: what is left of the section from it on). */
+size_t prune_package_span(const uint8_t *bin, size_t rem);
+/* The packages (versions 1 to 3) that fill buf[0, len), at file offset
+ * base: 1 with the kept ones as pieces in *pt, 0 when all stay. */
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		   uint64_t base, struct prune_patch *pt);
 

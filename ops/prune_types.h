@@ -38,6 +38,9 @@ struct prune_opts {
 	void (*seen)(void *ctx, const struct prune_entry *en, bool kept);
 	void *ctx;
 	int level;		/* compression level of recompressed CCOBs */
+	/* That of compressed offload packages written again; 0: LLVM 24's
+	 * default (zstd 5, zlib 6). */
+	int package_level;
 	bool keep_layout;	/* a linked file's freed bytes stay, zero */
 	/* Where a linked file's new program headers go (elf_shrink.h). */
 	enum prune_shrink shrink;
