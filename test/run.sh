@@ -17,9 +17,10 @@
 #   PACKAGER_ARCHIVE_CASES=N  random archive cases of the packager
 #                    (default 30, from objects clang-22 compiles)
 #
-# While they run, each suite's line comes as it ends, with its wall time;
-# then what failed (and what was skipped), suite by suite in the order
-# below, the time of the suites added up and of the whole run, and the sum.
+# While they run, each suite's line comes as it ends, with its wall time
+# and the CPU time of its processes; then what failed (and what was
+# skipped), suite by suite in the order below, the times of the suites
+# added up and of the whole run, and the sum.
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 
@@ -67,6 +68,10 @@ if [ "${1:-}" = --one ]; then
 	suite_cmd "$name" >"$out" 2>&1
 	rc=$?
 	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	# CPU time of the suite's processes, user and system: what it costs
+	# whatever else the machine is doing.
+	times >"$out.times"
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s * 1000 }' "$out.times")
 	sum=$(tail -n 1 "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
 	if [ -z "$sum" ]; then
 		# A suite that dies before its summary counts as one failure.
@@ -79,9 +84,10 @@ if [ "${1:-}" = --one ]; then
 		echo "run.sh: no case ran, and REQUIRE_LLVM=1 wants every suite run" >>"$out"
 		sum="0 1"
 	fi
-	echo "$sum $ms" >"$out.sum"
-	printf '%-16s %s passed, %s failed %7s s\n' "$name:" "${sum% *}" "${sum#* }" \
-		"$(echo "$ms" | awk '{ printf "%.1f", $1 / 1000 }')"
+	echo "$sum $ms $cpu" >"$out.sum"
+	printf '%-16s %s passed, %s failed %7s s (CPU %s s)\n' "$name:" "${sum% *}" "${sum#* }" \
+		"$(echo "$ms" | awk '{ printf "%.1f", $1 / 1000 }')" \
+		"$(echo "$cpu" | awk '{ printf "%.1f", $1 / 1000 }')"
 	exit 0
 fi
 
@@ -102,11 +108,11 @@ start=$(date +%s%N)
 printf '%s\n' $names | xargs -n 1 -P "$JOBS" sh test/run.sh --one
 wall=$(( ($(date +%s%N) - start) / 1000000 ))
 
-passed=0 failed=0 ms=0
+passed=0 failed=0 ms=0 cpu=0
 for name in $ALL; do
 	[ -f "$RUN_DIR/$name.sum" ] || continue
-	read -r p f t <"$RUN_DIR/$name.sum"
-	ms=$((ms + t))
+	read -r p f t c <"$RUN_DIR/$name.sum"
+	ms=$((ms + t)) cpu=$((cpu + c))
 	if [ "$f" -ne 0 ]; then
 		echo "--- $name: $p passed, $f failed"
 		grep -v '^PASS' "$RUN_DIR/$name" | tail -n 60
@@ -121,6 +127,6 @@ done
 for name in $names; do
 	[ -f "$RUN_DIR/$name.sum" ] || { echo "--- $name: did not run"; failed=$((failed + 1)); }
 done
-echo "$ms $wall $JOBS" | awk '{ printf "time: %.1f s of suites, %.1f s wall, %d at once\n", $1 / 1000, $2 / 1000, $3 }'
+echo "$ms $cpu $wall $JOBS" | awk '{ printf "time: %.1f s of suites (CPU %.1f s), %.1f s wall, %d at once\n", $1 / 1000, $2 / 1000, $3 / 1000, $4 }'
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
