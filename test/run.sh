@@ -36,7 +36,7 @@ export DIFF_SEED
 # The suites: every test/NAME.test, and the tables of suite_cmd below.
 # LONG, the longest (measured with `make check`, which prints each suite's
 # time), go first, so that they do not end the run alone; then the others.
-LONG="differential object packdiff faults ar-diff extract prune shrink debian kernels"
+LONG="differential object packdiff faults ar-diff extract prune shrink newllvm debian kernels"
 TABLES="golden triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
