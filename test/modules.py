@@ -59,7 +59,10 @@ def call_edges(top):
     defined, used = {}, []
     for layer in LAYERS:
         d = os.path.join(objdir, layer)
-        objs = sorted(n for n in os.listdir(d) if n.endswith(".o")) \
+        # An object whose source moved or went (a stale build) is no
+        # module.
+        objs = sorted(n for n in os.listdir(d) if n.endswith(".o") and
+                      os.path.exists(os.path.join(top, layer, n[:-2] + ".c"))) \
             if os.path.isdir(d) else []
         if not objs:
             sys.exit("modules.py: no objects in %s: build first" % d)
