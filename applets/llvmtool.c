@@ -7,6 +7,7 @@
 
 #include "applets.h"
 #include "llvmtool.h"
+#include "../core/env.h"
 #include "../core/io.h"
 
 static struct {
@@ -140,7 +141,7 @@ int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 	action = res->action;
 	if (action == &t->o[at->version]) {
 		printf("offload %s version %s (offload %s)\n", t->name,
-		       LLVM_COMPAT_VERSION, OFFLOAD_VERSION);
+		       env_llvm_version(), OFFLOAD_VERSION);
 		return 0;
 	}
 	if (action) {

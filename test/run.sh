@@ -29,6 +29,9 @@ if [ "${DIFF_SEED:-}" = random ]; then
 fi
 SEED="--seed ${DIFF_SEED:-20261121}"
 export DIFF_SEED
+# The suites are LLVM 22's unless they say otherwise (test/lib.sh).
+OFFLOAD_LLVM=22
+export OFFLOAD_LLVM
 
 # The suites, longest first, so that the long ones do not end the run alone.
 ALL="differential object packdiff faults ar-diff extract prune shrink debian kernels coff cuobjdump nvres packager
