@@ -31,20 +31,23 @@ static uint64_t align8(uint64_t v)
 
 /* ---- names ---- */
 
-static const char *const image_ext[] = { "", "o", "bc", "cubin", "fatbin", "s" };
+static const char *const image_ext[] = { "", "o", "bc", "cubin", "fatbin", "s",
+					 "spv" };
 
-uint16_t package_image_kind_from_ext(const char *ext, size_t len)
+uint16_t package_image_kind_from_ext(const char *ext, size_t len, bool spirv)
 {
-	for (uint16_t k = 1; k < sizeof(image_ext) / sizeof(image_ext[0]); k++)
+	uint16_t n = spirv ? PACKAGE_IMG_SPIRV + 1 : PACKAGE_IMG_SPIRV;
+
+	for (uint16_t k = 1; k < n; k++)
 		if (strlen(image_ext[k]) == len && !memcmp(image_ext[k], ext, len))
 			return k;
 	return PACKAGE_IMG_NONE;
 }
 
-const char *package_image_kind_ext(uint16_t kind)
+const char *package_image_kind_ext(uint16_t kind, bool spirv)
 {
-	return kind < sizeof(image_ext) / sizeof(image_ext[0]) ? image_ext[kind]
-							       : "";
+	return kind < (spirv ? PACKAGE_IMG_SPIRV + 1 : PACKAGE_IMG_SPIRV)
+		? image_ext[kind] : "";
 }
 
 static const struct {
@@ -133,6 +136,95 @@ int package_write_head(const struct package_meta *m, uint64_t image_size,
 	*tail_pad = (size_t)(total - image_off - image_size);
 	h = NULL;
 	rc = 0;
+	goto out;
+nomem:
+	err_set(e, "out of memory");
+out:
+	free(h);
+	strtab_free(&tab);
+	return rc;
+}
+
+/* ---- writing version 2 ---- */
+
+/* LLVM 23's OffloadBinary::write: header (version 2, entry count at 24),
+ * the entries, then each image's string records in turn (key offset,
+ * value offset, value length), one tail-merged string table of every key
+ * and value, zeros to 8, the images back to back, zeros to 8. */
+int package_write_v2_head(const struct package_meta *m, size_t n,
+			  const uint64_t *image_sizes, uint8_t **head,
+			  size_t *head_len, size_t *tail_pad, struct err *e)
+{
+	struct strtab tab = { 0 };
+	uint64_t nrecords = 0, images = 0, strtab_off, image_off, total, rec_off;
+	uint8_t *h = NULL;
+	int rc = -1;
+
+	*head = NULL;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < m[i].nstrings; k++)
+			if (strtab_add(&tab, m[i].strings[k].key,
+				       m[i].strings[k].key_len) < 0 ||
+			    strtab_add(&tab, m[i].strings[k].value,
+				       m[i].strings[k].value_len) < 0)
+				goto nomem;
+		nrecords += m[i].nstrings;
+		if (image_sizes[i] > UINT64_MAX / 2 - images)
+			goto too_large;
+		images += image_sizes[i];
+	}
+	if (strtab_finalize(&tab) < 0)
+		goto nomem;
+	if (n > SIZE_MAX / 2 / PACKAGE_ENTRY || nrecords > SIZE_MAX / 2 / V2_RECORD)
+		goto nomem;
+	strtab_off = V2_HEADER + (uint64_t)n * PACKAGE_ENTRY + nrecords * V2_RECORD;
+	image_off = align8(strtab_off + tab.size);
+	if (images > UINT64_MAX / 2 - image_off)
+		goto too_large;
+	total = align8(image_off + images);
+	if (image_off > SIZE_MAX)
+		goto nomem;
+	h = calloc(1, (size_t)image_off);
+	if (!h)
+		goto nomem;
+	memcpy(h, magic, 4);
+	put_le(h + 4, 2, 4);
+	put_le(h + 8, total, 8);
+	put_le(h + 16, V2_HEADER, 8);
+	put_le(h + 24, n, 8);
+	rec_off = V2_HEADER + (uint64_t)n * PACKAGE_ENTRY;
+	for (uint64_t i = 0, at = image_off; i < n; i++) {
+		uint8_t *ent = h + V2_HEADER + i * PACKAGE_ENTRY;
+
+		put_le(ent, m[i].image_kind, 2);
+		put_le(ent + 2, m[i].offload_kind, 2);
+		put_le(ent + 8, rec_off, 8);
+		put_le(ent + 16, m[i].nstrings, 8);
+		put_le(ent + 24, at, 8);
+		put_le(ent + 32, image_sizes[i], 8);
+		for (size_t k = 0; k < m[i].nstrings; k++) {
+			const struct package_string *s = &m[i].strings[k];
+			uint8_t *rec = h + rec_off + k * V2_RECORD;
+
+			put_le(rec, strtab_off + strtab_offset(&tab, s->key,
+							       s->key_len), 8);
+			put_le(rec + 8, strtab_off + strtab_offset(&tab, s->value,
+								   s->value_len), 8);
+			put_le(rec + 16, s->value_len, 8);
+		}
+		rec_off += (uint64_t)m[i].nstrings * V2_RECORD;
+		at += image_sizes[i];
+	}
+	strtab_write(&tab, h + strtab_off);
+	*head = h;
+	*head_len = (size_t)image_off;
+	*tail_pad = (size_t)(total - image_off - images);
+	h = NULL;
+	rc = 0;
+	goto out;
+too_large:
+	err_set(e, "images of more than %llu bytes are too large to package",
+		(unsigned long long)(UINT64_MAX / 2));
 	goto out;
 nomem:
 	err_set(e, "out of memory");
@@ -490,6 +582,47 @@ static int read_compressed(struct binary *bin, const struct package_limits *lim,
 	return read_entries(bin, V3_HEADER, out, e);
 }
 
+/* What LLVM 23 (OffloadBinary::extractHeader, on what is left and then on
+ * a copy of the binary's size, and create) rejects of a version 1 or 2
+ * binary, in its words: its sums wrap as LLVM's do.  Version 3 is left to
+ * us (LLVM 23 cannot read it).  What passes is checked further by the
+ * readers, in our words where LLVM would read past the binary. */
+static int llvm23_check(const uint8_t *b, uint64_t rem, struct err *e)
+{
+	uint64_t version, size, entries, count, span;
+
+	if (rem < PACKAGE_V1_HEADER + PACKAGE_ENTRY || memcmp(b, magic, 4))
+		return llvm_parse_failed(e);
+	version = get_le(b + 4, 4);
+	if (version == 3)
+		return 0;
+	if (version == 0 || version > 2)
+		return llvm_parse_failed(e);
+	size = get_le(b + 8, 8);
+	entries = get_le(b + 16, 8);
+	count = version == 1 ? 1 : get_le(b + 24, 8);
+	span = count * PACKAGE_ENTRY;
+	if (size > rem || size < PACKAGE_ENTRY)
+		return llvm_unexpected_eof(e);
+	if (entries > size - span || span > size - PACKAGE_V1_HEADER)
+		return llvm_unexpected_eof(e);
+	if (size < PACKAGE_V1_HEADER + PACKAGE_ENTRY)
+		return llvm_parse_failed(e);
+	/* The entries, where they are inside it (else ours to report). */
+	if (entries > size || count > (size - entries) / PACKAGE_ENTRY)
+		return 0;
+	for (uint64_t i = 0; i < count; i++) {
+		const uint8_t *p = b + entries + i * PACKAGE_ENTRY;
+
+		uint64_t str = get_le(p + 8, 8);
+
+		if (get_le(p + 24, 8) > size || str > size ||
+		    str + get_le(p + 16, 8) * V2_RECORD > size)
+			return llvm_unexpected_eof(e);
+	}
+	return 0;
+}
+
 static int read_binary(const uint8_t *b, uint64_t rem, uint64_t at,
 		       const struct package_limits *lim,
 		       struct package_list *out, uint64_t *used, struct err *e)
@@ -498,9 +631,20 @@ static int read_binary(const uint8_t *b, uint64_t rem, uint64_t at,
 	uint64_t header;
 	struct binary bin;
 
+	if (lim->llvm23 && llvm23_check(b, rem, e) < 0)
+		return -1;
 	if (rem < 8 || memcmp(b, magic, 4))
 		return llvm_parse_failed(e);
 	version = (unsigned)get_le(b + 4, 4);
+	if (version == 1 && lim->llvm23) {
+		/* Checked as LLVM 23 does above: ours from here. */
+		bin = (struct binary){ b, get_le(b + 8, 8), at, 1, false };
+		if (bin.size % PACKAGE_ALIGN)
+			return bad(e, &bin, "its size is not a multiple of %d",
+				   PACKAGE_ALIGN);
+		*used = bin.size;
+		return read_entry(&bin, get_le(b + 16, 8), out, e);
+	}
 	if (version == 1)
 		return read_v1(b, rem, at, out, used, e);
 	if (version != 2 && version != 3)

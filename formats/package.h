@@ -41,7 +41,7 @@ enum package_image_kind {
 	PACKAGE_IMG_CUBIN,
 	PACKAGE_IMG_FATBINARY,
 	PACKAGE_IMG_PTX,
-	PACKAGE_IMG_SPIRV,	/* in LLVM 22's enum, but no name or extension */
+	PACKAGE_IMG_SPIRV,	/* named "spv" from LLVM 23 on */
 };
 
 /* Offload kinds, numbered as in LLVM 21+ (a bit mask).  LLVM 15-20 wrote
@@ -56,10 +56,12 @@ enum package_offload_kind {
 	PACKAGE_OFK_SYCL = 8,
 };
 
-/* LLVM 22's getImageKind: "o", "bc", "cubin", "fatbin", "s"; else none. */
-uint16_t package_image_kind_from_ext(const char *ext, size_t len);
-/* LLVM 22's getImageKindName: the extension, "" for none and unknown. */
-const char *package_image_kind_ext(uint16_t kind);
+/* LLVM 22's getImageKind: "o", "bc", "cubin", "fatbin", "s"; else none;
+ * LLVM 23's (spirv true) also "spv". */
+uint16_t package_image_kind_from_ext(const char *ext, size_t len, bool spirv);
+/* LLVM 22's getImageKindName: the extension, "" for none and unknown;
+ * LLVM 23's (spirv true) also "spv". */
+const char *package_image_kind_ext(uint16_t kind, bool spirv);
 /* LLVM 22's getOffloadKind: "openmp", "cuda", "hip", "sycl"; else none. */
 uint16_t package_offload_kind_from_name(const char *name, size_t len);
 /* What an offload kind is, for people: LLVM 22's names, and for 3 "hip
@@ -87,6 +89,17 @@ struct package_meta {
 int package_write_head(const struct package_meta *m, uint64_t image_size,
 		       uint8_t **head, size_t *head_len, size_t *tail_pad,
 		       struct err *e);
+
+/* ---- writing version 2 (LLVM 23: all images in one binary) ---- */
+
+/* The bytes of a version-2 binary that come before its n images (header,
+ * n entries, every image's 24-byte string records, one string table,
+ * zeros to a multiple of 8), in *head (malloc'd), and how many zero bytes
+ * follow the images, which come back to back, image i of image_sizes[i]
+ * bytes.  n is at least 1. */
+int package_write_v2_head(const struct package_meta *m, size_t n,
+			  const uint64_t *image_sizes, uint8_t **head,
+			  size_t *head_len, size_t *tail_pad, struct err *e);
 
 /* ---- reading (versions 1, 2 and 3) ---- */
 
@@ -118,13 +131,15 @@ struct package_list {
 struct package_limits {
 	uint64_t max_ratio;
 	uint64_t max_size;
+	/* Reject what LLVM 23 rejects, in its words (else LLVM 22's rules). */
+	bool llvm23;
 };
 #define PACKAGE_DEFAULT_MAX_RATIO 65536
 /* Half the physical memory, at most 32 GiB (see env_memory_cap). */
 #define PACKAGE_DEFAULT_MAX_SIZE env_memory_cap()
 
-/* The errors LLVM 22 reports for binaries it rejects itself, word for word
- * (it names no file); every other error here is ours. */
+/* The errors LLVM 22 and 23 report for binaries they reject themselves,
+ * word for word (they name no file); every other error here is ours. */
 #define PACKAGE_ERR_PARSE "Invalid data was encountered while parsing the file"
 #define PACKAGE_ERR_EOF "The end of the file was unexpectedly encountered"
 bool package_err_is_llvm(const struct err *e);

@@ -4,8 +4,8 @@
 # the closing line.  `make check` runs it (`make check T=SUITE` one suite,
 # `make check-long` the random suites, long).
 #   JOBS=N           suites run at once (default: the number of CPUs)
-#   REQUIRE_LLVM=1   fail, rather than skip, the differential suite when
-#                    LLVM 22 is not installed (CI sets it)
+#   REQUIRE_LLVM=1   fail, rather than skip, the differential suites when
+#                    LLVM 22, or LLVM 23's root, is not there (CI sets it)
 #   DIFF_SEED=N      the seed of the random suites below (default a fixed
 #                    one, so that make check gives the same verdict each
 #                    time; DIFF_SEED=random picks a fresh one and prints it)
@@ -15,6 +15,9 @@
 #                    --image lists each)
 #   PACKAGER_ARCHIVE_CASES=N  random archive cases of the packager
 #                    (default 30, from objects clang-22 compiles)
+#   DIFF_CASES_23=N, PACKAGER_DIFF_CASES_23=N, PACKAGER_ARCHIVE_CASES_23=N,
+#   AR_DIFF_CASES_23=N  the same suites against LLVM 23 (the -23 suites,
+#                    run in LLVM 23's root, test/refroot.sh; fewer cases)
 #
 # While they run, each suite's line comes as it ends; then what failed (and
 # what was skipped), suite by suite in the order below, and the sum.
@@ -35,7 +38,7 @@ export OFFLOAD_LLVM
 
 # The suites, longest first, so that the long ones do not end the run alone.
 ALL="differential object packdiff faults ar-diff extract prune shrink debian kernels coff cuobjdump nvres packager
-driver bundler golden ar archive elfscan ls unpack-archive ccob targetid
+driver packdiff-23 bundler golden golden-23 ar archive elfscan ls unpack-archive ccob targetid
 triple llvmhash fuzz-replay harness headers completion"
 
 suite_cmd() {
@@ -49,6 +52,11 @@ suite_cmd() {
 	ar-diff) python3 test/ar_differential.py $SEED --cases "${AR_DIFF_CASES:-100}" ;;
 	packdiff) python3 test/packager_diff.py $SEED --cases "${PACKAGER_DIFF_CASES:-70}" \
 		--archive-cases "${PACKAGER_ARCHIVE_CASES:-30}" ;;
+	# The same against LLVM 23 in its root (test/refroot.sh), fewer cases.
+	packdiff-23) python3 test/packager_diff.py --release 23 $SEED \
+		--cases "${PACKAGER_DIFF_CASES_23:-30}" \
+		--archive-cases "${PACKAGER_ARCHIVE_CASES_23:-10}" --coff-cases 20 ;;
+	golden-23) python3 test/cases.py live 23 build/bin test/bundler.cases ;;
 	*) sh "test/$1.test" ;;
 	esac
 }
