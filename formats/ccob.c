@@ -275,14 +275,14 @@ int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
 	if (src != enc->in.src || avail < had)
 		return err_set(e, "compressor input moved or shrank");
 	enc->in.size = avail;
-	/* zstd 1.5.7 splits blocks looking ahead into what it has: fed in
-	 * pieces, it cuts other blocks than from the whole input at once
-	 * (LLVM's ZSTD_compress2).  So it gets the whole input, in one call. */
+	/* zstd gets the whole input in one call, as from LLVM's
+	 * ZSTD_compress2: fed in pieces, newer zstds may cut other blocks. */
 	if (enc->method == CCOB_ZSTD && !last)
 		return 0;
-	if (enc->method == CCOB_ZSTD) {
-		/* And room for all it makes: with less, zstd takes its
-		 * streaming path, whose frames differ from LLVM's. */
+	if (enc->method == CCOB_ZSTD && ZSTD_versionNumber() >= 10507) {
+		/* And, from zstd 1.5.7 on, room for all it makes: with less
+		 * it takes its streaming path, whose frames then differ from
+		 * LLVM's (up to 1.5.6 they do not, and the output streams). */
 		size_t cap = ZSTD_compressBound(enc->in.size);
 		uint8_t *big = malloc(cap ? cap : 1);
 
