@@ -112,7 +112,7 @@ TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
 check: all $(UNIT) $(FUZZ_REPLAY)
 	@sh test/run.sh $(T)
 
-LONG_SUITES := differential differential-23 ar-diff packdiff packdiff-23
+LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23
 check-long: all $(UNIT)
 	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-2000} \
 	AR_DIFF_CASES=$${AR_DIFF_CASES:-600} \
@@ -120,6 +120,7 @@ check-long: all $(UNIT)
 	PACKAGER_ARCHIVE_CASES=$${PACKAGER_ARCHIVE_CASES:-150} \
 	PACKAGER_DIFF_CASES_23=$${PACKAGER_DIFF_CASES_23:-200} \
 	DIFF_CASES_23=$${DIFF_CASES_23:-600} \
+	AR_DIFF_CASES_23=$${AR_DIFF_CASES_23:-200} \
 	sh test/run.sh $(or $(T),$(LONG_SUITES))
 
 # libFuzzer needs clang and its runtime (Debian: libclang-rt-22-dev).

@@ -37,7 +37,7 @@ OFFLOAD_LLVM=22
 export OFFLOAD_LLVM
 
 # The suites, longest first, so that the long ones do not end the run alone.
-ALL="differential differential-23 object packdiff faults ar-diff extract prune shrink debian kernels coff cuobjdump nvres packager
+ALL="differential differential-23 object packdiff faults ar-diff ar-diff-23 extract prune shrink debian kernels coff cuobjdump nvres packager
 driver driver-23 packdiff-23 bundler golden golden-23 ar archive elfscan ls unpack-archive ccob targetid
 triple llvmhash fuzz-replay harness headers completion"
 
@@ -52,6 +52,8 @@ suite_cmd() {
 	differential-23) python3 test/differential.py --release 23 $SEED \
 		--cases "${DIFF_CASES_23:-100}" ;;
 	ar-diff) python3 test/ar_differential.py $SEED --cases "${AR_DIFF_CASES:-100}" ;;
+	ar-diff-23) python3 test/ar_differential.py --release 23 $SEED \
+		--cases "${AR_DIFF_CASES_23:-40}" ;;
 	packdiff) python3 test/packager_diff.py $SEED --cases "${PACKAGER_DIFF_CASES:-70}" \
 		--archive-cases "${PACKAGER_ARCHIVE_CASES:-30}" ;;
 	# The same against LLVM 23 in its root (test/refroot.sh), fewer cases.
