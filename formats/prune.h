@@ -47,6 +47,18 @@ struct prune_entry {
 	const char *section;	/* the section it is in, or NULL */
 };
 
+/* How a linked file is made smaller.  GNU strip, objcopy and eu-strip
+ * rewrite a file whose program headers sit in a cut (ELF_SHRINK_IN_CUT)
+ * wrongly; after the ELF header they are safe, but there is rarely room.
+ * A file with no symbol table (installed, stripped already) will not be
+ * stripped again: by default it gets the cut, a file with one the safe
+ * place. */
+enum prune_shrink {
+	PRUNE_SHRINK_AUTO,	/* by the symbol table, as above */
+	PRUNE_SHRINK_ALWAYS,	/* in a cut where needed (--always-shrink) */
+	PRUNE_SHRINK_STRIP_SAFE,	/* only after the ELF header */
+};
+
 struct prune_opts {
 	/* Keep this entry?  Host entries are offered too. */
 	bool (*keep)(void *ctx, const struct prune_entry *en);
@@ -55,9 +67,8 @@ struct prune_opts {
 	void *ctx;
 	int level;		/* compression level of recompressed CCOBs */
 	bool keep_layout;	/* a linked file's freed bytes stay, zero */
-	/* Cut them out even where GNU strip or eu-strip would break the
-	 * file (elf_shrink.h ELF_SHRINK_IN_CUT). */
-	bool always_shrink;
+	/* Where a linked file's new program headers go (elf_shrink.h). */
+	enum prune_shrink shrink;
 	struct ccob_limits limits;
 	/* Only decide (keep() and seen() see every entry): CCOBs are not
 	 * compressed again, and the plan is not for writing. */
