@@ -50,16 +50,16 @@ suite_cmd() {
 	fuzz-replay) sh test/fuzz/replay.sh ;;
 	differential) python3 test/differential.py $SEED --cases "${DIFF_CASES:-300}" ;;
 	differential-23) python3 test/differential.py --release 23 $SEED \
-		--cases "${DIFF_CASES_23:-100}" ;;
+		--cases "${DIFF_CASES_23:-50}" ;;
 	ar-diff) python3 test/ar_differential.py $SEED --cases "${AR_DIFF_CASES:-100}" ;;
 	ar-diff-23) python3 test/ar_differential.py --release 23 $SEED \
-		--cases "${AR_DIFF_CASES_23:-40}" ;;
+		--cases "${AR_DIFF_CASES_23:-30}" ;;
 	packdiff) python3 test/packager_diff.py $SEED --cases "${PACKAGER_DIFF_CASES:-70}" \
 		--archive-cases "${PACKAGER_ARCHIVE_CASES:-30}" ;;
 	# The same against LLVM 23 in its root (test/refroot.sh), fewer cases.
 	packdiff-23) python3 test/packager_diff.py --release 23 $SEED \
-		--cases "${PACKAGER_DIFF_CASES_23:-30}" \
-		--archive-cases "${PACKAGER_ARCHIVE_CASES_23:-10}" --coff-cases 20 ;;
+		--cases "${PACKAGER_DIFF_CASES_23:-20}" \
+		--archive-cases "${PACKAGER_ARCHIVE_CASES_23:-6}" --coff-cases 10 ;;
 	golden-23) python3 test/cases.py live 23 build/bin test/bundler.cases ;;
 	*) sh "test/$1.test" ;;
 	esac
