@@ -150,12 +150,13 @@ static int write_v2(struct io_out *out, const struct to_package *todo,
 {
 	struct package_meta *meta = calloc(n + 1, sizeof(*meta));
 	uint64_t *sizes = calloc(n + 1, sizeof(*sizes));
+	uint64_t *offs = calloc(n + 1, sizeof(*offs));
 	uint8_t *head = NULL;
 	size_t head_len, tail;
 	struct err e;
 	int rc = 1;
 
-	if (!meta || !sizes) {
+	if (!meta || !sizes || !offs) {
 		llvm_fail("out of memory");
 		goto out;
 	}
@@ -164,8 +165,8 @@ static int write_v2(struct io_out *out, const struct to_package *todo,
 			todo[i].offload_kind, todo[i].strings, todo[i].nstrings };
 		sizes[i] = todo[i].size;
 	}
-	if (package_write_v2_head(meta, n, sizes, &head, &head_len, &tail,
-				  &e) < 0 ||
+	if (package_write_multi_head(2, meta, NULL, sizes, n, &head, &head_len,
+				     offs, &tail, &e) < 0 ||
 	    io_out_write(out, head, head_len, &e) < 0) {
 		llvm_fail("%s", llvm_why(&e, out->path));
 		goto out;
@@ -200,6 +201,7 @@ out:
 	free(head);
 	free(meta);
 	free(sizes);
+	free(offs);
 	return rc;
 }
 

@@ -145,18 +145,15 @@ out:
 	return rc;
 }
 
-/* ---- writing version 2 ---- */
-
-/* LLVM 23's OffloadBinary::write: header (version 2, entry count at 24),
- * the entries, then each image's string records in turn (key offset,
- * value offset, value length), one tail-merged string table of every key
- * and value, zeros to 8, the images back to back, zeros to 8. */
-int package_write_v2_head(const struct package_meta *m, size_t n,
-			  const uint64_t *image_sizes, uint8_t **head,
-			  size_t *head_len, size_t *tail_pad, struct err *e)
+int package_write_multi_head(unsigned version, const struct package_meta *m,
+			     const uint32_t *flags, const uint64_t *sizes,
+			     size_t n, uint8_t **head,
+			     size_t *head_len, uint64_t *image_off,
+			     size_t *tail_pad, struct err *e)
 {
 	struct strtab tab = { 0 };
-	uint64_t nrecords = 0, images = 0, strtab_off, image_off, total, rec_off;
+	uint64_t header = version == 2 ? V2_HEADER : V3_HEADER;
+	uint64_t nrec = 0, rec_off, strtab_off, data_off, at, total;
 	uint8_t *h = NULL;
 	int rc = -1;
 
@@ -168,43 +165,44 @@ int package_write_v2_head(const struct package_meta *m, size_t n,
 			    strtab_add(&tab, m[i].strings[k].value,
 				       m[i].strings[k].value_len) < 0)
 				goto nomem;
-		nrecords += m[i].nstrings;
-		if (image_sizes[i] > UINT64_MAX / 2 - images)
-			goto too_large;
-		images += image_sizes[i];
+		nrec += m[i].nstrings;
 	}
 	if (strtab_finalize(&tab) < 0)
 		goto nomem;
-	if (n > SIZE_MAX / 2 / PACKAGE_ENTRY || nrecords > SIZE_MAX / 2 / V2_RECORD)
-		goto nomem;
-	strtab_off = V2_HEADER + (uint64_t)n * PACKAGE_ENTRY + nrecords * V2_RECORD;
-	image_off = align8(strtab_off + tab.size);
-	if (images > UINT64_MAX / 2 - image_off)
-		goto too_large;
-	total = align8(image_off + images);
-	if (image_off > SIZE_MAX)
-		goto nomem;
-	h = calloc(1, (size_t)image_off);
-	if (!h)
+	rec_off = header + (uint64_t)n * PACKAGE_ENTRY;
+	strtab_off = rec_off + nrec * V2_RECORD;
+	data_off = align8(strtab_off + tab.size);
+	at = data_off;
+	for (size_t i = 0; i < n; i++) {
+		if (sizes[i] > UINT64_MAX - 8 - at) {
+			err_set(e, "images of more than 2^64 bytes cannot be "
+				"packaged");
+			goto out;
+		}
+		image_off[i] = at;
+		at += sizes[i];
+	}
+	total = align8(at);
+	if (data_off > SIZE_MAX || !(h = calloc(1, (size_t)data_off)))
 		goto nomem;
 	memcpy(h, magic, 4);
-	put_le(h + 4, 2, 4);
+	put_le(h + 4, version, 4);
 	put_le(h + 8, total, 8);
-	put_le(h + 16, V2_HEADER, 8);
+	put_le(h + 16, header, 8);
 	put_le(h + 24, n, 8);
-	rec_off = V2_HEADER + (uint64_t)n * PACKAGE_ENTRY;
-	for (uint64_t i = 0, at = image_off; i < n; i++) {
-		uint8_t *ent = h + V2_HEADER + i * PACKAGE_ENTRY;
+	for (size_t i = 0, r = 0; i < n; i++) {
+		uint8_t *ent = h + header + i * PACKAGE_ENTRY;
 
 		put_le(ent, m[i].image_kind, 2);
 		put_le(ent + 2, m[i].offload_kind, 2);
-		put_le(ent + 8, rec_off, 8);
+		put_le(ent + 4, flags ? flags[i] : 0, 4);
+		put_le(ent + 8, rec_off + r * V2_RECORD, 8);
 		put_le(ent + 16, m[i].nstrings, 8);
-		put_le(ent + 24, at, 8);
-		put_le(ent + 32, image_sizes[i], 8);
-		for (size_t k = 0; k < m[i].nstrings; k++) {
+		put_le(ent + 24, image_off[i], 8);
+		put_le(ent + 32, sizes[i], 8);
+		for (size_t k = 0; k < m[i].nstrings; k++, r++) {
 			const struct package_string *s = &m[i].strings[k];
-			uint8_t *rec = h + rec_off + k * V2_RECORD;
+			uint8_t *rec = h + rec_off + r * V2_RECORD;
 
 			put_le(rec, strtab_off + strtab_offset(&tab, s->key,
 							       s->key_len), 8);
@@ -212,19 +210,13 @@ int package_write_v2_head(const struct package_meta *m, size_t n,
 								   s->value_len), 8);
 			put_le(rec + 16, s->value_len, 8);
 		}
-		rec_off += (uint64_t)m[i].nstrings * V2_RECORD;
-		at += image_sizes[i];
 	}
 	strtab_write(&tab, h + strtab_off);
 	*head = h;
-	*head_len = (size_t)image_off;
-	*tail_pad = (size_t)(total - image_off - images);
+	*head_len = (size_t)data_off;
+	*tail_pad = (size_t)(total - at);
 	h = NULL;
 	rc = 0;
-	goto out;
-too_large:
-	err_set(e, "images of more than %llu bytes are too large to package",
-		(unsigned long long)(UINT64_MAX / 2));
 	goto out;
 nomem:
 	err_set(e, "out of memory");
@@ -232,6 +224,65 @@ out:
 	free(h);
 	strtab_free(&tab);
 	return rc;
+}
+
+enum package_codec package_codec_of(const uint8_t *bin, size_t len)
+{
+	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+	return len >= V3_HEADER + 4 && !memcmp(bin + V3_HEADER, zstd_magic, 4)
+	       ? PACKAGE_ZSTD : PACKAGE_ZLIB;
+}
+
+int package_compress(const uint8_t *bin, size_t len, enum package_codec codec,
+		     int level, uint8_t **out, size_t *out_len, struct err *e)
+{
+	size_t body, bound, packed;
+	uint8_t *o;
+
+	*out = NULL;
+	if (len < V3_HEADER)
+		return err_set(e, "a binary of %zu bytes has no version 3 "
+			       "header", len);
+	body = len - V3_HEADER;
+	if (codec == PACKAGE_ZSTD) {
+		bound = ZSTD_compressBound(body);
+	} else {
+		uLong b = compressBound((uLong)body);
+
+		bound = (size_t)b;
+	}
+	if (bound > SIZE_MAX - V3_HEADER - 8 ||
+	    !(o = calloc(1, V3_HEADER + bound + 8)))
+		return err_set(e, "out of memory");
+	if (codec == PACKAGE_ZSTD) {
+		/* One frame, its content size in its header, no checksum:
+		 * what ZSTD_compress2 makes with only the level set. */
+		packed = ZSTD_compress(o + V3_HEADER, bound, bin + V3_HEADER,
+				       body, level);
+		if (ZSTD_isError(packed)) {
+			err_set(e, "zstd: %s", ZSTD_getErrorName(packed));
+			free(o);
+			return -1;
+		}
+	} else {
+		uLongf got = (uLongf)bound;
+		int zr = compress2(o + V3_HEADER, &got, bin + V3_HEADER,
+				   (uLong)body, level);
+
+		if (zr != Z_OK) {
+			err_set(e, "zlib: %s", zError(zr));
+			free(o);
+			return -1;
+		}
+		packed = (size_t)got;
+	}
+	memcpy(o, bin, V3_HEADER);
+	put_le(o + 8, V3_HEADER + packed, 8);
+	put_le(o + 32, len, 8);
+	*out = o;
+	*out_len = (size_t)align8(V3_HEADER + packed);
+	return 0;
 }
 
 /* ---- reading ---- */
@@ -613,7 +664,6 @@ static int llvm23_check(const uint8_t *b, uint64_t rem, struct err *e)
 		return 0;
 	for (uint64_t i = 0; i < count; i++) {
 		const uint8_t *p = b + entries + i * PACKAGE_ENTRY;
-
 		uint64_t str = get_le(p + 8, 8);
 
 		if (get_le(p + 24, 8) > size || str > size ||

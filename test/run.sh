@@ -37,7 +37,7 @@ OFFLOAD_LLVM=22
 export OFFLOAD_LLVM
 
 # The suites, longest first, so that the long ones do not end the run alone.
-ALL="differential differential-23 object packdiff faults ar-diff ar-diff-23 extract prune shrink debian kernels coff cuobjdump nvres packager
+ALL="differential differential-23 object packdiff faults ar-diff ar-diff-23 extract prune shrink newllvm debian kernels coff cuobjdump nvres packager
 driver driver-23 packdiff-23 bundler golden golden-23 ar archive elfscan ls unpack-archive ccob targetid
 triple llvmhash fuzz-replay harness headers completion"
 
