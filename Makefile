@@ -6,6 +6,7 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
 MANDIR ?= $(PREFIX)/share/man/man1
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
@@ -30,6 +31,13 @@ REGISTRY := applets/applets.def
 APPLET_LINKS := ${shell sed -n 's/^ALIAS("\([^"]*\)").*/\1/p' $(REGISTRY)}
 APPLET_NAMES := ${shell sed -n 's/^[A-Z]*("\([^"]*\)".*/\1/p' $(REGISTRY)}
 MANPAGES := man/offload.1 $(wildcard $(APPLET_NAMES:%=man/%.1))
+# The LLVM names (aliases of the applets whose llvm column is 1) and the
+# LLVM releases they follow: build/bin/llvm-N/ and $(LIBEXECDIR)/offload/
+# llvm-N/ hold a link per LLVM name, for `clang-N -B DIR/` (the directory
+# selects the release, applets/main.c).
+LLVM_LINKS := ${shell awk '/^APPLET\(/ { llvm = $$0 ~ /_main, 1,/ } /^ALIAS\(/ && llvm && /"(clang|llvm)-/ { sub(/^ALIAS\("/, ""); sub(/".*/, ""); print }' $(REGISTRY)}
+LLVM_RELEASES := 22 23
+LLVM_DIR_LINKS := $(foreach v,$(LLVM_RELEASES),$(LLVM_LINKS:%=build/bin/llvm-$(v)/%))
 
 # core/, formats/ and ops/ are a library, build/liboffload.a, built once and
 # linked by the binary (with the applets), the unit programs and the fuzz
@@ -44,7 +52,7 @@ ifneq ($(V),1)
 Q := @
 endif
 
-all: $(BIN) $(APPLET_LINKS:%=build/bin/%)
+all: $(BIN) $(APPLET_LINKS:%=build/bin/%) $(LLVM_DIR_LINKS)
 
 $(BIN): $(APPLET_OBJS) $(LIB)
 	@mkdir -p $(@D)
@@ -69,6 +77,9 @@ build/obj/%.o: %.c $(FLAGS_STAMP)
 
 $(APPLET_LINKS:%=build/bin/%): $(BIN)
 	$(Q)ln -sf offload $@
+
+$(LLVM_DIR_LINKS): $(BIN)
+	$(Q)mkdir -p $(@D) && ln -sf ../offload $@
 
 # Unit programs: test/<name>/<name>_test.c, each linked with the library.
 UNIT_SRCS := $(wildcard test/*/*_test.c)
@@ -101,12 +112,15 @@ TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
 check: all $(UNIT) $(FUZZ_REPLAY)
 	@sh test/run.sh $(T)
 
-LONG_SUITES := differential ar-diff packdiff
+LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23
 check-long: all $(UNIT)
 	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-2000} \
 	AR_DIFF_CASES=$${AR_DIFF_CASES:-600} \
 	PACKAGER_DIFF_CASES=$${PACKAGER_DIFF_CASES:-400} \
 	PACKAGER_ARCHIVE_CASES=$${PACKAGER_ARCHIVE_CASES:-150} \
+	PACKAGER_DIFF_CASES_23=$${PACKAGER_DIFF_CASES_23:-200} \
+	DIFF_CASES_23=$${DIFF_CASES_23:-600} \
+	AR_DIFF_CASES_23=$${AR_DIFF_CASES_23:-200} \
 	sh test/run.sh $(or $(T),$(LONG_SUITES))
 
 # libFuzzer needs clang and its runtime (Debian: libclang-rt-22-dev).
@@ -163,6 +177,12 @@ install: all
 	install -m 644 completion/offload.bash $(DESTDIR)$(BASHCOMPDIR)/offload
 	for l in $(APPLET_LINKS); do ln -sf offload $(DESTDIR)$(BASHCOMPDIR)/$$l; done
 	install -m 644 completion/_offload $(DESTDIR)$(ZSHCOMPDIR)/_offload
+	for v in $(LLVM_RELEASES); do \
+		mkdir -p $(DESTDIR)$(LIBEXECDIR)/offload/llvm-$$v && \
+		for l in $(LLVM_LINKS); do \
+			ln -sfr $(DESTDIR)$(BINDIR)/offload $(DESTDIR)$(LIBEXECDIR)/offload/llvm-$$v/$$l || exit 1; \
+		done; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/offload
@@ -170,6 +190,11 @@ uninstall:
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/$$m; done
 	for l in offload $(APPLET_LINKS); do rm -f $(DESTDIR)$(BASHCOMPDIR)/$$l; done
 	rm -f $(DESTDIR)$(ZSHCOMPDIR)/_offload
+	for v in $(LLVM_RELEASES); do \
+		for l in $(LLVM_LINKS); do rm -f $(DESTDIR)$(LIBEXECDIR)/offload/llvm-$$v/$$l; done; \
+		rmdir $(DESTDIR)$(LIBEXECDIR)/offload/llvm-$$v 2>/dev/null || :; \
+	done
+	rmdir $(DESTDIR)$(LIBEXECDIR)/offload 2>/dev/null || :
 
 clean:
 	rm -rf build

@@ -3,8 +3,6 @@
 #define APPLETS_APPLETS_H
 
 #define OFFLOAD_VERSION "0.1.0"
-/* The LLVM release whose tools the LLVM-named applets reproduce. */
-#define LLVM_COMPAT_VERSION "22.1.8"
 
 #define APPLET(name, fn, llvm, summary) int fn(int argc, char **argv);
 #define ALIAS(name)

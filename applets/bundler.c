@@ -390,6 +390,8 @@ int bundler_main(int argc, char **argv)
 	int rc;
 
 	init_options(&t);
+	/* LLVM 23's StringMap probes linearly: its maps' orders are ours. */
+	strmap_linear_probing(env_llvm() >= LLVM_23);
 	rc = llvm_tool_parse(&t, argc, argv, &res);
 	if (rc >= 0)
 		goto out;
@@ -430,6 +432,8 @@ int bundler_main(int argc, char **argv)
 		rc = llvm_fail("out of memory");
 	else
 		rc = run(&c, o);
+	/* LLVM 23 reports its timers (-verbose's) at exit. */
+	llvm_timers_print("Timer group for offload bundler");
 out:
 	for (size_t i = 0; c.std_targets && i < c.ntargets; i++)
 		free(c.std_targets[i]);

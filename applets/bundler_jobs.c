@@ -1,6 +1,7 @@
 /* bundler_jobs: bundling as LLVM 22 does it, and the reader of its inputs
  * that --list and --unbundle (bundler_read.c) share; the command line is
  * in bundler.c. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "bundler_jobs.h"
 #include "llvmtool.h"
 #include "../core/elfscan.h"
+#include "../core/env.h"
 #include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
@@ -173,14 +175,19 @@ int bundler_decompress_next(struct source *s, const char *path)
 	struct err e;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	llvm_timer_mark();
 	if (ccob_parse_header(at, left, &h, &e) < 0)
-		return llvm_fail("Failed to decompress input: %s", e.msg);
+		return llvm_fail("Failed to decompress input: %s",
+				 bundler_llvm_words(e.msg));
 	/* LLVM 22 hashes the data only for -verbose's report. */
 	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used,
 			    s->c->verbose ? &hash : NULL, &e) < 0) {
+		if (s->c->verbose && env_llvm() >= LLVM_23)
+			llvm_timer_add("Decompression time");
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
 		if (e.llvm_words)
-			return llvm_fail("Failed to decompress input: %s", e.msg);
+			return llvm_fail("Failed to decompress input: %s",
+					 bundler_llvm_words(e.msg));
 		return llvm_fail("'%s': Failed to decompress input: %s", path, e.msg);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -205,8 +212,24 @@ int bundler_decompress_next(struct source *s, const char *path)
 	return 0;
 }
 
+const char *bundler_llvm_words(const char *msg)
+{
+	static char low[sizeof(((struct err *)0)->msg)];
+
+	if (env_llvm() < LLVM_23 || !msg[0])
+		return msg;
+	snprintf(low, sizeof(low), "%c%s", tolower((unsigned char)msg[0]),
+		 msg + 1);
+	return low;
+}
+
 void bundler_ccob_report(const struct config *c, const struct ccob_stats *st)
 {
+	if (c->verbose && env_llvm() >= LLVM_23) {
+		/* LLVM 23 times the two steps for its timer report. */
+		llvm_timer_add("Decompression time");
+		llvm_timer_add("Hash recalculation time");
+	}
 	if (c->verbose) {
 		char report[1024];
 
@@ -254,6 +277,29 @@ static int plain_after_ccob(struct source *s, struct bundle_reader *r)
 	return 1;
 }
 
+int bundler_open_layout(const struct config *c, const struct io_in *ref,
+			const uint8_t *d, size_t n, struct bundle_reader *r)
+{
+	const char *comment = NULL;
+	enum handler h = pick_handler(c->type, ref, &comment);
+	struct err e;
+
+	if (h == H_TEXT) {
+		bundle_open_text(r, comment, d, n);
+		return 1;
+	}
+	if (h == H_INVALID)
+		return -handler_error(c->type);
+	if (h == H_BINARY)
+		return BUNDLER_BINARY;
+	if (bundle_open_object(r, d, n, &e) < 0) {
+		if (e.llvm_words)
+			return -llvm_fail("%s", e.msg);
+		return -llvm_fail("'%s': %s", c->inputs[0], e.msg);
+	}
+	return 1;
+}
+
 /* Open the next bundle for reading: 1 when r is ready, 0 at the end. */
 int bundler_source_next(struct source *s, struct bundle_reader *r)
 {
@@ -271,7 +317,8 @@ int bundler_source_next(struct source *s, struct bundle_reader *r)
 		s->seg.map = NULL;
 		s->seg.heap = NULL;
 		if (c->verbose && s->file.len >= 8)
-			fputs("Uncompressed bundle.\n", stderr);
+			fputs(env_llvm() >= LLVM_23 ? "Uncompressed bundle\n"
+			      : "Uncompressed bundle.\n", stderr);
 	} else {
 		size_t left = s->file.len - s->pos;
 
@@ -294,9 +341,10 @@ int bundler_source_next(struct source *s, struct bundle_reader *r)
 			 * even bytes that begin "CCOB" but are no header. */
 			if (s->method == CCOB_ZLIB)
 				return 0;
-			return -llvm_fail("Failed to decompress input: Could not "
-				     "decompress embedded file contents: Src size "
-				     "is incorrect");
+			return -llvm_fail("Failed to decompress input: %s",
+				bundler_llvm_words("Could not decompress "
+					"embedded file contents: Src size is "
+					"incorrect"));
 		}
 		if (s->stream && s->streamable)
 			return SOURCE_CCOB;
@@ -360,11 +408,16 @@ static int emit_compressed(const struct config *c,
 	struct ccob_stats st;
 	struct err e;
 
+	llvm_timer_mark();
 	if (ccob_write_plan(plan, inputs, out, &o, &st, &e) < 0)
 		return llvm_fail("%s", e.msg);
 	if (c->verbose) {
 		char report[1024];
 
+		if (env_llvm() >= LLVM_23) {
+			llvm_timer_add("Compression time");
+			llvm_timer_add("Hash calculation time");
+		}
 		ccob_report_compress(report, sizeof(report), &st);
 		fputs(report, stderr);
 	}

@@ -17,6 +17,8 @@
 #include "llvmtool.h"
 #include "../core/gather.h"
 #include "../core/io.h"
+#include "../core/bytes.h"
+#include "../core/env.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
 #include "../formats/bundle.h"
@@ -381,8 +383,10 @@ static int stream_ccob(struct source *s, struct router *rt)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	llvm_timer_mark();
 	if (ccob_parse_header(at, left, &h, &e) < 0)
-		return llvm_fail("Failed to decompress input: %s", e.msg);
+		return llvm_fail("Failed to decompress input: %s",
+				 bundler_llvm_words(e.msg));
 	gather_init(&rt->head, h.raw_size);
 	rt->path = path;
 	lim = c->limits;
@@ -401,8 +405,11 @@ static int stream_ccob(struct source *s, struct router *rt)
 	llvm_defer(false);
 	if (rc < 0) {
 		llvm_deferred_drop();
+		if (c->verbose && env_llvm() >= LLVM_23)
+			llvm_timer_add("Decompression time");
 		if (e.llvm_words)
-			return llvm_fail("Failed to decompress input: %s", e.msg);
+			return llvm_fail("Failed to decompress input: %s",
+					 bundler_llvm_words(e.msg));
 		return llvm_fail("'%s': Failed to decompress input: %s", path,
 				    e.msg);
 	}
@@ -439,6 +446,176 @@ static int list_ccob(struct source *s, FILE *list)
 	return rc;
 }
 
+/* ---- -list as LLVM 23 does it ---- */
+
+static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
+
+/* LLVM's ReadHeader of a binary bundle at d[0, n), its sums wrapping as
+ * LLVM's: each complete entry's ID goes into ids (as map[ID] = ...); *used
+ * is how far it read.  Returns the entries read. */
+static size_t read_header23(const uint8_t *d, uint64_t n, struct strmap *ids,
+			    uint64_t *used, int *failed)
+{
+	uint64_t rc = MAGIC_LEN, count;
+	size_t added = 0;
+
+	*used = rc;
+	if (rc > n || memcmp(d, bundle_magic, MAGIC_LEN) || rc + 8 > n)
+		return 0;
+	count = get_le(d + rc, 8);
+	*used = rc += 8;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t off, size, tsz;
+
+		if (rc + 8 > n)
+			break;
+		off = get_le(d + rc, 8);
+		*used = rc += 8;
+		if (rc + 8 > n)
+			break;
+		size = get_le(d + rc, 8);
+		*used = rc += 8;
+		if (rc + 8 > n)
+			break;
+		tsz = get_le(d + rc, 8);
+		*used = rc += 8;
+		if (rc + tsz > n || tsz > n)
+			break;
+		*used = rc += tsz;
+		/* LLVM stores the entry only when its data is inside. */
+		if (!off || off + size > n)
+			break;
+		if (strmap_set(ids, (const char *)d + rc - tsz, (size_t)tsz,
+			       0) < 0) {
+			*failed = llvm_fail("out of memory");
+			break;
+		}
+		added++;
+	}
+	return added;
+}
+
+/* LLVM 23's binary handler lists a bundle, then looks for the bundle magic
+ * again from where its header reading stopped, and lists what it has read
+ * so far (one map of IDs) after each bundle that gave entries. */
+static int list23_binary(const uint8_t *d, size_t n, FILE *list)
+{
+	struct strmap ids = { 0 };
+	uint64_t pos = 0;
+	int failed = 0;
+
+	for (;;) {
+		uint64_t used;
+		const uint8_t *next;
+
+		if (read_header23(d + pos, n - pos, &ids, &used, &failed))
+			for (uint32_t b = strmap_next(&ids, 0); b < ids.nb;
+			     b = strmap_next(&ids, b + 1)) {
+				fwrite(ids.b[b].key, 1, ids.b[b].len, list);
+				putc('\n', list);
+			}
+		if (failed || used >= n - pos)
+			break;
+		next = memmem(d + pos + used, (size_t)(n - pos - used),
+			      bundle_magic, MAGIC_LEN);
+		if (!next)
+			break;
+		pos = (uint64_t)(next - d);
+	}
+	strmap_free(&ids);
+	return failed;
+}
+
+/* One slice of the input, decompressed when a CCOB: its bundle IDs. */
+static int list23_slice(const struct config *c, const struct io_in *file,
+			const uint8_t *at, size_t n, FILE *list)
+{
+	struct source s = { .c = c };
+	struct bundle_reader r = { 0 };
+	struct bundle_entry ent;
+	const uint8_t *d = at;
+	size_t dn = n;
+	int rc;
+
+	s.file.fd = s.seg.fd = -1;
+	if (n >= 8 && ccob_is(at, n)) {
+		s.file.data = at;
+		s.file.len = n;
+		if (bundler_decompress_next(&s, c->inputs[0]))
+			return 1;
+		d = s.seg.data;
+		dn = s.seg.len;
+	} else if (n >= 8 && c->verbose) {
+		fputs("Uncompressed bundle\n", stderr);
+	}
+	rc = bundler_open_layout(c, file, d, dn, &r);
+	if (rc == BUNDLER_BINARY) {
+		rc = list23_binary(d, dn, list);
+	} else if (rc == 1) {
+		while (bundle_next(&r, &ent) == 1) {
+			fwrite(ent.id, 1, ent.id_len, list);
+			putc('\n', list);
+			bundle_skip(&r);
+		}
+		rc = 0;
+	} else {
+		rc = 1;
+	}
+	bundle_close(&r);
+	io_in_close(&s.seg);
+	return rc;
+}
+
+/* LLVM 23's -list: from the start, each CCOB up to the next "CCOB" after
+ * the size its header gives (version 1 gives none), the rest of the input
+ * once it is not a CCOB; an empty input lists nothing (and is no error,
+ * whatever -type says). */
+static int bundler_list23(const struct config *c)
+{
+	struct io_in in;
+	struct err e;
+	char *text = NULL;
+	size_t text_len = 0, pos = 0;
+	FILE *list = open_memstream(&text, &text_len);
+	int rc = 0;
+
+	if (!list)
+		return llvm_fail("out of memory");
+	if (io_in_open(&in, c->inputs[0], &e) < 0) {
+		fclose(list);
+		free(text);
+		return llvm_fail("%s", e.msg);
+	}
+	while (!rc && pos < in.len) {
+		const uint8_t *at = in.data + pos;
+		size_t left = in.len - pos, slice = left, from;
+		const uint8_t *next = NULL;
+		struct ccob_header h;
+
+		if (left >= 4 && !memcmp(at, "CCOB", 4)) {
+			from = 4;
+			if (ccob_parse_header(at, left, &h, &e) == 0 &&
+			    h.version >= 2 && h.total_size > from)
+				from = h.total_size < left ? (size_t)h.total_size
+							   : left;
+			next = from < left ? memmem(at + from, left - from,
+						    "CCOB", 4) : NULL;
+			if (next)
+				slice = (size_t)(next - at);
+		}
+		rc = list23_slice(c, &in, at, slice, list);
+		if (!next)
+			break;
+		pos += slice;
+	}
+	if (fclose(list) == 0 && !rc)
+		fwrite(text, 1, text_len, stdout);
+	free(text);
+	io_in_close(&in);
+	return rc;
+}
+
 /* IDs are printed only once the whole input has been read, so a damaged
  * later CCOB does not leave half a list on stdout. */
 int bundler_list(const struct config *c)
@@ -448,8 +625,13 @@ int bundler_list(const struct config *c)
 	struct bundle_entry ent;
 	char *text = NULL;
 	size_t text_len = 0;
-	FILE *list = open_memstream(&text, &text_len);
-	int rc = list ? bundler_source_open(c, &src) : llvm_fail("out of memory"), more = 0;
+	FILE *list;
+	int rc, more = 0;
+
+	if (env_llvm() >= LLVM_23)
+		return bundler_list23(c);
+	list = open_memstream(&text, &text_len);
+	rc = list ? bundler_source_open(c, &src) : llvm_fail("out of memory");
 
 	src.stream = true;
 	while (!rc && (more = bundler_source_next(&src, &r)) >= 1) {

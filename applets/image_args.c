@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "image_args.h"
+#include "../core/env.h"
 
 void image_args_free(struct image_args *a)
 {
@@ -19,6 +20,7 @@ int image_args_parse(const char *spec, struct image_args *a)
 	const char *tok = spec;
 
 	*a = (struct image_args){ 0 };
+	a->map.llvm23 = env_llvm() >= LLVM_23;
 	for (;;) {
 		const char *end = strchr(tok, ','), *eq;
 		size_t len = end ? (size_t)(end - tok) : strlen(tok);

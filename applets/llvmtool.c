@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "applets.h"
 #include "llvmtool.h"
+#include "../core/env.h"
 #include "../core/io.h"
 
 static struct {
@@ -140,7 +143,7 @@ int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 	action = res->action;
 	if (action == &t->o[at->version]) {
 		printf("offload %s version %s (offload %s)\n", t->name,
-		       LLVM_COMPAT_VERSION, OFFLOAD_VERSION);
+		       env_llvm_version(), OFFLOAD_VERSION);
 		return 0;
 	}
 	if (action) {
@@ -276,4 +279,116 @@ char *llvm_path_stem(const char *path)
 	if (!dot || !strcmp(name, ".") || !strcmp(name, ".."))
 		return strdup(name);
 	return strndup(name, (size_t)(dot - name));
+}
+
+/* ---- timers ---- */
+
+struct llvm_time {
+	double user, sys, wall;
+};
+
+struct timer_rec {
+	const char *name;
+	struct llvm_time t;
+};
+
+static struct {
+	struct llvm_time mark;
+	struct timer_rec rec[64];
+	size_t n;
+} timers;
+
+static void time_now(struct llvm_time *t)
+{
+	struct rusage ru;
+	struct timespec ts;
+
+	getrusage(RUSAGE_SELF, &ru);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t->user = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	t->sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	t->wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void llvm_timer_mark(void)
+{
+	time_now(&timers.mark);
+}
+
+void llvm_timer_add(const char *name)
+{
+	struct llvm_time now;
+
+	if (timers.n == sizeof(timers.rec) / sizeof(timers.rec[0]))
+		return;
+	time_now(&now);
+	timers.rec[timers.n].name = name;
+	timers.rec[timers.n++].t = (struct llvm_time){
+		now.user - timers.mark.user, now.sys - timers.mark.sys,
+		now.wall - timers.mark.wall };
+	timers.mark = now;
+}
+
+/* One column of TimeRecord::print. */
+static void time_val(double v, double total)
+{
+	if (total < 1e-7)
+		fputs("        -----     ", stderr);
+	else
+		fprintf(stderr, "  %7.4f (%5.1f%%)", v, v * 100 / total);
+}
+
+static void time_row(const struct llvm_time *t, const struct llvm_time *total)
+{
+	if (total->user)
+		time_val(t->user, total->user);
+	if (total->sys)
+		time_val(t->sys, total->sys);
+	if (total->user + total->sys)
+		time_val(t->user + t->sys, total->user + total->sys);
+	time_val(t->wall, total->wall);
+	fputs("  ", stderr);
+}
+
+static int by_wall(const void *a, const void *b)
+{
+	const struct llvm_time *x = &((const struct timer_rec *)a)->t;
+	const struct llvm_time *y = &((const struct timer_rec *)b)->t;
+
+	return (x->wall < y->wall) - (x->wall > y->wall);
+}
+
+void llvm_timers_print(const char *group)
+{
+	struct llvm_time total = { 0 };
+	int pad = (80 - (int)strlen(group)) / 2;
+
+	if (!timers.n)
+		return;
+	qsort(timers.rec, timers.n, sizeof(timers.rec[0]), by_wall);
+	for (size_t i = 0; i < timers.n; i++) {
+		total.user += timers.rec[i].t.user;
+		total.sys += timers.rec[i].t.sys;
+		total.wall += timers.rec[i].t.wall;
+	}
+	fprintf(stderr, "===%s===\n%*s%s\n===%s===\n",
+		"-------------------------------------------------------------------------",
+		pad > 0 ? pad : 0, "", group,
+		"-------------------------------------------------------------------------");
+	fprintf(stderr, "  Total Execution Time: %5.4f seconds (%5.4f wall "
+		"clock)\n\n", total.user + total.sys, total.wall);
+	if (total.user)
+		fputs("   ---User Time---", stderr);
+	if (total.sys)
+		fputs("   --System Time--", stderr);
+	if (total.user + total.sys)
+		fputs("   --User+System--", stderr);
+	fputs("   ---Wall Time---  --- Name ---\n", stderr);
+	for (size_t i = 0; i < timers.n; i++) {
+		time_row(&timers.rec[i].t, &total);
+		fprintf(stderr, "%s\n", timers.rec[i].name);
+	}
+	time_row(&total, &total);
+	fputs("Total\n\n", stderr);
+	timers.n = 0;
 }

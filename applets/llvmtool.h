@@ -68,6 +68,15 @@ int llvm_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void llvm_defer(bool on);
 int llvm_deferred(void);
 void llvm_deferred_drop(void);
+/* LLVM's timers (Timer, TimerGroup), as its tools print them at exit:
+ * llvm_timer_mark starts the clocks (user, system, wall), llvm_timer_add
+ * records the time since the mark under a name; llvm_timers_print prints
+ * the group's table to stderr, longest wall time first, when anything was
+ * recorded, and forgets the records. */
+void llvm_timer_mark(void);
+void llvm_timer_add(const char *name);
+void llvm_timers_print(const char *group);
+
 /* "<argv0>: warning: ...". */
 void llvm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warning: ...", as LLVM's libraries warn, without a program name. */

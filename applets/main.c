@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "applets.h"
+#include "../core/env.h"
 #include "../core/io.h"
 
 /* An alias row has neither main nor summary: canonical() finds the
@@ -49,10 +50,14 @@ static const struct applet *find(const char *name)
 
 /* The applet of NAME-VERSION ("clang-offload-bundler-22", as Debian's
  * LLVM packages name their tools and the alternatives of the Debian
- * package of offload link them). */
-static const struct applet *find_versioned(const char *name)
+ * package of offload link them).  An LLVM-named applet's VERSION is the
+ * release it follows, one of those we reproduce (*release); our own
+ * applets take any number. */
+static const struct applet *find_versioned(const char *name,
+					   enum llvm_release *release)
 {
 	const char *dash = strrchr(name, '-');
+	const struct applet *a;
 	char plain[64];
 
 	if (!dash || !dash[1] || strspn(dash + 1, "0123456789") !=
@@ -60,7 +65,56 @@ static const struct applet *find_versioned(const char *name)
 		return NULL;
 	memcpy(plain, name, (size_t)(dash - name));
 	plain[dash - name] = 0;
-	return find(plain);
+	a = find(plain);
+	if (!a || !a->llvm)
+		return a;
+	*release = env_llvm_parse(dash + 1, strlen(dash + 1));
+	return *release ? a : NULL;
+}
+
+/* The release a link's directory names: a directory llvm-22 or llvm-23,
+ * or a bin in one (as Debian's /usr/lib/llvm-23/bin), which is what
+ * `make install` makes for `clang -B DIR` (clang runs its tools by
+ * their plain names there); or 0. */
+static enum llvm_release release_of_dir(const char *path)
+{
+	const char *end = strrchr(path, '/'), *start;
+
+	for (int up = 0; end && up < 2; up++) {
+		start = end;
+		while (start > path && start[-1] != '/')
+			start--;
+		if ((size_t)(end - start) == 7 && !strncmp(start, "llvm-", 5))
+			return env_llvm_parse(start + 5, 2);
+		if ((size_t)(end - start) != 3 || strncmp(start, "bin", 3) ||
+		    start == path)
+			return 0;
+		end = start - 1;
+	}
+	return 0;
+}
+
+/* An LLVM-named applet follows the release its name ends in, else the one
+ * its directory names, else OFFLOAD_LLVM's, else the newest (core/env.h).
+ * A bad OFFLOAD_LLVM: 1. */
+static int select_release(const struct applet *a, const char *name,
+			  enum llvm_release by_name)
+{
+	struct err e;
+
+	if (!a->llvm)
+		return 0;
+	if (!by_name)
+		by_name = release_of_dir(name);
+	if (by_name) {
+		env_llvm_set(by_name);
+		return 0;
+	}
+	if (env_llvm_from_environment(&e) < 0) {
+		fprintf(stderr, "%s: error: %s\n", name, e.msg);
+		return 1;
+	}
+	return 0;
 }
 
 /* An applet and the names that are aliases of it (rows without a summary
@@ -144,14 +198,18 @@ int main(int argc, char **argv)
 	const char *self = argc > 0 ? argv[0] : "offload";
 	const char *base = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
 	const struct applet *a;
+	enum llvm_release by_name = 0;
 
 	hold_std_fds();
 	io_install_signal_cleanup();
 	a = find(base);
 	if (!a)
-		a = find_versioned(base);
-	if (a)
+		a = find_versioned(base, &by_name);
+	if (a) {
+		if (select_release(a, self, by_name))
+			return 1;
 		return finish(a, self, a->main(argc, argv));
+	}
 	/* Called by a name that is neither an applet nor offload itself (a
 	 * stray link): say so rather than guess. */
 	if (strncmp(base, "offload", 7)) {
@@ -171,5 +229,7 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	/* "offload bundler -x" runs as if called "bundler -x". */
+	if (select_release(a, argv[1], 0))
+		return 1;
 	return finish(a, argv[1], a->main(argc - 1, argv + 1));
 }

@@ -1,6 +1,8 @@
 /* packager: llvm-offload-binary (and clang-offload-packager), drop-in exact
- * for LLVM 22: package device images into offload binaries, and extract
- * them again from packages and ELF objects. */
+ * for LLVM 22 and LLVM 23 (core/env.h selects): package device images into
+ * offload binaries, and extract them again from packages and ELF objects.
+ * LLVM 22 writes one version-1 binary per image, LLVM 23 one version-2
+ * binary holding them all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../formats/magic.h"
+#include "../formats/package.h"
 
 static const char overview[] =
 	"OVERVIEW: A utility for bundling several object files into a single binary.\n"
@@ -62,6 +65,7 @@ struct to_package {
 	uint16_t image_kind, offload_kind;
 	struct package_string *strings;
 	size_t nstrings;
+	uint64_t size;		/* when planned (LLVM 23 writes sizes first) */
 	struct io_in stdin_data;
 	bool from_stdin;
 };
@@ -82,10 +86,12 @@ static int plan_image(const struct image_args *a, char *path,
 	if (magic_is_bitcode(in.data, in.len))
 		p->image_kind = PACKAGE_IMG_BITCODE;
 	else if ((ext = llvm_path_extension(path)) != NULL)
-		p->image_kind = package_image_kind_from_ext(ext, strlen(ext));
+		p->image_kind = package_image_kind_from_ext(ext, strlen(ext),
+							     env_llvm() >= LLVM_23);
 	if (kind)
 		p->offload_kind = package_offload_kind_from_name(kind->value,
 								 kind->value_len);
+	p->size = in.len;
 	if (!strcmp(path, "-")) {
 		p->stdin_data = in;
 		p->from_stdin = true;
@@ -133,6 +139,69 @@ static int write_image(struct io_out *out, const struct to_package *p)
 	free(head);
 	if (!p->from_stdin)
 		io_in_close(&in);
+	return rc;
+}
+
+/* LLVM 23: one version-2 binary of every image, images back to back.
+ * The header holds their sizes: an image whose size changed since it was
+ * planned fails the command. */
+static int write_v2(struct io_out *out, const struct to_package *todo,
+		    size_t n)
+{
+	struct package_meta *meta = calloc(n + 1, sizeof(*meta));
+	uint64_t *sizes = calloc(n + 1, sizeof(*sizes));
+	uint64_t *offs = calloc(n + 1, sizeof(*offs));
+	uint8_t *head = NULL;
+	size_t head_len, tail;
+	struct err e;
+	int rc = 1;
+
+	if (!meta || !sizes || !offs) {
+		llvm_fail("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		meta[i] = (struct package_meta){ todo[i].image_kind,
+			todo[i].offload_kind, todo[i].strings, todo[i].nstrings };
+		sizes[i] = todo[i].size;
+	}
+	if (package_write_multi_head(2, meta, NULL, sizes, n, &head, &head_len,
+				     offs, &tail, &e) < 0 ||
+	    io_out_write(out, head, head_len, &e) < 0) {
+		llvm_fail("%s", llvm_why(&e, out->path));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct to_package *p = &todo[i];
+		struct io_in in;
+		int failed;
+
+		if (p->from_stdin)
+			in = p->stdin_data;
+		else if (io_in_open(&in, p->path, &e) < 0) {
+			llvm_fail("%s", llvm_why(&e, p->path));
+			goto out;
+		}
+		if (in.len != p->size)
+			failed = llvm_fail("'%s': file changed size while being "
+					   "read", p->path);
+		else if ((failed = io_out_copy(out, &in, 0, in.len, &e) < 0))
+			llvm_fail("%s", llvm_why(&e, out->path));
+		if (!p->from_stdin)
+			io_in_close(&in);
+		if (failed)
+			goto out;
+	}
+	if (io_out_zeros(out, tail, &e) < 0) {
+		llvm_fail("%s", llvm_why(&e, out->path));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(head);
+	free(meta);
+	free(sizes);
+	free(offs);
 	return rc;
 }
 
@@ -192,9 +261,14 @@ static int package(const char *output, const struct clopt *images)
 		llvm_fail("%s", llvm_why(&e, output));
 		goto out;
 	}
-	for (size_t i = 0; i < ntodo; i++)
-		if (write_image(&out, &todo[i]) != 0)
+	if (env_llvm() >= LLVM_23) {
+		if (write_v2(&out, todo, ntodo) != 0)
 			goto out;
+	} else {
+		for (size_t i = 0; i < ntodo; i++)
+			if (write_image(&out, &todo[i]) != 0)
+				goto out;
+	}
 	if (io_out_commit(&out, &e) < 0) {
 		llvm_fail("%s", llvm_why(&e, output));
 		goto out;
@@ -234,7 +308,8 @@ static int limits_from_env(struct package_limits *lim)
 {
 	struct err e;
 
-	*lim = (struct package_limits){ .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+	*lim = (struct package_limits){ .llvm23 = env_llvm() >= LLVM_23,
+					.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
 					.max_size = PACKAGE_DEFAULT_MAX_SIZE };
 	if (env_positive_u64("OFFLOAD_PACKAGE_MAX_SIZE", &lim->max_size, &e) < 0 ||
 	    env_positive_u64("OFFLOAD_PACKAGE_MAX_RATIO", &lim->max_ratio, &e) < 0)

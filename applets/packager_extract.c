@@ -1,9 +1,12 @@
-/* packager_extract: llvm-offload-binary's extraction, as LLVM 22 does it:
- * gather every offload binary of the input (a package, an ELF object, LLVM
- * bitcode, or an archive of any of these, archives within archives
+/* packager_extract: llvm-offload-binary's extraction, as LLVM 22 and 23 do
+ * it: gather every offload binary of the input (a package, an ELF object,
+ * LLVM bitcode, or an archive of any of these, archives within archives
  * included), then write what each --image selects: to generated names, to
- * its file=, or into a GNU archive at its file= (--archive).  The command
- * line is in packager.c, the formats in formats/. */
+ * its file=, or into a GNU archive at its file= (--archive).  LLVM 23
+ * also extracts everything when no --image is given, says "Extracted:"
+ * for each generated name, extracts the images of a package inside an
+ * image, and matches member=NAME against where an image came from.  The
+ * command line is in packager.c, the formats in formats/. */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include "llvmtool.h"
 #include "packager_extract.h"
 #include "../core/elfscan.h"
+#include "../core/env.h"
 #include "../core/io.h"
 #include "../formats/ar.h"
 #include "../formats/bitcode.h"
@@ -334,9 +338,25 @@ static int find_in(const struct scope *s, const uint8_t *buf, size_t len,
 	return 0;
 }
 
+/* The last component of an LLVM buffer identifier (sys::path::filename). */
+static void id_filename(const struct origin *at, const char **name,
+			size_t *len)
+{
+	const char *s = at->name, *end = at->name + at->name_len;
+
+	for (const char *p = s; p < end; p++)
+		if (*p == '/')
+			s = p + 1;
+	*name = s;
+	*len = (size_t)(end - s);
+}
+
 /* Every key of the filter must match: "file" is where to write, "kind" the
- * offload kind by name, any other key a string (absent reads as ""). */
-static bool matches(const struct image_args *a, const struct package_image *img)
+ * offload kind by name, "member" (LLVM 23) the last component of where it
+ * came from (an archive member's name, the input's), any other key a
+ * string (absent reads as ""). */
+static bool matches(const struct image_args *a, const struct package_image *img,
+		    const struct origin *at)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		const struct image_arg *arg = &a->v[i];
@@ -352,11 +372,36 @@ static bool matches(const struct image_args *a, const struct package_image *img)
 				return false;
 			continue;
 		}
+		if (env_llvm() >= LLVM_23 && image_arg_is(arg, "member")) {
+			id_filename(at, &v, &vlen);
+			if (vlen != arg->value_len ||
+			    memcmp(v, arg->value, vlen))
+				return false;
+			continue;
+		}
 		v = package_get(img, arg->key, arg->key_len, &vlen);
 		if (vlen != arg->value_len || (vlen && memcmp(v, arg->value, vlen)))
 			return false;
 	}
 	return true;
+}
+
+/* Write len bytes from memory to path. */
+static int write_bytes(const char *path, const uint8_t *data, uint64_t len)
+{
+	struct io_out out;
+	struct err e;
+
+	if (!strcmp(path, "-"))
+		fflush(stdout);		/* "Extracted:" lines first */
+	if (io_out_open(&out, path, &e) < 0)
+		return llvm_fail("%s", llvm_why(&e, path));
+	if (io_out_write(&out, data, (size_t)len, &e) < 0 ||
+	    io_out_commit(&out, &e) < 0) {
+		io_out_discard(&out);
+		return llvm_fail("%s", llvm_why(&e, path));
+	}
+	return 0;
 }
 
 static int extract_to(const char *path, const struct found *f, size_t i)
@@ -367,6 +412,8 @@ static int extract_to(const char *path, const struct found *f, size_t i)
 	struct err e;
 	int rc;
 
+	if (!strcmp(path, "-"))
+		fflush(stdout);		/* "Extracted:" lines first */
 	if (io_out_open(&out, path, &e) < 0)
 		return llvm_fail("%s", llvm_why(&e, path));
 	if (img->inflated || !at->in)
@@ -383,14 +430,16 @@ static int extract_to(const char *path, const struct found *f, size_t i)
 
 /* "<input stem>-<triple>-<arch>.<n>.<kind's extension>", in the current
  * directory, as LLVM 22 names what it extracts (the stem is the input's,
- * also for what comes from its archive members). */
+ * also for what comes from its archive members); LLVM 23 leaves out
+ * "-<arch>" when the arch is empty. */
 static char *generated_name(const char *input, const struct package_image *img,
 			    size_t n)
 {
 	size_t tlen = 0, alen = 0;
 	const char *triple = package_get(img, "triple", 6, &tlen);
 	const char *arch = package_get(img, "arch", 4, &alen);
-	const char *ext = package_image_kind_ext(img->image_kind);
+	const char *ext = package_image_kind_ext(img->image_kind,
+						 env_llvm() >= LLVM_23);
 	char *base = llvm_path_stem(input), *name;
 	size_t len;
 
@@ -399,9 +448,10 @@ static char *generated_name(const char *input, const struct package_image *img,
 	len = strlen(base) + tlen + alen + strlen(ext) + 32;
 	name = malloc(len);
 	if (name)
-		snprintf(name, len, "%s-%.*s-%.*s.%zu.%s", base, (int)tlen,
-			 triple ? triple : "", (int)alen, arch ? arch : "", n,
-			 ext);
+		snprintf(name, len, "%s-%.*s%s%.*s.%zu.%s", base, (int)tlen,
+			 triple ? triple : "",
+			 alen || env_llvm() < LLVM_23 ? "-" : "", (int)alen,
+			 arch ? arch : "", n, ext);
 	free(base);
 	return name;
 }
@@ -504,8 +554,55 @@ out:
 	return rc;
 }
 
+/* LLVM 23's extractBinary: an image that is itself an offload package is
+ * not written, the images in it are (recursively); the others go to
+ * generated names numbered on from *n, each announced on stdout.  from, when
+ * not NULL, is where in f the image is (else it is only in memory). */
+static int extract_binary(const char *input, const struct found *f,
+			  const size_t *from, const struct package_image *img,
+			  const struct package_limits *lim, size_t *n,
+			  unsigned depth)
+{
+	char *name;
+	int rc;
+
+	if (package_is(img->image, (size_t)img->image_size)) {
+		struct package_list inner = { 0 };
+		struct err e;
+
+		if (depth >= MAX_NESTING)
+			return llvm_fail("'%s': packages nested more than %d "
+					 "deep", input, MAX_NESTING);
+		if (package_scan(img->image, (size_t)img->image_size, lim,
+				 &inner, &e) < 0) {
+			package_list_free(&inner);
+			return package_err_is_llvm(&e)
+				? llvm_fail("%s", e.msg)
+				: llvm_fail("'%s': a package inside an image: %s",
+					    input, e.msg);
+		}
+		rc = 0;
+		for (size_t k = 0; k < inner.n && !rc; k++)
+			rc = extract_binary(input, f, NULL, &inner.v[k], lim, n,
+					    depth + 1);
+		package_list_free(&inner);
+		return rc;
+	}
+	name = generated_name(input, img, (*n)++);
+	if (!name)
+		return llvm_fail("out of memory");
+	rc = strchr(name, '/') ? leaves_cwd(name) : 0;
+	if (!rc)
+		rc = from ? extract_to(name, f, *from)
+			  : write_bytes(name, img->image, img->image_size);
+	if (!rc)
+		printf("Extracted: %s\n", name);
+	free(name);
+	return rc;
+}
+
 static int extract_one(const char *input, const char *spec, bool archive,
-		       const struct found *f)
+		       const struct found *f, const struct package_limits *lim)
 {
 	struct image_args a;
 	const struct image_arg *file;
@@ -517,7 +614,7 @@ static int extract_one(const char *input, const char *spec, bool archive,
 		return llvm_fail("out of memory");
 	}
 	for (size_t i = 0; i < f->list.n; i++)
-		if (matches(&a, &f->list.v[i]))
+		if (matches(&a, &f->list.v[i], &f->at[i]))
 			hit[nhit++] = i;
 	file = image_arg(&a, "file");
 	if (!nhit) {
@@ -530,6 +627,12 @@ static int extract_one(const char *input, const char *spec, bool archive,
 			llvm_warn("Multiple inputs match to a single file, "
 				      "'%s'", file->value);
 		rc = extract_to(file->value, f, hit[nhit - 1]);
+	} else if (env_llvm() >= LLVM_23) {
+		size_t n = 0;
+
+		for (size_t k = 0; k < nhit && !rc; k++)
+			rc = extract_binary(input, f, &hit[k],
+					    &f->list.v[hit[k]], lim, &n, 0);
 	} else {
 		for (size_t k = 0; k < nhit && !rc; k++) {
 			const struct package_image *img = &f->list.v[hit[k]];
@@ -566,8 +669,16 @@ int packager_extract(const char *input, const struct clopt *images,
 	s = (struct scope){ &in, 0, input, strlen(input), where, where, 0, lim };
 	/* Everything is read before anything is written, as in LLVM. */
 	rc = find_in(&s, in.data, in.len, &f);
+	if (!rc && !images->nlist && env_llvm() >= LLVM_23) {
+		/* LLVM 23: no --image extracts them all, numbered on. */
+		size_t n = 0;
+
+		for (size_t i = 0; i < f.list.n && !rc; i++)
+			rc = extract_binary(input, &f, &i, &f.list.v[i], lim,
+					    &n, 0);
+	}
 	for (size_t i = 0; i < images->nlist && !rc; i++)
-		rc = extract_one(input, images->list[i], archive, &f);
+		rc = extract_one(input, images->list[i], archive, &f, lim);
 	found_free(&f);
 	free(where);
 	io_in_close(&in);

@@ -23,6 +23,9 @@ struct densemap_bucket {
 struct densemap {
 	struct densemap_bucket *b;
 	uint32_t nb, n;
+	/* LLVM 23's map: its hash (llvmhash23_bytes) and linear probing
+	 * (1, 1, 1... buckets further on); set while empty. */
+	bool llvm23;
 };
 
 /* Bucket index of key, or m->nb if absent. */

@@ -1,5 +1,6 @@
-/* env: numbers from environment variables, checked. */
+/* env: numbers from environment variables, checked; the LLVM release. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "env.h"
@@ -30,4 +31,50 @@ uint64_t env_memory_cap(void)
 		return most;
 	half = (uint64_t)pages / 2 * (uint64_t)size;
 	return half && half < most ? half : most;
+}
+
+static enum llvm_release llvm_release = LLVM_NEWEST;
+
+enum llvm_release env_llvm(void)
+{
+	return llvm_release;
+}
+
+void env_llvm_set(enum llvm_release r)
+{
+	llvm_release = r;
+}
+
+enum llvm_release env_llvm_parse(const char *s, size_t len)
+{
+	if (len == 2 && !memcmp(s, "22", 2))
+		return LLVM_22;
+	if (len == 2 && !memcmp(s, "23", 2))
+		return LLVM_23;
+	return 0;
+}
+
+int env_llvm_from_environment(struct err *e)
+{
+	const char *v = getenv("OFFLOAD_LLVM");
+	enum llvm_release r;
+
+	if (!v)
+		return 0;
+	r = env_llvm_parse(v, strlen(v));
+	if (!r)
+		return err_set(e, "OFFLOAD_LLVM=%s: expected 22 or 23", v);
+	llvm_release = r;
+	return 0;
+}
+
+const char *env_llvm_version(void)
+{
+	switch (llvm_release) {
+	case LLVM_22:
+		return "22.1.8";
+	case LLVM_23:
+		return "23.1.4";
+	}
+	return "";
 }

@@ -1,7 +1,9 @@
-/* env: numbers from environment variables, checked. */
+/* env: numbers from environment variables, checked; and which LLVM
+ * release the LLVM-named applets follow. */
 #ifndef CORE_ENV_H
 #define CORE_ENV_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -14,5 +16,24 @@ int env_positive_u64(const char *name, uint64_t *out, struct err *e);
  * the machine's physical memory, at most 32 GiB (32 GiB when the machine
  * will not say). */
 uint64_t env_memory_cap(void);
+
+/* The LLVM release whose tools the LLVM-named applets (bundler, packager)
+ * reproduce: one value for the process, chosen by the dispatcher from the
+ * name it was called by (clang-offload-bundler-22) or OFFLOAD_LLVM, and
+ * read by the applets where the releases differ. */
+enum llvm_release {
+	LLVM_22 = 22,
+	LLVM_23 = 23,
+	LLVM_NEWEST = LLVM_23,	/* unversioned names, OFFLOAD_LLVM unset */
+};
+enum llvm_release env_llvm(void);
+void env_llvm_set(enum llvm_release r);
+/* The release a version string names ("22", "23"; len bytes), or 0. */
+enum llvm_release env_llvm_parse(const char *s, size_t len);
+/* OFFLOAD_LLVM, when set, must name a release: then it is selected.
+ * Returns 0 (set or not), or -1 with e saying what is wrong. */
+int env_llvm_from_environment(struct err *e);
+/* The release's version as LLVM's --version prints it ("23.1.4"). */
+const char *env_llvm_version(void);
 
 #endif

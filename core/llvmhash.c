@@ -2,6 +2,7 @@
  * LLVM builds with ABI-breaking checks seed it per process; the Debian and
  * upstream release builds use the fixed seed below. */
 #include <string.h>
+#include <xxhash.h>
 
 #include "llvmhash.h"
 
@@ -178,4 +179,9 @@ uint64_t llvmhash_bytes(const void *p, size_t n)
 	if (n <= 64)
 		return short_33to64(s, n);
 	return long_hash(s, n);
+}
+
+uint64_t llvmhash23_bytes(const void *p, size_t n)
+{
+	return XXH3_64bits(p, n) ^ 0xff51afd7ed558ccdULL;
 }

@@ -9,5 +9,8 @@
 #include <stdint.h>
 
 uint64_t llvmhash_bytes(const void *p, size_t n);
+/* LLVM 23's hash_value(StringRef): XXH3-64 of the bytes, the execution
+ * seed of release builds XORed in. */
+uint64_t llvmhash23_bytes(const void *p, size_t n);
 
 #endif

@@ -5,6 +5,14 @@
 
 #include "strmap.h"
 
+/* LLVM 23 probes 1, 1, 1... buckets on (strmap_linear_probing). */
+static bool linear;
+
+void strmap_linear_probing(bool on)
+{
+	linear = on;
+}
+
 static int grow(struct strmap *m, uint32_t nb)
 {
 	struct strmap_bucket *nbk = calloc(nb, sizeof(*nbk));
@@ -19,7 +27,7 @@ static int grow(struct strmap *m, uint32_t nb)
 			continue;
 		j = m->b[i].hash & (nb - 1);
 		while (nbk[j].state != STRMAP_EMPTY)
-			j = (j + probe++) & (nb - 1);
+			j = (j + (linear ? 1 : probe++)) & (nb - 1);
 		nbk[j] = m->b[i];
 	}
 	free(m->b);
@@ -51,7 +59,7 @@ int strmap_set(struct strmap *m, const char *key, size_t len, size_t value)
 			b->value = value;
 			return 0;
 		}
-		i = (i + probe++) & (m->nb - 1);
+		i = (i + (linear ? 1 : probe++)) & (m->nb - 1);
 	}
 	if (tomb >= 0) {
 		i = (uint32_t)tomb;
@@ -78,7 +86,7 @@ uint32_t strmap_find(const struct strmap *m, const char *key, size_t len)
 		if (m->b[i].state == STRMAP_LIVE && m->b[i].hash == hash &&
 		    m->b[i].len == len && !memcmp(m->b[i].key, key, len))
 			return i;
-		i = (i + probe++) & (m->nb - 1);
+		i = (i + (linear ? 1 : probe++)) & (m->nb - 1);
 	}
 	return m->nb;
 }

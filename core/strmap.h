@@ -3,6 +3,7 @@
 #ifndef CORE_STRMAP_H
 #define CORE_STRMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +35,9 @@ void strmap_erase(struct strmap *m, uint32_t i);
 /* Index of the first live bucket at or after i, or m->nb if none. */
 uint32_t strmap_next(const struct strmap *m, uint32_t i);
 void strmap_free(struct strmap *m);
+/* LLVM 23's StringMap probes linearly (1, 1, 1... buckets on), LLVM 22's
+ * quadratically (1, 2, 3...): for every map of the process from now on
+ * (the bundler sets it for the release it follows). */
+void strmap_linear_probing(bool on);
 
 #endif

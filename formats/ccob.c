@@ -262,10 +262,7 @@ int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
 		enc->growing = true;
 		enc->in = (ZSTD_inBuffer){ src, 0, 0 };
 		/* zstd may index the input in place (a stable input buffer),
-		 * as LLVM's ZSTD_compress2 does; such an input may grow
-		 * between calls, and zstd cuts the same 128 KiB blocks from
-		 * it whatever each call adds, so the frame is the one-shot
-		 * frame.  The output still streams. */
+		 * as LLVM's ZSTD_compress2 does.  The output still streams. */
 		if (enc->method == CCOB_ZSTD) {
 			size_t r = ZSTD_CCtx_setParameter(
 				enc->zc, ZSTD_c_stableInBuffer, 1);
@@ -278,6 +275,36 @@ int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
 	if (src != enc->in.src || avail < had)
 		return err_set(e, "compressor input moved or shrank");
 	enc->in.size = avail;
+	/* zstd gets the whole input in one call, as from LLVM's
+	 * ZSTD_compress2: fed in pieces, newer zstds may cut other blocks. */
+	if (enc->method == CCOB_ZSTD && !last)
+		return 0;
+	if (enc->method == CCOB_ZSTD && ZSTD_versionNumber() >= 10507) {
+		/* And, from zstd 1.5.7 on, room for all it makes: with less
+		 * it takes its streaming path, whose frames then differ from
+		 * LLVM's (up to 1.5.6 they do not, and the output streams). */
+		size_t cap = ZSTD_compressBound(enc->in.size);
+		uint8_t *big = malloc(cap ? cap : 1);
+
+		if (big) {
+			ZSTD_outBuffer out = { big, cap, 0 };
+			size_t left = ZSTD_compressStream2(enc->zc, &out,
+							   &enc->in, ZSTD_e_end);
+			int rc = 0;
+
+			if (ZSTD_isError(left))
+				rc = err_set(e, "zstd: %s",
+					     ZSTD_getErrorName(left));
+			else if (left)
+				rc = err_set(e, "zstd: the frame did not end");
+			else if (out.pos) {
+				enc->out += out.pos;
+				rc = sink(ctx, big, out.pos, e);
+			}
+			free(big);
+			return rc;
+		}
+	}
 	if (enc->method != CCOB_ZSTD)
 		return ccob_encoder_add(enc, (const uint8_t *)src + had,
 					avail - had, sink, ctx, e) < 0 ? -1

@@ -31,20 +31,23 @@ static uint64_t align8(uint64_t v)
 
 /* ---- names ---- */
 
-static const char *const image_ext[] = { "", "o", "bc", "cubin", "fatbin", "s" };
+static const char *const image_ext[] = { "", "o", "bc", "cubin", "fatbin", "s",
+					 "spv" };
 
-uint16_t package_image_kind_from_ext(const char *ext, size_t len)
+uint16_t package_image_kind_from_ext(const char *ext, size_t len, bool spirv)
 {
-	for (uint16_t k = 1; k < sizeof(image_ext) / sizeof(image_ext[0]); k++)
+	uint16_t n = spirv ? PACKAGE_IMG_SPIRV + 1 : PACKAGE_IMG_SPIRV;
+
+	for (uint16_t k = 1; k < n; k++)
 		if (strlen(image_ext[k]) == len && !memcmp(image_ext[k], ext, len))
 			return k;
 	return PACKAGE_IMG_NONE;
 }
 
-const char *package_image_kind_ext(uint16_t kind)
+const char *package_image_kind_ext(uint16_t kind, bool spirv)
 {
-	return kind < sizeof(image_ext) / sizeof(image_ext[0]) ? image_ext[kind]
-							       : "";
+	return kind < (spirv ? PACKAGE_IMG_SPIRV + 1 : PACKAGE_IMG_SPIRV)
+		? image_ext[kind] : "";
 }
 
 static const struct {
@@ -630,6 +633,46 @@ static int read_compressed(struct binary *bin, const struct package_limits *lim,
 	return read_entries(bin, V3_HEADER, out, e);
 }
 
+/* What LLVM 23 (OffloadBinary::extractHeader, on what is left and then on
+ * a copy of the binary's size, and create) rejects of a version 1 or 2
+ * binary, in its words: its sums wrap as LLVM's do.  Version 3 is left to
+ * us (LLVM 23 cannot read it).  What passes is checked further by the
+ * readers, in our words where LLVM would read past the binary. */
+static int llvm23_check(const uint8_t *b, uint64_t rem, struct err *e)
+{
+	uint64_t version, size, entries, count, span;
+
+	if (rem < PACKAGE_V1_HEADER + PACKAGE_ENTRY || memcmp(b, magic, 4))
+		return llvm_parse_failed(e);
+	version = get_le(b + 4, 4);
+	if (version == 3)
+		return 0;
+	if (version == 0 || version > 2)
+		return llvm_parse_failed(e);
+	size = get_le(b + 8, 8);
+	entries = get_le(b + 16, 8);
+	count = version == 1 ? 1 : get_le(b + 24, 8);
+	span = count * PACKAGE_ENTRY;
+	if (size > rem || size < PACKAGE_ENTRY)
+		return llvm_unexpected_eof(e);
+	if (entries > size - span || span > size - PACKAGE_V1_HEADER)
+		return llvm_unexpected_eof(e);
+	if (size < PACKAGE_V1_HEADER + PACKAGE_ENTRY)
+		return llvm_parse_failed(e);
+	/* The entries, where they are inside it (else ours to report). */
+	if (entries > size || count > (size - entries) / PACKAGE_ENTRY)
+		return 0;
+	for (uint64_t i = 0; i < count; i++) {
+		const uint8_t *p = b + entries + i * PACKAGE_ENTRY;
+		uint64_t str = get_le(p + 8, 8);
+
+		if (get_le(p + 24, 8) > size || str > size ||
+		    str + get_le(p + 16, 8) * V2_RECORD > size)
+			return llvm_unexpected_eof(e);
+	}
+	return 0;
+}
+
 static int read_binary(const uint8_t *b, uint64_t rem, uint64_t at,
 		       const struct package_limits *lim,
 		       struct package_list *out, uint64_t *used, struct err *e)
@@ -638,9 +681,20 @@ static int read_binary(const uint8_t *b, uint64_t rem, uint64_t at,
 	uint64_t header;
 	struct binary bin;
 
+	if (lim->llvm23 && llvm23_check(b, rem, e) < 0)
+		return -1;
 	if (rem < 8 || memcmp(b, magic, 4))
 		return llvm_parse_failed(e);
 	version = (unsigned)get_le(b + 4, 4);
+	if (version == 1 && lim->llvm23) {
+		/* Checked as LLVM 23 does above: ours from here. */
+		bin = (struct binary){ b, get_le(b + 8, 8), at, 1, false };
+		if (bin.size % PACKAGE_ALIGN)
+			return bad(e, &bin, "its size is not a multiple of %d",
+				   PACKAGE_ALIGN);
+		*used = bin.size;
+		return read_entry(&bin, get_le(b + 16, 8), out, e);
+	}
 	if (version == 1)
 		return read_v1(b, rem, at, out, used, e);
 	if (version != 2 && version != 3)

@@ -41,7 +41,7 @@ enum package_image_kind {
 	PACKAGE_IMG_CUBIN,
 	PACKAGE_IMG_FATBINARY,
 	PACKAGE_IMG_PTX,
-	PACKAGE_IMG_SPIRV,	/* in LLVM 22's enum, but no name or extension */
+	PACKAGE_IMG_SPIRV,	/* named "spv" from LLVM 23 on */
 };
 
 /* Offload kinds, numbered as in LLVM 21+ (a bit mask).  LLVM 15-20 wrote
@@ -56,10 +56,12 @@ enum package_offload_kind {
 	PACKAGE_OFK_SYCL = 8,
 };
 
-/* LLVM 22's getImageKind: "o", "bc", "cubin", "fatbin", "s"; else none. */
-uint16_t package_image_kind_from_ext(const char *ext, size_t len);
-/* LLVM 22's getImageKindName: the extension, "" for none and unknown. */
-const char *package_image_kind_ext(uint16_t kind);
+/* LLVM 22's getImageKind: "o", "bc", "cubin", "fatbin", "s"; else none;
+ * LLVM 23's (spirv true) also "spv". */
+uint16_t package_image_kind_from_ext(const char *ext, size_t len, bool spirv);
+/* LLVM 22's getImageKindName: the extension, "" for none and unknown;
+ * LLVM 23's (spirv true) also "spv". */
+const char *package_image_kind_ext(uint16_t kind, bool spirv);
 /* LLVM 22's getOffloadKind: "openmp", "cuda", "hip", "sycl"; else none. */
 uint16_t package_offload_kind_from_name(const char *name, size_t len);
 /* What an offload kind is, for people: LLVM 22's names, and for 3 "hip
@@ -148,13 +150,15 @@ struct package_list {
 struct package_limits {
 	uint64_t max_ratio;
 	uint64_t max_size;
+	/* Reject what LLVM 23 rejects, in its words (else LLVM 22's rules). */
+	bool llvm23;
 };
 #define PACKAGE_DEFAULT_MAX_RATIO 65536
 /* Half the physical memory, at most 32 GiB (see env_memory_cap). */
 #define PACKAGE_DEFAULT_MAX_SIZE env_memory_cap()
 
-/* The errors LLVM 22 reports for binaries it rejects itself, word for word
- * (it names no file); every other error here is ours. */
+/* The errors LLVM 22 and 23 report for binaries they reject themselves,
+ * word for word (they name no file); every other error here is ours. */
 #define PACKAGE_ERR_PARSE "Invalid data was encountered while parsing the file"
 #define PACKAGE_ERR_EOF "The end of the file was unexpectedly encountered"
 bool package_err_is_llvm(const struct err *e);

@@ -381,8 +381,9 @@ static int member_packages(struct devarchive_reader *r, const uint8_t *buf,
 				       struct err *),
 			   void *ctx, struct err *e)
 {
-	const struct package_limits lim = { r->limits->max_ratio,
-					    r->limits->max_size };
+	const struct package_limits lim = {
+		.max_ratio = r->limits->max_ratio,
+		.max_size = r->limits->max_size };
 	struct package_list l = { 0 };
 	int rc = -1;
 

@@ -582,8 +582,9 @@ out:
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		   uint64_t base, struct prune_patch *pt)
 {
-	const struct package_limits lim = { PACKAGE_DEFAULT_MAX_RATIO,
-					    PACKAGE_DEFAULT_MAX_SIZE };
+	const struct package_limits lim = {
+		.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+		.max_size = PACKAGE_DEFAULT_MAX_SIZE };
 	struct package_list l = { 0 };
 	struct pieces ps = { 0 };
 	size_t nkept = 0, first = 0;

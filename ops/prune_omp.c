@@ -591,8 +591,9 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 			  const uint8_t *buf, size_t i)
 {
 	const struct elfscan_section *sec = &s->sec[i];
-	const struct package_limits lim = { PACKAGE_DEFAULT_MAX_RATIO,
-					    PACKAGE_DEFAULT_MAX_SIZE };
+	const struct package_limits lim = {
+		.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+		.max_size = PACKAGE_DEFAULT_MAX_SIZE };
 	struct package_list l = { 0 };
 	struct table t = { .s = s, .buf = buf };
 	struct image *im = NULL;

@@ -2,7 +2,10 @@
 """Differential test of formats/ar: random archives written by LLVM 22's
 llvm-ar and by ours (build/test/ar_test write), then read by both.
 
-  ar_differential.py [--cases N] [--seed S] [--llvm DIR]
+  ar_differential.py [--cases N] [--seed S] [--llvm DIR] [--release 22|23]
+
+--release 23 runs LLVM 23's llvm-ar and our ar_test in LLVM 23's root
+(cases.Root).
 
 Each case makes random members (random bytes of odd and even sizes, empty
 files, bitcode and ELF objects from test/golden/ar, COFF objects (x86-64,
@@ -31,6 +34,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 TOOL = os.path.join(TOP, "build", "test", "ar_test")
+# The root both run in when not the host's LLVM 22 (main: --release 23).
+ROOT = None
+ROOT_LIB = None
 GOLDEN = os.path.join(TOP, "test", "golden", "ar")
 OBJECTS = ["syms-host.bc", "syms-clang.o", "syms-gcc.o", "gpu-gfx90a.bc",
            "gpu-gfx90a.o", "gpu-gfx90a.so", "asm-host.bc", "nosym.bc",
@@ -56,6 +62,11 @@ def random_bytes(rng):
 
 
 def run(cmd, cwd, env=None):
+    if ROOT:
+        cmd = [ROOT.chroot, ROOT.dir, "env", "LD_LIBRARY_PATH=" + ROOT_LIB] + \
+            ["%s=%s" % kv for kv in (env or {}).items()] + \
+            ["sh", "-c", 'cd "$0" && exec "$@"', ROOT.inner(cwd)] + cmd
+        env = None
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=30,
                        env=dict(os.environ, **(env or {})))
     return p.returncode, p.stdout, p.stderr
@@ -251,7 +262,29 @@ def main():
     ap.add_argument("--cases", type=int, default=100)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--llvm", default="/usr/lib/llvm-22/bin")
+    ap.add_argument("--release", default="22")
     args = ap.parse_args()
+    if args.release != "22":
+        global ROOT, ROOT_LIB, TOOL
+        sys.path.insert(0, HERE)
+        import cases
+        ROOT = cases.Root(args.release)
+        why = ROOT.why_not()
+        if why:
+            required = os.environ.get("REQUIRE_LLVM") == "1"
+            print("%s: ar_differential: %s" % ("FAIL" if required else "SKIP",
+                                               why))
+            print("0 passed, %d failed" % (1 if required else 0))
+            return 1 if required else 0
+        try:
+            bindir = ROOT.stage(os.path.join(TOP, "build", "bin"))
+            shutil.copy(TOOL, ROOT.dir + bindir)
+            TOOL = bindir + "/ar_test"
+            ROOT_LIB = ROOT.inner(os.path.join(ROOT.staged, "lib"))
+            args.llvm = ROOT.llvm
+            return differ(args)
+        finally:
+            ROOT.close()
     if not os.path.exists(os.path.join(args.llvm, "llvm-ar")):
         if os.environ.get("REQUIRE_LLVM") == "1":
             print("ar_differential: LLVM 22 not found in %s" % args.llvm)
@@ -260,11 +293,16 @@ def main():
         print("ar_differential: skipped, LLVM 22 not found in %s" % args.llvm)
         print("0 passed, 0 failed")
         return 0
+    return differ(args)
+
+
+def differ(args):
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     passed = failed = 0
     for n in range(args.cases):
-        d = tempfile.mkdtemp(prefix="offload-ar-")
+        d = ROOT.mkdtemp("offload-ar-") if ROOT else \
+            tempfile.mkdtemp(prefix="offload-ar-")
         log = []
         try:
             ok = one_case(rng, args.llvm, d, log)

@@ -32,9 +32,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = os.path.join(HERE, "..", "build", "bin")
-OURS = os.path.join(BIN, "clang-offload-bundler")
+# Ours as LLVM 22's tools (against LLVM 22's), and as LLVM 23's (the
+# same jobs, "(23)" rows, against the floor: LLVM 23 lives in a chroot).
+OURS = os.path.join(BIN, "llvm-22", "clang-offload-bundler")
+OURS23 = os.path.join(BIN, "llvm-23", "clang-offload-bundler")
 LLVM = "/usr/lib/llvm-22/bin/clang-offload-bundler"
-OURS_PKG = os.path.join(BIN, "llvm-offload-binary")
+OURS_PKG = os.path.join(BIN, "llvm-22", "llvm-offload-binary")
+OURS23_PKG = os.path.join(BIN, "llvm-23", "llvm-offload-binary")
 LLVM_PKG = "/usr/lib/llvm-22/bin/llvm-offload-binary"
 OURS_LS = os.path.join(BIN, "offload") + " ls"
 OURS_EXTRACT = os.path.join(BIN, "offload") + " extract"
@@ -497,6 +501,12 @@ def main():
              "lib.so -o ps.{N}", ("ps.{N}",), "cp ps.ours cp8.out",
              ("cp8.out",), args.runs),
         ]
+        # The bundler's and the packager's jobs again, in LLVM 23 mode.
+        jobs += [(name + " (23)", cmd.replace("{B}", "{B23}").replace(
+            "{P}", "{P23}").replace(".{N}", ".{N}23"), tuple(
+                o.replace(".{N}", ".{N}23") for o in outs)) + tuple(rest)
+                 for name, cmd, outs, *rest in jobs
+                 if "{B}" in cmd or "{P}" in cmd]
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
         if only:
@@ -512,14 +522,15 @@ def main():
             # Ours against the floor is the target, and the machine's
             # noise only ever adds: more runs of both, for a surer best.
             close = max(runs, args.close_runs) if floor else runs
-            llvm_has = "{R}" not in cmd and "{K}" not in cmd
+            llvm_has = "{R}" not in cmd and "{K}" not in cmd and \
+                "23}" not in cmd
             cmds = [(cmd.format(B=OURS, P=OURS_PKG, L=OURS_LS,
                                 X=OURS_EXTRACT, R=OURS_PRUNE, K=OURS_LS,
-                                N="ours"),
+                                B23=OURS23, P23=OURS23_PKG, N="ours"),
                      [o.format(N="ours") for o in outs], close)]
             if llvm_has:
                 cmds.append((cmd.format(
-                    B=LLVM, P=LLVM_PKG, L=LLVM_OBJDUMP,
+                    B=LLVM, P=LLVM_PKG, L=LLVM_OBJDUMP, B23="", P23="",
                     X="mkdir -p ex.llvm && cd ex.llvm && " + LLVM_OBJDUMP +
                     " ../lib.so #", N="llvm"),
                     [o.format(N="llvm") for o in outs], runs))
@@ -532,8 +543,9 @@ def main():
             if not llvm_has:
                 print("%-22s %9.4f %9.4f %8.1f | %9s %9s %8s | %6s %6s | "
                       "%7s %7s" % (name, ours[0], ours[1], ours[2], "-", "-",
-                                   "-", "-", "-", "%.3f" % fl[0],
-                                   "%.2f" % (ours[0] / fl[0])))
+                                   "-", "-", "-",
+                                   "%.3f" % fl[0] if fl else "-",
+                                   "%.2f" % (ours[0] / fl[0]) if fl else "-"))
                 continue
             print("%-22s %9.4f %9.4f %8.1f | %9.4f %9.4f %8.1f | %6.2f "
                   "%6.2f | %7s %7s" % (

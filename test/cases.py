@@ -10,6 +10,8 @@ them byte for byte.
 
   cases.py record TOOLDIR CASEFILE          print records
   cases.py check TOOLDIR CASEFILE GOLDEN    compare with a golden file
+  cases.py live VERSION TOOLDIR CASEFILE    compare with LLVM VERSION's
+                                            tools in its root (Root)
 """
 import difflib
 import hashlib
@@ -60,20 +62,112 @@ def fixtures(d):
     return set(files)
 
 
-def record_one(tooldir, script):
-    d = tempfile.mkdtemp(prefix="offload-case-")
+class Root:
+    """The Debian root holding LLVM `version`'s tools (test/refroot.sh),
+    where a case runs with either tool: LLVM's in /usr/lib/llvm-V/bin, ours
+    staged into the root's /tmp (the binary, its links, the two libraries
+    the root lacks: bookworm's libelf and libmsgpackc) with the test
+    fixtures beside them.  chroot needs root.
+
+      root = Root("23"); root.why_not() -> None or why it cannot run
+      ours = root.stage(bindir)   # tooldir of ours, as the root sees it
+      d = root.mkdtemp(); record_in(d, tooldir, script, root=root)
+      root.close()                # removes what stage made
+    """
+
+    def __init__(self, version):
+        self.version = version
+        self.dir = subprocess.run(
+            ["sh", os.path.join(HERE, "refroot.sh"), "--path", version],
+            capture_output=True, text=True).stdout.strip()
+        self.llvm = "/usr/lib/llvm-%s/bin" % version
+        self.staged = None
+        self.chroot = shutil.which("chroot") or "/usr/sbin/chroot"
+
+    def why_not(self):
+        if not os.path.exists(self.dir + self.llvm + "/clang"):
+            return "no LLVM %s root in %s (sh test/refroot.sh %s makes it)" % (
+                self.version, self.dir, self.version)
+        if os.geteuid() != 0:
+            return "not root: cannot chroot into the LLVM %s root" % self.version
+        return None
+
+    def mkdtemp(self, prefix="offload-case-"):
+        return tempfile.mkdtemp(prefix=prefix, dir=self.dir + "/tmp")
+
+    def inner(self, path):
+        """path (under the root) as the root sees it."""
+        return "/" + os.path.relpath(path, self.dir)
+
+    def stage(self, bindir):
+        self.staged = self.mkdtemp("offload-ours-")
+        shutil.copytree(bindir, os.path.join(self.staged, "bin"),
+                        symlinks=True)
+        lib = os.path.join(self.staged, "lib")
+        os.mkdir(lib)
+        for name in ("libelf.so.1", "libmsgpackc.so.2"):
+            for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                      "/lib64", "/usr/lib64"):
+                if os.path.exists(os.path.join(d, name)):
+                    shutil.copy(os.path.join(d, name), lib)
+                    break
+        shutil.copytree(os.path.join(HERE, "objects"),
+                        os.path.join(self.staged, "test", "objects"))
+        for f in os.listdir(HERE):
+            if f.endswith(".py"):
+                shutil.copy(os.path.join(HERE, f),
+                            os.path.join(self.staged, "test"))
+        return self.inner(os.path.join(self.staged, "bin"))
+
+    def here(self):
+        """The staged test directory ($HERE of the cases), as seen inside."""
+        return self.inner(os.path.join(self.staged, "test"))
+
+    def close(self):
+        if self.staged:
+            shutil.rmtree(self.staged, ignore_errors=True)
+            self.staged = None
+
+
+TIMERS = re.compile(r"===-{73}===\n +(Timer group for [^\n]*)\n===-{73}===\n"
+                    r"  Total Execution Time: [^\n]*\n\n[^\n]*--- Name ---\n"
+                    r"((?:[^\n]*\n)*?)[^\n]*  Total\n\n")
+
+
+def timer_names(m):
+    rows = [l.rsplit("  ", 1)[-1] for l in m.group(2).split("\n") if l]
+    return "<%s: %s>\n" % (m.group(1), ", ".join(sorted(rows)))
+
+
+def record_one(tooldir, script, root=None, llvm="22"):
+    d = root.mkdtemp() if root else tempfile.mkdtemp(prefix="offload-case-")
     try:
         fixtures(d)
-        return record_in(d, tooldir, script)
+        return record_in(d, tooldir, script, root=root, llvm=llvm)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
 
-def record_in(d, tooldir, script, timeout=120, extra_env=None):
-    """Run script in directory d and describe what it did."""
+def record_in(d, tooldir, script, timeout=120, extra_env=None, llvm="22",
+              root=None):
+    """Run script in directory d and describe what it did; our LLVM-named
+    tools follow LLVM release llvm (OFFLOAD_LLVM).  With a Root, d is in it
+    and the script runs there, chrooted, tooldir as the root sees it."""
     env = dict(os.environ)
+    env["OFFLOAD_LLVM"] = llvm
     env["PATH"] = os.path.abspath(tooldir) + ":" + env.get("PATH", "")
     env["HERE"] = HERE
+    argv = ["sh", "-c", script]
+    cwd = d
+    if root:
+        env["PATH"] = "%s:%s:/usr/local/bin:/usr/bin:/bin" % (tooldir,
+                                                              root.llvm)
+        env["HERE"] = root.here()
+        env["LD_LIBRARY_PATH"] = root.inner(os.path.join(root.staged, "lib"))
+        env["TMPDIR"] = "/tmp"
+        argv = [root.chroot, root.dir, "sh", "-c", 'cd "$0" && exec sh -c "$1"',
+                root.inner(d), script]
+        cwd = "/"
     for var in ("OFFLOAD_BUNDLER_COMPRESS", "OFFLOAD_BUNDLER_VERBOSE",
                 "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
                 "COMPRESSED_BUNDLE_FORMAT_VERSION",
@@ -83,7 +177,7 @@ def record_in(d, tooldir, script, timeout=120, extra_env=None):
     # Output goes to files (read back bounded), and a hung case is killed
     # with everything it started: LLVM can loop writing heap memory.
     with tempfile.TemporaryFile() as so, tempfile.TemporaryFile() as se:
-        p = subprocess.Popen(["sh", "-c", script], cwd=d, env=env,
+        p = subprocess.Popen(argv, cwd=cwd, env=env,
                              stdin=subprocess.DEVNULL, stdout=so, stderr=se,
                              start_new_session=True)
         try:
@@ -96,8 +190,10 @@ def record_in(d, tooldir, script, timeout=120, extra_env=None):
         se.seek(0)
         stdout = so.read(1 << 20).decode("latin-1")
         stderr = se.read(1 << 20).decode("latin-1")
-    # Speeds in -verbose reports vary from run to run.
+    # Speeds in -verbose reports vary from run to run, and so do LLVM 23's
+    # timer tables: each becomes the sorted names of its rows.
     err = re.sub(r"(speed: )[0-9.]+( MB/s)", r"\1N\2", stderr)
+    err = TIMERS.sub(timer_names, err)
     out = ["rc=%d" % rc, "--- stdout", stdout, "--- stderr", err]
     for name in sorted(os.listdir(d)):
         path = os.path.join(d, name)
@@ -112,8 +208,8 @@ def record_in(d, tooldir, script, timeout=120, extra_env=None):
     return "\n".join(out)
 
 
-def record(tooldir, casefile):
-    return ["### %s\n%s\n" % (c, record_one(tooldir, c))
+def record(tooldir, casefile, root=None, llvm="22"):
+    return ["### %s\n%s\n" % (c, record_one(tooldir, c, root, llvm))
             for c in read_cases(casefile)]
 
 
@@ -140,9 +236,24 @@ def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "record":
         sys.stdout.write("\n".join(record(sys.argv[2], sys.argv[3])))
         return 0
-    if len(sys.argv) >= 5 and sys.argv[1] == "check":
-        got = record(sys.argv[2], sys.argv[3])
-        want = split_golden(sys.argv[4])
+    if len(sys.argv) >= 5 and sys.argv[1] in ("check", "live"):
+        if sys.argv[1] == "check":
+            got = record(sys.argv[2], sys.argv[3])
+            want = split_golden(sys.argv[4])
+        else:
+            root = Root(sys.argv[2])
+            why = root.why_not()
+            if why:
+                required = os.environ.get("REQUIRE_LLVM") == "1"
+                print("%s: %s" % ("FAIL" if required else "SKIP", why))
+                print("0 passed, %d failed" % (1 if required else 0))
+                return 1 if required else 0
+            try:
+                ours = root.stage(sys.argv[3])
+                want = record(root.llvm, sys.argv[4], root, sys.argv[2])
+                got = record(ours, sys.argv[4], root, sys.argv[2])
+            finally:
+                root.close()
         passed = failed = 0
         if len(got) != len(want):
             print("FAIL: %d cases but %d golden records (regenerate)"
@@ -157,7 +268,7 @@ def main():
             print("FAIL: " + g.split("\n", 1)[0][4:])
             for line in difflib.unified_diff(
                     w.rstrip("\n").split("\n"), g.rstrip("\n").split("\n"),
-                    "llvm-22", "offload", lineterm="", n=1):
+                    "llvm", "offload", lineterm="", n=1):
                 print("    " + line)
         print("%d passed, %d failed" % (passed, failed))
         return 1 if failed else 0

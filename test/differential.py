@@ -2,6 +2,7 @@
 """Differential test: random bundler cases run by LLVM 22 and by us.
 
   differential.py [--cases N] [--seed S] [--llvm DIR] [--ours DIR]
+                  [--release 22|23]
 
 Each case makes random inputs, bundles them with a random type, target list
 and alignment, then lists and unbundles the result with random requests,
@@ -23,6 +24,10 @@ import cases  # noqa: E402
 import elfmut  # noqa: E402
 
 ELFMUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "elfmut.py")
+# The release both tools follow, and its root when not the host's (main:
+# --release 23 runs both in LLVM 23's root, cases.Root).
+RELEASE = "22"
+ROOT = None
 
 TYPES = ["i", "ii", "cui", "hipi", "d", "ll", "s", "bc", "gch", "ast", "o"]
 HOSTS = ["host-x86_64-unknown-linux-gnu", "host-x86_64--linux-gnu",
@@ -136,7 +141,8 @@ def make_case(rng):
     # The object bundle itself so changed, for -unbundle to normalise.
     if ftype == "o" and rng.random() < 0.2:
         cmds.append("python3 %s b b2 random %d && mv b2 b" % (
-            ELFMUT, rng.randrange(1 << 30)))
+            ROOT.here() + "/elfmut.py" if ROOT else ELFMUT,
+            rng.randrange(1 << 30)))
     damage = rng.random() < 0.25
     if damage:
         size_cut = rng.choice(["head -c %d" % rng.randint(0, 200),
@@ -167,13 +173,16 @@ def make_case(rng):
 
 
 def run(tooldir, files, script, other):
-    d = tempfile.mkdtemp(prefix="offload-diff-")
+    d = ROOT.mkdtemp("offload-diff-") if ROOT else \
+        tempfile.mkdtemp(prefix="offload-diff-")
     try:
         for name, data in files.items():
             with open(os.path.join(d, name), "wb") as f:
                 f.write(data)
         return cases.record_in(d, tooldir, script, timeout=10,
-                               extra_env={"OTHER": os.path.abspath(other)})
+                               extra_env={"OTHER": other if ROOT else
+                                          os.path.abspath(other)},
+                               llvm=RELEASE, root=ROOT)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -223,7 +232,24 @@ def main():
     ap.add_argument("--llvm", default="/usr/lib/llvm-22/bin")
     ap.add_argument("--ours", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin"))
+    ap.add_argument("--release", default="22")
     args = ap.parse_args()
+    global RELEASE, ROOT
+    RELEASE = args.release
+    if RELEASE != "22":
+        ROOT = cases.Root(RELEASE)
+        why = ROOT.why_not()
+        if why:
+            required = os.environ.get("REQUIRE_LLVM") == "1"
+            print("%s: differential: %s" % ("FAIL" if required else "SKIP", why))
+            print("0 passed, %d failed" % (1 if required else 0))
+            return 1 if required else 0
+        try:
+            args.ours = ROOT.stage(args.ours)
+            args.llvm = ROOT.llvm
+            return differ(args)
+        finally:
+            ROOT.close()
     if not os.path.exists(os.path.join(args.llvm, "clang-offload-bundler")):
         if os.environ.get("REQUIRE_LLVM") == "1":
             print("differential: LLVM 22 not found in %s" % args.llvm)
@@ -232,6 +258,10 @@ def main():
         print("differential: skipped, LLVM 22 not found in %s" % args.llvm)
         print("0 passed, 0 failed")
         return 0
+    return differ(args)
+
+
+def differ(args):
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     passed = failed = 0
@@ -276,7 +306,7 @@ def main():
         failed += 1
         print("FAIL (seed %d, case %d):\n%s" % (seed, n, script))
         for line in __import__("difflib").unified_diff(
-                want.split("\n"), got.split("\n"), "llvm-22", "offload",
+                want.split("\n"), got.split("\n"), "llvm-" + RELEASE, "offload",
                 lineterm="", n=1):
             print("    " + line)
     print("differential: seed %d" % seed)

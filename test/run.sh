@@ -4,9 +4,9 @@
 # the closing line.  `make check` runs it (`make check T=SUITE` one suite,
 # `make check-long` the random suites, long).
 #   JOBS=N           suites run at once (default: the number of CPUs)
-#   REQUIRE_LLVM=1   fail, rather than skip, the differential suite when
-#                    LLVM 22 is not installed, and fail any suite that ran
-#                    no case at all (CI sets it)
+#   REQUIRE_LLVM=1   fail, rather than skip, the differential suites when
+#                    LLVM 22, or LLVM 23's root, is not there, and fail any
+#                    suite that ran no case at all (CI sets it)
 #   DIFF_SEED=N      the seed of the random suites below (default a fixed
 #                    one, so that make check gives the same verdict each
 #                    time; DIFF_SEED=random picks a fresh one and prints it)
@@ -16,6 +16,9 @@
 #                    --image lists each)
 #   PACKAGER_ARCHIVE_CASES=N  random archive cases of the packager
 #                    (default 30, from objects clang-22 compiles)
+#   DIFF_CASES_23=N, PACKAGER_DIFF_CASES_23=N, PACKAGER_ARCHIVE_CASES_23=N,
+#   AR_DIFF_CASES_23=N  the same suites against LLVM 23 (the -23 suites,
+#                    run in LLVM 23's root, test/refroot.sh; fewer cases)
 #
 # While they run, each suite's line comes as it ends, with its wall time
 # and the CPU time of its processes; then what failed (and what was
@@ -32,12 +35,15 @@ if [ "${DIFF_SEED:-}" = random ]; then
 fi
 SEED="--seed ${DIFF_SEED:-20261121}"
 export DIFF_SEED
+# The suites are LLVM 22's unless they say otherwise (test/lib.sh).
+OFFLOAD_LLVM=22
+export OFFLOAD_LLVM
 
 # The suites: every test/NAME.test, and the tables of suite_cmd below.
 # LONG, the longest (measured with `make check`, which prints each suite's
 # time), go first, so that they do not end the run alone; then the others.
-LONG="differential object packdiff faults ar-diff extract prune shrink newllvm debian kernels"
-TABLES="golden triple targetid llvmhash fuzz-replay"
+LONG="differential differential-23 object packdiff packdiff-23 faults ar-diff ar-diff-23 extract prune shrink newllvm debian kernels"
+TABLES="golden golden-23 triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
 	for n in $TABLES; do echo "$n"; done)
@@ -52,9 +58,18 @@ suite_cmd() {
 	golden) python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden ;;
 	fuzz-replay) sh test/fuzz/replay.sh ;;
 	differential) python3 test/differential.py $SEED --cases "${DIFF_CASES:-300}" ;;
+	differential-23) python3 test/differential.py --release 23 $SEED \
+		--cases "${DIFF_CASES_23:-50}" ;;
 	ar-diff) python3 test/ar_differential.py $SEED --cases "${AR_DIFF_CASES:-100}" ;;
+	ar-diff-23) python3 test/ar_differential.py --release 23 $SEED \
+		--cases "${AR_DIFF_CASES_23:-30}" ;;
 	packdiff) python3 test/packager_diff.py $SEED --cases "${PACKAGER_DIFF_CASES:-70}" \
 		--archive-cases "${PACKAGER_ARCHIVE_CASES:-30}" ;;
+	# The same against LLVM 23 in its root (test/refroot.sh), fewer cases.
+	packdiff-23) python3 test/packager_diff.py --release 23 $SEED \
+		--cases "${PACKAGER_DIFF_CASES_23:-20}" \
+		--archive-cases "${PACKAGER_ARCHIVE_CASES_23:-6}" --coff-cases 10 ;;
+	golden-23) python3 test/cases.py live 23 build/bin test/bundler.cases ;;
 	*) sh "test/$1.test" ;;
 	esac
 }

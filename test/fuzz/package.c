@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		(void)package_get(img, "triple", 6, &len);
 		(void)package_offload_kind_describe(img->offload_kind);
-		(void)package_image_kind_ext(img->image_kind);
+		(void)package_image_kind_ext(img->image_kind, true);
 		round_trip(img);
 	}
 	package_list_free(&l);

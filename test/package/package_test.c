@@ -26,7 +26,8 @@ static void show(const char *s, size_t n)
 static int list(const char *path)
 {
 	const struct package_limits lim = {
-		PACKAGE_DEFAULT_MAX_RATIO, PACKAGE_DEFAULT_MAX_SIZE };
+		.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+		.max_size = PACKAGE_DEFAULT_MAX_SIZE };
 	struct package_list l = { 0 };
 	struct err e;
 	FILE *f = fopen(path, "rb");
@@ -52,7 +53,7 @@ static int list(const char *path)
 		printf("%s [%zu] v%u at %llu: kind %u (.%s) offload %u (%s) "
 		       "flags %u, %llu bytes %s %llu:", name, i, img->version,
 		       (unsigned long long)img->binary_offset, img->image_kind,
-		       package_image_kind_ext(img->image_kind),
+		       package_image_kind_ext(img->image_kind, false),
 		       img->offload_kind,
 		       package_offload_kind_describe(img->offload_kind),
 		       (unsigned)img->flags,
