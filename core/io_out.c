@@ -324,6 +324,11 @@ int io_out_commit(struct io_out *o, struct err *e)
 	if (rc == 0 && io_input_cut())
 		rc = err_file(e, io_input_cut(),
 			      "file changed size while being read");
+	/* A write by who may not keep set-ID bits (no CAP_FSETID) cleared
+	 * them (the kernel's file_remove_privs): the mode once more, after
+	 * the last write (and after any fchown, which clears them too). */
+	if (rc == 0 && o->tmp && fchmod(o->fd, o->mode) < 0)
+		rc = err_sys(e, o->path, errno);
 	if (rc == 0 && o->copy_back)
 		rc = copy_back(o, e);
 	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
