@@ -748,6 +748,10 @@ int extract_main(int argc, char **argv)
 	}
 	/* -v's names are the progress then. */
 	progress_init("extract", o.quiet || o.verbose);
+	/* The files of one command are written together or not at all: a
+	 * failure removes them, and the directories made for them. */
+	if (o.dir)
+		io_out_together();
 	if (o.dir && io_mkdirs(o.dir, &e) < 0) {
 		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
@@ -778,6 +782,8 @@ int extract_main(int argc, char **argv)
 	rc = run_all(&o, argv + optind, argc - optind, false, &count, held);
 	rc |= applet_select_unmatched("extract", "--target", NULL, &o.targets);
 out:
+	if (o.dir && io_out_together_end(rc == 0, &e) < 0)
+		rc = applet_fail_err("extract", "cannot write", NULL, 1, &e);
 	for (int i = 0; held && i < argc - optind; i++)
 		if (held[i].kept)
 			io_in_close(&held[i].in);

@@ -105,6 +105,17 @@ int err_file(struct err *e, const char *path, const char *fmt, ...)
 	return -1;
 }
 
+bool err_names(const struct err *e, const char *path)
+{
+	size_t n = strlen(e->path);
+
+	if (!strcmp(e->path, path))
+		return true;
+	/* set_path's cut: the head, then "...", filling the record. */
+	return n == sizeof(e->path) - 1 && !strcmp(e->path + n - 3, "...") &&
+	       !strncmp(e->path, path, n - 3);
+}
+
 const char *err_display_path(const char *path, int for_output)
 {
 	if (path && !strcmp(path, "-"))

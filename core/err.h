@@ -51,6 +51,9 @@ int err_sys(struct err *e, const char *path, int errnum);
 /* A reason that concerns path. */
 int err_file(struct err *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Whether e is about path: its path is path, or path cut short (one
+ * longer than the record holds). */
+bool err_names(const struct err *e, const char *path);
 /* The name applets print for path: "standard output"/"standard input"
  * for "-" as given by what, else path. */
 const char *err_display_path(const char *path, int for_output);
