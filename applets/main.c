@@ -150,6 +150,10 @@ int main(int argc, char **argv)
 	a = find(base);
 	if (!a)
 		a = find_versioned(base);
+	/* LLVM's tools read every input whole before they write: an input
+	 * that is standard output's file gives what they give. */
+	if (a && a->llvm)
+		io_stdout_input(IO_STDOUT_INPUT_READ);
 	if (a)
 		return finish(a, self, a->main(argc, argv));
 	/* Called by a name that is neither an applet nor offload itself (a
@@ -171,5 +175,7 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	/* "offload bundler -x" runs as if called "bundler -x". */
+	if (a->llvm)
+		io_stdout_input(IO_STDOUT_INPUT_READ);
 	return finish(a, argv[1], a->main(argc - 1, argv + 1));
 }

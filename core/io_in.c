@@ -241,6 +241,33 @@ void io_input_cut_set(const char *path)
 	input_cut = path;
 }
 
+static enum io_stdout_input stdout_input = IO_STDOUT_INPUT_REFUSE;
+
+void io_stdout_input(enum io_stdout_input how)
+{
+	stdout_input = how;
+}
+
+/* Whether st is the regular file standard output writes to. */
+static bool is_stdout(const struct stat *st)
+{
+	struct stat out;
+
+	return S_ISREG(st->st_mode) && fstat(1, &out) == 0 &&
+	       S_ISREG(out.st_mode) && out.st_dev == st->st_dev &&
+	       out.st_ino == st->st_ino;
+}
+
+int io_in_check_stdout(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (stdout_input == IO_STDOUT_INPUT_REFUSE && strcmp(path, "-") &&
+	    stat(path, &st) == 0 && is_stdout(&st))
+		return err_file(e, path, "input file is output file");
+	return 0;
+}
+
 static int in_open(struct io_in *in, const char *path, uint64_t want,
 		   struct err *e)
 {
@@ -269,6 +296,16 @@ static int in_open(struct io_in *in, const char *path, uint64_t want,
 
 		close(fd);
 		return err_sys(e, path, saved);
+	}
+	if (is_stdout(&st)) {
+		int rc = -1;
+
+		if (stdout_input == IO_STDOUT_INPUT_REFUSE)
+			err_file(e, path, "input file is output file");
+		else
+			rc = read_all(fd, in, path, UINT64_MAX, true, e);
+		close(fd);
+		return rc;
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ,
