@@ -163,6 +163,16 @@ static bool same_file(const char *a, const struct io_in *in)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* An output failed (a full disk): the outputs commit together, so none
+ * will be; the others are not written, and not reported one by one. */
+static bool write_failed;
+
+static int fail_write(const char *path, const struct err *e)
+{
+	write_failed = true;
+	return applet_fail_io("extract", path, e);
+}
+
 /* Open the output for an entry called name: 0, or 1 (reported).  *path
  * (malloc'd) is set either way, or NULL. */
 static int open_out(const struct options *o, const struct io_in *in,
@@ -171,6 +181,8 @@ static int open_out(const struct options *o, const struct io_in *in,
 	struct err e;
 
 	*path = NULL;
+	if (write_failed)
+		return 1;
 	if (!o->dir) {
 		*path = strdup("-");
 	} else {
@@ -187,7 +199,7 @@ static int open_out(const struct options *o, const struct io_in *in,
 	/* In DIR a name is never followed: a link planted there would
 	 * send the bytes elsewhere. */
 	if ((o->dir ? io_out_open_in_dir : io_out_open)(out, *path, &e) < 0)
-		return applet_fail_io("extract", *path, &e);
+		return fail_write(*path, &e);
 	return 0;
 }
 
@@ -207,7 +219,7 @@ static int write_out(const struct options *o, const struct io_in *in,
 		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
 	    io_out_commit(&out, &e) < 0) {
 		io_out_discard(&out);
-		rc = applet_fail_io("extract", path, &e);
+		rc = fail_write(path, &e);
 		goto out;
 	}
 	if (o->verbose)
@@ -321,11 +333,12 @@ static int pend_finish(struct job *j)
 	for (size_t i = 0; i < pd->n; i++) {
 		struct route *r = &pd->v[i];
 
-		if (bad) {
+		if (bad || write_failed) {
 			io_out_discard(&r->out);
+			rc |= write_failed;
 		} else if (r->failed || io_out_commit(&r->out, &r->err) < 0) {
 			io_out_discard(&r->out);
-			rc = applet_fail_io("extract", r->path, &r->err);
+			rc = fail_write(r->path, &r->err);
 		} else if (j->o->verbose) {
 			fprintf(j->o->dir ? stdout : stderr, "%s\n", r->path);
 		}

@@ -127,7 +127,7 @@ static int write_image(struct io_out *out, const struct to_package *p)
 	    io_out_write(out, head, head_len, &e) < 0 ||
 	    io_out_copy(out, &in, 0, in.len, &e) < 0 ||
 	    io_out_zeros(out, tail, &e) < 0)
-		llvm_fail("%s", llvm_why(&e, out->path));
+		llvm_fail_write(&e, out->path, !io_out_seekable(out));
 	else
 		rc = 0;
 	free(head);
@@ -138,6 +138,7 @@ static int write_image(struct io_out *out, const struct to_package *p)
 
 static int package(const char *output, const struct clopt *images)
 {
+	bool in_place = false;
 	struct image_args *args = calloc(images->nlist + 1, sizeof(*args));
 	struct to_package *todo = NULL;
 	size_t ntodo = 0, cap = 0;
@@ -192,11 +193,12 @@ static int package(const char *output, const struct clopt *images)
 		llvm_fail("%s", llvm_why(&e, output));
 		goto out;
 	}
+	in_place = !io_out_seekable(&out);
 	for (size_t i = 0; i < ntodo; i++)
 		if (write_image(&out, &todo[i]) != 0)
 			goto out;
 	if (io_out_commit(&out, &e) < 0) {
-		llvm_fail("%s", llvm_why(&e, output));
+		llvm_fail_write(&e, output, in_place);
 		goto out;
 	}
 	rc = 0;

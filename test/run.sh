@@ -33,7 +33,7 @@ export DIFF_SEED
 # The suites, longest first, so that the long ones do not end the run alone.
 ALL="differential object packdiff faults ar-diff extract prune shrink debian kernels coff cuobjdump nvres packager
 driver bundler golden ar archive elfscan ls unpack-archive ccob targetid
-triple llvmhash fuzz-replay harness headers completion stdout"
+triple llvmhash fuzz-replay harness headers completion stdout writefaults"
 
 suite_cmd() {
 	case $1 in
