@@ -40,10 +40,15 @@ static const char usage[] =
 	"      --keep-layout     in executables and shared libraries, zero the\n"
 	"                        freed bytes where they are; do not cut them out\n"
 	"      --always-shrink   cut them out even where GNU strip or objcopy\n"
-	"                        run on the result would break it\n"
+	"                        run on the result would break it (the default\n"
+	"                        for a file without a symbol table)\n"
+	"      --strip-safe      cut only what GNU strip or objcopy run on the\n"
+	"                        result keep right (the default for a file with\n"
+	"                        a symbol table)\n"
 	"      --compression-level=N\n"
 	"                        level of the CCOBs compressed again (default:\n"
-	"                        3, the bundler's)\n"
+	"                        3, the bundler's) and of compressed offload\n"
+	"                        packages (default: zstd 5, zlib 6, LLVM 24's)\n"
 	"  -v, --verbose         name every entry dropped\n"
 	"  -q, --quiet           no progress line (shown on a terminal while CCOBs\n"
 	"                        are inflated)\n"
@@ -54,9 +59,10 @@ static const char usage[] =
 struct options {
 	struct select keep, drop;
 	const char *output;
-	bool in_place, dry_run, allow_empty, keep_layout, always_shrink;
+	bool in_place, dry_run, allow_empty, keep_layout;
+	enum prune_shrink shrink;
 	bool verbose, quiet;
-	int level;
+	int level, package_level;	/* package_level: 0 unless given */
 	const char *file;	/* the one being pruned, for -v */
 	FILE *report;		/* stdout, or stderr when the output is */
 };
@@ -117,6 +123,10 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 	/* The floor for linked files, said: the layout stays. */
 	if (p->zeroed)
 		fprintf(f, ", %llu zeroed in place", (unsigned long long)p->zeroed);
+	if (p->containers_emptied)
+		fprintf(f, ", %llu container%s emptied",
+			(unsigned long long)p->containers_emptied,
+			p->containers_emptied == 1 ? "" : "s");
 	/* A linked file that could have been made smaller, and was not. */
 	if (p->shrink.why[0])
 		fprintf(f, " (not shrunk: %s)", p->shrink.why);
@@ -156,8 +166,8 @@ static int prune_one(struct options *o, const char *path)
 {
 	struct prune_opts po = {
 		.keep = keep_entry, .seen = seen_entry, .ctx = o,
-		.level = o->level, .keep_layout = o->keep_layout,
-		.always_shrink = o->always_shrink,
+		.level = o->level, .package_level = o->package_level,
+		.keep_layout = o->keep_layout, .shrink = o->shrink,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
@@ -194,7 +204,10 @@ static int prune_one(struct options *o, const char *path)
 	 * so, once for all files). */
 	if (!o->dry_run && unmatched(&o->drop))
 		goto out;
-	if (plan.containers_emptied && !o->allow_empty) {
+	/* A container with nothing a kept GPU runs loses nothing when
+	 * emptied (NVIDIA libraries hold many such fatbins); a file that
+	 * would keep no device code at all is a wrong selection (a typo). */
+	if (plan.containers_emptied && !plan.device_kept && !o->allow_empty) {
 		fail("cannot prune", path, "%llu container%s would keep no "
 		     "device code (--allow-empty to prune anyway)",
 		     (unsigned long long)plan.containers_emptied,
@@ -250,7 +263,7 @@ static bool same_file(const char *a, const char *b)
 int prune_main(int argc, char **argv)
 {
 	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT,
-	       OPT_ALWAYS_SHRINK };
+	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
@@ -260,6 +273,7 @@ int prune_main(int argc, char **argv)
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 		{ "keep-layout", no_argument, NULL, OPT_KEEP_LAYOUT },
 		{ "always-shrink", no_argument, NULL, OPT_ALWAYS_SHRINK },
+		{ "strip-safe", no_argument, NULL, OPT_STRIP_SAFE },
 		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -294,7 +308,8 @@ int prune_main(int argc, char **argv)
 		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
 		case OPT_KEEP_LAYOUT: o.keep_layout = true; break;
-		case OPT_ALWAYS_SHRINK: o.always_shrink = true; break;
+		case OPT_ALWAYS_SHRINK: o.shrink = PRUNE_SHRINK_ALWAYS; break;
+		case OPT_STRIP_SAFE: o.shrink = PRUNE_SHRINK_STRIP_SAFE; break;
 		case OPT_EXACT: o.keep.exact = o.drop.exact = true; break;
 		case OPT_LEVEL: {
 			long level = strtol(optarg, &end, 10);
@@ -304,7 +319,7 @@ int prune_main(int argc, char **argv)
 						 "number from 1 to 22");
 				goto out;
 			}
-			o.level = (int)level;
+			o.level = o.package_level = (int)level;
 			break;
 		}
 		case 'h':

@@ -352,76 +352,6 @@ out:
 	return rc;
 }
 
-static int read_metadata(struct co *c, const uint8_t *desc, size_t dlen,
-			 struct kernel_list *l, struct err *e)
-{
-	msgpack_unpacked u;
-	const msgpack_object *root, *ks, *t;
-	size_t pos = 0;
-	int rc = -1;
-
-	if (mp_skip(desc, dlen, &pos, 0, e) < 0)
-		return -1;
-	msgpack_unpacked_init(&u);
-	pos = 0;
-	if (msgpack_unpack_next(&u, (const char *)desc, dlen, &pos) !=
-	    MSGPACK_UNPACK_SUCCESS) {
-		err_code_set(e, ERR_MALFORMED, "MessagePack does not decode");
-		goto out;
-	}
-	root = &u.data;
-	if (root->type != MSGPACK_OBJECT_MAP) {
-		err_code_set(e, ERR_MALFORMED, "metadata is not a map");
-		goto out;
-	}
-	if ((t = mp_get(root, "amdhsa.target"))) {
-		const char *dash;
-		size_t n;
-
-		if (t->type != MSGPACK_OBJECT_STR) {
-			err_code_set(e, ERR_MALFORMED, "amdhsa.target is not a "
-				     "string");
-			goto out;
-		}
-		n = t->via.str.size < sizeof(l->target) - 1 ?
-		    t->via.str.size : sizeof(l->target) - 1;
-		memcpy(l->target, t->via.str.ptr, n);
-		l->target[n] = 0;
-		/* amdgcn-amd-amdhsa--gfx90a:xnack+: the processor follows
-		 * the triple's four parts. */
-		if ((dash = strstr(l->target, "--"))) {
-			size_t plen = strcspn(dash + 2, ":");
-
-			if (plen < sizeof(l->processor)) {
-				memcpy(l->processor, dash + 2, plen);
-				l->processor[plen] = 0;
-			}
-		}
-	}
-	ks = mp_get(root, "amdhsa.kernels");
-	if (!ks) {
-		rc = 0;		/* a code object with no kernels */
-		goto out;
-	}
-	if (ks->type != MSGPACK_OBJECT_ARRAY) {
-		err_code_set(e, ERR_MALFORMED, "amdhsa.kernels is not an array");
-		goto out;
-	}
-	l->v = calloc(ks->via.array.size ? ks->via.array.size : 1,
-		      sizeof(*l->v));
-	if (!l->v) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	for (uint32_t i = 0; i < ks->via.array.size; i++)
-		if (one_kernel(c, &ks->via.array.ptr[i], l, e) < 0)
-			goto out;
-	rc = 0;
-out:
-	msgpack_unpacked_destroy(&u);
-	return rc;
-}
-
 /* EF_AMDGPU_MACH (e_flags bits 0-7): the processor, named as LLVM's
  * llvm-readelf names it (LLVM 23's table, read back from llvm-readelf
  * itself; gfx940 and gfx941, which LLVM 20 dropped, kept for the code
@@ -479,11 +409,94 @@ static void target_from_flags(uint32_t flags, unsigned co_version,
 		}
 		snprintf(l->processor, sizeof(l->processor), "%s",
 			 machs[i].name);
-		snprintf(l->target, sizeof(l->target),
-			 "amdgcn-amd-amdhsa--%s%s%s", machs[i].name, sramecc,
-			 xnack);
+		snprintf(l->target_id, sizeof(l->target_id), "%s%s%s",
+			 machs[i].name, sramecc, xnack);
+		snprintf(l->target, sizeof(l->target), "amdgcn-amd-amdhsa--%s",
+			 l->target_id);
 		return;
 	}
+}
+
+static int read_metadata(struct co *c, const uint8_t *desc, size_t dlen,
+			 struct kernel_list *l, struct err *e)
+{
+	msgpack_unpacked u;
+	const msgpack_object *root, *ks, *t;
+	size_t pos = 0;
+	int rc = -1;
+
+	if (mp_skip(desc, dlen, &pos, 0, e) < 0)
+		return -1;
+	msgpack_unpacked_init(&u);
+	pos = 0;
+	if (msgpack_unpack_next(&u, (const char *)desc, dlen, &pos) !=
+	    MSGPACK_UNPACK_SUCCESS) {
+		err_code_set(e, ERR_MALFORMED, "MessagePack does not decode");
+		goto out;
+	}
+	root = &u.data;
+	if (root->type != MSGPACK_OBJECT_MAP) {
+		err_code_set(e, ERR_MALFORMED, "metadata is not a map");
+		goto out;
+	}
+	if ((t = mp_get(root, "amdhsa.target"))) {
+		const char *dash;
+		size_t n;
+
+		if (t->type != MSGPACK_OBJECT_STR) {
+			err_code_set(e, ERR_MALFORMED, "amdhsa.target is not a "
+				     "string");
+			goto out;
+		}
+		n = t->via.str.size < sizeof(l->target) - 1 ?
+		    t->via.str.size : sizeof(l->target) - 1;
+		memcpy(l->target, t->via.str.ptr, n);
+		l->target[n] = 0;
+		/* The target ID follows the triple's four parts, whatever
+		 * they are ("amdgcn-amd-amdhsa--", LLVM 23's
+		 * "amdgcn-amd-amdhsa-unknown-", LLVM 24's
+		 * "amdgpu9.0a-amd-amdhsa-unknown-"). */
+		dash = l->target;
+		for (int d = 0; d < 4 && dash; d++)
+			if ((dash = strchr(dash, '-')))
+				dash++;
+		if (dash && *dash) {
+			size_t tlen = strlen(dash);
+			size_t plen = strcspn(dash, ":");
+
+			if (tlen < sizeof(l->target_id))
+				memcpy(l->target_id, dash, tlen + 1);
+			if (plen < sizeof(l->processor)) {
+				memcpy(l->processor, dash, plen);
+				l->processor[plen] = 0;
+			}
+		}
+	}
+	/* Before the kernels: their occupancy wants the processor. */
+	if (!l->target[0])
+		target_from_flags(c->s.flags, l->co_version, l);
+	ks = mp_get(root, "amdhsa.kernels");
+	if (!ks) {
+		rc = 0;		/* a code object with no kernels */
+		goto out;
+	}
+	if (ks->type != MSGPACK_OBJECT_ARRAY) {
+		err_code_set(e, ERR_MALFORMED, "amdhsa.kernels is not an array");
+		goto out;
+	}
+	l->v = calloc(ks->via.array.size ? ks->via.array.size : 1,
+		      sizeof(*l->v));
+	if (!l->v) {
+		err_code_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < ks->via.array.size; i++)
+		if (one_kernel(c, &ks->via.array.ptr[i], l, e) < 0)
+			goto out;
+	rc = 0;
+out:
+	msgpack_unpacked_destroy(&u);
+	return rc;
 }
 
 int amdgpu_co_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
@@ -525,8 +538,6 @@ int amdgpu_co_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
 		}
 		goto out;
 	}
-	if (!l->target[0])
-		target_from_flags(c.s.flags, l->co_version, l);
 	rc = 0;
 out:
 	if (rc < 0)

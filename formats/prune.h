@@ -47,6 +47,18 @@ struct prune_entry {
 	const char *section;	/* the section it is in, or NULL */
 };
 
+/* How a linked file is made smaller.  GNU strip, objcopy and eu-strip
+ * rewrite a file whose program headers sit in a cut (ELF_SHRINK_IN_CUT)
+ * wrongly; after the ELF header they are safe, but there is rarely room.
+ * A file with no symbol table (installed, stripped already) will not be
+ * stripped again: by default it gets the cut, a file with one the safe
+ * place. */
+enum prune_shrink {
+	PRUNE_SHRINK_AUTO,	/* by the symbol table, as above */
+	PRUNE_SHRINK_ALWAYS,	/* in a cut where needed (--always-shrink) */
+	PRUNE_SHRINK_STRIP_SAFE,	/* only after the ELF header */
+};
+
 struct prune_opts {
 	/* Keep this entry?  Host entries are offered too. */
 	bool (*keep)(void *ctx, const struct prune_entry *en);
@@ -54,10 +66,12 @@ struct prune_opts {
 	void (*seen)(void *ctx, const struct prune_entry *en, bool kept);
 	void *ctx;
 	int level;		/* compression level of recompressed CCOBs */
+	/* That of compressed offload packages written again; 0: LLVM 24's
+	 * default (zstd 5, zlib 6). */
+	int package_level;
 	bool keep_layout;	/* a linked file's freed bytes stay, zero */
-	/* Cut them out even where GNU strip or eu-strip would break the
-	 * file (elf_shrink.h ELF_SHRINK_IN_CUT). */
-	bool always_shrink;
+	/* Where a linked file's new program headers go (elf_shrink.h). */
+	enum prune_shrink shrink;
 	struct ccob_limits limits;
 	/* Only decide (keep() and seen() see every entry): CCOBs are not
 	 * compressed again, and the plan is not for writing. */
@@ -164,8 +178,8 @@ struct prune_member {
 };
 
 /* Plan the prune of the file in buf.  Files this cannot prune are errors
- * that say why (packages of versions 2 and 3 are not pruned yet, thin
- * archives never; a file with no offload code at all).  An archive's
+ * that say why (thin archives are never pruned; a file with no offload
+ * code at all).  An archive's
  * members are pruned each as a file; members with no offload code stay. */
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e);

@@ -208,6 +208,22 @@ static void drop_trim_patches(struct prune_plan *plan)
 	plan->n = k;
 }
 
+/* Has the file a symbol table (SHT_SYMTAB)?  One it cannot show has none
+ * for this purpose: the shrink then reads its headers and says why not. */
+static bool has_symtab(const uint8_t *buf, size_t len)
+{
+	struct elfscan s;
+	struct err e;
+	bool found = false;
+
+	if (elfscan_open_names(&s, buf, len, &e) < 0)
+		return false;
+	for (size_t i = 1; i < s.n && !found; i++)
+		found = s.sec[i].type == 2;	/* SHT_SYMTAB */
+	elfscan_free(&s);
+	return found;
+}
+
 /* A linked file's freed pages cut out, where elf_shrink finds it safe;
  * else plan->shrink.why says why not. */
 int prune_plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
@@ -218,6 +234,7 @@ int prune_plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 	struct elf_shrink_word *word = NULL;
 	uint64_t type;
 	size_t nwords = 0;
+	bool strip_safe;
 	int rc;
 
 	if (!elfscan_is_elf(buf, len) || len < 18)
@@ -225,15 +242,32 @@ int prune_plan_shrink(const uint8_t *buf, size_t len, struct prune_plan *plan,
 	type = get_endian(buf + 16, 2, buf[5] == 2);
 	if (type != 2 && type != 3)	/* objects keep their layout */
 		return 0;
+	strip_safe = o->shrink == PRUNE_SHRINK_STRIP_SAFE ||
+		     (o->shrink == PRUNE_SHRINK_AUTO && has_symtab(buf, len));
 	rc = shrink_holes(buf, len, plan, &o->limits, &hole, e);
 	if (rc == 0 && !hole.n)
 		snprintf(sh->why, sizeof(sh->why), "%s", plan->unpacked ?
 			 plan->unpacked : "no freed range to cut out");
 	else if (rc == 0 && (rc = plan_words(plan, &word, &nwords, e)) == 0)
 		rc = elf_shrink_plan(buf, len, hole.v, hole.n, word, nwords,
-				     o->always_shrink ? ELF_SHRINK_IN_CUT
-						      : ELF_SHRINK_AFTER_EHDR,
-				     sh, e);
+				     strip_safe ? ELF_SHRINK_AFTER_EHDR
+						: ELF_SHRINK_IN_CUT, sh, e);
+	/* A file kept strip-safe for its symbol table, which a cut would
+	 * have made smaller: how to get the smaller file. */
+	if (rc == 0 && strip_safe && o->shrink == PRUNE_SHRINK_AUTO &&
+	    sh->why[0] && hole.n) {
+		struct elf_shrink in_cut = { 0 };
+
+		rc = elf_shrink_plan(buf, len, hole.v, hole.n, word, nwords,
+				     ELF_SHRINK_IN_CUT, &in_cut, e);
+		if (rc > 0)
+			snprintf(sh->why + strlen(sh->why),
+				 sizeof(sh->why) - strlen(sh->why), "; it has "
+				 "a symbol table: strip it first, or "
+				 "--always-shrink");
+		elf_shrink_free(&in_cut);
+		rc = rc < 0 ? rc : 0;
+	}
 	free(hole.v);
 	free(word);
 	/* Why nothing was cut is news only where this prune freed bytes. */

@@ -54,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct prune_opts o = {
 		.keep = every_other, .ctx = &n, .level = 1,
 		.limits = { .max_ratio = 64, .max_size = 1u << 20 },
-		/* Both placements of a grown program header table. */
-		.always_shrink = size > 15 && (data[15] & 1),
+		/* Every choice of where a grown program header table goes. */
+		.shrink = size > 15 ? data[15] % 3 : PRUNE_SHRINK_AUTO,
 	};
 	struct prune_plan plan;
 	struct io_in in = { .data = data, .len = size, .fd = -1 };
