@@ -90,6 +90,14 @@ $(UNIT): build/test/%: build/obj/test/$$(subst _test,,$$*)/%.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The fault-injection library test/writefaults.test preloads (see
+# test/faultinject/faultinject.c): test code, built without sanitizers.
+FAULTINJECT := build/test/faultinject.so
+$(FAULTINJECT): test/faultinject/faultinject.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -shared -fPIC -std=c11 $(WARN) $(CFLAGS) -o $@ $< -ldl
+
 # Fuzz targets: every test/fuzz/<name>.c but replay.c (see test/fuzz/README).
 # Under `make check` each is linked with replay.c and the library and
 # replays its seed corpus; `make fuzz` builds them with clang's libFuzzer.
@@ -109,7 +117,7 @@ TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
 # `make check` runs the suites several at once (test/run.sh), `make check
 # T='ls extract'` just those; `make check-long` the random differential
 # suites, long, on a fresh seed it prints (DIFF_SEED=N repeats a run).
-check: all $(UNIT) $(FUZZ_REPLAY)
+check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT)
 	@sh test/run.sh $(T)
 
 LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23

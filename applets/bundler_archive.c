@@ -119,11 +119,17 @@ static int write_archives(const struct config *c,
 			llvm_fail("%s", e.msg);
 			goto out;
 		}
+	io_out_together();
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (io_out_commit(&out[i], &e) < 0) {
+			io_out_together_end(false, NULL);
 			llvm_fail("%s", e.msg);
 			goto out;
 		}
+	if (io_out_together_end(true, &e) < 0) {
+		llvm_fail("%s", e.msg);
+		goto out;
+	}
 	rc = 0;
 out:
 	for (size_t i = 0; i < c->ntargets; i++)

@@ -18,6 +18,15 @@ int bundler_decompress_next(struct source *s, const char *path);
 /* Print LLVM's -verbose report of a decompression (with -verbose only,
  * as LLVM 22; a hash mismatch is said there and is no error). */
 void bundler_ccob_report(const struct config *c, const struct ccob_stats *st);
+/* The layout -type gives d[0, n) (ref, the input, decides between object
+ * and binary, as in LLVM): r opened on a text or an object bundle (1),
+ * BUNDLER_BINARY for a binary one (not opened), or -1 (reported). */
+enum { BUNDLER_BINARY = 2 };
+int bundler_open_layout(const struct config *c, const struct io_in *ref,
+			const uint8_t *d, size_t n, struct bundle_reader *r);
+/* An LLVM message about a CCOB in the words of the release followed:
+ * LLVM 23 (which moved that code into llvm::object) starts it lower case. */
+const char *bundler_llvm_words(const char *msg);
 /* -###: the llvm-objcopy command LLVM runs to strip a host object. */
 void bundler_print_objcopy_strip(const struct config *c);
 

@@ -85,13 +85,20 @@ static struct io_out *outset_open(struct outset *s, const struct config *c,
 	return &s->out[k];
 }
 
+/* Each output flushed and closed first, then all renamed: one whose last
+ * bytes do not fit leaves every output as it was. */
 static int outset_commit(struct outset *s)
 {
 	struct err e;
 
+	io_out_together();
 	for (size_t i = 0; i < s->n; i++)
-		if (io_out_commit(&s->out[s->order[i]], &e) < 0)
+		if (io_out_commit(&s->out[s->order[i]], &e) < 0) {
+			io_out_together_end(false, NULL);
 			return llvm_fail("%s", e.msg);
+		}
+	if (io_out_together_end(true, &e) < 0)
+		return llvm_fail("%s", e.msg);
 	return 0;
 }
 

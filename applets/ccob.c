@@ -451,6 +451,14 @@ static int run_all(struct options *o, int nfiles, char **files)
 	progress_init("ccob", o->quiet);
 	if (progress_on())
 		o->limits.progress = progress_callback;
+	/* Nothing goes out over an input (the header would). */
+	for (int i = 0; i < nfiles; i++) {
+		struct err e;
+
+		if (io_in_check_stdout(files[i], &e) < 0)
+			return applet_fail_err("ccob", "cannot read", files[i],
+					       0, &e);
+	}
 	if (o->mode == LIST)
 		printf("%10s %4s  %-6s %12s %13s %8s  %-18s  %-5s  %s\n", "Offset",
 		       "Ver", "Method", "Compressed", "Uncompressed", "Ratio",

@@ -164,6 +164,16 @@ static bool same_file(const char *a, const struct io_in *in)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* An output failed (a full disk): the outputs commit together, so none
+ * will be; the others are not written, and not reported one by one. */
+static bool write_failed;
+
+static int fail_write(const char *path, const struct err *e)
+{
+	write_failed = true;
+	return applet_fail_io("extract", path, e);
+}
+
 /* Open the output for an entry called name: 0, or 1 (reported).  *path
  * (malloc'd) is set either way, or NULL. */
 static int open_out(const struct options *o, const struct io_in *in,
@@ -172,6 +182,8 @@ static int open_out(const struct options *o, const struct io_in *in,
 	struct err e;
 
 	*path = NULL;
+	if (write_failed)
+		return 1;
 	if (!o->dir) {
 		*path = strdup("-");
 	} else {
@@ -188,7 +200,7 @@ static int open_out(const struct options *o, const struct io_in *in,
 	/* In DIR a name is never followed: a link planted there would
 	 * send the bytes elsewhere. */
 	if ((o->dir ? io_out_open_in_dir : io_out_open)(out, *path, &e) < 0)
-		return applet_fail_io("extract", *path, &e);
+		return fail_write(*path, &e);
 	return 0;
 }
 
@@ -208,7 +220,7 @@ static int write_out(const struct options *o, const struct io_in *in,
 		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
 	    io_out_commit(&out, &e) < 0) {
 		io_out_discard(&out);
-		rc = applet_fail_io("extract", path, &e);
+		rc = fail_write(path, &e);
 		goto out;
 	}
 	if (o->verbose)
@@ -322,11 +334,12 @@ static int pend_finish(struct job *j)
 	for (size_t i = 0; i < pd->n; i++) {
 		struct route *r = &pd->v[i];
 
-		if (bad) {
+		if (bad || write_failed) {
 			io_out_discard(&r->out);
+			rc |= write_failed;
 		} else if (r->failed || io_out_commit(&r->out, &r->err) < 0) {
 			io_out_discard(&r->out);
-			rc = applet_fail_io("extract", r->path, &r->err);
+			rc = fail_write(r->path, &r->err);
 		} else if (j->o->verbose) {
 			fprintf(j->o->dir ? stdout : stderr, "%s\n", r->path);
 		}
@@ -756,6 +769,10 @@ int extract_main(int argc, char **argv)
 	}
 	/* -v's names are the progress then. */
 	progress_init("extract", o.quiet || o.verbose);
+	/* The files of one command are written together or not at all: a
+	 * failure removes them, and the directories made for them. */
+	if (o.dir)
+		io_out_together();
 	if (o.dir && io_mkdirs(o.dir, &e) < 0) {
 		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
@@ -786,6 +803,8 @@ int extract_main(int argc, char **argv)
 	rc = run_all(&o, argv + optind, argc - optind, false, &count, held);
 	rc |= applet_select_unmatched("extract", "--target", NULL, &o.targets);
 out:
+	if (o.dir && io_out_together_end(rc == 0, &e) < 0)
+		rc = applet_fail_err("extract", "cannot write", NULL, 1, &e);
 	for (int i = 0; held && i < argc - optind; i++)
 		if (held[i].kept)
 			io_in_close(&held[i].in);

@@ -254,6 +254,19 @@ const char *llvm_why(const struct err *e, const char *path)
 							       : e->msg;
 }
 
+int llvm_fail_write(const struct err *e, const char *path, bool in_place)
+{
+	if (e->code != ERR_SYSTEM || !err_names(e, path) || io_input_cut())
+		return llvm_fail("%s", llvm_why(e, path));
+	if (in_place) {
+		fflush(stdout);
+		fprintf(stderr, "LLVM ERROR: IO failure on output stream: %s\n",
+			e->why);
+		return 1;
+	}
+	return llvm_fail("'%s': %s", path, e->why);
+}
+
 /* ---- paths, as LLVM's sys::path sees them ---- */
 
 const char *llvm_path_filename(const char *path)

@@ -61,6 +61,12 @@ void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which);
  * colour, unless --color says otherwise); returns 1.  Whatever failed,
  * an input cut short under us (core/io_in.c) is named instead. */
 int llvm_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A failure e while writing the output at path, written in place
+ * (standard output, a device) or not: in place, LLVM's raw_fd_ostream's
+ * words, "LLVM ERROR: IO failure on output stream: <why>"; to a file
+ * (where LLVM's mapped output buffer dies of SIGBUS), the path and why.
+ * Any other failure as llvm_fail(llvm_why(e, path)).  Returns 1. */
+int llvm_fail_write(const struct err *e, const char *path, bool in_place);
 /* While on, the first failure is kept instead of printed (the bundler
  * judges what comes out of a CCOB being decompressed only once the whole
  * CCOB proved good, as LLVM decompresses first).  llvm_deferred prints it

@@ -499,6 +499,11 @@ static int ls_run(struct options *o, int argc, char **argv)
 	 * read; the other formats read headers only. */
 	o->walk.image_kinds = o->format == JSON;
 	progress_init("ls", o->quiet);
+	/* Nothing goes out over an input (the JSON's head would). */
+	for (int i = optind; i < argc; i++)
+		if (io_in_check_stdout(argv[i], &e) < 0)
+			return applet_fail_err("ls", "cannot read", argv[i], 0,
+					       &e);
 	if (o->format == JSON)
 		fputs("{\"version\":4,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)

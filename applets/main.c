@@ -208,6 +208,10 @@ int main(int argc, char **argv)
 	if (a) {
 		if (select_release(a, self, by_name))
 			return 1;
+		/* LLVM's tools read every input whole before they write: an
+		 * input that is standard output's file gives what they give. */
+		if (a->llvm)
+			io_stdout_input(IO_STDOUT_INPUT_READ);
 		return finish(a, self, a->main(argc, argv));
 	}
 	/* Called by a name that is neither an applet nor offload itself (a
@@ -231,5 +235,7 @@ int main(int argc, char **argv)
 	/* "offload bundler -x" runs as if called "bundler -x". */
 	if (select_release(a, argv[1], 0))
 		return 1;
+	if (a->llvm)
+		io_stdout_input(IO_STDOUT_INPUT_READ);
 	return finish(a, argv[1], a->main(argc - 1, argv + 1));
 }

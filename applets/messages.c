@@ -43,7 +43,7 @@ int applet_fail_err(const char *applet, const char *what, const char *file,
 
 int applet_fail_io(const char *applet, const char *out, const struct err *e)
 {
-	bool about_out = !e->path[0] || !strcmp(e->path, out);
+	bool about_out = !e->path[0] || err_names(e, out);
 
 	return applet_fail_err(applet, about_out ? "cannot write" : "cannot read",
 			       out, about_out, e);

@@ -133,7 +133,7 @@ static int write_image(struct io_out *out, const struct to_package *p)
 	    io_out_write(out, head, head_len, &e) < 0 ||
 	    io_out_copy(out, &in, 0, in.len, &e) < 0 ||
 	    io_out_zeros(out, tail, &e) < 0)
-		llvm_fail("%s", llvm_why(&e, out->path));
+		llvm_fail_write(&e, out->path, !io_out_seekable(out));
 	else
 		rc = 0;
 	free(head);
@@ -168,7 +168,7 @@ static int write_v2(struct io_out *out, const struct to_package *todo,
 	if (package_write_multi_head(2, meta, NULL, sizes, n, &head, &head_len,
 				     offs, &tail, &e) < 0 ||
 	    io_out_write(out, head, head_len, &e) < 0) {
-		llvm_fail("%s", llvm_why(&e, out->path));
+		llvm_fail_write(&e, out->path, !io_out_seekable(out));
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -186,14 +186,14 @@ static int write_v2(struct io_out *out, const struct to_package *todo,
 			failed = llvm_fail("'%s': file changed size while being "
 					   "read", p->path);
 		else if ((failed = io_out_copy(out, &in, 0, in.len, &e) < 0))
-			llvm_fail("%s", llvm_why(&e, out->path));
+			llvm_fail_write(&e, out->path, !io_out_seekable(out));
 		if (!p->from_stdin)
 			io_in_close(&in);
 		if (failed)
 			goto out;
 	}
 	if (io_out_zeros(out, tail, &e) < 0) {
-		llvm_fail("%s", llvm_why(&e, out->path));
+		llvm_fail_write(&e, out->path, !io_out_seekable(out));
 		goto out;
 	}
 	rc = 0;
@@ -207,6 +207,7 @@ out:
 
 static int package(const char *output, const struct clopt *images)
 {
+	bool in_place = false;
 	struct image_args *args = calloc(images->nlist + 1, sizeof(*args));
 	struct to_package *todo = NULL;
 	size_t ntodo = 0, cap = 0;
@@ -261,6 +262,7 @@ static int package(const char *output, const struct clopt *images)
 		llvm_fail("%s", llvm_why(&e, output));
 		goto out;
 	}
+	in_place = !io_out_seekable(&out);
 	if (env_llvm() >= LLVM_23) {
 		if (write_v2(&out, todo, ntodo) != 0)
 			goto out;
@@ -270,7 +272,7 @@ static int package(const char *output, const struct clopt *images)
 				goto out;
 	}
 	if (io_out_commit(&out, &e) < 0) {
-		llvm_fail("%s", llvm_why(&e, output));
+		llvm_fail_write(&e, output, in_place);
 		goto out;
 	}
 	rc = 0;

@@ -410,12 +410,14 @@ static int extract_to(const char *path, const struct found *f, size_t i)
 	const struct origin *at = &f->at[i];
 	struct io_out out;
 	struct err e;
+	bool in_place;
 	int rc;
 
 	if (!strcmp(path, "-"))
 		fflush(stdout);		/* "Extracted:" lines first */
 	if (io_out_open(&out, path, &e) < 0)
 		return llvm_fail("%s", llvm_why(&e, path));
+	in_place = !io_out_seekable(&out);
 	if (img->inflated || !at->in)
 		rc = io_out_write(&out, img->image, (size_t)img->image_size, &e);
 	else
@@ -423,7 +425,7 @@ static int extract_to(const char *path, const struct found *f, size_t i)
 				 img->image_size, &e);
 	if (rc < 0 || io_out_commit(&out, &e) < 0) {
 		io_out_discard(&out);
-		return llvm_fail("%s", llvm_why(&e, path));
+		return llvm_fail_write(&e, path, in_place);
 	}
 	return 0;
 }
@@ -497,6 +499,7 @@ static int write_archive(const char *path, const struct found *f,
 		.sym64_threshold = ar_sym64_threshold(getenv("SYM64_THRESHOLD")),
 	};
 	struct io_out out = { .fd = -1 };
+	bool in_place;
 	/* LLVM's archive writer knows no "-": it makes a file of that name. */
 	const char *dest = strcmp(path, "-") ? path : "./-";
 	struct err e;
@@ -537,10 +540,14 @@ static int write_archive(const char *path, const struct found *f,
 			.syms_len = syms[k].len, .nsyms = syms[k].n,
 		};
 	}
-	if (io_out_open(&out, dest, &e) < 0 ||
-	    ar_write(&out, m, nhit, &opt, &e) < 0 ||
-	    io_out_commit(&out, &e) < 0) {
+	if (io_out_open(&out, dest, &e) < 0) {
 		llvm_fail("%s", llvm_why(&e, dest));
+		goto out;
+	}
+	in_place = !io_out_seekable(&out);
+	if (ar_write(&out, m, nhit, &opt, &e) < 0 ||
+	    io_out_commit(&out, &e) < 0) {
+		llvm_fail_write(&e, dest, in_place);
 		goto out;
 	}
 	rc = 0;

@@ -577,14 +577,22 @@ int unpack_archive_main(int argc, char **argv)
 		options_free(&o);
 		return usage_error("no archive given");
 	}
+	/* The archives of one command are written together or not at all: a
+	 * failure removes them, and the directories made for them. */
+	if (!o.list)
+		io_out_together();
 	if (!o.list && io_mkdirs(o.dir, &e) < 0) {
 		rc = applet_fail_err("unpack-archive", "cannot write into",
 				     o.dir, 1, &e);
+		io_out_together_end(false, &e);
 		options_free(&o);
 		return rc;
 	}
 	for (int i = optind; i < argc; i++)
 		rc |= unpack(&o, argv[i]);
+	if (!o.list && io_out_together_end(rc == 0, &e) < 0)
+		rc = applet_fail_err("unpack-archive", "cannot write", NULL, 1,
+				     &e);
 	outnames_free(&names);
 	options_free(&o);
 	return rc;

@@ -109,6 +109,17 @@ int err_file(struct err *e, const char *path, const char *fmt, ...)
 	return -1;
 }
 
+bool err_names(const struct err *e, const char *path)
+{
+	size_t n = strlen(e->path);
+
+	if (!strcmp(e->path, path))
+		return true;
+	/* set_path's cut: the head, then "...", filling the record. */
+	return n == sizeof(e->path) - 1 && !strcmp(e->path + n - 3, "...") &&
+	       !strncmp(e->path, path, n - 3);
+}
+
 /* s after the at bytes of why, cut as snprintf cuts (NUL-terminated). */
 static void append(char *why, size_t *at, const char *s)
 {

@@ -69,6 +69,9 @@ int err_sys(struct err *e, const char *path, int errnum);
 /* A reason that concerns path. */
 int err_file(struct err *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Whether e is about path: its path is path, or path cut short (one
+ * longer than the record holds). */
+bool err_names(const struct err *e, const char *path);
 /* Out of memory: ERR_NOMEM, "out of memory". */
 int err_nomem(struct err *e);
 /* Add context to the record e holds: it becomes the innermost link of a

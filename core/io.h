@@ -37,6 +37,16 @@ int io_in_open_part(struct io_in *in, const char *path, uint64_t want,
 enum { IO_STREAM_MAX_DEFAULT = 1 << 30 };
 uint64_t io_stream_max(struct err *e);
 void io_in_close(struct io_in *in);
+/* An input that is the regular file standard output writes to (cat's
+ * "input file is output file": what is written would overwrite what is
+ * read): REFUSE, the default, fails io_in_open with that reason; READ
+ * reads it whole into memory first, as LLVM's tools read every input
+ * (the LLVM-named applets, which write what LLVM writes there). */
+enum io_stdout_input { IO_STDOUT_INPUT_REFUSE, IO_STDOUT_INPUT_READ };
+void io_stdout_input(enum io_stdout_input how);
+/* The same refusal before the input is opened, for an applet that writes
+ * to standard output first (a listing's header): 0, or -1 with e set. */
+int io_in_check_stdout(const char *path, struct err *e);
 /* Where in's data go on at or after off: off itself unless off is in a
  * hole of a sparse file (SEEK_DATA), in->len when only a hole is left.
  * Off for inputs read into memory, or when the file system cannot say. */
@@ -126,6 +136,18 @@ void io_out_keep_mode(struct io_out *o, const struct io_in *in);
 int io_out_commit(struct io_out *o, struct err *e);
 /* Close and remove the temporary; the destination keeps its old content. */
 void io_out_discard(struct io_out *o);
+/* Outputs of one command that commit together, all or none (extract,
+ * unpack-archive: the files written into an output directory).  After
+ * io_out_together, io_out_commit does all but the rename (the temporary
+ * stays, closed, till the end; a signal still removes it), and io_mkdirs
+ * notes each directory it makes.  io_out_together_end then renames every
+ * one into place when ok (0; -1 with e set when a rename fails, and the
+ * outputs not yet renamed are removed), or, when not ok, removes every
+ * temporary and, deepest first, each directory made that is left empty.
+ * Standard output and files written in place are written at once, as
+ * ever. */
+void io_out_together(void);
+int io_out_together_end(bool ok, struct err *e);
 
 /* A scratch output: an unlinked file in $TMPDIR (or /tmp) for bytes that
  * must end up contiguous in memory.  io_scratch_map maps what was written;

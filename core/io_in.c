@@ -95,6 +95,10 @@ enum { MAX_MAPS = 256 };
 static struct mapped {
 	uintptr_t volatile start, len;
 	const char *volatile path;
+	int volatile fd;
+	/* Pages of the map read by pread into memory of our own (see
+	 * io_in_fault): MADV_DONTNEED would drop them. */
+	bool volatile patched;
 } maps[MAX_MAPS];
 static const char *volatile input_cut;
 
@@ -104,6 +108,8 @@ static void map_add(const struct io_in *in)
 		if (!maps[i].start) {
 			maps[i].len = in->len;
 			maps[i].path = in->path;
+			maps[i].fd = in->fd;
+			maps[i].patched = false;
 			maps[i].start = (uintptr_t)in->map;
 			return;
 		}
@@ -131,6 +137,42 @@ static int map_of(const void *p, size_t n)
 	return -1;
 }
 
+/* A page of a file that kept its size which the map could not give (a
+ * hole of a sparse file on a full tmpfs needs a page of its own to be
+ * mapped): read into an anonymous page put in its place.  False when
+ * that fails too (a read error: the fault stays deadly). */
+static bool patch_page(int i, uintptr_t page, size_t page_size)
+{
+	uintptr_t start = maps[i].start;
+	size_t want = page_size, got = 0;
+	uint8_t *p;
+
+	if (start + maps[i].len - page < want)
+		want = start + maps[i].len - page;
+	p = mmap((void *)page, page_size, PROT_READ | PROT_WRITE,
+		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	while (got < want) {
+		ssize_t n = pread(maps[i].fd, p + got, want - got,
+				  (off_t)(page - start + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return false;
+		if (n == 0) {	/* it shrank after all: zeros from here */
+			if (!input_cut)
+				input_cut = maps[i].path;
+			break;
+		}
+		got += (size_t)n;
+	}
+	maps[i].patched = true;
+	mprotect(p, page_size, PROT_READ);
+	return true;
+}
+
 bool io_in_fault(void *addr, size_t page_size)
 {
 	uintptr_t a = (uintptr_t)addr;
@@ -140,7 +182,19 @@ bool io_in_fault(void *addr, size_t page_size)
 		uintptr_t start = maps[i].start, page = a & ~(page_size - 1);
 		uintptr_t end = (start + maps[i].len + page_size - 1) &
 				~(page_size - 1);
+		struct stat st;
+		int saved = errno;
 
+		/* The file is as long as it was: the page is there, the map
+		 * could not give it (no memory for a hole's page). */
+		if (fstat(maps[i].fd, &st) == 0 &&
+		    (uint64_t)st.st_size >= maps[i].len) {
+			bool ok = patch_page(i, page, page_size);
+
+			errno = saved;
+			return ok;
+		}
+		errno = saved;
 		if (mmap((void *)page, end - page, PROT_READ,
 			 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
 		    MAP_FAILED) {
@@ -159,6 +213,19 @@ const char *io_in_mapped(const void *p, size_t n)
 	return i >= 0 ? maps[i].path : NULL;
 }
 
+void io_in_touch(const void *p, size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	const volatile uint8_t *b = p;
+
+	if (!n || page <= 0)
+		return;
+	for (size_t at = 0; at < n; at += (size_t)page -
+		     ((uintptr_t)(b + at) % (size_t)page))
+		(void)b[at];
+	(void)b[n - 1];
+}
+
 const char *io_input_cut(void)
 {
 	return input_cut;
@@ -172,6 +239,33 @@ void io_input_cut_clear(void)
 void io_input_cut_set(const char *path)
 {
 	input_cut = path;
+}
+
+static enum io_stdout_input stdout_input = IO_STDOUT_INPUT_REFUSE;
+
+void io_stdout_input(enum io_stdout_input how)
+{
+	stdout_input = how;
+}
+
+/* Whether st is the regular file standard output writes to. */
+static bool is_stdout(const struct stat *st)
+{
+	struct stat out;
+
+	return S_ISREG(st->st_mode) && fstat(1, &out) == 0 &&
+	       S_ISREG(out.st_mode) && out.st_dev == st->st_dev &&
+	       out.st_ino == st->st_ino;
+}
+
+int io_in_check_stdout(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (stdout_input == IO_STDOUT_INPUT_REFUSE && strcmp(path, "-") &&
+	    stat(path, &st) == 0 && is_stdout(&st))
+		return err_file(e, path, "input file is output file");
+	return 0;
 }
 
 static int in_open(struct io_in *in, const char *path, uint64_t want,
@@ -202,6 +296,16 @@ static int in_open(struct io_in *in, const char *path, uint64_t want,
 
 		close(fd);
 		return err_sys(e, path, saved);
+	}
+	if (is_stdout(&st)) {
+		int rc = -1;
+
+		if (stdout_input == IO_STDOUT_INPUT_REFUSE)
+			err_file(e, path, "input file is output file");
+		else
+			rc = read_all(fd, in, path, UINT64_MAX, true, e);
+		close(fd);
+		return rc;
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ,
@@ -269,6 +373,12 @@ void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
 
 	if (!in->map || page <= 0)
 		return;
+	if (use == IO_IN_DONE) {
+		int i = map_of(in->map, 1);
+
+		if (i >= 0 && maps[i].patched)
+			return;	/* what was read in would be lost */
+	}
 	if (end > in->len)
 		end = in->len;
 	if (off >= end)

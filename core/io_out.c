@@ -20,6 +20,82 @@
 #include "io.h"
 #include "io_impl.h"
 
+/* The outputs that commit together (io_out_together): their temporaries
+ * and destinations, and the directories io_mkdirs made meanwhile. */
+static struct together {
+	bool on;
+	struct held {
+		char *tmp, *dest, *path;
+	} *out;
+	size_t n, cap;
+	char **dirs;
+	size_t ndirs, capdirs;
+} together;
+
+static bool grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *nv;
+
+	if (n < *cap)
+		return true;
+	if (!(nv = realloc(*v, ncap * size)))
+		return false;
+	*v = nv;
+	*cap = ncap;
+	return true;
+}
+
+void io_out_together(void)
+{
+	together.on = true;
+}
+
+int io_out_together_end(bool ok, struct err *e)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < together.n; i++) {
+		struct held *h = &together.out[i];
+
+		if (ok && rc == 0 && rename(h->tmp, h->dest) < 0)
+			rc = err_sys(e, h->path, errno);
+		else if (!ok || rc < 0)
+			unlink(h->tmp);
+		io_pending_remove(h->tmp);
+		free(h->tmp);
+		free(h->dest);
+		free(h->path);
+	}
+	/* Deepest first: each was made after its parent. */
+	for (size_t i = together.ndirs; i-- > 0;) {
+		if (!ok || rc < 0)
+			rmdir(together.dirs[i]);
+		free(together.dirs[i]);
+	}
+	free(together.out);
+	free(together.dirs);
+	memset(&together, 0, sizeof(together));
+	return rc;
+}
+
+/* Hold o's temporary for io_out_together_end: 0, or -1 (out of memory,
+ * o untouched). */
+static int hold(struct io_out *o)
+{
+	struct held *h;
+
+	if (!grow((void **)&together.out, &together.cap, together.n,
+		  sizeof(*together.out)))
+		return -1;
+	h = &together.out[together.n++];
+	h->tmp = o->tmp;
+	h->dest = o->dest;
+	h->path = o->path;
+	o->tmp = o->dest = o->path = NULL;
+	return 0;
+}
+
 /* Where the rename must land: through a symlink to its target, as an
  * in-place write would; a dangling one's target is made, as a shell's
  * redirection makes it.  The links are followed one by one (a relative
@@ -151,6 +227,10 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 		o->fd = 1;
 		return out_in_place(o);
 	}
+	/* Else a temporary "./..XXXXXX" would be made, and only its rename
+	 * fail. */
+	if (!*path)
+		return err_sys(e, path, ENOENT);
 	if (in_dir && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			return err_sys(e, path, EISDIR);
@@ -267,6 +347,7 @@ int io_mkdirs(const char *path, struct err *e)
 	char *p;
 	struct stat st;
 	int rc = 0;
+	bool made;
 
 	if (!*path)
 		return err_sys(e, path, ENOENT);
@@ -279,8 +360,22 @@ int io_mkdirs(const char *path, struct err *e)
 		if (c && c != '/')
 			continue;
 		*s = 0;
-		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+		made = mkdir(p, 0777) == 0;
+		if (!made && errno != EEXIST) {
 			rc = err_sys(e, p, errno);
+		} else if (made && together.on) {
+			char *d = strdup(p);
+
+			if (!d || !grow((void **)&together.dirs,
+					&together.capdirs, together.ndirs,
+					sizeof(char *))) {
+				free(d);
+				rmdir(p);
+				rc = err_sys(e, p, ENOMEM);
+			} else {
+				together.dirs[together.ndirs++] = d;
+			}
+		}
 		*s = c;
 		if (!c)
 			break;
@@ -324,11 +419,18 @@ int io_out_commit(struct io_out *o, struct err *e)
 	if (rc == 0 && io_input_cut())
 		rc = err_file(e, io_input_cut(),
 			      "file changed size while being read");
+	/* A write by who may not keep set-ID bits (no CAP_FSETID) cleared
+	 * them (the kernel's file_remove_privs): the mode once more, after
+	 * the last write (and after any fchown, which clears them too). */
+	if (rc == 0 && o->tmp && fchmod(o->fd, o->mode) < 0)
+		rc = err_sys(e, o->path, errno);
 	if (rc == 0 && o->copy_back)
 		rc = copy_back(o, e);
 	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
 		rc = err_sys(e, o->path, errno);
 	o->fd = -1;
+	if (rc == 0 && o->tmp && together.on && hold(o) < 0)
+		rc = err_sys(e, o->path, ENOMEM);
 	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)
 		rc = err_sys(e, o->path, errno);
 	release(o, rc < 0);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,32 +13,52 @@
 
 static size_t page_size = 4096;
 
-/* Temporaries that a signal must remove.  A fixed table: a command opens a
- * handful of outputs, and a signal handler may not allocate. */
-enum { MAX_PENDING = 256 };
-static char *volatile pending[MAX_PENDING];
+/* Temporaries that a signal must remove: tables of a fixed size, linked,
+ * one more allocated when all are full (a command whose outputs commit
+ * together holds them all), never freed: the signal handler walks them
+ * without allocating or locking.  Signals are blocked around an add
+ * (io_out.c), so a table is linked in whole. */
+enum { PENDING_BLOCK = 256 };
+static struct pending_block {
+	char *volatile tmp[PENDING_BLOCK];
+	struct pending_block *volatile next;
+} pending;
 
 void io_pending_add(char *tmp)
 {
-	for (int i = 0; i < MAX_PENDING; i++)
-		if (!pending[i]) {
-			pending[i] = tmp;
-			return;
+	struct pending_block *b = &pending;
+
+	for (;;) {
+		for (int i = 0; i < PENDING_BLOCK; i++)
+			if (!b->tmp[i]) {
+				b->tmp[i] = tmp;
+				return;
+			}
+		if (!b->next) {
+			struct pending_block *n = calloc(1, sizeof(*n));
+
+			if (!n)
+				return;	/* SIGKILL's case: it stays */
+			b->next = n;
 		}
+		b = b->next;
+	}
 }
 
 void io_pending_remove(const char *tmp)
 {
-	for (int i = 0; i < MAX_PENDING; i++)
-		if (pending[i] == tmp)
-			pending[i] = NULL;
+	for (struct pending_block *b = &pending; b; b = b->next)
+		for (int i = 0; i < PENDING_BLOCK; i++)
+			if (b->tmp[i] == tmp)
+				b->tmp[i] = NULL;
 }
 
 static void cleanup_and_die(int sig)
 {
-	for (int i = 0; i < MAX_PENDING; i++)
-		if (pending[i])
-			unlink(pending[i]);
+	for (struct pending_block *b = &pending; b; b = b->next)
+		for (int i = 0; i < PENDING_BLOCK; i++)
+			if (b->tmp[i])
+				unlink(b->tmp[i]);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

@@ -42,6 +42,7 @@ static int write_all(struct io_out *o, const void *buf, size_t len,
 		     struct err *e)
 {
 	const uint8_t *p = buf;
+	bool touched = false;
 
 	while (len) {
 		ssize_t n = write(o->fd, p, len);
@@ -51,11 +52,20 @@ static int write_all(struct io_out *o, const void *buf, size_t len,
 
 			if (errno == EINTR)
 				continue;
-			/* The kernel met the end of a mapped input that
-			 * shrank: the input's fault, not the output's. */
+			/* The kernel could not read a mapped input: it
+			 * shrank (the input's fault, not the output's), or
+			 * a page of it could not be mapped (a hole on a full
+			 * tmpfs), which touching it here reads in. */
 			if (errno == EFAULT && (cut = io_in_mapped(p, len))) {
-				io_input_cut_set(cut);
-				return err_file(e, cut,
+				if (!touched && !io_input_cut()) {
+					io_in_touch(p, len);
+					touched = true;
+					if (!io_input_cut())
+						continue;
+				}
+				if (!io_input_cut())
+					io_input_cut_set(cut);
+				return err_file(e, io_input_cut(),
 						"file changed size while being "
 						"read");
 			}
@@ -64,6 +74,7 @@ static int write_all(struct io_out *o, const void *buf, size_t len,
 		p += n;
 		len -= (size_t)n;
 		o->pos += (uint64_t)n;
+		touched = false;
 	}
 	return 0;
 }

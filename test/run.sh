@@ -42,7 +42,7 @@ export OFFLOAD_LLVM
 # The suites: every test/NAME.test, and the tables of suite_cmd below.
 # LONG, the longest (measured with `make check`, which prints each suite's
 # time), go first, so that they do not end the run alone; then the others.
-LONG="differential differential-23 object packdiff packdiff-23 faults ar-diff ar-diff-23 extract prune shrink newllvm debian kernels"
+LONG="differential differential-23 object packdiff packdiff-23 faults writefaults ar-diff ar-diff-23 extract prune shrink newllvm debian kernels"
 TABLES="golden golden-23 triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
