@@ -126,6 +126,9 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 		fprintf(f, ", %llu container%s emptied",
 			(unsigned long long)p->containers_emptied,
 			p->containers_emptied == 1 ? "" : "s");
+	/* Containers that stay where they were, and why. */
+	if (p->unpacked_fatbin[0])
+		fprintf(f, " (not packed: %s)", p->unpacked_fatbin);
 	/* A linked file that could have been made smaller, and was not. */
 	if (p->shrink.why[0])
 		fprintf(f, " (not shrunk: %s)", p->shrink.why);

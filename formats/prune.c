@@ -119,18 +119,14 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 		return -1;
 	for (size_t i = 1; i < s.n; i++) {
 		const struct elfscan_section *sec = &s.sec[i];
-		uint64_t size;
-		const uint8_t *bytes;
 
 		switch (sec->kind) {
 		case ELFSCAN_HIP_FATBIN:
 		case ELFSCAN_NV_FATBIN:
 		case ELFSCAN_NV_RELFATBIN:
-			bytes = elfscan_bytes(&s, buf, i, &size);
 			p->section = sec->name;
 			any = true;
-			if (prune_region(p, bytes, (size_t)size, sec->offset,
-					 true) < 0) {
+			if (prune_fatbin_section(p, &s, buf, i) < 0) {
 				struct err inner = *p->e;
 
 				err_code_set(p->e, inner.code, "section %s: %s",

@@ -106,6 +106,7 @@ struct prune_member;
 struct prune_trim {
 	size_t section;
 	uint64_t size_off;	/* file offset of its sh_size */
+	bool end_pointer;	/* something points at its new end */
 };
 
 /* A section written again: its name, type, flags and alignment kept, its
@@ -158,6 +159,9 @@ struct prune_plan {
 	/* Why a linked file's packages stay where they are (zeroed), or
 	 * NULL. */
 	const char *unpacked;
+	/* Why the containers of a linked file's .hip_fatbin or .nv_fatbin
+	 * stay where they are (each one's freed tail zeroed), or "". */
+	char unpacked_fatbin[160];
 	/* A PE image whose CheckSum is set: its offset, recomputed once
 	 * written (0: none). */
 	uint64_t pe_checksum;
