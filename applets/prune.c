@@ -47,7 +47,8 @@ static const char usage[] =
 	"                        a symbol table)\n"
 	"      --compression-level=N\n"
 	"                        level of the CCOBs compressed again (default:\n"
-	"                        3, the bundler's)\n"
+	"                        3, the bundler's) and of compressed offload\n"
+	"                        packages (default: zstd 5, zlib 6, LLVM 24's)\n"
 	"  -v, --verbose         name every entry dropped\n"
 	"  -q, --quiet           no progress line (shown on a terminal while CCOBs\n"
 	"                        are inflated)\n"
@@ -61,7 +62,7 @@ struct options {
 	bool in_place, dry_run, allow_empty, keep_layout;
 	enum prune_shrink shrink;
 	bool verbose, quiet;
-	int level;
+	int level, package_level;	/* package_level: 0 unless given */
 	const char *file;	/* the one being pruned, for -v */
 	FILE *report;		/* stdout, or stderr when the output is */
 };
@@ -168,8 +169,8 @@ static int prune_one(struct options *o, const char *path)
 {
 	struct prune_opts po = {
 		.keep = keep_entry, .seen = seen_entry, .ctx = o,
-		.level = o->level, .keep_layout = o->keep_layout,
-		.shrink = o->shrink,
+		.level = o->level, .package_level = o->package_level,
+		.keep_layout = o->keep_layout, .shrink = o->shrink,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
@@ -321,7 +322,7 @@ int prune_main(int argc, char **argv)
 						 "number from 1 to 22");
 				goto out;
 			}
-			o.level = (int)level;
+			o.level = o.package_level = (int)level;
 			break;
 		}
 		case 'h':
