@@ -76,6 +76,14 @@ struct prune_opts {
 	/* Only decide (keep() and seen() see every entry): CCOBs are not
 	 * compressed again, and the plan is not for writing. */
 	bool decide_only;
+	/* Each uncompressed bundle becomes a CCOB of this method (CCOB_ZSTD,
+	 * CCOB_ZLIB) at `level`, of ccob_version (2 or 3), or of the version
+	 * the file's HIP runtime reads when 0 (libamdhip64.so.6: 2, .so.7:
+	 * 3; .so.5 reads none: an error).  A file with no HIP runtime among
+	 * the libraries it needs (an object, a bare bundle) takes 3, the
+	 * version LLVM 22 writes, unless told. */
+	bool compress;
+	unsigned compress_method, ccob_version;
 };
 
 /* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
@@ -151,6 +159,9 @@ struct prune_plan {
 	uint64_t zeroed;
 	/* Containers that kept no device code at all. */
 	uint64_t containers_emptied;
+	/* Bundles made CCOBs (--compress), and the CCOB version written. */
+	uint64_t compressed;
+	unsigned ccob_version;
 	/* A linked file made smaller: the freed ranges cut out, the
 	 * headers written anew (shrink.n edits); or why not (shrink.why). */
 	struct elf_shrink shrink;

@@ -97,7 +97,7 @@ if lib=$(find_file 'librocsparse.so.0.1' 'librocsparse0_*.deb'); then
 	if pkg-config --exists libzstd; then
 		cc -shared -fPIC -O1 -o libamdhip64.so.5 \
 			"$TOP/test/prune/stubhip.c" -Wl,-soname,libamdhip64.so.5 \
-			$(pkg-config --libs libzstd)
+			$(pkg-config --libs libzstd) -lz
 		printf '#include <dlfcn.h>\n#include <stdio.h>\nint main(int c, char **v) { return !dlopen(v[1], RTLD_LAZY) ? (puts(dlerror()), 1) : 0; }\n' > dl.c
 		cc -o dl dl.c -ldl
 		LD_LIBRARY_PATH=. ./dl "$lib" > before
