@@ -10,6 +10,7 @@
 #     pruned to sm_80: at most 60%, .nv_fatbin one section, and cuobjdump
 #     12.4 (nvidia-cuda-toolkit) lists what offload ls --format=cuobjdump
 #     lists.
+#   librocsparse1 (sid, ROCm 6.4, 1.7 GB) with --compress: see below.
 # The packages are looked for, as .debs or extracted, under $DEBS
 # (default /var/cache/offload-test/debs); what is missing is skipped.
 # --fetch downloads the missing ones there first (into $DEBS/real), with
@@ -45,7 +46,7 @@ fetch() {
 		if [ "$suite" = bookworm ]; then
 			pkgs=librocsparse0
 		else
-			pkgs="libcurand10 nvidia-cuda-toolkit"
+			pkgs="libcurand10 nvidia-cuda-toolkit librocsparse1"
 		fi
 		(cd "$dir" && apt-get "$@" -q download $pkgs >/dev/null) ||
 			exit 1
@@ -109,6 +110,53 @@ if lib=$(find_file 'librocsparse.so.0.1' 'librocsparse0_*.deb'); then
 	fi
 else
 	echo "SKIP: librocsparse0 not under $DEBS (--fetch)"
+fi
+
+# sid's librocsparse1 (ROCm 6.4, libamdhip64.so.6, 1.7 GB): --compress
+# (CCOBs of version 2), every target kept at most 40%, with --keep gfx90a
+# at most 8%; loaded in the sid root (its glibc is newer than Debian
+# 12's; test/refroot.sh 23) against the stub runtime, which inflates each
+# CCOB, it registers the same code objects as before.
+if lib=$(find_file 'librocsparse.so.1.0' 'librocsparse1_*.deb'); then
+	a=$(stat -c %s "$lib")
+	t0=$(date +%s.%N)
+	"$OFFLOAD" prune --compress "$lib" -o rc.so || fails=$((fails + 1))
+	t1=$(date +%s.%N)
+	zstd -q -3 -f "$lib" -o whole.zst
+	t2=$(date +%s.%N)
+	"$OFFLOAD" prune --compress --keep gfx90a "$lib" -o rk.so ||
+		fails=$((fails + 1))
+	b=$(stat -c %s rc.so) c=$(stat -c %s rk.so)
+	echo "librocsparse1 --compress: $a -> $b bytes ($(percent "$b" "$a")%), $(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "%.1f s; zstd -3 of the file %.1f s", b - a, c - b }')"
+	echo "librocsparse1 --compress --keep gfx90a: $a -> $c bytes ($(percent "$c" "$a")%)"
+	check "librocsparse1 compressed: at most 40%" [ $((b * 100)) -le $((a * 40)) ]
+	check "librocsparse1 compressed, gfx90a: at most 8%" \
+		[ $((c * 100)) -le $((a * 8)) ]
+	root=$(sh "$TOP/test/refroot.sh" 23 2>/dev/null)
+	if [ -n "$root" ] && [ -d "$root" ] && pkg-config --exists libzstd; then
+		d=$(mktemp -d "$root/tmp/real.XXXXXX")
+		cc -shared -fPIC -O1 -o "$d/libamdhip64.so.6" \
+			"$TOP/test/prune/stubhip.c" -Wl,-soname,libamdhip64.so.6 \
+			$(pkg-config --libs libzstd) -lz
+		printf '#include <dlfcn.h>\n#include <stdio.h>\nint main(int c, char **v) { return !dlopen(v[1], RTLD_LAZY) ? (puts(dlerror()), 1) : 0; }\n' > dl6.c
+		cc -o "$d/dl" dl6.c -ldl
+		cp "$lib" "$d/orig.so" && cp rc.so rk.so "$d/"
+		in=/tmp/${d##*/}
+		for f in orig rc rk; do
+			chroot "$root" env LD_LIBRARY_PATH="$in" "$in/dl" \
+				"$in/$f.so" | sed 's/^  ccob /  bundle /' > "$f.reg"
+		done
+		rm -rf "$d"
+		check "librocsparse1 compressed: the stub registers the same code objects" \
+			cmp -s orig.reg rc.reg
+		grep -v -E 'amdhsa--gfx([^9]|9[^0]|90[^a])' orig.reg > want6
+		check "librocsparse1 compressed, gfx90a: the kept code objects, the same" \
+			cmp -s want6 rk.reg
+	else
+		echo "SKIP: no sid root (sh test/refroot.sh 23): librocsparse1 not loaded"
+	fi
+else
+	echo "SKIP: librocsparse1 (sid) not under $DEBS (--fetch)"
 fi
 
 if lib=$(find_file 'libcurand.so.10.*' 'libcurand10_*.deb'); then
