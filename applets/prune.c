@@ -15,7 +15,8 @@
 #include "../ops/prune.h"
 
 static const char usage[] =
-	"Usage: offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] FILE...\n"
+	"Usage: offload prune (--keep TARGETS | --drop PATTERNS | --compress)\n"
+	"                     [OPTIONS] FILE...\n"
 	"Take device code out of executables, shared libraries, objects, static\n"
 	"libraries, offload bundles (binary, text, object), CCOBs, offload\n"
 	"packages and NVIDIA fatbins, keeping what the GPUs named load.\n"
@@ -45,6 +46,13 @@ static const char usage[] =
 	"      --strip-safe      cut only what GNU strip or objcopy run on the\n"
 	"                        result keep right (the default for a file with\n"
 	"                        a symbol table)\n"
+	"      --compress[=METHOD]\n"
+	"                        make each uncompressed bundle a CCOB in place\n"
+	"                        (zstd, the default, or zlib), of the version the\n"
+	"                        file's HIP runtime reads; --keep and --drop may\n"
+	"                        then be left out\n"
+	"      --ccob-version=N  write CCOBs of version 2 or 3 whatever the\n"
+	"                        runtime\n"
 	"      --compression-level=N\n"
 	"                        level of the CCOBs compressed again (default:\n"
 	"                        3, the bundler's) and of compressed offload\n"
@@ -59,7 +67,8 @@ static const char usage[] =
 struct options {
 	struct select keep, drop;
 	const char *output;
-	bool in_place, dry_run, allow_empty, keep_layout;
+	bool in_place, dry_run, allow_empty, keep_layout, compress;
+	unsigned compress_method, ccob_version;
 	enum prune_shrink shrink;
 	bool verbose, quiet;
 	int level, package_level;	/* package_level: 0 unless given */
@@ -123,10 +132,17 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 	/* The floor for linked files, said: the layout stays. */
 	if (p->zeroed)
 		fprintf(f, ", %llu zeroed in place", (unsigned long long)p->zeroed);
+	if (p->compressed)
+		fprintf(f, ", %llu bundle%s compressed (CCOB version %u)",
+			(unsigned long long)p->compressed,
+			p->compressed == 1 ? "" : "s", p->ccob_version);
 	if (p->containers_emptied)
 		fprintf(f, ", %llu container%s emptied",
 			(unsigned long long)p->containers_emptied,
 			p->containers_emptied == 1 ? "" : "s");
+	/* Containers that stay where they were, and why. */
+	if (p->unpacked_fatbin[0])
+		fprintf(f, " (not packed: %s)", p->unpacked_fatbin);
 	/* A linked file that could have been made smaller, and was not. */
 	if (p->shrink.why[0])
 		fprintf(f, " (not shrunk: %s)", p->shrink.why);
@@ -168,6 +184,8 @@ static int prune_one(struct options *o, const char *path)
 		.keep = keep_entry, .seen = seen_entry, .ctx = o,
 		.level = o->level, .package_level = o->package_level,
 		.keep_layout = o->keep_layout, .shrink = o->shrink,
+		.compress = o->compress, .compress_method = o->compress_method,
+		.ccob_version = o->ccob_version,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
@@ -263,7 +281,8 @@ static bool same_file(const char *a, const char *b)
 int prune_main(int argc, char **argv)
 {
 	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT,
-	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE };
+	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE, OPT_COMPRESS,
+	       OPT_CCOB_VERSION };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
@@ -276,13 +295,15 @@ int prune_main(int argc, char **argv)
 		{ "strip-safe", no_argument, NULL, OPT_STRIP_SAFE },
 		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
+		{ "compress", optional_argument, NULL, OPT_COMPRESS },
+		{ "ccob-version", required_argument, NULL, OPT_CCOB_VERSION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { .level = 3 };
+	struct options o = { .level = 3, .compress_method = CCOB_ZSTD };
 	struct err e;
 	int c, rc = 0, nfiles;
 
@@ -322,6 +343,25 @@ int prune_main(int argc, char **argv)
 			o.level = o.package_level = (int)level;
 			break;
 		}
+		case OPT_COMPRESS:
+			o.compress = true;
+			if (!optarg || !strcmp(optarg, "zstd")) {
+				o.compress_method = CCOB_ZSTD;
+			} else if (!strcmp(optarg, "zlib")) {
+				o.compress_method = CCOB_ZLIB;
+			} else {
+				rc = usage_error("--compress takes zstd or zlib, "
+						 "not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case OPT_CCOB_VERSION:
+			if (strcmp(optarg, "2") && strcmp(optarg, "3")) {
+				rc = usage_error("--ccob-version takes 2 or 3");
+				goto out;
+			}
+			o.ccob_version = (unsigned)(*optarg - '0');
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			goto out;
@@ -340,9 +380,14 @@ int prune_main(int argc, char **argv)
 				 e.msg);
 		goto out;
 	}
-	if (!o.keep.n == !o.drop.n)
+	if (o.keep.n && o.drop.n)
 		rc = usage_error("say what to keep (--keep) or what to drop "
 				 "(--drop), not both");
+	else if (!o.keep.n && !o.drop.n && !o.compress)
+		rc = usage_error("say what to keep (--keep) or what to drop "
+				 "(--drop), not both");
+	else if (o.ccob_version && !o.compress)
+		rc = usage_error("--ccob-version is for --compress");
 	else if (!nfiles)
 		rc = usage_error("no input file");
 	else if (!o.dry_run && !o.in_place == !o.output)

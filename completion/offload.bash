@@ -7,7 +7,7 @@
 # The options in --help: the option column of each line that starts with
 # a dash after at most six spaces ("-z, --compress", "--input=<string>",
 # "-o <file>"; a description goes on further in), each option up to and
-# including its "=".
+# including its "=" (an optional one, "--compress[=METHOD]", without).
 _offload_options()
 {
 	"$@" --help 2>/dev/null | awk '/^ +-[^ ]/ && match($0, /^ +/) && RLENGTH <= 6 {
@@ -15,7 +15,9 @@ _offload_options()
 		n = split($0, part, ", ")
 		for (i = 1; i <= n; i++) {
 			o = part[i]
-			if (o ~ /=/)
+			if (o ~ /^[^=]*\[=/)	# optional: the bare option
+				sub(/\[=.*/, "", o)
+			else if (o ~ /=/)
 				sub(/=.*/, "=", o)
 			else
 				sub(/[ <[].*/, "", o)

@@ -175,11 +175,15 @@ static bool dynsym_hits(const uint8_t *p, uint64_t n, const struct span *sp,
  * may read there by a PC-relative address no relocation shows (data of
  * the program's own after the containers).  A symbol that starts at a
  * container and runs over its freed tail (nvcc's fatbinData) starts
- * outside them; the images of a packed .llvm.offloading, moved by the
- * plan, are read through the words it rewrites. */
-static bool symtab_hits(const struct elfscan *sc, const uint8_t *p,
-			uint64_t n, const struct span *sp, size_t nsp)
+ * outside them; the containers of a packed section, and the images of a
+ * packed .llvm.offloading, are read where the plan moves them (the words
+ * it rewrites). */
+static bool symtab_hits(const struct words *x, const struct elfscan_section *y)
 {
+	const struct elfscan *sc = x->sc;
+	const uint8_t *p = x->buf + y->offset;
+	uint64_t n = y->size;
+
 	for (uint64_t o = 24; o + 24 <= n; o += 24) {
 		unsigned type = p[o + 4] & 0xf;
 		uint64_t ndx = get_le(p + o + 6, 2);
@@ -190,7 +194,8 @@ static bool symtab_hits(const struct elfscan *sc, const uint8_t *p,
 		    (sc->sec[ndx].kind != ELFSCAN_HIP_FATBIN &&
 		     sc->sec[ndx].kind != ELFSCAN_NV_FATBIN))
 			continue;
-		if (in_spans(sp, nsp, get_le(p + o + 8, 8)))
+		if (in_spans(x->sp, x->nsp, elf_shrink_word_at(x->buf, x->w,
+				x->nw, y->offset + o + 8)))
 			return true;
 	}
 	return false;
@@ -260,7 +265,7 @@ int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 		if (dynsym && !hit)
 			hit = dynsym_hits(p, x->size, sp, ncut);
 		if (symtab && !hit)
-			hit = symtab_hits(sc, p, x->size, sp, ncut);
+			hit = symtab_hits(&ws, x);
 		if (hit) {
 			free(sp);
 			return refuse(s, "%s in section [%zu] points into a "

@@ -20,6 +20,7 @@
 #include "prune_containers.h"
 #include "prune_impl.h"
 #include "prune_omp.h"
+#include "prune_pack.h"
 #include "prune_region.h"
 #include "prune_shrink.h"
 #include "../formats/nvfatbin.h"
@@ -116,6 +117,66 @@ static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 	return 0;
 }
 
+/* The major version N of the HIP runtime, libamdhip64.so.N, among the
+ * libraries the file needs (DT_NEEDED); 0 when none is. */
+static unsigned hip_runtime(const struct elfscan *s, const uint8_t *buf)
+{
+	static const char name[] = "libamdhip64.so.";
+	size_t w = s->is64 ? 8 : 4;
+
+	for (size_t i = 1; i < s->n; i++) {
+		const struct elfscan_section *d = &s->sec[i];
+
+		if (d->type != 6 /* SHT_DYNAMIC */ || d->link >= s->n)
+			continue;
+		for (uint64_t o = 0; o + 2 * w <= d->size; o += 2 * w) {
+			const uint8_t *ent = buf + d->offset + o;
+			uint64_t tag = get_endian(ent, (int)w, s->big_endian);
+			const char *lib;
+			size_t len;
+
+			if (tag == 0)
+				break;
+			if (tag != 1 /* DT_NEEDED */)
+				continue;
+			lib = elfscan_string(buf, &s->sec[d->link],
+					     get_endian(ent + w, (int)w,
+							s->big_endian), &len);
+			if (lib && len > sizeof(name) - 1 &&
+			    !strncmp(lib, name, sizeof(name) - 1))
+				return (unsigned)strtoul(lib + sizeof(name) - 1,
+							 NULL, 10);
+		}
+	}
+	return 0;
+}
+
+/* The CCOB version --compress writes in this file: the one its HIP
+ * runtime reads (see prune.h). */
+static int ccob_version_for(struct pruner *p, const struct elfscan *s,
+			    const uint8_t *buf)
+{
+	unsigned rt;
+
+	p->ccob_version = 0;
+	if (!p->o->compress)
+		return 0;
+	p->ccob_version = p->o->ccob_version ? p->o->ccob_version : 3;
+	if (p->o->ccob_version || (s->e_type != 2 && s->e_type != 3))
+		return 0;
+	rt = hip_runtime(s, buf);
+	if (rt && rt < 6)
+		return err_set(p->e, "its HIP runtime, libamdhip64.so.%u "
+			       "(ROCm %u), reads no compressed offload bundles: "
+			       "not compressed", rt, rt);
+	if (!rt)
+		return err_set(p->e, "it needs no HIP runtime "
+			       "(libamdhip64.so.N) to say which CCOB version "
+			       "it reads: --ccob-version");
+	p->ccob_version = rt == 6 ? 2 : 3;
+	return 0;
+}
+
 static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 {
 	struct elfscan s;
@@ -125,20 +186,25 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 
 	if (elfscan_open(&s, buf, len, p->e) < 0)
 		return -1;
+	p->ccob_version = 0;
+	for (size_t i = 1; i < s.n && p->o->compress; i++)
+		if (s.sec[i].kind == ELFSCAN_HIP_FATBIN) {
+			if (ccob_version_for(p, &s, buf) < 0)
+				goto out;
+			if (p->ccob_version > p->plan->ccob_version)
+				p->plan->ccob_version = p->ccob_version;
+			break;
+		}
 	for (size_t i = 1; i < s.n; i++) {
 		const struct elfscan_section *sec = &s.sec[i];
-		uint64_t size;
-		const uint8_t *bytes;
 
 		switch (sec->kind) {
 		case ELFSCAN_HIP_FATBIN:
 		case ELFSCAN_NV_FATBIN:
 		case ELFSCAN_NV_RELFATBIN:
-			bytes = elfscan_bytes(&s, buf, i, &size);
 			p->section = sec->name;
 			any = true;
-			if (prune_region(p, bytes, (size_t)size, sec->offset,
-					 true) < 0) {
+			if (prune_fatbin_section(p, &s, buf, i) < 0) {
 				err_wrap(p->e, p->e->code, "section %s",
 					 sec->name);
 				goto out;
@@ -208,6 +274,9 @@ static void add_counts(struct prune_plan *to, const struct prune_plan *from)
 	to->device_kept += from->device_kept;
 	to->code_dropped += from->code_dropped;
 	to->containers_emptied += from->containers_emptied;
+	to->compressed += from->compressed;
+	if (from->ccob_version > to->ccob_version)
+		to->ccob_version = from->ccob_version;
 }
 
 /* The symbol table's date, as its header records it (LLVM writes it
@@ -370,6 +439,11 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 		case FATBIN_BUNDLE:
 		case FATBIN_CCOB:
 		case FATBIN_NV:
+			p->ccob_version = !p->o->compress ? 0
+					  : p->o->ccob_version
+					  ? p->o->ccob_version : 3;
+			if (p->ccob_version > p->plan->ccob_version)
+				p->plan->ccob_version = p->ccob_version;
 			return prune_region(p, buf, len, 0, false);
 		case FATBIN_PACKAGE:
 			return plan_patch(p, len, prune_packages(p, buf, len,

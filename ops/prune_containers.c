@@ -325,6 +325,65 @@ out:
 	return rc;
 }
 
+/* ---- bundles compressed (--compress) ---- */
+
+/* The bundle buf[0, size) (pruned: as *pt's pieces, when npieces) made
+ * a CCOB of p->ccob_version: 1 with it as *pt's one piece, 0 when it
+ * would be no smaller (it stays as it was or as pruned). */
+static int compress_bundle(struct pruner *p, const uint8_t *buf,
+			   uint64_t size, struct prune_patch *pt)
+{
+	struct ccob_encoder *enc = NULL;
+	struct membuf raw = { 0 }, out = { 0 };
+	struct ccob_header h;
+	uint8_t head[32] = { 0 };
+	int rc = -1;
+
+	if (pt->npieces && prune_materialize(pt, &raw, p->e) < 0)
+		goto out;
+	if (!pt->npieces && prune_mem_put(&raw, buf, (size_t)size, p->e) < 0)
+		goto out;
+	h = (struct ccob_header){
+		.version = p->ccob_version, .method = p->o->compress_method,
+		.header_size = ccob_header_size(p->ccob_version),
+		.raw_size = raw.len, .hash = ccob_hash(raw.p, raw.len),
+	};
+	if (p->ccob_version == 2 && raw.len > UINT32_MAX) {
+		err_set(p->e, "a bundle of %zu bytes does not fit a version 2 "
+			"CCOB (--ccob-version=3)", raw.len);
+		goto out;
+	}
+	enc = ccob_encoder_new(h.method, p->o->level, raw.len, p->e);
+	if (!enc || prune_mem_put(&out, head, h.header_size, p->e) < 0 ||
+	    ccob_encoder_all(enc, raw.p, raw.len, prune_mem_put, &out,
+			     p->e) < 0)
+		goto out;
+	rc = 0;
+	if (out.len >= (pt->npieces ? pt->new_size : size))
+		goto out;
+	h.total_size = out.len;
+	ccob_write_header(out.p, &h);
+	prune_patch_free(pt);
+	pt->piece = calloc(1, sizeof(*pt->piece));
+	if (!pt->piece) {
+		rc = err_code_set(p->e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	pt->piece[0] = (struct prune_piece){ .lit = out.p,
+					     .lit_len = out.len };
+	pt->npieces = 1;
+	pt->new_size = out.len;
+	pt->storage = out.p;
+	out.p = NULL;
+	p->plan->compressed++;
+	rc = 1;
+out:
+	ccob_encoder_free(enc);
+	free(raw.p);
+	free(out.p);
+	return rc;
+}
+
 /* ---- NVIDIA fatbins ---- */
 
 /* The fatbin at buf[0, size), file offset file_off: 1 with the kept
@@ -781,7 +840,15 @@ int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 int prune_kind_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
 		      uint64_t file_off, struct prune_patch *pt)
 {
-	return prune_bundle(p, buf, size, true, file_off, pt);
+	int rc = prune_bundle(p, buf, size, true, file_off, pt);
+
+	/* --compress: then a CCOB, where it is smaller. */
+	if (rc >= 0 && p->ccob_version && !p->o->decide_only) {
+		int c = compress_bundle(p, buf, size, pt);
+
+		rc = c < 0 ? -1 : c ? 1 : rc;
+	}
+	return rc;
 }
 
 int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,

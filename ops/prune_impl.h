@@ -16,6 +16,7 @@ struct pruner {
 	const char *section;	/* where the walk is, for keep() */
 	uint64_t container;
 	uint64_t base;		/* the archive member's offset in the file */
+	unsigned ccob_version;	/* bundles become CCOBs of it (0: stay) */
 	struct err *e;
 };
 

@@ -26,19 +26,13 @@
 #include "prune_containers.h"
 #include "prune_impl.h"
 #include "prune_omp.h"
+#include "prune_pointers.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 
 enum { SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19,
        SHF_ALLOC_ = 2,
        SHF_EXECINSTR_ = 4 };
-
-struct reloc {
-	uint64_t at;		/* r_offset: the slot's address */
-	uint64_t addend;
-	uint64_t addend_off;	/* file offset of r_addend */
-	bool relative;
-};
 
 struct image {
 	uint64_t start, end;	/* addresses ImageStart, ImageEnd may hold */
@@ -48,124 +42,13 @@ struct image {
 	bool kept;
 };
 
-struct table {
-	const struct elfscan *s;
-	const uint8_t *buf;
-	struct reloc *rel;	/* by address */
-	size_t nrel;
-};
-
-static int by_at(const void *a, const void *b)
-{
-	const struct reloc *x = a, *y = b;
-
-	return x->at < y->at ? -1 : x->at > y->at;
-}
-
-static const struct reloc *reloc_at(const struct table *t, uint64_t at)
-{
-	struct reloc key = { .at = at };
-
-	return bsearch(&key, t->rel, t->nrel, sizeof(key), by_at);
-}
-
-/* The file offset of address at (8 bytes of it), in an allocated section
- * that has bytes in the file; UINT64_MAX when none holds it. */
-static uint64_t file_offset(const struct table *t, uint64_t at)
-{
-	for (size_t i = 1; i < t->s->n; i++) {
-		const struct elfscan_section *sec = &t->s->sec[i];
-
-		if (!(sec->flags & SHF_ALLOC_) || sec->type == 8 /* NOBITS */)
-			continue;
-		if (at >= sec->addr && sec->size >= 8 &&
-		    at - sec->addr <= sec->size - 8)
-			return sec->offset + (at - sec->addr);
-	}
-	return UINT64_MAX;
-}
-
-/* The value the pointer at address at has once relocated: a RELATIVE
- * relocation's addend, else what the slot holds; false when unknown (a
- * symbolic relocation, or no bytes there). */
-static bool value_at(const struct table *t, uint64_t at, uint64_t *v)
-{
-	const struct reloc *r = reloc_at(t, at);
-	uint64_t off;
-
-	if (r) {
-		*v = r->addend;
-		return r->relative;
-	}
-	off = file_offset(t, at);
-	if (off == UINT64_MAX)
-		return false;
-	*v = get_le(t->buf + off, 8);
-	return true;
-}
-
-static uint32_t relative_type(uint16_t machine)
-{
-	switch (machine) {
-	case 62: return 8;		/* x86-64 */
-	case 183: return 1027;		/* AArch64 */
-	case 21: return 22;		/* PowerPC64 */
-	case 243: return 3;		/* RISC-V */
-	default: return 0;
-	}
-}
-
-static int read_relocs(struct pruner *p, struct table *t)
-{
-	const struct elfscan *s = t->s;
-	uint32_t relative = relative_type(s->machine);
-	size_t n = 0;
-
-	for (size_t i = 1; i < s->n; i++) {
-		const struct elfscan_section *sec = &s->sec[i];
-
-		if (sec->type == SHT_REL_ && (sec->flags & SHF_ALLOC_))
-			return err_set(p->e, "dynamic relocations without "
-				       "addends (SHT_REL) are not rewritten");
-		if (sec->type == SHT_RELA_ && (sec->flags & SHF_ALLOC_))
-			n += sec->size / 24;
-	}
-	t->rel = calloc(n ? n : 1, sizeof(*t->rel));
-	if (!t->rel)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
-	for (size_t i = 1; i < s->n; i++) {
-		const struct elfscan_section *sec = &s->sec[i];
-
-		if (sec->type != SHT_RELA_ || !(sec->flags & SHF_ALLOC_))
-			continue;
-		for (uint64_t k = 0; k + 24 <= sec->size; k += 24) {
-			const uint8_t *r = t->buf + sec->offset + k;
-
-			t->rel[t->nrel++] = (struct reloc){
-				.at = get_le(r, 8),
-				.relative = (get_le(r + 8, 8) & 0xffffffff) ==
-					    relative,
-				.addend = get_le(r + 16, 8),
-				.addend_off = sec->offset + k + 16,
-			};
-		}
-	}
-	qsort(t->rel, t->nrel, sizeof(*t->rel), by_at);
-	for (size_t i = 1; i < t->nrel; i++)
-		if (t->rel[i].at == t->rel[i - 1].at)
-			return err_set(p->e, "two dynamic relocations at "
-				       "address 0x%llx", (unsigned long long)
-				       t->rel[i].at);
-	return 0;
-}
-
 /* Which image, if any, an entry at address at describes. */
-static long entry_image(const struct table *t, const struct image *im,
+static long entry_image(const struct prune_table *t, const struct image *im,
 			size_t n, uint64_t at)
 {
 	uint64_t a, b;
 
-	if (!value_at(t, at, &a) || !value_at(t, at + 8, &b))
+	if (!prune_value_at(t, at, &a) || !prune_value_at(t, at + 8, &b))
 		return -1;
 	for (size_t j = 0; j < n; j++)
 		if ((a == im[j].start && b == im[j].end) ||
@@ -176,7 +59,7 @@ static long entry_image(const struct table *t, const struct image *im,
 
 /* Every address an 8-byte pointer of the file may sit at that holds v
  * once relocated, passed to each; stops at the first nonzero return. */
-static int each_pointer_to(const struct table *t, uint64_t v,
+static int each_pointer_to(const struct prune_table *t, uint64_t v,
 			   int (*each)(void *, uint64_t), void *ctx)
 {
 	int rc;
@@ -195,7 +78,7 @@ static int each_pointer_to(const struct table *t, uint64_t v,
 			continue;
 		for (uint64_t k = 0; k + 8 <= sec->size; k += 8)
 			if (get_le(t->buf + sec->offset + k, 8) == v &&
-			    !reloc_at(t, sec->addr + k) &&
+			    !prune_reloc_at(t, sec->addr + k) &&
 			    (rc = each(ctx, sec->addr + k)))
 				return rc;
 	}
@@ -203,7 +86,7 @@ static int each_pointer_to(const struct table *t, uint64_t v,
 }
 
 struct find {
-	const struct table *t;
+	const struct prune_table *t;
 	const struct image *im;
 	size_t n;
 	uint64_t found;		/* the array's or the descriptor's address */
@@ -238,7 +121,7 @@ static int try_array(void *ctx, uint64_t at)
 static int try_desc(void *ctx, uint64_t at)
 {
 	struct find *f = ctx;
-	uint64_t off = at < 8 ? UINT64_MAX : file_offset(f->t, at - 8);
+	uint64_t off = at < 8 ? UINT64_MAX : prune_file_offset(f->t, at - 8);
 
 	if (off == UINT64_MAX || get_le(f->t->buf + off, 4) != f->n)
 		return 0;
@@ -247,48 +130,9 @@ static int try_desc(void *ctx, uint64_t at)
 	return 0;
 }
 
-static int add_bytes(struct pruner *p, uint64_t off, uint64_t v, size_t n)
-{
-	struct prune_patch pt = { .offset = off, .old_size = n,
-				  .new_size = n, .in_place = true };
-
-	pt.storage = malloc(8);
-	pt.piece = calloc(1, sizeof(*pt.piece));
-	if (!pt.storage || !pt.piece) {
-		prune_patch_free(&pt);
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
-	}
-	put_le(pt.storage, v, (int)n);
-	pt.piece[0] = (struct prune_piece){ .lit = pt.storage, .lit_len = n };
-	pt.npieces = 1;
-	if (prune_add_patch(p->plan, &pt, p->e) < 0) {
-		prune_patch_free(&pt);
-		return -1;
-	}
-	return 0;
-}
-
-/* Point the slot at address at to v: its RELATIVE relocation's addend,
- * and the slot's bytes where they hold the old value (or there is no
- * relocation). */
-static int set_pointer(struct pruner *p, const struct table *t, uint64_t at,
-		       uint64_t v)
-{
-	const struct reloc *r = reloc_at(t, at);
-	uint64_t off = file_offset(t, at);
-
-	if (r && add_bytes(p, r->addend_off, v, 8) < 0)
-		return -1;
-	if (off != UINT64_MAX &&
-	    (!r || get_le(t->buf + off, 8) == r->addend) &&
-	    add_bytes(p, off, v, 8) < 0)
-		return -1;
-	return 0;
-}
-
 /* The array (the entry for an image) and the descriptor pointing at it,
  * each found exactly once. */
-static int find_table(struct pruner *p, const struct table *t,
+static int find_table(struct pruner *p, const struct prune_table *t,
 		      const struct image *im, size_t n, uint64_t *array,
 		      uint64_t *desc)
 {
@@ -321,7 +165,7 @@ static int find_table(struct pruner *p, const struct table *t,
  * packages were packed, the entries past the count point at nothing (0):
  * the runtime never reads them, and they must not point into bytes that
  * are cut out. */
-static int rewrite_table(struct pruner *p, const struct table *t,
+static int rewrite_table(struct pruner *p, const struct prune_table *t,
 			 const struct image *im, size_t n, uint64_t array,
 			 uint64_t desc, bool packed)
 {
@@ -334,7 +178,7 @@ static int rewrite_table(struct pruner *p, const struct table *t,
 		if (j < 0)
 			return err_set(p->e, "the image table changed under us");
 		for (int m = 0; m < 4; m++)
-			if (!value_at(t, array + 32 * k + 8 * m,
+			if (!prune_value_at(t, array + 32 * k + 8 * m,
 				      &values[k][m]))
 				return err_set(p->e, "an image table entry "
 					       "holds a pointer not known "
@@ -352,12 +196,12 @@ static int rewrite_table(struct pruner *p, const struct table *t,
 			uint64_t was;
 
 			if ((k < kept || packed) &&
-			    (!value_at(t, array + 32 * k + 8 * m, &was) ||
+			    (!prune_value_at(t, array + 32 * k + 8 * m, &was) ||
 			     was != v) &&
-			    set_pointer(p, t, array + 32 * k + 8 * m, v) < 0)
+			    prune_set_pointer(p, t, array + 32 * k + 8 * m, v) < 0)
 				return -1;
 		}
-	return add_bytes(p, file_offset(t, desc), kept, 4);
+	return prune_add_word(p, prune_file_offset(t, desc), kept, 4);
 }
 
 /* ---- packing: the kept packages moved to the section's start ---- */
@@ -379,7 +223,7 @@ static int not_in_table(void *ctx, uint64_t at)
 
 /* What relr_slot looks for: a word holding an address in [lo, hi). */
 struct relr_look {
-	const struct table *t;
+	const struct prune_table *t;
 	uint64_t lo, hi;
 	struct stray *st;
 };
@@ -389,7 +233,7 @@ static bool relr_slot(void *ctx, uint64_t at)
 	struct relr_look *l = ctx;
 	uint64_t v;
 
-	if (value_at(l->t, at, &v) && v >= l->lo && v < l->hi)
+	if (prune_value_at(l->t, at, &v) && v >= l->lo && v < l->hi)
 		not_in_table(l->st, at);
 	return l->st->found;
 }
@@ -398,7 +242,7 @@ static bool relr_slot(void *ctx, uint64_t at)
  * [lo, hi) passed to not_in_table: in a file at a fixed address (ET_EXEC)
  * every word of the data, in a position-independent one the words RELR
  * relocates (the value in place; RELA's are the relocations'). */
-static void raw_pointers_into(const struct table *t, uint64_t lo,
+static void raw_pointers_into(const struct prune_table *t, uint64_t lo,
 			      uint64_t hi, struct stray *st)
 {
 	for (size_t i = 1; i < t->s->n && !st->found; i++) {
@@ -426,7 +270,7 @@ static void raw_pointers_into(const struct table *t, uint64_t lo,
  * relocation, a word in the data holding a package's or an image's
  * bounds, or any address in the section where a word is a pointer as it
  * stands, a dynamic symbol) would be left behind. */
-static const char *pack_refusal(const struct table *t,
+static const char *pack_refusal(const struct prune_table *t,
 				const struct elfscan_section *sec,
 				const struct image *im, size_t n,
 				uint64_t array)
@@ -514,7 +358,7 @@ static void pack(const struct elfscan_section *sec, struct image *im,
 /* The symbols of .symtab in the section follow: into a kept package, by
  * its delta; elsewhere past the packed bytes, to the section's new end,
  * with no size (section symbols stay). */
-static int move_symbols(struct pruner *p, const struct table *t,
+static int move_symbols(struct pruner *p, const struct prune_table *t,
 			const struct elfscan_section *sec,
 			const struct image *im, size_t n, uint64_t packed)
 {
@@ -538,10 +382,10 @@ static int move_symbols(struct pruner *p, const struct table *t,
 			gone = j < n ? !im[j].kept : v - sec->addr > packed;
 			to = gone ? sec->addr + packed
 				  : j < n ? v - im[j].delta : v;
-			if (to != v && add_bytes(p, y->offset + o + 8, to, 8) < 0)
+			if (to != v && prune_add_word(p, y->offset + o + 8, to, 8) < 0)
 				return -1;
 			if (gone && get_le(sym + 16, 8) &&
-			    add_bytes(p, y->offset + o + 16, 0, 8) < 0)
+			    prune_add_word(p, y->offset + o + 16, 0, 8) < 0)
 				return -1;
 		}
 	}
@@ -583,8 +427,9 @@ static int write_packed(struct pruner *p, const uint8_t *buf,
 	if (!grown)
 		return err_code_set(p->e, ERR_NOMEM, "out of memory");
 	p->plan->trim = grown;
-	grown[p->plan->ntrim++] = (struct prune_trim){ sec->index, hdr + 32 };
-	return add_bytes(p, hdr + 32, packed, 8);
+	grown[p->plan->ntrim++] = (struct prune_trim){ sec->index, hdr + 32,
+							 true };
+	return prune_add_word(p, hdr + 32, packed, 8);
 }
 
 int prune_linked_packages(struct pruner *p, const struct elfscan *s,
@@ -595,7 +440,7 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 		.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
 		.max_size = PACKAGE_DEFAULT_MAX_SIZE };
 	struct package_list l = { 0 };
-	struct table t = { .s = s, .buf = buf };
+	struct prune_table t = { .s = s, .buf = buf };
 	struct image *im = NULL;
 	size_t nkept = 0;
 	uint64_t size, array = 0, desc = 0, packed = 0;
@@ -603,7 +448,7 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	const char *refused;
 	int rc = -1;
 
-	if (!s->is64 || s->big_endian || !relative_type(s->machine))
+	if (!s->is64 || s->big_endian || !prune_relative_type(s->machine))
 		return err_set(p->e, "packages in a linked program are pruned "
 			       "for 64-bit little-endian x86-64, AArch64, "
 			       "PowerPC64 and RISC-V files only");
@@ -658,8 +503,19 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 				im[j].bin_off);
 			goto out;
 		}
-	if (read_relocs(p, &t) < 0 ||
-	    find_table(p, &t, im, l.n, &array, &desc) < 0)
+	if (prune_read_relocs(p, &t) < 0)
+		goto out;
+	if (t.rel_only) {
+		err_set(p->e, "dynamic relocations without addends (SHT_REL) "
+			"are not rewritten");
+		goto out;
+	}
+	if (t.twice) {
+		err_set(p->e, "two dynamic relocations at address 0x%llx",
+			(unsigned long long)t.twice);
+		goto out;
+	}
+	if (find_table(p, &t, im, l.n, &array, &desc) < 0)
 		goto out;
 	refused = pack_refusal(&t, sec, im, l.n, array);
 	if (!refused)

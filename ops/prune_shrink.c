@@ -19,13 +19,14 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return alen && blen && a < b + blen && b < a + alen;
 }
 
-/* Whether section j is one the plan makes shorter. */
-static bool trimmed(const struct prune_plan *plan, size_t j)
+/* The plan's trim of section j (made shorter), or NULL. */
+static const struct prune_trim *trimmed(const struct prune_plan *plan,
+					size_t j)
 {
 	for (size_t i = 0; i < plan->ntrim; i++)
 		if (plan->trim[i].section == j)
-			return true;
-	return false;
+			return &plan->trim[i];
+	return NULL;
 }
 
 /* Holes, growing. */
@@ -58,14 +59,61 @@ static bool patched_at(const struct prune_plan *plan, uint64_t offset)
 	return false;
 }
 
+/* Where the zeros that follow section x in no section end, inside the
+ * PT_LOAD that maps its end (a section packed by an earlier prune ends
+ * where its containers do, its freed bytes after it); x's end when
+ * none follow. */
+static uint64_t zeros_after(const uint8_t *buf, size_t len,
+			    const struct elfscan *s,
+			    const struct elfscan_section *x)
+{
+	uint64_t end = x->offset + x->size, lim = UINT64_MAX, b;
+	uint64_t phoff, phnum;
+
+	if (len < 64 || buf[4] != 2 || buf[5] != 1 || !x->size)
+		return end;
+	for (size_t j = 1; j < s->n; j++) {
+		const struct elfscan_section *y = &s->sec[j];
+
+		if (y == x || !y->size)
+			continue;
+		if (y->type != 8 /* NOBITS */ && y->offset >= end &&
+		    y->offset < lim)
+			lim = y->offset;
+		if ((y->flags & 2 /* SHF_ALLOC */) &&
+		    y->addr >= x->addr + x->size &&
+		    y->addr - (x->addr + x->size) < lim - end)
+			lim = end + (y->addr - (x->addr + x->size));
+	}
+	phoff = get_le(buf + 32, 8);
+	phnum = get_le(buf + 56, 2);
+	if (phoff > len || phnum > (len - phoff) / 56)
+		return end;
+	for (uint64_t k = 0; k < phnum; k++) {
+		const uint8_t *ph = buf + phoff + 56 * k;
+		uint64_t off = get_le(ph + 8, 8), filesz = get_le(ph + 32, 8);
+
+		if (get_le(ph, 4) == 1 /* PT_LOAD */ && off < end &&
+		    end - off <= filesz) {
+			if (off + filesz < lim)
+				lim = off + filesz;
+			for (b = end; b < lim && b < len && buf[b] == 0;)
+				b++;
+			return b;
+		}
+	}
+	return end;
+}
+
 /* The zeros after each container of a fat-binary section that this prune
  * leaves as it is, up to the next container or the section's end: the
  * tail an earlier prune zeroed in place (the floor, which a later prune
  * with room for the headers can cut out) and the padding between
- * translation units.  Nothing points into them: the runtimes are handed
- * each container's start. */
-static int idle_holes(const uint8_t *buf, const struct elfscan *s,
-		      const struct prune_plan *plan,
+ * translation units; after the last one, the zeros after the section
+ * (zeros_after).  Nothing points into them: the runtimes are handed each
+ * container's start. */
+static int idle_holes(const uint8_t *buf, size_t len,
+		      const struct elfscan *s, const struct prune_plan *plan,
 		      const struct ccob_limits *lim, struct holes *h,
 		      struct err *e)
 {
@@ -77,8 +125,11 @@ static int idle_holes(const uint8_t *buf, const struct elfscan *s,
 		struct err ignored;
 		int rc;
 
+		/* A packed section's containers moved: its holes are the
+		 * plan's. */
 		if ((x->kind != ELFSCAN_HIP_FATBIN &&
-		     x->kind != ELFSCAN_NV_FATBIN) || x->type == 8 /* NOBITS */)
+		     x->kind != ELFSCAN_NV_FATBIN) || x->type == 8 /* NOBITS */ ||
+		    trimmed(plan, j))
 			continue;
 		/* The prune has read these sections already: one it could
 		 * not walk has no holes of its own. */
@@ -90,6 +141,8 @@ static int idle_holes(const uint8_t *buf, const struct elfscan *s,
 				continue;
 			while (b < x->size && sec[b] == 0)
 				b++;
+			if (b == x->size)
+				b = zeros_after(buf, len, s, x) - x->offset;
 			if (b > end &&
 			    hole_add(h, x->offset + end, b - end, e) < 0)
 				return -1;
@@ -123,7 +176,7 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 		const struct prune_patch *pt = &plan->patch[i];
 		uint64_t a = pt->offset + pt->new_size;
 		uint64_t b = pt->offset + pt->old_size, limit = b;
-
+		const struct prune_trim *holder_trim;
 		size_t holder = 0;
 
 		if (!pt->in_place || a == b)
@@ -143,20 +196,23 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 		/* Packages that stayed where they were (zeroed) stay. */
 		if (!holder)
 			continue;
+		holder_trim = trimmed(plan, holder);
 		if (i + 1 < plan->n && plan->patch[i + 1].offset < limit)
 			limit = plan->patch[i + 1].offset;
 		while (b < limit && buf[b] == 0)
 			b++;
 		/* The last kept image's end pointer points at a packed
-		 * section's end: what is cut or written anew starts after. */
-		if (trimmed(plan, holder) && (a += 8) > b)
+		 * .llvm.offloading's end: what is cut or written anew starts
+		 * after. */
+		if (holder_trim && holder_trim->end_pointer &&
+		    (a += 8) > b)
 			continue;
 		if (hole_add(h, a, b - a, e) < 0) {
 			elfscan_free(&s);
 			return -1;
 		}
 	}
-	if (idle_holes(buf, &s, plan, lim, h, e) < 0) {
+	if (idle_holes(buf, len, &s, plan, lim, h, e) < 0) {
 		elfscan_free(&s);
 		return -1;
 	}

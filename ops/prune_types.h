@@ -48,6 +48,14 @@ struct prune_opts {
 	/* Only decide (keep() and seen() see every entry): CCOBs are not
 	 * compressed again, and the plan is not for writing. */
 	bool decide_only;
+	/* Each uncompressed bundle becomes a CCOB of this method (CCOB_ZSTD,
+	 * CCOB_ZLIB) at `level`, of ccob_version (2 or 3), or of the version
+	 * the file's HIP runtime reads when 0 (libamdhip64.so.6: 2, .so.7:
+	 * 3; .so.5 reads none: an error).  A file with no HIP runtime among
+	 * the libraries it needs (an object, a bare bundle) takes 3, the
+	 * version LLVM 22 writes, unless told. */
+	bool compress;
+	unsigned compress_method, ccob_version;
 };
 
 /* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
@@ -81,6 +89,7 @@ struct prune_member;
 struct prune_trim {
 	size_t section;
 	uint64_t size_off;	/* file offset of its sh_size */
+	bool end_pointer;	/* something points at its new end */
 };
 
 /* A section written again: its name, type, flags and alignment kept, its
@@ -122,6 +131,9 @@ struct prune_plan {
 	uint64_t zeroed;
 	/* Containers that kept no device code at all. */
 	uint64_t containers_emptied;
+	/* Bundles made CCOBs (--compress), and the CCOB version written. */
+	uint64_t compressed;
+	unsigned ccob_version;
 	/* A linked file made smaller: the freed ranges cut out, the
 	 * headers written anew (shrink.n edits); or why not (shrink.why). */
 	struct elf_shrink shrink;
@@ -133,6 +145,9 @@ struct prune_plan {
 	/* Why a linked file's packages stay where they are (zeroed), or
 	 * NULL. */
 	const char *unpacked;
+	/* Why the containers of a linked file's .hip_fatbin or .nv_fatbin
+	 * stay where they are (each one's freed tail zeroed), or "". */
+	char unpacked_fatbin[160];
 	/* A PE image whose CheckSum is set: its offset, recomputed once
 	 * written (0: none). */
 	uint64_t pe_checksum;

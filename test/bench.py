@@ -13,6 +13,9 @@ floor where there is one), each run into new output files.  LLVM has
 no ls or extract: llvm-objdump --offloading, which lists and writes out
 every code object of the library, stands in for both.
 
+Then the library's sizes: pruned to gfx90a, zstd -3 of it whole and of
+the pruned one (prune is also timed against zstd -3, the floor there).
+
 Then NVIDIA: a CUDA library (BENCH_CUDA_LIB, else the CUDA toolkits'
 libcublasLt.so installed under /usr/local/cuda and /usr/lib, else one made
 here of the nvcc-built fixtures' fatbins, repeated to N MB in a
@@ -416,6 +419,30 @@ def nv_jobs(d, args):
         print("  load average after it: %.2f %.2f %.2f" % os.getloadavg())
 
 
+def sizes(d):
+    """The library's size before and after: pruned (and shrunk), zstd -3
+    of it whole, zstd -3 of the smallest pruned one."""
+    lib = os.path.join(d, "lib.so")
+    pruned = os.path.join(d, "pr.ours")
+    if not os.path.exists(lib) or not os.path.exists(pruned) or \
+            not shutil.which("zstd"):
+        return
+    row = [("lib.so", lib), ("pruned to gfx90a", pruned)]
+    if os.path.exists(os.path.join(d, "ps.ours")):
+        row.append(("pruned, --always-shrink", os.path.join(d, "ps.ours")))
+    for name, src in (("zstd -3 of lib.so", lib),
+                      ("zstd -3 of the pruned", row[-1][1])):
+        out = src + ".zst"
+        subprocess.run(["zstd", "-q", "-3", "-f", src, "-o", out],
+                       check=True)
+        row.append((name, out))
+    base = os.path.getsize(lib)
+    print("%-24s %12s %7s" % ("size", "bytes", "of lib"))
+    for name, path in row:
+        n = os.path.getsize(path)
+        print("%-24s %12d %6.1f%%" % (name, n, 100.0 * n / base))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=500)
@@ -507,6 +534,12 @@ def main():
                 o.replace(".{N}", ".{N}23") for o in outs)) + tuple(rest)
                  for name, cmd, outs, *rest in jobs
                  if "{B}" in cmd or "{P}" in cmd]
+        # What a user slimming a library would do instead: compress it.
+        if shutil.which("zstd"):
+            jobs.append(("prune, against zstd -3", "{R} --keep gfx90a "
+                         "lib.so -o pz.{N}", ("pz.{N}",),
+                         "zstd -q -3 -f lib.so -o z3.out", ("z3.out",),
+                         args.runs))
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
         if only:
@@ -560,6 +593,7 @@ def main():
             print("pruned lib.so%s: %d bytes, %d of them on disk (was %d)" % (
                 how, st.st_size, st.st_blocks * 512,
                 os.path.getsize(os.path.join(d, "lib.so"))))
+        sizes(d)
         for a, b in (("b.ours", "b.llvm"), ("c.ours", "c.llvm"),
                      ("o.ours", "o.llvm"), ("h.ours", "h.llvm"),
                      ("p.ours", "p.llvm"), ("x.ours", "x.llvm")):

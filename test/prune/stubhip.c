@@ -5,13 +5,16 @@
  * entry it prints the ID, the size and an FNV-1a hash of the code, so a
  * test sees exactly what a loader would find, before and after pruning.
  * Built by prune.test; the real loader (ld.so) relocates the wrappers.
- * -DSTUB_NO_ZSTD builds it where the target has no libzstd (the AArch64
- * run under qemu): a CCOB is then named, not decompressed. */
+ * A CCOB (zstd or zlib, versions 2 and 3) is inflated first, as the
+ * runtime does.  Link with -lzstd -lz; -DSTUB_NO_ZSTD builds it where the
+ * target has neither (the AArch64 run under qemu): a CCOB is then named,
+ * not decompressed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifndef STUB_NO_ZSTD
+#include <zlib.h>
 #include <zstd.h>
 #endif
 
@@ -78,9 +81,14 @@ void **__hipRegisterFatBinary(const struct fatbin_wrapper *w)
 		fflush(stdout);
 		return (void **)w;
 #else
-		uint8_t *out = malloc(raw);
+		uint8_t *out = malloc(raw ? raw : 1);
+		uLongf got = (uLongf)raw;
+		int zlib = le(b + 6, 2) == 0;
 
-		if (!out || ZSTD_decompress(out, raw, b + hs, total - hs) != raw) {
+		if (!out || (zlib ? uncompress(out, &got, b + hs, total - hs) !=
+				     Z_OK || got != raw
+			      : ZSTD_decompress(out, raw, b + hs, total - hs) !=
+				raw)) {
 			printf("  CCOB: cannot decompress\n");
 			exit(1);
 		}
