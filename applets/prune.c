@@ -294,11 +294,11 @@ int prune_main(int argc, char **argv)
 		switch (c) {
 		case 'k':
 		case 'd':
-			if (select_add(c == 'k' ? &o.keep : &o.drop, optarg,
-				       &e) < 0) {
-				rc = usage_error("%s", e.msg);
+			if ((rc = applet_select_option("prune", c == 'k' ?
+							"--keep" : "--drop",
+							c == 'k' ? &o.keep :
+							&o.drop, optarg)))
 				goto out;
-			}
 			break;
 		case 'o': o.output = optarg; break;
 		case 'i': o.in_place = true; break;

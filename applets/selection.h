@@ -31,6 +31,15 @@ char *applet_cat(const char *a, size_t alen, const char *sep, const char *b,
 int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n);
 void applet_entry_free(struct applet_entry *ae);
 
+/* select_add, with "native" (a whole item of the list) standing for the
+ * GPUs of this machine (core/native.h): -1 with e saying no GPU was found
+ * (ERR_NOTHING), or why list is bad. */
+int applet_select_add(struct select *s, const char *list, struct err *e);
+/* The same for an option's value: 0; 2 after a usage error's lines; 1
+ * after "offload <applet>: error: <option> native: no GPU found (...)". */
+int applet_select_option(const char *applet, const char *option,
+			 struct select *s, const char *list);
+
 /* For each rule of s no entry matched, one line:
  *   offload <applet>: error: ['<file>': ]no code object matches <option>
  *   '<rule>' (there: gfx90a:xnack+, gfx1100)
