@@ -16,7 +16,6 @@
 #include "../core/io.h"
 #include "../core/tree.h"
 #include "../formats/inspect.h"
-#include "../formats/kernels.h"
 
 static const char usage[] =
 	"Usage: offload du [OPTIONS] PATH...\n"
@@ -195,39 +194,20 @@ static int visit(void *ctx, const struct inspect_node *n)
 	return rc;
 }
 
-/* A file that is itself one code object (an AMDGPU code object, a cubin,
- * PTX): its target from what kernels_parse reads of it. */
+/* A file that is itself one code object: counted as one entry. */
 static int lone_code(struct scan *sc, const uint8_t *buf, size_t len)
 {
-	struct select_entry en = { 0 };
-	struct kernel_list kl;
-	struct err e;
-	char name[128];
-	const char *t;
-	int rc;
+	struct select_entry en;
+	char name[APPLET_CODE_NAME];
 
 	if (!(sc->format == INSPECT_ELF && (sc->machine == EM_AMDGPU_ ||
 					    sc->machine == EM_CUDA_)) &&
 	    sc->format != INSPECT_TEXT)
 		return 0;
-	if (kernels_parse(buf, len, &kl, &e) != 1)
+	if (applet_lone_code(buf, len, name, &en) != 1)
 		return 0;
-	t = kl.target[0] ? kl.target : kl.processor;
-	if (strstr(t, "--"))
-		t = strstr(t, "--") + 2;
-	if (kl.source == KERNELS_PTX && !strncmp(t, "sm_", 3))
-		snprintf(name, sizeof(name), "compute_%s", t + 3);
-	else
-		snprintf(name, sizeof(name), "%s", *t ? t : "?");
-	en.id = en.arch = name;
-	en.id_len = en.arch_len = strlen(name);
-	en.triple = kl.source == KERNELS_AMDGPU ? "amdgcn-amd-amdhsa"
-						: "nvptx64-nvidia-cuda";
-	en.triple_len = strlen(en.triple);
-	kernels_free(&kl);
 	sc->children = true;
-	rc = count(sc, &en, len, len);
-	return rc < 0 ? -1 : 1;
+	return count(sc, &en, len, len) < 0 ? -1 : 1;
 }
 
 static uint64_t next_data(const void *in, uint64_t off)

@@ -1,21 +1,26 @@
 /* prune: slim fat binaries after the build, down to the device code a set
  * of GPUs loads (formats/prune.c does the rewriting). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "applets.h"
+#include "prune.h"
 #include "messages.h"
 #include "progress.h"
 #include "selection.h"
 #include "../core/io.h"
 #include "../core/select.h"
+#include "../formats/magic.h"
 #include "../formats/prune.h"
 
 static const char usage[] =
 	"Usage: offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] FILE...\n"
+	"       offload prune -r (--keep TARGETS | --drop PATTERNS) [OPTIONS] PATH...\n"
 	"Take device code out of executables, shared libraries, objects, static\n"
 	"libraries, offload bundles (binary, text, object), CCOBs, offload\n"
 	"packages and NVIDIA fatbins, keeping what the GPUs named load.\n"
@@ -36,6 +41,15 @@ static const char usage[] =
 	"                        owner kept; a symlink's target is rewritten)\n"
 	"  -n, --dry-run         say what would go and the bytes saved; write\n"
 	"                        nothing\n"
+	"  -r, --recursive       prune every file under each directory PATH, in\n"
+	"                        place, and say one line of totals (-v or -n: a\n"
+	"                        line per file changed); hard links stay links,\n"
+	"                        symbolic links are not followed\n"
+	"      --remove-files    with -r, remove the files that hold code of the\n"
+	"                        GPUs dropped and nothing else (code objects,\n"
+	"                        bundles, CCOBs, fatbins: by content, not name)\n"
+	"  -j, --jobs=N          with -r, prune N files at once (default: the\n"
+	"                        CPUs)\n"
 	"      --allow-empty     let a bundle keep no device code at all\n"
 	"      --keep-layout     in executables and shared libraries, zero the\n"
 	"                        freed bytes where they are; do not cut them out\n"
@@ -55,17 +69,6 @@ static const char usage[] =
 	"  -V, --version         print the version\n"
 	"Host entries are always kept.  Every FILE gets a summary line.\n";
 
-struct options {
-	struct select keep, drop;
-	const char *output;
-	bool in_place, dry_run, allow_empty, keep_layout;
-	enum prune_shrink shrink;
-	bool verbose, quiet;
-	int level;
-	const char *file;	/* the one being pruned, for -v */
-	FILE *report;		/* stdout, or stderr when the output is */
-};
-
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
 
 #define usage_error(...) applet_usage_error("prune", __VA_ARGS__)
@@ -83,6 +86,8 @@ static bool keep_entry(void *ctx, const struct prune_entry *en)
 {
 	struct options *o = ctx;
 
+	if (en->sel.host)
+		o->host_bytes += en->size;
 	if (en->sel.host || select_is_portable(&en->sel))
 		return true;
 	if (o->keep.n)
@@ -161,7 +166,7 @@ static void look(struct options *o, const char *path)
 	io_in_close(&in);
 }
 
-static int prune_one(struct options *o, const char *path)
+int prune_one(struct options *o, const char *path, struct prune_result *res)
 {
 	struct prune_opts po = {
 		.keep = keep_entry, .seen = seen_entry, .ctx = o,
@@ -178,9 +183,16 @@ static int prune_one(struct options *o, const char *path)
 	struct err e;
 	int rc = 1;
 
-	if (io_in_open(&in, path, &e) < 0)
+	if (io_in_open(&in, path, &e) < 0) {
+		if (e.errnum == EISDIR)
+			return fail("cannot prune", path, "a directory (prune -r "
+				    "walks one)");
 		return applet_fail_err("prune", "cannot read", path, 0, &e);
+	}
 	o->file = path;
+	o->host_bytes = 0;
+	if (res)
+		res->before = res->after = in.len;
 	if (o->in_place && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
 		fail("cannot prune", path, "not a regular file: --in-place "
 		     "would not replace it");
@@ -193,19 +205,37 @@ static int prune_one(struct options *o, const char *path)
 	rc = prune_plan(in.data, in.len, &po, &plan, &e);
 	progress_end();
 	po.limits.progress = NULL;	/* the line is gone: no more of it */
+	if (rc < 0 && res && e.code == ERR_NOTHING) {
+		/* In a tree, a file of no offload code is left alone, and
+		 * one that is a code object goes if its GPU does. */
+		rc = prune_lone(o, path, &in, res);
+		goto out;
+	}
 	if (rc < 0) {
 		rc = 1;
 		fail_escaped(path, &e);
 		goto out;
 	}
 	rc = 1;
+	if (res && !plan.entries_dropped) {
+		res->action = PRUNE_SKIPPED;
+		rc = 0;
+		goto out;
+	}
 	/* A --drop pattern that took nothing: nothing is written (main says
 	 * so, once for all files). */
-	if (!o->dry_run && unmatched(&o->drop))
+	if (!res && !o->dry_run && unmatched(&o->drop))
 		goto out;
 	/* A container with nothing a kept GPU runs loses nothing when
 	 * emptied (NVIDIA libraries hold many such fatbins); a file that
 	 * would keep no device code at all is a wrong selection (a typo). */
+	if (res && !plan.device_kept && !o->host_bytes &&
+	    !magic_is_object(in.data, in.len) &&
+	    !magic_is_archive(in.data, in.len)) {
+		/* A bundle, CCOB or fatbin file of dropped GPUs alone. */
+		rc = prune_remove(o, path, &in, res);
+		goto out;
+	}
 	if (plan.containers_emptied && !plan.device_kept && !o->allow_empty) {
 		fail("cannot prune", path, "%llu container%s would keep no "
 		     "device code (--allow-empty to prune anyway)",
@@ -236,6 +266,12 @@ static int prune_one(struct options *o, const char *path)
 	}
 	summary(o->report, path, &plan, o->dry_run);
 	rc = 0;
+	if (res) {
+		res->action = PRUNE_PRUNED;
+		res->after = plan.size_after;
+		if (!o->dry_run)
+			rc = prune_relink(o, path);
+	}
 	goto out;
 write_failed:
 	io_out_discard(&out);
@@ -262,13 +298,16 @@ static bool same_file(const char *a, const char *b)
 int prune_main(int argc, char **argv)
 {
 	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT,
-	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE };
+	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE, OPT_REMOVE_FILES };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "in-place", no_argument, NULL, 'i' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "recursive", no_argument, NULL, 'r' },
+		{ "remove-files", no_argument, NULL, OPT_REMOVE_FILES },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 		{ "keep-layout", no_argument, NULL, OPT_KEEP_LAYOUT },
 		{ "always-shrink", no_argument, NULL, OPT_ALWAYS_SHRINK },
@@ -287,7 +326,7 @@ int prune_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":k:d:o:invqhV", longopts,
+	while ((c = getopt_long(argc, argv, ":k:d:o:inrj:vqhV", longopts,
 				NULL)) != -1) {
 		char *end;
 
@@ -303,6 +342,19 @@ int prune_main(int argc, char **argv)
 		case 'o': o.output = optarg; break;
 		case 'i': o.in_place = true; break;
 		case 'n': o.dry_run = true; break;
+		case 'r': o.recurse = true; break;
+		case OPT_REMOVE_FILES: o.remove_files = true; break;
+		case 'j': {
+			long jobs = strtol(optarg, &end, 10);
+
+			if (!*optarg || *end || jobs < 1 || jobs > 1024) {
+				rc = usage_error("--jobs takes a number from 1 "
+						 "to 1024");
+				goto out;
+			}
+			o.jobs = (unsigned)jobs;
+			break;
+		}
 		case 'v': o.verbose = true; break;
 		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
@@ -344,7 +396,12 @@ int prune_main(int argc, char **argv)
 				 "(--drop), not both");
 	else if (!nfiles)
 		rc = usage_error("no input file");
-	else if (!o.dry_run && !o.in_place == !o.output)
+	else if (o.recurse && o.output)
+		rc = usage_error("-r prunes in place: no -o");
+	else if (!o.recurse && (o.remove_files || o.jobs))
+		rc = usage_error("%s is for -r", o.jobs ? "--jobs" :
+				 "--remove-files");
+	else if (!o.recurse && !o.dry_run && !o.in_place == !o.output)
 		rc = usage_error("say where to write: -o FILE or --in-place");
 	else if (o.output && nfiles > 1)
 		rc = usage_error("-o takes one input file (--in-place for "
@@ -357,6 +414,15 @@ int prune_main(int argc, char **argv)
 		goto out;
 	o.report = o.output && !strcmp(o.output, "-") ? stderr : stdout;
 	progress_init("prune", o.quiet);
+	if (o.recurse) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (!o.jobs)
+			o.jobs = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
+		o.in_place = true;
+		rc = prune_tree(&o, argv + optind, nfiles);
+		goto out;
+	}
 	/* A pattern to drop that matched nothing is likely a typo, and then
 	 * no file is written: with several, a first look at them all (their
 	 * CCOBs inflated, not compressed again) says whether one did. */
@@ -370,7 +436,7 @@ int prune_main(int argc, char **argv)
 		}
 	}
 	for (int i = optind; i < argc; i++)
-		rc |= prune_one(&o, argv[i]);
+		rc |= prune_one(&o, argv[i], NULL);
 	rc |= applet_select_unmatched("prune", "--drop", NULL, &o.drop);
 out:
 	select_free(&o.keep);

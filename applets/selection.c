@@ -8,6 +8,7 @@
 #include "messages.h"
 #include "selection.h"
 #include "../core/native.h"
+#include "../formats/kernels.h"
 #include "../formats/nvfatbin.h"
 
 char *applet_cat(const char *a, size_t alen, const char *sep,
@@ -174,5 +175,31 @@ int applet_select_option(const char *applet, const char *option,
 	fflush(stdout);
 	fprintf(stderr, "offload %s: error: %s native: %s\n", applet, option,
 		e.msg);
+	return 1;
+}
+
+int applet_lone_code(const uint8_t *buf, size_t len,
+		     char name[APPLET_CODE_NAME], struct select_entry *en)
+{
+	struct kernel_list kl;
+	const char *t;
+	struct err e;
+
+	if (kernels_parse(buf, len, &kl, &e) != 1)
+		return 0;
+	t = kl.target[0] ? kl.target : kl.processor;
+	if (strstr(t, "--"))
+		t = strstr(t, "--") + 2;
+	if (kl.source == KERNELS_PTX && !strncmp(t, "sm_", 3))
+		snprintf(name, APPLET_CODE_NAME, "compute_%s", t + 3);
+	else
+		snprintf(name, APPLET_CODE_NAME, "%s", *t ? t : "?");
+	memset(en, 0, sizeof(*en));
+	en->id = en->arch = name;
+	en->id_len = en->arch_len = strlen(name);
+	en->triple = kl.source == KERNELS_AMDGPU ? "amdgcn-amd-amdhsa"
+						 : "nvptx64-nvidia-cuda";
+	en->triple_len = strlen(en->triple);
+	kernels_free(&kl);
 	return 1;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/select.h"
 #include "../formats/inspect.h"
@@ -39,6 +40,14 @@ int applet_select_add(struct select *s, const char *list, struct err *e);
  * after "offload <applet>: error: <option> native: no GPU found (...)". */
 int applet_select_option(const char *applet, const char *option,
 			 struct select *s, const char *list);
+
+/* A file that is itself one code object (an AMDGPU code object, a cubin,
+ * PTX text): 1 with en filled as selection sees it, its target ID or arch
+ * ("gfx90a:xnack+" from the metadata, "sm_80", PTX as "compute_80") in
+ * name; 0 when buf is none, or one that cannot be read. */
+enum { APPLET_CODE_NAME = 128 };
+int applet_lone_code(const uint8_t *buf, size_t len,
+		     char name[APPLET_CODE_NAME], struct select_entry *en);
 
 /* For each rule of s no entry matched, one line:
  *   offload <applet>: error: ['<file>': ]no code object matches <option>
