@@ -8,6 +8,7 @@
 #include "messages.h"
 #include "selection.h"
 #include "../core/native.h"
+#include "../formats/amdgpu_target.h"
 #include "../formats/kernels.h"
 #include "../formats/nvfatbin.h"
 
@@ -185,6 +186,16 @@ int applet_lone_code(const uint8_t *buf, size_t len,
 	const char *t;
 	struct err e;
 
+	/* An AMDGPU code object's header names its target: the rest of a
+	 * large file is not read. */
+	if (amdgpu_target_of(buf, len, name, APPLET_CODE_NAME) == 1) {
+		memset(en, 0, sizeof(*en));
+		en->id = en->arch = name;
+		en->id_len = en->arch_len = strlen(name);
+		en->triple = "amdgcn-amd-amdhsa";
+		en->triple_len = strlen(en->triple);
+		return 1;
+	}
 	if (kernels_parse(buf, len, &kl, &e) != 1)
 		return 0;
 	t = kl.target[0] ? kl.target : kl.processor;
