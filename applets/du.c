@@ -437,15 +437,15 @@ static int du_run(struct options *o, int argc, char **argv)
 				     &tree.err[i]);
 		o->errors++;
 	}
+	/* The line counts files: "offload du: DIR: 40%". */
 	progress_init("du", o->quiet);
+	progress_name(argv[optind]);
 	for (size_t i = 0; i < tree.n; i++) {
 		o->files++;
-		if (progress_on()) {
-			progress_name(tree.file[i].path);
-			progress_show(i, tree.n);
-		}
+		progress_show(i, tree.n);
 		rc |= du_file(o, &tree.file[i]);
 	}
+	progress_show(tree.n, tree.n);
 	progress_end();
 	qsort(o->t, o->n, sizeof(*o->t), by_stored);
 	if (o->json)

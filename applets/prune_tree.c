@@ -269,8 +269,9 @@ static void print_done(struct options *o, struct done *d, size_t n,
 	}
 }
 
+/* The line counts files: "offload prune: DIR: 40%". */
 static int run_workers(struct options *o, const struct tree *t,
-		       struct totals *tot)
+		       const char *label, struct totals *tot)
 {
 	unsigned nw = o->jobs < t->n ? o->jobs : (unsigned)t->n;
 	size_t *next = mmap(NULL, sizeof(*next), PROT_READ | PROT_WRITE,
@@ -287,6 +288,7 @@ static int run_workers(struct options *o, const struct tree *t,
 		goto out;
 	}
 	*next = 0;
+	progress_name(label);
 	fflush(stdout);
 	fflush(stderr);
 	for (unsigned k = 0; k < nw; k++) {
@@ -325,10 +327,7 @@ static int run_workers(struct options *o, const struct tree *t,
 			got++;
 		}
 		print_done(o, d, t->n, &shown, tot);
-		if (progress_on() && shown < t->n) {
-			progress_name(t->file[shown].path);
-			progress_show(got, t->n);
-		}
+		progress_show(got, t->n);
 	}
 	for (unsigned k = 0; k < nw; k++) {
 		int status;
@@ -338,6 +337,7 @@ static int run_workers(struct options *o, const struct tree *t,
 			rc = 1;
 	}
 	print_done(o, d, t->n, &shown, tot);
+	progress_show(t->n, t->n);
 	progress_end();
 	/* A worker that died took its file with it. */
 	if (shown < t->n) {
@@ -374,7 +374,7 @@ int prune_tree(struct options *o, char **paths, int n)
 		rc = applet_fail_err("prune", "cannot read", t.err[i].path, 0,
 				     &t.err[i]);
 	o->report = stdout;
-	rc |= run_workers(o, &t, &tot);
+	rc |= run_workers(o, &t, paths[0], &tot);
 	tot.files = t.n;
 	printf("prune: %" PRIu64 " file%s: %" PRIu64 " %spruned, %" PRIu64
 	       " %sremoved, %" PRIu64 " left with code of dropped GPUs "
