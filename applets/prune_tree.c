@@ -13,90 +13,12 @@
 #include <unistd.h>
 
 #include "messages.h"
-#include "prune.h"
+#include "prune_file.h"
+#include "prune_tree.h"
 #include "progress.h"
-#include "selection.h"
 #include "../core/tree.h"
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
-
-static bool kept(struct options *o, const struct select_entry *en)
-{
-	if (en->host || select_is_portable(en))
-		return true;
-	if (o->keep.n)
-		return select_match(&o->keep, en);
-	return !select_match(&o->drop, en);
-}
-
-int prune_lone(struct options *o, const char *path, const struct io_in *in,
-	       struct prune_result *res)
-{
-	struct select_entry en;
-	char name[APPLET_CODE_NAME];
-
-	if (applet_lone_code(in->data, in->len, name, &en) != 1 ||
-	    kept(o, &en)) {
-		res->action = PRUNE_SKIPPED;
-		return 0;
-	}
-	return prune_remove(o, path, in, res);
-}
-
-int prune_remove(struct options *o, const char *path, const struct io_in *in,
-		 struct prune_result *res)
-{
-	int rc = 0;
-
-	if (!o->remove_files) {
-		res->action = PRUNE_LEFT;
-		fprintf(o->report, "%s: only code for GPUs dropped, %zu bytes; "
-			"left (--remove-files removes it)\n", path, in->len);
-		return 0;
-	}
-	res->action = PRUNE_REMOVED;
-	res->after = 0;
-	fprintf(o->report, "%s: %s, %zu bytes of code for GPUs dropped alone\n",
-		path, o->dry_run ? "would remove" : "removed", in->len);
-	if (o->dry_run)
-		return 0;
-	/* Every path of it in the tree: its hard links go too. */
-	for (size_t i = 0; i <= o->nlinks; i++) {
-		const char *p = i ? o->links[i - 1] : path;
-
-		if (unlink(p) < 0 && errno != ENOENT) {
-			res->action = PRUNE_FAILED;
-			rc = fail("cannot remove", p, "%s", strerror(errno));
-		}
-	}
-	return rc;
-}
-
-int prune_relink(struct options *o, const char *path)
-{
-	static unsigned serial;
-	int rc = 0;
-
-	/* Each other link becomes a link of the new file: made beside it
-	 * under a temporary name, renamed over it. */
-	for (size_t i = 0; i < o->nlinks; i++) {
-		const char *l = o->links[i], *slash = strrchr(l, '/');
-		int dir = slash ? (int)(slash - l + 1) : 0;
-		char *tmp;
-
-		if (asprintf(&tmp, "%.*s.%s.link%ld-%u", dir, l,
-			     slash ? slash + 1 : l, (long)getpid(),
-			     ++serial) < 0)
-			return fail("cannot relink", l, "out of memory");
-		if (link(path, tmp) < 0 || rename(tmp, l) < 0) {
-			rc = fail("cannot relink", l, "%s (it keeps the code "
-				  "pruned from '%s')", strerror(errno), path);
-			unlink(tmp);
-		}
-		free(tmp);
-	}
-	return rc;
-}
 
 /* ---- workers ---- */
 

@@ -1,7 +1,7 @@
-/* prune: what the prune applet's command (prune.c) and its walk over
- * trees (prune_tree.c, -r) share. */
-#ifndef APPLETS_PRUNE_H
-#define APPLETS_PRUNE_H
+/* prune_file: one file pruned, for the prune applet's command (prune.c)
+ * and its walk over trees (prune_tree.c, -r): the options they share. */
+#ifndef APPLETS_PRUNE_FILE_H
+#define APPLETS_PRUNE_FILE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,22 +44,16 @@ struct prune_result {
 	uint64_t before, after;	/* bytes of the file */
 };
 
-/* prune.c: prune path (in place, or as o says); with res (in a tree) a
- * file with no offload code or nothing to drop is skipped, and one of
- * dropped code alone goes to prune_remove.  0, or 1 after saying what
+/* Prune path (in place, or as o says) and say so; with res (in a tree)
+ * a file with no offload code or nothing to drop is skipped, a code object
+ * of a dropped GPU, or a bundle, CCOB or fatbin file keeping no device
+ * code, is removed (--remove-files) or left, and the file's other links in
+ * the tree are made links of the new one.  0, or 1 after saying what
  * failed. */
 int prune_one(struct options *o, const char *path, struct prune_result *res);
-
-/* prune_tree.c: a file that prune_plan found no offload code in, which
- * may be a code object itself; a file that holds only dropped code (one
- * line said with the bytes); the other links of a file replaced, made
- * links of the new one again; every file under the operands, in
- * parallel, with one summary line. */
-int prune_lone(struct options *o, const char *path, const struct io_in *in,
-	       struct prune_result *res);
-int prune_remove(struct options *o, const char *path, const struct io_in *in,
-		 struct prune_result *res);
-int prune_relink(struct options *o, const char *path);
-int prune_tree(struct options *o, char **paths, int n);
+/* What the file holds, shown to the selection and nothing else (errors
+ * are said when it is pruned); whether a rule of s took nothing. */
+void prune_look(struct options *o, const char *path);
+bool prune_unmatched(const struct select *s);
 
 #endif
