@@ -8,7 +8,8 @@
 # host and gfx90a code objects with the stand-in HIP runtime
 # (test/prune/stubhip.c; loaded in the sid root of test/refroot.sh, whose
 # glibc is new enough), and the tree takes at most 30% of its blocks.
-# Prints the times of du, prune -r and cp -a of the tree.
+# Prints the times of du, prune -r and cp -a of the tree, with its pages
+# in the page cache and out of it.
 #
 # Opt-in (make check-real): it needs the package, which it does not
 # download.  Fetch it once, with a private apt configuration, into
@@ -36,16 +37,41 @@ LIB=rocblas/2.47.0/library
 secs() { date +%s.%N; }
 took() { echo "$2 $1" | awk '{ printf "%.2f", $1 - $2 }'; }
 
-sync
+# Cold: the tree's pages out of the page cache first (its files alone,
+# POSIX_FADV_DONTNEED), as on a first look at an install.
+evict() {
+	sync
+	python3 -c 'import os, sys
+for d, _, fs in os.walk(sys.argv[1]):
+    for f in fs:
+        p = os.path.join(d, f)
+        if not os.path.islink(p):
+            fd = os.open(p, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)' "$1"
+}
+evict pkg
+t0=$(secs); cp -a pkg/$L cold; t1=$(secs)
+cp_cold=$(took "$t0" "$t1")
+rm -rf cold
 t0=$(secs); cp -a pkg/$L tree; t1=$(secs)
 cp_time=$(took "$t0" "$t1")
 t0=$(secs); offload du -q tree > du.txt; t1=$(secs)
 du_time=$(took "$t0" "$t1")
+evict tree
+t0=$(secs); offload du -q tree > /dev/null; t1=$(secs)
+du_cold=$(took "$t0" "$t1")
 blocks_before=$(du -s --block-size=512 tree | cut -f1)
+cp -a tree tree2
+evict tree2
+t0=$(secs); offload prune -r -q --keep gfx90a --remove-files tree2 > /dev/null; t1=$(secs)
+prune_cold=$(took "$t0" "$t1")
+rm -rf tree2
 t0=$(secs); offload prune -r -q --keep gfx90a --remove-files tree > prune.txt; rc=$?; t1=$(secs)
 prune_time=$(took "$t0" "$t1")
 blocks_after=$(du -s --block-size=512 tree | cut -f1)
-echo "cp -a: ${cp_time}s, du: ${du_time}s, prune -r: ${prune_time}s;" \
+echo "cold: cp -a ${cp_cold}s, du ${du_cold}s, prune -r ${prune_cold}s;" \
+	"hot: cp -a ${cp_time}s, du ${du_time}s, prune -r ${prune_time}s;" \
 	"blocks $blocks_before -> $blocks_after"
 cat du.txt prune.txt
 
