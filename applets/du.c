@@ -286,6 +286,17 @@ static void json_sum(const char *key, const struct sum *s)
 	       s->bytes, s->stored, s->entries, s->files);
 }
 
+/* Bytes that are neither device code nor host entries.  Entries of a
+ * compressed offload package count their decompressed size as stored (the
+ * package does not say each one's share), so the sum may pass the total:
+ * then 0. */
+static uint64_t other_bytes(const struct options *o)
+{
+	uint64_t code = o->device_stored + o->host.stored;
+
+	return o->total > code ? o->total - code : 0;
+}
+
 static void print_json(const struct options *o)
 {
 	fputs("{\"version\":1,\"targets\":[", stdout);
@@ -301,7 +312,7 @@ static void print_json(const struct options *o)
 	fputs("],", stdout);
 	json_sum("host", &o->host);
 	printf(",\"other\":{\"stored\":%" PRIu64 ",\"files\":%" PRIu64 "}",
-	       o->total - o->device_stored - o->host.stored, o->other_files);
+	       other_bytes(o), o->other_files);
 	printf(",\"total\":{\"stored\":%" PRIu64 ",\"files\":%" PRIu64
 	       ",\"errors\":%" PRIu64 "}", o->total, o->files, o->errors);
 	if (o->keep.n || o->drop.n) {
@@ -341,8 +352,7 @@ static void print_text(const struct options *o)
 		row_sum(&o->t[i].s, o->t[i].name);
 	row_sum(&o->host, "host");
 	snprintf(f, sizeof(f), "%" PRIu64, o->other_files);
-	row(o->total - o->device_stored - o->host.stored, "-", "-", f,
-	    "no device code");
+	row(other_bytes(o), "-", "-", f, "no device code");
 	snprintf(f, sizeof(f), "%" PRIu64, o->files);
 	row(o->total, "-", "-", f, "total");
 	if (o->keep.n || o->drop.n) {
