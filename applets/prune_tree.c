@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +100,9 @@ static void worker(struct options *o, const struct tree *t, size_t *next,
 {
 	int out = memfd_create("prune-out", 0), err = memfd_create("prune-err", 0);
 
+	/* The parent gone (killed alone), no file more: the signal takes
+	 * the one being written with it, its temporary removed. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	progress_init("prune", true);
 	if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(3);
@@ -206,7 +211,7 @@ static int run_workers(struct options *o, const struct tree *t,
 	int rc = 0;
 
 	if (next == MAP_FAILED || !pf || !pid || !d) {
-		rc = fail("cannot prune", ".", "out of memory");
+		rc = fail("cannot prune", label, "out of memory");
 		goto out;
 	}
 	*next = 0;
@@ -214,10 +219,16 @@ static int run_workers(struct options *o, const struct tree *t,
 	fflush(stdout);
 	fflush(stderr);
 	for (unsigned k = 0; k < nw; k++) {
-		int p[2];
+		int p[2] = { -1, -1 };
 
 		if (pipe2(p, O_CLOEXEC) < 0 || (pid[k] = fork()) < 0) {
-			rc = fail("cannot prune", ".", "%s", strerror(errno));
+			rc = fail("cannot prune", label, "%s", strerror(errno));
+			if (p[0] >= 0) {
+				close(p[0]);
+				close(p[1]);
+			}
+			pid[k] = 0;
+			nw = k;		/* the workers started do it all */
 			break;
 		}
 		if (pid[k] == 0) {
@@ -258,14 +269,17 @@ static int run_workers(struct options *o, const struct tree *t,
 				   !WIFEXITED(status) || WEXITSTATUS(status)))
 			rc = 1;
 	}
-	print_done(o, d, t->n, &shown, tot);
 	progress_show(t->n, t->n);
 	progress_end();
-	/* A worker that died took its file with it. */
-	if (shown < t->n) {
-		rc = fail("cannot prune", t->file[shown].path, "a worker "
-			  "stopped");
-		tot->failed += t->n - shown;
+	/* A worker that died took its file with it, and those it had not
+	 * taken yet if none was left. */
+	while (print_done(o, d, t->n, &shown, tot), shown < t->n) {
+		rc = fail("cannot prune", t->file[shown].path, "%s",
+			  nw ? "its worker stopped" : "no worker started");
+		tot->before += t->file[shown].size;
+		tot->after += t->file[shown].size;
+		tot->failed++;
+		shown++;
 	}
 out:
 	if (d)
