@@ -75,7 +75,7 @@ void ls_drop_unselected(struct rows *rs)
 void ls_describe_code(const struct row *r)
 {
 	const struct kernel_list *kl = r->kernels;
-	const char *target, *dashes;
+	const char *target;
 
 	if (!kl) {
 		char *why = applet_escape(r->kernels_why, strlen(r->kernels_why),
@@ -85,12 +85,10 @@ void ls_describe_code(const struct row *r)
 		free(why);
 		return;
 	}
-	/* "amdgcn-amd-amdhsa--gfx90a:xnack+": the target ID after the
-	 * triple (the metadata's, with its xnack and sramecc settings). */
-	target = kl->target[0] ? kl->target : kl->processor[0] ? kl->processor
-							    : "?";
-	if ((dashes = strstr(target, "--")))
-		target = dashes + 2;
+	/* The target ID after the triple (the metadata's, with its xnack
+	 * and sramecc settings). */
+	target = kl->target_id[0] ? kl->target_id : kl->target[0] ? kl->target
+		 : kl->processor[0] ? kl->processor : "?";
 	if (kl->source == KERNELS_PTX)
 		printf(": PTX %s for %s", kl->ptx_version[0] ? kl->ptx_version
 							    : "?", target);

@@ -60,7 +60,8 @@ static const char usage[] =
 	"                        a symbol table)\n"
 	"      --compression-level=N\n"
 	"                        level of the CCOBs compressed again (default:\n"
-	"                        3, the bundler's)\n"
+	"                        3, the bundler's) and of compressed offload\n"
+	"                        packages (default: zstd 5, zlib 6, LLVM 24's)\n"
 	"  -v, --verbose         name every entry dropped\n"
 	"  -q, --quiet           no progress line (shown on a terminal while CCOBs\n"
 	"                        are inflated)\n"
@@ -157,7 +158,7 @@ int prune_main(int argc, char **argv)
 						 "number from 1 to 22");
 				goto out;
 			}
-			o.level = (int)level;
+			o.level = o.package_level = (int)level;
 			break;
 		}
 		case 'h':

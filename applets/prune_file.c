@@ -197,8 +197,8 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 {
 	struct prune_opts po = {
 		.keep = keep_entry, .seen = seen_entry, .ctx = o,
-		.level = o->level, .keep_layout = o->keep_layout,
-		.shrink = o->shrink,
+		.level = o->level, .package_level = o->package_level,
+		.keep_layout = o->keep_layout, .shrink = o->shrink,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};

@@ -17,7 +17,7 @@ struct options {
 	bool in_place, dry_run, allow_empty, keep_layout;
 	enum prune_shrink shrink;
 	bool verbose, quiet;
-	int level;
+	int level, package_level;	/* package_level: 0 unless given */
 	const char *file;	/* the one being pruned, for -v */
 	FILE *report;		/* stdout, or stderr when the output is */
 	uint64_t host_bytes;	/* of the host entries of the file */

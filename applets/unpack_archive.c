@@ -1,7 +1,9 @@
 /* unpack-archive: split heterogeneous device archives (archives of bundled
  * objects, as -fgpu-rdc builds make) into one archive per GPU target, the
  * archives LLVM's clang-offload-bundler --unbundle --type=a writes, with a
- * command line that needs no knowledge of the bundler's. */
+ * command line that needs no knowledge of the bundler's; and archives of
+ * objects carrying offload packages (LLVM 23's -fgpu-rdc, OpenMP) as
+ * LLVM 23's llvm-offload-binary --archive writes their images. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +17,16 @@
 #include "../core/outnames.h"
 #include "../core/select.h"
 #include "../core/target.h"
+#include "../core/triple.h"
 #include "../formats/devarchive.h"
+#include "../formats/package.h"
 
 static const char usage[] =
 	"Usage: offload unpack-archive [-o DIR] [-t PATTERN]... [-l] [-v] ARCHIVE...\n"
 	"Split each ARCHIVE of bundled objects (or bundles) into one archive per\n"
-	"GPU target, as clang-offload-bundler --unbundle --type=a writes them.\n"
+	"GPU target, as clang-offload-bundler --unbundle --type=a writes them;\n"
+	"the images of objects' offload packages as llvm-offload-binary writes\n"
+	"an archive of them.\n"
 	"\n"
 	"  -l, --list          list the targets each ARCHIVE holds, with the\n"
 	"                      number of code objects for each, and write nothing\n"
@@ -120,15 +126,128 @@ static char *output_name(const char *dir, const char *archive, const char *id)
 	return name;
 }
 
+/* Whether the bundler takes the entry of ID id for request, a triple of
+ * LLVM 24's amdgpu with a sub-architecture read as amdgcn (as LLVM 23's
+ * and 24's bundlers read it; the request is parsed so already). */
+static bool compatible(const char *id, size_t len, const struct target *request,
+		       bool hip_openmp)
+{
+	size_t n = len;
+	char *spelled = target_amdgcn_spelling(id, len, &n);
+	struct target t;
+	bool ok;
+
+	if (target_parse_entry(&t, spelled ? spelled : id, n) < 0) {
+		free(spelled);
+		return false;
+	}
+	ok = target_compatible(&t, request, hip_openmp);
+	target_free(&t);
+	free(spelled);
+	return ok;
+}
+
+/* What read_archive's walk of the package images needs. */
+struct walk {
+	const struct options *o;
+	const char *path;
+	struct held *held;
+	const struct target *request;
+	struct devarchive_member **m;
+	size_t *n;
+};
+
+/* A package image's ID made the bundler's way, standardised
+ * (<kind>-<triple>--<target ID> for AMDHSA): malloc'd, or NULL with e
+ * set. */
+static char *image_id(const struct devarchive_image *im, struct err *e)
+{
+	size_t tlen = 0, alen = 0;
+	const char *triple = package_get(im->img, "triple", 6, &tlen);
+	const char *arch = package_get(im->img, "arch", 4, &alen);
+	const char *kind = im->img->offload_kind == PACKAGE_OFK_HIP_LLVM20
+			   ? "hip"
+			   : package_offload_kind_describe(im->img->offload_kind);
+	char *norm, *id, *std;
+	struct target tg;
+
+	if (!triple || !tlen || memchr(triple, 0, tlen) ||
+	    (arch && memchr(arch, 0, alen))) {
+		err_set(e, "member '%.*s': an image without a triple",
+			(int)im->file_len, im->file);
+		return NULL;
+	}
+	if (!(norm = triple_normalize(triple, tlen, 4, e)))
+		return NULL;
+	if (asprintf(&id, "%s-%s-%.*s", kind, norm, (int)alen,
+		     arch ? arch : "") < 0) {
+		free(norm);
+		err_set(e, "out of memory");
+		return NULL;
+	}
+	free(norm);
+	if (target_parse(&tg, id, strlen(id)) < 0) {
+		err_set(e, "member '%.*s': an image's ID '%s' does not split as "
+			"a bundle ID", (int)im->file_len, im->file, id);
+		free(id);
+		return NULL;
+	}
+	std = target_standard(&tg, e);
+	target_free(&tg);
+	free(id);
+	return std;
+}
+
+/* One package image: counted, and kept for w->request when compatible
+ * (named as its member, as llvm-offload-binary --archive names it). */
+static int walk_image(void *ctx, const struct devarchive_image *im,
+		      struct err *e)
+{
+	struct walk *w = ctx;
+	char *std = image_id(im, e);
+	int rc = -1;
+
+	if (!std)
+		return -1;
+	if (w->held && held_add(w->held, std) < 0) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	if (w->request && compatible(std, strlen(std), w->request,
+				     w->o->hip_openmp)) {
+		struct devarchive_member *grown =
+			realloc(*w->m, (*w->n + 1) * sizeof(**w->m));
+
+		if (!grown) {
+			err_set(e, "out of memory");
+			goto out;
+		}
+		*w->m = grown;
+		grown[*w->n] = (struct devarchive_member){
+			strndup(im->file, im->file_len), im->data, im->len };
+		if (!grown[(*w->n)++].name) {
+			err_set(e, "out of memory");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(std);
+	return rc;
+}
+
 /* Every entry of the archive: counted per target, and for the archive of
- * request (when not NULL) kept if compatible. */
+ * request (when not NULL) kept if compatible.  Bundle entries first, as
+ * the bundler reads them, then the images of offload packages, as
+ * llvm-offload-binary does. */
 static int read_archive(const struct options *o, const char *path,
 			const struct io_in *in, struct held *held,
 			const struct target *request, const char *request_id,
 			struct devarchive_member **m, size_t *n)
 {
-	struct devarchive_reader r;
+	struct devarchive_reader r, images;
 	struct devarchive_entry ent;
+	bool images_open = false;
 	struct err e;
 	int more, rc = 1;
 
@@ -152,7 +271,8 @@ static int read_archive(const struct options *o, const char *path,
 			goto out;
 		}
 		free(std);
-		if (request && target_compatible(&got, request, o->hip_openmp)) {
+		if (request && compatible(ent.id, ent.id_len, request,
+					  o->hip_openmp)) {
 			const uint8_t *data;
 			size_t len;
 			struct devarchive_member *grown =
@@ -182,6 +302,21 @@ static int read_archive(const struct options *o, const char *path,
 		fail(path, "%s", e.msg);
 		goto out;
 	}
+	{
+		struct walk w = { o, path, held, request, m, n };
+
+		if (devarchive_open(&images, in->data, in->len, &o->limits,
+				    &e) < 0) {
+			fail(path, "%s", e.msg);
+			goto out;
+		}
+		images_open = true;
+		devarchive_set_path(&images, path);
+		if (devarchive_images(&images, walk_image, &w, &e) < 0) {
+			fail(path, "%s", e.msg);
+			goto out;
+		}
+	}
 	rc = 0;
 out:
 	/* The members' bytes may live in r: write before closing it. */
@@ -205,6 +340,8 @@ out:
 		io_out_discard(&out);
 	}
 	devarchive_close(&r);
+	if (images_open)
+		devarchive_close(&images);
 	return rc;
 }
 
@@ -297,8 +434,8 @@ static int unpack(struct options *o, const char *path)
 	for (size_t i = 0; i < nwant; i++) {
 		struct target req;
 		struct devarchive_member *m = NULL;
-		size_t n = 0;
-		char *id;
+		size_t n = 0, slen;
+		char *id, *spelled;
 		int failed;
 
 		if (target_parse(&req, want[i], strlen(want[i])) < 0) {
@@ -307,7 +444,20 @@ static int unpack(struct options *o, const char *path)
 			     want[i]);
 			goto out;
 		}
-		if (!(id = target_standard(&req, &e))) {
+		id = target_standard(&req, &e);
+		/* Matched as amdgcn, named as asked. */
+		if ((spelled = target_amdgcn_spelling(want[i], strlen(want[i]),
+						      &slen))) {
+			target_free(&req);
+			if (target_parse(&req, spelled, slen) < 0) {
+				free(spelled);
+				free(id);
+				fail(path, "out of memory");
+				goto out;
+			}
+			free(spelled);
+		}
+		if (!id) {
 			target_free(&req);
 			fail(path, "%s", e.why);
 			goto out;

@@ -187,19 +187,49 @@ static const char *raw_tid(const char *id, size_t len, size_t *tid_len)
 	return id + len;
 }
 
+char *target_amdgcn_spelling(const char *id, size_t len, size_t *out_len)
+{
+	const char *kind_end = memchr(id, '-', len), *arch, *arch_end;
+	char *buf;
+
+	if (!kind_end)
+		return NULL;
+	arch = kind_end + 1;
+	arch_end = memchr(arch, '-', len - (size_t)(arch - id));
+	if (!arch_end || arch_end - arch < 6 || memcmp(arch, "amdgpu", 6) ||
+	    !(buf = malloc(len + 7)))
+		return NULL;
+	memcpy(buf, id, (size_t)(arch - id));
+	memcpy(buf + (arch - id), "amdgcn", 6);
+	memcpy(buf + (arch - id) + 6, arch_end, len - (size_t)(arch_end - id));
+	*out_len = (size_t)(arch - id) + 6 + (len - (size_t)(arch_end - id));
+	buf[*out_len] = 0;
+	return buf;
+}
+
+/* id itself, or its amdgcn spelling (*buf, malloc'd). */
+static const char *amdgcn_spelled(const char *id, size_t *len, char **buf)
+{
+	*buf = target_amdgcn_spelling(id, *len, len);
+	return *buf ? *buf : id;
+}
+
 bool target_loadable(const char *entry, size_t entry_len, const char *request,
 		     size_t request_len)
 {
 	struct target e, r;
 	const char *etid, *rtid;
+	char *ebuf, *rbuf;
 	size_t elen, rlen;
-	bool ok;
+	bool ok = false;
 
+	entry = amdgcn_spelled(entry, &entry_len, &ebuf);
+	request = amdgcn_spelled(request, &request_len, &rbuf);
 	if (target_parse(&e, entry, entry_len) < 0)
-		return false;
+		goto out;
 	if (target_parse(&r, request, request_len) < 0) {
 		target_free(&e);
-		return false;
+		goto out;
 	}
 	etid = raw_tid(entry, entry_len, &elen);
 	rtid = raw_tid(request, request_len, &rlen);
@@ -208,5 +238,8 @@ bool target_loadable(const char *entry, size_t entry_len, const char *request,
 	     (rlen == 0 ? elen == 0 : targetid_loadable(etid, elen, rtid, rlen));
 	target_free(&e);
 	target_free(&r);
+out:
+	free(ebuf);
+	free(rbuf);
 	return ok;
 }

@@ -43,10 +43,20 @@ bool target_is_hip(const struct target *tg);	/* hip or hipv4 */
 bool target_compatible(const struct target *entry, const struct target *request,
 		       bool hip_openmp_compatible);
 
+/* An ID whose triple's architecture is amdgpu with a sub-architecture
+ * ("hip-amdgpu9.0a-amd-amdhsa--gfx90a", LLVM 24), spelled with amdgcn,
+ * the architecture LLVM 23's and 24's Triple read it as (their bundlers
+ * match an amdgcn ID to it and back, whatever the sub-architecture):
+ * malloc'd and NUL-terminated, its length in *out_len; NULL for any
+ * other ID (or out of memory). */
+char *target_amdgcn_spelling(const char *id, size_t len, size_t *out_len);
+
 /* Whether a loader asked for the whole ID request would take the entry:
  * kinds the same (hip and hipv4 alike), triples compatible, target IDs
  * loadable (targetid_loadable; an empty request ID takes only an empty
- * one).  Both must split as IDs (target_parse). */
+ * one).  Both must split as IDs (target_parse).  A triple of LLVM 23's
+ * amdgpu architecture with a sub-architecture ("amdgpu9.0a-amd-amdhsa")
+ * is the amdgcn one, as LLVM 23 and 24 read it. */
 bool target_loadable(const char *entry, size_t entry_len, const char *request,
 		     size_t request_len);
 

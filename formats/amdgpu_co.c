@@ -387,13 +387,22 @@ static int read_metadata(struct co *c, const uint8_t *desc, size_t dlen,
 		    t->via.str.size : sizeof(l->target) - 1;
 		memcpy(l->target, t->via.str.ptr, n);
 		l->target[n] = 0;
-		/* amdgcn-amd-amdhsa--gfx90a:xnack+: the processor follows
-		 * the triple's four parts. */
-		if ((dash = strstr(l->target, "--"))) {
-			size_t plen = strcspn(dash + 2, ":");
+		/* The target ID follows the triple's four parts, whatever
+		 * they are ("amdgcn-amd-amdhsa--", LLVM 23's
+		 * "amdgcn-amd-amdhsa-unknown-", LLVM 24's
+		 * "amdgpu9.0a-amd-amdhsa-unknown-"). */
+		dash = l->target;
+		for (int d = 0; d < 4 && dash; d++)
+			if ((dash = strchr(dash, '-')))
+				dash++;
+		if (dash && *dash) {
+			size_t tlen = strlen(dash);
+			size_t plen = strcspn(dash, ":");
 
+			if (tlen < sizeof(l->target_id))
+				memcpy(l->target_id, dash, tlen + 1);
 			if (plen < sizeof(l->processor)) {
-				memcpy(l->processor, dash + 2, plen);
+				memcpy(l->processor, dash, plen);
 				l->processor[plen] = 0;
 			}
 		}

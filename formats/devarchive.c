@@ -6,6 +6,7 @@
 #include "coff.h"
 #include "devarchive.h"
 #include "magic.h"
+#include "../core/elfscan.h"
 
 /* Prefix e's message (err_set cannot read and write e->msg at once). */
 static int wrap(struct err *e, const char *fmt, int n, const char *s)
@@ -376,4 +377,93 @@ out:
 	free(piece);
 	free(am);
 	return rc;
+}
+
+/* ---- offload packages ---- */
+
+/* The images of the packages in buf[0, len) (a section, or a member that
+ * is packages) handed to each; inflated ones copied to r's heap. */
+static int member_packages(struct devarchive_reader *r, const uint8_t *buf,
+			   size_t len,
+			   int (*each)(void *, const struct devarchive_image *,
+				       struct err *),
+			   void *ctx, struct err *e)
+{
+	const struct package_limits lim = { r->limits->max_ratio,
+					    r->limits->max_size };
+	struct package_list l = { 0 };
+	int rc = -1;
+
+	if (package_scan(buf, len, &lim, &l, e) < 0) {
+		wrap(e, "member '%.*s': %s", (int)r->file_len, r->file);
+		goto out;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		struct devarchive_image im = {
+			.file = r->file, .file_len = r->file_len, .img = &l.v[i],
+			.data = l.v[i].image, .len = (size_t)l.v[i].image_size,
+		};
+
+		if (l.v[i].inflated) {
+			uint8_t *copy = malloc(im.len ? im.len : 1);
+
+			if (!copy || keep_heap(r, copy) < 0) {
+				free(copy);
+				err_set(e, "out of memory");
+				goto out;
+			}
+			memcpy(copy, im.data, im.len);
+			im.data = copy;
+		}
+		if (each(ctx, &im, e) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	package_list_free(&l);
+	return rc;
+}
+
+int devarchive_images(struct devarchive_reader *r,
+		      int (*each)(void *ctx, const struct devarchive_image *im,
+				  struct err *e),
+		      void *ctx, struct err *e)
+{
+	struct ar_member m;
+	int more;
+
+	while ((more = ar_next(&r->ar, &m, e)) == 1) {
+		const uint8_t *data = r->ar.buf + m.offset;
+		size_t len = (size_t)m.size;
+		struct elfscan s;
+
+		r->file = path_filename(m.name, m.name_len, &r->file_len);
+		if (m.thin && open_thin(r, &m, &data, &len, e) < 0)
+			return -1;
+		if (package_is(data, len)) {
+			if (member_packages(r, data, len, each, ctx, e) < 0)
+				return -1;
+			continue;
+		}
+		if (!elfscan_is_elf(data, len))
+			continue;
+		if (elfscan_open(&s, data, len, e) < 0)
+			return wrap(e, "member '%.*s': %s", (int)r->file_len,
+				    r->file);
+		for (size_t i = 1; i < s.n; i++) {
+			uint64_t size;
+			const uint8_t *bytes;
+
+			if (s.sec[i].type != ELFSCAN_SHT_LLVM_OFFLOADING)
+				continue;
+			bytes = elfscan_bytes(&s, data, i, &size);
+			if (member_packages(r, bytes, (size_t)size, each, ctx,
+					    e) < 0) {
+				elfscan_free(&s);
+				return -1;
+			}
+		}
+		elfscan_free(&s);
+	}
+	return more;
 }

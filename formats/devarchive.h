@@ -1,7 +1,10 @@
 /* devarchive: heterogeneous device archives, as LLVM 22's bundler reads
  * and writes them: an archive whose members are bundles (object, binary or
  * compressed) is read entry by entry, and the entries for one target are
- * written as a GNU archive with LLVM's member names and symbol table. */
+ * written as a GNU archive with LLVM's member names and symbol table.
+ * Archives of objects carrying offload packages (OpenMP, and HIP
+ * -fgpu-rdc since LLVM 23) are read image by image as LLVM 23's
+ * llvm-offload-binary reads them. */
 #ifndef FORMATS_DEVARCHIVE_H
 #define FORMATS_DEVARCHIVE_H
 
@@ -12,6 +15,7 @@
 #include "ar.h"
 #include "bundle.h"
 #include "ccob.h"
+#include "package.h"
 #include "../core/err.h"
 #include "../core/io.h"
 
@@ -89,6 +93,26 @@ int devarchive_member_ids(const uint8_t *buf, size_t len,
 			  int (*each)(void *ctx, const char *file,
 				      size_t file_len, char **ids, size_t n),
 			  void *ctx, struct err *e);
+
+/* One image of an offload package in a member, as LLVM 23's
+ * llvm-offload-binary reads an archive's: the packages of an ELF member's
+ * SHT_LLVM_OFFLOADING sections, or of a member that is packages. */
+struct devarchive_image {
+	const char *file;	/* the member's file name (no directory) */
+	size_t file_len;
+	const struct package_image *img;	/* its metadata */
+	const uint8_t *data;	/* its bytes, inflated: valid until */
+	size_t len;		/* devarchive_close */
+};
+
+/* Each image of the packages of the archive r was opened on (a reader of
+ * its own: not one devarchive_next reads), members in order, images in
+ * package order; each returns 0 to go on, or -1 (its error in e).  A
+ * member whose packages are damaged is an error naming it. */
+int devarchive_images(struct devarchive_reader *r,
+		      int (*each)(void *ctx, const struct devarchive_image *im,
+				  struct err *e),
+		      void *ctx, struct err *e);
 
 /* A member of a device archive to write. */
 struct devarchive_member {

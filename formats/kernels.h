@@ -62,10 +62,14 @@ struct kernel {
 struct kernel_list {
 	enum kernel_source source;
 	/* AMDGPU: code object version (from EI_ABIVERSION), the target of
-	 * its metadata ("amdgcn-amd-amdhsa--gfx90a:xnack+") and processor
+	 * its metadata as written, the target ID after that target's four
+	 * triple parts ("gfx90a:xnack+" of LLVM 22's
+	 * "amdgcn-amd-amdhsa--gfx90a:xnack+", LLVM 23's
+	 * "amdgcn-amd-amdhsa-unknown-gfx90a:xnack+" and LLVM 24's
+	 * "amdgpu9.0a-amd-amdhsa-unknown-gfx90a:xnack+") and its processor
 	 * ("gfx90a"); cubins: "sm_80"; PTX: ".target" as written. */
 	unsigned co_version;
-	char target[96], processor[32];
+	char target[96], target_id[64], processor[32];
 	/* PTX: .version */
 	char ptx_version[16];
 	struct kernel *v;

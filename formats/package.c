@@ -142,6 +142,146 @@ out:
 	return rc;
 }
 
+int package_write_multi_head(unsigned version, const struct package_meta *m,
+			     const uint32_t *flags, const uint64_t *sizes,
+			     size_t n, uint8_t **head,
+			     size_t *head_len, uint64_t *image_off,
+			     size_t *tail_pad, struct err *e)
+{
+	struct strtab tab = { 0 };
+	uint64_t header = version == 2 ? V2_HEADER : V3_HEADER;
+	uint64_t nrec = 0, rec_off, strtab_off, data_off, at, total;
+	uint8_t *h = NULL;
+	int rc = -1;
+
+	*head = NULL;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < m[i].nstrings; k++)
+			if (strtab_add(&tab, m[i].strings[k].key,
+				       m[i].strings[k].key_len) < 0 ||
+			    strtab_add(&tab, m[i].strings[k].value,
+				       m[i].strings[k].value_len) < 0)
+				goto nomem;
+		nrec += m[i].nstrings;
+	}
+	if (strtab_finalize(&tab) < 0)
+		goto nomem;
+	rec_off = header + (uint64_t)n * PACKAGE_ENTRY;
+	strtab_off = rec_off + nrec * V2_RECORD;
+	data_off = align8(strtab_off + tab.size);
+	at = data_off;
+	for (size_t i = 0; i < n; i++) {
+		if (sizes[i] > UINT64_MAX - 8 - at) {
+			err_set(e, "images of more than 2^64 bytes cannot be "
+				"packaged");
+			goto out;
+		}
+		image_off[i] = at;
+		at += sizes[i];
+	}
+	total = align8(at);
+	if (data_off > SIZE_MAX || !(h = calloc(1, (size_t)data_off)))
+		goto nomem;
+	memcpy(h, magic, 4);
+	put_le(h + 4, version, 4);
+	put_le(h + 8, total, 8);
+	put_le(h + 16, header, 8);
+	put_le(h + 24, n, 8);
+	for (size_t i = 0, r = 0; i < n; i++) {
+		uint8_t *ent = h + header + i * PACKAGE_ENTRY;
+
+		put_le(ent, m[i].image_kind, 2);
+		put_le(ent + 2, m[i].offload_kind, 2);
+		put_le(ent + 4, flags ? flags[i] : 0, 4);
+		put_le(ent + 8, rec_off + r * V2_RECORD, 8);
+		put_le(ent + 16, m[i].nstrings, 8);
+		put_le(ent + 24, image_off[i], 8);
+		put_le(ent + 32, sizes[i], 8);
+		for (size_t k = 0; k < m[i].nstrings; k++, r++) {
+			const struct package_string *s = &m[i].strings[k];
+			uint8_t *rec = h + rec_off + r * V2_RECORD;
+
+			put_le(rec, strtab_off + strtab_offset(&tab, s->key,
+							       s->key_len), 8);
+			put_le(rec + 8, strtab_off + strtab_offset(&tab, s->value,
+								   s->value_len), 8);
+			put_le(rec + 16, s->value_len, 8);
+		}
+	}
+	strtab_write(&tab, h + strtab_off);
+	*head = h;
+	*head_len = (size_t)data_off;
+	*tail_pad = (size_t)(total - at);
+	h = NULL;
+	rc = 0;
+	goto out;
+nomem:
+	err_set(e, "out of memory");
+out:
+	free(h);
+	strtab_free(&tab);
+	return rc;
+}
+
+enum package_codec package_codec_of(const uint8_t *bin, size_t len)
+{
+	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+	return len >= V3_HEADER + 4 && !memcmp(bin + V3_HEADER, zstd_magic, 4)
+	       ? PACKAGE_ZSTD : PACKAGE_ZLIB;
+}
+
+int package_compress(const uint8_t *bin, size_t len, enum package_codec codec,
+		     int level, uint8_t **out, size_t *out_len, struct err *e)
+{
+	size_t body, bound, packed;
+	uint8_t *o;
+
+	*out = NULL;
+	if (len < V3_HEADER)
+		return err_set(e, "a binary of %zu bytes has no version 3 "
+			       "header", len);
+	body = len - V3_HEADER;
+	if (codec == PACKAGE_ZSTD) {
+		bound = ZSTD_compressBound(body);
+	} else {
+		uLong b = compressBound((uLong)body);
+
+		bound = (size_t)b;
+	}
+	if (bound > SIZE_MAX - V3_HEADER - 8 ||
+	    !(o = calloc(1, V3_HEADER + bound + 8)))
+		return err_set(e, "out of memory");
+	if (codec == PACKAGE_ZSTD) {
+		/* One frame, its content size in its header, no checksum:
+		 * what ZSTD_compress2 makes with only the level set. */
+		packed = ZSTD_compress(o + V3_HEADER, bound, bin + V3_HEADER,
+				       body, level);
+		if (ZSTD_isError(packed)) {
+			err_set(e, "zstd: %s", ZSTD_getErrorName(packed));
+			free(o);
+			return -1;
+		}
+	} else {
+		uLongf got = (uLongf)bound;
+		int zr = compress2(o + V3_HEADER, &got, bin + V3_HEADER,
+				   (uLong)body, level);
+
+		if (zr != Z_OK) {
+			err_set(e, "zlib: %s", zError(zr));
+			free(o);
+			return -1;
+		}
+		packed = (size_t)got;
+	}
+	memcpy(o, bin, V3_HEADER);
+	put_le(o + 8, V3_HEADER + packed, 8);
+	put_le(o + 32, len, 8);
+	*out = o;
+	*out_len = (size_t)align8(V3_HEADER + packed);
+	return 0;
+}
+
 /* ---- reading ---- */
 
 bool package_is(const uint8_t *buf, size_t len)

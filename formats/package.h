@@ -88,6 +88,36 @@ int package_write_head(const struct package_meta *m, uint64_t image_size,
 		       uint8_t **head, size_t *head_len, size_t *tail_pad,
 		       struct err *e);
 
+/* ---- writing versions 2 and 3 (many images in one binary) ---- */
+
+/* The bytes of a version 2 (LLVM 23) or uncompressed version 3 (LLVM 24)
+ * binary of n images that come before the images, as those LLVMs'
+ * OffloadBinary::write lays them out: the header (32 bytes, or 40 with a
+ * zero inflated size), n entries, every image's 24-byte string records
+ * in turn, one string table of them all, zeros to a multiple of 8; then
+ * the images back to back (sizes[i] bytes each, unaligned) and *tail_pad
+ * zeros to a multiple of 8.  The image offsets are in *image_off (n of
+ * them, the caller's).  flags: each entry's, or NULL for zeros. */
+int package_write_multi_head(unsigned version, const struct package_meta *m,
+			     const uint32_t *flags, const uint64_t *sizes,
+			     size_t n, uint8_t **head,
+			     size_t *head_len, uint64_t *image_off,
+			     size_t *tail_pad, struct err *e);
+
+enum package_codec { PACKAGE_ZSTD, PACKAGE_ZLIB };
+/* The codec of a compressed version-3 binary: what its stream after the
+ * header starts with (zstd's magic, else zlib), as LLVM 24 tells. */
+enum package_codec package_codec_of(const uint8_t *bin, size_t len);
+/* A whole uncompressed version-3 binary bin[0, len) compressed as LLVM
+ * 24's OffloadBinary::write does: its 40-byte header, the header's size
+ * the compressed binary's and its inflated size len, then everything past
+ * the header in one zstd frame (no checksum) or zlib stream at level,
+ * then zeros to a multiple of 8 (not counted in the size).  LLVM's
+ * default levels: zstd 5, zlib 6.  *out malloc'd. */
+int package_compress(const uint8_t *bin, size_t len, enum package_codec codec,
+		     int level, uint8_t **out, size_t *out_len, struct err *e);
+enum { PACKAGE_ZSTD_LEVEL = 5, PACKAGE_ZLIB_LEVEL = 6 };
+
 /* ---- reading (versions 1, 2 and 3) ---- */
 
 /* One image found by package_scan. */

@@ -66,6 +66,9 @@ struct prune_opts {
 	void (*seen)(void *ctx, const struct prune_entry *en, bool kept);
 	void *ctx;
 	int level;		/* compression level of recompressed CCOBs */
+	/* That of compressed offload packages written again; 0: LLVM 24's
+	 * default (zstd 5, zlib 6). */
+	int package_level;
 	bool keep_layout;	/* a linked file's freed bytes stay, zero */
 	/* Where a linked file's new program headers go (elf_shrink.h). */
 	enum prune_shrink shrink;
@@ -175,8 +178,8 @@ struct prune_member {
 };
 
 /* Plan the prune of the file in buf.  Files this cannot prune are errors
- * that say why (packages of versions 2 and 3 are not pruned yet, thin
- * archives never; a file with no offload code at all).  An archive's
+ * that say why (thin archives are never pruned; a file with no offload
+ * code at all).  An archive's
  * members are pruned each as a file; members with no offload code stay. */
 int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e);

@@ -10,6 +10,7 @@
 #include "nvfatbin.h"
 #include "package.h"
 #include "prune_impl.h"
+#include "../core/bytes.h"
 
 /* ---- entries ---- */
 
@@ -415,7 +416,7 @@ static int prune_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 /* ---- offload packages ---- */
 
 /* Whether the image of a package whose bytes start at file offset base
- * is kept: 1 kept, 0 dropped, -1 (p->e set) when it cannot be pruned. */
+ * is kept: 1 kept, 0 dropped, -1 (p->e set) when out of memory. */
 int prune_decide_image(struct pruner *p, const struct package_image *img,
 		       uint64_t base)
 {
@@ -423,11 +424,6 @@ int prune_decide_image(struct pruner *p, const struct package_image *img,
 	struct prune_entry pe = { .size = img->image_size };
 	char id[256];
 
-	if (img->version != 1 || img->inflated)
-		return err_set(p->e, "package at offset %llu: version %u "
-			       "packages are not pruned yet",
-			       (unsigned long long)(base + img->binary_offset),
-			       img->version);
 	pe.sel.triple = package_get(img, "triple", 6, &pe.sel.triple_len);
 	pe.sel.arch = package_get(img, "arch", 4, &pe.sel.arch_len);
 	snprintf(id, sizeof(id), "%s-%.*s-%.*s", kind,
@@ -442,44 +438,160 @@ int prune_decide_image(struct pruner *p, const struct package_image *img,
 	return prune_decide(p, &pe);
 }
 
-/* The packages (version 1: one image each) that fill buf[0, len), at file
- * offset base: 1 with the kept ones as pieces in *pt, 0 when all stay. */
+size_t prune_package_span(const uint8_t *bin, size_t rem)
+{
+	uint64_t size = get_le(bin + 8, 8);
+
+	/* A compressed binary's size leaves out its padding to 8. */
+	if (get_le(bin + 4, 4) != 1)
+		size = (size + PACKAGE_ALIGN - 1) & ~(uint64_t)(PACKAGE_ALIGN - 1);
+	return size < rem ? (size_t)size : rem;
+}
+
+/* Pieces of a patch being built, their literal bytes in one buffer (lit
+ * holds an offset into it until the end). */
+struct pieces {
+	struct prune_piece *v;
+	size_t n, cap;
+	struct membuf lits;
+};
+
+static int add_piece(struct pieces *ps, const struct prune_piece *pc,
+		     struct err *e)
+{
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 8;
+		struct prune_piece *v = realloc(ps->v, cap * sizeof(*v));
+
+		if (!v)
+			return err_code_set(e, ERR_NOMEM, "out of memory");
+		ps->v = v;
+		ps->cap = cap;
+	}
+	ps->v[ps->n++] = *pc;
+	return 0;
+}
+
+/* The binary bin[0, span) (its images l[0, n), file offsets from base)
+ * written again with the kept of its images, as the LLVM that
+ * writes that version would write them: a version 2 or 3 binary's head
+ * made anew, the images copied from the file; a compressed one inflated,
+ * rebuilt and compressed again (LLVM's codec and default level, or
+ * level when not 0). */
+static int rewrite_binary(struct pruner *p, struct pieces *ps,
+			  const uint8_t *bin, size_t span,
+			  const struct package_image *l, const bool *kept,
+			  size_t n, uint64_t base, int level)
+{
+	struct package_meta *m = calloc(n, sizeof(*m));
+	uint64_t *sizes = calloc(n, sizeof(*sizes));
+	uint64_t *offs = calloc(n, sizeof(*offs));
+	uint32_t *flags = calloc(n, sizeof(*flags));
+	uint8_t *head = NULL, *packed = NULL;
+	size_t k = 0, head_len, tail, packed_len;
+	struct membuf whole = { 0 };
+	int rc = -1;
+
+	if (!m || !sizes || !offs || !flags) {
+		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!kept[i])
+			continue;
+		m[k] = (struct package_meta){ l[i].image_kind, l[i].offload_kind,
+					      l[i].strings, l[i].nstrings };
+		flags[k] = l[i].flags;
+		sizes[k++] = l[i].image_size;
+	}
+	if (package_write_multi_head(l[0].version, m, flags, sizes, k, &head,
+				     &head_len, offs, &tail, p->e) < 0)
+		goto out;
+	if (!l[0].inflated) {
+		struct prune_piece pc = { .lit = (const uint8_t *)(uintptr_t)
+						 ps->lits.len,
+					  .lit_len = head_len };
+
+		if (prune_mem_put(&ps->lits, head, head_len, p->e) < 0 ||
+		    add_piece(ps, &pc, p->e) < 0)
+			goto out;
+		for (size_t i = 0; i < n; i++) {
+			if (!kept[i])
+				continue;
+			pc = (struct prune_piece){
+				.data = l[i].image, .data_len = l[i].image_size,
+				.from_file = true,
+				.src = base + l[i].image_offset,
+			};
+			if (add_piece(ps, &pc, p->e) < 0)
+				goto out;
+		}
+		pc = (struct prune_piece){ .pad = tail };
+		rc = tail ? add_piece(ps, &pc, p->e) : 0;
+		goto out;
+	}
+	/* Compressed: the whole binary in memory, then compressed. */
+	if (prune_mem_put(&whole, head, head_len, p->e) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (kept[i] && prune_mem_put(&whole, l[i].image,
+					     (size_t)l[i].image_size, p->e) < 0)
+			goto out;
+	{
+		static const uint8_t zeros[8];
+
+		if (prune_mem_put(&whole, zeros, tail, p->e) < 0)
+			goto out;
+	}
+	{
+		enum package_codec codec = package_codec_of(bin, span);
+		struct prune_piece pc;
+
+		if (!level)
+			level = codec == PACKAGE_ZSTD ? PACKAGE_ZSTD_LEVEL
+						      : PACKAGE_ZLIB_LEVEL;
+		if (codec == PACKAGE_ZLIB && level > 9)
+			level = 9;	/* zlib's highest */
+		if (package_compress(whole.p, whole.len, codec, level, &packed,
+				     &packed_len, p->e) < 0)
+			goto out;
+		pc = (struct prune_piece){ .lit = (const uint8_t *)(uintptr_t)
+						  ps->lits.len,
+					   .lit_len = packed_len };
+		if (prune_mem_put(&ps->lits, packed, packed_len, p->e) < 0 ||
+		    add_piece(ps, &pc, p->e) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(m);
+	free(sizes);
+	free(offs);
+	free(flags);
+	free(head);
+	free(packed);
+	free(whole.p);
+	return rc;
+}
+
+/* The packages that fill buf[0, len), at file offset base: 1 with the
+ * kept ones as pieces in *pt, 0 when all stay.  A binary whose images all
+ * stay is copied, one whose images all go is left out, and one of several
+ * images (version 2 or 3) that keeps some is written again with them. */
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
-			  uint64_t base, struct prune_patch *pt)
+		   uint64_t base, struct prune_patch *pt)
 {
 	const struct package_limits lim = { PACKAGE_DEFAULT_MAX_RATIO,
 					    PACKAGE_DEFAULT_MAX_SIZE };
 	struct package_list l = { 0 };
-	size_t nkept = 0, k = 0;
+	struct pieces ps = { 0 };
+	size_t nkept = 0, first = 0;
 	bool *kept = NULL;
 	int rc = -1;
 
 	if (package_scan(buf, len, &lim, &l, p->e) < 0) {
 		package_list_free(&l);	/* what it found before the damage */
 		return -1;
-	}
-	/* Every binary, those without images too, must be of version 1:
-	 * the others are not written again yet. */
-	for (size_t pos = 0; len - pos >= 16;) {
-		uint64_t v = 0, bsize = 0;
-
-		for (int b = 7; b >= 0; b--)
-			bsize = bsize << 8 | buf[pos + 8 + b];
-		for (int b = 3; b >= 0; b--)
-			v = v << 8 | buf[pos + 4 + b];
-		if (!bsize && !v) {	/* zero padding */
-			pos += 8;
-			continue;
-		}
-		if (v != 1) {
-			err_set(p->e, "package at offset %llu: version %u "
-				"packages are not pruned yet",
-				(unsigned long long)(base + pos), (unsigned)v);
-			goto out;
-		}
-		if (!bsize || bsize > len - pos)
-			break;
-		pos += (size_t)bsize;
 	}
 	kept = calloc(l.n ? l.n : 1, sizeof(*kept));
 	if (!kept) {
@@ -499,30 +611,48 @@ int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 	rc = 0;
 	if (nkept == l.n)
 		goto out;
-	pt->piece = calloc(nkept ? nkept : 1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
-		rc = -1;
-		goto out;
-	}
-	for (size_t i = 0; i < l.n; i++) {
-		const struct package_image *img = &l.v[i];
-		const uint8_t *bin = buf + img->binary_offset;
-		uint64_t size = 0;
+	rc = -1;
+	/* Binary by binary (package_scan read them all). */
+	for (size_t pos = 0; pos < len;) {
+		size_t span = prune_package_span(buf + pos, len - pos);
+		size_t n = 0, nk = 0;
 
-		if (!kept[i])
-			continue;
-		for (int b = 7; b >= 0; b--)
-			size = size << 8 | bin[8 + b];
-		pt->piece[k++] = (struct prune_piece){
-			.data = bin, .data_len = size, .from_file = true,
-			.src = base + img->binary_offset,
-		};
-		pt->new_size += size;
+		while (first + n < l.n && l.v[first + n].binary_offset == pos) {
+			nk += kept[first + n];
+			n++;
+		}
+		if (nk == n) {
+			struct prune_piece pc = {
+				.data = buf + pos, .data_len = span,
+				.from_file = true, .src = base + pos,
+			};
+
+			if (add_piece(&ps, &pc, p->e) < 0)
+				goto out;
+		} else if (nk && rewrite_binary(p, &ps, buf + pos, span,
+						l.v + first, kept + first, n,
+						base, p->o->package_level) < 0) {
+			goto out;
+		}
+		first += n;
+		pos += span;
 	}
-	pt->npieces = k;
+	for (size_t i = 0; i < ps.n; i++) {
+		if (ps.v[i].lit_len)
+			ps.v[i].lit = ps.lits.p + (uintptr_t)ps.v[i].lit;
+		else
+			ps.v[i].lit = NULL;
+		pt->new_size += ps.v[i].lit_len + ps.v[i].pad + ps.v[i].data_len;
+	}
+	pt->piece = ps.v;
+	pt->npieces = ps.n;
+	pt->storage = ps.lits.p;
+	ps.v = NULL;
+	ps.lits.p = NULL;
 	rc = 1;
 out:
+	free(ps.v);
+	free(ps.lits.p);
 	free(kept);
 	package_list_free(&l);
 	return rc;

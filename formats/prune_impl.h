@@ -40,8 +40,11 @@ int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
  * becomes a patch of the plan (in_place: the range keeps its size). */
 int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 		 uint64_t base, bool in_place);
-/* The version-1 packages that fill buf[0, len), at file offset base: 1
- * with the kept ones as pieces in *pt, 0 when all stay. */
+/* The bytes the binary at bin takes in a section, its padding to 8
+ * included (rem: what is left of the section from it on). */
+size_t prune_package_span(const uint8_t *bin, size_t rem);
+/* The packages (versions 1 to 3) that fill buf[0, len), at file offset
+ * base: 1 with the kept ones as pieces in *pt, 0 when all stay. */
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 		   uint64_t base, struct prune_patch *pt);
 

@@ -426,7 +426,6 @@ static void raw_pointers_into(const struct table *t, uint64_t lo,
  * stands, a dynamic symbol) would be left behind. */
 static const char *pack_refusal(const struct table *t,
 				const struct elfscan_section *sec,
-				const struct package_list *l,
 				const struct image *im, size_t n,
 				uint64_t array)
 {
@@ -444,12 +443,9 @@ static const char *pack_refusal(const struct table *t,
 	uint64_t pos = 0;
 	size_t k = 0;
 
-	for (size_t j = 0; j < n; j++) {
-		if (l->v[j].version != 1)
-			return "its packages are not of version 1";
-		if (j && im[j].bin_off < im[j - 1].bin_off + im[j - 1].bin_size)
+	for (size_t j = 1; j < n; j++)
+		if (im[j].bin_off < im[j - 1].bin_off + im[j - 1].bin_size)
 			return "two images share a package";
-	}
 	/* Nothing but the images' packages and zero padding moves. */
 	while (pos < sec->size) {
 		if (k < n && im[k].bin_off - sec->offset == pos) {
@@ -617,6 +613,9 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	}
 	for (size_t j = 0; j < l.n; j++) {
 		const struct package_image *img = &l.v[j];
+		uint64_t span = prune_package_span(bytes + img->binary_offset,
+						   (size_t)(size -
+							    img->binary_offset));
 		int keep = prune_decide_image(p, img, sec->offset);
 
 		if (keep < 0)
@@ -628,8 +627,14 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 			.pend = sec->addr + img->binary_offset +
 				get_le(bytes + img->binary_offset + 8, 8),
 			.bin_off = sec->offset + img->binary_offset,
-			.bin_size = get_le(bytes + img->binary_offset + 8, 8),
+			.bin_size = span,
 		};
+		/* An image inflated from a compressed package has no
+		 * address of its own: a runtime is pointed at the package. */
+		if (img->inflated) {
+			im[j].start = im[j].pstart;
+			im[j].end = im[j].pend;
+		}
 		im[j].kept = keep;
 		nkept += im[j].kept;
 	}
@@ -639,10 +644,21 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	if (nkept == l.n)
 		goto out;
 	rc = -1;
+	/* The linker wrapper writes one image a package: a package of
+	 * several (LLVM 23's version 2 or later) goes or stays whole. */
+	for (size_t j = 1; j < l.n; j++)
+		if (im[j].bin_off == im[j - 1].bin_off &&
+		    im[j].kept != im[j - 1].kept) {
+			err_set(p->e, "the package at offset %llu holds images "
+				"kept and dropped: in a linked file it is not "
+				"written again", (unsigned long long)
+				im[j].bin_off);
+			goto out;
+		}
 	if (read_relocs(p, &t) < 0 ||
 	    find_table(p, &t, im, l.n, &array, &desc) < 0)
 		goto out;
-	refused = pack_refusal(&t, sec, &l, im, l.n, array);
+	refused = pack_refusal(&t, sec, im, l.n, array);
 	if (!refused)
 		pack(sec, im, l.n, &packed);
 	if (rewrite_table(p, &t, im, l.n, array, desc, !refused) < 0)
@@ -661,7 +677,8 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 					  .old_size = im[j].bin_size,
 					  .in_place = true };
 
-		if (!im[j].kept && prune_add_patch(p->plan, &pt, p->e) < 0)
+		if (!im[j].kept && (!j || im[j].bin_off != im[j - 1].bin_off) &&
+		    prune_add_patch(p->plan, &pt, p->e) < 0)
 			goto out;
 	}
 	rc = 0;

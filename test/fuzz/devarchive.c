@@ -1,7 +1,8 @@
 /* Fuzz target: heterogeneous device archives (formats/devarchive.c): every
  * entry of every member (object, binary and compressed bundles), the bytes
  * each stands for (stripping host objects), member names, and the archive
- * of them written to /dev/null.
+ * of them written to /dev/null; then every image of the members' offload
+ * packages (devarchive_images), each touched whole.
  * libFuzzer: -max_len=65536
  */
 #include <stdlib.h>
@@ -16,6 +17,17 @@ static int count_ids(void *ctx, const char *file, size_t file_len, char **ids,
 	for (size_t i = 0; i < n; i++)
 		FUZZ_CHECK(ids[i] != NULL);
 	*(size_t *)ctx += n;
+	return 0;
+}
+
+static int touch_image(void *ctx, const struct devarchive_image *im,
+		       struct err *e)
+{
+	(void)e;
+	fuzz_touch(im->file, im->file_len);
+	fuzz_touch(im->data, im->len);
+	FUZZ_CHECK(im->img != NULL);
+	++*(size_t *)ctx;
 	return 0;
 }
 
@@ -54,5 +66,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < n; i++)
 		free(m[i].name);
 	devarchive_close(&r);
+	if (devarchive_open(&r, data, size, &lim, &e) == 0) {
+		size_t images = 0;
+
+		devarchive_images(&r, touch_image, &images, &e);
+		devarchive_close(&r);
+	}
 	return 0;
 }
