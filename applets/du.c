@@ -15,7 +15,7 @@
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../core/tree.h"
-#include "../formats/inspect.h"
+#include "../ops/inspect.h"
 
 static const char usage[] =
 	"Usage: offload du [OPTIONS] PATH...\n"
@@ -174,7 +174,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	sc->children = true;
 	if (sc->ccob_depth && n->depth <= sc->ccob_depth)
 		sc->ccob_depth = 0;
-	if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB) {
+	if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB) {
 		sc->ccob_depth = n->depth;
 		sc->ccob_compressed = n->size;
 		sc->ccob_raw = n->ccob.raw_size;
@@ -184,7 +184,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	if (applet_entry_of(&ae, n) < 0)
 		return -1;
 	bytes = stored = n->size;
-	if (n->container == INSPECT_NV && nvfatbin_compressed(&n->nv))
+	if (n->container == FATBIN_NV && nvfatbin_compressed(&n->nv))
 		bytes = n->nv.uncompressed_size;
 	if (!n->in_file && sc->ccob_depth && sc->ccob_raw)
 		stored = (uint64_t)((unsigned __int128)sc->ccob_compressed *

@@ -14,7 +14,7 @@
 #include "../core/io.h"
 #include "../core/select.h"
 #include "../formats/magic.h"
-#include "../formats/prune.h"
+#include "../ops/prune.h"
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
 

@@ -9,7 +9,7 @@
 
 #include "../core/io.h"
 #include "../core/select.h"
-#include "../formats/prune.h"
+#include "../ops/prune.h"
 
 struct options {
 	struct select keep, drop;
