@@ -131,6 +131,11 @@ check-long: all $(UNIT)
 	AR_DIFF_CASES_23=$${AR_DIFF_CASES_23:-200} \
 	sh test/run.sh $(or $(T),$(LONG_SUITES))
 
+# Proofs on real packages, opt-in: each test/real/*.sh says SKIP when what
+# it needs (a Debian package in /var/cache/offload-test/debs) is not there.
+check-real: all
+	@for t in test/real/*.sh; do echo "== $$t"; sh $$t || exit 1; done
+
 # libFuzzer needs clang and its runtime (Debian: libclang-rt-22-dev).
 ifeq ($(origin FUZZ_CC),undefined)
 FUZZ_CC := $(shell command -v clang-22 || command -v clang)
@@ -207,6 +212,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all check check-long demo bench fuzz install uninstall clean FORCE
+.PHONY: all check check-long check-real demo bench fuzz install uninstall clean FORCE
 FORCE:
 -include $(APPLET_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

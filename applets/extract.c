@@ -738,10 +738,9 @@ int extract_main(int argc, char **argv)
 			o.dir = strcmp(optarg, "-") ? optarg : NULL;
 			break;
 		case 't':
-			if (select_add(&o.targets, optarg, &e) < 0) {
-				rc = usage_error("%s", e.msg);
+			if ((rc = applet_select_option("extract", "--target",
+							&o.targets, optarg)))
 				goto out;
-			}
 			break;
 		case OPT_ALL:
 			o.all = true;

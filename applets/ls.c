@@ -473,8 +473,9 @@ static int ls_run(struct options *o, int argc, char **argv)
 			o->demangle = false;
 			break;
 		case 't':
-			if (select_add(&o->targets, optarg, &e) < 0)
-				return usage_error("%s", e.msg);
+			if ((rc = applet_select_option("ls", "--target",
+							&o->targets, optarg)))
+				return rc;
 			break;
 		case 'q':
 			o->quiet = true;

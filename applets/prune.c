@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "applets.h"
+#include "prune_file.h"
+#include "prune_tree.h"
 #include "messages.h"
 #include "progress.h"
 #include "selection.h"
@@ -17,6 +20,8 @@
 static const char usage[] =
 	"Usage: offload prune (--keep TARGETS | --drop PATTERNS | --compress)\n"
 	"                     [OPTIONS] FILE...\n"
+	"       offload prune -r (--keep TARGETS | --drop PATTERNS | --compress)\n"
+	"                     [OPTIONS] PATH...\n"
 	"Take device code out of executables, shared libraries, objects, static\n"
 	"libraries, offload bundles (binary, text, object), CCOBs, offload\n"
 	"packages and NVIDIA fatbins, keeping what the GPUs named load.\n"
@@ -37,6 +42,15 @@ static const char usage[] =
 	"                        owner kept; a symlink's target is rewritten)\n"
 	"  -n, --dry-run         say what would go and the bytes saved; write\n"
 	"                        nothing\n"
+	"  -r, --recursive       prune every file under each directory PATH, in\n"
+	"                        place, and say one line of totals (-v or -n: a\n"
+	"                        line per file changed); hard links stay links,\n"
+	"                        symbolic links are not followed\n"
+	"      --remove-files    with -r, remove the files that hold code of the\n"
+	"                        GPUs dropped and nothing else (code objects,\n"
+	"                        bundles, CCOBs, fatbins: by content, not name)\n"
+	"  -j, --jobs=N          with -r, prune N files at once (default: the\n"
+	"                        CPUs)\n"
 	"      --allow-empty     let a bundle keep no device code at all\n"
 	"      --keep-layout     in executables and shared libraries, zero the\n"
 	"                        freed bytes where they are; do not cut them out\n"
@@ -64,210 +78,10 @@ static const char usage[] =
 	"  -V, --version         print the version\n"
 	"Host entries are always kept.  Every FILE gets a summary line.\n";
 
-struct options {
-	struct select keep, drop;
-	const char *output;
-	bool in_place, dry_run, allow_empty, keep_layout, compress;
-	unsigned compress_method, ccob_version;
-	enum prune_shrink shrink;
-	bool verbose, quiet;
-	int level, package_level;	/* package_level: 0 unless given */
-	const char *file;	/* the one being pruned, for -v */
-	FILE *report;		/* stdout, or stderr when the output is */
-};
-
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
 
 #define usage_error(...) applet_usage_error("prune", __VA_ARGS__)
 
-/* The message may quote IDs from the file: one line whatever they hold. */
-static void fail_escaped(const char *path, const struct err *e)
-{
-	char *msg = applet_escape(e->msg, strlen(e->msg), false);
-
-	fail("cannot prune", path, "%s", msg ? msg : e->msg);
-	free(msg);
-}
-
-static bool keep_entry(void *ctx, const struct prune_entry *en)
-{
-	struct options *o = ctx;
-
-	if (en->sel.host || select_is_portable(&en->sel))
-		return true;
-	if (o->keep.n)
-		return select_match(&o->keep, &en->sel);
-	return !select_match(&o->drop, &en->sel);
-}
-
-static void seen_entry(void *ctx, const struct prune_entry *en, bool kept)
-{
-	const struct options *o = ctx;
-	char *id;
-
-	if (!o->verbose || kept)
-		return;
-	id = applet_escape(en->sel.id, en->sel.id_len, false);
-	fprintf(o->report, "%s: drop %s, %llu bytes", o->file, id ? id : "?",
-		(unsigned long long)en->size);
-	free(id);
-	if (en->section)
-		fprintf(o->report, ", section %s", en->section);
-	fprintf(o->report, ", container at %llu\n",
-		(unsigned long long)en->container);
-}
-
-static void summary(FILE *f, const char *path, const struct prune_plan *p,
-		    bool dry)
-{
-	uint64_t total = p->entries_kept + p->entries_dropped;
-
-	fprintf(f, "%s: %s %llu of %llu entries, %llu bytes of code; file %llu -> "
-	       "%llu bytes", path, dry ? "would drop" : "dropped",
-	       (unsigned long long)p->entries_dropped,
-	       (unsigned long long)total,
-	       (unsigned long long)p->code_dropped,
-	       (unsigned long long)p->size_before,
-	       (unsigned long long)p->size_after);
-	/* The floor for linked files, said: the layout stays. */
-	if (p->zeroed)
-		fprintf(f, ", %llu zeroed in place", (unsigned long long)p->zeroed);
-	if (p->compressed)
-		fprintf(f, ", %llu bundle%s compressed (CCOB version %u)",
-			(unsigned long long)p->compressed,
-			p->compressed == 1 ? "" : "s", p->ccob_version);
-	if (p->containers_emptied)
-		fprintf(f, ", %llu container%s emptied",
-			(unsigned long long)p->containers_emptied,
-			p->containers_emptied == 1 ? "" : "s");
-	/* Containers that stay where they were, and why. */
-	if (p->unpacked_fatbin[0])
-		fprintf(f, " (not packed: %s)", p->unpacked_fatbin);
-	/* A linked file that could have been made smaller, and was not. */
-	if (p->shrink.why[0])
-		fprintf(f, " (not shrunk: %s)", p->shrink.why);
-	fputc('\n', f);
-}
-
-static bool unmatched(const struct select *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (!s->rule[i].hit)
-			return true;
-	return false;
-}
-
-/* What the file holds, shown to the selection and nothing else: errors
- * are said when it is pruned. */
-static void look(struct options *o, const char *path)
-{
-	struct prune_opts po = {
-		.keep = keep_entry, .ctx = o, .level = o->level,
-		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-			    .max_size = CCOB_DEFAULT_MAX_SIZE },
-		.decide_only = true,
-	};
-	struct prune_plan plan;
-	struct io_in in;
-	struct err e;
-
-	if (io_in_open(&in, path, &e) < 0)
-		return;
-	if (prune_plan(in.data, in.len, &po, &plan, &e) == 0)
-		prune_plan_free(&plan);
-	io_in_close(&in);
-}
-
-static int prune_one(struct options *o, const char *path)
-{
-	struct prune_opts po = {
-		.keep = keep_entry, .seen = seen_entry, .ctx = o,
-		.level = o->level, .package_level = o->package_level,
-		.keep_layout = o->keep_layout, .shrink = o->shrink,
-		.compress = o->compress, .compress_method = o->compress_method,
-		.ccob_version = o->ccob_version,
-		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-			    .max_size = CCOB_DEFAULT_MAX_SIZE },
-	};
-	struct prune_plan plan = { 0 };
-	struct io_out out = { .fd = -1 };
-	const char *dest = o->in_place ? path : o->output;
-	struct io_in in;
-	struct stat st;
-	struct err e;
-	int rc = 1;
-
-	if (io_in_open(&in, path, &e) < 0)
-		return applet_fail_err("prune", "cannot read", path, 0, &e);
-	o->file = path;
-	if (o->in_place && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
-		fail("cannot prune", path, "not a regular file: --in-place "
-		     "would not replace it");
-		goto out;
-	}
-	if (progress_on()) {
-		progress_name(path);
-		po.limits.progress = progress_callback;
-	}
-	rc = prune_plan(in.data, in.len, &po, &plan, &e);
-	progress_end();
-	po.limits.progress = NULL;	/* the line is gone: no more of it */
-	if (rc < 0) {
-		rc = 1;
-		fail_escaped(path, &e);
-		goto out;
-	}
-	rc = 1;
-	/* A --drop pattern that took nothing: nothing is written (main says
-	 * so, once for all files). */
-	if (!o->dry_run && unmatched(&o->drop))
-		goto out;
-	/* A container with nothing a kept GPU runs loses nothing when
-	 * emptied (NVIDIA libraries hold many such fatbins); a file that
-	 * would keep no device code at all is a wrong selection (a typo). */
-	if (plan.containers_emptied && !plan.device_kept && !o->allow_empty) {
-		fail("cannot prune", path, "%llu container%s would keep no "
-		     "device code (--allow-empty to prune anyway)",
-		     (unsigned long long)plan.containers_emptied,
-		     plan.containers_emptied == 1 ? "" : "s");
-		goto out;
-	}
-	/* An object whose sections go is checked only when it is written
-	 * (a symbol may still point into one): a dry run writes it to
-	 * /dev/null, so it says what the run would. */
-	if (o->dry_run && (plan.ndrop || plan.nmember))
-		dest = "/dev/null";
-	else if (o->dry_run)
-		dest = NULL;
-	if (dest) {
-		if (io_out_open(&out, dest, &e) < 0) {
-			applet_fail_io("prune", dest, &e);
-			goto out;
-		}
-		if (o->in_place)
-			io_out_keep_mode(&out, &in);
-		else
-			io_out_mode_from(&out, &in);
-		if (prune_write(&in, &plan, &out, &e) < 0)
-			goto write_failed;
-		if (io_out_commit(&out, &e) < 0)
-			goto write_failed;
-	}
-	summary(o->report, path, &plan, o->dry_run);
-	rc = 0;
-	goto out;
-write_failed:
-	io_out_discard(&out);
-	/* What the rewriting found wrong in the input names no file. */
-	if (e.path[0])
-		applet_fail_io("prune", dest, &e);
-	else
-		fail_escaped(path, &e);
-out:
-	prune_plan_free(&plan);
-	io_in_close(&in);
-	return rc;
-}
 
 /* The output must not be the input: it would be read while replaced. */
 static bool same_file(const char *a, const char *b)
@@ -281,14 +95,17 @@ static bool same_file(const char *a, const char *b)
 int prune_main(int argc, char **argv)
 {
 	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT,
-	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE, OPT_COMPRESS,
-	       OPT_CCOB_VERSION };
+	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE, OPT_REMOVE_FILES,
+	       OPT_COMPRESS, OPT_CCOB_VERSION };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "in-place", no_argument, NULL, 'i' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "recursive", no_argument, NULL, 'r' },
+		{ "remove-files", no_argument, NULL, OPT_REMOVE_FILES },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 		{ "keep-layout", no_argument, NULL, OPT_KEEP_LAYOUT },
 		{ "always-shrink", no_argument, NULL, OPT_ALWAYS_SHRINK },
@@ -309,22 +126,35 @@ int prune_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":k:d:o:invqhV", longopts,
+	while ((c = getopt_long(argc, argv, ":k:d:o:inrj:vqhV", longopts,
 				NULL)) != -1) {
 		char *end;
 
 		switch (c) {
 		case 'k':
 		case 'd':
-			if (select_add(c == 'k' ? &o.keep : &o.drop, optarg,
-				       &e) < 0) {
-				rc = usage_error("%s", e.msg);
+			if ((rc = applet_select_option("prune", c == 'k' ?
+							"--keep" : "--drop",
+							c == 'k' ? &o.keep :
+							&o.drop, optarg)))
 				goto out;
-			}
 			break;
 		case 'o': o.output = optarg; break;
 		case 'i': o.in_place = true; break;
 		case 'n': o.dry_run = true; break;
+		case 'r': o.recurse = true; break;
+		case OPT_REMOVE_FILES: o.remove_files = true; break;
+		case 'j': {
+			long jobs = strtol(optarg, &end, 10);
+
+			if (!*optarg || *end || jobs < 1 || jobs > 1024) {
+				rc = usage_error("--jobs takes a number from 1 "
+						 "to 1024");
+				goto out;
+			}
+			o.jobs = (unsigned)jobs;
+			break;
+		}
 		case 'v': o.verbose = true; break;
 		case 'q': o.quiet = true; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
@@ -390,7 +220,12 @@ int prune_main(int argc, char **argv)
 		rc = usage_error("--ccob-version is for --compress");
 	else if (!nfiles)
 		rc = usage_error("no input file");
-	else if (!o.dry_run && !o.in_place == !o.output)
+	else if (o.recurse && o.output)
+		rc = usage_error("-r prunes in place: no -o");
+	else if (!o.recurse && (o.remove_files || o.jobs))
+		rc = usage_error("%s is for -r", o.jobs ? "--jobs" :
+				 "--remove-files");
+	else if (!o.recurse && !o.dry_run && !o.in_place == !o.output)
 		rc = usage_error("say where to write: -o FILE or --in-place");
 	else if (o.output && nfiles > 1)
 		rc = usage_error("-o takes one input file (--in-place for "
@@ -403,20 +238,29 @@ int prune_main(int argc, char **argv)
 		goto out;
 	o.report = o.output && !strcmp(o.output, "-") ? stderr : stdout;
 	progress_init("prune", o.quiet);
+	if (o.recurse) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (!o.jobs)
+			o.jobs = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
+		o.in_place = true;
+		rc = prune_tree(&o, argv + optind, nfiles);
+		goto out;
+	}
 	/* A pattern to drop that matched nothing is likely a typo, and then
 	 * no file is written: with several, a first look at them all (their
 	 * CCOBs inflated, not compressed again) says whether one did. */
 	if (o.drop.n && nfiles > 1 && !o.dry_run) {
 		for (int i = optind; i < argc; i++)
-			look(&o, argv[i]);
-		if (unmatched(&o.drop)) {
+			prune_look(&o, argv[i]);
+		if (prune_unmatched(&o.drop)) {
 			rc = applet_select_unmatched("prune", "--drop", NULL,
 						     &o.drop);
 			goto out;
 		}
 	}
 	for (int i = optind; i < argc; i++)
-		rc |= prune_one(&o, argv[i]);
+		rc |= prune_one(&o, argv[i], NULL);
 	rc |= applet_select_unmatched("prune", "--drop", NULL, &o.drop);
 out:
 	select_free(&o.keep);

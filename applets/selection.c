@@ -1,11 +1,15 @@
 /* selection: -t/--target as the inspecting applets share it; see
  * selection.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "messages.h"
 #include "selection.h"
+#include "../core/native.h"
+#include "../formats/amdgpu_target.h"
+#include "../formats/kernels.h"
 #include "../formats/nvfatbin.h"
 
 char *applet_cat(const char *a, size_t alen, const char *sep,
@@ -123,4 +127,96 @@ int applet_select_unmatched(const char *applet, const char *option,
 	}
 	free(there);
 	return rc;
+}
+
+int applet_select_add(struct select *s, const char *list, struct err *e)
+{
+	const char *p = list;
+	char *gpus = NULL, *expanded = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	/* "native", a whole item, is this machine's GPUs (core/native.h). */
+	for (p = strstr(list, "native"); p; p = strstr(p + 1, "native"))
+		if ((p == list || p[-1] == ',') && (p[6] == ',' || !p[6]))
+			break;
+	if (!p)
+		return select_add(s, list, e);
+	if (native_targets(&gpus, e) < 0)
+		return -1;
+	if (!(f = open_memstream(&expanded, &len))) {
+		free(gpus);
+		return err_sys(e, "", ENOMEM);
+	}
+	for (p = list;;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == 6 && !memcmp(p, "native", 6))
+			fputs(gpus, f);
+		else
+			fwrite(p, 1, n, f);
+		if (!end)
+			break;
+		fputc(',', f);
+		p = end + 1;
+	}
+	free(gpus);
+	if (fclose(f))
+		return err_sys(e, "", ENOMEM);
+	rc = select_add(s, expanded, e);
+	free(expanded);
+	return rc;
+}
+
+int applet_select_option(const char *applet, const char *option,
+			 struct select *s, const char *list)
+{
+	struct err e;
+
+	if (applet_select_add(s, list, &e) == 0)
+		return 0;
+	if (e.code != ERR_NOTHING)
+		return applet_usage_error(applet, "%s", e.msg);
+	fflush(stdout);
+	fprintf(stderr, "offload %s: error: %s native: %s\n", applet, option,
+		e.msg);
+	return 1;
+}
+
+int applet_lone_code(const uint8_t *buf, size_t len,
+		     char name[APPLET_CODE_NAME], struct select_entry *en)
+{
+	struct kernel_list kl;
+	const char *t;
+	struct err e;
+
+	/* An AMDGPU code object's header names its target: the rest of a
+	 * large file is not read. */
+	if (amdgpu_target_of(buf, len, name, APPLET_CODE_NAME) == 1) {
+		memset(en, 0, sizeof(*en));
+		en->id = en->arch = name;
+		en->id_len = en->arch_len = strlen(name);
+		en->triple = "amdgcn-amd-amdhsa";
+		en->triple_len = strlen(en->triple);
+		return 1;
+	}
+	if (kernels_parse(buf, len, &kl, &e) != 1)
+		return 0;
+	t = kl.target[0] ? kl.target : kl.processor;
+	if (strstr(t, "--"))
+		t = strstr(t, "--") + 2;
+	if (kl.source == KERNELS_PTX && !strncmp(t, "sm_", 3))
+		snprintf(name, APPLET_CODE_NAME, "compute_%s", t + 3);
+	else
+		snprintf(name, APPLET_CODE_NAME, "%s", *t ? t : "?");
+	memset(en, 0, sizeof(*en));
+	en->id = en->arch = name;
+	en->id_len = en->arch_len = strlen(name);
+	en->triple = kl.source == KERNELS_AMDGPU ? "amdgcn-amd-amdhsa"
+						 : "nvptx64-nvidia-cuda";
+	en->triple_len = strlen(en->triple);
+	kernels_free(&kl);
+	return 1;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/select.h"
 #include "../ops/inspect.h"
@@ -30,6 +31,23 @@ char *applet_cat(const char *a, size_t alen, const char *sep, const char *b,
 		 size_t blen);
 int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n);
 void applet_entry_free(struct applet_entry *ae);
+
+/* select_add, with "native" (a whole item of the list) standing for the
+ * GPUs of this machine (core/native.h): -1 with e saying no GPU was found
+ * (ERR_NOTHING), or why list is bad. */
+int applet_select_add(struct select *s, const char *list, struct err *e);
+/* The same for an option's value: 0; 2 after a usage error's lines; 1
+ * after "offload <applet>: error: <option> native: no GPU found (...)". */
+int applet_select_option(const char *applet, const char *option,
+			 struct select *s, const char *list);
+
+/* A file that is itself one code object (an AMDGPU code object, a cubin,
+ * PTX text): 1 with en filled as selection sees it, its target ID or arch
+ * ("gfx90a:xnack+" from the metadata, "sm_80", PTX as "compute_80") in
+ * name; 0 when buf is none, or one that cannot be read. */
+enum { APPLET_CODE_NAME = 128 };
+int applet_lone_code(const uint8_t *buf, size_t len,
+		     char name[APPLET_CODE_NAME], struct select_entry *en);
 
 /* For each rule of s no entry matched, one line:
  *   offload <applet>: error: ['<file>': ]no code object matches <option>

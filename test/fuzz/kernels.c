@@ -1,5 +1,6 @@
 /* Fuzz target: a code object's kernels (formats/amdgpu_co.c with
- * libmsgpack, formats/cubin.c, formats/ptx.c, ops/amdgpu_occupancy.c):
+ * libmsgpack, formats/cubin.c, formats/ptx.c, ops/amdgpu_occupancy.c)
+ * and the target its ELF header names (formats/amdgpu_target.c):
  * the input as any code object, and as each format alone.  Every kernel
  * has a name; every string is NUL-terminated inside its own block; a
  * failure leaves an empty list and a message.
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "../../formats/amdgpu_target.h"
 #include "../../formats/kernels.h"
 #include "../../ops/amdgpu_occupancy.h"
 
@@ -31,9 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kernel_list l;
 	struct err e;
+	char target[64];
 	int rc;
 
 	memset(&e, 0, sizeof(e));
+	if (amdgpu_target_of(data, size, target, sizeof(target)) == 1)
+		FUZZ_CHECK(memchr(target, 0, sizeof(target)) != NULL);
 	rc = kernels_parse(data, size, &l, &e);
 	if (rc > 0)
 		amdgpu_occupancy_fill(&l);

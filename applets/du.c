@@ -1,0 +1,493 @@
+/* du: what each GPU target costs in a set of files and directories, read
+ * from headers as ls reads them (formats/inspect.h), the files found by
+ * core/tree.h. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applets.h"
+#include "messages.h"
+#include "progress.h"
+#include "selection.h"
+#include "../core/env.h"
+#include "../core/io.h"
+#include "../core/tree.h"
+#include "../ops/inspect.h"
+
+static const char usage[] =
+	"Usage: offload du [OPTIONS] PATH...\n"
+	"What each GPU target's device code costs in the files named and under\n"
+	"the directories named: for each target ID the entries name (gfx90a,\n"
+	"gfx90a:xnack+, sm_80, compute_80) the bytes stored, the bytes of code\n"
+	"(decompressed, as offload extract writes them), entries and files; then\n"
+	"host entries, the bytes that are no device code, and the total.  Read\n"
+	"from headers alone; a file hard-linked twice counts once, symbolic\n"
+	"links are not followed.\n"
+	"\n"
+	"  -t, --target=PATTERN    only the targets PATTERN takes (a target ID as\n"
+	"                          a GPU loads it, a bundle ID, a glob or native;\n"
+	"                          comma-separated, repeatable)\n"
+	"  -k, --keep=TARGETS      also say what offload prune --keep TARGETS\n"
+	"                          would drop\n"
+	"  -d, --drop=PATTERNS     the same for prune --drop PATTERNS\n"
+	"      --exact             --keep and --drop as prune --exact takes them\n"
+	"      --json              one JSON object (schema in offload-du(1))\n"
+	"  -q, --quiet             no progress line (shown on a terminal)\n"
+	"  -h, --help              print this help\n"
+	"  -V, --version           print the version\n";
+
+#define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)
+
+#define usage_error(...) applet_usage_error("du", __VA_ARGS__)
+
+enum { EM_AMDGPU_ = 224, EM_CUDA_ = 190 };
+
+struct sum {
+	uint64_t bytes, stored, entries, files;
+};
+
+struct target {
+	char *name;
+	struct sum s;
+	size_t last_file;	/* the file last counted in s.files, + 1 */
+};
+
+struct options {
+	struct select targets, keep, drop;
+	bool json, quiet;
+	struct inspect_opts walk;
+	/* What was found. */
+	struct target *t;
+	size_t n, cap;
+	struct sum host, drop_sum;
+	size_t host_last;
+	uint64_t total, files, other_files, errors;
+	uint64_t device_stored;	/* of every device entry */
+};
+
+/* One file's walk. */
+struct scan {
+	struct options *o;
+	size_t file;		/* its number, from 1 */
+	enum inspect_format format;
+	uint16_t machine;
+	bool children;		/* anything found under the file */
+	/* The CCOB whose entries come now: their stored bytes are its
+	 * compressed bytes, shared in proportion to their sizes. */
+	unsigned ccob_depth;	/* 0: none */
+	uint64_t ccob_compressed, ccob_raw;
+	/* For --keep/--drop: device entries seen and kept, host bytes. */
+	uint64_t device, kept, host_bytes;
+	struct sum dropped;
+	int oom;
+};
+
+static int find_target(struct options *o, const char *name, size_t len)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (strlen(o->t[i].name) == len && !memcmp(o->t[i].name, name, len))
+			return (int)i;
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 16;
+		struct target *v = realloc(o->t, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		o->t = v;
+		o->cap = cap;
+	}
+	memset(&o->t[o->n], 0, sizeof(o->t[o->n]));
+	if (!(o->t[o->n].name = applet_cat(name, len, "", "", 0)))
+		return -1;
+	return (int)o->n++;
+}
+
+static bool dropped(struct options *o, const struct select_entry *en)
+{
+	if (en->host || select_is_portable(en))
+		return false;
+	if (o->keep.n)
+		return !select_match(&o->keep, en);
+	return o->drop.n && select_match(&o->drop, en);
+}
+
+/* One entry: bytes of code, bytes stored. */
+static int count(struct scan *sc, const struct select_entry *en,
+		 uint64_t bytes, uint64_t stored)
+{
+	struct options *o = sc->o;
+	const char *name = en->arch_len ? en->arch : en->triple;
+	size_t len = en->arch_len ? en->arch_len : en->triple_len;
+	int i;
+
+	if (en->host) {
+		o->host.bytes += bytes;
+		o->host.stored += stored;
+		o->host.entries++;
+		if (o->host_last != sc->file)
+			o->host.files++;
+		o->host_last = sc->file;
+		sc->host_bytes += bytes;
+		return 0;
+	}
+	o->device_stored += stored;
+	sc->device++;
+	if ((o->keep.n || o->drop.n) && dropped(o, en)) {
+		sc->dropped.bytes += bytes;
+		sc->dropped.stored += stored;
+		sc->dropped.entries++;
+	} else {
+		sc->kept++;
+	}
+	if (o->targets.n && !select_match(&o->targets, en))
+		return 0;
+	if (!name)
+		name = "?", len = 1;
+	if ((i = find_target(o, name, len)) < 0)
+		return -1;
+	o->t[i].s.bytes += bytes;
+	o->t[i].s.stored += stored;
+	o->t[i].s.entries++;
+	if (o->t[i].last_file != sc->file)
+		o->t[i].s.files++;
+	o->t[i].last_file = sc->file;
+	return 0;
+}
+
+static int visit(void *ctx, const struct inspect_node *n)
+{
+	struct scan *sc = ctx;
+	struct applet_entry ae;
+	uint64_t bytes, stored;
+	int rc;
+
+	if (n->update)
+		return 0;
+	if (n->depth == 0) {
+		sc->format = n->format;
+		sc->machine = n->machine;
+		return 0;
+	}
+	sc->children = true;
+	if (sc->ccob_depth && n->depth <= sc->ccob_depth)
+		sc->ccob_depth = 0;
+	if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB) {
+		sc->ccob_depth = n->depth;
+		sc->ccob_compressed = n->size;
+		sc->ccob_raw = n->ccob.raw_size;
+	}
+	if (n->kind != INSPECT_ENTRY)
+		return 0;
+	if (applet_entry_of(&ae, n) < 0)
+		return -1;
+	bytes = stored = n->size;
+	if (n->container == FATBIN_NV && nvfatbin_compressed(&n->nv))
+		bytes = n->nv.uncompressed_size;
+	if (!n->in_file && sc->ccob_depth && sc->ccob_raw)
+		stored = (uint64_t)((unsigned __int128)sc->ccob_compressed *
+				    n->size / sc->ccob_raw);
+	rc = count(sc, &ae.en, bytes, stored);
+	applet_entry_free(&ae);
+	return rc;
+}
+
+/* A file that is itself one code object: counted as one entry. */
+static int lone_code(struct scan *sc, const uint8_t *buf, size_t len)
+{
+	struct select_entry en;
+	char name[APPLET_CODE_NAME];
+
+	if (!(sc->format == INSPECT_ELF && (sc->machine == EM_AMDGPU_ ||
+					    sc->machine == EM_CUDA_)) &&
+	    sc->format != INSPECT_TEXT)
+		return 0;
+	if (applet_lone_code(buf, len, name, &en) != 1)
+		return 0;
+	sc->children = true;
+	return count(sc, &en, len, len) < 0 ? -1 : 1;
+}
+
+static uint64_t next_data(const void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
+}
+
+static int du_file(struct options *o, const struct tree_file *f)
+{
+	struct scan sc = { .o = o, .file = (size_t)o->files };
+	struct inspect_opts walk = o->walk;
+	struct io_in in;
+	struct err e;
+	int rc = 0, lone = 0;
+
+	o->total += f->size;
+	if (io_in_open(&in, f->path, &e) < 0) {
+		o->errors++;
+		o->other_files++;
+		return applet_fail_err("du", "cannot read", f->path, 0, &e);
+	}
+	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
+	walk.next_data = next_data;
+	walk.data_ctx = &in;
+	e.msg[0] = 0;
+	if (inspect_walk(in.data, in.len, &walk, visit, &sc, &e) != 0) {
+		o->errors++;
+		rc = fail("cannot read", f->path, "%s",
+			  e.msg[0] ? e.msg : "out of memory");
+	} else if (!sc.children && (lone = lone_code(&sc, in.data, in.len)) < 0) {
+		rc = fail("cannot read", f->path, "out of memory");
+	}
+	if (!sc.children)
+		o->other_files++;
+	/* What prune would drop, and whether the file would go whole (a
+	 * lone code object or a container file keeping no device code). */
+	o->drop_sum.bytes += sc.dropped.bytes;
+	o->drop_sum.stored += sc.dropped.stored;
+	o->drop_sum.entries += sc.dropped.entries;
+	if (sc.device && !sc.kept && !sc.host_bytes &&
+	    (lone > 0 || sc.format == INSPECT_RAW))
+		o->drop_sum.files++;
+	io_in_close(&in);
+	return rc;
+}
+
+static int by_stored(const void *pa, const void *pb)
+{
+	const struct target *a = pa, *b = pb;
+
+	if (a->s.stored != b->s.stored)
+		return a->s.stored > b->s.stored ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static void json_name(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_sum(const char *key, const struct sum *s)
+{
+	printf("\"%s\":{\"bytes\":%" PRIu64 ",\"stored\":%" PRIu64
+	       ",\"entries\":%" PRIu64 ",\"files\":%" PRIu64 "}", key,
+	       s->bytes, s->stored, s->entries, s->files);
+}
+
+/* Bytes that are neither device code nor host entries.  Entries of a
+ * compressed offload package count their decompressed size as stored (the
+ * package does not say each one's share), so the sum may pass the total:
+ * then 0. */
+static uint64_t other_bytes(const struct options *o)
+{
+	uint64_t code = o->device_stored + o->host.stored;
+
+	return o->total > code ? o->total - code : 0;
+}
+
+static void print_json(const struct options *o)
+{
+	fputs("{\"version\":1,\"targets\":[", stdout);
+	for (size_t i = 0; i < o->n; i++) {
+		const struct sum *s = &o->t[i].s;
+
+		fputs(i ? ",{\"target\":" : "{\"target\":", stdout);
+		json_name(o->t[i].name);
+		printf(",\"bytes\":%" PRIu64 ",\"stored\":%" PRIu64
+		       ",\"entries\":%" PRIu64 ",\"files\":%" PRIu64 "}",
+		       s->bytes, s->stored, s->entries, s->files);
+	}
+	fputs("],", stdout);
+	json_sum("host", &o->host);
+	printf(",\"other\":{\"stored\":%" PRIu64 ",\"files\":%" PRIu64 "}",
+	       other_bytes(o), o->other_files);
+	printf(",\"total\":{\"stored\":%" PRIu64 ",\"files\":%" PRIu64
+	       ",\"errors\":%" PRIu64 "}", o->total, o->files, o->errors);
+	if (o->keep.n || o->drop.n) {
+		putchar(',');
+		json_sum("drop", &o->drop_sum);
+	}
+	fputs("}\n", stdout);
+}
+
+static void row(uint64_t stored, const char *code, const char *entries,
+		const char *files, const char *name)
+{
+	char *esc = applet_escape(name, strlen(name), false);
+
+	printf("%12" PRIu64 " %12s %8s %6s  %s\n", stored, code, entries, files,
+	       esc ? esc : "?");
+	free(esc);
+}
+
+static void row_sum(const struct sum *s, const char *name)
+{
+	char b[24], en[24], f[24];
+
+	snprintf(b, sizeof(b), "%" PRIu64, s->bytes);
+	snprintf(en, sizeof(en), "%" PRIu64, s->entries);
+	snprintf(f, sizeof(f), "%" PRIu64, s->files);
+	row(s->stored, b, en, f, name);
+}
+
+static void print_text(const struct options *o)
+{
+	char f[24];
+
+	printf("%12s %12s %8s %6s  %s\n", "stored", "code", "entries", "files",
+	       "target");
+	for (size_t i = 0; i < o->n; i++)
+		row_sum(&o->t[i].s, o->t[i].name);
+	row_sum(&o->host, "host");
+	snprintf(f, sizeof(f), "%" PRIu64, o->other_files);
+	row(other_bytes(o), "-", "-", f, "no device code");
+	snprintf(f, sizeof(f), "%" PRIu64, o->files);
+	row(o->total, "-", "-", f, "total");
+	if (o->keep.n || o->drop.n) {
+		const struct sum *d = &o->drop_sum;
+		unsigned pct = o->total ? (unsigned)((unsigned __int128)
+				d->stored * 1000 / o->total) : 0;
+
+		printf("prune would drop %" PRIu64 " entr%s, %" PRIu64
+		       " bytes stored (%u.%u%% of the total), %" PRIu64
+		       " of code; %" PRIu64 " file%s would be left with no "
+		       "device code (--remove-files removes them)\n",
+		       d->entries, d->entries == 1 ? "y" : "ies", d->stored,
+		       pct / 10, pct % 10, d->bytes, d->files,
+		       d->files == 1 ? "" : "s");
+	}
+}
+
+static int du_run(struct options *o, int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_EXACT };
+	static const struct option longopts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "drop", required_argument, NULL, 'd' },
+		{ "exact", no_argument, NULL, OPT_EXACT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tree tree = { 0 };
+	struct err e;
+	int c, rc = 0;
+
+	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o->walk.ccob.max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
+		return usage_error("%s", e.msg);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":t:k:d:qhV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if ((rc = applet_select_option("du", "--target",
+							&o->targets, optarg)))
+				return rc;
+			break;
+		case 'k':
+		case 'd':
+			if ((rc = applet_select_option("du", c == 'k' ? "--keep"
+							: "--drop", c == 'k' ?
+							&o->keep : &o->drop,
+							optarg)))
+				return rc;
+			break;
+		case OPT_EXACT:
+			o->keep.exact = o->drop.exact = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("offload du %s\n", OFFLOAD_VERSION);
+			return 0;
+		default:
+			return applet_option_error("du", c, argv, longopts);
+		}
+	}
+	if (optind == argc)
+		return usage_error("no input file");
+	if (o->keep.n && o->drop.n)
+		return usage_error("say what to keep (--keep) or what to drop "
+				   "(--drop), not both");
+	if (select_check_ids(&o->keep, &e) < 0 ||
+	    select_check_ids(&o->drop, &e) < 0)
+		return usage_error("%s %s", o->keep.n ? "--keep" : "--drop",
+				   e.msg);
+	for (int i = optind; i < argc; i++)
+		if (tree_add(&tree, argv[i], true) < 0)
+			goto oom;
+	if (tree_links(&tree) < 0)
+		goto oom;
+	for (size_t i = 0; i < tree.nerr; i++) {
+		rc = applet_fail_err("du", "cannot read", tree.err[i].path, 0,
+				     &tree.err[i]);
+		o->errors++;
+	}
+	/* The line counts files: "offload du: DIR: 40%". */
+	progress_init("du", o->quiet);
+	progress_name(argv[optind]);
+	for (size_t i = 0; i < tree.n; i++) {
+		o->files++;
+		progress_show(i, tree.n);
+		rc |= du_file(o, &tree.file[i]);
+	}
+	progress_show(tree.n, tree.n);
+	progress_end();
+	qsort(o->t, o->n, sizeof(*o->t), by_stored);
+	if (o->json)
+		print_json(o);
+	else
+		print_text(o);
+	rc |= applet_select_unmatched("du", "--target", NULL, &o->targets);
+	tree_free(&tree);
+	return rc;
+oom:
+	tree_free(&tree);
+	return fail("cannot read", argv[optind], "out of memory");
+}
+
+int du_main(int argc, char **argv)
+{
+	struct options o = {
+		.walk = {
+			.accept_other = true,
+			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+				  .max_size = CCOB_DEFAULT_MAX_SIZE },
+			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+		},
+	};
+	int rc = du_run(&o, argc, argv);
+
+	for (size_t i = 0; i < o.n; i++)
+		free(o.t[i].name);
+	free(o.t);
+	select_free(&o.targets);
+	select_free(&o.keep);
+	select_free(&o.drop);
+	return rc;
+}

@@ -1,0 +1,323 @@
+/* prune_file: one file pruned, as prune FILE and each file of prune -r
+ * prune it (see prune_file.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "messages.h"
+#include "progress.h"
+#include "prune_file.h"
+#include "selection.h"
+#include "../core/io.h"
+#include "../core/select.h"
+#include "../formats/magic.h"
+#include "../ops/prune.h"
+
+#define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
+
+/* The message may quote IDs from the file: one line whatever they hold. */
+static void fail_escaped(const char *path, const struct err *e)
+{
+	char *msg = applet_escape(e->msg, strlen(e->msg), false);
+
+	fail("cannot prune", path, "%s", msg ? msg : e->msg);
+	free(msg);
+}
+
+static bool keep_entry(void *ctx, const struct prune_entry *en)
+{
+	struct options *o = ctx;
+
+	if (en->sel.host)
+		o->host_bytes += en->size;
+	if (en->sel.host || select_is_portable(&en->sel))
+		return true;
+	if (o->keep.n)
+		return select_match(&o->keep, &en->sel);
+	return !select_match(&o->drop, &en->sel);
+}
+
+static void seen_entry(void *ctx, const struct prune_entry *en, bool kept)
+{
+	const struct options *o = ctx;
+	char *id;
+
+	if (!o->verbose || kept)
+		return;
+	id = applet_escape(en->sel.id, en->sel.id_len, false);
+	fprintf(o->report, "%s: drop %s, %llu bytes", o->file, id ? id : "?",
+		(unsigned long long)en->size);
+	free(id);
+	if (en->section)
+		fprintf(o->report, ", section %s", en->section);
+	fprintf(o->report, ", container at %llu\n",
+		(unsigned long long)en->container);
+}
+
+static void summary(FILE *f, const char *path, const struct prune_plan *p,
+		    bool dry)
+{
+	uint64_t total = p->entries_kept + p->entries_dropped;
+
+	fprintf(f, "%s: %s %llu of %llu entries, %llu bytes of code; file %llu -> "
+	       "%llu bytes", path, dry ? "would drop" : "dropped",
+	       (unsigned long long)p->entries_dropped,
+	       (unsigned long long)total,
+	       (unsigned long long)p->code_dropped,
+	       (unsigned long long)p->size_before,
+	       (unsigned long long)p->size_after);
+	/* The floor for linked files, said: the layout stays. */
+	if (p->zeroed)
+		fprintf(f, ", %llu zeroed in place", (unsigned long long)p->zeroed);
+	if (p->compressed)
+		fprintf(f, ", %llu bundle%s compressed (CCOB version %u)",
+			(unsigned long long)p->compressed,
+			p->compressed == 1 ? "" : "s", p->ccob_version);
+	if (p->containers_emptied)
+		fprintf(f, ", %llu container%s emptied",
+			(unsigned long long)p->containers_emptied,
+			p->containers_emptied == 1 ? "" : "s");
+	/* Containers that stay where they were, and why. */
+	if (p->unpacked_fatbin[0])
+		fprintf(f, " (not packed: %s)", p->unpacked_fatbin);
+	/* A linked file that could have been made smaller, and was not. */
+	if (p->shrink.why[0])
+		fprintf(f, " (not shrunk: %s)", p->shrink.why);
+	fputc('\n', f);
+}
+
+bool prune_unmatched(const struct select *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->rule[i].hit)
+			return true;
+	return false;
+}
+
+/* What the file holds, shown to the selection and nothing else: errors
+ * are said when it is pruned. */
+void prune_look(struct options *o, const char *path)
+{
+	struct prune_opts po = {
+		.keep = keep_entry, .ctx = o, .level = o->level,
+		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+			    .max_size = CCOB_DEFAULT_MAX_SIZE },
+		.decide_only = true,
+	};
+	struct prune_plan plan;
+	struct io_in in;
+	struct err e;
+
+	if (io_in_open(&in, path, &e) < 0)
+		return;
+	if (prune_plan(in.data, in.len, &po, &plan, &e) == 0)
+		prune_plan_free(&plan);
+	io_in_close(&in);
+}
+
+static bool kept(struct options *o, const struct select_entry *en)
+{
+	if (en->host || select_is_portable(en))
+		return true;
+	if (o->keep.n)
+		return select_match(&o->keep, en);
+	return !select_match(&o->drop, en);
+}
+
+/* A file that holds only code of dropped GPUs: removed (all its links in
+ * the tree) with --remove-files, else left; one line says which. */
+static int prune_remove(struct options *o, const char *path, const struct io_in *in,
+		 struct prune_result *res)
+{
+	int rc = 0;
+
+	if (!o->remove_files) {
+		res->action = PRUNE_LEFT;
+		fprintf(o->report, "%s: only code for GPUs dropped, %zu bytes; "
+			"left (--remove-files removes it)\n", path, in->len);
+		return 0;
+	}
+	res->action = PRUNE_REMOVED;
+	res->after = 0;
+	fprintf(o->report, "%s: %s, %zu bytes of code for GPUs dropped alone\n",
+		path, o->dry_run ? "would remove" : "removed", in->len);
+	if (o->dry_run)
+		return 0;
+	/* Every path of it in the tree: its hard links go too. */
+	for (size_t i = 0; i <= o->nlinks; i++) {
+		const char *p = i ? o->links[i - 1] : path;
+
+		if (unlink(p) < 0 && errno != ENOENT) {
+			res->action = PRUNE_FAILED;
+			rc = fail("cannot remove", p, "%s", strerror(errno));
+		}
+	}
+	return rc;
+}
+
+/* A file prune_plan found no offload code in: left, unless it is itself
+ * a code object of a dropped GPU. */
+static int prune_lone(struct options *o, const char *path, const struct io_in *in,
+	       struct prune_result *res)
+{
+	struct select_entry en;
+	char name[APPLET_CODE_NAME];
+
+	if (applet_lone_code(in->data, in->len, name, &en) != 1 ||
+	    kept(o, &en)) {
+		res->action = PRUNE_SKIPPED;
+		return 0;
+	}
+	return prune_remove(o, path, in, res);
+}
+
+/* The file's other links in the tree, made links of its new self: each
+ * made beside its path under a temporary name, renamed over it. */
+static int prune_relink(struct options *o, const char *path)
+{
+	static unsigned serial;
+	int rc = 0;
+
+	for (size_t i = 0; i < o->nlinks; i++) {
+		const char *l = o->links[i], *slash = strrchr(l, '/');
+		int dir = slash ? (int)(slash - l + 1) : 0;
+		char *tmp;
+
+		if (asprintf(&tmp, "%.*s.%s.link%ld-%u", dir, l,
+			     slash ? slash + 1 : l, (long)getpid(),
+			     ++serial) < 0)
+			return fail("cannot relink", l, "out of memory");
+		if (link(path, tmp) < 0 || rename(tmp, l) < 0) {
+			rc = fail("cannot relink", l, "%s (it keeps the code "
+				  "pruned from '%s')", strerror(errno), path);
+			unlink(tmp);
+		}
+		free(tmp);
+	}
+	return rc;
+}
+
+int prune_one(struct options *o, const char *path, struct prune_result *res)
+{
+	struct prune_opts po = {
+		.keep = keep_entry, .seen = seen_entry, .ctx = o,
+		.level = o->level, .package_level = o->package_level,
+		.keep_layout = o->keep_layout, .shrink = o->shrink,
+		.compress = o->compress, .compress_method = o->compress_method,
+		.ccob_version = o->ccob_version,
+		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+			    .max_size = CCOB_DEFAULT_MAX_SIZE },
+	};
+	struct prune_plan plan = { 0 };
+	struct io_out out = { .fd = -1 };
+	const char *dest = o->in_place ? path : o->output;
+	struct io_in in;
+	struct stat st;
+	struct err e;
+	int rc = 1;
+
+	if (io_in_open(&in, path, &e) < 0) {
+		if (e.errnum == EISDIR)
+			return fail("cannot prune", path, "a directory (prune -r "
+				    "walks one)");
+		return applet_fail_err("prune", "cannot read", path, 0, &e);
+	}
+	o->file = path;
+	o->host_bytes = 0;
+	if (res)
+		res->before = res->after = in.len;
+	if (o->in_place && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
+		fail("cannot prune", path, "not a regular file: --in-place "
+		     "would not replace it");
+		goto out;
+	}
+	if (progress_on()) {
+		progress_name(path);
+		po.limits.progress = progress_callback;
+	}
+	rc = prune_plan(in.data, in.len, &po, &plan, &e);
+	progress_end();
+	po.limits.progress = NULL;	/* the line is gone: no more of it */
+	if (rc < 0 && res && e.code == ERR_NOTHING) {
+		/* In a tree, a file of no offload code is left alone, and
+		 * one that is a code object goes if its GPU does. */
+		rc = prune_lone(o, path, &in, res);
+		goto out;
+	}
+	if (rc < 0) {
+		rc = 1;
+		fail_escaped(path, &e);
+		goto out;
+	}
+	rc = 1;
+	if (res && !plan.entries_dropped) {
+		res->action = PRUNE_SKIPPED;
+		rc = 0;
+		goto out;
+	}
+	/* A --drop pattern that took nothing: nothing is written (main says
+	 * so, once for all files). */
+	if (!res && !o->dry_run && prune_unmatched(&o->drop))
+		goto out;
+	/* A container with nothing a kept GPU runs loses nothing when
+	 * emptied (NVIDIA libraries hold many such fatbins); a file that
+	 * would keep no device code at all is a wrong selection (a typo). */
+	if (res && !plan.device_kept && !o->host_bytes &&
+	    !magic_is_object(in.data, in.len) &&
+	    !magic_is_archive(in.data, in.len)) {
+		/* A bundle, CCOB or fatbin file of dropped GPUs alone. */
+		rc = prune_remove(o, path, &in, res);
+		goto out;
+	}
+	if (plan.containers_emptied && !plan.device_kept && !o->allow_empty) {
+		fail("cannot prune", path, "%llu container%s would keep no "
+		     "device code (--allow-empty to prune anyway)",
+		     (unsigned long long)plan.containers_emptied,
+		     plan.containers_emptied == 1 ? "" : "s");
+		goto out;
+	}
+	/* An object whose sections go is checked only when it is written
+	 * (a symbol may still point into one): a dry run writes it to
+	 * /dev/null, so it says what the run would. */
+	if (o->dry_run && (plan.ndrop || plan.nmember))
+		dest = "/dev/null";
+	else if (o->dry_run)
+		dest = NULL;
+	if (dest) {
+		if (io_out_open(&out, dest, &e) < 0) {
+			applet_fail_io("prune", dest, &e);
+			goto out;
+		}
+		if (o->in_place)
+			io_out_keep_mode(&out, &in);
+		else
+			io_out_mode_from(&out, &in);
+		if (prune_write(&in, &plan, &out, &e) < 0)
+			goto write_failed;
+		if (io_out_commit(&out, &e) < 0)
+			goto write_failed;
+	}
+	summary(o->report, path, &plan, o->dry_run);
+	rc = 0;
+	if (res) {
+		res->action = PRUNE_PRUNED;
+		res->after = plan.size_after;
+		if (!o->dry_run)
+			rc = prune_relink(o, path);
+	}
+	goto out;
+write_failed:
+	io_out_discard(&out);
+	/* What the rewriting found wrong in the input names no file. */
+	if (e.path[0])
+		applet_fail_io("prune", dest, &e);
+	else
+		fail_escaped(path, &e);
+out:
+	prune_plan_free(&plan);
+	io_in_close(&in);
+	return rc;
+}

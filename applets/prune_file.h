@@ -1,0 +1,60 @@
+/* prune_file: one file pruned, for the prune applet's command (prune.c)
+ * and its walk over trees (prune_tree.c, -r): the options they share. */
+#ifndef APPLETS_PRUNE_FILE_H
+#define APPLETS_PRUNE_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/io.h"
+#include "../core/select.h"
+#include "../ops/prune.h"
+
+struct options {
+	struct select keep, drop;
+	const char *output;
+	bool in_place, dry_run, allow_empty, keep_layout, compress;
+	unsigned compress_method, ccob_version;
+	enum prune_shrink shrink;
+	bool verbose, quiet;
+	int level, package_level;	/* package_level: 0 unless given */
+	const char *file;	/* the one being pruned, for -v */
+	FILE *report;		/* stdout, or stderr when the output is */
+	uint64_t host_bytes;	/* of the host entries of the file */
+	/* -r: directories walked, files that hold only dropped code
+	 * removed, workers; the other paths of the file being pruned (its
+	 * hard links in the tree). */
+	bool recurse, remove_files;
+	unsigned jobs;
+	char **links;
+	size_t nlinks;
+};
+
+/* What became of one file of a tree. */
+enum prune_action {
+	PRUNE_FAILED,
+	PRUNE_PRUNED,
+	PRUNE_REMOVED,		/* only code of dropped GPUs: gone */
+	PRUNE_LEFT,		/* the same, left (no --remove-files) */
+	PRUNE_SKIPPED,		/* nothing to drop, or no offload code */
+};
+
+struct prune_result {
+	enum prune_action action;
+	uint64_t before, after;	/* bytes of the file */
+};
+
+/* Prune path (in place, or as o says) and say so; with res (in a tree)
+ * a file with no offload code or nothing to drop is skipped, a code object
+ * of a dropped GPU, or a bundle, CCOB or fatbin file keeping no device
+ * code, is removed (--remove-files) or left, and the file's other links in
+ * the tree are made links of the new one.  0, or 1 after saying what
+ * failed. */
+int prune_one(struct options *o, const char *path, struct prune_result *res);
+/* What the file holds, shown to the selection and nothing else (errors
+ * are said when it is pruned); whether a rule of s took nothing. */
+void prune_look(struct options *o, const char *path);
+bool prune_unmatched(const struct select *s);
+
+#endif
