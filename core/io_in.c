@@ -6,6 +6,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -141,18 +142,35 @@ static int map_of(const void *p, size_t n)
  * hole of a sparse file on a full tmpfs needs a page of its own to be
  * mapped): read into an anonymous page put in its place.  False when
  * that fails too (a read error: the fault stays deadly). */
+static atomic_flag patching = ATOMIC_FLAG_INIT;
+
 static bool patch_page(int i, uintptr_t page, size_t page_size)
 {
 	uintptr_t start = maps[i].start;
 	size_t want = page_size, got = 0;
-	uint8_t *p;
+	unsigned char resident = 0;
+	uint8_t *p = MAP_FAILED;
+	bool ok = false;
 
+	/* Threads that fault on the same page (the hash thread and the
+	 * compressor read one input) patch it one at a time, and a page
+	 * another thread patched meanwhile is left as it is. */
+	while (atomic_flag_test_and_set_explicit(&patching,
+						 memory_order_acquire))
+		;
+	if (mincore((void *)page, page_size, &resident) == 0 &&
+	    (resident & 1)) {
+		ok = true;
+		goto out;
+	}
 	if (start + maps[i].len - page < want)
 		want = start + maps[i].len - page;
-	p = mmap((void *)page, page_size, PROT_READ | PROT_WRITE,
-		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* Filled aside, then moved into place in one step: no thread sees
+	 * the page half read. */
+	p = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
-		return false;
+		goto out;
 	while (got < want) {
 		ssize_t n = pread(maps[i].fd, p + got, want - got,
 				  (off_t)(page - start + got));
@@ -160,7 +178,7 @@ static bool patch_page(int i, uintptr_t page, size_t page_size)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return false;
+			goto out;
 		if (n == 0) {	/* it shrank after all: zeros from here */
 			if (!input_cut)
 				input_cut = maps[i].path;
@@ -168,9 +186,18 @@ static bool patch_page(int i, uintptr_t page, size_t page_size)
 		}
 		got += (size_t)n;
 	}
-	maps[i].patched = true;
 	mprotect(p, page_size, PROT_READ);
-	return true;
+	if (mremap(p, page_size, page_size, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   (void *)page) == MAP_FAILED)
+		goto out;
+	p = MAP_FAILED;
+	maps[i].patched = true;
+	ok = true;
+out:
+	if (p != MAP_FAILED)
+		munmap(p, page_size);
+	atomic_flag_clear_explicit(&patching, memory_order_release);
+	return ok;
 }
 
 bool io_in_fault(void *addr, size_t page_size)
