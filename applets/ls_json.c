@@ -8,6 +8,7 @@
 
 #include "ls.h"
 #include "../core/uri.h"
+#include "../formats/kpack.h"
 
 /* A JSON string: valid UTF-8 passes, other bytes become \u00XX. */
 static void json_str(const char *s, size_t len)
@@ -365,6 +366,10 @@ static void json_container(const struct inspect_node *n, bool *f)
 		fputs("null", stdout);
 	else
 		printf("%u", n->version);
+	if (n->container == INSPECT_KPACK) {
+		json_key(f, "compression_scheme");
+		printf("\"%s\"", kpack_scheme_name(n->kpack_scheme));
+	}
 }
 
 static void json_section(const struct inspect_node *n, bool *f)

@@ -9,6 +9,7 @@
 #include "ls.h"
 #include "../core/uri.h"
 #include "../formats/inspect.h"
+#include "../formats/kpack.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };
 
@@ -65,6 +66,10 @@ static void entry_line(const struct inspect_node *n, const char *path,
 		break;
 	case INSPECT_NV:
 		l->cell[k++] = dup_text(t.image, t.image_len);
+		l->cell[k++] = dup_text(t.arch, t.arch_len);
+		break;
+	case INSPECT_KPACK:	/* the TOC key, the target */
+		l->cell[k++] = dup_text(n->name, n->name_len);
 		l->cell[k++] = dup_text(t.arch, t.arch_len);
 		break;
 	case INSPECT_OBJECT_BUNDLE:
@@ -232,7 +237,7 @@ static void raw_kind(const struct rows *rs, size_t i)
 {
 	static const char *const names[] = {
 		"offload bundle", "object bundle", "CCOB", "offload package",
-		"NVIDIA fatbin",
+		"NVIDIA fatbin", "kpack archive",
 	};
 	int kind = -1;
 
@@ -339,6 +344,12 @@ static void print_container(const struct inspect_node *n)
 		printf(" at %" PRIu64 ": version %u, %zu bytes, %zu image%s\n",
 		       n->offset, n->version, (size_t)n->size, n->entries,
 		       n->entries == 1 ? "" : "s");
+		return;
+	case INSPECT_KPACK:
+		printf(" at %" PRIu64 ": version %u, %s, %" PRIu64 " bytes, "
+		       "%zu entr%s\n", n->offset, n->version,
+		       kpack_scheme_name(n->kpack_scheme), n->size, n->entries,
+		       s);
 		return;
 	default:
 		printf(" at %" PRIu64 ": ", n->offset);

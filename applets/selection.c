@@ -35,6 +35,9 @@ static char *entry_id(const struct inspect_node *n,
 	*len = 0;
 	if (n->container == INSPECT_NV) {
 		b = strdup(t->arch_buf);
+	} else if (n->container == INSPECT_KPACK) {
+		/* The TOC key and the target: "bin/app#0-gfx90a". */
+		b = applet_cat(n->name, n->name_len, "-", t->arch, t->arch_len);
 	} else if (n->container != INSPECT_PACKAGE) {
 		*len = n->name_len;
 		return applet_cat(n->name, n->name_len, "", "", 0);

@@ -11,6 +11,7 @@
 #include "fatbin.h"
 #include "inspect.h"
 #include "inspect_walk.h"
+#include "kpack.h"
 #include "../core/bytes.h"
 
 /* Archives inside archives are walked this deep, no deeper. */
@@ -416,6 +417,20 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		in.format = INSPECT_ARCHIVE;
 		return walk_archive(w, &in, buf, len, base);
 	}
+	if (kpack_probe(buf, len)) {
+		struct inspect_node c = {
+			.kind = INSPECT_CONTAINER, .depth = depth + 1,
+			.number = w->containers++, .offset = base,
+			.size = len, .in_file = true,
+		};
+
+		in.format = INSPECT_RAW;
+		if (inspect_emit(w, &in) < 0)
+			return -1;
+		if (inspect_walk_kpack(w, &c, buf, len) < 0)
+			return inspect_where(w, "kpack archive");
+		return 0;
+	}
 	if (is_container(buf, len)) {
 		in.format = INSPECT_RAW;
 		if (inspect_emit(w, &in) < 0)
@@ -424,8 +439,8 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 	}
 	if (depth == 0 && !w->o->accept_other)
 		return err_set(w->e, "not an ELF file, COFF object, PE image, "
-			       "archive, offload bundle, CCOB, offload package "
-			       "or NVIDIA fatbin");
+			       "archive, offload bundle, CCOB, offload package, "
+			       "NVIDIA fatbin or kpack archive");
 	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
 	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
 	return inspect_emit(w, &in);
@@ -502,6 +517,10 @@ void inspect_entry_target(const struct inspect_node *n,
 		if (n->offload_kind != PACKAGE_OFK_NONE)
 			set_str(&t->kind, &t->kind_len,
 				package_offload_kind_describe(n->offload_kind));
+		set(&t->triple, &t->triple_len, n->triple, n->triple_len);
+		set(&t->arch, &t->arch_len, n->arch, n->arch_len);
+		set_str(&t->image, &t->image_len, image_name(n->image_kind));
+	} else if (n->container == INSPECT_KPACK) {
 		set(&t->triple, &t->triple_len, n->triple, n->triple_len);
 		set(&t->arch, &t->arch_len, n->arch, n->arch_len);
 		set_str(&t->image, &t->image_len, image_name(n->image_kind));

@@ -2,7 +2,8 @@
  * headers.  An ELF file's offload sections (.hip_fatbin, .llvm.offloading,
  * .nv_fatbin, __nv_relfatbin, __CLANG_OFFLOAD_BUNDLE__* object bundles),
  * an archive's members, or a file that is itself a bundle, a CCOB, an
- * offload package or an NVIDIA fatbin, walked as a tree; COFF objects'
+ * offload package, an NVIDIA fatbin or an AMD kpack archive, walked as a
+ * tree; COFF objects'
  * sections of the same names too (.llvm.offloading* for packages), and PE
  * images' by the names cut to eight bytes (.hip_fat, .nv_fatb, __nv_rel):
  *
@@ -49,6 +50,7 @@ enum inspect_container {
 	INSPECT_CCOB,		/* compressed offload bundle */
 	INSPECT_PACKAGE,	/* LLVM offload binary */
 	INSPECT_NV,		/* NVIDIA fatbin */
+	INSPECT_KPACK,		/* AMD kpack archive: a whole file */
 };
 
 enum inspect_hash {
@@ -86,7 +88,8 @@ struct inspect_node {
 	/* CONTAINER (and ENTRY: its container's number and format) */
 	enum inspect_container container;
 	unsigned number;	/* from 0 in each file, in walk order */
-	unsigned version;	/* CCOB, package or NVIDIA fatbin version */
+	unsigned version;	/* CCOB, package, NVIDIA fatbin or kpack version */
+	unsigned kpack_scheme;	/* kpack: enum kpack_scheme */
 	size_t entries;		/* how many ENTRY nodes follow */
 	struct ccob_header ccob;
 	uint64_t ccob_compressed;	/* bytes of compressed stream */

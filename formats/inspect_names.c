@@ -8,6 +8,7 @@ const char *inspect_container_name(enum inspect_container c)
 	case INSPECT_OBJECT_BUNDLE: return "object-bundle";
 	case INSPECT_CCOB: return "ccob";
 	case INSPECT_PACKAGE: return "package";
+	case INSPECT_KPACK: return "kpack";
 	default: return "nv-fatbin";
 	}
 }

@@ -34,6 +34,9 @@ int inspect_walk_package(struct walk *w, struct inspect_node *c,
 			 const uint8_t *p, uint64_t size);
 int inspect_walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 		    uint64_t size);
+/* A kpack archive, the whole file (inspect_kpack.c). */
+int inspect_walk_kpack(struct walk *w, struct inspect_node *c,
+		       const uint8_t *p, uint64_t size);
 /* For a walk that inflates: decode the NVIDIA entries of buf[pos, len)
  * (at file offset base; an NVIDIA fatbin at pos) ahead of inspect_walk_nv,
  * which takes them from w->nv.  NULL when out of memory. */

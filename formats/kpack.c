@@ -201,9 +201,10 @@ static int read_entry(const msgpack_object *key, const msgpack_object *tgt,
 		return -1;
 	if (ord >= b->n)
 		return err_code_set(e, ERR_MALFORMED, "%s: ordinal %llu, but "
-				    "the archive has %zu %s", where,
+				    "the archive has %zu %s%s", where,
 				    (unsigned long long)ord, b->n,
-				    k->scheme == KPACK_ZSTD ? "frames" : "blobs");
+				    k->scheme == KPACK_ZSTD ? "frame" : "blob",
+				    b->n == 1 ? "" : "s");
 	en->ordinal = (uint32_t)ord;
 	en->offset = b->off[ord];
 	en->stored = b->size[ord];
@@ -361,12 +362,8 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 	case KPACK_ZSTD:
 		break;
 	}
-	/* The declared size is believed only within the limits. */
-	if (en->size > lim->max_size)
-		return err_code_set(e, ERR_MALFORMED, "entry '%.256s' declares "
-				    "%llu bytes, more than the limit of %llu",
-				    en->key, (unsigned long long)en->size,
-				    (unsigned long long)lim->max_size);
+	/* The declared size is believed only within the limits: the ratio
+	 * first, which says the same on every machine. */
 	if (en->size / lim->max_ratio > en->stored + 64)
 		return err_code_set(e, ERR_MALFORMED, "entry '%.256s' declares "
 				    "%llu bytes from %llu compressed ones, "
@@ -374,6 +371,11 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 				    (unsigned long long)en->size,
 				    (unsigned long long)en->stored,
 				    (unsigned long long)lim->max_ratio);
+	if (en->size > lim->max_size)
+		return err_code_set(e, ERR_MALFORMED, "entry '%.256s' declares "
+				    "%llu bytes, more than the limit of %llu",
+				    en->key, (unsigned long long)en->size,
+				    (unsigned long long)lim->max_size);
 	p = malloc(en->size ? (size_t)en->size : 1);
 	if (!p)
 		return err_code_set(e, ERR_NOMEM, "out of memory");

@@ -31,7 +31,7 @@ SEED="--seed ${DIFF_SEED:-20261121}"
 export DIFF_SEED
 
 # The suites, longest first, so that the long ones do not end the run alone.
-ALL="differential object packdiff faults ar-diff extract prune shrink newllvm debian kernels coff cuobjdump nvres packager
+ALL="differential object packdiff faults ar-diff extract prune shrink newllvm debian kernels coff cuobjdump nvres packager kpack
 driver bundler golden ar archive elfscan ls unpack-archive ccob targetid
 triple llvmhash fuzz-replay harness headers completion"
 

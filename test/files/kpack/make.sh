@@ -4,6 +4,8 @@
 # python/rocm_kpack) on a small HIP program from clang-22.  Never commits
 # their code: only what their splitter writes for our inputs.
 #   KPACK_SRC=DIR   a checkout of ROCm/rocm-kpack (its python/ is used)
+#   KPACK_OUT=DIR   where to write (default: here), for kpack.test to
+#                   check that the committed files are what it makes
 # Needs clang-22, LLVM 22's tools, GNU binutils, and python3 with msgpack
 # and zstandard (Debian 12: python3-msgpack python3-zstandard).  Python
 # 3.11 lacks TemporaryDirectory(delete=...), which the splitter uses: the
@@ -21,6 +23,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../inspect/src
 hip=$here/../../objects/hip
+mkdir -p "${KPACK_OUT:-$here}"
+out=$(cd "${KPACK_OUT:-$here}" && pwd)
 CLANG=${CLANG:-clang-22}
 LLVM=${LLVM_BIN:-/usr/lib/llvm-22/bin}
 PY=${PYTHON:-/usr/bin/python3}
@@ -33,11 +37,11 @@ H="-x hip --offload-arch=gfx90a --offload-arch=gfx1100 -nogpulib -nogpuinc -I$hi
 $CLANG $H -cuid=a -c "$src/a.hip" -o a.o
 $CLANG $H -cuid=b -c "$src/b.hip" -o b.o
 $CLANG -I"$hip" -c "$hip/runtime.cpp" -o rt.o
-$CLANG --hip-link -no-hip-rt -Wl,-z,noseparate-code -s a.o b.o rt.o -o "$here/app"
+$CLANG --hip-link -no-hip-rt -Wl,-z,noseparate-code -s a.o b.o rt.o -o "$out/app"
 
 # One artifact, prefix "stage", the program in stage/bin.
-mkdir -p art/t_lib_gfx90a/stage/bin out
-cp "$here/app" art/t_lib_gfx90a/stage/bin/app
+mkdir -p art/t_lib_gfx90a/stage/bin parts
+cp "$out/app" art/t_lib_gfx90a/stage/bin/app
 echo stage > art/t_lib_gfx90a/artifact_manifest.txt
 cat > run.py <<'PYEOF'
 import sys, tempfile
@@ -54,13 +58,13 @@ import runpy
 runpy.run_module(sys.argv.pop(1), run_name="__main__")
 PYEOF
 "$PY" run.py "$KPACK_SRC/python" rocm_kpack.tools.split_artifacts \
-	--artifact-dir art/t_lib_gfx90a --output-dir out --artifact-prefix t \
+	--artifact-dir art/t_lib_gfx90a --output-dir parts --artifact-prefix t \
 	--tmp-dir "$tmp" --clang-offload-bundler "$LLVM/clang-offload-bundler" \
 	>split.log 2>&1 || { cat split.log >&2; exit 1; }
-rm -rf "$here/split"
-mkdir -p "$here/split"
-cp -R out/t_generic/stage/. "$here/split/"
-for d in out/t_gfx*; do cp -R "$d/stage/.kpack" "$here/split/"; done
+rm -rf "$out/split"
+mkdir -p "$out/split"
+cp -R parts/t_generic/stage/. "$out/split/"
+for d in parts/t_gfx*; do cp -R "$d/stage/.kpack" "$out/split/"; done
 
 # The two archives' code objects again, in one archive of both targets,
 # each compressed on its own (zstd-per-kernel, level 3).
@@ -80,5 +84,5 @@ for a in sys.argv[3:]:
 out.finalize_archive()
 out.write(Path(sys.argv[2]))
 PYEOF
-"$PY" zstd.py "$KPACK_SRC/python" "$here/zstd.kpack" \
-	"$here/split/.kpack/t_gfx90a.kpack" "$here/split/.kpack/t_gfx1100.kpack"
+"$PY" zstd.py "$KPACK_SRC/python" "$out/zstd.kpack" \
+	"$out/split/.kpack/t_gfx90a.kpack" "$out/split/.kpack/t_gfx1100.kpack"
