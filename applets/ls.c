@@ -15,6 +15,7 @@
 #include "../core/io.h"
 #include "../core/uri.h"
 #include "../formats/inspect.h"
+#include "ls_kpack.h"
 
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
@@ -376,6 +377,7 @@ static int list_one(struct options *o, const char *path)
 		break;
 	case TEXT:
 		ls_text(&rs, path);
+		rc |= ls_kpack_host(path, in.data, in.len, o->verify);
 		break;
 	case ROC_OBJ:
 		rc = print_roc_obj(&rs, path, &o->roc_bundles);

@@ -458,3 +458,80 @@ out:
 		kpack_ref_free(r);
 	return rc;
 }
+
+/* "Rewrite Magic (HIPF -> HIPK)": the wrapper keeps its layout, u32 magic,
+ * u32 version, then two pointers, reserved1 the code object's index. */
+int kpack_wrappers(const uint8_t *p, uint64_t n, bool is64, bool big_endian,
+		   uint64_t **index, size_t *nhipk, size_t *nhipf,
+		   struct err *e)
+{
+	unsigned ptr = is64 ? 8 : 4, size = 8 + 2 * ptr;
+
+	*index = NULL;
+	*nhipk = *nhipf = 0;
+	if (n % size)
+		return err_code_set(e, ERR_MALFORMED, ".hipFatBinSegment: %llu "
+				    "bytes, not a whole number of %u-byte "
+				    "wrappers", (unsigned long long)n, size);
+	*index = calloc(n / size ? (size_t)(n / size) : 1, sizeof(**index));
+	if (!*index)
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	for (uint64_t at = 0; at < n; at += size) {
+		uint32_t magic = (uint32_t)get_endian(p + at, 4, big_endian);
+
+		if (magic == KPACK_HIPK) {
+			(*index)[(*nhipk)++] =
+				get_endian(p + at + 8 + ptr, (int)ptr, big_endian);
+		} else if (magic == KPACK_HIPF) {
+			(*nhipf)++;
+		} else {
+			free(*index);
+			*index = NULL;
+			*nhipk = 0;
+			return err_code_set(e, ERR_MALFORMED, ".hipFatBinSegment: "
+					    "wrapper at offset %llu has magic "
+					    "0x%08x, neither HIPF nor HIPK",
+					    (unsigned long long)at, magic);
+		}
+	}
+	return 0;
+}
+
+static const char placeholder[] = "@GFXARCH@";
+
+char *kpack_expand(const char *pattern, const char *target)
+{
+	const char *at = strstr(pattern, placeholder);
+	size_t head, plen = sizeof(placeholder) - 1;
+	char *out;
+
+	if (!at)
+		return strdup(pattern);
+	head = (size_t)(at - pattern);
+	out = malloc(strlen(pattern) - plen + strlen(target) + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, pattern, head);
+	strcpy(out + head, target);
+	strcat(out, at + plen);
+	return out;
+}
+
+bool kpack_name_matches(const char *pattern, const char *name, char **target)
+{
+	const char *at = strstr(pattern, placeholder);
+	size_t head, tail, n = strlen(name), plen = sizeof(placeholder) - 1;
+
+	*target = NULL;
+	if (!at)
+		return false;
+	head = (size_t)(at - pattern);
+	tail = strlen(at + plen);
+	/* A target ID: "gfx" and more, with no '/' (a file name). */
+	if (n < head + tail + 4 || memcmp(name, pattern, head) ||
+	    memcmp(name + n - tail, at + plen, tail) ||
+	    memcmp(name + head, "gfx", 3))
+		return false;
+	*target = strndup(name + head, n - head - tail);
+	return *target != NULL;
+}

@@ -89,4 +89,22 @@ void kpack_ref_free(struct kpack_ref *r);
  * its TOC key). */
 enum { KPACK_HIPF = 0x48495046, KPACK_HIPK = 0x4B504948 };
 
+/* The wrappers of a .hipFatBinSegment section, n bytes at p, of an ELF
+ * file of the given class and byte order: *index (malloc'd, *nhipk of
+ * them) the reserved1 of each HIPK wrapper in order; *nhipf counts the
+ * HIPF ones (fat binaries not split).  A section whose size is not a whole
+ * number of wrappers, or a wrapper of neither magic, is an error. */
+int kpack_wrappers(const uint8_t *p, uint64_t n, bool is64, bool big_endian,
+		   uint64_t **index, size_t *nhipk, size_t *nhipf,
+		   struct err *e);
+/* pattern with its first "@GFXARCH@" replaced by target (malloc'd; NULL
+ * when out of memory).  The runtime puts each form of the device's
+ * target ID there, the most specific first (gfx90a:sramecc+:xnack-, then
+ * without xnack-, ...). */
+char *kpack_expand(const char *pattern, const char *target);
+/* Whether name is pattern (a file name, no '/') with a target ID in place
+ * of "@GFXARCH@": the target (malloc'd) in *target when so. */
+bool kpack_name_matches(const char *pattern, const char *name,
+			char **target);
+
 #endif

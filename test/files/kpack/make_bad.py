@@ -72,6 +72,9 @@ def main():
     write("frame.kpack", kpack(zs, bad_frame))
     write("toc-type.kpack", kpack(dict(none, toc=[1, 2]), code))
     write("cut.kpack", kpack(none, code)[:-5])
+    # Whole, but of another binary: an install's archive without the
+    # code objects its host binaries' wrappers want.
+    write("other-key.kpack", kpack(none, code))
 
 
 if __name__ == "__main__":
