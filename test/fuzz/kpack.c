@@ -1,7 +1,8 @@
 /* Fuzz target: a kpack archive (formats/kpack.c): header, MessagePack TOC,
  * blobs or zstd frames, every entry's code under small limits (at most
  * 1 MiB inflated, 64 times the frame's bytes); and the same bytes read as a
- * host binary's .rocm_kpack_ref map.
+ * host binary's .rocm_kpack_ref map and as its .hipFatBinSegment wrappers
+ * (each class and byte order).
  * libFuzzer: -max_len=16384
  */
 #include <stdlib.h>
@@ -47,6 +48,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kpack_free(&k);
 	} else {
 		FUZZ_CHECK(e.msg[0]);
+	}
+	for (int c = 0; c < 4; c++) {
+		uint64_t *index;
+		size_t nk, nf;
+
+		if (kpack_wrappers(data, size, c & 1, c & 2, &index, &nk, &nf,
+				   &e) == 0) {
+			FUZZ_CHECK(nk + nf == size / (c & 1 ? 24 : 16));
+			free(index);
+		} else {
+			FUZZ_CHECK(e.msg[0] && !index);
+		}
 	}
 	if (kpack_ref_parse(data, size, &r, &e) == 0) {
 		FUZZ_CHECK(r.kernel_name && r.npaths > 0);
