@@ -695,6 +695,8 @@ int extract_main(int argc, char **argv)
 	struct options o = {
 		.dir = ".",
 		.walk = {
+			/* A SPIR-V code object is named .spv by its bytes. */
+			.image_kinds = true,
 			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 				  .max_size = CCOB_DEFAULT_MAX_SIZE },
 			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,

@@ -491,6 +491,9 @@ static int ls_run(struct options *o, int argc, char **argv)
 	 * does not check a CCOB's hash either, and MD5 would take most of
 	 * the time (issue 18).  Only --verify checks it. */
 	o->walk.no_hash = !o->verify;
+	/* The JSON says what each bundle entry's code is: its first bytes are
+	 * read; the other formats read headers only. */
+	o->walk.image_kinds = o->format == JSON;
 	progress_init("ls", o->quiet);
 	if (o->format == JSON)
 		fputs("{\"version\":4,\"files\":[", stdout);

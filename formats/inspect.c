@@ -38,24 +38,29 @@ static uint64_t zeros_end(const uint8_t *buf, uint64_t pos, uint64_t stop)
 	return pos;
 }
 
-/* Past the zero padding at buf[pos] (buf starts at file offset base):
- * holes of a sparse file are skipped unread, the rest looked at in steps
- * of PAD_STEP between two questions about holes. */
-enum { PAD_STEP = 1 << 20 };
+/* Past the zero padding at buf[pos] (buf starts at file offset base).
+ * Padding up to the next container's alignment is looked at to the end of
+ * the page it is in, with no system call (a question about holes for each
+ * container cost one each); a run of zeros that goes on into the next
+ * page asks where the data go on: holes of a sparse file are skipped
+ * unread, the rest looked at in steps of PAD_STEP between two questions. */
+enum { PAD_PAGE = 4096, PAD_STEP = 1 << 20 };
 static uint64_t skip_padding(struct walk *w, const uint8_t *buf, size_t len,
 			     uint64_t base, uint64_t pos)
 {
 	while (pos < len && !buf[pos]) {
-		if (w->o->next_data) {
+		uint64_t stop = PAD_PAGE - (base + pos) % PAD_PAGE;
+
+		if (stop == PAD_PAGE && w->o->next_data) {
 			uint64_t d = w->o->next_data(w->o->data_ctx, base + pos);
 
 			if (d > base + pos) {
 				pos = d - base < len ? d - base : len;
 				continue;
 			}
+			stop = PAD_STEP;
 		}
-		pos = zeros_end(buf, pos, len - pos > PAD_STEP ? pos + PAD_STEP
-							      : len);
+		pos = zeros_end(buf, pos, len - pos > stop ? pos + stop : len);
 	}
 	return pos;
 }
@@ -190,7 +195,9 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 
 			if (sec[i].kind != ELFSCAN_BUNDLE)
 				continue;
-			en.image_kind = inspect_sniff_image(en.data, en.size);
+			if (w->o->image_kinds)
+				en.image_kind = inspect_sniff_image(en.data,
+								    en.size);
 			k++;
 			if (inspect_emit(w, &en) < 0)
 				return -1;

@@ -155,6 +155,11 @@ struct inspect_opts {
 	/* A file that is none of the formats above is an INPUT node of
 	 * format OTHER or TEXT (as archive members are), not an error. */
 	bool accept_other;
+	/* Bundle entries whose code lies in the file get their image_kind
+	 * from its first bytes: a page of the file read for each entry, which
+	 * a listing of headers does without (inside a CCOB or a package the
+	 * code is in memory and always looked at). */
+	bool image_kinds;
 	struct ccob_limits ccob;
 	struct package_limits package;
 	/* Where the file's data go on at or after offset off, past a hole

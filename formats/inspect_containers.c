@@ -92,7 +92,6 @@ static struct inspect_node entry_node(const struct inspect_node *parent,
 	};
 
 	*pos += 24 + id_len;
-	en.image_kind = inspect_sniff_image(en.data, en.size);
 	return en;
 }
 
@@ -113,6 +112,8 @@ static int bundle_entries(struct walk *w, const struct inspect_node *parent,
 		if (firsts) {
 			en.head = firsts + i * INSPECT_HEAD;
 			en.image_kind = inspect_sniff_image(en.head, en.size);
+		} else if (!en.in_file || w->o->image_kinds) {
+			en.image_kind = inspect_sniff_image(en.data, en.size);
 		}
 		if (inspect_emit(w, &en) < 0)
 			return -1;
@@ -188,6 +189,7 @@ static int visit_streamed(void *ctx, size_t i, const uint8_t *data,
 					    0);
 
 	(void)size;
+	en.image_kind = inspect_sniff_image(en.data, en.size);
 	return inspect_emit(s->w, &en) < 0 ? 1 : 0;
 }
 

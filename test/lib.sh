@@ -68,6 +68,16 @@ finish() {
 	[ "$FAILED" -eq 0 ]
 }
 
+# registry: the applets and their names, read from applets/applets.def
+# (the registry main.c and the Makefile read): "APPLET NAME LLVM" a line,
+# each applet under its own name, then under each of its aliases, in the
+# file's order; LLVM is 1 for an LLVM-named tool.  Tests take the list of
+# applets from here, so that a new applet needs no test edited but its own.
+registry() {
+	awk -F'"' '/^APPLET\(/ { a = $2; split($3, f, ","); l = f[3] + 0; print a, a, l }
+		/^ALIAS\(/ { print a, $2, l }' "$TOP/applets/applets.def"
+}
+
 # The default bound on declared sizes (core/env.c env_memory_cap): half the
 # physical memory, at most 32 GiB.
 MEMCAP=$(( $(getconf _PHYS_PAGES) / 2 * $(getconf PAGESIZE) ))

@@ -5,7 +5,8 @@
 # `make check-long` the random suites, long).
 #   JOBS=N           suites run at once (default: the number of CPUs)
 #   REQUIRE_LLVM=1   fail, rather than skip, the differential suite when
-#                    LLVM 22 is not installed (CI sets it)
+#                    LLVM 22 is not installed, and fail any suite that ran
+#                    no case at all (CI sets it)
 #   DIFF_SEED=N      the seed of the random suites below (default a fixed
 #                    one, so that make check gives the same verdict each
 #                    time; DIFF_SEED=random picks a fresh one and prints it)
@@ -16,8 +17,10 @@
 #   PACKAGER_ARCHIVE_CASES=N  random archive cases of the packager
 #                    (default 30, from objects clang-22 compiles)
 #
-# While they run, each suite's line comes as it ends; then what failed (and
-# what was skipped), suite by suite in the order below, and the sum.
+# While they run, each suite's line comes as it ends, with its wall time
+# and the CPU time of its processes; then what failed (and what was
+# skipped), suite by suite in the order below, the times of the suites
+# added up and of the whole run, and the sum.
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 
@@ -30,10 +33,16 @@ fi
 SEED="--seed ${DIFF_SEED:-20261121}"
 export DIFF_SEED
 
-# The suites, longest first, so that the long ones do not end the run alone.
-ALL="differential object packdiff faults ar-diff extract prune shrink newllvm debian kernels coff cuobjdump nvres packager kpack
-driver bundler golden ar archive elfscan ls unpack-archive ccob targetid
-triple llvmhash fuzz-replay harness headers completion"
+# The suites: every test/NAME.test, and the tables of suite_cmd below.
+# LONG, the longest (measured with `make check`, which prints each suite's
+# time), go first, so that they do not end the run alone; then the others.
+LONG="differential object packdiff faults ar-diff extract prune shrink newllvm debian kernels"
+TABLES="golden triple targetid llvmhash fuzz-replay"
+ALL=$(for n in $LONG; do echo "$n"; done
+	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
+	for n in $TABLES; do echo "$n"; done)
+ALL=$(echo "$ALL" | awk '!seen[$0]++' | tr '\n' ' ')
+ALL=${ALL% }
 
 suite_cmd() {
 	case $1 in
@@ -55,17 +64,30 @@ suite_cmd() {
 if [ "${1:-}" = --one ]; then
 	name=$2
 	out=$RUN_DIR/$name
+	start=$(date +%s%N)
 	suite_cmd "$name" >"$out" 2>&1
 	rc=$?
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	# CPU time of the suite's processes, user and system: what it costs
+	# whatever else the machine is doing.
+	times >"$out.times"
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s * 1000 }' "$out.times")
 	sum=$(tail -n 1 "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
 	if [ -z "$sum" ]; then
 		# A suite that dies before its summary counts as one failure.
 		sum="0 1"
 	elif [ "$rc" -ne 0 ] && [ "${sum#* }" -eq 0 ]; then
 		sum="${sum% *} 1"
+	elif [ "${REQUIRE_LLVM:-}" = 1 ] && [ "$sum" = "0 0" ]; then
+		# Where every suite must run (CI), one that ran no case (it
+		# skipped them all) has not passed.
+		echo "run.sh: no case ran, and REQUIRE_LLVM=1 wants every suite run" >>"$out"
+		sum="0 1"
 	fi
-	echo "$sum" >"$out.sum"
-	printf '%-16s %s passed, %s failed\n' "$name:" "${sum% *}" "${sum#* }"
+	echo "$sum $ms $cpu" >"$out.sum"
+	printf '%-16s %s passed, %s failed %7s s (CPU %s s)\n' "$name:" "${sum% *}" "${sum#* }" \
+		"$(echo "$ms" | awk '{ printf "%.1f", $1 / 1000 }')" \
+		"$(echo "$cpu" | awk '{ printf "%.1f", $1 / 1000 }')"
 	exit 0
 fi
 
@@ -82,12 +104,15 @@ trap 'exit 130' INT TERM
 export RUN_DIR
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
+start=$(date +%s%N)
 printf '%s\n' $names | xargs -n 1 -P "$JOBS" sh test/run.sh --one
+wall=$(( ($(date +%s%N) - start) / 1000000 ))
 
-passed=0 failed=0
+passed=0 failed=0 ms=0 cpu=0
 for name in $ALL; do
 	[ -f "$RUN_DIR/$name.sum" ] || continue
-	read -r p f <"$RUN_DIR/$name.sum"
+	read -r p f t c <"$RUN_DIR/$name.sum"
+	ms=$((ms + t)) cpu=$((cpu + c))
 	if [ "$f" -ne 0 ]; then
 		echo "--- $name: $p passed, $f failed"
 		grep -v '^PASS' "$RUN_DIR/$name" | tail -n 60
@@ -102,5 +127,6 @@ done
 for name in $names; do
 	[ -f "$RUN_DIR/$name.sum" ] || { echo "--- $name: did not run"; failed=$((failed + 1)); }
 done
+echo "$ms $cpu $wall $JOBS" | awk '{ printf "time: %.1f s of suites (CPU %.1f s), %.1f s wall, %d at once\n", $1 / 1000, $2 / 1000, $3 / 1000, $4 }'
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
