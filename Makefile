@@ -31,10 +31,10 @@ APPLET_LINKS := ${shell sed -n 's/^ALIAS("\([^"]*\)").*/\1/p' $(REGISTRY)}
 APPLET_NAMES := ${shell sed -n 's/^[A-Z]*("\([^"]*\)".*/\1/p' $(REGISTRY)}
 MANPAGES := man/offload.1 $(wildcard $(APPLET_NAMES:%=man/%.1))
 
-# core/ and formats/ are a library, build/liboffload.a, built once and
+# core/, formats/ and ops/ are a library, build/liboffload.a, built once and
 # linked by the binary (with the applets), the unit programs and the fuzz
 # targets' replayers; each takes from it just the objects it needs.
-LIB_SRCS := $(wildcard core/*.c formats/*.c)
+LIB_SRCS := $(wildcard core/*.c formats/*.c ops/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=build/obj/%.o)
 LIB := build/liboffload.a
 APPLET_OBJS := $(patsubst %.c,build/obj/%.o,$(wildcard applets/*.c))

@@ -6,7 +6,10 @@
 
 #include "applets.h"
 #include "llvmtool.h"
-#include "bundler.h"
+#include "bundler_archive.h"
+#include "bundler_config.h"
+#include "bundler_jobs.h"
+#include "bundler_read.h"
 #include "../core/clopt.h"
 #include "../core/env.h"
 #include "../core/io.h"

@@ -1,16 +1,16 @@
 /* bundler_archive: --unbundle -type=a, as LLVM 22 does it: every bundle
  * entry of every archive member goes to the device archive of each
  * requested target it is compatible with (the command line is in
- * bundler.c, the format in formats/devarchive.c). */
+ * bundler.c, the format in ops/devarchive.c). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundler.h"
+#include "bundler_archive.h"
 #include "llvmtool.h"
 #include "../core/io.h"
 #include "../core/target.h"
 #include "../core/targetid.h"
-#include "../formats/devarchive.h"
+#include "../ops/devarchive.h"
 
 struct device_archive {
 	struct devarchive_member *m;

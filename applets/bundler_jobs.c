@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bundler.h"
+#include "bundler_jobs.h"
 #include "llvmtool.h"
 #include "../core/elfscan.h"
 #include "../core/io.h"
@@ -15,7 +15,7 @@
 #include "../core/target.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
-#include "../formats/ccob_write.h"
+#include "../ops/ccob_write.h"
 #include "../formats/coff.h"
 #include "../formats/magic.h"
 

@@ -12,7 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bundler.h"
+#include "bundler_jobs.h"
+#include "bundler_read.h"
 #include "llvmtool.h"
 #include "../core/gather.h"
 #include "../core/io.h"

@@ -12,8 +12,8 @@
 #include "progress.h"
 #include "../core/env.h"
 #include "../core/io.h"
-#include "../formats/ccob_write.h"
-#include "../formats/inspect.h"
+#include "../ops/ccob_write.h"
+#include "../ops/inspect.h"
 
 static const char usage[] =
 	"Usage: offload ccob [-d|-l] [OPTIONS] [FILE]...\n"
@@ -267,7 +267,6 @@ static int list_row(void *ctx, size_t off, const struct ccob_header *h,
 struct spots {
 	size_t (*at)[2];
 	size_t n;
-	bool oom;
 };
 
 static int note_ccob(void *ctx, const struct inspect_node *n)
@@ -275,13 +274,11 @@ static int note_ccob(void *ctx, const struct inspect_node *n)
 	struct spots *sp = ctx;
 	size_t (*grown)[2];
 
-	if (n->kind != INSPECT_CONTAINER || n->container != INSPECT_CCOB ||
+	if (n->kind != INSPECT_CONTAINER || n->container != FATBIN_CCOB ||
 	    !n->in_file)
 		return 0;
-	if (!(grown = realloc(sp->at, (sp->n + 1) * sizeof(*grown)))) {
-		sp->oom = true;
-		return -1;
-	}
+	if (!(grown = realloc(sp->at, (sp->n + 1) * sizeof(*grown))))
+		return -1;	/* out of memory: the walk says so */
 	sp->at = grown;
 	sp->at[sp->n][0] = (size_t)n->offset;
 	sp->at[sp->n++][1] = (size_t)n->size;
@@ -301,8 +298,7 @@ static int list_inside(const struct options *o, const char *in_name,
 
 	walk.ccob.progress = NULL;
 	if (inspect_walk(in->data, in->len, &walk, note_ccob, &sp, &e) != 0) {
-		rc = sp.oom ? fail("cannot read", in_name, "out of memory")
-			    : fail("cannot read", in_name, "%s", e.msg);
+		rc = fail("cannot read", in_name, "%s", e.msg);
 	} else if (!sp.n) {
 		rc = fail("cannot read", in_name, "no CCOB in it (offload ls "
 			  "lists the device code a file holds)");

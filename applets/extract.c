@@ -16,7 +16,8 @@
 #include "../core/io.h"
 #include "../core/outnames.h"
 #include "../core/uri.h"
-#include "../formats/inspect.h"
+#include "../ops/inspect.h"
+#include "../ops/kinds.h"
 
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"
@@ -377,12 +378,13 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 {
 	struct inspect_target t;
 	struct applet_entry ae;
-	const uint8_t *code = n->data;
-	uint64_t size = n->size;
+	struct entry_bytes b;
+	const uint8_t *code;
+	uint64_t size;
 	char *name = NULL;
 	const char *id;
 	size_t id_len;
-	bool stream;
+	bool stream = false;
 	int rc = 0;
 
 	inspect_entry_target(n, &t);
@@ -395,7 +397,8 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	j->count++;
 	if (j->counting)
 		goto out;
-	if (n->container == INSPECT_CCOB && j->ccob_hash == INSPECT_HASH_BAD) {
+	switch (kinds_entry_bytes(n, j->ccob_hash, &b)) {
+	case ENTRY_DAMAGED:
 		rc = 1;
 		if (!j->ccob_reported)
 			fail("cannot extract from", j->path, "CCOB #%u: hash "
@@ -403,24 +406,27 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 			     j->ccob_number);
 		j->ccob_reported = true;
 		goto out;
-	}
-	/* NVIDIA entries: inflated, PTX without its padding; one that cannot
-	 * be decoded is noted for its container's line (nv_report). */
-	if (n->container == INSPECT_NV && n->decode_err) {
-		nv_note(j, n, &t, n->decode_err);
+	case ENTRY_UNDECODED:
+		/* One that cannot be decoded is noted for its container's
+		 * line (nv_report). */
+		nv_note(j, n, &t, b.why);
 		rc = 1;
 		goto out;
-	}
-	if (n->container == INSPECT_NV)
-		size = n->code_size;
-	stream = !code && n->head && j->pend && j->pend->on;
-	if (stream)
-		code = n->head;		/* its first bytes, for the name */
-	if (!code) {
+	case ENTRY_HEAD:
+		/* Its first bytes, for the name; the rest streamed. */
+		stream = j->pend && j->pend->on;
+		if (stream)
+			break;
+		/* fall through */
+	case ENTRY_ABSENT:
 		rc = fail("cannot extract from", j->path, "entry %u of #%u: its "
 			  "code is not at hand", n->index, n->number);
 		goto out;
+	case ENTRY_WHOLE:
+		break;
 	}
+	code = b.data;
+	size = b.size;
 	{
 		const char *ext = extension(code, size, &t);
 		const char *base = base_name(j->path);
@@ -483,7 +489,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 						    "out of memory");
 		}
 	}
-	if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB) {
+	if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB) {
 		j->ccob_number = n->number;
 		j->ccob_hash = n->hash;
 		j->ccob_reported = false;

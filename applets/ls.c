@@ -9,13 +9,19 @@
 #include "applets.h"
 #include "messages.h"
 #include "progress.h"
-#include "ls.h"
+#include "ls_cuobjdump.h"
+#include "ls_json.h"
+#include "ls_kpack.h"
+#include "ls_kernels.h"
+#include "ls_rows.h"
+#include "ls_text.h"
+#include "ls_types.h"
+#include "../ops/kinds.h"
 #include "selection.h"
 #include "../core/env.h"
 #include "../core/io.h"
 #include "../core/uri.h"
-#include "../formats/inspect.h"
-#include "ls_kpack.h"
+#include "../ops/inspect.h"
 
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
@@ -95,7 +101,7 @@ static int keep(void *ctx, const struct inspect_node *n)
 	/* NVIDIA entries stay rows: a --verify failure is reported from them
 	 * (nv_undecoded). */
 	if (rs->entries_as_text && n->kind == INSPECT_ENTRY &&
-	    n->container != INSPECT_NV && rs->n &&
+	    !kinds_get(n->container)->entry_coded && rs->n &&
 	    rs->v[rs->n - 1].n.kind == INSPECT_CONTAINER)
 		return ls_entry_as_text(rs, n);
 	/* An archive member that closed with nothing under it is not shown
@@ -118,7 +124,7 @@ static int keep(void *ctx, const struct inspect_node *n)
 	if (ls_row_fill(r, n) < 0)
 		return -1;
 	rs->n++;
-	if (rs->kernels && n->kind == INSPECT_ENTRY && n->data)
+	if (rs->kernels && n->kind == INSPECT_ENTRY)
 		return ls_entry_kernels(r, n);
 	return 0;
 }
@@ -145,11 +151,20 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 
 		if (n->kind != INSPECT_CONTAINER)
 			continue;
-		if (n->container == INSPECT_CCOB)
+		/* roc-obj-ls lists bundles in the file; it does not look
+		 * into CCOBs, packages, NVIDIA fatbins or kpack archives. */
+		switch (n->container) {
+		case FATBIN_CCOB:
 			skipped += n->entries;
-		if (n->container != INSPECT_BUNDLE &&
-		    n->container != INSPECT_OBJECT_BUNDLE)
 			continue;
+		case FATBIN_PACKAGE:
+		case FATBIN_NV:
+		case FATBIN_KPACK:
+			continue;
+		case FATBIN_BUNDLE:
+		case FATBIN_OBJECT_BUNDLE:
+			break;
+		}
 		++*bundles;
 		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
 			const struct inspect_node *en = &rs->v[i + k].n;
@@ -289,14 +304,12 @@ static int list_json(struct options *o, const struct rows *rs,
 	int walked, rc;
 
 	js.errs = open_memstream(&errs, &errs_len);
-	e.msg[0] = 0;
 	walked = inspect_walk(in->data, in->len, walk, ls_json_visit, &js, &e);
 	progress_end();
 	rc = ls_json_end(&js, walked == 0);
 	o->json_started |= js.printed;
 	if (walked != 0)
-		rc = fail("cannot list", path, "%s",
-			  e.msg[0] ? e.msg : "out of memory");
+		rc = fail("cannot list", path, "%s", e.msg);
 	else if (rc < 0)
 		rc = fail("cannot list", path, "out of memory");
 	if (js.errs && !fclose(js.errs) && errs_len) {
@@ -337,14 +350,12 @@ static int list_one(struct options *o, const char *path)
 		progress_name(path);
 		walk.ccob.progress = progress_callback;
 	}
-	e.msg[0] = 0;
 	if (o->format == CUOBJDUMP) {
 		/* Printed as the walk goes, nothing kept. */
 		rc = ls_cuobjdump(&rs, in.data, in.len, &walk, &e);
 		progress_end();
 		if (rc < 0)
-			rc = fail("cannot list", path, "%s",
-				  e.msg[0] ? e.msg : "out of memory");
+			rc = fail("cannot list", path, "%s", e.msg);
 		else if (rc)
 			rc = fail("cannot list", path, "no NVIDIA device code "
 				  "(cuobjdump fails too)");
@@ -360,8 +371,7 @@ static int list_one(struct options *o, const char *path)
 	}
 	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
 		progress_end();
-		rc = fail("cannot list", path, "%s",
-			  e.msg[0] ? e.msg : "out of memory");
+		rc = fail("cannot list", path, "%s", e.msg);
 		goto out;
 	}
 	if (o->targets.n)
@@ -395,7 +405,7 @@ static int list_one(struct options *o, const char *path)
 				  PRIx64, rs.v[i].n.number, rs.v[i].n.offset,
 				  rs.v[i].n.ccob.hash, rs.v[i].n.computed_hash);
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
-		    rs.v[i].n.container == INSPECT_NV)
+		    kinds_get(rs.v[i].n.container)->entry_coded)
 			rc |= nv_undecoded(&rs, i, path);
 		if (rs.v[i].kernels_why && o->kernels)
 			rc = kernels_unread(&rs, i, path);

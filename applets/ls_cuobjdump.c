@@ -35,7 +35,8 @@
 #include <string.h>
 
 #include "messages.h"
-#include "ls.h"
+#include "ls_cuobjdump.h"
+#include "ls_kernels.h"
 #include "../core/bytes.h"
 
 enum { EM_CUDA_MACHINE = 190 };
@@ -203,11 +204,11 @@ static int visit(void *ctx, const struct inspect_node *n)
 		/* A fatbin with no entries left (nvprune's, when nothing
 		 * matched) is device code to cuobjdump: it lists nothing and
 		 * succeeds. */
-		if (n->container == INSPECT_NV && nv_place(st))
+		if (n->container == FATBIN_NV && nv_place(st))
 			st->device_code = true;
 		break;
 	case INSPECT_ENTRY:
-		if (n->container != INSPECT_NV ||
+		if (n->container != FATBIN_NV ||
 		    (n->nv.kind != NVFATBIN_PTX && n->nv.kind != NVFATBIN_ELF) ||
 		    !nv_place(st) || !ls_wanted(st->rs, n))
 			break;
@@ -228,7 +229,6 @@ int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
 
 	if (!(st.base = cut_name(rs->path, strlen(rs->path))))
 		return err_code_set(e, ERR_NOMEM, "out of memory");
-	e->msg[0] = 0;
 	rc = inspect_walk(buf, len, walk, visit, &st, e);
 	if (st.oom)
 		rc = err_code_set(e, ERR_NOMEM, "out of memory");

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ls.h"
+#include "ls_json.h"
+#include "ls_kernels.h"
+#include "ls_rows.h"
+#include "../ops/inspect_names.h"
+#include "../ops/kinds.h"
 #include "../core/uri.h"
 #include "../formats/kpack.h"
 
@@ -252,8 +256,8 @@ static void json_entry(const struct rows *rs, const struct row *r,
 	inspect_entry_target(n, &t);
 	putchar('{');
 	json_u64(&f, "index", n->index);
-	json_text(&f, "id", n->container == INSPECT_PACKAGE ||
-		  n->container == INSPECT_NV ? NULL : n->name, n->name_len);
+	json_text(&f, "id", kinds_get(n->container)->ids ? n->name : NULL,
+		  n->name_len);
 	json_text(&f, "offload_kind", t.kind, t.kind_len);
 	json_text(&f, "triple", t.triple, t.triple_len);
 	json_text(&f, "arch", t.arch, t.arch_len);
@@ -269,10 +273,19 @@ static void json_entry(const struct rows *rs, const struct row *r,
 	free(uri);
 	json_key(&f, "compressed");
 	fputs(n->in_file ? "false" : "true", stdout);
-	if (n->container == INSPECT_OBJECT_BUNDLE)
+	switch (n->container) {
+	case FATBIN_OBJECT_BUNDLE:
 		json_u64(&f, "section", n->entry_section);
-	if (n->container == INSPECT_NV)
+		break;
+	case FATBIN_NV:
 		json_nv(&f, r, c);
+		break;
+	case FATBIN_BUNDLE:
+	case FATBIN_CCOB:
+	case FATBIN_PACKAGE:
+	case FATBIN_KPACK:
+		break;
+	}
 	json_kernels(&f, rs, r);
 	putchar('}');
 }
@@ -357,16 +370,15 @@ static void json_container(const struct inspect_node *n, bool *f)
 {
 	json_u64(f, "number", n->number);
 	json_key(f, "format");
-	printf("\"%s\"", inspect_container_name(n->container));
+	printf("\"%s\"", kinds_name(n->container));
 	json_u64(f, "offset", n->offset);
 	json_u64(f, "size", n->size);
 	json_key(f, "version");
-	if (n->container == INSPECT_BUNDLE ||
-	    n->container == INSPECT_OBJECT_BUNDLE)
-		fputs("null", stdout);
-	else
+	if (kinds_get(n->container)->versioned)
 		printf("%u", n->version);
-	if (n->container == INSPECT_KPACK) {
+	else
+		fputs("null", stdout);
+	if (n->container == FATBIN_KPACK) {	/* its own field */
 		json_key(f, "compression_scheme");
 		printf("\"%s\"", kpack_scheme_name(n->kpack_scheme));
 	}
@@ -524,10 +536,10 @@ static void close_level(struct ls_json *js)
 	}
 	if (l->shown) {
 		to_array(l, NULL);
-		if (n->container == INSPECT_CCOB && n->kind == INSPECT_CONTAINER)
+		if (n->container == FATBIN_CCOB && n->kind == INSPECT_CONTAINER)
 			json_ccob(n, &l->first);
 		putchar('}');
-		if (n->kind == INSPECT_CONTAINER && n->container == INSPECT_CCOB &&
+		if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB &&
 		    n->hash == INSPECT_HASH_BAD)
 			later(js, "bad hash in", "CCOB #%u at offset %" PRIu64
 			      ": stored 0x%016" PRIx64 ", computed 0x%016" PRIx64,
@@ -557,7 +569,7 @@ static int print_entry(struct ls_json *js, const struct inspect_node *n)
 	struct row r;
 
 	if (ls_row_fill(&r, n) < 0 ||
-	    (js->rs->kernels && n->data && ls_entry_kernels(&r, n) < 0))
+	    (js->rs->kernels && ls_entry_kernels(&r, n) < 0))
 		return -1;
 	if (c) {
 		show(js, js->n - 1);
@@ -566,7 +578,8 @@ static int print_entry(struct ls_json *js, const struct inspect_node *n)
 			putchar(',');
 		c->any = true;
 		c->listed++;
-		if (n->container == INSPECT_NV && n->hash == INSPECT_HASH_BAD) {
+		if (kinds_get(n->container)->entry_coded &&
+		    n->hash == INSPECT_HASH_BAD) {
 			size_t len = strlen(c->bad_list);
 
 			if (!c->bad++) {

@@ -7,17 +7,20 @@
 #include <string.h>
 
 #include "messages.h"
-#include "ls.h"
+#include "ls_kernels.h"
+#include "ls_rows.h"
 #include "selection.h"
+#include "../ops/amdgpu_occupancy.h"
+#include "../ops/kinds.h"
 
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
 {
 	struct kernel_list l;
 	struct err e;
 
-	e.msg[0] = 0;
 	switch (kernels_parse(data, len, &l, &e)) {
 	case 1:
+		amdgpu_occupancy_fill(&l);
 		if (!(r->kernels = malloc(sizeof(*r->kernels)))) {
 			kernels_free(&l);
 			return -1;
@@ -35,9 +38,12 @@ int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
  * of formats/kernels.h know. */
 int ls_entry_kernels(struct row *r, const struct inspect_node *n)
 {
-	uint64_t size = n->container == INSPECT_NV ? n->code_size : n->size;
+	struct entry_bytes b;
 
-	return ls_file_kernels(r, n->data, (size_t)size);
+	/* ls describes what is there, a damaged CCOB's code too. */
+	if (kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b) != ENTRY_WHOLE)
+		return 0;
+	return ls_file_kernels(r, b.data, (size_t)b.size);
 }
 
 /* Whether -t takes the entry (all do without -t; host entries never

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ls.h"
+#include "ls_rows.h"
+#include "../ops/kinds.h"
 #include "messages.h"
 
 /* Whether row i has anything under it: rows, or entries kept as text. */
@@ -64,13 +65,13 @@ int ls_row_fill(struct row *r, const struct inspect_node *n)
 		p += n->arch_len + 1;
 	}
 	/* An NVIDIA entry's identifier and ptxas options, for --json. */
-	if (n->container == INSPECT_NV && n->nv.ident_len) {
+	if (n->container == FATBIN_NV && n->nv.ident_len) {
 		memcpy(p, n->nv_base + n->nv.ident_offset, n->nv.ident_len);
 		p[n->nv.ident_len] = 0;
 		r->nv_ident = p;
 		p += n->nv.ident_len + 1;
 	}
-	if (n->container == INSPECT_NV && n->nv.options_len) {
+	if (n->container == FATBIN_NV && n->nv.options_len) {
 		memcpy(p, n->nv_base + n->nv.options_offset, n->nv.options_len);
 		p[n->nv.options_len] = 0;
 		r->nv_options = p;
@@ -104,12 +105,12 @@ char *ls_kernels_unread(const struct row *r)
 	inspect_entry_target(n, &t);
 	arch = t.arch ? applet_escape(t.arch, t.arch_len, false) : NULL;
 	len = snprintf(NULL, 0, "%s #%u entry %u%s%s%s: %s",
-		       inspect_container_name(n->container), n->number, n->index,
+		       kinds_name(n->container), n->number, n->index,
 		       arch ? " (" : "", arch ? arch : "", arch ? ")" : "",
 		       r->kernels_why);
 	if (len >= 0 && (why = malloc((size_t)len + 1)))
 		snprintf(why, (size_t)len + 1, "%s #%u entry %u%s%s%s: %s",
-			 inspect_container_name(n->container), n->number,
+			 kinds_name(n->container), n->number,
 			 n->index, arch ? " (" : "", arch ? arch : "",
 			 arch ? ")" : "", r->kernels_why);
 	free(arch);

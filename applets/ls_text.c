@@ -6,10 +6,14 @@
 #include <string.h>
 
 #include "messages.h"
-#include "ls.h"
+#include "ls_kernels.h"
+#include "ls_rows.h"
+#include "ls_text.h"
+#include "../ops/inspect_names.h"
+#include "../ops/kinds.h"
 #include "../core/uri.h"
-#include "../formats/inspect.h"
 #include "../formats/kpack.h"
+#include "../ops/inspect.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };
 
@@ -38,7 +42,7 @@ static char *location(const struct inspect_node *n, const char *path)
 
 	if (n->in_file)
 		return uri_file(path, n->offset, n->size);
-	if (n->container == INSPECT_NV) {
+	if (n->container == FATBIN_NV) {
 		snprintf(buf, sizeof(buf), "(%s-compressed, %" PRIu64 " bytes "
 			 "uncompressed%s)", n->nv.flags & NVFATBIN_FLAG_ZSTD ?
 			 "zstd" : "lz4", n->nv.uncompressed_size,
@@ -58,25 +62,26 @@ static void entry_line(const struct inspect_node *n, const char *path,
 	inspect_entry_target(n, &t);
 	memset(l, 0, sizeof(*l));
 	switch (n->container) {
-	case INSPECT_PACKAGE:
+	case FATBIN_PACKAGE:
 		l->cell[k++] = dup_text(t.kind, t.kind_len);
 		l->cell[k++] = dup_text(t.triple, t.triple_len);
 		l->cell[k++] = dup_text(t.arch, t.arch_len);
 		l->cell[k++] = dup_text(t.image, t.image_len);
 		break;
-	case INSPECT_NV:
+	case FATBIN_NV:
 		l->cell[k++] = dup_text(t.image, t.image_len);
 		l->cell[k++] = dup_text(t.arch, t.arch_len);
 		break;
-	case INSPECT_KPACK:	/* the TOC key, the target */
+	case FATBIN_KPACK:	/* the TOC key, the target */
 		l->cell[k++] = dup_text(n->name, n->name_len);
 		l->cell[k++] = dup_text(t.arch, t.arch_len);
 		break;
-	case INSPECT_OBJECT_BUNDLE:
+	case FATBIN_OBJECT_BUNDLE:
 		snprintf(sec, sizeof(sec), "[%u]", (unsigned)n->entry_section);
 		l->cell[k++] = strdup(sec);
 		/* fall through */
-	default:
+	case FATBIN_BUNDLE:
+	case FATBIN_CCOB:
 		l->cell[k++] = dup_text(n->name, n->name_len);
 		break;
 	}
@@ -120,7 +125,7 @@ static int entry_kernels_text(struct rows *rs, struct entry_text *t,
 
 	if (ls_row_fill(&r, n) < 0)
 		return -1;
-	if (n->data && ls_entry_kernels(&r, n) < 0)
+	if (ls_entry_kernels(&r, n) < 0)
 		goto out;
 	if (!(f = open_memstream(&text, &len)))
 		goto out;
@@ -235,10 +240,6 @@ static void print_entries(const struct rows *rs, size_t i, const char *path,
 /* What a raw file's containers are, when all are of one kind. */
 static void raw_kind(const struct rows *rs, size_t i)
 {
-	static const char *const names[] = {
-		"offload bundle", "object bundle", "CCOB", "offload package",
-		"NVIDIA fatbin", "kpack archive",
-	};
 	int kind = -1;
 
 	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;
@@ -250,7 +251,7 @@ static void raw_kind(const struct rows *rs, size_t i)
 		kind = (int)rs->v[k].n.container;
 	}
 	if (kind >= 0)
-		printf(" (%s)", names[kind]);
+		printf(" (%s)", fatbin_codecs[kind].what);
 }
 
 static void print_input(const struct rows *rs, size_t i, const char *path)
@@ -323,14 +324,14 @@ static void print_container(const struct inspect_node *n)
 {
 	const char *s = n->entries == 1 ? "y" : "ies";
 
-	printf("%*s%s #%u", 2 * n->depth, "", inspect_container_name(n->container),
+	printf("%*s%s #%u", 2 * n->depth, "", kinds_name(n->container),
 	       n->number);
 	switch (n->container) {
-	case INSPECT_OBJECT_BUNDLE:
+	case FATBIN_OBJECT_BUNDLE:
 		printf(": %zu entr%s in __CLANG_OFFLOAD_BUNDLE__ sections\n",
 		       n->entries, s);
 		return;
-	case INSPECT_CCOB:
+	case FATBIN_CCOB:
 		printf(" at %" PRIu64 ": version %u, %s, %" PRIu64 " bytes, %"
 		       PRIu64 " uncompressed, hash 0x%016" PRIx64 " %s",
 		       n->offset, n->version,
@@ -340,24 +341,23 @@ static void print_container(const struct inspect_node *n)
 			printf(" (computed 0x%016" PRIx64 ")", n->computed_hash);
 		printf(", %zu entr%s\n", n->entries, s);
 		return;
-	case INSPECT_PACKAGE:
+	case FATBIN_PACKAGE:
 		printf(" at %" PRIu64 ": version %u, %zu bytes, %zu image%s\n",
 		       n->offset, n->version, (size_t)n->size, n->entries,
 		       n->entries == 1 ? "" : "s");
 		return;
-	case INSPECT_KPACK:
-		printf(" at %" PRIu64 ": version %u, %s, %" PRIu64 " bytes, "
-		       "%zu entr%s\n", n->offset, n->version,
-		       kpack_scheme_name(n->kpack_scheme), n->size, n->entries,
-		       s);
-		return;
-	default:
+	case FATBIN_KPACK:
+		printf(" at %" PRIu64 ": version %u, %s, ", n->offset,
+		       n->version, kpack_scheme_name(n->kpack_scheme));
+		break;
+	case FATBIN_NV:
+		printf(" at %" PRIu64 ": version %u, ", n->offset, n->version);
+		break;
+	case FATBIN_BUNDLE:
 		printf(" at %" PRIu64 ": ", n->offset);
-		if (n->container == INSPECT_NV)
-			printf("version %u, ", n->version);
-		printf("%" PRIu64 " bytes, %zu entr%s\n", n->size, n->entries, s);
-		return;
+		break;
 	}
+	printf("%" PRIu64 " bytes, %zu entr%s\n", n->size, n->entries, s);
 }
 
 void ls_text(const struct rows *rs, const char *path)

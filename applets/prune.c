@@ -1,5 +1,5 @@
 /* prune: slim fat binaries after the build, down to the device code a set
- * of GPUs loads (formats/prune.c does the rewriting). */
+ * of GPUs loads (ops/prune.c does the rewriting). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "selection.h"
 #include "../core/io.h"
 #include "../core/select.h"
-#include "../formats/prune.h"
+#include "../ops/prune.h"
 
 static const char usage[] =
 	"Usage: offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] FILE...\n"

@@ -30,18 +30,23 @@ char *applet_cat(const char *a, size_t alen, const char *sep,
 static char *entry_id(const struct inspect_node *n,
 		      const struct inspect_target *t, size_t *len)
 {
-	char *a, *b;
+	char *a, *b = NULL;
 
 	*len = 0;
-	if (n->container == INSPECT_NV) {
+	switch (n->container) {
+	case FATBIN_NV:
 		b = strdup(t->arch_buf);
-	} else if (n->container == INSPECT_KPACK) {
+		break;
+	case FATBIN_KPACK:
 		/* The TOC key and the target: "bin/app#0-gfx90a". */
 		b = applet_cat(n->name, n->name_len, "-", t->arch, t->arch_len);
-	} else if (n->container != INSPECT_PACKAGE) {
+		break;
+	case FATBIN_BUNDLE:
+	case FATBIN_OBJECT_BUNDLE:
+	case FATBIN_CCOB:
 		*len = n->name_len;
 		return applet_cat(n->name, n->name_len, "", "", 0);
-	} else {
+	case FATBIN_PACKAGE: {
 		const char *kind = t->kind ? t->kind : "none";
 		size_t dashes = 0;
 
@@ -54,6 +59,8 @@ static char *entry_id(const struct inspect_node *n,
 		b = applet_cat(a, strlen(a), dashes == 2 ? "--" : "-",
 			       t->arch ? t->arch : "", t->arch_len);
 		free(a);
+		break;
+	}
 	}
 	if (b)
 		*len = strlen(b);
@@ -76,7 +83,7 @@ int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n)
 	ae->en.triple = t.triple;
 	ae->en.triple_len = t.triple_len;
 	ae->en.host = t.kind && t.kind_len == 4 && !memcmp(t.kind, "host", 4);
-	if (n->container == INSPECT_NV) {
+	if (n->container == FATBIN_NV) {
 		/* PTX by nvcc's name (code=compute_80): what the driver's
 		 * rules read. */
 		snprintf(ae->nv_arch, sizeof(ae->nv_arch), "%s_%u%s",

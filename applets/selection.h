@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "../core/select.h"
-#include "../formats/inspect.h"
+#include "../ops/inspect.h"
 
 /* An entry of the inspection walk as selection sees it: its bundle ID
  * (for a package entry one made the bundler's way,

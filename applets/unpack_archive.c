@@ -18,8 +18,9 @@
 #include "../core/select.h"
 #include "../core/target.h"
 #include "../core/triple.h"
-#include "../formats/devarchive.h"
+#include "../core/triple_normalize.h"
 #include "../formats/package.h"
+#include "../ops/devarchive.h"
 
 static const char usage[] =
 	"Usage: offload unpack-archive [-o DIR] [-t PATTERN]... [-l] [-v] ARCHIVE...\n"

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfcopy.h"
 #include "elfcopy_impl.h"
+#include "elfcopy_plan.h"
+#include "elfcopy_symbols.h"
 #include "bytes.h"
 
 /* Past this an alignment or layout is hostile, not an object. */

@@ -11,24 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elfcopy_add.h"
 #include "err.h"
 #include "io.h"
-
-/* A section to append after every existing one, in the order given. */
-struct elfcopy_add {
-	const char *name;	/* NUL-terminated */
-	const uint8_t *data;
-	uint64_t size;
-	/* When set, the data are the whole of this input, copied in the
-	 * kernel (so large sections never pass through our memory). */
-	const struct io_in *from;
-	uint32_t type;
-	uint64_t flags;
-	uint64_t align;
-	/* Also give existing sections of this name the flags, as
-	 * llvm-objcopy --set-section-flags=<name>=readonly,exclude does. */
-	bool set_existing;
-};
 
 /* Write the object in buf to out without the sections drop(drop_ctx, ...)
  * accepts (by name) and with adds appended.  What llvm-objcopy does to the

@@ -1,7 +1,8 @@
 /* elfcopy_impl: what the parts of elfcopy (see elfcopy.h) share: the plan
  * of the copy.  elfcopy_plan.c numbers the sections and fills the new
  * headers, elfcopy_symbols.c renumbers the symbols and what names them,
- * elfcopy.c lays the file out and writes it.  No other file includes it. */
+ * elfcopy.c lays the file out and writes it; their functions are in
+ * elfcopy_plan.h and elfcopy_symbols.h.  No other file includes it. */
 #ifndef CORE_ELFCOPY_IMPL_H
 #define CORE_ELFCOPY_IMPL_H
 
@@ -10,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "elfcopy.h"
+#include "elfcopy_add.h"
 #include "elfscan.h"
 #include "elfsegments.h"
 #include "err.h"
@@ -83,24 +84,5 @@ static inline bool is_reloc(const struct elfscan_section *s)
 	return (s->type == SHT_REL || s->type == SHT_RELA) &&
 	       !(s->flags & SHF_ALLOC);
 }
-
-/* Section planning (elfcopy_plan.c), in the order elfcopy_write calls it. */
-int elfcopy_check_tables(const struct copy *c, struct err *e);
-int elfcopy_number_sections(struct copy *c,
-			    bool (*drop)(void *, const char *, size_t),
-			    void *drop_ctx, size_t nadd, struct err *e);
-int elfcopy_plan_strings(struct copy *c, const struct elfcopy_add *add,
-			 size_t nadd, struct err *e);
-int elfcopy_fill_sections(struct copy *c, const struct elfcopy_add *add,
-			  size_t nadd, struct err *e);
-int elfcopy_check_segments(const struct copy *c, struct err *e);
-
-/* Symbol renumbering (elfcopy_symbols.c). */
-int elfcopy_plan_symbols(struct copy *c, struct err *e);
-int elfcopy_rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
-			    struct err *e);
-int elfcopy_rewrite_relocations(struct copy *c, size_t i, struct err *e);
-int elfcopy_check_relocation_symbols(const struct copy *c, struct err *e);
-int elfcopy_rewrite_group(struct copy *c, size_t i, struct err *e);
 
 #endif

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "elfcopy_impl.h"
+#include "elfcopy_plan.h"
+#include "elfcopy_symbols.h"
 #include "bytes.h"
 
 /* Not in every <elf.h>: x86-64's large-model section flag, and LLVM's

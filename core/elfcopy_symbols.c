@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "elfcopy_impl.h"
+#include "elfcopy_symbols.h"
 #include "bytes.h"
 
 /* The section symbol k (its entry at p) is defined in, through the table

@@ -40,6 +40,10 @@ static int fill(struct err *e, enum err_code code, int errnum,
 	e->code = code;
 	e->errnum = errnum;
 	e->llvm_words = false;
+	e->at = false;
+	e->offset = 0;
+	e->nchain = 0;
+	e->cause_path[0] = 0;
 	set_path(e, path);
 	memcpy(e->why, why, sizeof(why));
 	render(e);
@@ -103,6 +107,80 @@ int err_file(struct err *e, const char *path, const char *fmt, ...)
 	fill(e, ERR_OTHER, 0, path, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* s after the at bytes of why, cut as snprintf cuts (NUL-terminated). */
+static void append(char *why, size_t *at, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > ERR_WHY_MAX - 1 - *at)
+		n = ERR_WHY_MAX - 1 - *at;
+	memcpy(why + *at, s, n);
+	*at += n;
+	why[*at] = 0;
+}
+
+int err_nomem(struct err *e)
+{
+	return err_code_set(e, ERR_NOMEM, "out of memory");
+}
+
+int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
+{
+	struct err_link in;
+	char ctx[ERR_WHY_MAX];
+	unsigned n;
+	va_list ap;
+
+	if (!e)
+		return -1;
+	in = (struct err_link){ e->code, e->errnum, e->offset, e->at };
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	/* The innermost path stays; a wrapped record names none itself. */
+	if (!e->cause_path[0] && e->path[0])
+		memcpy(e->cause_path, e->path, sizeof(e->path));
+	n = e->nchain;
+	if (n < ERR_CHAIN_MAX)
+		e->chain[n++] = in;
+	/* ctx and e->msg are both at most what why holds, and msg is
+	 * rendered from why: format the line before touching e. */
+	{
+		char why[ERR_WHY_MAX];
+		size_t at = 0;
+
+		append(why, &at, ctx);
+		append(why, &at, ": ");
+		append(why, &at, e->msg);
+		memcpy(e->why, why, sizeof(why));
+	}
+	e->code = code;
+	e->errnum = 0;
+	e->llvm_words = false;
+	e->at = false;
+	e->offset = 0;
+	e->nchain = n;
+	e->path[0] = 0;
+	render(e);
+	return -1;
+}
+
+int err_at(struct err *e, uint64_t offset)
+{
+	if (e) {
+		e->offset = offset;
+		e->at = true;
+	}
+	return -1;
+}
+
+struct err_link err_cause(const struct err *e)
+{
+	if (e->nchain)
+		return e->chain[0];
+	return (struct err_link){ e->code, e->errnum, e->offset, e->at };
 }
 
 const char *err_display_path(const char *path, int for_output)

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 /* What kind of failure, for callers that act on it (never by matching
- * text).  Most failures are ERR_OTHER. */
+ * text).  Failures no caller tells apart are ERR_OTHER. */
 enum err_code {
 	ERR_OTHER = 0,
 	ERR_SYSTEM,	/* a system call failed on path: errnum says why */
@@ -24,13 +24,31 @@ enum err_code {
  *   why    the reason alone, never cut short by a long path
  *   msg    the line LLVM-style tools print: "'<path>': <why>", or <why>
  * The sizes make msg hold any path and why whole. */
-enum { ERR_PATH_MAX = 4096, ERR_WHY_MAX = 1024 };
+enum { ERR_PATH_MAX = 4096, ERR_WHY_MAX = 1024, ERR_CHAIN_MAX = 8 };
+
+/* A record another one wraps (err_wrap): what it was, bar its text, which
+ * the outer one's why carries. */
+struct err_link {
+	enum err_code code;
+	int errnum;
+	uint64_t offset;	/* where in its data, when at */
+	bool at;
+};
+
 struct err {
 	enum err_code code;
 	int errnum;		/* errno of the failed call, else 0 */
 	/* why is in LLVM's words, which LLVM's tools print as they are
 	 * (without naming the file). */
 	bool llvm_words;
+	uint64_t offset;	/* where in the data it failed, when at */
+	bool at;
+	/* The records this one wraps, innermost first (the innermost
+	 * ERR_CHAIN_MAX), and the path the innermost one that named a file
+	 * named ("" when none did). */
+	unsigned nchain;
+	struct err_link chain[ERR_CHAIN_MAX];
+	char cause_path[ERR_PATH_MAX];
 	char path[ERR_PATH_MAX];
 	char why[ERR_WHY_MAX];
 	char msg[ERR_PATH_MAX + ERR_WHY_MAX + 8];
@@ -51,6 +69,18 @@ int err_sys(struct err *e, const char *path, int errnum);
 /* A reason that concerns path. */
 int err_file(struct err *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Out of memory: ERR_NOMEM, "out of memory". */
+int err_nomem(struct err *e);
+/* Add context to the record e holds: it becomes the innermost link of a
+ * new record of code `code` whose why is "<fmt...>: <its msg>" (so the
+ * line printed reads as before), its code, errno, offset and path kept
+ * in the chain. */
+int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Note where in the data e's failure is; returns -1. */
+int err_at(struct err *e, uint64_t offset);
+/* The innermost record e wraps, or e's own fields when it wraps none. */
+struct err_link err_cause(const struct err *e);
 /* The name applets print for path: "standard output"/"standard input"
  * for "-" as given by what, else path. */
 const char *err_display_path(const char *path, int for_output);

@@ -7,6 +7,7 @@
 
 #include "target.h"
 #include "targetid.h"
+#include "triple_normalize.h"
 
 int target_parse(struct target *tg, const char *s, size_t len)
 {

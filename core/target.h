@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "err.h"
 #include "triple.h"
 
 struct target {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "triple.h"
 #include "triple_impl.h"
 
 struct name {

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "err.h"
 
 /* The parsed enums of an llvm::Triple; 0 means unknown in every field. */
 struct triple {
@@ -15,12 +14,6 @@ struct triple {
 /* Parse like llvm::Triple(string): split on '-', parse each component in
  * its own position (arch, vendor, os, env/object format), no reordering. */
 void triple_parse(const char *s, size_t len, struct triple *t);
-
-/* llvm::Triple::normalize(s, form): form is 3 or 4 components, or 0 for
- * "as many as there are".  Returns a malloc'd string, or NULL with e
- * filled: ERR_NOMEM, or ERR_FATAL where LLVM itself stops ("LLVM ERROR:
- * Unsupported Shader Model version", for dxil with shadermodel6.N, N > 9). */
-char *triple_normalize(const char *s, size_t len, int form, struct err *e);
 
 bool triple_arch_known(const struct triple *t);
 bool triple_os_is_amdhsa(const struct triple *t);

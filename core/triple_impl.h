@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "triple.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "triple_impl.h"
+#include "triple_normalize.h"
 
 /* Canonical format names, indexed by F_*, for normalize's output. */
 static const char *const fmt_text[] = {

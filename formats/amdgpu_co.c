@@ -28,7 +28,7 @@ enum {
 /* An unsigned field that fits 32 bits: 0 with *v set (KERNEL_NONE when
  * absent), -1 when of another type. */
 static int mp_u32(const msgpack_object *map, const char *key, uint32_t *v,
-		  const char *kernel, struct err *e)
+		  struct err *e)
 {
 	const msgpack_object *o = msgp_get(map, key);
 
@@ -37,8 +37,8 @@ static int mp_u32(const msgpack_object *map, const char *key, uint32_t *v,
 		return 0;
 	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
 	    o->via.u64 >= KERNEL_NONE)
-		return err_code_set(e, ERR_MALFORMED, "kernel '%.200s': %s is "
-				    "not an unsigned 32-bit integer", kernel, key);
+		return err_code_set(e, ERR_MALFORMED, "%s is not an unsigned "
+				    "32-bit integer", key);
 	*v = (uint32_t)o->via.u64;
 	return 0;
 }
@@ -192,23 +192,22 @@ static int one_kernel(struct co *c, const msgpack_object *m,
 	if (msgp_string(msgp_get(m, ".name"), "a kernel's .name", &k->name, e) < 0)
 		return -1;
 	l->n++;		/* its name is freed with the list from here on */
-	if (mp_u32(m, ".sgpr_count", &k->sgprs, k->name, e) < 0 ||
-	    mp_u32(m, ".vgpr_count", &k->vgprs, k->name, e) < 0 ||
-	    mp_u32(m, ".agpr_count", &k->agprs, k->name, e) < 0 ||
-	    mp_u32(m, ".sgpr_spill_count", &k->sgpr_spills, k->name, e) < 0 ||
-	    mp_u32(m, ".vgpr_spill_count", &k->vgpr_spills, k->name, e) < 0 ||
-	    mp_u32(m, ".group_segment_fixed_size", &k->lds, k->name, e) < 0 ||
-	    mp_u32(m, ".private_segment_fixed_size", &k->scratch, k->name, e) < 0 ||
-	    mp_u32(m, ".wavefront_size", &k->wavefront, k->name, e) < 0 ||
-	    mp_u32(m, ".max_flat_workgroup_size", &k->max_flat_wg, k->name, e) < 0 ||
-	    mp_u32(m, ".kernarg_segment_size", &k->kernarg_size, k->name, e) < 0)
+	if (mp_u32(m, ".sgpr_count", &k->sgprs, e) < 0 ||
+	    mp_u32(m, ".vgpr_count", &k->vgprs, e) < 0 ||
+	    mp_u32(m, ".agpr_count", &k->agprs, e) < 0 ||
+	    mp_u32(m, ".sgpr_spill_count", &k->sgpr_spills, e) < 0 ||
+	    mp_u32(m, ".vgpr_spill_count", &k->vgpr_spills, e) < 0 ||
+	    mp_u32(m, ".group_segment_fixed_size", &k->lds, e) < 0 ||
+	    mp_u32(m, ".private_segment_fixed_size", &k->scratch, e) < 0 ||
+	    mp_u32(m, ".wavefront_size", &k->wavefront, e) < 0 ||
+	    mp_u32(m, ".max_flat_workgroup_size", &k->max_flat_wg, e) < 0 ||
+	    mp_u32(m, ".kernarg_segment_size", &k->kernarg_size, e) < 0)
 		goto out;
 	k->dynamic_stack = -1;
 	if ((o = msgp_get(m, ".uses_dynamic_stack"))) {
 		if (o->type != MSGPACK_OBJECT_BOOLEAN) {
-			err_code_set(e, ERR_MALFORMED, "kernel '%.200s': "
-				     ".uses_dynamic_stack is not a boolean",
-				     k->name);
+			err_code_set(e, ERR_MALFORMED, ".uses_dynamic_stack is "
+				     "not a boolean");
 			goto out;
 		}
 		k->dynamic_stack = o->via.boolean;
@@ -230,15 +229,10 @@ static int one_kernel(struct co *c, const msgpack_object *m,
 	if (msgp_string(msgp_get(m, ".symbol"), "a kernel's .symbol", &symbol, e) < 0 ||
 	    read_kd(c, symbol, k, e) < 0)
 		goto out;
-	k->occupancy = amdgpu_occupancy(l->processor, k);
 	rc = 0;
 out:
-	if (rc < 0 && k->name && e && strncmp(e->why, "kernel '", 8)) {
-		char why[ERR_WHY_MAX];
-
-		memcpy(why, e->why, sizeof(why));
-		err_code_set(e, e->code, "kernel '%.200s': %s", k->name, why);
-	}
+	if (rc < 0 && k->name)
+		err_wrap(e, e ? e->code : ERR_OTHER, "kernel '%.200s'", k->name);
 	free(symbol);
 	return rc;
 }
@@ -353,12 +347,7 @@ int amdgpu_co_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
 	if (index_symbols(&c, e) < 0)
 		goto out;
 	if (read_metadata(&c, desc, dlen, l, e) < 0) {
-		char why[ERR_WHY_MAX];
-
-		if (e) {
-			memcpy(why, e->why, sizeof(why));
-			err_code_set(e, e->code, "metadata note: %s", why);
-		}
+		err_wrap(e, e ? e->code : ERR_OTHER, "metadata note");
 		goto out;
 	}
 	rc = 0;

@@ -178,13 +178,13 @@ static int unsupported(struct err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int unsupported(struct err *e, const char *fmt, ...)
 {
+	char why[ERR_WHY_MAX];
 	va_list ap;
 
-	if (e) {
-		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	err_set(e, "%s", why);
 	return BITCODE_UNSUPPORTED;
 }
 

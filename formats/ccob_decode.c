@@ -1,8 +1,7 @@
 /* ccob_decode: reading CCOBs back.  One decoder per codec serves both
  * ways of taking the bytes: all into one buffer (ccob_decompress) or a
  * piece at a time to a sink (ccob_decompress_stream); the hash is made by
- * a second thread while the decoder goes on. */
-#include <pthread.h>
+ * a second thread (core/bytepipe) while the decoder goes on. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +13,12 @@
 
 #include "ccob.h"
 #include "../core/bytes.h"
+#include "../core/bytepipe.h"
 
 enum {
 	STEP = 8 << 20,		/* input bytes between progress reports */
 	SLOT = 1 << 20,		/* bytes handed to a sink at a time */
 	RING = 8,		/* slots the hasher may lag behind by */
-	QUEUE = 16,		/* pieces waiting for the hasher */
 	THREAD_MIN = 1 << 20,	/* below this, a thread costs more */
 };
 
@@ -38,43 +37,17 @@ static const char *zlib_code(int rc)
 /* ---- the hash, in a thread of its own ---- */
 
 /* MD5 is slower than zstd's decoder: hashed on the main thread it would
- * more than double the time.  Pieces are queued in order and hashed by a
- * second thread; a piece's bytes stay put until `hashed` passes them. */
+ * more than double the time.  Pieces go through a bytepipe to a second
+ * thread; a piece's bytes stay put until the pipe has hashed them. */
 struct hashpipe {
 	struct ccob_hasher h;
-	bool on, threaded, closing;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t moved;
-	struct { const uint8_t *p; size_t n; } q[QUEUE];
-	unsigned head, tail;
-	uint64_t hashed;
+	bool on;
+	struct bytepipe pipe;
 };
 
-static void *hash_thread(void *arg)
+static void hash_piece(void *ctx, const uint8_t *p, size_t n)
 {
-	struct hashpipe *hp = arg;
-
-	pthread_mutex_lock(&hp->lock);
-	for (;;) {
-		const uint8_t *p;
-		size_t n;
-
-		while (hp->head == hp->tail && !hp->closing)
-			pthread_cond_wait(&hp->moved, &hp->lock);
-		if (hp->head == hp->tail)
-			break;
-		p = hp->q[hp->head % QUEUE].p;
-		n = hp->q[hp->head % QUEUE].n;
-		pthread_mutex_unlock(&hp->lock);
-		ccob_hasher_add(&hp->h, p, n);
-		pthread_mutex_lock(&hp->lock);
-		hp->head++;
-		hp->hashed += n;
-		pthread_cond_broadcast(&hp->moved);
-	}
-	pthread_mutex_unlock(&hp->lock);
-	return NULL;
+	ccob_hasher_add(ctx, p, n);
 }
 
 static void hashpipe_start(struct hashpipe *hp, bool on, uint64_t size)
@@ -84,45 +57,20 @@ static void hashpipe_start(struct hashpipe *hp, bool on, uint64_t size)
 	if (!on)
 		return;
 	ccob_hasher_init(&hp->h);
-	if (size < THREAD_MIN)
-		return;
-	pthread_mutex_init(&hp->lock, NULL);
-	pthread_cond_init(&hp->moved, NULL);
-	hp->threaded = pthread_create(&hp->thread, NULL, hash_thread, hp) == 0;
-	if (!hp->threaded) {
-		pthread_cond_destroy(&hp->moved);
-		pthread_mutex_destroy(&hp->lock);
-	}
+	bytepipe_start(&hp->pipe, hash_piece, &hp->h, size >= THREAD_MIN);
 }
 
 static void hashpipe_push(struct hashpipe *hp, const uint8_t *p, size_t n)
 {
-	if (!hp->on || !n)
-		return;
-	if (!hp->threaded) {
-		ccob_hasher_add(&hp->h, p, n);
-		hp->hashed += n;
-		return;
-	}
-	pthread_mutex_lock(&hp->lock);
-	while (hp->tail - hp->head == QUEUE)
-		pthread_cond_wait(&hp->moved, &hp->lock);
-	hp->q[hp->tail % QUEUE].p = p;
-	hp->q[hp->tail % QUEUE].n = n;
-	hp->tail++;
-	pthread_cond_broadcast(&hp->moved);
-	pthread_mutex_unlock(&hp->lock);
+	if (hp->on)
+		bytepipe_push(&hp->pipe, p, n);
 }
 
 /* Wait until the first `upto` bytes pushed are hashed. */
 static void hashpipe_wait(struct hashpipe *hp, uint64_t upto)
 {
-	if (!hp->threaded)
-		return;
-	pthread_mutex_lock(&hp->lock);
-	while (hp->hashed < upto)
-		pthread_cond_wait(&hp->moved, &hp->lock);
-	pthread_mutex_unlock(&hp->lock);
+	if (hp->on)
+		bytepipe_wait(&hp->pipe, upto);
 }
 
 /* Hash what is queued, stop the thread; the hash of everything pushed. */
@@ -130,16 +78,7 @@ static uint64_t hashpipe_end(struct hashpipe *hp)
 {
 	if (!hp->on)
 		return 0;
-	if (hp->threaded) {
-		pthread_mutex_lock(&hp->lock);
-		hp->closing = true;
-		pthread_cond_broadcast(&hp->moved);
-		pthread_mutex_unlock(&hp->lock);
-		pthread_join(hp->thread, NULL);
-		pthread_cond_destroy(&hp->moved);
-		pthread_mutex_destroy(&hp->lock);
-		hp->threaded = false;
-	}
+	bytepipe_end(&hp->pipe);
 	hp->on = false;
 	return ccob_hasher_end(&hp->h);
 }

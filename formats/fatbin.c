@@ -5,6 +5,7 @@
 
 #include "bundle.h"
 #include "fatbin.h"
+#include "kpack.h"
 #include "nvfatbin.h"
 #include "package.h"
 #include "../core/bytes.h"
@@ -91,6 +92,22 @@ fail:
 	return -1;
 }
 
+/* ---- the spans of each kind ---- */
+
+static int bundle_span(const uint8_t *p, size_t left,
+		       const struct ccob_limits *lim, uint64_t *size,
+		       struct err *e)
+{
+	uint64_t header_end;
+	size_t n;
+
+	(void)lim;
+	/* Its extent only: no entry is held (a header may declare
+	 * millions). */
+	return fatbin_bundle_entries(p, left, left, NULL, &n, &header_end,
+				     size, e) < 0 ? -1 : 0;
+}
+
 /* The extent of the CCOB at buf, as every reader finds it. */
 static int ccob_span(const uint8_t *buf, size_t len,
 		     const struct ccob_limits *lim, uint64_t *size,
@@ -101,6 +118,76 @@ static int ccob_span(const uint8_t *buf, size_t len,
 	if (ccob_parse_header(buf, len, &h, e) < 0)
 		return -1;
 	return ccob_extent(buf, len, &h, lim, size, e);
+}
+
+static int package_span(const uint8_t *p, size_t left,
+			const struct ccob_limits *lim, uint64_t *size,
+			struct err *e)
+{
+	(void)lim;
+	if (left < 16)
+		return err_set(e, "header cut short (%zu of 16 bytes)", left);
+	*size = get_le(p + 8, 8);
+	if (*size < 16 || *size > left)
+		return err_set(e, "size %llu is not between 16 and the %zu "
+			       "bytes left", (unsigned long long)*size, left);
+	/* A compressed package is padded to 8 without counting it. */
+	while (*size % PACKAGE_ALIGN && *size < left && p[*size] == 0)
+		++*size;
+	return 0;
+}
+
+static int nv_span(const uint8_t *p, size_t left,
+		   const struct ccob_limits *lim, uint64_t *size,
+		   struct err *e)
+{
+	struct nvfatbin_header h;
+
+	(void)lim;
+	if (nvfatbin_open(p, left, &h, e) < 0)
+		return -1;
+	*size = h.total;
+	return 0;
+}
+
+static bool bundle_probe(const uint8_t *p, size_t len)
+{
+	return len >= BUNDLE_MAGIC_LEN && !memcmp(p, BUNDLE_MAGIC,
+						  BUNDLE_MAGIC_LEN);
+}
+
+const struct fatbin_codec fatbin_codecs[FATBIN_KINDS] = {
+	[FATBIN_BUNDLE] = { "offload bundle", bundle_probe, bundle_span },
+	[FATBIN_OBJECT_BUNDLE] = { "object bundle", NULL, NULL },
+	[FATBIN_CCOB] = { "CCOB", ccob_is, ccob_span },
+	[FATBIN_PACKAGE] = { "offload package", package_is, package_span },
+	[FATBIN_NV] = { "NVIDIA fatbin", nvfatbin_is, nv_span },
+	[FATBIN_KPACK] = { "kpack archive", kpack_probe, NULL,
+			   .whole_file = true },
+};
+
+bool fatbin_probe(const uint8_t *buf, size_t len, enum fatbin_kind *kind)
+{
+	for (unsigned k = 0; k < FATBIN_KINDS; k++)
+		if (fatbin_codecs[k].probe && !fatbin_codecs[k].whole_file &&
+		    fatbin_codecs[k].probe(buf, len)) {
+			*kind = (enum fatbin_kind)k;
+			return true;
+		}
+	return false;
+}
+
+bool fatbin_probe_file(const uint8_t *buf, size_t len,
+		       enum fatbin_kind *kind)
+{
+	for (unsigned k = 0; k < FATBIN_KINDS; k++)
+		if (fatbin_codecs[k].whole_file &&
+		    fatbin_codecs[k].probe(buf, len)) {
+			*kind = (enum fatbin_kind)k;
+			return true;
+		}
+	return fatbin_probe(buf, len, kind) &&
+	       (*kind != FATBIN_BUNDLE || bundle_is_binary(buf, len));
 }
 
 int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
@@ -121,57 +208,19 @@ int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
 	left = len - (size_t)at;
 	memset(it, 0, sizeof(*it));
 	it->offset = at;
-	if (left >= BUNDLE_MAGIC_LEN && !memcmp(p, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN)) {
-		uint64_t header_end;
-		size_t n;
-
-		/* Its extent only: no entry is held (a header may declare
-		 * millions). */
-		it->kind = FATBIN_BUNDLE;
-		if (fatbin_bundle_entries(p, left, left, NULL, &n, &header_end,
-					  &size, e) < 0)
-			return -1;
-	} else if (ccob_is(p, left)) {
-		it->kind = FATBIN_CCOB;
-		if (ccob_span(p, left, lim, &size, e) < 0)
-			return -1;
-	} else if (package_is(p, left)) {
-		it->kind = FATBIN_PACKAGE;
-		if (left < 16)
-			return err_set(e, "header cut short (%zu of 16 bytes)",
-				       left);
-		size = get_le(p + 8, 8);
-		if (size < 16 || size > left)
-			return err_set(e, "size %llu is not between 16 and the "
-				       "%zu bytes left", (unsigned long long)size,
-				       left);
-		/* A compressed package is padded to 8 without counting it. */
-		while (size % PACKAGE_ALIGN && size < left && p[size] == 0)
-			size++;
-	} else if (nvfatbin_is(p, left)) {
-		struct nvfatbin_header h;
-
-		it->kind = FATBIN_NV;
-		if (nvfatbin_open(p, left, &h, e) < 0)
-			return -1;
-		size = h.total;
-	} else {
-		it->kind = FATBIN_UNKNOWN;
+	if (!fatbin_probe(p, left, &it->kind)) {
+		it->unknown = true;
 		return err_set(e, "neither zero padding nor an offload bundle, "
 			       "CCOB, offload package or NVIDIA fatbin");
 	}
+	if (fatbin_codecs[it->kind].span(p, left, lim, &size, e) < 0)
+		return -1;
 	it->size = size;
 	*pos = at + size;
 	return 1;
 }
 
-const char *fatbin_kind_name(enum fatbin_kind k)
+const char *fatbin_item_name(const struct fatbin_item *it)
 {
-	switch (k) {
-	case FATBIN_BUNDLE: return "offload bundle";
-	case FATBIN_CCOB: return "CCOB";
-	case FATBIN_PACKAGE: return "offload package";
-	case FATBIN_NV: return "NVIDIA fatbin";
-	default: return "unrecognised bytes";
-	}
+	return it->unknown ? "unrecognised bytes" : fatbin_codecs[it->kind].what;
 }

@@ -15,33 +15,65 @@
 #include "../core/err.h"
 #include "ccob.h"
 
+/* The container kinds, every one: the list the codec rows below
+ * (fatbin_codecs) and the operations' rows (ops/kinds.c) are indexed by.
+ * Switches on it have no default, so the compiler names each place a new
+ * kind needs. */
 enum fatbin_kind {
 	FATBIN_BUNDLE,		/* binary __CLANG_OFFLOAD_BUNDLE__ */
+	FATBIN_OBJECT_BUNDLE,	/* __CLANG_OFFLOAD_BUNDLE__<id> sections */
 	FATBIN_CCOB,		/* compressed bundle */
 	FATBIN_PACKAGE,		/* LLVM offload binary (10 FF 10 AD) */
 	FATBIN_NV,		/* NVIDIA fatbin (0xBA55ED50) */
-	FATBIN_UNKNOWN,		/* none of these (an error) */
+	FATBIN_KPACK,		/* AMD kpack archive ("KPAK"), a whole file */
 };
+enum { FATBIN_KINDS = FATBIN_KPACK + 1 };
+
+/* What the codecs know of a kind: its name in messages, how its bytes
+ * start (probe) and how far they go (span: *size bytes from p, of which
+ * left are at hand; a CCOB's within lim).  probe and span are NULL for a
+ * kind not found by its bytes (object bundles: by section names).  A
+ * whole-file kind (kpack archives) is the whole of a file, never one of
+ * a section's containers: only fatbin_probe_file finds it, and it has no
+ * span (it runs to the file's end). */
+struct fatbin_codec {
+	const char *what;	/* "offload bundle", "CCOB", ... */
+	bool (*probe)(const uint8_t *buf, size_t len);
+	int (*span)(const uint8_t *p, size_t left,
+		    const struct ccob_limits *lim, uint64_t *size,
+		    struct err *e);
+	bool whole_file;
+};
+extern const struct fatbin_codec fatbin_codecs[FATBIN_KINDS];
+
+/* The kind whose bytes buf starts with (probed in the table's order;
+ * whole-file kinds not), false when none. */
+bool fatbin_probe(const uint8_t *buf, size_t len, enum fatbin_kind *kind);
+/* The same for a whole file, whole-file kinds first; as a binary bundle
+ * it must hold more than the magic (LLVM's reading). */
+bool fatbin_probe_file(const uint8_t *buf, size_t len,
+		       enum fatbin_kind *kind);
 
 struct fatbin_item {
 	enum fatbin_kind kind;
+	bool unknown;		/* bytes of no kind (an error) */
 	uint64_t offset, size;	/* in the walked bytes */
 };
 
 /* The next container at or after *pos, skipping zero bytes: 1 found (and
  * *pos moved past it), 0 when only zeros are left, -1 on bytes that are
  * neither padding nor a container, or on a container whose header says it
- * runs past the end (it->kind and it->offset then say what and where; the
- * message does not).  A CCOB's extent is its header's total size (versions
- * 2 and 3) or, for version 1, its compressed stream's, found by decoding
- * (within lim). */
+ * runs past the end (it->kind or it->unknown, and it->offset, then say
+ * what and where; the message does not).  A CCOB's extent is its header's
+ * total size (versions 2 and 3) or, for version 1, its compressed
+ * stream's, found by decoding (within lim). */
 int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
 		const struct ccob_limits *lim, struct fatbin_item *it,
 		struct err *e);
 
 /* "offload bundle", "CCOB", "offload package", "NVIDIA fatbin",
- * "unrecognised bytes". */
-const char *fatbin_kind_name(enum fatbin_kind k);
+ * "unrecognised bytes" (it->unknown). */
+const char *fatbin_item_name(const struct fatbin_item *it);
 
 /* A binary bundle's entries in header order, repeated IDs and all (the
  * bundler's own reader keeps LLVM's StringMap order and one entry per ID). */

@@ -51,7 +51,8 @@ struct kernel {
 	int dynamic_stack;	/* 0, 1, or -1 when the note does not say */
 	bool has_kd;
 	struct amdgpu_kd kd;
-	unsigned occupancy;	/* waves per SIMD; 0 when not computed */
+	unsigned occupancy;	/* waves per SIMD (ops/amdgpu_occupancy.h); 0
+				 * when not computed */
 	/* NVIDIA cubins (cuobjdump -res-usage's REG, STACK, SHARED, LOCAL,
 	 * and the sizes of the constant banks it uses) */
 	uint32_t regs, stack, shared, local;
@@ -94,11 +95,5 @@ int cubin_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
 bool ptx_looks(const uint8_t *buf, size_t len);
 int ptx_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
 		struct err *e);
-
-/* Waves per SIMD that an AMDGPU kernel can have on processor (a name
- * such as "gfx90a"), by the limits LLVM's AMDGPU backend uses: its
- * wavefront size, LDS per workgroup, largest workgroup, SGPRs, and VGPRs
- * with AGPRs.  0 for a processor not in the table. */
-unsigned amdgpu_occupancy(const char *processor, const struct kernel *k);
 
 #endif

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """modules.py: the house's one-way flow, checked (STYLE.md, "The house").
 
-A module is a .c file and the .h of the same name (applets/bundler.c and
-applets/bundler.h are one).  Two graphs are derived between the modules of
-applets/, core/ and formats/:
-  - includes: each #include "..." of one of them (through headers that
-    have no .c of their own);
+A module is a .c file and the .h of the same name (ops/prune.c and
+ops/prune.h are one); a header with no .c is a module of its own.
+Two kinds of edge are derived between the modules of applets/, ops/,
+formats/ and core/, and taken together as one graph:
+  - includes: each #include "..." of one of them;
   - calls: each global symbol an object file of build/obj uses and another
     one defines (nm), which also sees a function declared in a shared header
     but defined elsewhere.
-Printed, one a line, and exit 1: every cycle (the modules of each strongly
-connected part, as one cycle through them), and every edge against the flow
-applets -> formats -> core.  Nothing printed and exit 0 when the house is in
+Printed, one a line, and exit 1: every cycle of the one graph (the modules
+of each strongly connected part, as one cycle through them), and every edge
+against the flow
+applets -> ops -> formats -> core.  Nothing printed and exit 0 when the house is in
 order.  Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
 """
 import os
@@ -19,7 +20,7 @@ import re
 import subprocess
 import sys
 
-LAYERS = {"core": 0, "formats": 1, "applets": 2}
+LAYERS = {"core": 0, "formats": 1, "ops": 2, "applets": 3}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -33,9 +34,11 @@ def module_of(path):
 
 
 def include_edges(top):
-    """A header with no .c of its own (prune_impl.h, bytes.h) is no module:
-    who includes it includes what it includes."""
-    includes = {}
+    """Each #include "..." between modules.  A header with no .c of its
+    own (prune_impl.h, bytes.h) is a module of its own, not a way
+    through: who includes it depends on it, and it on what it includes,
+    so a loop through it is a loop."""
+    edges = set()
     for layer in LAYERS:
         for name in sorted(os.listdir(os.path.join(top, layer))):
             if not name.endswith((".c", ".h")):
@@ -44,29 +47,10 @@ def include_edges(top):
             with open(os.path.join(top, src), encoding="utf-8",
                       errors="replace") as f:
                 text = f.read()
-            includes[src] = [os.path.normpath(os.path.join(layer, inc))
-                             for inc in INCLUDE.findall(text)]
-
-    def alone(h):
-        return h.endswith(".h") and h[:-2] + ".c" not in includes
-
-    def reached(src, seen):
-        for inc in includes.get(src, []):
-            if module_of(inc) is None or inc in seen:
-                continue
-            seen.add(inc)
-            if alone(inc):
-                yield from reached(inc, seen)
-            else:
-                yield module_of(inc)
-
-    edges = set()
-    for src in includes:
-        if alone(src):
-            continue
-        for dst in reached(src, set()):
-            if dst != module_of(src):
-                edges.add((module_of(src), dst))
+            for inc in INCLUDE.findall(text):
+                dst = module_of(os.path.join(layer, inc))
+                if dst is not None and dst != module_of(src):
+                    edges.add((module_of(src), dst))
     return edges
 
 
@@ -75,7 +59,10 @@ def call_edges(top):
     defined, used = {}, []
     for layer in LAYERS:
         d = os.path.join(objdir, layer)
-        objs = sorted(n for n in os.listdir(d) if n.endswith(".o")) \
+        # An object whose source moved or went (a stale build) is no
+        # module.
+        objs = sorted(n for n in os.listdir(d) if n.endswith(".o") and
+                      os.path.exists(os.path.join(top, layer, n[:-2] + ".c"))) \
             if os.path.isdir(d) else []
         if not objs:
             sys.exit("modules.py: no objects in %s: build first" % d)
@@ -157,13 +144,14 @@ def main():
     top = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     bad = []
-    for what, edges in (("include", include_edges(top)),
-                        ("call", call_edges(top))):
+    inc, call = include_edges(top), call_edges(top)
+    for what, edges in (("include", inc), ("call", call)):
         for a, b in sorted(edges):
             if LAYERS[a.split("/")[0]] < LAYERS[b.split("/")[0]]:
                 bad.append("%s against the flow: %s -> %s" % (what, a, b))
-        for c in cycles(edges):
-            bad.append("%s cycle: %s" % (what, " -> ".join(c)))
+    # One graph: a loop may go by an include one way and a call the other.
+    for c in cycles(inc | call):
+        bad.append("cycle: %s" % " -> ".join(c))
     for line in bad:
         print(line)
     return 1 if bad else 0

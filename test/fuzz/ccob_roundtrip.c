@@ -153,7 +153,8 @@ static void check_reframed(unsigned version, int level, const uint8_t *data,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct ccob_limits limits = { 65536, 1u << 20, NULL };
+	static const struct ccob_limits limits = { .max_ratio = 65536,
+						   .max_size = 1u << 20 };
 	struct sink out = { 0 };
 	struct ccob_encoder *enc;
 	struct ccob_header h = { 0 }, back;

@@ -1,4 +1,4 @@
-/* Fuzz target: heterogeneous device archives (formats/devarchive.c): every
+/* Fuzz target: heterogeneous device archives (ops/devarchive.c): every
  * entry of every member (object, binary and compressed bundles), the bytes
  * each stands for (stripping host objects), member names, and the archive
  * of them written to /dev/null; then every image of the members' offload
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "../../formats/devarchive.h"
+#include "../../ops/devarchive.h"
 
 static int count_ids(void *ctx, const char *file, size_t file_len, char **ids,
 		     size_t n)

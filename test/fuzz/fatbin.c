@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bundle(data + it.offset, (size_t)it.size);
 		if (it.kind == FATBIN_CCOB)
 			peek(data + it.offset, (size_t)it.size);
-		(void)fatbin_kind_name(it.kind);
+		(void)fatbin_item_name(&it);
 		last = pos;
 	}
 	if (rc < 0)

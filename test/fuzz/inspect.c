@@ -1,5 +1,5 @@
 /* Fuzz target: a whole artefact walked to its code objects
- * (formats/inspect.c over core/elfscan, formats/ar, fatbin, ccob, package,
+ * (ops/inspect.c over core/elfscan, formats/ar, fatbin, ccob, package,
  * nvfatbin), from headers only and inflating (whole, or CCOBs as streams),
  * under small limits.  Every
  * node must be well formed: depths step by one, entries inside the input
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../formats/inspect.h"
+#include "../../ops/inspect.h"
 
 struct state {
 	const uint8_t *buf;
@@ -33,7 +33,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 		FUZZ_CHECK(n->offset <= s->len && n->size <= s->len - n->offset);
 	/* An NVIDIA entry's data are its decoded code, code_size bytes. */
 	if (n->data)
-		fuzz_touch(n->data, (size_t)(n->container == INSPECT_NV ?
+		fuzz_touch(n->data, (size_t)(n->container == FATBIN_NV ?
 					     n->code_size : n->size));
 	if (n->in_file && n->data)
 		FUZZ_CHECK(n->data == s->buf + n->offset);

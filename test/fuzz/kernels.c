@@ -1,5 +1,5 @@
 /* Fuzz target: a code object's kernels (formats/amdgpu_co.c with
- * libmsgpack, formats/cubin.c, formats/ptx.c, formats/amdgpu_occupancy.c):
+ * libmsgpack, formats/cubin.c, formats/ptx.c, ops/amdgpu_occupancy.c):
  * the input as any code object, and as each format alone.  Every kernel
  * has a name; every string is NUL-terminated inside its own block; a
  * failure leaves an empty list and a message.
@@ -9,6 +9,7 @@
 
 #include "fuzz.h"
 #include "../../formats/kernels.h"
+#include "../../ops/amdgpu_occupancy.h"
 
 static void check(const struct kernel_list *l, int rc, const struct err *e)
 {
@@ -34,9 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&e, 0, sizeof(e));
 	rc = kernels_parse(data, size, &l, &e);
+	if (rc > 0)
+		amdgpu_occupancy_fill(&l);
 	check(&l, rc, &e);
 	kernels_free(&l);
 	rc = amdgpu_co_kernels(data, size, &l, &e);
+	if (rc > 0)
+		amdgpu_occupancy_fill(&l);
 	check(&l, rc, &e);
 	kernels_free(&l);
 	rc = cubin_kernels(data, size, &l, &e);

@@ -1,8 +1,8 @@
-/* Fuzz target: a file pruned (formats/prune.c): planned with a keep rule
+/* Fuzz target: a file pruned (ops/prune.c): planned with a keep rule
  * that drops every other entry, then written to a scratch file.  Whatever
  * the bytes, the plan's patches lie inside the file, in order, none growing
  * a range it rewrites in place, and the counts add up; a linked file made
- * smaller (formats/elf_shrink.c) has its edits in order inside the file,
+ * smaller (ops/elf_shrink.c) has its edits in order inside the file,
  * cuts of whole pages, and the file written is as long as planned, its
  * PT_LOADs inside it, in address order, not overlapping.  Limits are
  * small: at most 1 MiB inflated, 64 times the compressed bytes.  An ELF
@@ -13,7 +13,7 @@
 
 #include "fuzz.h"
 #include "../../core/bytes.h"
-#include "../../formats/prune.h"
+#include "../../ops/prune.h"
 
 /* The shrunk file's PT_LOADs: inside it, in address order, disjoint. */
 static void check_loads(const uint8_t *b, size_t len)

@@ -7,6 +7,7 @@
 
 #include "fuzz.h"
 #include "../../core/triple.h"
+#include "../../core/triple_normalize.h"
 
 static void normalise(const char *s, size_t len)
 {

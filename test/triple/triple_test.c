@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../../core/triple.h"
+#include "../../core/triple_normalize.h"
 
 /* The triple part of the standardised ID (without kind and target ID), or
  * NULL where LLVM aborts; *fatal tells that apart from out of memory. */

@@ -1,0 +1,60 @@
+/* ls_types: the rows the parts of the ls applet share: the command
+ * (ls.c) calls its text and JSON printers (ls_text.c, ls_json.c),
+ * cuobjdump's lines (ls_cuobjdump.c), kernels (ls_kernels.c) and rows
+ * (ls_rows.c); each declares its functions in its own header. */
+#ifndef APPLETS_LS_TYPES_H
+#define APPLETS_LS_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../core/select.h"
+#include "../ops/inspect.h"
+#include "../formats/kernels.h"
+
+/* The entry lines of one container, already formatted (text listings):
+ * each line's cells one after another, each with a NUL, and the width of
+ * each column.  A listing then costs memory in proportion to what it
+ * prints, not a row per entry. */
+enum { LS_MAX_CELLS = 7 };
+struct entry_text {
+	char *buf;
+	size_t len, cap, n;
+	size_t w[LS_MAX_CELLS];
+	int ncells, right;
+	bool tails;	/* each line's cells are followed by the text under
+			 * it (--kernels), printed as it is */
+};
+
+/* A node as the walk reported it, with its strings copied. */
+struct row {
+	struct entry_text *text;	/* a container's entries, or NULL */
+	struct inspect_node n;
+	char *strings;
+	char *why;		/* n.decode_err's message, or NULL */
+	/* NVIDIA entries: the identifier and ptxas options (in strings;
+	 * NULL when the header has none), as n.nv's offsets point to them
+	 * in the fatbin, which is gone after the walk. */
+	const char *nv_ident, *nv_options;
+	/* --kernels, entries only: what their code holds (NULL when not a
+	 * code object the kernel readers know, or not at hand), or why it
+	 * could not be read. */
+	struct kernel_list *kernels;
+	char *kernels_why;
+};
+
+struct rows {
+	struct row *v;
+	size_t n, cap;
+	bool kernels;		/* read each entry's kernels */
+	bool demangle;
+	struct select *targets;	/* only of the entries these take (-t) */
+	/* Entries become lines of their container's text as they come,
+	 * instead of rows (the text format, without --kernels). */
+	bool entries_as_text;
+	const char *path;
+	FILE *later;	/* failures said after the file (or NULL) */
+};
+
+#endif

@@ -1,0 +1,49 @@
+/* inspect: every piece of device code a build artefact carries, found from
+ * headers.  An ELF file's offload sections (.hip_fatbin, .llvm.offloading,
+ * .nv_fatbin, __nv_relfatbin, __CLANG_OFFLOAD_BUNDLE__* object bundles),
+ * an archive's members, or a file that is itself a bundle, a CCOB, an
+ * offload package, an NVIDIA fatbin or an AMD kpack archive, walked as a
+ * tree; COFF objects' sections of the same names too (.llvm.offloading* for packages), and PE
+ * images' by the names cut to eight bytes (.hip_fat, .nv_fatb, __nv_rel):
+ *
+ *   input (file or archive member) -> section -> container -> entry
+ *
+ * The walk calls a visitor for each node, parents first.  What a node
+ * points to (names, IDs, code) lives only until the visitor returns: a
+ * compressed bundle is inflated for its own entries and freed after them,
+ * so an artefact of any size is walked in bounded memory. */
+#ifndef OPS_INSPECT_H
+#define OPS_INSPECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "inspect_node.h"
+
+/* Walk buf, the whole of one file.  -1 with e filled on anything damaged
+ * (e names where: "section .hip_fatbin: CCOB at offset 4096: ..."), or a
+ * file that is none of the formats above. */
+int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
+		 inspect_visit_fn visit, void *ctx, struct err *e);
+
+/* What an entry is for, as far as its container says: offload kind
+ * ("hipv4", "openmp", "cuda"...), triple, target ID or arch ("gfx90a:xnack+",
+ * "sm_80") and image kind ("elf", "bitcode", "ptx"...).  A bundle ID is
+ * split at its dashes (kind, four triple parts, target ID); a package's
+ * come from its strings; an NVIDIA entry's from its header.  Strings are
+ * not NUL-terminated; NULL where the container does not say. */
+struct inspect_target {
+	const char *kind, *triple, *arch, *image;
+	size_t kind_len, triple_len, arch_len, image_len;
+	char arch_buf[16];	/* "sm_NN" for NVIDIA entries */
+};
+void inspect_entry_target(const struct inspect_node *n,
+			  struct inspect_target *t);
+
+/* "x86-64", "AMDGPU", ... or NULL for a machine not in the table: ELF's
+ * e_machine, and COFF's Machine. */
+const char *inspect_machine_name(uint16_t machine);
+const char *inspect_coff_machine_name(uint16_t machine);
+
+#endif

@@ -1,0 +1,57 @@
+/* prune_containers: the containers of prune (bundles, CCOBs, NVIDIA fatbins,
+ * packages, text bundles), the entries decided, the patches of the plan. */
+#ifndef OPS_PRUNE_CONTAINERS_H
+#define OPS_PRUNE_CONTAINERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "prune_impl.h"
+
+/* An ID split as the bundler splits it: <kind>-<four triple parts>[-<id>]. */
+void prune_entry_from_id(struct prune_entry *pe, const char *id, size_t len);
+/* Ask keep(), tell seen(), count. */
+bool prune_decide(struct pruner *p, struct prune_entry *pe);
+struct package_image;
+int prune_decide_image(struct pruner *p, const struct package_image *img,
+		       uint64_t base);
+/* A ccob_sink appending to a membuf. */
+int prune_mem_put(void *ctx, const void *src, size_t n, struct err *e);
+/* A patch's pieces, written into memory. */
+int prune_materialize(const struct prune_patch *pt, struct membuf *m,
+		      struct err *e);
+/* Add pt to the plan's patches. */
+int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
+		    struct err *e);
+void prune_patch_free(struct prune_patch *pt);
+/* A bundle, CCOB or NVIDIA fatbin of a region, size bytes at buf (at
+ * file_off): 1 with its rewrite in *pt, 0 when all stay (the rows of
+ * ops/kinds.c). */
+int prune_kind_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
+		      uint64_t file_off, struct prune_patch *pt);
+int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
+		    uint64_t file_off, struct prune_patch *pt);
+int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
+		  uint64_t file_off, struct prune_patch *pt);
+/* The bytes the binary at bin takes in a section, its padding to 8
+ * included (rem: what is left of the section from it on). */
+size_t prune_package_span(const uint8_t *bin, size_t rem);
+/* The packages (versions 1 to 3) that fill buf[0, len), at file offset
+ * base: 1 with the kept ones as pieces in *pt, 0 when all stay. */
+int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
+		   uint64_t base, struct prune_patch *pt);
+
+/* Record that the object's section name goes (object bundles). */
+int prune_drop_section(struct prune_plan *plan, const char *name, size_t len,
+		       struct err *e);
+/* A text bundle (i ii cui hipi d ll s), as LLVM's bundler writes it: the
+ * comment its first START line uses, or NULL (cap: room for it). */
+const char *prune_text_comment(const uint8_t *buf, size_t len, char *cap,
+			       size_t cap_len);
+/* Its kept blocks as pieces in *pt: 1, or 0 when all stay. */
+int prune_text(struct pruner *p, const uint8_t *buf, size_t len,
+	       const char *comment, struct prune_patch *pt);
+
+#endif
