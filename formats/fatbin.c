@@ -157,12 +157,15 @@ static bool bundle_probe(const uint8_t *p, size_t len)
 }
 
 const struct fatbin_codec fatbin_codecs[FATBIN_KINDS] = {
-	[FATBIN_BUNDLE] = { "offload bundle", bundle_probe, bundle_span },
-	[FATBIN_OBJECT_BUNDLE] = { "object bundle", NULL, NULL },
-	[FATBIN_CCOB] = { "CCOB", ccob_is, ccob_span },
-	[FATBIN_PACKAGE] = { "offload package", package_is, package_span },
-	[FATBIN_NV] = { "NVIDIA fatbin", nvfatbin_is, nv_span },
-	[FATBIN_KPACK] = { "kpack archive", kpack_probe, NULL,
+	[FATBIN_BUNDLE] = { .what = "offload bundle", .probe = bundle_probe,
+			    .span = bundle_span },
+	[FATBIN_OBJECT_BUNDLE] = { .what = "object bundle" },
+	[FATBIN_CCOB] = { .what = "CCOB", .probe = ccob_is, .span = ccob_span },
+	[FATBIN_PACKAGE] = { .what = "offload package", .probe = package_is,
+			     .span = package_span },
+	[FATBIN_NV] = { .what = "NVIDIA fatbin", .probe = nvfatbin_is,
+			.span = nv_span },
+	[FATBIN_KPACK] = { .what = "kpack archive", .probe = kpack_probe,
 			   .whole_file = true },
 };
 
