@@ -389,7 +389,8 @@ static int list_one(struct options *o, const char *path)
 		break;
 	case TEXT:
 		ls_text(&rs, path);
-		rc |= ls_kpack_host(path, in.data, in.len, o->verify);
+		rc |= ls_kpack_host(path, in.data, in.len, o->verify,
+				    &o->targets);
 		break;
 	case ROC_OBJ:
 		rc = print_roc_obj(&rs, path, &o->roc_bundles);

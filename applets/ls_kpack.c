@@ -31,8 +31,23 @@ struct host {
 	uint64_t *index;
 	size_t nhipk, nhipf;
 	bool verify;
+	struct select *sel;	/* -t: NULL or no rules for all */
 	int rc;
 };
+
+static const char amdgcn[] = "amdgcn-amd-amdhsa";
+
+/* Does -t take the code for target (with its TOC key id, or none)? */
+static bool selected(struct host *h, const char *id, const char *target)
+{
+	struct select_entry en = {
+		.id = id, .id_len = id ? strlen(id) : 0,
+		.arch = target, .arch_len = strlen(target),
+		.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
+	};
+
+	return !h->sel || !h->sel->n || select_match(h->sel, &en);
+}
 
 static const struct elfscan_section *section(const struct elfscan *s,
 					     const char *name)
@@ -92,6 +107,8 @@ static void archive(struct host *h, const char *apath, const char *target)
 	struct kpack k;
 	struct err e;
 
+	if (strcmp(target, "?") && !selected(h, NULL, target))
+		return;
 	printf("    archive %s (%s)", apath, target);
 	if (io_in_open(&in, apath, &e) < 0) {
 		putchar('\n');
@@ -121,6 +138,8 @@ static void archive(struct host *h, const char *apath, const char *target)
 			if (strcmp(en->key, key))
 				continue;
 			found = true;
+			if (!selected(h, en->key, en->target))
+				continue;
 			printf("      %s  %s  %" PRIu64 "\n", en->key, en->target,
 			       en->size);
 			if (!h->verify)
@@ -230,9 +249,9 @@ out:
 }
 
 int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
-		  bool verify)
+		  bool verify, struct select *sel)
 {
-	struct host h = { .path = path, .verify = verify };
+	struct host h = { .path = path, .verify = verify, .sel = sel };
 	const struct elfscan_section *ref, *seg;
 	struct elfscan s;
 	struct err e;
