@@ -11,6 +11,7 @@
 #include "progress.h"
 #include "ls_cuobjdump.h"
 #include "ls_json.h"
+#include "ls_kpack.h"
 #include "ls_kernels.h"
 #include "ls_rows.h"
 #include "ls_text.h"
@@ -26,9 +27,10 @@ static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
 	"List the device code in each FILE (an ELF object, executable or shared\n"
 	"library, a COFF object, a PE executable or DLL, an archive, an offload\n"
-	"bundle, a CCOB, an offload package or an NVIDIA fatbin; any other file\n"
-	"is listed as having no offload code) as a tree: file, section, container\n"
-	"(bundle, CCOB, package, fatbin), code object with its target, its size\n"
+	"bundle, a CCOB, an offload package, an NVIDIA fatbin or an AMD kpack\n"
+	"archive; any other file is listed as having no offload code) as a tree:\n"
+	"file, section, container (bundle, CCOB, package, fatbin, kpack), code\n"
+	"object with its target, its size\n"
 	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
 	"headers are read.\n"
 	"\n"
@@ -39,7 +41,9 @@ static const char usage[] =
 	"      --json              same as --format=json\n"
 	"      --verify            inflate every CCOB whole and check its hash,\n"
 	"                          and decode every NVIDIA entry (a progress line\n"
-	"                          on a terminal)\n"
+	"                          on a terminal); for a kpack-split binary,\n"
+	"                          check that every wrapper's code object is in\n"
+	"                          every archive found, whole, for its target\n"
 	"  -q, --quiet             no progress line\n"
 	"      --kernels           list each code object's kernels and what each\n"
 	"                          uses (registers, LDS or shared memory, scratch\n"
@@ -148,13 +152,14 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 		if (n->kind != INSPECT_CONTAINER)
 			continue;
 		/* roc-obj-ls lists bundles in the file; it does not look
-		 * into CCOBs, packages or NVIDIA fatbins. */
+		 * into CCOBs, packages, NVIDIA fatbins or kpack archives. */
 		switch (n->container) {
 		case FATBIN_CCOB:
 			skipped += n->entries;
 			continue;
 		case FATBIN_PACKAGE:
 		case FATBIN_NV:
+		case FATBIN_KPACK:
 			continue;
 		case FATBIN_BUNDLE:
 		case FATBIN_OBJECT_BUNDLE:
@@ -384,6 +389,8 @@ static int list_one(struct options *o, const char *path)
 		break;
 	case TEXT:
 		ls_text(&rs, path);
+		rc |= ls_kpack_host(path, in.data, in.len, o->verify,
+				    &o->targets);
 		break;
 	case ROC_OBJ:
 		rc = print_roc_obj(&rs, path, &o->roc_bundles);

@@ -12,6 +12,7 @@
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
 #include "../core/uri.h"
+#include "../formats/kpack.h"
 
 /* A JSON string: valid UTF-8 passes, other bytes become \u00XX. */
 static void json_str(const char *s, size_t len)
@@ -282,6 +283,7 @@ static void json_entry(const struct rows *rs, const struct row *r,
 	case FATBIN_BUNDLE:
 	case FATBIN_CCOB:
 	case FATBIN_PACKAGE:
+	case FATBIN_KPACK:
 		break;
 	}
 	json_kernels(&f, rs, r);
@@ -376,6 +378,10 @@ static void json_container(const struct inspect_node *n, bool *f)
 		printf("%u", n->version);
 	else
 		fputs("null", stdout);
+	if (n->container == FATBIN_KPACK) {	/* its own field */
+		json_key(f, "compression_scheme");
+		printf("\"%s\"", kpack_scheme_name(n->kpack_scheme));
+	}
 }
 
 static void json_section(const struct inspect_node *n, bool *f)

@@ -12,6 +12,7 @@
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
 #include "../core/uri.h"
+#include "../formats/kpack.h"
 #include "../ops/inspect.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };
@@ -69,6 +70,10 @@ static void entry_line(const struct inspect_node *n, const char *path,
 		break;
 	case FATBIN_NV:
 		l->cell[k++] = dup_text(t.image, t.image_len);
+		l->cell[k++] = dup_text(t.arch, t.arch_len);
+		break;
+	case FATBIN_KPACK:	/* the TOC key, the target */
+		l->cell[k++] = dup_text(n->name, n->name_len);
 		l->cell[k++] = dup_text(t.arch, t.arch_len);
 		break;
 	case FATBIN_OBJECT_BUNDLE:
@@ -341,6 +346,10 @@ static void print_container(const struct inspect_node *n)
 		       n->offset, n->version, (size_t)n->size, n->entries,
 		       n->entries == 1 ? "" : "s");
 		return;
+	case FATBIN_KPACK:
+		printf(" at %" PRIu64 ": version %u, %s, ", n->offset,
+		       n->version, kpack_scheme_name(n->kpack_scheme));
+		break;
 	case FATBIN_NV:
 		printf(" at %" PRIu64 ": version %u, ", n->offset, n->version);
 		break;

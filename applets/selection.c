@@ -41,6 +41,10 @@ static char *entry_id(const struct inspect_node *n,
 	case FATBIN_NV:
 		b = strdup(t->arch_buf);
 		break;
+	case FATBIN_KPACK:
+		/* The TOC key and the target: "bin/app#0-gfx90a". */
+		b = applet_cat(n->name, n->name_len, "-", t->arch, t->arch_len);
+		break;
 	case FATBIN_BUNDLE:
 	case FATBIN_OBJECT_BUNDLE:
 	case FATBIN_CCOB:

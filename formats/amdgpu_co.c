@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "msgp.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 #include "../core/strmap.h"
@@ -20,116 +21,16 @@
 enum {
 	NT_AMDGPU_METADATA = 32,
 	KD_SIZE = 64,
-	/* MessagePack nested deeper than this is refused (LLVM's is 4). */
-	MAX_DEPTH = 32,
 };
 
-/* ---- MessagePack, checked before libmsgpack sees it ---- */
-
-/* libmsgpack allocates an array or map's whole element table as soon as
- * it reads the count, so five bytes declaring 4 billion elements would ask
- * for 64 GB.  This walk checks the structure first: every count against
- * the bytes left (each element takes at least one), every length inside
- * the buffer, the nesting bounded.  It decodes nothing; libmsgpack does. */
-static int mp_skip(const uint8_t *p, size_t len, size_t *pos, unsigned depth,
-		   struct err *e)
-{
-	size_t at = *pos, left = len - at, head = 1;
-	uint64_t n = 0, bytes = 0;	/* elements to skip; raw bytes */
-	unsigned per = 0;		/* objects per element: 1 array, 2 map */
-	uint8_t c;
-
-	if (depth > MAX_DEPTH)
-		return err_code_set(e, ERR_MALFORMED, "MessagePack nested "
-				    "deeper than %d", MAX_DEPTH);
-	if (!left)
-		return err_code_set(e, ERR_TRUNCATED, "MessagePack cut short "
-				    "at offset %zu", at);
-	c = p[at];
-	if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3) {
-		head = 1;	/* fixint, nil, bool */
-	} else if (c >= 0x80 && c <= 0x8f) {
-		n = c & 0xf, per = 2;
-	} else if (c >= 0x90 && c <= 0x9f) {
-		n = c & 0xf, per = 1;
-	} else if (c >= 0xa0 && c <= 0xbf) {
-		bytes = c & 0x1f;
-	} else {
-		static const uint8_t fixed[] = {	/* 0xca..0xd8 */
-			4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 3, 5, 9, 17,
-		};
-		switch (c) {
-		case 0xc4: case 0xd9: head = 2; break;	/* bin8, str8 */
-		case 0xc5: case 0xda: head = 3; break;
-		case 0xc6: case 0xdb: head = 5; break;
-		case 0xc7: head = 2; break;		/* ext8 */
-		case 0xc8: head = 3; break;
-		case 0xc9: head = 5; break;
-		case 0xdc: case 0xde: head = 3; break;	/* array16, map16 */
-		case 0xdd: case 0xdf: head = 5; break;
-		default:
-			if (c == 0xc1 || c < 0xca || c > 0xd8)
-				return err_code_set(e, ERR_MALFORMED, "MessagePack "
-						    "byte 0x%02x at offset %zu is "
-						    "no type", c, at);
-			head = 1, bytes = fixed[c - 0xca];
-		}
-		if (head > left)
-			return err_code_set(e, ERR_TRUNCATED, "MessagePack cut "
-					    "short at offset %zu", at);
-		switch (c) {
-		case 0xc4: case 0xd9: bytes = p[at + 1]; break;
-		case 0xc5: case 0xda: bytes = get_endian(p + at + 1, 2, true); break;
-		case 0xc6: case 0xdb: bytes = get_endian(p + at + 1, 4, true); break;
-		case 0xc7: bytes = p[at + 1] + 1u; break;
-		case 0xc8: bytes = get_endian(p + at + 1, 2, true) + 1u; break;
-		case 0xc9: bytes = get_endian(p + at + 1, 4, true) + 1u; break;
-		case 0xdc: n = get_endian(p + at + 1, 2, true), per = 1; break;
-		case 0xdd: n = get_endian(p + at + 1, 4, true), per = 1; break;
-		case 0xde: n = get_endian(p + at + 1, 2, true), per = 2; break;
-		case 0xdf: n = get_endian(p + at + 1, 4, true), per = 2; break;
-		default: break;
-		}
-	}
-	if (head > left || bytes > left - head)
-		return err_code_set(e, ERR_TRUNCATED, "MessagePack object at "
-				    "offset %zu runs past the end", at);
-	if (per && n * per > left - head)
-		return err_code_set(e, ERR_MALFORMED, "MessagePack %s at offset "
-				    "%zu declares %llu elements, more than its "
-				    "%zu bytes can hold", per == 2 ? "map" : "array",
-				    at, (unsigned long long)n, left - head);
-	*pos = at + head + (size_t)bytes;
-	for (uint64_t i = 0; i < n * per; i++)
-		if (mp_skip(p, len, pos, depth + 1, e) < 0)
-			return -1;
-	return 0;
-}
-
 /* ---- reading the decoded metadata ---- */
-
-static const msgpack_object *mp_get(const msgpack_object *map, const char *key)
-{
-	size_t klen = strlen(key);
-
-	if (map->type != MSGPACK_OBJECT_MAP)
-		return NULL;
-	for (uint32_t i = 0; i < map->via.map.size; i++) {
-		const msgpack_object *k = &map->via.map.ptr[i].key;
-
-		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == klen &&
-		    !memcmp(k->via.str.ptr, key, klen))
-			return &map->via.map.ptr[i].val;
-	}
-	return NULL;
-}
 
 /* An unsigned field that fits 32 bits: 0 with *v set (KERNEL_NONE when
  * absent), -1 when of another type. */
 static int mp_u32(const msgpack_object *map, const char *key, uint32_t *v,
 		  struct err *e)
 {
-	const msgpack_object *o = mp_get(map, key);
+	const msgpack_object *o = msgp_get(map, key);
 
 	*v = KERNEL_NONE;
 	if (!o)
@@ -140,16 +41,6 @@ static int mp_u32(const msgpack_object *map, const char *key, uint32_t *v,
 				    "32-bit integer", key);
 	*v = (uint32_t)o->via.u64;
 	return 0;
-}
-
-static int mp_string(const msgpack_object *o, const char *what, char **out,
-		     struct err *e)
-{
-	if (!o || o->type != MSGPACK_OBJECT_STR)
-		return err_code_set(e, ERR_MALFORMED, "%s is %s", what,
-				    o ? "not a string" : "missing");
-	*out = strndup(o->via.str.ptr, o->via.str.size);
-	return *out ? 0 : err_code_set(e, ERR_NOMEM, "out of memory");
 }
 
 /* ---- the ELF around it ---- */
@@ -298,7 +189,7 @@ static int one_kernel(struct co *c, const msgpack_object *m,
 	if (m->type != MSGPACK_OBJECT_MAP)
 		return err_code_set(e, ERR_MALFORMED, "kernel %zu is not a map",
 				    l->n);
-	if (mp_string(mp_get(m, ".name"), "a kernel's .name", &k->name, e) < 0)
+	if (msgp_string(msgp_get(m, ".name"), "a kernel's .name", &k->name, e) < 0)
 		return -1;
 	l->n++;		/* its name is freed with the list from here on */
 	if (mp_u32(m, ".sgpr_count", &k->sgprs, e) < 0 ||
@@ -313,7 +204,7 @@ static int one_kernel(struct co *c, const msgpack_object *m,
 	    mp_u32(m, ".kernarg_segment_size", &k->kernarg_size, e) < 0)
 		goto out;
 	k->dynamic_stack = -1;
-	if ((o = mp_get(m, ".uses_dynamic_stack"))) {
+	if ((o = msgp_get(m, ".uses_dynamic_stack"))) {
 		if (o->type != MSGPACK_OBJECT_BOOLEAN) {
 			err_code_set(e, ERR_MALFORMED, ".uses_dynamic_stack is "
 				     "not a boolean");
@@ -322,7 +213,7 @@ static int one_kernel(struct co *c, const msgpack_object *m,
 		k->dynamic_stack = o->via.boolean;
 	}
 	k->reqd_wg = KERNEL_NONE;
-	if ((o = mp_get(m, ".reqd_workgroup_size")) &&
+	if ((o = msgp_get(m, ".reqd_workgroup_size")) &&
 	    o->type == MSGPACK_OBJECT_ARRAY && o->via.array.size == 3) {
 		uint64_t p = 1;
 
@@ -335,7 +226,7 @@ static int one_kernel(struct co *c, const msgpack_object *m,
 		if (p && p <= 1024)
 			k->reqd_wg = (uint32_t)p;
 	}
-	if (mp_string(mp_get(m, ".symbol"), "a kernel's .symbol", &symbol, e) < 0 ||
+	if (msgp_string(msgp_get(m, ".symbol"), "a kernel's .symbol", &symbol, e) < 0 ||
 	    read_kd(c, symbol, k, e) < 0)
 		goto out;
 	rc = 0;
@@ -419,7 +310,7 @@ static int read_metadata(struct co *c, const uint8_t *desc, size_t dlen,
 	size_t pos = 0;
 	int rc = -1;
 
-	if (mp_skip(desc, dlen, &pos, 0, e) < 0)
+	if (msgp_check(desc, dlen, &pos, e) < 0)
 		return -1;
 	msgpack_unpacked_init(&u);
 	pos = 0;
@@ -433,7 +324,7 @@ static int read_metadata(struct co *c, const uint8_t *desc, size_t dlen,
 		err_code_set(e, ERR_MALFORMED, "metadata is not a map");
 		goto out;
 	}
-	if ((t = mp_get(root, "amdhsa.target"))) {
+	if ((t = msgp_get(root, "amdhsa.target"))) {
 		const char *dash;
 		size_t n;
 
@@ -469,7 +360,7 @@ static int read_metadata(struct co *c, const uint8_t *desc, size_t dlen,
 	/* Before the kernels: their occupancy wants the processor. */
 	if (!l->target[0])
 		target_from_flags(c->s.flags, l->co_version, l);
-	ks = mp_get(root, "amdhsa.kernels");
+	ks = msgp_get(root, "amdhsa.kernels");
 	if (!ks) {
 		rc = 0;		/* a code object with no kernels */
 		goto out;

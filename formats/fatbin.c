@@ -5,6 +5,7 @@
 
 #include "bundle.h"
 #include "fatbin.h"
+#include "kpack.h"
 #include "nvfatbin.h"
 #include "package.h"
 #include "../core/bytes.h"
@@ -156,17 +157,23 @@ static bool bundle_probe(const uint8_t *p, size_t len)
 }
 
 const struct fatbin_codec fatbin_codecs[FATBIN_KINDS] = {
-	[FATBIN_BUNDLE] = { "offload bundle", bundle_probe, bundle_span },
-	[FATBIN_OBJECT_BUNDLE] = { "object bundle", NULL, NULL },
-	[FATBIN_CCOB] = { "CCOB", ccob_is, ccob_span },
-	[FATBIN_PACKAGE] = { "offload package", package_is, package_span },
-	[FATBIN_NV] = { "NVIDIA fatbin", nvfatbin_is, nv_span },
+	[FATBIN_BUNDLE] = { .what = "offload bundle", .probe = bundle_probe,
+			    .span = bundle_span },
+	[FATBIN_OBJECT_BUNDLE] = { .what = "object bundle" },
+	[FATBIN_CCOB] = { .what = "CCOB", .probe = ccob_is, .span = ccob_span },
+	[FATBIN_PACKAGE] = { .what = "offload package", .probe = package_is,
+			     .span = package_span },
+	[FATBIN_NV] = { .what = "NVIDIA fatbin", .probe = nvfatbin_is,
+			.span = nv_span },
+	[FATBIN_KPACK] = { .what = "kpack archive", .probe = kpack_probe,
+			   .whole_file = true },
 };
 
 bool fatbin_probe(const uint8_t *buf, size_t len, enum fatbin_kind *kind)
 {
 	for (unsigned k = 0; k < FATBIN_KINDS; k++)
-		if (fatbin_codecs[k].probe && fatbin_codecs[k].probe(buf, len)) {
+		if (fatbin_codecs[k].probe && !fatbin_codecs[k].whole_file &&
+		    fatbin_codecs[k].probe(buf, len)) {
 			*kind = (enum fatbin_kind)k;
 			return true;
 		}
@@ -176,6 +183,12 @@ bool fatbin_probe(const uint8_t *buf, size_t len, enum fatbin_kind *kind)
 bool fatbin_probe_file(const uint8_t *buf, size_t len,
 		       enum fatbin_kind *kind)
 {
+	for (unsigned k = 0; k < FATBIN_KINDS; k++)
+		if (fatbin_codecs[k].whole_file &&
+		    fatbin_codecs[k].probe(buf, len)) {
+			*kind = (enum fatbin_kind)k;
+			return true;
+		}
 	return fatbin_probe(buf, len, kind) &&
 	       (*kind != FATBIN_BUNDLE || bundle_is_binary(buf, len));
 }

@@ -25,27 +25,32 @@ enum fatbin_kind {
 	FATBIN_CCOB,		/* compressed bundle */
 	FATBIN_PACKAGE,		/* LLVM offload binary (10 FF 10 AD) */
 	FATBIN_NV,		/* NVIDIA fatbin (0xBA55ED50) */
+	FATBIN_KPACK,		/* AMD kpack archive ("KPAK"), a whole file */
 };
-enum { FATBIN_KINDS = FATBIN_NV + 1 };
+enum { FATBIN_KINDS = FATBIN_KPACK + 1 };
 
 /* What the codecs know of a kind: its name in messages, how its bytes
  * start (probe) and how far they go (span: *size bytes from p, of which
  * left are at hand; a CCOB's within lim).  probe and span are NULL for a
- * kind not found by its bytes (object bundles: by section names). */
+ * kind not found by its bytes (object bundles: by section names).  A
+ * whole-file kind (kpack archives) is the whole of a file, never one of
+ * a section's containers: only fatbin_probe_file finds it, and it has no
+ * span (it runs to the file's end). */
 struct fatbin_codec {
 	const char *what;	/* "offload bundle", "CCOB", ... */
 	bool (*probe)(const uint8_t *buf, size_t len);
 	int (*span)(const uint8_t *p, size_t left,
 		    const struct ccob_limits *lim, uint64_t *size,
 		    struct err *e);
+	bool whole_file;
 };
 extern const struct fatbin_codec fatbin_codecs[FATBIN_KINDS];
 
-/* The kind whose bytes buf starts with (probed in the table's order);
- * false when none. */
+/* The kind whose bytes buf starts with (probed in the table's order;
+ * whole-file kinds not), false when none. */
 bool fatbin_probe(const uint8_t *buf, size_t len, enum fatbin_kind *kind);
-/* The same for a whole file, which as a binary bundle must hold more than
- * the magic (LLVM's reading). */
+/* The same for a whole file, whole-file kinds first; as a binary bundle
+ * it must hold more than the magic (LLVM's reading). */
 bool fatbin_probe_file(const uint8_t *buf, size_t len,
 		       enum fatbin_kind *kind);
 

@@ -29,7 +29,8 @@ struct entry_bytes {
 
 /* Entry n's code, its container's hash as the walk found it
  * (INSPECT_HASH_UNCHECKED: the bytes are taken whatever it is): as
- * stored (bundles, packages), from a CCOB, or an NVIDIA entry's. */
+ * stored (bundles, packages; kpack entries, inflated by the walk for
+ * zstd-per-kernel), from a CCOB, or an NVIDIA entry's. */
 enum entry_code entry_bytes_stored(const struct inspect_node *n,
 				   enum inspect_hash container_hash,
 				   struct entry_bytes *b);

@@ -384,11 +384,20 @@ static bool is_ld_script(const uint8_t *buf, size_t len)
 	return false;
 }
 
-static bool is_container(const uint8_t *buf, size_t len)
+/* A file that is one container of a whole-file kind (a kpack archive). */
+static int walk_whole(struct walk *w, enum fatbin_kind kind,
+		      const uint8_t *buf, size_t len, uint64_t base,
+		      unsigned depth)
 {
-	enum fatbin_kind k;
+	struct inspect_node c = {
+		.kind = INSPECT_CONTAINER, .depth = depth,
+		.number = w->containers++, .offset = base, .size = len,
+		.in_file = true, .container = kind,
+	};
 
-	return fatbin_probe_file(buf, len, &k);
+	if (kinds_get(kind)->walk(w, &c, buf, len) < 0)
+		return inspect_where(w, "%s", fatbin_codecs[kind].what);
+	return 0;
 }
 
 static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
@@ -400,6 +409,7 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		.name_len = name_len, .offset = base, .size = len,
 		.in_file = true,
 	};
+	enum fatbin_kind kind;
 
 	if (elfscan_is_elf(buf, len)) {
 		in.format = INSPECT_ELF;
@@ -413,16 +423,18 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		in.format = INSPECT_ARCHIVE;
 		return walk_archive(w, &in, buf, len, base);
 	}
-	if (is_container(buf, len)) {
+	if (fatbin_probe_file(buf, len, &kind)) {
 		in.format = INSPECT_RAW;
 		if (inspect_emit(w, &in) < 0)
 			return -1;
-		return walk_containers(w, buf, len, base, depth + 1);
+		if (!fatbin_codecs[kind].whole_file)
+			return walk_containers(w, buf, len, base, depth + 1);
+		return walk_whole(w, kind, buf, len, base, depth + 1);
 	}
 	if (depth == 0 && !w->o->accept_other)
 		return err_set(w->e, "not an ELF file, COFF object, PE image, "
-			       "archive, offload bundle, CCOB, offload package "
-			       "or NVIDIA fatbin");
+			       "archive, offload bundle, CCOB, offload package, "
+			       "NVIDIA fatbin or kpack archive");
 	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
 	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
 	return inspect_emit(w, &in);
@@ -531,6 +543,11 @@ void inspect_entry_target(const struct inspect_node *n,
 		if (n->offload_kind != PACKAGE_OFK_NONE)
 			set_str(&t->kind, &t->kind_len,
 				package_offload_kind_describe(n->offload_kind));
+		set(&t->triple, &t->triple_len, n->triple, n->triple_len);
+		set(&t->arch, &t->arch_len, n->arch, n->arch_len);
+		set_str(&t->image, &t->image_len, image_name(n->image_kind));
+		break;
+	case FATBIN_KPACK:	/* the TOC's target, an AMDGPU code object */
 		set(&t->triple, &t->triple_len, n->triple, n->triple_len);
 		set(&t->arch, &t->arch_len, n->arch, n->arch_len);
 		set_str(&t->image, &t->image_len, image_name(n->image_kind));

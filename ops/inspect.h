@@ -2,8 +2,8 @@
  * headers.  An ELF file's offload sections (.hip_fatbin, .llvm.offloading,
  * .nv_fatbin, __nv_relfatbin, __CLANG_OFFLOAD_BUNDLE__* object bundles),
  * an archive's members, or a file that is itself a bundle, a CCOB, an
- * offload package or an NVIDIA fatbin, walked as a tree; COFF objects'
- * sections of the same names too (.llvm.offloading* for packages), and PE
+ * offload package, an NVIDIA fatbin or an AMD kpack archive, walked as a
+ * tree; COFF objects' sections of the same names too (.llvm.offloading* for packages), and PE
  * images' by the names cut to eight bytes (.hip_fat, .nv_fatb, __nv_rel):
  *
  *   input (file or archive member) -> section -> container -> entry

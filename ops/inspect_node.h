@@ -69,7 +69,8 @@ struct inspect_node {
 	/* CONTAINER (and ENTRY: its container's number and format) */
 	enum fatbin_kind container;
 	unsigned number;	/* from 0 in each file, in walk order */
-	unsigned version;	/* CCOB, package or NVIDIA fatbin version */
+	unsigned version;	/* CCOB, package, NVIDIA fatbin or kpack version */
+	unsigned kpack_scheme;	/* kpack: enum kpack_scheme */
 	size_t entries;		/* how many ENTRY nodes follow */
 	struct ccob_header ccob;
 	uint64_t ccob_compressed;	/* bytes of compressed stream */

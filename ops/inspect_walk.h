@@ -1,6 +1,7 @@
 /* inspect_walk: the state of one walk (see inspect.h), which inspect.c
- * hands its parts: inspect_containers.c and inspect_nv.c (each declares
- * its functions in its own header), through the rows of kinds.c. */
+ * hands its parts: inspect_containers.c, inspect_nv.c and inspect_kpack.c
+ * (each declares its functions in its own header), through the rows of
+ * kinds.c. */
 #ifndef OPS_INSPECT_WALK_H
 #define OPS_INSPECT_WALK_H
 

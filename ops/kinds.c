@@ -1,6 +1,7 @@
 /* kinds: the rows of the container kinds; see kinds.h. */
 #include "kinds.h"
 #include "inspect_containers.h"
+#include "inspect_kpack.h"
 #include "inspect_nv.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
@@ -27,6 +28,10 @@ static const struct kind kinds[] = {
 	/* FATBIN_NV */
 	{ "nv-fatbin", inspect_walk_nv, entry_bytes_nv, prune_kind_nv,
 	  laid_out, .versioned = true, .entry_coded = true },
+	/* FATBIN_KPACK: a whole file; "none" entries' code in the file,
+	 * zstd-per-kernel ones' inflated by the walk (when it inflates) */
+	{ "kpack", inspect_walk_kpack, entry_bytes_stored, NULL, laid_out,
+	  .ids = true, .versioned = true },
 };
 _Static_assert(sizeof(kinds) / sizeof(kinds[0]) == FATBIN_KINDS,
 	       "one row for each enum fatbin_kind");

@@ -36,7 +36,7 @@ struct kind {
 		     uint64_t off, struct prune_patch *pt);
 	/* Why a pruned one may come out larger than it was. */
 	const char *grown;
-	bool ids;		/* entries are named by bundle IDs */
+	bool ids;		/* entries are named: bundle IDs, kpack TOC keys */
 	bool versioned;		/* its header has a version */
 	/* Each entry's code is compressed on its own and decoded by the
 	 * walk, which may fail for one entry alone (decode_err). */
@@ -50,7 +50,7 @@ const struct kind *kinds_get(enum fatbin_kind k);
 enum entry_code kinds_entry_bytes(const struct inspect_node *n,
 				  enum inspect_hash container_hash,
 				  struct entry_bytes *b);
-/* "bundle", "object-bundle", "ccob", "package", "nv-fatbin". */
+/* "bundle", "object-bundle", "ccob", "package", "nv-fatbin", "kpack". */
 const char *kinds_name(enum fatbin_kind k);
 
 #endif

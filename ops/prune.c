@@ -449,6 +449,7 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 			return plan_patch(p, len, prune_packages(p, buf, len,
 					  0, &pt), &pt);
 		case FATBIN_OBJECT_BUNDLE:	/* sections, not bytes */
+		case FATBIN_KPACK:	/* no prune hook: said below */
 			break;
 		}
 	if (prune_text_comment(buf, len, comment, sizeof(comment)))

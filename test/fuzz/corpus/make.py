@@ -161,6 +161,7 @@ def main():
         write("variants.fatbin", "prune",
               read(os.path.join(TOP, "test", "files", "nv", "variants.fatbin")))
         coffcopy_seeds(tmp)
+        kpack_seeds()
     finally:
         shutil.rmtree(tmp)
 
@@ -230,6 +231,62 @@ def coffcopy_seeds(tmp):
         "-o", "k.dll"], cwd=tmp, check=True)
     write("pe-ccob.dll", "coff", read(dll))
     write("pe-ccob.dll", "inspect", read(dll))
+
+
+def mp(obj):
+    """A little MessagePack writer (maps, arrays, strings, unsigned
+    integers), so the seeds need no module beyond Python's own."""
+    if isinstance(obj, dict):
+        out = bytes([0x80 | len(obj)]) if len(obj) < 16 else b"\xde" + struct.pack(">H", len(obj))
+        for k, v in obj.items():
+            out += mp(k) + mp(v)
+        return out
+    if isinstance(obj, list):
+        return bytes([0x90 | len(obj)]) + b"".join(mp(v) for v in obj)
+    if isinstance(obj, str):
+        b = obj.encode()
+        return (bytes([0xa0 | len(b)]) if len(b) < 32 else b"\xd9" + bytes([len(b)])) + b
+    if obj < 128:
+        return bytes([obj])
+    return b"\xcf" + struct.pack(">Q", obj)
+
+
+def kpack(toc, blob):
+    """An archive: header, blob at 64, TOC after it."""
+    body = blob + b""
+    return b"KPAK" + struct.pack("<IQ", 1, 64 + len(body)) + b"\0" * 48 + body + mp(toc)
+
+
+def kpack_seeds():
+    """kpack: the committed fixtures (made by AMD's splitter, see
+    test/files/kpack/make.sh), an archive of each scheme made here, damage,
+    and a .rocm_kpack_ref map."""
+    fix = os.path.join(TOP, "test", "files", "kpack")
+    write("gfx1100.kpack", "kpack", read(os.path.join(fix, "split", ".kpack", "t_gfx1100.kpack")))
+    write("zstd.kpack", "kpack", read(os.path.join(fix, "zstd.kpack")))
+    code = b"\x7fELF" + b"\0" * 60
+    entry = lambda o, n: {"type": "hsaco", "ordinal": o, "original_size": n}
+    none = {"compression_scheme": "none", "gfx_arches": ["gfx90a"],
+            "blobs": [{"offset": 64, "size": len(code)}],
+            "toc": {"a#0": {"gfx90a": entry(0, len(code))}}}
+    write("none.kpack", "kpack", kpack(none, code))
+    # zstd-per-kernel: one frame, a raw (uncompressed) block of the code.
+    frame = (b"\x28\xb5\x2f\xfd" + b"\x20" + bytes([len(code)]) +
+             struct.pack("<I", (len(code) << 3) | 1)[:3] + code)
+    blob = struct.pack("<II", 1, len(frame)) + frame
+    zs = {"compression_scheme": "zstd-per-kernel", "gfx_arches": ["gfx90a"],
+          "zstd_offset": 64, "zstd_size": len(blob),
+          "toc": {"a#0": {"gfx90a": entry(0, len(code))}}}
+    write("one-frame.kpack", "kpack", kpack(zs, blob))
+    zs_bomb = dict(zs, toc={"a#0": {"gfx90a": entry(0, 1 << 40)}})
+    write("bomb.kpack", "kpack", kpack(zs_bomb, blob))
+    many = struct.pack("<I", 0xFFFFFFFF) + blob[4:]
+    write("count.kpack", "kpack", kpack(zs, many))
+    write("ordinal.kpack", "kpack", kpack(dict(none, toc={"a#0": {"gfx90a": entry(5, 1)}}), code))
+    write("past-end.kpack", "kpack", kpack(dict(none, blobs=[{"offset": 64, "size": 1 << 40}]), code))
+    write("cut.kpack", "kpack", kpack(none, code)[:100])
+    write("ref.bin", "kpack", mp({"kernel_name": "bin/app",
+                                  "kpack_search_paths": ["../.kpack/t_@GFXARCH@.kpack"]}) + b"\0" * 5)
 
 
 if __name__ == "__main__":

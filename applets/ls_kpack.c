@@ -1,0 +1,296 @@
+/* ls_kpack: a kpack-split host binary (ROCm/rocm-kpack, docs/multi_arch_
+ * packaging_with_kpack.md, "Binary Conversion"), shown as what it is: its
+ * .rocm_kpack_ref (the TOC key of its code, the archives' search paths),
+ * its HIPK wrappers (each the index of a code object, the "#<index>" of
+ * its TOC key), and the code objects the archives hold for them.
+ *
+ * The runtime (rocm-kpack runtime/src/loader.cpp) resolves a search path
+ * against the binary's directory (an absolute one as it is) and puts the
+ * device's target ID in place of "@GFXARCH@", then less specific forms of
+ * it; offline there is no device, so every file of that directory whose
+ * name is the pattern with a target ID in place is an archive of the
+ * install, each for the target its name gives. */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_kpack.h"
+#include "messages.h"
+#include "../core/elfscan.h"
+#include "../core/io.h"
+#include "../formats/kernels.h"
+#include "../formats/kpack.h"
+
+#define fail(what, file, ...) applet_fail("ls", what, file, __VA_ARGS__)
+
+struct host {
+	const char *path;
+	struct kpack_ref ref;
+	uint64_t *index;
+	size_t nhipk, nhipf;
+	bool verify;
+	struct select *sel;	/* -t: NULL or no rules for all */
+	int rc;
+};
+
+static const char amdgcn[] = "amdgcn-amd-amdhsa";
+
+/* Does -t take the code for target (with its TOC key id, or none)? */
+static bool selected(struct host *h, const char *id, const char *target)
+{
+	struct select_entry en = {
+		.id = id, .id_len = id ? strlen(id) : 0,
+		.arch = target, .arch_len = strlen(target),
+		.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
+	};
+
+	return !h->sel || !h->sel->n || select_match(h->sel, &en);
+}
+
+static const struct elfscan_section *section(const struct elfscan *s,
+					     const char *name)
+{
+	for (size_t i = 1; i < s->n; i++)
+		if (!strcmp(s->sec[i].name, name))
+			return &s->sec[i];
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The directory part of p ("." when none), malloc'd. */
+static char *dir_of(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	if (!slash)
+		return strdup(".");
+	return strndup(p, slash == p ? 1 : (size_t)(slash - p));
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s/%s", a, b);
+	return s;
+}
+
+/* Is code (n bytes) an AMDGPU code object for target? */
+static bool code_for(const uint8_t *code, uint64_t n, const char *target,
+		     char *got, size_t got_len)
+{
+	struct kernel_list l;
+	struct err e;
+	bool ok;
+
+	snprintf(got, got_len, "not an AMDGPU code object");
+	if (amdgpu_co_kernels(code, (size_t)n, &l, &e) < 0)
+		return false;
+	snprintf(got, got_len, "%s", l.target_id[0] ? l.target_id : "no target");
+	ok = !strcmp(l.target_id, target) || !strcmp(l.processor, target);
+	kernels_free(&l);
+	return ok;
+}
+
+/* One archive at apath for target (its name's). */
+static void archive(struct host *h, const char *apath, const char *target)
+{
+	struct io_in in;
+	struct kpack k;
+	struct err e;
+
+	if (strcmp(target, "?") && !selected(h, NULL, target))
+		return;
+	printf("    archive %s (%s)", apath, target);
+	if (io_in_open(&in, apath, &e) < 0) {
+		putchar('\n');
+		h->rc |= applet_fail_err("ls", "cannot read", apath, 0, &e);
+		return;
+	}
+	if (kpack_parse(in.data, in.len, &k, &e) < 0) {
+		putchar('\n');
+		h->rc |= fail("cannot list", apath, "kpack archive: %s", e.msg);
+		io_in_close(&in);
+		return;
+	}
+	printf(": %s, %zu entr%s\n", kpack_scheme_name(k.scheme), k.n,
+	       k.n == 1 ? "y" : "ies");
+	for (size_t w = 0; w < h->nhipk; w++) {
+		char key[4200];
+		bool found = false;
+
+		snprintf(key, sizeof(key), "%s#%" PRIu64, h->ref.kernel_name,
+			 h->index[w]);
+		for (size_t i = 0; i < k.n; i++) {
+			const struct kpack_entry *en = &k.v[i];
+			uint8_t *code = NULL;
+			uint64_t n;
+			char got[96];
+
+			if (strcmp(en->key, key))
+				continue;
+			found = true;
+			if (!selected(h, en->key, en->target))
+				continue;
+			printf("      %s  %s  %" PRIu64 "\n", en->key, en->target,
+			       en->size);
+			if (!h->verify)
+				continue;
+			if (kpack_entry_code(in.data, in.len, &k, i,
+					     &(struct ccob_limits){
+						     .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+						     .max_size = CCOB_DEFAULT_MAX_SIZE },
+					     &code, &n, &e) < 0) {
+				h->rc |= fail("bad code object in", apath, "%s",
+					      e.msg);
+			} else if (strcmp(en->target, target) &&
+				   strncmp(target, en->target,
+					   strlen(en->target))) {
+				h->rc |= fail("bad code object in", apath,
+					      "'%s' is for %s, not the archive's "
+					      "%s", key, en->target, target);
+			} else if (!code_for(code, n, en->target, got,
+					     sizeof(got))) {
+				h->rc |= fail("bad code object in", apath,
+					      "'%s' for %s: %s", key, en->target,
+					      got);
+			}
+			free(code);
+		}
+		if (!found && h->verify)
+			h->rc |= fail("missing code object for", h->path,
+				      "wrapper #%" PRIu64 ": no '%s' in '%s'",
+				      h->index[w], key, apath);
+		else if (!found)
+			printf("      %s  missing\n", key);
+	}
+	kpack_free(&k);
+	io_in_close(&in);
+}
+
+/* Every archive one search path finds. */
+static void search(struct host *h, const char *pattern)
+{
+	char *full = NULL, *dir = NULL, *base_dir = NULL, **names = NULL;
+	const char *base;
+	size_t n = 0, cap = 0;
+	DIR *d = NULL;
+	struct dirent *de;
+
+	printf("    search path %s\n", pattern);
+	base_dir = dir_of(h->path);
+	full = pattern[0] == '/' ? strdup(pattern) : join(base_dir, pattern);
+	if (!full || !(dir = dir_of(full)))
+		goto oom;
+	base = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
+	if (!strstr(base, "@GFXARCH@")) {
+		/* A path with no placeholder is one archive. */
+		archive(h, full, "?");
+		goto out;
+	}
+	if (!(d = opendir(dir))) {
+		if (h->verify)
+			h->rc |= fail("no archive for", h->path, "search path "
+				      "'%s': no directory '%s'", pattern, dir);
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		char *target;
+
+		if (!kpack_name_matches(base, de->d_name, &target))
+			continue;
+		free(target);
+		if (n == cap) {
+			char **v = realloc(names, (cap = cap ? 2 * cap : 8) *
+						  sizeof(*names));
+			if (!v)
+				goto oom;
+			names = v;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			goto oom;
+		n++;
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	if (!n && h->verify)
+		h->rc |= fail("no archive for", h->path, "search path '%s' "
+			      "finds no archive", pattern);
+	for (size_t i = 0; i < n; i++) {
+		char *target, *apath = join(dir, names[i]);
+
+		if (!apath || !kpack_name_matches(base, names[i], &target)) {
+			free(apath);
+			goto oom;
+		}
+		archive(h, apath, target);
+		free(target);
+		free(apath);
+	}
+	goto out;
+oom:
+	h->rc |= fail("cannot list", h->path, "out of memory");
+out:
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(full);
+	free(dir);
+	free(base_dir);
+}
+
+int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
+		  bool verify, struct select *sel)
+{
+	struct host h = { .path = path, .verify = verify, .sel = sel };
+	const struct elfscan_section *ref, *seg;
+	struct elfscan s;
+	struct err e;
+
+	if (!elfscan_is_elf(buf, len) || elfscan_open(&s, buf, len, &e) < 0)
+		return 0;	/* the walk has said what is wrong */
+	ref = section(&s, ".rocm_kpack_ref");
+	seg = section(&s, ".hipFatBinSegment");
+	if (!ref)
+		goto out;
+	if (ref->offset > len || ref->size > len - ref->offset ||
+	    kpack_ref_parse(buf + ref->offset, (size_t)ref->size, &h.ref,
+			    &e) < 0) {
+		h.rc = fail("cannot list", path, "%s", ref->offset > len ||
+			    ref->size > len - ref->offset ?
+			    ".rocm_kpack_ref runs past the end of the file" :
+			    e.msg);
+		goto out;
+	}
+	if (seg && (seg->offset > len || seg->size > len - seg->offset ||
+		    kpack_wrappers(buf + seg->offset, seg->size, s.is64,
+				   s.big_endian, &h.index, &h.nhipk, &h.nhipf,
+				   &e) < 0)) {
+		h.rc = fail("cannot list", path, "%s", seg->offset > len ||
+			    seg->size > len - seg->offset ?
+			    ".hipFatBinSegment runs past the end of the file" :
+			    e.msg);
+		goto out;
+	}
+	printf("  kpack-split: code '%s', %zu HIPK wrapper%s", h.ref.kernel_name,
+	       h.nhipk, h.nhipk == 1 ? "" : "s");
+	for (size_t i = 0; i < h.nhipk; i++)
+		printf("%s#%" PRIu64, i ? ", " : " (", h.index[i]);
+	printf("%s\n", h.nhipk ? ")" : "");
+	for (size_t i = 0; i < h.ref.npaths; i++)
+		search(&h, h.ref.paths[i]);
+out:
+	kpack_ref_free(&h.ref);
+	free(h.index);
+	elfscan_free(&s);
+	return h.rc;
+}
