@@ -219,6 +219,12 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	struct err e;
 	int rc = 1;
 
+	/* Before it is opened: a FIFO would block the open till a writer
+	 * came, and --in-place could not replace it anyway. */
+	if (o->in_place && stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode))
+		return fail("cannot prune", path, "not a regular file: "
+			    "--in-place would not replace it");
 	if (io_in_open(&in, path, &e) < 0) {
 		if (e.errnum == EISDIR)
 			return fail("cannot prune", path, "a directory (prune -r "
