@@ -457,7 +457,8 @@ static int du_run(struct options *o, int argc, char **argv)
 	}
 	progress_show(tree.n, tree.n);
 	progress_end();
-	qsort(o->t, o->n, sizeof(*o->t), by_stored);
+	if (o->n)	/* (qsort of no array: undefined) */
+		qsort(o->t, o->n, sizeof(*o->t), by_stored);
 	if (o->json)
 		print_json(o);
 	else

@@ -219,7 +219,8 @@ static void search(struct host *h, const char *pattern)
 			goto oom;
 		n++;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n)	/* (qsort of no array: undefined) */
+		qsort(names, n, sizeof(*names), cmp_str);
 	if (!n && h->verify)
 		h->rc |= fail("no archive for", h->path, "search path '%s' "
 			      "finds no archive", pattern);
