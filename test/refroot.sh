@@ -22,7 +22,15 @@ if [ -n "$path_only" ]; then
 	echo "$dir"
 	exit 0
 fi
+# /proc in the root: our sanitized builds run there (the -23 suites), and
+# ASan and LeakSanitizer read /proc/self; a mount does not outlive a
+# reboot, so each call makes sure of it.
+with_proc() {
+	mountpoint -q "$1/proc" || mount -t proc proc "$1/proc" ||
+		echo "refroot.sh: cannot mount /proc in $1: sanitized builds will not run there" >&2
+}
 if [ -x "$dir/usr/lib/llvm-$v/bin/clang" ]; then
+	with_proc "$dir"
 	echo "$dir"
 	exit 0
 fi
@@ -49,4 +57,5 @@ mkdir -p "$cache"
 rm -rf "$dir.tmp"
 mmdebstrap "$@" --include="$pkgs" sid "$dir.tmp" "$sources" >&2
 mv "$dir.tmp" "$dir"
+with_proc "$dir"
 echo "$dir"
