@@ -15,5 +15,8 @@
  * ELF of code object v4 or later, or names a processor not in the table
  * (the metadata then says what it is). */
 int amdgpu_target_of(const uint8_t *buf, size_t len, char *out, size_t cap);
+/* The processor EF_AMDGPU_MACH (e_flags bits 0-7) names, as llvm-readelf
+ * names it, or NULL (the one table: amdgpu_co reads it too). */
+const char *amdgpu_mach_name(uint32_t flags);
 
 #endif
