@@ -300,6 +300,66 @@ int bundler_open_layout(const struct config *c, const struct io_in *ref,
 	return 1;
 }
 
+static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
+
+int bundler_blob23(const struct config *c, const struct io_in *in, size_t pos,
+		   bool unbundle, struct blob23 *b)
+{
+	const uint8_t *d = in->data + pos;
+	size_t left = in->len - pos;
+	uint64_t end = UINT64_MAX, at = UINT64_MAX;
+	struct ccob_header h;
+	struct err e;
+
+	b->at = pos;
+	b->next = SIZE_MAX;
+	if (ccob_is(d, left)) {
+		if (ccob_parse_header(d, left, &h, &e) == 0 && h.version >= 2) {
+			if (!h.total_size)
+				return llvm_fail("'%s': the compressed bundle at "
+						 "offset %zu gives a size of 0 "
+						 "(LLVM 23 reads it forever)",
+						 c->inputs[0], pos);
+			end = h.total_size;
+			if (end < left)
+				at = io_in_find(in, pos + end, in->len, "CCOB", 4);
+		} else {
+			at = io_in_find(in, pos + 4, in->len, "CCOB", 4);
+		}
+	} else if (unbundle && left >= MAGIC_LEN &&
+		   !memcmp(d, bundle_magic, MAGIC_LEN)) {
+		/* LLVM looks from one past the magic's end. */
+		at = io_in_find(in, pos + MAGIC_LEN + 1, in->len, bundle_magic,
+				MAGIC_LEN);
+	}
+	if (at != UINT64_MAX) {
+		b->next = (size_t)at;
+		if (at - pos < end)
+			end = at - pos;
+	}
+	b->len = end < left ? (size_t)end : left;
+	return 0;
+}
+
+int bundler_layout23(const struct config *c, const uint8_t *d, size_t n,
+		     const char **comment)
+{
+	struct io_in ref = { .data = d, .len = n, .fd = -1 };
+
+	switch (pick_handler(c->type, &ref, comment)) {
+	case H_TEXT:
+		return LAYOUT_TEXT;
+	case H_BINARY:
+		return LAYOUT_BINARY;
+	case H_OBJECT:
+		return LAYOUT_OBJECT;
+	case H_INVALID:
+		break;
+	}
+	return -handler_error(c->type);
+}
+
 /* Open the next bundle for reading: 1 when r is ready, 0 at the end. */
 int bundler_source_next(struct source *s, struct bundle_reader *r)
 {

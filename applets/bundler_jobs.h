@@ -24,6 +24,25 @@ void bundler_ccob_report(const struct config *c, const struct ccob_stats *st);
 enum { BUNDLER_BINARY = 2 };
 int bundler_open_layout(const struct config *c, const struct io_in *ref,
 			const uint8_t *d, size_t n, struct bundle_reader *r);
+/* The pieces LLVM 23 reads an input in for --list and --unbundle, one
+ * after the other from the start: a CCOB runs to the size its header gives
+ * (version 2 and 3) and the next piece starts at the next "CCOB" from
+ * there (a version 1 CCOB, or one whose header does not parse, ends at the
+ * next "CCOB" after its magic); for --unbundle an uncompressed binary
+ * bundle ends where its magic next occurs; anything else is the last
+ * piece.  The piece at pos is [at, at + len); next is where the following
+ * one starts, or SIZE_MAX.  0, or 1 (reported: a CCOB whose header gives a
+ * size of 0, where LLVM 23 reads the same piece forever). */
+struct blob23 {
+	size_t at, len, next;
+};
+int bundler_blob23(const struct config *c, const struct io_in *in, size_t pos,
+		   bool unbundle, struct blob23 *b);
+/* The layout LLVM 23 reads a piece in: from -type, and for o and a from
+ * the piece's own bytes (decompressed): H_* below, or -1 (reported). */
+enum bundler_layout { LAYOUT_TEXT, LAYOUT_BINARY, LAYOUT_OBJECT };
+int bundler_layout23(const struct config *c, const uint8_t *d, size_t n,
+		     const char **comment);
 /* An LLVM message about a CCOB in the words of the release followed:
  * LLVM 23 (which moved that code into llvm::object) starts it lower case. */
 const char *bundler_llvm_words(const char *msg);

@@ -69,6 +69,13 @@ void io_input_cut_clear(void);
 enum io_in_use { IO_IN_SPARSE, IO_IN_WHOLE, IO_IN_DONE };
 void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
 		enum io_in_use use);
+/* Where needle[0, n) first occurs in in's bytes [from, end), or
+ * UINT64_MAX: a mapped input is searched a piece at a time, each piece let
+ * go once searched (IO_IN_DONE) and holes skipped, so that the search
+ * costs no memory that grows with the input.  The needle must hold no zero
+ * byte (a hole is not searched). */
+uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
+		    const void *needle, size_t n);
 
 /* An output written to a temporary file beside its destination and renamed
  * over it by io_out_commit, so a failed command leaves nothing half-written.

@@ -433,3 +433,41 @@ void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
 	madvise(base + from, (size_t)(to - from), MADV_SEQUENTIAL);
 	madvise(base + from, (size_t)(to - from), MADV_WILLNEED);
 }
+
+uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
+		    const void *needle, size_t n)
+{
+	enum { PIECE = 8 << 20 };
+	uint64_t pos = from;
+
+	if (end > in->len)
+		end = in->len;
+	if (!n || pos > end || n > end - pos)
+		return UINT64_MAX;
+	if (!in->map) {
+		const uint8_t *at = memmem(in->data + pos, (size_t)(end - pos),
+					   needle, n);
+
+		return at ? (uint64_t)(at - in->data) : UINT64_MAX;
+	}
+	io_in_hint(in, pos, end, IO_IN_WHOLE);
+	while (pos < end && n <= end - pos) {
+		/* A hole holds only zeros, and the needle has none. */
+		uint64_t data = io_in_next_data(in, pos);
+		uint64_t stop;
+		const uint8_t *at;
+
+		if (data > pos) {
+			pos = data;
+			continue;
+		}
+		/* Each piece overlaps the next by n - 1 bytes. */
+		stop = end - pos > PIECE + n - 1 ? pos + PIECE + n - 1 : end;
+		at = memmem(in->data + pos, (size_t)(stop - pos), needle, n);
+		if (at)
+			return (uint64_t)(at - in->data);
+		io_in_hint(in, pos, stop - (n - 1), IO_IN_DONE);
+		pos = stop - (n - 1);
+	}
+	return UINT64_MAX;
+}
