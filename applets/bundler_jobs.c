@@ -238,6 +238,9 @@ void bundler_ccob_report(const struct config *c, const struct ccob_stats *st)
 	}
 }
 
+static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
+
 int bundler_source_open(const struct config *c, struct source *s)
 {
 	struct err e;
@@ -249,13 +252,26 @@ int bundler_source_open(const struct config *c, struct source *s)
 		return llvm_fail("%s", e.msg);
 	/* Fewer than 8 bytes are never a CCOB, as in LLVM. */
 	s->compressed = s->file.len >= 8 && ccob_is(s->file.data, s->file.len);
-	{
-		const char *comment;
-
-		s->streamable = s->compressed &&
-			pick_handler(c->type, &s->file, &comment) == H_BINARY;
-	}
+	s->streamable = s->compressed &&
+			bundler_ccob_binary(c, s->file.data, s->file.len);
 	return 0;
+}
+
+bool bundler_ccob_binary(const struct config *c, const uint8_t *at, size_t n)
+{
+	uint8_t head[MAGIC_LEN];
+	struct ccob_header h;
+	size_t got = 0;
+	struct err e;
+
+	if (!strcmp(c->type, "bc") || !strcmp(c->type, "gch") ||
+	    !strcmp(c->type, "ast"))
+		return true;
+	if (strcmp(c->type, "o") && strcmp(c->type, "a"))
+		return false;
+	return ccob_parse_header(at, n, &h, &e) == 0 &&
+	       ccob_peek(at, n, &h, head, sizeof(head), &got, &e) == 0 &&
+	       got == sizeof(head) && !memcmp(head, bundle_magic, MAGIC_LEN);
 }
 
 /* An uncompressed binary bundle after a CCOB (a mix LLVM 22 cannot read):
@@ -299,9 +315,6 @@ int bundler_open_layout(const struct config *c, const struct io_in *ref,
 	}
 	return 1;
 }
-
-static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
-enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
 
 int bundler_blob23(const struct config *c, const struct io_in *in, size_t pos,
 		   bool unbundle, struct blob23 *b)
@@ -412,9 +425,9 @@ int bundler_source_next(struct source *s, struct bundle_reader *r)
 			return -1;
 		s->nseg++;
 	}
-	/* LLVM picks the layout from the input file before decompressing
-	 * it: a CCOB's content is never read as an object. */
-	h = pick_handler(c->type, &s->file, &comment);
+	/* LLVM picks the layout of o and a from the bytes it reads: a
+	 * CCOB's, decompressed (an object in a CCOB is read as an object). */
+	h = pick_handler(c->type, &s->seg, &comment);
 	if (h == H_TEXT) {
 		bundle_open_text(r, comment, s->seg.data, s->seg.len);
 		return 1;

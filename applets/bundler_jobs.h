@@ -18,6 +18,10 @@ int bundler_decompress_next(struct source *s, const char *path);
 /* Print LLVM's -verbose report of a decompression (with -verbose only,
  * as LLVM 22; a hash mismatch is said there and is no error). */
 void bundler_ccob_report(const struct config *c, const struct ccob_stats *st);
+/* Whether LLVM reads the CCOB at[0, n) as a binary bundle, known before
+ * decompressing it all (so that it can stream): -type says so, or for o
+ * and a its content starts with the bundle magic (it is no object). */
+bool bundler_ccob_binary(const struct config *c, const uint8_t *at, size_t n);
 /* The layout -type gives d[0, n) (ref, the input, decides between object
  * and binary, as in LLVM): r opened on a text or an object bundle (1),
  * BUNDLER_BINARY for a binary one (not opened), or -1 (reported). */

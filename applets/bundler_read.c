@@ -732,6 +732,7 @@ static int next_bundle(struct unbundle *u, struct source *src,
 	if (more <= 0)
 		return more;
 	*streamed_at = SIZE_MAX;
+	u->objcopy_fails = src->compressed;
 	return take_entries(u, r, &src->seg, 0, NULL) ? -1 : 1;
 }
 
@@ -750,26 +751,6 @@ static int restream_host(struct unbundle *u, struct source *src, size_t at,
 		rc = stream_ccob(src, &rt);
 	router_free(&rt);
 	return rc;
-}
-
-/* Whether LLVM 23 reads the CCOB at[0, n) as a binary bundle, known
- * before decompressing it all (so that it can stream): -type says so, or
- * for o and a its content starts with the bundle magic (no object). */
-static bool streams23(const struct config *c, const uint8_t *at, size_t n)
-{
-	uint8_t head[MAGIC_LEN];
-	struct ccob_header h;
-	size_t got = 0;
-	struct err e;
-
-	if (!strcmp(c->type, "bc") || !strcmp(c->type, "gch") ||
-	    !strcmp(c->type, "ast"))
-		return true;
-	if (strcmp(c->type, "o") && strcmp(c->type, "a"))
-		return false;
-	return ccob_parse_header(at, n, &h, &e) == 0 &&
-	       ccob_peek(at, n, &h, head, sizeof(head), &got, &e) == 0 &&
-	       got == sizeof(head) && !memcmp(head, bundle_magic, MAGIC_LEN);
 }
 
 static int src_size_incorrect(void)
@@ -794,7 +775,8 @@ static int unbundle23_blob(struct unbundle *u, struct source *s,
 	int layout, rc;
 	struct err e;
 
-	if (b->len >= 8 && ccob_is(at, b->len) && streams23(c, at, b->len)) {
+	if (b->len >= 8 && ccob_is(at, b->len) &&
+	    bundler_ccob_binary(c, at, b->len)) {
 		struct source one = *s;
 		struct router rt = { .u = u };
 
