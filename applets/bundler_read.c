@@ -550,11 +550,12 @@ static int list23_binary(const struct io_in *in, size_t base, size_t n,
 }
 
 /* A piece of the input, decompressed into s->seg when it is a CCOB (as
- * LLVM 23 decompresses: the header's size bounds it), else a view of the
- * file in s->seg: 0, or 1 (reported).  *base is where s->seg's bytes are
- * in s->seg (0) or in the file (the piece's start, when s->seg is the file
- * itself, so that copies keep to the kernel). */
-static int open_blob23(struct source *s, const struct blob23 *b, size_t *base)
+ * LLVM 23 decompresses: the header's size bounds it): *from is where its
+ * bytes are read, s->seg from 0 or the file itself from the piece's start
+ * (*base), so that copies keep to the kernel and searches let the file's
+ * pages go.  0, or 1 (reported). */
+static int open_blob23(struct source *s, const struct blob23 *b,
+		       const struct io_in **from, size_t *base)
 {
 	const struct io_in *file = &s->file;
 	const uint8_t *at = file->data + b->at;
@@ -572,6 +573,7 @@ static int open_blob23(struct source *s, const struct blob23 *b, size_t *base)
 		if (bundler_decompress_next(&one, s->c->inputs[0]))
 			return 1;
 		s->seg = one.seg;
+		*from = &s->seg;
 		/* LLVM 23 hands zstd every byte of the piece after the
 		 * header: what follows the frames fails it (zlib stops at
 		 * its stream's end). */
@@ -585,11 +587,7 @@ static int open_blob23(struct source *s, const struct blob23 *b, size_t *base)
 	}
 	if (b->len >= 8 && s->c->verbose)
 		fputs("Uncompressed bundle\n", stderr);
-	/* A view: no heap of its own, nothing to free. */
-	s->seg = *file;
-	s->seg.map = NULL;
-	s->seg.heap = NULL;
-	s->seg.len = b->at + b->len;
+	*from = file;
 	*base = b->at;
 	return 0;
 }
@@ -599,23 +597,24 @@ static int list23_blob(struct source *s, const struct blob23 *b, FILE *list)
 {
 	struct bundle_reader r = { 0 };
 	struct bundle_entry ent;
+	const struct io_in *from = NULL;
 	const char *comment = NULL;
-	size_t base = 0;
+	const uint8_t *d;
+	size_t base = 0, n;
 	int layout, rc = 1;
 	struct err e;
 
-	if (open_blob23(s, b, &base))
+	if (open_blob23(s, b, &from, &base))
 		return 1;
-	layout = bundler_layout23(s->c, s->seg.data + base,
-				  s->seg.len - base, &comment);
+	d = from->data + base;
+	n = from == &s->seg ? s->seg.len : b->len;
+	layout = bundler_layout23(s->c, d, n, &comment);
 	if (layout == LAYOUT_BINARY)
-		return list23_binary(&s->seg, base, s->seg.len - base, list);
+		return list23_binary(from, base, n, list);
 	if (layout == LAYOUT_TEXT) {
-		bundle_open_text(&r, comment, s->seg.data + base,
-				 s->seg.len - base);
+		bundle_open_text(&r, comment, d, n);
 	} else if (layout == LAYOUT_OBJECT) {
-		if (bundle_open_object(&r, s->seg.data + base,
-				       s->seg.len - base, &e) < 0)
+		if (bundle_open_object(&r, d, n, &e) < 0)
 			return e.llvm_words ? llvm_fail("%s", e.msg)
 					    : llvm_fail("'%s': %s",
 							s->c->inputs[0], e.msg);
@@ -769,6 +768,7 @@ static int unbundle23_blob(struct unbundle *u, struct source *s,
 {
 	const struct config *c = u->c;
 	const uint8_t *at = s->file.data + b->at, *d;
+	const struct io_in *from = NULL;
 	struct bundle_reader r = { 0 };
 	const char *comment = NULL;
 	size_t base = 0, n;
@@ -790,10 +790,10 @@ static int unbundle23_blob(struct unbundle *u, struct source *s,
 			rc = src_size_incorrect();
 		return rc;
 	}
-	if (open_blob23(s, b, &base))
+	if (open_blob23(s, b, &from, &base))
 		return 1;
-	d = s->seg.data + base;
-	n = s->seg.len - base;
+	d = from->data + base;
+	n = from == &s->seg ? s->seg.len : b->len;
 	layout = bundler_layout23(c, d, n, &comment);
 	if (layout < 0)
 		return 1;
@@ -808,8 +808,8 @@ static int unbundle23_blob(struct unbundle *u, struct source *s,
 				    : llvm_fail("'%s': %s", c->inputs[0],
 						e.msg);
 	}
-	u->objcopy_fails = s->seg.heap != NULL;
-	rc = take_entries(u, &r, &s->seg, base, NULL);
+	u->objcopy_fails = from == &s->seg;
+	rc = take_entries(u, &r, from, base, NULL);
 	bundle_close(&r);
 	return rc;
 }

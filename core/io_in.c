@@ -437,7 +437,7 @@ void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
 uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
 		    const void *needle, size_t n)
 {
-	enum { PIECE = 8 << 20 };
+	enum { PIECE = 1 << 20 };
 	uint64_t pos = from;
 
 	if (end > in->len)
