@@ -19,7 +19,7 @@
 #include "ls_kpack.h"
 #include "messages.h"
 #include "../core/elfscan.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
 #include "../formats/kernels.h"
 #include "../formats/kpack.h"
 

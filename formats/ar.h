@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_types.h"
 
 #define AR_MAGIC "!<arch>\n"
 #define AR_THIN_MAGIC "!<thin>\n"

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
 #include "../core/strmap.h"
 
 #define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"

@@ -7,6 +7,9 @@
 #include "devarchive.h"
 #include "../formats/magic.h"
 #include "../core/elfscan.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_scratch.h"
 
 int devarchive_open(struct devarchive_reader *r, const uint8_t *buf,
 		    size_t len, const struct ccob_limits *limits, struct err *e)

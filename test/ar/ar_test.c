@@ -36,7 +36,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../../core/io.h"
+#include "../../core/io_in.h"
+#include "../../core/io_out.h"
 #include "../../formats/ar.h"
 #include "../../formats/bitcode.h"
 
