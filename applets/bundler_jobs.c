@@ -20,6 +20,7 @@
 #include "../core/target.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
+#include "../formats/ccob_decode.h"
 #include "../ops/ccob_write.h"
 #include "../formats/coff.h"
 #include "../formats/magic.h"

@@ -26,6 +26,7 @@
 #include "../core/target.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
+#include "../formats/ccob_decode.h"
 
 static int by_string(const void *a, const void *b)
 {

@@ -16,6 +16,7 @@
 #include "../core/io_write.h"
 #include "../ops/ccob_write.h"
 #include "../ops/inspect.h"
+#include "../formats/ccob_decode.h"
 
 static const char usage[] =
 	"Usage: offload ccob [-d|-l] [OPTIONS] [FILE]...\n"

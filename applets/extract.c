@@ -20,6 +20,7 @@
 #include "../core/uri.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
+#include "../formats/ccob_decode.h"
 
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"

@@ -21,6 +21,8 @@
 #include "../core/io_out.h"
 #include "../core/io_write.h"
 #include "../formats/ar.h"
+#include "../formats/ar_write.h"
+#include "../formats/ar_symbols.h"
 #include "../formats/bitcode.h"
 #include "../formats/coff.h"
 #include "../formats/magic.h"

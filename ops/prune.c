@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "../formats/ar.h"
+#include "../formats/ar_write.h"
+#include "../formats/ar_symbols.h"
 #include "../formats/bundle.h"
 #include "../formats/coff.h"
 #include "../formats/coffcopy.h"

@@ -12,6 +12,7 @@
 #include "prune_containers.h"
 #include "prune_impl.h"
 #include "../core/bytes.h"
+#include "../formats/ccob_decode.h"
 
 /* ---- entries ---- */
 
