@@ -21,6 +21,7 @@
 #include "../core/elfscan.h"
 #include "../core/io_in.h"
 #include "../formats/kernels.h"
+#include "../formats/amdgpu_co.h"
 #include "../formats/kpack.h"
 
 #define fail(what, file, ...) applet_fail("ls", what, file, __VA_ARGS__)

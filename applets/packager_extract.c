@@ -23,7 +23,7 @@
 #include "../formats/ar.h"
 #include "../formats/ar_write.h"
 #include "../formats/ar_symbols.h"
-#include "../formats/bitcode.h"
+#include "../formats/bitcode_embed.h"
 #include "../formats/coff.h"
 #include "../formats/magic.h"
 
