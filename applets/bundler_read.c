@@ -25,6 +25,9 @@
 #include "../core/strmap.h"
 #include "../core/target.h"
 #include "../formats/bundle.h"
+#include "../formats/bundle_binary.h"
+#include "../formats/bundle_object.h"
+#include "../formats/bundle_reader.h"
 #include "../formats/ccob.h"
 #include "../formats/ccob_decode.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "bundle_object.h"
 #include "coff.h"
 #include "coffcopy.h"
 #include "../core/elfcopy.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "bundle_binary.h"
 #include "fatbin.h"
 #include "kpack.h"
 #include "nvfatbin.h"

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../formats/bundle.h"
+#include "../formats/bundle_binary.h"
+#include "../formats/bundle_text.h"
 #include "../formats/fatbin.h"
 #include "../formats/nvfatbin.h"
 #include "../formats/package.h"
