@@ -13,9 +13,11 @@
 #include "../formats/coff.h"
 #include "../formats/coffcopy.h"
 #include "../formats/fatbin.h"
+#include "../formats/magic.h"
 #include "../formats/package.h"
 #include "elf_shrink.h"
 #include "prune.h"
+#include "prune_bitcode.h"
 #include "prune_coff.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
@@ -430,6 +432,13 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 			return 0;
 		return rc;
 	}
+	if (magic_is_bitcode(buf, len)) {
+		int rc = prune_bitcode(p, buf, len);
+
+		if (rc < 0 && member && p->e->code == ERR_NOTHING)
+			return 0;
+		return rc;
+	}
 	if (ar_is_archive(buf, len))
 		return member ? err_set(p->e, "an archive inside an archive "
 					"is not pruned")
@@ -458,9 +467,9 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 	if (member)
 		return 0;
 	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "
-			    "(not an ELF file, an archive, an offload bundle "
-			    "(binary or text), a CCOB, an offload package or "
-			    "an NVIDIA fatbin)");
+			    "(not an ELF file, a COFF file, bitcode, an "
+			    "archive, an offload bundle (binary or text), a "
+			    "CCOB, an offload package or an NVIDIA fatbin)");
 }
 
 static int by_offset(const void *a, const void *b)

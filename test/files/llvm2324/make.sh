@@ -9,6 +9,7 @@
 #     rdc23.o     HIP -fgpu-rdc, gfx90a and gfx1100: one package, 2 images
 #     omp23.o     OpenMP, gfx90a and gfx1100: one package, 2 images
 #     ompw23.obj  the same for Windows (MSVC): a COFF object
+#     ompl23.o    the same with -flto: bitcode embedding the package
 #     ompapp23    a linked OpenMP program for gfx942, gfx90a and gfx1100
 #                 (one package an image), linked against a stand-in
 #                 libomptarget (test/prune/stubomptarget.c)
@@ -73,6 +74,7 @@ for v in 23 24; do
 done
 run 23 "clang-23 -fopenmp --offload-arch=gfx90a,gfx1100 -nogpulib -c omp.c -o omp23.o"
 run 23 "clang-23 -fopenmp --offload-arch=gfx90a,gfx1100 -nogpulib -nogpuinc --target=x86_64-pc-windows-msvc -c omp.c -o ompw23.obj"
+run 23 "clang-23 -flto -fopenmp --offload-arch=gfx90a,gfx1100 -nogpulib -nogpuinc -c omp.c -o ompl23.o"
 run 23 "llvm-offload-binary -o pkg23.bin \
 	--image=file=dev1,triple=amdgcn-amd-amdhsa,arch=gfx90a:sramecc+,kind=hip \
 	--image=file=dev3,triple=nvptx64-nvidia-cuda,arch=sm_80,kind=openmp"
@@ -96,7 +98,7 @@ run 24 "llvm-offload-binary -o pkk24.bin --compress \
 	--image=file=co23.co,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=hip \
 	--image=file=co24.co,triple=amdgpu11.00-amd-amdhsa,arch=gfx1100,kind=hip"
 
-for f in rdc23.o omp23.o ompw23.obj ompapp23 pkg23.bin pkg23-sm80.bin co23.co; do
+for f in rdc23.o omp23.o ompw23.obj ompl23.o ompapp23 pkg23.bin pkg23-sm80.bin co23.co; do
 	cp "$R23/tmp/fixtures/$f" "$here/$f"
 done
 for f in rdc24.o ompapp24 pkz24.bin pkzl24.bin pkz24-1100.bin pkzl24-1100.bin \
