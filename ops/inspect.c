@@ -238,8 +238,9 @@ out:
 /* COFF objects name their sections as ELF ones do, but for packages:
  * LLVM reads every section whose name starts with .llvm.offloading.  A PE
  * image cuts the names to eight bytes (linkers keep long names only for
- * debug sections). */
-static enum elfscan_kind coff_kind(const char *name, size_t len)
+ * debug sections): an OpenMP program's packages are in .llvm.of there
+ * (which LLVM 23's tools do not read). */
+static enum elfscan_kind coff_kind(const char *name, size_t len, bool image)
 {
 	static const struct {
 		const char *name;
@@ -256,6 +257,11 @@ static enum elfscan_kind coff_kind(const char *name, size_t len)
 
 	if (len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre))
 		return ELFSCAN_OFFLOADING;
+	/* In an image: an OpenMP program's packages, its name cut (MSVC),
+	 * or merged into .llvm (MinGW: the packages come first). */
+	if (image && ((len == 8 && !memcmp(name, COFF_OFFLOADING_PREFIX, 8)) ||
+		      (len == 5 && !memcmp(name, ".llvm", 5))))
+		return ELFSCAN_OFFLOADING;
 	if (len > BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
 					      BUNDLE_MAGIC_LEN))
 		return ELFSCAN_BUNDLE;
@@ -269,12 +275,15 @@ static enum elfscan_kind coff_kind(const char *name, size_t len)
 struct coff_list {
 	struct offload_section *v;
 	size_t n, cap;
+	bool image;
+	const uint8_t *buf;
 };
 
 static bool coff_wanted(void *ctx, const char *name, size_t len)
 {
-	(void)ctx;
-	return coff_kind(name, len) != ELFSCAN_OTHER;
+	const struct coff_list *l = ctx;
+
+	return coff_kind(name, len, l->image) != ELFSCAN_OTHER;
 }
 
 static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
@@ -290,18 +299,25 @@ static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
 		l->v = v;
 		l->cap = cap;
 	}
-	l->v[l->n++] = (struct offload_section){
+	l->v[l->n] = (struct offload_section){
 		.index = cs->index, .name = cs->name, .name_len = cs->name_len,
-		.kind = coff_kind(cs->name, cs->name_len),
+		.kind = coff_kind(cs->name, cs->name_len, l->image),
 		.offset = cs->offset, .size = cs->size,
 	};
+	/* A MinGW image's .llvm: its packages alone, when it starts with
+	 * them. */
+	if (cs->name_len == 5 && l->image &&
+	    !(l->v[l->n].size = package_run(l->buf + cs->offset,
+					    (size_t)cs->size)))
+		return 0;
+	l->n++;
 	return 0;
 }
 
 static int walk_coff(struct walk *w, struct inspect_node *in,
 		     const uint8_t *buf, size_t len, uint64_t base)
 {
-	struct coff_list l = { NULL, 0, 0 };
+	struct coff_list l = { .image = in->format == INSPECT_PE, .buf = buf };
 	int rc = -1;
 
 	if (in->format == INSPECT_PE) {

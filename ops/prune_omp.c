@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/coff.h"
 #include "../formats/package.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
@@ -587,8 +588,10 @@ fail:
 	return -1;
 }
 
-int prune_linked_packages(struct pruner *p, const struct elfscan *s,
-			  const uint8_t *buf, size_t i)
+/* stay: why the packages may not move, whatever points into them (NULL:
+ * pack_refusal says). */
+static int linked_packages(struct pruner *p, const struct elfscan *s,
+			   const uint8_t *buf, size_t i, const char *stay)
 {
 	const struct elfscan_section *sec = &s->sec[i];
 	const struct package_limits lim = {
@@ -667,7 +670,7 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	}
 	if (find_table(p, &t, im, l.n, &array, &desc) < 0)
 		goto out;
-	refused = pack_refusal(&t, sec, im, l.n, pk, npk, array);
+	refused = stay ? stay : pack_refusal(&t, sec, im, l.n, pk, npk, array);
 	if (!refused)
 		pack(sec, pk, npk, &packed);
 	if (rewrite_table(p, &t, im, l.n, pk, array, desc, !refused) < 0)
@@ -716,5 +719,51 @@ out:
 	free(pk);
 	free(store.p);
 	package_list_free(&l);
+	return rc;
+}
+
+int prune_linked_packages(struct pruner *p, const struct elfscan *s,
+			  const uint8_t *buf, size_t i)
+{
+	return linked_packages(p, s, buf, i, NULL);
+}
+
+/* A PE image as the walk above sees a linked ELF file at a fixed address
+ * (its pointers' values in place, adjusted by the loader's base
+ * relocations, which stay valid: no pointer moves): each section an
+ * allocated one at its address, its bytes in the file, code executable,
+ * uninitialised data without bytes. */
+int prune_pe_linked_packages(struct pruner *p, uint16_t machine,
+			     const struct coff_image_section *v, size_t n,
+			     const uint8_t *buf, size_t i, uint64_t size)
+{
+	struct elfscan s = { .is64 = true, .e_type = 2 /* ET_EXEC */,
+			     .n = n + 1 };
+	int rc;
+
+	s.machine = machine == 0x8664 ? 62 /* EM_X86_64 */
+		    : machine == 0xaa64 ? 183 /* EM_AARCH64 */ : 0;
+	if (!s.machine)
+		return err_set(p->e, "packages in a PE image are pruned for "
+			       "x86-64 and ARM64 only");
+	s.sec = calloc(n + 1, sizeof(*s.sec));
+	if (!s.sec)
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++)
+		s.sec[k + 1] = (struct elfscan_section){
+			.name = "", .index = (uint32_t)(k + 1),
+			.type = v[k].raw ? SHT_PROGBITS_ : 8 /* NOBITS */,
+			.flags = SHF_ALLOC_ |
+				 ((v[k].characteristics &
+				   (COFF_SCN_MEM_EXECUTE | COFF_SCN_CNT_CODE))
+				  ? SHF_EXECINSTR_ : 0),
+			.addr = v[k].va, .offset = v[k].offset,
+			.size = v[k].raw, .align = 8,
+		};
+	s.sec[i + 1].name = ".llvm.offloading";
+	s.sec[i + 1].size = size;
+	rc = linked_packages(p, &s, buf, i + 1, "a PE image's sections stay "
+			     "where they are");
+	free(s.sec);
 	return rc;
 }
