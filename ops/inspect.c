@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "../formats/ar.h"
+#include "../formats/bitcode.h"
 #include "../formats/bundle.h"
 #include "../formats/coff.h"
 #include "../formats/fatbin.h"
+#include "../formats/magic.h"
 #include "inspect.h"
 #include "inspect_containers.h"
 #include "inspect_nv.h"
@@ -335,6 +337,46 @@ static int walk_coff(struct walk *w, struct inspect_node *in,
 	return rc;
 }
 
+/* The packages a bitcode module embeds (clang -flto), each a container
+ * whose bytes are the module's array's (formats/bitcode.h), not the
+ * file's. */
+struct bitcode_walk {
+	struct walk *w;
+	unsigned depth;
+	uint64_t base;
+};
+
+static int bitcode_object(void *ctx, uint8_t *data, size_t len)
+{
+	struct bitcode_walk *bw = ctx;
+	struct walk *w = bw->w;
+	struct inspect_node c = {
+		.kind = INSPECT_CONTAINER, .depth = bw->depth,
+		.number = w->containers++, .size = len,
+		.container = FATBIN_PACKAGE, .in_bitcode = true,
+	};
+	int rc = 0;
+
+	if (!package_is(data, len))
+		goto out;
+	rc = kinds_get(FATBIN_PACKAGE)->walk(w, &c, data, len);
+	if (rc < 0)
+		inspect_where(w, "the package embedded in the module");
+out:
+	free(data);
+	return rc < 0 ? -1 : 0;
+}
+
+static int walk_bitcode(struct walk *w, struct inspect_node *in,
+			const uint8_t *buf, size_t len, uint64_t base)
+{
+	struct bitcode_walk bw = { w, in->depth + 1, base };
+
+	if (inspect_emit(w, in) < 0)
+		return -1;
+	return bitcode_embedded_objects(buf, len, bitcode_object, &bw, w->e);
+}
+
 static int walk_archive(struct walk *w, struct inspect_node *in,
 			const uint8_t *buf, size_t len, uint64_t base)
 {
@@ -434,6 +476,10 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 	if (coff_has_magic(buf, len) || coff_is_image(buf, len)) {
 		in.format = coff_is_image(buf, len) ? INSPECT_PE : INSPECT_COFF;
 		return walk_coff(w, &in, buf, len, base);
+	}
+	if (magic_is_bitcode(buf, len)) {
+		in.format = INSPECT_BITCODE;
+		return walk_bitcode(w, &in, buf, len, base);
 	}
 	if (ar_is_archive(buf, len) && depth < MAX_NESTING) {
 		in.format = INSPECT_ARCHIVE;
