@@ -207,7 +207,7 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 		.level = o->level, .package_level = o->package_level,
 		.keep_layout = o->keep_layout, .shrink = o->shrink,
 		.compress = o->compress, .compress_method = o->compress_method,
-		.ccob_version = o->ccob_version,
+		.ccob_version = o->ccob_version, .threads = o->threads,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};

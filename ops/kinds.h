@@ -17,6 +17,8 @@
 struct walk;
 struct pruner;
 struct prune_patch;
+struct prune_opts;
+struct err;
 
 struct kind {
 	const char *name;	/* ls's word, in text and JSON: "bundle" */
@@ -34,6 +36,14 @@ struct kind {
 	 * (prune_impl.h).  NULL: not pruned inside a region. */
 	int (*prune)(struct pruner *p, const uint8_t *buf, uint64_t size,
 		     uint64_t off, struct prune_patch *pt);
+	/* --compress: the container, as prune left it in *pt (npieces 0:
+	 * as it is, buf[0, size)), made compressed: 1 with *pt rewritten,
+	 * 0 when it stays as it was (no smaller).  It reads nothing of the
+	 * walk, so prune_region runs a region's on several threads at once
+	 * (o->threads).  NULL: a kind that stays as it is. */
+	int (*compress)(const struct prune_opts *o, unsigned ccob_version,
+			const uint8_t *buf, uint64_t size,
+			struct prune_patch *pt, struct err *e);
 	/* Why a pruned one may come out larger than it was. */
 	const char *grown;
 	bool ids;		/* entries are named: bundle IDs, kpack TOC keys */

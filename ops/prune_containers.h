@@ -35,6 +35,11 @@ int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 		    uint64_t file_off, struct prune_patch *pt);
 int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 		  uint64_t file_off, struct prune_patch *pt);
+/* --compress: the bundle made a CCOB of `version` (the bundle kind's row
+ * of ops/kinds.c; see kinds.h). */
+int prune_compress_bundle(const struct prune_opts *o, unsigned version,
+			  const uint8_t *buf, uint64_t size,
+			  struct prune_patch *pt, struct err *e);
 /* The bytes the binary at bin takes in a section, its padding to 8
  * included (rem: what is left of the section from it on). */
 size_t prune_package_span(const uint8_t *bin, size_t rem);

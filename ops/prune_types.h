@@ -56,6 +56,10 @@ struct prune_opts {
 	 * version LLVM 22 writes, unless told. */
 	bool compress;
 	unsigned compress_method, ccob_version;
+	/* Containers of a region compressed at once (--compress), each on
+	 * a thread of its own; 0 or 1: one after another.  The output is
+	 * the same either way. */
+	unsigned threads;
 };
 
 /* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
