@@ -351,16 +351,16 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 		raw = copy.p;
 		raw_len = copy.len;
 	}
-	h = (struct ccob_header){
-		.version = version, .method = o->compress_method,
-		.header_size = ccob_header_size(version),
-		.raw_size = raw_len, .hash = ccob_hash(raw, raw_len),
-	};
 	if (version == 2 && raw_len > UINT32_MAX) {
 		err_set(e, "a bundle of %zu bytes does not fit a version 2 "
 			"CCOB (--ccob-version=3)", raw_len);
 		goto out;
 	}
+	h = (struct ccob_header){
+		.version = version, .method = o->compress_method,
+		.header_size = ccob_header_size(version),
+		.raw_size = raw_len, .hash = ccob_hash(raw, raw_len),
+	};
 	enc = ccob_encoder_new(h.method, o->level, raw_len, e);
 	if (!enc || prune_mem_put(&out, head, h.header_size, e) < 0 ||
 	    ccob_encoder_all(enc, raw, raw_len, prune_mem_put, &out, e) < 0)

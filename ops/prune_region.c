@@ -17,7 +17,24 @@ struct slot {
 	struct prune_patch pt;
 	int rc;
 	bool compressed;
+	struct err *err;	/* compressing it failed: why */
 };
+
+/* The pool's order: largest first, so that the last to finish is a small
+ * one; in the containers' order among equals. */
+struct todo {
+	uint64_t size;
+	size_t slot;
+};
+
+static int larger_first(const void *a, const void *b)
+{
+	const struct todo *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return (x->slot > y->slot) - (x->slot < y->slot);
+}
 
 struct region {
 	struct pruner *p;
@@ -25,7 +42,7 @@ struct region {
 	uint64_t base;
 	struct slot *slot;
 	size_t n, cap;
-	size_t *todo;		/* the slots to compress */
+	struct todo *todo;	/* the slots to compress, in the pool's order */
 	size_t ntodo;
 };
 
@@ -39,16 +56,23 @@ static int at_container(const struct region *r, const struct fatbin_item *it,
 	return err_at(e, r->p->base + r->base + it->offset);
 }
 
-/* A workpool item: one container compressed; reads only its slot. */
+/* A workpool item: one container compressed; reads and writes only its
+ * slot.  A failure is kept in the slot, for the region to say the first
+ * in the containers' order (the pool takes them largest first). */
 static int compress_one(void *ctx, size_t item, struct err *e)
 {
 	struct region *r = ctx;
-	struct slot *s = &r->slot[r->todo[item]];
+	struct slot *s = &r->slot[r->todo[item].slot];
 	int c = s->k->compress(r->p->o, r->p->ccob_version,
 			       r->buf + s->it.offset, s->it.size, &s->pt, e);
 
-	if (c < 0)
-		return at_container(r, &s->it, e);
+	if (c < 0) {
+		at_container(r, &s->it, e);
+		if (!(s->err = malloc(sizeof(*s->err))))
+			return -1;	/* e says it, and stops the pool */
+		*s->err = *e;
+		return 0;
+	}
 	if (c > 0)
 		s->rc = s->compressed = 1;
 	return 0;
@@ -122,8 +146,8 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 		}
 		*walk_err = *p->e;
 	}
-	/* --compress: every container walked, on o->threads; an error is
-	 * that of the first in their order that failed. */
+	/* --compress: every container walked, on o->threads, the largest
+	 * first; an error is that of the first in their order that failed. */
 	if (p->o->compress && !p->o->decide_only && p->ccob_version) {
 		r.todo = calloc(r.n ? r.n : 1, sizeof(*r.todo));
 		if (!r.todo) {
@@ -132,7 +156,11 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 		}
 		for (i = 0; i < r.n; i++)
 			if (r.slot[i].k->compress)
-				r.todo[r.ntodo++] = i;
+				r.todo[r.ntodo++] = (struct todo){
+					r.slot[i].pt.npieces
+					? r.slot[i].pt.new_size
+					: r.slot[i].it.size, i };
+		qsort(r.todo, r.ntodo, sizeof(*r.todo), larger_first);
 		if (workpool_run(r.ntodo, p->o->threads, compress_one,
 				 compressed_some, &r, p->e) < 0)
 			goto out;
@@ -140,6 +168,10 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 	for (i = 0; i < r.n; i++) {
 		struct slot *s = &r.slot[i];
 
+		if (s->err) {
+			*p->e = *s->err;
+			goto out;
+		}
 		if (s->compressed)
 			p->plan->compressed++;
 		if (s->rc == 0)
@@ -168,9 +200,11 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 	}
 	rc = 0;
 out:
-	for (i = 0; i < r.n; i++)
+	for (i = 0; i < r.n; i++) {
 		if (r.slot[i].rc > 0)
 			prune_patch_free(&r.slot[i].pt);
+		free(r.slot[i].err);
+	}
 	free(r.slot);
 	free(r.todo);
 	free(walk_err);
