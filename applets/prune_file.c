@@ -76,6 +76,10 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 		fprintf(f, ", %llu bundle%s compressed (CCOB version %u)",
 			(unsigned long long)p->compressed,
 			p->compressed == 1 ? "" : "s", p->ccob_version);
+	if (p->entries_compressed)
+		fprintf(f, ", %llu fatbin entr%s compressed (LZ4)",
+			(unsigned long long)p->entries_compressed,
+			p->entries_compressed == 1 ? "y" : "ies");
 	if (p->containers_emptied)
 		fprintf(f, ", %llu container%s emptied",
 			(unsigned long long)p->containers_emptied,

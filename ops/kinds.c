@@ -26,8 +26,9 @@ static const struct kind kinds[] = {
 	{ "package", inspect_walk_package, entry_bytes_stored, NULL, NULL,
 	  laid_out, .versioned = true },
 	/* FATBIN_NV */
-	{ "nv-fatbin", inspect_walk_nv, entry_bytes_nv, prune_kind_nv, NULL,
-	  laid_out, .versioned = true, .entry_coded = true },
+	{ "nv-fatbin", inspect_walk_nv, entry_bytes_nv, prune_kind_nv,
+	  prune_compress_nv, laid_out, .versioned = true,
+	  .entry_coded = true, .compress_entries = true },
 	/* FATBIN_KPACK: a whole file; "none" entries' code in the file,
 	 * zstd-per-kernel ones' inflated by the walk (when it inflates) */
 	{ "kpack", inspect_walk_kpack, entry_bytes_stored, NULL, NULL,

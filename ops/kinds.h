@@ -37,10 +37,12 @@ struct kind {
 	int (*prune)(struct pruner *p, const uint8_t *buf, uint64_t size,
 		     uint64_t off, struct prune_patch *pt);
 	/* --compress: the container, as prune left it in *pt (npieces 0:
-	 * as it is, buf[0, size)), made compressed: 1 with *pt rewritten,
-	 * 0 when it stays as it was (no smaller).  It reads nothing of the
-	 * walk, so prune_region runs a region's on several threads at once
-	 * (o->threads).  NULL: a kind that stays as it is. */
+	 * as it is, buf[0, size)), made compressed: how many things were
+	 * compressed (the bundle: 1; fatbin entries, when compress_entries)
+	 * with *pt rewritten, 0 when it stays as it was (no smaller).  It
+	 * reads nothing of the walk, so prune_region runs a region's on
+	 * several threads at once (o->threads).  NULL: a kind that stays as
+	 * it is. */
 	int (*compress)(const struct prune_opts *o, unsigned ccob_version,
 			const uint8_t *buf, uint64_t size,
 			struct prune_patch *pt, struct err *e);
@@ -51,6 +53,8 @@ struct kind {
 	/* Each entry's code is compressed on its own and decoded by the
 	 * walk, which may fail for one entry alone (decode_err). */
 	bool entry_coded;
+	/* compress counts entries, not containers. */
+	bool compress_entries;
 };
 
 const struct kind *kinds_get(enum fatbin_kind k);

@@ -343,6 +343,10 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 	uint8_t head[32] = { 0 };
 	int rc = -1;
 
+	/* A file whose runtime was not asked about (bundles outside
+	 * .hip_fatbin): as it is. */
+	if (!version)
+		return 0;
 	/* Pruned: its pieces made one run of bytes; else the bundle where
 	 * it lies. */
 	if (pt->npieces) {
@@ -385,6 +389,81 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 	rc = 1;
 out:
 	ccob_encoder_free(enc);
+	free(copy.p);
+	free(out.p);
+	return rc;
+}
+
+/* ---- NVIDIA fatbins compressed (--compress) ---- */
+
+/* The fatbin buf[0, size) (pruned: as *pt's pieces) with each entry
+ * stored uncompressed compressed as fatbinary -compress-all does
+ * (formats/nvfatbin.c), where that makes it smaller: the number of
+ * entries compressed, with the container as *pt's one piece, or 0 when
+ * none was.  Reads nothing of the walk: prune_region runs it on threads. */
+int prune_compress_nv(const struct prune_opts *o, unsigned version,
+		      const uint8_t *buf, uint64_t size,
+		      struct prune_patch *pt, struct err *e)
+{
+	struct membuf copy = { 0 }, out = { 0 };
+	const uint8_t *fb = buf;
+	size_t len = (size_t)size;
+	struct nvfatbin_header h;
+	struct nvfatbin_entry ent;
+	uint64_t pos;
+	int rc = -1, n = 0, r;
+
+	(void)o;
+	(void)version;
+	if (pt->npieces) {
+		if (prune_materialize(pt, &copy, e) < 0)
+			goto out;
+		fb = copy.p;
+		len = copy.len;
+	}
+	if (nvfatbin_open(fb, len, &h, e) < 0 ||
+	    prune_mem_put(&out, fb, h.header_size, e) < 0)
+		goto out;
+	for (pos = h.header_size; (r = nvfatbin_next(fb, &h, &pos, &ent, e)) > 0;) {
+		uint8_t *packed;
+		size_t packed_len;
+		int c = nvfatbin_compress_entry(fb, &ent, &packed, &packed_len,
+						e);
+
+		if (c < 0)
+			goto out;
+		if (c > 0) {
+			n++;
+			c = prune_mem_put(&out, packed, packed_len, e);
+			free(packed);
+		} else {
+			c = prune_mem_put(&out, fb + ent.offset,
+					  (size_t)(pos - ent.offset), e);
+		}
+		if (c < 0)
+			goto out;
+	}
+	if (r < 0)
+		goto out;
+	rc = 0;
+	if (!n)
+		goto out;
+	/* The header's size of what follows it. */
+	put_le(out.p + 8, out.len - h.header_size, 8);
+	prune_patch_free(pt);
+	pt->piece = calloc(1, sizeof(*pt->piece));
+	if (!pt->piece) {
+		rc = err_code_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	pt->piece[0] = (struct prune_piece){ .lit = out.p,
+					     .lit_len = out.len };
+	pt->npieces = 1;
+	pt->new_size = out.len;
+	pt->storage = out.p;
+	out.p = NULL;
+	rc = n;
+out:
 	free(copy.p);
 	free(out.p);
 	return rc;

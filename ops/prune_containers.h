@@ -40,6 +40,11 @@ int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 			  const uint8_t *buf, uint64_t size,
 			  struct prune_patch *pt, struct err *e);
+/* --compress: the fatbin's uncompressed entries compressed (the
+ * nv-fatbin kind's row; see kinds.h): how many. */
+int prune_compress_nv(const struct prune_opts *o, unsigned version,
+		      const uint8_t *buf, uint64_t size,
+		      struct prune_patch *pt, struct err *e);
 /* The bytes the binary at bin takes in a section, its padding to 8
  * included (rem: what is left of the section from it on). */
 size_t prune_package_span(const uint8_t *bin, size_t rem);

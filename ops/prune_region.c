@@ -16,7 +16,7 @@ struct slot {
 	const struct kind *k;
 	struct prune_patch pt;
 	int rc;
-	bool compressed;
+	int compressed;		/* things compress compressed in it */
 	struct err *err;	/* compressing it failed: why */
 };
 
@@ -73,8 +73,10 @@ static int compress_one(void *ctx, size_t item, struct err *e)
 		*s->err = *e;
 		return 0;
 	}
-	if (c > 0)
-		s->rc = s->compressed = 1;
+	if (c > 0) {
+		s->rc = 1;
+		s->compressed = c;
+	}
 	return 0;
 }
 
@@ -148,7 +150,7 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 	}
 	/* --compress: every container walked, on o->threads, the largest
 	 * first; an error is that of the first in their order that failed. */
-	if (p->o->compress && !p->o->decide_only && p->ccob_version) {
+	if (p->o->compress && !p->o->decide_only) {
 		r.todo = calloc(r.n ? r.n : 1, sizeof(*r.todo));
 		if (!r.todo) {
 			err_nomem(p->e);
@@ -172,8 +174,10 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 			*p->e = *s->err;
 			goto out;
 		}
-		if (s->compressed)
-			p->plan->compressed++;
+		if (s->k->compress_entries)
+			p->plan->entries_compressed += (unsigned)s->compressed;
+		else
+			p->plan->compressed += (unsigned)s->compressed;
 		if (s->rc == 0)
 			continue;
 		/* Fewer entries never need more room, but for a layout the

@@ -138,6 +138,9 @@ struct prune_plan {
 	/* Bundles made CCOBs (--compress), and the CCOB version written. */
 	uint64_t compressed;
 	unsigned ccob_version;
+	/* NVIDIA fatbin entries compressed (--compress; LZ4, as fatbinary
+	 * -compress-all). */
+	uint64_t entries_compressed;
 	/* A linked file made smaller: the freed ranges cut out, the
 	 * headers written anew (shrink.n edits); or why not (shrink.why). */
 	struct elf_shrink shrink;
