@@ -14,7 +14,8 @@ static const char laid_out[] =
 static const struct kind kinds[] = {
 	/* FATBIN_BUNDLE */
 	{ "bundle", inspect_walk_bundle, entry_bytes_stored, prune_kind_bundle,
-	  prune_compress_bundle, laid_out, .ids = true },
+	  prune_compress_bundle, laid_out, .ids = true,
+	  .compress_hash = prune_compress_bundle_hash },
 	/* FATBIN_OBJECT_BUNDLE */
 	{ "object-bundle", NULL, entry_bytes_stored, NULL, NULL, laid_out,
 	  .ids = true },

@@ -45,7 +45,8 @@ struct kind {
 	 * it is. */
 	int (*compress)(const struct prune_opts *o, unsigned ccob_version,
 			const uint8_t *buf, uint64_t size,
-			struct prune_patch *pt, struct err *e);
+			struct prune_patch *pt, const uint64_t *hash,
+			struct err *e);
 	/* Why a pruned one may come out larger than it was. */
 	const char *grown;
 	bool ids;		/* entries are named: bundle IDs, kpack TOC keys */
@@ -55,6 +56,13 @@ struct kind {
 	bool entry_coded;
 	/* compress counts entries, not containers. */
 	bool compress_entries;
+	/* Whether compress will want the CCOB hash (ccob_hash) of a
+	 * container of size bytes: for those that stay as they are
+	 * (npieces 0), prune_region makes them eight at a time first
+	 * (ccob_hash_many) and passes each; else hash is NULL.  NULL: it
+	 * never does. */
+	bool (*compress_hash)(const struct prune_opts *o, unsigned version,
+			      uint64_t size);
 };
 
 const struct kind *kinds_get(enum fatbin_kind k);

@@ -327,13 +327,23 @@ out:
 
 /* ---- bundles compressed (--compress) ---- */
 
+/* Not where there is no version to write, nor past what version 2 holds
+ * (refused before anything is read). */
+bool prune_compress_bundle_hash(const struct prune_opts *o, unsigned version,
+				uint64_t size)
+{
+	(void)o;
+	return version && !(version == 2 && size > UINT32_MAX);
+}
+
 /* The bundle buf[0, size) (pruned: as *pt's pieces, when npieces) made
  * a CCOB of version `version`: 1 with it as *pt's one piece, 0 when it
  * would be no smaller (it stays as it was or as pruned).  It reads no
  * state of the walk: prune_region runs it on several threads. */
 int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 			  const uint8_t *buf, uint64_t size,
-			  struct prune_patch *pt, struct err *e)
+			  struct prune_patch *pt, const uint64_t *hash,
+			  struct err *e)
 {
 	struct ccob_encoder *enc = NULL;
 	struct membuf copy = { 0 }, out = { 0 };
@@ -363,7 +373,8 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 	h = (struct ccob_header){
 		.version = version, .method = o->compress_method,
 		.header_size = ccob_header_size(version),
-		.raw_size = raw_len, .hash = ccob_hash(raw, raw_len),
+		.raw_size = raw_len,
+		.hash = hash && !pt->npieces ? *hash : ccob_hash(raw, raw_len),
 	};
 	enc = ccob_encoder_new(h.method, o->level, raw_len, e);
 	if (!enc || prune_mem_put(&out, head, h.header_size, e) < 0 ||
@@ -403,7 +414,8 @@ out:
  * none was.  Reads nothing of the walk: prune_region runs it on threads. */
 int prune_compress_nv(const struct prune_opts *o, unsigned version,
 		      const uint8_t *buf, uint64_t size,
-		      struct prune_patch *pt, struct err *e)
+		      struct prune_patch *pt, const uint64_t *hash,
+		      struct err *e)
 {
 	struct membuf copy = { 0 }, out = { 0 };
 	const uint8_t *fb = buf;
@@ -415,6 +427,7 @@ int prune_compress_nv(const struct prune_opts *o, unsigned version,
 
 	(void)o;
 	(void)version;
+	(void)hash;
 	if (pt->npieces) {
 		if (prune_materialize(pt, &copy, e) < 0)
 			goto out;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../core/workpool.h"
+#include "../formats/ccob.h"
 #include "../formats/fatbin.h"
 #include "kinds.h"
 #include "prune_containers.h"
@@ -17,6 +18,8 @@ struct slot {
 	struct prune_patch pt;
 	int rc;
 	int compressed;		/* things compress compressed in it */
+	bool hashed;		/* hash is its ccob_hash (kinds.h) */
+	uint64_t hash;
 	struct err *err;	/* compressing it failed: why */
 };
 
@@ -64,7 +67,8 @@ static int compress_one(void *ctx, size_t item, struct err *e)
 	struct region *r = ctx;
 	struct slot *s = &r->slot[r->todo[item].slot];
 	int c = s->k->compress(r->p->o, r->p->ccob_version,
-			       r->buf + s->it.offset, s->it.size, &s->pt, e);
+			       r->buf + s->it.offset, s->it.size, &s->pt,
+			       s->hashed ? &s->hash : NULL, e);
 
 	if (c < 0) {
 		at_container(r, &s->it, e);
@@ -78,6 +82,60 @@ static int compress_one(void *ctx, size_t item, struct err *e)
 		s->compressed = c;
 	}
 	return 0;
+}
+
+/* The hashes compress wants of containers that stay as they are, eight
+ * at a time, in `groups` workpool items (one a thread): item g hashes
+ * the todo slots g, g + groups, ... (largest first: the groups even).
+ * One larger than a sixteenth of them all is left to its compressor: a
+ * lane would hash it alone long after the others (MD5 of one message is
+ * one block after another), while the compressors hash it beside the
+ * others' work. */
+struct hashing {
+	struct region *r;
+	size_t groups;
+	uint64_t alone;		/* larger than this: not here */
+};
+
+static int hash_group(void *ctx, size_t g, struct err *e)
+{
+	const struct hashing *hs = ctx;
+	struct region *r = hs->r;
+	size_t n = 0, cap = r->ntodo / hs->groups + 1;
+	const uint8_t **msg = calloc(cap, sizeof(*msg));
+	size_t *len = calloc(cap, sizeof(*len)), *slot = calloc(cap,
+							 sizeof(*slot));
+	uint64_t *hash = calloc(cap, sizeof(*hash));
+	int rc = -1;
+
+	if (!msg || !len || !slot || !hash) {
+		err_nomem(e);
+		goto out;
+	}
+	for (size_t t = g; t < r->ntodo; t += hs->groups) {
+		struct slot *s = &r->slot[r->todo[t].slot];
+
+		if (!s->k->compress_hash || s->pt.npieces ||
+		    s->it.size > hs->alone ||
+		    !s->k->compress_hash(r->p->o, r->p->ccob_version,
+					 s->it.size))
+			continue;
+		msg[n] = r->buf + s->it.offset;
+		len[n] = (size_t)s->it.size;
+		slot[n++] = r->todo[t].slot;
+	}
+	ccob_hash_many(msg, len, n, hash);
+	for (size_t i = 0; i < n; i++) {
+		r->slot[slot[i]].hash = hash[i];
+		r->slot[slot[i]].hashed = true;
+	}
+	rc = 0;
+out:
+	free(msg);
+	free(len);
+	free(slot);
+	free(hash);
+	return rc;
 }
 
 /* A workpool tick: the progress line, if any, by containers compressed. */
@@ -134,6 +192,7 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 		 uint64_t base, bool in_place)
 {
 	struct region r = { .p = p, .buf = buf, .base = base };
+	struct hashing hs = { .r = &r };
 	struct fatbin_item bad = { 0 };
 	struct err *walk_err = NULL;
 	size_t i;
@@ -163,6 +222,17 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 					? r.slot[i].pt.new_size
 					: r.slot[i].it.size, i };
 		qsort(r.todo, r.ntodo, sizeof(*r.todo), larger_first);
+		/* MD5 of one bundle cannot be split, but eight bundles
+		 * hash in the time of one: first the hashes, then the
+		 * compressors. */
+		hs.groups = p->o->threads > 1 ? p->o->threads : 1;
+		for (i = 0; i < r.ntodo; i++)
+			hs.alone += r.todo[i].size / 16;
+		if (hs.groups > (r.ntodo + 7) / 8)
+			hs.groups = r.ntodo ? (r.ntodo + 7) / 8 : 1;
+		if (workpool_run(hs.groups, hs.groups, hash_group, NULL, &hs,
+				 p->e) < 0)
+			goto out;
 		if (workpool_run(r.ntodo, p->o->threads, compress_one,
 				 compressed_some, &r, p->e) < 0)
 			goto out;
