@@ -35,6 +35,10 @@ struct kpack_entry {
 	char *key;		/* the TOC key: the binary's path ("lib/x.so") */
 	char *target;		/* "gfx90a", "gfx90a:xnack+" */
 	char *type;		/* "hsaco"; NULL when the TOC says none */
+	/* metadata.target, the bundle entry ID the code object had in the
+	 * fat binary ("hipv4-amdgcn-amd-amdhsa--gfx90a", what rocm-kpack's
+	 * splitter records); NULL when the TOC has none */
+	char *bundle_id;
 	uint32_t ordinal;
 	/* original_size; for "none" the blob's size when the TOC has none */
 	uint64_t size;
