@@ -39,6 +39,10 @@ struct kpack_entry {
 	 * fat binary ("hipv4-amdgcn-amd-amdhsa--gfx90a", what rocm-kpack's
 	 * splitter records); NULL when the TOC has none */
 	char *bundle_id;
+	/* The metadata object as MessagePack (packed again from the TOC in
+	 * the smallest forms, as kpack_write writes it); NULL when none */
+	uint8_t *meta;
+	size_t meta_len;
 	uint32_t ordinal;
 	/* original_size; for "none" the blob's size when the TOC has none */
 	uint64_t size;
@@ -54,6 +58,9 @@ struct kpack {
 	enum kpack_scheme scheme;
 	char **arches;		/* gfx_arches */
 	size_t narches;
+	/* group_name, gfx_arch_family; NULL when the TOC has none (or not
+	 * as a string) */
+	char *group_name, *arch_family;
 	struct kpack_entry *v;	/* in the TOC's order */
 	size_t n;
 	size_t nblobs;		/* blobs or frames */
