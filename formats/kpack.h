@@ -165,6 +165,11 @@ int kpack_write(const struct kpack_new *v, size_t n,
 /* A map of string pairs kv[0]: kv[1], kv[2]: kv[3], ... (npairs of them)
  * packed into *out (malloc'd, *len bytes): the splitter's metadata is
  * {"target": <bundle entry ID>, "source_prefix": <prefix>}. */
+/* The .rocm_kpack_ref map as the splitter writes it ("Binary
+ * Conversion": kpack_search_paths, then kernel_name), into *out
+ * (malloc'd, *len bytes). */
+int kpack_ref_pack(const char *kernel_name, const char *const *paths,
+		   size_t npaths, uint8_t **out, size_t *len, struct err *e);
 int kpack_meta_strings(const char *const *kv, size_t npairs, uint8_t **out,
 		       size_t *len, struct err *e);
 

@@ -81,6 +81,29 @@ int kpack_meta_strings(const char *const *kv, size_t npairs, uint8_t **out,
 	return 0;
 }
 
+int kpack_ref_pack(const char *kernel_name, const char *const *paths,
+		   size_t npaths, uint8_t **out, size_t *len, struct err *e)
+{
+	struct buf b = { 0 };
+	msgpack_packer pk;
+
+	msgpack_packer_init(&pk, &b, buf_put);
+	msgpack_pack_map(&pk, 2);
+	str(&pk, "kpack_search_paths");
+	msgpack_pack_array(&pk, npaths);
+	for (size_t i = 0; i < npaths; i++)
+		str(&pk, paths[i]);
+	str(&pk, "kernel_name");
+	str(&pk, kernel_name);
+	if (b.nomem) {
+		free(b.p);
+		return err_nomem(e);
+	}
+	*out = b.p;
+	*len = b.n;
+	return 0;
+}
+
 /* The kernels grouped as the TOC's dict groups them: by key, each key
  * where its first kernel came, its kernels in their order. */
 struct order {

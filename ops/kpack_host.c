@@ -1,0 +1,277 @@
+/* kpack_host: a fat host binary rewritten as a kpack-split one; see
+ * kpack_host.h.  Spec points relied on (ROCm/rocm-kpack,
+ * docs/multi_arch_packaging_with_kpack.md, "Binary Conversion"):
+ *   - the wrapper (24 bytes: u32 magic, u32 version, u64 binary, u64
+ *     reserved1) gets the magic HIPK, its binary pointer the address of
+ *     the .rocm_kpack_ref map in memory, reserved1 its index;
+ *   - the map, {kpack_search_paths, kernel_name}, is read through that
+ *     pointer by the runtime (kpack_load_code_object gets the pointer);
+ *   - the .hip_fatbin bytes are not needed any more.
+ * The splitter maps its new section with a new PT_LOAD and moves the
+ * program headers; we put the map where .hip_fatbin began, in the
+ * PT_LOAD that already holds it, so no segment moves: the first pass
+ * (core/elfcopy, llvm-objcopy's layout) only adds the section's name and
+ * header, the second points that header at the map and makes the rest of
+ * .hip_fatbin NOBITS, its bytes a hole. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kpack_host.h"
+#include "prune_pointers.h"
+#include "../core/bytes.h"
+#include "../core/elfcopy.h"
+#include "../core/elfscan.h"
+#include "../formats/kpack.h"
+
+enum {
+	SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_NOBITS_ = 8, SHT_REL_ = 9,
+	SHF_ALLOC_ = 2, ET_EXEC_ = 2, ET_DYN_ = 3, WRAPPER = 24,
+	SHDR = 64, RELA = 24,
+};
+
+void kpack_host_free(struct kpack_host *h)
+{
+	free(h->target);
+	memset(h, 0, sizeof(*h));
+}
+
+static const struct elfscan_section *named(const struct elfscan *s,
+					   const char *name)
+{
+	for (size_t i = 1; i < s->n; i++)
+		if (!strcmp(s->sec[i].name, name))
+			return &s->sec[i];
+	return NULL;
+}
+
+/* The RELA relocation at address at: *addend_off its r_addend's file
+ * offset, *type its type; 0 when there is none, -1 when a REL section
+ * leaves the slot's meaning unknown. */
+static int rela_at(const struct elfscan *s, const uint8_t *buf, size_t len,
+		   uint64_t at, uint64_t *addend_off, uint32_t *type)
+{
+	for (size_t i = 1; i < s->n; i++) {
+		const struct elfscan_section *r = &s->sec[i];
+
+		if (!(r->flags & SHF_ALLOC_))
+			continue;
+		if (r->type == SHT_REL_)
+			return -1;
+		if (r->type != SHT_RELA_ || r->offset > len ||
+		    r->size > len - r->offset)
+			continue;
+		for (uint64_t k = 0; k + RELA <= r->size; k += RELA) {
+			const uint8_t *p = buf + r->offset + k;
+
+			if (get_le(p, 8) == at) {
+				*addend_off = r->offset + k + 16;
+				*type = (uint32_t)get_le(p + 8, 4);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int kpack_host_plan(const uint8_t *buf, size_t len, struct kpack_host *h,
+		    struct err *e)
+{
+	const struct elfscan_section *fat, *seg;
+	struct elfscan s;
+	uint32_t relative;
+	int rc = -1;
+
+	memset(h, 0, sizeof(*h));
+	if (elfscan_open(&s, buf, len, e) < 0)
+		return -1;
+	relative = prune_relative_type(s.machine);
+	if (!s.is64 || s.big_endian || (s.e_type != ET_EXEC_ &&
+					 s.e_type != ET_DYN_)) {
+		err_code_set(e, ERR_OTHER, "not a linked 64-bit little-endian "
+			     "ELF file (an executable or shared library)");
+		goto out;
+	}
+	fat = named(&s, ".hip_fatbin");
+	seg = named(&s, ".hipFatBinSegment");
+	if (!fat || fat->type != SHT_PROGBITS_ || !(fat->flags & SHF_ALLOC_)) {
+		err_code_set(e, ERR_NOTHING, ".hip_fatbin is %s", fat ?
+			     "not allocated bytes of the file" : "missing");
+		goto out;
+	}
+	if (!seg || seg->type != SHT_PROGBITS_ || seg->size % WRAPPER ||
+	    !seg->size || seg->offset > len || seg->size > len - seg->offset) {
+		err_code_set(e, ERR_MALFORMED, ".hipFatBinSegment is %s", !seg ?
+			     "missing (no wrapper to point at the kpack "
+			     "reference)" : "not whole wrappers in the file");
+		goto out;
+	}
+	if (fat->offset > len || fat->size > len - fat->offset) {
+		err_code_set(e, ERR_TRUNCATED, ".hip_fatbin runs past the end "
+			     "of the file");
+		goto out;
+	}
+	h->fat_addr = fat->addr;
+	h->fat_off = fat->offset;
+	h->fat_size = fat->size;
+	h->seg_off = seg->offset;
+	h->seg_addr = seg->addr;
+	h->nwrappers = (size_t)(seg->size / WRAPPER);
+	if (!(h->target = calloc(h->nwrappers, sizeof(*h->target)))) {
+		err_nomem(e);
+		goto out;
+	}
+	for (size_t i = 0; i < h->nwrappers; i++) {
+		const uint8_t *w = buf + seg->offset + i * WRAPPER;
+		uint64_t slot = seg->addr + i * WRAPPER + 8, aoff;
+		uint32_t type;
+		int r;
+
+		if (get_le(w, 4) != KPACK_HIPF) {
+			err_code_set(e, ERR_MALFORMED, "wrapper %zu: magic "
+				     "0x%08x, not HIPF", i,
+				     (unsigned)get_le(w, 4));
+			goto out;
+		}
+		r = rela_at(&s, buf, len, slot, &aoff, &type);
+		if (r < 0 || (r > 0 && (!relative || type != relative))) {
+			err_code_set(e, ERR_OTHER, "wrapper %zu: its pointer "
+				     "is not relocated relative to the load "
+				     "address", i);
+			goto out;
+		}
+		h->target[i] = r ? get_le(buf + aoff, 8) : get_le(w + 8, 8);
+	}
+	rc = 0;
+out:
+	elfscan_free(&s);
+	if (rc < 0)
+		kpack_host_free(h);
+	return rc;
+}
+
+/* The section header of index i in b (64-bit little endian). */
+static uint8_t *shdr(uint8_t *b, size_t i)
+{
+	return b + get_le(b + 0x28, 8) + i * SHDR;
+}
+
+static int put_all(struct io_out *o, const uint8_t *p, uint64_t n,
+		   struct err *e)
+{
+	return n ? io_out_write(o, p, (size_t)n, e) : 0;
+}
+
+int kpack_host_write(const uint8_t *buf, size_t len,
+		     const struct kpack_host *h, const uint8_t *ref,
+		     size_t ref_len, struct io_out *out, struct err *e)
+{
+	static const uint8_t none;
+	const struct elfcopy_add add = {
+		.name = ".rocm_kpack_ref", .data = &none, .size = 0,
+		.type = SHT_PROGBITS_, .flags = 0, .align = 1,
+	};
+	struct io_out scratch = { .fd = -1 };
+	const struct elfscan_section *fat, *refs;
+	struct elfscan s = { 0 };
+	struct io_in view;
+	uint8_t *b = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (ref_len > h->fat_size)
+		return err_code_set(e, ERR_OTHER, ".hip_fatbin (%llu bytes) "
+				    "is too small for the kpack reference "
+				    "(%zu bytes)",
+				    (unsigned long long)h->fat_size, ref_len);
+	if (io_scratch_open(&scratch, e) < 0 ||
+	    elfcopy_write(buf, len, NULL, NULL, &add, 1, &scratch, e) < 0 ||
+	    io_scratch_map(&scratch, &view, e) < 0)
+		goto out;
+	n = view.len;
+	if (!(b = malloc(n ? n : 1))) {
+		err_nomem(e);
+		goto out;
+	}
+	memcpy(b, view.data, n);
+	if (elfscan_open(&s, b, n, e) < 0)
+		goto out;
+	fat = named(&s, ".hip_fatbin");
+	refs = named(&s, ".rocm_kpack_ref");
+	if (!fat || !refs || fat->offset != h->fat_off ||
+	    fat->addr != h->fat_addr || h->seg_off > n ||
+	    h->nwrappers * WRAPPER > n - h->seg_off) {
+		err_code_set(e, ERR_OTHER, "the sections moved when "
+			     ".rocm_kpack_ref was added");
+		goto out;
+	}
+	/* The map where .hip_fatbin began; its header says so. */
+	memcpy(b + h->fat_off, ref, ref_len);
+	memset(b + h->fat_off + ref_len, 0, (size_t)(h->fat_size - ref_len));
+	{
+		uint8_t *r = shdr(b, refs->index), *f = shdr(b, fat->index);
+
+		put_le(r + 4, SHT_PROGBITS_, 4);
+		put_le(r + 8, SHF_ALLOC_, 8);
+		put_le(r + 16, h->fat_addr, 8);
+		put_le(r + 24, h->fat_off, 8);
+		put_le(r + 32, ref_len, 8);
+		put_le(r + 48, 1, 8);
+		put_le(f + 4, SHT_NOBITS_, 4);
+		put_le(f + 16, h->fat_addr + ref_len, 8);
+		put_le(f + 24, h->fat_off + ref_len, 8);
+		put_le(f + 32, h->fat_size - ref_len, 8);
+		put_le(f + 48, 1, 8);
+	}
+	/* Each wrapper: HIPK, pointing at the map, reserved1 its index. */
+	for (size_t i = 0; i < h->nwrappers; i++) {
+		uint8_t *w = b + h->seg_off + i * WRAPPER;
+		uint64_t slot = h->seg_addr + i * WRAPPER + 8, aoff;
+		uint32_t type;
+
+		put_le(w, KPACK_HIPK, 4);
+		put_le(w + 16, i, 8);
+		if (rela_at(&s, b, n, slot, &aoff, &type) > 0) {
+			put_le(b + aoff, h->fat_addr, 8);
+			/* The slot too, where the linker wrote the value. */
+			if (get_le(w + 8, 8) == h->target[i])
+				put_le(w + 8, h->fat_addr, 8);
+		} else {
+			put_le(w + 8, h->fat_addr, 8);
+		}
+	}
+	/* No other pointer may lead into the code that is gone. */
+	for (size_t i = 1; i < s.n; i++) {
+		const struct elfscan_section *r = &s.sec[i];
+
+		if (r->type != SHT_RELA_ || !(r->flags & SHF_ALLOC_) ||
+		    r->offset > n || r->size > n - r->offset)
+			continue;
+		for (uint64_t k = 0; k + RELA <= r->size; k += RELA) {
+			const uint8_t *p = b + r->offset + k;
+			uint64_t a = get_le(p + 16, 8);
+
+			if (a >= h->fat_addr + ref_len &&
+			    a < h->fat_addr + h->fat_size &&
+			    (uint32_t)get_le(p + 8, 4) ==
+			    prune_relative_type(s.machine)) {
+				err_code_set(e, ERR_OTHER, "a relocation at "
+					     "0x%llx points into .hip_fatbin "
+					     "(not through a wrapper)",
+					     (unsigned long long)get_le(p, 8));
+				goto out;
+			}
+		}
+	}
+	{
+		uint64_t z = h->fat_off + ref_len, end = h->fat_off + h->fat_size;
+
+		rc = put_all(out, b, z, e) == 0 &&
+		     io_out_hole(out, end - z, e) == 0 &&
+		     put_all(out, b + end, n - end, e) == 0 ? 0 : -1;
+	}
+out:
+	elfscan_free(&s);
+	free(b);
+	io_out_discard(&scratch);
+	return rc;
+}
