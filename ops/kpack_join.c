@@ -47,11 +47,13 @@
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 #include "../formats/bundle.h"
+#include "../formats/ccob.h"
 #include "../formats/kpack.h"
 
 enum {
 	WRAPPER = 24,		/* u32 magic, u32 version, ptr, reserved1 */
 	ENTRY_ALIGN = 4096,	/* clang HIP: -bundle-align=4096 */
+	HIP_FATBIN_ALIGN = 4096,	/* clang's .hip_fatbin sections */
 	SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_NOBITS_ = 8, SHF_ALLOC_ = 2,
 	PT_NULL_ = 0, PT_LOAD_ = 1,
 	EHDR_PHOFF = 32, EHDR_SHOFF = 40, EHDR_PHENTSIZE = 54, EHDR_PHNUM = 56,
@@ -382,30 +384,21 @@ static int by_id(const void *x, const void *y)
 		      ((const struct code *)y)->id);
 }
 
-/* The .hip_fatbin: bundle b at j->start[b], align apart, within room
- * bytes; *fat (malloc'd) holds them, *size of them. */
-static int make_fatbin(struct join *j, uint64_t align, uint64_t room,
-		       uint8_t **fat, uint64_t *size)
+/* Bundle b's bytes (raw[b], rawn[b] of them, malloc'd): the host's entry
+ * (when its triple is known), then the devices' by ID, at ENTRY_ALIGN. */
+static int make_bundles(struct join *j, uint8_t **raw, uint64_t *rawn)
 {
 	const char *triple = host_triple(j->s.machine);
 	char host[64];
-	struct bundle_plan *plans;
-	uint64_t *start, at = 0;
-	uint8_t *p = NULL;
 	int rc = -1;
 
-	plans = calloc(j->nw, sizeof(*plans));
-	start = j->start = calloc(j->nw, sizeof(*start));
-	if (!plans || !start) {
-		err_nomem(j->e);
-		goto out;
-	}
 	if (triple)
 		snprintf(host, sizeof(host), "host-%s-", triple);
 	for (size_t b = 0; b < j->nw; b++) {
 		struct code *c = j->c + b * j->nt;
 		const char *ids[j->nt + 1];
-		uint64_t sizes[j->nt + 1];
+		uint64_t sizes[j->nt + 1], o = 0;
+		struct bundle_plan plan;
 		size_t n = 0;
 
 		qsort(c, j->nt, sizeof(*c), by_id);
@@ -417,59 +410,210 @@ static int make_fatbin(struct join *j, uint64_t align, uint64_t room,
 			ids[n] = c[t].id;
 			sizes[n++] = c[t].size;
 		}
-		if (bundle_plan_binary(ids, sizes, n, ENTRY_ALIGN, &plans[b],
+		if (bundle_plan_binary(ids, sizes, n, ENTRY_ALIGN, &plan,
 				       j->e) < 0)
 			goto out;
-		if (b) {
-			uint64_t pad = (align - at % align) % align;
-
-			if (pad > room || at > room - pad)
-				goto big;
-			at += pad;
+		if (plan.total > SIZE_MAX ||
+		    !(raw[b] = calloc(plan.total ? (size_t)plan.total : 1, 1))) {
+			bundle_plan_free(&plan);
+			err_nomem(j->e);
+			goto out;
 		}
-		start[b] = at;
-		if (plans[b].total > room - at)
-			goto big;
-		at += plans[b].total;
+		for (size_t k = 0; k < plan.n; k++) {
+			const struct bundle_piece *pc = &plan.piece[k];
+			long in = pc->input - (triple ? 1 : 0);
+
+			memcpy(raw[b] + o, pc->lit, pc->lit_len);
+			o += pc->lit_len + pc->pad;
+			if (pc->input >= 0 && in >= 0) {
+				memcpy(raw[b] + o, c[in].data, c[in].size);
+				o += c[in].size;
+			}
+		}
+		rawn[b] = plan.total;
+		bundle_plan_free(&plan);
 	}
-	if (!(p = calloc(at ? at : 1, 1))) {
+	rc = 0;
+out:
+	return rc;
+}
+
+/* Bundle b at j->start[b], each at the next multiple of align after the
+ * one before: the bytes they take, or UINT64_MAX past room. */
+static uint64_t lay_out(struct join *j, const uint64_t *size, uint64_t align,
+			uint64_t room)
+{
+	uint64_t at = 0;
+
+	for (size_t b = 0; b < j->nw; b++) {
+		uint64_t pad = b ? (align - at % align) % align : 0;
+
+		if (pad > room || at > room - pad)
+			return UINT64_MAX;
+		at += pad;
+		j->start[b] = at;
+		if (size[b] > room - at)
+			return UINT64_MAX;
+		at += size[b];
+	}
+	return at;
+}
+
+/* The HIP runtime the binary needs (libamdhip64.so.N): N, or 0. */
+static unsigned hip_runtime(const struct join *j)
+{
+	static const char name[] = "libamdhip64.so.";
+
+	for (size_t i = 1; i < j->s.n; i++) {
+		const struct elfscan_section *d = &j->s.sec[i];
+
+		if (d->type != 6 /* SHT_DYNAMIC */ || d->link >= j->s.n)
+			continue;
+		for (uint64_t o = 0; o + 16 <= d->size; o += 16) {
+			const uint8_t *ent = j->buf + d->offset + o;
+			const char *lib;
+			size_t len;
+
+			if (get_le(ent, 8) == 0)
+				break;
+			if (get_le(ent, 8) != 1 /* DT_NEEDED */)
+				continue;
+			lib = elfscan_string(j->buf, &j->s.sec[d->link],
+					     get_le(ent + 8, 8), &len);
+			if (lib && len > sizeof(name) - 1 &&
+			    !strncmp(lib, name, sizeof(name) - 1))
+				return (unsigned)strtoul(lib + sizeof(name) - 1,
+							 NULL, 10);
+		}
+	}
+	return 0;
+}
+
+/* Bytes gathered in memory (a ccob_sink). */
+struct ccob_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int ccob_buf_put(void *ctx, const void *src, size_t n, struct err *e)
+{
+	struct ccob_buf *b = ctx;
+
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *q;
+
+		while (cap - b->len < n) {
+			if (cap > SIZE_MAX / 2)
+				return err_nomem(e);
+			cap *= 2;
+		}
+		if (!(q = realloc(b->p, cap)))
+			return err_nomem(e);
+		b->p = q;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->len, src, n);
+	b->len += n;
+	return 0;
+}
+
+/* raw, n bytes, made one CCOB in *out (what clang --offload-compress
+ * makes: LLVM's bundler's zstd at its default level, 3), of the version
+ * the binary's HIP runtime reads (ROCm 6's: 2; else 3, LLVM 22's). */
+static int compress(struct join *j, const uint8_t *raw, uint64_t n,
+		    struct ccob_buf *out)
+{
+	unsigned rt = hip_runtime(j), version = rt == 6 ? 2 : 3;
+	struct ccob_header h = {
+		.version = version, .method = CCOB_ZSTD,
+		.header_size = ccob_header_size(version),
+		.raw_size = n, .hash = ccob_hash(raw, (size_t)n),
+	};
+	struct ccob_encoder *enc;
+	uint8_t head[32] = { 0 };
+	int rc = -1;
+
+	if (version == 2 && n > UINT32_MAX)
+		return err_code_set(j->e, ERR_MALFORMED, "a bundle of %llu "
+				    "bytes does not fit a version 2 CCOB",
+				    (unsigned long long)n);
+	if (!(enc = ccob_encoder_new(h.method, 3, n, j->e)))
+		return -1;
+	if (ccob_buf_put(out, head, h.header_size, j->e) < 0 ||
+	    ccob_encoder_all(enc, raw, (size_t)n, ccob_buf_put, out, j->e) < 0)
+		goto out;
+	h.total_size = out->len;
+	ccob_write_header(out->p, &h);
+	rc = 0;
+out:
+	ccob_encoder_free(enc);
+	return rc;
+}
+
+/* The .hip_fatbin, within room bytes: the bundles, each at the
+ * alignment after the one before; CCOBs of them when the bundles do not
+ * fit (the original's were compressed).  *fat (malloc'd), *size bytes. */
+static int make_fatbin(struct join *j, uint64_t align, uint64_t room,
+		       uint8_t **fat, uint64_t *size)
+{
+	uint8_t **raw = calloc(j->nw, sizeof(*raw));
+	uint64_t *rawn = calloc(j->nw, sizeof(*rawn));
+	struct ccob_buf *cc = NULL;
+	uint64_t at, first = 0;
+	uint8_t *p = NULL;
+	int rc = -1;
+
+	if (!raw || !rawn || !(j->start = calloc(j->nw, sizeof(*j->start)))) {
 		err_nomem(j->e);
 		goto out;
 	}
-	for (size_t b = 0; b < j->nw; b++) {
-		uint64_t o = start[b];
-		long in = 0;
-
-		for (size_t k = 0; k < plans[b].n; k++) {
-			const struct bundle_piece *pc = &plans[b].piece[k];
-
-			memcpy(p + o, pc->lit, pc->lit_len);
-			o += pc->lit_len + pc->pad;
-			if (pc->input < 0)
-				continue;
-			in = pc->input - (triple ? 1 : 0);
-			if (in >= 0) {
-				const struct code *c = j->c + b * j->nt + in;
-
-				memcpy(p + o, c->data, c->size);
-				o += c->size;
-			}
+	if (make_bundles(j, raw, rawn) < 0)
+		goto out;
+	at = lay_out(j, rawn, align, UINT64_MAX);
+	first = at;
+	if (at > room) {
+		if (!(cc = calloc(j->nw, sizeof(*cc)))) {
+			err_nomem(j->e);
+			goto out;
+		}
+		for (size_t b = 0; b < j->nw; b++) {
+			if (compress(j, raw[b], rawn[b], &cc[b]) < 0)
+				goto out;
+			free(raw[b]);
+			raw[b] = cc[b].p;
+			rawn[b] = cc[b].len;
+			cc[b].p = NULL;
+		}
+		at = lay_out(j, rawn, align, UINT64_MAX);
+		if (at > room) {
+			err_code_set(j->e, ERR_MALFORMED, "the code objects "
+				     "make a .hip_fatbin of %llu bytes (%llu as "
+				     "CCOBs), more than the %llu it had",
+				     (unsigned long long)first,
+				     (unsigned long long)at,
+				     (unsigned long long)room);
+			goto out;
 		}
 	}
+	if (at > SIZE_MAX || !(p = calloc(at ? (size_t)at : 1, 1))) {
+		err_nomem(j->e);
+		goto out;
+	}
+	for (size_t b = 0; b < j->nw; b++)
+		memcpy(p + j->start[b], raw[b], rawn[b]);
 	*fat = p;
 	*size = at;
-	p = NULL;
 	rc = 0;
-	goto out;
-big:
-	err_code_set(j->e, ERR_MALFORMED, "the code objects make a "
-		     ".hip_fatbin of more than the %llu bytes it had (were "
-		     "its bundles compressed?)", (unsigned long long)room);
 out:
-	for (size_t b = 0; plans && b < j->nw; b++)
-		bundle_plan_free(&plans[b]);
-	free(plans);
-	free(p);
+	for (size_t b = 0; raw && b < j->nw; b++)
+		free(raw[b]);
+	for (size_t b = 0; cc && b < j->nw; b++)
+		free(cc[b].p);
+	free(cc);
+	free(raw);
+	free(rawn);
 	return rc;
 }
 
@@ -505,9 +649,47 @@ static int set_pointer(struct join *j, uint8_t *o, uint64_t at, uint64_t off,
 	return 0;
 }
 
-/* The bytes of the fat binary, from the split one's. */
-static int rewrite(struct join *j, const uint8_t *fat, uint64_t fsize,
-		   struct io_out *out)
+/* Where the original .hip_fatbin was: its address range now, and, when
+ * .rocm_kpack_ref was put at its start (offload kpack split maps it
+ * there: the section then starts after it), that too. */
+struct region {
+	uint64_t addr, size, align;
+};
+
+static int region_of(struct join *j, const struct elfscan_section *hf,
+		     const struct elfscan_section *ref, struct region *r)
+{
+	r->addr = hf->addr;
+	r->size = hf->size;
+	r->align = hf->align;
+	if ((ref->flags & SHF_ALLOC_) && ref->addr <= hf->addr &&
+	    hf->addr - ref->addr == ref->size) {
+		r->addr = ref->addr;
+		r->size += ref->size;
+		/* Its alignment went with its start: clang's. */
+		if (r->align <= 1)
+			r->align = HIP_FATBIN_ALIGN;
+	}
+	if (!r->align)
+		r->align = 1;
+	if (r->align & (r->align - 1))
+		return err_code_set(j->e, ERR_MALFORMED, ".hip_fatbin: "
+				    "alignment %llu is not a power of two",
+				    (unsigned long long)r->align);
+	if (r->size > UINT64_MAX - r->addr)
+		return err_code_set(j->e, ERR_MALFORMED, ".hip_fatbin: its "
+				    "%llu bytes at 0x%llx run past the address "
+				    "space", (unsigned long long)r->size,
+				    (unsigned long long)r->addr);
+	return 0;
+}
+
+/* The bytes of the fat binary, from the split one's: the .hip_fatbin
+ * (fsize bytes at fat) at the region's address, where a segment maps
+ * file bytes over all of it (written there), else in new file bytes the
+ * segments that map parts of it (and nothing else) map. */
+static int rewrite(struct join *j, const struct region *rg,
+		   const uint8_t *fat, uint64_t fsize, struct io_out *out)
 {
 	const struct elfscan_section *hf = section(&j->s, ".hip_fatbin");
 	const struct elfscan_section *seg = section(&j->s, ".hipFatBinSegment");
@@ -515,8 +697,9 @@ static int rewrite(struct join *j, const uint8_t *fat, uint64_t fsize,
 	uint64_t phoff = get_le(j->buf + EHDR_PHOFF, 8);
 	uint64_t shoff = get_le(j->buf + EHDR_SHOFF, 8);
 	size_t phnum = (size_t)get_le(j->buf + EHDR_PHNUM, 2);
-	uint64_t total = j->len, at = j->len, malign = 1;
-	uint8_t *o = NULL;
+	uint64_t total = j->len, at = UINT64_MAX, malign = 1;
+	uint64_t end = rg->addr + rg->size;
+	uint8_t *o = NULL, *sh;
 	int rc = -1;
 
 	if (get_le(j->buf + EHDR_PHENTSIZE, 2) != PHDR ||
@@ -524,58 +707,71 @@ static int rewrite(struct join *j, const uint8_t *fat, uint64_t fsize,
 	    phnum > (j->len - phoff) / PHDR)
 		return err_code_set(j->e, ERR_MALFORMED, "program headers "
 				    "run past the end of the file");
-	if (hf->type == SHT_NOBITS_) {
-		/* Where the bytes go: past the end, congruent to the address
-		 * modulo the largest alignment of the pieces that map it. */
+	/* A segment with file bytes over the whole range: in place. */
+	for (size_t i = 0; i < phnum && at == UINT64_MAX; i++) {
+		const uint8_t *ph = j->buf + phoff + i * PHDR;
+		uint64_t off = get_le(ph + 8, 8), va = get_le(ph + 16, 8);
+		uint64_t fs = get_le(ph + 32, 8);
+
+		if (get_le(ph, 4) == PT_LOAD_ && va <= rg->addr &&
+		    fs <= j->len && off <= j->len - fs &&
+		    rg->size <= fs - (rg->addr - va) && rg->addr - va <= fs)
+			at = off + (rg->addr - va);
+	}
+	if (at == UINT64_MAX) {
+		/* Else each segment over part of it must lie inside it (the
+		 * splitter's pieces): they map new bytes at the end, at an
+		 * offset congruent to the address modulo their alignment. */
 		for (size_t i = 0; i < phnum; i++) {
 			const uint8_t *ph = j->buf + phoff + i * PHDR;
 			uint64_t va = get_le(ph + 16, 8), mem = get_le(ph + 40, 8);
 			uint64_t al = get_le(ph + 48, 8);
 
-			if (get_le(ph, 4) != PT_LOAD_ || va >= hf->addr + hf->size ||
-			    hf->addr >= va + mem)
+			if (get_le(ph, 4) != PT_LOAD_ || va >= end ||
+			    (va < rg->addr && mem <= rg->addr - va))
 				continue;
-			if (va < hf->addr || mem > hf->addr + hf->size - va)
+			if (va < rg->addr || mem > end - va)
 				return err_code_set(j->e, ERR_MALFORMED,
 						    "program header %zu maps "
 						    "more than .hip_fatbin", i);
 			if (al > malign && !(al & (al - 1)) && al <= (1u << 30))
 				malign = al;
 		}
-		at = j->len + ((hf->addr % malign) - (j->len % malign) +
+		at = j->len + ((rg->addr % malign) - (j->len % malign) +
 			       malign) % malign;
 		total = at + fsize;
 	}
-	if (!(o = malloc(total ? total : 1)))
+	if (total > SIZE_MAX || !(o = malloc(total ? (size_t)total : 1)))
 		return err_nomem(j->e);
 	memcpy(o, j->buf, j->len);
 	memset(o + j->len, 0, total - j->len);
-	if (hf->type == SHT_NOBITS_) {
-		uint8_t *sh = o + shoff + (uint64_t)hf->index * SHDR;
-
+	if (total == j->len) {
+		memcpy(o + at, fat, fsize);
+		memset(o + at + fsize, 0, rg->size - fsize);
+	} else {
 		memcpy(o + at, fat, fsize);
 		for (size_t i = 0; i < phnum; i++) {
 			uint8_t *ph = o + phoff + i * PHDR;
 			uint64_t va = get_le(ph + 16, 8), mem = get_le(ph + 40, 8);
-			uint64_t rel = va - hf->addr;
+			uint64_t rel = va - rg->addr;
 
-			if (get_le(ph, 4) != PT_LOAD_ || va >= hf->addr + hf->size ||
-			    hf->addr >= va + mem)
+			if (get_le(ph, 4) != PT_LOAD_ || va >= end ||
+			    va < rg->addr)
 				continue;
 			put_le(ph + 8, at + rel, 8);
 			put_le(ph + 32, fsize > rel ? (fsize - rel < mem ?
 						       fsize - rel : mem) : 0, 8);
 		}
-		put_le(sh + 4, SHT_PROGBITS_, 4);
-		put_le(sh + 24, at, 8);
-		put_le(sh + 32, fsize, 8);
-	} else {
-		memcpy(o + hf->offset, fat, fsize);
-		memset(o + hf->offset + fsize, 0, hf->size - fsize);
 	}
+	sh = o + shoff + (uint64_t)hf->index * SHDR;
+	put_le(sh + 4, SHT_PROGBITS_, 4);
+	put_le(sh + 16, rg->addr, 8);
+	put_le(sh + 24, at, 8);
+	put_le(sh + 32, fsize, 8);
+	put_le(sh + 48, rg->align, 8);
 	for (size_t w = 0; w < j->nw; w++) {
 		uint64_t off = seg->offset + w * WRAPPER;
-		uint64_t v = hf->addr + j->start[j->index[w]];
+		uint64_t v = rg->addr + j->start[j->index[w]];
 
 		put_le(o + off, KPACK_HIPF, 4);
 		put_le(o + off + 16, 0, 8);
@@ -621,7 +817,8 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 	struct select all = { 0 };
 	const struct elfscan_section *ref, *seg, *hf;
 	uint8_t *fat = NULL;
-	uint64_t fsize = 0, align;
+	uint64_t fsize = 0;
+	struct region rg;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -657,16 +854,11 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 				     "a reference");
 		goto out;
 	}
-	align = hf->align ? hf->align : 1;
-	if (align & (align - 1)) {
-		err_code_set(e, ERR_MALFORMED, ".hip_fatbin: alignment %llu "
-			     "is not a power of two", (unsigned long long)align);
-		goto out;
-	}
-	if (read_wrappers(&j, seg) < 0 || open_archives(&j) < 0 ||
-	    pick_targets(&j, sel) < 0 || gather(&j) < 0 ||
-	    make_fatbin(&j, align, hf->size, &fat, &fsize) < 0 ||
-	    rewrite(&j, fat, fsize, out) < 0)
+	if (region_of(&j, hf, ref, &rg) < 0 || read_wrappers(&j, seg) < 0 ||
+	    open_archives(&j) < 0 || pick_targets(&j, sel) < 0 ||
+	    gather(&j) < 0 ||
+	    make_fatbin(&j, rg.align, rg.size, &fat, &fsize) < 0 ||
+	    rewrite(&j, &rg, fat, fsize, out) < 0)
 		goto out;
 	st->bundles = j.nw;
 	st->codes = j.nc;
