@@ -38,6 +38,7 @@
  *     PT_LOAD becomes PT_NULL when it maps that section alone.
  * Everything else is the split binary's bytes.  64-bit little-endian ELF
  * (the only HIP hosts there are). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +85,10 @@ struct join {
 	struct archive *a;
 	char **apath;
 	size_t na;
-	char **targets;		/* selected, in order of first appearance */
-	size_t *from;		/* the archive each came from */
+	struct cand *cand;	/* the code objects -t takes */
+	size_t ncand;
+	const char **targets;	/* their targets, by name (in cand's) */
+	size_t *from;		/* the first archive holding each */
 	size_t nt;
 	struct code *c;
 	size_t nc;
@@ -147,11 +150,15 @@ static bool key_index(const struct join *j, const char *key, uint64_t *i)
 	size_t n = strlen(j->ref.kernel_name);
 	char *end;
 
+	/* The runtime asks for "#<index>" in decimal: no sign, no leading
+	 * zero. */
 	if (strncmp(key, j->ref.kernel_name, n) || key[n] != '#' ||
-	    key[n + 1] < '0' || key[n + 1] > '9')
+	    key[n + 1] < '0' || key[n + 1] > '9' ||
+	    (key[n + 1] == '0' && key[n + 2]))
 		return false;
+	errno = 0;
 	*i = strtoull(key + n + 1, &end, 10);
-	return !*end;
+	return !*end && !errno;
 }
 
 static bool takes(struct select *sel, const struct kpack_entry *en,
@@ -236,61 +243,6 @@ static int open_archives(struct join *j)
 	return 0;
 }
 
-/* The targets to join: those of the binary's code objects sel takes. */
-static int pick_targets(struct join *j, struct select *sel)
-{
-	size_t cap = 0;
-
-	for (size_t a = 0; a < j->na; a++) {
-		const struct kpack *k = &j->a[a].k;
-
-		for (size_t i = 0; i < k->n; i++) {
-			const struct kpack_entry *en = &k->v[i];
-			uint64_t idx;
-			char *id;
-			bool take, known = false;
-
-			if (!key_index(j, en->key, &idx))
-				continue;
-			if (!(id = entry_id(en)))
-				return err_nomem(j->e);
-			take = takes(sel, en, id);
-			free(id);
-			if (!take)
-				continue;
-			for (size_t t = 0; t < j->nt && !known; t++)
-				known = !strcmp(j->targets[t], en->target);
-			if (known)
-				continue;
-			if (j->nt == cap) {
-				size_t c = cap ? 2 * cap : 8;
-				char **v = realloc(j->targets, c * sizeof(*v));
-				size_t *fv = v ? realloc(j->from,
-							 c * sizeof(*fv)) : NULL;
-
-				if (v)
-					j->targets = v;
-				if (!fv)
-					return err_nomem(j->e);
-				j->from = fv;
-				cap = c;
-			}
-			if (!(j->targets[j->nt] = strdup(en->target)))
-				return err_nomem(j->e);
-			j->from[j->nt++] = a;
-		}
-	}
-	for (size_t r = 0; r < sel->n; r++)
-		if (!sel->rule[r].hit)
-			return err_code_set(j->e, ERR_NOTHING, "no code object "
-					    "matches --target '%s'",
-					    sel->rule[r].text);
-	if (!j->nt)
-		return err_code_set(j->e, ERR_NOTHING, "the archives hold no "
-				    "code object of '%s'", j->ref.kernel_name);
-	return 0;
-}
-
 /* The wrappers: each HIPK, its index a bundle of its own. */
 static int read_wrappers(struct join *j, const struct elfscan_section *seg)
 {
@@ -333,46 +285,140 @@ static int read_wrappers(struct join *j, const struct elfscan_section *seg)
 	return 0;
 }
 
-/* Each selected target's code object of each bundle, from the first
- * archive holding it. */
+/* A code object of this binary that -t takes: its index, target, and
+ * where (archive a, entry i). */
+struct cand {
+	uint64_t idx;
+	const char *target;
+	size_t a, i;
+};
+
+static int by_cand(const void *x, const void *y)
+{
+	const struct cand *p = x, *q = y;
+	int c;
+
+	if (p->idx != q->idx)
+		return p->idx < q->idx ? -1 : 1;
+	if ((c = strcmp(p->target, q->target)))
+		return c;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+static int by_target(const void *x, const void *y)
+{
+	const struct cand *p = x, *q = y;
+	int c = strcmp(p->target, q->target);
+
+	if (c)
+		return c;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+/* The binary's code objects sel takes, in j->cand sorted by (index,
+ * target, archive, entry); the targets among them in j->targets (by
+ * name), each with the first archive that holds one (j->from). */
+static int pick_targets(struct join *j, struct select *sel)
+{
+	size_t total = 0;
+
+	for (size_t a = 0; a < j->na; a++)
+		total += j->a[a].k.n;
+	if (!(j->cand = calloc(total ? total : 1, sizeof(*j->cand))))
+		return err_nomem(j->e);
+	for (size_t a = 0; a < j->na; a++) {
+		const struct kpack *k = &j->a[a].k;
+
+		for (size_t i = 0; i < k->n; i++) {
+			const struct kpack_entry *en = &k->v[i];
+			uint64_t idx;
+			char *id;
+			bool take;
+
+			if (!key_index(j, en->key, &idx))
+				continue;
+			if (!(id = entry_id(en)))
+				return err_nomem(j->e);
+			take = takes(sel, en, id);
+			free(id);
+			if (take)
+				j->cand[j->ncand++] = (struct cand){
+					.idx = idx, .target = en->target,
+					.a = a, .i = i };
+		}
+	}
+	for (size_t r = 0; r < sel->n; r++)
+		if (!sel->rule[r].hit)
+			return err_code_set(j->e, ERR_NOTHING, "no code object "
+					    "matches --target '%s'",
+					    sel->rule[r].text);
+	if (!j->ncand)
+		return err_code_set(j->e, ERR_NOTHING, "the archives hold no "
+				    "code object of '%s'", j->ref.kernel_name);
+	/* The targets: by name, each first in archive order. */
+	qsort(j->cand, j->ncand, sizeof(*j->cand), by_target);
+	j->targets = calloc(j->ncand, sizeof(*j->targets));
+	j->from = calloc(j->ncand, sizeof(*j->from));
+	if (!j->targets || !j->from)
+		return err_nomem(j->e);
+	for (size_t c = 0; c < j->ncand; c++)
+		if (!c || strcmp(j->cand[c].target, j->cand[c - 1].target)) {
+			j->targets[j->nt] = j->cand[c].target;
+			j->from[j->nt++] = j->cand[c].a;
+		}
+	qsort(j->cand, j->ncand, sizeof(*j->cand), by_cand);
+	return 0;
+}
+
+/* Each target's code object of each bundle, from the first archive
+ * holding it. */
 static int gather(struct join *j)
 {
 	struct ccob_limits lim = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 				   .max_size = CCOB_DEFAULT_MAX_SIZE };
 	struct err sub;
 
-	if (!(j->c = calloc(j->nt * j->nw, sizeof(*j->c))))
+	if (j->nt > SIZE_MAX / sizeof(*j->c) / j->nw ||
+	    !(j->c = calloc(j->nt * j->nw, sizeof(*j->c))))
 		return err_nomem(j->e);
 	for (size_t b = 0; b < j->nw; b++) {
 		for (size_t t = 0; t < j->nt; t++) {
-			const struct kpack_entry *hit = NULL;
+			struct cand key = { .idx = b, .target = j->targets[t] };
 			struct code *c = &j->c[j->nc];
-			size_t a, i = 0;
-			uint64_t idx;
+			const struct cand *hit;
+			size_t lo = 0, hi = j->ncand;
 
-			for (a = 0; a < j->na && !hit; a++)
-				for (i = 0; i < j->a[a].k.n && !hit; i++)
-					if (!strcmp(j->a[a].k.v[i].target,
-						    j->targets[t]) &&
-					    key_index(j, j->a[a].k.v[i].key,
-						      &idx) && idx == b)
-						hit = &j->a[a].k.v[i];
-			if (!hit)
+			/* The first candidate not before (b, target). */
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (by_cand(&j->cand[mid], &key) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			hit = lo < j->ncand ? &j->cand[lo] : NULL;
+			if (!hit || hit->idx != b ||
+			    strcmp(hit->target, j->targets[t]))
 				return err_code_set(j->e, ERR_NOTHING, "no "
 						    "'%s#%zu' for %s in '%s'",
 						    j->ref.kernel_name, b,
 						    j->targets[t],
 						    j->apath[j->from[t]]);
-			a--, i--;
-			if (!(c->id = entry_id(hit)))
+			if (!(c->id = entry_id(&j->a[hit->a].k.v[hit->i])))
 				return err_nomem(j->e);
 			j->nc++;
-			if (kpack_entry_code(j->a[a].in.data, j->a[a].in.len,
-					     &j->a[a].k, i, &lim, &c->data,
-					     &c->size, &sub) < 0)
+			if (kpack_entry_code(j->a[hit->a].in.data,
+					     j->a[hit->a].in.len,
+					     &j->a[hit->a].k, hit->i, &lim,
+					     &c->data, &c->size, &sub) < 0)
 				return err_code_set(j->e, sub.code, "archive "
-						    "'%s': %s", j->apath[a],
-						    sub.why);
+						    "'%s': %s",
+						    j->apath[hit->a], sub.why);
 		}
 	}
 	return 0;
@@ -389,15 +435,20 @@ static int by_id(const void *x, const void *y)
 static int make_bundles(struct join *j, uint8_t **raw, uint64_t *rawn)
 {
 	const char *triple = host_triple(j->s.machine);
+	const char **ids = calloc(j->nt + 1, sizeof(*ids));
+	uint64_t *sizes = calloc(j->nt + 1, sizeof(*sizes));
 	char host[64];
 	int rc = -1;
 
+	if (!ids || !sizes) {
+		err_nomem(j->e);
+		goto out;
+	}
 	if (triple)
 		snprintf(host, sizeof(host), "host-%s-", triple);
 	for (size_t b = 0; b < j->nw; b++) {
 		struct code *c = j->c + b * j->nt;
-		const char *ids[j->nt + 1];
-		uint64_t sizes[j->nt + 1], o = 0;
+		uint64_t o = 0;
 		struct bundle_plan plan;
 		size_t n = 0;
 
@@ -435,6 +486,8 @@ static int make_bundles(struct join *j, uint8_t **raw, uint64_t *rawn)
 	}
 	rc = 0;
 out:
+	free(ids);
+	free(sizes);
 	return rc;
 }
 
@@ -715,7 +768,7 @@ static int rewrite(struct join *j, const struct region *rg,
 
 		if (get_le(ph, 4) == PT_LOAD_ && va <= rg->addr &&
 		    fs <= j->len && off <= j->len - fs &&
-		    rg->size <= fs - (rg->addr - va) && rg->addr - va <= fs)
+		    rg->addr - va <= fs && rg->size <= fs - (rg->addr - va))
 			at = off + (rg->addr - va);
 	}
 	if (at == UINT64_MAX) {
@@ -880,9 +933,8 @@ out:
 	}
 	free(j.a);
 	free(j.apath);
-	for (size_t i = 0; i < j.nt; i++)
-		free(j.targets[i]);
 	free(j.targets);
+	free(j.cand);
 	free(j.from);
 	free(j.index);
 	free(j.start);
