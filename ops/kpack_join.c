@@ -474,9 +474,10 @@ static int make_bundles(struct join *j, uint8_t **raw, uint64_t *rawn)
 			const struct bundle_piece *pc = &plan.piece[k];
 			long in = pc->input - (triple ? 1 : 0);
 
-			memcpy(raw[b] + o, pc->lit, pc->lit_len);
+			if (pc->lit_len)
+				memcpy(raw[b] + o, pc->lit, pc->lit_len);
 			o += pc->lit_len + pc->pad;
-			if (pc->input >= 0 && in >= 0) {
+			if (pc->input >= 0 && in >= 0 && c[in].size) {
 				memcpy(raw[b] + o, c[in].data, c[in].size);
 				o += c[in].size;
 			}
