@@ -81,23 +81,22 @@ static bool inside(const char *path, const char *dir)
 					  (n == 1 && dir[0] == '/'));
 }
 
-/* out resolved as far as it exists: its parent's real path and its name. */
+/* out resolved as far as it exists: the real path of its deepest existing
+ * ancestor, then the rest as given. */
 static char *resolve_out(const char *out)
 {
-	char *copy = strdup(out), *slash, *parent, *r;
+	char *copy, *slash, *parent, *r;
 	const char *name;
 
-	if (!copy)
-		return NULL;
-	if ((r = realpath(out, NULL))) {
-		free(copy);
+	if ((r = realpath(out, NULL)) || errno != ENOENT)
 		return r;
-	}
+	if (!(copy = strdup(out)))
+		return NULL;
 	slash = strrchr(copy, '/');
 	if (slash) {
 		*slash = 0;
 		name = slash + 1;
-		parent = realpath(*copy ? copy : "/", NULL);
+		parent = resolve_out(*copy ? copy : "/");
 	} else {
 		name = copy;
 		parent = realpath(".", NULL);

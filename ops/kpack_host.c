@@ -9,14 +9,16 @@
  *   - the .hip_fatbin bytes are not needed any more.
  * The splitter maps its new section with a new PT_LOAD and moves the
  * program headers; we put the map where .hip_fatbin began, in the
- * PT_LOAD that already holds it, so no segment moves: the first pass
- * (core/elfcopy, llvm-objcopy's layout) only adds the section's name and
- * header, the second points that header at the map and makes the rest of
- * .hip_fatbin NOBITS, its bytes a hole. */
+ * PT_LOAD that already holds it: the first pass (core/elfcopy,
+ * llvm-objcopy's layout) only adds the section's name and header, the
+ * second points that header at the map and makes .hip_fatbin NOBITS and
+ * unallocated, then ops/elf_shrink cuts the whole pages its code held out
+ * of the file (as prune does), or, where it cannot, they stay a hole. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kpack_host.h"
+#include "elf_shrink.h"
 #include "prune_pointers.h"
 #include "../core/bytes.h"
 #include "../core/elfcopy.h"
@@ -161,6 +163,73 @@ static int put_all(struct io_out *o, const uint8_t *p, uint64_t n,
 	return n ? io_out_write(o, p, (size_t)n, e) : 0;
 }
 
+/* The largest p_align of b's PT_LOADs (64-bit little endian), at least a
+ * page. */
+static uint64_t load_align(const uint8_t *b, size_t n)
+{
+	uint64_t phoff = get_le(b + 0x20, 8), a = 4096;
+	size_t phnum = (size_t)get_le(b + 0x38, 2);
+
+	for (size_t i = 0; i < phnum && phoff <= n && i < (n - phoff) / 56;
+	     i++) {
+		const uint8_t *p = b + phoff + i * 56;
+
+		if (get_le(p, 4) == 1 && get_le(p + 48, 8) > a)
+			a = get_le(p + 48, 8);
+	}
+	return a;
+}
+
+/* b written to out, the whole pages .hip_fatbin's code held cut out where
+ * elf_shrink finds it safe (its PT_LOAD split around them, what follows
+ * moved down; the program header table after the ELF header when the file
+ * has a symbol table, so that GNU strip keeps it loadable, else in the
+ * freed bytes), else those bytes a hole. */
+static int shrink(const uint8_t *b, size_t n, const struct kpack_host *h,
+		  size_t ref_len, const struct elfscan *s, struct io_out *out,
+		  struct err *e)
+{
+	uint64_t z = h->fat_off + ref_len, end = h->fat_off + h->fat_size;
+	uint64_t a = load_align(b, n), lo = (z + a - 1) / a * a;
+	uint64_t hi = end / a * a, pos = 0;
+	struct elf_shrink sh = { 0 };
+	bool symtab = false;
+	int rc = 0;
+
+	for (size_t i = 1; i < s->n; i++)
+		symtab |= s->sec[i].type == 2;	/* SHT_SYMTAB */
+	if (lo < hi) {
+		struct elf_shrink_hole hole = { lo, hi - lo };
+
+		rc = elf_shrink_plan(b, n, &hole, 1, NULL, 0, symtab ?
+				     ELF_SHRINK_AFTER_EHDR : ELF_SHRINK_IN_CUT,
+				     &sh, e);
+	}
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {	/* not shrunk: the code's bytes a hole */
+		elf_shrink_free(&sh);
+		return put_all(out, b, z, e) == 0 &&
+		       io_out_hole(out, end - z, e) == 0 &&
+		       put_all(out, b + end, n - end, e) == 0 ? 0 : -1;
+	}
+	rc = 0;
+	for (size_t i = 0; i < sh.n && rc == 0; i++) {
+		const struct elf_shrink_edit *ed = &sh.edit[i];
+
+		rc = put_all(out, b + pos, ed->offset - pos, e);
+		if (rc == 0 && ed->kind == ELF_SHRINK_ZERO)
+			rc = io_out_hole(out, ed->len, e);
+		else if (rc == 0 && ed->kind == ELF_SHRINK_BYTES)
+			rc = put_all(out, ed->bytes, ed->bytes_len, e);
+		pos = ed->offset + ed->len;
+	}
+	if (rc == 0)
+		rc = put_all(out, b + pos, n - pos, e);
+	elf_shrink_free(&sh);
+	return rc;
+}
+
 int kpack_host_write(const uint8_t *buf, size_t len,
 		     const struct kpack_host *h, const uint8_t *ref,
 		     size_t ref_len, struct io_out *out, struct err *e)
@@ -216,8 +285,11 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 		put_le(r + 24, h->fat_off, 8);
 		put_le(r + 32, ref_len, 8);
 		put_le(r + 48, 1, 8);
+		/* No bytes, and no memory: nothing reads it any more, and
+		 * its pages may be cut out of the file and of the segment. */
 		put_le(f + 4, SHT_NOBITS_, 4);
-		put_le(f + 16, h->fat_addr + ref_len, 8);
+		put_le(f + 8, 0, 8);
+		put_le(f + 16, 0, 8);
 		put_le(f + 24, h->fat_off + ref_len, 8);
 		put_le(f + 32, h->fat_size - ref_len, 8);
 		put_le(f + 48, 1, 8);
@@ -262,13 +334,7 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 			}
 		}
 	}
-	{
-		uint64_t z = h->fat_off + ref_len, end = h->fat_off + h->fat_size;
-
-		rc = put_all(out, b, z, e) == 0 &&
-		     io_out_hole(out, end - z, e) == 0 &&
-		     put_all(out, b + end, n - end, e) == 0 ? 0 : -1;
-	}
+	rc = shrink(b, n, h, ref_len, &s, out, e);
 out:
 	elfscan_free(&s);
 	free(b);

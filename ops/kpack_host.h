@@ -30,10 +30,11 @@ int kpack_host_plan(const uint8_t *buf, size_t len, struct kpack_host *h,
 		    struct err *e);
 void kpack_host_free(struct kpack_host *h);
 /* Write the rewritten file to out: .rocm_kpack_ref (ref, ref_len bytes,
- * which fit in .hip_fatbin) where .hip_fatbin's bytes began, allocated,
- * and the rest of .hip_fatbin a NOBITS section after it (its bytes zero,
- * a hole in the file); every wrapper HIPK, pointing at the map, reserved1
- * its index.  Segments, addresses and every other byte stay. */
+ * which fit in .hip_fatbin) where .hip_fatbin's bytes began, allocated;
+ * .hip_fatbin NOBITS and unallocated, the whole pages of its code cut out
+ * of the file where ops/elf_shrink finds it safe, else a hole; every
+ * wrapper HIPK, pointing at the map, reserved1 its index.  Addresses and
+ * every other byte stay. */
 int kpack_host_write(const uint8_t *buf, size_t len,
 		     const struct kpack_host *h, const uint8_t *ref,
 		     size_t ref_len, struct io_out *out, struct err *e);

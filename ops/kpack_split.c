@@ -133,11 +133,15 @@ static int visit(void *ctx, const struct inspect_node *n)
 		for (size_t i = 0; i + 1 < n->name_len; i++)
 			if (id[i] == '-' && id[i + 1] == '-')
 				dash = id + i;
-		if (!dash || !n->data || !sp->nbundles)
-			return err_code_set(sp->e, ERR_MALFORMED, "bundle "
-					    "entry '%.*s' names no target",
-					    (int)(n->name_len > 200 ? 200 :
-						  n->name_len), id);
+		/* Our own failures stop the walk with 1, the record
+		 * ours (-1 would say out of memory). */
+		if (!dash || !n->data || !sp->nbundles) {
+			err_code_set(sp->e, ERR_MALFORMED, "bundle entry "
+				     "'%.*s' names no target",
+				     (int)(n->name_len > 200 ? 200 :
+					   n->name_len), id);
+			return 1;
+		}
 		if (sp->nk == sp->capk) {
 			size_t cap = sp->capk ? 2 * sp->capk : 16;
 			struct kern *v = realloc(sp->k, cap * sizeof(*v));
@@ -165,11 +169,12 @@ static int visit(void *ctx, const struct inspect_node *n)
 		memcpy(k->code, n->data, (size_t)n->size);
 		sp->nk++;
 		if (!arch_ok(k->arch) || strlen(k->arch) != n->name_len -
-		    (size_t)(dash + 2 - id))
-			return err_code_set(sp->e, ERR_MALFORMED, "bundle "
-					    "entry '%.200s': its target "
-					    "cannot name an archive file",
-					    k->id);
+		    (size_t)(dash + 2 - id)) {
+			err_code_set(sp->e, ERR_MALFORMED, "bundle entry "
+				     "'%.200s': its target cannot name an "
+				     "archive file", k->id);
+			return 1;
+		}
 		for (size_t i = sp->first_kern; i + 1 < sp->nk; i++)
 			if (!strcmp(sp->k[i].arch, k->arch))
 				k->index++;
@@ -224,6 +229,7 @@ static int check_indices(struct split *sp, const struct kpack_host *h)
 	return 0;
 }
 
+/* A linked file already split, or whose wrappers have no fat binary. */
 static int refuse_split(const uint8_t *buf, size_t len, struct err *e)
 {
 	struct elfscan s;
@@ -231,10 +237,18 @@ static int refuse_split(const uint8_t *buf, size_t len, struct err *e)
 
 	if (!elfscan_is_elf(buf, len) || elfscan_open(&s, buf, len, e) < 0)
 		return 0;
-	for (size_t i = 1; i < s.n; i++)
+	bool fat = false, seg = false;
+
+	for (size_t i = 1; i < s.n; i++) {
 		if (!strcmp(s.sec[i].name, ".rocm_kpack_ref"))
 			rc = err_code_set(e, ERR_OTHER, "already split (it has "
 					  ".rocm_kpack_ref)");
+		fat |= !strcmp(s.sec[i].name, ".hip_fatbin");
+		seg |= !strcmp(s.sec[i].name, ".hipFatBinSegment");
+	}
+	if (!rc && seg && !fat && (s.e_type == 2 || s.e_type == 3))
+		rc = err_code_set(e, ERR_MALFORMED, "HIP wrappers "
+				  "(.hipFatBinSegment) but no .hip_fatbin");
 	elfscan_free(&s);
 	return rc;
 }
@@ -320,7 +334,7 @@ static int one_file(struct split *sp, struct tree *t, size_t fi,
 	if (io_in_open(&in, t->file[fi].path, sp->e) < 0)
 		return -1;
 	if (refuse_split(in.data, in.len, sp->e) < 0 ||
-	    inspect_walk(in.data, in.len, &wo, visit, sp, sp->e) < 0)
+	    inspect_walk(in.data, in.len, &wo, visit, sp, sp->e) != 0)
 		goto out;
 	if (!(dest = join(o->out, rel))) {
 		err_nomem(sp->e);
