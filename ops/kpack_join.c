@@ -1,28 +1,28 @@
-/* kpack_join: undo what rocm-kpack's splitter did to a host binary
- * (python/rocm_kpack/elf/kpack_transform.py, kpack_offload_binary; spec:
- * docs/multi_arch_packaging_with_kpack.md, "Binary Conversion"), with the
- * code objects its archives hold.
+/* kpack_join: undo what a kpack splitter did to a host binary (rocm-kpack's:
+ * python/rocm_kpack/elf/kpack_transform.py, kpack_offload_binary; ours:
+ * ops/kpack_host.c; spec: docs/multi_arch_packaging_with_kpack.md,
+ * "Binary Conversion"), with the code objects its archives hold.
  *
- * What the splitter did, and what is undone:
- *   - .hip_fatbin's whole pages were cut from the file ("zero-paging"):
- *     the section became SHT_NOBITS, its PT_LOAD split into pieces, the
- *     bytes of its address range a piece with no file bytes.  Its address
- *     and size stay, and so does where each bundle was: one bundle per
- *     wrapper, in wrapper order, each at the section's alignment after
- *     the one before (the linker's concatenation of one .hip_fatbin per
- *     translation unit).  The bundles are made again there: entries in
- *     clang's order (the host's, empty, then the devices' by bundle ID)
- *     at 4096-byte alignment (clang's HIP driver bundles with
- *     -bundle-align=4096), entry IDs the splitter's TOC metadata
- *     "target" (else hipv4-amdgcn-amd-amdhsa--<target>), the host's
- *     host-<triple>- from the ELF machine.  For every target of the
- *     original that makes the original .hip_fatbin byte for byte (an
- *     original of compressed bundles, CCOBs, made larger ones: an error,
- *     as is anything that does not fit the address range).  The bytes go
- *     at the end of the file, at an offset congruent to the address, and
- *     the pieces that mapped the range map them; the section is PROGBITS
- *     again, its size what the bundles take.  A .hip_fatbin the splitter
- *     left in place (too small to zero-page) is overwritten where it is.
+ * What the splitters did, and what is undone:
+ *   - .hip_fatbin's bytes were dropped.  rocm-kpack "zero-pages" it: the
+ *     section NOBITS, its whole pages cut from the file, its PT_LOAD split
+ *     into pieces (one with no file bytes); address, size and alignment
+ *     stay.  offload kpack split puts .rocm_kpack_ref at its start and
+ *     makes the rest an unallocated NOBITS section (a hole, or cut out of
+ *     the file, the program headers perhaps moved there).  Either way the
+ *     range it had is known (struct region), and where each bundle was:
+ *     one bundle per wrapper, in wrapper order, each at the section's
+ *     alignment after the one before (the linker's concatenation of one
+ *     .hip_fatbin per translation unit).  The bundles are made again:
+ *     entries in clang's order (the host's, empty, then the devices' by
+ *     bundle ID) at 4096-byte alignment (clang's HIP driver bundles with
+ *     -bundle-align=4096), entry IDs the splitter's TOC metadata "target"
+ *     (else hipv4-amdgcn-amd-amdhsa--<target>), the host's host-<triple>-
+ *     from the ELF machine.  For every target of the original that makes
+ *     the original .hip_fatbin byte for byte.  When they do not fit the
+ *     range but their CCOBs do, the original's were compressed: CCOBs
+ *     (clang's, byte for byte).  They go in that range where the file can
+ *     take them there (enum place), else into a new segment.
  *   - each wrapper (.hipFatBinSegment, 24 bytes) became HIPK, its pointer
  *     aimed at .rocm_kpack_ref (the R_*_RELATIVE addend; the slot
  *     zeroed), its reserved1 the index of its code object (the "#<i>" of
@@ -30,14 +30,13 @@
  *     pointer the address of bundle i: the RELATIVE addend when there is
  *     one, and the slot's bytes (what the linker writes there, and what
  *     a RELR-relocated or absolute pointer is).
- *   - .rocm_kpack_ref was added, mapped by a PT_LOAD of its own.  It is
- *     dropped: a binary with it reads as split (offload ls, AMD's tools,
- *     whose splitter refuses to split it again), and what it says is no
- *     longer true.  Its section header goes (the last one, where the
- *     splitter appends it; else the header is zeroed, SHT_NULL), and its
+ *   - .rocm_kpack_ref was added (rocm-kpack maps it with a PT_LOAD of its
+ *     own).  It is dropped: a binary with it reads as split (offload ls,
+ *     AMD's tools, whose splitter refuses to split it again), and what it
+ *     says is no longer true.  Its section header goes (drop_header), its
  *     PT_LOAD becomes PT_NULL when it maps that section alone.
- * Everything else is the split binary's bytes.  64-bit little-endian ELF
- * (the only HIP hosts there are). */
+ * Everything else is the split binary's bytes.  64-bit little-endian
+ * linked ELF files (the only HIP hosts there are). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +54,15 @@ enum {
 	WRAPPER = 24,		/* u32 magic, u32 version, ptr, reserved1 */
 	ENTRY_ALIGN = 4096,	/* clang HIP: -bundle-align=4096 */
 	HIP_FATBIN_ALIGN = 4096,	/* clang's .hip_fatbin sections */
-	SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_NOBITS_ = 8, SHF_ALLOC_ = 2,
-	PT_NULL_ = 0, PT_LOAD_ = 1,
+	HIP_FATBIN_ALIGN_MAX = 1u << 20,
+	SHT_PROGBITS_ = 1, SHT_SYMTAB_ = 2, SHT_RELA_ = 4, SHT_NOBITS_ = 8,
+	SHT_REL_ = 9, SHT_DYNSYM_ = 11, SHT_GROUP_ = 17, SHT_SYMTAB_SHNDX_ = 18,
+	SHF_ALLOC_ = 2, SHF_INFO_LINK_ = 0x40, SHN_LORESERVE_ = 0xff00,
+	SHN_XINDEX_ = 0xffff,
+	PT_NULL_ = 0, PT_LOAD_ = 1, PT_PHDR_ = 6, PF_R_ = 4,
 	EHDR_PHOFF = 32, EHDR_SHOFF = 40, EHDR_PHENTSIZE = 54, EHDR_PHNUM = 56,
-	EHDR_SHENTSIZE = 58, EHDR_SHNUM = 60, SHDR = 64, PHDR = 56,
+	EHDR_SHENTSIZE = 58, EHDR_SHNUM = 60, EHDR_SHSTRNDX = 62, SHDR = 64,
+	PHDR = 56,
 };
 
 static const char amdgcn[] = "amdgcn-amd-amdhsa";
@@ -606,16 +610,17 @@ out:
 	return rc;
 }
 
-/* The .hip_fatbin, within room bytes: the bundles, each at the
- * alignment after the one before; CCOBs of them when the bundles do not
- * fit (the original's were compressed).  *fat (malloc'd), *size bytes. */
+/* The .hip_fatbin: the bundles one after another at align.  Where they
+ * do not fit room (the bytes the original took) but their CCOBs do, the
+ * original's were compressed: CCOBs.  *in_room says whether what is made
+ * fits (when neither does: the bundles, to go elsewhere).  *fat
+ * (malloc'd), *size bytes; bundle b at j->start[b]. */
 static int make_fatbin(struct join *j, uint64_t align, uint64_t room,
-		       uint8_t **fat, uint64_t *size)
+		       uint8_t **fat, uint64_t *size, bool *in_room)
 {
 	uint8_t **raw = calloc(j->nw, sizeof(*raw));
-	uint64_t *rawn = calloc(j->nw, sizeof(*rawn));
+	uint64_t *rawn = calloc(j->nw, sizeof(*rawn)), *ccn = NULL, at;
 	struct ccob_buf *cc = NULL;
-	uint64_t at, first = 0;
 	uint8_t *p = NULL;
 	int rc = -1;
 
@@ -625,33 +630,35 @@ static int make_fatbin(struct join *j, uint64_t align, uint64_t room,
 	}
 	if (make_bundles(j, raw, rawn) < 0)
 		goto out;
-	at = lay_out(j, rawn, align, UINT64_MAX);
-	first = at;
-	if (at > room) {
-		if (!(cc = calloc(j->nw, sizeof(*cc)))) {
+	*in_room = lay_out(j, rawn, align, UINT64_MAX) <= room;
+	if (!*in_room) {
+		if (!(cc = calloc(j->nw, sizeof(*cc))) ||
+		    !(ccn = calloc(j->nw, sizeof(*ccn)))) {
 			err_nomem(j->e);
 			goto out;
 		}
 		for (size_t b = 0; b < j->nw; b++) {
 			if (compress(j, raw[b], rawn[b], &cc[b]) < 0)
 				goto out;
-			free(raw[b]);
-			raw[b] = cc[b].p;
-			rawn[b] = cc[b].len;
-			cc[b].p = NULL;
+			ccn[b] = cc[b].len;
 		}
-		at = lay_out(j, rawn, align, UINT64_MAX);
-		if (at > room) {
-			err_code_set(j->e, ERR_MALFORMED, "the code objects "
-				     "make a .hip_fatbin of %llu bytes (%llu as "
-				     "CCOBs), more than the %llu it had",
-				     (unsigned long long)first,
-				     (unsigned long long)at,
-				     (unsigned long long)room);
-			goto out;
+		if (lay_out(j, ccn, align, UINT64_MAX) <= room) {
+			for (size_t b = 0; b < j->nw; b++) {
+				free(raw[b]);
+				raw[b] = cc[b].p;
+				rawn[b] = ccn[b];
+				cc[b].p = NULL;
+			}
+			*in_room = true;
 		}
 	}
-	if (at > SIZE_MAX || !(p = calloc(at ? (size_t)at : 1, 1))) {
+	at = lay_out(j, rawn, align, UINT64_MAX);
+	if (at > SIZE_MAX) {
+		err_code_set(j->e, ERR_MALFORMED, "the code objects make a "
+			     ".hip_fatbin too large to write");
+		goto out;
+	}
+	if (!(p = calloc(at ? (size_t)at : 1, 1))) {
 		err_nomem(j->e);
 		goto out;
 	}
@@ -666,6 +673,7 @@ out:
 	for (size_t b = 0; cc && b < j->nw; b++)
 		free(cc[b].p);
 	free(cc);
+	free(ccn);
 	free(raw);
 	free(rawn);
 	return rc;
@@ -703,9 +711,11 @@ static int set_pointer(struct join *j, uint8_t *o, uint64_t at, uint64_t off,
 	return 0;
 }
 
-/* Where the original .hip_fatbin was: its address range now, and, when
- * .rocm_kpack_ref was put at its start (offload kpack split maps it
- * there: the section then starts after it), that too. */
+/* Where the original .hip_fatbin was (its address range and alignment):
+ * the section's, when still allocated (the reference splitter keeps it,
+ * NOBITS); when offload kpack split put .rocm_kpack_ref at its start, that
+ * with the rest (an older split: the section allocated after it; now:
+ * unallocated, its size the rest's), the alignment then clang's. */
 struct region {
 	uint64_t addr, size, align;
 };
@@ -713,16 +723,31 @@ struct region {
 static int region_of(struct join *j, const struct elfscan_section *hf,
 		     const struct elfscan_section *ref, struct region *r)
 {
+	bool ref_alloc = ref->flags & SHF_ALLOC_;
+
 	r->addr = hf->addr;
 	r->size = hf->size;
 	r->align = hf->align;
-	if ((ref->flags & SHF_ALLOC_) && ref->addr <= hf->addr &&
-	    hf->addr - ref->addr == ref->size) {
+	if (hf->flags & SHF_ALLOC_) {
+		if (ref_alloc && ref->addr <= hf->addr &&
+		    hf->addr - ref->addr == ref->size) {
+			r->addr = ref->addr;
+			r->size += ref->size;
+			if (r->align <= 1)
+				r->align = HIP_FATBIN_ALIGN;
+		}
+	} else if (ref_alloc && hf->type == SHT_NOBITS_) {
 		r->addr = ref->addr;
-		r->size += ref->size;
-		/* Its alignment went with its start: clang's. */
-		if (r->align <= 1)
-			r->align = HIP_FATBIN_ALIGN;
+		r->size = ref->size + hf->size;
+		r->align = HIP_FATBIN_ALIGN;
+		if (r->size < hf->size)
+			return err_code_set(j->e, ERR_MALFORMED, ".hip_fatbin: "
+					    "%llu bytes, too many",
+					    (unsigned long long)hf->size);
+	} else {
+		return err_code_set(j->e, ERR_MALFORMED, ".hip_fatbin is not "
+				    "in memory, nor .rocm_kpack_ref where it "
+				    "was: its place is not known");
 	}
 	if (!r->align)
 		r->align = 1;
@@ -730,6 +755,11 @@ static int region_of(struct join *j, const struct elfscan_section *hf,
 		return err_code_set(j->e, ERR_MALFORMED, ".hip_fatbin: "
 				    "alignment %llu is not a power of two",
 				    (unsigned long long)r->align);
+	if (r->align > HIP_FATBIN_ALIGN_MAX)
+		return err_code_set(j->e, ERR_MALFORMED, ".hip_fatbin: "
+				    "alignment %llu is beyond %u",
+				    (unsigned long long)r->align,
+				    HIP_FATBIN_ALIGN_MAX);
 	if (r->size > UINT64_MAX - r->addr)
 		return err_code_set(j->e, ERR_MALFORMED, ".hip_fatbin: its "
 				    "%llu bytes at 0x%llx run past the address "
@@ -738,94 +768,292 @@ static int region_of(struct join *j, const struct elfscan_section *hf,
 	return 0;
 }
 
-/* The bytes of the fat binary, from the split one's: the .hip_fatbin
- * (fsize bytes at fat) at the region's address, where a segment maps
- * file bytes over all of it (written there), else in new file bytes the
- * segments that map parts of it (and nothing else) map. */
-static int rewrite(struct join *j, const struct region *rg,
+static bool overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
+{
+	return an && bn && a < b + bn && b < a + an && a + an > a &&
+	       b + bn > b;
+}
+
+/* The program headers, checked. */
+struct phdrs {
+	uint64_t off;
+	size_t n;
+};
+
+/* Whether nothing but .hip_fatbin and .rocm_kpack_ref is in the range:
+ * no other allocated section in memory, no program header table; when
+ * file_len, no other section's bytes nor a header table in the file range
+ * [file_off, +file_len). */
+static bool clear(const struct join *j, const struct phdrs *ph,
+		  const struct region *rg, uint64_t file_off,
+		  uint64_t file_len)
+{
+	uint64_t shoff = get_le(j->buf + EHDR_SHOFF, 8);
+
+	for (size_t k = 1; k < j->s.n; k++) {
+		const struct elfscan_section *x = &j->s.sec[k];
+
+		if (!strcmp(x->name, ".hip_fatbin") ||
+		    !strcmp(x->name, ".rocm_kpack_ref"))
+			continue;
+		if ((x->flags & SHF_ALLOC_) &&
+		    overlap(x->addr, x->size, rg->addr, rg->size))
+			return false;
+		if (file_len && x->type != SHT_NOBITS_ &&
+		    overlap(x->offset, x->size, file_off, file_len))
+			return false;
+	}
+	for (size_t i = 0; i < ph->n; i++) {
+		const uint8_t *p = j->buf + ph->off + i * PHDR;
+
+		if (get_le(p, 4) == PT_PHDR_ &&
+		    overlap(get_le(p + 16, 8), get_le(p + 40, 8), rg->addr,
+			    rg->size))
+			return false;
+	}
+	return !file_len ||
+	       (!overlap(ph->off, ph->n * PHDR, file_off, file_len) &&
+		!overlap(shoff, j->s.n * SHDR, file_off, file_len));
+}
+
+/* Where the bytes of .hip_fatbin go. */
+enum place {
+	IN_PLACE,	/* a segment has file bytes for the whole range */
+	REPOINT,	/* the segments over parts of it lie inside it (the
+			 * reference splitter's pieces): they map new bytes
+			 * at the end of the file */
+	NEW_SEGMENT,	/* elsewhere: a new PT_LOAD past the others, the
+			 * program headers moved into it */
+};
+
+/* Which, and for IN_PLACE the file offset of the range's start. */
+static enum place choose(const struct join *j, const struct phdrs *ph,
+			 const struct region *rg, bool in_room, uint64_t *at)
+{
+	uint64_t end = rg->addr + rg->size;
+	bool inside = true;
+
+	if (!in_room)
+		return NEW_SEGMENT;
+	for (size_t i = 0; i < ph->n; i++) {
+		const uint8_t *p = j->buf + ph->off + i * PHDR;
+		uint64_t off = get_le(p + 8, 8), va = get_le(p + 16, 8);
+		uint64_t fs = get_le(p + 32, 8);
+
+		if (get_le(p, 4) == PT_LOAD_ && va <= rg->addr &&
+		    fs <= j->len && off <= j->len - fs &&
+		    rg->addr - va <= fs && rg->size <= fs - (rg->addr - va) &&
+		    clear(j, ph, rg, off + (rg->addr - va), rg->size)) {
+			*at = off + (rg->addr - va);
+			return IN_PLACE;
+		}
+	}
+	for (size_t i = 0; i < ph->n; i++) {
+		const uint8_t *p = j->buf + ph->off + i * PHDR;
+		uint64_t va = get_le(p + 16, 8), mem = get_le(p + 40, 8);
+
+		if (get_le(p, 4) == PT_LOAD_ && overlap(va, mem, rg->addr,
+							rg->size) &&
+		    (va < rg->addr || mem > end - va))
+			inside = false;
+	}
+	return inside && clear(j, ph, rg, 0, 0) ? REPOINT : NEW_SEGMENT;
+}
+
+/* The largest power-of-two alignment of the loadable segments (a page
+ * at least), and where the highest one ends. */
+static void loads(const struct join *j, const struct phdrs *ph,
+		  uint64_t *page, uint64_t *top)
+{
+	*page = 4096;
+	*top = 0;
+	for (size_t i = 0; i < ph->n; i++) {
+		const uint8_t *p = j->buf + ph->off + i * PHDR;
+		uint64_t va = get_le(p + 16, 8), mem = get_le(p + 40, 8);
+		uint64_t al = get_le(p + 48, 8);
+
+		if (get_le(p, 4) != PT_LOAD_)
+			continue;
+		if (al > *page && !(al & (al - 1)) && al <= (1u << 30))
+			*page = al;
+		if (va + mem >= va && va + mem > *top)
+			*top = va + mem;
+	}
+}
+
+/* Section k's header taken out of the table at shoff in o: the ones
+ * after it move down, and every index past it that the file holds goes
+ * down by one (e_shstrndx, sh_link, the sh_info of relocation sections
+ * and of SHF_INFO_LINK ones, symbols' st_shndx, group members). */
+static void drop_header(const struct join *j, uint8_t *o, uint64_t shoff,
+			size_t k)
+{
+	uint8_t *t = o + shoff;
+	size_t n = j->s.n;
+	uint64_t v;
+
+	memmove(t + k * SHDR, t + (k + 1) * SHDR, (n - k - 1) * SHDR);
+	memset(t + (n - 1) * SHDR, 0, SHDR);
+	n--;
+	if (get_le(o + EHDR_SHNUM, 2))
+		put_le(o + EHDR_SHNUM, n, 2);
+	else
+		put_le(t + 32, n, 8);		/* extended: sh[0].sh_size */
+	if ((v = get_le(o + EHDR_SHSTRNDX, 2)) == SHN_XINDEX_) {
+		if ((v = get_le(t + 40, 4)) > k)
+			put_le(t + 40, v - 1, 4);
+	} else if (v > k && v < SHN_LORESERVE_) {
+		put_le(o + EHDR_SHSTRNDX, v - 1, 2);
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint8_t *h = t + i * SHDR;
+		uint32_t type = (uint32_t)get_le(h + 4, 4);
+		uint64_t flags = get_le(h + 8, 8);
+		uint64_t off = get_le(h + 24, 8), size = get_le(h + 32, 8);
+
+		if ((v = get_le(h + 40, 4)) >= k)
+			put_le(h + 40, v > k ? v - 1 : 0, 4);
+		if ((type == SHT_RELA_ || type == SHT_REL_ ||
+		     (flags & SHF_INFO_LINK_)) && (v = get_le(h + 44, 4)) > k)
+			put_le(h + 44, v - 1, 4);
+		/* (elfscan_open checked every section's bytes are in the
+		 * file) */
+		if (type == SHT_SYMTAB_ || type == SHT_DYNSYM_) {
+			for (uint64_t at = 0; at + 24 <= size; at += 24) {
+				v = get_le(o + off + at + 6, 2);
+				if (v > k && v < SHN_LORESERVE_)
+					put_le(o + off + at + 6, v - 1, 2);
+			}
+		} else if (type == SHT_SYMTAB_SHNDX_ || type == SHT_GROUP_) {
+			for (uint64_t at = type == SHT_GROUP_ ? 4 : 0;
+			     at + 4 <= size; at += 4)
+				if ((v = get_le(o + off + at, 4)) > k)
+					put_le(o + off + at, v - 1, 4);
+		}
+	}
+}
+
+/* The bytes of the fat binary, from the split one's, .hip_fatbin's
+ * (fsize bytes at fat) placed as choose() says. */
+static int rewrite(struct join *j, const struct region *rg, bool in_room,
 		   const uint8_t *fat, uint64_t fsize, struct io_out *out)
 {
 	const struct elfscan_section *hf = section(&j->s, ".hip_fatbin");
 	const struct elfscan_section *seg = section(&j->s, ".hipFatBinSegment");
 	const struct elfscan_section *ref = section(&j->s, ".rocm_kpack_ref");
-	uint64_t phoff = get_le(j->buf + EHDR_PHOFF, 8);
+	struct phdrs ph = { .off = get_le(j->buf + EHDR_PHOFF, 8),
+			    .n = (size_t)get_le(j->buf + EHDR_PHNUM, 2) };
 	uint64_t shoff = get_le(j->buf + EHDR_SHOFF, 8);
-	size_t phnum = (size_t)get_le(j->buf + EHDR_PHNUM, 2);
-	uint64_t total = j->len, at = UINT64_MAX, malign = 1;
-	uint64_t end = rg->addr + rg->size;
-	uint8_t *o = NULL, *sh;
+	uint64_t total = j->len, at = 0, addr = rg->addr, page, top;
+	uint64_t newph = 0, tbl = 0, fo = 0;
+	uint8_t *o = NULL, *sh, *pht;
+	enum place where;
 	int rc = -1;
 
 	if (get_le(j->buf + EHDR_PHENTSIZE, 2) != PHDR ||
-	    get_le(j->buf + EHDR_SHENTSIZE, 2) != SHDR || phoff > j->len ||
-	    phnum > (j->len - phoff) / PHDR)
+	    get_le(j->buf + EHDR_SHENTSIZE, 2) != SHDR || ph.off > j->len ||
+	    ph.n > (j->len - ph.off) / PHDR)
 		return err_code_set(j->e, ERR_MALFORMED, "program headers "
 				    "run past the end of the file");
-	/* A segment with file bytes over the whole range: in place. */
-	for (size_t i = 0; i < phnum && at == UINT64_MAX; i++) {
-		const uint8_t *ph = j->buf + phoff + i * PHDR;
-		uint64_t off = get_le(ph + 8, 8), va = get_le(ph + 16, 8);
-		uint64_t fs = get_le(ph + 32, 8);
-
-		if (get_le(ph, 4) == PT_LOAD_ && va <= rg->addr &&
-		    fs <= j->len && off <= j->len - fs &&
-		    rg->addr - va <= fs && rg->size <= fs - (rg->addr - va))
-			at = off + (rg->addr - va);
-	}
-	if (at == UINT64_MAX) {
-		/* Else each segment over part of it must lie inside it (the
-		 * splitter's pieces): they map new bytes at the end, at an
-		 * offset congruent to the address modulo their alignment. */
-		for (size_t i = 0; i < phnum; i++) {
-			const uint8_t *ph = j->buf + phoff + i * PHDR;
-			uint64_t va = get_le(ph + 16, 8), mem = get_le(ph + 40, 8);
-			uint64_t al = get_le(ph + 48, 8);
-
-			if (get_le(ph, 4) != PT_LOAD_ || va >= end ||
-			    (va < rg->addr && mem <= rg->addr - va))
-				continue;
-			if (va < rg->addr || mem > end - va)
-				return err_code_set(j->e, ERR_MALFORMED,
-						    "program header %zu maps "
-						    "more than .hip_fatbin", i);
-			if (al > malign && !(al & (al - 1)) && al <= (1u << 30))
-				malign = al;
-		}
-		at = j->len + ((rg->addr % malign) - (j->len % malign) +
-			       malign) % malign;
+	if (!ph.n)
+		return err_code_set(j->e, ERR_MALFORMED, "no program headers: "
+				    "not a linked file");
+	where = choose(j, &ph, rg, in_room, &at);
+	loads(j, &ph, &page, &top);
+	switch (where) {
+	case IN_PLACE:
+		break;
+	case REPOINT:
+		/* Past the end, congruent to the address. */
+		at = j->len + ((rg->addr % page) - (j->len % page) + page) %
+			      page;
 		total = at + fsize;
+		break;
+	case NEW_SEGMENT:
+		if (ph.n >= 0xfffe)
+			return err_code_set(j->e, ERR_MALFORMED, "%zu program "
+					    "headers: no room for one more",
+					    ph.n);
+		tbl = (ph.n + 1) * PHDR;
+		fo = (tbl + rg->align - 1) / rg->align * rg->align;
+		addr = (top + page - 1) / page * page;
+		newph = (j->len + page - 1) / page * page;
+		if (addr < top || newph < j->len || fsize > UINT64_MAX - fo ||
+		    fo + fsize > UINT64_MAX - newph ||
+		    fo + fsize > UINT64_MAX - addr)
+			return err_code_set(j->e, ERR_MALFORMED, "no address "
+					    "space left for .hip_fatbin");
+		at = newph + fo;
+		addr += fo;
+		total = at + fsize;
+		break;
 	}
 	if (total > SIZE_MAX || !(o = malloc(total ? (size_t)total : 1)))
 		return err_nomem(j->e);
 	memcpy(o, j->buf, j->len);
 	memset(o + j->len, 0, total - j->len);
-	if (total == j->len) {
-		memcpy(o + at, fat, fsize);
+	memcpy(o + at, fat, fsize);
+	pht = o + ph.off;
+	switch (where) {
+	case IN_PLACE:
 		memset(o + at + fsize, 0, rg->size - fsize);
-	} else {
-		memcpy(o + at, fat, fsize);
-		for (size_t i = 0; i < phnum; i++) {
-			uint8_t *ph = o + phoff + i * PHDR;
-			uint64_t va = get_le(ph + 16, 8), mem = get_le(ph + 40, 8);
+		break;
+	case REPOINT:
+		for (size_t i = 0; i < ph.n; i++) {
+			uint8_t *p = pht + i * PHDR;
+			uint64_t va = get_le(p + 16, 8), mem = get_le(p + 40, 8);
 			uint64_t rel = va - rg->addr;
 
-			if (get_le(ph, 4) != PT_LOAD_ || va >= end ||
-			    va < rg->addr)
+			if (get_le(p, 4) != PT_LOAD_ ||
+			    !overlap(va, mem, rg->addr, rg->size))
 				continue;
-			put_le(ph + 8, at + rel, 8);
-			put_le(ph + 32, fsize > rel ? (fsize - rel < mem ?
-						       fsize - rel : mem) : 0, 8);
+			put_le(p + 8, at + rel, 8);
+			put_le(p + 32, fsize > rel ? (fsize - rel < mem ?
+						      fsize - rel : mem) : 0, 8);
 		}
+		break;
+	case NEW_SEGMENT:
+		/* The table, one more: PT_PHDR (if any) names it, the new
+		 * PT_LOAD (highest, so last) maps it and the bundles. */
+		pht = o + newph;
+		memcpy(pht, j->buf + ph.off, ph.n * PHDR);
+		for (size_t i = 0; i < ph.n; i++) {
+			uint8_t *p = pht + i * PHDR;
+
+			if (get_le(p, 4) != PT_PHDR_)
+				continue;
+			put_le(p + 8, newph, 8);
+			put_le(p + 16, addr - fo, 8);
+			put_le(p + 24, addr - fo, 8);
+			put_le(p + 32, tbl, 8);
+			put_le(p + 40, tbl, 8);
+		}
+		{
+			uint8_t *p = pht + ph.n * PHDR;
+
+			put_le(p, PT_LOAD_, 4);
+			put_le(p + 4, PF_R_, 4);
+			put_le(p + 8, newph, 8);
+			put_le(p + 16, addr - fo, 8);
+			put_le(p + 24, addr - fo, 8);
+			put_le(p + 32, fo + fsize, 8);
+			put_le(p + 40, fo + fsize, 8);
+			put_le(p + 48, page, 8);
+		}
+		put_le(o + EHDR_PHOFF, newph, 8);
+		put_le(o + EHDR_PHNUM, ph.n + 1, 2);
+		break;
 	}
 	sh = o + shoff + (uint64_t)hf->index * SHDR;
 	put_le(sh + 4, SHT_PROGBITS_, 4);
-	put_le(sh + 16, rg->addr, 8);
+	put_le(sh + 8, get_le(sh + 8, 8) | SHF_ALLOC_, 8);
+	put_le(sh + 16, addr, 8);
 	put_le(sh + 24, at, 8);
 	put_le(sh + 32, fsize, 8);
 	put_le(sh + 48, rg->align, 8);
 	for (size_t w = 0; w < j->nw; w++) {
 		uint64_t off = seg->offset + w * WRAPPER;
-		uint64_t v = rg->addr + j->start[j->index[w]];
+		uint64_t v = addr + j->start[j->index[w]];
 
 		put_le(o + off, KPACK_HIPF, 4);
 		put_le(o + off + 16, 0, 8);
@@ -834,27 +1062,27 @@ static int rewrite(struct join *j, const struct region *rg,
 	}
 	/* .rocm_kpack_ref: its PT_LOAD when it maps it alone, its header. */
 	if (ref->flags & SHF_ALLOC_) {
-		for (size_t i = 0; i < phnum; i++) {
-			uint8_t *ph = o + phoff + i * PHDR;
-			uint64_t va = get_le(ph + 16, 8), mem = get_le(ph + 40, 8);
-			bool alone = get_le(ph, 4) == PT_LOAD_ &&
+		size_t n = where == NEW_SEGMENT ? ph.n + 1 : ph.n;
+
+		for (size_t i = 0; i < n; i++) {
+			uint8_t *p = pht + i * PHDR;
+			uint64_t va = get_le(p + 16, 8), mem = get_le(p + 40, 8);
+			bool alone = get_le(p, 4) == PT_LOAD_ &&
 				     va == ref->addr && mem == ref->size;
 
 			for (size_t k = 1; alone && k < j->s.n; k++) {
 				const struct elfscan_section *x = &j->s.sec[k];
 
-				if (k != ref->index && (x->flags & SHF_ALLOC_) &&
-				    x->addr < va + mem && va < x->addr + x->size)
+				if (k != ref->index && k != hf->index &&
+				    (x->flags & SHF_ALLOC_) &&
+				    overlap(x->addr, x->size, va, mem))
 					alone = false;
 			}
 			if (alone)
-				put_le(ph, PT_NULL_, 4);
+				put_le(p, PT_NULL_, 4);
 		}
 	}
-	if (ref->index == j->s.n - 1 && get_le(o + EHDR_SHNUM, 2) == j->s.n)
-		put_le(o + EHDR_SHNUM, j->s.n - 1, 2);
-	else
-		memset(o + shoff + (uint64_t)ref->index * SHDR, 0, SHDR);
+	drop_header(j, o, shoff, ref->index);
 	if (io_out_write(out, o, (size_t)total, j->e) < 0)
 		goto out;
 	rc = 0;
@@ -873,6 +1101,7 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 	uint8_t *fat = NULL;
 	uint64_t fsize = 0;
 	struct region rg;
+	bool in_room;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -911,8 +1140,8 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 	if (region_of(&j, hf, ref, &rg) < 0 || read_wrappers(&j, seg) < 0 ||
 	    open_archives(&j) < 0 || pick_targets(&j, sel) < 0 ||
 	    gather(&j) < 0 ||
-	    make_fatbin(&j, rg.align, rg.size, &fat, &fsize) < 0 ||
-	    rewrite(&j, &rg, fat, fsize, out) < 0)
+	    make_fatbin(&j, rg.align, rg.size, &fat, &fsize, &in_room) < 0 ||
+	    rewrite(&j, &rg, in_room, fat, fsize, out) < 0)
 		goto out;
 	st->bundles = j.nw;
 	st->codes = j.nc;
