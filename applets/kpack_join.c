@@ -11,7 +11,8 @@
 #include "kpack_join.h"
 #include "messages.h"
 #include "selection.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
 #include "../ops/kpack_join.h"
 
 static const char usage[] =

@@ -46,7 +46,10 @@
 #include "kpack_join.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
+#include "../core/io_in.h"
+#include "../core/io_write.h"
 #include "../formats/bundle.h"
+#include "../formats/bundle_binary.h"
 #include "../formats/ccob.h"
 #include "../formats/kpack.h"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_types.h"
 #include "../core/select.h"
 
 struct kpack_join_stats {

@@ -31,8 +31,12 @@
 #include "kpack_host.h"
 #include "kpack_split.h"
 #include "../core/elfscan.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_scratch.h"
+#include "../core/io_write.h"
 #include "../core/tree.h"
+#include "../formats/kpack_write.h"
 
 struct kern {
 	size_t file;		/* index into the tree's files */

@@ -19,6 +19,7 @@
 #include "prune_containers.h"
 #include "prune_kpack.h"
 #include "../formats/kpack.h"
+#include "../formats/kpack_write.h"
 
 enum { ROCM_KPACK_ZSTD_LEVEL = 3 };
 

@@ -14,6 +14,7 @@
 
 #include "fuzz.h"
 #include "../../formats/kpack.h"
+#include "../../formats/kpack_write.h"
 
 struct sink {
 	uint8_t *buf;
