@@ -19,8 +19,9 @@
 #include "ls_kpack.h"
 #include "messages.h"
 #include "../core/elfscan.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
 #include "../formats/kernels.h"
+#include "../formats/amdgpu_co.h"
 #include "../formats/kpack.h"
 
 #define fail(what, file, ...) applet_fail("ls", what, file, __VA_ARGS__)

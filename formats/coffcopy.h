@@ -13,7 +13,8 @@
 
 #include "coff.h"
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
 
 /* A section to append after every existing one, in the order given, with
  * the characteristics `readonly,exclude` gives (read, link-remove); an
@@ -23,6 +24,11 @@ struct coffcopy_add {
 	const uint8_t *data;
 	uint64_t size;
 	const struct io_in *from;	/* when set, the data are all of it */
+	/* Not appended: the bytes of the existing section of this name
+	 * replaced, as llvm-objcopy --update-section replaces them (its place,
+	 * characteristics and virtual size kept; no larger than it was, and it
+	 * has no relocations). */
+	bool update;
 };
 
 /* Write the COFF object in buf to out without the sections drop accepts

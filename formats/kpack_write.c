@@ -10,7 +10,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "kpack.h"
+#include "kpack_write.h"
 #include "../core/bytes.h"
 
 /* "Fixed Binary Header ... Padding to 64-byte boundary" (kpack.py,

@@ -14,6 +14,7 @@
 #include "inspect_ccob.h"
 #include "inspect_containers.h"
 #include "../core/bytes.h"
+#include "../formats/ccob_decode.h"
 
 /* The first look into a CCOB inflates this much; more if the bundle
  * header inside is longer. */
@@ -370,6 +371,7 @@ int inspect_walk_package(struct walk *w, struct inspect_node *c,
 			.image_kind = img->image_kind,
 			.offload_kind = img->offload_kind,
 			.in_file = c->in_file && !img->inflated,
+			.in_bitcode = c->in_bitcode,
 			.data = img->inflated && !w->o->inflate ? NULL
 								: img->image,
 		};

@@ -23,6 +23,9 @@
 #include "../core/bytes.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
+#include "../core/io_out.h"
+#include "../core/io_scratch.h"
+#include "../core/io_write.h"
 #include "../formats/kpack.h"
 
 enum {

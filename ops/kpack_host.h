@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_types.h"
 
 /* What kpack_host_plan learns of the file before anything is written. */
 struct kpack_host {

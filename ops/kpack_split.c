@@ -31,8 +31,11 @@
 #include "kpack_host.h"
 #include "kpack_split.h"
 #include "../core/elfscan.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
 #include "../core/tree.h"
+#include "../formats/kpack_write.h"
 
 /* A code object of the file being walked: its bundle and target. */
 struct kern {

@@ -6,12 +6,15 @@
 #include <string.h>
 
 #include "../formats/bundle.h"
+#include "../formats/bundle_binary.h"
+#include "../formats/bundle_text.h"
 #include "../formats/fatbin.h"
 #include "../formats/nvfatbin.h"
 #include "../formats/package.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
 #include "../core/bytes.h"
+#include "../formats/ccob_decode.h"
 
 /* ---- entries ---- */
 
@@ -631,6 +634,29 @@ out:
 	free(head);
 	free(packed);
 	free(whole.p);
+	return rc;
+}
+
+int prune_package_rewrite(struct pruner *p, const uint8_t *bin, size_t span,
+			  const struct package_image *l, const bool *kept,
+			  size_t n, uint64_t base, struct membuf *out)
+{
+	struct pieces ps = { 0 };
+	struct prune_patch pt = { 0 };
+	int rc = -1;
+
+	if (rewrite_binary(p, &ps, bin, span, l, kept, n, base,
+			   p->o->package_level) < 0)
+		goto out;
+	for (size_t i = 0; i < ps.n; i++)
+		ps.v[i].lit = ps.v[i].lit_len ? ps.lits.p + (uintptr_t)ps.v[i].lit
+					      : NULL;
+	pt.piece = ps.v;
+	pt.npieces = ps.n;
+	rc = prune_materialize(&pt, out, p->e);
+out:
+	free(ps.v);
+	free(ps.lits.p);
 	return rc;
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../formats/kpack.h"
+#include "../../formats/kpack_write.h"
 
 struct sink {
 	uint8_t *buf;
