@@ -10,7 +10,6 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "kpack.h"
 #include "kpack_write.h"
 #include "../core/bytes.h"
 
@@ -247,39 +246,42 @@ static int pack_toc(const struct kpack_new *v, size_t n,
 }
 
 /* "zstd-per-kernel": each kernel a frame of its own (ZstdCompressor,
- * level o->level, one shot: the content size in the frame header). */
-static int frames(const struct kpack_new *v, size_t n, int level,
-		  uint8_t **f, size_t *fn, struct err *e)
+ * level level, one shot: the content size in the frame header), into f[i]
+ * (malloc'd, fn[i] bytes), with cx. */
+static int frames_cx(ZSTD_CCtx *cx, const struct kpack_new *v, size_t n,
+		     int level, uint8_t **f, size_t *fn, struct err *e)
 {
-	ZSTD_CCtx *cx = ZSTD_createCCtx();
-
-	if (!cx)
-		return err_nomem(e);
 	for (size_t i = 0; i < n; i++) {
 		size_t cap = ZSTD_compressBound(v[i].size), r;
 
 		if (ZSTD_isError(cap) || v[i].size > SIZE_MAX ||
-		    !(f[i] = malloc(cap ? cap : 1))) {
-			ZSTD_freeCCtx(cx);
+		    !(f[i] = malloc(cap ? cap : 1)))
 			return err_nomem(e);
-		}
 		r = ZSTD_compressCCtx(cx, f[i], cap, v[i].code,
 				      (size_t)v[i].size, level);
-		if (ZSTD_isError(r)) {
-			ZSTD_freeCCtx(cx);
+		if (ZSTD_isError(r))
 			return err_code_set(e, ERR_DECOMPRESS, "zstd: %s",
 					    ZSTD_getErrorName(r));
-		}
-		if (r > UINT32_MAX) {
-			ZSTD_freeCCtx(cx);
+		if (r > UINT32_MAX)
 			return err_code_set(e, ERR_OTHER, "kernel '%.512s': "
 					    "its zstd frame is 4 GiB or more",
 					    v[i].key);
-		}
 		fn[i] = r;
 	}
-	ZSTD_freeCCtx(cx);
 	return 0;
+}
+
+static int frames(const struct kpack_new *v, size_t n, int level,
+		  uint8_t **f, size_t *fn, struct err *e)
+{
+	ZSTD_CCtx *cx = ZSTD_createCCtx();
+	int rc;
+
+	if (!cx)
+		return err_nomem(e);
+	rc = frames_cx(cx, v, n, level, f, fn, e);
+	ZSTD_freeCCtx(cx);
+	return rc;
 }
 
 int kpack_write(const struct kpack_new *v, size_t n,
@@ -302,7 +304,7 @@ int kpack_write(const struct kpack_new *v, size_t n,
 	if (toc_order(v, n, &pairs, e) < 0)
 		return -1;
 	if (o->scheme == KPACK_NONE) {
-		if (!(off = malloc((n ? n : 1) * sizeof(*off)))) {
+		if (!(off = calloc(n ? n : 1, sizeof(*off)))) {
 			err_nomem(e);
 			goto out;
 		}
@@ -356,6 +358,141 @@ out:
 	free(f);
 	free(fn);
 	free(off);
+	free(pairs);
+	free(toc.p);
+	return rc;
+}
+
+void kpack_stream_free(struct kpack_stream *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		free((char *)st->v[i].key);
+		free((char *)st->v[i].arch);
+		free((uint8_t *)st->v[i].meta);
+	}
+	for (size_t i = 0; i < st->o.narches; i++)
+		free(st->arches ? st->arches[i] : NULL);
+	free(st->arches);
+	free(st->group);
+	free(st->family);
+	free(st->v);
+	free(st->off);
+	ZSTD_freeCCtx(st->cctx);
+	memset(st, 0, sizeof(*st));
+}
+
+int kpack_stream_begin(struct kpack_stream *st,
+		       const struct kpack_write_opts *o, kpack_sink *out,
+		       void *ctx, struct err *e)
+{
+	static const uint8_t zeros[BLOB_START];
+
+	memset(st, 0, sizeof(*st));
+	st->o = *o;
+	st->o.narches = 0;
+	if (!(st->group = strdup(o->group_name)) ||
+	    !(st->family = strdup(o->arch_family)) ||
+	    !(st->arches = calloc(o->narches + 1, sizeof(*st->arches))))
+		goto oom;
+	for (; st->o.narches < o->narches; st->o.narches++)
+		if (!(st->arches[st->o.narches] =
+		      strdup(o->arches[st->o.narches])))
+			goto oom;
+	st->o.group_name = st->group;
+	st->o.arch_family = st->family;
+	st->o.arches = (const char *const *)st->arches;
+	if (o->scheme == KPACK_ZSTD && !(st->cctx = ZSTD_createCCtx()))
+		goto oom;
+	/* The header, the zeros to 64 and, for zstd, the count: all zeros
+	 * until kpack_stream_end says what they are. */
+	st->at = BLOB_START + (o->scheme == KPACK_ZSTD ? 4 : 0);
+	return out(ctx, "KPAK\1\0\0\0", 8, e) < 0 ||
+	       out(ctx, zeros, st->at - 8, e) < 0 ? -1 : 0;
+oom:
+	kpack_stream_free(st);
+	return err_nomem(e);
+}
+
+int kpack_stream_add(struct kpack_stream *st, const struct kpack_new *k,
+		     kpack_sink *out, void *ctx, struct err *e)
+{
+	struct kpack_new *n;
+	uint8_t w[4], *f = NULL;
+	size_t fn = 0;
+
+	if (!*k->key || !*k->arch)
+		return err_code_set(e, ERR_MALFORMED, "kernel %zu: an empty "
+				    "%s", st->n, *k->key ? "target" : "key");
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 16;
+		struct kpack_new *v = realloc(st->v, cap * sizeof(*v));
+		uint64_t *off;
+
+		if (!v)
+			return err_nomem(e);
+		st->v = v;
+		if (!(off = realloc(st->off, cap * sizeof(*off))))
+			return err_nomem(e);
+		st->off = off;
+		st->cap = cap;
+	}
+	n = &st->v[st->n];
+	memset(n, 0, sizeof(*n));
+	n->size = k->size;
+	n->meta_len = k->meta_len;
+	if (!(n->key = strdup(k->key)) || !(n->arch = strdup(k->arch)) ||
+	    (k->meta && !(n->meta = malloc(k->meta_len ? k->meta_len : 1)))) {
+		free((char *)n->key);
+		free((char *)n->arch);
+		return err_nomem(e);
+	}
+	if (k->meta)
+		memcpy((uint8_t *)n->meta, k->meta, k->meta_len);
+	st->off[st->n++] = st->at;
+	if (st->o.scheme == KPACK_NONE) {
+		st->at += k->size;
+		return k->size ? out(ctx, k->code, k->size, e) : 0;
+	}
+	{
+		struct kpack_new one = *k;
+
+		if (frames_cx(st->cctx, &one, 1, st->o.level, &f, &fn, e) < 0) {
+			free(f);
+			return -1;
+		}
+	}
+	put_le(w, fn, 4);
+	st->at += 4 + fn;
+	if (out(ctx, w, 4, e) < 0 || out(ctx, f, fn, e) < 0) {
+		free(f);
+		return -1;
+	}
+	free(f);
+	return 0;
+}
+
+int kpack_stream_end(struct kpack_stream *st, kpack_sink *out, void *ctx,
+		     uint8_t head[KPACK_HEADER_SIZE], uint8_t count[4],
+		     struct err *e)
+{
+	struct buf toc = { 0 };
+	size_t *pairs = NULL;
+	int rc = -1;
+
+	if (st->o.scheme == KPACK_ZSTD && st->n > UINT32_MAX)
+		return err_code_set(e, ERR_OTHER, "%zu kernels: more than a "
+				    "zstd-per-kernel archive counts", st->n);
+	if (toc_order(st->v, st->n, &pairs, e) < 0)
+		return -1;
+	if (pack_toc(st->v, st->n, &st->o, pairs, st->off, BLOB_START,
+		     st->at - BLOB_START, &toc, e) == 0 &&
+	    out(ctx, toc.p, toc.n, e) == 0) {
+		memcpy(head, "KPAK", 4);
+		put_le(head + 4, KPACK_VERSION, 4);
+		put_le(head + 8, st->at, 8);
+		put_le(count, st->n, 4);
+		rc = 0;
+	}
 	free(pairs);
 	free(toc.p);
 	return rc;

@@ -1,13 +1,13 @@
-/* kpack_write: AMD kpack archives written (formats/kpack_write.c); the
- * format is described in kpack.h. */
+/* kpack_write: AMD kpack archives and .rocm_kpack_ref maps written
+ * (formats/kpack_write.c); the format is described in kpack.h. */
 #ifndef FORMATS_KPACK_WRITE_H
 #define FORMATS_KPACK_WRITE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kpack.h"
 #include "../core/err.h"
+#include "kpack.h"
 
 /* Writing an archive (formats/kpack_write.c), byte for byte what
  * rocm-kpack's PackedKernelArchive.write writes for the same kernels added
@@ -53,14 +53,41 @@ typedef int kpack_sink(void *ctx, const void *p, size_t n, struct err *e);
 int kpack_write(const struct kpack_new *v, size_t n,
 		const struct kpack_write_opts *o, kpack_sink *out, void *ctx,
 		struct err *e);
+/* The same archive written as its kernels come, one at a time, for a
+ * caller that cannot hold them all: kpack_stream_begin writes the header
+ * (its TOC offset 0 for now) and the zeros, kpack_stream_add one kernel's
+ * blob or frame (keeping its key, arch, size and metadata), and
+ * kpack_stream_end the TOC; then the caller writes head
+ * (KPACK_HEADER_SIZE bytes) over the file's first bytes and, for
+ * zstd-per-kernel, count (4 bytes) over those at offset 64.  The bytes
+ * are kpack_write's for the same kernels. */
+struct kpack_stream {
+	struct kpack_write_opts o;
+	struct kpack_new *v;	/* code NULL; key, arch and meta owned */
+	uint64_t *off;		/* "none": each blob's offset */
+	size_t n, cap;
+	uint64_t at;		/* bytes written */
+	void *cctx;		/* zstd's */
+	char *group, *family;	/* o's strings, owned */
+	char **arches;
+};
+int kpack_stream_begin(struct kpack_stream *st,
+		       const struct kpack_write_opts *o, kpack_sink *out,
+		       void *ctx, struct err *e);
+int kpack_stream_add(struct kpack_stream *st, const struct kpack_new *k,
+		     kpack_sink *out, void *ctx, struct err *e);
+int kpack_stream_end(struct kpack_stream *st, kpack_sink *out, void *ctx,
+		     uint8_t head[KPACK_HEADER_SIZE], uint8_t count[4],
+		     struct err *e);
+void kpack_stream_free(struct kpack_stream *st);
+/* A map of string pairs kv[0]: kv[1], kv[2]: kv[3], ... (npairs of them)
+ * packed into *out (malloc'd, *len bytes): the splitter's metadata is
+ * {"target": <bundle entry ID>, "source_prefix": <prefix>}. */
 /* The .rocm_kpack_ref map as the splitter writes it ("Binary
  * Conversion": kpack_search_paths, then kernel_name), into *out
  * (malloc'd, *len bytes). */
 int kpack_ref_pack(const char *kernel_name, const char *const *paths,
 		   size_t npaths, uint8_t **out, size_t *len, struct err *e);
-/* A map of string pairs kv[0]: kv[1], kv[2]: kv[3], ... (npairs of them)
- * packed into *out (malloc'd, *len bytes): the splitter's metadata is
- * {"target": <bundle entry ID>, "source_prefix": <prefix>}. */
 int kpack_meta_strings(const char *const *kv, size_t npairs, uint8_t **out,
 		       size_t *len, struct err *e);
 

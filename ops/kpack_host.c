@@ -23,7 +23,6 @@
 #include "../core/bytes.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
-#include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
 #include "../core/io_write.h"
@@ -156,7 +155,7 @@ out:
 }
 
 /* The section header of index i in b (64-bit little endian). */
-static uint8_t *shdr(uint8_t *b, size_t i)
+static const uint8_t *shdr(const uint8_t *b, size_t i)
 {
 	return b + get_le(b + 0x28, 8) + i * SHDR;
 }
@@ -182,6 +181,20 @@ static uint64_t load_align(const uint8_t *b, size_t n)
 			a = get_le(p + 48, 8);
 	}
 	return a;
+}
+
+/* b[from, to) written to out, but what of it lies in [z, end) (the code
+ * that was, in a page kept for the program headers) as zeros. */
+static int put_kept(struct io_out *out, const uint8_t *b, uint64_t from,
+		    uint64_t to, uint64_t z, uint64_t end, struct err *e)
+{
+	uint64_t a = from > z ? from : z, c = to < end ? to : end;
+
+	if (a >= c)
+		return put_all(out, b + from, to - from, e);
+	return put_all(out, b + from, a - from, e) == 0 &&
+	       io_out_hole(out, c - a, e) == 0 &&
+	       put_all(out, b + c, to - c, e) == 0 ? 0 : -1;
 }
 
 /* b written to out, the whole pages .hip_fatbin's code held cut out where
@@ -221,7 +234,7 @@ static int shrink(const uint8_t *b, size_t n, const struct kpack_host *h,
 	for (size_t i = 0; i < sh.n && rc == 0; i++) {
 		const struct elf_shrink_edit *ed = &sh.edit[i];
 
-		rc = put_all(out, b + pos, ed->offset - pos, e);
+		rc = put_kept(out, b, pos, ed->offset, z, end, e);
 		if (rc == 0 && ed->kind == ELF_SHRINK_ZERO)
 			rc = io_out_hole(out, ed->len, e);
 		else if (rc == 0 && ed->kind == ELF_SHRINK_BYTES)
@@ -229,9 +242,35 @@ static int shrink(const uint8_t *b, size_t n, const struct kpack_host *h,
 		pos = ed->offset + ed->len;
 	}
 	if (rc == 0)
-		rc = put_all(out, b + pos, n - pos, e);
+		rc = put_kept(out, b, pos, n, z, end, e);
 	elf_shrink_free(&sh);
 	return rc;
+}
+
+/* v, n bytes little endian, written over the scratch file at off (its
+ * shared map sees it). */
+static int patch(struct io_out *o, uint64_t off, uint64_t v, int n,
+		 struct err *e)
+{
+	uint8_t b[8];
+
+	put_le(b, v, n);
+	return io_out_pwrite(o, b, (size_t)n, off, e);
+}
+
+static int zero(struct io_out *o, uint64_t from, uint64_t to, struct err *e)
+{
+	static const uint8_t z[1 << 16];
+
+	while (from < to) {
+		size_t k = to - from < sizeof(z) ? (size_t)(to - from)
+						 : sizeof(z);
+
+		if (io_out_pwrite(o, z, k, from, e) < 0)
+			return -1;
+		from += k;
+	}
+	return 0;
 }
 
 int kpack_host_write(const uint8_t *buf, size_t len,
@@ -247,7 +286,7 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 	const struct elfscan_section *fat, *refs;
 	struct elfscan s = { 0 };
 	struct io_in view;
-	uint8_t *b = NULL;
+	const uint8_t *b;
 	size_t n = 0;
 	int rc = -1;
 
@@ -256,63 +295,71 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 				    "is too small for the kpack reference "
 				    "(%zu bytes)",
 				    (unsigned long long)h->fat_size, ref_len);
+	/* The first pass, llvm-objcopy's layout with the section's header;
+	 * the second in place, in the scratch file (no copy in memory). */
 	if (io_scratch_open(&scratch, e) < 0 ||
 	    elfcopy_write(buf, len, NULL, NULL, &add, 1, &scratch, e) < 0 ||
 	    io_scratch_map(&scratch, &view, e) < 0)
 		goto out;
+	b = view.data;
 	n = view.len;
-	if (!(b = malloc(n ? n : 1))) {
-		err_nomem(e);
-		goto out;
-	}
-	memcpy(b, view.data, n);
 	if (elfscan_open(&s, b, n, e) < 0)
 		goto out;
 	fat = named(&s, ".hip_fatbin");
 	refs = named(&s, ".rocm_kpack_ref");
 	if (!fat || !refs || fat->offset != h->fat_off ||
 	    fat->addr != h->fat_addr || h->seg_off > n ||
-	    h->nwrappers * WRAPPER > n - h->seg_off) {
+	    h->nwrappers * WRAPPER > n - h->seg_off || n < 0x40) {
 		err_code_set(e, ERR_OTHER, "the sections moved when "
 			     ".rocm_kpack_ref was added");
 		goto out;
 	}
-	/* The map where .hip_fatbin began; its header says so. */
-	memcpy(b + h->fat_off, ref, ref_len);
-	memset(b + h->fat_off + ref_len, 0, (size_t)(h->fat_size - ref_len));
 	{
-		uint8_t *r = shdr(b, refs->index), *f = shdr(b, fat->index);
+		uint64_t r = (uint64_t)(shdr(b, refs->index) - b);
+		uint64_t f = (uint64_t)(shdr(b, fat->index) - b);
+		uint64_t z = h->fat_off + ref_len, end = h->fat_off + h->fat_size;
+		uint64_t a = load_align(b, n);
+		uint64_t lo = (z + a - 1) / a * a, hi = end / a * a;
 
-		put_le(r + 4, SHT_PROGBITS_, 4);
-		put_le(r + 8, SHF_ALLOC_, 8);
-		put_le(r + 16, h->fat_addr, 8);
-		put_le(r + 24, h->fat_off, 8);
-		put_le(r + 32, ref_len, 8);
-		put_le(r + 48, 1, 8);
-		/* No bytes, and no memory: nothing reads it any more, and
-		 * its pages may be cut out of the file and of the segment. */
-		put_le(f + 4, SHT_NOBITS_, 4);
-		put_le(f + 8, 0, 8);
-		put_le(f + 16, 0, 8);
-		put_le(f + 24, h->fat_off + ref_len, 8);
-		put_le(f + 32, h->fat_size - ref_len, 8);
-		put_le(f + 48, 1, 8);
+		/* The map where .hip_fatbin began, the rest of the page
+		 * zeros (the whole pages are cut out, or a hole); the map's
+		 * header says so.  .hip_fatbin: no bytes, and no memory:
+		 * nothing reads it any more. */
+		if (io_out_pwrite(&scratch, ref, ref_len, h->fat_off, e) < 0 ||
+		    zero(&scratch, z, lo < end ? lo : end, e) < 0 ||
+		    zero(&scratch, hi > z ? hi : z, end, e) < 0 ||
+		    patch(&scratch, r + 4, SHT_PROGBITS_, 4, e) < 0 ||
+		    patch(&scratch, r + 8, SHF_ALLOC_, 8, e) < 0 ||
+		    patch(&scratch, r + 16, h->fat_addr, 8, e) < 0 ||
+		    patch(&scratch, r + 24, h->fat_off, 8, e) < 0 ||
+		    patch(&scratch, r + 32, ref_len, 8, e) < 0 ||
+		    patch(&scratch, r + 48, 1, 8, e) < 0 ||
+		    patch(&scratch, f + 4, SHT_NOBITS_, 4, e) < 0 ||
+		    patch(&scratch, f + 8, 0, 8, e) < 0 ||
+		    patch(&scratch, f + 16, 0, 8, e) < 0 ||
+		    patch(&scratch, f + 24, z, 8, e) < 0 ||
+		    patch(&scratch, f + 32, h->fat_size - ref_len, 8, e) < 0 ||
+		    patch(&scratch, f + 48, 1, 8, e) < 0)
+			goto out;
 	}
 	/* Each wrapper: HIPK, pointing at the map, reserved1 its index. */
 	for (size_t i = 0; i < h->nwrappers; i++) {
-		uint8_t *w = b + h->seg_off + i * WRAPPER;
+		uint64_t w = h->seg_off + i * WRAPPER;
 		uint64_t slot = h->seg_addr + i * WRAPPER + 8, aoff;
 		uint32_t type;
+		bool stored = get_le(b + w + 8, 8) == h->target[i];
 
-		put_le(w, KPACK_HIPK, 4);
-		put_le(w + 16, i, 8);
+		if (patch(&scratch, w, KPACK_HIPK, 4, e) < 0 ||
+		    patch(&scratch, w + 16, i, 8, e) < 0)
+			goto out;
 		if (rela_at(&s, b, n, slot, &aoff, &type) > 0) {
-			put_le(b + aoff, h->fat_addr, 8);
-			/* The slot too, where the linker wrote the value. */
-			if (get_le(w + 8, 8) == h->target[i])
-				put_le(w + 8, h->fat_addr, 8);
-		} else {
-			put_le(w + 8, h->fat_addr, 8);
+			if (patch(&scratch, aoff, h->fat_addr, 8, e) < 0 ||
+			    /* The slot too, where the linker wrote the value. */
+			    (stored && patch(&scratch, w + 8, h->fat_addr, 8,
+					     e) < 0))
+				goto out;
+		} else if (patch(&scratch, w + 8, h->fat_addr, 8, e) < 0) {
+			goto out;
 		}
 	}
 	/* No other pointer may lead into the code that is gone. */
@@ -341,7 +388,6 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 	rc = shrink(b, n, h, ref_len, &s, out, e);
 out:
 	elfscan_free(&s);
-	free(b);
 	io_out_discard(&scratch);
 	return rc;
 }

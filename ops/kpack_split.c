@@ -33,41 +33,49 @@
 #include "../core/elfscan.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
-#include "../core/io_scratch.h"
 #include "../core/io_write.h"
 #include "../core/tree.h"
 #include "../formats/kpack_write.h"
 
+/* A code object of the file being walked: its bundle and target. */
 struct kern {
-	size_t file;		/* index into the tree's files */
 	size_t bundle;
-	char *id;		/* bundle entry ID */
-	char *arch;
+	size_t arch;		/* index into split.arch */
 	unsigned index;		/* among the file's code objects of arch */
-	uint8_t *code;
-	uint64_t size;
 };
 
-struct fatfile {
-	size_t file;
-	uint64_t *bundle_addr;	/* each bundle's address */
-	size_t nbundles;
+/* One archive, written as its code objects come. */
+struct archive {
+	char *arch;
+	struct kpack_stream st;
+	struct io_out o;
+	bool open, started;
+};
+
+struct outfile {
+	struct io_out o;
+	bool open;
 };
 
 struct split {
 	const struct kpack_split_opts *o;
 	struct err *e;
+	const struct tree *t;
+	size_t skip;		/* of a tree path, to its path in the tree */
+	struct archive *a;	/* in the order their first code came */
+	size_t na, capa;
+	size_t kernels;
+	/* The file being walked. */
+	const char *rel;
 	struct kern *k;
 	size_t nk, capk;
-	/* The file being walked. */
-	size_t file;
 	bool elf_exec;		/* a linked ELF file, depth 0 */
 	bool in_fat;		/* under its .hip_fatbin */
-	unsigned fat_depth;
-	uint64_t fat_addr, fat_off;
-	size_t nbundles, first_kern;
-	uint64_t *bundle_addr;
 	bool has_fat;
+	unsigned fat_depth;
+	uint64_t fat_off;
+	size_t nbundles;
+	uint64_t *bundle_addr;	/* each bundle's offset in .hip_fatbin */
 };
 
 static int fail_file(struct err *e, const char *path)
@@ -93,174 +101,6 @@ static bool arch_ok(const char *a)
 			return false;
 	return true;
 }
-
-static int visit(void *ctx, const struct inspect_node *n)
-{
-	struct split *sp = ctx;
-
-	if (n->kind == INSPECT_INPUT) {
-		if (n->depth == 0)
-			sp->elf_exec = n->format == INSPECT_ELF &&
-				       (n->elf_type == 2 || n->elf_type == 3);
-		sp->in_fat = false;
-		return 0;
-	}
-	if (n->kind == INSPECT_SECTION) {
-		sp->in_fat = sp->elf_exec && n->depth == 1 &&
-			     n->section_kind == ELFSCAN_HIP_FATBIN;
-		if (sp->in_fat) {
-			sp->has_fat = true;
-			sp->fat_depth = n->depth;
-			sp->fat_off = n->offset;
-		}
-		return 0;
-	}
-	if (!sp->in_fat)
-		return 0;
-	if (n->kind == INSPECT_CONTAINER && n->depth == sp->fat_depth + 1 &&
-	    !n->update) {
-		uint64_t *v = realloc(sp->bundle_addr, (sp->nbundles + 1) *
-				      sizeof(*v));
-
-		if (!v)
-			return err_nomem(sp->e);
-		sp->bundle_addr = v;
-		v[sp->nbundles++] = n->offset - sp->fat_off;
-		return 0;
-	}
-	if (n->kind == INSPECT_ENTRY) {
-		const char *id = n->name, *dash = NULL;
-		struct kern *k;
-
-		if (n->name_len >= 4 && !memcmp(id, "host", 4))
-			return 0;
-		for (size_t i = 0; i + 1 < n->name_len; i++)
-			if (id[i] == '-' && id[i + 1] == '-')
-				dash = id + i;
-		/* Our own failures stop the walk with 1, the record
-		 * ours (-1 would say out of memory). */
-		if (!dash || !n->data || !sp->nbundles) {
-			err_code_set(sp->e, ERR_MALFORMED, "bundle entry "
-				     "'%.*s' names no target",
-				     (int)(n->name_len > 200 ? 200 :
-					   n->name_len), id);
-			return 1;
-		}
-		if (sp->nk == sp->capk) {
-			size_t cap = sp->capk ? 2 * sp->capk : 16;
-			struct kern *v = realloc(sp->k, cap * sizeof(*v));
-
-			if (!v)
-				return err_nomem(sp->e);
-			sp->k = v;
-			sp->capk = cap;
-		}
-		k = &sp->k[sp->nk];
-		memset(k, 0, sizeof(*k));
-		k->file = sp->file;
-		k->bundle = sp->nbundles - 1;
-		k->size = n->size;
-		k->id = strndup(id, n->name_len);
-		k->arch = strndup(dash + 2, (size_t)(id + n->name_len -
-						     dash - 2));
-		k->code = malloc(n->size ? (size_t)n->size : 1);
-		if (!k->id || !k->arch || !k->code) {
-			free(k->id);
-			free(k->arch);
-			free(k->code);
-			return err_nomem(sp->e);
-		}
-		memcpy(k->code, n->data, (size_t)n->size);
-		sp->nk++;
-		if (!arch_ok(k->arch) || strlen(k->arch) != n->name_len -
-		    (size_t)(dash + 2 - id)) {
-			err_code_set(sp->e, ERR_MALFORMED, "bundle entry "
-				     "'%.200s': its target cannot name an "
-				     "archive file", k->id);
-			return 1;
-		}
-		for (size_t i = sp->first_kern; i + 1 < sp->nk; i++)
-			if (!strcmp(sp->k[i].arch, k->arch))
-				k->index++;
-	}
-	return 0;
-}
-
-/* What the splitter takes for granted, checked: bundle i is wrapper i's,
- * and holds one code object of each target. */
-static int check_indices(struct split *sp, const struct kpack_host *h)
-{
-	size_t first = sp->first_kern;
-
-	if (h->nwrappers != sp->nbundles)
-		return err_code_set(sp->e, ERR_OTHER, "%zu wrapper%s for %zu "
-				    "bundle%s in .hip_fatbin", h->nwrappers,
-				    h->nwrappers == 1 ? "" : "s",
-				    sp->nbundles, sp->nbundles == 1 ? "" : "s");
-	for (size_t i = 0; i < h->nwrappers; i++)
-		if (h->target[i] != h->fat_addr + sp->bundle_addr[i])
-			return err_code_set(sp->e, ERR_OTHER, "wrapper %zu "
-					    "points at 0x%llx, not at bundle "
-					    "%zu (0x%llx)", i,
-					    (unsigned long long)h->target[i], i,
-					    (unsigned long long)(h->fat_addr +
-						sp->bundle_addr[i]));
-	for (size_t i = first; i < sp->nk; i++) {
-		size_t per = 0;
-
-		for (size_t j = first; j < sp->nk; j++)
-			if (!strcmp(sp->k[j].arch, sp->k[i].arch)) {
-				if (sp->k[j].bundle != per)
-					return err_code_set(
-						sp->e, ERR_OTHER, "bundle %zu "
-						"has %s code object for %s, so "
-						"the index of wrapper %zu would "
-						"find another's",
-						sp->k[j].bundle < per ?
-						sp->k[j].bundle : per,
-						sp->k[j].bundle < per ? "more "
-						"than one" : "no",
-						sp->k[i].arch,
-						sp->k[j].bundle < per ?
-						sp->k[j].bundle : per);
-				per++;
-			}
-		if (per != sp->nbundles)
-			return err_code_set(sp->e, ERR_OTHER, "bundle %zu has "
-					    "no code object for %s", per,
-					    sp->k[i].arch);
-	}
-	return 0;
-}
-
-/* A linked file already split, or whose wrappers have no fat binary. */
-static int refuse_split(const uint8_t *buf, size_t len, struct err *e)
-{
-	struct elfscan s;
-	int rc = 0;
-
-	if (!elfscan_is_elf(buf, len) || elfscan_open(&s, buf, len, e) < 0)
-		return 0;
-	bool fat = false, seg = false;
-
-	for (size_t i = 1; i < s.n; i++) {
-		if (!strcmp(s.sec[i].name, ".rocm_kpack_ref"))
-			rc = err_code_set(e, ERR_OTHER, "already split (it has "
-					  ".rocm_kpack_ref)");
-		fat |= !strcmp(s.sec[i].name, ".hip_fatbin");
-		seg |= !strcmp(s.sec[i].name, ".hipFatBinSegment");
-	}
-	if (!rc && seg && !fat && (s.e_type == 2 || s.e_type == 3))
-		rc = err_code_set(e, ERR_MALFORMED, "HIP wrappers "
-				  "(.hipFatBinSegment) but no .hip_fatbin");
-	elfscan_free(&s);
-	return rc;
-}
-
-struct outfile {
-	struct io_out o;
-	bool open;
-};
 
 static char *join(const char *a, const char *b)
 {
@@ -315,11 +155,284 @@ static char *pattern(const char *rel, const char *name)
 	return p;
 }
 
-/* One file of the tree: copied, or split (its code objects into sp->k). */
-static int one_file(struct split *sp, struct tree *t, size_t fi,
-		    const char *rel, struct outfile *of)
+/* The archive of arch, opened and begun when its first code object comes
+ * (its place in the tree must not be a file of the tree). */
+static int archive_for(struct split *sp, const char *arch, size_t len,
+		       size_t *ix)
 {
 	const struct kpack_split_opts *o = sp->o;
+	struct archive *a;
+	char *file = NULL, *dest = NULL;
+	int rc = -1;
+
+	for (size_t i = 0; i < sp->na; i++)
+		if (strlen(sp->a[i].arch) == len &&
+		    !memcmp(sp->a[i].arch, arch, len)) {
+			*ix = i;
+			return 0;
+		}
+	if (sp->na == sp->capa) {
+		size_t cap = sp->capa ? 2 * sp->capa : 8;
+		struct archive *v = realloc(sp->a, cap * sizeof(*v));
+
+		if (!v)
+			return err_nomem(sp->e);
+		sp->a = v;
+		sp->capa = cap;
+	}
+	a = &sp->a[sp->na];
+	memset(a, 0, sizeof(*a));
+	a->o.fd = -1;
+	if (!(a->arch = strndup(arch, len)))
+		return err_nomem(sp->e);
+	sp->na++;
+	*ix = sp->na - 1;
+	if (!(file = malloc(strlen(o->name) + len + 16))) {
+		err_nomem(sp->e);
+		goto out;
+	}
+	sprintf(file, ".kpack/%s_%s.kpack", o->name, a->arch);
+	for (size_t f = 0; f < sp->t->n; f++)
+		if (!strcmp(sp->t->file[f].path + sp->skip, file)) {
+			err_file(sp->e, sp->t->file[f].path, "is where the "
+				 "archive for %s goes", a->arch);
+			goto out;
+		}
+	if (!(dest = join(o->out, file))) {
+		err_nomem(sp->e);
+		goto out;
+	}
+	if (mkparent(dest, sp->e) < 0 ||
+	    io_out_open_in_dir(&a->o, dest, sp->e) < 0)
+		goto out;
+	a->open = true;
+	{
+		const char *arches[1] = { a->arch };
+		struct kpack_write_opts wo = {
+			.group_name = o->name, .arch_family = a->arch,
+			.arches = arches, .narches = 1, .scheme = o->scheme,
+			.level = 3,
+		};
+
+		if (kpack_stream_begin(&a->st, &wo, sink, &a->o, sp->e) < 0)
+			goto out;
+	}
+	a->started = true;
+	rc = 0;
+out:
+	free(file);
+	free(dest);
+	return rc;
+}
+
+/* A code object of the file: filed under its target, written to that
+ * target's archive at once, keyed NAME/<path>#<index>. */
+static int add_code(struct split *sp, const struct inspect_node *n,
+		    const char *dash)
+{
+	const char *id = n->name, *arch = dash + 2;
+	size_t alen = (size_t)(id + n->name_len - arch);
+	struct archive *a;
+	struct kern *k;
+	char *key = NULL, *idz = NULL;
+	uint8_t *meta = NULL;
+	size_t ix = 0, meta_len;
+	unsigned index = 0;
+	int rc = -1;
+
+	{
+		char *z = strndup(arch, alen);
+		bool ok = z && strlen(z) == alen && arch_ok(z);
+
+		free(z);
+		if (!z)
+			return err_nomem(sp->e);
+		if (!ok) {
+			err_code_set(sp->e, ERR_MALFORMED, "bundle entry "
+				     "'%.*s': its target cannot name an "
+				     "archive file", (int)(n->name_len > 200 ?
+				     200 : n->name_len), id);
+			return 1;
+		}
+	}
+	if (archive_for(sp, arch, alen, &ix) < 0)
+		return 1;
+	a = &sp->a[ix];
+	for (size_t i = 0; i < sp->nk; i++)
+		index += sp->k[i].arch == ix;
+	if (sp->nk == sp->capk) {
+		size_t cap = sp->capk ? 2 * sp->capk : 16;
+		struct kern *v = realloc(sp->k, cap * sizeof(*v));
+
+		if (!v)
+			return err_nomem(sp->e);
+		sp->k = v;
+		sp->capk = cap;
+	}
+	k = &sp->k[sp->nk++];
+	k->bundle = sp->nbundles - 1;
+	k->arch = ix;
+	k->index = index;
+	{
+		int len = snprintf(NULL, 0, "%s/%s#%u", sp->o->name, sp->rel,
+				   index);
+		const char *kv[4] = { "target", NULL, "source_prefix",
+				      sp->o->name };
+
+		if (len < 0 || !(key = malloc((size_t)len + 1)) ||
+		    !(idz = strndup(id, n->name_len))) {
+			err_nomem(sp->e);
+			goto out;
+		}
+		snprintf(key, (size_t)len + 1, "%s/%s#%u", sp->o->name,
+			 sp->rel, index);
+		kv[1] = idz;
+		if (kpack_meta_strings(kv, 2, &meta, &meta_len, sp->e) < 0)
+			goto out;
+	}
+	{
+		struct kpack_new kn = { key, a->arch, n->data, n->size, meta,
+					meta_len };
+
+		if (kpack_stream_add(&a->st, &kn, sink, &a->o, sp->e) < 0)
+			goto out;
+	}
+	sp->kernels++;
+	rc = 0;
+out:
+	free(key);
+	free(idz);
+	free(meta);
+	return rc < 0 ? 1 : 0;
+}
+
+static int visit(void *ctx, const struct inspect_node *n)
+{
+	struct split *sp = ctx;
+
+	if (n->kind == INSPECT_INPUT) {
+		if (n->depth == 0)
+			sp->elf_exec = n->format == INSPECT_ELF &&
+				       (n->elf_type == 2 || n->elf_type == 3);
+		sp->in_fat = false;
+		return 0;
+	}
+	if (n->kind == INSPECT_SECTION) {
+		sp->in_fat = sp->elf_exec && n->depth == 1 &&
+			     n->section_kind == ELFSCAN_HIP_FATBIN;
+		if (sp->in_fat) {
+			sp->has_fat = true;
+			sp->fat_depth = n->depth;
+			sp->fat_off = n->offset;
+		}
+		return 0;
+	}
+	if (!sp->in_fat)
+		return 0;
+	if (n->kind == INSPECT_CONTAINER && n->depth == sp->fat_depth + 1 &&
+	    !n->update) {
+		uint64_t *v = realloc(sp->bundle_addr, (sp->nbundles + 1) *
+				      sizeof(*v));
+
+		if (!v)
+			return err_nomem(sp->e);
+		sp->bundle_addr = v;
+		v[sp->nbundles++] = n->offset - sp->fat_off;
+		return 0;
+	}
+	if (n->kind == INSPECT_ENTRY) {
+		const char *id = n->name, *dash = NULL;
+
+		if (n->name_len >= 4 && !memcmp(id, "host", 4))
+			return 0;
+		for (size_t i = 0; i + 1 < n->name_len; i++)
+			if (id[i] == '-' && id[i + 1] == '-')
+				dash = id + i;
+		/* Our own failures stop the walk with 1, the record
+		 * ours (-1 would say out of memory). */
+		if (!dash || !n->data || !sp->nbundles) {
+			err_code_set(sp->e, ERR_MALFORMED, "bundle entry "
+				     "'%.*s' names no target",
+				     (int)(n->name_len > 200 ? 200 :
+					   n->name_len), id);
+			return 1;
+		}
+		return add_code(sp, n, dash);
+	}
+	return 0;
+}
+
+/* What the splitter takes for granted, checked: bundle i is wrapper i's,
+ * and holds one code object of each target. */
+static int check_indices(struct split *sp, const struct kpack_host *h)
+{
+	if (h->nwrappers != sp->nbundles)
+		return err_code_set(sp->e, ERR_OTHER, "%zu wrapper%s for %zu "
+				    "bundle%s in .hip_fatbin", h->nwrappers,
+				    h->nwrappers == 1 ? "" : "s",
+				    sp->nbundles, sp->nbundles == 1 ? "" : "s");
+	for (size_t i = 0; i < h->nwrappers; i++)
+		if (h->target[i] != h->fat_addr + sp->bundle_addr[i])
+			return err_code_set(sp->e, ERR_OTHER, "wrapper %zu "
+					    "points at 0x%llx, not at bundle "
+					    "%zu (0x%llx)", i,
+					    (unsigned long long)h->target[i], i,
+					    (unsigned long long)(h->fat_addr +
+						sp->bundle_addr[i]));
+	for (size_t i = 0; i < sp->nk; i++) {
+		const char *arch = sp->a[sp->k[i].arch].arch;
+		size_t per = 0;
+
+		for (size_t j = 0; j < sp->nk; j++) {
+			size_t b = sp->k[j].bundle;
+
+			if (sp->k[j].arch != sp->k[i].arch)
+				continue;
+			if (b < per)
+				return err_code_set(sp->e, ERR_OTHER, "bundle "
+						    "%zu has more than one code "
+						    "object for %s", b, arch);
+			if (b > per)
+				break;
+			per++;
+		}
+		if (per != sp->nbundles)
+			return err_code_set(sp->e, ERR_OTHER, "bundle %zu has "
+					    "no code object for %s", per, arch);
+	}
+	return 0;
+}
+
+/* A linked file already split, or whose wrappers have no fat binary. */
+static int refuse_split(const uint8_t *buf, size_t len, struct err *e)
+{
+	struct elfscan s;
+	int rc = 0;
+
+	if (!elfscan_is_elf(buf, len) || elfscan_open(&s, buf, len, e) < 0)
+		return 0;
+	bool fat = false, seg = false;
+
+	for (size_t i = 1; i < s.n; i++) {
+		if (!strcmp(s.sec[i].name, ".rocm_kpack_ref"))
+			rc = err_code_set(e, ERR_OTHER, "already split (it has "
+					  ".rocm_kpack_ref)");
+		fat |= !strcmp(s.sec[i].name, ".hip_fatbin");
+		seg |= !strcmp(s.sec[i].name, ".hipFatBinSegment");
+	}
+	if (!rc && seg && !fat && (s.e_type == 2 || s.e_type == 3))
+		rc = err_code_set(e, ERR_MALFORMED, "HIP wrappers "
+				  "(.hipFatBinSegment) but no .hip_fatbin");
+	elfscan_free(&s);
+	return rc;
+}
+
+/* One file of the tree: copied, or split (its code objects into the
+ * archives as they come). */
+static int one_file(struct split *sp, size_t fi, struct outfile *of)
+{
+	const struct kpack_split_opts *o = sp->o;
+	const char *path = sp->t->file[fi].path, *rel = path + sp->skip;
 	struct inspect_opts wo = {
 		.inflate = true, .accept_other = true,
 		.ccob = o->ccob, .package = o->package,
@@ -331,11 +444,10 @@ static int one_file(struct split *sp, struct tree *t, size_t fi,
 	char *dest = NULL, *pat = NULL, *kname = NULL;
 	int rc = -1;
 
-	sp->file = fi;
+	sp->rel = rel;
 	sp->elf_exec = sp->in_fat = sp->has_fat = false;
-	sp->nbundles = 0;
-	sp->first_kern = sp->nk;
-	if (io_in_open(&in, t->file[fi].path, sp->e) < 0)
+	sp->nbundles = sp->nk = 0;
+	if (io_in_open(&in, path, sp->e) < 0)
 		return -1;
 	if (refuse_split(in.data, in.len, sp->e) < 0 ||
 	    inspect_walk(in.data, in.len, &wo, visit, sp, sp->e) != 0)
@@ -353,7 +465,7 @@ static int one_file(struct split *sp, struct tree *t, size_t fi,
 		rc = in.len ? io_out_copy(&of->o, &in, 0, in.len, sp->e) : 0;
 		goto out;
 	}
-	if (sp->nk == sp->first_kern) {
+	if (!sp->nk) {
 		err_code_set(sp->e, ERR_NOTHING, ".hip_fatbin holds no "
 			     "device code");
 		goto out;
@@ -382,7 +494,7 @@ out:
 		rc = io_out_commit(&of->o, sp->e);
 	}
 	if (rc < 0)
-		fail_file(sp->e, t->file[fi].path);
+		fail_file(sp->e, path);
 	kpack_host_free(&h);
 	free(ref);
 	free(pat);
@@ -392,118 +504,24 @@ out:
 	return rc;
 }
 
-/* The archives, one per target in the order each first came. */
-static int archives(struct split *sp, struct tree *t, size_t skip,
-		    struct outfile **aof, size_t *naof,
-		    struct kpack_split_stats *st)
+/* Each archive's TOC, then its header and count put in. */
+static int finish_archives(struct split *sp)
 {
-	const struct kpack_split_opts *o = sp->o;
-	struct kpack_new *v = NULL;
-	uint8_t **meta = NULL;
-	char **keys = NULL;
-	bool *done = NULL;
-	size_t nv;
-	int rc = -1;
+	for (size_t i = 0; i < sp->na; i++) {
+		struct archive *a = &sp->a[i];
+		uint8_t head[KPACK_HEADER_SIZE], count[4];
 
-	if (!(v = calloc(sp->nk + 1, sizeof(*v))) ||
-	    !(meta = calloc(sp->nk + 1, sizeof(*meta))) ||
-	    !(keys = calloc(sp->nk + 1, sizeof(*keys))) ||
-	    !(done = calloc(sp->nk + 1, sizeof(*done))) ||
-	    !(*aof = calloc(sp->nk + 1, sizeof(**aof)))) {
-		err_nomem(sp->e);
-		goto out;
+		if (kpack_stream_end(&a->st, sink, &a->o, head, count,
+				     sp->e) < 0 ||
+		    io_out_pwrite(&a->o, head, sizeof(head), 0, sp->e) < 0 ||
+		    (sp->o->scheme == KPACK_ZSTD &&
+		     io_out_pwrite(&a->o, count, 4, 64, sp->e) < 0))
+			return fail_file(sp->e, a->o.path);
+		a->open = false;
+		if (io_out_commit(&a->o, sp->e) < 0)
+			return fail_file(sp->e, a->o.path);
 	}
-	for (size_t i = 0; i < sp->nk; i++) {
-		const struct kern *k = &sp->k[i];
-		const char *rel = t->file[k->file].path + skip;
-		const char *kv[4] = { "target", k->id, "source_prefix",
-				      o->name };
-		size_t ml;
-		int len = snprintf(NULL, 0, "%s/%s#%u", o->name, rel, k->index);
-
-		if (len < 0 || !(keys[i] = malloc((size_t)len + 1))) {
-			err_nomem(sp->e);
-			goto out;
-		}
-		snprintf(keys[i], (size_t)len + 1, "%s/%s#%u", o->name, rel,
-			 k->index);
-		if (kpack_meta_strings(kv, 2, &meta[i], &ml, sp->e) < 0)
-			goto out;
-		v[i] = (struct kpack_new){ keys[i], k->arch, k->code, k->size,
-					   meta[i], ml };
-	}
-	for (size_t i = 0; i < sp->nk; i++) {
-		struct kpack_new *g;
-		struct kpack_write_opts wo = {
-			.group_name = o->name, .arch_family = sp->k[i].arch,
-			.arches = (const char *const *)&sp->k[i].arch,
-			.narches = 1, .scheme = o->scheme, .level = 3,
-		};
-		struct outfile *of = &(*aof)[*naof];
-		char *file, *dest;
-
-		if (done[i])
-			continue;
-		g = calloc(sp->nk, sizeof(*g));
-		if (!g) {
-			err_nomem(sp->e);
-			goto out;
-		}
-		nv = 0;
-		for (size_t j = i; j < sp->nk; j++)
-			if (!done[j] && !strcmp(sp->k[j].arch, sp->k[i].arch)) {
-				g[nv++] = v[j];
-				done[j] = true;
-			}
-		file = malloc(strlen(o->name) + strlen(sp->k[i].arch) + 16);
-		if (!file) {
-			free(g);
-			err_nomem(sp->e);
-			goto out;
-		}
-		sprintf(file, ".kpack/%s_%s.kpack", o->name, sp->k[i].arch);
-		for (size_t f = 0; f < t->n; f++)
-			if (!strcmp(t->file[f].path + skip, file)) {
-				free(g);
-				err_file(sp->e, t->file[f].path, "is where the "
-					 "archive for %s goes", sp->k[i].arch);
-				free(file);
-				goto out;
-			}
-		dest = join(o->out, file);
-		free(file);
-		rc = !dest ? err_nomem(sp->e) :
-		     mkparent(dest, sp->e) < 0 ||
-		     io_out_open_in_dir(&of->o, dest, sp->e) < 0 ? -1 : 0;
-		if (rc == 0) {
-			of->open = true;
-			(*naof)++;
-			rc = kpack_write(g, nv, &wo, sink, &of->o, sp->e);
-			if (rc == 0) {
-				of->open = false;
-				rc = io_out_commit(&of->o, sp->e);
-			}
-			if (rc < 0)
-				fail_file(sp->e, dest);
-		}
-		free(dest);
-		free(g);
-		if (rc < 0)
-			goto out;
-		st->archives++;
-		rc = -1;
-	}
-	rc = 0;
-out:
-	for (size_t i = 0; i < sp->nk; i++) {
-		free(keys ? keys[i] : NULL);
-		free(meta ? meta[i] : NULL);
-	}
-	free(keys);
-	free(meta);
-	free(v);
-	free(done);
-	return rc;
+	return 0;
 }
 
 /* The symbolic links of the tree, made in out once all else is there. */
@@ -535,12 +553,13 @@ int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 {
 	struct split sp = { .o = o, .e = e };
 	struct tree t = { .keep_symlinks = true };
-	struct outfile *of = NULL, *aof = NULL;
-	size_t skip = strlen(o->tree) + 1, naof = 0;
+	struct outfile *of = NULL;
 	struct stat sb;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
+	sp.t = &t;
+	sp.skip = strlen(o->tree) + 1;
 	if (stat(o->tree, &sb) < 0)
 		return err_sys(e, o->tree, errno);
 	if (!S_ISDIR(sb.st_mode))
@@ -554,7 +573,7 @@ int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 		goto done;
 	}
 	for (size_t i = 0; i < t.n; i++)
-		if (strchr(t.file[i].path + skip, '\\')) {
+		if (strchr(t.file[i].path + sp.skip, '\\')) {
 			err_file(e, t.file[i].path, "a '\\' in its path would "
 				 "be '/' in the TOC key rocm-kpack writes");
 			goto done;
@@ -565,43 +584,39 @@ int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 	}
 	io_out_together();
 	for (size_t i = 0; i < t.n; i++) {
-		size_t before = sp.nk;
-
-		if (one_file(&sp, &t, i, t.file[i].path + skip, &of[i]) < 0)
+		if (one_file(&sp, i, &of[i]) < 0)
 			goto out;
 		st->files++;
-		st->hosts += sp.nk > before;
-		free(sp.bundle_addr);
-		sp.bundle_addr = NULL;
+		st->hosts += sp.nk > 0;
 	}
-	st->kernels = sp.nk;
-	if (archives(&sp, &t, skip, &aof, &naof, st) < 0)
+	if (finish_archives(&sp) < 0)
 		goto out;
+	st->kernels = sp.kernels;
+	st->archives = sp.na;
 	rc = 0;
 out:
 	if (rc < 0) {
 		for (size_t i = 0; i < t.n; i++)
 			if (of[i].open)
 				io_out_discard(&of[i].o);
-		for (size_t i = 0; aof && i < naof; i++)
-			if (aof[i].open)
-				io_out_discard(&aof[i].o);
+		for (size_t i = 0; i < sp.na; i++)
+			if (sp.a[i].open)
+				io_out_discard(&sp.a[i].o);
 		io_out_together_end(false, NULL);
 	} else {
 		rc = io_out_together_end(true, e);
-		if (rc == 0 && (rc = links(&t, o->out, skip, e)) == 0)
+		if (rc == 0 && (rc = links(&t, o->out, sp.skip, e)) == 0)
 			st->symlinks = t.nsymlink;
 	}
 done:
-	for (size_t i = 0; i < sp.nk; i++) {
-		free(sp.k[i].id);
-		free(sp.k[i].arch);
-		free(sp.k[i].code);
+	for (size_t i = 0; i < sp.na; i++) {
+		kpack_stream_free(&sp.a[i].st);
+		free(sp.a[i].arch);
 	}
+	free(sp.a);
 	free(sp.k);
 	free(sp.bundle_addr);
 	free(of);
-	free(aof);
 	tree_free(&t);
 	return rc;
 }

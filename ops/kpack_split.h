@@ -38,7 +38,7 @@ struct kpack_split_stats {
 };
 
 /* Split o->tree into o->out: every output written beside its place and
- * renamed in only when all are (core/io.h io_out_together), symbolic links
+ * renamed in only when all are (core/io_out.h io_out_together), symbolic links
  * made after.  -1 with e filled (naming the file) on the first failure,
  * nothing left in o->out. */
 int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
