@@ -1,5 +1,6 @@
 /* kpack: AMD's kpack installs written: `kpack split` turns an install tree
- * of fat binaries into host binaries and per-GPU archives (ops/kpack_split.h).
+ * of fat binaries into host binaries and per-GPU archives (ops/kpack_split.h),
+ * `kpack join` a split host binary into a fat one again (kpack_join.c).
  * A small table of subcommands, as git dispatches its builtins. */
 #include <dirent.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "applets.h"
+#include "kpack_join.h"
 #include "messages.h"
 #include "../core/env.h"
 #include "../ops/kpack_split.h"
@@ -25,6 +27,10 @@ static const char usage[] =
 	"          keys NAME/<path in TREE>#<index>), and the binary rewritten to\n"
 	"          find them (HIPK wrappers, .rocm_kpack_ref), as AMD's\n"
 	"          rocm-kpack splitter does: its archives byte for byte\n"
+	"  join [-t TARGETS] -o OUT HOST...\n"
+	"          each split HOST a fat binary again, its code objects (those\n"
+	"          of TARGETS) read from the archives it finds, for a HIP runtime\n"
+	"          without kpack support\n"
 	"\n"
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
@@ -235,18 +241,19 @@ out:
 	return rc;
 }
 
-/* The subcommands: kpack join (kj30) adds its row here. */
+/* The subcommands. */
 static const struct {
 	const char *name;
 	int (*main)(int argc, char **argv);
 } commands[] = {
 	{ "split", split_main },
+	{ "join", kpack_join_main },
 };
 
 int kpack_main(int argc, char **argv)
 {
 	if (argc < 2)
-		return applet_usage_error("kpack", "no command (split)");
+		return applet_usage_error("kpack", "no command (split, join)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage, stdout);
 		return 0;
