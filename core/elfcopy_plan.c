@@ -128,11 +128,11 @@ int elfcopy_plan_strings(struct copy *c, const struct elfcopy_add *add,
 		if (c->new_index[i] &&
 		    strtab_add(&c->tabs[shstr], c->s.sec[i].name,
 			       c->s.sec[i].name_len) < 0)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 	for (size_t k = 0; k < nadd; k++)
 		if (strtab_add(&c->tabs[shstr], add[k].name,
 			       strlen(add[k].name)) < 0)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 	if (c->symtab) {
 		const struct elfscan_section *sym = &c->s.sec[c->symtab];
 		size_t entsize = c->s.is64 ? 24 : 16, count;
@@ -156,12 +156,12 @@ int elfcopy_plan_strings(struct copy *c, const struct elfcopy_add *add,
 					       "offset %llu", k,
 					       (unsigned long long)off);
 			if (strtab_add(&c->tabs[sym->link], name, name_len) < 0)
-				return err_set(e, "out of memory");
+				return err_nomem(e);
 		}
 	}
 	for (size_t i = 1; i < c->s.n; i++)
 		if (c->rebuilt[i] && strtab_finalize(&c->tabs[i]) < 0)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 	return 0;
 }
 
@@ -220,7 +220,7 @@ int elfcopy_fill_sections(struct copy *c, const struct elfcopy_add *add,
 			struct strtab *t = &c->tabs[i];
 
 			if (!(c->owned[i] = malloc(t->size)))
-				return err_set(e, "out of memory");
+				return err_nomem(e);
 			strtab_write(t, c->owned[i]);
 			o->size = t->size;
 			o->data = c->owned[i];

@@ -71,7 +71,7 @@ int elfcopy_plan_symbols(struct copy *c, struct err *e)
 	c->nsyms = sym->size / entsize;
 	c->sym_new = malloc((c->nsyms ? c->nsyms : 1) * sizeof(*c->sym_new));
 	if (!c->sym_new)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	for (size_t k = 0; k < c->nsyms; k++) {
 		uint64_t shndx;
 
@@ -128,14 +128,14 @@ int elfcopy_rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
 	uint32_t last_local = 0;
 
 	if (!p)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	/* Each kept symbol goes to its new index (elfcopy_plan_symbols), in
 	 * a table of its own: symbols may move either way. */
 	uint8_t *out = malloc(c->nsyms * entsize + 1);
 	uint64_t kept = 0;
 
 	if (!out)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	free(c->owned[c->symtab]);
 	c->owned[c->symtab] = out;
 	for (size_t k = 0; k < c->nsyms; k++, from += entsize) {
@@ -226,7 +226,7 @@ int elfcopy_rewrite_relocations(struct copy *c, size_t i, struct err *e)
 			       "is not a multiple of %zu", r->name,
 			       (unsigned long long)r->size, entsize);
 	if (!(p = owned_copy(c, i)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	for (uint64_t k = 0; k < r->size; k += entsize) {
 		uint64_t info = get_endian(p + k + word, word, be), sym = 0;
 
@@ -307,7 +307,7 @@ int elfcopy_rewrite_group(struct copy *c, size_t i, struct err *e)
 			       "not a multiple of 4", g->name,
 			       (unsigned long long)g->size);
 	if (!(p = owned_copy(c, i)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	/* Linkers deduplicate COMDAT groups by signature name; llvm-objcopy
 	 * drops GRP_COMDAT when the signature is a local symbol, taking the
 	 * group to be meant local. */

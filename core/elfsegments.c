@@ -74,7 +74,7 @@ static int read_headers(const struct elfscan *s, const uint8_t *buf,
 	g->n = phnum;
 	g->v = calloc(g->n + 2, sizeof(*g->v));
 	if (!g->v)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	for (size_t i = 0; i < g->n; i++) {
 		const uint8_t *p = buf + g->phoff + i * g->phentsize;
 		struct elfsegment *seg = &g->v[i];
@@ -128,7 +128,7 @@ int elfsegments_read(const struct elfscan *s, const uint8_t *buf, size_t len,
 	total = g->n + 2;
 	find_parents(g, total);
 	if (!(order = malloc(total * sizeof(*order)))) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < total; i++)
@@ -290,7 +290,7 @@ int elfsegments_write(const struct elfsegments *g, const uint8_t *buf,
 	int rc = -1;
 
 	if (!table || !r) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	/* The program headers as they were, with the offsets moved. */

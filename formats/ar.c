@@ -755,7 +755,7 @@ int ar_validate(const uint8_t *buf, size_t len, struct err *e)
 			cap = cap ? 2 * cap : 64;
 			p = realloc(h.at, cap * sizeof(*h.at));
 			if (!p) {
-				rc = err_set(e, "out of memory");
+				rc = err_nomem(e);
 				break;
 			}
 			h.at = p;

@@ -18,10 +18,10 @@ static int grow(void *vp, size_t *cap, size_t n, size_t size, struct err *e)
 		return 0;
 	ncap = *cap ? 2 * *cap : 16;
 	if (ncap > SIZE_MAX / size)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	p = realloc(*v, ncap * size);
 	if (!p)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	*v = p;
 	*cap = ncap;
 	return 0;
@@ -86,7 +86,7 @@ int bce_enter(struct reader *r, uint64_t id, struct block *blk)
 {
 	blk->a = malloc(sizeof(*blk->a));
 	if (!blk->a)
-		return err_set(r->e, "out of memory");
+		return err_nomem(r->e);
 	bs_block_abbrevs(r->info, id, blk->a);
 	return bs_enter_block(&r->b, &blk->width, &blk->end, r->e);
 }
@@ -206,7 +206,7 @@ static int read_wanted(struct reader *r, const struct bs_abbrevs *a,
 	w->len = (size_t)n * f.size + (v->code == CST_CSTRING);
 	w->data = calloc(1, w->len ? w->len : 1);
 	if (!w->data)
-		return err_set(r->e, "out of memory");
+		return err_nomem(r->e);
 	rec->skim = false;
 	rc = bs_read_record(&r->b, a, id, rec, fill_op, &f, r->e);
 	rec->skim = true;
@@ -307,7 +307,7 @@ static int read_named(struct reader *r, const struct block *blk, bool ours)
 	rc = bs_read_record(&r->b, blk->a, id, &rec, ours ? named_op : NULL, r,
 			    r->e);
 	if (rc)
-		return rc < 0 ? -1 : err_set(r->e, "out of memory");
+		return rc < 0 ? -1 : err_nomem(r->e);
 	if (rec.code != MD_NAMED_NODE)
 		return err_set(r->e, "METADATA_NAME not followed by "
 			       "METADATA_NAMED_NODE");

@@ -130,7 +130,7 @@ static int find_module(struct bitstream *b, uint64_t *at, struct err *e)
 	int rc = -1;
 
 	if (!top)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	top->n = 0;
 	/* LLVM stops where no module could fit any more: tools such as
 	 * Apple's ar leave padding at the end. */
@@ -178,7 +178,7 @@ static int resolve(struct reader *r)
 	r->order = calloc(r->nnamed + 1, sizeof(*r->order));
 	r->want = calloc(r->nnamed + 1, sizeof(*r->want));
 	if (!r->order || !r->want)
-		return err_set(r->e, "out of memory");
+		return err_nomem(r->e);
 	for (size_t i = 0; i < r->nnamed; i++) {
 		const struct md *node, *str, *gv;
 		const struct value *var, *init;
@@ -226,7 +226,7 @@ static int resolve(struct reader *r)
 	/* Each constant once, sorted, with how often it is named. */
 	sorted = calloc(r->norder + 1, sizeof(*sorted));
 	if (!sorted)
-		return err_set(r->e, "out of memory");
+		return err_nomem(r->e);
 	memcpy(sorted, r->order, r->norder * sizeof(*sorted));
 	qsort(sorted, r->norder, sizeof(*sorted), by_value);
 	for (size_t i = 0; i < r->norder; i++) {
@@ -266,7 +266,7 @@ int bitcode_embedded_objects(const uint8_t *buf, size_t len,
 		return -1;
 	r.info = malloc(sizeof(*r.info));
 	if (!r.info) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	if (read_module(&r, at) < 0 || resolve(&r) < 0)
@@ -287,7 +287,7 @@ int bitcode_embedded_objects(const uint8_t *buf, size_t len,
 		else if ((data = malloc(w->len ? w->len : 1)) != NULL)
 			memcpy(data, w->data, w->len);
 		if (!data) {
-			rc = err_set(e, "out of memory");
+			rc = err_nomem(e);
 			break;
 		}
 		rc = each(ctx, data, w->len);

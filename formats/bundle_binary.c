@@ -83,7 +83,7 @@ nomem:
 	free(offset);
 	strmap_free(&last);
 	bundle_plan_free(plan);
-	return err_set(e, "out of memory");
+	return err_nomem(e);
 }
 
 bool bundle_is_binary(const uint8_t *buf, size_t len)
@@ -192,7 +192,7 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 			nsize = noff ? realloc(r->size, ncap * sizeof(*nsize)) : NULL;
 			if (!nsize) {
 				bundle_close(r);
-				return err_set(e, "out of memory");
+				return err_nomem(e);
 			}
 			r->size = nsize;
 			cap = ncap;
@@ -202,7 +202,7 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 		if (strmap_set(&r->entries, (const char *)buf + pos + 24,
 			       (size_t)id_len, have) < 0) {
 			bundle_close(r);
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		}
 		have++;
 		pos += 24 + id_len;

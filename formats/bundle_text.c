@@ -38,7 +38,7 @@ int bundle_plan_text(const char *comment, const char *const *ids,
 	plan->storage = malloc(lits ? lits : 1);
 	if (!plan->piece || !plan->storage) {
 		bundle_plan_free(plan);
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	}
 	p = plan->storage;
 	for (size_t i = 0; i < n; i++) {

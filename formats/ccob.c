@@ -143,7 +143,7 @@ struct ccob_encoder *ccob_encoder_new(unsigned method, int level,
 	struct ccob_encoder *enc = calloc(1, sizeof(*enc));
 
 	if (!enc) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		return NULL;
 	}
 	enc->method = method;

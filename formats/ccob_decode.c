@@ -213,7 +213,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	bool frame_start = true;
 
 	if (!dc)
-		return err_set(e, "zstd: out of memory");
+		return err_code_set(e, ERR_NOMEM, "zstd: out of memory");
 	if (d->whole) {
 		ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
 		out = (ZSTD_outBuffer){ d->whole, (size_t)d->h->raw_size, 0 };
@@ -296,7 +296,7 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit(&zs) != Z_OK)
-		return err_set(e, "zlib: out of memory");
+		return err_code_set(e, ERR_NOMEM, "zlib: out of memory");
 	zs.next_in = (Bytef *)src;
 	for (;;) {
 		size_t in_left = avail - (size_t)((const uint8_t *)zs.next_in - src);
@@ -496,7 +496,7 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		return -1;
 	d.whole = malloc(h->raw_size ? (size_t)h->raw_size : 1);
 	if (!d.whole)
-		return err_set(e, "out of memory for %llu uncompressed bytes",
+		return err_code_set(e, ERR_NOMEM, "out of memory for %llu uncompressed bytes",
 			       (unsigned long long)h->raw_size);
 	hashpipe_start(&d.hash, hash != NULL, h->raw_size);
 	rc = decode(&d, buf, len, used, e);
@@ -546,7 +546,7 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 		return whole_to_sink(buf, len, h, lim, sink, ctx, used, hash,
 				     e);
 	if (!(d.ring = malloc((size_t)RING * SLOT)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	hashpipe_start(&d.hash, hash != NULL, h->raw_size);
 	rc = decode(&d, buf, len, used, e);
 	sum = hashpipe_end(&d.hash);
@@ -637,7 +637,7 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		bool ended = false;
 
 		if (!dc)
-			return err_set(e, "zstd: out of memory");
+			return err_code_set(e, ERR_NOMEM, "zstd: out of memory");
 		/* Streaming into a small buffer, zstd allocates the window the
 		 * frame declares: refuse more than zstd's default limit (128
 		 * MiB, what LLVM's frames need at most) rather than let a
@@ -670,7 +670,7 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 
 		memset(&zs, 0, sizeof(zs));
 		if (inflateInit(&zs) != Z_OK)
-			return err_set(e, "zlib: out of memory");
+			return err_code_set(e, ERR_NOMEM, "zlib: out of memory");
 		zs.next_in = (Bytef *)src;
 		zs.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
 		zs.next_out = out;

@@ -216,7 +216,7 @@ static int read_symbols(struct copy *c, struct err *e)
 	c->sym = calloc(h->nsym, sizeof(*c->sym));
 	c->slot = calloc(h->nsym, sizeof(*c->slot));
 	if (!c->sym || !c->slot)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	while (raw < h->nsym) {
 		struct sym *s = &c->sym[c->nsym];
 
@@ -340,7 +340,7 @@ static int rewrite_symidx(struct copy *c, uint32_t *csum, bool *has_csum,
 				       "has unexpected format",
 				       (int)s->name_len, s->name);
 		if (!(s->owned = malloc(s->data_len)))
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		for (uint64_t k = 0; k < s->data_len; k += 4) {
 			uint64_t to = new_raw(c, get_le(s->data + k, 4));
 
@@ -660,7 +660,7 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 	rc = io_out_write(out, tail, tail_len, e);
 	goto out;
 nomem:
-	err_code_set(e, ERR_NOMEM, "out of memory");
+	err_nomem(e);
 out:
 	strtab_free(&names);
 	free(head);
@@ -686,7 +686,7 @@ int coffcopy_write(const uint8_t *buf, size_t len, coff_want_fn *drop,
 	c.nsec_in = c.h.nsec;
 	c.nsec = c.nsec_in + nadd;
 	if (!(c.sec = calloc(c.nsec + 1, sizeof(*c.sec)))) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	if (read_sections(&c, e) < 0 || read_symbols(&c, e) < 0 ||

@@ -39,7 +39,7 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 			       (unsigned long long)count,
 			       (unsigned long long)total);
 	if (ents && !(v = calloc(count ? (size_t)count : 1, sizeof(*v))))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	end = pos;
 	for (uint64_t i = 0; i < count; i++) {
 		struct fatbin_entry one, *ent = v ? &v[i] : &one;

@@ -196,7 +196,7 @@ static int inflate(const uint8_t *src, const struct nvfatbin_entry *ent,
 		s->cap = 0;
 		s->buf = malloc(want ? want : 1);
 		if (!s->buf)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		s->cap = want;
 	}
 	dst = s->buf;
@@ -228,7 +228,7 @@ static int inflate(const uint8_t *src, const struct nvfatbin_entry *ent,
 		/* One context for every entry: making one is a few hundred
 		 * KB of tables to allocate and touch. */
 		if (!s->zstd && !(s->zstd = ZSTD_createDCtx()))
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		n = ZSTD_decompressDCtx(s->zstd, dst, (size_t)want, src,
 					ent->compressed_size);
 

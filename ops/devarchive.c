@@ -53,7 +53,7 @@ static int open_thin(struct devarchive_reader *r, const struct ar_member *m,
 	int rc;
 
 	if (!t)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->thin = t;
 	if (m->name_len && m->name[0] == '/')
 		rc = asprintf(&file, "%.*s", (int)m->name_len, m->name);
@@ -62,7 +62,7 @@ static int open_thin(struct devarchive_reader *r, const struct ar_member *m,
 			      slash ? (int)(slash + 1 - r->path) : 0,
 			      slash ? r->path : "", (int)m->name_len, m->name);
 	if (rc < 0)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	t = &r->thin[r->nthin];
 	*t = (struct io_in){ .fd = -1 };
 	rc = io_in_open(t, file, e);
@@ -127,7 +127,7 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	}
 	if (keep_heap(r, raw) < 0) {
 		free(raw);
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	}
 	if (used < *len && h.method != CCOB_ZLIB)
 		return err_llvm(e, ERR_DECOMPRESS, "Failed to decompress code object: Could not "
@@ -235,11 +235,11 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	}
 	s = realloc(r->scratch, (r->nscratch + 1) * sizeof(*s));
 	if (!s)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->scratch = s;
 	v = realloc(r->views, (r->nscratch + 1) * sizeof(*v));
 	if (!v)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->views = v;
 	s = &r->scratch[r->nscratch];
 	v = &r->views[r->nscratch];
@@ -353,7 +353,7 @@ int devarchive_write(struct io_out *o, const struct devarchive_member *m,
 	int rc = -1;
 
 	if (!am || !piece || !syms) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -413,7 +413,7 @@ static int member_packages(struct devarchive_reader *r, const uint8_t *buf,
 
 			if (!copy || keep_heap(r, copy) < 0) {
 				free(copy);
-				err_set(e, "out of memory");
+				err_nomem(e);
 				goto out;
 			}
 			memcpy(copy, im.data, im.len);

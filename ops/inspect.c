@@ -210,7 +210,7 @@ static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
 	in->machine = s.machine;
 	sec = calloc(s.n ? s.n : 1, sizeof(*sec));
 	if (!sec) {
-		err_set(w->e, "out of memory");
+		err_nomem(w->e);
 		goto out;
 	}
 	for (size_t i = 1; i < s.n; i++) {
@@ -286,7 +286,7 @@ static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
 		struct offload_section *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		l->v = v;
 		l->cap = cap;
 	}

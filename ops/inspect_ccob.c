@@ -143,7 +143,7 @@ int inspect_ccob_look(const uint8_t *p, size_t size,
 	lk->have = l.g.have;
 	free(l.order);
 	if (rc == 0 && l.failed)
-		rc = err_set(e, "out of memory");
+		rc = err_nomem(e);
 	if (rc < 0)
 		inspect_ccob_look_free(lk);
 	return rc;

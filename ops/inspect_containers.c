@@ -153,7 +153,7 @@ static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 			want = (size_t)h->raw_size;
 		buf = realloc(*raw, want ? want : 1);
 		if (!buf)
-			return err_set(w->e, "out of memory");
+			return err_nomem(w->e);
 		*raw = buf;
 		if (ccob_peek(p, (size_t)size, h, buf, want, &got, w->e) < 0)
 			return -1;

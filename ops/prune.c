@@ -85,7 +85,7 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 	if (!add.name || !grown) {
 		free(add.name);
 		prune_patch_free(&add.content);
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	}
 	p->plan->add = grown;
 	add.type = sec->type;
@@ -335,7 +335,7 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 		grown = realloc(top->member, (top->nmember + 1) *
 			sizeof(*grown));
 		if (!grown)
-			return err_code_set(p->e, ERR_NOMEM, "out of memory");
+			return err_nomem(p->e);
 		top->member = grown;
 		pm = &top->member[top->nmember++];
 		*pm = (struct prune_member){
@@ -536,7 +536,7 @@ static int write_sections(const uint8_t *buf, size_t len,
 	int rc = -1;
 
 	if (!add || !bytes) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < plan->nadd; i++) {
@@ -625,7 +625,7 @@ static int write_archive(const struct io_in *in, struct prune_plan *plan,
 	int rc = -1;
 
 	if (!data || !syms || !pieces || !nm) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {

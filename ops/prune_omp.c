@@ -143,7 +143,7 @@ static int find_table(struct pruner *p, const struct prune_table *t,
 	for (size_t j = 0; j < n; j++) {
 		if (each_pointer_to(t, im[j].start, try_array, &f) < 0 ||
 		    each_pointer_to(t, im[j].pstart, try_array, &f) < 0)
-			return err_code_set(p->e, ERR_NOMEM, "out of memory");
+			return err_nomem(p->e);
 	}
 	if (f.hits != 1)
 		return err_set(p->e, "the OpenMP runtime's image table was "
@@ -151,7 +151,7 @@ static int find_table(struct pruner *p, const struct prune_table *t,
 	*array = f.found;
 	f.hits = 0;
 	if (each_pointer_to(t, *array, try_desc, &f) < 0)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	if (f.hits != 1)
 		return err_set(p->e, "the OpenMP runtime's image descriptor "
 			       "was found %zu times, not once: not pruned",
@@ -406,7 +406,7 @@ static int write_packed(struct pruner *p, const uint8_t *buf,
 
 	pt.piece = calloc(n ? n : 1, sizeof(*pt.piece));
 	if (!pt.piece)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	for (size_t j = 0; j < n; j++) {
 		uint64_t to = im[j].bin_off - sec->offset - im[j].delta;
 
@@ -425,7 +425,7 @@ static int write_packed(struct pruner *p, const uint8_t *buf,
 	}
 	grown = realloc(p->plan->trim, (p->plan->ntrim + 1) * sizeof(*grown));
 	if (!grown)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	p->plan->trim = grown;
 	grown[p->plan->ntrim++] = (struct prune_trim){ sec->index, hdr + 32,
 							 true };
@@ -456,7 +456,7 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 		goto out;
 	im = calloc(l.n ? l.n : 1, sizeof(*im));
 	if (!im) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		err_nomem(p->e);
 		goto out;
 	}
 	for (size_t j = 0; j < l.n; j++) {
