@@ -178,6 +178,29 @@ int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
 	return -1;
 }
 
+const char *err_code_name(enum err_code code)
+{
+	switch (code) {
+	case ERR_OTHER:
+		return "other";
+	case ERR_SYSTEM:
+		return "system";
+	case ERR_TRUNCATED:
+		return "truncated";
+	case ERR_MALFORMED:
+		return "malformed";
+	case ERR_DECOMPRESS:
+		return "decompress";
+	case ERR_NOMEM:
+		return "out-of-memory";
+	case ERR_NOTHING:
+		return "nothing";
+	case ERR_FATAL:
+		return "fatal";
+	}
+	return "other";
+}
+
 int err_at(struct err *e, uint64_t offset)
 {
 	if (e) {

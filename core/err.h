@@ -80,6 +80,10 @@ int err_nomem(struct err *e);
  * in the chain. */
 int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The code's name where a program reads it (ls --json): "other",
+ * "system", "truncated", "malformed", "decompress", "out-of-memory",
+ * "nothing", "fatal". */
+const char *err_code_name(enum err_code code);
 /* Note where in the data e's failure is; returns -1. */
 int err_at(struct err *e, uint64_t offset);
 /* The innermost record e wraps, or e's own fields when it wraps none. */
