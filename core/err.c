@@ -70,6 +70,26 @@ int err_code_set(struct err *e, enum err_code code, const char *fmt, ...)
 	return -1;
 }
 
+int err_bad(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, ERR_MALFORMED, 0, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int err_cut(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, ERR_TRUNCATED, 0, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 static int fill_args(struct err *e, enum err_code code, int errnum,
 		     const char *path, const char *fmt, ...)
 {

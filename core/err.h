@@ -61,6 +61,13 @@ int err_set(struct err *e, const char *fmt, ...)
 /* The same with a code. */
 int err_code_set(struct err *e, enum err_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same with ERR_MALFORMED (bad: a value or a structure the format
+ * does not allow) and ERR_TRUNCATED (cut: the data ends before what it
+ * declares), as short as err_set so that a site changes one word. */
+int err_bad(struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int err_cut(struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* A reason in LLVM's own words (see llvm_words). */
 int err_llvm(struct err *e, enum err_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
