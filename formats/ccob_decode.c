@@ -143,7 +143,7 @@ static int deliver(struct dec *d, const uint8_t *p, size_t n, struct err *e)
 	if (!n)
 		return 0;
 	if (n > d->h->raw_size - d->produced)
-		return err_set(e, "decompresses to more than the %llu bytes its "
+		return err_bad(e, "decompresses to more than the %llu bytes its "
 			       "header declares",
 			       (unsigned long long)d->h->raw_size);
 	hashpipe_push(&d->hash, p, n);
@@ -273,7 +273,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	ZSTD_freeDCtx(dc);
 	if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ||
 	    (!ZSTD_isError(r) && in.pos < end))
-		return err_set(e, "decompresses to more than the %llu bytes its "
+		return err_bad(e, "decompresses to more than the %llu bytes its "
 			       "header declares",
 			       (unsigned long long)d->h->raw_size);
 	if (ZSTD_isError(r))
@@ -281,7 +281,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 				"embedded file contents: %s",
 				ZSTD_getErrorName(r));
 	if (r)
-		return err_set(e, "compressed data is cut short");
+		return err_cut(e, "compressed data is cut short");
 	return 0;
 }
 
@@ -336,11 +336,11 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 		return 0;
 	/* No progress with input left: the room was all used. */
 	if (rc == Z_BUF_ERROR && *consumed < avail)
-		return err_set(e, "decompresses to more than the %llu bytes its "
+		return err_bad(e, "decompresses to more than the %llu bytes its "
 			       "header declares",
 			       (unsigned long long)d->h->raw_size);
 	if (rc == Z_BUF_ERROR)
-		return err_set(e, "compressed data is cut short");
+		return err_cut(e, "compressed data is cut short");
 	return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
 			"contents: zlib error: %s", zlib_code(rc));
 }
@@ -448,7 +448,7 @@ static int decode(struct dec *d, const uint8_t *buf, size_t len,
 		/* A header alone: LLVM reads it as an empty bundle. */
 	} else if (!avail) {
 		/* LLVM reads this as empty too, dropping what was declared. */
-		return err_set(e, "compressed data is missing: the header "
+		return err_cut(e, "compressed data is missing: the header "
 			       "declares %llu bytes and nothing follows it",
 			       (unsigned long long)h->raw_size);
 	} else if (h->method == CCOB_ZSTD) {
@@ -477,7 +477,7 @@ static int decode(struct dec *d, const uint8_t *buf, size_t len,
 		consumed = zlib_extent(h, len, consumed);
 	}
 	if (d->produced != h->raw_size)
-		return err_set(e, "decompresses to %llu bytes, but its header "
+		return err_bad(e, "decompresses to %llu bytes, but its header "
 			       "declares %llu", (unsigned long long)d->produced,
 			       (unsigned long long)h->raw_size);
 	*used = h->header_size + consumed;
@@ -591,7 +591,7 @@ int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		if (h->version >= 2 && (h->total_size < h->header_size ||
 					h->total_size > len) && avail &&
 		    !zstd_run(buf + h->header_size, avail, 0, &unused))
-			return err_set(e, "CCOB total size %llu is not between "
+			return err_bad(e, "CCOB total size %llu is not between "
 				       "its %zu-byte header and the %zu bytes "
 				       "left", (unsigned long long)h->total_size,
 				       h->header_size, len);

@@ -242,7 +242,7 @@ int package_compress(const uint8_t *bin, size_t len, enum package_codec codec,
 
 	*out = NULL;
 	if (len < V3_HEADER)
-		return err_set(e, "a binary of %zu bytes has no version 3 "
+		return err_cut(e, "a binary of %zu bytes has no version 3 "
 			       "header", len);
 	body = len - V3_HEADER;
 	if (codec == PACKAGE_ZSTD) {
@@ -327,7 +327,7 @@ static int bad(struct err *e, const struct binary *bin, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return err_set(e, "offload binary at offset %llu (version %u, %llu "
+	return err_bad(e, "offload binary at offset %llu (version %u, %llu "
 		       "bytes): %s", (unsigned long long)bin->at, bin->version,
 		       (unsigned long long)bin->size, what);
 }
