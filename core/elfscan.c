@@ -204,7 +204,7 @@ static int scan(struct elfscan *s, const uint8_t *buf, size_t len,
 		goto out;
 	s->sec = calloc(n, sizeof(*s->sec));
 	if (!s->sec) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	s->n = n;
@@ -322,7 +322,7 @@ int elfscan_symbols(const uint8_t *buf, size_t len,
 				goto out;
 			}
 			if (each(ctx, name, name_len) < 0) {
-				err_set(e, "out of memory");
+				err_nomem(e);
 				goto out;
 			}
 		}

@@ -66,10 +66,10 @@ static int read_headers(const struct elfscan *s, const uint8_t *buf,
 	phnum = (size_t)get_endian(buf + (s->is64 ? 56 : 44), 2, be);
 	if (phnum >= PN_XNUM || g->phentsize < want || g->phoff > len ||
 	    phnum * g->phentsize > len - g->phoff)
-		return err_set(e, "program header table runs past the end of "
+		return err_cut(e, "program header table runs past the end of "
 			       "the file");
 	if (g->phoff < (s->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
-		return err_set(e, "program header table overlaps the ELF "
+		return err_bad(e, "program header table overlaps the ELF "
 			       "header");
 	g->n = phnum;
 	g->v = calloc(g->n + 2, sizeof(*g->v));
@@ -95,7 +95,7 @@ static int read_headers(const struct elfscan *s, const uint8_t *buf,
 		}
 		seg->index = (uint32_t)i;
 		if (seg->offset > len || seg->filesz > len - seg->offset)
-			return err_set(e, "program header %zu (offset %llu, "
+			return err_cut(e, "program header %zu (offset %llu, "
 				       "%llu bytes) runs past the end of the "
 				       "file", i, (unsigned long long)seg->offset,
 				       (unsigned long long)seg->filesz);

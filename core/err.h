@@ -14,7 +14,9 @@ enum err_code {
 	ERR_MALFORMED,	/* the data is not of the format it claims */
 	ERR_DECOMPRESS,	/* a codec refused the data */
 	ERR_NOMEM,
-	ERR_NOTHING,	/* nothing of what was asked for is there */
+	ERR_NOTHING,	/* nothing of what was asked for is there (a file
+			 * with no offload code, a kernel list without its
+			 * note) */
 	ERR_FATAL,	/* LLVM's own tool stops here ("LLVM ERROR: <why>") */
 };
 

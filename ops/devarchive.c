@@ -134,7 +134,7 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 			       "decompress embedded file contents: Src size is "
 			       "incorrect");
 	if (hash != h.hash)
-		return err_set(e, "member '%.*s': its compressed bundle's hash "
+		return err_bad(e, "member '%.*s': its compressed bundle's hash "
 			       "does not match its contents", (int)r->file_len,
 			       r->file);
 	*data = raw;
@@ -171,7 +171,7 @@ static int next_member(struct devarchive_reader *r, struct err *e)
 	if (len >= 8 && ccob_is(data, len) && decompress_member(r, &data, &len, e))
 		return -1;
 	if (open_bundle(&r->bundle, data, len, e) < 0)
-		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)r->file_len, r->file);
+		return err_wrap(e, e->code, "member '%.*s'", (int)r->file_len, r->file);
 	r->member = data;
 	r->member_len = len;
 	r->in_member = true;
@@ -191,7 +191,7 @@ int devarchive_next(struct devarchive_reader *r, struct devarchive_entry *ent,
 
 			if (bundle_content(&r->bundle, &off, &size, e) < 0) {
 				if (!r->bundle.object)
-					return err_wrap(e, ERR_OTHER, "member '%.*s'",
+					return err_wrap(e, e->code, "member '%.*s'",
 						    (int)r->file_len, r->file);
 				past = true;
 				off = size = 0;
@@ -225,7 +225,7 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	if (ent->past_end) {
 		err_llvm(e, ERR_TRUNCATED, "The end of the file was "
 			 "unexpectedly encountered");
-		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)ent->file_len,
+		return err_wrap(e, e->code, "member '%.*s'", (int)ent->file_len,
 			    ent->file);
 	}
 	if (!ent->host_object) {
@@ -250,7 +250,7 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	r->nscratch++;
 	if (bundle_strip_object(ent->member, ent->member_len, s, e) < 0 ||
 	    io_scratch_map(s, v, e) < 0)
-		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)ent->file_len,
+		return err_wrap(e, e->code, "member '%.*s'", (int)ent->file_len,
 			    ent->file);
 	/* Made once: the entry now stands for the stripped object. */
 	ent->host_object = false;
@@ -358,7 +358,7 @@ int devarchive_write(struct io_out *o, const struct devarchive_member *m,
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (ar_member_symbols(m[i].data, m[i].len, &syms[i], e) < 0) {
-			err_wrap(e, ERR_OTHER, "'%.*s'", (int)strlen(m[i].name),
+			err_wrap(e, e->code, "'%.*s'", (int)strlen(m[i].name),
 				 m[i].name);
 			goto out;
 		}
@@ -398,7 +398,7 @@ static int member_packages(struct devarchive_reader *r, const uint8_t *buf,
 	int rc = -1;
 
 	if (package_scan(buf, len, &lim, &l, e) < 0) {
-		err_wrap(e, ERR_OTHER, "member '%.*s'", (int)r->file_len,
+		err_wrap(e, e->code, "member '%.*s'", (int)r->file_len,
 			 r->file);
 		goto out;
 	}
@@ -452,7 +452,7 @@ int devarchive_images(struct devarchive_reader *r,
 		if (!elfscan_is_elf(data, len))
 			continue;
 		if (elfscan_open(&s, data, len, e) < 0)
-			return err_wrap(e, ERR_OTHER, "member '%.*s'",
+			return err_wrap(e, e->code, "member '%.*s'",
 					(int)r->file_len, r->file);
 		for (size_t i = 1; i < s.n; i++) {
 			uint64_t size;

@@ -432,9 +432,10 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		return walk_whole(w, kind, buf, len, base, depth + 1);
 	}
 	if (depth == 0 && !w->o->accept_other)
-		return err_set(w->e, "not an ELF file, COFF object, PE image, "
-			       "archive, offload bundle, CCOB, offload package, "
-			       "NVIDIA fatbin or kpack archive");
+		return err_code_set(w->e, ERR_NOTHING, "not an ELF file, COFF "
+				    "object, PE image, archive, offload bundle, "
+				    "CCOB, offload package, NVIDIA fatbin or "
+				    "kpack archive");
 	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
 	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
 	return inspect_emit(w, &in);

@@ -52,7 +52,7 @@ static void plan(struct look *l, bool all)
 	lk->header_rc = rc > 0 ? 1 : -1;
 	if (rc <= 0) {
 		if (rc == 0)
-			err_set(&lk->header_err, "header cut short");
+			err_cut(&lk->header_err, "header cut short");
 		return;
 	}
 	lk->n = n;

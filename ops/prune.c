@@ -634,7 +634,7 @@ static int write_archive(const struct io_in *in, struct prune_plan *plan,
 		if (member_bytes(in->data, pm, &data[i], e) < 0)
 			goto out;
 		if (ar_member_symbols(data[i].p, data[i].len, &syms[i], e) < 0) {
-			err_wrap(e, ERR_OTHER, "member %.*s",
+			err_wrap(e, e->code, "member %.*s",
 				 (int)pm->name_len, pm->name);
 			goto out;
 		}
