@@ -313,23 +313,35 @@ int devarchive_member_ids(const uint8_t *buf, size_t len,
 		char **ids = NULL;
 		size_t n = 0, flen;
 		const char *f = path_filename(m.name, m.name_len, &flen);
+		bool oom = false;
 
-		if (m.thin || (m.size >= 8 && ccob_is(data, (size_t)m.size)) ||
-		    open_bundle(&b, data, (size_t)m.size, e) < 0)
+		if (m.thin || (m.size >= 8 && ccob_is(data, (size_t)m.size)))
 			continue;
+		/* A member that is no bundle, or a damaged one, is passed
+		 * over (LLVM checks only the bundles it can read); out of
+		 * memory ends the check. */
+		if (open_bundle(&b, data, (size_t)m.size, e) < 0) {
+			if (e->code == ERR_NOMEM)
+				return -1;
+			continue;
+		}
 		while (bundle_next(&b, &ent) == 1) {
 			char **more_ids = realloc(ids, (n + 1) * sizeof(*ids));
 
-			if (!more_ids)
+			if (more_ids)
+				ids = more_ids;
+			if (!more_ids ||
+			    !(ids[n] = strndup(ent.id, ent.id_len))) {
+				oom = true;
 				break;
-			ids = more_ids;
-			if (!(ids[n] = strndup(ent.id, ent.id_len)))
-				break;
+			}
 			n++;
 			bundle_skip(&b);
 		}
 		bundle_close(&b);
-		if (n)
+		if (oom)
+			rc = err_nomem(e);
+		else if (n)
 			rc = each(ctx, f, flen, ids, n);
 		for (size_t i = 0; i < n; i++)
 			free(ids[i]);
