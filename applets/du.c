@@ -204,8 +204,14 @@ static int lone_code(struct scan *sc, const uint8_t *buf, size_t len)
 					    sc->machine == EM_CUDA_)) &&
 	    sc->format != INSPECT_TEXT)
 		return 0;
-	if (applet_lone_code(buf, len, name, &en) != 1)
+	switch (applet_lone_code(buf, len, name, &en)) {
+	case 1:
+		break;
+	case -1:
+		return -1;
+	default:
 		return 0;
+	}
 	sc->children = true;
 	return count(sc, &en, len, len) < 0 ? -1 : 1;
 }
@@ -232,11 +238,9 @@ static int du_file(struct options *o, const struct tree_file *f)
 	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
 	walk.next_data = next_data;
 	walk.data_ctx = &in;
-	e.msg[0] = 0;
 	if (inspect_walk(in.data, in.len, &walk, visit, &sc, &e) != 0) {
 		o->errors++;
-		rc = fail("cannot read", f->path, "%s",
-			  e.msg[0] ? e.msg : "out of memory");
+		rc = fail("cannot read", f->path, "%s", e.msg);
 	} else if (!sc.children && (lone = lone_code(&sc, in.data, in.len)) < 0) {
 		rc = fail("cannot read", f->path, "out of memory");
 	}

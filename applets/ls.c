@@ -513,7 +513,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 			return applet_fail_err("ls", "cannot read", argv[i], 0,
 					       &e);
 	if (o->format == JSON)
-		fputs("{\"version\":4,\"files\":[", stdout);
+		fputs("{\"version\":5,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= list_one(o, argv[i]);
 	if (o->format == JSON)

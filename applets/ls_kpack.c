@@ -182,8 +182,13 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 	struct elfscan s;
 	struct err e;
 
-	if (!elfscan_is_elf(buf, len) || elfscan_open(&s, buf, len, &e) < 0)
-		return 0;	/* the walk has said what is wrong */
+	if (!elfscan_is_elf(buf, len))
+		return 0;
+	/* The walk has said what is wrong with the file; out of memory
+	 * is this listing's own failure. */
+	if (elfscan_open(&s, buf, len, &e) < 0)
+		return e.code == ERR_NOMEM ? fail("cannot list", path, "%s",
+						  e.msg) : 0;
 	ref = section(&s, ".rocm_kpack_ref");
 	seg = section(&s, ".hipFatBinSegment");
 	if (!ref)

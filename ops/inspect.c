@@ -213,7 +213,7 @@ static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
 	in->machine = s.machine;
 	sec = calloc(s.n ? s.n : 1, sizeof(*sec));
 	if (!sec) {
-		err_set(w->e, "out of memory");
+		err_nomem(w->e);
 		goto out;
 	}
 	for (size_t i = 1; i < s.n; i++) {
@@ -298,7 +298,7 @@ static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
 		struct offload_section *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		l->v = v;
 		l->cap = cap;
 	}
@@ -495,9 +495,10 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		return walk_whole(w, kind, buf, len, base, depth + 1);
 	}
 	if (depth == 0 && !w->o->accept_other)
-		return err_set(w->e, "not an ELF file, COFF object, PE image, "
-			       "archive, offload bundle, CCOB, offload package, "
-			       "NVIDIA fatbin or kpack archive");
+		return err_code_set(w->e, ERR_NOTHING, "not an ELF file, COFF "
+				    "object, PE image, archive, offload bundle, "
+				    "CCOB, offload package, NVIDIA fatbin or "
+				    "kpack archive");
 	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
 	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
 	return inspect_emit(w, &in);

@@ -77,7 +77,7 @@ static int patch_bits(struct pruner *p, const uint8_t *buf, uint64_t bit,
 	if (!out || !pt.piece) {
 		free(out);
 		free(pt.piece);
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	}
 	memcpy(out, buf + from, (size_t)(to - from));
 	for (size_t i = 0; i < n; i++) {
