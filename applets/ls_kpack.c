@@ -10,7 +10,6 @@
  * it; offline there is no device, so every file of that directory whose
  * name is the pattern with a target ID in place is an archive of the
  * install, each for the target its name gives. */
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +19,10 @@
 #include "messages.h"
 #include "../core/elfscan.h"
 #include "../core/io_in.h"
-#include "../formats/kernels.h"
 #include "../formats/amdgpu_co.h"
+#include "../formats/kernels.h"
 #include "../formats/kpack.h"
+#include "../ops/kpack_find.h"
 
 #define fail(what, file, ...) applet_fail("ls", what, file, __VA_ARGS__)
 
@@ -57,31 +57,6 @@ static const struct elfscan_section *section(const struct elfscan *s,
 		if (!strcmp(s->sec[i].name, name))
 			return &s->sec[i];
 	return NULL;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The directory part of p ("." when none), malloc'd. */
-static char *dir_of(const char *p)
-{
-	const char *slash = strrchr(p, '/');
-
-	if (!slash)
-		return strdup(".");
-	return strndup(p, slash == p ? 1 : (size_t)(slash - p));
-}
-
-static char *join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *s = malloc(n);
-
-	if (s)
-		snprintf(s, n, "%s/%s", a, b);
-	return s;
 }
 
 /* Is code (n bytes) an AMDGPU code object for target? */
@@ -177,77 +152,26 @@ static void archive(struct host *h, const char *apath, const char *target)
 	io_in_close(&in);
 }
 
-/* Every archive one search path finds. */
+/* Every archive one search path finds (ops/kpack_find.c). */
 static void search(struct host *h, const char *pattern)
 {
-	char *full = NULL, *dir = NULL, *base_dir = NULL, **names = NULL;
-	const char *base;
-	size_t n = 0, cap = 0;
-	DIR *d = NULL;
-	struct dirent *de;
+	struct kpack_finds f;
+	struct err e;
 
 	printf("    search path %s\n", pattern);
-	base_dir = dir_of(h->path);
-	full = pattern[0] == '/' ? strdup(pattern) : join(base_dir, pattern);
-	if (!full || !(dir = dir_of(full)))
-		goto oom;
-	base = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
-	if (!strstr(base, "@GFXARCH@")) {
-		/* A path with no placeholder is one archive. */
-		archive(h, full, "?");
-		goto out;
+	if (kpack_find(h->path, pattern, &f, &e) < 0) {
+		h->rc |= fail("cannot list", h->path, "%s", e.msg);
+		return;
 	}
-	if (!(d = opendir(dir))) {
-		if (h->verify)
-			h->rc |= fail("no archive for", h->path, "search path "
-				      "'%s': no directory '%s'", pattern, dir);
-		goto out;
-	}
-	while ((de = readdir(d))) {
-		char *target;
-
-		if (!kpack_name_matches(base, de->d_name, &target))
-			continue;
-		free(target);
-		if (n == cap) {
-			char **v = realloc(names, (cap = cap ? 2 * cap : 8) *
-						  sizeof(*names));
-			if (!v)
-				goto oom;
-			names = v;
-		}
-		if (!(names[n] = strdup(de->d_name)))
-			goto oom;
-		n++;
-	}
-	if (n)	/* (qsort of no array: undefined) */
-		qsort(names, n, sizeof(*names), cmp_str);
-	if (!n && h->verify)
+	if (f.no_dir && h->verify)
+		h->rc |= fail("no archive for", h->path, "search path "
+			      "'%s': no directory '%s'", pattern, f.dir);
+	else if (!f.n && h->verify)
 		h->rc |= fail("no archive for", h->path, "search path '%s' "
 			      "finds no archive", pattern);
-	for (size_t i = 0; i < n; i++) {
-		char *target, *apath = join(dir, names[i]);
-
-		if (!apath || !kpack_name_matches(base, names[i], &target)) {
-			free(apath);
-			goto oom;
-		}
-		archive(h, apath, target);
-		free(target);
-		free(apath);
-	}
-	goto out;
-oom:
-	h->rc |= fail("cannot list", h->path, "out of memory");
-out:
-	if (d)
-		closedir(d);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(full);
-	free(dir);
-	free(base_dir);
+	for (size_t i = 0; i < f.n; i++)
+		archive(h, f.v[i].path, f.v[i].target);
+	kpack_finds_free(&f);
 }
 
 int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
