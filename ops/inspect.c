@@ -351,16 +351,41 @@ static int bitcode_object(void *ctx, uint8_t *data, size_t len)
 {
 	struct bitcode_walk *bw = ctx;
 	struct walk *w = bw->w;
-	struct inspect_node c = {
-		.kind = INSPECT_CONTAINER, .depth = bw->depth,
-		.number = w->containers++, .size = len,
-		.container = FATBIN_PACKAGE, .in_bitcode = true,
-	};
+	size_t pos = 0;
 	int rc = 0;
 
-	if (!package_is(data, len))
+	if (!package_is(data, len)) {
+		w->containers++;
 		goto out;
-	rc = kinds_get(FATBIN_PACKAGE)->walk(w, &c, data, len);
+	}
+	/* Each package of the array a container, as a section's are (clang
+	 * -flto of LLVM 22 embeds one per image); zeros may end it. */
+	while (pos < len && rc >= 0) {
+		struct inspect_node c = {
+			.kind = INSPECT_CONTAINER, .depth = bw->depth,
+			.number = w->containers++, .container = FATBIN_PACKAGE,
+			.in_bitcode = true,
+		};
+		uint64_t size = len - pos >= 16 ? get_le(data + pos + 8, 8) : 0;
+		size_t span = len - pos;
+
+		if (pos && !package_is(data + pos, len - pos)) {
+			size_t z = pos;
+
+			while (z < len && !data[z])
+				z++;
+			if (z == len) {
+				w->containers--;
+				break;
+			}
+		} else if (size && size <= len - pos) {
+			size = (size + 7) & ~(uint64_t)7;
+			span = size < len - pos ? (size_t)size : len - pos;
+		}
+		c.size = span;
+		rc = kinds_get(FATBIN_PACKAGE)->walk(w, &c, data + pos, span);
+		pos += span;
+	}
 	if (rc < 0)
 		inspect_where(w, "the package embedded in the module");
 out:

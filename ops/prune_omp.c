@@ -559,6 +559,17 @@ static int plan_packages(struct pruner *p, const struct elfscan_section *sec,
 		at[q] = from;
 		k->again = (uint8_t *)(uintptr_t)1;	/* resolved below */
 		k->new_span = store->len - from;
+		/* Nothing may move: it must fit where it was (a package can
+		 * grow, its entries' records shared, or compressed again). */
+		if (k->new_span > k->span) {
+			err_set(p->e, "the package at offset %llu, written again "
+				"with the kept images, takes %llu bytes, more "
+				"than its %llu: not pruned",
+				(unsigned long long)k->off,
+				(unsigned long long)k->new_span,
+				(unsigned long long)k->span);
+			goto fail;
+		}
 		k->new_size = get_le(store->p + from + 8, 8);
 		/* Where the kept images are in it: in their order. */
 		if (package_scan(store->p + from, (size_t)k->new_span, &lim,
