@@ -86,7 +86,7 @@ static void archive(struct host *h, const char *apath, const char *target)
 	if (strcmp(target, "?") && !selected(h, NULL, target))
 		return;
 	printf("    archive %s (%s)", apath, target);
-	if (io_in_open(&in, apath, &e) < 0) {
+	if (kpack_archive_open(&in, apath, &e) < 0) {
 		putchar('\n');
 		h->rc |= applet_fail_err("ls", "cannot read", apath, 0, &e);
 		return;

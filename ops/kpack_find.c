@@ -3,9 +3,11 @@
  * resolves a path against the binary's directory and expands
  * "@GFXARCH@"). */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kpack_find.h"
 #include "../formats/kpack.h"
@@ -118,4 +120,17 @@ out:
 	if (rc < 0)
 		kpack_finds_free(f);
 	return rc;
+}
+
+int kpack_archive_open(struct io_in *in, const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return err_sys(e, path, errno);
+	if (S_ISDIR(st.st_mode))
+		return err_sys(e, path, EISDIR);
+	if (!S_ISREG(st.st_mode))
+		return err_file(e, path, "not a regular file");
+	return io_in_open(in, path, e);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../core/err.h"
+#include "../core/io_in.h"
 
 struct kpack_found {
 	char *path;	/* as the binary's path leads there: "bin/../.kpack/x" */
@@ -34,5 +35,9 @@ struct kpack_finds {
 int kpack_find(const char *host_path, const char *pattern,
 	       struct kpack_finds *f, struct err *e);
 void kpack_finds_free(struct kpack_finds *f);
+/* Open an archive a search path found (io_in_open): its name came from
+ * inside a binary, so one that is not a regular file (a FIFO no one
+ * writes, a device) is refused, not waited on or read. */
+int kpack_archive_open(struct io_in *in, const char *path, struct err *e);
 
 #endif

@@ -215,7 +215,8 @@ static int open_archives(struct join *j)
 			j->apath[j->na] = f.v[i].path;
 			f.v[i].path = NULL;
 			j->na++;
-			if (io_in_open(&a->in, j->apath[j->na - 1], &sub) < 0) {
+			if (kpack_archive_open(&a->in, j->apath[j->na - 1],
+					       &sub) < 0) {
 				kpack_finds_free(&f);
 				return err_code_set(j->e, sub.code, "archive "
 						    "'%s': %s",
