@@ -389,8 +389,11 @@ static int list_one(struct options *o, const char *path)
 		break;
 	case TEXT:
 		ls_text(&rs, path);
-		rc |= ls_kpack_host(path, in.data, in.len, o->verify,
-				    &o->targets);
+		rc |= ls_kpack_host(path, in.data, in.len,
+				    &(struct ls_kpack_opts){
+					    .verify = o->verify,
+					    .sel = &o->targets, .rs = &rs },
+				    &ls_kpack_text, &rs);
 		break;
 	case ROC_OBJ:
 		rc = print_roc_obj(&rs, path, &o->roc_bundles);
