@@ -89,6 +89,9 @@ static int keep(void *ctx, const struct inspect_node *n)
 			}
 		return 0;
 	}
+	if (rs->verify && n->kind == INSPECT_ENTRY &&
+	    n->container == FATBIN_KPACK && rs->later && ls_wanted(rs, n))
+		ls_kpack_verify_entry(rs->later, rs->path, n);
 	if (n->kind == INSPECT_ENTRY && !ls_wanted(rs, n)) {
 		/* Its container counts the entries listed. */
 		for (size_t i = rs->n; i-- > 0;)
@@ -297,7 +300,8 @@ static int list_json(struct options *o, const struct rows *rs,
 		     const char *path)
 {
 	struct ls_json js = { .rs = rs, .path = path, .data = in->data,
-			      .len = in->len, .comma = o->json_started };
+			      .len = in->len, .comma = o->json_started,
+			      .verify = o->verify };
 	char *errs = NULL;
 	size_t errs_len = 0;
 	struct err e;
@@ -324,6 +328,7 @@ static int list_one(struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
+			   .verify = o->verify,
 			   .targets = (struct select *)&o->targets,
 			   .entries_as_text = o->format == TEXT,
 			   .path = path };
@@ -365,7 +370,8 @@ static int list_one(struct options *o, const char *path)
 		rc = list_json(o, &rs, &in, &walk, path);
 		goto out;
 	}
-	if (o->kernels && !(rs.later = open_memstream(&later, &later_len))) {
+	if ((o->kernels || o->verify) &&
+	    !(rs.later = open_memstream(&later, &later_len))) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
@@ -516,7 +522,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 			return applet_fail_err("ls", "cannot read", argv[i], 0,
 					       &e);
 	if (o->format == JSON)
-		fputs("{\"version\":4,\"files\":[", stdout);
+		fputs("{\"version\":5,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= list_one(o, argv[i]);
 	if (o->format == JSON)

@@ -66,9 +66,8 @@ static bool selected(struct host *h, const char *id, const char *target)
 	return !sel || !sel->n || select_match(sel, &en);
 }
 
-/* Is code (n bytes) an AMDGPU code object for target? */
-static bool code_for(const uint8_t *code, uint64_t n, const char *target,
-		     char *got, size_t got_len)
+bool ls_kpack_code_for(const uint8_t *code, uint64_t n, const char *target,
+		       char *got, size_t got_len)
 {
 	struct kernel_list l;
 	struct err e;
@@ -81,6 +80,21 @@ static bool code_for(const uint8_t *code, uint64_t n, const char *target,
 	ok = !strcmp(l.target_id, target) || !strcmp(l.processor, target);
 	kernels_free(&l);
 	return ok;
+}
+
+int ls_kpack_verify_entry(FILE *errs, const char *path,
+			  const struct inspect_node *n)
+{
+	char got[96];
+
+	if (!n->data || ls_kpack_code_for(n->data, n->size, n->arch, got,
+					  sizeof(got)))
+		return 0;
+	if (errs)
+		fprintf(errs, "offload ls: error: bad code object in '%s': "
+			"'%.*s' for %.*s: %s\n", path, (int)n->name_len,
+			n->name, (int)n->arch_len, n->arch, got);
+	return 1;
 }
 
 /* The entry i of archive a, which wrapper w resolves to: told, and with
@@ -134,7 +148,7 @@ static void entry(struct host *h, const struct kpack_host_archive *a,
 	    strncmp(target, en->target, strlen(en->target)))
 		error(h, "bad code object in", a->path, "'%s' is for %s, not "
 		      "the archive's %s", en->key, en->target, target);
-	else if (!code_for(n.data, n.size, en->target, got, sizeof(got)))
+	else if (!ls_kpack_code_for(n.data, n.size, en->target, got, sizeof(got)))
 		error(h, "bad code object in", a->path, "'%s' for %s: %s",
 		      en->key, en->target, got);
 	goto out;
@@ -172,12 +186,13 @@ static void archive(struct host *h, const struct kpack_host_archive *a)
 			if (selected(h, key, a->k.v[i].target))
 				entry(h, a, w, i, a->target);
 		}
-		if (!found && h->o->verify)
+		if (found)
+			continue;
+		h->sink->missing(h->ctx, a, h->kh.index[w], key);
+		if (h->o->verify)
 			error(h, "missing code object for", h->kh.path,
 			      "wrapper #%" PRIu64 ": no '%s' in '%s'",
 			      h->kh.index[w], key, a->path);
-		else if (!found)
-			h->sink->missing(h->ctx, a, h->kh.index[w], key);
 	}
 	h->sink->end(h->ctx, 2);
 }

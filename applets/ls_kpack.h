@@ -52,4 +52,16 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 		  const struct ls_kpack_opts *o,
 		  const struct ls_kpack_sink *sink, void *ctx);
 
+/* Whether code (n bytes) is an AMDGPU code object for target (its
+ * metadata's target ID, or its processor): what --verify asks of each
+ * kpack entry; got says what it is instead ("not an AMDGPU code
+ * object", "gfx1100"). */
+bool ls_kpack_code_for(const uint8_t *code, uint64_t n, const char *target,
+		       char *got, size_t got_len);
+/* --verify of an entry of a kpack archive listed as a file (its walk
+ * inflated it): 0 when its code is for the target its TOC names, else 1
+ * and the error line into errs (when not NULL). */
+int ls_kpack_verify_entry(FILE *errs, const char *path,
+			  const struct inspect_node *n);
+
 #endif
