@@ -29,7 +29,7 @@ int inspect_kpack_entry(const struct kpack *k, const uint8_t *p,
 		.name = en->key, .name_len = strlen(en->key),
 		.arch = en->target, .arch_len = strlen(en->target),
 		.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
-		.size = en->size,
+		.size = en->size, .kpack_stored = en->stored,
 	};
 	if (k->scheme == KPACK_NONE) {
 		if (en->size != en->stored)
