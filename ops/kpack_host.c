@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "inspect_kpack.h"
 #include "kpack_host.h"
@@ -50,6 +51,7 @@ static char *join(const char *a, const char *b)
 static int add(struct kpack_host *h, size_t sp, char *path, char *target)
 {
 	struct kpack_host_archive *a, *v;
+	struct stat st;
 
 	v = realloc(h->a, (h->na + 1) * sizeof(*v));
 	if (!v) {
@@ -64,6 +66,16 @@ static int add(struct kpack_host *h, size_t sp, char *path, char *target)
 	a->path = path;
 	a->target = target;
 	a->in.fd = -1;
+	/* Only a file: a FIFO or a device of the name is not read (the
+	 * search paths are the binary's to say, anything at all). */
+	if (stat(a->path, &st) < 0) {
+		err_sys(&a->e, a->path, errno);
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err_file(&a->e, a->path, "not a regular file");
+		return 0;
+	}
 	if (io_in_open(&a->in, a->path, &a->e) < 0)
 		return 0;
 	if (kpack_parse(a->in.data, a->in.len, &a->k, &a->e) < 0) {
