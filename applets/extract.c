@@ -570,11 +570,24 @@ static int visit(void *ctx, const struct inspect_node *n)
 
 /* ---- kpack-split binaries ---- */
 
-/* The bundle ID a split binary's code object had in the fat binary:
- * the splitter keeps only the target ID (rocm-kpack's
- * extract_architecture_from_target: what follows the ID's last "--"),
- * of the ID clang writes for HIP, hipv4-amdgcn-amd-amdhsa--<target ID>. */
+/* The bundle ID a split binary's code object had in the fat binary: the
+ * splitter keeps it in the entry's metadata ("target"), its TOC target
+ * being what follows the ID's last "--" (rocm-kpack's
+ * extract_architecture_from_target); without it (or when they disagree),
+ * the ID clang writes for HIP, hipv4-amdgcn-amd-amdhsa--<target ID>. */
 static const char hip_id[] = "hipv4-amdgcn-amd-amdhsa--";
+
+static void split_id(const struct kpack_entry *en, char *id, size_t cap)
+{
+	const char *b = en->bundle_id, *dash = NULL;
+
+	for (const char *p = b; p && (p = strstr(p, "--")); p++)
+		dash = p;
+	if (b && dash && !strcmp(dash + 2, en->target) && strlen(b) < cap)
+		snprintf(id, cap, "%s", b);
+	else
+		snprintf(id, cap, "%s%s", hip_id, en->target);
+}
 
 /* Whether -t (or, without it, the default) takes the code object the
  * split binary's entry en is, its bundle ID made in id (room for
@@ -584,24 +597,25 @@ static bool split_selected(struct options *o, const struct kpack_entry *en,
 {
 	struct select_entry se;
 
-	snprintf(id, cap, "%s%s", hip_id, en->target);
+	split_id(en, id, cap);
 	select_entry_from_id(&se, id, strlen(id));
 	if (!o->targets.n)
 		return en->size > 0;
 	return select_match(&o->targets, &se);
 }
 
-/* Does -t take the archive of target (NULL: no target in its name)? */
+/* Does -t take the archive of target (NULL: no target in its name) as a
+ * target ID, a glob or a triple would take it (a bundle ID rule takes
+ * its entries only, through their IDs)? */
 static bool split_archive_selected(struct options *o, const char *target)
 {
-	char id[256];
-	struct select_entry se;
+	static const char amdgcn[] = "amdgcn-amd-amdhsa";
+	struct select_entry se = {
+		.arch = target, .arch_len = target ? strlen(target) : 0,
+		.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
+	};
 
-	if (!o->targets.n || !target)
-		return true;
-	snprintf(id, sizeof(id), "%s%s", hip_id, target);
-	select_entry_from_id(&se, id, strlen(id));
-	return select_match(&o->targets, &se);
+	return !o->targets.n || !target || select_match(&o->targets, &se);
 }
 
 /* Wrapper w's code object, entry i of archive a: counted, or written as
@@ -673,27 +687,38 @@ static int split_file(struct job *j, const struct io_in *in)
 	}
 	for (size_t k = 0; split > 0 && k < h.na; k++) {
 		const struct kpack_host_archive *a = &h.a[k];
+		bool taken = split_archive_selected(j->o, a->target);
+		size_t before = j->count;
 
-		if (!split_archive_selected(j->o, a->target))
-			continue;
 		if (!a->read) {
-			rc = a->damaged ? fail("cannot extract from", a->path,
-					       "kpack archive: %s", a->e.msg)
-					: applet_fail_err("extract", "cannot read",
-							  a->path, 0, &a->e);
+			if (taken)
+				rc = a->damaged ?
+				     fail("cannot extract from", a->path,
+					  "kpack archive: %s", a->e.msg) :
+				     applet_fail_err("extract", "cannot read",
+						     a->path, 0, &a->e);
 			continue;
 		}
 		for (size_t w = 0; w < h.nhipk; w++) {
 			char key[4200];
-			bool found = false;
+
+			size_t from, n;
 
 			kpack_host_key(&h, w, key, sizeof(key));
-			for (size_t i = 0; i < a->k.n; i++)
-				if (!strcmp(a->k.v[i].key, key)) {
-					found = true;
-					rc |= split_write(j, &h, w, a, i);
-				}
-			if (!found)
+			n = kpack_host_find(a, key, &from);
+			for (size_t x = from; x < from + n; x++)
+				rc |= split_write(j, &h, w, a,
+						  a->by_key[x].entry);
+		}
+		/* What is missing, of an archive -t takes or one whose code
+		 * objects it takes. */
+		for (size_t w = 0; w < h.nhipk && (taken || j->count > before);
+		     w++) {
+			char key[4200];
+			size_t from;
+
+			kpack_host_key(&h, w, key, sizeof(key));
+			if (!kpack_host_find(a, key, &from))
 				rc = fail("missing code object for", j->path,
 					  "wrapper #%" PRIu64 ": no '%s' in '%s'",
 					  h.index[w], key, a->path);
@@ -703,58 +728,62 @@ static int split_file(struct job *j, const struct io_in *in)
 	return rc;
 }
 
+/* The entries of archive a that the split binary h writes: claimed. */
+static int claim_archive(struct options *o, const struct kpack_host *h,
+			 const struct kpack_host_archive *a)
+{
+	struct stat st;
+
+	if (!a->read || fstat(a->in.fd, &st) < 0)
+		return 0;
+	for (size_t w = 0; w < h->nhipk; w++) {
+		char key[4200], id[sizeof(hip_id) + 256];
+		size_t from, cnt;
+
+		kpack_host_key(h, w, key, sizeof(key));
+		cnt = kpack_host_find(a, key, &from);
+		for (size_t x = from; x < from + cnt; x++) {
+			size_t i = a->by_key[x].entry;
+			struct claim *v;
+
+			if (strlen(a->k.v[i].target) > 255 ||
+			    !split_selected(o, &a->k.v[i], id, sizeof(id)))
+				continue;
+			v = realloc(o->claims, (o->nclaims + 1) * sizeof(*v));
+			if (!v)
+				return -1;
+			o->claims = v;
+			v[o->nclaims++] = (struct claim){ st.st_dev, st.st_ino, i };
+		}
+	}
+	return 0;
+}
+
 /* Before anything is written: the archive entries that the split
  * binaries among the inputs write (see struct claim). */
 static int claim_splits(struct options *o, char **args, int n)
 {
-	for (int f = 0; f < n; f++) {
+	int rc = 0;
+
+	for (int f = 0; f < n && !rc; f++) {
 		struct kpack_host h;
 		struct io_in in;
-		struct stat fst;
+		struct stat st;
 		struct err e;
 
 		/* Only files: a pipe or a device is read once, later. */
-		if (uri_is_uri(args[f]) || stat(args[f], &fst) < 0 ||
-		    !S_ISREG(fst.st_mode) || io_in_open(&in, args[f], &e) < 0)
+		if (uri_is_uri(args[f]) || stat(args[f], &st) < 0 ||
+		    !S_ISREG(st.st_mode) || io_in_open(&in, args[f], &e) < 0)
 			continue;	/* said when it is read */
 		if (kpack_host_open(&h, args[f], in.data, in.len, &e) > 0)
-			for (size_t k = 0; k < h.na; k++) {
-				const struct kpack_host_archive *a = &h.a[k];
-				struct stat st;
-
-				if (!a->read || fstat(a->in.fd, &st) < 0)
-					continue;
-				for (size_t w = 0; w < h.nhipk; w++) {
-					char key[4200], id[sizeof(hip_id) + 256];
-
-					kpack_host_key(&h, w, key, sizeof(key));
-					for (size_t i = 0; i < a->k.n; i++) {
-						struct claim *v;
-
-						if (strcmp(a->k.v[i].key, key) ||
-						    strlen(a->k.v[i].target) > 255 ||
-						    !split_selected(o, &a->k.v[i],
-								    id, sizeof(id)))
-							continue;
-						v = realloc(o->claims, (o->nclaims + 1) *
-								       sizeof(*v));
-						if (!v) {
-							kpack_host_close(&h);
-							io_in_close(&in);
-							return -1;
-						}
-						o->claims = v;
-						v[o->nclaims++] = (struct claim){
-							st.st_dev, st.st_ino, i };
-					}
-				}
-			}
+			for (size_t k = 0; k < h.na && !rc; k++)
+				rc = claim_archive(o, &h, &h.a[k]);
 		kpack_host_close(&h);
 		io_in_close(&in);
 	}
 	if (o->nclaims)
 		qsort(o->claims, o->nclaims, sizeof(*o->claims), cmp_claim);
-	return 0;
+	return rc;
 }
 
 static uint64_t next_data(const void *in, uint64_t off)

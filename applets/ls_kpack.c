@@ -178,11 +178,14 @@ static void archive(struct host *h, const struct kpack_host_archive *a)
 		char key[4200];
 		bool found = false;
 
+		size_t from, n;
+
 		kpack_host_key(&h->kh, w, key, sizeof(key));
-		for (size_t i = 0; i < a->k.n; i++) {
-			if (strcmp(a->k.v[i].key, key))
-				continue;
-			found = true;
+		n = kpack_host_find(a, key, &from);
+		found = n > 0;
+		for (size_t x = from; x < from + n; x++) {
+			size_t i = a->by_key[x].entry;
+
 			if (selected(h, key, a->k.v[i].target))
 				entry(h, a, w, i, a->target);
 		}

@@ -32,6 +32,7 @@ void kpack_free(struct kpack *k)
 		free(k->v[i].key);
 		free(k->v[i].target);
 		free(k->v[i].type);
+		free(k->v[i].bundle_id);
 	}
 	for (size_t i = 0; i < k->narches; i++)
 		free(k->arches[i]);
@@ -222,6 +223,12 @@ static int read_entry(const msgpack_object *key, const msgpack_object *tgt,
 	}
 	if ((o = msgp_get(m, "type")) &&
 	    msgp_string(o, "TOC: a type", &en->type, e) < 0)
+		return -1;
+	/* The splitter's metadata (free-form, "for extensibility"): the
+	 * bundle ID the code object had, when it is a string. */
+	if ((o = msgp_get(m, "metadata")) && o->type == MSGPACK_OBJECT_MAP &&
+	    (o = msgp_get(o, "target")) && o->type == MSGPACK_OBJECT_STR &&
+	    msgp_string(o, "TOC: a metadata target", &en->bundle_id, e) < 0)
 		return -1;
 	return 0;
 }

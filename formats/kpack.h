@@ -35,6 +35,9 @@ struct kpack_entry {
 	char *key;		/* the TOC key: the binary's path ("lib/x.so") */
 	char *target;		/* "gfx90a", "gfx90a:xnack+" */
 	char *type;		/* "hsaco"; NULL when the TOC says none */
+	/* Its metadata's "target", the bundle ID the splitter took it from
+	 * ("hipv4-amdgcn-amd-amdhsa--gfx90a"); NULL when none. */
+	char *bundle_id;
 	uint32_t ordinal;
 	/* original_size; for "none" the blob's size when the TOC has none */
 	uint64_t size;

@@ -26,6 +26,16 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int cmp_ref(const void *pa, const void *pb)
+{
+	const struct kpack_host_ref *a = pa, *b = pb;
+	int c = strcmp(a->key, b->key);
+
+	if (c)
+		return c;
+	return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
 /* The directory part of p ("." when none), malloc'd. */
 static char *dir_of(const char *p)
 {
@@ -84,7 +94,32 @@ static int add(struct kpack_host *h, size_t sp, char *path, char *target)
 		return 0;
 	}
 	a->read = true;
+	if (!(a->by_key = malloc((a->k.n ? a->k.n : 1) * sizeof(*a->by_key))))
+		return -1;
+	for (size_t i = 0; i < a->k.n; i++)
+		a->by_key[i] = (struct kpack_host_ref){ a->k.v[i].key, i };
+	if (a->k.n)	/* (qsort of no array: undefined) */
+		qsort(a->by_key, a->k.n, sizeof(*a->by_key), cmp_ref);
 	return 0;
+}
+
+size_t kpack_host_find(const struct kpack_host_archive *a, const char *key,
+		       size_t *from)
+{
+	size_t lo = 0, hi = a->k.n, n = 0;
+
+	while (lo < hi) {	/* the first not below key */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(a->by_key[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*from = lo;
+	while (lo + n < a->k.n && !strcmp(a->by_key[lo + n].key, key))
+		n++;
+	return n;
 }
 
 /* Every archive search path sp finds. */
@@ -215,6 +250,7 @@ void kpack_host_close(struct kpack_host *h)
 			kpack_free(&a->k);
 			io_in_close(&a->in);
 		}
+		free(a->by_key);
 		free(a->path);
 		free(a->target);
 	}

@@ -29,6 +29,11 @@ struct kpack_host_archive {
 	bool damaged;		/* read, but not a kpack archive (e) */
 	struct kpack k;
 	struct err e;
+	/* Its entries by TOC key (then in TOC order), for kpack_host_find. */
+	struct kpack_host_ref {
+		const char *key;
+		size_t entry;
+	} *by_key;
 };
 
 struct kpack_host {
@@ -65,6 +70,12 @@ void kpack_host_close(struct kpack_host *h);
  * cut short when it does not fit). */
 void kpack_host_key(const struct kpack_host *h, size_t w, char *key,
 		    size_t cap);
+
+/* How many entries of the archive a (read) have the TOC key key; the
+ * first of them is a->by_key[*from] (its entry index .entry), the others
+ * follow it, in TOC order. */
+size_t kpack_host_find(const struct kpack_host_archive *a, const char *key,
+		       size_t *from);
 
 /* The entry i of the archive a (read) as the walk gives a kpack archive's
  * (inspect_kpack.h): n filled, its data the code when it is stored as it
