@@ -12,7 +12,6 @@
 #include "bundler_read.h"
 #include "../core/clopt.h"
 #include "../core/env.h"
-#include "../core/io.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
 #include "../core/targetid.h"

@@ -7,7 +7,9 @@
 
 #include "bundler_archive.h"
 #include "llvmtool.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
 #include "../core/target.h"
 #include "../core/targetid.h"
 #include "../ops/devarchive.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/io.h"
+#include "../core/io_in.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
 

@@ -16,13 +16,20 @@
 #include "bundler_read.h"
 #include "llvmtool.h"
 #include "../core/gather.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
+#include "../core/io_scratch.h"
 #include "../core/bytes.h"
 #include "../core/env.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
 #include "../formats/bundle.h"
+#include "../formats/bundle_binary.h"
+#include "../formats/bundle_object.h"
+#include "../formats/bundle_reader.h"
 #include "../formats/ccob.h"
+#include "../formats/ccob_decode.h"
 
 static int by_string(const void *a, const void *b)
 {

@@ -11,9 +11,12 @@
 #include "messages.h"
 #include "progress.h"
 #include "../core/env.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
 #include "../ops/ccob_write.h"
 #include "../ops/inspect.h"
+#include "../formats/ccob_decode.h"
 
 static const char usage[] =
 	"Usage: offload ccob [-d|-l] [OPTIONS] [FILE]...\n"

@@ -14,7 +14,7 @@
 #include "progress.h"
 #include "selection.h"
 #include "../core/env.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
 #include "../core/tree.h"
 #include "../ops/inspect.h"
 #include "../ops/kpack_host.h"

@@ -14,12 +14,16 @@
 #include "progress.h"
 #include "selection.h"
 #include "../core/env.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
 #include "../core/outnames.h"
 #include "../core/uri.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
 #include "../ops/kpack_host.h"
+#include "../formats/ccob_decode.h"
+#include "../formats/kpack.h"
 
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"

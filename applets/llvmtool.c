@@ -10,7 +10,7 @@
 #include "applets.h"
 #include "llvmtool.h"
 #include "../core/env.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
 
 static struct {
 	const char *argv0;	/* messages begin with it, as given */

@@ -19,7 +19,7 @@
 #include "../ops/kinds.h"
 #include "selection.h"
 #include "../core/env.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
 #include "../core/uri.h"
 #include "../ops/inspect.h"
 

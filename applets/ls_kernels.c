@@ -12,6 +12,7 @@
 #include "selection.h"
 #include "../ops/amdgpu_occupancy.h"
 #include "../ops/kinds.h"
+#include "../formats/kernels_parse.h"
 
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
 {

@@ -14,7 +14,9 @@
 #include "ls_kpack.h"
 #include "ls_rows.h"
 #include "messages.h"
+#include "../formats/amdgpu_co.h"
 #include "../formats/kernels.h"
+#include "../formats/kpack.h"
 
 struct host {
 	const struct ls_kpack_opts *o;

@@ -14,7 +14,8 @@
 
 #include "applets.h"
 #include "../core/env.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_signal.h"
 
 /* An alias row has neither main nor summary: canonical() finds the
  * applet row before it. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "messages.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
 
 int applet_fail(const char *applet, const char *what, const char *file,
 		const char *fmt, ...)

@@ -12,7 +12,9 @@
 #include "image_args.h"
 #include "packager_extract.h"
 #include "../core/env.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
 #include "../formats/magic.h"
 #include "../formats/package.h"
 

@@ -13,7 +13,6 @@
 #include "messages.h"
 #include "progress.h"
 #include "selection.h"
-#include "../core/io.h"
 #include "../core/select.h"
 #include "../ops/prune.h"
 

@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/io.h"
 #include "../core/select.h"
 #include "../ops/prune.h"
 

@@ -10,6 +10,7 @@
 #include "../core/native.h"
 #include "../formats/amdgpu_target.h"
 #include "../formats/kernels.h"
+#include "../formats/kernels_parse.h"
 #include "../formats/nvfatbin.h"
 
 char *applet_cat(const char *a, size_t alen, const char *sep,

@@ -13,6 +13,7 @@
 #include "elfcopy_plan.h"
 #include "elfcopy_symbols.h"
 #include "bytes.h"
+#include "io_write.h"
 
 /* Past this an alignment or layout is hostile, not an object. */
 #define LAYOUT_LIMIT ((uint64_t)1 << 48)

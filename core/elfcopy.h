@@ -13,7 +13,7 @@
 
 #include "elfcopy_add.h"
 #include "err.h"
-#include "io.h"
+#include "io_types.h"
 
 /* Write the object in buf to out without the sections drop(drop_ctx, ...)
  * accepts (by name) and with adds appended.  What llvm-objcopy does to the

@@ -7,6 +7,7 @@
 
 #include "elfsegments.h"
 #include "bytes.h"
+#include "io_write.h"
 
 /* Past this an offset or alignment is hostile, not a file. */
 #define SEGMENT_LIMIT ((uint64_t)1 << 48)

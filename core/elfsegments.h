@@ -11,7 +11,7 @@
 
 #include "elfscan.h"
 #include "err.h"
-#include "io.h"
+#include "io_types.h"
 
 struct elfsegment {
 	uint32_t type;

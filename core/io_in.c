@@ -1,4 +1,4 @@
-/* io_in: whole-file inputs, mapped, not copied (see io.h); a pipe, FIFO
+/* io_in: whole-file inputs, mapped, not copied (see io_in.h); a pipe, FIFO
  * or device read into memory no further than a bound; a mapped file that
  * shrinks under a read noted, not a crash. */
 #ifndef _GNU_SOURCE
@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "env.h"
-#include "io.h"
-#include "io_impl.h"
+#include "io_in.h"
 
 uint64_t io_stream_max(struct err *e)
 {

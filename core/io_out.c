@@ -1,4 +1,4 @@
-/* io_out: atomic outputs (see io.h): a temporary beside the destination,
+/* io_out: atomic outputs (see io_out.h): a temporary beside the destination,
  * renamed over it at commit, or a staged copy written back; and the
  * output directories made on the way. */
 #ifndef _GNU_SOURCE
@@ -17,8 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "io_impl.h"
+#include "io_in.h"
+#include "io_out.h"
+#include "io_write.h"
+#include "io_scratch.h"
+#include "io_signal.h"
 
 /* The outputs that commit together (io_out_together): their temporaries
  * and destinations, and the directories io_mkdirs made meanwhile. */
@@ -144,7 +147,7 @@ static char *resolve_dest(const char *path)
 }
 
 /* No temporary beside an existing file we may write: stage it in a
- * scratch file instead (see io.h).  0, or -1 with errno unchanged. */
+ * scratch file instead (see struct io_out, io_types.h).  0, or -1 with errno unchanged. */
 static int stage_for_copy_back(struct io_out *o)
 {
 	int saved = errno, fd = open(o->dest, O_WRONLY | O_CLOEXEC);

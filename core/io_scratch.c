@@ -14,8 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "io_impl.h"
+#include "io_in.h"
+#include "io_write.h"
+#include "io_scratch.h"
 
 /* An unlinked file in $TMPDIR (or /tmp): O_TMPFILE, or a named file
  * removed at once where the file system cannot make one. */

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "io_impl.h"
+#include "io_in.h"
+#include "io_signal.h"
 
 static size_t page_size = 4096;
 

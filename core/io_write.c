@@ -1,4 +1,4 @@
-/* io_write: bytes into an output (see io.h): written in pieces on 64 KiB
+/* io_write: bytes into an output (see io_write.h): written in pieces on 64 KiB
  * boundaries, copied from an input in the kernel where it can be, holes
  * skipped, headers overwritten. */
 #ifndef _GNU_SOURCE
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "io_impl.h"
+#include "io_in.h"
+#include "io_write.h"
 
 /* How the page cache is filled decides how fast: it gives a write large
  * folios only at offsets aligned to their size, and this kernel (Linux

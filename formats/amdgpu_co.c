@@ -10,6 +10,7 @@
 
 #include "amdgpu_target.h"
 #include "kernels.h"
+#include "amdgpu_co.h"
 #include "msgp.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
@@ -393,23 +394,4 @@ out:
 	if (opened)
 		elfscan_free(&c.s);
 	return rc;
-}
-
-int kernels_parse(const uint8_t *buf, size_t len, struct kernel_list *l,
-		  struct err *e)
-{
-	memset(l, 0, sizeof(*l));
-	if (elfscan_is_elf(buf, len) && len >= 20) {
-		unsigned machine = buf[5] == 2 ? get_endian(buf + 18, 2, true)
-					       : get_le(buf + 18, 2);
-
-		if (machine == EM_AMDGPU)
-			return amdgpu_co_kernels(buf, len, l, e) < 0 ? -1 : 1;
-		if (machine == EM_CUDA)
-			return cubin_kernels(buf, len, l, e) < 0 ? -1 : 1;
-		return 0;
-	}
-	if (ptx_looks(buf, len))
-		return ptx_kernels(buf, len, l, e) < 0 ? -1 : 1;
-	return 0;
 }

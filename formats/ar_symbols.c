@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../core/elfscan.h"
-#include "ar.h"
+#include "ar_symbols.h"
 #include "bitcode.h"
 #include "coff.h"
 

@@ -11,6 +11,9 @@
 #include "../core/bytes.h"
 #include "../core/strmap.h"
 #include "ar.h"
+#include "ar_write.h"
+#include "ar_symbols.h"
+#include "../core/io_write.h"
 
 /* LLVM's Archive::MaxMemberSize: what ten decimal digits hold. */
 #define MAX_MEMBER_SIZE UINT64_C(9999999999)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bitcode_embed_impl.h"
+#include "bitcode_blocks.h"
 
 static const char SECTION[] = ".llvm.offloading";
 

@@ -27,7 +27,8 @@
 #include <string.h>
 
 #include "bitcode.h"
-#include "bitcode_embed_impl.h"
+#include "bitcode_embed.h"
+#include "bitcode_blocks.h"
 
 static int by_value(const void *a, const void *b)
 {

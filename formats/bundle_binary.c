@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "bundle_binary.h"
 #include "../core/bytes.h"
 
 static void put_u64(uint8_t *p, uint64_t v)

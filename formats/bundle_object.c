@@ -5,10 +5,13 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "bundle_object.h"
 #include "coff.h"
 #include "coffcopy.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
 
 /* LLVM takes a section as a bundle entry only with a non-empty ID. */
 static bool is_entry_section(void *ctx, const char *name, size_t len)

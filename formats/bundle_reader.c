@@ -1,6 +1,10 @@
 /* bundle_reader: the next entry, its content, skipping it, for a reader
  * of any layout (as its bundle_open_* left it). */
 #include "bundle.h"
+#include "bundle_binary.h"
+#include "bundle_text.h"
+#include "bundle_object.h"
+#include "bundle_reader.h"
 
 int bundle_next(struct bundle_reader *r, struct bundle_entry *ent)
 {

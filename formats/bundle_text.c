@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "bundle_text.h"
 
 static const char START_WORD[] = "__CLANG_OFFLOAD_BUNDLE____START__ ";
 static const char END_WORD[] = "__CLANG_OFFLOAD_BUNDLE____END__ ";

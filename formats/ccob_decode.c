@@ -12,6 +12,7 @@
 #include <zstd_errors.h>
 
 #include "ccob.h"
+#include "ccob_decode.h"
 #include "../core/bytes.h"
 #include "../core/bytepipe.h"
 

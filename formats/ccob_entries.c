@@ -6,6 +6,7 @@
 #include "bundle.h"
 #include "ccob_entries.h"
 #include "../core/bytes.h"
+#include "ccob_decode.h"
 
 /* Entry i's offset and size in a bundle header (fatbin_bundle_entries
  * checked them); the entry after it in *pos. */

@@ -9,6 +9,8 @@
 #include "coffcopy.h"
 #include "../core/bytes.h"
 #include "../core/strtab.h"
+#include "../core/io_in.h"
+#include "../core/io_write.h"
 
 enum {
 	SCN_CNT_CODE = 0x20,

@@ -13,7 +13,8 @@
 
 #include "coff.h"
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
 
 /* A section to append after every existing one, in the order given, with
  * the characteristics `readonly,exclude` gives (read, link-remove); an

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "cubin.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 #include "../core/strmap.h"

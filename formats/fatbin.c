@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "bundle_binary.h"
 #include "fatbin.h"
 #include "kpack.h"
 #include "nvfatbin.h"
 #include "package.h"
 #include "../core/bytes.h"
+#include "ccob_decode.h"
 
 int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 			  struct fatbin_entry **ents, size_t *n,

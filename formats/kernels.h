@@ -6,7 +6,10 @@
  * Each parser takes the bytes of one code object, trusts nothing in them,
  * and fills a kernel_list that owns copies of every string: the list lives
  * on after buf is gone.  A damaged code object fails with the error record
- * saying what is wrong and where; nothing is listed for it then. */
+ * saying what is wrong and where; nothing is listed for it then.
+ *
+ * Here the list and kernels.c's helpers; the parsers in amdgpu_co.h,
+ * cubin.h and ptx.h, and the one that picks among them in kernels_parse.h. */
 #ifndef FORMATS_KERNELS_H
 #define FORMATS_KERNELS_H
 
@@ -77,23 +80,8 @@ struct kernel_list {
 	size_t n;
 };
 
-/* Any code object: 1 with l filled when buf is one the parsers know (an
- * AMDGPU or CUDA ELF, PTX text), 0 when it is none of them, -1 with e
- * filled when it is one but damaged. */
-int kernels_parse(const uint8_t *buf, size_t len, struct kernel_list *l,
-		  struct err *e);
 void kernels_free(struct kernel_list *l);
 /* "amdgpu", "cubin" or "ptx" (kernels.c). */
 const char *kernels_source_name(enum kernel_source s);
-
-/* Each format alone (the same contract, without the 0). */
-int amdgpu_co_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
-		      struct err *e);
-int cubin_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
-		  struct err *e);
-/* Whether buf starts as PTX does (comments, then .version). */
-bool ptx_looks(const uint8_t *buf, size_t len);
-int ptx_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
-		struct err *e);
 
 #endif

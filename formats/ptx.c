@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "ptx.h"
 
 /* Past white space and comments from pos. */
 static size_t skip_space(const uint8_t *p, size_t len, size_t pos)

@@ -7,6 +7,10 @@
 #include <time.h>
 
 #include "ccob_write.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
+#include "../core/io_scratch.h"
 
 /* Readers wait for this much more (or the end) before they go on: zstd
  * and MD5 run best over runs of some megabytes. */

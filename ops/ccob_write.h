@@ -5,7 +5,8 @@
 
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
 
 /* Called every so often while compressing, with progress_ctx, bytes done
  * and total. */

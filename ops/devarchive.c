@@ -7,6 +7,16 @@
 #include "devarchive.h"
 #include "../formats/magic.h"
 #include "../core/elfscan.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_scratch.h"
+#include "../formats/ar.h"
+#include "../formats/ar_write.h"
+#include "../formats/ar_symbols.h"
+#include "../formats/ccob_decode.h"
+#include "../formats/bundle_binary.h"
+#include "../formats/bundle_object.h"
+#include "../formats/bundle_reader.h"
 
 int devarchive_open(struct devarchive_reader *r, const uint8_t *buf,
 		    size_t len, const struct ccob_limits *limits, struct err *e)

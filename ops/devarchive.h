@@ -17,7 +17,8 @@
 #include "../formats/ccob.h"
 #include "../formats/package.h"
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
 
 /* One bundle entry of one member. */
 struct devarchive_entry {

@@ -7,6 +7,7 @@
 #include "inspect_ccob.h"
 #include "../core/bytes.h"
 #include "../core/gather.h"
+#include "../formats/ccob_decode.h"
 
 /* An entry's first bytes, [start, end) of the bundle. */
 struct want {

@@ -14,6 +14,7 @@
 #include "inspect_ccob.h"
 #include "inspect_containers.h"
 #include "../core/bytes.h"
+#include "../formats/ccob_decode.h"
 
 /* The first look into a CCOB inflates this much; more if the bundle
  * header inside is longer. */

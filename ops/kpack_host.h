@@ -14,7 +14,7 @@
 
 #include "inspect_node.h"
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
 #include "../formats/kpack.h"
 
 /* One archive a search path found. */

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "../formats/ar.h"
+#include "../formats/ar_write.h"
+#include "../formats/ar_symbols.h"
 #include "../formats/bundle.h"
 #include "../formats/coff.h"
 #include "../formats/coffcopy.h"
@@ -27,6 +29,10 @@
 #include "../core/bytes.h"
 #include "../core/elfcopy.h"
 #include "../core/elfscan.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
+#include "../core/io_scratch.h"
 
 /* ---- ELF files ---- */
 

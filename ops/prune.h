@@ -34,7 +34,8 @@
 #include <stdint.h>
 
 #include "../core/err.h"
-#include "../core/io.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
 #include "prune_types.h"
 
 /* Plan the prune of the file in buf.  Files this cannot prune are errors

@@ -6,12 +6,15 @@
 #include <string.h>
 
 #include "../formats/bundle.h"
+#include "../formats/bundle_binary.h"
+#include "../formats/bundle_text.h"
 #include "../formats/fatbin.h"
 #include "../formats/nvfatbin.h"
 #include "../formats/package.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
 #include "../core/bytes.h"
+#include "../formats/ccob_decode.h"
 
 /* ---- entries ---- */
 

@@ -10,10 +10,15 @@ formats/ and core/, and taken together as one graph:
     one defines (nm), which also sees a function declared in a shared header
     but defined elsewhere.
 Printed, one a line, and exit 1: every cycle of the one graph (the modules
-of each strongly connected part, as one cycle through them), and every edge
+of each strongly connected part, as one cycle through them), every edge
 against the flow
-applets -> ops -> formats -> core.  Nothing printed and exit 0 when the house is in
-order.  Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
+applets -> ops -> formats -> core, and every function (or extern object) a
+header declares that is not defined in the header's own .c: a header
+declares one file's functions (X.h those of X.c; X_impl.h, the inside of
+X.c that its parts share, also X.c's), so that a hub header cannot hide
+an edge (HEADER_EXCEPTIONS lists the ones allowed, each with its reason).
+Nothing printed and exit 0 when the house is in order.
+Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
 """
 import os
 import re
@@ -22,6 +27,11 @@ import sys
 
 LAYERS = {"core": 0, "formats": 1, "ops": 2, "applets": 3}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+# (header, name): declared there though defined in another file, and why.
+# None now; a row needs its reason.
+HEADER_EXCEPTIONS = {
+}
 
 
 def module_of(path):
@@ -54,9 +64,12 @@ def include_edges(top):
     return edges
 
 
-def call_edges(top):
+def call_edges(top, defined=None):
+    """The call edges; defined, when given, receives each global symbol's
+    defining module."""
     objdir = os.path.join(top, "build", "obj")
-    defined, used = {}, []
+    defined = {} if defined is None else defined
+    used = []
     for layer in LAYERS:
         d = os.path.join(objdir, layer)
         # An object whose source moved or went (a stale build) is no
@@ -78,6 +91,71 @@ def call_edges(top):
                     defined[f[2]] = mod
     return {(mod, defined[sym]) for mod, sym in used
             if sym in defined and defined[sym] != mod}
+
+
+def declared(text):
+    """The functions and extern objects a header declares at file scope
+    (not static ones, not what a typedef, struct or macro names)."""
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', '', text)
+    text = re.sub(r'^\s*#(?:[^\n]*\\\n)*[^\n]*', '', text, flags=re.M)
+    text = re.sub(r'__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)', ' ',
+                  text)
+    statements, cur, depth = [], [], 0
+    for ch in text:
+        if ch == '{':
+            depth += 1
+        elif ch == '}':
+            depth -= 1
+            if depth == 0:     # a definition: a struct, an inline function
+                cur = []
+                continue
+        if depth == 0 and ch == ';':
+            statements.append(''.join(cur).strip())
+            cur = []
+            continue
+        if depth == 0:
+            cur.append(ch)
+    names = []
+    for st in statements:
+        if not st or re.match(r'(typedef|static)\b', st):
+            continue
+        m = re.search(r'(\w+)\s*\(', st)
+        if m and m.group(1) not in C_WORDS and \
+                not st[m.end():].lstrip().startswith('*'):
+            names.append(m.group(1))        # a function
+        elif re.match(r'extern\b', st) and '(' not in st:
+            m = re.search(r'(\w+)\s*(\[[^\]]*\]\s*)*$', st)
+            if m:
+                names.append(m.group(1))    # an object
+    return names
+
+
+C_WORDS = set("""void char short int long float double signed unsigned _Bool
+bool const volatile extern inline struct union enum restrict _Noreturn
+register auto sizeof""".split())
+
+
+def header_decls(top, defined):
+    """Each name a header declares that its own .c does not define."""
+    bad = []
+    for layer in LAYERS:
+        for name in sorted(os.listdir(os.path.join(top, layer))):
+            if not name.endswith(".h"):
+                continue
+            header = os.path.join(layer, name)
+            own = os.path.join(layer, re.sub(r"(_impl)?\.h$", "", name))
+            with open(os.path.join(top, header), encoding="utf-8",
+                      errors="replace") as f:
+                text = f.read()
+            for sym in declared(text):
+                where = defined.get(sym)
+                if where == own or (header, sym) in HEADER_EXCEPTIONS:
+                    continue
+                bad.append("header declares another file's function: %s: %s "
+                           "(defined %s)" % (header, sym, where + ".c" if where
+                                             else "nowhere"))
+    return bad
 
 
 def cycles(edges):
@@ -144,7 +222,8 @@ def main():
     top = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     bad = []
-    inc, call = include_edges(top), call_edges(top)
+    defined = {}
+    inc, call = include_edges(top), call_edges(top, defined)
     for what, edges in (("include", inc), ("call", call)):
         for a, b in sorted(edges):
             if LAYERS[a.split("/")[0]] < LAYERS[b.split("/")[0]]:
@@ -152,6 +231,7 @@ def main():
     # One graph: a loop may go by an include one way and a call the other.
     for c in cycles(inc | call):
         bad.append("cycle: %s" % " -> ".join(c))
+    bad += header_decls(top, defined)
     for line in bad:
         print(line)
     return 1 if bad else 0

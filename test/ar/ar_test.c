@@ -36,8 +36,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../../core/io.h"
+#include "../../core/io_in.h"
+#include "../../core/io_out.h"
 #include "../../formats/ar.h"
+#include "../../formats/ar_write.h"
+#include "../../formats/ar_symbols.h"
 #include "../../formats/bitcode.h"
 
 static int fail(const char *file, const struct err *e)

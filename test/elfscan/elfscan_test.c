@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "../../core/elfscan.h"
-#include "../../core/io.h"
+#include "../../core/io_in.h"
 
 static const char *const kinds[] = {
 	[ELFSCAN_OTHER] = "other", [ELFSCAN_OFFLOADING] = "offloading",

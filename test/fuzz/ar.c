@@ -5,6 +5,7 @@
  */
 #include "fuzz.h"
 #include "../../formats/ar.h"
+#include "../../formats/ar_symbols.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

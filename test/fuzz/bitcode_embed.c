@@ -5,7 +5,7 @@
  * libFuzzer: -max_len=16384
  */
 #include "fuzz.h"
-#include "../../formats/bitcode.h"
+#include "../../formats/bitcode_embed.h"
 
 static int take(void *ctx, uint8_t *data, size_t len)
 {

@@ -4,6 +4,8 @@
  */
 #include "fuzz.h"
 #include "../../formats/bundle.h"
+#include "../../formats/bundle_binary.h"
+#include "../../formats/bundle_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,6 +9,8 @@
 
 #include "fuzz.h"
 #include "../../formats/bundle.h"
+#include "../../formats/bundle_text.h"
+#include "../../formats/bundle_reader.h"
 
 static const char *const comments[] = { "//", "#", ";" };
 static const char END_WORD[] = "__CLANG_OFFLOAD_BUNDLE____END__ ";

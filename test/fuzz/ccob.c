@@ -10,6 +10,7 @@
 
 #include "fuzz.h"
 #include "../../formats/ccob.h"
+#include "../../formats/ccob_decode.h"
 
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {

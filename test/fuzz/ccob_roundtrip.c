@@ -16,6 +16,7 @@
 
 #include "fuzz.h"
 #include "../../formats/ccob.h"
+#include "../../formats/ccob_decode.h"
 
 struct sink {
 	uint8_t *buf;

@@ -20,6 +20,9 @@
 #include "../../formats/bundle.h"
 #include "../../formats/coff.h"
 #include "../../formats/coffcopy.h"
+#include "../../core/io_in.h"
+#include "../../core/io_out.h"
+#include "../../core/io_scratch.h"
 
 struct found {
 	const uint8_t *base;

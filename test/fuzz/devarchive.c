@@ -9,6 +9,7 @@
 
 #include "fuzz.h"
 #include "../../ops/devarchive.h"
+#include "../../core/io_out.h"
 
 static int count_ids(void *ctx, const char *file, size_t file_len, char **ids,
 		     size_t n)

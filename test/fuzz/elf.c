@@ -19,6 +19,11 @@
 #include "../../core/elfcopy.h"
 #include "../../core/elfscan.h"
 #include "../../formats/bundle.h"
+#include "../../formats/bundle_object.h"
+#include "../../formats/bundle_reader.h"
+#include "../../core/io_in.h"
+#include "../../core/io_out.h"
+#include "../../core/io_scratch.h"
 
 static int count_symbol(void *ctx, const char *name, size_t len)
 {

@@ -10,6 +10,7 @@
 
 #include "fuzz.h"
 #include "../../formats/fatbin.h"
+#include "../../formats/ccob_decode.h"
 
 static const struct ccob_limits limits = {
 	.max_ratio = 64,

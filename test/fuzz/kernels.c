@@ -11,6 +11,10 @@
 #include "fuzz.h"
 #include "../../formats/amdgpu_target.h"
 #include "../../formats/kernels.h"
+#include "../../formats/kernels_parse.h"
+#include "../../formats/amdgpu_co.h"
+#include "../../formats/cubin.h"
+#include "../../formats/ptx.h"
 #include "../../ops/amdgpu_occupancy.h"
 
 static void check(const struct kernel_list *l, int rc, const struct err *e)

@@ -14,6 +14,9 @@
 #include "fuzz.h"
 #include "../../core/bytes.h"
 #include "../../ops/prune.h"
+#include "../../core/io_in.h"
+#include "../../core/io_out.h"
+#include "../../core/io_scratch.h"
 
 /* The shrunk file's PT_LOADs: inside it, in address order, disjoint. */
 static void check_loads(const uint8_t *b, size_t len)

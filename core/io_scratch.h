@@ -1,0 +1,25 @@
+/* io_scratch: scratch outputs, unlinked files (io_scratch.c). */
+#ifndef CORE_IO_SCRATCH_H
+#define CORE_IO_SCRATCH_H
+
+#include <stdint.h>
+
+#include "err.h"
+#include "io_in.h"
+#include "io_types.h"
+
+/* A scratch output: an unlinked file in $TMPDIR (or /tmp) for bytes that
+ * must end up contiguous in memory.  io_scratch_map maps what was written;
+ * the pages belong to the page cache, not to our heap.  io_out_discard
+ * closes it, and the file is gone. */
+int io_scratch_open(struct io_out *o, struct err *e);
+int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e);
+/* Make the scratch file size bytes long and map all of it now, for bytes
+ * still to be written (each readable once written and flushed). */
+int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
+		       struct err *e);
+
+/* An unlinked file in $TMPDIR (or /tmp), *where (io_scratch.c). */
+int io_scratch_fd(const char **where);
+
+#endif

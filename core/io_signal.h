@@ -1,0 +1,21 @@
+/* io_signal: the signal handlers that remove temporaries (io_signal.c). */
+#ifndef CORE_IO_SIGNAL_H
+#define CORE_IO_SIGNAL_H
+
+/* Remove every temporary still open and die by sig: installed for every
+ * signal whose default action ends the process (SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE, SIGQUIT, SIGUSR1, SIGALRM, SIGSEGV, the real-time signals...)
+ * but SIGKILL, unless the signal was inherited ignored; SIGXFSZ is ignored
+ * instead, so that a write past RLIMIT_FSIZE fails with EFBIG and takes
+ * the normal error path.  What SIGKILL leaves is named .NAME.XXXXXX beside
+ * the output NAME (see offload(1)).  SIGBUS at an address inside a mapped
+ * input is not deadly: the file shrank, the read goes on over zero pages
+ * and io_input_cut names the file. */
+void io_install_signal_cleanup(void);
+
+/* Temporaries a deadly signal removes (io_signal.c); a fixed table, so
+ * that a signal handler need not allocate. */
+void io_pending_add(char *tmp);
+void io_pending_remove(const char *tmp);
+
+#endif
