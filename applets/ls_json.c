@@ -276,7 +276,7 @@ static void json_entry(const struct rows *rs, const struct row *r,
 	json_text(&f, "uri", uri, uri ? strlen(uri) : 0);
 	free(uri);
 	json_key(&f, "compressed");
-	fputs(n->in_file ? "false" : "true", stdout);
+	fputs(n->in_file || n->in_bitcode ? "false" : "true", stdout);
 	switch (n->container) {
 	case FATBIN_OBJECT_BUNDLE:
 		json_u64(&f, "section", n->entry_section);
@@ -334,7 +334,7 @@ static void json_input(const struct rows *rs, const struct row *r, bool *f,
 {
 	static const char *const formats[] = {
 		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
-		"pe",
+		"pe", "bitcode",
 	};
 	const struct inspect_node *n = &r->n;
 
@@ -378,7 +378,11 @@ static void json_container(const struct inspect_node *n, bool *f)
 	json_u64(f, "number", n->number);
 	json_key(f, "format");
 	printf("\"%s\"", kinds_name(n->container));
-	json_u64(f, "offset", n->offset);
+	json_key(f, "offset");
+	if (n->in_bitcode)	/* bits of the module's array */
+		fputs("null", stdout);
+	else
+		printf("%" PRIu64, n->offset);
 	json_u64(f, "size", n->size);
 	json_key(f, "version");
 	if (kinds_get(n->container)->versioned)
@@ -588,6 +592,7 @@ static int arrays_of(const struct inspect_node *n, const char **key)
 			key[1] = "containers";
 			return 2;
 		case INSPECT_RAW:
+		case INSPECT_BITCODE:
 			key[0] = "containers";
 			return 1;
 		case INSPECT_ARCHIVE:

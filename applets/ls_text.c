@@ -42,6 +42,8 @@ static char *location(const struct inspect_node *n, const char *path)
 
 	if (n->in_file)
 		return uri_file(path, n->offset, n->size);
+	if (n->in_bitcode)
+		return strdup("(in bitcode)");
 	if (n->container == FATBIN_NV) {
 		snprintf(buf, sizeof(buf), "(%s-compressed, %" PRIu64 " bytes "
 			 "uncompressed%s)", n->nv.flags & NVFATBIN_FLAG_ZSTD ?
@@ -306,6 +308,9 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	case INSPECT_TEXT:
 		fputs(n->ld_script ? "linker script" : "text", stdout);
 		break;
+	case INSPECT_BITCODE:
+		fputs("LLVM bitcode", stdout);
+		break;
 	default:
 		fputs(n->size ? "other data" : "empty", stdout);
 		break;
@@ -342,9 +347,12 @@ static void print_container(const struct inspect_node *n)
 		printf(", %zu entr%s\n", n->entries, s);
 		return;
 	case FATBIN_PACKAGE:
-		printf(" at %" PRIu64 ": version %u, %zu bytes, %zu image%s\n",
-		       n->offset, n->version, (size_t)n->size, n->entries,
-		       n->entries == 1 ? "" : "s");
+		if (n->in_bitcode)
+			fputs(" (in bitcode)", stdout);
+		else
+			printf(" at %" PRIu64, n->offset);
+		printf(": version %u, %zu bytes, %zu image%s\n", n->version,
+		       (size_t)n->size, n->entries, n->entries == 1 ? "" : "s");
 		return;
 	case FATBIN_KPACK:
 		printf(" at %" PRIu64 ": version %u, %s, ", n->offset,

@@ -4,6 +4,7 @@
 #ifndef FORMATS_BITCODE_H
 #define FORMATS_BITCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -159,6 +159,9 @@ out:
 struct fill {
 	struct want *w;
 	unsigned size;		/* bytes per element */
+	const struct bitstream *b;
+	uint64_t prev;		/* where the last element read ended */
+	bool irregular;		/* two elements not 8 bits apart */
 };
 
 static int fill_op(void *ctx, uint64_t i, uint64_t v)
@@ -168,6 +171,13 @@ static int fill_op(void *ctx, uint64_t i, uint64_t v)
 
 	if ((i + 1) * f->size > f->w->len)
 		return 1;
+	/* Elements all 8 bits apart are 8-bit fields (VBR6 and Char6 take
+	 * multiples of 6, every fixed element one width). */
+	if (!i)
+		f->w->bit = f->b->pos - 8;
+	else if (f->b->pos - f->prev != 8)
+		f->irregular = true;
+	f->prev = f->b->pos;
 	for (unsigned k = 0; k < f->size; k++)
 		p[k] = (uint8_t)(v >> (8 * k));
 	return 0;
@@ -196,7 +206,8 @@ static int read_wanted(struct reader *r, const struct bs_abbrevs *a,
 		       uint64_t id, struct bs_record *rec, struct want *w)
 {
 	const struct value *v = &r->val[w->value];
-	struct fill f = { w, v->code == CST_DATA ? bce_element_size(r, v->type) : 1 };
+	struct fill f = { w, v->code == CST_DATA ? bce_element_size(r, v->type) : 1,
+			  &r->b, 0, false };
 	uint64_t n = v->init;
 	int rc;
 
@@ -210,6 +221,8 @@ static int read_wanted(struct reader *r, const struct bs_abbrevs *a,
 	rec->skim = false;
 	rc = bs_read_record(&r->b, a, id, rec, fill_op, &f, r->e);
 	rec->skim = true;
+	w->fixed8 = !f.irregular && n >= 2 && f.size == 1 &&
+		    v->code != CST_CSTRING;
 	/* Not the constant yet: the type before it, read into the buffer
 	 * for nothing. */
 	if (rc == 0 && rec->code == CST_SETTYPE) {

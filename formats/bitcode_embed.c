@@ -234,7 +234,7 @@ static int resolve(struct reader *r)
 			r->want[r->nwant - 1].uses++;
 			continue;
 		}
-		r->want[r->nwant++] = (struct want){ sorted[i], NULL, 0, 1 };
+		r->want[r->nwant++] = (struct want){ .value = sorted[i], .uses = 1 };
 	}
 	free(sorted);
 	return 0;
@@ -253,27 +253,29 @@ static void reader_free(struct reader *r)
 	free(r->info);
 }
 
-int bitcode_embedded_objects(const uint8_t *buf, size_t len,
-			     int (*each)(void *ctx, uint8_t *data, size_t len),
-			     void *ctx, struct err *e)
+int bitcode_embedded_places(const uint8_t *buf, size_t len,
+			    int (*each)(void *ctx, uint8_t *data, size_t len,
+					const struct bitcode_place *at),
+			    void *ctx, struct err *e)
 {
 	struct reader r = { .e = e, .pass = 1 };
-	uint64_t at = 0;
+	struct bitcode_place at;
+	uint64_t module = 0;
 	int rc = -1;
 
 	if (bitcode_open_stream(buf, len, &r.b, e) < 0 ||
-	    find_module(&r.b, &at, e) < 0)
+	    find_module(&r.b, &module, e) < 0)
 		return -1;
 	r.info = malloc(sizeof(*r.info));
 	if (!r.info) {
 		err_set(e, "out of memory");
 		goto out;
 	}
-	if (read_module(&r, at) < 0 || resolve(&r) < 0)
+	if (read_module(&r, module) < 0 || resolve(&r) < 0)
 		goto out;
 	if (r.nwant) {
 		r.pass = 2;
-		if (read_module(&r, at) < 0)
+		if (read_module(&r, module) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -290,9 +292,35 @@ int bitcode_embedded_objects(const uint8_t *buf, size_t len,
 			rc = err_set(e, "out of memory");
 			break;
 		}
-		rc = each(ctx, data, w->len);
+		at = (struct bitcode_place){
+			.bit = (uint64_t)(r.b.p - buf) * 8 + w->bit,
+			.fixed8 = w->fixed8 };
+		rc = each(ctx, data, w->len, &at);
 	}
 out:
 	reader_free(&r);
 	return rc;
+}
+
+struct plain {
+	int (*each)(void *ctx, uint8_t *data, size_t len);
+	void *ctx;
+};
+
+static int plain_each(void *ctx, uint8_t *data, size_t len,
+		      const struct bitcode_place *at)
+{
+	const struct plain *pl = ctx;
+
+	(void)at;
+	return pl->each(pl->ctx, data, len);
+}
+
+int bitcode_embedded_objects(const uint8_t *buf, size_t len,
+			     int (*each)(void *ctx, uint8_t *data, size_t len),
+			     void *ctx, struct err *e)
+{
+	struct plain pl = { each, ctx };
+
+	return bitcode_embedded_places(buf, len, plain_each, &pl, e);
 }

@@ -3,6 +3,7 @@
 #ifndef FORMATS_BITCODE_EMBED_H
 #define FORMATS_BITCODE_EMBED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,5 +20,20 @@
 int bitcode_embedded_objects(const uint8_t *buf, size_t len,
 			     int (*each)(void *ctx, uint8_t *data, size_t len),
 			     void *ctx, struct err *e);
+
+/* As bitcode_embedded_objects, with where each object's bytes lie in
+ * buf: when fixed8, byte i is the 8-bit field at bit (at->bit + 8 * i) of
+ * the file (bit k is bit k % 8 of byte k / 8, as the bitstream is laid
+ * out), every one of them (a STRING record through an abbreviation of
+ * Fixed(8) array elements, as LLVM writes an array of bytes): bytes
+ * written there keep the bitcode's every other bit. */
+struct bitcode_place {
+	uint64_t bit;
+	bool fixed8;
+};
+int bitcode_embedded_places(const uint8_t *buf, size_t len,
+			    int (*each)(void *ctx, uint8_t *data, size_t len,
+					const struct bitcode_place *at),
+			    void *ctx, struct err *e);
 
 #endif

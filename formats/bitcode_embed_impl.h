@@ -83,6 +83,10 @@ struct want {
 	uint8_t *data;
 	size_t len;
 	size_t uses;
+	/* Where its bytes are in the stream: each an 8-bit field from bit
+	 * `bit` on, back to back (fixed8), or encoded otherwise. */
+	uint64_t bit;
+	bool fixed8;
 };
 
 struct reader {

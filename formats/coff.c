@@ -1,5 +1,6 @@
 /* coff: the section table of a COFF object; see coff.h.  Read by hand:
  * libelf reads only ELF, and no maintained C library reads COFF objects. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "coff.h"
@@ -151,6 +152,56 @@ int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
 				      &h->strtab_at);
 	if (!h->strtab_size)
 		h->strtab_at = 0;
+	return 0;
+}
+
+int coff_image_layout(const uint8_t *buf, size_t len, uint64_t *image_base,
+		      struct coff_image_section **v, size_t *n,
+		      struct err *e)
+{
+	struct coff_header h;
+	uint64_t opt;
+
+	*v = NULL;
+	*n = 0;
+	if (coff_read_header(buf, len, &h, e) < 0)
+		return -1;
+	if (!h.image || !h.pe32plus)
+		return err_set(e, "not a PE32+ image");
+	opt = get_le(buf + 60, 4) + 4 + HEADER;
+	if (opt > len || len - opt < 32)
+		return err_set(e, "PE optional header cut short");
+	*image_base = get_le(buf + opt + 24, 8);
+	*v = calloc(h.nsec ? h.nsec : 1, sizeof(**v));
+	if (!*v)
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	for (uint64_t i = 0; i < h.nsec; i++) {
+		const uint8_t *s = buf + h.table + i * SECTION;
+		uint64_t vsize = get_le(s + 8, 4), rva = get_le(s + 12, 4);
+		uint64_t raw = get_le(s + 16, 4), at = get_le(s + 20, 4);
+
+		if (!vsize)
+			vsize = raw;
+		if (raw > vsize)
+			raw = vsize;
+		if (!at)
+			raw = 0;
+		if (at > len || raw > len - at) {
+			free(*v);
+			*v = NULL;
+			return err_set(e, "PE section %llu (offset %llu, %llu "
+				       "bytes) runs past the end of the file",
+				       (unsigned long long)i + 1,
+				       (unsigned long long)at,
+				       (unsigned long long)raw);
+		}
+		(*v)[i] = (struct coff_image_section){
+			.va = *image_base + rva, .vsize = vsize, .offset = at,
+			.raw = raw,
+			.characteristics = (uint32_t)get_le(s + 36, 4),
+		};
+	}
+	*n = (size_t)h.nsec;
 	return 0;
 }
 

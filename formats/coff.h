@@ -49,6 +49,26 @@ struct coff_section {
 	uint64_t offset, size;	/* its bytes in the file (0, 0: none) */
 };
 
+/* A PE image's section as loaded: at address va (the image base plus
+ * its RVA), vsize bytes, of which the first raw (at most vsize) are at
+ * file offset offset and the rest zeros. */
+struct coff_image_section {
+	uint64_t va, vsize, offset, raw;
+	uint32_t characteristics;
+};
+
+/* A PE32+ image's preferred base and its sections, in table order (n of
+ * them, *v malloc'd): every section's raw bytes must lie in the file. */
+int coff_image_layout(const uint8_t *buf, size_t len, uint64_t *image_base,
+		      struct coff_image_section **v, size_t *n,
+		      struct err *e);
+enum {
+	COFF_SCN_CNT_CODE = 0x20,
+	COFF_SCN_CNT_INITIALIZED_DATA = 0x40,
+	COFF_SCN_MEM_EXECUTE = 0x20000000,
+	COFF_SCN_MEM_WRITE = 0x80000000,
+};
+
 /* Which sections the caller wants the bytes of. */
 typedef bool coff_want_fn(void *ctx, const char *name, size_t name_len);
 typedef int coff_section_fn(void *ctx, const struct coff_section *s,

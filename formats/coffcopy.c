@@ -670,6 +670,36 @@ out:
 	return rc;
 }
 
+/* An existing section's bytes replaced (add->update). */
+static int update_section(struct copy *c, const struct coffcopy_add *add,
+			  struct err *e)
+{
+	size_t len = strlen(add->name);
+
+	for (size_t i = 0; i < c->nsec_in; i++) {
+		struct sec *s = &c->sec[i];
+
+		if (s->removed || s->name_len != len ||
+		    memcmp(s->name, add->name, len))
+			continue;
+		if (!s->data_len)
+			return err_set(e, "section '%s' cannot be updated "
+				       "because it does not have contents",
+				       add->name);
+		if (add->size > s->data_len)
+			return err_set(e, "new section cannot be larger than "
+				       "previous section");
+		if (s->nrel)
+			return err_set(e, "section '%s' has relocations: its "
+				       "bytes are not replaced", add->name);
+		s->data = add->data;
+		s->from = add->from;
+		s->data_len = s->raw_size = (uint32_t)add->size;
+		return 0;
+	}
+	return err_set(e, "could not find section with name '%s'", add->name);
+}
+
 int coffcopy_write(const uint8_t *buf, size_t len, coff_want_fn *drop,
 		   void *drop_ctx, const struct coffcopy_add *add, size_t nadd,
 		   struct io_out *out, struct err *e)
@@ -684,7 +714,9 @@ int coffcopy_write(const uint8_t *buf, size_t len, coff_want_fn *drop,
 	if (c.h.image)
 		return err_set(e, "a PE image, not a COFF object");
 	c.nsec_in = c.h.nsec;
-	c.nsec = c.nsec_in + nadd;
+	c.nsec = c.nsec_in;
+	for (size_t k = 0; k < nadd; k++)
+		c.nsec += !add[k].update;
 	if (!(c.sec = calloc(c.nsec + 1, sizeof(*c.sec)))) {
 		err_code_set(e, ERR_NOMEM, "out of memory");
 		goto out;
@@ -693,9 +725,13 @@ int coffcopy_write(const uint8_t *buf, size_t len, coff_want_fn *drop,
 	    check_relocations(&c, e) < 0)
 		goto out;
 	remove_sections(&c, drop, drop_ctx);
+	for (size_t k = 0; k < nadd; k++)
+		if (add[k].update && update_section(&c, &add[k], e) < 0)
+			goto out;
 	for (size_t i = 0; i < c.nsec_in; i++)
 		for (size_t k = 0; k < nadd && !c.sec[i].removed; k++)
-			if (strlen(add[k].name) == c.sec[i].name_len &&
+			if (!add[k].update &&
+			    strlen(add[k].name) == c.sec[i].name_len &&
 			    !memcmp(add[k].name, c.sec[i].name,
 				    c.sec[i].name_len)) {
 				c.sec[i].chars = (c.sec[i].chars &
@@ -703,11 +739,15 @@ int coffcopy_write(const uint8_t *buf, size_t len, coff_want_fn *drop,
 						 SCN_MEM_READ | SCN_LNK_REMOVE;
 				break;
 			}
-	for (size_t k = 0; k < nadd; k++) {
-		struct sec *s = &c.sec[c.nsec_in + k];
+	for (size_t k = 0, at = c.nsec_in; k < nadd; k++) {
+		struct sec *s;
 		const struct sec *last = NULL;
 
-		for (size_t i = c.nsec_in + k; i-- > 0;)
+		if (add[k].update)
+			continue;
+		s = &c.sec[at++];
+
+		for (size_t i = (size_t)(s - c.sec); i-- > 0;)
 			if (!c.sec[i].removed) {
 				last = &c.sec[i];
 				break;

@@ -24,6 +24,11 @@ struct coffcopy_add {
 	const uint8_t *data;
 	uint64_t size;
 	const struct io_in *from;	/* when set, the data are all of it */
+	/* Not appended: the bytes of the existing section of this name
+	 * replaced, as llvm-objcopy --update-section replaces them (its place,
+	 * characteristics and virtual size kept; no larger than it was, and it
+	 * has no relocations). */
+	bool update;
 };
 
 /* Write the COFF object in buf to out without the sections drop accepts

@@ -292,6 +292,36 @@ bool package_is(const uint8_t *buf, size_t len)
 	return len >= 4 && !memcmp(buf, magic, 4);
 }
 
+size_t package_run(const uint8_t *buf, size_t len)
+{
+	size_t pos = 0, end = 0;
+
+	while (len - pos >= PACKAGE_V1_HEADER) {
+		uint64_t size;
+
+		if (!get_le(buf + pos, 8)) {	/* zeros between them */
+			pos += 8;
+			continue;
+		}
+		if (!package_is(buf + pos, len - pos))
+			break;
+		size = get_le(buf + pos + 8, 8);
+
+		size = (size + PACKAGE_ALIGN - 1) & ~(uint64_t)(PACKAGE_ALIGN - 1);
+		if (size < PACKAGE_V1_HEADER)
+			break;
+		if (size > len - pos) {
+			/* The last one's padding may be cut. */
+			if (get_le(buf + pos + 8, 8) > len - pos)
+				break;
+			size = len - pos;
+		}
+		pos += (size_t)size;
+		end = pos;
+	}
+	return end;
+}
+
 bool package_err_is_llvm(const struct err *e)
 {
 	return e->llvm_words;

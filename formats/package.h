@@ -164,6 +164,13 @@ struct package_limits {
 bool package_err_is_llvm(const struct err *e);
 
 bool package_is(const uint8_t *buf, size_t len);	/* starts with the magic */
+/* How many bytes from buf's start are binaries back to back, by their
+ * size fields (each with the magic, at least a header, inside buf; the
+ * last one's padding to 8 may be cut), with words of zeros between them
+ * (what prune leaves of a dropped one): 0 when there are none.  For
+ * sections that hold packages and then other bytes (a MinGW image's
+ * .llvm, where lld-link merged .llvm.offloading with its neighbours). */
+size_t package_run(const uint8_t *buf, size_t len);
 /* Append to out every image of the binaries that fill buf[0, len) back to
  * back, as a section holds them.  Stricter than LLVM 22 (which crashes on
  * or reads past some of these): a size not a multiple of 8, an image, a

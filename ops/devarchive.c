@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/bitcode.h"
+#include "../formats/bitcode_embed.h"
 #include "../formats/coff.h"
 #include "devarchive.h"
 #include "../formats/magic.h"
@@ -428,6 +430,45 @@ out:
 	return rc;
 }
 
+/* The packages of a bitcode member (clang -flto: its module's embedded
+ * arrays) and of a COFF object's .llvm.offloading* sections, as LLVM 23's
+ * extractOffloadBinaries reads them. */
+struct more_packages {
+	struct devarchive_reader *r;
+	int (*each)(void *, const struct devarchive_image *, struct err *);
+	void *ctx;
+	const uint8_t *buf;
+	struct err *e;
+};
+
+static int bitcode_packages(void *ctx, uint8_t *data, size_t len)
+{
+	struct more_packages *mp = ctx;
+
+	if (keep_heap(mp->r, data) < 0) {
+		free(data);
+		return err_set(mp->e, "out of memory");
+	}
+	return member_packages(mp->r, data, len, mp->each, mp->ctx, mp->e);
+}
+
+static bool coff_offloading(void *ctx, const char *name, size_t len)
+{
+	size_t pre = strlen(COFF_OFFLOADING_PREFIX);
+
+	(void)ctx;
+	return len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre);
+}
+
+static int coff_packages(void *ctx, const struct coff_section *cs,
+			 struct err *e)
+{
+	struct more_packages *mp = ctx;
+
+	return member_packages(mp->r, mp->buf + cs->offset, (size_t)cs->size,
+			       mp->each, mp->ctx, e);
+}
+
 int devarchive_images(struct devarchive_reader *r,
 		      int (*each)(void *ctx, const struct devarchive_image *im,
 				  struct err *e),
@@ -444,9 +485,28 @@ int devarchive_images(struct devarchive_reader *r,
 		r->file = path_filename(m.name, m.name_len, &r->file_len);
 		if (m.thin && open_thin(r, &m, &data, &len, e) < 0)
 			return -1;
+		struct more_packages mp = { r, each, ctx, data, e };
+		uint16_t machine;
+		bool bigobj;
+
 		if (package_is(data, len)) {
 			if (member_packages(r, data, len, each, ctx, e) < 0)
 				return -1;
+			continue;
+		}
+		if (magic_is_bitcode(data, len)) {
+			if (bitcode_embedded_objects(data, len, bitcode_packages,
+						     &mp, e) < 0)
+				return err_wrap(e, ERR_OTHER, "member '%.*s'",
+						(int)r->file_len, r->file);
+			continue;
+		}
+		if (coff_is_object(data, len)) {
+			if (coff_sections(data, len, coff_offloading,
+					  coff_packages, &mp, &machine, &bigobj,
+					  e) < 0)
+				return err_wrap(e, ERR_OTHER, "member '%.*s'",
+						(int)r->file_len, r->file);
 			continue;
 		}
 		if (!elfscan_is_elf(data, len))

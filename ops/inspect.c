@@ -6,9 +6,12 @@
 #include <string.h>
 
 #include "../formats/ar.h"
+#include "../formats/bitcode.h"
+#include "../formats/bitcode_embed.h"
 #include "../formats/bundle.h"
 #include "../formats/coff.h"
 #include "../formats/fatbin.h"
+#include "../formats/magic.h"
 #include "inspect.h"
 #include "inspect_containers.h"
 #include "inspect_nv.h"
@@ -238,8 +241,9 @@ out:
 /* COFF objects name their sections as ELF ones do, but for packages:
  * LLVM reads every section whose name starts with .llvm.offloading.  A PE
  * image cuts the names to eight bytes (linkers keep long names only for
- * debug sections). */
-static enum elfscan_kind coff_kind(const char *name, size_t len)
+ * debug sections): an OpenMP program's packages are in .llvm.of there
+ * (which LLVM 23's tools do not read). */
+static enum elfscan_kind coff_kind(const char *name, size_t len, bool image)
 {
 	static const struct {
 		const char *name;
@@ -256,6 +260,11 @@ static enum elfscan_kind coff_kind(const char *name, size_t len)
 
 	if (len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre))
 		return ELFSCAN_OFFLOADING;
+	/* In an image: an OpenMP program's packages, its name cut (MSVC),
+	 * or merged into .llvm (MinGW: the packages come first). */
+	if (image && ((len == 8 && !memcmp(name, COFF_OFFLOADING_PREFIX, 8)) ||
+		      (len == 5 && !memcmp(name, ".llvm", 5))))
+		return ELFSCAN_OFFLOADING;
 	if (len > BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
 					      BUNDLE_MAGIC_LEN))
 		return ELFSCAN_BUNDLE;
@@ -269,12 +278,15 @@ static enum elfscan_kind coff_kind(const char *name, size_t len)
 struct coff_list {
 	struct offload_section *v;
 	size_t n, cap;
+	bool image;
+	const uint8_t *buf;
 };
 
 static bool coff_wanted(void *ctx, const char *name, size_t len)
 {
-	(void)ctx;
-	return coff_kind(name, len) != ELFSCAN_OTHER;
+	const struct coff_list *l = ctx;
+
+	return coff_kind(name, len, l->image) != ELFSCAN_OTHER;
 }
 
 static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
@@ -290,18 +302,25 @@ static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
 		l->v = v;
 		l->cap = cap;
 	}
-	l->v[l->n++] = (struct offload_section){
+	l->v[l->n] = (struct offload_section){
 		.index = cs->index, .name = cs->name, .name_len = cs->name_len,
-		.kind = coff_kind(cs->name, cs->name_len),
+		.kind = coff_kind(cs->name, cs->name_len, l->image),
 		.offset = cs->offset, .size = cs->size,
 	};
+	/* A MinGW image's .llvm: its packages alone, when it starts with
+	 * them. */
+	if (cs->name_len == 5 && l->image &&
+	    !(l->v[l->n].size = package_run(l->buf + cs->offset,
+					    (size_t)cs->size)))
+		return 0;
+	l->n++;
 	return 0;
 }
 
 static int walk_coff(struct walk *w, struct inspect_node *in,
 		     const uint8_t *buf, size_t len, uint64_t base)
 {
-	struct coff_list l = { NULL, 0, 0 };
+	struct coff_list l = { .image = in->format == INSPECT_PE, .buf = buf };
 	int rc = -1;
 
 	if (in->format == INSPECT_PE) {
@@ -317,6 +336,46 @@ static int walk_coff(struct walk *w, struct inspect_node *in,
 		rc = walk_sections(w, in, buf, len, base, l.v, l.n);
 	free(l.v);
 	return rc;
+}
+
+/* The packages a bitcode module embeds (clang -flto), each a container
+ * whose bytes are the module's array's (formats/bitcode.h), not the
+ * file's. */
+struct bitcode_walk {
+	struct walk *w;
+	unsigned depth;
+	uint64_t base;
+};
+
+static int bitcode_object(void *ctx, uint8_t *data, size_t len)
+{
+	struct bitcode_walk *bw = ctx;
+	struct walk *w = bw->w;
+	struct inspect_node c = {
+		.kind = INSPECT_CONTAINER, .depth = bw->depth,
+		.number = w->containers++, .size = len,
+		.container = FATBIN_PACKAGE, .in_bitcode = true,
+	};
+	int rc = 0;
+
+	if (!package_is(data, len))
+		goto out;
+	rc = kinds_get(FATBIN_PACKAGE)->walk(w, &c, data, len);
+	if (rc < 0)
+		inspect_where(w, "the package embedded in the module");
+out:
+	free(data);
+	return rc < 0 ? -1 : 0;
+}
+
+static int walk_bitcode(struct walk *w, struct inspect_node *in,
+			const uint8_t *buf, size_t len, uint64_t base)
+{
+	struct bitcode_walk bw = { w, in->depth + 1, base };
+
+	if (inspect_emit(w, in) < 0)
+		return -1;
+	return bitcode_embedded_objects(buf, len, bitcode_object, &bw, w->e);
 }
 
 static int walk_archive(struct walk *w, struct inspect_node *in,
@@ -418,6 +477,10 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 	if (coff_has_magic(buf, len) || coff_is_image(buf, len)) {
 		in.format = coff_is_image(buf, len) ? INSPECT_PE : INSPECT_COFF;
 		return walk_coff(w, &in, buf, len, base);
+	}
+	if (magic_is_bitcode(buf, len)) {
+		in.format = INSPECT_BITCODE;
+		return walk_bitcode(w, &in, buf, len, base);
 	}
 	if (ar_is_archive(buf, len) && depth < MAX_NESTING) {
 		in.format = INSPECT_ARCHIVE;

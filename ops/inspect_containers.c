@@ -371,6 +371,7 @@ int inspect_walk_package(struct walk *w, struct inspect_node *c,
 			.image_kind = img->image_kind,
 			.offload_kind = img->offload_kind,
 			.in_file = c->in_file && !img->inflated,
+			.in_bitcode = c->in_bitcode,
 			.data = img->inflated && !w->o->inflate ? NULL
 								: img->image,
 		};

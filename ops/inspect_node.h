@@ -32,6 +32,7 @@ enum inspect_format {
 	INSPECT_COFF,		/* a COFF object, plain or bigobj */
 	INSPECT_TEXT,		/* as OTHER, text (a linker script...) */
 	INSPECT_PE,		/* a PE image: executable or DLL */
+	INSPECT_BITCODE,	/* an LLVM bitcode file (clang -flto) */
 };
 
 enum inspect_hash {
@@ -79,6 +80,9 @@ struct inspect_node {
 	/* A streamed CCOB's second visit, after its entries: the same node,
 	 * its hash now checked (see inspect_opts.stream). */
 	bool update;
+	/* CONTAINER and ENTRY: a package a bitcode module embeds (its bytes
+	 * are bits of the module's array, not the file's: not in_file). */
+	bool in_bitcode;
 
 	/* ENTRY */
 	unsigned index;		/* within its container */

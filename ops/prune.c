@@ -15,9 +15,11 @@
 #include "../formats/coff.h"
 #include "../formats/coffcopy.h"
 #include "../formats/fatbin.h"
+#include "../formats/magic.h"
 #include "../formats/package.h"
 #include "elf_shrink.h"
 #include "prune.h"
+#include "prune_bitcode.h"
 #include "prune_coff.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
@@ -436,6 +438,13 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 			return 0;
 		return rc;
 	}
+	if (magic_is_bitcode(buf, len)) {
+		int rc = prune_bitcode(p, buf, len);
+
+		if (rc < 0 && member && p->e->code == ERR_NOTHING)
+			return 0;
+		return rc;
+	}
 	if (ar_is_archive(buf, len))
 		return member ? err_set(p->e, "an archive inside an archive "
 					"is not pruned")
@@ -464,9 +473,9 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 	if (member)
 		return 0;
 	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "
-			    "(not an ELF file, an archive, an offload bundle "
-			    "(binary or text), a CCOB, an offload package or "
-			    "an NVIDIA fatbin)");
+			    "(not an ELF file, a COFF file, bitcode, an "
+			    "archive, an offload bundle (binary or text), a "
+			    "CCOB, an offload package or an NVIDIA fatbin)");
 }
 
 static int by_offset(const void *a, const void *b)
@@ -524,7 +533,10 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 }
 
 /* An object without the dropped sections and with the rewritten ones
- * added (their bytes made in memory: packages are small). */
+ * added: in ELF dropped and added again at the end (llvm-objcopy
+ * --remove-section, --add-section), in COFF their bytes replaced where
+ * they are (llvm-objcopy --update-section).  Their bytes are made in
+ * memory: packages are small. */
 static int write_sections(const uint8_t *buf, size_t len,
 			  const struct prune_plan *plan, struct io_out *out,
 			  struct err *e)
@@ -533,6 +545,7 @@ static int write_sections(const uint8_t *buf, size_t len,
 					 sizeof(*add));
 	struct membuf *bytes = calloc(plan->nadd ? plan->nadd : 1,
 				      sizeof(*bytes));
+	struct coffcopy_add *cadd = NULL;
 	int rc = -1;
 
 	if (!add || !bytes) {
@@ -550,17 +563,29 @@ static int write_sections(const uint8_t *buf, size_t len,
 			.flags = ps->flags, .align = ps->align,
 		};
 	}
-	/* COFF objects: bundle sections only, none added. */
-	rc = elfscan_is_elf(buf, len)
-	     ? elfcopy_write(buf, len, is_dropped_section, (void *)plan, add,
-			     plan->nadd, out, e)
-	     : coffcopy_write(buf, len, is_dropped_section, (void *)plan,
-			      NULL, 0, out, e);
+	if (elfscan_is_elf(buf, len)) {
+		rc = elfcopy_write(buf, len, is_dropped_section, (void *)plan,
+				   add, plan->nadd, out, e);
+		goto out;
+	}
+	/* COFF objects: sections of packages updated in place. */
+	cadd = calloc(plan->nadd ? plan->nadd : 1, sizeof(*cadd));
+	if (!cadd) {
+		err_code_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < plan->nadd; i++)
+		cadd[i] = (struct coffcopy_add){ .name = add[i].name,
+			.data = add[i].data, .size = add[i].size,
+			.update = true };
+	rc = coffcopy_write(buf, len, is_dropped_section, (void *)plan, cadd,
+			    plan->nadd, out, e);
 out:
 	for (size_t i = 0; bytes && i < plan->nadd; i++)
 		free(bytes[i].p);
 	free(bytes);
 	free(add);
+	free(cadd);
 	return rc;
 }
 
@@ -572,7 +597,7 @@ static int member_bytes(const uint8_t *buf, const struct prune_member *pm,
 	const struct prune_plan *plan = &pm->plan;
 	uint64_t pos = 0;
 
-	if (plan->ndrop) {
+	if (plan->ndrop || plan->nadd) {
 		struct io_out scratch = { .fd = -1 };
 		struct io_in view;
 		int rc = -1;
@@ -723,7 +748,7 @@ static int write_plan(const struct io_in *in, struct prune_plan *plan,
 
 	if (plan->nmember)
 		return write_archive(in, plan, out, e);
-	if (plan->ndrop)
+	if (plan->ndrop || plan->nadd)
 		return write_sections(in->data, in->len, plan, out, e);
 	for (size_t i = 0; i < plan->shrink.n; i++) {
 		const struct elf_shrink_edit *ed = &plan->shrink.edit[i];

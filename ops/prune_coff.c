@@ -4,13 +4,16 @@
  * freed bytes zeroed: in a linked image nothing may move, since its
  * runtime registration points into them. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../formats/bundle.h"
 #include "../formats/coff.h"
+#include "../formats/package.h"
 #include "prune_coff.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
+#include "prune_omp.h"
 #include "prune_region.h"
 #include "../core/bytes.h"
 
@@ -19,6 +22,14 @@ struct walk {
 	const uint8_t *buf;
 	bool image, fatbin, bundles, packages;
 	size_t device_before, device_after;
+	size_t len;
+	uint16_t machine;
+	char name[64];		/* the section of packages being pruned */
+	/* The names of the sections of packages (each written again by
+	 * name: two of one name are refused). */
+	const char *pkg_name[8];
+	size_t pkg_len[8], npkg;
+	bool pkg_twice;
 };
 
 /* Fat-binary sections by their names, whole in objects and cut to eight
@@ -48,6 +59,20 @@ static bool is_packages(const char *name, size_t len)
 	return len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre);
 }
 
+/* In a PE image, .llvm.offloading cut to eight bytes (lld-link keeps
+ * long names only for debug sections), or merged into .llvm (lld-link
+ * for MinGW), as ls reads it: the bytes that are packages (0: none). */
+static uint64_t image_packages(const uint8_t *buf, const char *name,
+			       size_t len, const struct coff_section *s)
+{
+	if (is_packages(name, len) ||
+	    (len == 8 && !memcmp(name, COFF_OFFLOADING_PREFIX, 8)))
+		return s->size;
+	if (len == 5 && !memcmp(name, ".llvm", 5))
+		return package_run(buf + s->offset, (size_t)s->size);
+	return 0;
+}
+
 static bool want_all(void *ctx, const char *name, size_t len)
 {
 	(void)ctx;
@@ -64,12 +89,83 @@ static int survey(void *ctx, const struct coff_section *s, struct err *e)
 	(void)e;
 	w->fatbin |= is_fatbin(s->name, s->name_len);
 	w->bundles |= is_bundle(s->name, s->name_len);
-	w->packages |= is_packages(s->name, s->name_len);
+	if (w->image ? image_packages(w->buf, s->name, s->name_len, s) > 0
+		     : is_packages(s->name, s->name_len)) {
+		for (size_t i = 0; i < w->npkg; i++)
+			w->pkg_twice |= w->pkg_len[i] == s->name_len &&
+					!memcmp(w->pkg_name[i], s->name,
+						s->name_len);
+		if (w->npkg < sizeof(w->pkg_name) / sizeof(w->pkg_name[0])) {
+			w->pkg_name[w->npkg] = s->name;
+			w->pkg_len[w->npkg++] = s->name_len;
+		} else {
+			w->pkg_twice = true;	/* too many to tell */
+		}
+		w->packages = true;
+	}
 	return 0;
 }
 
+/* The packages of an object's .llvm.offloading* section: the section's
+ * bytes replaced by the kept ones (as llvm-objcopy --update-section
+ * replaces them: nothing in the object points into them). */
+static int prune_section_packages(struct walk *w, const struct coff_section *s,
+				  struct err *e)
+{
+	struct pruner *p = w->p;
+	struct prune_section *grown, add = { 0 };
+	int rc;
+
+	p->section = w->name;
+	snprintf(w->name, sizeof(w->name), "%.*s", (int)s->name_len, s->name);
+	rc = prune_packages(p, w->buf + s->offset, (size_t)s->size, s->offset,
+			    &add.content);
+	if (rc <= 0)
+		return rc < 0 ? err_wrap(e, e->code, "section %s", w->name) : 0;
+	add.name = strndup(s->name, s->name_len);
+	grown = realloc(p->plan->add, (p->plan->nadd + 1) * sizeof(*grown));
+	if (!add.name || !grown) {
+		free(add.name);
+		prune_patch_free(&add.content);
+		return err_code_set(e, ERR_NOMEM, "out of memory");
+	}
+	p->plan->add = grown;
+	add.content.old_size = s->size;
+	p->plan->size_after -= s->size - add.content.new_size;
+	grown[p->plan->nadd++] = add;
+	p->section = NULL;
+	return 0;
+}
+
+/* The packages of a PE image's section: pruned in place, the OpenMP
+ * runtime's image table made to list the kept images (prune_omp.c). */
+static int prune_image_packages(struct walk *w, const struct coff_section *s,
+				struct err *e)
+{
+	struct pruner *p = w->p;
+	struct coff_image_section *v = NULL;
+	uint64_t base;
+	size_t n;
+	int rc;
+
+	if (coff_image_layout(w->buf, w->len, &base, &v, &n, e) < 0)
+		return err_wrap(e, e->code, "section %.*s", (int)s->name_len,
+				s->name);
+	snprintf(w->name, sizeof(w->name), "%.*s", (int)s->name_len, s->name);
+	p->section = w->name;
+	rc = s->index >= 1 && s->index <= n
+	     ? prune_pe_linked_packages(p, w->machine, v, n, w->buf,
+					s->index - 1,
+					image_packages(w->buf, s->name,
+						       s->name_len, s))
+	     : err_set(e, "no section %u", s->index);
+	p->section = NULL;
+	free(v);
+	return rc < 0 ? err_wrap(e, e->code, "section %s", w->name) : 0;
+}
+
 /* Second pass: each fat-binary section pruned in place, each bundle
- * section kept or dropped. */
+ * section kept or dropped, each section of packages written again. */
 static int prune_section(void *ctx, const struct coff_section *s,
 			 struct err *e)
 {
@@ -88,6 +184,10 @@ static int prune_section(void *ctx, const struct coff_section *s,
 		p->section = NULL;
 		return 0;
 	}
+	if (w->image && image_packages(w->buf, s->name, s->name_len, s))
+		return prune_image_packages(w, s, e);
+	if (!w->image && is_packages(s->name, s->name_len))
+		return prune_section_packages(w, s, e);
 	if (is_bundle(s->name, s->name_len)) {
 		struct prune_entry pe = { .size = s->size };
 
@@ -123,12 +223,18 @@ int prune_coff(struct pruner *p, const uint8_t *buf, size_t len)
 	if (coff_sections(buf, len, want_all, survey, &w, &machine, &bigobj,
 			  p->e) < 0)
 		return -1;
+	w.len = len;
+	w.machine = machine;
 	if (!w.fatbin && !w.bundles && !w.packages)
 		return err_code_set(p->e, ERR_NOTHING,
 				    "no offload code to prune");
-	if (w.packages)
-		return err_set(p->e, "offload packages in COFF files are not "
-			       "pruned yet");
+	if (w.pkg_twice)
+		return err_set(p->e, "two sections of offload packages have "
+			       "one name (or more than 8 such sections): not "
+			       "pruned");
+	if (w.packages && w.fatbin && !w.image)
+		return err_set(p->e, "a .hip_fatbin beside offload packages "
+			       "in one object is not pruned");
 	if (w.bundles && (w.image || w.fatbin))
 		return err_set(p->e, w.image ? "object bundle sections in a PE "
 			       "image are not pruned" : "a .hip_fatbin beside "

@@ -637,6 +637,29 @@ out:
 	return rc;
 }
 
+int prune_package_rewrite(struct pruner *p, const uint8_t *bin, size_t span,
+			  const struct package_image *l, const bool *kept,
+			  size_t n, uint64_t base, struct membuf *out)
+{
+	struct pieces ps = { 0 };
+	struct prune_patch pt = { 0 };
+	int rc = -1;
+
+	if (rewrite_binary(p, &ps, bin, span, l, kept, n, base,
+			   p->o->package_level) < 0)
+		goto out;
+	for (size_t i = 0; i < ps.n; i++)
+		ps.v[i].lit = ps.v[i].lit_len ? ps.lits.p + (uintptr_t)ps.v[i].lit
+					      : NULL;
+	pt.piece = ps.v;
+	pt.npieces = ps.n;
+	rc = prune_materialize(&pt, out, p->e);
+out:
+	free(ps.v);
+	free(ps.lits.p);
+	return rc;
+}
+
 /* The packages that fill buf[0, len), at file offset base: 1 with the
  * kept ones as pieces in *pt, 0 when all stay.  A binary whose images all
  * stay is copied, one whose images all go is left out, and one of several

@@ -38,6 +38,13 @@ int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 /* The bytes the binary at bin takes in a section, its padding to 8
  * included (rem: what is left of the section from it on). */
 size_t prune_package_span(const uint8_t *bin, size_t rem);
+/* The binary bin[0, span) written again with the kept of its n images
+ * l (kept[i]; some, not all), as prune_packages writes such a binary, its
+ * bytes appended to *out (in memory: the images are copied).  base: the
+ * file offset the images' offsets count from. */
+int prune_package_rewrite(struct pruner *p, const uint8_t *bin, size_t span,
+			  const struct package_image *l, const bool *kept,
+			  size_t n, uint64_t base, struct membuf *out);
 /* The packages (versions 1 to 3) that fill buf[0, len), at file offset
  * base: 1 with the kept ones as pieces in *pt, 0 when all stay. */
 int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/coff.h"
 #include "../formats/package.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
@@ -37,14 +38,30 @@ enum { SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19,
 struct image {
 	uint64_t start, end;	/* addresses ImageStart, ImageEnd may hold */
 	uint64_t pstart, pend;	/* the package's, for a pointer at it */
-	uint64_t bin_off, bin_size;	/* its package in the file */
-	uint64_t delta;		/* how far down its package moves */
+	uint64_t size;
+	uint64_t new_off;	/* its offset in its package once pruned */
+	size_t pkg;		/* its package */
 	bool kept;
+	bool inflated;		/* only its package has an address */
 };
 
-/* Which image, if any, an entry at address at describes. */
+/* A package (binary) of the section, with the images im[first, first +
+ * n).  One whose images all stay is copied, one whose images all go is
+ * dropped, and one of several images (version 2 or 3) that keeps some is
+ * written again with them (again). */
+struct pkg {
+	uint64_t off, span;	/* in the file, its padding included */
+	uint64_t addr;
+	size_t first, n, nkept;
+	uint8_t *again;		/* its bytes written again, or NULL */
+	uint64_t new_span, new_size;	/* once pruned: bytes, size field */
+	uint64_t delta;		/* how far down it moves */
+};
+
+/* Which image, if any, an entry at address at describes; *whole when it
+ * points at the image's package. */
 static long entry_image(const struct prune_table *t, const struct image *im,
-			size_t n, uint64_t at)
+			size_t n, uint64_t at, bool *whole)
 {
 	uint64_t a, b;
 
@@ -52,9 +69,28 @@ static long entry_image(const struct prune_table *t, const struct image *im,
 		return -1;
 	for (size_t j = 0; j < n; j++)
 		if ((a == im[j].start && b == im[j].end) ||
-		    (a == im[j].pstart && b == im[j].pend))
+		    (a == im[j].pstart && b == im[j].pend)) {
+			*whole = !(a == im[j].start && b == im[j].end);
 			return (long)j;
+		}
 	return -1;
+}
+
+/* The bounds an entry for image m holds once pruned: its image's where
+ * its package went, or the package's (whole, or an inflated image). */
+static void new_bounds(const struct image *m, const struct pkg *pk,
+		       bool whole, uint64_t *a, uint64_t *b)
+{
+	const struct pkg *k = &pk[m->pkg];
+	uint64_t at = k->addr - k->delta;
+
+	if (whole || m->inflated) {
+		*a = at;
+		*b = at + k->new_size;
+	} else {
+		*a = at + m->new_off;
+		*b = *a + m->size;
+	}
 }
 
 /* Every address an 8-byte pointer of the file may sit at that holds v
@@ -103,7 +139,8 @@ static int try_array(void *ctx, uint64_t at)
 	if (!seen)
 		return -1;
 	for (k = 0; k < f->n; k++) {
-		long j = entry_image(f->t, f->im, f->n, at + 32 * k);
+		bool whole;
+		long j = entry_image(f->t, f->im, f->n, at + 32 * k, &whole);
 
 		if (j < 0 || seen[j])
 			break;
@@ -161,19 +198,21 @@ static int find_table(struct pruner *p, const struct prune_table *t,
 }
 
 /* The kept images' entries moved to the front (in the array's order),
- * their image pointers moved down with their packages (delta); when the
- * packages were packed, the entries past the count point at nothing (0):
- * the runtime never reads them, and they must not point into bytes that
- * are cut out. */
+ * their image pointers where their images went (their packages moved
+ * down, or written again); when the packages were packed, the entries
+ * past the count point at nothing (0): the runtime never reads them, and
+ * they must not point into bytes that are cut out. */
 static int rewrite_table(struct pruner *p, const struct prune_table *t,
-			 const struct image *im, size_t n, uint64_t array,
-			 uint64_t desc, bool packed)
+			 const struct image *im, size_t n,
+			 const struct pkg *pk, uint64_t array, uint64_t desc,
+			 bool packed)
 {
 	uint64_t values[64][4];
 	size_t kept = 0, order[64];
 
 	for (size_t k = 0; k < n; k++) {
-		long j = entry_image(t, im, n, array + 32 * k);
+		bool whole;
+		long j = entry_image(t, im, n, array + 32 * k, &whole);
 
 		if (j < 0)
 			return err_set(p->e, "the image table changed under us");
@@ -185,8 +224,8 @@ static int rewrite_table(struct pruner *p, const struct prune_table *t,
 					       "before the program runs");
 		if (im[j].kept) {
 			order[kept++] = k;
-			values[k][0] -= im[j].delta;
-			values[k][1] -= im[j].delta;
+			new_bounds(&im[j], pk, whole, &values[k][0],
+				   &values[k][1]);
 		}
 	}
 	for (size_t k = 0; k < n; k++)
@@ -273,7 +312,7 @@ static void raw_pointers_into(const struct prune_table *t, uint64_t lo,
 static const char *pack_refusal(const struct prune_table *t,
 				const struct elfscan_section *sec,
 				const struct image *im, size_t n,
-				uint64_t array)
+				const struct pkg *pk, size_t npk, uint64_t array)
 {
 	struct stray st = { .array = array, .n = n };
 	uint64_t from = sec->addr;
@@ -289,13 +328,10 @@ static const char *pack_refusal(const struct prune_table *t,
 	uint64_t pos = 0;
 	size_t k = 0;
 
-	for (size_t j = 1; j < n; j++)
-		if (im[j].bin_off < im[j - 1].bin_off + im[j - 1].bin_size)
-			return "two images share a package";
-	/* Nothing but the images' packages and zero padding moves. */
+	/* Nothing but the packages and zero padding moves. */
 	while (pos < sec->size) {
-		if (k < n && im[k].bin_off - sec->offset == pos) {
-			pos += im[k++].bin_size;
+		if (k < npk && pk[k].off - sec->offset == pos) {
+			pos += pk[k++].span;
 			continue;
 		}
 		if (sec->size - pos < 8 || get_le(bytes + pos, 8))
@@ -336,31 +372,49 @@ static const char *pack_refusal(const struct prune_table *t,
 /* The kept packages packed at the section's start, each at the same
  * address modulo the section's alignment (at least 8, at most a page):
  * its delta, and the section's new size in *packed. */
-static void pack(const struct elfscan_section *sec, struct image *im,
-		 size_t n, uint64_t *packed)
+static void pack(const struct elfscan_section *sec, struct pkg *pk,
+		 size_t npk, uint64_t *packed)
 {
 	uint64_t align = 8, at = 0;
 
 	while (align < sec->align && align < 4096)
 		align *= 2;
-	for (size_t j = 0; j < n; j++) {
-		uint64_t old = im[j].bin_off - sec->offset, to;
+	for (size_t j = 0; j < npk; j++) {
+		uint64_t old = pk[j].off - sec->offset, to;
 
-		if (!im[j].kept)
+		if (!pk[j].nkept)
 			continue;
 		to = at + ((old - at) & (align - 1));
-		im[j].delta = old - to;
-		at = to + im[j].bin_size;
+		pk[j].delta = old - to;
+		at = to + pk[j].new_span;
 	}
 	*packed = at;
 }
 
-/* The symbols of .symtab in the section follow: into a kept package, by
- * its delta; elsewhere past the packed bytes, to the section's new end,
+/* Where a symbol at v in kept package k goes: by its delta; in one
+ * written again, to where the image it names went, else to the package's
+ * start. */
+static uint64_t symbol_to(const struct pkg *k, const struct image *im,
+			  uint64_t v)
+{
+	uint64_t at = k->addr - k->delta;
+
+	if (!k->again)
+		return v - k->delta;
+	for (size_t j = k->first; j < k->first + k->n; j++)
+		if (im[j].kept && !im[j].inflated && v == im[j].start)
+			return at + im[j].new_off;
+	return at;
+}
+
+/* The symbols of .symtab in the section follow: into a kept package, as
+ * symbol_to says (a symbol the size of a package written again takes its
+ * new size); elsewhere past the packed bytes, to the section's new end,
  * with no size (section symbols stay). */
 static int move_symbols(struct pruner *p, const struct prune_table *t,
 			const struct elfscan_section *sec,
-			const struct image *im, size_t n, uint64_t packed)
+			const struct image *im, const struct pkg *pk,
+			size_t npk, uint64_t packed)
 {
 	for (size_t i = 1; i < t->s->n; i++) {
 		const struct elfscan_section *y = &t->s->sec[i];
@@ -376,16 +430,25 @@ static int move_symbols(struct pruner *p, const struct prune_table *t,
 			if (get_le(sym + 6, 2) != sec->index ||
 			    (sym[4] & 0xf) == 3 /* STT_SECTION */)
 				continue;
-			for (j = 0; j < n; j++)
-				if (v >= im[j].pstart && v < im[j].pend)
+			uint64_t sz = get_le(sym + 16, 8), nsz;
+
+			for (j = 0; j < npk; j++)
+				if (v >= pk[j].addr && v - pk[j].addr < pk[j].span)
 					break;
-			gone = j < n ? !im[j].kept : v - sec->addr > packed;
+			gone = j < npk ? !pk[j].nkept : v - sec->addr > packed;
 			to = gone ? sec->addr + packed
-				  : j < n ? v - im[j].delta : v;
+				  : j < npk ? symbol_to(&pk[j], im, v) : v;
+			nsz = gone ? 0
+			      : j < npk && pk[j].again && v == pk[j].addr &&
+				(sz == pk[j].span ||
+				 sz == get_le(t->buf + pk[j].off + 8, 8))
+			      ? (sz == pk[j].span ? pk[j].new_span
+						  : pk[j].new_size)
+			      : sz;
 			if (to != v && prune_add_word(p, y->offset + o + 8, to, 8) < 0)
 				return -1;
-			if (gone && get_le(sym + 16, 8) &&
-			    prune_add_word(p, y->offset + o + 16, 0, 8) < 0)
+			if (nsz != sz &&
+			    prune_add_word(p, y->offset + o + 16, nsz, 8) < 0)
 				return -1;
 		}
 	}
@@ -395,8 +458,8 @@ static int move_symbols(struct pruner *p, const struct prune_table *t,
 /* The section's bytes: the kept packages at their new places, zeros
  * after them; its header's size the packed bytes (a plan's trim). */
 static int write_packed(struct pruner *p, const uint8_t *buf,
-			const struct elfscan_section *sec,
-			const struct image *im, size_t n, uint64_t packed)
+			const struct elfscan_section *sec, struct pkg *pk,
+			size_t n, uint64_t packed, struct membuf *store)
 {
 	struct prune_patch pt = { .offset = sec->offset,
 				  .old_size = sec->size, .new_size = packed,
@@ -408,17 +471,24 @@ static int write_packed(struct pruner *p, const uint8_t *buf,
 	if (!pt.piece)
 		return err_code_set(p->e, ERR_NOMEM, "out of memory");
 	for (size_t j = 0; j < n; j++) {
-		uint64_t to = im[j].bin_off - sec->offset - im[j].delta;
+		uint64_t to = pk[j].off - sec->offset - pk[j].delta;
 
-		if (!im[j].kept)
+		if (!pk[j].nkept)
 			continue;
-		pt.piece[pt.npieces++] = (struct prune_piece){
-			.pad = to - at, .data = buf + im[j].bin_off,
-			.data_len = im[j].bin_size, .src = im[j].bin_off,
-			.from_file = true,
-		};
-		at = to + im[j].bin_size;
+		pt.piece[pt.npieces++] = pk[j].again
+			? (struct prune_piece){ .pad = to - at,
+						.data = pk[j].again,
+						.data_len = pk[j].new_span }
+			: (struct prune_piece){ .pad = to - at,
+						.data = buf + pk[j].off,
+						.data_len = pk[j].span,
+						.src = pk[j].off,
+						.from_file = true };
+		at = to + pk[j].new_span;
 	}
+	/* The patch owns the packages written again. */
+	pt.storage = store->p;
+	store->p = NULL;
 	if (prune_add_patch(p->plan, &pt, p->e) < 0) {
 		prune_patch_free(&pt);
 		return -1;
@@ -432,8 +502,96 @@ static int write_packed(struct pruner *p, const uint8_t *buf,
 	return prune_add_word(p, hdr + 32, packed, 8);
 }
 
-int prune_linked_packages(struct pruner *p, const struct elfscan *s,
-			  const uint8_t *buf, size_t i)
+/* The packages of the section: which images each holds, and those that
+ * keep some of several images written again (their bytes in *store, for
+ * the plan to own), with where each kept image is in them. */
+static int plan_packages(struct pruner *p, const struct elfscan_section *sec,
+			 const uint8_t *bytes, uint64_t size,
+			 const struct package_list *l, struct image *im,
+			 struct pkg *pk, size_t *npk, struct membuf *store)
+{
+	const struct package_limits lim = {
+		.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+		.max_size = PACKAGE_DEFAULT_MAX_SIZE };
+	bool kept[64];
+	size_t *at = calloc(l->n ? l->n : 1, sizeof(*at));
+
+	if (!at)
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	*npk = 0;
+	for (size_t j = 0; j < l->n; j++) {
+		const struct package_image *img = &l->v[j];
+		struct pkg *k;
+
+		if (!j || img->binary_offset != l->v[j - 1].binary_offset) {
+			uint64_t span = prune_package_span(
+				bytes + img->binary_offset,
+				(size_t)(size - img->binary_offset));
+
+			pk[(*npk)++] = (struct pkg){
+				.off = sec->offset + img->binary_offset,
+				.addr = sec->addr + img->binary_offset,
+				.span = span, .new_span = span,
+				.new_size = get_le(bytes + img->binary_offset +
+						   8, 8),
+				.first = j,
+			};
+		}
+		k = &pk[*npk - 1];
+		k->n++;
+		k->nkept += im[j].kept;
+		im[j].pkg = (size_t)(*npk - 1);
+		im[j].new_off = img->image_offset - img->binary_offset;
+	}
+	for (size_t q = 0; q < *npk; q++) {
+		struct pkg *k = &pk[q];
+		struct package_list again = { 0 };
+		size_t from = store->len, m = 0;
+
+		if (!k->nkept || k->nkept == k->n)
+			continue;
+		for (size_t j = 0; j < k->n; j++)
+			kept[j] = im[k->first + j].kept;
+		if (prune_package_rewrite(p, bytes + (k->off - sec->offset),
+					  (size_t)k->span, l->v + k->first,
+					  kept, k->n, sec->offset, store) < 0)
+			goto fail;
+		at[q] = from;
+		k->again = (uint8_t *)(uintptr_t)1;	/* resolved below */
+		k->new_span = store->len - from;
+		k->new_size = get_le(store->p + from + 8, 8);
+		/* Where the kept images are in it: in their order. */
+		if (package_scan(store->p + from, (size_t)k->new_span, &lim,
+				 &again, p->e) < 0) {
+			package_list_free(&again);
+			goto fail;
+		}
+		for (size_t j = k->first; j < k->first + k->n; j++)
+			if (im[j].kept && m < again.n)
+				im[j].new_off = again.v[m++].image_offset;
+		package_list_free(&again);
+		if (m != k->nkept) {
+			err_set(p->e, "internal error: a package written again "
+				"holds %zu images, not %zu", m, k->nkept);
+			goto fail;
+		}
+	}
+	for (size_t q = 0; q < *npk; q++)
+		if (pk[q].again)
+			pk[q].again = store->p + at[q];
+	free(at);
+	return 0;
+fail:
+	for (size_t q = 0; q < *npk; q++)
+		pk[q].again = NULL;
+	free(at);
+	return -1;
+}
+
+/* stay: why the packages may not move, whatever points into them (NULL:
+ * pack_refusal says). */
+static int linked_packages(struct pruner *p, const struct elfscan *s,
+			   const uint8_t *buf, size_t i, const char *stay)
 {
 	const struct elfscan_section *sec = &s->sec[i];
 	const struct package_limits lim = {
@@ -442,7 +600,9 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	struct package_list l = { 0 };
 	struct prune_table t = { .s = s, .buf = buf };
 	struct image *im = NULL;
-	size_t nkept = 0;
+	struct pkg *pk = NULL;
+	struct membuf store = { 0 };
+	size_t nkept = 0, npk = 0;
 	uint64_t size, array = 0, desc = 0, packed = 0;
 	const uint8_t *bytes = elfscan_bytes(s, buf, i, &size);
 	const char *refused;
@@ -455,15 +615,13 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	if (package_scan(bytes, (size_t)size, &lim, &l, p->e) < 0)
 		goto out;
 	im = calloc(l.n ? l.n : 1, sizeof(*im));
-	if (!im) {
+	pk = calloc(l.n ? l.n : 1, sizeof(*pk));
+	if (!im || !pk) {
 		err_code_set(p->e, ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	for (size_t j = 0; j < l.n; j++) {
 		const struct package_image *img = &l.v[j];
-		uint64_t span = prune_package_span(bytes + img->binary_offset,
-						   (size_t)(size -
-							    img->binary_offset));
 		int keep = prune_decide_image(p, img, sec->offset);
 
 		if (keep < 0)
@@ -474,8 +632,8 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 			.pstart = sec->addr + img->binary_offset,
 			.pend = sec->addr + img->binary_offset +
 				get_le(bytes + img->binary_offset + 8, 8),
-			.bin_off = sec->offset + img->binary_offset,
-			.bin_size = span,
+			.size = img->image_size,
+			.inflated = img->inflated,
 		};
 		/* An image inflated from a compressed package has no
 		 * address of its own: a runtime is pointed at the package. */
@@ -492,17 +650,12 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	if (nkept == l.n)
 		goto out;
 	rc = -1;
-	/* The linker wrapper writes one image a package: a package of
-	 * several (LLVM 23's version 2 or later) goes or stays whole. */
-	for (size_t j = 1; j < l.n; j++)
-		if (im[j].bin_off == im[j - 1].bin_off &&
-		    im[j].kept != im[j - 1].kept) {
-			err_set(p->e, "the package at offset %llu holds images "
-				"kept and dropped: in a linked file it is not "
-				"written again", (unsigned long long)
-				im[j].bin_off);
-			goto out;
-		}
+	if (l.n > 64) {
+		err_set(p->e, "more than 64 images: not rewritten");
+		goto out;
+	}
+	if (plan_packages(p, sec, bytes, size, &l, im, pk, &npk, &store) < 0)
+		goto out;
 	if (prune_read_relocs(p, &t) < 0)
 		goto out;
 	if (t.rel_only) {
@@ -517,33 +670,100 @@ int prune_linked_packages(struct pruner *p, const struct elfscan *s,
 	}
 	if (find_table(p, &t, im, l.n, &array, &desc) < 0)
 		goto out;
-	refused = pack_refusal(&t, sec, im, l.n, array);
+	refused = stay ? stay : pack_refusal(&t, sec, im, l.n, pk, npk, array);
 	if (!refused)
-		pack(sec, im, l.n, &packed);
-	if (rewrite_table(p, &t, im, l.n, array, desc, !refused) < 0)
+		pack(sec, pk, npk, &packed);
+	if (rewrite_table(p, &t, im, l.n, pk, array, desc, !refused) < 0)
 		goto out;
 	if (!refused) {
-		if (move_symbols(p, &t, sec, im, l.n, packed) < 0 ||
-		    write_packed(p, buf, sec, im, l.n, packed) < 0)
+		if (move_symbols(p, &t, sec, im, pk, npk, packed) < 0 ||
+		    write_packed(p, buf, sec, pk, npk, packed, &store) < 0)
 			goto out;
 		rc = 0;
 		goto out;
 	}
 	p->plan->unpacked = refused;
-	/* The dropped packages: zeros (holes where whole pages fall). */
-	for (size_t j = 0; j < l.n; j++) {
-		struct prune_patch pt = { .offset = im[j].bin_off,
-					  .old_size = im[j].bin_size,
+	/* The dropped packages: zeros (holes where whole pages fall); those
+	 * written again: their new bytes where they were, zeros after. */
+	for (size_t j = 0; j < npk; j++) {
+		struct prune_patch pt = { .offset = pk[j].off,
+					  .old_size = pk[j].span,
 					  .in_place = true };
+		struct prune_piece pc = { .data = pk[j].again,
+					  .data_len = pk[j].new_span };
 
-		if (!im[j].kept && (!j || im[j].bin_off != im[j - 1].bin_off) &&
-		    prune_add_patch(p->plan, &pt, p->e) < 0)
+		if (pk[j].nkept && !pk[j].again)
+			continue;
+		if (pk[j].again) {
+			pt.piece = malloc(sizeof(*pt.piece));
+			if (!pt.piece) {
+				err_code_set(p->e, ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			*pt.piece = pc;
+			pt.npieces = 1;
+			pt.new_size = pk[j].new_span;
+			/* The first such patch owns the bytes of all. */
+			pt.storage = store.p;
+			store.p = NULL;
+		}
+		if (prune_add_patch(p->plan, &pt, p->e) < 0) {
+			prune_patch_free(&pt);
 			goto out;
+		}
 	}
 	rc = 0;
 out:
 	free(t.rel);
 	free(im);
+	free(pk);
+	free(store.p);
 	package_list_free(&l);
+	return rc;
+}
+
+int prune_linked_packages(struct pruner *p, const struct elfscan *s,
+			  const uint8_t *buf, size_t i)
+{
+	return linked_packages(p, s, buf, i, NULL);
+}
+
+/* A PE image as the walk above sees a linked ELF file at a fixed address
+ * (its pointers' values in place, adjusted by the loader's base
+ * relocations, which stay valid: no pointer moves): each section an
+ * allocated one at its address, its bytes in the file, code executable,
+ * uninitialised data without bytes. */
+int prune_pe_linked_packages(struct pruner *p, uint16_t machine,
+			     const struct coff_image_section *v, size_t n,
+			     const uint8_t *buf, size_t i, uint64_t size)
+{
+	struct elfscan s = { .is64 = true, .e_type = 2 /* ET_EXEC */,
+			     .n = n + 1 };
+	int rc;
+
+	s.machine = machine == 0x8664 ? 62 /* EM_X86_64 */
+		    : machine == 0xaa64 ? 183 /* EM_AARCH64 */ : 0;
+	if (!s.machine)
+		return err_set(p->e, "packages in a PE image are pruned for "
+			       "x86-64 and ARM64 only");
+	s.sec = calloc(n + 1, sizeof(*s.sec));
+	if (!s.sec)
+		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++)
+		s.sec[k + 1] = (struct elfscan_section){
+			.name = "", .index = (uint32_t)(k + 1),
+			.type = v[k].raw ? SHT_PROGBITS_ : 8 /* NOBITS */,
+			.flags = SHF_ALLOC_ |
+				 ((v[k].characteristics &
+				   (COFF_SCN_MEM_EXECUTE | COFF_SCN_CNT_CODE))
+				  ? SHF_EXECINSTR_ : 0),
+			.addr = v[k].va, .offset = v[k].offset,
+			.size = v[k].raw, .align = 8,
+		};
+	s.sec[i + 1].name = ".llvm.offloading";
+	s.sec[i + 1].size = size;
+	rc = linked_packages(p, &s, buf, i + 1, "a PE image's sections stay "
+			     "where they are");
+	free(s.sec);
 	return rc;
 }

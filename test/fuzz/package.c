@@ -1,5 +1,5 @@
-/* Fuzz target: offload binaries (formats/package.c): the binaries of a
- * section end to end, as extraction reads them (versions 1 to 3, zstd and
+/* Fuzz target: offload binaries (formats/package.c): how far a run of
+ * them goes (package_run), the binaries of a section end to end, as extraction reads them (versions 1 to 3, zstd and
  * zlib bodies under small limits), then each image written back as a
  * version-1 binary by the writer and read again.  The limits keep the
  * fuzzer's allocations small: at most 1 MiB inflated, 64 times the
@@ -70,7 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct package_list l = { 0 };
 	struct err e;
+	size_t run = package_run(data, size);
 
+	/* The run of packages lies inside the input, on a word. */
+	FUZZ_CHECK(run <= size && (run == size || run % PACKAGE_ALIGN == 0));
 	if (package_scan(data, size, &limits, &l, &e) < 0) {
 		FUZZ_CHECK(e.msg[0] != 0);
 		package_list_free(&l);

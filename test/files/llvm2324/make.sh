@@ -8,6 +8,13 @@
 #   23: version-2 offload packages (several images in one)
 #     rdc23.o     HIP -fgpu-rdc, gfx90a and gfx1100: one package, 2 images
 #     omp23.o     OpenMP, gfx90a and gfx1100: one package, 2 images
+#     ompw23.obj  the same for Windows (MSVC): a COFF object
+#     ompl23.o    the same with -flto: bitcode embedding the package
+#     ompw23.exe  a linked Windows OpenMP program for gfx942, gfx90a and
+#                 gfx1100 (MSVC: packages in .llvm.of), linked against
+#                 stand-ins (test/prune/stubwin.c), with its symbol table
+#                 (-debug:symtab) and a checksum (-release)
+#     ompg23.exe  the same for MinGW (packages in .llvm)
 #     ompapp23    a linked OpenMP program for gfx942, gfx90a and gfx1100
 #                 (one package an image), linked against a stand-in
 #                 libomptarget (test/prune/stubomptarget.c)
@@ -44,7 +51,7 @@ for r in "$R23" "$R24"; do
 	mkdir -p "$r/tmp/fixtures/rt"
 	cp "$top/test/files/inspect/src/a.hip" "$top/test/files/inspect/src/omp.c" \
 		"$top/test/files/inspect/src/omp2.c" "$top/test/objects/hip/nohip.h" \
-		"$top/test/prune/stubomptarget.c" "$r/tmp/fixtures/"
+		"$top/test/prune/stubomptarget.c" "$top/test/prune/stubwin.c" "$r/tmp/fixtures/"
 	printf 'device code for gfx90a, device code for gfx90a\n' > "$r/tmp/fixtures/dev1"
 	printf 'device code for gfx1100, device code for gfx1100\n' > "$r/tmp/fixtures/dev2"
 	printf 'sm_80 code\n' > "$r/tmp/fixtures/dev3"
@@ -71,6 +78,18 @@ for v in 23 24; do
 			t1.o t2.o -o ompapp$v -Xoffload-linker --unresolved-symbols=ignore-all"
 done
 run 23 "clang-23 -fopenmp --offload-arch=gfx90a,gfx1100 -nogpulib -c omp.c -o omp23.o"
+run 23 "clang-23 -fopenmp --offload-arch=gfx90a,gfx1100 -nogpulib -nogpuinc --target=x86_64-pc-windows-msvc -c omp.c -o ompw23.obj"
+run 23 "clang-23 -flto -fopenmp --offload-arch=gfx90a,gfx1100 -nogpulib -nogpuinc -c omp.c -o ompl23.o"
+O="-fopenmp --offload-arch=gfx942 --offload-arch=gfx90a --offload-arch=gfx1100 -nogpulib -nogpuinc"
+run 23 "mkdir -p win && clang-23 --target=x86_64-pc-windows-msvc -c stubwin.c -o win/sw.obj &&
+	llvm-lib /out:win/libomp.lib win/sw.obj && llvm-lib /out:win/libomptarget.lib win/sw.obj &&
+	clang-23 --target=x86_64-pc-windows-msvc $O -fuse-ld=lld -nostdlib omp.c -Lwin -o ompw23.exe \
+		-Xoffload-linker --unresolved-symbols=ignore-all -Wl,-entry:mainCRTStartup \
+		-Wl,-debug:symtab -Wl,-release"
+run 23 "clang-23 --target=x86_64-w64-windows-gnu -c stubwin.c -o win/sw.o &&
+	llvm-ar rcs win/libomp.a win/sw.o && llvm-ar rcs win/libomptarget.a win/sw.o &&
+	clang-23 --target=x86_64-w64-windows-gnu $O -fuse-ld=lld -nostdlib omp.c -Lwin -lomp -lomptarget -o ompg23.exe \
+		-Xoffload-linker --unresolved-symbols=ignore-all -Wl,--entry=mainCRTStartup"
 run 23 "llvm-offload-binary -o pkg23.bin \
 	--image=file=dev1,triple=amdgcn-amd-amdhsa,arch=gfx90a:sramecc+,kind=hip \
 	--image=file=dev3,triple=nvptx64-nvidia-cuda,arch=sm_80,kind=openmp"
@@ -94,7 +113,7 @@ run 24 "llvm-offload-binary -o pkk24.bin --compress \
 	--image=file=co23.co,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=hip \
 	--image=file=co24.co,triple=amdgpu11.00-amd-amdhsa,arch=gfx1100,kind=hip"
 
-for f in rdc23.o omp23.o ompapp23 pkg23.bin pkg23-sm80.bin co23.co; do
+for f in rdc23.o omp23.o ompw23.obj ompl23.o ompw23.exe ompg23.exe ompapp23 pkg23.bin pkg23-sm80.bin co23.co; do
 	cp "$R23/tmp/fixtures/$f" "$here/$f"
 done
 for f in rdc24.o ompapp24 pkz24.bin pkzl24.bin pkz24-1100.bin pkzl24-1100.bin \
