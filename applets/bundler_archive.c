@@ -65,9 +65,13 @@ static int check_member(void *ctx, const char *file, size_t file_len,
 	return rc;
 }
 
-/* One entry, to every compatible requested target. */
+/* One entry, to every compatible requested target: to the archive of the
+ * first target of its name (key), once per compatible target, as LLVM's
+ * map of archives by name is filled (two targets that standardise alike
+ * get each entry twice). */
 static int route_entry(const struct config *c, const struct target *req,
-		       struct device_archive *out, struct devarchive_reader *r,
+		       const size_t *key, struct device_archive *out,
+		       struct devarchive_reader *r,
 		       struct devarchive_entry *ent)
 {
 	struct target got;
@@ -89,7 +93,7 @@ static int route_entry(const struct config *c, const struct target *req,
 		}
 		name = devarchive_member_name(ent->file, ent->file_len, ent->id,
 					      ent->id_len, got.tid);
-		if (!name || add_member(&out[i], name, data, len) < 0) {
+		if (!name || add_member(&out[key[i]], name, data, len) < 0) {
 			free(name);
 			llvm_fail("out of memory");
 			goto out;
@@ -102,8 +106,11 @@ out:
 }
 
 /* Write every archive out (to its temporary), then rename them all into
- * place: one that cannot be written leaves every output as it was. */
-static int write_archives(const struct config *c,
+ * place: one that cannot be written leaves every output as it was.  A name
+ * several targets standardise to has one archive (key), written to the
+ * last of their outputs (LLVM's map of output files by name); the others
+ * are not written. */
+static int write_archives(const struct config *c, const size_t *key,
 			  const struct device_archive *a)
 {
 	struct io_out *out = calloc(c->ntargets + 1, sizeof(*out));
@@ -114,13 +121,21 @@ static int write_archives(const struct config *c,
 		return llvm_fail("out of memory");
 	for (size_t i = 0; i < c->ntargets; i++)
 		out[i].fd = -1;
-	for (size_t i = 0; i < c->ntargets; i++)
+	for (size_t i = 0; i < c->ntargets; i++) {
+		bool last = true;
+
+		for (size_t j = i + 1; j < c->ntargets; j++)
+			last &= key[j] != key[i];
+		if (!last)
+			continue;
 		if (io_out_open(&out[i], c->outputs[i], &e) < 0 ||
-		    devarchive_write(&out[i], a[i].m, a[i].n, &e) < 0 ||
+		    devarchive_write(&out[i], a[key[i]].m, a[key[i]].n,
+				     &e) < 0 ||
 		    io_out_flush(&out[i], &e) < 0) {
 			llvm_fail("%s", e.msg);
 			goto out;
 		}
+	}
 	io_out_together();
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (io_out_commit(&out[i], &e) < 0) {
@@ -144,16 +159,21 @@ int bundler_unbundle_archive(const struct config *c)
 {
 	struct target *req = calloc(c->ntargets + 1, sizeof(*req));
 	struct device_archive *out = calloc(c->ntargets + 1, sizeof(*out));
+	size_t *key = calloc(c->ntargets + 1, sizeof(*key));
 	struct devarchive_reader r = { 0 };
 	struct devarchive_entry ent;
 	struct io_in in = { .fd = -1 };
 	struct err e;
 	int rc = 1, more;
 
-	if (!req || !out) {
+	if (!req || !out || !key) {
 		llvm_fail("out of memory");
 		goto out;
 	}
+	for (size_t i = 0; i < c->ntargets; i++)
+		for (key[i] = 0; key[i] < i; key[i]++)
+			if (!strcmp(c->std_targets[key[i]], c->std_targets[i]))
+				break;
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (target_parse(&req[i], c->std_targets[i],
 				 strlen(c->std_targets[i])) < 0) {
@@ -179,7 +199,7 @@ int bundler_unbundle_archive(const struct config *c)
 	}
 	devarchive_set_path(&r, c->inputs[0]);
 	while ((more = devarchive_next(&r, &ent, &e)) == 1)
-		if (route_entry(c, req, out, &r, &ent))
+		if (route_entry(c, req, key, out, &r, &ent))
 			goto out;
 	if (more < 0) {
 		if (e.llvm_words)
@@ -190,13 +210,13 @@ int bundler_unbundle_archive(const struct config *c)
 	}
 	/* Only when every archive has its code is any of them written. */
 	for (size_t i = 0; i < c->ntargets; i++)
-		if (!out[i].n && !c->allow_missing) {
+		if (!out[key[i]].n && !c->allow_missing) {
 			llvm_fail("no compatible code object found for the target "
 				     "'%s' in heterogeneous archive library: %s",
 				     c->std_targets[i], c->inputs[0]);
 			goto out;
 		}
-	rc = write_archives(c, out);
+	rc = write_archives(c, key, out);
 out:
 	for (size_t i = 0; out && i < c->ntargets; i++) {
 		for (size_t j = 0; j < out[i].n; j++)
@@ -207,6 +227,7 @@ out:
 		target_free(&req[i]);
 	free(req);
 	free(out);
+	free(key);
 	devarchive_close(&r);
 	io_in_close(&in);
 	return rc;

@@ -245,6 +245,9 @@ void bundler_ccob_report(const struct config *c, const struct ccob_stats *st)
 	}
 }
 
+static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
+
 int bundler_source_open(const struct config *c, struct source *s)
 {
 	struct err e;
@@ -256,13 +259,26 @@ int bundler_source_open(const struct config *c, struct source *s)
 		return llvm_fail("%s", e.msg);
 	/* Fewer than 8 bytes are never a CCOB, as in LLVM. */
 	s->compressed = s->file.len >= 8 && ccob_is(s->file.data, s->file.len);
-	{
-		const char *comment;
-
-		s->streamable = s->compressed &&
-			pick_handler(c->type, &s->file, &comment) == H_BINARY;
-	}
+	s->streamable = s->compressed &&
+			bundler_ccob_binary(c, s->file.data, s->file.len);
 	return 0;
+}
+
+bool bundler_ccob_binary(const struct config *c, const uint8_t *at, size_t n)
+{
+	uint8_t head[MAGIC_LEN];
+	struct ccob_header h;
+	size_t got = 0;
+	struct err e;
+
+	if (!strcmp(c->type, "bc") || !strcmp(c->type, "gch") ||
+	    !strcmp(c->type, "ast"))
+		return true;
+	if (strcmp(c->type, "o") && strcmp(c->type, "a"))
+		return false;
+	return ccob_parse_header(at, n, &h, &e) == 0 &&
+	       ccob_peek(at, n, &h, head, sizeof(head), &got, &e) == 0 &&
+	       got == sizeof(head) && !memcmp(head, bundle_magic, MAGIC_LEN);
 }
 
 /* An uncompressed binary bundle after a CCOB (a mix LLVM 22 cannot read):
@@ -305,6 +321,63 @@ int bundler_open_layout(const struct config *c, const struct io_in *ref,
 		return -llvm_fail("'%s': %s", c->inputs[0], e.msg);
 	}
 	return 1;
+}
+
+int bundler_blob23(const struct config *c, const struct io_in *in, size_t pos,
+		   bool unbundle, struct blob23 *b)
+{
+	const uint8_t *d = in->data + pos;
+	size_t left = in->len - pos;
+	uint64_t end = UINT64_MAX, at = UINT64_MAX;
+	struct ccob_header h;
+	struct err e;
+
+	b->at = pos;
+	b->next = SIZE_MAX;
+	if (ccob_is(d, left)) {
+		if (ccob_parse_header(d, left, &h, &e) == 0 && h.version >= 2) {
+			if (!h.total_size)
+				return llvm_fail("'%s': the compressed bundle at "
+						 "offset %zu gives a size of 0 "
+						 "(LLVM 23 reads it forever)",
+						 c->inputs[0], pos);
+			end = h.total_size;
+			if (end < left)
+				at = io_in_find(in, pos + end, in->len, "CCOB", 4);
+		} else {
+			at = io_in_find(in, pos + 4, in->len, "CCOB", 4);
+		}
+	} else if (unbundle && left >= MAGIC_LEN &&
+		   !memcmp(d, bundle_magic, MAGIC_LEN)) {
+		/* LLVM looks from one past the magic's end. */
+		at = io_in_find(in, pos + MAGIC_LEN + 1, in->len, bundle_magic,
+				MAGIC_LEN);
+	}
+	if (at != UINT64_MAX) {
+		b->next = (size_t)at;
+		if (at - pos < end)
+			end = at - pos;
+	}
+	b->len = end < left ? (size_t)end : left;
+	return 0;
+}
+
+int bundler_layout23(const struct config *c, const uint8_t *d, size_t n,
+		     const char **comment)
+{
+	struct io_in ref = { .data = d, .len = n, .fd = -1 };
+
+	switch (pick_handler(c->type, &ref, comment)) {
+	case H_TEXT:
+		return LAYOUT_TEXT;
+	case H_BINARY:
+		return LAYOUT_BINARY;
+	case H_OBJECT:
+		return LAYOUT_OBJECT;
+	case H_INVALID:
+		break;
+	}
+	return -handler_error(c->type);
 }
 
 /* Open the next bundle for reading: 1 when r is ready, 0 at the end. */
@@ -359,9 +432,9 @@ int bundler_source_next(struct source *s, struct bundle_reader *r)
 			return -1;
 		s->nseg++;
 	}
-	/* LLVM picks the layout from the input file before decompressing
-	 * it: a CCOB's content is never read as an object. */
-	h = pick_handler(c->type, &s->file, &comment);
+	/* LLVM picks the layout of o and a from the bytes it reads: a
+	 * CCOB's, decompressed (an object in a CCOB is read as an object). */
+	h = pick_handler(c->type, &s->seg, &comment);
 	if (h == H_TEXT) {
 		bundle_open_text(r, comment, s->seg.data, s->seg.len);
 		return 1;

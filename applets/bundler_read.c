@@ -28,6 +28,7 @@
 #include "../formats/bundle_binary.h"
 #include "../formats/bundle_object.h"
 #include "../formats/bundle_reader.h"
+#include "../formats/bundle_text.h"
 #include "../formats/ccob.h"
 #include "../formats/ccob_decode.h"
 
@@ -116,6 +117,10 @@ struct unbundle {
 	struct target *req;
 	struct outset outs;
 	bool found_host;
+	/* The object bundle being read is not the input file itself (LLVM
+	 * 23 found it in a CCOB): the llvm-objcopy LLVM runs on the input
+	 * to get the host's object fails. */
+	bool objcopy_fails;
 };
 
 /* A wanted entry of a bundle being streamed: where its bytes go.  An
@@ -213,10 +218,11 @@ fail:
 }
 
 /* The entries of r that are still wanted, each to its output: copied from
- * seg, or (seg NULL) routed as the bundle streams past.  0, or 1 when
- * something failed (reported). */
+ * seg (r reads seg's bytes from base on), or (seg NULL) routed as the
+ * bundle streams past.  0, or 1 when something failed (reported). */
 static int take_entries(struct unbundle *u, struct bundle_reader *r,
-			const struct io_in *seg, struct router *rt)
+			const struct io_in *seg, size_t base,
+			struct router *rt)
 {
 	const struct config *c = u->c;
 	struct bundle_entry ent;
@@ -251,16 +257,23 @@ static int take_entries(struct unbundle *u, struct bundle_reader *r,
 			if (route_add(rt, o, off, size))
 				return 1;
 		} else if (r->object &&
-			   bundle_object_is_host(seg->data, off, size)) {
+			   bundle_object_is_host(seg->data + base, off, size)) {
 			/* The host's section marks the object itself. */
+			if (u->objcopy_fails && !c->print_cmds) {
+				fprintf(stderr, "llvm-objcopy: error: '%s': The "
+					"file was not recognized as a valid "
+					"object file\n", c->inputs[0]);
+				return llvm_fail("'llvm-objcopy' tool failed");
+			}
 			if (c->print_cmds) {
 				bundler_print_objcopy_strip(c);
-			} else if (bundle_strip_object(seg->data, seg->len, o,
+			} else if (bundle_strip_object(seg->data + base,
+						       seg->len - base, o,
 						       &e) < 0) {
 				return llvm_fail("'%s': %s", c->inputs[0],
 						    e.msg);
 			}
-		} else if (io_out_copy(o, seg, off, size, &e) < 0) {
+		} else if (io_out_copy(o, seg, base + off, size, &e) < 0) {
 			return llvm_fail("%s", e.msg);
 		}
 		strmap_erase(&u->work, b);
@@ -318,7 +331,7 @@ static void route_decide(struct router *rt, bool all)
 			putc('\n', rt->list);
 			bundle_skip(&rt->r);
 		}
-	} else if (take_entries(rt->u, &rt->r, NULL, rt)) {
+	} else if (take_entries(rt->u, &rt->r, NULL, 0, rt)) {
 		rt->drain = true;
 	}
 	route_bytes(rt, rt->head.buf, rt->head.have, 0);
@@ -460,7 +473,7 @@ static int list_ccob(struct source *s, FILE *list)
 	return rc;
 }
 
-/* ---- -list as LLVM 23 does it ---- */
+/* ---- -list and -unbundle as LLVM 23 does them ---- */
 
 static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
 enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
@@ -512,16 +525,19 @@ static size_t read_header23(const uint8_t *d, uint64_t n, struct strmap *ids,
 
 /* LLVM 23's binary handler lists a bundle, then looks for the bundle magic
  * again from where its header reading stopped, and lists what it has read
- * so far (one map of IDs) after each bundle that gave entries. */
-static int list23_binary(const uint8_t *d, size_t n, FILE *list)
+ * so far (one map of IDs) after each bundle that gave entries.  The bundle
+ * is in's bytes [base, base + n); the search lets each piece of a mapped
+ * input go once it is searched (io_in_find). */
+static int list23_binary(const struct io_in *in, size_t base, size_t n,
+			 FILE *list)
 {
+	const uint8_t *d = in->data + base;
 	struct strmap ids = { 0 };
 	uint64_t pos = 0;
 	int failed = 0;
 
 	for (;;) {
-		uint64_t used;
-		const uint8_t *next;
+		uint64_t used, next;
 
 		if (read_header23(d + pos, n - pos, &ids, &used, &failed))
 			for (uint32_t b = strmap_next(&ids, 0); b < ids.nb;
@@ -531,102 +547,132 @@ static int list23_binary(const uint8_t *d, size_t n, FILE *list)
 			}
 		if (failed || used >= n - pos)
 			break;
-		next = memmem(d + pos + used, (size_t)(n - pos - used),
-			      bundle_magic, MAGIC_LEN);
-		if (!next)
+		next = io_in_find(in, base + pos + used, base + n, bundle_magic,
+				  MAGIC_LEN);
+		if (next == UINT64_MAX)
 			break;
-		pos = (uint64_t)(next - d);
+		pos = next - base;
 	}
 	strmap_free(&ids);
 	return failed;
 }
 
-/* One slice of the input, decompressed when a CCOB: its bundle IDs. */
-static int list23_slice(const struct config *c, const struct io_in *file,
-			const uint8_t *at, size_t n, FILE *list)
+/* A piece of the input, decompressed into s->seg when it is a CCOB (as
+ * LLVM 23 decompresses: the header's size bounds it): *from is where its
+ * bytes are read, s->seg from 0 or the file itself from the piece's start
+ * (*base), so that copies keep to the kernel and searches let the file's
+ * pages go.  0, or 1 (reported). */
+static int open_blob23(struct source *s, const struct blob23 *b,
+		       const struct io_in **from, size_t *base)
 {
-	struct source s = { .c = c };
+	const struct io_in *file = &s->file;
+	const uint8_t *at = file->data + b->at;
+
+	if (s->seg.heap)
+		io_in_close(&s->seg);
+	s->seg = (struct io_in){ .fd = -1 };
+	if (b->len >= 8 && ccob_is(at, b->len)) {
+		struct source one = *s;
+
+		/* The file as far as the piece goes: never closed. */
+		one.file.len = b->at + b->len;
+		one.pos = b->at;
+		one.seg = (struct io_in){ .fd = -1 };
+		if (bundler_decompress_next(&one, s->c->inputs[0]))
+			return 1;
+		s->seg = one.seg;
+		*from = &s->seg;
+		/* LLVM 23 hands zstd every byte of the piece after the
+		 * header: what follows the frames fails it (zlib stops at
+		 * its stream's end). */
+		if (one.pos < one.file.len && one.method != CCOB_ZLIB)
+			return llvm_fail("Failed to decompress input: %s",
+				bundler_llvm_words("Could not decompress "
+					"embedded file contents: Src size is "
+					"incorrect"));
+		*base = 0;
+		return 0;
+	}
+	if (b->len >= 8 && s->c->verbose)
+		fputs("Uncompressed bundle\n", stderr);
+	*from = file;
+	*base = b->at;
+	return 0;
+}
+
+/* One piece's bundle IDs onto list, as LLVM 23's handlers list them. */
+static int list23_blob(struct source *s, const struct blob23 *b, FILE *list)
+{
 	struct bundle_reader r = { 0 };
 	struct bundle_entry ent;
-	const uint8_t *d = at;
-	size_t dn = n;
-	int rc;
+	const struct io_in *from = NULL;
+	const char *comment = NULL;
+	const uint8_t *d;
+	size_t base = 0, n;
+	int layout, rc = 1;
+	struct err e;
 
-	s.file.fd = s.seg.fd = -1;
-	if (n >= 8 && ccob_is(at, n)) {
-		s.file.data = at;
-		s.file.len = n;
-		if (bundler_decompress_next(&s, c->inputs[0]))
-			return 1;
-		d = s.seg.data;
-		dn = s.seg.len;
-	} else if (n >= 8 && c->verbose) {
-		fputs("Uncompressed bundle\n", stderr);
-	}
-	rc = bundler_open_layout(c, file, d, dn, &r);
-	if (rc == BUNDLER_BINARY) {
-		rc = list23_binary(d, dn, list);
-	} else if (rc == 1) {
-		while (bundle_next(&r, &ent) == 1) {
-			fwrite(ent.id, 1, ent.id_len, list);
-			putc('\n', list);
-			bundle_skip(&r);
-		}
-		rc = 0;
+	if (open_blob23(s, b, &from, &base))
+		return 1;
+	d = from->data + base;
+	n = from == &s->seg ? s->seg.len : b->len;
+	layout = bundler_layout23(s->c, d, n, &comment);
+	if (layout == LAYOUT_BINARY)
+		return list23_binary(from, base, n, list);
+	if (layout == LAYOUT_TEXT) {
+		bundle_open_text(&r, comment, d, n);
+	} else if (layout == LAYOUT_OBJECT) {
+		if (bundle_open_object(&r, d, n, &e) < 0)
+			return e.llvm_words ? llvm_fail("%s", e.msg)
+					    : llvm_fail("'%s': %s",
+							s->c->inputs[0], e.msg);
 	} else {
-		rc = 1;
+		return 1;
 	}
+	while (bundle_next(&r, &ent) == 1) {
+		fwrite(ent.id, 1, ent.id_len, list);
+		putc('\n', list);
+		bundle_skip(&r);
+	}
+	rc = 0;
 	bundle_close(&r);
-	io_in_close(&s.seg);
 	return rc;
 }
 
-/* LLVM 23's -list: from the start, each CCOB up to the next "CCOB" after
- * the size its header gives (version 1 gives none), the rest of the input
- * once it is not a CCOB; an empty input lists nothing (and is no error,
- * whatever -type says). */
+/* LLVM 23's -list: the pieces of the input (bundler_blob23), each listed;
+ * an empty input lists nothing (and is no error, whatever -type says). */
 static int bundler_list23(const struct config *c)
 {
-	struct io_in in;
-	struct err e;
+	struct source s = { .c = c };
 	char *text = NULL;
 	size_t text_len = 0, pos = 0;
 	FILE *list = open_memstream(&text, &text_len);
+	struct err e;
 	int rc = 0;
 
+	s.file.fd = s.seg.fd = -1;
 	if (!list)
 		return llvm_fail("out of memory");
-	if (io_in_open(&in, c->inputs[0], &e) < 0) {
+	if (io_in_open(&s.file, c->inputs[0], &e) < 0) {
 		fclose(list);
 		free(text);
 		return llvm_fail("%s", e.msg);
 	}
-	while (!rc && pos < in.len) {
-		const uint8_t *at = in.data + pos;
-		size_t left = in.len - pos, slice = left, from;
-		const uint8_t *next = NULL;
-		struct ccob_header h;
+	while (!rc && pos < s.file.len) {
+		struct blob23 b;
 
-		if (left >= 4 && !memcmp(at, "CCOB", 4)) {
-			from = 4;
-			if (ccob_parse_header(at, left, &h, &e) == 0 &&
-			    h.version >= 2 && h.total_size > from)
-				from = h.total_size < left ? (size_t)h.total_size
-							   : left;
-			next = from < left ? memmem(at + from, left - from,
-						    "CCOB", 4) : NULL;
-			if (next)
-				slice = (size_t)(next - at);
-		}
-		rc = list23_slice(c, &in, at, slice, list);
-		if (!next)
+		rc = bundler_blob23(c, &s.file, pos, false, &b) ||
+		     list23_blob(&s, &b, list);
+		if (b.next == SIZE_MAX)
 			break;
-		pos += slice;
+		pos = b.next;
 	}
 	if (fclose(list) == 0 && !rc)
 		fwrite(text, 1, text_len, stdout);
 	free(text);
-	io_in_close(&in);
+	if (s.seg.heap)
+		io_in_close(&s.seg);
+	io_in_close(&s.file);
 	return rc;
 }
 
@@ -693,7 +739,8 @@ static int next_bundle(struct unbundle *u, struct source *src,
 	if (more <= 0)
 		return more;
 	*streamed_at = SIZE_MAX;
-	return take_entries(u, r, &src->seg, NULL) ? -1 : 1;
+	u->objcopy_fails = src->compressed;
+	return take_entries(u, r, &src->seg, 0, NULL) ? -1 : 1;
 }
 
 /* Nothing was found, and the input is taken to be the host's: the last
@@ -711,6 +758,87 @@ static int restream_host(struct unbundle *u, struct source *src, size_t at,
 		rc = stream_ccob(src, &rt);
 	router_free(&rt);
 	return rc;
+}
+
+static int src_size_incorrect(void)
+{
+	return llvm_fail("Failed to decompress input: %s",
+			 bundler_llvm_words("Could not decompress embedded "
+					    "file contents: Src size is "
+					    "incorrect"));
+}
+
+/* One piece of the input (bundler_blob23) read for what the work list
+ * still wants, as LLVM 23 reads it: decompressed whole even when nothing
+ * is wanted any more (its errors count).  0, or 1 (reported). */
+static int unbundle23_blob(struct unbundle *u, struct source *s,
+			   const struct blob23 *b)
+{
+	const struct config *c = u->c;
+	const uint8_t *at = s->file.data + b->at, *d;
+	const struct io_in *from = NULL;
+	struct bundle_reader r = { 0 };
+	const char *comment = NULL;
+	size_t base = 0, n;
+	int layout, rc;
+	struct err e;
+
+	if (b->len >= 8 && ccob_is(at, b->len) &&
+	    bundler_ccob_binary(c, at, b->len)) {
+		struct source one = *s;
+		struct router rt = { .u = u };
+
+		/* The file as far as the piece goes: never closed. */
+		one.file.len = b->at + b->len;
+		one.pos = b->at;
+		one.seg = (struct io_in){ .fd = -1 };
+		rc = stream_ccob(&one, &rt);
+		router_free(&rt);
+		if (!rc && one.pos < one.file.len && one.method != CCOB_ZLIB)
+			rc = src_size_incorrect();
+		return rc;
+	}
+	if (open_blob23(s, b, &from, &base))
+		return 1;
+	d = from->data + base;
+	n = from == &s->seg ? s->seg.len : b->len;
+	layout = bundler_layout23(c, d, n, &comment);
+	if (layout < 0)
+		return 1;
+	if (!u->work.items)
+		return 0;
+	if (layout == LAYOUT_TEXT) {
+		bundle_open_text(&r, comment, d, n);
+	} else if ((layout == LAYOUT_OBJECT ? bundle_open_object(&r, d, n, &e)
+		    : bundle_open_binary(&r, d, n, &e)) < 0) {
+		/* LLVM's own messages keep LLVM's form; ours name the file. */
+		return e.llvm_words ? llvm_fail("%s", e.msg)
+				    : llvm_fail("'%s': %s", c->inputs[0],
+						e.msg);
+	}
+	u->objcopy_fails = from == &s->seg;
+	rc = take_entries(u, &r, from, base, NULL);
+	bundle_close(&r);
+	return rc;
+}
+
+/* LLVM 23's walk: every piece of the input, to the end (later pieces are
+ * read, and can fail, after everything wanted is found).  0, or -1. */
+static int unbundle23(struct unbundle *u, struct source *s)
+{
+	size_t pos = 0;
+
+	while (pos < s->file.len) {
+		struct blob23 b;
+
+		if (bundler_blob23(u->c, &s->file, pos, true, &b) ||
+		    unbundle23_blob(u, s, &b))
+			return -1;
+		if (b.next == SIZE_MAX)
+			break;
+		pos = b.next;
+	}
+	return 0;
 }
 
 int bundler_unbundle(const struct config *c)
@@ -745,11 +873,14 @@ int bundler_unbundle(const struct config *c)
 			goto out;
 		}
 	}
-	/* Bundle after bundle until every target is found: later ones are
-	 * not even read. */
-	while (u.work.items &&
-	       (more = next_bundle(&u, &src, &r, &streamed_at)) == 1)
-		;
+	/* LLVM 22: bundle after bundle until every target is found: later
+	 * ones are not even read. */
+	if (env_llvm() >= LLVM_23)
+		more = unbundle23(&u, &src);
+	else
+		while (u.work.items &&
+		       (more = next_bundle(&u, &src, &r, &streamed_at)) == 1)
+			;
 	if (more < 0)
 		goto out;
 	if (!c->allow_missing && u.work.items) {
@@ -769,7 +900,13 @@ int bundler_unbundle(const struct config *c)
 				continue;
 			if (streamed_at != SIZE_MAX)
 				host[nhost++] = k;
-			else if (io_out_copy(o, &src.seg, 0, src.seg.len, &e) < 0) {
+			else if (env_llvm() >= LLVM_23
+				 /* LLVM 23: the input itself, compressed
+				  * or not. */
+				 ? io_out_copy(o, &src.file, 0, src.file.len,
+					       &e) < 0
+				 : io_out_copy(o, &src.seg, 0, src.seg.len,
+					       &e) < 0) {
 				llvm_fail("%s", e.msg);
 				goto out;
 			}

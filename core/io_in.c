@@ -432,3 +432,62 @@ void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
 	madvise(base + from, (size_t)(to - from), MADV_SEQUENTIAL);
 	madvise(base + from, (size_t)(to - from), MADV_WILLNEED);
 }
+
+uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
+		    const void *needle, size_t n)
+{
+	enum { PIECE = 1 << 20 };
+	uint64_t pos = from, found = UINT64_MAX;
+	uint8_t *buf = NULL;
+
+	if (end > in->len)
+		end = in->len;
+	if (!n || n > PIECE || pos > end || n > end - pos)
+		return UINT64_MAX;
+	/* A mapped file is read a piece at a time into a buffer of our own
+	 * (cheaper than faulting its pages in, and they never stay), else
+	 * searched where it is. */
+	if (in->map && in->fd >= 0)
+		buf = malloc(PIECE + n - 1);
+	if (!buf) {
+		const uint8_t *at = memmem(in->data + pos, (size_t)(end - pos),
+					   needle, n);
+
+		return at ? (uint64_t)(at - in->data) : UINT64_MAX;
+	}
+	while (pos < end && n <= end - pos) {
+		/* A hole holds only zeros, and the needle has none. */
+		uint64_t data = io_in_next_data(in, pos);
+		size_t want, got = 0;
+		const uint8_t *at;
+
+		if (data > pos) {
+			pos = data;
+			continue;
+		}
+		/* Each piece overlaps the next by n - 1 bytes. */
+		want = end - pos > PIECE + n - 1 ? PIECE + n - 1
+						 : (size_t)(end - pos);
+		while (got < want) {
+			ssize_t r = pread(in->fd, buf + got, want - got,
+					  (off_t)(pos + got));
+
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		if (got < want) {
+			/* The file shrank, or cannot be read: its map says
+			 * what is there (io_in's patching of a cut input). */
+			memcpy(buf + got, in->data + pos + got, want - got);
+		}
+		at = memmem(buf, want, needle, n);
+		if (at) {
+			found = pos + (uint64_t)(at - buf);
+			break;
+		}
+		pos += want - (n - 1);
+	}
+	free(buf);
+	return found;
+}

@@ -68,6 +68,13 @@ void io_input_cut_clear(void);
 enum io_in_use { IO_IN_SPARSE, IO_IN_WHOLE, IO_IN_DONE };
 void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
 		enum io_in_use use);
+/* Where needle[0, n) first occurs in in's bytes [from, end), or
+ * UINT64_MAX: a mapped input is read a piece at a time into a buffer of
+ * its own (its map's pages are never faulted in) and its holes skipped,
+ * so that the search costs no memory that grows with the input.  The
+ * needle must hold no zero byte (a hole is not searched). */
+uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
+		    const void *needle, size_t n);
 
 /* For the other parts of io (io_out.c, io_write.c, io_signal.c). */
 /* The path of the mapped input that holds [p, p+n), or NULL (io_in.c). */

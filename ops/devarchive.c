@@ -1,4 +1,5 @@
 /* devarchive: heterogeneous device archives; see devarchive.h. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "devarchive.h"
 #include "../formats/magic.h"
 #include "../core/elfscan.h"
+#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
@@ -119,10 +121,22 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	size_t used;
 	uint64_t hash;
 
+	bool llvm23 = env_llvm() >= LLVM_23;
+
+	/* LLVM 23 hands zstd the bytes up to the size a version 2 or 3
+	 * header gives (when it is inside), LLVM 22 all of them. */
+	if (llvm23 && ccob_parse_header(*data, *len, &h, e) == 0 &&
+	    h.version >= 2 && h.total_size >= h.header_size &&
+	    h.total_size <= *len)
+		*len = (size_t)h.total_size;
 	if (ccob_parse_header(*data, *len, &h, e) < 0 ||
 	    ccob_decompress(*data, *len, &h, r->limits, &raw, &used, &hash,
 			    e) < 0)
 	{
+		/* LLVM 23 (its CCOB code moved to llvm::object) starts the
+		 * reason lower case. */
+		if (llvm23)
+			e->msg[0] = (char)tolower((unsigned char)e->msg[0]);
 		err_wrap(e, ERR_DECOMPRESS, "Failed to decompress code object");
 		e->llvm_words = true;
 		return -1;
@@ -132,9 +146,11 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 		return err_set(e, "out of memory");
 	}
 	if (used < *len && h.method != CCOB_ZLIB)
-		return err_llvm(e, ERR_DECOMPRESS, "Failed to decompress code object: Could not "
-			       "decompress embedded file contents: Src size is "
-			       "incorrect");
+		return err_llvm(e, ERR_DECOMPRESS, "Failed to decompress code "
+				"object: %s", llvm23 ? "could not decompress "
+				"embedded file contents: Src size is incorrect"
+				: "Could not decompress embedded file contents: "
+				"Src size is incorrect");
 	if (hash != h.hash)
 		return err_set(e, "member '%.*s': its compressed bundle's hash "
 			       "does not match its contents", (int)r->file_len,

@@ -10,7 +10,7 @@ them byte for byte.
 
   cases.py record TOOLDIR CASEFILE          print records
   cases.py check TOOLDIR CASEFILE GOLDEN    compare with a golden file
-  cases.py live VERSION TOOLDIR CASEFILE    compare with LLVM VERSION's
+  cases.py live VERSION TOOLDIR CASEFILE... compare with LLVM VERSION's
                                             tools in its root (Root)
 """
 import difflib
@@ -250,8 +250,10 @@ def main():
                 return 1 if required else 0
             try:
                 ours = root.stage(sys.argv[3])
-                want = record(root.llvm, sys.argv[4], root, sys.argv[2])
-                got = record(ours, sys.argv[4], root, sys.argv[2])
+                want, got = [], []
+                for cases in sys.argv[4:]:
+                    want += record(root.llvm, cases, root, sys.argv[2])
+                    got += record(ours, cases, root, sys.argv[2])
             finally:
                 root.close()
         passed = failed = 0

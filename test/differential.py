@@ -143,6 +143,26 @@ def make_case(rng):
         cmds.append("python3 %s b b2 random %d && mv b2 b" % (
             ROOT.here() + "/elfmut.py" if ROOT else ELFMUT,
             rng.randrange(1 << 30)))
+    # LLVM 23 reads every bundle of an input, one after the other: now and
+    # then another bundle (compressed or not) goes before or after this
+    # one, with or without bytes between (LLVM 22 reads only the first).
+    if RELEASE != "22" and ftype in ("bc", "gch", "ast", "o") and \
+            rng.random() < 0.35:
+        more = [t for t in targets if rng.random() < 0.5]
+        extra = random_target(rng)
+        if extra not in more and not extra.startswith("host-"):
+            more.append(extra)
+        more = more or [extra]
+        rng.shuffle(more)
+        for i, _ in enumerate(more):
+            files["jn%d" % i] = random_content(rng)
+        files["pad"] = rng.choice([b"", b"\0" * 64, random_content(rng)])
+        cmds.append("%s -type=%s -targets=%s %s -output=b_%s" % (
+            writer, ftype, ",".join(more),
+            " ".join("-input=jn%d" % i for i in range(len(more))),
+            rng.choice(["", "", " -compress"])))
+        cmds.append("cat %s > b3 && mv b3 b" % rng.choice(
+            ["b b_", "b_ b", "b pad b_", "b_ pad b", "b b_ b", "b_ b b_"]))
     damage = rng.random() < 0.25
     if damage:
         size_cut = rng.choice(["head -c %d" % rng.randint(0, 200),

@@ -69,7 +69,8 @@ suite_cmd() {
 	packdiff-23) python3 test/packager_diff.py --release 23 $SEED \
 		--cases "${PACKAGER_DIFF_CASES_23:-20}" \
 		--archive-cases "${PACKAGER_ARCHIVE_CASES_23:-6}" --coff-cases 10 ;;
-	golden-23) python3 test/cases.py live 23 build/bin test/bundler.cases ;;
+	golden-23) python3 test/cases.py live 23 build/bin test/bundler.cases \
+		test/bundler23.cases ;;
 	*) sh "test/$1.test" ;;
 	esac
 }
