@@ -48,8 +48,9 @@ static const char usage[] =
 	"      --remove-files    with -r, remove the files that hold code of the\n"
 	"                        GPUs dropped and nothing else (code objects,\n"
 	"                        bundles, CCOBs, fatbins: by content, not name)\n"
-	"  -j, --jobs=N          with -r, prune N files at once (default: the\n"
-	"                        CPUs)\n"
+	"  -j, --jobs=N          with -r, prune N files at once; with --compress,\n"
+	"                        compress N containers of a file at once\n"
+	"                        (default: the CPUs)\n"
 	"      --allow-empty     let a bundle keep no device code at all\n"
 	"      --keep-layout     in executables and shared libraries, zero the\n"
 	"                        freed bytes where they are; do not cut them out\n"
@@ -62,7 +63,9 @@ static const char usage[] =
 	"      --compress[=METHOD]\n"
 	"                        make each uncompressed bundle a CCOB in place\n"
 	"                        (zstd, the default, or zlib), of the version the\n"
-	"                        file's HIP runtime reads; --keep and --drop may\n"
+	"                        file's HIP runtime reads, and each uncompressed\n"
+	"                        NVIDIA fatbin entry an LZ4 block (as CUDA 12.4's\n"
+	"                        fatbinary writes them); --keep and --drop may\n"
 	"                        then be left out\n"
 	"      --ccob-version=N  write CCOBs of version 2 or 3 whatever the\n"
 	"                        runtime\n"
@@ -221,9 +224,10 @@ int prune_main(int argc, char **argv)
 		rc = usage_error("no input file");
 	else if (o.recurse && o.output)
 		rc = usage_error("-r prunes in place: no -o");
-	else if (!o.recurse && (o.remove_files || o.jobs))
-		rc = usage_error("%s is for -r", o.jobs ? "--jobs" :
-				 "--remove-files");
+	else if (!o.recurse && o.remove_files)
+		rc = usage_error("--remove-files is for -r");
+	else if (!o.recurse && !o.compress && o.jobs)
+		rc = usage_error("--jobs is for -r or --compress");
 	else if (!o.recurse && !o.dry_run && !o.in_place == !o.output)
 		rc = usage_error("say where to write: -o FILE or --in-place");
 	else if (o.output && nfiles > 1)
@@ -237,11 +241,13 @@ int prune_main(int argc, char **argv)
 		goto out;
 	o.report = o.output && !strcmp(o.output, "-") ? stderr : stdout;
 	progress_init("prune", o.quiet);
-	if (o.recurse) {
+	if (!o.jobs) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-		if (!o.jobs)
-			o.jobs = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
+		o.jobs = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
+	}
+	o.threads = o.jobs;
+	if (o.recurse) {
 		o.in_place = true;
 		rc = prune_tree(&o, argv + optind, nfiles);
 		goto out;

@@ -77,6 +77,10 @@ static void summary(FILE *f, const char *path, const struct prune_plan *p,
 		fprintf(f, ", %llu bundle%s compressed (CCOB version %u)",
 			(unsigned long long)p->compressed,
 			p->compressed == 1 ? "" : "s", p->ccob_version);
+	if (p->entries_compressed)
+		fprintf(f, ", %llu fatbin entr%s compressed (LZ4)",
+			(unsigned long long)p->entries_compressed,
+			p->entries_compressed == 1 ? "y" : "ies");
 	if (p->containers_emptied)
 		fprintf(f, ", %llu container%s emptied",
 			(unsigned long long)p->containers_emptied,
@@ -208,7 +212,7 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 		.level = o->level, .package_level = o->package_level,
 		.keep_layout = o->keep_layout, .shrink = o->shrink,
 		.compress = o->compress, .compress_method = o->compress_method,
-		.ccob_version = o->ccob_version,
+		.ccob_version = o->ccob_version, .threads = o->threads,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};

@@ -26,6 +26,9 @@ struct options {
 	 * hard links in the tree). */
 	bool recurse, remove_files;
 	unsigned jobs;
+	/* --compress: bundles of a file compressed at once (-j; with -r,
+	 * what the workers leave of it). */
+	unsigned threads;
 	char **links;
 	size_t nlinks;
 };

@@ -215,6 +215,8 @@ static int run_workers(struct options *o, const struct tree *t,
 		goto out;
 	}
 	*next = 0;
+	/* The CPUs the workers leave: a lone big file gets them all. */
+	o->threads = nw ? o->jobs / nw : 1;
 	progress_name(label);
 	fflush(stdout);
 	fflush(stderr);

@@ -13,6 +13,7 @@
 #include <zstd_errors.h>
 
 #include "ccob.h"
+#include "../core/md5lanes.h"
 #include "../core/bytes.h"
 
 size_t ccob_header_size(unsigned version)
@@ -113,6 +114,22 @@ uint64_t ccob_hasher_end(struct ccob_hasher *h)
 
 	MD5Final(digest, &h->md5);
 	return get_le(digest, 8);
+}
+
+void ccob_hash_many(const uint8_t *const *buf, const size_t *len, size_t n,
+		    uint64_t *hash)
+{
+	uint8_t (*digest)[16] = malloc(n ? n * sizeof(*digest) : 1);
+
+	if (!digest) {
+		for (size_t i = 0; i < n; i++)
+			hash[i] = ccob_hash(buf[i], len[i]);
+		return;
+	}
+	md5lanes(buf, len, n, digest);
+	for (size_t i = 0; i < n; i++)
+		hash[i] = get_le(digest[i], 8);
+	free(digest);
 }
 
 uint64_t ccob_hash(const uint8_t *buf, size_t len)

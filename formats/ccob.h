@@ -62,6 +62,10 @@ void ccob_write_header(uint8_t *out, const struct ccob_header *h);
 /* The stored form of a hash: the first 8 MD5 bytes read as a LE u64;
  * whole, or piece by piece with a hasher. */
 uint64_t ccob_hash(const uint8_t *buf, size_t len);
+/* hash[i] = ccob_hash(buf[i], len[i]) for i < n, eight at a time where
+ * the CPU can (core/md5lanes.h). */
+void ccob_hash_many(const uint8_t *const *buf, const size_t *len, size_t n,
+		    uint64_t *hash);
 struct ccob_hasher {
 	MD5_CTX md5;
 };

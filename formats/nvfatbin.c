@@ -1,6 +1,7 @@
 /* nvfatbin: NVIDIA fat binary containers, headers only; see nvfatbin.h. */
 #include <limits.h>
 #include <lz4.h>
+#include <lz4hc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -292,4 +293,49 @@ int nvfatbin_code_into(const uint8_t *buf, const struct nvfatbin_entry *ent,
 	*code = src;
 	*size = n;
 	return 0;
+}
+
+int nvfatbin_compress_entry(const uint8_t *buf,
+			    const struct nvfatbin_entry *ent, uint8_t **out,
+			    size_t *out_len, struct err *e)
+{
+	const uint8_t *raw = buf + ent->payload_offset;
+	uint64_t raw_len = ent->payload_size, padded;
+	uint8_t *o;
+	int bound, n;
+
+	*out = NULL;
+	*out_len = 0;
+	if (nvfatbin_compressed(ent) ||
+	    (ent->kind != NVFATBIN_ELF && ent->kind != NVFATBIN_PTX) ||
+	    raw_len > LZ4_MAX_INPUT_SIZE || !raw_len)
+		return 0;
+	/* PTX: its text and the NUL that ends it (the padding after is
+	 * not code). */
+	if (ent->kind == NVFATBIN_PTX) {
+		const uint8_t *nul = memchr(raw, 0, (size_t)raw_len);
+
+		if (nul)
+			raw_len = (uint64_t)(nul - raw) + 1;
+	}
+	bound = LZ4_compressBound((int)raw_len);
+	o = malloc(ent->header_size + (size_t)bound + 8);
+	if (!o)
+		return err_nomem(e);
+	n = LZ4_compress_HC((const char *)raw, (char *)o + ent->header_size,
+			    (int)raw_len, bound, NVFATBIN_LZ4HC_LEVEL);
+	padded = ((uint64_t)n + 7) / 8 * 8;
+	if (n <= 0 || padded >= ent->payload_size) {
+		free(o);
+		return 0;
+	}
+	memcpy(o, buf + ent->offset, ent->header_size);
+	memset(o + ent->header_size + n, 0, (size_t)(padded - (uint64_t)n));
+	put_le(o + 8, padded, 8);
+	put_le(o + 16, (uint64_t)n, 4);
+	put_le(o + 40, ent->flags | NVFATBIN_FLAG_LZ4, 8);
+	put_le(o + 56, raw_len, 8);
+	*out = o;
+	*out_len = ent->header_size + (size_t)padded;
+	return 1;
 }

@@ -109,6 +109,21 @@ const char *nvfatbin_host(const struct nvfatbin_entry *ent);
  * nvcc does not write). */
 const char *nvfatbin_arch_suffix(const struct nvfatbin_entry *ent);
 
+/* The uncompressed entry ent of the container at buf, compressed as CUDA
+ * 12.4's fatbinary -compress-all does: an LZ4 block made by LZ4 HC at
+ * level 2 (the same bytes with liblz4 1.9; 1.10 changed its level 2, and
+ * the block then differs but decodes the same), of an ELF's payload or a
+ * PTX's text and its NUL; the header as it was with flag 0x2000, the
+ * compressed and uncompressed sizes, and the payload padded to 8.  1 with
+ * the entry (header and payload) in *out (malloc'd, *out_len bytes), 0
+ * when it would be no smaller or is not for this (compressed already, an
+ * old cubin, a payload past what LZ4 takes), -1 out of memory. */
+int nvfatbin_compress_entry(const uint8_t *buf,
+			    const struct nvfatbin_entry *ent, uint8_t **out,
+			    size_t *out_len, struct err *e);
+/* The level of LZ4 HC fatbinary 12.4 compresses with. */
+enum { NVFATBIN_LZ4HC_LEVEL = 2 };
+
 /* The entry's code: for an uncompressed entry its payload (a PTX payload
  * up to its first NUL: the rest is padding), pointed to in buf; for a
  * compressed one (an LZ4 block or a zstd frame) the payload's first

@@ -14,24 +14,26 @@ static const char laid_out[] =
 static const struct kind kinds[] = {
 	/* FATBIN_BUNDLE */
 	{ "bundle", inspect_walk_bundle, entry_bytes_stored, prune_kind_bundle,
-	  laid_out, .ids = true },
+	  prune_compress_bundle, laid_out, .ids = true,
+	  .compress_hash = prune_compress_bundle_hash },
 	/* FATBIN_OBJECT_BUNDLE */
-	{ "object-bundle", NULL, entry_bytes_stored, NULL, laid_out,
+	{ "object-bundle", NULL, entry_bytes_stored, NULL, NULL, laid_out,
 	  .ids = true },
 	/* FATBIN_CCOB */
-	{ "ccob", inspect_walk_ccob, entry_bytes_ccob, prune_kind_ccob,
+	{ "ccob", inspect_walk_ccob, entry_bytes_ccob, prune_kind_ccob, NULL,
 	  "a higher --compression-level may fit", .ids = true,
 	  .versioned = true },
 	/* FATBIN_PACKAGE */
-	{ "package", inspect_walk_package, entry_bytes_stored, NULL, laid_out,
-	  .versioned = true },
+	{ "package", inspect_walk_package, entry_bytes_stored, NULL, NULL,
+	  laid_out, .versioned = true },
 	/* FATBIN_NV */
 	{ "nv-fatbin", inspect_walk_nv, entry_bytes_nv, prune_kind_nv,
-	  laid_out, .versioned = true, .entry_coded = true },
+	  prune_compress_nv, laid_out, .versioned = true,
+	  .entry_coded = true, .compress_entries = true },
 	/* FATBIN_KPACK: a whole file; "none" entries' code in the file,
 	 * zstd-per-kernel ones' inflated by the walk (when it inflates) */
-	{ "kpack", inspect_walk_kpack, entry_bytes_stored, NULL, laid_out,
-	  .ids = true, .versioned = true },
+	{ "kpack", inspect_walk_kpack, entry_bytes_stored, NULL, NULL,
+	  laid_out, .ids = true, .versioned = true },
 };
 _Static_assert(sizeof(kinds) / sizeof(kinds[0]) == FATBIN_KINDS,
 	       "one row for each enum fatbin_kind");

@@ -17,6 +17,8 @@
 struct walk;
 struct pruner;
 struct prune_patch;
+struct prune_opts;
+struct err;
 
 struct kind {
 	const char *name;	/* ls's word, in text and JSON: "bundle" */
@@ -34,6 +36,17 @@ struct kind {
 	 * (prune_impl.h).  NULL: not pruned inside a region. */
 	int (*prune)(struct pruner *p, const uint8_t *buf, uint64_t size,
 		     uint64_t off, struct prune_patch *pt);
+	/* --compress: the container, as prune left it in *pt (npieces 0:
+	 * as it is, buf[0, size)), made compressed: how many things were
+	 * compressed (the bundle: 1; fatbin entries, when compress_entries)
+	 * with *pt rewritten, 0 when it stays as it was (no smaller).  It
+	 * reads nothing of the walk, so prune_region runs a region's on
+	 * several threads at once (o->threads).  NULL: a kind that stays as
+	 * it is. */
+	int (*compress)(const struct prune_opts *o, unsigned ccob_version,
+			const uint8_t *buf, uint64_t size,
+			struct prune_patch *pt, const uint64_t *hash,
+			struct err *e);
 	/* Why a pruned one may come out larger than it was. */
 	const char *grown;
 	bool ids;		/* entries are named: bundle IDs, kpack TOC keys */
@@ -41,6 +54,15 @@ struct kind {
 	/* Each entry's code is compressed on its own and decoded by the
 	 * walk, which may fail for one entry alone (decode_err). */
 	bool entry_coded;
+	/* compress counts entries, not containers. */
+	bool compress_entries;
+	/* Whether compress will want the CCOB hash (ccob_hash) of a
+	 * container of size bytes: for those that stay as they are
+	 * (npieces 0), prune_region makes them eight at a time first
+	 * (ccob_hash_many) and passes each; else hash is NULL.  NULL: it
+	 * never does. */
+	bool (*compress_hash)(const struct prune_opts *o, unsigned version,
+			      uint64_t size);
 };
 
 const struct kind *kinds_get(enum fatbin_kind k);

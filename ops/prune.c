@@ -283,6 +283,7 @@ static void add_counts(struct prune_plan *to, const struct prune_plan *from)
 	to->code_dropped += from->code_dropped;
 	to->containers_emptied += from->containers_emptied;
 	to->compressed += from->compressed;
+	to->entries_compressed += from->entries_compressed;
 	if (from->ccob_version > to->ccob_version)
 		to->ccob_version = from->ccob_version;
 }

@@ -330,36 +330,58 @@ out:
 
 /* ---- bundles compressed (--compress) ---- */
 
+/* Not where there is no version to write, nor past what version 2 holds
+ * (refused before anything is read). */
+bool prune_compress_bundle_hash(const struct prune_opts *o, unsigned version,
+				uint64_t size)
+{
+	(void)o;
+	return version && !(version == 2 && size > UINT32_MAX);
+}
+
 /* The bundle buf[0, size) (pruned: as *pt's pieces, when npieces) made
- * a CCOB of p->ccob_version: 1 with it as *pt's one piece, 0 when it
- * would be no smaller (it stays as it was or as pruned). */
-static int compress_bundle(struct pruner *p, const uint8_t *buf,
-			   uint64_t size, struct prune_patch *pt)
+ * a CCOB of version `version`: 1 with it as *pt's one piece, 0 when it
+ * would be no smaller (it stays as it was or as pruned).  It reads no
+ * state of the walk: prune_region runs it on several threads. */
+int prune_compress_bundle(const struct prune_opts *o, unsigned version,
+			  const uint8_t *buf, uint64_t size,
+			  struct prune_patch *pt, const uint64_t *hash,
+			  struct err *e)
 {
 	struct ccob_encoder *enc = NULL;
-	struct membuf raw = { 0 }, out = { 0 };
+	struct membuf copy = { 0 }, out = { 0 };
+	const uint8_t *raw = buf;
+	size_t raw_len = (size_t)size;
 	struct ccob_header h;
 	uint8_t head[32] = { 0 };
 	int rc = -1;
 
-	if (pt->npieces && prune_materialize(pt, &raw, p->e) < 0)
-		goto out;
-	if (!pt->npieces && prune_mem_put(&raw, buf, (size_t)size, p->e) < 0)
-		goto out;
-	h = (struct ccob_header){
-		.version = p->ccob_version, .method = p->o->compress_method,
-		.header_size = ccob_header_size(p->ccob_version),
-		.raw_size = raw.len, .hash = ccob_hash(raw.p, raw.len),
-	};
-	if (p->ccob_version == 2 && raw.len > UINT32_MAX) {
-		err_set(p->e, "a bundle of %zu bytes does not fit a version 2 "
-			"CCOB (--ccob-version=3)", raw.len);
+	/* A file whose runtime was not asked about (bundles outside
+	 * .hip_fatbin): as it is. */
+	if (!version)
+		return 0;
+	/* Pruned: its pieces made one run of bytes; else the bundle where
+	 * it lies. */
+	if (pt->npieces) {
+		if (prune_materialize(pt, &copy, e) < 0)
+			goto out;
+		raw = copy.p;
+		raw_len = copy.len;
+	}
+	if (version == 2 && raw_len > UINT32_MAX) {
+		err_set(e, "a bundle of %zu bytes does not fit a version 2 "
+			"CCOB (--ccob-version=3)", raw_len);
 		goto out;
 	}
-	enc = ccob_encoder_new(h.method, p->o->level, raw.len, p->e);
-	if (!enc || prune_mem_put(&out, head, h.header_size, p->e) < 0 ||
-	    ccob_encoder_all(enc, raw.p, raw.len, prune_mem_put, &out,
-			     p->e) < 0)
+	h = (struct ccob_header){
+		.version = version, .method = o->compress_method,
+		.header_size = ccob_header_size(version),
+		.raw_size = raw_len,
+		.hash = hash && !pt->npieces ? *hash : ccob_hash(raw, raw_len),
+	};
+	enc = ccob_encoder_new(h.method, o->level, raw_len, e);
+	if (!enc || prune_mem_put(&out, head, h.header_size, e) < 0 ||
+	    ccob_encoder_all(enc, raw, raw_len, prune_mem_put, &out, e) < 0)
 		goto out;
 	rc = 0;
 	if (out.len >= (pt->npieces ? pt->new_size : size))
@@ -369,7 +391,7 @@ static int compress_bundle(struct pruner *p, const uint8_t *buf,
 	prune_patch_free(pt);
 	pt->piece = calloc(1, sizeof(*pt->piece));
 	if (!pt->piece) {
-		rc = err_code_set(p->e, ERR_NOMEM, "out of memory");
+		rc = err_code_set(e, ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	pt->piece[0] = (struct prune_piece){ .lit = out.p,
@@ -378,11 +400,87 @@ static int compress_bundle(struct pruner *p, const uint8_t *buf,
 	pt->new_size = out.len;
 	pt->storage = out.p;
 	out.p = NULL;
-	p->plan->compressed++;
 	rc = 1;
 out:
 	ccob_encoder_free(enc);
-	free(raw.p);
+	free(copy.p);
+	free(out.p);
+	return rc;
+}
+
+/* ---- NVIDIA fatbins compressed (--compress) ---- */
+
+/* The fatbin buf[0, size) (pruned: as *pt's pieces) with each entry
+ * stored uncompressed compressed as fatbinary -compress-all does
+ * (formats/nvfatbin.c), where that makes it smaller: the number of
+ * entries compressed, with the container as *pt's one piece, or 0 when
+ * none was.  Reads nothing of the walk: prune_region runs it on threads. */
+int prune_compress_nv(const struct prune_opts *o, unsigned version,
+		      const uint8_t *buf, uint64_t size,
+		      struct prune_patch *pt, const uint64_t *hash,
+		      struct err *e)
+{
+	struct membuf copy = { 0 }, out = { 0 };
+	const uint8_t *fb = buf;
+	size_t len = (size_t)size;
+	struct nvfatbin_header h;
+	struct nvfatbin_entry ent;
+	uint64_t pos;
+	int rc = -1, n = 0, r;
+
+	(void)o;
+	(void)version;
+	(void)hash;
+	if (pt->npieces) {
+		if (prune_materialize(pt, &copy, e) < 0)
+			goto out;
+		fb = copy.p;
+		len = copy.len;
+	}
+	if (nvfatbin_open(fb, len, &h, e) < 0 ||
+	    prune_mem_put(&out, fb, h.header_size, e) < 0)
+		goto out;
+	for (pos = h.header_size; (r = nvfatbin_next(fb, &h, &pos, &ent, e)) > 0;) {
+		uint8_t *packed;
+		size_t packed_len;
+		int c = nvfatbin_compress_entry(fb, &ent, &packed, &packed_len,
+						e);
+
+		if (c < 0)
+			goto out;
+		if (c > 0) {
+			n++;
+			c = prune_mem_put(&out, packed, packed_len, e);
+			free(packed);
+		} else {
+			c = prune_mem_put(&out, fb + ent.offset,
+					  (size_t)(pos - ent.offset), e);
+		}
+		if (c < 0)
+			goto out;
+	}
+	if (r < 0)
+		goto out;
+	rc = 0;
+	if (!n)
+		goto out;
+	/* The header's size of what follows it. */
+	put_le(out.p + 8, out.len - h.header_size, 8);
+	prune_patch_free(pt);
+	pt->piece = calloc(1, sizeof(*pt->piece));
+	if (!pt->piece) {
+		rc = err_code_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	pt->piece[0] = (struct prune_piece){ .lit = out.p,
+					     .lit_len = out.len };
+	pt->npieces = 1;
+	pt->new_size = out.len;
+	pt->storage = out.p;
+	out.p = NULL;
+	rc = n;
+out:
+	free(copy.p);
 	free(out.p);
 	return rc;
 }
@@ -866,15 +964,8 @@ int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 int prune_kind_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
 		      uint64_t file_off, struct prune_patch *pt)
 {
-	int rc = prune_bundle(p, buf, size, true, file_off, pt);
-
-	/* --compress: then a CCOB, where it is smaller. */
-	if (rc >= 0 && p->ccob_version && !p->o->decide_only) {
-		int c = compress_bundle(p, buf, size, pt);
-
-		rc = c < 0 ? -1 : c ? 1 : rc;
-	}
-	return rc;
+	/* --compress: made a CCOB after, by the row's finish. */
+	return prune_bundle(p, buf, size, true, file_off, pt);
 }
 
 int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,

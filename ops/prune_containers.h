@@ -35,6 +35,21 @@ int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 		    uint64_t file_off, struct prune_patch *pt);
 int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 		  uint64_t file_off, struct prune_patch *pt);
+/* --compress: the bundle made a CCOB of `version` (the bundle kind's row
+ * of ops/kinds.c; see kinds.h). */
+int prune_compress_bundle(const struct prune_opts *o, unsigned version,
+			  const uint8_t *buf, uint64_t size,
+			  struct prune_patch *pt, const uint64_t *hash,
+			  struct err *e);
+/* Whether prune_compress_bundle will hash a bundle of size bytes. */
+bool prune_compress_bundle_hash(const struct prune_opts *o, unsigned version,
+				uint64_t size);
+/* --compress: the fatbin's uncompressed entries compressed (the
+ * nv-fatbin kind's row; see kinds.h): how many. */
+int prune_compress_nv(const struct prune_opts *o, unsigned version,
+		      const uint8_t *buf, uint64_t size,
+		      struct prune_patch *pt, const uint64_t *hash,
+		      struct err *e);
 /* The bytes the binary at bin takes in a section, its padding to 8
  * included (rem: what is left of the section from it on). */
 size_t prune_package_span(const uint8_t *bin, size_t rem);

@@ -1,58 +1,286 @@
 /* prune_region: the containers of a section or a file, one after
- * another, each pruned as its kind's row (kinds.c) says. */
+ * another, each pruned as its kind's row (kinds.c) says; with --compress,
+ * then compressed, several at once. */
+#include <stdlib.h>
+
+#include "../core/workpool.h"
+#include "../formats/ccob.h"
 #include "../formats/fatbin.h"
 #include "kinds.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
 #include "prune_region.h"
 
-int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
-			uint64_t base, bool in_place)
-{
+/* A container of the region, pruned (rc 1: as pt says, 0: as it is). */
+struct slot {
 	struct fatbin_item it;
 	const struct kind *k;
+	struct prune_patch pt;
+	int rc;
+	int compressed;		/* things compress compressed in it */
+	bool hashed;		/* hash is its ccob_hash (kinds.h) */
+	uint64_t hash;
+	struct err *err;	/* compressing it failed: why */
+};
+
+/* The pool's order: largest first, so that the last to finish is a small
+ * one; in the containers' order among equals. */
+struct todo {
+	uint64_t size;
+	size_t slot;
+};
+
+static int larger_first(const void *a, const void *b)
+{
+	const struct todo *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+struct region {
+	struct pruner *p;
+	const uint8_t *buf;
+	uint64_t base;
+	struct slot *slot;
+	size_t n, cap;
+	struct todo *todo;	/* the slots to compress, in the pool's order */
+	size_t ntodo;
+};
+
+/* The error e holds, said of the container it (as a single pass over the
+ * region said it). */
+static int at_container(const struct region *r, const struct fatbin_item *it,
+			struct err *e)
+{
+	err_wrap(e, e->code, "%s at offset %llu", fatbin_item_name(it),
+		 (unsigned long long)(r->base + it->offset));
+	return err_at(e, r->p->base + r->base + it->offset);
+}
+
+/* A workpool item: one container compressed; reads and writes only its
+ * slot.  A failure is kept in the slot, for the region to say the first
+ * in the containers' order (the pool takes them largest first). */
+static int compress_one(void *ctx, size_t item, struct err *e)
+{
+	struct region *r = ctx;
+	struct slot *s = &r->slot[r->todo[item].slot];
+	int c = s->k->compress(r->p->o, r->p->ccob_version,
+			       r->buf + s->it.offset, s->it.size, &s->pt,
+			       s->hashed ? &s->hash : NULL, e);
+
+	if (c < 0) {
+		at_container(r, &s->it, e);
+		if (!(s->err = malloc(sizeof(*s->err))))
+			return -1;	/* e says it, and stops the pool */
+		*s->err = *e;
+		return 0;
+	}
+	if (c > 0) {
+		s->rc = 1;
+		s->compressed = c;
+	}
+	return 0;
+}
+
+/* The hashes compress wants of containers that stay as they are, eight
+ * at a time, in `groups` workpool items (one a thread): item g hashes
+ * the todo slots g, g + groups, ... (largest first: the groups even).
+ * One larger than a sixteenth of them all is left to its compressor: a
+ * lane would hash it alone long after the others (MD5 of one message is
+ * one block after another), while the compressors hash it beside the
+ * others' work. */
+struct hashing {
+	struct region *r;
+	size_t groups;
+	uint64_t alone;		/* larger than this: not here */
+};
+
+static int hash_group(void *ctx, size_t g, struct err *e)
+{
+	const struct hashing *hs = ctx;
+	struct region *r = hs->r;
+	size_t n = 0, cap = r->ntodo / hs->groups + 1;
+	const uint8_t **msg = calloc(cap, sizeof(*msg));
+	size_t *len = calloc(cap, sizeof(*len)), *slot = calloc(cap,
+							 sizeof(*slot));
+	uint64_t *hash = calloc(cap, sizeof(*hash));
+	int rc = -1;
+
+	if (!msg || !len || !slot || !hash) {
+		err_nomem(e);
+		goto out;
+	}
+	for (size_t t = g; t < r->ntodo; t += hs->groups) {
+		struct slot *s = &r->slot[r->todo[t].slot];
+
+		if (!s->k->compress_hash || s->pt.npieces ||
+		    s->it.size > hs->alone ||
+		    !s->k->compress_hash(r->p->o, r->p->ccob_version,
+					 s->it.size))
+			continue;
+		msg[n] = r->buf + s->it.offset;
+		len[n] = (size_t)s->it.size;
+		slot[n++] = r->todo[t].slot;
+	}
+	ccob_hash_many(msg, len, n, hash);
+	for (size_t i = 0; i < n; i++) {
+		r->slot[slot[i]].hash = hash[i];
+		r->slot[slot[i]].hashed = true;
+	}
+	rc = 0;
+out:
+	free(msg);
+	free(len);
+	free(slot);
+	free(hash);
+	return rc;
+}
+
+/* A workpool tick: the progress line, if any, by containers compressed. */
+static void compressed_some(void *ctx, size_t done, size_t n)
+{
+	const struct region *r = ctx;
+	const struct ccob_limits *l = &r->p->o->limits;
+
+	if (l->progress)
+		l->progress(l->progress_ctx, done, n);
+}
+
+/* The region's containers, pruned one after another (keep() is asked in
+ * their order), up to the first that fails: -1 with the error in p->e
+ * and the container in *bad (a slot's, or the one fatbin_next could not
+ * read), else 0. */
+static int walk(struct region *r, size_t len, struct fatbin_item *bad)
+{
+	struct pruner *p = r->p;
 	uint64_t pos = 0;
 	int rc;
 
-	while ((rc = fatbin_next(buf, len, &pos, &p->o->limits, &it,
+	while ((rc = fatbin_next(r->buf, len, &pos, &p->o->limits, bad,
 				 p->e)) > 0) {
-		struct prune_patch pt = { 0 };
+		struct slot *s;
 
-		p->container = p->base + base + it.offset;
+		if (r->n == r->cap) {
+			size_t cap = r->cap ? r->cap * 2 : 16;
+			struct slot *grown = realloc(r->slot,
+						     cap * sizeof(*grown));
+
+			if (!grown)
+				return err_nomem(p->e);
+			r->slot = grown;
+			r->cap = cap;
+		}
+		s = &r->slot[r->n];
+		*s = (struct slot){ .it = *bad, .k = kinds_get(bad->kind) };
+		p->container = p->base + r->base + bad->offset;
 		p->plan->containers++;
-		k = kinds_get(it.kind);
-		rc = k->prune ? k->prune(p, buf + it.offset, it.size,
-					 base + it.offset, &pt)
-			      : err_set(p->e, "%ss are not pruned yet",
-					fatbin_item_name(&it));
-		if (rc < 0)
-			goto fail;
-		if (rc == 0)
+		s->rc = s->k->prune ? s->k->prune(p, r->buf + bad->offset,
+						  bad->size,
+						  r->base + bad->offset, &s->pt)
+				    : err_set(p->e, "%ss are not pruned yet",
+					      fatbin_item_name(bad));
+		if (s->rc < 0)
+			return -1;
+		r->n++;
+	}
+	return rc;
+}
+
+int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
+		 uint64_t base, bool in_place)
+{
+	struct region r = { .p = p, .buf = buf, .base = base };
+	struct hashing hs = { .r = &r };
+	struct fatbin_item bad = { 0 };
+	struct err *walk_err = NULL;
+	size_t i;
+	int rc = -1;
+
+	/* The walk's error waits for those of the containers before it. */
+	if (walk(&r, len, &bad) < 0) {
+		walk_err = malloc(sizeof(*walk_err));
+		if (!walk_err) {
+			err_nomem(p->e);
+			goto out;
+		}
+		*walk_err = *p->e;
+	}
+	/* --compress: every container walked, on o->threads, the largest
+	 * first; an error is that of the first in their order that failed. */
+	if (p->o->compress && !p->o->decide_only) {
+		r.todo = calloc(r.n ? r.n : 1, sizeof(*r.todo));
+		if (!r.todo) {
+			err_nomem(p->e);
+			goto out;
+		}
+		for (i = 0; i < r.n; i++)
+			if (r.slot[i].k->compress)
+				r.todo[r.ntodo++] = (struct todo){
+					r.slot[i].pt.npieces
+					? r.slot[i].pt.new_size
+					: r.slot[i].it.size, i };
+		qsort(r.todo, r.ntodo, sizeof(*r.todo), larger_first);
+		/* MD5 of one bundle cannot be split, but eight bundles
+		 * hash in the time of one: first the hashes, then the
+		 * compressors. */
+		hs.groups = p->o->threads > 1 ? p->o->threads : 1;
+		for (i = 0; i < r.ntodo; i++)
+			hs.alone += r.todo[i].size / 16;
+		if (hs.groups > (r.ntodo + 7) / 8)
+			hs.groups = r.ntodo ? (r.ntodo + 7) / 8 : 1;
+		if (workpool_run(hs.groups, hs.groups, hash_group, NULL, &hs,
+				 p->e) < 0)
+			goto out;
+		if (workpool_run(r.ntodo, p->o->threads, compress_one,
+				 compressed_some, &r, p->e) < 0)
+			goto out;
+	}
+	for (i = 0; i < r.n; i++) {
+		struct slot *s = &r.slot[i];
+
+		if (s->err) {
+			*p->e = *s->err;
+			goto out;
+		}
+		if (s->k->compress_entries)
+			p->plan->entries_compressed += (unsigned)s->compressed;
+		else
+			p->plan->compressed += (unsigned)s->compressed;
+		if (s->rc == 0)
 			continue;
 		/* Fewer entries never need more room, but for a layout the
 		 * bundler would not make, or a CCOB compressed worse. */
-		if (pt.new_size > it.size) {
+		if (s->pt.new_size > s->it.size) {
 			err_set(p->e, "pruned, it would take %llu bytes, more "
 				"than its %llu (%s)",
-				(unsigned long long)pt.new_size,
-				(unsigned long long)it.size,
-				k->grown);
-			prune_patch_free(&pt);
-			goto fail;
+				(unsigned long long)s->pt.new_size,
+				(unsigned long long)s->it.size, s->k->grown);
+			at_container(&r, &s->it, p->e);
+			goto out;
 		}
-		pt.offset = base + it.offset;
-		pt.old_size = it.size;
-		pt.in_place = in_place;
-		if (prune_add_patch(p->plan, &pt, p->e) < 0) {
-			prune_patch_free(&pt);
-			return -1;
-		}
+		s->pt.offset = base + s->it.offset;
+		s->pt.old_size = s->it.size;
+		s->pt.in_place = in_place;
+		if (prune_add_patch(p->plan, &s->pt, p->e) < 0)
+			goto out;
+		s->rc = 0;	/* the plan owns it */
 	}
-	if (rc == 0)
-		return 0;
-fail:
-	err_wrap(p->e, p->e->code, "%s at offset %llu", fatbin_item_name(&it),
-		 (unsigned long long)(base + it.offset));
-	return err_at(p->e, p->base + base + it.offset);
+	if (walk_err) {
+		*p->e = *walk_err;
+		at_container(&r, &bad, p->e);
+		goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < r.n; i++) {
+		if (r.slot[i].rc > 0)
+			prune_patch_free(&r.slot[i].pt);
+		free(r.slot[i].err);
+	}
+	free(r.slot);
+	free(r.todo);
+	free(walk_err);
+	return rc;
 }
-

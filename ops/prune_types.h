@@ -56,6 +56,10 @@ struct prune_opts {
 	 * version LLVM 22 writes, unless told. */
 	bool compress;
 	unsigned compress_method, ccob_version;
+	/* Containers of a region compressed at once (--compress), each on
+	 * a thread of its own; 0 or 1: one after another.  The output is
+	 * the same either way. */
+	unsigned threads;
 };
 
 /* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
@@ -134,6 +138,9 @@ struct prune_plan {
 	/* Bundles made CCOBs (--compress), and the CCOB version written. */
 	uint64_t compressed;
 	unsigned ccob_version;
+	/* NVIDIA fatbin entries compressed (--compress; LZ4, as fatbinary
+	 * -compress-all). */
+	uint64_t entries_compressed;
 	/* A linked file made smaller: the freed ranges cut out, the
 	 * headers written anew (shrink.n edits); or why not (shrink.why). */
 	struct elf_shrink shrink;

@@ -15,6 +15,9 @@ every code object of the library, stands in for both.
 
 Then the library's sizes: pruned to gfx90a, zstd -3 of it whole and of
 the pruned one (prune is also timed against zstd -3, the floor there).
+And prune --compress of clib.so, a library like it (but stripped) whose
+80 bundles hold code-like bytes, each code object compressing alone, against cp and zstd -3 (-T1 and -T2) of it,
+with its sizes before and after.
 
 Then NVIDIA: a CUDA library (BENCH_CUDA_LIB, else the CUDA toolkits'
 libcublasLt.so installed under /usr/local/cuda and /usr/lib, else one made
@@ -146,6 +149,7 @@ def make_inputs(d, mb):
     open(os.path.join(d, "host"), "wb").close()
     shutil.copy(HOST_OBJECT, os.path.join(d, "host.o"))
     make_library(d, size)
+    make_library(d, size, "code.bin", "clib.so")
 
 
 def kernel_jobs(runs, nv):
@@ -177,30 +181,55 @@ def kernel_jobs(runs, nv):
     return jobs
 
 
-def make_library(d, size):
+def make_library(d, size, src="random.bin", out="lib.so"):
     """lib.so: a shared library whose .hip_fatbin holds FATBIN_BUNDLES
     bundles at 4096 alignment (two GPU targets each), size bytes in all, as
-    a large HIP library does."""
+    a large HIP library does; its code objects are random.bin's bytes.
+    clib.so, the same of code-like bytes, each code object its own (src
+    is then only opened), for --compress."""
     each = max(4096, size // FATBIN_BUNDLES // 2)
-    with open(os.path.join(d, "random.bin"), "rb") as src:
-        for k in range(2):
-            with open(os.path.join(d, "dev%d" % k), "wb") as f:
-                f.write(src.read(each))
-    subprocess.run([OURS, "-type=o", "-bundle-align=4096", "-targets=" +
-                    TARGETS, "-input=/dev/null", "-input=dev0",
-                    "-input=dev1", "-output=one.hipfb"], cwd=d, check=True)
-    one = open(os.path.join(d, "one.hipfb"), "rb").read()
-    one += b"\0" * (-len(one) % 4096)
-    with open(os.path.join(d, "fatbin"), "wb") as f:
-        for _ in range(FATBIN_BUNDLES):
-            f.write(one)
+    fatbin = out + ".fatbin"
+    r = random.Random(3)
+    with open(os.path.join(d, src), "rb") as s, \
+            open(os.path.join(d, fatbin), "wb") as f:
+        for b in range(FATBIN_BUNDLES if src != "random.bin" else 1):
+            for k in range(2):
+                with open(os.path.join(d, "dev%d" % k), "wb") as dev:
+                    if src == "random.bin":
+                        dev.write(s.read(each))
+                        continue
+                    # A code object of its own vocabulary, which it
+                    # repeats as machine code does: it compresses alone
+                    # (code.bin's 2 MB vocabulary repeats only across
+                    # objects).
+                    words = [r.randbytes(r.randint(8, 200))
+                             for _ in range(1000)]
+                    left = each
+                    while left:
+                        chunk = b"".join(r.choices(words, k=20000))[:left]
+                        dev.write(chunk)
+                        left -= len(chunk)
+            subprocess.run([OURS, "-type=o", "-bundle-align=4096",
+                            "-targets=" + TARGETS, "-input=/dev/null",
+                            "-input=dev0", "-input=dev1",
+                            "-output=one.hipfb"], cwd=d, check=True)
+            one = open(os.path.join(d, "one.hipfb"), "rb").read()
+            one += b"\0" * (-len(one) % 4096)
+            # The random library repeats its one bundle.
+            for _ in range(FATBIN_BUNDLES if src == "random.bin" else 1):
+                f.write(one)
     # Linked by lld as a HIP library is: .hip_fatbin in a read-only
     # PT_LOAD (what offload prune cuts the freed pages out of).
     with open(os.path.join(d, "fatbin.s"), "w") as f:
         f.write('.section .hip_fatbin,"a",@progbits\n.p2align 12\n'
-                '.incbin "fatbin"\n.text\n.globl f\nf: ret\n')
-    subprocess.run([CLANG, "-shared", "-fuse-ld=lld", "-o", "lib.so",
+                '.incbin "%s"\n.text\n.globl f\nf: ret\n' % fatbin)
+    subprocess.run([CLANG, "-shared", "-fuse-ld=lld", "-o", out,
                     "fatbin.s"], cwd=d, check=True)
+    # clib.so as installed libraries are, stripped: prune cuts what it
+    # frees by default.
+    if out != "lib.so":
+        subprocess.run([LLVM_OBJCOPY, "--strip-all", out], cwd=d,
+                       check=True)
     with open(os.path.join(d, "tiny"), "wb") as f:
         f.write(b"device code\n")
 
@@ -443,6 +472,22 @@ def sizes(d):
         print("%-24s %12d %6.1f%%" % (name, n, 100.0 * n / base))
 
 
+def compressed_sizes(d):
+    """clib.so before and after prune --compress, and zstd -3 of it."""
+    lib = os.path.join(d, "clib.so")
+    ours = os.path.join(d, "pc.ours")
+    if not os.path.exists(ours):
+        return
+    z = lib + ".zst"
+    subprocess.run(["zstd", "-q", "-3", "-f", lib, "-o", z], check=True)
+    base = os.path.getsize(lib)
+    print("%-24s %12s %7s" % ("size", "bytes", "of clib"))
+    for name, path in (("clib.so", lib), ("prune --compress", ours),
+                       ("zstd -3 of clib.so", z)):
+        n = os.path.getsize(path)
+        print("%-24s %12d %6.1f%%" % (name, n, 100.0 * n / base))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=500)
@@ -517,7 +562,7 @@ def main():
              None, (), args.runs),
             ("extract gfx90a from it",
              "mkdir -p ex.{N} && {X} -t gfx90a -o ex.{N} lib.so", ("ex.{N}",),
-             "cp fatbin cp6.out", ("cp6.out",), args.runs),
+             "cp lib.so.fatbin cp6.out", ("cp6.out",), args.runs),
             # LLVM has no prune: ours against cp of what it writes (the
             # commands take turns, ours first: pr.ours is there).
             ("prune it to gfx90a", "{R} --keep gfx90a lib.so -o pr.{N}",
@@ -540,6 +585,21 @@ def main():
                          "lib.so -o pz.{N}", ("pz.{N}",),
                          "zstd -q -3 -f lib.so -o z3.out", ("z3.out",),
                          args.runs))
+            # --compress: every bundle of clib.so a CCOB (version 2, as
+            # ROCm 6 reads; the library names no HIP runtime), against
+            # cp of the library and zstd -3 of it whole, on one thread
+            # and on two.
+            pc = "{R} --compress --ccob-version=2 clib.so -o pc.{N}"
+            jobs += [
+                ("compress lib, vs cp", pc, ("pc.{N}",),
+                 "cp clib.so cp9.out", ("cp9.out",), args.runs),
+                ("compress lib, vs zstd -3", pc, ("pc.{N}",),
+                 "zstd -q -3 -T1 -f clib.so -o z4.out", ("z4.out",),
+                 args.runs),
+                ("compress lib, vs -T2", pc, ("pc.{N}",),
+                 "zstd -q -3 -T2 -f clib.so -o z5.out", ("z5.out",),
+                 args.runs),
+            ]
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
         if only:
@@ -594,6 +654,7 @@ def main():
                 how, st.st_size, st.st_blocks * 512,
                 os.path.getsize(os.path.join(d, "lib.so"))))
         sizes(d)
+        compressed_sizes(d)
         for a, b in (("b.ours", "b.llvm"), ("c.ours", "c.llvm"),
                      ("o.ours", "o.llvm"), ("h.ours", "h.llvm"),
                      ("p.ours", "p.llvm"), ("x.ours", "x.llvm")):

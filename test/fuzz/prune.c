@@ -6,7 +6,8 @@
  * cuts of whole pages, and the file written is as long as planned, its
  * PT_LOADs inside it, in address order, not overlapping.  Limits are
  * small: at most 1 MiB inflated, 64 times the compressed bytes.  An ELF
- * file's last e_ident padding byte (15), odd, asks for --always-shrink.
+ * file's last e_ident padding byte (15) says where a grown program header
+ * table goes; byte 14, odd, asks for --compress (two threads).
  * libFuzzer: -max_len=65536
  */
 #include <string.h>
@@ -59,6 +60,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.limits = { .max_ratio = 64, .max_size = 1u << 20 },
 		/* Every choice of where a grown program header table goes. */
 		.shrink = size > 15 ? data[15] % 3 : PRUNE_SHRINK_AUTO,
+		/* --compress, on two threads, when byte 14 is odd. */
+		.compress = size > 14 && (data[14] & 1),
+		.compress_method = CCOB_ZSTD, .ccob_version = 3, .threads = 2,
 	};
 	struct prune_plan plan;
 	struct io_in in = { .data = data, .len = size, .fd = -1 };

@@ -9,7 +9,9 @@
 #   libcurand10 (sid non-free, CUDA 12.4, 96.5 MB, linked for 2 MiB pages)
 #     pruned to sm_80: at most 60%, .nv_fatbin one section, and cuobjdump
 #     12.4 (nvidia-cuda-toolkit) lists what offload ls --format=cuobjdump
-#     lists.
+#     lists; with --compress (LZ4, as fatbinary -compress-all), cuobjdump
+#     writes out the same code objects.
+#   sid's comgr (the HIP runtime's decompressor) on CCOBs: see below.
 #   librocsparse1 (sid, ROCm 6.4, 1.7 GB) with --compress: see below.
 # The packages are looked for, as .debs or extracted, under $DEBS
 # (default /var/cache/offload-test/debs); what is missing is skipped.
@@ -46,7 +48,8 @@ fetch() {
 		if [ "$suite" = bookworm ]; then
 			pkgs=librocsparse0
 		else
-			pkgs="libcurand10 nvidia-cuda-toolkit librocsparse1"
+			pkgs="libcurand10 nvidia-cuda-toolkit librocsparse1
+			      libamd-comgr3 libamd-comgr-dev libllvm21"
 		fi
 		(cd "$dir" && apt-get "$@" -q download $pkgs >/dev/null) ||
 			exit 1
@@ -159,6 +162,45 @@ else
 	echo "SKIP: librocsparse1 (sid) not under $DEBS (--fetch)"
 fi
 
+# sid's comgr (libamd-comgr3, LLVM 21), which sid's libamdhip64.so.6
+# (6.4.3) hands each fat binary to, unbundles the CCOBs offload writes
+# (versions 1, 2 and 3) to the code objects of the bundle they compress.
+# Run in the sid root: its glibc is newer than Debian 12's.
+if so=$(find_file 'libamd_comgr.so.3.*' 'libamd-comgr3_*.deb') &&
+   llvm=$(find_file 'libLLVM.so.21.1' 'libllvm21_*.deb') &&
+   hdr=$(find_file 'amd_comgr/amd_comgr.h' 'libamd-comgr-dev_*.deb') &&
+   root=$(sh "$TOP/test/refroot.sh" 23 2>/dev/null) && [ -d "$root" ]; then
+	d=$(mktemp -d "$root/tmp/comgr.XXXXXX")
+	cc -O1 -I"${hdr%/amd_comgr/amd_comgr.h}" -o "$d/comgr" \
+		"$TOP/test/prune/comgr.c" -ldl
+	cp "$so" "$d/libamd_comgr.so.3" && cp "$llvm" "$d/libLLVM.so.21.1"
+	"$OFFLOAD" extract -o co "$TOP/test/files/inspect/app" >/dev/null
+	: > h
+	K=hipv4-amdgcn-amd-amdhsa-
+	"$OFFLOAD" bundler -type=o \
+		-targets=host-x86_64-unknown-linux-gnu,$K-gfx90a:xnack+,$K-gfx1100 \
+		-input=h -input=co/app.0.$K-gfx90a_xnack+.co \
+		-input=co/app.0.$K-gfx1100.co -output="$d/b"
+	for v in 1 2 3; do
+		"$OFFLOAD" ccob --format-version=$v "$d/b" -o "$d/c$v"
+	done
+	in=/tmp/${d##*/}
+	for f in b c1 c2 c3; do
+		chroot "$root" env LD_LIBRARY_PATH="$in" "$in/comgr" "$in/$f" \
+			$K-gfx90a:xnack+ $K-gfx1100 > "comgr.$f"
+	done
+	rm -rf "$d"
+	sed -n 1p comgr.b
+	check "comgr unbundles the bundle" \
+		[ "$(grep -c '^  hipfatbin' comgr.b)" = 2 ]
+	for v in 1 2 3; do
+		check "comgr unbundles a version $v CCOB to the same code objects" \
+			cmp -s comgr.b comgr.c$v
+	done
+else
+	echo "SKIP: sid's libamd-comgr3 and libllvm21 not under $DEBS, or no sid root (--fetch; sh test/refroot.sh 23)"
+fi
+
 if lib=$(find_file 'libcurand.so.10.*' 'libcurand10_*.deb'); then
 	"$OFFLOAD" prune --keep sm_80 "$lib" -o curand.so || fails=$((fails + 1))
 	a=$(stat -c %s "$lib") b=$(stat -c %s curand.so)
@@ -171,6 +213,23 @@ if lib=$(find_file 'libcurand.so.10.*' 'libcurand10_*.deb'); then
 		"$OFFLOAD" ls --format=cuobjdump curand.so > of.txt
 		check "libcurand10: cuobjdump lists what offload ls lists ($(wc -l < cu.txt) entries)" \
 			cmp -s cu.txt of.txt
+		# --compress: its cubins LZ4 blocks, as fatbinary
+		# -compress-all writes them; cuobjdump lists them and writes
+		# out the same code as from the file before.
+		"$OFFLOAD" prune --compress "$lib" -o cz.so ||
+			fails=$((fails + 1))
+		c=$(stat -c %s cz.so)
+		echo "libcurand10 --compress: $a -> $c bytes ($(percent "$c" "$a")%)"
+		"$cu" -lelf -lptx cz.so > cu.txt 2>/dev/null
+		"$OFFLOAD" ls --format=cuobjdump cz.so > of.txt
+		check "libcurand10 compressed: cuobjdump lists what offload ls lists" \
+			cmp -s cu.txt of.txt
+		mkdir xa xb && cp "$lib" xa/lib.so && cp cz.so xb/lib.so
+		(cd xa && "$cu" -xelf all -xptx all lib.so >/dev/null 2>&1)
+		(cd xb && "$cu" -xelf all -xptx all lib.so >/dev/null 2>&1)
+		rm xa/lib.so xb/lib.so
+		check "libcurand10 compressed: cuobjdump writes out the same $(ls xa | wc -l) code objects" \
+			diff -r xa xb
 	else
 		echo "SKIP: no cuobjdump (nvidia-cuda-toolkit) under $DEBS"
 	fi
