@@ -17,7 +17,7 @@
 #include "../core/io_in.h"
 #include "../core/tree.h"
 #include "../ops/inspect.h"
-#include "../ops/kpack_host.h"
+#include "../ops/kpack_find.h"
 
 static const char usage[] =
 	"Usage: offload du [OPTIONS] PATH...\n"
@@ -237,15 +237,15 @@ static int cmp_file(const void *pa, const void *pb)
 /* A kpack-split binary's code is in its archives: those its search paths
  * find outside the files walked are counted too, after them, each once
  * (rocm-kpack, docs/multi_arch_packaging_with_kpack.md, "Binary
- * Conversion"; ops/kpack_host.h).  -1 when out of memory. */
+ * Conversion"; ops/kpack_find.h).  -1 when out of memory. */
 static int split_archives(struct options *o, const char *path,
 			  const struct io_in *in)
 {
-	struct kpack_host h;
+	struct kpack_find h;
 	struct err e;
 	int rc = 0;
 
-	if (kpack_host_open(&h, path, in->data, in->len, &e) > 0)
+	if (kpack_find_open(&h, path, in->data, in->len, &e) > 0)
 		for (size_t i = 0; i < h.na && !rc; i++) {
 			struct tree_file key = { 0 }, *v;
 			struct stat st;
@@ -272,7 +272,7 @@ static int split_archives(struct options *o, const char *path,
 			o->extra = v;
 			o->extra[o->nextra++] = key;
 		}
-	kpack_host_close(&h);
+	kpack_find_close(&h);
 	return rc;
 }
 

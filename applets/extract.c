@@ -21,7 +21,7 @@
 #include "../core/uri.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
-#include "../ops/kpack_host.h"
+#include "../ops/kpack_find.h"
 #include "../formats/ccob_decode.h"
 #include "../formats/kpack.h"
 
@@ -625,8 +625,8 @@ static bool split_archive_selected(struct options *o, const char *target)
 /* Wrapper w's code object, entry i of archive a: counted, or written as
  * the fat binary's entry of container #<index> would be
  * (FILE.N.hipv4-amdgcn-amd-amdhsa--TARGET.co). */
-static int split_write(struct job *j, const struct kpack_host *h, size_t w,
-		       const struct kpack_host_archive *a, size_t i)
+static int split_write(struct job *j, const struct kpack_find *h, size_t w,
+		       const struct kpack_find_archive *a, size_t i)
 {
 	const struct kpack_entry *en = &a->k.v[i];
 	struct inspect_target t = { 0 };
@@ -642,7 +642,7 @@ static int split_write(struct job *j, const struct kpack_host *h, size_t w,
 	j->count++;
 	if (j->counting)
 		return 0;
-	if (kpack_host_entry(a, i, true, &j->o->walk.ccob, &n, &code, &e) < 0)
+	if (kpack_find_entry(a, i, true, &j->o->walk.ccob, &n, &code, &e) < 0)
 		return fail("cannot extract from", a->path, "kpack archive: %s",
 			    e.msg);
 	/* The container number the fat binary gave it: its wrapper's
@@ -669,9 +669,9 @@ out:
  * binary whose search paths find no archive at all. */
 static int split_file(struct job *j, const struct io_in *in)
 {
-	struct kpack_host h;
+	struct kpack_find h;
 	struct err e;
-	int rc = 0, split = kpack_host_open(&h, j->path, in->data, in->len,
+	int rc = 0, split = kpack_find_open(&h, j->path, in->data, in->len,
 					    &e);
 
 	if (split < 0)
@@ -690,7 +690,7 @@ static int split_file(struct job *j, const struct io_in *in)
 				  "finds no archive", h.ref.paths[sp]);
 	}
 	for (size_t k = 0; split > 0 && k < h.na; k++) {
-		const struct kpack_host_archive *a = &h.a[k];
+		const struct kpack_find_archive *a = &h.a[k];
 		bool taken = split_archive_selected(j->o, a->target);
 		size_t before = j->count;
 
@@ -708,8 +708,8 @@ static int split_file(struct job *j, const struct io_in *in)
 
 			size_t from, n;
 
-			kpack_host_key(&h, w, key, sizeof(key));
-			n = kpack_host_find(a, key, &from);
+			kpack_find_key(&h, w, key, sizeof(key));
+			n = kpack_find_lookup(a, key, &from);
 			for (size_t x = from; x < from + n; x++)
 				rc |= split_write(j, &h, w, a,
 						  a->by_key[x].entry);
@@ -721,20 +721,20 @@ static int split_file(struct job *j, const struct io_in *in)
 			char key[4200];
 			size_t from;
 
-			kpack_host_key(&h, w, key, sizeof(key));
-			if (!kpack_host_find(a, key, &from))
+			kpack_find_key(&h, w, key, sizeof(key));
+			if (!kpack_find_lookup(a, key, &from))
 				rc = fail("missing code object for", j->path,
 					  "wrapper #%" PRIu64 ": no '%s' in '%s'",
 					  h.index[w], key, a->path);
 		}
 	}
-	kpack_host_close(&h);
+	kpack_find_close(&h);
 	return rc;
 }
 
 /* The entries of archive a that the split binary h writes: claimed. */
-static int claim_archive(struct options *o, const struct kpack_host *h,
-			 const struct kpack_host_archive *a)
+static int claim_archive(struct options *o, const struct kpack_find *h,
+			 const struct kpack_find_archive *a)
 {
 	struct stat st;
 
@@ -744,8 +744,8 @@ static int claim_archive(struct options *o, const struct kpack_host *h,
 		char key[4200], id[sizeof(hip_id) + 256];
 		size_t from, cnt;
 
-		kpack_host_key(h, w, key, sizeof(key));
-		cnt = kpack_host_find(a, key, &from);
+		kpack_find_key(h, w, key, sizeof(key));
+		cnt = kpack_find_lookup(a, key, &from);
 		for (size_t x = from; x < from + cnt; x++) {
 			size_t i = a->by_key[x].entry;
 			struct claim *v;
@@ -770,7 +770,7 @@ static int claim_splits(struct options *o, char **args, int n)
 	int rc = 0;
 
 	for (int f = 0; f < n && !rc; f++) {
-		struct kpack_host h;
+		struct kpack_find h;
 		struct io_in in;
 		struct stat st;
 		struct err e;
@@ -779,10 +779,10 @@ static int claim_splits(struct options *o, char **args, int n)
 		if (uri_is_uri(args[f]) || stat(args[f], &st) < 0 ||
 		    !S_ISREG(st.st_mode) || io_in_open(&in, args[f], &e) < 0)
 			continue;	/* said when it is read */
-		if (kpack_host_open(&h, args[f], in.data, in.len, &e) > 0)
+		if (kpack_find_open(&h, args[f], in.data, in.len, &e) > 0)
 			for (size_t k = 0; k < h.na && !rc; k++)
 				rc = claim_archive(o, &h, &h.a[k]);
-		kpack_host_close(&h);
+		kpack_find_close(&h);
 		io_in_close(&in);
 	}
 	if (o->nclaims)

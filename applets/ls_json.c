@@ -416,7 +416,7 @@ struct kpack_json {
 	bool oom;
 };
 
-static void kj_host(void *ctx, const struct kpack_host *h)
+static void kj_host(void *ctx, const struct kpack_find *h)
 {
 	bool f = false;
 
@@ -435,7 +435,7 @@ static void kj_host(void *ctx, const struct kpack_host *h)
 	putchar('[');
 }
 
-static void kj_search(void *ctx, const struct kpack_host *h, size_t sp)
+static void kj_search(void *ctx, const struct kpack_find *h, size_t sp)
 {
 	struct kpack_json *kj = ctx;
 	bool f = true;
@@ -451,7 +451,7 @@ static void kj_search(void *ctx, const struct kpack_host *h, size_t sp)
 	putchar('[');
 }
 
-static void kj_archive(void *ctx, const struct kpack_host_archive *a)
+static void kj_archive(void *ctx, const struct kpack_find_archive *a)
 {
 	struct kpack_json *kj = ctx;
 	bool f = true;
@@ -495,7 +495,7 @@ static void kj_archive(void *ctx, const struct kpack_host_archive *a)
 	putchar('[');
 }
 
-static void kj_entry(void *ctx, const struct kpack_host_archive *a,
+static void kj_entry(void *ctx, const struct kpack_find_archive *a,
 		     uint64_t wrapper, const struct row *r)
 {
 	struct kpack_json *kj = ctx;
@@ -506,7 +506,7 @@ static void kj_entry(void *ctx, const struct kpack_host_archive *a,
 	json_entry(kj->rs, r, NULL, a->path, (int64_t)wrapper);
 }
 
-static void kj_missing(void *ctx, const struct kpack_host_archive *a,
+static void kj_missing(void *ctx, const struct kpack_find_archive *a,
 		       uint64_t wrapper, const char *key)
 {
 	struct kpack_json *kj = ctx;

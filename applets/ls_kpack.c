@@ -3,7 +3,7 @@
  * .rocm_kpack_ref (the TOC key of its code, the archives' search paths),
  * its HIPK wrappers (each the index of a code object, the "#<index>" of
  * its TOC key), and the code objects the archives hold for them, as
- * ops/kpack_host.h finds them. */
+ * ops/kpack_find.h finds them. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,12 +17,13 @@
 #include "../formats/amdgpu_co.h"
 #include "../formats/kernels.h"
 #include "../formats/kpack.h"
+#include "../ops/kpack_find.h"
 
 struct host {
 	const struct ls_kpack_opts *o;
 	const struct ls_kpack_sink *sink;
 	void *ctx;
-	struct kpack_host kh;
+	struct kpack_find kh;
 	int rc;
 };
 
@@ -101,7 +102,7 @@ int ls_kpack_verify_entry(FILE *errs, const char *path,
 
 /* The entry i of archive a, which wrapper w resolves to: told, and with
  * --verify checked. */
-static void entry(struct host *h, const struct kpack_host_archive *a,
+static void entry(struct host *h, const struct kpack_find_archive *a,
 		  size_t w, size_t i, const char *target)
 {
 	const struct ls_kpack_opts *o = h->o;
@@ -113,7 +114,7 @@ static void entry(struct host *h, const struct kpack_host_archive *a,
 	struct err e;
 	char got[96];
 
-	if (kpack_host_entry(a, i, o->verify || kernels,
+	if (kpack_find_entry(a, i, o->verify || kernels,
 			     &(struct ccob_limits){
 				     .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 				     .max_size = CCOB_DEFAULT_MAX_SIZE },
@@ -162,7 +163,7 @@ out:
 }
 
 /* One archive: each wrapper's code object in it. */
-static void archive(struct host *h, const struct kpack_host_archive *a)
+static void archive(struct host *h, const struct kpack_find_archive *a)
 {
 	if (a->target && !selected(h, NULL, a->target))
 		return;
@@ -182,8 +183,8 @@ static void archive(struct host *h, const struct kpack_host_archive *a)
 
 		size_t from, n;
 
-		kpack_host_key(&h->kh, w, key, sizeof(key));
-		n = kpack_host_find(a, key, &from);
+		kpack_find_key(&h->kh, w, key, sizeof(key));
+		n = kpack_find_lookup(a, key, &from);
 		found = n > 0;
 		for (size_t x = from; x < from + n; x++) {
 			size_t i = a->by_key[x].entry;
@@ -208,7 +209,7 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 {
 	struct host h = { .o = o, .sink = sink, .ctx = ctx };
 	struct err e;
-	int split = kpack_host_open(&h.kh, path, buf, len, &e);
+	int split = kpack_find_open(&h.kh, path, buf, len, &e);
 
 	if (split < 0) {
 		error(&h, "cannot list", path, "%s", e.msg);
@@ -237,13 +238,13 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 	}
 	sink->end(ctx, 0);
 out:
-	kpack_host_close(&h.kh);
+	kpack_find_close(&h.kh);
 	return h.rc;
 }
 
 /* ---- the text lines ---- */
 
-static void text_host(void *ctx, const struct kpack_host *h)
+static void text_host(void *ctx, const struct kpack_find *h)
 {
 	(void)ctx;
 	printf("  kpack-split: code '%s', %zu HIPK wrapper%s", h->ref.kernel_name,
@@ -253,13 +254,13 @@ static void text_host(void *ctx, const struct kpack_host *h)
 	printf("%s\n", h->nhipk ? ")" : "");
 }
 
-static void text_search(void *ctx, const struct kpack_host *h, size_t sp)
+static void text_search(void *ctx, const struct kpack_find *h, size_t sp)
 {
 	(void)ctx;
 	printf("    search path %s\n", h->ref.paths[sp]);
 }
 
-static void text_archive(void *ctx, const struct kpack_host_archive *a)
+static void text_archive(void *ctx, const struct kpack_find_archive *a)
 {
 	(void)ctx;
 	printf("    archive %s (%s)", a->path, a->target ? a->target : "?");
@@ -269,7 +270,7 @@ static void text_archive(void *ctx, const struct kpack_host_archive *a)
 	putchar('\n');
 }
 
-static void text_entry(void *ctx, const struct kpack_host_archive *a,
+static void text_entry(void *ctx, const struct kpack_find_archive *a,
 		       uint64_t wrapper, const struct row *r)
 {
 	const struct rows *rs = ctx;
@@ -282,7 +283,7 @@ static void text_entry(void *ctx, const struct kpack_host_archive *a,
 		ls_print_kernels(stdout, rs, r, 8);
 }
 
-static void text_missing(void *ctx, const struct kpack_host_archive *a,
+static void text_missing(void *ctx, const struct kpack_find_archive *a,
 			 uint64_t wrapper, const char *key)
 {
 	(void)ctx;

@@ -10,7 +10,7 @@
 
 #include "ls_types.h"
 #include "../core/select.h"
-#include "../ops/kpack_host.h"
+#include "../ops/kpack_find.h"
 
 struct ls_kpack_opts {
 	bool verify;
@@ -25,12 +25,12 @@ struct ls_kpack_opts {
  * wrapper resolves to (those -t takes), or that it is missing.  An
  * archive that cannot be read has no entries (a->read false). */
 struct ls_kpack_sink {
-	void (*host)(void *ctx, const struct kpack_host *h);
-	void (*search)(void *ctx, const struct kpack_host *h, size_t sp);
-	void (*archive)(void *ctx, const struct kpack_host_archive *a);
-	void (*entry)(void *ctx, const struct kpack_host_archive *a,
+	void (*host)(void *ctx, const struct kpack_find *h);
+	void (*search)(void *ctx, const struct kpack_find *h, size_t sp);
+	void (*archive)(void *ctx, const struct kpack_find_archive *a);
+	void (*entry)(void *ctx, const struct kpack_find_archive *a,
 		      uint64_t wrapper, const struct row *r);
-	void (*missing)(void *ctx, const struct kpack_host_archive *a,
+	void (*missing)(void *ctx, const struct kpack_find_archive *a,
 			uint64_t wrapper, const char *key);
 	/* The end of an archive (2), a search path (1), the host (0). */
 	void (*end)(void *ctx, int level);

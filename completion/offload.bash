@@ -40,6 +40,17 @@ _offload()
 		fi
 		run+=("${COMP_WORDS[1]}")
 	fi
+	# An applet of subcommands ("Usage: offload kpack COMMAND ..."): the
+	# commands its --help lists ("  split ..."), then the command's options
+	# (its own options before a command).
+	if "${run[@]}" --help 2>/dev/null | head -n 1 | grep -q ' COMMAND '; then
+		if ((COMP_CWORD == ${#run[@]})) && [[ $cur != -* ]]; then
+			COMPREPLY=($(compgen -W "$("${run[@]}" --help 2>/dev/null |
+				awk '/^  [a-z]/ { print $1 }')" -- "$cur"))
+			return
+		fi
+		((COMP_CWORD > ${#run[@]})) && run+=("${COMP_WORDS[${#run[@]}]}")
+	fi
 	[[ $cur == -* ]] || return	# files, by -o default
 	COMPREPLY=($(compgen -W "$(_offload_options "${run[@]}")" -- "$cur"))
 	[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace

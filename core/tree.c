@@ -50,6 +50,19 @@ static int add_file(struct tree *t, const FTSENT *f)
 	return 0;
 }
 
+static int add_symlink(struct tree *t, const char *path)
+{
+	char **v = realloc(t->symlink, (t->nsymlink + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	t->symlink = v;
+	if (!(v[t->nsymlink] = strdup(path)))
+		return -1;
+	t->nsymlink++;
+	return 0;
+}
+
 int tree_add(struct tree *t, const char *path, bool recurse)
 {
 	char *argv[2] = { (char *)path, NULL };
@@ -74,6 +87,8 @@ int tree_add(struct tree *t, const char *path, bool recurse)
 		case FTS_SL:
 		case FTS_SLNONE:
 			t->symlinks++;
+			if (t->keep_symlinks)
+				rc = add_symlink(t, f->fts_path);
 			break;
 		case FTS_DNR:
 		case FTS_ERR:
@@ -170,5 +185,8 @@ void tree_free(struct tree *t)
 	}
 	free(t->file);
 	free(t->err);
+	for (size_t i = 0; i < t->nsymlink; i++)
+		free(t->symlink[i]);
+	free(t->symlink);
 	memset(t, 0, sizeof(*t));
 }

@@ -29,6 +29,11 @@ struct tree {
 	struct tree_file *file;	/* in walk order of their first path */
 	size_t n, cap;
 	uint64_t symlinks;	/* symbolic links met (not followed) */
+	/* Set by the caller: the paths of those links too, in walk order
+	 * (kpack split copies them). */
+	bool keep_symlinks;
+	char **symlink;
+	size_t nsymlink;
 	uint64_t others;	/* devices, FIFOs, sockets met (left alone) */
 	struct err *err;	/* what could not be walked, in walk order */
 	size_t nerr;

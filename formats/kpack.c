@@ -33,11 +33,14 @@ void kpack_free(struct kpack *k)
 		free(k->v[i].target);
 		free(k->v[i].type);
 		free(k->v[i].bundle_id);
+		free(k->v[i].meta);
 	}
 	for (size_t i = 0; i < k->narches; i++)
 		free(k->arches[i]);
 	free(k->v);
 	free(k->arches);
+	free(k->group_name);
+	free(k->arch_family);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -157,6 +160,15 @@ static int read_arches(const msgpack_object *root, struct kpack *k,
 		       struct err *e)
 {
 	const msgpack_object *a = msgp_get(root, "gfx_arches");
+	const msgpack_object *g = msgp_get(root, "group_name");
+	const msgpack_object *f = msgp_get(root, "gfx_arch_family");
+
+	if (g && g->type == MSGPACK_OBJECT_STR &&
+	    msgp_string(g, "TOC: group_name", &k->group_name, e) < 0)
+		return -1;
+	if (f && f->type == MSGPACK_OBJECT_STR &&
+	    msgp_string(f, "TOC: gfx_arch_family", &k->arch_family, e) < 0)
+		return -1;
 
 	if (!a)
 		return 0;
@@ -224,12 +236,29 @@ static int read_entry(const msgpack_object *key, const msgpack_object *tgt,
 	if ((o = msgp_get(m, "type")) &&
 	    msgp_string(o, "TOC: a type", &en->type, e) < 0)
 		return -1;
-	/* The splitter's metadata (free-form, "for extensibility"): the
-	 * bundle ID the code object had, when it is a string. */
-	if ((o = msgp_get(m, "metadata")) && o->type == MSGPACK_OBJECT_MAP &&
-	    (o = msgp_get(o, "target")) && o->type == MSGPACK_OBJECT_STR &&
-	    msgp_string(o, "TOC: a metadata target", &en->bundle_id, e) < 0)
-		return -1;
+	/* The splitter's metadata (artifact_splitter.py): {target: the
+	 * bundle entry ID, source_prefix}; optional, kept whole (an archive
+	 * written again carries it), its target read when a string. */
+	if ((o = msgp_get(m, "metadata"))) {
+		msgpack_sbuffer sb;
+		msgpack_packer pk;
+		const msgpack_object *t;
+
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		if (msgpack_pack_object(&pk, *o) < 0) {
+			msgpack_sbuffer_destroy(&sb);
+			return err_code_set(e, ERR_NOMEM, "out of memory");
+		}
+		en->meta_len = sb.size;	/* (release zeroes it) */
+		en->meta = (uint8_t *)msgpack_sbuffer_release(&sb);
+		if (o->type == MSGPACK_OBJECT_MAP &&
+		    (t = msgp_get(o, "target")) &&
+		    t->type == MSGPACK_OBJECT_STR &&
+		    msgp_string(t, "TOC: a metadata target", &en->bundle_id,
+				e) < 0)
+			return -1;
+	}
 	return 0;
 }
 

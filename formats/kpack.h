@@ -35,9 +35,14 @@ struct kpack_entry {
 	char *key;		/* the TOC key: the binary's path ("lib/x.so") */
 	char *target;		/* "gfx90a", "gfx90a:xnack+" */
 	char *type;		/* "hsaco"; NULL when the TOC says none */
-	/* Its metadata's "target", the bundle ID the splitter took it from
-	 * ("hipv4-amdgcn-amd-amdhsa--gfx90a"); NULL when none. */
+	/* metadata.target, the bundle entry ID the code object had in the
+	 * fat binary ("hipv4-amdgcn-amd-amdhsa--gfx90a", what rocm-kpack's
+	 * splitter records); NULL when the TOC has none */
 	char *bundle_id;
+	/* The metadata object as MessagePack (packed again from the TOC in
+	 * the smallest forms, as kpack_write writes it); NULL when none */
+	uint8_t *meta;
+	size_t meta_len;
 	uint32_t ordinal;
 	/* original_size; for "none" the blob's size when the TOC has none */
 	uint64_t size;
@@ -53,6 +58,9 @@ struct kpack {
 	enum kpack_scheme scheme;
 	char **arches;		/* gfx_arches */
 	size_t narches;
+	/* group_name, gfx_arch_family; NULL when the TOC has none (or not
+	 * as a string) */
+	char *group_name, *arch_family;
 	struct kpack_entry *v;	/* in the TOC's order */
 	size_t n;
 	size_t nblobs;		/* blobs or frames */

@@ -30,7 +30,8 @@ static const struct kind kinds[] = {
 	{ "nv-fatbin", inspect_walk_nv, entry_bytes_nv, prune_kind_nv,
 	  prune_compress_nv, laid_out, .versioned = true,
 	  .entry_coded = true, .compress_entries = true },
-	/* FATBIN_KPACK: a whole file; "none" entries' code in the file,
+	/* FATBIN_KPACK: a whole file (pruned by prune.c, prune_kpack.c, not
+	 * in a region); "none" entries' code in the file,
 	 * zstd-per-kernel ones' inflated by the walk (when it inflates) */
 	{ "kpack", inspect_walk_kpack, entry_bytes_stored, NULL, NULL,
 	  laid_out, .ids = true, .versioned = true },

@@ -1,19 +1,47 @@
-/* kpack_host: a kpack-split host binary resolved to its archives; see
- * kpack_host.h. */
-#include <dirent.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
+/* kpack_host: a fat host binary rewritten as a kpack-split one; see
+ * kpack_host.h.  Spec points relied on (ROCm/rocm-kpack,
+ * docs/multi_arch_packaging_with_kpack.md, "Binary Conversion"):
+ *   - the wrapper (24 bytes: u32 magic, u32 version, u64 binary, u64
+ *     reserved1) gets the magic HIPK, its binary pointer the address of
+ *     the .rocm_kpack_ref map in memory, reserved1 its index;
+ *   - the map, {kpack_search_paths, kernel_name}, is read through that
+ *     pointer by the runtime (kpack_load_code_object gets the pointer);
+ *   - the .hip_fatbin bytes are not needed any more.
+ * The splitter maps its new section with a new PT_LOAD and moves the
+ * program headers; we put the map where .hip_fatbin began, in the
+ * PT_LOAD that already holds it: the first pass (core/elfcopy,
+ * llvm-objcopy's layout) only adds the section's name and header, the
+ * second points that header at the map and makes .hip_fatbin NOBITS and
+ * unallocated, then ops/elf_shrink cuts the whole pages its code held out
+ * of the file (as prune does), or, where it cannot, they stay a hole. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "inspect_kpack.h"
 #include "kpack_host.h"
+#include "elf_shrink.h"
+#include "prune_pointers.h"
+#include "../core/bytes.h"
+#include "../core/elfcopy.h"
 #include "../core/elfscan.h"
+#include "../core/io_out.h"
+#include "../core/io_scratch.h"
+#include "../core/io_write.h"
+#include "../formats/kpack.h"
 
-static const struct elfscan_section *section(const struct elfscan *s,
-					     const char *name)
+enum {
+	SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_NOBITS_ = 8, SHT_REL_ = 9,
+	SHF_ALLOC_ = 2, ET_EXEC_ = 2, ET_DYN_ = 3, WRAPPER = 24,
+	SHDR = 64, RELA = 24,
+};
+
+void kpack_host_free(struct kpack_host *h)
+{
+	free(h->target);
+	memset(h, 0, sizeof(*h));
+}
+
+static const struct elfscan_section *named(const struct elfscan *s,
+					   const char *name)
 {
 	for (size_t i = 1; i < s->n; i++)
 		if (!strcmp(s->sec[i].name, name))
@@ -21,265 +49,345 @@ static const struct elfscan_section *section(const struct elfscan *s,
 	return NULL;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* The RELA relocation at address at: *addend_off its r_addend's file
+ * offset, *type its type; 0 when there is none, -1 when a REL section
+ * leaves the slot's meaning unknown. */
+static int rela_at(const struct elfscan *s, const uint8_t *buf, size_t len,
+		   uint64_t at, uint64_t *addend_off, uint32_t *type)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	for (size_t i = 1; i < s->n; i++) {
+		const struct elfscan_section *r = &s->sec[i];
 
-static int cmp_ref(const void *pa, const void *pb)
-{
-	const struct kpack_host_ref *a = pa, *b = pb;
-	int c = strcmp(a->key, b->key);
+		if (!(r->flags & SHF_ALLOC_))
+			continue;
+		if (r->type == SHT_REL_)
+			return -1;
+		if (r->type != SHT_RELA_ || r->offset > len ||
+		    r->size > len - r->offset)
+			continue;
+		for (uint64_t k = 0; k + RELA <= r->size; k += RELA) {
+			const uint8_t *p = buf + r->offset + k;
 
-	if (c)
-		return c;
-	return a->entry < b->entry ? -1 : a->entry > b->entry;
-}
-
-/* The directory part of p ("." when none), malloc'd. */
-static char *dir_of(const char *p)
-{
-	const char *slash = strrchr(p, '/');
-
-	if (!slash)
-		return strdup(".");
-	return strndup(p, slash == p ? 1 : (size_t)(slash - p));
-}
-
-static char *join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *s = malloc(n);
-
-	if (s)
-		snprintf(s, n, "%s/%s", a, b);
-	return s;
-}
-
-/* Add the archive path (taken) for target (taken; NULL: none) found by
- * search path sp, and open it. */
-static int add(struct kpack_host *h, size_t sp, char *path, char *target)
-{
-	struct kpack_host_archive *a, *v;
-	struct stat st;
-
-	v = realloc(h->a, (h->na + 1) * sizeof(*v));
-	if (!v) {
-		free(path);
-		free(target);
-		return -1;
+			if (get_le(p, 8) == at) {
+				*addend_off = r->offset + k + 16;
+				*type = (uint32_t)get_le(p + 8, 4);
+				return 1;
+			}
+		}
 	}
-	h->a = v;
-	a = &h->a[h->na++];
-	memset(a, 0, sizeof(*a));
-	a->search = sp;
-	a->path = path;
-	a->target = target;
-	a->in.fd = -1;
-	/* Only a file: a FIFO or a device of the name is not read (the
-	 * search paths are the binary's to say, anything at all). */
-	if (stat(a->path, &st) < 0) {
-		err_sys(&a->e, a->path, errno);
-		return 0;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err_file(&a->e, a->path, "not a regular file");
-		return 0;
-	}
-	if (io_in_open(&a->in, a->path, &a->e) < 0)
-		return 0;
-	if (kpack_parse(a->in.data, a->in.len, &a->k, &a->e) < 0) {
-		a->damaged = true;
-		io_in_close(&a->in);
-		return 0;
-	}
-	a->read = true;
-	if (!(a->by_key = malloc((a->k.n ? a->k.n : 1) * sizeof(*a->by_key))))
-		return -1;
-	for (size_t i = 0; i < a->k.n; i++)
-		a->by_key[i] = (struct kpack_host_ref){ a->k.v[i].key, i };
-	if (a->k.n)	/* (qsort of no array: undefined) */
-		qsort(a->by_key, a->k.n, sizeof(*a->by_key), cmp_ref);
 	return 0;
 }
 
-size_t kpack_host_find(const struct kpack_host_archive *a, const char *key,
-		       size_t *from)
+int kpack_host_plan(const uint8_t *buf, size_t len, struct kpack_host *h,
+		    struct err *e)
 {
-	size_t lo = 0, hi = a->k.n, n = 0;
-
-	while (lo < hi) {	/* the first not below key */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(a->by_key[mid].key, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*from = lo;
-	while (lo + n < a->k.n && !strcmp(a->by_key[lo + n].key, key))
-		n++;
-	return n;
-}
-
-/* Every archive search path sp finds. */
-static int search(struct kpack_host *h, size_t sp)
-{
-	const char *pattern = h->ref.paths[sp], *base;
-	char *full = NULL, *base_dir = NULL, **names = NULL;
-	size_t n = 0, cap = 0;
-	DIR *d = NULL;
-	struct dirent *de;
-	int rc = -1;
-
-	if (!(base_dir = dir_of(h->path)))
-		goto out;
-	full = pattern[0] == '/' ? strdup(pattern) : join(base_dir, pattern);
-	if (!full || !(h->dir[sp] = dir_of(full)))
-		goto out;
-	base = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
-	if (!strstr(base, "@GFXARCH@")) {
-		/* A path with no placeholder is one archive. */
-		rc = add(h, sp, full, NULL);
-		full = NULL;
-		goto out;
-	}
-	if (!(d = opendir(h->dir[sp]))) {
-		h->no_dir[sp] = true;
-		rc = 0;
-		goto out;
-	}
-	while ((de = readdir(d))) {
-		char *target;
-
-		if (!kpack_name_matches(base, de->d_name, &target))
-			continue;
-		free(target);
-		if (n == cap) {
-			char **v = realloc(names, (cap = cap ? 2 * cap : 8) *
-						  sizeof(*names));
-			if (!v)
-				goto out;
-			names = v;
-		}
-		if (!(names[n] = strdup(de->d_name)))
-			goto out;
-		n++;
-	}
-	if (n)	/* (qsort of no array: undefined) */
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
-		char *target, *apath = join(h->dir[sp], names[i]);
-
-		if (!apath || !kpack_name_matches(base, names[i], &target)) {
-			free(apath);
-			goto out;
-		}
-		if (add(h, sp, apath, target) < 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	if (d)
-		closedir(d);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(full);
-	free(base_dir);
-	return rc;
-}
-
-int kpack_host_open(struct kpack_host *h, const char *path,
-		    const uint8_t *buf, size_t len, struct err *e)
-{
-	const struct elfscan_section *ref, *seg;
+	const struct elfscan_section *fat, *seg;
 	struct elfscan s;
+	uint32_t relative;
 	int rc = -1;
 
 	memset(h, 0, sizeof(*h));
-	h->path = path;
-	if (!elfscan_is_elf(buf, len) || elfscan_open(&s, buf, len, e) < 0)
-		return 0;	/* the walk says what is wrong */
-	ref = section(&s, ".rocm_kpack_ref");
-	seg = section(&s, ".hipFatBinSegment");
-	if (!ref) {
-		rc = 0;
+	if (elfscan_open(&s, buf, len, e) < 0)
+		return -1;
+	relative = prune_relative_type(s.machine);
+	if (!s.is64 || s.big_endian || (s.e_type != ET_EXEC_ &&
+					 s.e_type != ET_DYN_)) {
+		err_code_set(e, ERR_OTHER, "not a linked 64-bit little-endian "
+			     "ELF file (an executable or shared library)");
 		goto out;
 	}
-	if (ref->offset > len || ref->size > len - ref->offset) {
-		err_code_set(e, ERR_TRUNCATED, ".rocm_kpack_ref runs past the "
-			     "end of the file");
+	fat = named(&s, ".hip_fatbin");
+	seg = named(&s, ".hipFatBinSegment");
+	if (!fat || fat->type != SHT_PROGBITS_ || !(fat->flags & SHF_ALLOC_)) {
+		err_code_set(e, ERR_NOTHING, ".hip_fatbin is %s", fat ?
+			     "not allocated bytes of the file" : "missing");
 		goto out;
 	}
-	if (kpack_ref_parse(buf + ref->offset, (size_t)ref->size, &h->ref,
-			    e) < 0)
-		goto out;
-	if (seg && (seg->offset > len || seg->size > len - seg->offset)) {
-		err_code_set(e, ERR_TRUNCATED, ".hipFatBinSegment runs past "
-			     "the end of the file");
+	if (!seg || seg->type != SHT_PROGBITS_ || seg->size % WRAPPER ||
+	    !seg->size || seg->offset > len || seg->size > len - seg->offset) {
+		err_code_set(e, ERR_MALFORMED, ".hipFatBinSegment is %s", !seg ?
+			     "missing (no wrapper to point at the kpack "
+			     "reference)" : "not whole wrappers in the file");
 		goto out;
 	}
-	if (seg && kpack_wrappers(buf + seg->offset, seg->size, s.is64,
-				  s.big_endian, &h->index, &h->nhipk,
-				  &h->nhipf, e) < 0)
+	if (fat->offset > len || fat->size > len - fat->offset) {
+		err_code_set(e, ERR_TRUNCATED, ".hip_fatbin runs past the end "
+			     "of the file");
 		goto out;
-	h->no_dir = calloc(h->ref.npaths + 1, sizeof(*h->no_dir));
-	h->dir = calloc(h->ref.npaths + 1, sizeof(*h->dir));
-	if (!h->no_dir || !h->dir) {
+	}
+	h->fat_addr = fat->addr;
+	h->fat_off = fat->offset;
+	h->fat_size = fat->size;
+	h->seg_off = seg->offset;
+	h->seg_addr = seg->addr;
+	h->nwrappers = (size_t)(seg->size / WRAPPER);
+	if (!(h->target = calloc(h->nwrappers, sizeof(*h->target)))) {
 		err_nomem(e);
 		goto out;
 	}
-	for (size_t i = 0; i < h->ref.npaths; i++)
-		if (search(h, i) < 0) {
-			err_nomem(e);
+	for (size_t i = 0; i < h->nwrappers; i++) {
+		const uint8_t *w = buf + seg->offset + i * WRAPPER;
+		uint64_t slot = seg->addr + i * WRAPPER + 8, aoff;
+		uint32_t type;
+		int r;
+
+		if (get_le(w, 4) != KPACK_HIPF) {
+			err_code_set(e, ERR_MALFORMED, "wrapper %zu: magic "
+				     "0x%08x, not HIPF", i,
+				     (unsigned)get_le(w, 4));
 			goto out;
 		}
-	rc = 1;
+		r = rela_at(&s, buf, len, slot, &aoff, &type);
+		if (r < 0 || (r > 0 && (!relative || type != relative))) {
+			err_code_set(e, ERR_OTHER, "wrapper %zu: its pointer "
+				     "is not relocated relative to the load "
+				     "address", i);
+			goto out;
+		}
+		h->target[i] = r ? get_le(buf + aoff, 8) : get_le(w + 8, 8);
+	}
+	rc = 0;
 out:
 	elfscan_free(&s);
+	if (rc < 0)
+		kpack_host_free(h);
 	return rc;
 }
 
-void kpack_host_close(struct kpack_host *h)
+/* The section header of index i in b (64-bit little endian). */
+static const uint8_t *shdr(const uint8_t *b, size_t i)
 {
-	for (size_t i = 0; i < h->na; i++) {
-		struct kpack_host_archive *a = &h->a[i];
+	return b + get_le(b + 0x28, 8) + i * SHDR;
+}
 
-		if (a->read) {
-			kpack_free(&a->k);
-			io_in_close(&a->in);
-		}
-		free(a->by_key);
-		free(a->path);
-		free(a->target);
+static int put_all(struct io_out *o, const uint8_t *p, uint64_t n,
+		   struct err *e)
+{
+	return n ? io_out_write(o, p, (size_t)n, e) : 0;
+}
+
+/* The largest p_align of b's PT_LOADs (64-bit little endian), at least a
+ * page. */
+static uint64_t load_align(const uint8_t *b, size_t n)
+{
+	uint64_t phoff = get_le(b + 0x20, 8), a = 4096;
+	size_t phnum = (size_t)get_le(b + 0x38, 2);
+
+	for (size_t i = 0; i < phnum && phoff <= n && i < (n - phoff) / 56;
+	     i++) {
+		const uint8_t *p = b + phoff + i * 56;
+
+		if (get_le(p, 4) == 1 && get_le(p + 48, 8) > a)
+			a = get_le(p + 48, 8);
 	}
-	for (size_t i = 0; h->dir && i < h->ref.npaths; i++)
-		free(h->dir[i]);
-	free(h->dir);
-	free(h->a);
-	free(h->no_dir);
-	free(h->index);
-	kpack_ref_free(&h->ref);
-	memset(h, 0, sizeof(*h));
+	return a;
 }
 
-void kpack_host_key(const struct kpack_host *h, size_t w, char *key,
-		    size_t cap)
+/* b[from, to) written to out, but what of it lies in [z, end) (the code
+ * that was, in a page kept for the program headers) as zeros. */
+static int put_kept(struct io_out *out, const uint8_t *b, uint64_t from,
+		    uint64_t to, uint64_t z, uint64_t end, struct err *e)
 {
-	snprintf(key, cap, "%s#%" PRIu64, h->ref.kernel_name, h->index[w]);
+	uint64_t a = from > z ? from : z, c = to < end ? to : end;
+
+	if (a >= c)
+		return put_all(out, b + from, to - from, e);
+	return put_all(out, b + from, a - from, e) == 0 &&
+	       io_out_hole(out, c - a, e) == 0 &&
+	       put_all(out, b + c, to - c, e) == 0 ? 0 : -1;
 }
 
-int kpack_host_entry(const struct kpack_host_archive *a, size_t i,
-		     bool inflate, const struct ccob_limits *lim,
-		     struct inspect_node *n, uint8_t **code, struct err *e)
+/* b written to out, the whole pages .hip_fatbin's code held cut out where
+ * elf_shrink finds it safe (its PT_LOAD split around them, what follows
+ * moved down; the program header table after the ELF header when the file
+ * has a symbol table, so that GNU strip keeps it loadable, else in the
+ * freed bytes), else those bytes a hole. */
+static int shrink(const uint8_t *b, size_t n, const struct kpack_host *h,
+		  size_t ref_len, const struct elfscan *s, struct io_out *out,
+		  struct err *e)
 {
-	struct inspect_node c = {
-		.kind = INSPECT_CONTAINER, .container = FATBIN_KPACK,
-		.in_file = true, .size = a->in.len, .version = a->k.version,
-		.kpack_scheme = a->k.scheme, .entries = a->k.n,
+	uint64_t z = h->fat_off + ref_len, end = h->fat_off + h->fat_size;
+	uint64_t a = load_align(b, n), lo = (z + a - 1) / a * a;
+	uint64_t hi = end / a * a, pos = 0;
+	struct elf_shrink sh = { 0 };
+	bool symtab = false;
+	int rc = 0;
+
+	for (size_t i = 1; i < s->n; i++)
+		symtab |= s->sec[i].type == 2;	/* SHT_SYMTAB */
+	if (lo < hi) {
+		struct elf_shrink_hole hole = { lo, hi - lo };
+
+		rc = elf_shrink_plan(b, n, &hole, 1, NULL, 0, symtab ?
+				     ELF_SHRINK_AFTER_EHDR : ELF_SHRINK_IN_CUT,
+				     &sh, e);
+	}
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {	/* not shrunk: the code's bytes a hole */
+		elf_shrink_free(&sh);
+		return put_all(out, b, z, e) == 0 &&
+		       io_out_hole(out, end - z, e) == 0 &&
+		       put_all(out, b + end, n - end, e) == 0 ? 0 : -1;
+	}
+	rc = 0;
+	for (size_t i = 0; i < sh.n && rc == 0; i++) {
+		const struct elf_shrink_edit *ed = &sh.edit[i];
+
+		rc = put_kept(out, b, pos, ed->offset, z, end, e);
+		if (rc == 0 && ed->kind == ELF_SHRINK_ZERO)
+			rc = io_out_hole(out, ed->len, e);
+		else if (rc == 0 && ed->kind == ELF_SHRINK_BYTES)
+			rc = put_all(out, ed->bytes, ed->bytes_len, e);
+		pos = ed->offset + ed->len;
+	}
+	if (rc == 0)
+		rc = put_kept(out, b, pos, n, z, end, e);
+	elf_shrink_free(&sh);
+	return rc;
+}
+
+/* v, n bytes little endian, written over the scratch file at off (its
+ * shared map sees it). */
+static int patch(struct io_out *o, uint64_t off, uint64_t v, int n,
+		 struct err *e)
+{
+	uint8_t b[8];
+
+	put_le(b, v, n);
+	return io_out_pwrite(o, b, (size_t)n, off, e);
+}
+
+static int zero(struct io_out *o, uint64_t from, uint64_t to, struct err *e)
+{
+	static const uint8_t z[1 << 16];
+
+	while (from < to) {
+		size_t k = to - from < sizeof(z) ? (size_t)(to - from)
+						 : sizeof(z);
+
+		if (io_out_pwrite(o, z, k, from, e) < 0)
+			return -1;
+		from += k;
+	}
+	return 0;
+}
+
+int kpack_host_write(const uint8_t *buf, size_t len,
+		     const struct kpack_host *h, const uint8_t *ref,
+		     size_t ref_len, struct io_out *out, struct err *e)
+{
+	static const uint8_t none;
+	const struct elfcopy_add add = {
+		.name = ".rocm_kpack_ref", .data = &none, .size = 0,
+		.type = SHT_PROGBITS_, .flags = 0, .align = 1,
 	};
+	struct io_out scratch = { .fd = -1 };
+	const struct elfscan_section *fat, *refs;
+	struct elfscan s = { 0 };
+	struct io_in view;
+	const uint8_t *b;
+	size_t n = 0;
+	int rc = -1;
 
-	return inspect_kpack_entry(&a->k, a->in.data, a->in.len, i, &c,
-				   inflate, lim, n, code, e);
+	if (ref_len > h->fat_size)
+		return err_code_set(e, ERR_OTHER, ".hip_fatbin (%llu bytes) "
+				    "is too small for the kpack reference "
+				    "(%zu bytes)",
+				    (unsigned long long)h->fat_size, ref_len);
+	/* The first pass, llvm-objcopy's layout with the section's header;
+	 * the second in place, in the scratch file (no copy in memory). */
+	if (io_scratch_open(&scratch, e) < 0 ||
+	    elfcopy_write(buf, len, NULL, NULL, &add, 1, &scratch, e) < 0 ||
+	    io_scratch_map(&scratch, &view, e) < 0)
+		goto out;
+	b = view.data;
+	n = view.len;
+	if (elfscan_open(&s, b, n, e) < 0)
+		goto out;
+	fat = named(&s, ".hip_fatbin");
+	refs = named(&s, ".rocm_kpack_ref");
+	if (!fat || !refs || fat->offset != h->fat_off ||
+	    fat->addr != h->fat_addr || h->seg_off > n ||
+	    h->nwrappers * WRAPPER > n - h->seg_off || n < 0x40) {
+		err_code_set(e, ERR_OTHER, "the sections moved when "
+			     ".rocm_kpack_ref was added");
+		goto out;
+	}
+	{
+		uint64_t r = (uint64_t)(shdr(b, refs->index) - b);
+		uint64_t f = (uint64_t)(shdr(b, fat->index) - b);
+		uint64_t z = h->fat_off + ref_len, end = h->fat_off + h->fat_size;
+		uint64_t a = load_align(b, n);
+		uint64_t lo = (z + a - 1) / a * a, hi = end / a * a;
+
+		/* The map where .hip_fatbin began, the rest of the page
+		 * zeros (the whole pages are cut out, or a hole); the map's
+		 * header says so.  .hip_fatbin: no bytes, and no memory:
+		 * nothing reads it any more. */
+		if (io_out_pwrite(&scratch, ref, ref_len, h->fat_off, e) < 0 ||
+		    zero(&scratch, z, lo < end ? lo : end, e) < 0 ||
+		    zero(&scratch, hi > z ? hi : z, end, e) < 0 ||
+		    patch(&scratch, r + 4, SHT_PROGBITS_, 4, e) < 0 ||
+		    patch(&scratch, r + 8, SHF_ALLOC_, 8, e) < 0 ||
+		    patch(&scratch, r + 16, h->fat_addr, 8, e) < 0 ||
+		    patch(&scratch, r + 24, h->fat_off, 8, e) < 0 ||
+		    patch(&scratch, r + 32, ref_len, 8, e) < 0 ||
+		    patch(&scratch, r + 48, 1, 8, e) < 0 ||
+		    patch(&scratch, f + 4, SHT_NOBITS_, 4, e) < 0 ||
+		    patch(&scratch, f + 8, 0, 8, e) < 0 ||
+		    patch(&scratch, f + 16, 0, 8, e) < 0 ||
+		    patch(&scratch, f + 24, z, 8, e) < 0 ||
+		    patch(&scratch, f + 32, h->fat_size - ref_len, 8, e) < 0 ||
+		    patch(&scratch, f + 48, 1, 8, e) < 0)
+			goto out;
+	}
+	/* Each wrapper: HIPK, pointing at the map, reserved1 its index. */
+	for (size_t i = 0; i < h->nwrappers; i++) {
+		uint64_t w = h->seg_off + i * WRAPPER;
+		uint64_t slot = h->seg_addr + i * WRAPPER + 8, aoff;
+		uint32_t type;
+		bool stored = get_le(b + w + 8, 8) == h->target[i];
+
+		if (patch(&scratch, w, KPACK_HIPK, 4, e) < 0 ||
+		    patch(&scratch, w + 16, i, 8, e) < 0)
+			goto out;
+		if (rela_at(&s, b, n, slot, &aoff, &type) > 0) {
+			if (patch(&scratch, aoff, h->fat_addr, 8, e) < 0 ||
+			    /* The slot too, where the linker wrote the value. */
+			    (stored && patch(&scratch, w + 8, h->fat_addr, 8,
+					     e) < 0))
+				goto out;
+		} else if (patch(&scratch, w + 8, h->fat_addr, 8, e) < 0) {
+			goto out;
+		}
+	}
+	/* No other pointer may lead into the code that is gone. */
+	for (size_t i = 1; i < s.n; i++) {
+		const struct elfscan_section *r = &s.sec[i];
+
+		if (r->type != SHT_RELA_ || !(r->flags & SHF_ALLOC_) ||
+		    r->offset > n || r->size > n - r->offset)
+			continue;
+		for (uint64_t k = 0; k + RELA <= r->size; k += RELA) {
+			const uint8_t *p = b + r->offset + k;
+			uint64_t a = get_le(p + 16, 8);
+
+			if (a >= h->fat_addr + ref_len &&
+			    a < h->fat_addr + h->fat_size &&
+			    (uint32_t)get_le(p + 8, 4) ==
+			    prune_relative_type(s.machine)) {
+				err_code_set(e, ERR_OTHER, "a relocation at "
+					     "0x%llx points into .hip_fatbin "
+					     "(not through a wrapper)",
+					     (unsigned long long)get_le(p, 8));
+				goto out;
+			}
+		}
+	}
+	rc = shrink(b, n, h, ref_len, &s, out, e);
+out:
+	elfscan_free(&s);
+	io_out_discard(&scratch);
+	return rc;
 }

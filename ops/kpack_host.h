@@ -1,88 +1,42 @@
-/* kpack_host: a kpack-split host binary and the archives that hold its
- * code (ROCm/rocm-kpack, docs/multi_arch_packaging_with_kpack.md, "Binary
- * Conversion"): its .rocm_kpack_ref (the TOC key of its code, the
- * archives' search paths), its HIPK wrappers (each the index of a code
- * object, the "#<index>" of its TOC key), and every archive its search
- * paths find, opened and its TOC read.  What ls, du and extract resolve a
- * split binary through. */
+/* kpack_host: a fat host binary (a linked 64-bit little-endian ELF
+ * executable or shared library with .hip_fatbin and .hipFatBinSegment)
+ * rewritten as AMD's kpack splitter leaves it (ROCm/rocm-kpack,
+ * docs/multi_arch_packaging_with_kpack.md, "Binary Conversion"): its device
+ * code gone, a .rocm_kpack_ref map the runtime reads in memory, and each
+ * __hip_fatbin_wrapper a HIPK one whose binary pointer points at that map
+ * and whose reserved1 is its index (the "#<index>" of the TOC keys). */
 #ifndef OPS_KPACK_HOST_H
 #define OPS_KPACK_HOST_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "inspect_node.h"
 #include "../core/err.h"
-#include "../core/io_in.h"
-#include "../formats/kpack.h"
+#include "../core/io_types.h"
 
-/* One archive a search path found. */
-struct kpack_host_archive {
-	size_t search;		/* the search path's index (ref.paths) */
-	char *path;		/* the binary's directory / the pattern's
-				 * directory / the name found */
-	char *target;		/* the target its name gives; NULL for a
-				 * search path without "@GFXARCH@" */
-	struct io_in in;
-	bool read;		/* in is open and k its TOC; else e says why */
-	bool damaged;		/* read, but not a kpack archive (e) */
-	struct kpack k;
-	struct err e;
-	/* Its entries by TOC key (then in TOC order), for kpack_host_find. */
-	struct kpack_host_ref {
-		const char *key;
-		size_t entry;
-	} *by_key;
-};
-
+/* What kpack_host_plan learns of the file before anything is written. */
 struct kpack_host {
-	const char *path;	/* the binary, as named */
-	struct kpack_ref ref;
-	uint64_t *index;	/* each HIPK wrapper's code object index */
-	size_t nhipk, nhipf;	/* HIPK wrappers, HIPF ones (not split) */
-	/* Per search path: its directory could not be opened (the archives
-	 * of a placeholder pattern are looked for there). */
-	bool *no_dir;
-	char **dir;		/* that directory, per search path */
-	/* The archives found, in the order of the search paths, each
-	 * path's by name (the runtime's order does not exist offline: it
-	 * asks for the GPU's target, and there is none). */
-	struct kpack_host_archive *a;
-	size_t na;
+	uint64_t fat_addr, fat_off, fat_size;	/* .hip_fatbin */
+	uint64_t seg_off, seg_addr;		/* .hipFatBinSegment */
+	size_t nwrappers;
+	uint64_t *target;	/* each wrapper's binary pointer, as linked */
 };
 
-/* If buf (len bytes, the file path) is an ELF file with a .rocm_kpack_ref
- * section: 1, h filled, every archive its search paths find opened (those
- * that cannot be read or are damaged say why in their e).  0 when it is
- * none (h empty, to be closed all the same); -1 with e filled when its
- * reference or wrappers are damaged, or out of memory.  The runtime
- * (rocm-kpack runtime/src/loader.cpp) resolves a search path against the
- * binary's directory (an absolute one as it is) and puts each form of the
- * GPU's target ID in place of "@GFXARCH@"; with no GPU, every file of that
- * directory whose name is the pattern with a target ID in place is an
- * archive of the install, for the target its name gives. */
-int kpack_host_open(struct kpack_host *h, const char *path,
-		    const uint8_t *buf, size_t len, struct err *e);
-void kpack_host_close(struct kpack_host *h);
-
-/* Wrapper w's TOC key, "<kernel_name>#<index>", into key (cap bytes;
- * cut short when it does not fit). */
-void kpack_host_key(const struct kpack_host *h, size_t w, char *key,
-		    size_t cap);
-
-/* How many entries of the archive a (read) have the TOC key key; the
- * first of them is a->by_key[*from] (its entry index .entry), the others
- * follow it, in TOC order. */
-size_t kpack_host_find(const struct kpack_host_archive *a, const char *key,
-		       size_t *from);
-
-/* The entry i of the archive a (read) as the walk gives a kpack archive's
- * (inspect_kpack.h): n filled, its data the code when it is stored as it
- * is; a zstd-per-kernel one inflated into *code (malloc'd, the caller
- * frees it) when inflate, else without data.  -1 with e filled. */
-int kpack_host_entry(const struct kpack_host_archive *a, size_t i,
-		     bool inflate, const struct ccob_limits *lim,
-		     struct inspect_node *n, uint8_t **code, struct err *e);
+/* Read buf's .hip_fatbin, wrappers and their pointers: -1 with e saying
+ * why the file cannot be rewritten (not a linked 64-bit little-endian ELF
+ * file, no .hipFatBinSegment, a wrapper not HIPF, a pointer we cannot
+ * follow).  Already split files are the caller's to refuse. */
+int kpack_host_plan(const uint8_t *buf, size_t len, struct kpack_host *h,
+		    struct err *e);
+void kpack_host_free(struct kpack_host *h);
+/* Write the rewritten file to out: .rocm_kpack_ref (ref, ref_len bytes,
+ * which fit in .hip_fatbin) where .hip_fatbin's bytes began, allocated;
+ * .hip_fatbin NOBITS and unallocated, the whole pages of its code cut out
+ * of the file where ops/elf_shrink finds it safe, else a hole; every
+ * wrapper HIPK, pointing at the map, reserved1 its index.  Addresses and
+ * every other byte stay. */
+int kpack_host_write(const uint8_t *buf, size_t len,
+		     const struct kpack_host *h, const uint8_t *ref,
+		     size_t ref_len, struct io_out *out, struct err *e);
 
 #endif

@@ -23,6 +23,7 @@
 #include "prune_coff.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
+#include "prune_kpack.h"
 #include "prune_omp.h"
 #include "prune_pack.h"
 #include "prune_region.h"
@@ -464,8 +465,10 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 		case FATBIN_PACKAGE:
 			return plan_patch(p, len, prune_packages(p, buf, len,
 					  0, &pt), &pt);
+		case FATBIN_KPACK:	/* a whole file, written again */
+			return plan_patch(p, len, prune_kpack(p, buf, len, &pt),
+					  &pt);
 		case FATBIN_OBJECT_BUNDLE:	/* sections, not bytes */
-		case FATBIN_KPACK:	/* no prune hook: said below */
 			break;
 		}
 	if (prune_text_comment(buf, len, comment, sizeof(comment)))
@@ -476,7 +479,8 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
 	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "
 			    "(not an ELF file, a COFF file, bitcode, an "
 			    "archive, an offload bundle (binary or text), a "
-			    "CCOB, an offload package or an NVIDIA fatbin)");
+			    "CCOB, an offload package, an NVIDIA fatbin or a "
+			    "kpack archive)");
 }
 
 static int by_offset(const void *a, const void *b)

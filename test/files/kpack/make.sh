@@ -25,6 +25,18 @@
 #   tree/split/         that tree split in one run, as installed: bin/app,
 #                       lib/libk.so, .kpack/t_gfx90a.kpack and
 #                       .kpack/t_gfx1100.kpack holding both binaries' code
+#   libk.so             a shared library, one TU, its bundle compressed (a
+#                       CCOB), for gfx90a:xnack+ and gfx1100
+#   golden/*.kpack      what the splitter writes for the tree stage/ of
+#                       bin/app and lib/libk.so, its artifact prefix and its
+#                       one prefix both "stage" (kpack_split.test: offload
+#                       kpack split --prefix stage must write these bytes);
+#                       the splitter walks directories in the order
+#                       os.scandir gives, which run.py makes name order
+#   golden/zstd/*.kpack the same archives written again by rocm-kpack with
+#                       its ZstdCompressor (level 3), the code objects in
+#                       the same order, their metadata kept (offload kpack
+#                       split --compress=zstd)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../inspect/src
@@ -54,7 +66,23 @@ mkdir -p art/t_lib_gfx90a/stage/bin parts
 cp "$out/app" art/t_lib_gfx90a/stage/bin/app
 echo stage > art/t_lib_gfx90a/artifact_manifest.txt
 cat > run.py <<'PYEOF'
-import sys, tempfile
+import os, sys, tempfile
+# Directories listed in name order (bytes), the order offload kpack split
+# walks them in: os.scandir's own order is the file system's.
+_scandir = os.scandir
+class _Sorted:
+    def __init__(self, path="."):
+        with _scandir(path) as it:
+            self.entries = sorted(it, key=lambda d: os.fsencode(d.name))
+    def __enter__(self):
+        return iter(self.entries)
+    def __exit__(self, *a):
+        return False
+    def __iter__(self):
+        return iter(self.entries)
+    def close(self):
+        pass
+os.scandir = _Sorted
 if sys.version_info < (3, 12):
     _TD = tempfile.TemporaryDirectory
     class TemporaryDirectory(_TD):
@@ -111,3 +139,43 @@ out.write(Path(sys.argv[2]))
 PYEOF
 "$PY" zstd.py "$KPACK_SRC/python" "$out/zstd.kpack" \
 	"$out/split/.kpack/t_gfx90a.kpack" "$out/split/.kpack/t_gfx1100.kpack"
+
+# kpack split's goldens: the tree stage/ (bin/app, lib/libk.so) split with
+# "stage" as the artifact prefix and as its one prefix.
+H2="-x hip --offload-arch=gfx90a:xnack+ --offload-arch=gfx1100 -nogpulib -nogpuinc -I$hip"
+$CLANG $H2 -fPIC --offload-compress -cuid=k -c "$src/a.hip" -o k.o
+$CLANG -fPIC -I"$hip" -c "$hip/runtime.cpp" -o rtp.o
+$CLANG -shared --hip-link -no-hip-rt -Wl,-z,noseparate-code -s k.o rtp.o \
+	-o "$out/libk.so"
+mkdir -p art2/stage/stage/bin art2/stage/stage/lib parts2
+cp "$out/app" art2/stage/stage/bin/app
+cp "$out/libk.so" art2/stage/stage/lib/libk.so
+echo stage > art2/stage/artifact_manifest.txt
+"$PY" run.py "$KPACK_SRC/python" rocm_kpack.tools.split_artifacts \
+	--artifact-dir art2/stage --output-dir parts2 --artifact-prefix stage \
+	--tmp-dir "$tmp" --clang-offload-bundler "$LLVM/clang-offload-bundler" \
+	>split2.log 2>&1 || { cat split2.log >&2; exit 1; }
+rm -rf "$out/golden"
+mkdir -p "$out/golden/zstd"
+cp parts2/stage_gfx*/stage/.kpack/*.kpack "$out/golden/"
+cat > rezstd.py <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from rocm_kpack.kpack import PackedKernelArchive
+from rocm_kpack.compression import ZstdCompressor
+src = PackedKernelArchive.read(Path(sys.argv[2]))
+out = PackedKernelArchive(src.group_name, src.gfx_arch_family, src.gfx_arches,
+                          compressor=ZstdCompressor())
+entries = sorted((e["ordinal"], key, arch, e.get("metadata"))
+                 for key, arches in src.toc.items()
+                 for arch, e in arches.items())
+for _, key, arch, meta in entries:
+    out.add_kernel(out.prepare_kernel(key, arch, src.get_kernel(key, arch),
+                                      metadata=meta))
+out.finalize_archive()
+out.write(Path(sys.argv[3]))
+PYEOF
+for f in "$out"/golden/*.kpack; do
+	"$PY" rezstd.py "$KPACK_SRC/python" "$f" "$out/golden/zstd/${f##*/}"
+done

@@ -162,6 +162,7 @@ def main():
               read(os.path.join(TOP, "test", "files", "nv", "variants.fatbin")))
         coffcopy_seeds(tmp)
         kpack_seeds()
+        kpack_write_seeds()
     finally:
         shutil.rmtree(tmp)
 
@@ -255,6 +256,18 @@ def kpack(toc, blob):
     """An archive: header, blob at 64, TOC after it."""
     body = blob + b""
     return b"KPAK" + struct.pack("<IQ", 1, 64 + len(body)) + b"\0" * 48 + body + mp(toc)
+
+
+def kpack_write_seeds():
+    """kpack_write: one byte (scheme, level, targets, metadata), then
+    kernels cut at each 0xff, each one's first byte its key and target."""
+    code = bytes(range(0, 255)) * 3
+    kernels = [bytes([i]) + code[i:i + 40 + 37 * i] for i in range(12)]
+    for first in (0x00, 0x10, 0x13, 0x15, 0x85, 0xa0, 0xa1):
+        write("%02x" % first, "kpack_write",
+              bytes([first]) + b"\xff".join(kernels))
+    write("empty", "kpack_write", b"\0")
+    write("twice", "kpack_write", b"\0\0ab\xff\0cd")
 
 
 def kpack_seeds():

@@ -1,0 +1,269 @@
+/* kpack: AMD's kpack installs written: `kpack split` turns an install tree
+ * of fat binaries into host binaries and per-GPU archives (ops/kpack_split.h),
+ * `kpack join` a split host binary into a fat one again (kpack_join.c).
+ * A small table of subcommands, as git dispatches its builtins. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "applets.h"
+#include "kpack_join.h"
+#include "messages.h"
+#include "../core/env.h"
+#include "../ops/kpack_split.h"
+
+static const char usage[] =
+	"Usage: offload kpack COMMAND [OPTIONS] ...\n"
+	"Write AMD kpack installs (device code in per-GPU .kpack archives).\n"
+	"\n"
+	"  split [--prefix NAME] [--compress=zstd|none] -o OUT TREE\n"
+	"          OUT: TREE with each fat binary's code objects moved into\n"
+	"          OUT/.kpack/NAME_<gfx>.kpack, one archive per GPU target (TOC\n"
+	"          keys NAME/<path in TREE>#<index>), and the binary rewritten to\n"
+	"          find them (HIPK wrappers, .rocm_kpack_ref), as AMD's\n"
+	"          rocm-kpack splitter does: its archives byte for byte\n"
+	"  join [-t TARGETS] -o OUT HOST...\n"
+	"          each split HOST a fat binary again, its code objects (those\n"
+	"          of TARGETS) read from the archives it finds, for a HIP runtime\n"
+	"          without kpack support\n"
+	"\n"
+	"  -h, --help              print this help\n"
+	"  -V, --version           print the version\n";
+
+static const char split_usage[] =
+	"Usage: offload kpack split [OPTIONS] -o OUT TREE\n"
+	"Split the install tree TREE as AMD's rocm-kpack splitter splits it, all\n"
+	"its per-GPU artefacts installed together, into the new directory OUT:\n"
+	"every file and symbolic link of TREE; each fat host binary (ELF with\n"
+	".hip_fatbin) without its device code, its wrappers HIPK and a\n"
+	".rocm_kpack_ref naming NAME/<path in TREE> and the search path\n"
+	"[../...].kpack/NAME_@GFXARCH@.kpack; and OUT/.kpack/NAME_<gfx>.kpack,\n"
+	"the code objects of each GPU target.  Order: files depth first, names in\n"
+	"byte order; a binary's bundles in file order.  Nothing is written\n"
+	"unless all is.\n"
+	"\n"
+	"  -o, --output=OUT        the directory to make (it may exist, empty)\n"
+	"      --prefix=NAME       archive names and TOC keys (default: TREE's\n"
+	"                          last component)\n"
+	"      --compress=SCHEME   none (stored as they are, the splitter's\n"
+	"                          default) or zstd (zstd-per-kernel, level 3)\n"
+	"  -h, --help              print this help\n"
+	"  -V, --version           print the version\n";
+
+/* Whether the directory at path has nothing in it. */
+static bool dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool empty = true;
+
+	if (!d)
+		return false;
+	while (empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+#define usage_error(...) applet_usage_error("kpack split", __VA_ARGS__)
+
+/* Whether path is dir or under it (both resolved). */
+static bool inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] ||
+					  (n == 1 && dir[0] == '/'));
+}
+
+/* out resolved as far as it exists: the real path of its deepest existing
+ * ancestor, then the rest as given. */
+static char *resolve_out(const char *out)
+{
+	char *copy, *slash, *parent, *r;
+	const char *name;
+
+	if ((r = realpath(out, NULL)) || errno != ENOENT)
+		return r;
+	if (!(copy = strdup(out)))
+		return NULL;
+	slash = strrchr(copy, '/');
+	if (slash) {
+		*slash = 0;
+		name = slash + 1;
+		parent = resolve_out(*copy ? copy : "/");
+	} else {
+		name = copy;
+		parent = realpath(".", NULL);
+	}
+	if (!parent) {
+		free(copy);
+		return NULL;
+	}
+	r = malloc(strlen(parent) + strlen(name) + 2);
+	if (r)
+		sprintf(r, "%s/%s", parent, name);
+	free(parent);
+	free(copy);
+	return r;
+}
+
+static int split_main(int argc, char **argv)
+{
+	enum { OPT_PREFIX = 256, OPT_COMPRESS };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "prefix", required_argument, NULL, OPT_PREFIX },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kpack_split_opts o = {
+		.scheme = KPACK_NONE,
+		.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+			  .max_size = CCOB_DEFAULT_MAX_SIZE },
+		.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+			     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+	};
+	struct kpack_split_stats st;
+	char *tree = NULL, *rtree = NULL, *rout = NULL, *base = NULL;
+	struct stat sb;
+	struct err e;
+	int c, rc = 2;
+
+	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.ccob.max_size, &e) < 0 ||
+	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.ccob.max_ratio, &e) < 0)
+		return usage_error("%s", e.msg);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out = optarg;
+			break;
+		case OPT_PREFIX:
+			o.name = optarg;
+			break;
+		case OPT_COMPRESS:
+			if (!strcmp(optarg, "none"))
+				o.scheme = KPACK_NONE;
+			else if (!strcmp(optarg, "zstd"))
+				o.scheme = KPACK_ZSTD;
+			else
+				return usage_error("--compress takes none or "
+						   "zstd, not '%s'", optarg);
+			break;
+		case 'h':
+			fputs(split_usage, stdout);
+			return 0;
+		case 'V':
+			printf("offload kpack %s\n", OFFLOAD_VERSION);
+			return 0;
+		default:
+			return applet_option_error("kpack split", c, argv,
+						   longopts);
+		}
+	}
+	if (!o.out)
+		return usage_error("no output directory (-o OUT)");
+	if (optind == argc)
+		return usage_error("no input tree");
+	if (argc - optind > 1)
+		return usage_error("one input tree, not %d", argc - optind);
+	if (!(tree = strdup(argv[optind])))
+		goto oom;
+	for (size_t n = strlen(tree); n > 1 && tree[n - 1] == '/'; n--)
+		tree[n - 1] = 0;
+	o.tree = tree;
+	if (!(rtree = realpath(tree, NULL))) {
+		rc = applet_fail("kpack split", "cannot read", tree, "%s",
+				 strerror(errno));
+		goto out;
+	}
+	if (!o.name) {
+		const char *slash = strrchr(rtree, '/');
+
+		if (!(base = strdup(slash ? slash + 1 : rtree)))
+			goto oom;
+		o.name = base;
+		if (!*o.name) {
+			rc = usage_error("'%s' has no name to give the "
+					 "archives: say --prefix NAME", tree);
+			goto out;
+		}
+	}
+	if (!*o.name || strchr(o.name, '/') || strchr(o.name, '\\') ||
+	    strstr(o.name, "@GFXARCH@") || !strcmp(o.name, ".") ||
+	    !strcmp(o.name, "..")) {
+		rc = usage_error("--prefix '%s': a name for files and TOC keys "
+				 "(no '/', '\\' or @GFXARCH@)", o.name);
+		goto out;
+	}
+	if (!(rout = resolve_out(o.out))) {
+		rc = applet_fail("kpack split", "cannot write", o.out, "%s",
+				 strerror(errno));
+		goto out;
+	}
+	if (inside(rout, rtree) || inside(rtree, rout)) {
+		rc = applet_fail("kpack split", "cannot write", o.out, "it is "
+				 "%s '%s'", inside(rout, rtree) ? "inside" :
+				 "around", tree);
+		goto out;
+	}
+	if (stat(o.out, &sb) == 0) {
+		/* An existing OUT must be an empty directory. */
+		if (!S_ISDIR(sb.st_mode) || !dir_empty(o.out)) {
+			rc = applet_fail("kpack split", "cannot write", o.out,
+					 "it exists and is not an empty "
+					 "directory");
+			goto out;
+		}
+	}
+	if (kpack_split(&o, &st, &e) < 0) {
+		rc = applet_fail_err("kpack split", "cannot split", tree, 0, &e);
+		goto out;
+	}
+	rc = 0;
+	goto out;
+oom:
+	rc = applet_fail("kpack split", NULL, "", "out of memory");
+out:
+	free(tree);
+	free(rtree);
+	free(rout);
+	free(base);
+	return rc;
+}
+
+/* The subcommands. */
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv);
+} commands[] = {
+	{ "split", split_main },
+	{ "join", kpack_join_main },
+};
+
+int kpack_main(int argc, char **argv)
+{
+	if (argc < 2)
+		return applet_usage_error("kpack", "no command (split, join)");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("offload kpack %s\n", OFFLOAD_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].main(argc - 1, argv + 1);
+	return applet_usage_error("kpack", "unknown command '%s'", argv[1]);
+}

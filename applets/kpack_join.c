@@ -1,0 +1,195 @@
+/* kpack_join: offload kpack join, a kpack-split host binary made a fat
+ * binary again from its archives (ops/kpack_join.c). */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "applets.h"
+#include "kpack_join.h"
+#include "messages.h"
+#include "selection.h"
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../ops/kpack_join.h"
+
+static const char usage[] =
+	"Usage: offload kpack join [OPTIONS] -o OUT HOST...\n"
+	"Make each kpack-split HOST binary a fat binary again: the code objects\n"
+	"of the archives its search paths find (as offload ls lists them) go\n"
+	"back into .hip_fatbin, one clang offload bundle per wrapper, and each\n"
+	"wrapper is a plain HIP one (HIPF) again, so a HIP runtime without\n"
+	"kpack support loads it; .rocm_kpack_ref is dropped.  With one HOST,\n"
+	"OUT is the file written (in it when a directory); with several, OUT is\n"
+	"a directory (made if missing) that gets each under its base name.\n"
+	"\n"
+	"  -o, --output=OUT        where to write (required)\n"
+	"  -t, --target=PATTERN    only the code objects PATTERN takes (a target\n"
+	"                          ID as a GPU loads it, a bundle ID, a glob or\n"
+	"                          native; comma-separated, repeatable)\n"
+	"  -h, --help              print this help\n"
+	"  -V, --version           print the version\n";
+
+#define APPLET "kpack join"
+#define usage_error(...) applet_usage_error(APPLET, __VA_ARGS__)
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Whether output path names the file in is (an input is never written
+ * over). */
+static bool same_file(const char *path, const struct io_in *in)
+{
+	struct stat a, b;
+
+	return in->fd >= 0 && !stat(path, &a) && !fstat(in->fd, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int join_one(const char *host, const char *dest, bool in_dir,
+		    struct select *sel)
+{
+	struct kpack_join_stats st;
+	struct io_in in = { .fd = -1 };
+	struct io_out out = { 0 };
+	struct err e;
+	int rc = 1;
+
+	if (io_in_open(&in, host, &e) < 0) {
+		applet_fail_err(APPLET, "cannot read", host, 0, &e);
+		return 1;
+	}
+	if (same_file(dest, &in)) {
+		applet_fail(APPLET, "cannot write", dest, "it is the input "
+			    "'%s'", host);
+		goto out;
+	}
+	if (sel)
+		select_reset(sel);
+	if ((in_dir ? io_out_open_in_dir : io_out_open)(&out, dest, &e) < 0) {
+		applet_fail_err(APPLET, "cannot write", dest, 1, &e);
+		goto out;
+	}
+	io_out_mode_from(&out, &in);
+	if (kpack_join(host, in.data, in.len, sel, &out, &st, &e) < 0) {
+		io_out_discard(&out);
+		if (e.code == ERR_NOTHING && sel &&
+		    applet_select_unmatched(APPLET, "--target", host, sel))
+			goto out;
+		applet_fail(APPLET, "cannot join", host, "%s", e.msg);
+		goto out;
+	}
+	if (io_out_commit(&out, &e) < 0) {
+		applet_fail_io(APPLET, dest, &e);
+		goto out;
+	}
+	rc = 0;
+out:
+	io_in_close(&in);
+	return rc;
+}
+
+int kpack_join_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "target", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct select sel = { 0 };
+	const char *outp = NULL;
+	struct err e;
+	bool many, dir;
+	int c, rc = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:t:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			outp = optarg;
+			break;
+		case 't':
+			if ((rc = applet_select_option(APPLET, "--target", &sel,
+							optarg)))
+				goto out;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			goto out;
+		case 'V':
+			printf("offload kpack %s\n", OFFLOAD_VERSION);
+			goto out;
+		default:
+			rc = applet_option_error(APPLET, c, argv, longopts);
+			goto out;
+		}
+	}
+	if (optind == argc) {
+		rc = usage_error("no input file");
+		goto out;
+	}
+	if (!outp) {
+		rc = usage_error("no output (-o OUT)");
+		goto out;
+	}
+	if (!strcmp(outp, "-")) {
+		rc = usage_error("-o -: the output is a file, not standard "
+				 "output");
+		goto out;
+	}
+	many = argc - optind > 1;
+	for (int i = optind; many && i < argc; i++)
+		for (int k = optind; k < i; k++)
+			if (!strcmp(base_name(argv[i]), base_name(argv[k]))) {
+				rc = usage_error("'%s' and '%s' have the same "
+						 "name in '%s'", argv[k],
+						 argv[i], outp);
+				goto out;
+			}
+	dir = many || is_dir(outp);
+	if (many) {
+		io_out_together();
+		if (io_mkdirs(outp, &e) < 0) {
+			rc = applet_fail_err(APPLET, "cannot write into", outp,
+					     1, &e);
+			goto out;
+		}
+	}
+	for (int i = optind; i < argc && !rc; i++) {
+		char *dest = NULL;
+
+		if (dir) {
+			size_t n = strlen(outp) + strlen(base_name(argv[i])) + 2;
+
+			if (!(dest = malloc(n))) {
+				rc = applet_fail(APPLET, "cannot write", outp,
+						 "out of memory");
+				break;
+			}
+			snprintf(dest, n, "%s/%s", outp, base_name(argv[i]));
+		}
+		rc |= join_one(argv[i], dest ? dest : outp, dir, &sel);
+		free(dest);
+	}
+	if (many && io_out_together_end(rc == 0, &e) < 0)
+		rc = applet_fail_err(APPLET, "cannot write", NULL, 1, &e);
+out:
+	select_free(&sel);
+	return rc;
+}
