@@ -189,7 +189,7 @@ static int route_release(struct router *rt)
 		if (io_out_flush(&v->held, &e) < 0)
 			goto fail;
 		if (!buf && !(buf = malloc(PIECE))) {
-			err_set(&e, "out of memory");
+			err_nomem(&e);
 			goto fail;
 		}
 		for (uint64_t at = 0; at < v->held.pos;) {

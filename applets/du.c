@@ -214,8 +214,14 @@ static int lone_code(struct scan *sc, const uint8_t *buf, size_t len)
 					    sc->machine == EM_CUDA_)) &&
 	    sc->format != INSPECT_TEXT)
 		return 0;
-	if (applet_lone_code(buf, len, name, &en) != 1)
+	switch (applet_lone_code(buf, len, name, &en)) {
+	case 1:
+		break;
+	case -1:
+		return -1;
+	default:
 		return 0;
+	}
 	sc->children = true;
 	return count(sc, &en, len, len) < 0 ? -1 : 1;
 }
@@ -243,9 +249,12 @@ static int split_archives(struct options *o, const char *path,
 {
 	struct kpack_find h;
 	struct err e;
-	int rc = 0;
+	int split = kpack_find_open(&h, path, in->data, in->len, &e);
+	/* A damaged reference is ls --verify's to name; out of memory is
+	 * du's own failure. */
+	int rc = split < 0 && e.code == ERR_NOMEM ? -1 : 0;
 
-	if (kpack_find_open(&h, path, in->data, in->len, &e) > 0)
+	if (split > 0)
 		for (size_t i = 0; i < h.na && !rc; i++) {
 			struct tree_file key = { 0 }, *v;
 			struct stat st;
@@ -293,11 +302,9 @@ static int du_file(struct options *o, const struct tree_file *f)
 	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
 	walk.next_data = next_data;
 	walk.data_ctx = &in;
-	e.msg[0] = 0;
 	if (inspect_walk(in.data, in.len, &walk, visit, &sc, &e) != 0) {
 		o->errors++;
-		rc = fail("cannot read", f->path, "%s",
-			  e.msg[0] ? e.msg : "out of memory");
+		rc = fail("cannot read", f->path, "%s", e.msg);
 	} else if (!sc.children && (lone = lone_code(&sc, in.data, in.len)) < 0) {
 		rc = fail("cannot read", f->path, "out of memory");
 	}

@@ -228,10 +228,10 @@ int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
 	int rc;
 
 	if (!(st.base = cut_name(rs->path, strlen(rs->path))))
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	rc = inspect_walk(buf, len, walk, visit, &st, e);
 	if (st.oom)
-		rc = err_code_set(e, ERR_NOMEM, "out of memory");
+		rc = err_nomem(e);
 	if (!rc)
 		flush(&st);
 	list_free(&st.exec);

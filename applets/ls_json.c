@@ -12,6 +12,7 @@
 #include "ls_rows.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
+#include "../core/err.h"
 #include "../core/uri.h"
 #include "../formats/kpack.h"
 
@@ -166,6 +167,11 @@ static void json_kernels(bool *first, const struct rows *rs,
 		fputs("null", stdout);
 	json_key(&f, "error");
 	json_str(r->kernels_why, r->kernels_why ? strlen(r->kernels_why) : 0);
+	json_key(&f, "error_code");
+	if (r->kernels_why)
+		printf("\"%s\"", err_code_name(r->kernels_code));
+	else
+		fputs("null", stdout);
 	json_key(&f, "code_object_version");
 	if (kl && kl->source == KERNELS_AMDGPU)
 		printf("%u", kl->co_version);

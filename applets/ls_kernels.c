@@ -29,6 +29,11 @@ int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
 		*r->kernels = l;
 		return 0;
 	case -1:
+		/* Out of memory is the listing's failure, not damage in the
+		 * code object. */
+		if (e.code == ERR_NOMEM)
+			return -1;
+		r->kernels_code = e.code;
 		return (r->kernels_why = strdup(e.why)) ? 0 : -1;
 	default:
 		return 0;

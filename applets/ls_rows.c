@@ -37,6 +37,7 @@ int ls_row_fill(struct row *r, const struct inspect_node *n)
 	r->text = NULL;
 	r->kernels = NULL;
 	r->kernels_why = NULL;
+	r->kernels_code = ERR_OTHER;
 	r->nv_ident = r->nv_options = NULL;
 	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len +
 				n->nv.ident_len + n->nv.options_len + 5);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../core/err.h"
 #include "../core/select.h"
 #include "../ops/inspect.h"
 #include "../formats/kernels.h"
@@ -42,6 +43,7 @@ struct row {
 	 * could not be read. */
 	struct kernel_list *kernels;
 	char *kernels_why;
+	enum err_code kernels_code;	/* what kind of damage (see kernels_why) */
 };
 
 struct rows {

@@ -140,6 +140,7 @@ struct coff_ctx {
 	const struct scope *s;
 	const uint8_t *buf;
 	struct found *f;
+	bool reported;		/* scan failed, and said so */
 };
 
 static bool coff_offloading(void *ctx, const char *name, size_t name_len)
@@ -158,23 +159,27 @@ static int scan_coff_section(void *ctx, const struct coff_section *sec,
 
 	(void)e;
 	snprintf(shown, sizeof(shown), "%.*s", (int)sec->name_len, sec->name);
-	/* scan has reported its failure: stop the walk without a message. */
-	return scan(c->s, c->buf + sec->offset, (size_t)sec->size,
-		    c->s->base + sec->offset, shown, c->f) ? -1 : 0;
+	/* scan has reported its failure: stop the walk, noted. */
+	if (scan(c->s, c->buf + sec->offset, (size_t)sec->size,
+		 c->s->base + sec->offset, shown, c->f)) {
+		c->reported = true;
+		return -1;
+	}
+	return 0;
 }
 
 static int scan_coff(const struct scope *s, const uint8_t *buf, size_t len,
 		     struct found *f)
 {
-	struct coff_ctx c = { s, buf, f };
-	struct err e = { .msg = "" };	/* empty when scan has reported */
+	struct coff_ctx c = { s, buf, f, false };
+	struct err e;
 	uint16_t machine;
 	bool bigobj;
 
 	if (coff_sections(buf, len, coff_offloading, scan_coff_section, &c,
 			  &machine, &bigobj, &e) == 0)
 		return 0;
-	return e.msg[0] ? llvm_fail("%s: %s", s->where, e.msg) : 1;
+	return c.reported ? 1 : llvm_fail("%s: %s", s->where, e.msg);
 }
 
 /* The offload data a bitcode module embeds (what clang -flto puts in

@@ -170,9 +170,11 @@ static int prune_lone(struct options *o, const char *path, const struct io_in *i
 {
 	struct select_entry en;
 	char name[APPLET_CODE_NAME];
+	int lone = applet_lone_code(in->data, in->len, name, &en);
 
-	if (applet_lone_code(in->data, in->len, name, &en) != 1 ||
-	    kept(o, &en)) {
+	if (lone < 0)
+		return fail("cannot prune", path, "out of memory");
+	if (lone != 1 || kept(o, &en)) {
 		res->action = PRUNE_SKIPPED;
 		return 0;
 	}

@@ -207,8 +207,16 @@ int applet_lone_code(const uint8_t *buf, size_t len,
 		en->triple_len = strlen(en->triple);
 		return 1;
 	}
-	if (kernels_parse(buf, len, &kl, &e) != 1)
+	switch (kernels_parse(buf, len, &kl, &e)) {
+	case 1:
+		break;
+	case -1:
+		/* A damaged code object is none; out of memory, nothing can
+		 * be said. */
+		return e.code == ERR_NOMEM ? -1 : 0;
+	default:
 		return 0;
+	}
 	t = kl.target[0] ? kl.target : kl.processor;
 	if (strstr(t, "--"))
 		t = strstr(t, "--") + 2;

@@ -44,7 +44,8 @@ int applet_select_option(const char *applet, const char *option,
 /* A file that is itself one code object (an AMDGPU code object, a cubin,
  * PTX text): 1 with en filled as selection sees it, its target ID or arch
  * ("gfx90a:xnack+" from the metadata, "sm_80", PTX as "compute_80") in
- * name; 0 when buf is none, or one that cannot be read. */
+ * name; 0 when buf is none, or one that cannot be read; -1 when out of
+ * memory. */
 enum { APPLET_CODE_NAME = 128 };
 int applet_lone_code(const uint8_t *buf, size_t len,
 		     char name[APPLET_CODE_NAME], struct select_entry *en);

@@ -184,7 +184,7 @@ static char *image_id(const struct devarchive_image *im, struct err *e)
 	if (asprintf(&id, "%s-%s-%.*s", kind, norm, (int)alen,
 		     arch ? arch : "") < 0) {
 		free(norm);
-		err_set(e, "out of memory");
+		err_nomem(e);
 		return NULL;
 	}
 	free(norm);
@@ -212,7 +212,7 @@ static int walk_image(void *ctx, const struct devarchive_image *im,
 	if (!std)
 		return -1;
 	if (w->held && held_add(w->held, std) < 0) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	if (w->request && compatible(std, strlen(std), w->request,
@@ -221,14 +221,14 @@ static int walk_image(void *ctx, const struct devarchive_image *im,
 			realloc(*w->m, (*w->n + 1) * sizeof(**w->m));
 
 		if (!grown) {
-			err_set(e, "out of memory");
+			err_nomem(e);
 			goto out;
 		}
 		*w->m = grown;
 		grown[*w->n] = (struct devarchive_member){
 			strndup(im->file, im->file_len), im->data, im->len };
 		if (!grown[(*w->n)++].name) {
-			err_set(e, "out of memory");
+			err_nomem(e);
 			goto out;
 		}
 	}
@@ -506,7 +506,7 @@ static int add_targets(struct options *o, const char *list, struct err *e)
 	grown = realloc(o->targets, (o->ntargets + all.n + 1) * sizeof(*grown));
 	if (!grown) {
 		select_free(&all);
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	}
 	o->targets = grown;
 	for (size_t i = 0; i < all.n; i++) {

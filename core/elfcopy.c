@@ -157,7 +157,7 @@ static int write_section_table(const struct copy *c, struct io_out *out,
 	int rc = -1;
 
 	if (!mem || !raw) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < c->n; i++) {
@@ -206,7 +206,7 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 	int rc = -1;
 
 	if (!order)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	if (lay_out(c, order, &shoff, e) < 0 ||
 	    write_headers_ehdr(c, shoff, out, e) < 0)
 		goto out;
@@ -271,7 +271,7 @@ int elfcopy_write(const uint8_t *buf, size_t len,
 	c.holder = malloc(c.s.n * sizeof(*c.holder));
 	if (!c.new_index || !c.tabs || !c.rebuilt || !c.owned || !c.o ||
 	    !c.holder) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < c.s.n; i++)

@@ -28,7 +28,7 @@ int elfcopy_number_sections(struct copy *c,
 		c->new_index[i] = dropped ? 0 : (uint32_t)next++;
 		if (s->type == SHT_SYMTAB && c->new_index[i]) {
 			if (c->symtab)
-				return err_set(e, "more than one symbol table");
+				return err_bad(e, "more than one symbol table");
 			c->symtab = i;
 		}
 		/* The last table is the symbol table's (llvm-objcopy's
@@ -89,19 +89,19 @@ int elfcopy_check_tables(const struct copy *c, struct err *e)
 
 		/* A group is read as 4-byte words. */
 		if (s->type == SHT_GROUP && s->align % 4)
-			return err_set(e, "group section '%s' has alignment "
+			return err_bad(e, "group section '%s' has alignment "
 				       "%llu, not a multiple of 4", s->name,
 				       (unsigned long long)s->align);
 		if (s->type != SHT_SYMTAB && !is_reloc(s))
 			continue;
 		if (s->entsize != table_entsize(c, s))
-			return err_set(e, "section '%s' has sh_entsize %llu, "
+			return err_bad(e, "section '%s' has sh_entsize %llu, "
 				       "not the %llu of its type", s->name,
 				       (unsigned long long)s->entsize,
 				       (unsigned long long)table_entsize(c, s));
 		/* (The symbol table's: elfcopy_plan_strings.) */
 		if (is_reloc(s) && s->size % s->entsize)
-			return err_set(e, "section '%s' has a size %llu that "
+			return err_bad(e, "section '%s' has a size %llu that "
 				       "is not a multiple of %llu", s->name,
 				       (unsigned long long)s->size,
 				       (unsigned long long)s->entsize);
@@ -122,23 +122,23 @@ int elfcopy_plan_strings(struct copy *c, const struct elfcopy_add *add,
 				c->s.sec[i].type == SHT_STRTAB &&
 				!(c->s.sec[i].flags & SHF_ALLOC);
 	if (!c->rebuilt[shstr])
-		return err_set(e, "the section name table '%s' is not a string "
+		return err_bad(e, "the section name table '%s' is not a string "
 			       "table", sec_name(c, shstr));
 	for (size_t i = 1; i < c->s.n; i++)
 		if (c->new_index[i] &&
 		    strtab_add(&c->tabs[shstr], c->s.sec[i].name,
 			       c->s.sec[i].name_len) < 0)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 	for (size_t k = 0; k < nadd; k++)
 		if (strtab_add(&c->tabs[shstr], add[k].name,
 			       strlen(add[k].name)) < 0)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 	if (c->symtab) {
 		const struct elfscan_section *sym = &c->s.sec[c->symtab];
 		size_t entsize = c->s.is64 ? 24 : 16, count;
 
 		if (!sym->link || !c->rebuilt[sym->link])
-			return err_set(e, "the symbol table's string table is "
+			return err_bad(e, "the symbol table's string table is "
 				       "not a string table");
 		count = c->nsyms;
 		for (size_t k = 0; k < count; k++) {
@@ -152,16 +152,16 @@ int elfcopy_plan_strings(struct copy *c, const struct elfcopy_add *add,
 			name = elfscan_string(c->buf, &c->s.sec[sym->link],
 					      off, &name_len);
 			if (!name)
-				return err_set(e, "symbol %zu has a bad name "
+				return err_bad(e, "symbol %zu has a bad name "
 					       "offset %llu", k,
 					       (unsigned long long)off);
 			if (strtab_add(&c->tabs[sym->link], name, name_len) < 0)
-				return err_set(e, "out of memory");
+				return err_nomem(e);
 		}
 	}
 	for (size_t i = 1; i < c->s.n; i++)
 		if (c->rebuilt[i] && strtab_finalize(&c->tabs[i]) < 0)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 	return 0;
 }
 
@@ -220,7 +220,7 @@ int elfcopy_fill_sections(struct copy *c, const struct elfcopy_add *add,
 			struct strtab *t = &c->tabs[i];
 
 			if (!(c->owned[i] = malloc(t->size)))
-				return err_set(e, "out of memory");
+				return err_nomem(e);
 			strtab_write(t, c->owned[i]);
 			o->size = t->size;
 			o->data = c->owned[i];

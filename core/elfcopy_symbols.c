@@ -24,7 +24,7 @@ static int symbol_section(const struct copy *c, size_t k, const uint8_t *p,
 		const struct elfscan_section *x = &c->s.sec[c->xindex];
 
 		if (!c->xindex || x->size / 4 <= k)
-			return err_set(e, "symbol %zu has an extended section "
+			return err_bad(e, "symbol %zu has an extended section "
 				       "index that no table holds", k);
 		i = get_endian(c->buf + x->offset + 4 * k, 4, be);
 	} else if (i == SHN_UNDEF || i >= SHN_LORESERVE) {
@@ -37,7 +37,7 @@ static int symbol_section(const struct copy *c, size_t k, const uint8_t *p,
 						  get_endian(p, 4, be),
 						  &name_len);
 
-		return err_set(e, "symbol '%.*s' is in section %llu, which "
+		return err_bad(e, "symbol '%.*s' is in section %llu, which "
 			       "does not exist", name ? (int)name_len : 0,
 			       name ? name : "", (unsigned long long)i);
 	}
@@ -58,20 +58,20 @@ int elfcopy_plan_symbols(struct copy *c, struct err *e)
 		return 0;
 	sym = &c->s.sec[c->symtab];
 	if (!sym->link || sym->link >= c->s.n)
-		return err_set(e, "the symbol table's string table is not a "
+		return err_bad(e, "the symbol table's string table is not a "
 			       "string table");
 	if (sym->size % entsize)
-		return err_set(e, "the symbol table's size %llu is not a "
+		return err_bad(e, "the symbol table's size %llu is not a "
 			       "multiple of %zu", (unsigned long long)sym->size,
 			       entsize);
 	/* (llvm-objcopy 22 crashes on a table without its null symbol.) */
 	if (!sym->size)
-		return err_set(e, "the symbol table is empty (not even its "
+		return err_bad(e, "the symbol table is empty (not even its "
 			       "null symbol)");
 	c->nsyms = sym->size / entsize;
 	c->sym_new = malloc((c->nsyms ? c->nsyms : 1) * sizeof(*c->sym_new));
 	if (!c->sym_new)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	for (size_t k = 0; k < c->nsyms; k++) {
 		uint64_t shndx;
 
@@ -128,14 +128,14 @@ int elfcopy_rewrite_symbols(struct copy *c, uint32_t *info, uint64_t *size,
 	uint32_t last_local = 0;
 
 	if (!p)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	/* Each kept symbol goes to its new index (elfcopy_plan_symbols), in
 	 * a table of its own: symbols may move either way. */
 	uint8_t *out = malloc(c->nsyms * entsize + 1);
 	uint64_t kept = 0;
 
 	if (!out)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	free(c->owned[c->symtab]);
 	c->owned[c->symtab] = out;
 	for (size_t k = 0; k < c->nsyms; k++, from += entsize) {
@@ -180,7 +180,7 @@ static int renumber(const struct copy *c, uint64_t old, uint64_t *new,
 		    const char *removed_why, struct err *e)
 {
 	if (old >= c->nsyms)
-		return err_set(e, "%s names symbol %llu, which does not exist",
+		return err_bad(e, "%s names symbol %llu, which does not exist",
 			       removed_why, (unsigned long long)old);
 	if (c->sym_new[old] == SYM_REMOVED) {
 		const struct elfscan_section *sym = &c->s.sec[c->symtab];
@@ -222,11 +222,11 @@ int elfcopy_rewrite_relocations(struct copy *c, size_t i, struct err *e)
 		return err_set(e, "section '%s': MIPS64 relocations are not "
 			       "renumbered", r->name);
 	if (r->size % entsize)
-		return err_set(e, "relocation section '%s' has a size %llu that "
+		return err_bad(e, "relocation section '%s' has a size %llu that "
 			       "is not a multiple of %zu", r->name,
 			       (unsigned long long)r->size, entsize);
 	if (!(p = owned_copy(c, i)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	for (uint64_t k = 0; k < r->size; k += entsize) {
 		uint64_t info = get_endian(p + k + word, word, be), sym = 0;
 
@@ -274,7 +274,7 @@ int elfcopy_check_relocation_symbols(const struct copy *c, struct err *e)
 		p = c->buf + r->offset;	/* (not NOBITS: inside the file) */
 		if (r->link && r->link < c->s.n &&
 		    c->s.sec[r->link].type != SHT_SYMTAB)
-			return err_set(e, "Link field value %u in section %s is "
+			return err_bad(e, "Link field value %u in section %s is "
 				       "not a symbol table", r->link, r->name);
 		/* (check_tables: entsize is the type's, size its multiple) */
 		for (uint64_t k = 0; k < r->size; k += r->entsize) {
@@ -285,12 +285,12 @@ int elfcopy_check_relocation_symbols(const struct copy *c, struct err *e)
 			if (!sym)
 				continue;
 			if (!have_symtab)
-				return err_set(e, "'%s': relocation references "
+				return err_bad(e, "'%s': relocation references "
 					       "symbol with index %llu, but "
 					       "there is no symbol table",
 					       r->name, (unsigned long long)sym);
 			if (sym >= nsyms)
-				return err_set(e, "invalid symbol index: %llu",
+				return err_bad(e, "invalid symbol index: %llu",
 					       (unsigned long long)sym);
 		}
 	}
@@ -303,11 +303,11 @@ int elfcopy_rewrite_group(struct copy *c, size_t i, struct err *e)
 	uint8_t *p;
 
 	if (g->size % 4)
-		return err_set(e, "group section '%s' has a size %llu that is "
+		return err_bad(e, "group section '%s' has a size %llu that is "
 			       "not a multiple of 4", g->name,
 			       (unsigned long long)g->size);
 	if (!(p = owned_copy(c, i)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	/* Linkers deduplicate COMDAT groups by signature name; llvm-objcopy
 	 * drops GRP_COMDAT when the signature is a local symbol, taking the
 	 * group to be meant local. */

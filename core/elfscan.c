@@ -18,10 +18,10 @@ static Elf *open_image(const uint8_t *buf, size_t len, struct err *e)
 		return err_set(e, "libelf: %s", elf_errmsg(-1)), NULL;
 	elf = elf_memory((char *)buf, len);
 	if (!elf)
-		return err_set(e, "not a valid ELF file: %s", elf_errmsg(-1)), NULL;
+		return err_bad(e, "not a valid ELF file: %s", elf_errmsg(-1)), NULL;
 	if (elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
-		return err_set(e, "not an ELF file"), NULL;
+		return err_bad(e, "not an ELF file"), NULL;
 	}
 	return elf;
 }
@@ -76,16 +76,16 @@ const char *elfscan_string(const uint8_t *buf, const struct elfscan_section *s,
 static int check_ident(const uint8_t *buf, size_t len, struct err *e)
 {
 	if (!elfscan_is_elf(buf, len))
-		return err_set(e, "not an ELF file");
+		return err_bad(e, "not an ELF file");
 	if (len < EI_NIDENT)
-		return err_set(e, "truncated ELF header (%zu bytes)", len);
+		return err_cut(e, "truncated ELF header (%zu bytes)", len);
 	if (buf[EI_CLASS] != ELFCLASS32 && buf[EI_CLASS] != ELFCLASS64)
-		return err_set(e, "unknown ELF class");
+		return err_bad(e, "unknown ELF class");
 	if (buf[EI_DATA] != ELFDATA2LSB && buf[EI_DATA] != ELFDATA2MSB)
-		return err_set(e, "unknown ELF byte order");
+		return err_bad(e, "unknown ELF byte order");
 	if (len < (buf[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
 					       : sizeof(Elf32_Ehdr)))
-		return err_set(e, "truncated ELF header (%zu bytes)", len);
+		return err_cut(e, "truncated ELF header (%zu bytes)", len);
 	return 0;
 }
 
@@ -98,7 +98,7 @@ static int read_header(struct elfscan *s, Elf *elf, size_t len, size_t *n,
 	size_t shstrndx;
 
 	if (!gelf_getehdr(elf, &eh))
-		return err_set(e, "truncated ELF header");
+		return err_cut(e, "truncated ELF header");
 	s->is64 = gelf_getclass(elf) == ELFCLASS64;
 	s->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	s->e_type = eh.e_type;
@@ -112,9 +112,9 @@ static int read_header(struct elfscan *s, Elf *elf, size_t len, size_t *n,
 		/* Most often a file cut short after its ELF header. */
 		if (eh.e_phoff > len || (uint64_t)eh.e_phnum * eh.e_phentsize >
 					len - eh.e_phoff)
-			return err_set(e, "program header table runs past the "
+			return err_cut(e, "program header table runs past the "
 				       "end of the file");
-		return err_set(e, "bad program header count");
+		return err_bad(e, "bad program header count");
 	}
 	/* libelf reports a table outside the file as "no sections"; say
 	 * what is wrong instead. */
@@ -122,13 +122,13 @@ static int read_header(struct elfscan *s, Elf *elf, size_t len, size_t *n,
 			    (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) *
 			    eh.e_shentsize > len - eh.e_shoff)) ||
 	    elf_getshdrnum(elf, n) < 0)
-		return err_set(e, "section header table runs past the end of "
+		return err_cut(e, "section header table runs past the end of "
 			       "the file");
 	if (*n == 0)
-		return err_set(e, "no section headers");
+		return err_bad(e, "no section headers");
 	if (elf_getshdrstrndx(elf, &shstrndx) < 0 || shstrndx == 0 ||
 	    shstrndx >= *n)
-		return err_set(e, "bad section name table index (e_shstrndx)");
+		return err_bad(e, "bad section name table index (e_shstrndx)");
 	s->shstrndx = shstrndx;
 	return 0;
 }
@@ -143,7 +143,7 @@ static int read_sections(struct elfscan *s, Elf *elf, size_t len,
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
-			return err_set(e, "unreadable section header %zu: %s",
+			return err_bad(e, "unreadable section header %zu: %s",
 				       i, elf_errmsg(-1));
 		*sec = (struct elfscan_section){
 			.index = (uint32_t)i, .type = sh.sh_type,
@@ -156,7 +156,7 @@ static int read_sections(struct elfscan *s, Elf *elf, size_t len,
 		if (i && sh.sh_type != SHT_NOBITS &&
 		    (!names_only || i == s->shstrndx) &&
 		    (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset))
-			return err_set(e, "section %zu runs past the end of the "
+			return err_cut(e, "section %zu runs past the end of the "
 				       "file (offset %llu, size %llu, file %zu "
 				       "bytes)", i,
 				       (unsigned long long)sh.sh_offset,
@@ -172,7 +172,7 @@ static int name_sections(struct elfscan *s, Elf *elf, const uint8_t *buf,
 	const struct elfscan_section *names = &s->sec[s->shstrndx];
 
 	if (names->type == SHT_NOBITS)
-		return err_set(e, "the section name table has no bytes");
+		return err_bad(e, "the section name table has no bytes");
 	for (size_t i = 1; i < s->n; i++) {
 		struct elfscan_section *sec = &s->sec[i];
 		GElf_Shdr sh;
@@ -181,7 +181,7 @@ static int name_sections(struct elfscan *s, Elf *elf, const uint8_t *buf,
 		sec->name = elfscan_string(buf, names, sh.sh_name,
 					   &sec->name_len);
 		if (!sec->name)
-			return err_set(e, "section %zu has a bad name offset "
+			return err_bad(e, "section %zu has a bad name offset "
 				       "%llu", i, (unsigned long long)sh.sh_name);
 		sec->kind = kind_of(sec);
 	}
@@ -204,7 +204,7 @@ static int scan(struct elfscan *s, const uint8_t *buf, size_t len,
 		goto out;
 	s->sec = calloc(n, sizeof(*s->sec));
 	if (!s->sec) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	s->n = n;
@@ -293,12 +293,12 @@ int elfscan_symbols(const uint8_t *buf, size_t len,
 		if (sym->type != SHT_SYMTAB)
 			continue;
 		if (sym->link == 0 || sym->link >= s.n) {
-			err_set(e, "symbol table %zu links to no string table", i);
+			err_bad(e, "symbol table %zu links to no string table", i);
 			goto out;
 		}
 		d = elf_getdata(elf_getscn(elf, i), NULL);
 		if (!d) {
-			err_set(e, "unreadable symbol table: %s", elf_errmsg(-1));
+			err_bad(e, "unreadable symbol table: %s", elf_errmsg(-1));
 			goto out;
 		}
 		for (size_t k = 1; ; k++) {
@@ -317,12 +317,12 @@ int elfscan_symbols(const uint8_t *buf, size_t len,
 			name = elfscan_string(buf, &s.sec[sym->link], st.st_name,
 					 &name_len);
 			if (!name) {
-				err_set(e, "symbol %zu has a bad name offset %u",
+				err_bad(e, "symbol %zu has a bad name offset %u",
 					k, (unsigned)st.st_name);
 				goto out;
 			}
 			if (each(ctx, name, name_len) < 0) {
-				err_set(e, "out of memory");
+				err_nomem(e);
 				goto out;
 			}
 		}

@@ -66,15 +66,15 @@ static int read_headers(const struct elfscan *s, const uint8_t *buf,
 	phnum = (size_t)get_endian(buf + (s->is64 ? 56 : 44), 2, be);
 	if (phnum >= PN_XNUM || g->phentsize < want || g->phoff > len ||
 	    phnum * g->phentsize > len - g->phoff)
-		return err_set(e, "program header table runs past the end of "
+		return err_cut(e, "program header table runs past the end of "
 			       "the file");
 	if (g->phoff < (s->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
-		return err_set(e, "program header table overlaps the ELF "
+		return err_bad(e, "program header table overlaps the ELF "
 			       "header");
 	g->n = phnum;
 	g->v = calloc(g->n + 2, sizeof(*g->v));
 	if (!g->v)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	for (size_t i = 0; i < g->n; i++) {
 		const uint8_t *p = buf + g->phoff + i * g->phentsize;
 		struct elfsegment *seg = &g->v[i];
@@ -95,7 +95,7 @@ static int read_headers(const struct elfscan *s, const uint8_t *buf,
 		}
 		seg->index = (uint32_t)i;
 		if (seg->offset > len || seg->filesz > len - seg->offset)
-			return err_set(e, "program header %zu (offset %llu, "
+			return err_cut(e, "program header %zu (offset %llu, "
 				       "%llu bytes) runs past the end of the "
 				       "file", i, (unsigned long long)seg->offset,
 				       (unsigned long long)seg->filesz);
@@ -128,7 +128,7 @@ int elfsegments_read(const struct elfscan *s, const uint8_t *buf, size_t len,
 	total = g->n + 2;
 	find_parents(g, total);
 	if (!(order = malloc(total * sizeof(*order)))) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < total; i++)
@@ -290,7 +290,7 @@ int elfsegments_write(const struct elfsegments *g, const uint8_t *buf,
 	int rc = -1;
 
 	if (!table || !r) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	/* The program headers as they were, with the offsets moved. */

@@ -70,6 +70,26 @@ int err_code_set(struct err *e, enum err_code code, const char *fmt, ...)
 	return -1;
 }
 
+int err_bad(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, ERR_MALFORMED, 0, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int err_cut(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, ERR_TRUNCATED, 0, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 static int fill_args(struct err *e, enum err_code code, int errnum,
 		     const char *path, const char *fmt, ...)
 {
@@ -176,6 +196,29 @@ int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
 	e->path[0] = 0;
 	render(e);
 	return -1;
+}
+
+const char *err_code_name(enum err_code code)
+{
+	switch (code) {
+	case ERR_OTHER:
+		return "other";
+	case ERR_SYSTEM:
+		return "system";
+	case ERR_TRUNCATED:
+		return "truncated";
+	case ERR_MALFORMED:
+		return "malformed";
+	case ERR_DECOMPRESS:
+		return "decompress";
+	case ERR_NOMEM:
+		return "out-of-memory";
+	case ERR_NOTHING:
+		return "nothing";
+	case ERR_FATAL:
+		return "fatal";
+	}
+	return "other";
 }
 
 int err_at(struct err *e, uint64_t offset)

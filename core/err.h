@@ -14,7 +14,9 @@ enum err_code {
 	ERR_MALFORMED,	/* the data is not of the format it claims */
 	ERR_DECOMPRESS,	/* a codec refused the data */
 	ERR_NOMEM,
-	ERR_NOTHING,	/* nothing of what was asked for is there */
+	ERR_NOTHING,	/* nothing of what was asked for is there (a file
+			 * with no offload code, a kernel list without its
+			 * note) */
 	ERR_FATAL,	/* LLVM's own tool stops here ("LLVM ERROR: <why>") */
 };
 
@@ -61,6 +63,13 @@ int err_set(struct err *e, const char *fmt, ...)
 /* The same with a code. */
 int err_code_set(struct err *e, enum err_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same with ERR_MALFORMED (bad: a value or a structure the format
+ * does not allow) and ERR_TRUNCATED (cut: the data ends before what it
+ * declares), as short as err_set so that a site changes one word. */
+int err_bad(struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int err_cut(struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* A reason in LLVM's own words (see llvm_words). */
 int err_llvm(struct err *e, enum err_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -80,6 +89,10 @@ int err_nomem(struct err *e);
  * in the chain. */
 int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The code's name where a program reads it (ls --json): "other",
+ * "system", "truncated", "malformed", "decompress", "out-of-memory",
+ * "nothing", "fatal". */
+const char *err_code_name(enum err_code code);
 /* Note where in the data e's failure is; returns -1. */
 int err_at(struct err *e, uint64_t offset);
 /* The innermost record e wraps, or e's own fields when it wraps none. */

@@ -56,7 +56,7 @@ int io_scratch_open(struct io_out *o, struct err *e)
 	memset(o, 0, sizeof(*o));
 	o->path = strdup("temporary file");
 	if (!o->path)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	o->scratch = true;
 	o->fd = io_scratch_fd(&dir);
 	if (o->fd < 0)

@@ -92,7 +92,7 @@ static int flush(struct io_out *o, struct err *e)
 static int stage_alloc(struct io_out *o, struct err *e)
 {
 	if (!o->stage && !(o->stage = aligned_alloc(4096, CHUNK)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	return 0;
 }
 

@@ -29,12 +29,12 @@ int select_add(struct select *s, const char *list, struct err *e)
 			return err_set(e, "empty target in '%s'", list);
 		grown = realloc(s->rule, (s->n + 1) * sizeof(*grown));
 		if (!grown)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		s->rule = grown;
 		r = &s->rule[s->n];
 		r->text = strndup(p, len);
 		if (!r->text)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		r->glob = strpbrk(r->text, "*?[") != NULL;
 		r->bundle_id = !r->glob && whole_id(r->text);
 		r->hit = false;

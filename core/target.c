@@ -110,7 +110,7 @@ char *target_standard(const struct target *tg, struct err *e)
 		strcat(out, amdhsa ? "--" : "-");
 		strcat(out, tg->tid);
 	} else {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 	}
 	free(norm);
 	return out;

@@ -355,7 +355,7 @@ char *triple_normalize(const char *s, size_t len, int form, struct err *e)
 		goto nomem;
 	goto out;
 nomem:
-	err_code_set(e, ERR_NOMEM, "out of memory");
+	err_nomem(e);
 out:
 	free(android);
 	free(c.v);

@@ -91,7 +91,7 @@ int uri_parse(const char *s, struct uri *u, struct err *e)
 		return err_set(e, "no file name");
 	u->path = malloc(plen + 1);
 	if (!u->path)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	for (size_t i = 0; i < plen; i++) {
 		if (path[i] == '%') {
 			int hi = i + 2 < plen ? hex(path[i + 1]) : -1;

@@ -123,7 +123,7 @@ static int index_symbols(struct co *c, struct err *e)
 				continue;
 			v = realloc(c->symvals, (count + 1) * sizeof(*v));
 			if (!v || strmap_set(&c->syms, name, nlen, count) < 0)
-				return err_code_set(e, ERR_NOMEM, "out of memory");
+				return err_nomem(e);
 			c->symvals = v;
 			v[count++] = get_le(sym + 8, 8);
 		}
@@ -165,7 +165,7 @@ static int read_kd(struct co *c, const char *symbol, struct kernel *k,
 		k->kd.properties = (uint16_t)get_le(p + 56, 2);
 		return 0;
 	}
-	return err_code_set(e, ERR_TRUNCATED, "descriptor %.200s at 0x%llx is "
+	return err_code_set(e, ERR_MALFORMED, "descriptor %.200s at 0x%llx is "
 			    "in no section of the file", symbol,
 			    (unsigned long long)addr);
 }
@@ -339,7 +339,7 @@ static int read_metadata(struct co *c, const uint8_t *desc, size_t dlen,
 	l->v = calloc(ks->via.array.size ? ks->via.array.size : 1,
 		      sizeof(*l->v));
 	if (!l->v) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (uint32_t i = 0; i < ks->via.array.size; i++)

@@ -132,7 +132,7 @@ static int raw_name(const struct ar_reader *r, size_t at, const uint8_t **raw,
 
 	if (r->kind == AR_BSD || r->kind == AR_DARWIN64) {
 		if (f[0] == ' ')
-			return err_set(e, MALFORMED "name contains a leading "
+			return err_bad(e, MALFORMED "name contains a leading "
 				       "space for archive member header at "
 				       "offset %zu)", at);
 		stop = ' ';
@@ -157,7 +157,7 @@ static int member_name(const struct ar_reader *r, size_t at, uint64_t avail,
 	char s[SHOW_MAX];
 
 	if (avail < NAME_LEN)
-		return err_set(e, MALFORMED "archive header truncated before "
+		return err_cut(e, MALFORMED "archive header truncated before "
 			       "the name field for archive member header at "
 			       "offset %zu)", at);
 	if (raw_name(r, at, &raw, &raw_len, e) < 0)
@@ -171,13 +171,13 @@ static int member_name(const struct ar_reader *r, size_t at, uint64_t avail,
 			return 0;
 		digits = rtrim(raw + 1, raw_len - 1, ' ');
 		if (!parse_uint(raw + 1, digits, 10, &v))
-			return err_set(e, MALFORMED "long name offset "
+			return err_bad(e, MALFORMED "long name offset "
 				       "characters after the '/' are not all "
 				       "decimal numbers: '%s' for archive member "
 				       "header at offset %zu)",
 				       show(s, raw + 1, digits, ESCAPED), at);
 		if (v >= r->strtab_len)
-			return err_set(e, MALFORMED "long name offset %" PRIu64
+			return err_bad(e, MALFORMED "long name offset %" PRIu64
 				       " past the end of the string table for "
 				       "archive member header at offset %zu)",
 				       v, at);
@@ -188,7 +188,7 @@ static int member_name(const struct ar_reader *r, size_t at, uint64_t avail,
 			size_t end = nl ? (size_t)(nl - table) : 0;
 
 			if (!nl || end < 1 || table[end - 1] != '/')
-				return err_set(e, MALFORMED "string table at "
+				return err_bad(e, MALFORMED "string table at "
 					       "long name offset %" PRIu64
 					       " not terminated)", v);
 			*name = (const char *)table + v;
@@ -202,7 +202,7 @@ static int member_name(const struct ar_reader *r, size_t at, uint64_t avail,
 						    r->strtab_len - v);
 
 			if (!nul)
-				return err_set(e, MALFORMED "string table at "
+				return err_bad(e, MALFORMED "string table at "
 					       "long name offset %" PRIu64
 					       " not terminated)", v);
 			*name = (const char *)table + v;
@@ -213,13 +213,13 @@ static int member_name(const struct ar_reader *r, size_t at, uint64_t avail,
 	if (starts(raw, raw_len, "#1/")) {
 		digits = rtrim(raw + 3, raw_len - 3, ' ');
 		if (!parse_uint(raw + 3, digits, 10, &v))
-			return err_set(e, MALFORMED "long name length characters"
+			return err_bad(e, MALFORMED "long name length characters"
 				       " after the #1/ are not all decimal "
 				       "numbers: '%s' for archive member header "
 				       "at offset %zu)",
 				       show(s, raw + 3, digits, ESCAPED), at);
 		if (avail < AR_HEADER_LEN || v > avail - AR_HEADER_LEN)
-			return err_set(e, MALFORMED "long name length: %" PRIu64
+			return err_cut(e, MALFORMED "long name length: %" PRIu64
 				       " extends past the end of the member or "
 				       "archive for archive member header at "
 				       "offset %zu)", v, at);
@@ -262,11 +262,11 @@ static int read_header(const struct ar_reader *r, size_t at, struct hdr *h,
 	memset(h, 0, sizeof(*h));
 	h->at = at;
 	if (avail < AR_HEADER_LEN)
-		return err_set(e, MALFORMED "remaining size of archive too "
+		return err_cut(e, MALFORMED "remaining size of archive too "
 			       "small for next archive member header %s)",
 			       where(r, at, avail, "for ", w));
 	if (f[TERM_AT] != '`' || f[TERM_AT + 1] != '\n')
-		return err_set(e, MALFORMED "terminator characters in archive "
+		return err_bad(e, MALFORMED "terminator characters in archive "
 			       "member \"%s\" not the correct \"`\\n\" values "
 			       "for the archive member header %s)",
 			       show(s, f + TERM_AT, 2, ESCAPED),
@@ -278,7 +278,7 @@ static int read_header(const struct ar_reader *r, size_t at, struct hdr *h,
 		  !is(h->raw, h->raw_len, "/SYM64/");
 	digits = rtrim(f + SIZE_AT, SIZE_LEN, ' ');
 	if (!parse_uint(f + SIZE_AT, digits, 10, &h->size))
-		return err_set(e, MALFORMED "characters in size field in "
+		return err_bad(e, MALFORMED "characters in size field in "
 			       "archive member header are not all decimal "
 			       "numbers: '%s' for the archive member header at "
 			       "offset %zu)", show(s, f + SIZE_AT, digits, RAW),
@@ -289,7 +289,7 @@ static int read_header(const struct ar_reader *r, size_t at, struct hdr *h,
 
 		digits = rtrim(h->raw + 3, h->raw_len - 3, ' ');
 		if (!parse_uint(h->raw + 3, digits, 10, &name_len))
-			return err_set(e, MALFORMED "long name length characters"
+			return err_bad(e, MALFORMED "long name length characters"
 				       " after the #1/ are not all decimal "
 				       "numbers: '%s' for archive member header "
 				       "at offset %zu)",
@@ -297,7 +297,7 @@ static int read_header(const struct ar_reader *r, size_t at, struct hdr *h,
 		/* A thin member's next header follows its own: the name
 		 * bytes LLVM would skip would overlap it. */
 		if (h->thin)
-			return err_set(e, MALFORMED "a BSD long name in a thin "
+			return err_bad(e, MALFORMED "a BSD long name in a thin "
 				       "archive for archive member header at "
 				       "offset %zu)", at);
 		/* Checked against the size by member_name. */
@@ -325,7 +325,7 @@ static int member_end(const struct ar_reader *r, const struct hdr *h,
 
 	n += n & 1;
 	if (n > r->len - h->at)
-		return err_set(e, MALFORMED "offset to next archive member "
+		return err_cut(e, MALFORMED "offset to next archive member "
 			       "past the end of the archive after member %s)",
 			       where(r, h->at, span(r, h), "", w));
 	*next = h->at + (size_t)n;
@@ -372,7 +372,7 @@ static int bsd_symtab(struct ar_reader *r, const struct hdr *h, size_t at,
 	int more;
 
 	if (h->thin)
-		return err_set(e, MALFORMED "a thin archive's symbol table "
+		return err_bad(e, MALFORMED "a thin archive's symbol table "
 			       "cannot be an outside file)");
 	if ((more = step(r, h, &at, e)) < 0)
 		return -1;
@@ -455,9 +455,9 @@ int ar_open(struct ar_reader *r, const uint8_t *buf, size_t len,
 	if (len >= AR_MAGIC_LEN && !memcmp(buf, AR_THIN_MAGIC, AR_MAGIC_LEN))
 		r->thin = true;
 	else if (len >= AR_MAGIC_LEN && !memcmp(buf, "<bigaf>\n", AR_MAGIC_LEN))
-		return err_set(e, "AIX big archives are not supported");
+		return err_bad(e, "AIX big archives are not supported");
 	else if (len < AR_MAGIC_LEN || memcmp(buf, AR_MAGIC, AR_MAGIC_LEN))
-		return err_set(e, "file too small to be an archive");
+		return err_cut(e, "file too small to be an archive");
 	if (len == AR_MAGIC_LEN)
 		return 0;
 
@@ -485,7 +485,7 @@ int ar_open(struct ar_reader *r, const uint8_t *buf, size_t len,
 		return 0;
 	}
 	if (!is(h.raw, h.raw_len, "/"))
-		return err_set(e, "Invalid data was encountered while parsing "
+		return err_bad(e, "Invalid data was encountered while parsing "
 			       "the file");
 	return open_coff(r, &h, at, e);
 }
@@ -521,7 +521,7 @@ static int number_field(const struct ar_member *m, const uint8_t *f,
 		return 0;
 	}
 	if (!parse_uint(f, n, radix, out))
-		return err_set(e, MALFORMED "characters in %s field in archive "
+		return err_bad(e, MALFORMED "characters in %s field in archive "
 			       "member header are not all %s numbers: '%s' "
 			       "for the archive member header at offset %"
 			       PRIu64 ")", what, radix == 8 ? "octal" :
@@ -536,7 +536,7 @@ int ar_member_attrs(const struct ar_reader *r, const struct ar_member *m,
 	uint64_t uid, gid, mode;
 
 	if (m->header > r->len || r->len - m->header < AR_HEADER_LEN)
-		return err_set(e, "archive member header at offset %" PRIu64
+		return err_cut(e, "archive member header at offset %" PRIu64
 			       " is not inside the archive", m->header);
 	f = r->buf + m->header;
 	if (number_field(m, f + DATE_AT, DATE_LEN, 10, "LastModified", false,
@@ -574,18 +574,18 @@ static int gnu_symbols(const uint8_t *t, size_t len, unsigned w,
 	int rc;
 
 	if (len < w)
-		return err_set(e, BADSYM "%zu bytes cannot hold its count",
+		return err_cut(e, BADSYM "%zu bytes cannot hold its count",
 			       len);
 	count = get_be(t, w);
 	if (count > (len - w) / w)
-		return err_set(e, BADSYM "%" PRIu64 " symbols do not fit in "
+		return err_cut(e, BADSYM "%" PRIu64 " symbols do not fit in "
 			       "%zu bytes", count, len);
 	pos = w + (size_t)count * w;
 	for (uint64_t i = 0; i < count; i++) {
 		const uint8_t *nul = memchr(t + pos, '\0', len - pos);
 
 		if (!nul)
-			return err_set(e, BADSYM "the name of symbol %" PRIu64
+			return err_cut(e, BADSYM "the name of symbol %" PRIu64
 				       " runs past its end", i);
 		rc = each(ctx, (const char *)t + pos, (size_t)(nul - (t + pos)),
 			  get_be(t + w + i * w, w));
@@ -606,13 +606,13 @@ static int bsd_symbols(const uint8_t *t, size_t len, unsigned w,
 	int rc;
 
 	if (len < w)
-		return err_set(e, BADSYM "%zu bytes cannot hold its size",
+		return err_cut(e, BADSYM "%zu bytes cannot hold its size",
 			       len);
 	bytes = get_le(t, w);
 	count = bytes / (2 * w);
 	if (count > (len - w) / (2 * w) ||
 	    len - w - count * 2 * w < w)
-		return err_set(e, BADSYM "%" PRIu64 " symbols do not fit in "
+		return err_cut(e, BADSYM "%" PRIu64 " symbols do not fit in "
 			       "%zu bytes", count, len);
 	names = w + (size_t)count * 2 * w;
 	names_len = get_le(t + names, w);
@@ -626,7 +626,7 @@ static int bsd_symbols(const uint8_t *t, size_t len, unsigned w,
 		nul = strx < names_len ?
 		      memchr(t + names + strx, '\0', names_len - strx) : NULL;
 		if (!nul)
-			return err_set(e, BADSYM "the name of symbol %" PRIu64
+			return err_bad(e, BADSYM "the name of symbol %" PRIu64
 				       " is not inside its string table", i);
 		rc = each(ctx, (const char *)t + names + strx,
 			  (size_t)(nul - (t + names + strx)),
@@ -648,13 +648,13 @@ static int coff_symbols(const uint8_t *t, size_t len, ar_symbol_fn *each,
 
 	if (len < 4 || (members = get_le(t, 4)) > (len - 4) / 4 ||
 	    len - 4 - members * 4 < 4)
-		return err_set(e, BADSYM "the member table does not fit in "
+		return err_cut(e, BADSYM "the member table does not fit in "
 			       "%zu bytes", len);
 	pos = 4 + (size_t)members * 4;
 	count = get_le(t + pos, 4);
 	pos += 4;
 	if (count > (len - pos) / 2)
-		return err_set(e, BADSYM "%" PRIu64 " symbols do not fit in "
+		return err_cut(e, BADSYM "%" PRIu64 " symbols do not fit in "
 			       "%zu bytes", count, len);
 	{
 		size_t index = pos;
@@ -665,11 +665,11 @@ static int coff_symbols(const uint8_t *t, size_t len, ar_symbol_fn *each,
 			const uint8_t *nul = memchr(t + pos, '\0', len - pos);
 
 			if (!k || k > members)
-				return err_set(e, BADSYM "symbol %" PRIu64
+				return err_bad(e, BADSYM "symbol %" PRIu64
 					       " names member %" PRIu64 " of %"
 					       PRIu64, i, k, members);
 			if (!nul)
-				return err_set(e, BADSYM "the name of symbol %"
+				return err_cut(e, BADSYM "the name of symbol %"
 					       PRIu64 " runs past its end", i);
 			rc = each(ctx, (const char *)t + pos,
 				  (size_t)(nul - (t + pos)),
@@ -728,7 +728,7 @@ static int symbol_points_at_member(void *ctx, const char *name, size_t len,
 	}
 	if (lo < h->n && h->at[lo] == member)
 		return 0;
-	return err_set(h->e, BADSYM "symbol '%s' points at offset %" PRIu64
+	return err_bad(h->e, BADSYM "symbol '%s' points at offset %" PRIu64
 		       ", which is no member's header", show(s, name, len, RAW),
 		       member);
 }
@@ -755,7 +755,7 @@ int ar_validate(const uint8_t *buf, size_t len, struct err *e)
 			cap = cap ? 2 * cap : 64;
 			p = realloc(h.at, cap * sizeof(*h.at));
 			if (!p) {
-				rc = err_set(e, "out of memory");
+				rc = err_nomem(e);
 				break;
 			}
 			h.at = p;

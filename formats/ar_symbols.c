@@ -241,7 +241,7 @@ int ar_member_symbols(const uint8_t *buf, size_t len, struct ar_symlist *l,
 	}
 	if (rc) {
 		if (c.out_of_memory)
-			err_set(e, "out of memory");
+			err_nomem(e);
 		ar_symlist_free(l);
 		return rc == AR_SYMBOLS_UNSUPPORTED ? rc : -1;
 	}

@@ -410,7 +410,7 @@ static int lay_out(struct layout *l, struct err *e)
 			return err_set(e, "File %.*s exceeds size limit", shown,
 				       m->name);
 		if (name_field(l, i, h) < 0)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		if (!header_rest(h, l->det ? 0 : m->mtime, l->det ? 0 : m->uid,
 				 l->det ? 0 : m->gid, l->det ? 0644 : m->mode,
 				 l->size[i]))
@@ -441,22 +441,22 @@ static int symbol_table(const struct layout *l, struct bytes *t,
 		return err_set(e, "the symbol table's header does not fit");
 	put_be(word, l->nsyms, width);
 	if (append(t, h, sizeof(h)) || append(t, word, width))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	/* 32-bit offsets are truncated, as LLVM does when told by
 	 * SYM64_THRESHOLD to keep them past 4 GiB. */
 	for (size_t i = 0; i < l->n; i++) {
 		put_be(word, headers + l->pos[i], width);
 		for (size_t k = 0; k < l->kept[i]; k++)
 			if (append(t, word, width))
-				return err_set(e, "out of memory");
+				return err_nomem(e);
 	}
 	if (append(t, l->symnames.p, l->symnames.len))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	/* A symbolic member without symbols still gets a table: LLVM fills
 	 * the names with three NULs (for old Solaris tools). */
 	if ((fill && append(t, filler, sizeof(filler))) ||
 	    (t->len & 1 && append(t, filler, 1)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	return 0;
 }
 
@@ -494,7 +494,7 @@ static int write_out(struct wbuf *w, const struct layout *l,
 		if (!header_rest(h, l->det ? 0 : (int64_t)now, 0, 0, 0, size) ||
 		    write_ec(&b, h, size, &l->ec) < 0) {
 			free(b.p);
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		}
 		rc = put(w, b.p, b.len, e);
 		free(b.p);
@@ -651,7 +651,7 @@ int ar_write(struct io_out *o, const struct ar_new_member *m, size_t n,
 	goto out;
 
 nomem:
-	err_set(e, "out of memory");
+	err_nomem(e);
 out:
 	layout_free(&l);
 	free(symtab.p);

@@ -89,7 +89,7 @@ static int get_str(const struct bitcode_symtab *t, const uint8_t *at,
 	uint32_t size = (uint32_t)get_le(at + 4, 4);
 
 	if (off > t->strtab_len || size > t->strtab_len - off)
-		return err_set(e, "IR symbol table: %s (%" PRIu32 " bytes at %"
+		return err_cut(e, "IR symbol table: %s (%" PRIu32 " bytes at %"
 			       PRIu32 ") is not inside the %zu-byte string "
 			       "table", what, size, off, t->strtab_len);
 	*s = (const char *)t->strtab + off;
@@ -117,7 +117,7 @@ static int find_blobs(struct bitstream *b, struct bitcode_symtab *t,
 		if (bs_read(b, 2, &id, e) < 0)
 			return -1;
 		if (id == BS_END_BLOCK)
-			return err_set(e, "Malformed block");
+			return err_bad(e, "Malformed block");
 		if (id == BS_DEFINE_ABBREV) {
 			if (bs_define_abbrev(b, &top, e) < 0)
 				return -1;
@@ -144,13 +144,13 @@ static int find_blobs(struct bitstream *b, struct bitcode_symtab *t,
 			if (id != BS_ENTER_SUBBLOCK ||
 			    bs_vbr(b, 8, &block, e) < 0 ||
 			    block != BLOCK_MODULE)
-				return err_set(e, "Malformed block");
+				return err_bad(e, "Malformed block");
 		}
 		if (block == BLOCK_MODULE) {
 			if (bs_skip_block(b, e) < 0)
 				return -1;
 			if (t->modules == UINT32_MAX)
-				return err_set(e, "too many modules");
+				return err_bad(e, "too many modules");
 			t->modules++;
 		} else if (block == BLOCK_SYMTAB) {
 			if (read_blob_block(b, &blob, &n, e) < 0)
@@ -194,20 +194,20 @@ int bitcode_open_stream(const uint8_t *buf, size_t len, struct bitstream *b,
 	size_t start = 0, size = len;
 
 	if (len & 3)
-		return err_set(e, "Invalid bitcode signature");
+		return err_bad(e, "Invalid bitcode signature");
 	if (len >= 4 && !memcmp(buf, "\xde\xc0\x17\x0b", 4)) {
 		/* Wrapper: magic, version, offset, size, CPU type. */
 		if (len < 16)
-			return err_set(e, "Invalid bitcode wrapper header");
+			return err_bad(e, "Invalid bitcode wrapper header");
 		start = (uint32_t)get_le(buf + 8, 4);
 		size = (uint32_t)get_le(buf + 12, 4);
 		if (start > len || size > len - start)
-			return err_set(e, "Invalid bitcode wrapper header");
+			return err_bad(e, "Invalid bitcode wrapper header");
 	}
 	if (size < 4)
-		return err_set(e, "file too small to contain bitcode header");
+		return err_cut(e, "file too small to contain bitcode header");
 	if (memcmp(buf + start, "BC\xc0\xde", 4))
-		return err_set(e, "file doesn't start with bitcode header");
+		return err_bad(e, "file doesn't start with bitcode header");
 	b->p = buf + start;
 	b->len = (uint64_t)size * 8;
 	b->pos = 32;
@@ -240,7 +240,7 @@ int bitcode_symtab_open(struct bitcode_symtab *t, const uint8_t *buf,
 		return unsupported(e, "bitcode without a string table after "
 				   "its IR symbol table");
 	if (t->symtab_len < HDR_SIZE)
-		return err_set(e, "IR symbol table of %zu bytes: too small for "
+		return err_cut(e, "IR symbol table of %zu bytes: too small for "
 			       "its header", t->symtab_len);
 	t->version = (uint32_t)get_le(t->symtab + HDR_VERSION, 4);
 	if (t->version > MAX_VERSION)
@@ -249,7 +249,7 @@ int bitcode_symtab_open(struct bitcode_symtab *t, const uint8_t *buf,
 	off = (uint32_t)get_le(t->symtab + HDR_MODULES, 4);
 	n = (uint32_t)get_le(t->symtab + HDR_MODULES + 4, 4);
 	if (off > t->symtab_len || n > (t->symtab_len - off) / MODULE_SIZE)
-		return err_set(e, "IR symbol table: %" PRIu32 " modules do not "
+		return err_cut(e, "IR symbol table: %" PRIu32 " modules do not "
 			       "fit in its %zu bytes", n, t->symtab_len);
 	if (n != t->modules)
 		return unsupported(e, "IR symbol table covers %" PRIu32 " of %"
@@ -258,7 +258,7 @@ int bitcode_symtab_open(struct bitcode_symtab *t, const uint8_t *buf,
 	off = (uint32_t)get_le(t->symtab + HDR_SYMBOLS, 4);
 	n = (uint32_t)get_le(t->symtab + HDR_SYMBOLS + 4, 4);
 	if (off > t->symtab_len || n > (t->symtab_len - off) / SYMBOL_SIZE)
-		return err_set(e, "IR symbol table: %" PRIu32 " symbols do not "
+		return err_cut(e, "IR symbol table: %" PRIu32 " symbols do not "
 			       "fit in its %zu bytes", n, t->symtab_len);
 	t->syms_at = off;
 	t->nsyms = n;

@@ -18,10 +18,10 @@ static int grow(void *vp, size_t *cap, size_t n, size_t size, struct err *e)
 		return 0;
 	ncap = *cap ? 2 * *cap : 16;
 	if (ncap > SIZE_MAX / size)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	p = realloc(*v, ncap * size);
 	if (!p)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	*v = p;
 	*cap = ncap;
 	return 0;
@@ -86,7 +86,7 @@ int bce_enter(struct reader *r, uint64_t id, struct block *blk)
 {
 	blk->a = malloc(sizeof(*blk->a));
 	if (!blk->a)
-		return err_set(r->e, "out of memory");
+		return err_nomem(r->e);
 	bs_block_abbrevs(r->info, id, blk->a);
 	return bs_enter_block(&r->b, &blk->width, &blk->end, r->e);
 }
@@ -97,7 +97,7 @@ int bce_leave(struct reader *r, const struct block *blk)
 {
 	bs_align32(&r->b);
 	if (r->b.pos != blk->end)
-		return err_set(r->e, "a block ends at bit %" PRIu64 ", its "
+		return err_bad(r->e, "a block ends at bit %" PRIu64 ", its "
 			       "length says at %" PRIu64, r->b.pos, blk->end);
 	return 0;
 }
@@ -213,11 +213,11 @@ static int read_wanted(struct reader *r, const struct bs_abbrevs *a,
 
 	/* Pass 1 counted the operands: exactly this many bytes. */
 	if (n > (SIZE_MAX - 1) / f.size)
-		return err_set(r->e, "a constant of %" PRIu64 " elements", n);
+		return err_bad(r->e, "a constant of %" PRIu64 " elements", n);
 	w->len = (size_t)n * f.size + (v->code == CST_CSTRING);
 	w->data = calloc(1, w->len ? w->len : 1);
 	if (!w->data)
-		return err_set(r->e, "out of memory");
+		return err_nomem(r->e);
 	rec->skim = false;
 	rc = bs_read_record(&r->b, a, id, rec, fill_op, &f, r->e);
 	rec->skim = true;
@@ -231,7 +231,7 @@ static int read_wanted(struct reader *r, const struct bs_abbrevs *a,
 		return 0;
 	}
 	if (rc > 0 || (rc == 0 && rec->nops != n))
-		return err_set(r->e, "constant %" PRIu64 " changed between "
+		return err_bad(r->e, "constant %" PRIu64 " changed between "
 			       "two readings", w->value);
 	return rc;
 }
@@ -258,7 +258,7 @@ int bce_read_constants(struct reader *r)
 		}
 		if (rec.code == CST_SETTYPE) {
 			if (rec.nops < 1) {
-				err_set(r->e, "SETTYPE without a type");
+				err_bad(r->e, "SETTYPE without a type");
 				goto out;
 			}
 			type = rec.op[0];
@@ -315,14 +315,14 @@ static int read_named(struct reader *r, const struct block *blk, bool ours)
 	if (bs_read(&r->b, blk->width, &id, r->e) < 0)
 		return -1;
 	if (id != BS_UNABBREV_RECORD && id < 4)
-		return err_set(r->e, "METADATA_NAME not followed by "
+		return err_bad(r->e, "METADATA_NAME not followed by "
 			       "METADATA_NAMED_NODE");
 	rc = bs_read_record(&r->b, blk->a, id, &rec, ours ? named_op : NULL, r,
 			    r->e);
 	if (rc)
-		return rc < 0 ? -1 : err_set(r->e, "out of memory");
+		return rc < 0 ? -1 : err_nomem(r->e);
 	if (rec.code != MD_NAMED_NODE)
-		return err_set(r->e, "METADATA_NAME not followed by "
+		return err_bad(r->e, "METADATA_NAME not followed by "
 			       "METADATA_NAMED_NODE");
 	return 0;
 }
@@ -335,27 +335,27 @@ static int read_strings(struct reader *r, const struct bs_record *rec)
 	uint64_t count, offset, at, n;
 
 	if (rec->nops != 2 || !rec->blob)
-		return err_set(r->e, "Invalid record: metadata strings layout");
+		return err_bad(r->e, "Invalid record: metadata strings layout");
 	count = rec->op[0];
 	offset = rec->op[1];
 	if (!count)
-		return err_set(r->e, "Invalid record: metadata strings with "
+		return err_bad(r->e, "Invalid record: metadata strings with "
 			       "no strings");
 	if (offset > rec->blob_len)
-		return err_set(r->e, "Invalid record: metadata strings corrupt "
+		return err_bad(r->e, "Invalid record: metadata strings corrupt "
 			       "offset");
 	/* Every length takes 6 bits at least. */
 	if (count > offset * 8 / 6)
-		return err_set(r->e, "Invalid record: metadata strings bad "
+		return err_bad(r->e, "Invalid record: metadata strings bad "
 			       "length");
 	lens = (struct bitstream){ rec->blob, offset * 8, 0 };
 	at = offset;
 	for (uint64_t i = 0; i < count; i++) {
 		if (bs_vbr(&lens, 6, &n, r->e) < 0)
-			return err_set(r->e, "Invalid record: metadata strings "
+			return err_bad(r->e, "Invalid record: metadata strings "
 				       "bad length");
 		if (n > rec->blob_len - at)
-			return err_set(r->e, "Invalid record: metadata strings "
+			return err_cut(r->e, "Invalid record: metadata strings "
 				       "truncated chars");
 		if (add_md(r, (struct md){ MD_K_STRING, n == sizeof(SECTION) - 1 &&
 			   !memcmp(rec->blob + at, SECTION, n), 0, 0, 0 }) < 0)
@@ -397,7 +397,7 @@ int bce_read_metadata(struct reader *r)
 			continue;
 		case MD_VALUE:
 			if (rec.nops != 2) {
-				err_set(r->e, "Invalid record: a metadata value "
+				err_bad(r->e, "Invalid record: a metadata value "
 					"of %" PRIu64 " operands", rec.nops);
 				goto out;
 			}

@@ -92,7 +92,7 @@ static int read_module(struct reader *r, uint64_t at)
 			break;
 		case MODULE_GLOBALVAR:
 			if (rec.nops < off + 6) {
-				err_set(r->e, "Invalid record: a global variable "
+				err_bad(r->e, "Invalid record: a global variable "
 					"of %" PRIu64 " fields", rec.nops);
 				goto out;
 			}
@@ -130,7 +130,7 @@ static int find_module(struct bitstream *b, uint64_t *at, struct err *e)
 	int rc = -1;
 
 	if (!top)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	top->n = 0;
 	/* LLVM stops where no module could fit any more: tools such as
 	 * Apple's ar leave padding at the end. */
@@ -138,7 +138,7 @@ static int find_module(struct bitstream *b, uint64_t *at, struct err *e)
 		if (bs_read(b, 2, &id, e) < 0)
 			goto out;
 		if (id == BS_END_BLOCK) {
-			err_set(e, "Malformed block");
+			err_bad(e, "Malformed block");
 			goto out;
 		}
 		if (id == BS_DEFINE_ABBREV) {
@@ -159,7 +159,7 @@ static int find_module(struct bitstream *b, uint64_t *at, struct err *e)
 			goto out;
 	}
 	if (modules != 1) {
-		err_set(e, modules ? "bitcode of %" PRIu64 " modules (LLVM "
+		err_bad(e, modules ? "bitcode of %" PRIu64 " modules (LLVM "
 			"reads a single one)" : "bitcode without a module",
 			modules);
 		goto out;
@@ -178,14 +178,14 @@ static int resolve(struct reader *r)
 	r->order = calloc(r->nnamed + 1, sizeof(*r->order));
 	r->want = calloc(r->nnamed + 1, sizeof(*r->want));
 	if (!r->order || !r->want)
-		return err_set(r->e, "out of memory");
+		return err_nomem(r->e);
 	for (size_t i = 0; i < r->nnamed; i++) {
 		const struct md *node, *str, *gv;
 		const struct value *var, *init;
 		uint64_t id = r->named[i];
 
 		if (id >= r->nmd || r->md[id].kind != MD_K_NODE)
-			return err_set(r->e, "!%s: its operand %zu is not a "
+			return err_bad(r->e, "!%s: its operand %zu is not a "
 				       "node", NAMED, i);
 		node = &r->md[id];
 		/* Operands are IDs + 1; 0 is null (LLVM 22 dies on a null
@@ -193,7 +193,7 @@ static int resolve(struct reader *r)
 		if (node->nops < 2)
 			continue;
 		if (!node->b || node->b > r->nmd || node->a > r->nmd)
-			return err_set(r->e, "!%s: its node %zu has a null or "
+			return err_bad(r->e, "!%s: its node %zu has a null or "
 				       "undefined second operand", NAMED, i);
 		str = &r->md[node->b - 1];
 		if (!node->a || str->kind != MD_K_STRING || !str->section)
@@ -202,18 +202,18 @@ static int resolve(struct reader *r)
 		if (gv->kind != MD_K_VALUE)
 			continue;
 		if (gv->b >= r->nval)
-			return err_set(r->e, "!%s: its node %zu refers to value "
+			return err_bad(r->e, "!%s: its node %zu refers to value "
 				       "%" PRIu64 ", of %zu", NAMED, i, gv->b,
 				       r->nval);
 		var = &r->val[gv->b];
 		if (var->kind != VAL_GLOBALVAR)
 			continue;
 		if (!var->init)
-			return err_set(r->e, "!%s: its node %zu names a global "
+			return err_bad(r->e, "!%s: its node %zu names a global "
 				       "variable without an initializer", NAMED,
 				       i);
 		if (var->init - 1 >= r->nval)
-			return err_set(r->e, "global variable %" PRIu64 ": its "
+			return err_bad(r->e, "global variable %" PRIu64 ": its "
 				       "initializer is value %" PRIu64 ", of "
 				       "%zu", gv->b, var->init - 1, r->nval);
 		init = &r->val[var->init - 1];
@@ -226,7 +226,7 @@ static int resolve(struct reader *r)
 	/* Each constant once, sorted, with how often it is named. */
 	sorted = calloc(r->norder + 1, sizeof(*sorted));
 	if (!sorted)
-		return err_set(r->e, "out of memory");
+		return err_nomem(r->e);
 	memcpy(sorted, r->order, r->norder * sizeof(*sorted));
 	qsort(sorted, r->norder, sizeof(*sorted), by_value);
 	for (size_t i = 0; i < r->norder; i++) {
@@ -268,7 +268,7 @@ int bitcode_embedded_places(const uint8_t *buf, size_t len,
 		return -1;
 	r.info = malloc(sizeof(*r.info));
 	if (!r.info) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	if (read_module(&r, module) < 0 || resolve(&r) < 0)
@@ -289,7 +289,7 @@ int bitcode_embedded_places(const uint8_t *buf, size_t len,
 		else if ((data = malloc(w->len ? w->len : 1)) != NULL)
 			memcpy(data, w->data, w->len);
 		if (!data) {
-			rc = err_set(e, "out of memory");
+			rc = err_nomem(e);
 			break;
 		}
 		at = (struct bitcode_place){

@@ -16,7 +16,7 @@ int bs_read(struct bitstream *b, unsigned n, uint64_t *v, struct err *e)
 
 	*v = 0;
 	if (n > b->len - b->pos)
-		return err_set(e, ENDS "a record (bit %" PRIu64 ")", b->pos);
+		return err_cut(e, ENDS "a record (bit %" PRIu64 ")", b->pos);
 	while (got < n) {
 		unsigned off = (unsigned)(b->pos & 7);
 		unsigned take = 8 - off < n - got ? 8 - off : n - got;
@@ -46,7 +46,7 @@ int bs_vbr(struct bitstream *b, unsigned n, uint64_t *v, struct err *e)
 			break;
 		shift += n - 1;
 		if (shift >= 64)
-			return err_set(e, "unterminated VBR at bit %" PRIu64,
+			return err_cut(e, "unterminated VBR at bit %" PRIu64,
 				       b->pos);
 	}
 	*v = r;
@@ -72,16 +72,16 @@ int bs_define_abbrev(struct bitstream *b, struct bs_abbrevs *a, struct err *e)
 	if (bs_vbr(b, 5, &nops, e) < 0)
 		return -1;
 	if (a && a->n == BS_MAX_ABBREVS)
-		return err_set(e, "more than %d abbreviations in a block",
+		return err_bad(e, "more than %d abbreviations in a block",
 			       BS_MAX_ABBREVS);
 	if (!nops)
-		return err_set(e, "abbreviation with no operands");
+		return err_bad(e, "abbreviation with no operands");
 	if (a && nops > BS_MAX_OPS)
-		return err_set(e, "abbreviation with %" PRIu64 " operands",
+		return err_bad(e, "abbreviation with %" PRIu64 " operands",
 			       nops);
 	/* Each operand takes two bits at least. */
 	if (nops > (b->len - b->pos) / 2)
-		return err_set(e, ENDS "an abbreviation of %" PRIu64
+		return err_cut(e, ENDS "an abbreviation of %" PRIu64
 			       " operands", nops);
 	for (uint64_t i = 0; i < nops; i++) {
 		struct bs_op *op = a ? &a->op[k][i] : &dropped;
@@ -97,7 +97,7 @@ int bs_define_abbrev(struct bitstream *b, struct bs_abbrevs *a, struct err *e)
 		if (bs_read(b, 3, &v, e) < 0)
 			return -1;
 		if (v < OP_FIXED || v > OP_BLOB)
-			return err_set(e, "invalid abbreviation encoding %"
+			return err_bad(e, "invalid abbreviation encoding %"
 				       PRIu64, v);
 		op->kind = (uint8_t)v;
 		op->value = 0;
@@ -106,7 +106,7 @@ int bs_define_abbrev(struct bitstream *b, struct bs_abbrevs *a, struct err *e)
 		if (bs_vbr(b, 5, &op->value, e) < 0)
 			return -1;
 		if (op->value > 32)
-			return err_set(e, "fixed or VBR abbreviation operand "
+			return err_bad(e, "fixed or VBR abbreviation operand "
 				       "of %" PRIu64 " bits", op->value);
 		if (!op->value)
 			op->kind = OP_LITERAL;
@@ -138,7 +138,7 @@ static int read_scalar(struct bitstream *b, const struct bs_op *op,
 		*v = (uint64_t)(unsigned char)char6[*v];
 		return 0;
 	}
-	return err_set(e, "an array or blob where a scalar belongs");
+	return err_bad(e, "an array or blob where a scalar belongs");
 }
 
 /* Keep the operand, hand it on. */
@@ -167,7 +167,7 @@ int bs_read_record(struct bitstream *b, const struct bs_abbrevs *a,
 		if (bs_vbr(b, 6, &r->code, e) < 0 || bs_vbr(b, 6, &n, e) < 0)
 			return -1;
 		if (n > (b->len - b->pos) / 6)
-			return err_set(e, ENDS "a record of %" PRIu64
+			return err_cut(e, ENDS "a record of %" PRIu64
 				       " operands", n);
 		for (uint64_t i = 0; i < n; i++) {
 			if (bs_vbr(b, 6, &v, e) < 0)
@@ -178,11 +178,11 @@ int bs_read_record(struct bitstream *b, const struct bs_abbrevs *a,
 		return 0;
 	}
 	if (id < 4 || id - 4 >= a->n)
-		return err_set(e, "invalid abbrev number %" PRIu64, id);
+		return err_bad(e, "invalid abbrev number %" PRIu64, id);
 	op = a->op[id - 4];
 	nops = a->nops[id - 4];
 	if (op[0].kind == OP_ARRAY || op[0].kind == OP_BLOB)
-		return err_set(e, "abbreviation starts with an array or a blob");
+		return err_bad(e, "abbreviation starts with an array or a blob");
 	if (read_scalar(b, &op[0], &r->code, e) < 0)
 		return -1;
 	for (unsigned i = 1; i < nops; i++) {
@@ -190,24 +190,24 @@ int bs_read_record(struct bitstream *b, const struct bs_abbrevs *a,
 			const struct bs_op *elt = &op[i + 1];
 
 			if (i + 2 != nops)
-				return err_set(e, "array operand not second to "
+				return err_bad(e, "array operand not second to "
 					       "last");
 			if (elt->kind == OP_LITERAL || elt->kind == OP_ARRAY ||
 			    elt->kind == OP_BLOB)
-				return err_set(e, "array element type has to be "
+				return err_bad(e, "array element type has to be "
 					       "an encoding of a type");
 			if (bs_vbr(b, 6, &n, e) < 0)
 				return -1;
 			/* Every element takes a bit at least. */
 			if (n > b->len - b->pos)
-				return err_set(e, ENDS "an array of %" PRIu64
+				return err_cut(e, ENDS "an array of %" PRIu64
 					       " elements", n);
 			if (r->skim && elt->kind != OP_VBR) {
 				uint64_t bits = elt->kind == OP_CHAR6 ? 6 :
 						elt->value;
 
 				if (n > (b->len - b->pos) / bits)
-					return err_set(e, ENDS "an array of %"
+					return err_cut(e, ENDS "an array of %"
 						       PRIu64 " elements", n);
 				b->pos += n * bits;
 				r->nops += n;
@@ -225,7 +225,7 @@ int bs_read_record(struct bitstream *b, const struct bs_abbrevs *a,
 			uint64_t end;
 
 			if (i + 1 != nops)
-				return err_set(e, "blob operand not last");
+				return err_bad(e, "blob operand not last");
 			if (bs_vbr(b, 6, &n, e) < 0)
 				return -1;
 			bs_align32(b);
@@ -233,7 +233,7 @@ int bs_read_record(struct bitstream *b, const struct bs_abbrevs *a,
 			if (n > (b->len - b->pos) / 8 ||
 			    (end = b->pos + ((n + 3) & ~(uint64_t)3) * 8) >
 				    b->len)
-				return err_set(e, "blob ends too soon");
+				return err_cut(e, "blob ends too soon");
 			r->blob = b->p + (b->pos >> 3);
 			r->blob_len = (size_t)n;
 			b->pos = end;
@@ -260,9 +260,9 @@ int bs_skip_block(struct bitstream *b, struct err *e)
 	if (bs_read(b, 32, &words, e) < 0)
 		return -1;
 	if (b->pos == b->len)
-		return err_set(e, "can't skip block: already at end of stream");
+		return err_cut(e, "can't skip block: already at end of stream");
 	if (words * 32 > b->len - b->pos)
-		return err_set(e, "can't skip block of %" PRIu64 " words at bit "
+		return err_cut(e, "can't skip block of %" PRIu64 " words at bit "
 			       "%" PRIu64 ": past the end", words, b->pos);
 	b->pos += words * 32;
 	return 0;
@@ -276,12 +276,12 @@ int bs_enter_block(struct bitstream *b, unsigned *width, uint64_t *end,
 	if (bs_vbr(b, 4, &w, e) < 0)
 		return -1;
 	if (w < 1 || w > 32)
-		return err_set(e, "block with abbreviation width %" PRIu64, w);
+		return err_bad(e, "block with abbreviation width %" PRIu64, w);
 	bs_align32(b);
 	if (bs_read(b, 32, &words, e) < 0)
 		return -1;
 	if (b->pos == b->len)
-		return err_set(e, "can't enter sub block: already at end of "
+		return err_cut(e, "can't enter sub block: already at end of "
 			       "stream");
 	*width = (unsigned)w;
 	*end = words * 32 > b->len - b->pos ? b->len : b->pos + words * 32;
@@ -333,7 +333,7 @@ int bs_read_blockinfo(struct bitstream *b, struct bs_blockinfo *info,
 			break;
 		case BS_DEFINE_ABBREV:
 			if (!have_block)
-				return err_set(e, "an abbreviation in BLOCKINFO "
+				return err_bad(e, "an abbreviation in BLOCKINFO "
 					       "before any SETBID");
 			if (bs_define_abbrev(b, cur, e) < 0)
 				return -1;
@@ -344,7 +344,7 @@ int bs_read_blockinfo(struct bitstream *b, struct bs_blockinfo *info,
 			if (r.code != 1)
 				break;
 			if (r.nops < 1)
-				return err_set(e, "SETBID without a block ID");
+				return err_bad(e, "SETBID without a block ID");
 			have_block = true;
 			cur = info_for(info, r.op[0], want);
 			break;

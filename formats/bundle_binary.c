@@ -83,7 +83,7 @@ nomem:
 	free(offset);
 	strmap_free(&last);
 	bundle_plan_free(plan);
-	return err_set(e, "out of memory");
+	return err_nomem(e);
 }
 
 bool bundle_is_binary(const uint8_t *buf, size_t len)
@@ -122,6 +122,7 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t off, size, id_len;
 		const char *why = NULL;
+		enum err_code code = ERR_TRUNCATED;	/* what why says */
 		bool wrapped = false;
 
 		if (len - pos >= 24 && got - pos < 24) {
@@ -147,9 +148,10 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 				 * reads the ID past the end (and crashes). */
 				wrapped = id_len > UINT64_MAX - (pos + 24) &&
 					  off && off + size <= len;
-			} else if (!off)
+			} else if (!off) {
 				why = "has offset 0";
-			else if (off + size > len)
+				code = ERR_MALFORMED;
+			} else if (off + size > len)
 				/* LLVM's own test, wrapping at 2^64; a wrapped
 				 * entry passes here and is caught on reading. */
 				why = "has data past the end of the file";
@@ -164,9 +166,9 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 				return 0;
 			}
 			bundle_close(r);
-			return err_set(e, "bundle header entry %llu of %llu %s",
-				       (unsigned long long)i + 1,
-				       (unsigned long long)count, why);
+			return err_code_set(e, code, "bundle header entry %llu "
+					    "of %llu %s", (unsigned long long)i + 1,
+					    (unsigned long long)count, why);
 		}
 		/* A repeated ID takes the later offset in its first slot:
 		 * memory in proportion to the IDs, not to the entries. */
@@ -192,7 +194,7 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 			nsize = noff ? realloc(r->size, ncap * sizeof(*nsize)) : NULL;
 			if (!nsize) {
 				bundle_close(r);
-				return err_set(e, "out of memory");
+				return err_nomem(e);
 			}
 			r->size = nsize;
 			cap = ncap;
@@ -202,7 +204,7 @@ int bundle_open_binary_part(struct bundle_reader *r, const uint8_t *buf,
 		if (strmap_set(&r->entries, (const char *)buf + pos + 24,
 			       (size_t)id_len, have) < 0) {
 			bundle_close(r);
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		}
 		have++;
 		pos += 24 + id_len;
@@ -229,7 +231,7 @@ int bundle_content_binary(const struct bundle_reader *r, uint64_t *off,
 	*off = r->off[i];
 	*size = r->size[i];
 	if (*off > r->len || *size > r->len - *off)
-		return err_set(e, "bundle entry '%.*s' has data past the end of "
+		return err_cut(e, "bundle entry '%.*s' has data past the end of "
 			       "the file (offset %llu, size %llu)",
 			       (int)r->entries.b[r->cur].len,
 			       r->entries.b[r->cur].key,

@@ -32,16 +32,16 @@ static int add_coff_entry(void *ctx, const struct coff_section *sec,
 
 	/* Each array is kept as soon as it has grown: bundle_close frees it. */
 	if (!(ids = realloc(r->ids, n * sizeof(*ids))))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->ids = ids;
 	if (!(id_len = realloc(r->id_len, n * sizeof(*id_len))))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->id_len = id_len;
 	if (!(off = realloc(r->off, n * sizeof(*off))))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->off = off;
 	if (!(size = realloc(r->size, n * sizeof(*size))))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->size = size;
 	r->ids[r->nobj] = sec->name + BUNDLE_MAGIC_LEN;
 	r->id_len[r->nobj] = sec->name_len - BUNDLE_MAGIC_LEN;
@@ -95,7 +95,7 @@ int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
 	if (!r->ids || !r->id_len || !r->off || !r->size) {
 		elfscan_free(&s);
 		bundle_close(r);
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	}
 	for (size_t i = 1; i < s.n; i++) {
 		const struct elfscan_section *sec = &s.sec[i];
@@ -153,14 +153,14 @@ int bundle_write_object(const uint8_t *host, size_t host_len,
 	int rc = -1;
 
 	if (!add || !cadd || !names) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(ids[i]);
 
 		if (!(names[i] = malloc(BUNDLE_MAGIC_LEN + len + 1))) {
-			err_set(e, "out of memory");
+			err_nomem(e);
 			goto out;
 		}
 		memcpy(names[i], BUNDLE_MAGIC, BUNDLE_MAGIC_LEN);

@@ -38,7 +38,7 @@ int bundle_plan_text(const char *comment, const char *const *ids,
 	plan->storage = malloc(lits ? lits : 1);
 	if (!plan->piece || !plan->storage) {
 		bundle_plan_free(plan);
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	}
 	p = plan->storage;
 	for (size_t i = 0; i < n; i++) {
@@ -128,7 +128,7 @@ int bundle_content_text(struct bundle_reader *r, uint64_t *off, uint64_t *size,
 	const uint8_t *end = find(r, r->pos, r->end, r->end_len);
 
 	if (!end)
-		return err_set(e, "bundle entry has no END marker");
+		return err_cut(e, "bundle entry has no END marker");
 	*off = r->pos;
 	*size = (uint64_t)(end - r->buf) - r->pos;
 	r->pos = (size_t)(end - r->buf);

@@ -48,12 +48,12 @@ int ccob_parse_header(const uint8_t *buf, size_t len, struct ccob_header *h,
 {
 	memset(h, 0, sizeof(*h));
 	if (len < 8)
-		return err_set(e, "Compressed bundle header size too small");
+		return err_cut(e, "Compressed bundle header size too small");
 	h->version = (unsigned)get_le(buf + 4, 2);
 	h->method = (unsigned)get_le(buf + 6, 2);
 	h->header_size = ccob_header_size(h->version);
 	if (!h->header_size || len < h->header_size)
-		return err_set(e, "Compressed bundle header size too small");
+		return err_cut(e, "Compressed bundle header size too small");
 	switch (h->version) {
 	case 1:
 		h->raw_size = get_le(buf + 8, 4);
@@ -71,7 +71,7 @@ int ccob_parse_header(const uint8_t *buf, size_t len, struct ccob_header *h,
 		break;
 	}
 	if (h->method != CCOB_ZLIB && h->method != CCOB_ZSTD)
-		return err_set(e, "Unknown compressing method");
+		return err_bad(e, "Unknown compressing method");
 	return 0;
 }
 
@@ -160,7 +160,7 @@ struct ccob_encoder *ccob_encoder_new(unsigned method, int level,
 	struct ccob_encoder *enc = calloc(1, sizeof(*enc));
 
 	if (!enc) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		return NULL;
 	}
 	enc->method = method;

@@ -143,7 +143,7 @@ static int deliver(struct dec *d, const uint8_t *p, size_t n, struct err *e)
 	if (!n)
 		return 0;
 	if (n > d->h->raw_size - d->produced)
-		return err_set(e, "decompresses to more than the %llu bytes its "
+		return err_bad(e, "decompresses to more than the %llu bytes its "
 			       "header declares",
 			       (unsigned long long)d->h->raw_size);
 	hashpipe_push(&d->hash, p, n);
@@ -213,7 +213,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	bool frame_start = true;
 
 	if (!dc)
-		return err_set(e, "zstd: out of memory");
+		return err_code_set(e, ERR_NOMEM, "zstd: out of memory");
 	if (d->whole) {
 		ZSTD_DCtx_setParameter(dc, ZSTD_d_stableOutBuffer, 1);
 		out = (ZSTD_outBuffer){ d->whole, (size_t)d->h->raw_size, 0 };
@@ -273,7 +273,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	ZSTD_freeDCtx(dc);
 	if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ||
 	    (!ZSTD_isError(r) && in.pos < end))
-		return err_set(e, "decompresses to more than the %llu bytes its "
+		return err_bad(e, "decompresses to more than the %llu bytes its "
 			       "header declares",
 			       (unsigned long long)d->h->raw_size);
 	if (ZSTD_isError(r))
@@ -281,7 +281,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 				"embedded file contents: %s",
 				ZSTD_getErrorName(r));
 	if (r)
-		return err_set(e, "compressed data is cut short");
+		return err_cut(e, "compressed data is cut short");
 	return 0;
 }
 
@@ -296,7 +296,7 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit(&zs) != Z_OK)
-		return err_set(e, "zlib: out of memory");
+		return err_code_set(e, ERR_NOMEM, "zlib: out of memory");
 	zs.next_in = (Bytef *)src;
 	for (;;) {
 		size_t in_left = avail - (size_t)((const uint8_t *)zs.next_in - src);
@@ -336,11 +336,11 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 		return 0;
 	/* No progress with input left: the room was all used. */
 	if (rc == Z_BUF_ERROR && *consumed < avail)
-		return err_set(e, "decompresses to more than the %llu bytes its "
+		return err_bad(e, "decompresses to more than the %llu bytes its "
 			       "header declares",
 			       (unsigned long long)d->h->raw_size);
 	if (rc == Z_BUF_ERROR)
-		return err_set(e, "compressed data is cut short");
+		return err_cut(e, "compressed data is cut short");
 	return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
 			"contents: zlib error: %s", zlib_code(rc));
 }
@@ -448,7 +448,7 @@ static int decode(struct dec *d, const uint8_t *buf, size_t len,
 		/* A header alone: LLVM reads it as an empty bundle. */
 	} else if (!avail) {
 		/* LLVM reads this as empty too, dropping what was declared. */
-		return err_set(e, "compressed data is missing: the header "
+		return err_cut(e, "compressed data is missing: the header "
 			       "declares %llu bytes and nothing follows it",
 			       (unsigned long long)h->raw_size);
 	} else if (h->method == CCOB_ZSTD) {
@@ -477,7 +477,7 @@ static int decode(struct dec *d, const uint8_t *buf, size_t len,
 		consumed = zlib_extent(h, len, consumed);
 	}
 	if (d->produced != h->raw_size)
-		return err_set(e, "decompresses to %llu bytes, but its header "
+		return err_bad(e, "decompresses to %llu bytes, but its header "
 			       "declares %llu", (unsigned long long)d->produced,
 			       (unsigned long long)h->raw_size);
 	*used = h->header_size + consumed;
@@ -496,7 +496,7 @@ int ccob_decompress(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		return -1;
 	d.whole = malloc(h->raw_size ? (size_t)h->raw_size : 1);
 	if (!d.whole)
-		return err_set(e, "out of memory for %llu uncompressed bytes",
+		return err_code_set(e, ERR_NOMEM, "out of memory for %llu uncompressed bytes",
 			       (unsigned long long)h->raw_size);
 	hashpipe_start(&d.hash, hash != NULL, h->raw_size);
 	rc = decode(&d, buf, len, used, e);
@@ -546,7 +546,7 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 		return whole_to_sink(buf, len, h, lim, sink, ctx, used, hash,
 				     e);
 	if (!(d.ring = malloc((size_t)RING * SLOT)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	hashpipe_start(&d.hash, hash != NULL, h->raw_size);
 	rc = decode(&d, buf, len, used, e);
 	sum = hashpipe_end(&d.hash);
@@ -591,7 +591,7 @@ int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		if (h->version >= 2 && (h->total_size < h->header_size ||
 					h->total_size > len) && avail &&
 		    !zstd_run(buf + h->header_size, avail, 0, &unused))
-			return err_set(e, "CCOB total size %llu is not between "
+			return err_bad(e, "CCOB total size %llu is not between "
 				       "its %zu-byte header and the %zu bytes "
 				       "left", (unsigned long long)h->total_size,
 				       h->header_size, len);
@@ -637,7 +637,7 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		bool ended = false;
 
 		if (!dc)
-			return err_set(e, "zstd: out of memory");
+			return err_code_set(e, ERR_NOMEM, "zstd: out of memory");
 		/* Streaming into a small buffer, zstd allocates the window the
 		 * frame declares: refuse more than zstd's default limit (128
 		 * MiB, what LLVM's frames need at most) rather than let a
@@ -670,7 +670,7 @@ int ccob_peek(const uint8_t *buf, size_t len, const struct ccob_header *h,
 
 		memset(&zs, 0, sizeof(zs));
 		if (inflateInit(&zs) != Z_OK)
-			return err_set(e, "zlib: out of memory");
+			return err_code_set(e, ERR_NOMEM, "zlib: out of memory");
 		zs.next_in = (Bytef *)src;
 		zs.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
 		zs.next_out = out;

@@ -57,7 +57,7 @@ static int start_entry(struct gather *g, struct err *e)
 		uint8_t *b = realloc(g->buf, g->size ? (size_t)g->size : 1);
 
 		if (!b)
-			return err_set(e, "out of memory for an entry of %llu "
+			return err_code_set(e, ERR_NOMEM, "out of memory for an entry of %llu "
 				       "bytes", (unsigned long long)g->size);
 		g->buf = b;
 		g->cap = (size_t)g->size;
@@ -112,7 +112,7 @@ static uint8_t *place(void *ctx, size_t *room, struct err *e)
 		return g->buf + (g->at - g->off);
 	}
 	if (!g->between && !(g->between = malloc(BETWEEN))) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		return NULL;
 	}
 	*room = upto - g->at < BETWEEN ? (size_t)(upto - g->at) : BETWEEN;

@@ -124,7 +124,7 @@ int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
 
 	memset(h, 0, sizeof(*h));
 	if (len < (big ? BIGOBJ_HEADER : HEADER))
-		return err_set(e, "COFF header cut short (%zu bytes)", len);
+		return err_cut(e, "COFF header cut short (%zu bytes)", len);
 	h->bigobj = big;
 	h->image = image;
 	h->machine = (uint16_t)get_le(p + (big ? 6 : 0), 2);
@@ -145,7 +145,7 @@ int coff_read_header(const uint8_t *buf, size_t len, struct coff_header *h,
 	if (image && get_le(p + 16, 2) >= 2 && h->table <= len)
 		h->pe32plus = get_le(p + HEADER, 2) == 0x20b;
 	if (h->table > len || h->nsec > (len - h->table) / SECTION)
-		return err_set(e, "COFF section table (%llu sections) runs past "
+		return err_cut(e, "COFF section table (%llu sections) runs past "
 			       "the end of the file",
 			       (unsigned long long)h->nsec);
 	h->strtab_size = string_table(buf, len, h->symtab, h->nsym, h->symsize,
@@ -167,14 +167,14 @@ int coff_image_layout(const uint8_t *buf, size_t len, uint64_t *image_base,
 	if (coff_read_header(buf, len, &h, e) < 0)
 		return -1;
 	if (!h.image || !h.pe32plus)
-		return err_set(e, "not a PE32+ image");
+		return err_bad(e, "not a PE32+ image");
 	opt = get_le(buf + 60, 4) + 4 + HEADER;
 	if (opt > len || len - opt < 32)
-		return err_set(e, "PE optional header cut short");
+		return err_cut(e, "PE optional header cut short");
 	*image_base = get_le(buf + opt + 24, 8);
 	*v = calloc(h.nsec ? h.nsec : 1, sizeof(**v));
 	if (!*v)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	for (uint64_t i = 0; i < h.nsec; i++) {
 		const uint8_t *s = buf + h.table + i * SECTION;
 		uint64_t vsize = get_le(s + 8, 4), rva = get_le(s + 12, 4);
@@ -189,7 +189,7 @@ int coff_image_layout(const uint8_t *buf, size_t len, uint64_t *image_base,
 		if (at > len || raw > len - at) {
 			free(*v);
 			*v = NULL;
-			return err_set(e, "PE section %llu (offset %llu, %llu "
+			return err_cut(e, "PE section %llu (offset %llu, %llu "
 				       "bytes) runs past the end of the file",
 				       (unsigned long long)i + 1,
 				       (unsigned long long)at,
@@ -228,16 +228,16 @@ static int walk_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 
 		if (name_len && name[0] == '/') {
 			if (name_offset(name, name_len, &off) < 0)
-				return err_set(e, "COFF section %llu has an "
+				return err_bad(e, "COFF section %llu has an "
 					       "invalid name",
 					       (unsigned long long)i + 1);
 			if (strtab_size <= 4)
-				return err_set(e, "COFF section %llu has a long "
+				return err_bad(e, "COFF section %llu has a long "
 					       "name, but the file has no "
 					       "string table",
 					       (unsigned long long)i + 1);
 			if (off >= strtab_size)
-				return err_set(e, "COFF section %llu has its "
+				return err_bad(e, "COFF section %llu has its "
 					       "name outside the string table",
 					       (unsigned long long)i + 1);
 			name = (const char *)buf + strtab_at + off;
@@ -253,7 +253,7 @@ static int walk_sections(const uint8_t *buf, size_t len, coff_want_fn *want,
 		if (h.image && get_le(s + 8, 4) < size)
 			size = get_le(s + 8, 4);
 		if (check_bytes && (at > len || size > len - at))
-			return err_set(e, "COFF section %llu '%.*s' (offset %llu, "
+			return err_cut(e, "COFF section %llu '%.*s' (offset %llu, "
 				       "size %llu) runs past the end of the file",
 				       (unsigned long long)i + 1, (int)name_len,
 				       name, (unsigned long long)at,
@@ -387,7 +387,7 @@ int coff_archive_symbols(const uint8_t *buf, size_t len,
 		return err_set(e, "COFF short import objects are not read here");
 	if (!h.symtab) {
 		if (h.nsym)
-			return err_set(e, "symbol table pointer is 0 but number "
+			return err_bad(e, "symbol table pointer is 0 but number "
 				       "of symbols is nonzero");
 		return 0;
 	}
@@ -410,9 +410,9 @@ int coff_archive_symbols(const uint8_t *buf, size_t len,
 				uint64_t off = get_le(s + 4, 4);
 
 				if (h.strtab_size <= 4)
-					return err_set(e, "string table empty");
+					return err_bad(e, "string table empty");
 				if (off >= h.strtab_size)
-					return err_set(e, "COFF symbol name "
+					return err_bad(e, "COFF symbol name "
 						       "offset %llu is past the "
 						       "string table",
 						       (unsigned long long)off);

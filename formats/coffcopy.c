@@ -120,7 +120,7 @@ static int read_sections(struct copy *c, struct err *e)
 			/* The count is in the first relocation. */
 			if (rel > c->len || c->len - rel < RELOC ||
 			    get_le(c->buf + rel, 4) == 0)
-				return err_set(e, "COFF section %zu has a bad "
+				return err_bad(e, "COFF section %zu has a bad "
 					       "extended relocation count", i + 1);
 			s->nrel = get_le(c->buf + rel, 4) - 1;
 			rel += RELOC;
@@ -128,7 +128,7 @@ static int read_sections(struct copy *c, struct err *e)
 		s->chars &= ~(uint32_t)SCN_NRELOC_OVFL;
 		if (s->nrel && (rel > c->len ||
 				s->nrel > (c->len - rel) / RELOC))
-			return err_set(e, "COFF section %zu '%.*s': its %llu "
+			return err_cut(e, "COFF section %zu '%.*s': its %llu "
 				       "relocations run past the end of the "
 				       "file", i + 1, (int)s->name_len, s->name,
 				       (unsigned long long)s->nrel);
@@ -152,7 +152,7 @@ static int read_symbol(struct copy *c, struct sym *s, uint64_t raw,
 		uint64_t off = get_le(p + 4, 4);
 
 		if (c->h.strtab_size <= 4 || off >= c->h.strtab_size)
-			return err_set(e, "COFF symbol %llu has its name "
+			return err_bad(e, "COFF symbol %llu has its name "
 				       "outside the string table",
 				       (unsigned long long)raw);
 		s->name = (const char *)c->buf + c->h.strtab_at + off;
@@ -169,12 +169,12 @@ static int read_symbol(struct copy *c, struct sym *s, uint64_t raw,
 	s->sclass = p[big ? 18 : 16];
 	s->naux_in = s->naux = p[big ? 19 : 17];
 	if (s->naux > c->h.nsym - raw - 1)
-		return err_set(e, "COFF symbol %llu '%.*s': its auxiliary "
+		return err_cut(e, "COFF symbol %llu '%.*s': its auxiliary "
 			       "records run past the symbol table",
 			       (unsigned long long)raw, (int)s->name_len,
 			       s->name);
 	if (s->secnum > 0 && (uint64_t)s->secnum > c->nsec_in)
-		return err_set(e, "COFF symbol '%.*s': section number out of "
+		return err_bad(e, "COFF symbol '%.*s': section number out of "
 			       "range", (int)s->name_len, s->name);
 	if (s->sclass == CLASS_FILE) {
 		s->file = (const char *)aux;
@@ -190,7 +190,7 @@ static int read_symbol(struct copy *c, struct sym *s, uint64_t raw,
 				     (big ? get_le(aux + 16, 2) << 16 : 0));
 
 			if (n <= 0 || (uint64_t)n > c->nsec_in)
-				return err_set(e, "COFF symbol '%.*s': unexpected "
+				return err_bad(e, "COFF symbol '%.*s': unexpected "
 					       "associative section index",
 					       (int)s->name_len, s->name);
 			s->assoc = n;
@@ -210,13 +210,13 @@ static int read_symbols(struct copy *c, struct err *e)
 		return 0;
 	if (!h->symtab || h->symtab > c->len ||
 	    h->nsym > (c->len - h->symtab) / h->symsize || !h->strtab_size)
-		return err_set(e, "COFF symbol table (%llu symbols) or its "
+		return err_cut(e, "COFF symbol table (%llu symbols) or its "
 			       "string table runs past the end of the file",
 			       (unsigned long long)h->nsym);
 	c->sym = calloc(h->nsym, sizeof(*c->sym));
 	c->slot = calloc(h->nsym, sizeof(*c->slot));
 	if (!c->sym || !c->slot)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	while (raw < h->nsym) {
 		struct sym *s = &c->sym[c->nsym];
 
@@ -230,7 +230,7 @@ static int read_symbols(struct copy *c, struct err *e)
 		struct sym *s = &c->sym[i];
 
 		if (s->weak && (s->weak - 1 >= c->nraw || !c->slot[s->weak - 1]))
-			return err_set(e, "COFF symbol '%.*s': its weak external "
+			return err_bad(e, "COFF symbol '%.*s': its weak external "
 				       "target is not a symbol",
 				       (int)s->name_len, s->name);
 		if (s->weak)
@@ -247,7 +247,7 @@ static int check_relocations(const struct copy *c, struct err *e)
 			uint64_t t = get_le(c->sec[i].rel + r * RELOC + 4, 4);
 
 			if (t >= c->nraw || !c->slot[t])
-				return err_set(e, "COFF section '%.*s': "
+				return err_bad(e, "COFF section '%.*s': "
 					       "relocation %llu names no symbol",
 					       (int)c->sec[i].name_len,
 					       c->sec[i].name,
@@ -335,17 +335,17 @@ static int rewrite_symidx(struct copy *c, uint32_t *csum, bool *has_csum,
 				defined = true;
 		}
 		if (!defined || s->data_len % 4)
-			return err_set(e, "COFF section '%.*s' does not have "
+			return err_bad(e, "COFF section '%.*s' does not have "
 				       "the corresponding symbol or the symbol "
 				       "has unexpected format",
 				       (int)s->name_len, s->name);
 		if (!(s->owned = malloc(s->data_len)))
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		for (uint64_t k = 0; k < s->data_len; k += 4) {
 			uint64_t to = new_raw(c, get_le(s->data + k, 4));
 
 			if (to == UINT64_MAX)
-				return err_set(e, "COFF section '%.*s' contains "
+				return err_bad(e, "COFF section '%.*s' contains "
 					       "a .symidx (%u) that is incorrect "
 					       "or was stripped",
 					       (int)s->name_len, s->name,
@@ -463,11 +463,11 @@ static int finalize(struct copy *c, struct err *e)
 			continue;
 		if (s->naux == 1 && s->sclass == CLASS_STATIC &&
 		    s->secnum > 0 && s->assoc && c->sec[s->assoc - 1].removed)
-			return err_set(e, "symbol '%.*s' is associative to a "
+			return err_bad(e, "symbol '%.*s' is associative to a "
 				       "removed section",
 				       (int)s->name_len, s->name);
 		if (s->naux == 1 && s->weak && c->sym[s->weak - 1].removed)
-			return err_set(e, "symbol '%.*s' is missing its weak "
+			return err_bad(e, "symbol '%.*s' is missing its weak "
 				       "target", (int)s->name_len, s->name);
 	}
 	for (size_t i = 0; i < c->nsec_in; i++)
@@ -477,7 +477,7 @@ static int finalize(struct copy *c, struct err *e)
 			const struct sym *s = &c->sym[c->slot[t] - 1];
 
 			if (s->removed)
-				return err_set(e, "relocation target '%.*s' "
+				return err_bad(e, "relocation target '%.*s' "
 					       "(%llu) not found",
 					       (int)s->name_len, s->name,
 					       (unsigned long long)
@@ -660,7 +660,7 @@ static int write_all(struct copy *c, struct io_out *out, struct err *e)
 	rc = io_out_write(out, tail, tail_len, e);
 	goto out;
 nomem:
-	err_code_set(e, ERR_NOMEM, "out of memory");
+	err_nomem(e);
 out:
 	strtab_free(&names);
 	free(head);
@@ -718,7 +718,7 @@ int coffcopy_write(const uint8_t *buf, size_t len, coff_want_fn *drop,
 	for (size_t k = 0; k < nadd; k++)
 		c.nsec += !add[k].update;
 	if (!(c.sec = calloc(c.nsec + 1, sizeof(*c.sec)))) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	if (read_sections(&c, e) < 0 || read_symbols(&c, e) < 0 ||

@@ -191,7 +191,7 @@ static int one_kernel(const struct cubin *c,
 
 	kernel_init(k);
 	if (!(k->name = strdup(name)))
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	if ((i = find_section(c, ".text.", name))) {
 		if (module_attrs(c, s->sec[i].info & 0xffffff, k, e) < 0)
 			return -1;
@@ -253,14 +253,14 @@ int cubin_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
 	c.reserved = reserved_shared(&s, buf);
 	for (size_t i = 1; i < s.n; i++) {
 		if (strmap_set(&c.names, s.sec[i].name, s.sec[i].name_len, i) < 0) {
-			err_code_set(e, ERR_NOMEM, "out of memory");
+			err_nomem(e);
 			goto out;
 		}
 		if (s.sec[i].name_len > longest)
 			longest = s.sec[i].name_len;
 	}
 	if (!(c.key = malloc(longest + 24))) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	if (s.machine != EM_CUDA) {
@@ -277,7 +277,7 @@ int cubin_kernels(const uint8_t *buf, size_t len, struct kernel_list *l,
 		    !memcmp(s.sec[i].name, ".nv.info.", 9))
 			n++;
 	if (!(l->v = calloc(n ? n : 1, sizeof(*l->v)))) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 1; i < s.n; i++) {

@@ -25,28 +25,28 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 	if (avail > total)
 		avail = (size_t)total;
 	if (total < pos)
-		return err_set(e, "header cut short (%llu of %llu bytes)", (unsigned long long)total,
+		return err_cut(e, "header cut short (%llu of %llu bytes)", (unsigned long long)total,
 			       (unsigned long long)pos);
 	if (avail < pos)
 		return 0;
 	if (memcmp(buf, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN))
-		return err_set(e, "not an offload bundle");
+		return err_bad(e, "not an offload bundle");
 	count = get_le(buf + BUNDLE_MAGIC_LEN, 8);
 	/* Each entry takes 24 header bytes at least. */
 	if (count > (total - pos) / 24)
-		return err_set(e, "%llu entries declared, more than its %llu "
+		return err_cut(e, "%llu entries declared, more than its %llu "
 			       "bytes can hold",
 			       (unsigned long long)count,
 			       (unsigned long long)total);
 	if (ents && !(v = calloc(count ? (size_t)count : 1, sizeof(*v))))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	end = pos;
 	for (uint64_t i = 0; i < count; i++) {
 		struct fatbin_entry one, *ent = v ? &v[i] : &one;
 		uint64_t id_len;
 
 		if (total - pos < 24) {
-			err_set(e, "header entry %llu of %llu is cut short", (unsigned long long)i + 1,
+			err_cut(e, "header entry %llu of %llu is cut short", (unsigned long long)i + 1,
 				(unsigned long long)count);
 			goto fail;
 		}
@@ -57,7 +57,7 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 		id_len = get_le(buf + pos + 16, 8);
 		pos += 24;
 		if (id_len > total - pos) {
-			err_set(e, "header entry %llu of %llu has an ID that "
+			err_cut(e, "header entry %llu of %llu has an ID that "
 				"runs past the end",
 				(unsigned long long)i + 1,
 				(unsigned long long)count);
@@ -69,7 +69,7 @@ int fatbin_bundle_entries(const uint8_t *buf, size_t avail, uint64_t total,
 		ent->id_len = (size_t)id_len;
 		pos += id_len;
 		if (ent->offset > total || ent->size > total - ent->offset) {
-			err_set(e, "entry '%.*s' has data past the end (offset "
+			err_cut(e, "entry '%.*s' has data past the end (offset "
 				"%llu, size %llu, bundle %llu bytes)",
 				(int)(ent->id_len > 200 ? 200 : ent->id_len),
 				ent->id, (unsigned long long)ent->offset,
@@ -128,10 +128,10 @@ static int package_span(const uint8_t *p, size_t left,
 {
 	(void)lim;
 	if (left < 16)
-		return err_set(e, "header cut short (%zu of 16 bytes)", left);
+		return err_cut(e, "header cut short (%zu of 16 bytes)", left);
 	*size = get_le(p + 8, 8);
 	if (*size < 16 || *size > left)
-		return err_set(e, "size %llu is not between 16 and the %zu "
+		return err_bad(e, "size %llu is not between 16 and the %zu "
 			       "bytes left", (unsigned long long)*size, left);
 	/* A compressed package is padded to 8 without counting it. */
 	while (*size % PACKAGE_ALIGN && *size < left && p[*size] == 0)
@@ -215,7 +215,7 @@ int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
 	it->offset = at;
 	if (!fatbin_probe(p, left, &it->kind)) {
 		it->unknown = true;
-		return err_set(e, "neither zero padding nor an offload bundle, "
+		return err_bad(e, "neither zero padding nor an offload bundle, "
 			       "CCOB, offload package or NVIDIA fatbin");
 	}
 	if (fatbin_codecs[it->kind].span(p, left, lim, &size, e) < 0)

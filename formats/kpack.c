@@ -79,7 +79,7 @@ static int read_blobs(const msgpack_object *root, size_t len,
 	b->off = calloc(b->n ? b->n : 1, sizeof(*b->off));
 	b->size = calloc(b->n ? b->n : 1, sizeof(*b->size));
 	if (!b->off || !b->size)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	for (size_t i = 0; i < b->n; i++) {
 		const msgpack_object *m = &a->via.array.ptr[i];
 		char where[48];
@@ -133,7 +133,7 @@ static int read_frames(const uint8_t *buf, size_t len,
 	b->off = calloc(b->n ? b->n : 1, sizeof(*b->off));
 	b->size = calloc(b->n ? b->n : 1, sizeof(*b->size));
 	if (!b->off || !b->size)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	pos = 4;
 	for (size_t i = 0; i < b->n; i++) {
 		uint64_t fsize;
@@ -178,7 +178,7 @@ static int read_arches(const msgpack_object *root, struct kpack *k,
 	k->arches = calloc(a->via.array.size ? a->via.array.size : 1,
 			   sizeof(*k->arches));
 	if (!k->arches)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	for (size_t i = 0; i < a->via.array.size; i++) {
 		if (msgp_string(&a->via.array.ptr[i], "TOC: a gfx_arches item",
 				&k->arches[i], e) < 0)
@@ -281,7 +281,7 @@ static int read_toc(const msgpack_object *root, const struct blobs *b,
 	}
 	k->v = calloc(total ? total : 1, sizeof(*k->v));
 	if (!k->v)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	for (size_t i = 0; i < t->via.map.size; i++) {
 		const msgpack_object *key = &t->via.map.ptr[i].key;
 		const msgpack_object *v = &t->via.map.ptr[i].val;
@@ -390,7 +390,7 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 					    (unsigned long long)en->stored);
 		p = malloc(en->stored ? en->stored : 1);
 		if (!p)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		memcpy(p, buf + en->offset, en->stored);
 		*out = p;
 		*size = en->stored;
@@ -414,7 +414,7 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 				    (unsigned long long)lim->max_size);
 	p = malloc(en->size ? (size_t)en->size : 1);
 	if (!p)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	got = ZSTD_decompress(p, (size_t)en->size, buf + en->offset,
 			      (size_t)en->stored);
 	if (ZSTD_isError(got)) {
@@ -478,7 +478,7 @@ int kpack_ref_parse(const uint8_t *buf, size_t len, struct kpack_ref *r,
 	}
 	r->paths = calloc(a->via.array.size, sizeof(*r->paths));
 	if (!r->paths) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < a->via.array.size; i++) {
@@ -511,7 +511,7 @@ int kpack_wrappers(const uint8_t *p, uint64_t n, bool is64, bool big_endian,
 				    "wrappers", (unsigned long long)n, size);
 	*index = calloc(n / size ? (size_t)(n / size) : 1, sizeof(**index));
 	if (!*index)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	for (uint64_t at = 0; at < n; at += size) {
 		uint32_t magic = (uint32_t)get_endian(p + at, 4, big_endian);
 

@@ -134,5 +134,5 @@ int msgp_string(const msgpack_object *o, const char *what, char **out,
 		return err_code_set(e, ERR_MALFORMED, "%s is %s", what,
 				    o ? "not a string" : "missing");
 	*out = strndup(o->via.str.ptr, o->via.str.size);
-	return *out ? 0 : err_code_set(e, ERR_NOMEM, "out of memory");
+	return *out ? 0 : err_nomem(e);
 }

@@ -19,19 +19,19 @@ int nvfatbin_open(const uint8_t *buf, size_t len, struct nvfatbin_header *h,
 {
 	memset(h, 0, sizeof(*h));
 	if (!nvfatbin_is(buf, len))
-		return err_set(e, "not an NVIDIA fatbin (no magic 0xBA55ED50)");
+		return err_bad(e, "not an NVIDIA fatbin (no magic 0xBA55ED50)");
 	if (len < NVFATBIN_HEADER)
-		return err_set(e, "NVIDIA fatbin header cut short (%zu of 16 "
+		return err_cut(e, "NVIDIA fatbin header cut short (%zu of 16 "
 			       "bytes)", len);
 	h->version = (uint16_t)get_le(buf + 4, 2);
 	h->header_size = (uint16_t)get_le(buf + 6, 2);
 	h->fat_size = get_le(buf + 8, 8);
 	if (h->header_size < NVFATBIN_HEADER || h->header_size > len)
-		return err_set(e, "NVIDIA fatbin header size %u is not between "
+		return err_bad(e, "NVIDIA fatbin header size %u is not between "
 			       "16 and the %zu bytes there are",
 			       h->header_size, len);
 	if (h->fat_size > len - h->header_size)
-		return err_set(e, "NVIDIA fatbin declares %llu bytes of entries, "
+		return err_cut(e, "NVIDIA fatbin declares %llu bytes of entries, "
 			       "but only %zu follow its header",
 			       (unsigned long long)h->fat_size,
 			       len - h->header_size);
@@ -73,7 +73,7 @@ int nvfatbin_next(const uint8_t *buf, const struct nvfatbin_header *h,
 		return 0;
 	left = end - at;
 	if (left < NVFATBIN_ENTRY_MIN)
-		return err_set(e, "NVIDIA fatbin entry at offset %llu is cut "
+		return err_cut(e, "NVIDIA fatbin entry at offset %llu is cut "
 			       "short (%llu of 64 header bytes)",
 			       (unsigned long long)at, (unsigned long long)left);
 	p = buf + at;
@@ -89,19 +89,19 @@ int nvfatbin_next(const uint8_t *buf, const struct nvfatbin_header *h,
 	ent->flags = get_le(p + 40, 8);
 	ent->uncompressed_size = get_le(p + 56, 8);
 	if (ent->header_size < NVFATBIN_ENTRY_MIN || ent->header_size > left)
-		return err_set(e, "NVIDIA fatbin entry at offset %llu has header "
+		return err_bad(e, "NVIDIA fatbin entry at offset %llu has header "
 			       "size %u, not between 64 and the %llu bytes left",
 			       (unsigned long long)at, ent->header_size,
 			       (unsigned long long)left);
 	if (ent->payload_size > left - ent->header_size)
-		return err_set(e, "NVIDIA fatbin entry at offset %llu declares "
+		return err_cut(e, "NVIDIA fatbin entry at offset %llu declares "
 			       "%llu payload bytes, but only %llu are left",
 			       (unsigned long long)at,
 			       (unsigned long long)ent->payload_size,
 			       (unsigned long long)(left - ent->header_size));
 	if (nvfatbin_compressed(ent) &&
 	    ent->compressed_size > ent->payload_size)
-		return err_set(e, "NVIDIA fatbin entry at offset %llu declares "
+		return err_bad(e, "NVIDIA fatbin entry at offset %llu declares "
 			       "%u compressed bytes in a %llu-byte payload",
 			       (unsigned long long)at, ent->compressed_size,
 			       (unsigned long long)ent->payload_size);
@@ -197,7 +197,7 @@ static int inflate(const uint8_t *src, const struct nvfatbin_entry *ent,
 		s->cap = 0;
 		s->buf = malloc(want ? want : 1);
 		if (!s->buf)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		s->cap = want;
 	}
 	dst = s->buf;
@@ -229,7 +229,7 @@ static int inflate(const uint8_t *src, const struct nvfatbin_entry *ent,
 		/* One context for every entry: making one is a few hundred
 		 * KB of tables to allocate and touch. */
 		if (!s->zstd && !(s->zstd = ZSTD_createDCtx()))
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		n = ZSTD_decompressDCtx(s->zstd, dst, (size_t)want, src,
 					ent->compressed_size);
 

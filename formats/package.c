@@ -138,7 +138,7 @@ int package_write_head(const struct package_meta *m, uint64_t image_size,
 	rc = 0;
 	goto out;
 nomem:
-	err_set(e, "out of memory");
+	err_nomem(e);
 out:
 	free(h);
 	strtab_free(&tab);
@@ -219,7 +219,7 @@ int package_write_multi_head(unsigned version, const struct package_meta *m,
 	rc = 0;
 	goto out;
 nomem:
-	err_set(e, "out of memory");
+	err_nomem(e);
 out:
 	free(h);
 	strtab_free(&tab);
@@ -242,7 +242,7 @@ int package_compress(const uint8_t *bin, size_t len, enum package_codec codec,
 
 	*out = NULL;
 	if (len < V3_HEADER)
-		return err_set(e, "a binary of %zu bytes has no version 3 "
+		return err_cut(e, "a binary of %zu bytes has no version 3 "
 			       "header", len);
 	body = len - V3_HEADER;
 	if (codec == PACKAGE_ZSTD) {
@@ -254,7 +254,7 @@ int package_compress(const uint8_t *bin, size_t len, enum package_codec codec,
 	}
 	if (bound > SIZE_MAX - V3_HEADER - 8 ||
 	    !(o = calloc(1, V3_HEADER + bound + 8)))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	if (codec == PACKAGE_ZSTD) {
 		/* One frame, its content size in its header, no checksum:
 		 * what ZSTD_compress2 makes with only the level set. */
@@ -357,7 +357,7 @@ static int bad(struct err *e, const struct binary *bin, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return err_set(e, "offload binary at offset %llu (version %u, %llu "
+	return err_bad(e, "offload binary at offset %llu (version %u, %llu "
 		       "bytes): %s", (unsigned long long)bin->at, bin->version,
 		       (unsigned long long)bin->size, what);
 }
@@ -390,7 +390,7 @@ static int grow_list(struct package_list *l, struct err *e)
 		struct package_image *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		l->v = v;
 		l->cap = cap;
 	}
@@ -420,7 +420,7 @@ static int read_entry(const struct binary *bin, uint64_t entry_off,
 	if (grow_list(out, e) < 0)
 		return -1;
 	if (nstr && !(strs = calloc((size_t)nstr, sizeof(*strs))))
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	for (uint64_t i = 0; i < nstr; i++) {
 		const uint8_t *rec = bin->b + str_off + i * rec_size;
 		struct package_string *s = &strs[i];
@@ -542,7 +542,7 @@ static int inflate_exact(const struct binary *bin, const uint8_t *src,
 		size_t r = 1;
 
 		if (!dc)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		/* Decode straight into dst, whose size is the declared one:
 		 * no window buffer of zstd's own, whatever window the frame
 		 * claims (a crafted frame could otherwise claim gigabytes). */
@@ -572,7 +572,7 @@ static int inflate_exact(const struct binary *bin, const uint8_t *src,
 
 		memset(&zs, 0, sizeof(zs));
 		if (inflateInit(&zs) != Z_OK)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		zs.next_in = (Bytef *)src;
 		zs.next_out = dst;
 		while (rc == Z_OK) {
@@ -642,14 +642,14 @@ static int read_compressed(struct binary *bin, const struct package_limits *lim,
 			   (unsigned long long)packed,
 			   (unsigned long long)lim->max_ratio);
 	if (inflated > SIZE_MAX)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	bodies = realloc(out->bodies, (out->nbodies + 1) * sizeof(*bodies));
 	if (!bodies)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	out->bodies = bodies;
 	body = malloc((size_t)inflated);
 	if (!body)
-		return err_set(e, "out of memory for an offload binary that "
+		return err_code_set(e, ERR_NOMEM, "out of memory for an offload binary that "
 			       "inflates to %llu bytes",
 			       (unsigned long long)inflated);
 	out->bodies[out->nbodies++] = body;

@@ -183,7 +183,7 @@ static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
 		uint8_t *grown = realloc(k->mem, ncap);
 
 		if (!grown)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		k->mem = grown;
 		k->cap = ncap;
 	}

@@ -57,7 +57,7 @@ static int open_thin(struct devarchive_reader *r, const struct ar_member *m,
 	int rc;
 
 	if (!t)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->thin = t;
 	if (m->name_len && m->name[0] == '/')
 		rc = asprintf(&file, "%.*s", (int)m->name_len, m->name);
@@ -66,7 +66,7 @@ static int open_thin(struct devarchive_reader *r, const struct ar_member *m,
 			      slash ? (int)(slash + 1 - r->path) : 0,
 			      slash ? r->path : "", (int)m->name_len, m->name);
 	if (rc < 0)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	t = &r->thin[r->nthin];
 	*t = (struct io_in){ .fd = -1 };
 	rc = io_in_open(t, file, e);
@@ -143,7 +143,7 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	}
 	if (keep_heap(r, raw) < 0) {
 		free(raw);
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	}
 	if (used < *len && h.method != CCOB_ZLIB)
 		return err_llvm(e, ERR_DECOMPRESS, "Failed to decompress code "
@@ -152,7 +152,7 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 				: "Could not decompress embedded file contents: "
 				"Src size is incorrect");
 	if (hash != h.hash)
-		return err_set(e, "member '%.*s': its compressed bundle's hash "
+		return err_bad(e, "member '%.*s': its compressed bundle's hash "
 			       "does not match its contents", (int)r->file_len,
 			       r->file);
 	*data = raw;
@@ -189,7 +189,7 @@ static int next_member(struct devarchive_reader *r, struct err *e)
 	if (len >= 8 && ccob_is(data, len) && decompress_member(r, &data, &len, e))
 		return -1;
 	if (open_bundle(&r->bundle, data, len, e) < 0)
-		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)r->file_len, r->file);
+		return err_wrap(e, e->code, "member '%.*s'", (int)r->file_len, r->file);
 	r->member = data;
 	r->member_len = len;
 	r->in_member = true;
@@ -209,7 +209,7 @@ int devarchive_next(struct devarchive_reader *r, struct devarchive_entry *ent,
 
 			if (bundle_content(&r->bundle, &off, &size, e) < 0) {
 				if (!r->bundle.object)
-					return err_wrap(e, ERR_OTHER, "member '%.*s'",
+					return err_wrap(e, e->code, "member '%.*s'",
 						    (int)r->file_len, r->file);
 				past = true;
 				off = size = 0;
@@ -243,7 +243,7 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	if (ent->past_end) {
 		err_llvm(e, ERR_TRUNCATED, "The end of the file was "
 			 "unexpectedly encountered");
-		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)ent->file_len,
+		return err_wrap(e, e->code, "member '%.*s'", (int)ent->file_len,
 			    ent->file);
 	}
 	if (!ent->host_object) {
@@ -253,11 +253,11 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	}
 	s = realloc(r->scratch, (r->nscratch + 1) * sizeof(*s));
 	if (!s)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->scratch = s;
 	v = realloc(r->views, (r->nscratch + 1) * sizeof(*v));
 	if (!v)
-		return err_set(e, "out of memory");
+		return err_nomem(e);
 	r->views = v;
 	s = &r->scratch[r->nscratch];
 	v = &r->views[r->nscratch];
@@ -268,7 +268,7 @@ int devarchive_bytes(struct devarchive_reader *r, struct devarchive_entry *ent,
 	r->nscratch++;
 	if (bundle_strip_object(ent->member, ent->member_len, s, e) < 0 ||
 	    io_scratch_map(s, v, e) < 0)
-		return err_wrap(e, ERR_OTHER, "member '%.*s'", (int)ent->file_len,
+		return err_wrap(e, e->code, "member '%.*s'", (int)ent->file_len,
 			    ent->file);
 	/* Made once: the entry now stands for the stripped object. */
 	ent->host_object = false;
@@ -331,23 +331,35 @@ int devarchive_member_ids(const uint8_t *buf, size_t len,
 		char **ids = NULL;
 		size_t n = 0, flen;
 		const char *f = path_filename(m.name, m.name_len, &flen);
+		bool oom = false;
 
-		if (m.thin || (m.size >= 8 && ccob_is(data, (size_t)m.size)) ||
-		    open_bundle(&b, data, (size_t)m.size, e) < 0)
+		if (m.thin || (m.size >= 8 && ccob_is(data, (size_t)m.size)))
 			continue;
+		/* A member that is no bundle, or a damaged one, is passed
+		 * over (LLVM checks only the bundles it can read); out of
+		 * memory ends the check. */
+		if (open_bundle(&b, data, (size_t)m.size, e) < 0) {
+			if (e->code == ERR_NOMEM)
+				return -1;
+			continue;
+		}
 		while (bundle_next(&b, &ent) == 1) {
 			char **more_ids = realloc(ids, (n + 1) * sizeof(*ids));
 
-			if (!more_ids)
+			if (more_ids)
+				ids = more_ids;
+			if (!more_ids ||
+			    !(ids[n] = strndup(ent.id, ent.id_len))) {
+				oom = true;
 				break;
-			ids = more_ids;
-			if (!(ids[n] = strndup(ent.id, ent.id_len)))
-				break;
+			}
 			n++;
 			bundle_skip(&b);
 		}
 		bundle_close(&b);
-		if (n)
+		if (oom)
+			rc = err_nomem(e);
+		else if (n)
 			rc = each(ctx, f, flen, ids, n);
 		for (size_t i = 0; i < n; i++)
 			free(ids[i]);
@@ -371,12 +383,12 @@ int devarchive_write(struct io_out *o, const struct devarchive_member *m,
 	int rc = -1;
 
 	if (!am || !piece || !syms) {
-		err_set(e, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (ar_member_symbols(m[i].data, m[i].len, &syms[i], e) < 0) {
-			err_wrap(e, ERR_OTHER, "'%.*s'", (int)strlen(m[i].name),
+			err_wrap(e, e->code, "'%.*s'", (int)strlen(m[i].name),
 				 m[i].name);
 			goto out;
 		}
@@ -416,7 +428,7 @@ static int member_packages(struct devarchive_reader *r, const uint8_t *buf,
 	int rc = -1;
 
 	if (package_scan(buf, len, &lim, &l, e) < 0) {
-		err_wrap(e, ERR_OTHER, "member '%.*s'", (int)r->file_len,
+		err_wrap(e, e->code, "member '%.*s'", (int)r->file_len,
 			 r->file);
 		goto out;
 	}
@@ -431,7 +443,7 @@ static int member_packages(struct devarchive_reader *r, const uint8_t *buf,
 
 			if (!copy || keep_heap(r, copy) < 0) {
 				free(copy);
-				err_set(e, "out of memory");
+				err_nomem(e);
 				goto out;
 			}
 			memcpy(copy, im.data, im.len);
@@ -463,7 +475,7 @@ static int bitcode_packages(void *ctx, uint8_t *data, size_t len)
 
 	if (keep_heap(mp->r, data) < 0) {
 		free(data);
-		return err_set(mp->e, "out of memory");
+		return err_nomem(mp->e);
 	}
 	return member_packages(mp->r, data, len, mp->each, mp->ctx, mp->e);
 }
@@ -528,7 +540,7 @@ int devarchive_images(struct devarchive_reader *r,
 		if (!elfscan_is_elf(data, len))
 			continue;
 		if (elfscan_open(&s, data, len, e) < 0)
-			return err_wrap(e, ERR_OTHER, "member '%.*s'",
+			return err_wrap(e, e->code, "member '%.*s'",
 					(int)r->file_len, r->file);
 		for (size_t i = 1; i < s.n; i++) {
 			uint64_t size;

@@ -267,7 +267,7 @@ int elf_shrink_plan(const uint8_t *buf, size_t len,
 	elfscan_free(&sc);
 	if (rc < 0) {
 		elf_shrink_free(s);
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	}
 	if (rc == 0) {
 		char why[sizeof(s->why)];

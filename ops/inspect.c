@@ -213,7 +213,7 @@ static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
 	in->machine = s.machine;
 	sec = calloc(s.n ? s.n : 1, sizeof(*sec));
 	if (!sec) {
-		err_set(w->e, "out of memory");
+		err_nomem(w->e);
 		goto out;
 	}
 	for (size_t i = 1; i < s.n; i++) {
@@ -298,7 +298,7 @@ static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
 		struct offload_section *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
-			return err_set(e, "out of memory");
+			return err_nomem(e);
 		l->v = v;
 		l->cap = cap;
 	}
@@ -351,16 +351,41 @@ static int bitcode_object(void *ctx, uint8_t *data, size_t len)
 {
 	struct bitcode_walk *bw = ctx;
 	struct walk *w = bw->w;
-	struct inspect_node c = {
-		.kind = INSPECT_CONTAINER, .depth = bw->depth,
-		.number = w->containers++, .size = len,
-		.container = FATBIN_PACKAGE, .in_bitcode = true,
-	};
+	size_t pos = 0;
 	int rc = 0;
 
-	if (!package_is(data, len))
+	if (!package_is(data, len)) {
+		w->containers++;
 		goto out;
-	rc = kinds_get(FATBIN_PACKAGE)->walk(w, &c, data, len);
+	}
+	/* Each package of the array a container, as a section's are (clang
+	 * -flto of LLVM 22 embeds one per image); zeros may end it. */
+	while (pos < len && rc >= 0) {
+		struct inspect_node c = {
+			.kind = INSPECT_CONTAINER, .depth = bw->depth,
+			.number = w->containers++, .container = FATBIN_PACKAGE,
+			.in_bitcode = true,
+		};
+		uint64_t size = len - pos >= 16 ? get_le(data + pos + 8, 8) : 0;
+		size_t span = len - pos;
+
+		if (pos && !package_is(data + pos, len - pos)) {
+			size_t z = pos;
+
+			while (z < len && !data[z])
+				z++;
+			if (z == len) {
+				w->containers--;
+				break;
+			}
+		} else if (size && size <= len - pos) {
+			size = (size + 7) & ~(uint64_t)7;
+			span = size < len - pos ? (size_t)size : len - pos;
+		}
+		c.size = span;
+		rc = kinds_get(FATBIN_PACKAGE)->walk(w, &c, data + pos, span);
+		pos += span;
+	}
 	if (rc < 0)
 		inspect_where(w, "the package embedded in the module");
 out:
@@ -495,9 +520,10 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		return walk_whole(w, kind, buf, len, base, depth + 1);
 	}
 	if (depth == 0 && !w->o->accept_other)
-		return err_set(w->e, "not an ELF file, COFF object, PE image, "
-			       "archive, offload bundle, CCOB, offload package, "
-			       "NVIDIA fatbin or kpack archive");
+		return err_code_set(w->e, ERR_NOTHING, "not an ELF file, COFF "
+				    "object, PE image, archive, offload bundle, "
+				    "CCOB, offload package, NVIDIA fatbin or "
+				    "kpack archive");
 	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
 	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
 	return inspect_emit(w, &in);

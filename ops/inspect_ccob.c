@@ -52,7 +52,7 @@ static void plan(struct look *l, bool all)
 	lk->header_rc = rc > 0 ? 1 : -1;
 	if (rc <= 0) {
 		if (rc == 0)
-			err_set(&lk->header_err, "header cut short");
+			err_cut(&lk->header_err, "header cut short");
 		return;
 	}
 	lk->n = n;
@@ -143,7 +143,7 @@ int inspect_ccob_look(const uint8_t *p, size_t size,
 	lk->have = l.g.have;
 	free(l.order);
 	if (rc == 0 && l.failed)
-		rc = err_set(e, "out of memory");
+		rc = err_nomem(e);
 	if (rc < 0)
 		inspect_ccob_look_free(lk);
 	return rc;

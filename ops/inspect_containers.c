@@ -41,7 +41,7 @@ int inspect_where(struct walk *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(place, sizeof(place), fmt, ap);
 	va_end(ap);
-	return err_wrap(w->e, ERR_OTHER, "%s", place);
+	return err_wrap(w->e, w->e->code, "%s", place);
 }
 
 /* ---- entries of the containers ---- */
@@ -153,12 +153,12 @@ static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 			want = (size_t)h->raw_size;
 		buf = realloc(*raw, want ? want : 1);
 		if (!buf)
-			return err_set(w->e, "out of memory");
+			return err_nomem(w->e);
 		*raw = buf;
 		if (ccob_peek(p, (size_t)size, h, buf, want, &got, w->e) < 0)
 			return -1;
 		if (got < want)
-			return err_set(w->e, "its stream ends after %zu of the "
+			return err_cut(w->e, "its stream ends after %zu of the "
 				       "%llu bytes its header declares", got,
 				       (unsigned long long)h->raw_size);
 		rc = fatbin_bundle_entries(buf, got, h->raw_size, NULL, n,
@@ -166,7 +166,7 @@ static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 		if (rc)
 			return rc < 0 ? inspect_where(w, "the bundle inside") : 0;
 		if (want >= h->raw_size)
-			return err_set(w->e, "the bundle inside: header cut short");
+			return err_cut(w->e, "the bundle inside: header cut short");
 		want = want > SIZE_MAX / 8 ? SIZE_MAX : want * 8;
 	}
 }

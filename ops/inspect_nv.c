@@ -280,7 +280,7 @@ int inspect_walk_nv(struct walk *w, struct inspect_node *c, const uint8_t *p,
 	if (nvfatbin_open(p, (size_t)size, &h, w->e) < 0)
 		return -1;
 	if (w->o->inflate && !w->nv)
-		return err_code_set(w->e, ERR_NOMEM, "out of memory");
+		return err_nomem(w->e);
 	for (pos = h.header_size; (rc = nvfatbin_next(p, &h, &pos, &ent, w->e)) > 0;)
 		n++;
 	if (rc < 0)

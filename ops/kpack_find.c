@@ -212,8 +212,12 @@ int kpack_find_open(struct kpack_find *h, const char *path,
 
 	memset(h, 0, sizeof(*h));
 	h->path = path;
-	if (!elfscan_is_elf(buf, len) || elfscan_open(&s, buf, len, e) < 0)
-		return 0;	/* the walk says what is wrong */
+	if (!elfscan_is_elf(buf, len))
+		return 0;
+	/* The walk says what is wrong with the file; out of memory is the
+	 * caller's own failure. */
+	if (elfscan_open(&s, buf, len, e) < 0)
+		return e->code == ERR_NOMEM ? -1 : 0;
 	ref = section(&s, ".rocm_kpack_ref");
 	seg = section(&s, ".hipFatBinSegment");
 	if (!ref) {

@@ -88,7 +88,7 @@ static int prune_offloading(struct pruner *p, const struct elfscan *s,
 	if (!add.name || !grown) {
 		free(add.name);
 		prune_patch_free(&add.content);
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	}
 	p->plan->add = grown;
 	add.type = sec->type;
@@ -339,7 +339,7 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 		grown = realloc(top->member, (top->nmember + 1) *
 			sizeof(*grown));
 		if (!grown)
-			return err_code_set(p->e, ERR_NOMEM, "out of memory");
+			return err_nomem(p->e);
 		top->member = grown;
 		pm = &top->member[top->nmember++];
 		*pm = (struct prune_member){
@@ -554,7 +554,7 @@ static int write_sections(const uint8_t *buf, size_t len,
 	int rc = -1;
 
 	if (!add || !bytes) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < plan->nadd; i++) {
@@ -576,7 +576,7 @@ static int write_sections(const uint8_t *buf, size_t len,
 	/* COFF objects: sections of packages updated in place. */
 	cadd = calloc(plan->nadd ? plan->nadd : 1, sizeof(*cadd));
 	if (!cadd) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < plan->nadd; i++)
@@ -655,7 +655,7 @@ static int write_archive(const struct io_in *in, struct prune_plan *plan,
 	int rc = -1;
 
 	if (!data || !syms || !pieces || !nm) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -664,7 +664,7 @@ static int write_archive(const struct io_in *in, struct prune_plan *plan,
 		if (member_bytes(in->data, pm, &data[i], e) < 0)
 			goto out;
 		if (ar_member_symbols(data[i].p, data[i].len, &syms[i], e) < 0) {
-			err_wrap(e, ERR_OTHER, "member %.*s",
+			err_wrap(e, e->code, "member %.*s",
 				 (int)pm->name_len, pm->name);
 			goto out;
 		}

@@ -35,11 +35,31 @@ struct walk {
 	size_t ndone;
 };
 
-/* The kept packages grown to n bytes: the last one's size field covers
- * the zeros after it. */
-static int grow_last(struct pruner *p, struct membuf *m, size_t n)
+/* How many images the packages in buf[0, len) hold (-1: damaged). */
+static long count_images(const uint8_t *buf, size_t len, struct err *e)
+{
+	const struct package_limits lim = {
+		.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+		.max_size = PACKAGE_DEFAULT_MAX_SIZE };
+	struct package_list l = { 0 };
+	long n = package_scan(buf, len, &lim, &l, e) < 0 ? -1 : (long)l.n;
+
+	package_list_free(&l);
+	return n;
+}
+
+/* The kept packages made n bytes long: the last one's size field covers
+ * the zeros after it, or, when they take more than n (a package written
+ * again can be larger than the one it replaces: compressed again at
+ * another level, or the last one kept whole with the zeros its size
+ * covered), its tail past n cut, only where every kept image still lies
+ * inside the n bytes. */
+static int grow_last(struct pruner *p, struct membuf *m, size_t n,
+		     uint64_t bit)
 {
 	size_t pos = 0, last = 0;
+	struct err e2;
+	long images;
 
 	while (pos < m->len) {
 		last = pos;
@@ -49,6 +69,19 @@ static int grow_last(struct pruner *p, struct membuf *m, size_t n)
 	    get_le(m->p + last + 32, 8))
 		return err_set(p->e, "the last kept package is compressed: "
 			       "its size cannot grow over the freed bytes");
+	if (m->len > n) {
+		images = count_images(m->p, m->len, &e2);
+		if (last < n && n - last >= PACKAGE_V1_HEADER)
+			put_le(m->p + last + 8, n - last, 8);
+		if (last >= n || n - last < PACKAGE_V1_HEADER || images < 0 ||
+		    count_images(m->p, n, &e2) != images)
+			return err_set(p->e, "the kept packages take %zu bytes, "
+				       "more than the %zu of the module's array "
+				       "at bit %llu: not pruned", m->len, n,
+				       (unsigned long long)bit);
+		m->len = n;
+		return 0;
+	}
 	while (m->len < n) {
 		static const uint8_t zeros[64];
 		size_t step = n - m->len < sizeof(zeros) ? n - m->len
@@ -77,7 +110,7 @@ static int patch_bits(struct pruner *p, const uint8_t *buf, uint64_t bit,
 	if (!out || !pt.piece) {
 		free(out);
 		free(pt.piece);
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	}
 	memcpy(out, buf + from, (size_t)(to - from));
 	for (size_t i = 0; i < n; i++) {
@@ -141,11 +174,11 @@ static int prune_object(void *ctx, uint8_t *data, size_t n,
 		goto out;
 	}
 	if (prune_materialize(&pt, &m, p->e) < 0 ||
-	    grow_last(p, &m, n) < 0 ||
+	    grow_last(p, &m, n, at->bit) < 0 ||
 	    patch_bits(p, w->buf, at->bit, m.p, n) < 0)
 		goto out;
 	w->done[w->ndone++] = at->bit;
-	p->plan->zeroed += n - pt.new_size;
+	p->plan->zeroed += pt.new_size < n ? n - pt.new_size : 0;
 	rc = 0;
 out:
 	p->section = NULL;

@@ -127,7 +127,7 @@ static int prune_section_packages(struct walk *w, const struct coff_section *s,
 	if (!add.name || !grown) {
 		free(add.name);
 		prune_patch_free(&add.content);
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	}
 	p->plan->add = grown;
 	add.content.old_size = s->size;

@@ -93,7 +93,7 @@ int prune_mem_put(void *ctx, const void *src, size_t n, struct err *e)
 		}
 		grown = realloc(m->p, cap);
 		if (!grown)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		m->p = grown;
 		m->cap = cap;
 	}
@@ -151,7 +151,7 @@ static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
 	int rc = -1;
 
 	if (!ids || !sizes || !from) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -159,7 +159,7 @@ static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
 			continue;
 		ids[k] = strndup(v[i].id, v[i].id_len);
 		if (!ids[k]) {
-			err_code_set(e, ERR_NOMEM, "out of memory");
+			err_nomem(e);
 			goto out;
 		}
 		sizes[k] = v[i].size;
@@ -169,7 +169,7 @@ static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
 		goto out;
 	pt->piece = calloc(plan.n ? plan.n : 1, sizeof(*pt->piece));
 	if (!pt->piece) {
-		err_code_set(e, ERR_NOMEM, "out of memory");
+		err_nomem(e);
 		goto out;
 	}
 	for (size_t i = 0; i < plan.n; i++) {
@@ -222,7 +222,7 @@ static int prune_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
 		goto out;
 	kept = calloc(n ? n : 1, sizeof(*kept));
 	if (!kept) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		err_nomem(p->e);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -309,7 +309,7 @@ static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 	ccob_write_header(out.p, &nh);
 	pt->piece = calloc(1, sizeof(*pt->piece));
 	if (!pt->piece) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		err_nomem(p->e);
 		goto out;
 	}
 	pt->piece[0] = (struct prune_piece){ .lit = out.p,
@@ -391,7 +391,7 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 	prune_patch_free(pt);
 	pt->piece = calloc(1, sizeof(*pt->piece));
 	if (!pt->piece) {
-		rc = err_code_set(e, ERR_NOMEM, "out of memory");
+		rc = err_nomem(e);
 		goto out;
 	}
 	pt->piece[0] = (struct prune_piece){ .lit = out.p,
@@ -469,7 +469,7 @@ int prune_compress_nv(const struct prune_opts *o, unsigned version,
 	prune_patch_free(pt);
 	pt->piece = calloc(1, sizeof(*pt->piece));
 	if (!pt->piece) {
-		rc = err_code_set(e, ERR_NOMEM, "out of memory");
+		rc = err_nomem(e);
 		goto out;
 	}
 	pt->piece[0] = (struct prune_piece){ .lit = out.p,
@@ -625,7 +625,7 @@ static int add_piece(struct pieces *ps, const struct prune_piece *pc,
 		struct prune_piece *v = realloc(ps->v, cap * sizeof(*v));
 
 		if (!v)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		ps->v = v;
 		ps->cap = cap;
 	}
@@ -654,7 +654,7 @@ static int rewrite_binary(struct pruner *p, struct pieces *ps,
 	int rc = -1;
 
 	if (!m || !sizes || !offs || !flags) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		err_nomem(p->e);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -780,7 +780,7 @@ int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 	}
 	kept = calloc(l.n ? l.n : 1, sizeof(*kept));
 	if (!kept) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		err_nomem(p->e);
 		goto out;
 	}
 	for (size_t i = 0; i < l.n; i++) {
@@ -911,7 +911,7 @@ int prune_text(struct pruner *p, const uint8_t *buf, size_t len,
 			grown = realloc(pt->piece, (pt->npieces + 1) *
 					sizeof(*grown));
 			if (!grown) {
-				err_code_set(p->e, ERR_NOMEM, "out of memory");
+				err_nomem(p->e);
 				goto fail;
 			}
 			pt->piece = grown;
@@ -931,7 +931,7 @@ int prune_text(struct pruner *p, const uint8_t *buf, size_t len,
 	}
 	grown = realloc(pt->piece, (pt->npieces + 1) * sizeof(*grown));
 	if (!grown) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		err_nomem(p->e);
 		goto fail;
 	}
 	pt->piece = grown;
@@ -954,7 +954,7 @@ int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 					    (plan->n + 1) * sizeof(*grown));
 
 	if (!grown)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	plan->patch = grown;
 	plan->patch[plan->n++] = *pt;
 	return 0;
@@ -989,11 +989,11 @@ int prune_drop_section(struct prune_plan *plan, const char *name, size_t len,
 			       (plan->ndrop + 1) * sizeof(*grown));
 
 	if (!grown)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	plan->drop_sections = grown;
 	grown[plan->ndrop] = strndup(name, len);
 	if (!grown[plan->ndrop])
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	plan->ndrop++;
 	return 0;
 }

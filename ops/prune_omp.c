@@ -180,7 +180,7 @@ static int find_table(struct pruner *p, const struct prune_table *t,
 	for (size_t j = 0; j < n; j++) {
 		if (each_pointer_to(t, im[j].start, try_array, &f) < 0 ||
 		    each_pointer_to(t, im[j].pstart, try_array, &f) < 0)
-			return err_code_set(p->e, ERR_NOMEM, "out of memory");
+			return err_nomem(p->e);
 	}
 	if (f.hits != 1)
 		return err_set(p->e, "the OpenMP runtime's image table was "
@@ -188,7 +188,7 @@ static int find_table(struct pruner *p, const struct prune_table *t,
 	*array = f.found;
 	f.hits = 0;
 	if (each_pointer_to(t, *array, try_desc, &f) < 0)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	if (f.hits != 1)
 		return err_set(p->e, "the OpenMP runtime's image descriptor "
 			       "was found %zu times, not once: not pruned",
@@ -469,7 +469,7 @@ static int write_packed(struct pruner *p, const uint8_t *buf,
 
 	pt.piece = calloc(n ? n : 1, sizeof(*pt.piece));
 	if (!pt.piece)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	for (size_t j = 0; j < n; j++) {
 		uint64_t to = pk[j].off - sec->offset - pk[j].delta;
 
@@ -495,7 +495,7 @@ static int write_packed(struct pruner *p, const uint8_t *buf,
 	}
 	grown = realloc(p->plan->trim, (p->plan->ntrim + 1) * sizeof(*grown));
 	if (!grown)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	p->plan->trim = grown;
 	grown[p->plan->ntrim++] = (struct prune_trim){ sec->index, hdr + 32,
 							 true };
@@ -517,7 +517,7 @@ static int plan_packages(struct pruner *p, const struct elfscan_section *sec,
 	size_t *at = calloc(l->n ? l->n : 1, sizeof(*at));
 
 	if (!at)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	*npk = 0;
 	for (size_t j = 0; j < l->n; j++) {
 		const struct package_image *img = &l->v[j];
@@ -559,6 +559,17 @@ static int plan_packages(struct pruner *p, const struct elfscan_section *sec,
 		at[q] = from;
 		k->again = (uint8_t *)(uintptr_t)1;	/* resolved below */
 		k->new_span = store->len - from;
+		/* Nothing may move: it must fit where it was (a package can
+		 * grow, its entries' records shared, or compressed again). */
+		if (k->new_span > k->span) {
+			err_set(p->e, "the package at offset %llu, written again "
+				"with the kept images, takes %llu bytes, more "
+				"than its %llu: not pruned",
+				(unsigned long long)k->off,
+				(unsigned long long)k->new_span,
+				(unsigned long long)k->span);
+			goto fail;
+		}
 		k->new_size = get_le(store->p + from + 8, 8);
 		/* Where the kept images are in it: in their order. */
 		if (package_scan(store->p + from, (size_t)k->new_span, &lim,
@@ -617,7 +628,7 @@ static int linked_packages(struct pruner *p, const struct elfscan *s,
 	im = calloc(l.n ? l.n : 1, sizeof(*im));
 	pk = calloc(l.n ? l.n : 1, sizeof(*pk));
 	if (!im || !pk) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		err_nomem(p->e);
 		goto out;
 	}
 	for (size_t j = 0; j < l.n; j++) {
@@ -697,7 +708,7 @@ static int linked_packages(struct pruner *p, const struct elfscan *s,
 		if (pk[j].again) {
 			pt.piece = malloc(sizeof(*pt.piece));
 			if (!pt.piece) {
-				err_code_set(p->e, ERR_NOMEM, "out of memory");
+				err_nomem(p->e);
 				goto out;
 			}
 			*pt.piece = pc;
@@ -748,7 +759,7 @@ int prune_pe_linked_packages(struct pruner *p, uint16_t machine,
 			       "x86-64 and ARM64 only");
 	s.sec = calloc(n + 1, sizeof(*s.sec));
 	if (!s.sec)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	for (size_t k = 0; k < n; k++)
 		s.sec[k + 1] = (struct elfscan_section){
 			.name = "", .index = (uint32_t)(k + 1),

@@ -365,7 +365,7 @@ static int rewrite(struct packer *k, const uint8_t *buf, uint64_t packed)
 		return 0;
 	grown = realloc(p->plan->trim, (p->plan->ntrim + 1) * sizeof(*grown));
 	if (!grown)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	p->plan->trim = grown;
 	grown[p->plan->ntrim++] = (struct prune_trim){ sec->index, hdr + 32,
 						       false };
@@ -402,7 +402,7 @@ int prune_fatbin_section(struct pruner *p, const struct elfscan *s,
 	 * or are given back as they were. */
 	mine = malloc(n * sizeof(*mine));
 	if (!mine)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	memcpy(mine, p->plan->patch + first, n * sizeof(*mine));
 	p->plan->n = first;
 	if (find_boxes(&k, bytes, mine, n) < 0 ||
@@ -411,7 +411,7 @@ int prune_fatbin_section(struct pruner *p, const struct elfscan *s,
 	find_pointers(&k);
 	find_symbols(&k);
 	if (k.nomem) {
-		err_code_set(p->e, ERR_NOMEM, "out of memory");
+		err_nomem(p->e);
 		goto out;
 	}
 	if (k.refused) {

@@ -91,7 +91,7 @@ int prune_read_relocs(struct pruner *p, struct prune_table *t)
 	}
 	t->rel = calloc(n ? n : 1, sizeof(*t->rel));
 	if (!t->rel)
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	for (size_t i = 1; i < s->n; i++) {
 		const struct elfscan_section *sec = &s->sec[i];
 
@@ -126,7 +126,7 @@ int prune_add_word(struct pruner *p, uint64_t off, uint64_t v, size_t n)
 	pt.piece = calloc(1, sizeof(*pt.piece));
 	if (!pt.storage || !pt.piece) {
 		prune_patch_free(&pt);
-		return err_code_set(p->e, ERR_NOMEM, "out of memory");
+		return err_nomem(p->e);
 	}
 	put_le(pt.storage, v, (int)n);
 	pt.piece[0] = (struct prune_piece){ .lit = pt.storage, .lit_len = n };

@@ -43,7 +43,7 @@ static int hole_add(struct holes *h, uint64_t offset, uint64_t n,
 		struct elf_shrink_hole *v = realloc(h->v, cap * sizeof(*v));
 
 		if (!v)
-			return err_code_set(e, ERR_NOMEM, "out of memory");
+			return err_nomem(e);
 		h->v = v;
 		h->cap = cap;
 	}
@@ -230,7 +230,7 @@ static int plan_words(const struct prune_plan *plan,
 	*n = 0;
 	*w = calloc(plan->n ? plan->n : 1, sizeof(**w));
 	if (!*w)
-		return err_code_set(e, ERR_NOMEM, "out of memory");
+		return err_nomem(e);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct prune_patch *pt = &plan->patch[i];
 

@@ -144,10 +144,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t zero[1], dev[] = "device code";
 	const struct coffcopy_add add[2] = {
-		{ BUNDLE_MAGIC "host-x86_64-pc-windows-msvc-", zero, 1, NULL,
-		  false },
-		{ BUNDLE_MAGIC "hip-amdgcn-amd-amdhsa--gfx90a", dev,
-		  sizeof(dev), NULL, false },
+		{ .name = BUNDLE_MAGIC "host-x86_64-pc-windows-msvc-",
+		  .data = zero, .size = 1 },
+		{ .name = BUNDLE_MAGIC "hip-amdgcn-amd-amdhsa--gfx90a",
+		  .data = dev, .size = sizeof(dev) },
 	};
 	struct io_out o1 = { .fd = -1 }, o2 = { .fd = -1 }, o3 = { .fd = -1 };
 	struct io_in v1 = { .fd = -1 }, v2 = { .fd = -1 }, v3 = { .fd = -1 };

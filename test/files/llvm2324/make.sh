@@ -36,6 +36,13 @@
 #     co24.co     a HIP code object for gfx1100 (its metadata's target:
 #                 amdgpu11.00-amd-amdhsa-unknown-gfx1100)
 #     pkk24.bin   llvm-offload-binary-24 --compress of co23.co and co24.co
+#     lfit23.o, lbig23.o  ompl23.o with its module's array holding instead
+#                 (embed.py) llvm-offload-binary-24 --compress-level=19 of
+#                 one 16000-byte text twice (gfx90a, gfx1100), then an
+#                 uncompressed package of one sm_80 image (11 bytes in
+#                 lfit23.o, 1600 in lbig23.o) whose size covers the rest:
+#                 keeping gfx90a and sm_80, the first package written again
+#                 (at another level) outgrows the array
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -112,6 +119,23 @@ cp "$R23/tmp/fixtures/co23.co" "$R24/tmp/fixtures/"
 run 24 "llvm-offload-binary -o pkk24.bin --compress \
 	--image=file=co23.co,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=hip \
 	--image=file=co24.co,triple=amdgpu11.00-amd-amdhsa,arch=gfx1100,kind=hip"
+
+python3 -c "
+import random
+r = random.Random(7)
+w = [''.join(r.choice('abcdefghij') for _ in range(r.randint(3, 9))) for _ in range(300)]
+open('$R24/tmp/fixtures/words', 'w').write(' '.join(r.choice(w) for _ in range(2600))[:16000])
+r = random.Random(8)
+open('$R24/tmp/fixtures/tail', 'w').write(''.join(r.choice('klmnopqrstuvwxyz') for _ in range(1600)))
+"
+W="--image=file=words,triple=amdgcn-amd-amdhsa,kind=openmp"
+run 24 "llvm-offload-binary -o twice.bin --compress --compression-level=19 $W,arch=gfx90a $W,arch=gfx1100 &&
+	llvm-offload-binary -o small.bin --image=file=dev3,triple=nvptx64-nvidia-cuda,arch=sm_80,kind=openmp &&
+	llvm-offload-binary -o tail.bin --image=file=tail,triple=nvptx64-nvidia-cuda,arch=sm_80,kind=openmp"
+python3 "$here/embed.py" "$R23/tmp/fixtures/ompl23.o" "$here/lfit23.o" \
+	"$R24/tmp/fixtures/twice.bin" "$R24/tmp/fixtures/small.bin"
+python3 "$here/embed.py" "$R23/tmp/fixtures/ompl23.o" "$here/lbig23.o" \
+	"$R24/tmp/fixtures/twice.bin" "$R24/tmp/fixtures/tail.bin"
 
 for f in rdc23.o omp23.o ompw23.obj ompl23.o ompw23.exe ompg23.exe ompapp23 pkg23.bin pkg23-sm80.bin co23.co; do
 	cp "$R23/tmp/fixtures/$f" "$here/$f"
