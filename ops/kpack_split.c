@@ -572,6 +572,15 @@ int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 		*e = t.err[0];
 		goto done;
 	}
+	/* OUT is the tree installed again: a FIFO, device or socket in it
+	 * cannot be copied, and leaving it out would lose it silently. */
+	if (t.others) {
+		err_file(e, o->tree, "holds %llu file%s neither regular, "
+			 "directory nor symbolic link (a FIFO, device or "
+			 "socket), which cannot be copied",
+			 (unsigned long long)t.others, t.others == 1 ? "" : "s");
+		goto done;
+	}
 	for (size_t i = 0; i < t.n; i++)
 		if (strchr(t.file[i].path + sp.skip, '\\')) {
 			err_file(e, t.file[i].path, "a '\\' in its path would "
