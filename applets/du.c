@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "applets.h"
 #include "messages.h"
@@ -16,6 +17,7 @@
 #include "../core/io_in.h"
 #include "../core/tree.h"
 #include "../ops/inspect.h"
+#include "../ops/kpack_find.h"
 
 static const char usage[] =
 	"Usage: offload du [OPTIONS] PATH...\n"
@@ -66,6 +68,12 @@ struct options {
 	size_t host_last;
 	uint64_t total, files, other_files, errors;
 	uint64_t device_stored;	/* of every device entry */
+	/* The files walked (sorted by dev, ino), and the kpack archives
+	 * found through split binaries outside them, counted after them. */
+	struct tree_file *seen;
+	size_t nseen;
+	struct tree_file *extra;
+	size_t nextra;
 };
 
 /* One file's walk. */
@@ -186,6 +194,8 @@ static int visit(void *ctx, const struct inspect_node *n)
 	bytes = stored = n->size;
 	if (n->container == FATBIN_NV && nvfatbin_compressed(&n->nv))
 		bytes = n->nv.uncompressed_size;
+	if (n->container == FATBIN_KPACK)	/* its frame, or its code */
+		stored = n->kpack_stored;
 	if (!n->in_file && sc->ccob_depth && sc->ccob_raw)
 		stored = (uint64_t)((unsigned __int128)sc->ccob_compressed *
 				    n->size / sc->ccob_raw);
@@ -221,6 +231,60 @@ static uint64_t next_data(const void *in, uint64_t off)
 	return io_in_next_data(in, off);
 }
 
+static int cmp_file(const void *pa, const void *pb)
+{
+	const struct tree_file *a = pa, *b = pb;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return a->ino < b->ino ? -1 : a->ino > b->ino;
+}
+
+/* A kpack-split binary's code is in its archives: those its search paths
+ * find outside the files walked are counted too, after them, each once
+ * (rocm-kpack, docs/multi_arch_packaging_with_kpack.md, "Binary
+ * Conversion"; ops/kpack_find.h).  -1 when out of memory. */
+static int split_archives(struct options *o, const char *path,
+			  const struct io_in *in)
+{
+	struct kpack_find h;
+	struct err e;
+	int split = kpack_find_open(&h, path, in->data, in->len, &e);
+	/* A damaged reference is ls --verify's to name; out of memory is
+	 * du's own failure. */
+	int rc = split < 0 && e.code == ERR_NOMEM ? -1 : 0;
+
+	if (split > 0)
+		for (size_t i = 0; i < h.na && !rc; i++) {
+			struct tree_file key = { 0 }, *v;
+			struct stat st;
+			bool known = false;
+
+			if (stat(h.a[i].path, &st) < 0 || !S_ISREG(st.st_mode))
+				continue;	/* ls --verify says so */
+			key.dev = st.st_dev;
+			key.ino = st.st_ino;
+			known = bsearch(&key, o->seen, o->nseen, sizeof(key),
+					cmp_file);
+			for (size_t k = 0; k < o->nextra && !known; k++)
+				known = !cmp_file(&key, &o->extra[k]);
+			if (known)
+				continue;
+			if (!(v = realloc(o->extra, (o->nextra + 1) * sizeof(*v))) ||
+			    !(key.path = strdup(h.a[i].path))) {
+				if (v)
+					o->extra = v;
+				rc = -1;
+				break;
+			}
+			key.size = (uint64_t)st.st_size;
+			o->extra = v;
+			o->extra[o->nextra++] = key;
+		}
+	kpack_find_close(&h);
+	return rc;
+}
+
 static int du_file(struct options *o, const struct tree_file *f)
 {
 	struct scan sc = { .o = o, .file = (size_t)o->files };
@@ -246,6 +310,8 @@ static int du_file(struct options *o, const struct tree_file *f)
 	}
 	if (!sc.children)
 		o->other_files++;
+	if (split_archives(o, f->path, &in) < 0)
+		rc = fail("cannot read", f->path, "out of memory");
 	/* What prune would drop, and whether the file would go whole (a
 	 * lone code object or a container file keeping no device code). */
 	o->drop_sum.bytes += sc.dropped.bytes;
@@ -454,10 +520,22 @@ static int du_run(struct options *o, int argc, char **argv)
 	/* The line counts files: "offload du: DIR: 40%". */
 	progress_init("du", o->quiet);
 	progress_name(argv[optind]);
+	if (tree.n && !(o->seen = malloc(tree.n * sizeof(*o->seen))))
+		goto oom;
+	if (tree.n) {	/* (qsort of no array: undefined) */
+		memcpy(o->seen, tree.file, tree.n * sizeof(*o->seen));
+		o->nseen = tree.n;
+		qsort(o->seen, o->nseen, sizeof(*o->seen), cmp_file);
+	}
 	for (size_t i = 0; i < tree.n; i++) {
 		o->files++;
 		progress_show(i, tree.n);
 		rc |= du_file(o, &tree.file[i]);
+	}
+	/* (Archives are no split binaries: none is added from here.) */
+	for (size_t i = 0; i < o->nextra; i++) {
+		o->files++;
+		rc |= du_file(o, &o->extra[i]);
 	}
 	progress_show(tree.n, tree.n);
 	progress_end();
@@ -491,6 +569,10 @@ int du_main(int argc, char **argv)
 	for (size_t i = 0; i < o.n; i++)
 		free(o.t[i].name);
 	free(o.t);
+	for (size_t i = 0; i < o.nextra; i++)
+		free(o.extra[i].path);
+	free(o.extra);
+	free(o.seen);
 	select_free(&o.targets);
 	select_free(&o.keep);
 	select_free(&o.drop);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,9 @@
 #include "../core/uri.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
+#include "../ops/kpack_find.h"
 #include "../formats/ccob_decode.h"
+#include "../formats/kpack.h"
 
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"
@@ -28,7 +31,9 @@ static const char usage[] =
 	"named FILE.N.TARGET.EXT (FILE.MEMBER.N.TARGET.EXT for an archive member;\n"
 	"N: the container number offload ls shows; bytes unsafe in a file name,\n"
 	"':' among them, as '_'; for a kpack archive TARGET is the TOC key and\n"
-	"target, KEY-TARGET), or one of them to standard output.\n"
+	"target, KEY-TARGET; a kpack-split binary's code objects, read from its\n"
+	"archives, are named as in the fat binary), or one of them to standard\n"
+	"output.\n"
 	"A file://PATH#offset=N&size=N URI (as offload ls and roc-obj-ls print\n"
 	"them) writes those bytes of PATH to NAME-offsetN-sizeN.co, as\n"
 	"roc-obj-extract does.\n"
@@ -49,12 +54,23 @@ static const char usage[] =
 	"  -h, --help              print this help\n"
 	"  -V, --version           print the version\n";
 
+/* A kpack archive's entry that a split binary named in the same command
+ * resolves to: written under the binary's name, not again as the
+ * archive's. */
+struct claim {
+	dev_t dev;
+	ino_t ino;
+	size_t entry;
+};
+
 struct options {
 	const char *dir;		/* NULL: standard output */
 	struct select targets;	/* -t */
 	bool all, verbose, quiet;
 	struct inspect_opts walk;
 	struct outnames *names;	/* written in this run */
+	struct claim *claims;	/* sorted */
+	size_t nclaims;
 };
 
 /* With -o -, each input as the counting pass left it for the writing
@@ -158,6 +174,12 @@ struct job {
 	char *member[MAX_DEPTH];
 	unsigned depth;
 	struct pending *pend;	/* the CCOB being streamed, if any */
+	/* The file (a kpack archive's entries may be claimed), and how
+	 * many of its entries were. */
+	size_t claimed;
+	bool has_id;
+	dev_t dev;
+	ino_t ino;
 };
 
 static bool same_file(const char *a, const struct io_in *in)
@@ -390,6 +412,55 @@ static void nv_note(struct job *j, const struct inspect_node *n,
 		strcpy(j->nv_list + len, ", ...");
 }
 
+/* file[.member...].N.ID.ext, with bytes unsafe in a name as '_', cut to
+ * fit 255 bytes (the ID gives way); malloc'd. */
+static char *entry_name(const struct job *j, unsigned number, const char *id,
+			size_t id_len, const char *ext)
+{
+	const char *base = base_name(j->path);
+	size_t cap = strlen(base) + id_len + 32, head = 0;
+	char *name;
+
+	for (unsigned d = 1; d <= j->depth; d++)
+		cap += strlen(j->member[d]) + 1;
+	if (!(name = malloc(cap)))
+		return NULL;
+	head += (size_t)snprintf(name, cap, "%s", base);
+	for (unsigned d = 1; d <= j->depth; d++)
+		head += (size_t)snprintf(name + head, cap - head, ".%s",
+					 j->member[d]);
+	head += (size_t)snprintf(name + head, cap - head, ".%u.", number);
+	memcpy(name + head, id, id_len);
+	name[head + id_len] = 0;
+	make_safe(name + strlen(base), head + id_len - strlen(base));
+	if (strlen(name) > 250 - strlen(ext))
+		name[250 - strlen(ext)] = 0;
+	strcat(name, ".");
+	strcat(name, ext);
+	return name;
+}
+
+static int cmp_claim(const void *pa, const void *pb)
+{
+	const struct claim *a = pa, *b = pb;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
+/* Whether entry n of the file (a kpack archive) is claimed. */
+static bool claimed(const struct job *j, const struct inspect_node *n)
+{
+	struct claim key = { .dev = j->dev, .ino = j->ino, .entry = n->index };
+
+	return j->has_id && j->o->nclaims && n->container == FATBIN_KPACK &&
+	       !j->depth && bsearch(&key, j->o->claims, j->o->nclaims,
+					sizeof(key), cmp_claim);
+}
+
 static int extract_entry(struct job *j, const struct inspect_node *n)
 {
 	struct inspect_target t;
@@ -408,6 +479,10 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 		return fail("cannot extract from", j->path, "out of memory");
 	id = ae.id;
 	id_len = ae.en.id_len;
+	if (claimed(j, n)) {
+		j->claimed++;
+		goto out;
+	}
 	if (!selected(j->o, n, &ae))
 		goto out;
 	j->count++;
@@ -443,33 +518,10 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	}
 	code = b.data;
 	size = b.size;
-	{
-		const char *ext = extension(code, size, &t);
-		const char *base = base_name(j->path);
-		size_t cap = strlen(base) + id_len + 32, head = 0;
-
-		for (unsigned d = 1; d <= j->depth; d++)
-			cap += strlen(j->member[d]) + 1;
-		/* A file name is at most 255 bytes: the ID gives way. */
-		name = malloc(cap);
-		if (!name) {
-			rc = fail("cannot extract from", j->path, "out of memory");
-			goto out;
-		}
-		/* file[.member...].N.ID */
-		head += (size_t)snprintf(name, cap, "%s", base);
-		for (unsigned d = 1; d <= j->depth; d++)
-			head += (size_t)snprintf(name + head, cap - head, ".%s",
-						 j->member[d]);
-		head += (size_t)snprintf(name + head, cap - head, ".%u.",
-					 n->number);
-		memcpy(name + head, id, id_len);
-		name[head + id_len] = 0;
-		make_safe(name + strlen(base), head + id_len - strlen(base));
-		if (strlen(name) > 250 - strlen(ext))
-			name[250 - strlen(ext)] = 0;
-		strcat(name, ".");
-		strcat(name, ext);
+	if (!(name = entry_name(j, n->number, id, id_len,
+				extension(code, size, &t)))) {
+		rc = fail("cannot extract from", j->path, "out of memory");
+		goto out;
 	}
 	/* Bytes in the file are copied from it, the rest written; those of
 	 * a CCOB streamed, once the walk leaves it. */
@@ -518,6 +570,224 @@ static int visit(void *ctx, const struct inspect_node *n)
 			progress_show(j->count, j->total);
 	}
 	return 0;
+}
+
+/* ---- kpack-split binaries ---- */
+
+/* The bundle ID a split binary's code object had in the fat binary: the
+ * splitter keeps it in the entry's metadata ("target"), its TOC target
+ * being what follows the ID's last "--" (rocm-kpack's
+ * extract_architecture_from_target); without it (or when they disagree),
+ * the ID clang writes for HIP, hipv4-amdgcn-amd-amdhsa--<target ID>. */
+static const char hip_id[] = "hipv4-amdgcn-amd-amdhsa--";
+
+static void split_id(const struct kpack_entry *en, char *id, size_t cap)
+{
+	const char *b = en->bundle_id, *dash = NULL;
+
+	for (const char *p = b; p && (p = strstr(p, "--")); p++)
+		dash = p;
+	if (b && dash && !strcmp(dash + 2, en->target) && strlen(b) < cap)
+		snprintf(id, cap, "%s", b);
+	else
+		snprintf(id, cap, "%s%s", hip_id, en->target);
+}
+
+/* Whether -t (or, without it, the default) takes the code object the
+ * split binary's entry en is, its bundle ID made in id (room for
+ * sizeof(hip_id) + target). */
+static bool split_selected(struct options *o, const struct kpack_entry *en,
+			   char *id, size_t cap)
+{
+	struct select_entry se;
+
+	split_id(en, id, cap);
+	select_entry_from_id(&se, id, strlen(id));
+	if (!o->targets.n)
+		return en->size > 0;
+	return select_match(&o->targets, &se);
+}
+
+/* Does -t take the archive of target (NULL: no target in its name) as a
+ * target ID, a glob or a triple would take it (a bundle ID rule takes
+ * its entries only, through their IDs)? */
+static bool split_archive_selected(struct options *o, const char *target)
+{
+	static const char amdgcn[] = "amdgcn-amd-amdhsa";
+	struct select_entry se = {
+		.arch = target, .arch_len = target ? strlen(target) : 0,
+		.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
+	};
+
+	return !o->targets.n || !target || select_match(&o->targets, &se);
+}
+
+/* Wrapper w's code object, entry i of archive a: counted, or written as
+ * the fat binary's entry of container #<index> would be
+ * (FILE.N.hipv4-amdgcn-amd-amdhsa--TARGET.co). */
+static int split_write(struct job *j, const struct kpack_find *h, size_t w,
+		       const struct kpack_find_archive *a, size_t i)
+{
+	const struct kpack_entry *en = &a->k.v[i];
+	struct inspect_target t = { 0 };
+	struct inspect_node n;
+	uint8_t *code = NULL;
+	char id[sizeof(hip_id) + 256], *name = NULL;
+	struct err e;
+	int rc = 0;
+
+	if (strlen(en->target) > 255 ||
+	    !split_selected(j->o, en, id, sizeof(id)))
+		return 0;
+	j->count++;
+	if (j->counting)
+		return 0;
+	if (kpack_find_entry(a, i, true, &j->o->walk.ccob, &n, &code, &e) < 0)
+		return fail("cannot extract from", a->path, "kpack archive: %s",
+			    e.msg);
+	/* The container number the fat binary gave it: its wrapper's
+	 * index (the splitter counts each target's code objects in the
+	 * fat binary's order, and numbers the wrappers the same). */
+	if (h->index[w] > UINT_MAX ||
+	    !(name = entry_name(j, (unsigned)h->index[w], id, strlen(id),
+				extension(n.data, n.size, &t)))) {
+		rc = fail("cannot extract from", j->path, "out of memory");
+		goto out;
+	}
+	rc = write_out(j->o, &a->in, name, n.data, 0, n.size);
+	progress_show(j->count, j->total);
+out:
+	free(name);
+	free(code);
+	return rc;
+}
+
+/* A kpack-split binary (in, at path): each wrapper's code object in each
+ * archive its search paths find, counted or written.  An archive that
+ * cannot be read, or lacks a wrapper's code object, fails the command
+ * (the install is damaged: offload ls --verify says where); so does a
+ * binary whose search paths find no archive at all. */
+static int split_file(struct job *j, const struct io_in *in)
+{
+	struct kpack_find h;
+	struct err e;
+	int rc = 0, split = kpack_find_open(&h, j->path, in->data, in->len,
+					    &e);
+
+	if (split < 0)
+		rc = fail("cannot extract from", j->path, "%s", e.msg);
+	for (size_t sp = 0; split > 0 && sp < h.ref.npaths; sp++) {
+		size_t found = 0;
+
+		for (size_t k = 0; k < h.na; k++)
+			found += h.a[k].search == sp;
+		if (h.no_dir[sp])
+			rc = fail("no archive for", j->path, "search path '%s': "
+				  "no directory '%s'", h.ref.paths[sp],
+				  h.dir[sp]);
+		else if (!found)
+			rc = fail("no archive for", j->path, "search path '%s' "
+				  "finds no archive", h.ref.paths[sp]);
+	}
+	for (size_t k = 0; split > 0 && k < h.na; k++) {
+		const struct kpack_find_archive *a = &h.a[k];
+		bool taken = split_archive_selected(j->o, a->target);
+		size_t before = j->count;
+
+		if (!a->read) {
+			if (taken)
+				rc = a->damaged ?
+				     fail("cannot extract from", a->path,
+					  "kpack archive: %s", a->e.msg) :
+				     applet_fail_err("extract", "cannot read",
+						     a->path, 0, &a->e);
+			continue;
+		}
+		for (size_t w = 0; w < h.nhipk; w++) {
+			char key[4200];
+
+			size_t from, n;
+
+			kpack_find_key(&h, w, key, sizeof(key));
+			n = kpack_find_lookup(a, key, &from);
+			for (size_t x = from; x < from + n; x++)
+				rc |= split_write(j, &h, w, a,
+						  a->by_key[x].entry);
+		}
+		/* What is missing, of an archive -t takes or one whose code
+		 * objects it takes. */
+		for (size_t w = 0; w < h.nhipk && (taken || j->count > before);
+		     w++) {
+			char key[4200];
+			size_t from;
+
+			kpack_find_key(&h, w, key, sizeof(key));
+			if (!kpack_find_lookup(a, key, &from))
+				rc = fail("missing code object for", j->path,
+					  "wrapper #%" PRIu64 ": no '%s' in '%s'",
+					  h.index[w], key, a->path);
+		}
+	}
+	kpack_find_close(&h);
+	return rc;
+}
+
+/* The entries of archive a that the split binary h writes: claimed. */
+static int claim_archive(struct options *o, const struct kpack_find *h,
+			 const struct kpack_find_archive *a)
+{
+	struct stat st;
+
+	if (!a->read || fstat(a->in.fd, &st) < 0)
+		return 0;
+	for (size_t w = 0; w < h->nhipk; w++) {
+		char key[4200], id[sizeof(hip_id) + 256];
+		size_t from, cnt;
+
+		kpack_find_key(h, w, key, sizeof(key));
+		cnt = kpack_find_lookup(a, key, &from);
+		for (size_t x = from; x < from + cnt; x++) {
+			size_t i = a->by_key[x].entry;
+			struct claim *v;
+
+			if (strlen(a->k.v[i].target) > 255 ||
+			    !split_selected(o, &a->k.v[i], id, sizeof(id)))
+				continue;
+			v = realloc(o->claims, (o->nclaims + 1) * sizeof(*v));
+			if (!v)
+				return -1;
+			o->claims = v;
+			v[o->nclaims++] = (struct claim){ st.st_dev, st.st_ino, i };
+		}
+	}
+	return 0;
+}
+
+/* Before anything is written: the archive entries that the split
+ * binaries among the inputs write (see struct claim). */
+static int claim_splits(struct options *o, char **args, int n)
+{
+	int rc = 0;
+
+	for (int f = 0; f < n && !rc; f++) {
+		struct kpack_find h;
+		struct io_in in;
+		struct stat st;
+		struct err e;
+
+		/* Only files: a pipe or a device is read once, later. */
+		if (uri_is_uri(args[f]) || stat(args[f], &st) < 0 ||
+		    !S_ISREG(st.st_mode) || io_in_open(&in, args[f], &e) < 0)
+			continue;	/* said when it is read */
+		if (kpack_find_open(&h, args[f], in.data, in.len, &e) > 0)
+			for (size_t k = 0; k < h.na && !rc; k++)
+				rc = claim_archive(o, &h, &h.a[k]);
+		kpack_find_close(&h);
+		io_in_close(&in);
+	}
+	if (o->nclaims)
+		qsort(o->claims, o->nclaims, sizeof(*o->claims), cmp_claim);
+	return rc;
 }
 
 static uint64_t next_data(const void *in, uint64_t off)
@@ -594,6 +864,7 @@ static int run_file(struct options *o, const char *path, bool counting,
 	struct pending pend = { 0 };
 	struct inspect_opts walk = o->walk;
 	struct io_in in;
+	struct stat st;
 	struct err e;
 
 	if (open_input(&in, path, 0, counting, held) != 0)
@@ -602,11 +873,18 @@ static int run_file(struct options *o, const char *path, bool counting,
 	walk.inflate = false;
 	walk.next_data = next_data;
 	walk.data_ctx = &in;
+	if (in.fd >= 0 && fstat(in.fd, &st) == 0) {
+		j.has_id = true;
+		j.dev = st.st_dev;
+		j.ino = st.st_ino;
+	}
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 		goto out;
 	}
-	if (!j.count && !o->targets.n && !counting)
+	if ((j.rc |= split_file(&j, &in)))
+		goto out;
+	if (!j.count && !j.claimed && !o->targets.n && !counting)
 		fprintf(stderr, "offload extract: warning: '%s': no device code\n",
 			path);
 	if (counting || !j.count) {
@@ -627,6 +905,7 @@ static int run_file(struct options *o, const char *path, bool counting,
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 	}
 	pend_finish(&j);
+	j.rc |= split_file(&j, &in);
 	progress_end();
 	nv_report(&j);
 	*count += j.count;
@@ -780,6 +1059,10 @@ int extract_main(int argc, char **argv)
 		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
 	}
+	if (claim_splits(&o, argv + optind, argc - optind) < 0) {
+		rc = fail("cannot read", argv[optind], "out of memory");
+		goto out;
+	}
 	if (!o.dir) {
 		/* Standard output takes one code object: count first. */
 		held = calloc((size_t)(argc - optind), sizeof(*held));
@@ -814,5 +1097,6 @@ out:
 	free(held);
 	outnames_free(&names);
 	select_free(&o.targets);
+	free(o.claims);
 	return rc;
 }

@@ -89,6 +89,9 @@ static int keep(void *ctx, const struct inspect_node *n)
 			}
 		return 0;
 	}
+	if (rs->verify && n->kind == INSPECT_ENTRY &&
+	    n->container == FATBIN_KPACK && rs->later && ls_wanted(rs, n))
+		ls_kpack_verify_entry(rs->later, rs->path, n);
 	if (n->kind == INSPECT_ENTRY && !ls_wanted(rs, n)) {
 		/* Its container counts the entries listed. */
 		for (size_t i = rs->n; i-- > 0;)
@@ -297,7 +300,8 @@ static int list_json(struct options *o, const struct rows *rs,
 		     const char *path)
 {
 	struct ls_json js = { .rs = rs, .path = path, .data = in->data,
-			      .len = in->len, .comma = o->json_started };
+			      .len = in->len, .comma = o->json_started,
+			      .verify = o->verify };
 	char *errs = NULL;
 	size_t errs_len = 0;
 	struct err e;
@@ -324,6 +328,7 @@ static int list_one(struct options *o, const char *path)
 {
 	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
+			   .verify = o->verify,
 			   .targets = (struct select *)&o->targets,
 			   .entries_as_text = o->format == TEXT,
 			   .path = path };
@@ -365,7 +370,8 @@ static int list_one(struct options *o, const char *path)
 		rc = list_json(o, &rs, &in, &walk, path);
 		goto out;
 	}
-	if (o->kernels && !(rs.later = open_memstream(&later, &later_len))) {
+	if ((o->kernels || o->verify) &&
+	    !(rs.later = open_memstream(&later, &later_len))) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
@@ -389,8 +395,11 @@ static int list_one(struct options *o, const char *path)
 		break;
 	case TEXT:
 		ls_text(&rs, path);
-		rc |= ls_kpack_host(path, in.data, in.len, o->verify,
-				    &o->targets);
+		rc |= ls_kpack_host(path, in.data, in.len,
+				    &(struct ls_kpack_opts){
+					    .verify = o->verify,
+					    .sel = &o->targets, .rs = &rs },
+				    &ls_kpack_text, &rs);
 		break;
 	case ROC_OBJ:
 		rc = print_roc_obj(&rs, path, &o->roc_bundles);

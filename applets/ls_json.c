@@ -8,6 +8,7 @@
 
 #include "ls_json.h"
 #include "ls_kernels.h"
+#include "ls_kpack.h"
 #include "ls_rows.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
@@ -251,8 +252,11 @@ static void json_nv(bool *first, const struct row *r,
 	putchar('}');
 }
 
+/* An entry of a container of path; a kpack-split binary's code object
+ * (in the archive path) also names its wrapper's index (else -1). */
 static void json_entry(const struct rows *rs, const struct row *r,
-		       const struct inspect_node *c, const char *path)
+		       const struct inspect_node *c, const char *path,
+		       int64_t wrapper)
 {
 	const struct inspect_node *n = &r->n;
 	struct inspect_target t;
@@ -286,10 +290,13 @@ static void json_entry(const struct rows *rs, const struct row *r,
 	case FATBIN_NV:
 		json_nv(&f, r, c);
 		break;
+	case FATBIN_KPACK:
+		if (wrapper >= 0)
+			json_u64(&f, "wrapper", (uint64_t)wrapper);
+		break;
 	case FATBIN_BUNDLE:
 	case FATBIN_CCOB:
 	case FATBIN_PACKAGE:
-	case FATBIN_KPACK:
 		break;
 	}
 	json_kernels(&f, rs, r);
@@ -402,6 +409,177 @@ static void json_section(const struct inspect_node *n, bool *f)
 	printf("\"%s\"", inspect_section_kind_name(n->section_kind));
 	json_u64(f, "offset", n->offset);
 	json_u64(f, "size", n->size);
+}
+
+/* ---- a kpack-split binary: its "kpack" object (ls_kpack.h's sink) ---- */
+
+struct kpack_json {
+	const struct rows *rs;
+	const char *kernel_name;
+	bool any_search, any_archive, any_entry;
+	uint64_t *missing;	/* the archive's wrappers with no code */
+	size_t nmissing;
+	bool oom;
+};
+
+static void kj_host(void *ctx, const struct kpack_find *h)
+{
+	bool f = false;
+
+	((struct kpack_json *)ctx)->kernel_name = h->ref.kernel_name;
+	json_key(&f, "kpack");
+	f = true;
+	putchar('{');
+	json_text(&f, "kernel_name", h->ref.kernel_name,
+		  strlen(h->ref.kernel_name));
+	json_key(&f, "wrappers");
+	for (size_t i = 0; i < h->nhipk; i++)
+		printf("%s%" PRIu64, i ? "," : "[", h->index[i]);
+	fputs(h->nhipk ? "]" : "[]", stdout);
+	json_u64(&f, "unsplit_wrappers", h->nhipf);
+	json_key(&f, "search_paths");
+	putchar('[');
+}
+
+static void kj_search(void *ctx, const struct kpack_find *h, size_t sp)
+{
+	struct kpack_json *kj = ctx;
+	bool f = true;
+
+	fputs(kj->any_search ? ",{" : "{", stdout);
+	kj->any_search = true;
+	kj->any_archive = false;
+	json_text(&f, "pattern", h->ref.paths[sp], strlen(h->ref.paths[sp]));
+	json_text(&f, "directory", h->dir[sp], strlen(h->dir[sp]));
+	json_key(&f, "directory_found");
+	fputs(h->no_dir[sp] ? "false" : "true", stdout);
+	json_key(&f, "archives");
+	putchar('[');
+}
+
+static void kj_archive(void *ctx, const struct kpack_find_archive *a)
+{
+	struct kpack_json *kj = ctx;
+	bool f = true;
+
+	fputs(kj->any_archive ? ",{" : "{", stdout);
+	kj->any_archive = true;
+	kj->any_entry = false;
+	kj->nmissing = 0;
+	json_text(&f, "path", a->path, strlen(a->path));
+	json_text(&f, "target", a->target, a->target ? strlen(a->target) : 0);
+	json_key(&f, "format");
+	fputs("\"kpack\"", stdout);
+	json_key(&f, "version");
+	if (a->read)
+		printf("%u", a->k.version);
+	else
+		fputs("null", stdout);
+	json_key(&f, "compression_scheme");
+	if (a->read)
+		printf("\"%s\"", kpack_scheme_name(a->k.scheme));
+	else
+		fputs("null", stdout);
+	json_key(&f, "size");
+	if (a->read)
+		printf("%zu", a->in.len);
+	else
+		fputs("null", stdout);
+	/* What the error line says after the archive's name. */
+	json_key(&f, "error");
+	if (a->read) {
+		fputs("null", stdout);
+	} else {
+		char why[ERR_PATH_MAX + ERR_WHY_MAX + 32];
+
+		snprintf(why, sizeof(why), "%s%s", a->damaged ?
+			 "kpack archive: " : "", a->damaged || !a->e.path[0] ?
+			 a->e.msg : a->e.why);
+		json_str(why, strlen(why));
+	}
+	json_key(&f, "entries");
+	putchar('[');
+}
+
+static void kj_entry(void *ctx, const struct kpack_find_archive *a,
+		     uint64_t wrapper, const struct row *r)
+{
+	struct kpack_json *kj = ctx;
+
+	if (kj->any_entry)
+		putchar(',');
+	kj->any_entry = true;
+	json_entry(kj->rs, r, NULL, a->path, (int64_t)wrapper);
+}
+
+static void kj_missing(void *ctx, const struct kpack_find_archive *a,
+		       uint64_t wrapper, const char *key)
+{
+	struct kpack_json *kj = ctx;
+	uint64_t *v = realloc(kj->missing, (kj->nmissing + 1) * sizeof(*v));
+
+	(void)a;
+	(void)key;
+	if (!v) {
+		kj->oom = true;
+		return;
+	}
+	kj->missing = v;
+	kj->missing[kj->nmissing++] = wrapper;
+}
+
+static void kj_end(void *ctx, int level)
+{
+	struct kpack_json *kj = ctx;
+
+	if (level == 2) {
+		/* Each missing one: its wrapper and the key not found. */
+		fputs("],\"missing\":[", stdout);
+		for (size_t i = 0; i < kj->nmissing; i++) {
+			size_t n = strlen(kj->kernel_name) + 24;
+			char *key = malloc(n);
+			bool f = true;
+
+			if (!key) {
+				kj->oom = true;
+				break;
+			}
+			snprintf(key, n, "%s#%" PRIu64, kj->kernel_name,
+				 kj->missing[i]);
+			fputs(i ? ",{" : "{", stdout);
+			json_u64(&f, "wrapper", kj->missing[i]);
+			json_text(&f, "id", key, strlen(key));
+			putchar('}');
+			free(key);
+		}
+		fputs("]}", stdout);
+		kj->nmissing = 0;
+	} else if (level == 1) {
+		fputs("]}", stdout);
+	} else {
+		fputs("]}", stdout);
+	}
+}
+
+static const struct ls_kpack_sink kpack_json_sink = {
+	.host = kj_host, .search = kj_search, .archive = kj_archive,
+	.entry = kj_entry, .missing = kj_missing, .end = kj_end,
+};
+
+/* The "kpack" object of a kpack-split binary, the file's last key. */
+static void json_kpack(struct ls_json *js)
+{
+	struct kpack_json kj = { .rs = js->rs };
+
+	js->rc |= ls_kpack_host(js->path, js->data, js->len,
+				&(struct ls_kpack_opts){
+					.verify = js->verify,
+					.sel = js->rs->targets,
+					.rs = js->rs, .errs = js->errs },
+				&kpack_json_sink, &kj);
+	if (kj.oom)
+		js->oom = true;
+	free(kj.missing);
 }
 
 /* ---- the stream: each node printed as the walk gives it ---- */
@@ -547,6 +725,9 @@ static void close_level(struct ls_json *js)
 	}
 	if (l->shown) {
 		to_array(l, NULL);
+		if (n->kind == INSPECT_INPUT && n->depth == 0 &&
+		    n->format == INSPECT_ELF && js->walked)
+			json_kpack(js);
 		if (n->container == FATBIN_CCOB && n->kind == INSPECT_CONTAINER)
 			json_ccob(n, &l->first);
 		putchar('}');
@@ -582,6 +763,9 @@ static int print_entry(struct ls_json *js, const struct inspect_node *n)
 	if (ls_row_fill(&r, n) < 0 ||
 	    (js->rs->kernels && ls_entry_kernels(&r, n) < 0))
 		return -1;
+	if (js->verify && n->container == FATBIN_KPACK &&
+	    ls_kpack_verify_entry(js->errs, js->path, n))
+		js->rc = 1;
 	if (c) {
 		show(js, js->n - 1);
 		to_array(c, "entries");
@@ -604,7 +788,7 @@ static int print_entry(struct ls_json *js, const struct inspect_node *n)
 				strcpy(c->bad_list + len, ", ...");
 		}
 	}
-	json_entry(js->rs, &r, c ? &c->r.n : NULL, js->path);
+	json_entry(js->rs, &r, c ? &c->r.n : NULL, js->path, -1);
 	if (r.kernels_why && js->rs->kernels) {
 		char *why = ls_kernels_unread(&r);
 

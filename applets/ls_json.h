@@ -32,6 +32,7 @@ struct ls_json {
 	const char *path;
 	const uint8_t *data;	/* the file */
 	size_t len;
+	bool verify;		/* --verify: a kpack-split binary's install */
 	bool comma;		/* a file was printed before: a comma first */
 	bool printed;		/* this one is printed */
 	bool walked, oom;

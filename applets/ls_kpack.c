@@ -2,41 +2,59 @@
  * packaging_with_kpack.md, "Binary Conversion"), shown as what it is: its
  * .rocm_kpack_ref (the TOC key of its code, the archives' search paths),
  * its HIPK wrappers (each the index of a code object, the "#<index>" of
- * its TOC key), and the code objects the archives hold for them.
- *
- * The runtime (rocm-kpack runtime/src/loader.cpp) resolves a search path
- * against the binary's directory (an absolute one as it is) and puts the
- * device's target ID in place of "@GFXARCH@", then less specific forms of
- * it; offline there is no device, so every file of that directory whose
- * name is the pattern with a target ID in place is an archive of the
- * install, each for the target its name gives. */
+ * its TOC key), and the code objects the archives hold for them, as
+ * ops/kpack_find.h finds them. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ls_kernels.h"
 #include "ls_kpack.h"
+#include "ls_rows.h"
 #include "messages.h"
-#include "../core/elfscan.h"
-#include "../core/io_in.h"
 #include "../formats/amdgpu_co.h"
 #include "../formats/kernels.h"
 #include "../formats/kpack.h"
 #include "../ops/kpack_find.h"
 
-#define fail(what, file, ...) applet_fail("ls", what, file, __VA_ARGS__)
-
 struct host {
-	const char *path;
-	struct kpack_ref ref;
-	uint64_t *index;
-	size_t nhipk, nhipf;
-	bool verify;
-	struct select *sel;	/* -t: NULL or no rules for all */
+	const struct ls_kpack_opts *o;
+	const struct ls_kpack_sink *sink;
+	void *ctx;
+	struct kpack_find kh;
 	int rc;
 };
 
 static const char amdgcn[] = "amdgcn-amd-amdhsa";
+
+/* One error line, now or kept for later (o->errs). */
+static void error(struct host *h, const char *what, const char *file,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void error(struct host *h, const char *what, const char *file,
+		  const char *fmt, ...)
+{
+	char why[ERR_PATH_MAX + ERR_WHY_MAX + 64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	h->rc = 1;
+	if (h->o->errs)
+		fprintf(h->o->errs, "offload ls: error: %s '%s': %s\n", what,
+			file, why);
+	else
+		applet_fail("ls", what, file, "%s", why);
+}
+
+static void error_err(struct host *h, const char *what, const char *file,
+		      const struct err *e)
+{
+	error(h, what, e->path[0] ? e->path : file, "%s",
+	      e->path[0] ? e->why : e->msg);
+}
 
 /* Does -t take the code for target (with its TOC key id, or none)? */
 static bool selected(struct host *h, const char *id, const char *target)
@@ -46,22 +64,13 @@ static bool selected(struct host *h, const char *id, const char *target)
 		.arch = target, .arch_len = strlen(target),
 		.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
 	};
+	struct select *sel = h->o->sel;
 
-	return !h->sel || !h->sel->n || select_match(h->sel, &en);
+	return !sel || !sel->n || select_match(sel, &en);
 }
 
-static const struct elfscan_section *section(const struct elfscan *s,
-					     const char *name)
-{
-	for (size_t i = 1; i < s->n; i++)
-		if (!strcmp(s->sec[i].name, name))
-			return &s->sec[i];
-	return NULL;
-}
-
-/* Is code (n bytes) an AMDGPU code object for target? */
-static bool code_for(const uint8_t *code, uint64_t n, const char *target,
-		     char *got, size_t got_len)
+bool ls_kpack_code_for(const uint8_t *code, uint64_t n, const char *target,
+		       char *got, size_t got_len)
 {
 	struct kernel_list l;
 	struct err e;
@@ -76,152 +85,220 @@ static bool code_for(const uint8_t *code, uint64_t n, const char *target,
 	return ok;
 }
 
-/* One archive at apath for target (its name's). */
-static void archive(struct host *h, const char *apath, const char *target)
+int ls_kpack_verify_entry(FILE *errs, const char *path,
+			  const struct inspect_node *n)
 {
-	struct io_in in;
-	struct kpack k;
-	struct err e;
+	char got[96];
 
-	if (strcmp(target, "?") && !selected(h, NULL, target))
+	if (!n->data || ls_kpack_code_for(n->data, n->size, n->arch, got,
+					  sizeof(got)))
+		return 0;
+	if (errs)
+		fprintf(errs, "offload ls: error: bad code object in '%s': "
+			"'%.*s' for %.*s: %s\n", path, (int)n->name_len,
+			n->name, (int)n->arch_len, n->arch, got);
+	return 1;
+}
+
+/* The entry i of archive a, which wrapper w resolves to: told, and with
+ * --verify checked. */
+static void entry(struct host *h, const struct kpack_find_archive *a,
+		  size_t w, size_t i, const char *target)
+{
+	const struct ls_kpack_opts *o = h->o;
+	const struct kpack_entry *en = &a->k.v[i];
+	bool kernels = o->rs && o->rs->kernels;
+	struct inspect_node n;
+	uint8_t *code = NULL;
+	struct row r = { 0 };
+	struct err e;
+	char got[96];
+
+	if (kpack_find_entry(a, i, o->verify || kernels,
+			     &(struct ccob_limits){
+				     .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+				     .max_size = CCOB_DEFAULT_MAX_SIZE },
+			     &n, &code, &e) < 0) {
+		/* Told without its code; what is wrong said. */
+		struct inspect_node bare = {
+			.kind = INSPECT_ENTRY, .container = FATBIN_KPACK,
+			.index = (unsigned)i, .name = en->key,
+			.name_len = strlen(en->key), .arch = en->target,
+			.arch_len = strlen(en->target), .triple = amdgcn,
+			.triple_len = sizeof(amdgcn) - 1, .size = en->size,
+		};
+
+		if (ls_row_fill(&r, &bare) < 0)
+			goto oom;
+		h->sink->entry(h->ctx, a, h->kh.index[w], &r);
+		if (o->verify || kernels)
+			error(h, "bad code object in", a->path, "%s", e.msg);
+		goto out;
+	}
+	if (ls_row_fill(&r, &n) < 0 || (kernels && ls_entry_kernels(&r, &n) < 0))
+		goto oom;
+	h->sink->entry(h->ctx, a, h->kh.index[w], &r);
+	if (kernels && r.kernels_why) {
+		char *why = ls_kernels_unread(&r);
+
+		error(h, "cannot read kernels in", a->path, "%s",
+		      why ? why : "out of memory");
+		free(why);
+	}
+	if (!o->verify)
+		goto out;
+	if (target && strcmp(en->target, target) &&
+	    strncmp(target, en->target, strlen(en->target)))
+		error(h, "bad code object in", a->path, "'%s' is for %s, not "
+		      "the archive's %s", en->key, en->target, target);
+	else if (!ls_kpack_code_for(n.data, n.size, en->target, got, sizeof(got)))
+		error(h, "bad code object in", a->path, "'%s' for %s: %s",
+		      en->key, en->target, got);
+	goto out;
+oom:
+	error(h, "cannot list", h->kh.path, "out of memory");
+out:
+	ls_row_free(&r);
+	free(code);
+}
+
+/* One archive: each wrapper's code object in it. */
+static void archive(struct host *h, const struct kpack_find_archive *a)
+{
+	if (a->target && !selected(h, NULL, a->target))
 		return;
-	printf("    archive %s (%s)", apath, target);
-	if (kpack_archive_open(&in, apath, &e) < 0) {
-		putchar('\n');
-		h->rc |= applet_fail_err("ls", "cannot read", apath, 0, &e);
+	h->sink->archive(h->ctx, a);
+	if (!a->read) {
+		if (a->damaged)
+			error(h, "cannot list", a->path, "kpack archive: %s",
+			      a->e.msg);
+		else
+			error_err(h, "cannot read", a->path, &a->e);
+		h->sink->end(h->ctx, 2);
 		return;
 	}
-	if (kpack_parse(in.data, in.len, &k, &e) < 0) {
-		putchar('\n');
-		h->rc |= fail("cannot list", apath, "kpack archive: %s", e.msg);
-		io_in_close(&in);
-		return;
-	}
-	printf(": %s, %zu entr%s\n", kpack_scheme_name(k.scheme), k.n,
-	       k.n == 1 ? "y" : "ies");
-	for (size_t w = 0; w < h->nhipk; w++) {
+	for (size_t w = 0; w < h->kh.nhipk; w++) {
 		char key[4200];
 		bool found = false;
 
-		snprintf(key, sizeof(key), "%s#%" PRIu64, h->ref.kernel_name,
-			 h->index[w]);
-		for (size_t i = 0; i < k.n; i++) {
-			const struct kpack_entry *en = &k.v[i];
-			uint8_t *code = NULL;
-			uint64_t n;
-			char got[96];
+		size_t from, n;
 
-			if (strcmp(en->key, key))
-				continue;
-			found = true;
-			if (!selected(h, en->key, en->target))
-				continue;
-			printf("      %s  %s  %" PRIu64 "\n", en->key, en->target,
-			       en->size);
-			if (!h->verify)
-				continue;
-			if (kpack_entry_code(in.data, in.len, &k, i,
-					     &(struct ccob_limits){
-						     .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-						     .max_size = CCOB_DEFAULT_MAX_SIZE },
-					     &code, &n, &e) < 0) {
-				h->rc |= fail("bad code object in", apath, "%s",
-					      e.msg);
-			} else if (strcmp(en->target, target) &&
-				   strncmp(target, en->target,
-					   strlen(en->target))) {
-				h->rc |= fail("bad code object in", apath,
-					      "'%s' is for %s, not the archive's "
-					      "%s", key, en->target, target);
-			} else if (!code_for(code, n, en->target, got,
-					     sizeof(got))) {
-				h->rc |= fail("bad code object in", apath,
-					      "'%s' for %s: %s", key, en->target,
-					      got);
-			}
-			free(code);
+		kpack_find_key(&h->kh, w, key, sizeof(key));
+		n = kpack_find_lookup(a, key, &from);
+		found = n > 0;
+		for (size_t x = from; x < from + n; x++) {
+			size_t i = a->by_key[x].entry;
+
+			if (selected(h, key, a->k.v[i].target))
+				entry(h, a, w, i, a->target);
 		}
-		if (!found && h->verify)
-			h->rc |= fail("missing code object for", h->path,
-				      "wrapper #%" PRIu64 ": no '%s' in '%s'",
-				      h->index[w], key, apath);
-		else if (!found)
-			printf("      %s  missing\n", key);
+		if (found)
+			continue;
+		h->sink->missing(h->ctx, a, h->kh.index[w], key);
+		if (h->o->verify)
+			error(h, "missing code object for", h->kh.path,
+			      "wrapper #%" PRIu64 ": no '%s' in '%s'",
+			      h->kh.index[w], key, a->path);
 	}
-	kpack_free(&k);
-	io_in_close(&in);
-}
-
-/* Every archive one search path finds (ops/kpack_find.c). */
-static void search(struct host *h, const char *pattern)
-{
-	struct kpack_finds f;
-	struct err e;
-
-	printf("    search path %s\n", pattern);
-	if (kpack_find(h->path, pattern, &f, &e) < 0) {
-		h->rc |= fail("cannot list", h->path, "%s", e.msg);
-		return;
-	}
-	if (f.no_dir && h->verify)
-		h->rc |= fail("no archive for", h->path, "search path "
-			      "'%s': no directory '%s'", pattern, f.dir);
-	else if (!f.n && h->verify)
-		h->rc |= fail("no archive for", h->path, "search path '%s' "
-			      "finds no archive", pattern);
-	for (size_t i = 0; i < f.n; i++)
-		archive(h, f.v[i].path, f.v[i].target);
-	kpack_finds_free(&f);
+	h->sink->end(h->ctx, 2);
 }
 
 int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
-		  bool verify, struct select *sel)
+		  const struct ls_kpack_opts *o,
+		  const struct ls_kpack_sink *sink, void *ctx)
 {
-	struct host h = { .path = path, .verify = verify, .sel = sel };
-	const struct elfscan_section *ref, *seg;
-	struct elfscan s;
+	struct host h = { .o = o, .sink = sink, .ctx = ctx };
 	struct err e;
+	int split = kpack_find_open(&h.kh, path, buf, len, &e);
 
-	if (!elfscan_is_elf(buf, len))
-		return 0;
-	/* The walk has said what is wrong with the file; out of memory
-	 * is this listing's own failure. */
-	if (elfscan_open(&s, buf, len, &e) < 0)
-		return e.code == ERR_NOMEM ? fail("cannot list", path, "%s",
-						  e.msg) : 0;
-	ref = section(&s, ".rocm_kpack_ref");
-	seg = section(&s, ".hipFatBinSegment");
-	if (!ref)
-		goto out;
-	if (ref->offset > len || ref->size > len - ref->offset ||
-	    kpack_ref_parse(buf + ref->offset, (size_t)ref->size, &h.ref,
-			    &e) < 0) {
-		h.rc = fail("cannot list", path, "%s", ref->offset > len ||
-			    ref->size > len - ref->offset ?
-			    ".rocm_kpack_ref runs past the end of the file" :
-			    e.msg);
+	if (split < 0) {
+		error(&h, "cannot list", path, "%s", e.msg);
 		goto out;
 	}
-	if (seg && (seg->offset > len || seg->size > len - seg->offset ||
-		    kpack_wrappers(buf + seg->offset, seg->size, s.is64,
-				   s.big_endian, &h.index, &h.nhipk, &h.nhipf,
-				   &e) < 0)) {
-		h.rc = fail("cannot list", path, "%s", seg->offset > len ||
-			    seg->size > len - seg->offset ?
-			    ".hipFatBinSegment runs past the end of the file" :
-			    e.msg);
+	if (!split)
 		goto out;
+	sink->host(ctx, &h.kh);
+	for (size_t sp = 0; sp < h.kh.ref.npaths; sp++) {
+		const char *pattern = h.kh.ref.paths[sp];
+		size_t found = 0;
+
+		sink->search(ctx, &h.kh, sp);
+		if (h.kh.no_dir[sp] && o->verify)
+			error(&h, "no archive for", path, "search path '%s': no "
+			      "directory '%s'", pattern, h.kh.dir[sp]);
+		for (size_t i = 0; i < h.kh.na; i++)
+			if (h.kh.a[i].search == sp) {
+				found++;
+				archive(&h, &h.kh.a[i]);
+			}
+		if (!found && !h.kh.no_dir[sp] && o->verify)
+			error(&h, "no archive for", path, "search path '%s' "
+			      "finds no archive", pattern);
+		sink->end(ctx, 1);
 	}
-	printf("  kpack-split: code '%s', %zu HIPK wrapper%s", h.ref.kernel_name,
-	       h.nhipk, h.nhipk == 1 ? "" : "s");
-	for (size_t i = 0; i < h.nhipk; i++)
-		printf("%s#%" PRIu64, i ? ", " : " (", h.index[i]);
-	printf("%s\n", h.nhipk ? ")" : "");
-	for (size_t i = 0; i < h.ref.npaths; i++)
-		search(&h, h.ref.paths[i]);
+	sink->end(ctx, 0);
 out:
-	kpack_ref_free(&h.ref);
-	free(h.index);
-	elfscan_free(&s);
+	kpack_find_close(&h.kh);
 	return h.rc;
 }
+
+/* ---- the text lines ---- */
+
+static void text_host(void *ctx, const struct kpack_find *h)
+{
+	(void)ctx;
+	printf("  kpack-split: code '%s', %zu HIPK wrapper%s", h->ref.kernel_name,
+	       h->nhipk, h->nhipk == 1 ? "" : "s");
+	for (size_t i = 0; i < h->nhipk; i++)
+		printf("%s#%" PRIu64, i ? ", " : " (", h->index[i]);
+	printf("%s\n", h->nhipk ? ")" : "");
+}
+
+static void text_search(void *ctx, const struct kpack_find *h, size_t sp)
+{
+	(void)ctx;
+	printf("    search path %s\n", h->ref.paths[sp]);
+}
+
+static void text_archive(void *ctx, const struct kpack_find_archive *a)
+{
+	(void)ctx;
+	printf("    archive %s (%s)", a->path, a->target ? a->target : "?");
+	if (a->read)
+		printf(": %s, %zu entr%s", kpack_scheme_name(a->k.scheme), a->k.n,
+		       a->k.n == 1 ? "y" : "ies");
+	putchar('\n');
+}
+
+static void text_entry(void *ctx, const struct kpack_find_archive *a,
+		       uint64_t wrapper, const struct row *r)
+{
+	const struct rows *rs = ctx;
+
+	(void)a;
+	(void)wrapper;
+	printf("      %.*s  %.*s  %" PRIu64 "\n", (int)r->n.name_len, r->n.name,
+	       (int)r->n.arch_len, r->n.arch, r->n.size);
+	if (rs && rs->kernels)
+		ls_print_kernels(stdout, rs, r, 8);
+}
+
+static void text_missing(void *ctx, const struct kpack_find_archive *a,
+			 uint64_t wrapper, const char *key)
+{
+	(void)ctx;
+	(void)a;
+	(void)wrapper;
+	printf("      %s  missing\n", key);
+}
+
+static void text_end(void *ctx, int level)
+{
+	(void)ctx;
+	(void)level;
+}
+
+const struct ls_kpack_sink ls_kpack_text = {
+	.host = text_host, .search = text_search, .archive = text_archive,
+	.entry = text_entry, .missing = text_missing, .end = text_end,
+};

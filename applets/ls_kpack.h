@@ -1,23 +1,67 @@
 /* ls_kpack: a kpack-split host binary, as offload ls shows and checks it
- * (ls_kpack.c). */
+ * (ls_kpack.c), in text or, through a sink, as JSON (ls_json.c). */
 #ifndef APPLETS_LS_KPACK_H
 #define APPLETS_LS_KPACK_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "ls_types.h"
 #include "../core/select.h"
+#include "../ops/kpack_find.h"
+
+struct ls_kpack_opts {
+	bool verify;
+	struct select *sel;	/* -t: NULL or no rules for all */
+	const struct rows *rs;	/* --kernels, --no-demangle */
+	FILE *errs;		/* the error lines: NULL for standard error
+				 * at once, else kept here for later */
+};
+
+/* What is found, in order: the host, then for each search path the
+ * archives it finds (those -t takes), in each the code object every
+ * wrapper resolves to (those -t takes), or that it is missing.  An
+ * archive that cannot be read has no entries (a->read false). */
+struct ls_kpack_sink {
+	void (*host)(void *ctx, const struct kpack_find *h);
+	void (*search)(void *ctx, const struct kpack_find *h, size_t sp);
+	void (*archive)(void *ctx, const struct kpack_find_archive *a);
+	void (*entry)(void *ctx, const struct kpack_find_archive *a,
+		      uint64_t wrapper, const struct row *r);
+	void (*missing)(void *ctx, const struct kpack_find_archive *a,
+			uint64_t wrapper, const char *key);
+	/* The end of an archive (2), a search path (1), the host (0). */
+	void (*end)(void *ctx, int level);
+};
+/* The text lines, after the file's tree. */
+extern const struct ls_kpack_sink ls_kpack_text;
 
 /* If buf (len bytes, the file path) is an ELF file with a .rocm_kpack_ref
- * section: print its reference, its HIPK wrappers, and for each archive
- * its search paths find, the code object each wrapper resolves to.  With
- * verify, every wrapper index must resolve in every archive found, with
- * the size the TOC declares, to a code object for the archive's target;
- * each miss is one error line.  With rules in sel (-t), only the
- * archives for a target they take, and in them only the code objects
- * they take (the rules that do are marked).  0, or 1 after an error. */
+ * section: tell sink its reference, its HIPK wrappers, and for each
+ * archive its search paths find, the code object each wrapper resolves to
+ * (with --kernels their kernels, in the row).  With verify, every wrapper
+ * index must resolve in every archive found, with the size the TOC
+ * declares, to a code object for the archive's target; each miss is one
+ * error line.  With rules in sel (-t), only the archives for a target
+ * they take, and in them only the code objects they take (the rules that
+ * do are marked).  0 (also when it is no split binary), or 1 after an
+ * error. */
 int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
-		  bool verify, struct select *sel);
+		  const struct ls_kpack_opts *o,
+		  const struct ls_kpack_sink *sink, void *ctx);
+
+/* Whether code (n bytes) is an AMDGPU code object for target (its
+ * metadata's target ID, or its processor): what --verify asks of each
+ * kpack entry; got says what it is instead ("not an AMDGPU code
+ * object", "gfx1100"). */
+bool ls_kpack_code_for(const uint8_t *code, uint64_t n, const char *target,
+		       char *got, size_t got_len);
+/* --verify of an entry of a kpack archive listed as a file (its walk
+ * inflated it): 0 when its code is for the target its TOC names, else 1
+ * and the error line into errs (when not NULL). */
+int ls_kpack_verify_entry(FILE *errs, const char *path,
+			  const struct inspect_node *n);
 
 #endif

@@ -50,6 +50,7 @@ struct rows {
 	struct row *v;
 	size_t n, cap;
 	bool kernels;		/* read each entry's kernels */
+	bool verify;		/* check each kpack entry's code */
 	bool demangle;
 	struct select *targets;	/* only of the entries these take (-t) */
 	/* Entries become lines of their container's text as they come,

@@ -13,6 +13,46 @@
 
 static const char amdgcn[] = "amdgcn-amd-amdhsa";
 
+int inspect_kpack_entry(const struct kpack *k, const uint8_t *p,
+			uint64_t size, size_t i, const struct inspect_node *c,
+			bool inflate, const struct ccob_limits *lim,
+			struct inspect_node *n, uint8_t **code, struct err *e)
+{
+	const struct kpack_entry *en = &k->v[i];
+	uint64_t got;
+
+	*code = NULL;
+	*n = (struct inspect_node){
+		.kind = INSPECT_ENTRY, .depth = c->depth + 1,
+		.container = FATBIN_KPACK, .number = c->number,
+		.version = k->version, .index = (unsigned)i,
+		.name = en->key, .name_len = strlen(en->key),
+		.arch = en->target, .arch_len = strlen(en->target),
+		.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
+		.size = en->size, .kpack_stored = en->stored,
+	};
+	if (k->scheme == KPACK_NONE) {
+		if (en->size != en->stored)
+			return err_code_set(e, ERR_MALFORMED, "entry '%.256s' "
+					    "for '%.64s': original_size %llu, "
+					    "but its blob has %llu bytes",
+					    en->key, en->target,
+					    (unsigned long long)en->size,
+					    (unsigned long long)en->stored);
+		n->in_file = true;
+		n->offset = c->offset + en->offset;
+		n->data = p + en->offset;
+	} else if (inflate) {
+		if (kpack_entry_code(p, (size_t)size, k, i, lim, code, &got,
+				     e) < 0)
+			return -1;
+		n->data = *code;
+	}
+	n->code_size = n->size;
+	n->image_kind = inspect_sniff_image(n->data, n->size);
+	return 0;
+}
+
 int inspect_walk_kpack(struct walk *w, struct inspect_node *c,
 		       const uint8_t *p, uint64_t size)
 {
@@ -29,44 +69,14 @@ int inspect_walk_kpack(struct walk *w, struct inspect_node *c,
 		return -1;
 	}
 	for (size_t i = 0; i < k.n && !rc; i++) {
-		const struct kpack_entry *en = &k.v[i];
-		struct inspect_node n = {
-			.kind = INSPECT_ENTRY, .depth = c->depth + 1,
-			.container = FATBIN_KPACK, .number = c->number,
-			.version = k.version, .index = (unsigned)i,
-			.name = en->key, .name_len = strlen(en->key),
-			.arch = en->target, .arch_len = strlen(en->target),
-			.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
-			.size = en->size,
-		};
-		uint8_t *code = NULL;
-		uint64_t got;
+		struct inspect_node n;
+		uint8_t *code;
 
-		if (k.scheme == KPACK_NONE) {
-			if (en->size != en->stored) {
-				rc = err_code_set(w->e, ERR_MALFORMED, "entry "
-						  "'%.256s' for '%.64s': "
-						  "original_size %llu, but its "
-						  "blob has %llu bytes", en->key,
-						  en->target,
-						  (unsigned long long)en->size,
-						  (unsigned long long)en->stored);
-				break;
-			}
-			n.in_file = true;
-			n.offset = c->offset + en->offset;
-			n.data = p + en->offset;
-		} else if (w->o->inflate) {
-			if (kpack_entry_code(p, (size_t)size, &k, i,
-					     &w->o->ccob, &code, &got,
-					     w->e) < 0) {
-				rc = -1;
-				break;
-			}
-			n.data = code;
+		if (inspect_kpack_entry(&k, p, size, i, c, w->o->inflate,
+					&w->o->ccob, &n, &code, w->e) < 0) {
+			rc = -1;
+			break;
 		}
-		n.code_size = n.size;
-		n.image_kind = inspect_sniff_image(n.data, n.size);
 		rc = inspect_emit(w, &n);
 		free(code);
 	}

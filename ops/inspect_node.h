@@ -103,6 +103,9 @@ struct inspect_node {
 	 * INSPECT_HASH_BAD and decode_err saying why. */
 	const uint8_t *data;
 	uint64_t code_size;
+	/* A kpack archive's entry: the bytes it takes in the file (its zstd
+	 * frame, or its code stored as it is). */
+	uint64_t kpack_stored;
 	const struct err *decode_err;
 	/* ENTRY of a CCOB walked with stream_ccob: data is NULL, and head
 	 * holds the code's first min(size, INSPECT_HEAD) bytes.  The CCOB's

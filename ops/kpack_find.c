@@ -1,21 +1,40 @@
-/* kpack_find: a search path of a kpack-split host binary resolved to the
- * archives it finds (see kpack_find.h; rocm-kpack runtime/src/loader.cpp
- * resolves a path against the binary's directory and expands
- * "@GFXARCH@"). */
+/* kpack_find: a kpack-split host binary resolved to its archives (see
+ * kpack_find.h; rocm-kpack runtime/src/loader.cpp resolves a search path
+ * against the binary's directory and expands "@GFXARCH@"). */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "inspect_kpack.h"
 #include "kpack_find.h"
-#include "../formats/kpack.h"
+#include "../core/elfscan.h"
 
-static int by_path(const void *a, const void *b)
+static const struct elfscan_section *section(const struct elfscan *s,
+					     const char *name)
 {
-	return strcmp(((const struct kpack_found *)a)->path,
-		      ((const struct kpack_found *)b)->path);
+	for (size_t i = 1; i < s->n; i++)
+		if (!strcmp(s->sec[i].name, name))
+			return &s->sec[i];
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_ref(const void *pa, const void *pb)
+{
+	const struct kpack_find_ref *a = pa, *b = pb;
+	int c = strcmp(a->key, b->key);
+
+	if (c)
+		return c;
+	return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
 /* The directory part of p ("." when none), malloc'd. */
@@ -38,64 +57,96 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-static int add(struct kpack_finds *f, size_t *cap, char *path, char *target)
+/* Add the archive path (taken) for target (taken; NULL: none) found by
+ * search path sp, and open it. */
+static int add(struct kpack_find *h, size_t sp, char *path, char *target)
 {
-	if (!path || !target)
-		goto oom;
-	if (f->n == *cap) {
-		size_t c = *cap ? 2 * *cap : 8;
-		struct kpack_found *v = realloc(f->v, c * sizeof(*v));
+	struct kpack_find_archive *a, *v;
+	struct stat st;
 
-		if (!v)
-			goto oom;
-		f->v = v;
-		*cap = c;
+	v = realloc(h->a, (h->na + 1) * sizeof(*v));
+	if (!v) {
+		free(path);
+		free(target);
+		return -1;
 	}
-	f->v[f->n++] = (struct kpack_found){ .path = path, .target = target };
+	h->a = v;
+	a = &h->a[h->na++];
+	memset(a, 0, sizeof(*a));
+	a->search = sp;
+	a->path = path;
+	a->target = target;
+	a->in.fd = -1;
+	/* Only a file: a FIFO or a device of the name is not read (the
+	 * search paths are the binary's to say, anything at all). */
+	if (stat(a->path, &st) < 0) {
+		err_sys(&a->e, a->path, errno);
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err_file(&a->e, a->path, "not a regular file");
+		return 0;
+	}
+	if (io_in_open(&a->in, a->path, &a->e) < 0)
+		return 0;
+	if (kpack_parse(a->in.data, a->in.len, &a->k, &a->e) < 0) {
+		a->damaged = true;
+		io_in_close(&a->in);
+		return 0;
+	}
+	a->read = true;
+	if (!(a->by_key = malloc((a->k.n ? a->k.n : 1) * sizeof(*a->by_key))))
+		return -1;
+	for (size_t i = 0; i < a->k.n; i++)
+		a->by_key[i] = (struct kpack_find_ref){ a->k.v[i].key, i };
+	if (a->k.n)	/* (qsort of no array: undefined) */
+		qsort(a->by_key, a->k.n, sizeof(*a->by_key), cmp_ref);
 	return 0;
-oom:
-	free(path);
-	free(target);
-	return -1;
 }
 
-void kpack_finds_free(struct kpack_finds *f)
+size_t kpack_find_lookup(const struct kpack_find_archive *a,
+			 const char *key, size_t *from)
 {
-	for (size_t i = 0; i < f->n; i++) {
-		free(f->v[i].path);
-		free(f->v[i].target);
+	size_t lo = 0, hi = a->k.n, n = 0;
+
+	while (lo < hi) {	/* the first not below key */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(a->by_key[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	free(f->v);
-	free(f->full);
-	free(f->dir);
-	memset(f, 0, sizeof(*f));
+	*from = lo;
+	while (lo + n < a->k.n && !strcmp(a->by_key[lo + n].key, key))
+		n++;
+	return n;
 }
 
-int kpack_find(const char *host_path, const char *pattern,
-	       struct kpack_finds *f, struct err *e)
+/* Every archive search path sp finds. */
+static int search(struct kpack_find *h, size_t sp)
 {
-	char *base_dir = NULL;
-	const char *base;
-	size_t cap = 0;
+	const char *pattern = h->ref.paths[sp], *base;
+	char *full = NULL, *base_dir = NULL, **names = NULL;
+	size_t n = 0, cap = 0;
 	DIR *d = NULL;
 	struct dirent *de;
 	int rc = -1;
 
-	memset(f, 0, sizeof(*f));
-	if (!(base_dir = dir_of(host_path)))
-		goto oom;
-	f->full = pattern[0] == '/' ? strdup(pattern) : join(base_dir, pattern);
-	if (!f->full || !(f->dir = dir_of(f->full)))
-		goto oom;
-	base = strrchr(f->full, '/') ? strrchr(f->full, '/') + 1 : f->full;
+	if (!(base_dir = dir_of(h->path)))
+		goto out;
+	full = pattern[0] == '/' ? strdup(pattern) : join(base_dir, pattern);
+	if (!full || !(h->dir[sp] = dir_of(full)))
+		goto out;
+	base = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
 	if (!strstr(base, "@GFXARCH@")) {
-		if (add(f, &cap, strdup(f->full), strdup("?")) < 0)
-			goto oom;
-		rc = 0;
+		/* A path with no placeholder is one archive. */
+		rc = add(h, sp, full, NULL);
+		full = NULL;
 		goto out;
 	}
-	if (!(d = opendir(f->dir))) {
-		f->no_dir = true;
+	if (!(d = opendir(h->dir[sp]))) {
+		h->no_dir[sp] = true;
 		rc = 0;
 		goto out;
 	}
@@ -104,33 +155,139 @@ int kpack_find(const char *host_path, const char *pattern,
 
 		if (!kpack_name_matches(base, de->d_name, &target))
 			continue;
-		if (add(f, &cap, join(f->dir, de->d_name), target) < 0)
-			goto oom;
+		free(target);
+		if (n == cap) {
+			char **v = realloc(names, (cap = cap ? 2 * cap : 8) *
+						  sizeof(*names));
+			if (!v)
+				goto out;
+			names = v;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			goto out;
+		n++;
 	}
-	if (f->n)	/* (qsort of no array: undefined) */
-		qsort(f->v, f->n, sizeof(*f->v), by_path);
+	if (n)	/* (qsort of no array: undefined) */
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		char *target, *apath = join(h->dir[sp], names[i]);
+
+		if (!apath || !kpack_name_matches(base, names[i], &target)) {
+			free(apath);
+			goto out;
+		}
+		if (add(h, sp, apath, target) < 0)
+			goto out;
+	}
 	rc = 0;
-	goto out;
-oom:
-	err_nomem(e);
 out:
 	if (d)
 		closedir(d);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(full);
 	free(base_dir);
-	if (rc < 0)
-		kpack_finds_free(f);
 	return rc;
 }
 
-int kpack_archive_open(struct io_in *in, const char *path, struct err *e)
+int kpack_find_archives(struct kpack_find *h, struct err *e)
 {
-	struct stat st;
+	h->no_dir = calloc(h->ref.npaths + 1, sizeof(*h->no_dir));
+	h->dir = calloc(h->ref.npaths + 1, sizeof(*h->dir));
+	if (!h->no_dir || !h->dir)
+		return err_nomem(e);
+	for (size_t i = 0; i < h->ref.npaths; i++)
+		if (search(h, i) < 0)
+			return err_nomem(e);
+	return 0;
+}
 
-	if (stat(path, &st) < 0)
-		return err_sys(e, path, errno);
-	if (S_ISDIR(st.st_mode))
-		return err_sys(e, path, EISDIR);
-	if (!S_ISREG(st.st_mode))
-		return err_file(e, path, "not a regular file");
-	return io_in_open(in, path, e);
+int kpack_find_open(struct kpack_find *h, const char *path,
+		    const uint8_t *buf, size_t len, struct err *e)
+{
+	const struct elfscan_section *ref, *seg;
+	struct elfscan s;
+	int rc = -1;
+
+	memset(h, 0, sizeof(*h));
+	h->path = path;
+	if (!elfscan_is_elf(buf, len))
+		return 0;
+	/* The walk says what is wrong with the file; out of memory is the
+	 * caller's own failure. */
+	if (elfscan_open(&s, buf, len, e) < 0)
+		return e->code == ERR_NOMEM ? -1 : 0;
+	ref = section(&s, ".rocm_kpack_ref");
+	seg = section(&s, ".hipFatBinSegment");
+	if (!ref) {
+		rc = 0;
+		goto out;
+	}
+	if (ref->offset > len || ref->size > len - ref->offset) {
+		err_code_set(e, ERR_TRUNCATED, ".rocm_kpack_ref runs past the "
+			     "end of the file");
+		goto out;
+	}
+	if (kpack_ref_parse(buf + ref->offset, (size_t)ref->size, &h->ref,
+			    e) < 0)
+		goto out;
+	if (seg && (seg->offset > len || seg->size > len - seg->offset)) {
+		err_code_set(e, ERR_TRUNCATED, ".hipFatBinSegment runs past "
+			     "the end of the file");
+		goto out;
+	}
+	if (seg && kpack_wrappers(buf + seg->offset, seg->size, s.is64,
+				  s.big_endian, &h->index, &h->nhipk,
+				  &h->nhipf, e) < 0)
+		goto out;
+	if (kpack_find_archives(h, e) < 0)
+		goto out;
+	rc = 1;
+out:
+	elfscan_free(&s);
+	return rc;
+}
+
+void kpack_find_close(struct kpack_find *h)
+{
+	for (size_t i = 0; i < h->na; i++) {
+		struct kpack_find_archive *a = &h->a[i];
+
+		if (a->read) {
+			kpack_free(&a->k);
+			io_in_close(&a->in);
+		}
+		free(a->by_key);
+		free(a->path);
+		free(a->target);
+	}
+	for (size_t i = 0; h->dir && i < h->ref.npaths; i++)
+		free(h->dir[i]);
+	free(h->dir);
+	free(h->a);
+	free(h->no_dir);
+	free(h->index);
+	kpack_ref_free(&h->ref);
+	memset(h, 0, sizeof(*h));
+}
+
+void kpack_find_key(const struct kpack_find *h, size_t w, char *key,
+		    size_t cap)
+{
+	snprintf(key, cap, "%s#%" PRIu64, h->ref.kernel_name, h->index[w]);
+}
+
+int kpack_find_entry(const struct kpack_find_archive *a, size_t i,
+		     bool inflate, const struct ccob_limits *lim,
+		     struct inspect_node *n, uint8_t **code, struct err *e)
+{
+	struct inspect_node c = {
+		.kind = INSPECT_CONTAINER, .container = FATBIN_KPACK,
+		.in_file = true, .size = a->in.len, .version = a->k.version,
+		.kpack_scheme = a->k.scheme, .entries = a->k.n,
+	};
+
+	return inspect_kpack_entry(&a->k, a->in.data, a->in.len, i, &c,
+				   inflate, lim, n, code, e);
 }

@@ -70,12 +70,6 @@ enum {
 
 static const char amdgcn[] = "amdgcn-amd-amdhsa";
 
-struct archive {
-	struct io_in in;
-	struct kpack k;
-	bool open, parsed;
-};
-
 /* A code object of a bundle: bundle b's are c[b * nt, (b + 1) * nt). */
 struct code {
 	char *id;		/* its bundle entry ID */
@@ -88,10 +82,7 @@ struct join {
 	const uint8_t *buf;
 	size_t len;
 	struct elfscan s;
-	struct kpack_ref ref;
-	struct archive *a;
-	char **apath;
-	size_t na;
+	struct kpack_find f;	/* its reference and the archives found */
 	struct cand *cand;	/* the code objects -t takes */
 	size_t ncand;
 	const char **targets;	/* their targets, by name (in cand's) */
@@ -154,12 +145,12 @@ static char *entry_id(const struct kpack_entry *en)
 /* "<kernel_name>#<i>" with i < nw: i in *i. */
 static bool key_index(const struct join *j, const char *key, uint64_t *i)
 {
-	size_t n = strlen(j->ref.kernel_name);
+	size_t n = strlen(j->f.ref.kernel_name);
 	char *end;
 
 	/* The runtime asks for "#<index>" in decimal: no sign, no leading
 	 * zero. */
-	if (strncmp(key, j->ref.kernel_name, n) || key[n] != '#' ||
+	if (strncmp(key, j->f.ref.kernel_name, n) || key[n] != '#' ||
 	    key[n + 1] < '0' || key[n + 1] > '9' ||
 	    (key[n + 1] == '0' && key[n + 2]))
 		return false;
@@ -181,73 +172,29 @@ static bool takes(struct select *sel, const struct kpack_entry *en,
 	return select_match(sel, &se) || !sel->n;
 }
 
-/* Every archive the search paths find, opened and parsed. */
+/* Every archive the search paths find, opened and parsed
+ * (ops/kpack_find.c, the resolution ls, du and extract use too). */
 static int open_archives(struct join *j)
 {
-	struct err sub;
-	size_t cap = 0;
+	const struct kpack_find *f = &j->f;
 
-	for (size_t p = 0; p < j->ref.npaths; p++) {
-		struct kpack_finds f;
-
-		if (kpack_find(j->path, j->ref.paths[p], &f, j->e) < 0)
-			return -1;
-		for (size_t i = 0; i < f.n; i++) {
-			struct archive *a;
-
-			if (j->na == cap) {
-				size_t c = cap ? 2 * cap : 8;
-				struct archive *v = realloc(j->a, c * sizeof(*v));
-				char **pv;
-
-				if (v)
-					j->a = v;
-				pv = v ? realloc(j->apath, c * sizeof(*pv)) : NULL;
-				if (!v || !pv) {
-					kpack_finds_free(&f);
-					return err_nomem(j->e);
-				}
-				j->apath = pv;
-				cap = c;
-			}
-			a = &j->a[j->na];
-			memset(a, 0, sizeof(*a));
-			j->apath[j->na] = f.v[i].path;
-			f.v[i].path = NULL;
-			j->na++;
-			if (kpack_archive_open(&a->in, j->apath[j->na - 1],
-					       &sub) < 0) {
-				kpack_finds_free(&f);
-				return err_code_set(j->e, sub.code, "archive "
-						    "'%s': %s",
-						    j->apath[j->na - 1],
-						    sub.why);
-			}
-			a->open = true;
-			if (kpack_parse(a->in.data, a->in.len, &a->k, &sub) < 0) {
-				kpack_finds_free(&f);
-				return err_code_set(j->e, sub.code, "archive "
-						    "'%s': %s", j->apath[j->na - 1],
-						    sub.why);
-			}
-			a->parsed = true;
-		}
-		if (!f.n && j->ref.npaths == 1) {
-			int rc = f.no_dir ?
-				err_code_set(j->e, ERR_NOTHING, "search path "
-					     "'%s': no directory '%s'",
-					     j->ref.paths[p], f.dir) :
-				err_code_set(j->e, ERR_NOTHING, "search path "
-					     "'%s' finds no archive",
-					     j->ref.paths[p]);
-			kpack_finds_free(&f);
-			return rc;
-		}
-		kpack_finds_free(&f);
-	}
-	if (!j->na)
+	if (kpack_find_archives(&j->f, j->e) < 0)
+		return -1;
+	for (size_t i = 0; i < f->na; i++)
+		if (!f->a[i].read)
+			return err_code_set(j->e, f->a[i].e.code, "archive "
+					    "'%s': %s", f->a[i].path,
+					    f->a[i].e.why);
+	if (!f->na && f->ref.npaths == 1)
+		return f->no_dir[0] ?
+			err_code_set(j->e, ERR_NOTHING, "search path '%s': "
+				     "no directory '%s'", f->ref.paths[0],
+				     f->dir[0]) :
+			err_code_set(j->e, ERR_NOTHING, "search path '%s' "
+				     "finds no archive", f->ref.paths[0]);
+	if (!f->na)
 		return err_code_set(j->e, ERR_NOTHING, "no search path of its "
-				    "%zu finds an archive", j->ref.npaths);
+				    "%zu finds an archive", f->ref.npaths);
 	return 0;
 }
 
@@ -334,12 +281,12 @@ static int pick_targets(struct join *j, struct select *sel)
 {
 	size_t total = 0;
 
-	for (size_t a = 0; a < j->na; a++)
-		total += j->a[a].k.n;
+	for (size_t a = 0; a < j->f.na; a++)
+		total += j->f.a[a].k.n;
 	if (!(j->cand = calloc(total ? total : 1, sizeof(*j->cand))))
 		return err_nomem(j->e);
-	for (size_t a = 0; a < j->na; a++) {
-		const struct kpack *k = &j->a[a].k;
+	for (size_t a = 0; a < j->f.na; a++) {
+		const struct kpack *k = &j->f.a[a].k;
 
 		for (size_t i = 0; i < k->n; i++) {
 			const struct kpack_entry *en = &k->v[i];
@@ -366,7 +313,7 @@ static int pick_targets(struct join *j, struct select *sel)
 					    sel->rule[r].text);
 	if (!j->ncand)
 		return err_code_set(j->e, ERR_NOTHING, "the archives hold no "
-				    "code object of '%s'", j->ref.kernel_name);
+				    "code object of '%s'", j->f.ref.kernel_name);
 	/* The targets: by name, each first in archive order. */
 	qsort(j->cand, j->ncand, sizeof(*j->cand), by_target);
 	j->targets = calloc(j->ncand, sizeof(*j->targets));
@@ -414,19 +361,19 @@ static int gather(struct join *j)
 			    strcmp(hit->target, j->targets[t]))
 				return err_code_set(j->e, ERR_NOTHING, "no "
 						    "'%s#%zu' for %s in '%s'",
-						    j->ref.kernel_name, b,
+						    j->f.ref.kernel_name, b,
 						    j->targets[t],
-						    j->apath[j->from[t]]);
-			if (!(c->id = entry_id(&j->a[hit->a].k.v[hit->i])))
+						    j->f.a[j->from[t]].path);
+			if (!(c->id = entry_id(&j->f.a[hit->a].k.v[hit->i])))
 				return err_nomem(j->e);
 			j->nc++;
-			if (kpack_entry_code(j->a[hit->a].in.data,
-					     j->a[hit->a].in.len,
-					     &j->a[hit->a].k, hit->i, &lim,
+			if (kpack_entry_code(j->f.a[hit->a].in.data,
+					     j->f.a[hit->a].in.len,
+					     &j->f.a[hit->a].k, hit->i, &lim,
 					     &c->data, &c->size, &sub) < 0)
 				return err_code_set(j->e, sub.code, "archive "
 						    "'%s': %s",
-						    j->apath[hit->a], sub.why);
+						    j->f.a[hit->a].path, sub.why);
 		}
 	}
 	return 0;
@@ -1099,7 +1046,8 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 	       struct select *sel, struct io_out *out,
 	       struct kpack_join_stats *st, struct err *e)
 {
-	struct join j = { .path = path, .buf = buf, .len = len, .e = e };
+	struct join j = { .path = path, .buf = buf, .len = len, .e = e,
+			  .f = { .path = path } };
 	struct select all = { 0 };
 	const struct elfscan_section *ref, *seg, *hf;
 	uint8_t *fat = NULL;
@@ -1134,7 +1082,7 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 		goto out;
 	}
 	if (ref->index == j.s.shstrndx || ref->type == SHT_NOBITS_ ||
-	    kpack_ref_parse(buf + ref->offset, (size_t)ref->size, &j.ref,
+	    kpack_ref_parse(buf + ref->offset, (size_t)ref->size, &j.f.ref,
 			    e) < 0) {
 		if (ref->index == j.s.shstrndx || ref->type == SHT_NOBITS_)
 			err_code_set(e, ERR_MALFORMED, ".rocm_kpack_ref is not "
@@ -1158,21 +1106,12 @@ out:
 		free(j.c[i].data);
 	}
 	free(j.c);
-	for (size_t i = 0; i < j.na; i++) {
-		if (j.a[i].parsed)
-			kpack_free(&j.a[i].k);
-		if (j.a[i].open)
-			io_in_close(&j.a[i].in);
-		free(j.apath[i]);
-	}
-	free(j.a);
-	free(j.apath);
 	free(j.targets);
 	free(j.cand);
 	free(j.from);
 	free(j.index);
 	free(j.start);
-	kpack_ref_free(&j.ref);
+	kpack_find_close(&j.f);
 	elfscan_free(&j.s);
 	return rc;
 }

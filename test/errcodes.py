@@ -23,10 +23,11 @@ import sys
 LAYERS = ("core", "formats", "ops", "applets")
 # ERR_OTHER is left for what no caller tells apart: a limit reached, an
 # encoder's failure, a kind of file not read here, a usage error.
-# (formats 36 -> 38, ops 39 -> 56 with kpack split: its refusals of
+# (formats 36 -> 38, ops 39 -> 57 with kpack split: its refusals of
 # hosts it cannot split and its archive limits; prune refusing packages
 # that would not fit where they are; split refusing a tree with a FIFO;
-# join and ls refusing an archive that is a FIFO or device.)
+# the split binaries' resolver, ops/kpack_find.c, refusing an archive
+# path that is no regular file: a kind of file not read.)
 LIMITS = {"core": 44, "formats": 38, "ops": 57, "applets": 3}
 
 CALL = re.compile(r"\berr_(set|file|code_set|llvm|wrap|sys|nomem|bad|cut)"

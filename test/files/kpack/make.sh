@@ -19,6 +19,12 @@
 #                       "none", the splitter's default)
 #   zstd.kpack          both archives' code objects in one archive of two
 #                       targets, "zstd-per-kernel"
+#   tree/libk.so        a HIP shared library (lib.hip, one TU) of the same
+#                       targets: with app the fat install tree stage/bin/app,
+#                       stage/lib/libk.so (the tests put it together)
+#   tree/split/         that tree split in one run, as installed: bin/app,
+#                       lib/libk.so, .kpack/t_gfx90a.kpack and
+#                       .kpack/t_gfx1100.kpack holding both binaries' code
 #   libk.so             a shared library, one TU, its bundle compressed (a
 #                       CCOB), for gfx90a:xnack+ and gfx1100
 #   golden/*.kpack      what the splitter writes for the tree stage/ of
@@ -50,6 +56,10 @@ $CLANG $H -cuid=a -c "$src/a.hip" -o a.o
 $CLANG $H -cuid=b -c "$src/b.hip" -o b.o
 $CLANG -I"$hip" -c "$hip/runtime.cpp" -o rt.o
 $CLANG --hip-link -no-hip-rt -Wl,-z,noseparate-code -s a.o b.o rt.o -o "$out/app"
+mkdir -p "$out/tree"
+$CLANG $H -fPIC -cuid=l -c "$here/lib.hip" -o l.o
+$CLANG --hip-link -no-hip-rt -shared -Wl,-z,noseparate-code -s l.o \
+	-o "$out/tree/libk.so"
 
 # One artifact, prefix "stage", the program in stage/bin.
 mkdir -p art/t_lib_gfx90a/stage/bin parts
@@ -93,6 +103,21 @@ rm -rf "$out/split"
 mkdir -p "$out/split"
 cp -R parts/t_generic/stage/. "$out/split/"
 for d in parts/t_gfx*; do cp -R "$d/stage/.kpack" "$out/split/"; done
+
+# The install tree: app and libk.so split together, in one artifact.
+mkdir -p tree/t_lib_gfx90a/stage/bin tree/t_lib_gfx90a/stage/lib tree/parts
+cp "$out/app" tree/t_lib_gfx90a/stage/bin/app
+cp "$out/tree/libk.so" tree/t_lib_gfx90a/stage/lib/libk.so
+echo stage > tree/t_lib_gfx90a/artifact_manifest.txt
+"$PY" run.py "$KPACK_SRC/python" rocm_kpack.tools.split_artifacts \
+	--artifact-dir tree/t_lib_gfx90a --output-dir tree/parts \
+	--artifact-prefix t --tmp-dir "$tmp" \
+	--clang-offload-bundler "$LLVM/clang-offload-bundler" \
+	>split.log 2>&1 || { cat split.log >&2; exit 1; }
+rm -rf "$out/tree/split"
+mkdir -p "$out/tree/split"
+cp -R tree/parts/t_generic/stage/. "$out/tree/split/"
+for d in tree/parts/t_gfx*; do cp -R "$d/stage/.kpack" "$out/tree/split/"; done
 
 # The two archives' code objects again, in one archive of both targets,
 # each compressed on its own (zstd-per-kernel, level 3).
