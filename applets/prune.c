@@ -268,7 +268,12 @@ int prune_main(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		rc |= prune_one(&o, argv[i], NULL);
-	rc |= applet_select_unmatched("prune", "--drop", NULL, &o.drop);
+	/* A file that failed was not looked into: what --drop missed is then
+	 * unknown, and its one error line says enough. */
+	if (rc & 1)
+		rc = 1;
+	else
+		rc = applet_select_unmatched("prune", "--drop", NULL, &o.drop);
 out:
 	select_free(&o.keep);
 	select_free(&o.drop);

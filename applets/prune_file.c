@@ -273,8 +273,10 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	}
 	/* A --drop pattern that took nothing: nothing is written (main says
 	 * so, once for all files). */
-	if (!res && !o->dry_run && prune_unmatched(&o->drop))
+	if (!res && !o->dry_run && prune_unmatched(&o->drop)) {
+		rc = PRUNE_UNMATCHED;
 		goto out;
+	}
 	/* A container with nothing a kept GPU runs loses nothing when
 	 * emptied (NVIDIA libraries hold many such fatbins); a file that
 	 * would keep no device code at all is a wrong selection (a typo). */

@@ -52,7 +52,9 @@ struct prune_result {
  * of a dropped GPU, or a bundle, CCOB or fatbin file keeping no device
  * code, is removed (--remove-files) or left, and the file's other links in
  * the tree are made links of the new one.  0, or 1 after saying what
- * failed. */
+ * failed, or PRUNE_UNMATCHED (without res) when a --drop pattern took
+ * nothing and so nothing was written (main says so, once for all). */
+enum { PRUNE_UNMATCHED = 2 };
 int prune_one(struct options *o, const char *path, struct prune_result *res);
 /* What the file holds, shown to the selection and nothing else (errors
  * are said when it is pruned); whether a rule of s took nothing. */

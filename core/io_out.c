@@ -74,6 +74,7 @@ int io_out_together_end(bool ok, struct err *e)
 	for (size_t i = together.ndirs; i-- > 0;) {
 		if (!ok || rc < 0)
 			rmdir(together.dirs[i]);
+		io_pending_remove_dir(together.dirs[i]);
 		free(together.dirs[i]);
 	}
 	free(together.out);
@@ -363,22 +364,37 @@ int io_mkdirs(const char *path, struct err *e)
 		if (c && c != '/')
 			continue;
 		*s = 0;
-		made = mkdir(p, 0777) == 0;
-		if (!made && errno != EEXIST) {
-			rc = err_sys(e, p, errno);
-		} else if (made && together.on) {
+		if (together.on) {
+			/* Made and registered with no signal between: a
+			 * signal removes it with the temporaries. */
 			char *d = strdup(p);
+			sigset_t all, was;
+			int saved;
 
 			if (!d || !grow((void **)&together.dirs,
 					&together.capdirs, together.ndirs,
 					sizeof(char *))) {
 				free(d);
-				rmdir(p);
 				rc = err_sys(e, p, ENOMEM);
-			} else {
-				together.dirs[together.ndirs++] = d;
+				break;
 			}
+			sigfillset(&all);
+			pthread_sigmask(SIG_BLOCK, &all, &was);
+			made = mkdir(p, 0777) == 0;
+			saved = errno;
+			if (made)
+				io_pending_add_dir(d);
+			pthread_sigmask(SIG_SETMASK, &was, NULL);
+			errno = saved;
+			if (made)
+				together.dirs[together.ndirs++] = d;
+			else
+				free(d);
+		} else {
+			made = mkdir(p, 0777) == 0;
 		}
+		if (!made && errno != EEXIST)
+			rc = err_sys(e, p, errno);
 		*s = c;
 		if (!c)
 			break;

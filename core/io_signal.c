@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,9 +25,12 @@ static struct pending_block {
 	struct pending_block *volatile next;
 } pending;
 
-void io_pending_add(char *tmp)
+/* Directories made for outputs that commit together, removed after the
+ * temporaries (deepest first: later ones are made inside earlier ones). */
+static struct pending_block pending_dirs;
+
+static void block_add(struct pending_block *b, char *tmp)
 {
-	struct pending_block *b = &pending;
 
 	for (;;) {
 		for (int i = 0; i < PENDING_BLOCK; i++)
@@ -45,12 +49,49 @@ void io_pending_add(char *tmp)
 	}
 }
 
-void io_pending_remove(const char *tmp)
+static void block_remove(struct pending_block *b, const char *tmp)
 {
-	for (struct pending_block *b = &pending; b; b = b->next)
+	for (; b; b = b->next)
 		for (int i = 0; i < PENDING_BLOCK; i++)
 			if (b->tmp[i] == tmp)
 				b->tmp[i] = NULL;
+}
+
+void io_pending_add(char *tmp)
+{
+	block_add(&pending, tmp);
+}
+
+void io_pending_remove(const char *tmp)
+{
+	block_remove(&pending, tmp);
+}
+
+void io_pending_add_dir(char *dir)
+{
+	block_add(&pending_dirs, dir);
+}
+
+void io_pending_remove_dir(const char *dir)
+{
+	block_remove(&pending_dirs, dir);
+}
+
+/* rmdir of each directory still pending, till a pass removes none: one
+ * is empty once those made in it are gone, whatever their order. */
+static void remove_dirs(void)
+{
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (struct pending_block *b = &pending_dirs; b; b = b->next)
+			for (int i = PENDING_BLOCK; i-- > 0;)
+				if (b->tmp[i] && rmdir(b->tmp[i]) == 0) {
+					b->tmp[i] = NULL;
+					again = true;
+				}
+	}
 }
 
 static void cleanup_and_die(int sig)
@@ -59,6 +100,7 @@ static void cleanup_and_die(int sig)
 		for (int i = 0; i < PENDING_BLOCK; i++)
 			if (b->tmp[i])
 				unlink(b->tmp[i]);
+	remove_dirs();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

@@ -17,5 +17,9 @@ void io_install_signal_cleanup(void);
  * that a signal handler need not allocate. */
 void io_pending_add(char *tmp);
 void io_pending_remove(const char *tmp);
+/* The same for a directory made for them, removed (when empty) after
+ * them. */
+void io_pending_add_dir(char *dir);
+void io_pending_remove_dir(const char *dir);
 
 #endif

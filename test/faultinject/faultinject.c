@@ -17,11 +17,15 @@
  * been written (with any FAULT): FAULT_CUT=FILE is truncated to
  * FAULT_CUT_TO bytes, or with FAULT_CUT_HOW=punch, has all but its first
  * FAULT_CUT_TO bytes turned into a hole (its size kept).
+ * And a signal mid-run: with any FAULT, FAULT_SIGNAL=N is raised once
+ * FAULT_SIGNAL_AFTER bytes have been written (as an interrupt at a
+ * point the test chooses).
  * Test code, not part of offload: built by the Makefile into build/test/. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,8 @@ static int log_fd = -1;
 static const char *cut_path;
 static unsigned long long cut_after, cut_to;
 static int cut_punch;
+static int sig_num;
+static unsigned long long sig_after;
 
 __attribute__((constructor)) static void init(void)
 {
@@ -62,6 +68,12 @@ __attribute__((constructor)) static void init(void)
 		full_errno = !strcmp(m, "enospc") ? ENOSPC : EFBIG;
 	}
 	after = a ? strtoull(a, NULL, 10) : 0;
+	if (getenv("FAULT_SIGNAL")) {
+		const char *sa = getenv("FAULT_SIGNAL_AFTER");
+
+		sig_num = atoi(getenv("FAULT_SIGNAL"));
+		sig_after = sa ? strtoull(sa, NULL, 10) : 0;
+	}
 	if ((cut_path = getenv("FAULT_CUT"))) {
 		const char *ca = getenv("FAULT_CUT_AFTER"),
 			   *ct = getenv("FAULT_CUT_TO"),
@@ -169,6 +181,12 @@ static ssize_t done(const char *call, int fd, size_t want, ssize_t got)
 			total += (unsigned long long)got;
 		note(call, want, got);
 		cut_input();
+		if (sig_num && total >= sig_after) {
+			int n = sig_num;
+
+			sig_num = 0;
+			raise(n);
+		}
 	}
 	errno = saved;
 	return got;
