@@ -62,5 +62,11 @@ int main(int argc, char **argv)
 			       len[i]);
 			break;
 		}
+	for (size_t i = 0; i < n; i++)
+		free((void *)msg[i]);
+	free(msg);
+	free(len);
+	free(got);
+	free(want);
 	return same != n;
 }
