@@ -225,6 +225,15 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 	return scan(s, buf, len, false, e);
 }
 
+const struct elfscan_section *elfscan_named(const struct elfscan *s,
+					    const char *name)
+{
+	for (size_t i = 1; i < s->n; i++)
+		if (!strcmp(s->sec[i].name, name))
+			return &s->sec[i];
+	return NULL;
+}
+
 int elfscan_open_names(struct elfscan *s, const uint8_t *buf, size_t len,
 		       struct err *e)
 {

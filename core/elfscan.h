@@ -56,6 +56,9 @@ int elfscan_open(struct elfscan *s, const uint8_t *buf, size_t len,
 int elfscan_open_names(struct elfscan *s, const uint8_t *buf, size_t len,
 		       struct err *e);
 void elfscan_free(struct elfscan *s);
+/* The first section called name (index 0 aside), or NULL. */
+const struct elfscan_section *elfscan_named(const struct elfscan *s,
+					    const char *name);
 /* The places a RELR table relocates (n little-endian 8-byte entries at p):
  * an even entry is an address, an odd one a bitmap of the 63 words after
  * the last address.  each is called for every place until it returns

@@ -13,15 +13,6 @@
 #include "kpack_find.h"
 #include "../core/elfscan.h"
 
-static const struct elfscan_section *section(const struct elfscan *s,
-					     const char *name)
-{
-	for (size_t i = 1; i < s->n; i++)
-		if (!strcmp(s->sec[i].name, name))
-			return &s->sec[i];
-	return NULL;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -218,8 +209,8 @@ int kpack_find_open(struct kpack_find *h, const char *path,
 	 * caller's own failure. */
 	if (elfscan_open(&s, buf, len, e) < 0)
 		return e->code == ERR_NOMEM ? -1 : 0;
-	ref = section(&s, ".rocm_kpack_ref");
-	seg = section(&s, ".hipFatBinSegment");
+	ref = elfscan_named(&s, ".rocm_kpack_ref");
+	seg = elfscan_named(&s, ".hipFatBinSegment");
 	if (!ref) {
 		rc = 0;
 		goto out;

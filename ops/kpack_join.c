@@ -96,15 +96,6 @@ struct join {
 	struct err *e;
 };
 
-static const struct elfscan_section *section(const struct elfscan *s,
-					     const char *name)
-{
-	for (size_t i = 1; i < s->n; i++)
-		if (!strcmp(s->sec[i].name, name))
-			return &s->sec[i];
-	return NULL;
-}
-
 /* The host triple clang names a host entry with, by ELF machine; NULL for
  * one not known (the bundle then has no host entry: the runtime reads
  * only the device ones). */
@@ -889,9 +880,11 @@ static void drop_header(const struct join *j, uint8_t *o, uint64_t shoff,
 static int rewrite(struct join *j, const struct region *rg, bool in_room,
 		   const uint8_t *fat, uint64_t fsize, struct io_out *out)
 {
-	const struct elfscan_section *hf = section(&j->s, ".hip_fatbin");
-	const struct elfscan_section *seg = section(&j->s, ".hipFatBinSegment");
-	const struct elfscan_section *ref = section(&j->s, ".rocm_kpack_ref");
+	const struct elfscan_section *hf = elfscan_named(&j->s, ".hip_fatbin");
+	const struct elfscan_section *seg =
+		elfscan_named(&j->s, ".hipFatBinSegment");
+	const struct elfscan_section *ref =
+		elfscan_named(&j->s, ".rocm_kpack_ref");
 	struct phdrs ph = { .off = get_le(j->buf + EHDR_PHOFF, 8),
 			    .n = (size_t)get_le(j->buf + EHDR_PHNUM, 2) };
 	uint64_t shoff = get_le(j->buf + EHDR_SHOFF, 8);
@@ -1068,9 +1061,9 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 			     "file");
 		goto out;
 	}
-	ref = section(&j.s, ".rocm_kpack_ref");
-	seg = section(&j.s, ".hipFatBinSegment");
-	hf = section(&j.s, ".hip_fatbin");
+	ref = elfscan_named(&j.s, ".rocm_kpack_ref");
+	seg = elfscan_named(&j.s, ".hipFatBinSegment");
+	hf = elfscan_named(&j.s, ".hip_fatbin");
 	if (!ref) {
 		err_code_set(e, ERR_NOTHING, "not a kpack-split binary (no "
 			     ".rocm_kpack_ref section)");
