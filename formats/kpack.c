@@ -366,6 +366,17 @@ out:
 	return rc;
 }
 
+int kpack_entry_stored_whole(const struct kpack_entry *en, struct err *e)
+{
+	if (en->size != en->stored)
+		return err_code_set(e, ERR_MALFORMED, "entry '%.256s' for "
+				    "'%.64s': original_size %llu, but its blob "
+				    "has %llu bytes", en->key, en->target,
+				    (unsigned long long)en->size,
+				    (unsigned long long)en->stored);
+	return 0;
+}
+
 int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 		     size_t i, const struct ccob_limits *lim, uint8_t **out,
 		     uint64_t *size, struct err *e)
@@ -381,13 +392,8 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 				    "the end of the archive", en->key);
 	switch (k->scheme) {
 	case KPACK_NONE:
-		if (en->size != en->stored)
-			return err_code_set(e, ERR_MALFORMED, "entry '%.256s' "
-					    "for '%.64s': original_size %llu, "
-					    "but its blob has %llu bytes",
-					    en->key, en->target,
-					    (unsigned long long)en->size,
-					    (unsigned long long)en->stored);
+		if (kpack_entry_stored_whole(en, e) < 0)
+			return -1;
 		p = malloc(en->stored ? en->stored : 1);
 		if (!p)
 			return err_nomem(e);

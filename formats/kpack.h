@@ -66,6 +66,10 @@ struct kpack {
 	size_t nblobs;		/* blobs or frames */
 };
 
+/* A "none" entry's blob is its code object: sizes that differ are
+ * damage (ERR_MALFORMED), said in the words of the entry. */
+int kpack_entry_stored_whole(const struct kpack_entry *en, struct err *e);
+
 /* 1 when buf starts as an archive does. */
 bool kpack_probe(const uint8_t *buf, size_t len);
 /* Read the header and TOC of the archive buf, len bytes: every entry's

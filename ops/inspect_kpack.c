@@ -32,13 +32,8 @@ int inspect_kpack_entry(const struct kpack *k, const uint8_t *p,
 		.size = en->size, .kpack_stored = en->stored,
 	};
 	if (k->scheme == KPACK_NONE) {
-		if (en->size != en->stored)
-			return err_code_set(e, ERR_MALFORMED, "entry '%.256s' "
-					    "for '%.64s': original_size %llu, "
-					    "but its blob has %llu bytes",
-					    en->key, en->target,
-					    (unsigned long long)en->size,
-					    (unsigned long long)en->stored);
+		if (kpack_entry_stored_whole(en, e) < 0)
+			return -1;
 		n->in_file = true;
 		n->offset = c->offset + en->offset;
 		n->data = p + en->offset;
