@@ -15,6 +15,7 @@
 #include "selection.h"
 #include "../core/env.h"
 #include "../core/io_in.h"
+#include "../core/json.h"
 #include "../core/tree.h"
 #include "../ops/inspect.h"
 #include "../ops/kpack_find.h"
@@ -333,22 +334,6 @@ static int by_stored(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-static void json_name(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void json_sum(const char *key, const struct sum *s)
 {
 	printf("\"%s\":{\"bytes\":%" PRIu64 ",\"stored\":%" PRIu64
@@ -374,7 +359,7 @@ static void print_json(const struct options *o)
 		const struct sum *s = &o->t[i].s;
 
 		fputs(i ? ",{\"target\":" : "{\"target\":", stdout);
-		json_name(o->t[i].name);
+		json_put_str(stdout, o->t[i].name, strlen(o->t[i].name));
 		printf(",\"bytes\":%" PRIu64 ",\"stored\":%" PRIu64
 		       ",\"entries\":%" PRIu64 ",\"files\":%" PRIu64 "}",
 		       s->bytes, s->stored, s->entries, s->files);

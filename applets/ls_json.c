@@ -13,42 +13,9 @@
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
 #include "../core/err.h"
+#include "../core/json.h"
 #include "../core/uri.h"
 #include "../formats/kpack.h"
-
-/* A JSON string: valid UTF-8 passes, other bytes become \u00XX. */
-static void json_str(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (size_t i = 0; i < len;) {
-		unsigned char c = p[i];
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
-			   (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = n > 1 && n <= len - i && c != 0xc0 && c != 0xc1;
-
-		for (size_t k = 1; ok && k < n; k++)
-			ok = (p[i + k] & 0xc0) == 0x80;
-		if (ok) {
-			fwrite(p + i, 1, n, stdout);
-			i += n;
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-		i++;
-	}
-	putchar('"');
-}
 
 static void json_key(bool *first, const char *key)
 {
@@ -65,7 +32,7 @@ static void json_u64(bool *first, const char *key, uint64_t v)
 static void json_text(bool *first, const char *key, const char *s, size_t len)
 {
 	json_key(first, key);
-	json_str(s, len);
+	json_put_str(stdout, s, len);
 }
 
 static void json_hex(bool *first, const char *key, uint64_t v)
@@ -166,7 +133,8 @@ static void json_kernels(bool *first, const struct rows *rs,
 	else
 		fputs("null", stdout);
 	json_key(&f, "error");
-	json_str(r->kernels_why, r->kernels_why ? strlen(r->kernels_why) : 0);
+	json_put_str(stdout, r->kernels_why,
+		     r->kernels_why ? strlen(r->kernels_why) : 0);
 	json_key(&f, "error_code");
 	if (r->kernels_why)
 		printf("\"%s\"", err_code_name(r->kernels_code));
@@ -315,7 +283,7 @@ static void json_object_file(const struct inspect_node *n, bool *f)
 		json_key(f, "elf");
 		printf("{\"class\":%d,\"byte_order\":\"%s\",\"type\":",
 		       n->is64 ? 64 : 32, n->big_endian ? "big" : "little");
-		json_str(t, t ? strlen(t) : 0);
+		json_put_str(stdout, t, t ? strlen(t) : 0);
 		printf(",\"type_number\":%u,\"machine\":", n->elf_type);
 	} else if (n->format == INSPECT_COFF) {
 		m = inspect_coff_machine_name(n->machine);
@@ -330,7 +298,7 @@ static void json_object_file(const struct inspect_node *n, bool *f)
 	} else {
 		return;
 	}
-	json_str(m, m ? strlen(m) : 0);
+	json_put_str(stdout, m, m ? strlen(m) : 0);
 	printf(",\"machine_number\":%u}", n->machine);
 }
 
@@ -495,7 +463,7 @@ static void kj_archive(void *ctx, const struct kpack_find_archive *a)
 		snprintf(why, sizeof(why), "%s%s", a->damaged ?
 			 "kpack archive: " : "", a->damaged || !a->e.path[0] ?
 			 a->e.msg : a->e.why);
-		json_str(why, strlen(why));
+		json_put_str(stdout, why, strlen(why));
 	}
 	json_key(&f, "entries");
 	putchar('[');
