@@ -120,7 +120,7 @@ TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
 check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT)
 	@sh test/run.sh $(T)
 
-LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23
+LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 faults
 check-long: all $(UNIT)
 	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-2000} \
 	AR_DIFF_CASES=$${AR_DIFF_CASES:-600} \
@@ -129,6 +129,7 @@ check-long: all $(UNIT)
 	PACKAGER_DIFF_CASES_23=$${PACKAGER_DIFF_CASES_23:-200} \
 	DIFF_CASES_23=$${DIFF_CASES_23:-600} \
 	AR_DIFF_CASES_23=$${AR_DIFF_CASES_23:-200} \
+	FAULTS_MB=$${FAULTS_MB:-1024} \
 	sh test/run.sh $(or $(T),$(LONG_SUITES))
 
 # Proofs on real packages, opt-in: each test/real/*.sh says SKIP when what

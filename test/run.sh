@@ -10,12 +10,12 @@
 #   DIFF_SEED=N      the seed of the random suites below (default a fixed
 #                    one, so that make check gives the same verdict each
 #                    time; DIFF_SEED=random picks a fresh one and prints it)
-#   DIFF_CASES=N     random differential cases (default 300)
-#   AR_DIFF_CASES=N  random archive differential cases (default 100)
-#   PACKAGER_DIFF_CASES=N  random packager cases (default 70, three
+#   DIFF_CASES=N     random differential cases (default 120)
+#   AR_DIFF_CASES=N  random archive differential cases (default 40)
+#   PACKAGER_DIFF_CASES=N  random packager cases (default 35, three
 #                    --image lists each)
 #   PACKAGER_ARCHIVE_CASES=N  random archive cases of the packager
-#                    (default 30, from objects clang-22 compiles)
+#                    (default 15, from objects clang-22 compiles)
 #   DIFF_CASES_23=N, PACKAGER_DIFF_CASES_23=N, PACKAGER_ARCHIVE_CASES_23=N,
 #   AR_DIFF_CASES_23=N  the same suites against LLVM 23 (the -23 suites,
 #                    run in LLVM 23's root, test/refroot.sh; fewer cases)
@@ -57,14 +57,14 @@ suite_cmd() {
 	llvmhash) build/test/llvmhash_test test/llvmhash/golden.tsv ;;
 	golden) python3 test/cases.py check build/bin test/bundler.cases test/golden/bundler.golden ;;
 	fuzz-replay) sh test/fuzz/replay.sh ;;
-	differential) python3 test/differential.py $SEED --cases "${DIFF_CASES:-300}" ;;
+	differential) python3 test/differential.py $SEED --cases "${DIFF_CASES:-120}" ;;
 	differential-23) python3 test/differential.py --release 23 $SEED \
 		--cases "${DIFF_CASES_23:-50}" ;;
-	ar-diff) python3 test/ar_differential.py $SEED --cases "${AR_DIFF_CASES:-100}" ;;
+	ar-diff) python3 test/ar_differential.py $SEED --cases "${AR_DIFF_CASES:-40}" ;;
 	ar-diff-23) python3 test/ar_differential.py --release 23 $SEED \
 		--cases "${AR_DIFF_CASES_23:-30}" ;;
-	packdiff) python3 test/packager_diff.py $SEED --cases "${PACKAGER_DIFF_CASES:-70}" \
-		--archive-cases "${PACKAGER_ARCHIVE_CASES:-30}" ;;
+	packdiff) python3 test/packager_diff.py $SEED --cases "${PACKAGER_DIFF_CASES:-35}" \
+		--archive-cases "${PACKAGER_ARCHIVE_CASES:-15}" ;;
 	# The same against LLVM 23 in its root (test/refroot.sh), fewer cases.
 	packdiff-23) python3 test/packager_diff.py --release 23 $SEED \
 		--cases "${PACKAGER_DIFF_CASES_23:-20}" \
