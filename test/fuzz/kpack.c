@@ -10,6 +10,7 @@
 
 #include "fuzz.h"
 #include "../../formats/kpack.h"
+#include "../../formats/kpack_ref.h"
 
 static const struct ccob_limits limits = {
 	.max_ratio = 64,
