@@ -400,7 +400,8 @@ static int read_entry(struct toc *t, char *key, size_t tgt, size_t m,
 
 	memset(en, 0, sizeof(*en));
 	en->key = key;
-	if (toc_str(t, tgt, "TOC: a target", &en->target) < 0)
+	snprintf(where, sizeof(where), "TOC: a target of '%.256s'", key);
+	if (toc_str(t, tgt, where, &en->target) < 0)
 		return -1;
 	k->n++;
 	snprintf(where, sizeof(where), "TOC entry '%.256s' for '%.256s'",
@@ -682,6 +683,7 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 		     uint64_t *size, struct err *e)
 {
 	const struct kpack_entry *en = &k->v[i];
+	uint64_t most;
 	uint8_t *p;
 	size_t got;
 
@@ -720,13 +722,17 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 				    (unsigned long long)lim->max_size);
 	/* And the archive's code in all: frames of their own each (kpack_parse)
 	 * still make a bomb, one that fits the ratio frame by frame. */
-	if (k->code_total > KPACK_WORK_SLACK &&
-	    (k->code_total - KPACK_WORK_SLACK) / KPACK_WORK_RATIO >= len)
+	most = (uint64_t)len > (UINT64_MAX - KPACK_WORK_SLACK) / KPACK_WORK_RATIO
+		? UINT64_MAX
+		: KPACK_WORK_SLACK + (uint64_t)len * KPACK_WORK_RATIO;
+	if (k->code_total > most)
 		return err_code_set(e, ERR_MALFORMED, "its entries declare %llu "
-				    "bytes in all, more than %d times the "
-				    "archive's %zu bytes and 1 GiB",
+				    "bytes of code in all, more than the %llu "
+				    "an archive of %zu bytes may (1 GiB, and "
+				    "%d times its size)",
 				    (unsigned long long)k->code_total,
-				    KPACK_WORK_RATIO, len);
+				    (unsigned long long)most, len,
+				    KPACK_WORK_RATIO);
 	p = malloc(en->size ? (size_t)en->size : 1);
 	if (!p)
 		return err_nomem(e);
