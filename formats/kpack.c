@@ -653,7 +653,13 @@ int kpack_parse(const uint8_t *buf, size_t len, struct kpack *k,
 		goto out;
 	k->nblobs = b.n;
 	if (read_arches(&t, f[ARCHES], f[GROUP], f[FAMILY]) < 0 ||
-	    read_toc(&t, f[TOC], &b) < 0 || check_own(k, e) < 0)
+	    read_toc(&t, f[TOC], &b) < 0)
+		goto out;
+	/* (the entries hold what they need of it) */
+	free(b.off);
+	free(b.size);
+	b = (struct blobs){ 0 };
+	if (check_own(k, e) < 0)
 		goto out;
 	for (size_t i = 0; i < k->n; i++)
 		k->code_total = k->v[i].size > UINT64_MAX - k->code_total ?

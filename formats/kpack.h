@@ -67,9 +67,9 @@ struct kpack_entry {
 	const uint8_t *meta;
 	size_t meta_len;
 	uint32_t ordinal;
+	bool has_size;		/* (beside ordinal: 80 bytes an entry, not 96) */
 	/* original_size; for "none" the blob's size when the TOC has none */
 	uint64_t size;
-	bool has_size;
 	/* The stored bytes in the archive: the code ("none") or its zstd
 	 * frame; inside the buffer, checked. */
 	uint64_t offset, stored;
