@@ -106,8 +106,9 @@ bool kpack_probe(const uint8_t *buf, size_t len);
 /* Read the header and TOC of the archive buf, len bytes: every entry's
  * stored bytes found and checked to lie inside buf, each its own, within
  * the bounds above.  The TOC is read where it lies, not decoded whole:
- * memory goes to the entries, what else the TOC holds is skipped.  -1
- * with e filled. */
+ * memory goes to the entries, what else the TOC holds is skipped (an
+ * entry's meta may point into buf, which outlives k).  -1 with e
+ * filled. */
 int kpack_parse(const uint8_t *buf, size_t len, struct kpack *k,
 		struct err *e);
 void kpack_free(struct kpack *k);
