@@ -1,6 +1,6 @@
-/* kpack: AMD's per-GPU code-object archives and the references a split
- * host binary carries (see kpack.h).  The spec points cited are from
- * ROCm/rocm-kpack docs/multi_arch_packaging_with_kpack.md. */
+/* kpack: AMD's per-GPU code-object archives (see kpack.h).  The spec
+ * points cited are from ROCm/rocm-kpack
+ * docs/multi_arch_packaging_with_kpack.md. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,36 +26,114 @@ const char *kpack_scheme_name(enum kpack_scheme s)
 	return "?";
 }
 
+enum { MEM_CHUNK = 64 << 10 };
+
+struct kpack_mem {
+	struct kpack_mem *next;
+	size_t used, cap;
+	unsigned char b[];
+};
+
+/* n bytes of k's memory; a big piece gets a chunk of its own, behind the
+ * one being filled. */
+static void *mem_get(struct kpack *k, size_t n)
+{
+	struct kpack_mem *m = k->mem;
+
+	if (m && m->cap - m->used >= n) {
+		m->used += n;
+		return m->b + m->used - n;
+	}
+	if (n > MEM_CHUNK / 4 && m) {
+		struct kpack_mem *big = malloc(sizeof(*big) + n);
+
+		if (!big)
+			return NULL;
+		*big = (struct kpack_mem){ m->next, n, n };
+		m->next = big;
+		return big->b;
+	}
+	if (!(m = malloc(sizeof(*m) + (n > MEM_CHUNK ? n : MEM_CHUNK))))
+		return NULL;
+	*m = (struct kpack_mem){ k->mem, n, n > MEM_CHUNK ? n : MEM_CHUNK };
+	k->mem = m;
+	return m->b;
+}
+
 void kpack_free(struct kpack *k)
 {
-	for (size_t i = 0; i < k->n; i++) {
-		free(k->v[i].key);
-		free(k->v[i].target);
-		free(k->v[i].type);
-		free(k->v[i].bundle_id);
-		free(k->v[i].meta);
+	while (k->mem) {
+		struct kpack_mem *m = k->mem;
+
+		k->mem = m->next;
+		free(m);
 	}
-	for (size_t i = 0; i < k->narches; i++)
-		free(k->arches[i]);
 	free(k->v);
 	free(k->arches);
-	free(k->group_name);
-	free(k->arch_family);
 	memset(k, 0, sizeof(*k));
 }
 
-/* An unsigned integer field, required. */
-static int get_u64(const msgpack_object *map, const char *key,
-		   const char *where, uint64_t *v, struct err *e)
+/* A bound of this reader (kpack.h), not of the format. */
+static int over(struct err *e, const char *subject, uint64_t n,
+		const char *noun, uint64_t max)
 {
-	const msgpack_object *o = msgp_get(map, key);
+	return err_code_set(e, ERR_OTHER, "%s %llu %s, more than the %llu "
+			    "offload takes", subject, (unsigned long long)n,
+			    noun, (unsigned long long)max);
+}
 
-	if (!o)
-		return err_code_set(e, ERR_MALFORMED, "%s has no %s", where, key);
-	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-		return err_code_set(e, ERR_MALFORMED, "%s: %s is not an "
+/* The TOC being read: the archive, a cursor over its TOC. */
+struct toc {
+	const uint8_t *buf;
+	size_t len;
+	struct msgp_cur c;
+	struct kpack *k;
+	struct err *e;
+};
+
+/* The object at offset at of the TOC (SIZE_MAX: none, *it zeroed), its
+ * head read: 1 when there, 0 when not. */
+static int item_at(struct toc *t, size_t at, struct msgp_item *it)
+{
+	memset(it, 0, sizeof(*it));
+	if (at == SIZE_MAX)
+		return 0;
+	t->c.pos = at;
+	return msgp_read(&t->c, it, t->e) < 0 ? -1 : 1;
+}
+
+/* The string at offset at into k's memory, NUL-terminated. */
+static int toc_str(struct toc *t, size_t at, const char *what, char **out)
+{
+	struct msgp_item it;
+	int there = item_at(t, at, &it);
+
+	if (there < 0 || msgp_str_check(&it, there, what, t->e) < 0)
+		return -1;
+	if (!(*out = mem_get(t->k, (size_t)it.n + 1)))
+		return err_nomem(t->e);
+	memcpy(*out, it.p, (size_t)it.n);
+	(*out)[it.n] = '\0';
+	return 0;
+}
+
+/* The unsigned integer at offset at, the field key of where, required
+ * (at SIZE_MAX: missing). */
+static int toc_u64(struct toc *t, size_t at, const char *key,
+		   const char *where, uint64_t *v)
+{
+	struct msgp_item it;
+	int there = item_at(t, at, &it);
+
+	if (there < 0)
+		return -1;
+	if (!there)
+		return err_code_set(t->e, ERR_MALFORMED, "%s has no %s", where,
+				    key);
+	if (it.type != MSGP_UINT)
+		return err_code_set(t->e, ERR_MALFORMED, "%s: %s is not an "
 				    "unsigned integer", where, key);
-	*v = o->via.u64;
+	*v = it.n;
 	return 0;
 }
 
@@ -65,87 +143,128 @@ struct blobs {
 	size_t n;
 };
 
-/* "NoOp Compression ... TOC: Each entry stores byte offset and size": the
- * TOC's blobs array, [{offset, size}], absolute offsets in the file. */
-static int read_blobs(const msgpack_object *root, size_t len,
-		      struct blobs *b, struct err *e)
+static int alloc_blobs(struct blobs *b, struct err *e)
 {
-	const msgpack_object *a = msgp_get(root, "blobs");
-
-	if (!a || a->type != MSGPACK_OBJECT_ARRAY)
-		return err_code_set(e, ERR_MALFORMED, "TOC: blobs is %s",
-				    a ? "not an array" : "missing");
-	b->n = a->via.array.size;
 	b->off = calloc(b->n ? b->n : 1, sizeof(*b->off));
 	b->size = calloc(b->n ? b->n : 1, sizeof(*b->size));
-	if (!b->off || !b->size)
-		return err_nomem(e);
+	return b->off && b->size ? 0 : err_nomem(e);
+}
+
+/* Stored bytes lie between the header and the TOC, as the splitter lays
+ * them out: none in the TOC, where they would be counted twice. */
+static int in_blob_area(const struct kpack *k, uint64_t off, uint64_t size,
+			const char *what, struct err *e)
+{
+	if (off < KPACK_HEADER_SIZE || off > k->toc_offset ||
+	    size > k->toc_offset - off)
+		return err_code_set(e, ERR_MALFORMED, "%s (offset %llu, %llu "
+				    "bytes) is not between the header and the "
+				    "TOC (at %llu)", what,
+				    (unsigned long long)off,
+				    (unsigned long long)size,
+				    (unsigned long long)k->toc_offset);
+	return 0;
+}
+
+/* "NoOp Compression ... TOC: Each entry stores byte offset and size": the
+ * TOC's blobs array, [{offset, size}], absolute offsets in the file. */
+static int read_blobs(struct toc *t, size_t at, struct blobs *b)
+{
+	static const char *const names[] = { "offset", "size" };
+	struct msgp_item a;
+	int there = item_at(t, at, &a);
+
+	if (there < 0)
+		return -1;
+	if (!there || a.type != MSGP_ARRAY)
+		return err_code_set(t->e, ERR_MALFORMED, "TOC: blobs is %s",
+				    there ? "not an array" : "missing");
+	if (a.n > KPACK_ENTRIES_MAX)
+		return over(t->e, "TOC has", a.n, "blobs", KPACK_ENTRIES_MAX);
+	b->n = (size_t)a.n;
+	if (alloc_blobs(b, t->e) < 0)
+		return -1;
 	for (size_t i = 0; i < b->n; i++) {
-		const msgpack_object *m = &a->via.array.ptr[i];
+		struct msgp_item m;
+		size_t f[2], next;
 		char where[48];
 
 		snprintf(where, sizeof(where), "TOC: blob %zu", i);
-		if (m->type != MSGPACK_OBJECT_MAP)
-			return err_code_set(e, ERR_MALFORMED, "%s is not a map",
-					    where);
-		if (get_u64(m, "offset", where, &b->off[i], e) < 0 ||
-		    get_u64(m, "size", where, &b->size[i], e) < 0)
+		if (msgp_read(&t->c, &m, t->e) < 0)
 			return -1;
-		if (b->off[i] > len || b->size[i] > len - b->off[i])
-			return err_code_set(e, ERR_TRUNCATED, "%s (offset %llu, "
+		if (m.type != MSGP_MAP)
+			return err_code_set(t->e, ERR_MALFORMED, "%s is not a "
+					    "map", where);
+		if (msgp_fields(&t->c, m.n, names, 2, f, t->e) < 0)
+			return -1;
+		next = t->c.pos;
+		if (toc_u64(t, f[0], "offset", where, &b->off[i]) < 0 ||
+		    toc_u64(t, f[1], "size", where, &b->size[i]) < 0)
+			return -1;
+		t->c.pos = next;
+		if (b->off[i] > t->len || b->size[i] > t->len - b->off[i])
+			return err_code_set(t->e, ERR_TRUNCATED, "%s (offset %llu, "
 					    "%llu bytes) runs past the end of "
 					    "the file's %zu bytes", where,
 					    (unsigned long long)b->off[i],
-					    (unsigned long long)b->size[i], len);
+					    (unsigned long long)b->size[i],
+					    t->len);
+		if (in_blob_area(t->k, b->off[i], b->size[i], where, t->e) < 0)
+			return -1;
 	}
 	return 0;
 }
 
 /* "Zstd Per-Kernel ... [num_kernels: uint32] [frame_0_size: uint32]
  * [zstd_frame_0] ...", the whole zstd_size bytes at zstd_offset. */
-static int read_frames(const uint8_t *buf, size_t len,
-		       const msgpack_object *root, struct blobs *b,
-		       struct err *e)
+static int read_frames(struct toc *t, size_t at_off, size_t at_size,
+		       struct blobs *b)
 {
+	const uint8_t *buf = t->buf;
 	uint64_t at, size, count, pos;
+	char what[64];
 
-	if (get_u64(root, "zstd_offset", "TOC", &at, e) < 0 ||
-	    get_u64(root, "zstd_size", "TOC", &size, e) < 0)
+	if (toc_u64(t, at_off, "zstd_offset", "TOC", &at) < 0 ||
+	    toc_u64(t, at_size, "zstd_size", "TOC", &size) < 0)
 		return -1;
-	if (at > len || size > len - at)
-		return err_code_set(e, ERR_TRUNCATED, "zstd blob (offset %llu, "
-				    "%llu bytes) runs past the end of the "
+	if (at > t->len || size > t->len - at)
+		return err_code_set(t->e, ERR_TRUNCATED, "zstd blob (offset "
+				    "%llu, %llu bytes) runs past the end of the "
 				    "file's %zu bytes", (unsigned long long)at,
-				    (unsigned long long)size, len);
+				    (unsigned long long)size, t->len);
+	if (in_blob_area(t->k, at, size, "zstd blob", t->e) < 0)
+		return -1;
 	if (size < 4)
-		return err_code_set(e, ERR_TRUNCATED, "zstd blob at offset %llu "
-				    "is too short for its frame count",
+		return err_code_set(t->e, ERR_TRUNCATED, "zstd blob at offset "
+				    "%llu is too short for its frame count",
 				    (unsigned long long)at);
 	count = get_le(buf + at, 4);
 	/* Each frame takes at least its 4-byte size. */
 	if (count > (size - 4) / 4)
-		return err_code_set(e, ERR_MALFORMED, "zstd blob at offset %llu "
-				    "declares %llu frames, more than its %llu "
-				    "bytes can hold", (unsigned long long)at,
+		return err_code_set(t->e, ERR_MALFORMED, "zstd blob at offset "
+				    "%llu declares %llu frames, more than its "
+				    "%llu bytes can hold", (unsigned long long)at,
 				    (unsigned long long)count,
 				    (unsigned long long)size);
+	snprintf(what, sizeof(what), "zstd blob at offset %llu has",
+		 (unsigned long long)at);
+	if (count > KPACK_ENTRIES_MAX)
+		return over(t->e, what, count, "frames", KPACK_ENTRIES_MAX);
 	b->n = (size_t)count;
-	b->off = calloc(b->n ? b->n : 1, sizeof(*b->off));
-	b->size = calloc(b->n ? b->n : 1, sizeof(*b->size));
-	if (!b->off || !b->size)
-		return err_nomem(e);
+	if (alloc_blobs(b, t->e) < 0)
+		return -1;
 	pos = 4;
 	for (size_t i = 0; i < b->n; i++) {
 		uint64_t fsize;
 
 		if (size - pos < 4)
-			return err_code_set(e, ERR_TRUNCATED, "zstd blob: frame "
+			return err_code_set(t->e, ERR_TRUNCATED, "zstd blob: frame "
 					    "%zu's size runs past the blob's end",
 					    i);
 		fsize = get_le(buf + at + pos, 4);
 		pos += 4;
 		if (fsize > size - pos)
-			return err_code_set(e, ERR_TRUNCATED, "zstd blob: frame "
+			return err_code_set(t->e, ERR_TRUNCATED, "zstd blob: frame "
 					    "%zu (%llu bytes) runs past the "
 					    "blob's end", i,
 					    (unsigned long long)fsize);
@@ -156,64 +275,146 @@ static int read_frames(const uint8_t *buf, size_t len,
 	return 0;
 }
 
-static int read_arches(const msgpack_object *root, struct kpack *k,
-		       struct err *e)
+static int read_arches(struct toc *t, size_t at, size_t at_group,
+		       size_t at_family)
 {
-	const msgpack_object *a = msgp_get(root, "gfx_arches");
-	const msgpack_object *g = msgp_get(root, "group_name");
-	const msgpack_object *f = msgp_get(root, "gfx_arch_family");
+	struct kpack *k = t->k;
+	struct msgp_item a;
+	int there;
 
-	if (g && g->type == MSGPACK_OBJECT_STR &&
-	    msgp_string(g, "TOC: group_name", &k->group_name, e) < 0)
+	/* group_name and gfx_arch_family are kept when strings. */
+	if ((there = item_at(t, at_group, &a)) < 0 ||
+	    (there && a.type == MSGP_STR &&
+	     toc_str(t, at_group, "TOC: group_name", &k->group_name) < 0))
 		return -1;
-	if (f && f->type == MSGPACK_OBJECT_STR &&
-	    msgp_string(f, "TOC: gfx_arch_family", &k->arch_family, e) < 0)
+	if ((there = item_at(t, at_family, &a)) < 0 ||
+	    (there && a.type == MSGP_STR &&
+	     toc_str(t, at_family, "TOC: gfx_arch_family",
+		     &k->arch_family) < 0))
 		return -1;
 
-	if (!a)
-		return 0;
-	if (a->type != MSGPACK_OBJECT_ARRAY)
-		return err_code_set(e, ERR_MALFORMED, "TOC: gfx_arches is not "
+	if ((there = item_at(t, at, &a)) <= 0)
+		return there;
+	if (a.type != MSGP_ARRAY)
+		return err_code_set(t->e, ERR_MALFORMED, "TOC: gfx_arches is not "
 				    "an array");
-	k->arches = calloc(a->via.array.size ? a->via.array.size : 1,
-			   sizeof(*k->arches));
+	if (a.n > KPACK_ARCHES_MAX)
+		return over(t->e, "TOC has", a.n, "gfx_arches",
+			    KPACK_ARCHES_MAX);
+	k->arches = calloc(a.n ? (size_t)a.n : 1, sizeof(*k->arches));
 	if (!k->arches)
-		return err_nomem(e);
-	for (size_t i = 0; i < a->via.array.size; i++) {
-		if (msgp_string(&a->via.array.ptr[i], "TOC: a gfx_arches item",
-				&k->arches[i], e) < 0)
+		return err_nomem(t->e);
+	for (size_t i = 0, item = t->c.pos; i < a.n; i++) {
+		size_t next;
+
+		t->c.pos = item;
+		if (msgp_skip(&t->c, t->e) < 0)
+			return -1;
+		next = t->c.pos;
+		if (toc_str(t, item, "TOC: a gfx_arches item", &k->arches[i]) < 0)
 			return -1;
 		k->narches++;
+		item = next;
 	}
 	return 0;
 }
 
-/* One toc[key][target] map. */
-static int read_entry(const msgpack_object *key, const msgpack_object *tgt,
-		      const msgpack_object *m, const struct blobs *b,
-		      struct kpack *k, struct err *e)
+/* The entry's metadata, the object at offset at, in the smallest form of
+ * each value: the TOC's own bytes when they are that already (the
+ * splitter's are: nothing kept), else packed again into k's memory (only
+ * ever shorter: a value in another form takes more bytes). */
+struct meta_sink {
+	uint8_t *p;		/* NULL: count */
+	size_t n, cap;
+};
+
+static int meta_write(void *data, const char *buf, size_t len)
 {
+	struct meta_sink *m = data;
+
+	if (m->p) {
+		if (len > m->cap - m->n)
+			return -1;
+		memcpy(m->p + m->n, buf, len);
+	}
+	m->n += len;
+	return 0;
+}
+
+static int read_meta(struct toc *t, size_t at, struct kpack_entry *en)
+{
+	static const char *const names[] = { "target" };
+	struct meta_sink m = { 0 };
+	msgpack_packer pk;
+	struct msgp_item it;
+	size_t f, raw;
+
+	t->c.pos = at;
+	if (msgp_skip(&t->c, t->e) < 0)
+		return -1;
+	raw = t->c.pos - at;
+	msgpack_packer_init(&pk, &m, meta_write);
+	t->c.pos = at;
+	if (msgp_repack(&t->c, &pk, t->e) < 0)
+		return -1;
+	if (m.n == raw) {
+		en->meta = t->c.p + at;
+	} else {
+		m = (struct meta_sink){ mem_get(t->k, m.n), 0, m.n };
+		if (!m.p)
+			return err_nomem(t->e);
+		t->c.pos = at;
+		if (msgp_repack(&t->c, &pk, t->e) < 0)
+			return -1;
+		en->meta = m.p;
+	}
+	en->meta_len = m.n;
+	/* Its target, the bundle entry ID, read when a string. */
+	if (item_at(t, at, &it) < 0)
+		return -1;
+	if (it.type != MSGP_MAP)
+		return 0;
+	if (msgp_fields(&t->c, it.n, names, 1, &f, t->e) < 0 ||
+	    item_at(t, f, &it) < 0)
+		return -1;
+	if (it.type == MSGP_STR &&
+	    toc_str(t, f, "TOC: a metadata target", &en->bundle_id) < 0)
+		return -1;
+	return 0;
+}
+
+/* One toc[key][target] map, the entry k->v[k->n]: its target at offset
+ * tgt, its map at m. */
+static int read_entry(struct toc *t, char *key, size_t tgt, size_t m,
+		      const struct blobs *b)
+{
+	static const char *const names[] = {
+		"ordinal", "original_size", "type", "metadata",
+	};
+	struct kpack *k = t->k;
 	struct kpack_entry *en = &k->v[k->n];
-	const msgpack_object *o;
+	struct msgp_item it;
+	size_t f[4];
 	uint64_t ord;
 	char where[600];
 
 	memset(en, 0, sizeof(*en));
-	if (msgp_string(key, "TOC: a key", &en->key, e) < 0)
+	en->key = key;
+	snprintf(where, sizeof(where), "TOC: a target of '%.256s'", key);
+	if (toc_str(t, tgt, where, &en->target) < 0)
 		return -1;
-	if (msgp_string(tgt, "TOC: a target", &en->target, e) < 0) {
-		free(en->key);
-		return -1;
-	}
-	k->n++;		/* freed with k from here on */
+	k->n++;
 	snprintf(where, sizeof(where), "TOC entry '%.256s' for '%.256s'",
 		 en->key, en->target);
-	if (m->type != MSGPACK_OBJECT_MAP)
-		return err_code_set(e, ERR_MALFORMED, "%s is not a map", where);
-	if (get_u64(m, "ordinal", where, &ord, e) < 0)
+	if (item_at(t, m, &it) < 0)
+		return -1;
+	if (it.type != MSGP_MAP)
+		return err_code_set(t->e, ERR_MALFORMED, "%s is not a map", where);
+	if (msgp_fields(&t->c, it.n, names, 4, f, t->e) < 0 ||
+	    toc_u64(t, f[0], "ordinal", where, &ord) < 0)
 		return -1;
 	if (ord >= b->n)
-		return err_code_set(e, ERR_MALFORMED, "%s: ordinal %llu, but "
+		return err_code_set(t->e, ERR_MALFORMED, "%s: ordinal %llu, but "
 				    "the archive has %zu %s%s", where,
 				    (unsigned long long)ord, b->n,
 				    k->scheme == KPACK_ZSTD ? "frame" : "blob",
@@ -221,89 +422,180 @@ static int read_entry(const msgpack_object *key, const msgpack_object *tgt,
 	en->ordinal = (uint32_t)ord;
 	en->offset = b->off[ord];
 	en->stored = b->size[ord];
-	if ((o = msgp_get(m, "original_size"))) {
-		if (get_u64(m, "original_size", where, &en->size, e) < 0)
+	if (f[1] != SIZE_MAX) {
+		if (toc_u64(t, f[1], "original_size", where, &en->size) < 0)
 			return -1;
 		en->has_size = true;
 	} else if (k->scheme == KPACK_ZSTD) {
 		/* The runtime inflates to original_size: without it there is
 		 * nothing to inflate to. */
-		return err_code_set(e, ERR_MALFORMED, "%s has no original_size",
-				    where);
+		return err_code_set(t->e, ERR_MALFORMED, "%s has no "
+				    "original_size", where);
 	} else {
 		en->size = en->stored;
 	}
-	if ((o = msgp_get(m, "type")) &&
-	    msgp_string(o, "TOC: a type", &en->type, e) < 0)
+	if (f[2] != SIZE_MAX && toc_str(t, f[2], "TOC: a type", &en->type) < 0)
 		return -1;
 	/* The splitter's metadata (artifact_splitter.py): {target: the
 	 * bundle entry ID, source_prefix}; optional, kept whole (an archive
-	 * written again carries it), its target read when a string. */
-	if ((o = msgp_get(m, "metadata"))) {
-		msgpack_sbuffer sb;
-		msgpack_packer pk;
-		const msgpack_object *t;
+	 * written again carries it). */
+	if (f[3] != SIZE_MAX && read_meta(t, f[3], en) < 0)
+		return -1;
+	return 0;
+}
 
-		msgpack_sbuffer_init(&sb);
-		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-		if (msgpack_pack_object(&pk, *o) < 0) {
-			msgpack_sbuffer_destroy(&sb);
-			return err_code_set(e, ERR_NOMEM, "out of memory");
-		}
-		en->meta_len = sb.size;	/* (release zeroes it) */
-		en->meta = (uint8_t *)msgpack_sbuffer_release(&sb);
-		if (o->type == MSGPACK_OBJECT_MAP &&
-		    (t = msgp_get(o, "target")) &&
-		    t->type == MSGPACK_OBJECT_STR &&
-		    msgp_string(t, "TOC: a metadata target", &en->bundle_id,
-				e) < 0)
+/* toc: {key: {target: entry}}.  The entries are counted first (each value
+ * a map), bounded, then read; each key is kept once. */
+static int read_toc(struct toc *t, size_t at, const struct blobs *b)
+{
+	struct kpack *k = t->k;
+	struct msgp_item m;
+	uint64_t total = 0;
+	size_t first;
+	int there = item_at(t, at, &m);
+
+	if (there < 0)
+		return -1;
+	if (!there || m.type != MSGP_MAP)
+		return err_code_set(t->e, ERR_MALFORMED, "TOC: toc is %s",
+				    there ? "not a map" : "missing");
+	first = t->c.pos;
+	for (size_t i = 0; i < m.n; i++) {
+		struct msgp_item v;
+		size_t vat;
+
+		if (msgp_skip(&t->c, t->e) < 0)
 			return -1;
+		vat = t->c.pos;
+		if (msgp_read(&t->c, &v, t->e) < 0)
+			return -1;
+		if (v.type != MSGP_MAP)
+			return err_code_set(t->e, ERR_MALFORMED, "TOC: key %zu's "
+					    "value is not a map", i);
+		total += v.n;
+		t->c.pos = vat;
+		if (msgp_skip(&t->c, t->e) < 0)
+			return -1;
+	}
+	if (total > KPACK_ENTRIES_MAX)
+		return over(t->e, "TOC has", total, "entries",
+			    KPACK_ENTRIES_MAX);
+	k->v = calloc(total ? (size_t)total : 1, sizeof(*k->v));
+	if (!k->v)
+		return err_nomem(t->e);
+	for (size_t i = 0, pos = first; i < m.n; i++) {
+		struct msgp_item v;
+		size_t key = pos, item;
+		char *name = NULL;
+
+		t->c.pos = pos;
+		if (msgp_skip(&t->c, t->e) < 0 ||
+		    msgp_read(&t->c, &v, t->e) < 0)
+			return -1;
+		item = t->c.pos;
+		if (v.n && toc_str(t, key, "TOC: a key", &name) < 0)
+			return -1;
+		for (size_t j = 0; j < v.n; j++) {
+			size_t tgt = item, val;
+
+			t->c.pos = item;
+			if (msgp_skip(&t->c, t->e) < 0)
+				return -1;
+			val = t->c.pos;
+			if (msgp_skip(&t->c, t->e) < 0)
+				return -1;
+			item = t->c.pos;
+			if (read_entry(t, name, tgt, val, b) < 0)
+				return -1;
+		}
+		pos = item;
 	}
 	return 0;
 }
 
-static int read_toc(const msgpack_object *root, const struct blobs *b,
-		    struct kpack *k, struct err *e)
+static int by_offset(const void *a, const void *b)
 {
-	const msgpack_object *t = msgp_get(root, "toc");
-	size_t total = 0;
+	const struct kpack_entry *x = *(const struct kpack_entry *const *)a;
+	const struct kpack_entry *y = *(const struct kpack_entry *const *)b;
 
-	if (!t || t->type != MSGPACK_OBJECT_MAP)
-		return err_code_set(e, ERR_MALFORMED, "TOC: toc is %s",
-				    t ? "not a map" : "missing");
-	for (size_t i = 0; i < t->via.map.size; i++) {
-		const msgpack_object *v = &t->via.map.ptr[i].val;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
+}
 
-		if (v->type != MSGPACK_OBJECT_MAP)
-			return err_code_set(e, ERR_MALFORMED, "TOC: key %zu's "
-					    "value is not a map", i);
-		total += v->via.map.size;
+/* Each entry's blob or frame its own, none overlapping another: what the
+ * splitter writes (one ordinal per kernel, back to back).  Fifty keys on
+ * one frame of zeros would be fifty times its code to write. */
+static int check_own(const struct kpack *k, struct err *e)
+{
+	const char *what = k->scheme == KPACK_ZSTD ? "frame" : "blob";
+	const struct kpack_entry **by = NULL;
+	uint32_t *owner = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	owner = calloc(k->nblobs ? k->nblobs : 1, sizeof(*owner));
+	by = calloc(k->n ? k->n : 1, sizeof(*by));
+	if (!owner || !by) {
+		err_nomem(e);
+		goto out;
 	}
-	k->v = calloc(total ? total : 1, sizeof(*k->v));
-	if (!k->v)
-		return err_nomem(e);
-	for (size_t i = 0; i < t->via.map.size; i++) {
-		const msgpack_object *key = &t->via.map.ptr[i].key;
-		const msgpack_object *v = &t->via.map.ptr[i].val;
+	for (size_t i = 0; i < k->n; i++) {
+		const struct kpack_entry *en = &k->v[i], *o;
 
-		for (size_t j = 0; j < v->via.map.size; j++)
-			if (read_entry(key, &v->via.map.ptr[j].key,
-				       &v->via.map.ptr[j].val, b, k, e) < 0)
-				return -1;
+		if (owner[en->ordinal]) {
+			o = &k->v[owner[en->ordinal] - 1];
+			err_code_set(e, ERR_MALFORMED, "entries '%.200s' for "
+				     "'%.64s' and '%.200s' for '%.64s' share "
+				     "%s %u", o->key, o->target, en->key,
+				     en->target, what, en->ordinal);
+			goto out;
+		}
+		owner[en->ordinal] = (uint32_t)i + 1;
+		if (en->stored)
+			by[n++] = en;
 	}
-	return 0;
+	if (n)
+		qsort(by, n, sizeof(*by), by_offset);
+	for (size_t i = 1; i < n; i++) {
+		const struct kpack_entry *a = by[i - 1], *b = by[i];
+
+		if (b->offset - a->offset < a->stored) {
+			err_code_set(e, ERR_MALFORMED, "entries '%.200s' for "
+				     "'%.64s' (%s %u, offset %llu, %llu bytes) "
+				     "and '%.200s' for '%.64s' (%s %u, offset "
+				     "%llu, %llu bytes) overlap", a->key,
+				     a->target, what, a->ordinal,
+				     (unsigned long long)a->offset,
+				     (unsigned long long)a->stored, b->key,
+				     b->target, what, b->ordinal,
+				     (unsigned long long)b->offset,
+				     (unsigned long long)b->stored);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(owner);
+	free(by);
+	return rc;
 }
 
 int kpack_parse(const uint8_t *buf, size_t len, struct kpack *k,
 		struct err *e)
 {
-	msgpack_unpacked u;
-	const msgpack_object *root, *s;
+	static const char *const names[] = {
+		"compression_scheme", "blobs", "zstd_offset", "zstd_size",
+		"gfx_arches", "group_name", "gfx_arch_family", "toc",
+	};
+	enum { SCHEME, BLOBS, ZOFF, ZSIZE, ARCHES, GROUP, FAMILY, TOC, N };
+	struct toc t = { .buf = buf, .len = len, .k = k, .e = e };
+	struct msgp_item root, s;
 	struct blobs b = { 0 };
+	size_t f[N], toc_len, pos = 0;
 	int rc = -1;
 
 	memset(k, 0, sizeof(*k));
-	msgpack_unpacked_init(&u);
 	if (len < KPACK_HEADER_SIZE || !kpack_probe(buf, len)) {
 		err_code_set(e, ERR_MALFORMED, "not a kpack archive (no "
 			     "\"KPAK\" header)");
@@ -323,42 +615,57 @@ int kpack_parse(const uint8_t *buf, size_t len, struct kpack *k,
 			     (unsigned long long)k->toc_offset, len);
 		goto out;
 	}
-	msgpack_unpacked_destroy(&u);
-	if (msgp_decode(buf + k->toc_offset, len - (size_t)k->toc_offset, &u,
-			e) < 0)
+	toc_len = len - (size_t)k->toc_offset;
+	if (toc_len > KPACK_TOC_MAX) {
+		over(e, "TOC of", toc_len, "bytes", KPACK_TOC_MAX);
 		goto out;
-	root = &u.data;
-	if (root->type != MSGPACK_OBJECT_MAP) {
+	}
+	/* Its structure checked whole first (counts, lengths, nesting),
+	 * then read where it lies. */
+	if (msgp_check(buf + k->toc_offset, toc_len, &pos, e) < 0)
+		goto out;
+	t.c = (struct msgp_cur){ buf + k->toc_offset, pos, 0 };
+	if (msgp_read(&t.c, &root, e) < 0)
+		goto out;
+	if (root.type != MSGP_MAP) {
 		err_code_set(e, ERR_MALFORMED, "TOC is not a map");
 		goto out;
 	}
-	s = msgp_get(root, "compression_scheme");
-	if (!s || s->type != MSGPACK_OBJECT_STR) {
+	if (msgp_fields(&t.c, root.n, names, N, f, e) < 0 ||
+	    item_at(&t, f[SCHEME], &s) < 0)
+		goto out;
+	if (f[SCHEME] == SIZE_MAX || s.type != MSGP_STR) {
 		err_code_set(e, ERR_MALFORMED, "TOC: compression_scheme is %s",
-			     s ? "not a string" : "missing");
+			     f[SCHEME] != SIZE_MAX ? "not a string" : "missing");
 		goto out;
 	}
-	if (s->via.str.size == 4 && !memcmp(s->via.str.ptr, "none", 4)) {
+	if (s.n == 4 && !memcmp(s.p, "none", 4)) {
 		k->scheme = KPACK_NONE;
-	} else if (s->via.str.size == 15 &&
-		   !memcmp(s->via.str.ptr, "zstd-per-kernel", 15)) {
+	} else if (s.n == 15 && !memcmp(s.p, "zstd-per-kernel", 15)) {
 		k->scheme = KPACK_ZSTD;
 	} else {
 		err_code_set(e, ERR_MALFORMED, "compression scheme '%.*s' is "
-			     "not known", (int)(s->via.str.size < 64 ?
-						s->via.str.size : 64),
-			     s->via.str.ptr);
+			     "not known", (int)(s.n < 64 ? s.n : 64), s.p);
 		goto out;
 	}
-	if ((k->scheme == KPACK_NONE ? read_blobs(root, len, &b, e)
-				      : read_frames(buf, len, root, &b, e)) < 0)
+	if ((k->scheme == KPACK_NONE ? read_blobs(&t, f[BLOBS], &b)
+				      : read_frames(&t, f[ZOFF], f[ZSIZE], &b)) < 0)
 		goto out;
 	k->nblobs = b.n;
-	if (read_arches(root, k, e) < 0 || read_toc(root, &b, k, e) < 0)
+	if (read_arches(&t, f[ARCHES], f[GROUP], f[FAMILY]) < 0 ||
+	    read_toc(&t, f[TOC], &b) < 0)
 		goto out;
+	/* (the entries hold what they need of it) */
+	free(b.off);
+	free(b.size);
+	b = (struct blobs){ 0 };
+	if (check_own(k, e) < 0)
+		goto out;
+	for (size_t i = 0; i < k->n; i++)
+		k->code_total = k->v[i].size > UINT64_MAX - k->code_total ?
+			UINT64_MAX : k->code_total + k->v[i].size;
 	rc = 0;
 out:
-	msgpack_unpacked_destroy(&u);
 	free(b.off);
 	free(b.size);
 	if (rc < 0)
@@ -382,6 +689,7 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 		     uint64_t *size, struct err *e)
 {
 	const struct kpack_entry *en = &k->v[i];
+	uint64_t most;
 	uint8_t *p;
 	size_t got;
 
@@ -418,6 +726,19 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 				    "%llu bytes, more than the limit of %llu",
 				    en->key, (unsigned long long)en->size,
 				    (unsigned long long)lim->max_size);
+	/* And the archive's code in all: frames of their own each (kpack_parse)
+	 * still make a bomb, one that fits the ratio frame by frame. */
+	most = (uint64_t)len > (UINT64_MAX - KPACK_WORK_SLACK) / KPACK_WORK_RATIO
+		? UINT64_MAX
+		: KPACK_WORK_SLACK + (uint64_t)len * KPACK_WORK_RATIO;
+	if (k->code_total > most)
+		return err_code_set(e, ERR_MALFORMED, "its entries declare %llu "
+				    "bytes of code in all, more than the %llu "
+				    "an archive of %zu bytes may (1 GiB, and "
+				    "%d times its size)",
+				    (unsigned long long)k->code_total,
+				    (unsigned long long)most, len,
+				    KPACK_WORK_RATIO);
 	p = malloc(en->size ? (size_t)en->size : 1);
 	if (!p)
 		return err_nomem(e);
@@ -438,142 +759,4 @@ int kpack_entry_code(const uint8_t *buf, size_t len, const struct kpack *k,
 	*out = p;
 	*size = got;
 	return 0;
-}
-
-void kpack_ref_free(struct kpack_ref *r)
-{
-	free(r->kernel_name);
-	for (size_t i = 0; i < r->npaths; i++)
-		free(r->paths[i]);
-	free(r->paths);
-	memset(r, 0, sizeof(*r));
-}
-
-/* "Add .rocm_kpack_ref Marker Section": {kernel_name, kpack_search_paths},
- * the paths a non-empty array of strings (as the runtime requires). */
-int kpack_ref_parse(const uint8_t *buf, size_t len, struct kpack_ref *r,
-		    struct err *e)
-{
-	msgpack_unpacked u;
-	const msgpack_object *a;
-	size_t pos = 0;
-	int rc = -1;
-
-	memset(r, 0, sizeof(*r));
-	msgpack_unpacked_init(&u);
-	/* The section may be padded after its one object. */
-	if (msgp_check(buf, len, &pos, e) < 0)
-		goto out;
-	msgpack_unpacked_destroy(&u);
-	if (msgp_decode(buf, pos, &u, e) < 0)
-		goto out;
-	if (u.data.type != MSGPACK_OBJECT_MAP) {
-		err_code_set(e, ERR_MALFORMED, ".rocm_kpack_ref is not a map");
-		goto out;
-	}
-	if (msgp_string(msgp_get(&u.data, "kernel_name"),
-			".rocm_kpack_ref kernel_name", &r->kernel_name, e) < 0)
-		goto out;
-	a = msgp_get(&u.data, "kpack_search_paths");
-	if (!a || a->type != MSGPACK_OBJECT_ARRAY || !a->via.array.size) {
-		err_code_set(e, ERR_MALFORMED, ".rocm_kpack_ref "
-			     "kpack_search_paths is %s", !a ? "missing" :
-			     a->type != MSGPACK_OBJECT_ARRAY ? "not an array" :
-			     "empty");
-		goto out;
-	}
-	r->paths = calloc(a->via.array.size, sizeof(*r->paths));
-	if (!r->paths) {
-		err_nomem(e);
-		goto out;
-	}
-	for (size_t i = 0; i < a->via.array.size; i++) {
-		if (msgp_string(&a->via.array.ptr[i], ".rocm_kpack_ref a "
-				"search path", &r->paths[i], e) < 0)
-			goto out;
-		r->npaths++;
-	}
-	rc = 0;
-out:
-	msgpack_unpacked_destroy(&u);
-	if (rc < 0)
-		kpack_ref_free(r);
-	return rc;
-}
-
-/* "Rewrite Magic (HIPF -> HIPK)": the wrapper keeps its layout, u32 magic,
- * u32 version, then two pointers, reserved1 the code object's index. */
-int kpack_wrappers(const uint8_t *p, uint64_t n, bool is64, bool big_endian,
-		   uint64_t **index, size_t *nhipk, size_t *nhipf,
-		   struct err *e)
-{
-	unsigned ptr = is64 ? 8 : 4, size = 8 + 2 * ptr;
-
-	*index = NULL;
-	*nhipk = *nhipf = 0;
-	if (n % size)
-		return err_code_set(e, ERR_MALFORMED, ".hipFatBinSegment: %llu "
-				    "bytes, not a whole number of %u-byte "
-				    "wrappers", (unsigned long long)n, size);
-	*index = calloc(n / size ? (size_t)(n / size) : 1, sizeof(**index));
-	if (!*index)
-		return err_nomem(e);
-	for (uint64_t at = 0; at < n; at += size) {
-		uint32_t magic = (uint32_t)get_endian(p + at, 4, big_endian);
-
-		if (magic == KPACK_HIPK) {
-			(*index)[(*nhipk)++] =
-				get_endian(p + at + 8 + ptr, (int)ptr, big_endian);
-		} else if (magic == KPACK_HIPF) {
-			(*nhipf)++;
-		} else {
-			free(*index);
-			*index = NULL;
-			*nhipk = 0;
-			return err_code_set(e, ERR_MALFORMED, ".hipFatBinSegment: "
-					    "wrapper at offset %llu has magic "
-					    "0x%08x, neither HIPF nor HIPK",
-					    (unsigned long long)at, magic);
-		}
-	}
-	return 0;
-}
-
-static const char placeholder[] = "@GFXARCH@";
-
-char *kpack_expand(const char *pattern, const char *target)
-{
-	const char *at = strstr(pattern, placeholder);
-	size_t head, plen = sizeof(placeholder) - 1;
-	char *out;
-
-	if (!at)
-		return strdup(pattern);
-	head = (size_t)(at - pattern);
-	out = malloc(strlen(pattern) - plen + strlen(target) + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, pattern, head);
-	strcpy(out + head, target);
-	strcat(out, at + plen);
-	return out;
-}
-
-bool kpack_name_matches(const char *pattern, const char *name, char **target)
-{
-	const char *at = strstr(pattern, placeholder);
-	size_t head, tail, n = strlen(name), plen = sizeof(placeholder) - 1;
-
-	*target = NULL;
-	if (!at)
-		return false;
-	head = (size_t)(at - pattern);
-	tail = strlen(at + plen);
-	/* A target ID: "gfx" and more, with no '/' (a file name). */
-	if (n < head + tail + 4 || memcmp(name, pattern, head) ||
-	    memcmp(name + n - tail, at + plen, tail) ||
-	    memcmp(name + head, "gfx", 3))
-		return false;
-	*target = strndup(name + head, n - head - tail);
-	return *target != NULL;
 }

@@ -242,7 +242,17 @@ static int pack_toc(const struct kpack_new *v, size_t n,
 		str(&pk, "zstd_size");
 		msgpack_pack_uint64(&pk, zsize);
 	}
-	return b->nomem ? err_nomem(e) : 0;
+	if (b->nomem)
+		return err_nomem(e);
+	/* What offload's own readers take (kpack.h), written no larger. */
+	if (n > KPACK_ENTRIES_MAX || o->narches > KPACK_ARCHES_MAX ||
+	    b->n > KPACK_TOC_MAX)
+		return err_code_set(e, ERR_OTHER, "an archive of %zu kernels, "
+				    "%zu targets, a TOC of %zu bytes: more than "
+				    "the %d, %d and %d bytes offload reads", n,
+				    o->narches, b->n, KPACK_ENTRIES_MAX,
+				    KPACK_ARCHES_MAX, KPACK_TOC_MAX);
+	return 0;
 }
 
 /* "zstd-per-kernel": each kernel a frame of its own (ZstdCompressor,

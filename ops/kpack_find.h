@@ -16,6 +16,7 @@
 #include "../core/err.h"
 #include "../core/io_in.h"
 #include "../formats/kpack.h"
+#include "../formats/kpack_ref.h"
 
 /* One archive a search path found. */
 struct kpack_find_archive {

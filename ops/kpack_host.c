@@ -26,7 +26,7 @@
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
 #include "../core/io_write.h"
-#include "../formats/kpack.h"
+#include "../formats/kpack_ref.h"
 
 enum {
 	SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_NOBITS_ = 8, SHT_REL_ = 9,

@@ -52,6 +52,7 @@
 #include "../formats/bundle_binary.h"
 #include "../formats/ccob.h"
 #include "../formats/kpack.h"
+#include "../formats/kpack_ref.h"
 
 enum {
 	WRAPPER = 24,		/* u32 magic, u32 version, ptr, reserved1 */

@@ -1,8 +1,10 @@
-/* Fuzz target: a kpack archive (formats/kpack.c): header, MessagePack TOC,
- * blobs or zstd frames, every entry's code under small limits (at most
- * 1 MiB inflated, 64 times the frame's bytes); and the same bytes read as a
- * host binary's .rocm_kpack_ref map and as its .hipFatBinSegment wrappers
- * (each class and byte order).
+/* Fuzz target: a kpack archive (formats/kpack.c): header, MessagePack TOC
+ * (read where it lies), blobs or zstd frames (each entry's its own,
+ * between the header and the TOC), every entry's code under small limits
+ * (at most 1 MiB inflated, 64 times the frame's bytes); and the same bytes
+ * read as a host binary's .rocm_kpack_ref map and as its
+ * .hipFatBinSegment wrappers (each class and byte order,
+ * formats/kpack_ref.c).
  * libFuzzer: -max_len=16384
  */
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "fuzz.h"
 #include "../../formats/kpack.h"
+#include "../../formats/kpack_ref.h"
 
 static const struct ccob_limits limits = {
 	.max_ratio = 64,
@@ -23,7 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct err e;
 
 	if (kpack_parse(data, size, &k, &e) == 0) {
+		uint64_t stored = 0;
+
 		FUZZ_CHECK(k.version == KPACK_VERSION);
+		FUZZ_CHECK(k.n <= KPACK_ENTRIES_MAX &&
+			   k.nblobs <= KPACK_ENTRIES_MAX &&
+			   k.narches <= KPACK_ARCHES_MAX);
 		for (size_t i = 0; i < k.n; i++) {
 			const struct kpack_entry *en = &k.v[i];
 			uint8_t *code;
@@ -32,6 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(en->ordinal < k.nblobs);
 			FUZZ_CHECK(en->offset <= size &&
 				   en->stored <= size - en->offset);
+			/* Between the header and the TOC, each its own: no
+			 * byte stored twice (issue 34.5). */
+			FUZZ_CHECK(en->offset >= KPACK_HEADER_SIZE &&
+				   en->stored <= k.toc_offset - en->offset);
+			stored += en->stored;
+			FUZZ_CHECK(stored <= k.toc_offset - KPACK_HEADER_SIZE);
+			if (en->meta)
+				fuzz_touch(en->meta, en->meta_len);
 			fuzz_touch(data + en->offset, (size_t)en->stored);
 			fuzz_touch(en->key, strlen(en->key));
 			fuzz_touch(en->target, strlen(en->target));

@@ -243,10 +243,13 @@ def mp(obj):
             out += mp(k) + mp(v)
         return out
     if isinstance(obj, list):
-        return bytes([0x90 | len(obj)]) + b"".join(mp(v) for v in obj)
+        return (bytes([0x90 | len(obj)]) if len(obj) < 16 else
+                b"\xdc" + struct.pack(">H", len(obj))) + b"".join(mp(v) for v in obj)
     if isinstance(obj, str):
         b = obj.encode()
         return (bytes([0xa0 | len(b)]) if len(b) < 32 else b"\xd9" + bytes([len(b)])) + b
+    if obj is None:
+        return b"\xc0"
     if obj < 128:
         return bytes([obj])
     return b"\xcf" + struct.pack(">Q", obj)
@@ -300,6 +303,17 @@ def kpack_seeds():
     write("cut.kpack", "kpack", kpack(none, code)[:100])
     write("ref.bin", "kpack", mp({"kernel_name": "bin/app",
                                   "kpack_search_paths": ["../.kpack/t_@GFXARCH@.kpack"]}) + b"\0" * 5)
+    # Hostile archives (issue 34): the damaged fixtures of kpack.test
+    # (entries sharing a frame, overlapping blobs, blobs in the header or
+    # the TOC, NUL in a key or a target, too many gfx_arches...), a TOC of
+    # junk to step over, and a .rocm_kpack_ref with a NUL.
+    for f in ("shared-frame", "overlap", "blob-in-header", "blob-in-toc",
+              "nul-key", "nul-target", "arches"):
+        write(f + ".kpack", "kpack", read(os.path.join(BAD, "kpack-" + f + ".kpack")))
+    junk = dict(none, junk=[None] * 3000, more=[[{"a": [None] * 3}] * 3] * 3)
+    write("junk.kpack", "kpack", kpack(junk, code))
+    write("ref-nul.bin", "kpack", mp({"kernel_name": "bin/a\0pp",
+                                      "kpack_search_paths": ["x"]}))
 
 
 if __name__ == "__main__":
