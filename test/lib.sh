@@ -37,8 +37,13 @@ scratch() {
 
 testing() {
 	t_name=$1 cmd=$2 want_out=$3 want_err=$4 want_rc=$5
+	[ -z "${TEST_TIMES:-}" ] || t_start=$(date +%s%N)
 	sh -c "$cmd" >"$CAPTURE/stdout" 2>"$CAPTURE/stderr"
 	got_rc=$?
+	# TEST_TIMES=FILE: each case's milliseconds and name, to find the
+	# slow ones (the suites' own times are run.sh's).
+	[ -z "${TEST_TIMES:-}" ] ||
+		echo "$(( ($(date +%s%N) - t_start) / 1000000 )) $t_name" >>"$TEST_TIMES"
 	got_out=$(cat "$CAPTURE/stdout")
 	got_err=$(cat "$CAPTURE/stderr")
 	if [ "$got_out" = "$want_out" ] && [ "$got_err" = "$want_err" ] &&
