@@ -128,7 +128,9 @@ static int write_archives(const struct config *c, const size_t *key,
 			last &= key[j] != key[i];
 		if (!last)
 			continue;
-		if (io_out_open(&out[i], c->outputs[i], &e) < 0 ||
+		/* (LLVM's archive writer makes its temporary beside the
+		 * output: where it cannot, it fails, and so do we) */
+		if (io_out_open_replace(&out[i], c->outputs[i], &e) < 0 ||
 		    devarchive_write(&out[i], a[key[i]].m, a[key[i]].n,
 				     &e) < 0 ||
 		    io_out_flush(&out[i], &e) < 0) {

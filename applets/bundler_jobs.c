@@ -566,7 +566,12 @@ static int bundle_object(const struct config *c, const struct io_in *inputs)
 	}
 	if (c->compress && c->verbose && report_empty_compression(c))
 		goto out;
-	if (io_out_open(&out, c->outputs[0], &e) < 0) {
+	/* LLVM opens the output in place (raw_fd_ostream), then has
+	 * llvm-objcopy write it, which makes its temporary beside it: in a
+	 * directory that cannot be written, only -### (running nothing)
+	 * succeeds. */
+	if ((c->print_cmds ? io_out_open : io_out_open_replace)(
+		    &out, c->outputs[0], &e) < 0) {
 		llvm_fail("%s", e.msg);
 		goto out;
 	}
@@ -640,6 +645,8 @@ int bundler_bundle(const struct config *c)
 		llvm_fail("%s", e.msg);
 		goto out;
 	}
+	/* In place where no file can be made beside it, as LLVM's
+	 * raw_fd_ostream writes it. */
 	if (io_out_open(&out, c->outputs[0], &e) < 0) {
 		llvm_fail("%s", e.msg);
 		goto out;

@@ -73,8 +73,10 @@ static void missing_error(const struct strmap *work)
 	free(names);
 }
 
-/* Outputs are opened as LLVM opens them, and all renamed into place only
- * when the whole unbundle succeeds. */
+/* Outputs are opened as LLVM opens them (its raw_fd_ostream writes an
+ * existing file in place where no file can be made beside it: so does
+ * io_out_open), and all renamed into place only when the whole unbundle
+ * succeeds. */
 struct outset {
 	struct io_out *out;
 	size_t *order, n;

@@ -98,7 +98,7 @@ static int open_output(const char *in, const char *name, struct io_out *out)
 		    st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino)
 			return fail("cannot write", name, "it is the input");
 	}
-	if (io_out_open(out, name, &e) < 0)
+	if (io_out_open_replace(out, name, &e) < 0)
 		return applet_fail_err("ccob", "cannot write", name, 1, &e);
 	return 0;
 }

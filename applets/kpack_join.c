@@ -79,7 +79,8 @@ static int join_one(const char *host, const char *dest, bool in_dir,
 	}
 	if (sel)
 		select_reset(sel);
-	if ((in_dir ? io_out_open_in_dir : io_out_open)(&out, dest, &e) < 0) {
+	if ((in_dir ? io_out_open_in_dir : io_out_open_replace)(&out, dest,
+								 &e) < 0) {
 		applet_fail_err(APPLET, "cannot write", dest, 1, &e);
 		goto out;
 	}

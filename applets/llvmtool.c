@@ -246,12 +246,13 @@ void llvm_warn_plain(const char *fmt, ...)
 }
 
 /* LLVM prints a failed system call on a file it names as the reason
- * alone; anything else of ours (a stream past its limit, an input cut
+ * alone, without our context (the directory a file cannot be replaced
+ * in); anything else of ours (a stream past its limit, an input cut
  * short) names the file. */
 const char *llvm_why(const struct err *e, const char *path)
 {
-	return e->code == ERR_SYSTEM && !strcmp(e->path, path) ? e->why
-							       : e->msg;
+	return e->code == ERR_SYSTEM && !strcmp(e->path, path)
+		       ? strerror(e->errnum) : e->msg;
 }
 
 int llvm_fail_write(const struct err *e, const char *path, bool in_place)

@@ -89,8 +89,9 @@ void llvm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void llvm_warn_plain(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 /* e's message without the "'<path>': " io puts in front when a system
- * call on path failed: LLVM names no file when an image or an output
- * cannot be opened.  Our own reasons keep the name. */
+ * call on path failed, nor the context err_sys_for adds: LLVM names no
+ * file (nor directory) when an image or an output cannot be opened.  Our
+ * own reasons keep the name. */
 const char *llvm_why(const struct err *e, const char *path);
 
 /* LLVM's sys::path: the file name; its extension without the dot (NULL

@@ -260,7 +260,9 @@ static int package(const char *output, const struct clopt *images)
 				break;
 		}
 	}
-	if (io_out_open(&out, output, &e) < 0) {
+	/* (LLVM's FileOutputBuffer makes its temporary beside the output:
+	 * where it cannot, it fails, and so do we) */
+	if (io_out_open_replace(&out, output, &e) < 0) {
 		llvm_fail("%s", llvm_why(&e, output));
 		goto out;
 	}

@@ -403,7 +403,7 @@ static int write_bytes(const char *path, const uint8_t *data, uint64_t len)
 
 	if (!strcmp(path, "-"))
 		fflush(stdout);		/* "Extracted:" lines first */
-	if (io_out_open(&out, path, &e) < 0)
+	if (io_out_open_replace(&out, path, &e) < 0)
 		return llvm_fail("%s", llvm_why(&e, path));
 	if (io_out_write(&out, data, (size_t)len, &e) < 0 ||
 	    io_out_commit(&out, &e) < 0) {
@@ -424,7 +424,7 @@ static int extract_to(const char *path, const struct found *f, size_t i)
 
 	if (!strcmp(path, "-"))
 		fflush(stdout);		/* "Extracted:" lines first */
-	if (io_out_open(&out, path, &e) < 0)
+	if (io_out_open_replace(&out, path, &e) < 0)
 		return llvm_fail("%s", llvm_why(&e, path));
 	in_place = !io_out_seekable(&out);
 	if (img->inflated || !at->in)
@@ -549,7 +549,7 @@ static int write_archive(const char *path, const struct found *f,
 			.syms_len = syms[k].len, .nsyms = syms[k].n,
 		};
 	}
-	if (io_out_open(&out, dest, &e) < 0) {
+	if (io_out_open_replace(&out, dest, &e) < 0) {
 		llvm_fail("%s", llvm_why(&e, dest));
 		goto out;
 	}

@@ -302,7 +302,7 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	else if (o->dry_run)
 		dest = NULL;
 	if (dest) {
-		if (io_out_open(&out, dest, &e) < 0) {
+		if (io_out_open_replace(&out, dest, &e) < 0) {
 			applet_fail_io("prune", dest, &e);
 			goto out;
 		}

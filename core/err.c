@@ -119,6 +119,19 @@ int err_sys(struct err *e, const char *path, int errnum)
 			 errnum, path, "%s", strerror(errnum));
 }
 
+int err_sys_for(struct err *e, const char *path, int errnum,
+		const char *fmt, ...)
+{
+	char ctx[ERR_WHY_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	return fill_args(e, errnum == ENOMEM ? ERR_NOMEM : ERR_SYSTEM, errnum,
+			 path, "%s: %s", ctx, strerror(errnum));
+}
+
 int err_file(struct err *e, const char *path, const char *fmt, ...)
 {
 	va_list ap;

@@ -75,6 +75,11 @@ int err_llvm(struct err *e, enum err_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A system call on path failed with errnum (strerror is the reason). */
 int err_sys(struct err *e, const char *path, int errnum);
+/* The same where the call was made for path on something else, which the
+ * context fmt says: why reads "<fmt...>: <strerror>" (a file that cannot
+ * be replaced because its directory cannot be written). */
+int err_sys_for(struct err *e, const char *path, int errnum,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A reason that concerns path. */
 int err_file(struct err *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -89,52 +89,110 @@ static int read_all(int fd, struct io_in *in, const char *path, uint64_t max,
  * (SIGBUS) where a read reaches past its new end; the handler looks the
  * address up here, puts zero pages over the rest of that map so the read
  * goes on, and notes the file (io_input_cut).  From then on nothing is
- * committed and the first failure reported is that input's.  A fixed table
- * that the handler scans without allocating or locking. */
-enum { MAX_MAPS = 256 };
-static struct mapped {
-	uintptr_t volatile start, len;
+ * committed and the first failure reported is that input's.  The handler
+ * scans the table without allocating or locking: chunks of slots, the
+ * first static, each further one mapped when all are taken and linked in
+ * by one atomic store, never freed; a slot is claimed by an atomic flag
+ * and is seen by the handler once its start is stored.  No fixed bound:
+ * every map is in it (a map past 256 was not, and died of its fault). */
+enum { MAPS_CHUNK = 256 };
+struct mapped {
+	void *_Atomic start;	/* NULL: a free slot, or one being filled */
+	uintptr_t volatile len;
 	const char *volatile path;
 	int volatile fd;
 	/* Pages of the map read by pread into memory of our own (see
 	 * io_in_fault): MADV_DONTNEED would drop them. */
 	bool volatile patched;
-} maps[MAX_MAPS];
+	atomic_bool taken;
+};
+static struct maps_chunk {
+	struct mapped m[MAPS_CHUNK];
+	struct maps_chunk *_Atomic next;
+} maps;
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2,
+	       "the SIGBUS handler reads the table's pointers lock-free");
 static const char *volatile input_cut;
 
-static void map_add(const struct io_in *in)
+/* 0, or -1 when no slot is free and no chunk can be mapped. */
+static int map_add(const struct io_in *in)
 {
-	for (int i = 0; i < MAX_MAPS; i++)
-		if (!maps[i].start) {
-			maps[i].len = in->len;
-			maps[i].path = in->path;
-			maps[i].fd = in->fd;
-			maps[i].patched = false;
-			maps[i].start = (uintptr_t)in->map;
-			return;
+	struct maps_chunk *c = &maps;
+
+	for (;;) {
+		struct maps_chunk *next, *none = NULL;
+
+		for (int i = 0; i < MAPS_CHUNK; i++) {
+			struct mapped *m = &c->m[i];
+			bool no = false;
+
+			if (atomic_load_explicit(&m->taken,
+						 memory_order_relaxed) ||
+			    !atomic_compare_exchange_strong(&m->taken, &no,
+							    true))
+				continue;
+			m->len = in->len;
+			m->path = in->path;
+			m->fd = in->fd;
+			m->patched = false;
+			atomic_store_explicit(&m->start, in->map,
+					      memory_order_release);
+			return 0;
 		}
+		next = atomic_load_explicit(&c->next, memory_order_acquire);
+		if (!next) {
+			/* (mapped, not malloc'd: zeroed, and apart from the
+			 * heap the handler never touches) */
+			next = mmap(NULL, sizeof(*next), PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (next == MAP_FAILED)
+				return -1;
+			/* Another thread linked one first: take that. */
+			if (!atomic_compare_exchange_strong(&c->next, &none,
+							    next)) {
+				munmap(next, sizeof(*next));
+				next = none;
+			}
+		}
+		c = next;
+	}
 }
 
 static void map_remove(const void *map)
 {
-	for (int i = 0; i < MAX_MAPS; i++)
-		if (maps[i].start == (uintptr_t)map)
-			maps[i].start = 0;
+	for (struct maps_chunk *c = &maps; c;
+	     c = atomic_load_explicit(&c->next, memory_order_acquire))
+		for (int i = 0; i < MAPS_CHUNK; i++) {
+			struct mapped *m = &c->m[i];
+
+			if (atomic_load_explicit(&m->start,
+						 memory_order_relaxed) != map)
+				continue;
+			atomic_store_explicit(&m->start, NULL,
+					      memory_order_release);
+			atomic_store_explicit(&m->taken, false,
+					      memory_order_release);
+			return;
+		}
 }
 
-/* The registered map that holds [p, p+n), or -1. */
-static int map_of(const void *p, size_t n)
+/* The registered map that holds [p, p+n), or NULL. */
+static struct mapped *map_of(const void *p, size_t n)
 {
 	uintptr_t a = (uintptr_t)p;
 
-	for (int i = 0; i < MAX_MAPS; i++) {
-		uintptr_t start = maps[i].start;
+	for (struct maps_chunk *c = &maps; c;
+	     c = atomic_load_explicit(&c->next, memory_order_acquire))
+		for (int i = 0; i < MAPS_CHUNK; i++) {
+			struct mapped *m = &c->m[i];
+			uintptr_t start = (uintptr_t)atomic_load_explicit(
+				&m->start, memory_order_acquire);
 
-		if (start && a - start < maps[i].len &&
-		    n <= maps[i].len - (a - start))
-			return i;
-	}
-	return -1;
+			if (start && a - start < m->len &&
+			    n <= m->len - (a - start))
+				return m;
+		}
+	return NULL;
 }
 
 /* A page of a file that kept its size which the map could not give (a
@@ -143,9 +201,10 @@ static int map_of(const void *p, size_t n)
  * that fails too (a read error: the fault stays deadly). */
 static atomic_flag patching = ATOMIC_FLAG_INIT;
 
-static bool patch_page(int i, uintptr_t page, size_t page_size)
+static bool patch_page(struct mapped *m, uintptr_t page, size_t page_size)
 {
-	uintptr_t start = maps[i].start;
+	uintptr_t start = (uintptr_t)atomic_load_explicit(&m->start,
+							  memory_order_acquire);
 	size_t want = page_size, got = 0;
 	unsigned char resident = 0;
 	uint8_t *p = MAP_FAILED;
@@ -162,8 +221,8 @@ static bool patch_page(int i, uintptr_t page, size_t page_size)
 		ok = true;
 		goto out;
 	}
-	if (start + maps[i].len - page < want)
-		want = start + maps[i].len - page;
+	if (start + m->len - page < want)
+		want = start + m->len - page;
 	/* Filled aside, then moved into place in one step: no thread sees
 	 * the page half read. */
 	p = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
@@ -171,7 +230,7 @@ static bool patch_page(int i, uintptr_t page, size_t page_size)
 	if (p == MAP_FAILED)
 		goto out;
 	while (got < want) {
-		ssize_t n = pread(maps[i].fd, p + got, want - got,
+		ssize_t n = pread(m->fd, p + got, want - got,
 				  (off_t)(page - start + got));
 
 		if (n < 0 && errno == EINTR)
@@ -180,7 +239,7 @@ static bool patch_page(int i, uintptr_t page, size_t page_size)
 			goto out;
 		if (n == 0) {	/* it shrank after all: zeros from here */
 			if (!input_cut)
-				input_cut = maps[i].path;
+				input_cut = m->path;
 			break;
 		}
 		got += (size_t)n;
@@ -190,7 +249,7 @@ static bool patch_page(int i, uintptr_t page, size_t page_size)
 		   (void *)page) == MAP_FAILED)
 		goto out;
 	p = MAP_FAILED;
-	maps[i].patched = true;
+	m->patched = true;
 	ok = true;
 out:
 	if (p != MAP_FAILED)
@@ -202,20 +261,21 @@ out:
 bool io_in_fault(void *addr, size_t page_size)
 {
 	uintptr_t a = (uintptr_t)addr;
-	int i = map_of(addr, 1);
+	struct mapped *m = map_of(addr, 1);
 
-	if (i >= 0) {
-		uintptr_t start = maps[i].start, page = a & ~(page_size - 1);
-		uintptr_t end = (start + maps[i].len + page_size - 1) &
+	if (m) {
+		uintptr_t start = (uintptr_t)atomic_load_explicit(
+			&m->start, memory_order_acquire);
+		uintptr_t page = a & ~(page_size - 1);
+		uintptr_t end = (start + m->len + page_size - 1) &
 				~(page_size - 1);
 		struct stat st;
 		int saved = errno;
 
 		/* The file is as long as it was: the page is there, the map
 		 * could not give it (no memory for a hole's page). */
-		if (fstat(maps[i].fd, &st) == 0 &&
-		    (uint64_t)st.st_size >= maps[i].len) {
-			bool ok = patch_page(i, page, page_size);
+		if (fstat(m->fd, &st) == 0 && (uint64_t)st.st_size >= m->len) {
+			bool ok = patch_page(m, page, page_size);
 
 			errno = saved;
 			return ok;
@@ -225,7 +285,7 @@ bool io_in_fault(void *addr, size_t page_size)
 			 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
 		    MAP_FAILED) {
 			if (!input_cut)
-				input_cut = maps[i].path;
+				input_cut = m->path;
 			return true;
 		}
 	}
@@ -234,9 +294,9 @@ bool io_in_fault(void *addr, size_t page_size)
 
 const char *io_in_mapped(const void *p, size_t n)
 {
-	int i = map_of(p, n);
+	const struct mapped *m = map_of(p, n);
 
-	return i >= 0 ? maps[i].path : NULL;
+	return m ? m->path : NULL;
 }
 
 void io_in_touch(const void *p, size_t n)
@@ -342,8 +402,14 @@ static int in_open(struct io_in *in, const char *path, uint64_t want,
 			in->data = map;
 			in->len = (size_t)st.st_size;
 			in->fd = fd;
-			map_add(in);
-			return 0;
+			if (map_add(in) == 0)
+				return 0;
+			/* Unprotected, a fault would kill: not kept. */
+			munmap(map, (size_t)st.st_size);
+			close(fd);
+			memset(in, 0, sizeof(*in));
+			in->fd = -1;
+			return err_sys(e, path, ENOMEM);
 		}
 	}
 	if (read_all(fd, in, path, max, fail_past, e) < 0) {
@@ -400,9 +466,9 @@ void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
 	if (!in->map || page <= 0)
 		return;
 	if (use == IO_IN_DONE) {
-		int i = map_of(in->map, 1);
+		const struct mapped *m = map_of(in->map, 1);
 
-		if (i >= 0 && maps[i].patched)
+		if (m && m->patched)
 			return;	/* what was read in would be lost */
 	}
 	if (end > in->len)

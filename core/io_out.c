@@ -203,6 +203,20 @@ static int copy_back(struct io_out *o, struct err *e)
 	return rc;
 }
 
+/* An existing file that is only replaced, and no file can be made beside
+ * it to replace it: the directory named, the file left as it is. */
+static int refuse_in_place(struct io_out *o, int errnum, struct err *e)
+{
+	char *copy = strdup(o->dest);
+
+	if (!copy)
+		return err_sys(e, o->path, ENOMEM);
+	err_sys_for(e, o->path, errnum, "no new file to replace it can be "
+		    "made in its directory '%s'", dirname(copy));
+	free(copy);
+	return -1;
+}
+
 /* Written in place: where the bytes start, for the pieces' boundaries
  * (stdout may be a file opened for appending; a pipe has no position). */
 static int out_in_place(struct io_out *o)
@@ -213,8 +227,10 @@ static int out_in_place(struct io_out *o)
 	return 0;
 }
 
-static int out_open(struct io_out *o, const char *path, bool in_dir,
-		    struct err *e)
+/* replace: an existing regular file is only ever replaced by the rename,
+ * never staged for copy_back (see io_out_open_replace). */
+static int out_open_how(struct io_out *o, const char *path, bool in_dir,
+			bool replace, struct err *e)
 {
 	struct stat st;
 	char *dir_copy = NULL;
@@ -286,6 +302,8 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 	if (o->fd < 0) {
 		free(o->tmp);
 		o->tmp = NULL;
+		if (exists && (saved == EACCES || saved == EPERM) && replace)
+			return refuse_in_place(o, saved, e);
 		if (exists && (saved == EACCES || saved == EPERM) &&
 		    stage_for_copy_back(o) == 0)
 			return 0;
@@ -297,6 +315,12 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 		return err_sys(e, path, saved);
 	}
 	return 0;
+}
+
+static int out_open(struct io_out *o, const char *path, bool in_dir,
+		    struct err *e)
+{
+	return out_open_how(o, path, in_dir, false, e);
 }
 
 void io_out_mode_from(struct io_out *o, const struct io_in *in)
@@ -333,6 +357,14 @@ void io_out_keep_mode(struct io_out *o, const struct io_in *in)
 int io_out_open(struct io_out *o, const char *path, struct err *e)
 {
 	if (out_open(o, path, false, e) == 0)
+		return 0;
+	io_out_discard(o);
+	return -1;
+}
+
+int io_out_open_replace(struct io_out *o, const char *path, struct err *e)
+{
+	if (out_open_how(o, path, false, true, e) == 0)
 		return 0;
 	io_out_discard(o);
 	return -1;

@@ -10,6 +10,13 @@
 #include "io_types.h"
 
 int io_out_open(struct io_out *o, const char *path, struct err *e);
+/* The same for an output that must replace an existing file whole or not
+ * at all (prune --in-place, and every applet whose page promises that a
+ * failure or a signal leaves the old file): such a file is only replaced
+ * by the rename, never staged and copied over at commit.  Where no file
+ * can be made beside it (a directory that cannot be written), the open
+ * fails naming that directory, and the file is left as it is. */
+int io_out_open_replace(struct io_out *o, const char *path, struct err *e);
 /* The same for a file a command names inside an output directory, where
  * someone else may have put things: path's last part is never followed.
  * A symbolic link or anything but a regular file there is refused; a

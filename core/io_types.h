@@ -14,7 +14,8 @@
  * written in place: neither can be replaced by rename.  An existing file we
  * may write in a directory we may not (where LLVM writes in place) is
  * staged in a scratch file and copied over the file at commit: a failure
- * before then leaves it as it was, and the copy is the only window.  A
+ * before then leaves it as it was, and the copy is the only window (never
+ * for an output opened by io_out_open_replace, refused there instead).  A
  * symbolic link is followed, also to a file that does not exist yet. */
 struct io_out {
 	char *path;		/* as the user named it, for messages */
