@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -372,6 +374,33 @@ static void dir_part(const char *path, char *buf, size_t n)
 			 path);
 }
 
+/* ".name.XXXXXX", as mkostemp names the temporaries beside a path (see
+ * offload(1) FILES): six letters and digits, random. */
+static void temp_name(char *buf, size_t n, const char *name)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long mix;
+	unsigned char r[6];
+	char x[7];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		unsigned long v = __atomic_add_fetch(&mix, 0x9e3779b97f4a7c15ul,
+						     __ATOMIC_RELAXED) ^
+				  (unsigned long)ts.tv_nsec ^
+				  ((unsigned long)getpid() << 20);
+
+		for (size_t i = 0; i < sizeof(r); i++, v >>= 8)
+			r[i] = (unsigned char)v;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		x[i] = set[r[i] % (sizeof(set) - 1)];
+	x[6] = 0;
+	snprintf(buf, n, ".%.200s.%s", name, x);
+}
+
 static int out_open_at(struct io_out *o, int dirfd, const char *name,
 		       const char *path, struct err *e)
 {
@@ -406,7 +435,7 @@ static int out_open_at(struct io_out *o, int dirfd, const char *name,
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &was);
 	for (int tries = 0; o->fd < 0 && tries < 100; tries++) {
-		io_at_temp_name(tmp, sizeof(tmp), name, "");
+		temp_name(tmp, sizeof(tmp), name);
 		o->fd = openat(o->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL |
 			       O_NOFOLLOW | O_CLOEXEC, 0600);
 		saved = errno;
