@@ -229,6 +229,17 @@ static int out_in_place(struct io_out *o)
 	return 0;
 }
 
+/* What is at an output's name in a directory, not a regular file, is
+ * not replaced: why. */
+static int not_regular(const struct stat *st, const char *path, struct err *e)
+{
+	if (S_ISDIR(st->st_mode))
+		return err_sys(e, path, EISDIR);
+	return err_file(e, path, S_ISLNK(st->st_mode) ?
+			"is a symbolic link, which is not followed" :
+			"is not a regular file");
+}
+
 static int out_open(struct io_out *o, const char *path, bool in_dir,
 		    struct err *e)
 {
@@ -251,13 +262,8 @@ static int out_open(struct io_out *o, const char *path, bool in_dir,
 	 * fail. */
 	if (!*path)
 		return err_sys(e, path, ENOENT);
-	if (in_dir && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode))
-			return err_sys(e, path, EISDIR);
-		return err_file(e, path, S_ISLNK(st.st_mode) ?
-				"is a symbolic link, which is not followed" :
-				"is not a regular file");
-	}
+	if (in_dir && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return not_regular(&st, path, e);
 	o->dest = in_dir ? strdup(path) : resolve_dest(path);
 	if (!o->dest)
 		return err_sys(e, path, errno);
@@ -385,13 +391,13 @@ static void temp_name(char *buf, size_t n, const char *name)
 	char x[7];
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-		unsigned long v = __atomic_add_fetch(&mix, 0x9e3779b97f4a7c15ul,
-						     __ATOMIC_RELAXED) ^
-				  (unsigned long)ts.tv_nsec ^
-				  ((unsigned long)getpid() << 20);
+		unsigned long v;
 
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v = __atomic_add_fetch(&mix, 0x9e3779b97f4a7c15ul,
+				       __ATOMIC_RELAXED) ^
+		    (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 20);
 		for (size_t i = 0; i < sizeof(r); i++, v >>= 8)
 			r[i] = (unsigned char)v;
 	}
@@ -420,13 +426,8 @@ static int out_open_at(struct io_out *o, int dirfd, const char *name,
 	o->dirfd = dirfd;
 	o->at = true;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode))
-			return err_sys(e, path, EISDIR);
-		return err_code_file(e, ERR_CHANGED, 0, path, S_ISLNK(st.st_mode) ?
-				     "is a symbolic link, which is not followed" :
-				     "is not a regular file");
-	}
+	    !S_ISREG(st.st_mode))
+		return not_regular(&st, path, e);
 	mask = umask(0);
 	umask(mask);
 	o->mode = 0666 & ~mask;
