@@ -98,6 +98,14 @@ $(FAULTINJECT): test/faultinject/faultinject.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -shared -fPIC -std=c11 $(WARN) $(CFLAGS) -o $@ $< -ldl
 
+# The race library test/races.test preloads (test/raceinject/raceinject.c):
+# test code too, built without sanitizers.
+RACEINJECT := build/test/raceinject.so
+$(RACEINJECT): test/raceinject/raceinject.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -shared -fPIC -std=c11 $(WARN) $(CFLAGS) -o $@ $<
+
 # Fuzz targets: every test/fuzz/<name>.c but replay.c (see test/fuzz/README).
 # Under `make check` each is linked with replay.c and the library and
 # replays its seed corpus; `make fuzz` builds them with clang's libFuzzer.
@@ -117,7 +125,7 @@ TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
 # `make check` runs the suites several at once (test/run.sh), `make check
 # T='ls extract'` just those; `make check-long` the random differential
 # suites, long, on a fresh seed it prints (DIFF_SEED=N repeats a run).
-check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT)
+check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT) $(RACEINJECT)
 	@sh test/run.sh $(T)
 
 LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 faults

@@ -2,12 +2,14 @@
  * from headers as ls reads them (formats/inspect.h), the files found by
  * core/tree.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "applets.h"
 #include "messages.h"
@@ -75,6 +77,9 @@ struct options {
 	size_t nseen;
 	struct tree_file *extra;
 	size_t nextra;
+	/* The tree walked, and the way back to its directories. */
+	const struct tree *tree;
+	struct tree_cursor cur;
 };
 
 /* One file's walk. */
@@ -286,16 +291,42 @@ static int split_archives(struct options *o, const char *path,
 	return rc;
 }
 
-static int du_file(struct options *o, const struct tree_file *f)
+/* An archive a split binary found, outside the tree: the regular file
+ * that was looked at (a FIFO put there is neither waited on nor read). */
+static int open_extra(struct io_in *in, const struct tree_file *f,
+		      struct err *e)
+{
+	int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return err_sys(e, f->path, errno);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_dev != f->dev || st.st_ino != f->ino) {
+		close(fd);
+		return err_code_file(e, ERR_CHANGED, 0, f->path, "changed "
+				     "since it was found");
+	}
+	return io_in_open_fd(in, fd, f->path, e);
+}
+
+/* A file walked (extra false: else one a split binary found). */
+static int du_file(struct options *o, const struct tree_file *f, bool extra)
 {
 	struct scan sc = { .o = o, .file = (size_t)o->files };
 	struct inspect_opts walk = o->walk;
 	struct io_in in;
 	struct err e;
-	int rc = 0, lone = 0;
+	int rc = 0, lone = 0, fd = -1, opened;
 
 	o->total += f->size;
-	if (io_in_open(&in, f->path, &e) < 0) {
+	if (extra)
+		opened = open_extra(&in, f, &e);
+	else if ((fd = tree_file_open(o->tree, &o->cur, f, &e)) >= 0)
+		opened = io_in_open_fd(&in, fd, f->path, &e);
+	else
+		opened = -1;
+	if (opened < 0) {
 		o->errors++;
 		o->other_files++;
 		return applet_fail_err("du", "cannot read", f->path, 0, &e);
@@ -497,6 +528,7 @@ static int du_run(struct options *o, int argc, char **argv)
 			goto oom;
 	if (tree_links(&tree) < 0)
 		goto oom;
+	o->tree = &tree;
 	for (size_t i = 0; i < tree.nerr; i++) {
 		rc = applet_fail_err("du", "cannot read", tree.err[i].path, 0,
 				     &tree.err[i]);
@@ -515,12 +547,12 @@ static int du_run(struct options *o, int argc, char **argv)
 	for (size_t i = 0; i < tree.n; i++) {
 		o->files++;
 		progress_show(i, tree.n);
-		rc |= du_file(o, &tree.file[i]);
+		rc |= du_file(o, &tree.file[i], false);
 	}
 	/* (Archives are no split binaries: none is added from here.) */
 	for (size_t i = 0; i < o->nextra; i++) {
 		o->files++;
-		rc |= du_file(o, &o->extra[i]);
+		rc |= du_file(o, &o->extra[i], true);
 	}
 	progress_show(tree.n, tree.n);
 	progress_end();
@@ -531,9 +563,11 @@ static int du_run(struct options *o, int argc, char **argv)
 	else
 		print_text(o);
 	rc |= applet_select_unmatched("du", "--target", NULL, &o->targets);
+	tree_cursor_close(&o->cur);
 	tree_free(&tree);
 	return rc;
 oom:
+	tree_cursor_close(&o->cur);
 	tree_free(&tree);
 	return fail("cannot read", argv[optind], "out of memory");
 }
@@ -541,6 +575,7 @@ oom:
 int du_main(int argc, char **argv)
 {
 	struct options o = {
+		.cur = TREE_CURSOR_INIT,
 		.walk = {
 			.accept_other = true,
 			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,

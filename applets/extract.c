@@ -1,6 +1,7 @@
 /* extract: write the device code objects of build artefacts to files,
  * decompressed, chosen by target. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "applets.h"
 #include "messages.h"
@@ -65,6 +67,7 @@ struct claim {
 
 struct options {
 	const char *dir;		/* NULL: standard output */
+	int dirfd;			/* dir, opened once */
 	struct select targets;	/* -t */
 	bool all, verbose, quiet;
 	struct inspect_opts walk;
@@ -182,12 +185,14 @@ struct job {
 	ino_t ino;
 };
 
-static bool same_file(const char *a, const struct io_in *in)
+/* Whether name in directory dirfd is the file in (not following it). */
+static bool same_file(int dirfd, const char *name, const struct io_in *in)
 {
 	struct stat sa, sb;
 
-	return in->fd >= 0 && stat(a, &sa) == 0 && fstat(in->fd, &sb) == 0 &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return in->fd >= 0 && fstatat(dirfd, name, &sa, 0) == 0 &&
+	       fstat(in->fd, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }
 
 /* An output failed (a full disk): the outputs commit together, so none
@@ -206,6 +211,7 @@ static int open_out(const struct options *o, const struct io_in *in,
 		    const char *name, struct io_out *out, char **path)
 {
 	struct err e;
+	char *n = NULL;
 
 	*path = NULL;
 	if (write_failed)
@@ -213,19 +219,19 @@ static int open_out(const struct options *o, const struct io_in *in,
 	if (!o->dir) {
 		*path = strdup("-");
 	} else {
-		char *n = strdup(name);
-
-		if (!n || !(n = outnames_unique(o->names, n)))
+		if (!(n = strdup(name)) || !(n = outnames_unique(o->names, n)))
 			return fail("cannot write", name, "out of memory");
 		*path = applet_cat(o->dir, strlen(o->dir), "/", n, strlen(n));
 	}
 	if (!*path)
 		return fail("cannot write", name, "out of memory");
-	if (o->dir && same_file(*path, in))
+	if (o->dir && same_file(o->dirfd, n, in))
 		return fail("cannot write", *path, "it is the input");
-	/* In DIR a name is never followed: a link planted there would
-	 * send the bytes elsewhere. */
-	if ((o->dir ? io_out_open_in_dir : io_out_open)(out, *path, &e) < 0)
+	/* In DIR, opened once, a name is never followed: a link planted
+	 * there, or DIR itself moved for one, would send the bytes
+	 * elsewhere. */
+	if ((o->dir ? io_out_open_at(out, o->dirfd, n, *path, &e)
+		    : io_out_open(out, *path, &e)) < 0)
 		return fail_write(*path, &e);
 	return 0;
 }
@@ -995,6 +1001,7 @@ int extract_main(int argc, char **argv)
 	};
 	struct options o = {
 		.dir = ".",
+		.dirfd = -1,
 		.walk = {
 			/* A SPIR-V code object is named .spv by its bytes. */
 			.image_kinds = true,
@@ -1055,7 +1062,10 @@ int extract_main(int argc, char **argv)
 	 * failure removes them, and the directories made for them. */
 	if (o.dir)
 		io_out_together();
-	if (o.dir && io_mkdirs(o.dir, &e) < 0) {
+	if (o.dir && (io_mkdirs(o.dir, &e) < 0 ||
+		      ((o.dirfd = open(o.dir, O_PATH | O_DIRECTORY |
+				       O_CLOEXEC)) < 0 &&
+		       err_sys(&e, o.dir, errno)))) {
 		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
 	}
@@ -1091,6 +1101,8 @@ int extract_main(int argc, char **argv)
 out:
 	if (o.dir && io_out_together_end(rc == 0, &e) < 0)
 		rc = applet_fail_err("extract", "cannot write", NULL, 1, &e);
+	if (o.dirfd >= 0)
+		close(o.dirfd);
 	for (int i = 0; held && i < argc - optind; i++)
 		if (held[i].kept)
 			io_in_close(&held[i].in);

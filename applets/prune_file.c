@@ -1,6 +1,9 @@
 /* prune_file: one file pruned, as prune FILE and each file of prune -r
  * prune it (see prune_file.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include "progress.h"
 #include "prune_file.h"
 #include "selection.h"
+#include "../core/io_at.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/select.h"
@@ -132,11 +136,21 @@ static bool kept(struct options *o, const struct select_entry *en)
 	return !select_match(&o->drop, en);
 }
 
+/* A name of the walked file: its first, or one of its other links. */
+static struct tree_link name_of(const struct tree_file *f, size_t i)
+{
+	if (i)
+		return f->links[i - 1];
+	return (struct tree_link){ f->path, f->dir, f->name };
+}
+
 /* A file that holds only code of dropped GPUs: removed (all its links in
- * the tree) with --remove-files, else left; one line says which. */
+ * the tree, each only while it is still the file walked) with
+ * --remove-files, else left; one line says which. */
 static int prune_remove(struct options *o, const char *path, const struct io_in *in,
 		 struct prune_result *res)
 {
+	const struct tree_file *f = o->walked;
 	int rc = 0;
 
 	if (!o->remove_files) {
@@ -151,13 +165,22 @@ static int prune_remove(struct options *o, const char *path, const struct io_in 
 		path, o->dry_run ? "would remove" : "removed", in->len);
 	if (o->dry_run)
 		return 0;
-	/* Every path of it in the tree: its hard links go too. */
-	for (size_t i = 0; i <= o->nlinks; i++) {
-		const char *p = i ? o->links[i - 1] : path;
+	/* Every name of it in the tree: its hard links go too. */
+	for (size_t i = 0; i <= f->nlinks; i++) {
+		struct tree_link l = name_of(f, i);
+		struct err e;
+		int dfd = tree_dir_fd(o->tree, o->cursor, l.dir, l.path, &e);
 
-		if (unlink(p) < 0 && errno != ENOENT) {
+		if (dfd < 0) {
 			res->action = PRUNE_FAILED;
-			rc = fail("cannot remove", p, "%s", strerror(errno));
+			rc = applet_fail_err("prune", "cannot remove", l.path, 0,
+					     &e);
+		} else if (io_at_remove(dfd, l.name, f->dev, f->ino) < 0 &&
+			   errno != ENOENT) {
+			res->action = PRUNE_FAILED;
+			rc = fail("cannot remove", l.path, "%s", errno == ESTALE ?
+				  "changed since it was walked: left as it is" :
+				  strerror(errno));
 		}
 	}
 	return rc;
@@ -181,30 +204,94 @@ static int prune_lone(struct options *o, const char *path, const struct io_in *i
 	return prune_remove(o, path, in, res);
 }
 
-/* The file's other links in the tree, made links of its new self: each
- * made beside its path under a temporary name, renamed over it. */
-static int prune_relink(struct options *o, const char *path)
+/* The file's other links in the tree, made links of its new self (name
+ * in dirfd, the file ours): each made beside the link under a temporary
+ * name, put in its place only while the link is still the file walked
+ * (core/io_at.h). */
+static int prune_relink(struct options *o, int dirfd, const char *path,
+			const struct stat *ours)
 {
-	static unsigned serial;
+	const struct tree_file *f = o->walked;
 	int rc = 0;
 
-	for (size_t i = 0; i < o->nlinks; i++) {
-		const char *l = o->links[i], *slash = strrchr(l, '/');
-		int dir = slash ? (int)(slash - l + 1) : 0;
-		char *tmp;
+	for (size_t i = 0; i < f->nlinks; i++) {
+		const struct tree_link *l = &f->links[i];
+		struct err e;
+		int ldfd = tree_dir_fd(o->tree, o->cursor, l->dir, l->path, &e);
+		char tmp[300];
+		struct stat st;
+		sigset_t all, was;
+		int saved = 0;
+		bool linked;
 
-		if (asprintf(&tmp, "%.*s.%s.link%ld-%u", dir, l,
-			     slash ? slash + 1 : l, (long)getpid(),
-			     ++serial) < 0)
-			return fail("cannot relink", l, "out of memory");
-		if (link(path, tmp) < 0 || rename(tmp, l) < 0) {
-			rc = fail("cannot relink", l, "%s (it keeps the code "
-				  "pruned from '%s')", strerror(errno), path);
-			unlink(tmp);
+		if (ldfd < 0) {
+			rc = fail("cannot relink", l->path, "%s (it keeps the "
+				  "code pruned from '%s')", e.why, path);
+			continue;
 		}
-		free(tmp);
+		io_at_temp_name(tmp, sizeof(tmp), l->name, "link");
+		/* No signal while the temporary link is there. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &was);
+		linked = linkat(dirfd, f->name, ldfd, tmp, 0) == 0;
+		if (!linked)
+			saved = errno;
+		else if (fstatat(ldfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			saved = errno;
+		else if (st.st_dev != ours->st_dev || st.st_ino != ours->st_ino)
+			saved = ESTALE;	/* the new file is no longer there */
+		else if (io_at_replace(ldfd, tmp, l->name, f->dev, f->ino) < 0)
+			saved = errno;
+		if (saved && linked)
+			unlinkat(ldfd, tmp, 0);
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
+		if (saved == ESTALE)
+			rc = fail("cannot relink", l->path, "changed since it "
+				  "was walked: left as it is (it keeps the code "
+				  "pruned from '%s')", path);
+		else if (saved)
+			rc = fail("cannot relink", l->path, "%s (it keeps the "
+				  "code pruned from '%s')", strerror(saved),
+				  path);
 	}
 	return rc;
+}
+
+/* The input: the walked file reached through the directories walked
+ * (its directory's descriptor in *dirfd), or path.  0, or 1 (said). */
+static int open_input(struct options *o, const char *path, struct io_in *in,
+		      int *dirfd)
+{
+	struct stat st;
+	struct err e;
+	int fd;
+
+	if (!o->walked) {
+		/* Before it is opened: a FIFO would block the open till a
+		 * writer came, and --in-place could not replace it anyway. */
+		if (o->in_place && stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+		    !S_ISDIR(st.st_mode))
+			return fail("cannot prune", path, "not a regular file: "
+				    "--in-place would not replace it");
+		if (io_in_open(in, path, &e) == 0)
+			return 0;
+		if (e.errnum == EISDIR)
+			return fail("cannot prune", path, "a directory (prune -r "
+				    "walks one)");
+		return applet_fail_err("prune", "cannot read", path, 0, &e);
+	}
+	if ((fd = tree_file_open(o->tree, o->cursor, o->walked, &e)) < 0)
+		return applet_fail_err("prune", "cannot read", path, 0, &e);
+	if ((*dirfd = fcntl(o->cursor->fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		close(fd);
+		return fail("cannot prune", path, "%s", strerror(errno));
+	}
+	if (io_in_open_fd(in, fd, path, &e) < 0) {
+		close(*dirfd);
+		*dirfd = -1;
+		return applet_fail_err("prune", "cannot read", path, 0, &e);
+	}
+	return 0;
 }
 
 int prune_one(struct options *o, const char *path, struct prune_result *res)
@@ -222,27 +309,18 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	struct io_out out = { .fd = -1 };
 	const char *dest = o->in_place ? path : o->output;
 	struct io_in in;
-	struct stat st;
+	struct stat st, ours = { 0 };
 	struct err e;
-	int rc = 1;
+	int rc = 1, dirfd = -1;
 
-	/* Before it is opened: a FIFO would block the open till a writer
-	 * came, and --in-place could not replace it anyway. */
-	if (o->in_place && stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
-	    !S_ISDIR(st.st_mode))
-		return fail("cannot prune", path, "not a regular file: "
-			    "--in-place would not replace it");
-	if (io_in_open(&in, path, &e) < 0) {
-		if (e.errnum == EISDIR)
-			return fail("cannot prune", path, "a directory (prune -r "
-				    "walks one)");
-		return applet_fail_err("prune", "cannot read", path, 0, &e);
-	}
+	if (open_input(o, path, &in, &dirfd))
+		return 1;
 	o->file = path;
 	o->host_bytes = 0;
 	if (res)
 		res->before = res->after = in.len;
-	if (o->in_place && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
+	if (o->in_place && !o->walked &&
+	    (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
 		fail("cannot prune", path, "not a regular file: --in-place "
 		     "would not replace it");
 		goto out;
@@ -302,16 +380,28 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	else if (o->dry_run)
 		dest = NULL;
 	if (dest) {
-		if (io_out_open_replace(&out, dest, &e) < 0) {
+		/* In a tree, the file walked is replaced in the directory
+		 * walked, and only while it is still that file; never a copy
+		 * back over it (a failure or a signal leaves the old file). */
+		bool at = o->walked && dest == path;
+
+		if ((at ? io_out_open_at(&out, dirfd, o->walked->name, path, &e)
+			: io_out_open_replace(&out, dest, &e)) < 0) {
 			applet_fail_io("prune", dest, &e);
 			goto out;
 		}
+		if (at)
+			io_out_expect(&out, o->walked->dev, o->walked->ino);
 		if (o->in_place)
 			io_out_keep_mode(&out, &in);
 		else
 			io_out_mode_from(&out, &in);
 		if (prune_write(&in, &plan, &out, &e) < 0)
 			goto write_failed;
+		if (at && fstat(out.fd, &ours) < 0) {
+			err_sys(&e, path, errno);
+			goto write_failed;
+		}
 		if (io_out_commit(&out, &e) < 0)
 			goto write_failed;
 	}
@@ -320,8 +410,8 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	if (res) {
 		res->action = PRUNE_PRUNED;
 		res->after = plan.size_after;
-		if (!o->dry_run)
-			rc = prune_relink(o, path);
+		if (!o->dry_run && o->walked)
+			rc = prune_relink(o, dirfd, path, &ours);
 	}
 	goto out;
 write_failed:
@@ -334,5 +424,7 @@ write_failed:
 out:
 	prune_plan_free(&plan);
 	io_in_close(&in);
+	if (dirfd >= 0)
+		close(dirfd);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../core/select.h"
+#include "../core/tree.h"
 #include "../ops/prune.h"
 
 struct options {
@@ -22,15 +23,19 @@ struct options {
 	FILE *report;		/* stdout, or stderr when the output is */
 	uint64_t host_bytes;	/* of the host entries of the file */
 	/* -r: directories walked, files that hold only dropped code
-	 * removed, workers; the other paths of the file being pruned (its
-	 * hard links in the tree). */
+	 * removed, workers. */
 	bool recurse, remove_files;
 	unsigned jobs;
 	/* --compress: bundles of a file compressed at once (-j; with -r,
 	 * what the workers leave of it). */
 	unsigned threads;
-	char **links;
-	size_t nlinks;
+	/* -r: the tree walked, the file of it being pruned (its names, its
+	 * hard links in the tree among them), and the worker's way back to
+	 * its directories (core/tree.h): the file is read, replaced,
+	 * relinked and removed through them alone. */
+	const struct tree *tree;
+	const struct tree_file *walked;
+	struct tree_cursor *cursor;
 };
 
 /* What became of one file of a tree. */
@@ -47,7 +52,8 @@ struct prune_result {
 	uint64_t before, after;	/* bytes of the file */
 };
 
-/* Prune path (in place, or as o says) and say so; with res (in a tree)
+/* Prune path (in place, or as o says) and say so; with res (in a tree,
+ * o->walked the file at path)
  * a file with no offload code or nothing to drop is skipped, a code object
  * of a dropped GPU, or a bundle, CCOB or fatbin file keeping no device
  * code, is removed (--remove-files) or left, and the file's other links in

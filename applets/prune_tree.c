@@ -99,6 +99,7 @@ static void worker(struct options *o, const struct tree *t, size_t *next,
 		   int pipe_fd)
 {
 	int out = memfd_create("prune-out", 0), err = memfd_create("prune-err", 0);
+	struct tree_cursor cursor = TREE_CURSOR_INIT;
 
 	/* The parent gone (killed alone), no file more: the signal takes
 	 * the one being written with it, its temporary removed. */
@@ -116,8 +117,9 @@ static void worker(struct options *o, const struct tree *t, size_t *next,
 		if (ftruncate(out, 0) < 0 || ftruncate(err, 0) < 0 ||
 		    lseek(out, 0, SEEK_SET) < 0 || lseek(err, 0, SEEK_SET) < 0)
 			_exit(3);
-		o->links = t->file[i].links;
-		o->nlinks = t->file[i].nlinks;
+		o->tree = t;
+		o->walked = &t->file[i];
+		o->cursor = &cursor;
 		r.res.action = PRUNE_FAILED;
 		r.rc = prune_one(o, t->file[i].path, &r.res);
 		if (r.rc && r.res.action != PRUNE_FAILED)

@@ -142,6 +142,17 @@ int err_file(struct err *e, const char *path, const char *fmt, ...)
 	return -1;
 }
 
+int err_code_file(struct err *e, enum err_code code, int errnum,
+		  const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fill(e, code, errnum, path, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 bool err_names(const struct err *e, const char *path)
 {
 	size_t n = strlen(e->path);
@@ -230,6 +241,8 @@ const char *err_code_name(enum err_code code)
 		return "nothing";
 	case ERR_FATAL:
 		return "fatal";
+	case ERR_CHANGED:
+		return "changed";
 	}
 	return "other";
 }

@@ -18,6 +18,8 @@ enum err_code {
 			 * with no offload code, a kernel list without its
 			 * note) */
 	ERR_FATAL,	/* LLVM's own tool stops here ("LLVM ERROR: <why>") */
+	ERR_CHANGED,	/* a file or directory is not the one read or walked
+			 * before (replaced, by a symbolic link too, since) */
 };
 
 /* Libraries never print or exit; they fill this and return -1, and the
@@ -83,6 +85,11 @@ int err_sys_for(struct err *e, const char *path, int errnum,
 /* A reason that concerns path. */
 int err_file(struct err *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same with a code, and the errno that says why when there is one
+ * (0 else). */
+int err_code_file(struct err *e, enum err_code code, int errnum,
+		  const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* Whether e is about path: its path is path, or path cut short (one
  * longer than the record holds). */
 bool err_names(const struct err *e, const char *path);
@@ -96,7 +103,7 @@ int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The code's name where a program reads it (ls --json): "other",
  * "system", "truncated", "malformed", "decompress", "out-of-memory",
- * "nothing", "fatal". */
+ * "nothing", "fatal", "changed". */
 const char *err_code_name(enum err_code code);
 /* Note where in the data e's failure is; returns -1. */
 int err_at(struct err *e, uint64_t offset);

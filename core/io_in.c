@@ -354,29 +354,12 @@ int io_in_check_stdout(const char *path, struct err *e)
 	return 0;
 }
 
-static int in_open(struct io_in *in, const char *path, uint64_t want,
-		   struct err *e)
+/* The input open as fd (taken: closed on failure, or kept by in). */
+static int in_fd(struct io_in *in, int fd, const char *path, uint64_t max,
+		 bool fail_past, struct err *e)
 {
-	uint64_t max = io_stream_max(e);
-	bool fail_past = true;
 	struct stat st;
-	int fd;
 
-	if (!max)
-		return -1;
-	if (want && want <= max) {
-		max = want;
-		fail_past = false;
-	}
-
-	memset(in, 0, sizeof(*in));
-	in->fd = -1;
-	in->path = path;
-	if (!strcmp(path, "-"))
-		return read_all(0, in, path, max, fail_past, e);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_sys(e, path, errno);
 	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
 		int saved = S_ISDIR(st.st_mode) ? EISDIR : errno;
 
@@ -418,6 +401,45 @@ static int in_open(struct io_in *in, const char *path, uint64_t want,
 	}
 	close(fd);
 	return 0;
+}
+
+static int in_open(struct io_in *in, const char *path, uint64_t want,
+		   struct err *e)
+{
+	uint64_t max = io_stream_max(e);
+	bool fail_past = true;
+	int fd;
+
+	if (!max)
+		return -1;
+	if (want && want <= max) {
+		max = want;
+		fail_past = false;
+	}
+
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->path = path;
+	if (!strcmp(path, "-"))
+		return read_all(0, in, path, max, fail_past, e);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, path, errno);
+	return in_fd(in, fd, path, max, fail_past, e);
+}
+
+int io_in_open_fd(struct io_in *in, int fd, const char *path, struct err *e)
+{
+	uint64_t max = io_stream_max(e);
+
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->path = path;
+	if (!max) {
+		close(fd);
+		return -1;
+	}
+	return in_fd(in, fd, path, max, true, e);
 }
 
 int io_in_open(struct io_in *in, const char *path, struct err *e)

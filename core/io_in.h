@@ -26,6 +26,9 @@ struct io_in {
  * its end into memory, and refused when that end is past
  * io_stream_max bytes: /dev/zero is an error, not a hang. */
 int io_in_open(struct io_in *in, const char *path, struct err *e);
+/* The same for a file the caller opened (and checked) itself: fd is
+ * taken (kept by in, or closed), path names it in messages. */
+int io_in_open_fd(struct io_in *in, int fd, const char *path, struct err *e);
 /* The same for a caller that needs only the first want bytes (want > 0):
  * a non-regular input is read no further than that, and is not refused
  * for having more (a regular file is mapped whole as ever). */

@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io_at.h"
 #include "io_in.h"
 #include "io_out.h"
 #include "io_write.h"
@@ -29,6 +32,10 @@ static struct together {
 	bool on;
 	struct held {
 		char *tmp, *dest, *path;
+		int dirfd;	/* tmp and dest are names in it, or AT_FDCWD */
+		bool expect;
+		dev_t dev;
+		ino_t ino;
 	} *out;
 	size_t n, cap;
 	char **dirs;
@@ -61,10 +68,14 @@ int io_out_together_end(bool ok, struct err *e)
 	for (size_t i = 0; i < together.n; i++) {
 		struct held *h = &together.out[i];
 
-		if (ok && rc == 0 && rename(h->tmp, h->dest) < 0)
+		if (ok && rc == 0 && (h->expect ?
+				      io_at_replace(h->dirfd, h->tmp, h->dest,
+						    h->dev, h->ino) :
+				      renameat(h->dirfd, h->tmp, h->dirfd,
+					       h->dest)) < 0)
 			rc = err_sys(e, h->path, errno);
 		else if (!ok || rc < 0)
-			unlink(h->tmp);
+			unlinkat(h->dirfd, h->tmp, 0);
 		io_pending_remove(h->tmp);
 		free(h->tmp);
 		free(h->dest);
@@ -96,7 +107,12 @@ static int hold(struct io_out *o)
 	h->tmp = o->tmp;
 	h->dest = o->dest;
 	h->path = o->path;
+	h->dirfd = o->at ? o->dirfd : AT_FDCWD;
+	h->expect = o->expect;
+	h->dev = o->exp_dev;
+	h->ino = o->exp_ino;
 	o->tmp = o->dest = o->path = NULL;
+	o->at = false;
 	return 0;
 }
 
@@ -227,6 +243,17 @@ static int out_in_place(struct io_out *o)
 	return 0;
 }
 
+/* What is at an output's name in a directory, not a regular file, is
+ * not replaced: why. */
+static int not_regular(const struct stat *st, const char *path, struct err *e)
+{
+	if (S_ISDIR(st->st_mode))
+		return err_sys(e, path, EISDIR);
+	return err_file(e, path, S_ISLNK(st->st_mode) ?
+			"is a symbolic link, which is not followed" :
+			"is not a regular file");
+}
+
 /* replace: an existing regular file is only ever replaced by the rename,
  * never staged for copy_back (see io_out_open_replace). */
 static int out_open_how(struct io_out *o, const char *path, bool in_dir,
@@ -251,13 +278,8 @@ static int out_open_how(struct io_out *o, const char *path, bool in_dir,
 	 * fail. */
 	if (!*path)
 		return err_sys(e, path, ENOENT);
-	if (in_dir && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode))
-			return err_sys(e, path, EISDIR);
-		return err_file(e, path, S_ISLNK(st.st_mode) ?
-				"is a symbolic link, which is not followed" :
-				"is not a regular file");
-	}
+	if (in_dir && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return not_regular(&st, path, e);
 	o->dest = in_dir ? strdup(path) : resolve_dest(path);
 	if (!o->dest)
 		return err_sys(e, path, errno);
@@ -378,6 +400,135 @@ int io_out_open_in_dir(struct io_out *o, const char *path, struct err *e)
 	return -1;
 }
 
+/* The directory part of path, for a message ("." when none). */
+static void dir_part(const char *path, char *buf, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(buf, n, ".");
+	else
+		snprintf(buf, n, "%.*s", slash == path ? 1 : (int)(slash - path),
+			 path);
+}
+
+/* ".name.XXXXXX", as mkostemp names the temporaries beside a path (see
+ * offload(1) FILES): six letters and digits, random. */
+static void temp_name(char *buf, size_t n, const char *name)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long mix;
+	unsigned char r[6];
+	char x[7];
+	struct timespec ts;
+
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		unsigned long v;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v = __atomic_add_fetch(&mix, 0x9e3779b97f4a7c15ul,
+				       __ATOMIC_RELAXED) ^
+		    (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 20);
+		for (size_t i = 0; i < sizeof(r); i++, v >>= 8)
+			r[i] = (unsigned char)v;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		x[i] = set[r[i] % (sizeof(set) - 1)];
+	x[6] = 0;
+	snprintf(buf, n, ".%.200s.%s", name, x);
+}
+
+static int out_open_at(struct io_out *o, int dirfd, const char *name,
+		       const char *path, struct err *e)
+{
+	char tmp[300], dir[ERR_PATH_MAX];
+	struct stat st;
+	sigset_t all, was;
+	mode_t mask;
+	int saved = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!(o->path = strdup(path)) || !(o->dest = strdup(name)))
+		return err_sys(e, path, ENOMEM);
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return err_sys(e, path, EINVAL);
+	o->dirfd = dirfd;
+	o->at = true;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISREG(st.st_mode))
+		return not_regular(&st, path, e);
+	mask = umask(0);
+	umask(mask);
+	o->mode = 0666 & ~mask;
+	/* No signal between the file's creation and its registration: one
+	 * there would leave it behind. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
+	for (int tries = 0; o->fd < 0 && tries < 100; tries++) {
+		temp_name(tmp, sizeof(tmp), name);
+		o->fd = openat(o->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL |
+			       O_NOFOLLOW | O_CLOEXEC, 0600);
+		saved = errno;
+		if (o->fd < 0 && saved != EEXIST)
+			break;
+	}
+	if (o->fd >= 0 && !(o->tmp = strdup(tmp))) {
+		unlinkat(o->dirfd, tmp, 0);
+		close(o->fd);
+		o->fd = -1;
+		saved = ENOMEM;
+	}
+	if (o->fd >= 0)
+		io_pending_add_at(o->dirfd, o->tmp);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (o->fd < 0) {
+		/* Never a copy over the file instead: that would change its
+		 * other links, and a failure would leave it cut short. */
+		dir_part(path, dir, sizeof(dir));
+		return err_code_file(e, ERR_SYSTEM, saved, path, "cannot create "
+				     "a file in '%s': %s", dir, strerror(saved));
+	}
+	if (fchmod(o->fd, o->mode) < 0)
+		return err_sys(e, path, errno);
+	return 0;
+}
+
+int io_out_open_at(struct io_out *o, int dirfd, const char *name,
+		   const char *path, struct err *e)
+{
+	if (out_open_at(o, dirfd, name, path, e) == 0)
+		return 0;
+	io_out_discard(o);
+	return -1;
+}
+
+void io_out_expect(struct io_out *o, dev_t dev, ino_t ino)
+{
+	o->expect = true;
+	o->exp_dev = dev;
+	o->exp_ino = ino;
+}
+
+/* The rename of an output made in a directory descriptor. */
+static int commit_at(struct io_out *o, struct err *e)
+{
+	if (!o->expect) {
+		if (renameat(o->dirfd, o->tmp, o->dirfd, o->dest) < 0)
+			return err_sys(e, o->path, errno);
+		return 0;
+	}
+	if (io_at_replace(o->dirfd, o->tmp, o->dest, o->exp_dev,
+			  o->exp_ino) == 0)
+		return 0;
+	if (errno == ESTALE)
+		return err_code_file(e, ERR_CHANGED, 0, o->path, "changed "
+				     "since it was read: not replaced");
+	return err_sys(e, o->path, errno);
+}
+
 int io_mkdirs(const char *path, struct err *e)
 {
 	char *p;
@@ -445,7 +596,7 @@ static void release(struct io_out *o, bool remove_tmp)
 	if (o->map)
 		munmap(o->map, o->map_len);
 	if (o->tmp && remove_tmp)
-		unlink(o->tmp);
+		unlinkat(o->at ? o->dirfd : AT_FDCWD, o->tmp, 0);
 	if (o->tmp)
 		io_pending_remove(o->tmp);
 	free(o->tmp);
@@ -482,8 +633,10 @@ int io_out_commit(struct io_out *o, struct err *e)
 	o->fd = -1;
 	if (rc == 0 && o->tmp && together.on && hold(o) < 0)
 		rc = err_sys(e, o->path, ENOMEM);
-	if (rc == 0 && o->tmp && rename(o->tmp, o->dest) < 0)
+	if (rc == 0 && o->tmp && !o->at && rename(o->tmp, o->dest) < 0)
 		rc = err_sys(e, o->path, errno);
+	if (rc == 0 && o->tmp && o->at)
+		rc = commit_at(o, e);
 	release(o, rc < 0);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #define CORE_IO_OUT_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "err.h"
 #include "io_in.h"
@@ -23,6 +24,22 @@ int io_out_open_replace(struct io_out *o, const char *path, struct err *e);
  * regular file is replaced by the rename (never written through, a hard
  * link included), and its permissions are not taken over. */
 int io_out_open_in_dir(struct io_out *o, const char *path, struct err *e);
+/* The same in a directory descriptor: the output is name in dirfd (no
+ * '/' in it), path its name in messages; dirfd stays the caller's, open
+ * till the output is committed or discarded (with io_out_together, till
+ * io_out_together_end).  The temporary is made there
+ * (".name.XXXXXX") and renamed over name there, a signal removes it by
+ * its name there: no path that could lead elsewhere since is ever
+ * followed.  name, if there, must be a regular file, as for
+ * io_out_open_in_dir; a directory we cannot write into is an error
+ * naming it (never a copy over the file). */
+int io_out_open_at(struct io_out *o, int dirfd, const char *name,
+		   const char *path, struct err *e);
+/* The file the output replaces: its device and inode, those of the file
+ * read.  io_out_commit then replaces name only while it is still that
+ * file (core/io_at.h), else fails (ERR_CHANGED) with the file left as it
+ * is.  For an output of io_out_open_at. */
+void io_out_expect(struct io_out *o, dev_t dev, ino_t ino);
 /* mkdir -p: path and its missing parents, 0777 less the umask. */
 int io_mkdirs(const char *path, struct err *e);
 /* Give the output the permissions of the file in (what llvm-objcopy does

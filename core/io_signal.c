@@ -3,6 +3,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -22,6 +23,10 @@ static size_t page_size = 4096;
 enum { PENDING_BLOCK = 256 };
 static struct pending_block {
 	char *volatile tmp[PENDING_BLOCK];
+	/* The directory tmp is a name in (AT_FDCWD: a path): unlinkat is
+	 * safe in a signal handler, and never follows a path that may lead
+	 * elsewhere now. */
+	int volatile dirfd[PENDING_BLOCK];
 	struct pending_block *volatile next;
 } pending;
 
@@ -29,12 +34,13 @@ static struct pending_block {
  * temporaries (deepest first: later ones are made inside earlier ones). */
 static struct pending_block pending_dirs;
 
-static void block_add(struct pending_block *b, char *tmp)
+static void block_add(struct pending_block *b, int dirfd, char *tmp)
 {
 
 	for (;;) {
 		for (int i = 0; i < PENDING_BLOCK; i++)
 			if (!b->tmp[i]) {
+				b->dirfd[i] = dirfd;
 				b->tmp[i] = tmp;
 				return;
 			}
@@ -59,7 +65,12 @@ static void block_remove(struct pending_block *b, const char *tmp)
 
 void io_pending_add(char *tmp)
 {
-	block_add(&pending, tmp);
+	block_add(&pending, AT_FDCWD, tmp);
+}
+
+void io_pending_add_at(int dirfd, char *tmp)
+{
+	block_add(&pending, dirfd, tmp);
 }
 
 void io_pending_remove(const char *tmp)
@@ -69,7 +80,7 @@ void io_pending_remove(const char *tmp)
 
 void io_pending_add_dir(char *dir)
 {
-	block_add(&pending_dirs, dir);
+	block_add(&pending_dirs, AT_FDCWD, dir);
 }
 
 void io_pending_remove_dir(const char *dir)
@@ -99,7 +110,7 @@ static void cleanup_and_die(int sig)
 	for (struct pending_block *b = &pending; b; b = b->next)
 		for (int i = 0; i < PENDING_BLOCK; i++)
 			if (b->tmp[i])
-				unlink(b->tmp[i]);
+				unlinkat(b->dirfd[i], b->tmp[i], 0);
 	remove_dirs();
 	signal(sig, SIG_DFL);
 	raise(sig);

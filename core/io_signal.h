@@ -17,6 +17,10 @@ void io_install_signal_cleanup(void);
  * that a signal handler need not allocate. */
 void io_pending_add(char *tmp);
 void io_pending_remove(const char *tmp);
+/* The same for a temporary that is the name tmp in directory dirfd,
+ * which must stay open while it is pending (removed by
+ * io_pending_remove). */
+void io_pending_add_at(int dirfd, char *tmp);
 /* The same for a directory made for them, removed (when empty) after
  * them. */
 void io_pending_add_dir(char *dir);

@@ -27,6 +27,14 @@ struct io_out {
 	/* An existing file in a directory we cannot write: staged in an
 	 * unlinked scratch file, then copied over dest at commit. */
 	bool copy_back;
+	/* Made in a directory descriptor (io_out_open_at): tmp and dest
+	 * are names in dirfd (the caller's, open till the end); with
+	 * expect, dest is replaced only while it is still the file of
+	 * device exp_dev and inode exp_ino (core/io_at.h). */
+	bool at, expect;
+	int dirfd;
+	dev_t exp_dev;
+	ino_t exp_ino;
 	void *map;
 	size_t map_len;
 	uint64_t pos;		/* file offset of what goes out next */

@@ -3,11 +3,13 @@
  * against the binary's directory and expands "@GFXARCH@"). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "inspect_kpack.h"
 #include "kpack_find.h"
@@ -54,6 +56,7 @@ static int add(struct kpack_find *h, size_t sp, char *path, char *target)
 {
 	struct kpack_find_archive *a, *v;
 	struct stat st;
+	int fd = -1;
 
 	v = realloc(h->a, (h->na + 1) * sizeof(*v));
 	if (!v) {
@@ -69,16 +72,24 @@ static int add(struct kpack_find *h, size_t sp, char *path, char *target)
 	a->target = target;
 	a->in.fd = -1;
 	/* Only a file: a FIFO or a device of the name is not read (the
-	 * search paths are the binary's to say, anything at all). */
-	if (stat(a->path, &st) < 0) {
+	 * search paths are the binary's to say, anything at all), nor
+	 * waited on when one is put there after the look. */
+	if (stat(a->path, &st) < 0 ||
+	    (S_ISREG(st.st_mode) &&
+	     ((fd = open(a->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
+	      fstat(fd, &st) < 0))) {
 		err_sys(&a->e, a->path, errno);
+		if (fd >= 0)
+			close(fd);
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		err_file(&a->e, a->path, "not a regular file");
+		if (fd >= 0)
+			close(fd);
 		return 0;
 	}
-	if (io_in_open(&a->in, a->path, &a->e) < 0)
+	if (io_in_open_fd(&a->in, fd, a->path, &a->e) < 0)
 		return 0;
 	if (kpack_parse(a->in.data, a->in.len, &a->k, &a->e) < 0) {
 		a->damaged = true;

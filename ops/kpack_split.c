@@ -61,6 +61,7 @@ struct split {
 	const struct kpack_split_opts *o;
 	struct err *e;
 	const struct tree *t;
+	struct tree_cursor cur;	/* the walked directories, reached again */
 	size_t skip;		/* of a tree path, to its path in the tree */
 	struct archive *a;	/* in the order their first code came */
 	size_t na, capa;
@@ -447,8 +448,13 @@ static int one_file(struct split *sp, size_t fi, struct outfile *of)
 	sp->rel = rel;
 	sp->elf_exec = sp->in_fat = sp->has_fat = false;
 	sp->nbundles = sp->nk = 0;
-	if (io_in_open(&in, path, sp->e) < 0)
-		return -1;
+	/* The file walked, through the directories walked, or an error. */
+	{
+		int fd = tree_file_open(sp->t, &sp->cur, &sp->t->file[fi], sp->e);
+
+		if (fd < 0 || io_in_open_fd(&in, fd, path, sp->e) < 0)
+			return -1;
+	}
 	if (refuse_split(in.data, in.len, sp->e) < 0 ||
 	    inspect_walk(in.data, in.len, &wo, visit, sp, sp->e) != 0)
 		goto out;
@@ -524,18 +530,28 @@ static int finish_archives(struct split *sp)
 	return 0;
 }
 
-/* The symbolic links of the tree, made in out once all else is there. */
-static int links(const struct tree *t, const char *out, size_t skip,
-		 struct err *e)
+/* The symbolic links of the tree, made in out once all else is there
+ * (each read in the directory walked). */
+static int links(const struct tree *t, struct tree_cursor *cur,
+		 const char *out, size_t skip, struct err *e)
 {
 	for (size_t i = 0; i < t->nsymlink; i++) {
+		const struct tree_link *l = &t->symlink[i];
 		char target[PATH_MAX + 1], *dest;
-		ssize_t n = readlink(t->symlink[i], target, PATH_MAX);
+		int dfd = tree_dir_fd(t, cur, l->dir, l->path, e);
+		ssize_t n = dfd < 0 ? 0 : readlinkat(dfd, l->name, target,
+						      PATH_MAX);
 
+		if (dfd < 0)
+			return -1;
 		if (n < 0)
-			return err_sys(e, t->symlink[i], errno);
+			return errno == EINVAL ?
+			       err_code_file(e, ERR_CHANGED, 0, l->path,
+					     "changed since it was walked: no "
+					     "symbolic link now") :
+			       err_sys(e, l->path, errno);
 		target[n] = 0;
-		if (!(dest = join(out, t->symlink[i] + skip)))
+		if (!(dest = join(out, l->path + skip)))
 			return err_nomem(e);
 		if (mkparent(dest, e) < 0 || symlink(target, dest) < 0) {
 			if (!e->msg[0] || errno)
@@ -551,7 +567,7 @@ static int links(const struct tree *t, const char *out, size_t skip,
 int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 		struct err *e)
 {
-	struct split sp = { .o = o, .e = e };
+	struct split sp = { .o = o, .e = e, .cur = TREE_CURSOR_INIT };
 	struct tree t = { .keep_symlinks = true };
 	struct outfile *of = NULL;
 	struct stat sb;
@@ -614,7 +630,8 @@ out:
 		io_out_together_end(false, NULL);
 	} else {
 		rc = io_out_together_end(true, e);
-		if (rc == 0 && (rc = links(&t, o->out, sp.skip, e)) == 0)
+		if (rc == 0 &&
+		    (rc = links(&t, &sp.cur, o->out, sp.skip, e)) == 0)
 			st->symlinks = t.nsymlink;
 	}
 done:
@@ -626,6 +643,7 @@ done:
 	free(sp.k);
 	free(sp.bundle_addr);
 	free(of);
+	tree_cursor_close(&sp.cur);
 	tree_free(&t);
 	return rc;
 }

@@ -32,10 +32,11 @@ LAYERS = ("core", "formats", "ops", "applets")
 # limit reached, and the writer's, which writes nothing they would refuse.)
 LIMITS = {"core": 44, "formats": 41, "ops": 57, "applets": 3}
 
-CALL = re.compile(r"\berr_(set|file|code_set|llvm|wrap|sys|nomem|bad|cut)"
+CALL = re.compile(r"\berr_(set|file|code_set|code_file|llvm|wrap|sys|nomem|bad|"
+                  r"cut)"
                   r"\(\s*([^,()]*(?:\([^()]*\))?[^,()]*)(?:,\s*(\w+))?")
 LEAVES_OTHER = {"set": True, "file": True}
-CODED = {"code_set", "llvm", "wrap"}
+CODED = {"code_set", "code_file", "llvm", "wrap"}
 TEXT_CMP = re.compile(r"\b(strstr|strcasestr|strcmp|strncmp|strcasecmp|"
                       r"strncasecmp|memcmp|memmem)\(")
 ERR_TEXT = re.compile(r"(\.|->)(why|msg)\b")
