@@ -227,8 +227,8 @@ static int refuse_in_place(struct io_out *o, int errnum, struct err *e)
 
 	if (!copy)
 		return err_sys(e, o->path, ENOMEM);
-	err_sys_for(e, o->path, errnum, "no new file to replace it can be "
-		    "made in its directory '%s'", dirname(copy));
+	err_sys_for(e, o->path, errnum, "cannot create a file in '%s'",
+		    dirname(copy));
 	free(copy);
 	return -1;
 }
