@@ -5,6 +5,7 @@
 
 #include "../formats/bundle_binary.h"
 #include "../formats/ccob_decode.h"
+#include "../formats/ccob_entries.h"
 #include "../formats/fatbin.h"
 #include "prune_bundle.h"
 #include "prune_containers.h"
@@ -41,7 +42,8 @@ static uint64_t laid_out_align(const struct fatbin_entry *v, size_t n,
 
 /* The bundle of the kept entries, as the bundler lays it out, as pieces:
  * its header, then each kept entry's code where it is (at file offset
- * file_off + its offset when in_file). */
+ * file_off + its offset when in_file).  buf may be the bundle's header
+ * alone when no kept entry has a byte of code (a CCOB's, not inflated). */
 static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
 			  const bool *kept, size_t n, uint64_t align,
 			  bool in_file, uint64_t file_off,
@@ -83,7 +85,7 @@ static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
 		*pc = (struct prune_piece){ .lit = bp->lit,
 					    .lit_len = bp->lit_len,
 					    .pad = bp->pad };
-		if (bp->input >= 0) {
+		if (bp->input >= 0 && v[from[bp->input]].size) {
 			const struct fatbin_entry *src = &v[from[bp->input]];
 
 			pc->data = buf + src->offset;
@@ -109,66 +111,167 @@ out:
 	return rc;
 }
 
+/* A bundle's entries, decided: keep() asked of each, in their order;
+ * what it said, once the caller's own work cannot fail (tell). */
+struct decided {
+	struct fatbin_entry *v;
+	size_t n, nkept;
+	uint64_t header_end;
+	uint64_t kept_code;	/* bytes of code in the kept entries */
+	struct prune_entry *pe;
+	bool *kept;
+};
+
+static void decided_free(struct decided *d)
+{
+	free(d->v);
+	free(d->pe);
+	free(d->kept);
+}
+
+/* The entries of the bundle whose first `have` bytes (its header whole)
+ * are at buf, of total bytes: checked, then each one's keep() asked. */
+static int ask_bundle(struct pruner *p, const uint8_t *buf, size_t have,
+		      uint64_t total, struct decided *d)
+{
+	uint64_t extent;
+
+	memset(d, 0, sizeof(*d));
+	if (fatbin_bundle_entries(buf, have, total, &d->v, &d->n,
+				  &d->header_end, &extent, p->e) != 1)
+		return -1;
+	d->pe = calloc(d->n ? d->n : 1, sizeof(*d->pe));
+	d->kept = calloc(d->n ? d->n : 1, sizeof(*d->kept));
+	if (!d->pe || !d->kept)
+		return err_nomem(p->e);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fatbin_entry *v = d->v;
+
+		if (memchr(v[i].id, 0, v[i].id_len))
+			return err_code_set(p->e, ERR_MALFORMED, "entry %zu has "
+					    "an ID with a NUL byte", i + 1);
+		/* The bundler lays out repeated IDs at one offset (the
+		 * later wins): a bundle of them cannot be written again. */
+		for (size_t j = 0; j < i; j++)
+			if (v[j].id_len == v[i].id_len &&
+			    !memcmp(v[j].id, v[i].id, v[i].id_len))
+				return err_code_set(p->e, ERR_MALFORMED,
+						    "entries %zu and %zu have "
+						    "one ID", j + 1, i + 1);
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		d->pe[i].size = d->v[i].size;
+		prune_entry_from_id(&d->pe[i], d->v[i].id, d->v[i].id_len);
+		d->kept[i] = prune_ask(p, &d->pe[i]);
+		d->nkept += d->kept[i];
+		if (d->kept[i])
+			d->kept_code += d->v[i].size;
+	}
+	return 0;
+}
+
+static void tell_bundle(struct pruner *p, const struct decided *d)
+{
+	size_t device_before = 0, device_after = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		prune_tell(p, &d->pe[i], d->kept[i]);
+		device_before += !d->pe[i].sel.host;
+		device_after += d->kept[i] && !d->pe[i].sel.host;
+	}
+	if (device_before && !device_after)
+		p->plan->containers_emptied++;
+}
+
+/* The bundle of d's kept entries, their code at buf (see rebuild_bundle):
+ * 1 with it in *pt, 0 when every entry stays. */
+static int rebuild_decided(struct pruner *p, const uint8_t *buf,
+			   const struct decided *d, bool in_file,
+			   uint64_t file_off, struct prune_patch *pt)
+{
+	if (d->nkept == d->n)
+		return 0;
+	return rebuild_bundle(buf, d->v, d->kept, d->n,
+			      laid_out_align(d->v, d->n, d->header_end),
+			      in_file, file_off, pt, p->e) < 0 ? -1 : 1;
+}
+
 /* Prune the binary bundle buf[0, size) (at file offset file_off when
  * in_file): 1 with the new bundle in *pt, 0 when every entry stays. */
 static int prune_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
 			bool in_file, uint64_t file_off,
 			struct prune_patch *pt)
 {
-	struct fatbin_entry *v = NULL;
-	uint64_t header_end, extent;
-	bool *kept = NULL;
-	size_t n = 0, nkept = 0, device_before = 0, device_after = 0;
+	struct decided d;
 	int rc = -1;
 
-	if (fatbin_bundle_entries(buf, (size_t)size, size, &v, &n, &header_end,
-				  &extent, p->e) != 1)
-		goto out;
-	kept = calloc(n ? n : 1, sizeof(*kept));
-	if (!kept) {
-		err_nomem(p->e);
-		goto out;
+	if (ask_bundle(p, buf, (size_t)size, size, &d) == 0) {
+		tell_bundle(p, &d);
+		rc = rebuild_decided(p, buf, &d, in_file, file_off, pt);
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct prune_entry pe = { .size = v[i].size };
-
-		if (memchr(v[i].id, 0, v[i].id_len)) {
-			err_code_set(p->e, ERR_MALFORMED, "entry %zu has an ID "
-				     "with a NUL byte", i + 1);
-			goto out;
-		}
-		/* The bundler lays out repeated IDs at one offset (the
-		 * later wins): a bundle of them cannot be written again. */
-		for (size_t j = 0; j < i; j++)
-			if (v[j].id_len == v[i].id_len &&
-			    !memcmp(v[j].id, v[i].id, v[i].id_len)) {
-				err_code_set(p->e, ERR_MALFORMED, "entries %zu "
-					     "and %zu have one ID", j + 1,
-					     i + 1);
-				goto out;
-			}
-		prune_entry_from_id(&pe, v[i].id, v[i].id_len);
-		kept[i] = prune_decide(p, &pe);
-		nkept += kept[i];
-		device_before += !pe.sel.host;
-		device_after += kept[i] && !pe.sel.host;
-	}
-	if (device_before && !device_after)
-		p->plan->containers_emptied++;
-	rc = 0;
-	if (nkept < n) {
-		rc = rebuild_bundle(buf, v, kept, n,
-				    laid_out_align(v, n, header_end), in_file,
-				    file_off, pt, p->e);
-		rc = rc < 0 ? -1 : 1;
-	}
-out:
-	free(v);
-	free(kept);
+	decided_free(&d);
 	return rc;
 }
 
 /* ---- CCOBs ---- */
+
+/* The CCOB's bundle whole, inflated and its hash checked (*raw). */
+static int inflate_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
+			const struct ccob_header *h, uint8_t **raw)
+{
+	size_t used;
+	uint64_t hash;
+
+	if (ccob_decompress(buf, (size_t)size, h, &p->o->limits, raw, &used,
+			    &hash, p->e) < 0)
+		return -1;
+	if (hash != h->hash)
+		return err_code_set(p->e, ERR_MALFORMED, "hash mismatch: the "
+				    "bundle inside is damaged");
+	return 0;
+}
+
+/* The CCOB's entries decided, and the bundle of the kept ones as pieces
+ * in *bundle (npieces 0: all stay), *raw holding their code when it had
+ * to be inflated.  The entry IDs in the bundle header decide it, read
+ * from the stream's first bytes (ccob_bundle_head, as du and ls read
+ * them): a CCOB wholly kept is not inflated (it stays as it is), nor one
+ * whose kept entries hold no code (their bundle is made of the header
+ * alone), nor any under decide_only.  A header that cannot be read so is
+ * inflated whole, for the errors that says. */
+static int decide_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
+		       const struct ccob_header *h, struct prune_patch *bundle,
+		       uint8_t **raw)
+{
+	struct decided d = { 0 };
+	uint8_t *head = NULL;
+	size_t have, n;
+	int rc = -1;
+
+	*raw = NULL;
+	if (ccob_bundle_head(buf, (size_t)size, h, &head, &have, &n,
+			     p->e) < 0 ||
+	    ask_bundle(p, head, have, h->raw_size, &d) < 0) {
+		/* Damaged, it seems: the words of inflating it whole. */
+		decided_free(&d);
+		free(head);
+		if (inflate_ccob(p, buf, size, h, raw) < 0)
+			return -1;
+		return prune_bundle(p, *raw, h->raw_size, false, 0, bundle);
+	}
+	if (d.nkept < d.n && d.kept_code && !p->o->decide_only &&
+	    inflate_ccob(p, buf, size, h, raw) < 0)
+		goto out;
+	tell_bundle(p, &d);
+	/* Not inflated, the pieces point at no code: head may go. */
+	rc = p->o->decide_only ? 0
+			       : rebuild_decided(p, *raw ? *raw : head, &d,
+						 false, 0, bundle);
+out:
+	decided_free(&d);
+	free(head);
+	return rc;
+}
 
 static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 		      struct prune_patch *pt)
@@ -179,20 +282,11 @@ static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 	struct membuf inner = { 0 }, out = { 0 };
 	uint8_t head[32] = { 0 };
 	uint8_t *raw = NULL;
-	size_t used;
-	uint64_t hash;
 	int rc = -1;
 
-	if (ccob_parse_header(buf, (size_t)size, &h, p->e) < 0 ||
-	    ccob_decompress(buf, (size_t)size, &h, &p->o->limits, &raw, &used,
-			    &hash, p->e) < 0)
+	if (ccob_parse_header(buf, (size_t)size, &h, p->e) < 0)
 		return -1;
-	if (hash != h.hash) {
-		err_code_set(p->e, ERR_MALFORMED, "hash mismatch: the bundle "
-			     "inside is damaged");
-		goto out;
-	}
-	rc = prune_bundle(p, raw, h.raw_size, false, 0, &bundle);
+	rc = decide_ccob(p, buf, size, &h, &bundle, &raw);
 	if (rc <= 0 || p->o->decide_only) {
 		rc = rc < 0 ? -1 : 0;
 		goto out;

@@ -1,6 +1,9 @@
 /* prune_bundle: binary bundles and CCOBs pruned one container at a time
  * (the bundle and ccob rows of ops/kinds.c), and bundles made CCOBs
- * (--compress). */
+ * (--compress).  A CCOB is decided by the entry IDs of the bundle header
+ * at the start of its stream, inflated that far and no further; it is
+ * inflated whole only when some of its entries stay and others with code
+ * go. */
 #ifndef OPS_PRUNE_BUNDLE_H
 #define OPS_PRUNE_BUNDLE_H
 

@@ -21,13 +21,15 @@ void prune_entry_from_id(struct prune_entry *pe, const char *id, size_t len)
 	select_entry_from_id(&pe->sel, id, len);
 }
 
-bool prune_decide(struct pruner *p, struct prune_entry *pe)
+bool prune_ask(struct pruner *p, struct prune_entry *pe)
 {
-	bool keep;
-
 	pe->container = p->container;
 	pe->section = p->section;
-	keep = p->o->keep(p->o->ctx, pe);
+	return p->o->keep(p->o->ctx, pe);
+}
+
+void prune_tell(struct pruner *p, const struct prune_entry *pe, bool keep)
+{
 	if (p->o->seen)
 		p->o->seen(p->o->ctx, pe, keep);
 	if (keep) {
@@ -38,6 +40,13 @@ bool prune_decide(struct pruner *p, struct prune_entry *pe)
 		p->plan->entries_dropped++;
 		p->plan->code_dropped += pe->size;
 	}
+}
+
+bool prune_decide(struct pruner *p, struct prune_entry *pe)
+{
+	bool keep = prune_ask(p, pe);
+
+	prune_tell(p, pe, keep);
 	return keep;
 }
 

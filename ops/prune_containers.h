@@ -15,6 +15,11 @@
 void prune_entry_from_id(struct prune_entry *pe, const char *id, size_t len);
 /* Ask keep(), tell seen(), count. */
 bool prune_decide(struct pruner *p, struct prune_entry *pe);
+/* The same in two steps, for a container whose own work may still fail
+ * after its entries are decided (a CCOB to inflate): keep() asked alone,
+ * then seen() told and the plan's counts. */
+bool prune_ask(struct pruner *p, struct prune_entry *pe);
+void prune_tell(struct pruner *p, const struct prune_entry *pe, bool keep);
 struct package_image;
 int prune_decide_image(struct pruner *p, const struct package_image *img,
 		       uint64_t base);
