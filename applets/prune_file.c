@@ -34,11 +34,7 @@ static bool keep_entry(void *ctx, const struct prune_entry *en)
 
 	if (en->sel.host)
 		o->host_bytes += en->size;
-	if (en->sel.host || select_is_portable(&en->sel))
-		return true;
-	if (o->keep.n)
-		return select_match(&o->keep, &en->sel);
-	return !select_match(&o->drop, &en->sel);
+	return applet_keeps(&o->keep, &o->drop, &en->sel);
 }
 
 static void seen_entry(void *ctx, const struct prune_entry *en, bool kept)
@@ -123,15 +119,6 @@ void prune_look(struct options *o, const char *path)
 	io_in_close(&in);
 }
 
-static bool kept(struct options *o, const struct select_entry *en)
-{
-	if (en->host || select_is_portable(en))
-		return true;
-	if (o->keep.n)
-		return select_match(&o->keep, en);
-	return !select_match(&o->drop, en);
-}
-
 /* A file that holds only code of dropped GPUs: removed (all its links in
  * the tree) with --remove-files, else left; one line says which. */
 static int prune_remove(struct options *o, const char *path, const struct io_in *in,
@@ -174,7 +161,7 @@ static int prune_lone(struct options *o, const char *path, const struct io_in *i
 
 	if (lone < 0)
 		return fail("cannot prune", path, "out of memory");
-	if (lone != 1 || kept(o, &en)) {
+	if (lone != 1 || applet_keeps(&o->keep, &o->drop, &en)) {
 		res->action = PRUNE_SKIPPED;
 		return 0;
 	}
