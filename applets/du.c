@@ -119,13 +119,11 @@ static int find_target(struct options *o, const char *name, size_t len)
 	return (int)o->n++;
 }
 
+/* What prune would drop: its own rule (applet_keeps). */
 static bool dropped(struct options *o, const struct select_entry *en)
 {
-	if (en->host || select_is_portable(en))
-		return false;
-	if (o->keep.n)
-		return !select_match(&o->keep, en);
-	return o->drop.n && select_match(&o->drop, en);
+	return (o->keep.n || o->drop.n) &&
+	       !applet_keeps(&o->keep, &o->drop, en);
 }
 
 /* One entry: bytes of code, bytes stored. */
@@ -149,7 +147,7 @@ static int count(struct scan *sc, const struct select_entry *en,
 	}
 	o->device_stored += stored;
 	sc->device++;
-	if ((o->keep.n || o->drop.n) && dropped(o, en)) {
+	if (dropped(o, en)) {
 		sc->dropped.bytes += bytes;
 		sc->dropped.stored += stored;
 		sc->dropped.entries++;

@@ -256,7 +256,7 @@ int prune_main(int argc, char **argv)
 	}
 	/* A pattern to drop that matched nothing is likely a typo, and then
 	 * no file is written: with several, a first look at them all (their
-	 * CCOBs inflated, not compressed again) says whether one did. */
+	 * CCOBs read as far as their bundle headers) says whether one did. */
 	if (o.drop.n && nfiles > 1 && !o.dry_run) {
 		for (int i = optind; i < argc; i++)
 			prune_look(&o, argv[i]);

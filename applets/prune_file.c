@@ -38,11 +38,7 @@ static bool keep_entry(void *ctx, const struct prune_entry *en)
 
 	if (en->sel.host)
 		o->host_bytes += en->size;
-	if (en->sel.host || select_is_portable(&en->sel))
-		return true;
-	if (o->keep.n)
-		return select_match(&o->keep, &en->sel);
-	return !select_match(&o->drop, &en->sel);
+	return applet_keeps(&o->keep, &o->drop, &en->sel);
 }
 
 static void seen_entry(void *ctx, const struct prune_entry *en, bool kept)
@@ -127,15 +123,6 @@ void prune_look(struct options *o, const char *path)
 	io_in_close(&in);
 }
 
-static bool kept(struct options *o, const struct select_entry *en)
-{
-	if (en->host || select_is_portable(en))
-		return true;
-	if (o->keep.n)
-		return select_match(&o->keep, en);
-	return !select_match(&o->drop, en);
-}
-
 /* A name of the walked file: its first, or one of its other links. */
 static struct tree_link name_of(const struct tree_file *f, size_t i)
 {
@@ -197,7 +184,7 @@ static int prune_lone(struct options *o, const char *path, const struct io_in *i
 
 	if (lone < 0)
 		return fail("cannot prune", path, "out of memory");
-	if (lone != 1 || kept(o, &en)) {
+	if (lone != 1 || applet_keeps(&o->keep, &o->drop, &en)) {
 		res->action = PRUNE_SKIPPED;
 		return 0;
 	}

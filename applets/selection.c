@@ -134,6 +134,16 @@ int applet_select_unmatched(const char *applet, const char *option,
 	return rc;
 }
 
+bool applet_keeps(struct select *keep, struct select *drop,
+		  const struct select_entry *en)
+{
+	if (en->host || select_is_portable(en))
+		return true;
+	if (keep->n)
+		return select_match(keep, en);
+	return !select_match(drop, en);
+}
+
 int applet_select_add(struct select *s, const char *list, struct err *e)
 {
 	const char *p = list;

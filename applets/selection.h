@@ -41,6 +41,12 @@ int applet_select_add(struct select *s, const char *list, struct err *e);
 int applet_select_option(const char *applet, const char *option,
 			 struct select *s, const char *list);
 
+/* Whether prune --keep/--drop keeps en (and du --keep/--drop counts it
+ * kept): host entries and portable code (SPIR-V) always; else what keep
+ * matches when it has rules, what drop does not match otherwise. */
+bool applet_keeps(struct select *keep, struct select *drop,
+		  const struct select_entry *en);
+
 /* A file that is itself one code object (an AMDGPU code object, a cubin,
  * PTX text): 1 with en filled as selection sees it, its target ID or arch
  * ("gfx90a:xnack+" from the metadata, "sm_80", PTX as "compute_80") in

@@ -1,12 +1,69 @@
-/* ccob_entries: a CCOB's code objects as they are inflated; see
- * ccob_entries.h. */
+/* ccob_entries: a CCOB's bundle header, and its code objects as they are
+ * inflated; see ccob_entries.h. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bundle.h"
 #include "ccob_entries.h"
+#include "fatbin.h"
 #include "../core/bytes.h"
 #include "ccob_decode.h"
+
+/* The first look into a CCOB inflates this much; more if the bundle
+ * header inside is longer. */
+enum { PEEK_FIRST = 64 << 10 };
+
+int ccob_bundle_head(const uint8_t *buf, size_t len,
+		     const struct ccob_header *h, uint8_t **head, size_t *have,
+		     size_t *n, struct err *e)
+{
+	size_t want = PEEK_FIRST;
+	uint64_t header_end, extent;
+
+	*head = NULL;
+	*have = 0;
+	for (;;) {
+		uint8_t *grown;
+		size_t got;
+		int rc;
+
+		if (want > h->raw_size)
+			want = (size_t)h->raw_size;
+		grown = realloc(*head, want ? want : 1);
+		if (!grown) {
+			err_nomem(e);
+			goto fail;
+		}
+		*head = grown;
+		if (ccob_peek(buf, len, h, grown, want, &got, e) < 0)
+			goto fail;
+		if (got < want) {
+			err_cut(e, "its stream ends after %zu of the %llu bytes "
+				"its header declares", got,
+				(unsigned long long)h->raw_size);
+			goto fail;
+		}
+		rc = fatbin_bundle_entries(grown, got, h->raw_size, NULL, n,
+					   &header_end, &extent, e);
+		if (rc > 0) {
+			*have = got;
+			return 0;
+		}
+		if (rc < 0) {
+			err_wrap(e, e ? e->code : ERR_OTHER, "the bundle inside");
+			goto fail;
+		}
+		if (want >= h->raw_size) {
+			err_cut(e, "the bundle inside: header cut short");
+			goto fail;
+		}
+		want = want > SIZE_MAX / 8 ? SIZE_MAX : want * 8;
+	}
+fail:
+	free(*head);
+	*head = NULL;
+	return -1;
+}
 
 /* Entry i's offset and size in a bundle header (fatbin_bundle_entries
  * checked them); the entry after it in *pos. */

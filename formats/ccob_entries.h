@@ -1,5 +1,6 @@
-/* ccob_entries: the code objects of the bundle inside a CCOB, one at a
- * time as the stream is inflated, without holding the whole bundle. */
+/* ccob_entries: the bundle inside a CCOB read without holding it: its
+ * header alone (what decides a prune, or lists it), or its code objects
+ * one at a time as the stream is inflated. */
 #ifndef FORMATS_CCOB_ENTRIES_H
 #define FORMATS_CCOB_ENTRIES_H
 
@@ -8,6 +9,19 @@
 #include <stdint.h>
 
 #include "ccob.h"
+
+/* The bundle header inside the CCOB at buf (its own header parsed into
+ * h), inflated up to its end and no further: the entries' code after it
+ * is never decoded, and memory stays that of the header (a first look of
+ * 64 KiB, more only when the header is longer).  *head (malloc'd, the
+ * caller frees it; NULL on failure) holds the bundle's first *have bytes,
+ * its *n entries checked by fatbin_bundle_entries against h->raw_size
+ * (their IDs, offsets and sizes read from there).  -1 with e filled when
+ * the stream ends or fails first, or the header is damaged ("the bundle
+ * inside: ..."). */
+int ccob_bundle_head(const uint8_t *buf, size_t len,
+		     const struct ccob_header *h, uint8_t **head, size_t *have,
+		     size_t *n, struct err *e);
 
 /* Entry index of the bundle, data its size bytes; return 0 to go on,
  * anything else stops the stream and is returned. */

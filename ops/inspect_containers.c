@@ -16,10 +16,6 @@
 #include "../core/bytes.h"
 #include "../formats/ccob_decode.h"
 
-/* The first look into a CCOB inflates this much; more if the bundle
- * header inside is longer. */
-enum { PEEK_FIRST = 64 << 10 };
-
 /* ---- the walk's own ---- */
 
 int inspect_emit(struct walk *w, const struct inspect_node *n)
@@ -135,40 +131,15 @@ int inspect_walk_bundle(struct walk *w, struct inspect_node *c,
 	return bundle_entries(w, c, p, n, true, c->offset, NULL);
 }
 
-/* Inflate as much of the CCOB as its bundle header takes. */
+/* Inflate as much of the CCOB as its bundle header takes (*raw: its
+ * first bytes, the header whole). */
 static int peek_ccob(struct walk *w, const uint8_t *p, uint64_t size,
 		     const struct ccob_header *h, uint8_t **raw,
 		     size_t *n)
 {
-	size_t want = PEEK_FIRST;
-	uint64_t header_end, extent;
+	size_t have;
 
-	*raw = NULL;
-	for (;;) {
-		uint8_t *buf;
-		size_t got;
-		int rc;
-
-		if (want > h->raw_size)
-			want = (size_t)h->raw_size;
-		buf = realloc(*raw, want ? want : 1);
-		if (!buf)
-			return err_nomem(w->e);
-		*raw = buf;
-		if (ccob_peek(p, (size_t)size, h, buf, want, &got, w->e) < 0)
-			return -1;
-		if (got < want)
-			return err_cut(w->e, "its stream ends after %zu of the "
-				       "%llu bytes its header declares", got,
-				       (unsigned long long)h->raw_size);
-		rc = fatbin_bundle_entries(buf, got, h->raw_size, NULL, n,
-					   &header_end, &extent, w->e);
-		if (rc)
-			return rc < 0 ? inspect_where(w, "the bundle inside") : 0;
-		if (want >= h->raw_size)
-			return err_cut(w->e, "the bundle inside: header cut short");
-		want = want > SIZE_MAX / 8 ? SIZE_MAX : want * 8;
-	}
+	return ccob_bundle_head(p, (size_t)size, h, raw, &have, n, w->e);
 }
 
 /* A streamed CCOB's entries, visited as ccob_stream_entries hands them

@@ -3,6 +3,7 @@
 #include "inspect_containers.h"
 #include "inspect_kpack.h"
 #include "inspect_nv.h"
+#include "prune_bundle.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
 

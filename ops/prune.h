@@ -4,8 +4,12 @@
  *   binary bundle  the bundle LLVM's bundler writes for the kept entries,
  *                  in their header order, at the alignment the original
  *                  was laid out with;
- *   CCOB           inflated, its bundle pruned, compressed again with the
- *                  same format version and method (and the level asked);
+ *   CCOB           decided by the entry IDs of its bundle header, the
+ *                  stream inflated that far alone: left as it is when all
+ *                  its entries stay, made of that header when the kept
+ *                  ones hold no code; else inflated, its bundle pruned,
+ *                  compressed again with the same format version and
+ *                  method (and the level asked);
  *   object bundle  (an ELF relocatable object's __CLANG_OFFLOAD_BUNDLE__<id>
  *                  sections) the object without the dropped sections, laid
  *                  out as llvm-objcopy --remove-section lays it out.

@@ -1,20 +1,17 @@
-/* prune_containers: bundles, CCOBs, NVIDIA fatbins and packages pruned
- * one container at a time (see prune.h); the files that hold them are
- * ops/prune.c's. */
+/* prune_containers: NVIDIA fatbins, packages and text bundles pruned one
+ * container at a time (see prune.h; binary bundles and CCOBs:
+ * prune_bundle.c), the entries decided, the patches; the files that hold
+ * them are ops/prune.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/bundle.h"
-#include "../formats/bundle_binary.h"
 #include "../formats/bundle_text.h"
-#include "../formats/fatbin.h"
 #include "../formats/nvfatbin.h"
 #include "../formats/package.h"
 #include "prune_containers.h"
 #include "prune_impl.h"
 #include "../core/bytes.h"
-#include "../formats/ccob_decode.h"
 
 /* ---- entries ---- */
 
@@ -24,13 +21,15 @@ void prune_entry_from_id(struct prune_entry *pe, const char *id, size_t len)
 	select_entry_from_id(&pe->sel, id, len);
 }
 
-bool prune_decide(struct pruner *p, struct prune_entry *pe)
+bool prune_ask(struct pruner *p, struct prune_entry *pe)
 {
-	bool keep;
-
 	pe->container = p->container;
 	pe->section = p->section;
-	keep = p->o->keep(p->o->ctx, pe);
+	return p->o->keep(p->o->ctx, pe);
+}
+
+void prune_tell(struct pruner *p, const struct prune_entry *pe, bool keep)
+{
 	if (p->o->seen)
 		p->o->seen(p->o->ctx, pe, keep);
 	if (keep) {
@@ -41,39 +40,18 @@ bool prune_decide(struct pruner *p, struct prune_entry *pe)
 		p->plan->entries_dropped++;
 		p->plan->code_dropped += pe->size;
 	}
+}
+
+bool prune_decide(struct pruner *p, struct prune_entry *pe)
+{
+	bool keep = prune_ask(p, pe);
+
+	prune_tell(p, pe, keep);
 	return keep;
 }
 
-/* ---- binary bundles ---- */
 
-/* The bundler's alignment that lays the entries out where they are: the
- * smallest power of two that reproduces every offset (LLVM's layout),
- * else the largest that divides them all. */
-static uint64_t laid_out_align(const struct fatbin_entry *v, size_t n,
-			       uint64_t header_end)
-{
-	uint64_t low = 1ULL << 16;
-
-	for (uint64_t a = 1; a <= (1ULL << 16); a <<= 1) {
-		uint64_t pos = header_end;
-		size_t i;
-
-		for (i = 0; i < n; i++) {
-			pos = (pos + a - 1) / a * a;
-			if (v[i].offset != pos)
-				break;
-			pos += v[i].size;
-		}
-		if (i == n)
-			return a;
-	}
-	for (size_t i = 0; i < n; i++)
-		while (v[i].offset % low)
-			low >>= 1;
-	return low ? low : 1;
-}
-
-
+/* ---- patches ---- */
 
 int prune_mem_put(void *ctx, const void *src, size_t n, struct err *e)
 {
@@ -133,279 +111,6 @@ void prune_patch_free(struct prune_patch *pt)
 	free(pt->piece);
 	free(pt->storage);
 	memset(pt, 0, sizeof(*pt));
-}
-
-/* The bundle of the kept entries, as the bundler lays it out, as pieces:
- * its header, then each kept entry's code where it is (at file offset
- * file_off + its offset when in_file). */
-static int rebuild_bundle(const uint8_t *buf, const struct fatbin_entry *v,
-			  const bool *kept, size_t n, uint64_t align,
-			  bool in_file, uint64_t file_off,
-			  struct prune_patch *pt, struct err *e)
-{
-	const char **ids = calloc(n ? n : 1, sizeof(*ids));
-	uint64_t *sizes = calloc(n ? n : 1, sizeof(*sizes));
-	size_t *from = calloc(n ? n : 1, sizeof(*from));
-	struct bundle_plan plan = { 0 };
-	size_t k = 0;
-	int rc = -1;
-
-	if (!ids || !sizes || !from) {
-		err_nomem(e);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!kept[i])
-			continue;
-		ids[k] = strndup(v[i].id, v[i].id_len);
-		if (!ids[k]) {
-			err_nomem(e);
-			goto out;
-		}
-		sizes[k] = v[i].size;
-		from[k++] = i;
-	}
-	if (bundle_plan_binary(ids, sizes, k, align, &plan, e) < 0)
-		goto out;
-	pt->piece = calloc(plan.n ? plan.n : 1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		err_nomem(e);
-		goto out;
-	}
-	for (size_t i = 0; i < plan.n; i++) {
-		const struct bundle_piece *bp = &plan.piece[i];
-		struct prune_piece *pc = &pt->piece[i];
-
-		*pc = (struct prune_piece){ .lit = bp->lit,
-					    .lit_len = bp->lit_len,
-					    .pad = bp->pad };
-		if (bp->input >= 0) {
-			const struct fatbin_entry *src = &v[from[bp->input]];
-
-			pc->data = buf + src->offset;
-			pc->data_len = src->size;
-			pc->from_file = in_file;
-			pc->src = file_off + src->offset;
-		}
-	}
-	pt->npieces = plan.n;
-	pt->new_size = plan.total;
-	pt->storage = plan.storage;	/* the lits live there */
-	plan.storage = NULL;
-	rc = 0;
-out:
-	for (size_t i = 0; ids && i < k; i++)
-		free((char *)ids[i]);
-	free(ids);
-	free(sizes);
-	free(from);
-	bundle_plan_free(&plan);
-	if (rc < 0)
-		prune_patch_free(pt);
-	return rc;
-}
-
-/* Prune the binary bundle buf[0, size) (at file offset file_off when
- * in_file): 1 with the new bundle in *pt, 0 when every entry stays. */
-static int prune_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
-			bool in_file, uint64_t file_off,
-			struct prune_patch *pt)
-{
-	struct fatbin_entry *v = NULL;
-	uint64_t header_end, extent;
-	bool *kept = NULL;
-	size_t n = 0, nkept = 0, device_before = 0, device_after = 0;
-	int rc = -1;
-
-	if (fatbin_bundle_entries(buf, (size_t)size, size, &v, &n, &header_end,
-				  &extent, p->e) != 1)
-		goto out;
-	kept = calloc(n ? n : 1, sizeof(*kept));
-	if (!kept) {
-		err_nomem(p->e);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct prune_entry pe = { .size = v[i].size };
-
-		if (memchr(v[i].id, 0, v[i].id_len)) {
-			err_code_set(p->e, ERR_MALFORMED, "entry %zu has an ID "
-				     "with a NUL byte", i + 1);
-			goto out;
-		}
-		/* The bundler lays out repeated IDs at one offset (the
-		 * later wins): a bundle of them cannot be written again. */
-		for (size_t j = 0; j < i; j++)
-			if (v[j].id_len == v[i].id_len &&
-			    !memcmp(v[j].id, v[i].id, v[i].id_len)) {
-				err_code_set(p->e, ERR_MALFORMED, "entries %zu "
-					     "and %zu have one ID", j + 1,
-					     i + 1);
-				goto out;
-			}
-		prune_entry_from_id(&pe, v[i].id, v[i].id_len);
-		kept[i] = prune_decide(p, &pe);
-		nkept += kept[i];
-		device_before += !pe.sel.host;
-		device_after += kept[i] && !pe.sel.host;
-	}
-	if (device_before && !device_after)
-		p->plan->containers_emptied++;
-	rc = 0;
-	if (nkept < n) {
-		rc = rebuild_bundle(buf, v, kept, n,
-				    laid_out_align(v, n, header_end), in_file,
-				    file_off, pt, p->e);
-		rc = rc < 0 ? -1 : 1;
-	}
-out:
-	free(v);
-	free(kept);
-	return rc;
-}
-
-/* ---- CCOBs ---- */
-
-static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
-		      struct prune_patch *pt)
-{
-	struct ccob_header h, nh;
-	struct ccob_encoder *enc = NULL;
-	struct prune_patch bundle = { 0 };
-	struct membuf inner = { 0 }, out = { 0 };
-	uint8_t head[32] = { 0 };
-	uint8_t *raw = NULL;
-	size_t used;
-	uint64_t hash;
-	int rc = -1;
-
-	if (ccob_parse_header(buf, (size_t)size, &h, p->e) < 0 ||
-	    ccob_decompress(buf, (size_t)size, &h, &p->o->limits, &raw, &used,
-			    &hash, p->e) < 0)
-		return -1;
-	if (hash != h.hash) {
-		err_code_set(p->e, ERR_MALFORMED, "hash mismatch: the bundle "
-			     "inside is damaged");
-		goto out;
-	}
-	rc = prune_bundle(p, raw, h.raw_size, false, 0, &bundle);
-	if (rc <= 0 || p->o->decide_only) {
-		rc = rc < 0 ? -1 : 0;
-		goto out;
-	}
-	rc = -1;
-	if (prune_materialize(&bundle, &inner, p->e) < 0)
-		goto out;
-	nh = (struct ccob_header){
-		.version = h.version, .method = h.method,
-		.header_size = h.header_size, .raw_size = inner.len,
-		.hash = ccob_hash(inner.p, inner.len),
-	};
-	enc = ccob_encoder_new(h.method, p->o->level, inner.len, p->e);
-	if (!enc || prune_mem_put(&out, head, nh.header_size, p->e) < 0 ||
-	    ccob_encoder_all(enc, inner.p, inner.len, prune_mem_put, &out, p->e) < 0)
-		goto out;
-	nh.total_size = h.version >= 2 ? out.len : 0;
-	ccob_write_header(out.p, &nh);
-	pt->piece = calloc(1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		err_nomem(p->e);
-		goto out;
-	}
-	pt->piece[0] = (struct prune_piece){ .lit = out.p,
-					     .lit_len = out.len };
-	pt->npieces = 1;
-	pt->new_size = out.len;
-	pt->storage = out.p;
-	out.p = NULL;
-	rc = 1;
-out:
-	ccob_encoder_free(enc);
-	prune_patch_free(&bundle);
-	free(inner.p);
-	free(out.p);
-	free(raw);
-	return rc;
-}
-
-/* ---- bundles compressed (--compress) ---- */
-
-/* Not where there is no version to write, nor past what version 2 holds
- * (refused before anything is read). */
-bool prune_compress_bundle_hash(const struct prune_opts *o, unsigned version,
-				uint64_t size)
-{
-	(void)o;
-	return version && !(version == 2 && size > UINT32_MAX);
-}
-
-/* The bundle buf[0, size) (pruned: as *pt's pieces, when npieces) made
- * a CCOB of version `version`: 1 with it as *pt's one piece, 0 when it
- * would be no smaller (it stays as it was or as pruned).  It reads no
- * state of the walk: prune_region runs it on several threads. */
-int prune_compress_bundle(const struct prune_opts *o, unsigned version,
-			  const uint8_t *buf, uint64_t size,
-			  struct prune_patch *pt, const uint64_t *hash,
-			  struct err *e)
-{
-	struct ccob_encoder *enc = NULL;
-	struct membuf copy = { 0 }, out = { 0 };
-	const uint8_t *raw = buf;
-	size_t raw_len = (size_t)size;
-	struct ccob_header h;
-	uint8_t head[32] = { 0 };
-	int rc = -1;
-
-	/* A file whose runtime was not asked about (bundles outside
-	 * .hip_fatbin): as it is. */
-	if (!version)
-		return 0;
-	/* Pruned: its pieces made one run of bytes; else the bundle where
-	 * it lies. */
-	if (pt->npieces) {
-		if (prune_materialize(pt, &copy, e) < 0)
-			goto out;
-		raw = copy.p;
-		raw_len = copy.len;
-	}
-	if (version == 2 && raw_len > UINT32_MAX) {
-		err_set(e, "a bundle of %zu bytes does not fit a version 2 "
-			"CCOB (--ccob-version=3)", raw_len);
-		goto out;
-	}
-	h = (struct ccob_header){
-		.version = version, .method = o->compress_method,
-		.header_size = ccob_header_size(version),
-		.raw_size = raw_len,
-		.hash = hash && !pt->npieces ? *hash : ccob_hash(raw, raw_len),
-	};
-	enc = ccob_encoder_new(h.method, o->level, raw_len, e);
-	if (!enc || prune_mem_put(&out, head, h.header_size, e) < 0 ||
-	    ccob_encoder_all(enc, raw, raw_len, prune_mem_put, &out, e) < 0)
-		goto out;
-	rc = 0;
-	if (out.len >= (pt->npieces ? pt->new_size : size))
-		goto out;
-	h.total_size = out.len;
-	ccob_write_header(out.p, &h);
-	prune_patch_free(pt);
-	pt->piece = calloc(1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		rc = err_nomem(e);
-		goto out;
-	}
-	pt->piece[0] = (struct prune_piece){ .lit = out.p,
-					     .lit_len = out.len };
-	pt->npieces = 1;
-	pt->new_size = out.len;
-	pt->storage = out.p;
-	out.p = NULL;
-	rc = 1;
-out:
-	ccob_encoder_free(enc);
-	free(copy.p);
-	free(out.p);
-	return rc;
 }
 
 /* ---- NVIDIA fatbins compressed (--compress) ---- */
@@ -960,21 +665,7 @@ int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 	return 0;
 }
 
-/* The containers of a region, each as ops/kinds.c calls them. */
-int prune_kind_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
-		      uint64_t file_off, struct prune_patch *pt)
-{
-	/* --compress: made a CCOB after, by the row's finish. */
-	return prune_bundle(p, buf, size, true, file_off, pt);
-}
-
-int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
-		    uint64_t file_off, struct prune_patch *pt)
-{
-	(void)file_off;
-	return prune_ccob(p, buf, size, pt);
-}
-
+/* The NVIDIA fatbins of a region, as ops/kinds.c calls them. */
 int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 		  uint64_t file_off, struct prune_patch *pt)
 {

@@ -1,5 +1,6 @@
-/* prune_containers: the containers of prune (bundles, CCOBs, NVIDIA fatbins,
- * packages, text bundles), the entries decided, the patches of the plan. */
+/* prune_containers: the containers of prune (NVIDIA fatbins, packages, text
+ * bundles; binary bundles and CCOBs are prune_bundle.c's), the entries
+ * decided, the patches of the plan. */
 #ifndef OPS_PRUNE_CONTAINERS_H
 #define OPS_PRUNE_CONTAINERS_H
 
@@ -14,6 +15,11 @@
 void prune_entry_from_id(struct prune_entry *pe, const char *id, size_t len);
 /* Ask keep(), tell seen(), count. */
 bool prune_decide(struct pruner *p, struct prune_entry *pe);
+/* The same in two steps, for a container whose own work may still fail
+ * after its entries are decided (a CCOB to inflate): keep() asked alone,
+ * then seen() told and the plan's counts. */
+bool prune_ask(struct pruner *p, struct prune_entry *pe);
+void prune_tell(struct pruner *p, const struct prune_entry *pe, bool keep);
 struct package_image;
 int prune_decide_image(struct pruner *p, const struct package_image *img,
 		       uint64_t base);
@@ -26,24 +32,10 @@ int prune_materialize(const struct prune_patch *pt, struct membuf *m,
 int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 		    struct err *e);
 void prune_patch_free(struct prune_patch *pt);
-/* A bundle, CCOB or NVIDIA fatbin of a region, size bytes at buf (at
- * file_off): 1 with its rewrite in *pt, 0 when all stay (the rows of
- * ops/kinds.c). */
-int prune_kind_bundle(struct pruner *p, const uint8_t *buf, uint64_t size,
-		      uint64_t file_off, struct prune_patch *pt);
-int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
-		    uint64_t file_off, struct prune_patch *pt);
+/* An NVIDIA fatbin of a region, size bytes at buf (at file_off): 1 with
+ * its rewrite in *pt, 0 when all stay (its row of ops/kinds.c). */
 int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
 		  uint64_t file_off, struct prune_patch *pt);
-/* --compress: the bundle made a CCOB of `version` (the bundle kind's row
- * of ops/kinds.c; see kinds.h). */
-int prune_compress_bundle(const struct prune_opts *o, unsigned version,
-			  const uint8_t *buf, uint64_t size,
-			  struct prune_patch *pt, const uint64_t *hash,
-			  struct err *e);
-/* Whether prune_compress_bundle will hash a bundle of size bytes. */
-bool prune_compress_bundle_hash(const struct prune_opts *o, unsigned version,
-				uint64_t size);
 /* --compress: the fatbin's uncompressed entries compressed (the
  * nv-fatbin kind's row; see kinds.h): how many. */
 int prune_compress_nv(const struct prune_opts *o, unsigned version,

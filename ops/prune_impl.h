@@ -1,7 +1,8 @@
 /* prune_impl: the types the parts of prune share: prune.c (files: ELF,
  * archives, the plan, the writing) calls prune_region.c (a region's
- * containers), prune_containers.c (bundles, CCOBs, NVIDIA fatbins,
- * packages), prune_coff.c, prune_omp.c (linked OpenMP files) and
+ * containers), prune_bundle.c (binary bundles, CCOBs),
+ * prune_containers.c (NVIDIA fatbins, packages, text bundles, the entries
+ * decided), prune_coff.c, prune_omp.c (linked OpenMP files) and
  * prune_shrink.c (linked files made smaller); each declares its
  * functions in its own header.  Not for other modules. */
 #ifndef OPS_PRUNE_IMPL_H

@@ -46,7 +46,8 @@ struct prune_opts {
 	enum prune_shrink shrink;
 	struct ccob_limits limits;
 	/* Only decide (keep() and seen() see every entry): CCOBs are not
-	 * compressed again, and the plan is not for writing. */
+	 * inflated past their bundle headers, and the plan is not for
+	 * writing. */
 	bool decide_only;
 	/* Each uncompressed bundle becomes a CCOB of this method (CCOB_ZSTD,
 	 * CCOB_ZLIB) at `level`, of ccob_version (2 or 3), or of the version

@@ -19,6 +19,10 @@ And prune --compress of clib.so, a library like it (but stripped) whose
 80 bundles hold code-like bytes, each code object compressing alone, against cp and zstd -3 (-T1 and -T2) of it,
 with its sizes before and after.
 
+Then prune -r to gfx90a of a real install where one is here (Debian sid's
+hipBLASLt library/, see test/real/hipblaslt.sh, or BENCH_PRUNE_TREE),
+against cp -a of it, and -n against du --keep of it.
+
 Then NVIDIA: a CUDA library (BENCH_CUDA_LIB, else the CUDA toolkits'
 libcublasLt.so installed under /usr/local/cuda and /usr/lib, else one made
 here of the nvcc-built fixtures' fatbins, repeated to N MB in a
@@ -56,6 +60,11 @@ LLVM_OBJCOPY = "/usr/lib/llvm-22/bin/llvm-objcopy"
 CLANG = "/usr/lib/llvm-22/bin/clang"
 # A linked HIP library holds one bundle per translation unit.
 FATBIN_BUNDLES = 80
+# prune -r of a real install (issue 36), where it is here: Debian sid's
+# hipBLASLt library/ (test/real/hipblaslt.sh), or BENCH_PRUNE_TREE.
+PRUNE_TREE = os.environ.get(
+    "BENCH_PRUNE_TREE", "/var/cache/offload-test/real/hipblaslt/usr/lib/"
+    "x86_64-linux-gnu/hipblaslt/library")
 HOST_OBJECT = os.path.join(HERE, "objects", "fixtures",
                            "clang-x86_64-linux-gnu.o")
 # Startup is too short to time one run against the shell's own start: the
@@ -448,6 +457,39 @@ def nv_jobs(d, args):
         print("  load average after it: %.2f %.2f %.2f" % os.getloadavg())
 
 
+def prune_tree_jobs(d, runs, only):
+    """prune -r of PRUNE_TREE (a copy: it prunes in place) to gfx90a,
+    against cp -a of it, and -n against du --keep (issue 36: within 1.5x
+    and 2x).  None where the tree is not here."""
+    if not os.path.isdir(PRUNE_TREE) or (only and not any(
+            p.startswith("prune -r") or "prune -r".startswith(p)
+            for p in only)):
+        return []
+    subprocess.run(["cp", "-a", PRUNE_TREE, os.path.join(d, "tree")],
+                   check=True)
+    du = os.path.join(BIN, "offload") + " du -q --keep gfx90a tree"
+    return [
+        ("prune -r tree", "{R} -r -q --keep gfx90a tree", (),
+         "cp -a tree cpa.dir", ("cpa.dir",), runs),
+        ("prune -r -n tree", "{R} -r -q -n --keep gfx90a tree", (), du, (),
+         runs),
+    ]
+
+
+def tree_said(d):
+    """Which tree the prune -r jobs pruned."""
+    tree = os.path.join(d, "tree")
+    if not os.path.isdir(tree):
+        return
+    n = size = 0
+    for top, _, files in os.walk(tree):
+        for f in files:
+            n += 1
+            size += os.path.getsize(os.path.join(top, f))
+    print("prune -r tree: a copy of %s, %d files, %d bytes; floors: cp -a "
+          "of it, and du --keep gfx90a of it for -n" % (PRUNE_TREE, n, size))
+
+
 def sizes(d):
     """The library's size before and after: pruned (and shrunk), zstd -3
     of it whole, zstd -3 of the smallest pruned one."""
@@ -602,6 +644,7 @@ def main():
             ]
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
+        jobs += prune_tree_jobs(d, args.runs, only)
         if only:
             jobs = [j for j in jobs
                     if any(j[0].startswith(p) for p in only)]
@@ -653,6 +696,7 @@ def main():
             print("pruned lib.so%s: %d bytes, %d of them on disk (was %d)" % (
                 how, st.st_size, st.st_blocks * 512,
                 os.path.getsize(os.path.join(d, "lib.so"))))
+        tree_said(d)
         sizes(d)
         compressed_sizes(d)
         for a, b in (("b.ours", "b.llvm"), ("c.ours", "c.llvm"),
