@@ -159,8 +159,8 @@ int bundler_header23_crash(const struct config *c, const uint8_t *d, size_t n)
 }
 
 /* LLVM 23's getHeaderSize reaches llvm_unreachable for such a version,
- * and its release build reads on from wherever that leads (LLVM 22 says
- * "Compressed bundle header size too small"). */
+ * and its release build reads on from wherever that leads: LLVM 22's
+ * words, which LLVM 23 too says of some (a short one). */
 int bundler_ccob23_undefined(const struct source *s, const struct blob23 *b)
 {
 	struct ccob_header h;
@@ -170,9 +170,7 @@ int bundler_ccob23_undefined(const struct source *s, const struct blob23 *b)
 	    ccob_parse_header(s->file.data + b->at, b->len, &h, &e) == 0 ||
 	    ccob_header_size(h.version))
 		return 0;
-	llvm_fail("'%s': the compressed bundle at offset %zu is of version %u, "
-		  "which LLVM 23 does not read", s->c->inputs[0], b->at,
-		  h.version);
+	llvm_fail("Failed to decompress input: %s", bundler_llvm_words(e.msg));
 	return BUNDLER_DROP;
 }
 
