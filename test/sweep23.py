@@ -549,7 +549,7 @@ def judge(want, got):
     if want[1] == "crash":
         # LLVM crashed, hung or its behaviour is undefined.
         return None if line is not None else \
-            "LLVM 23 crashes here: one error line and exit 1 wanted"
+            "LLVM crashes here: one error line and exit 1 wanted"
     if line is None:
         line = one_error(got, want[2])
     if line is None:
@@ -577,7 +577,7 @@ def compare(wants, gots):
             passed += 1
             continue
         failed += 1
-        print("FAIL: %s: %s\n  llvm-23: %s\n  offload: %s" % (
+        print("FAIL: %s: %s\n  llvm:    %s\n  offload: %s" % (
             got[0], why, json.dumps(want[1:] if want else None),
             json.dumps(got[1:])))
     if golden:
