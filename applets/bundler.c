@@ -403,7 +403,9 @@ int bundler_main(int argc, char **argv)
 	c.level = 3;
 	c.ccob_version = 3;
 	c.limits = (struct ccob_limits){ .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-					 .max_size = CCOB_DEFAULT_MAX_SIZE };
+					 .max_size = CCOB_DEFAULT_MAX_SIZE,
+					 .uncompress_words =
+						 env_llvm() < LLVM_23 };
 	read_env(&c);
 	if (ccob_limits_from_env(&c.limits) < 0) {
 		rc = 1;

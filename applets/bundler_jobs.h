@@ -13,7 +13,10 @@ int bundler_source_open(const struct config *c, struct source *s);
 int bundler_source_next(struct source *s, struct bundle_reader *r);
 void bundler_source_close(struct source *s);
 /* The CCOB at s->pos decompressed into s->seg, its hash checked, LLVM's
- * report under -verbose; 0 or 1 (reported). */
+ * report under -verbose; 0, 1 (reported: LLVM fails there too) or
+ * BUNDLER_OURS (reported: a check of ours, where LLVM reads on, or dies
+ * of a size it cannot allocate). */
+enum { BUNDLER_OURS = 2 };
 int bundler_decompress_next(struct source *s, const char *path);
 /* Print LLVM's -verbose report of a decompression (with -verbose only,
  * as LLVM 22; a hash mismatch is said there and is no error). */

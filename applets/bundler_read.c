@@ -14,6 +14,7 @@
 
 #include "bundler_jobs.h"
 #include "bundler_read.h"
+#include "bundler_read23.h"
 #include "llvmtool.h"
 #include "../core/gather.h"
 #include "../core/io_in.h"
@@ -318,7 +319,14 @@ static void route_decide(struct router *rt, bool all)
 		return;
 	}
 	rt->decided = true;
-	if (rc < 0) {
+	if (rt->u && !rt->u->work.items) {
+		/* LLVM 23, a later piece it wants nothing from: its header
+		 * fails only where LLVM's reading of it crashes (the header
+		 * is here as far as it was read). */
+		if (rc < 0 && bundler_header23_crash(rt->u->c, rt->head.buf,
+						     (size_t)rt->head.total))
+			rt->drain = true;
+	} else if (rc < 0) {
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
 		if (e.llvm_words)
 			llvm_fail("%s", e.msg);
@@ -475,209 +483,6 @@ static int list_ccob(struct source *s, FILE *list)
 	return rc;
 }
 
-/* ---- -list and -unbundle as LLVM 23 does them ---- */
-
-static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
-enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
-
-/* LLVM's ReadHeader of a binary bundle at d[0, n), its sums wrapping as
- * LLVM's: each complete entry's ID goes into ids (as map[ID] = ...); *used
- * is how far it read.  Returns the entries read. */
-static size_t read_header23(const uint8_t *d, uint64_t n, struct strmap *ids,
-			    uint64_t *used, int *failed)
-{
-	uint64_t rc = MAGIC_LEN, count;
-	size_t added = 0;
-
-	*used = rc;
-	if (rc > n || memcmp(d, bundle_magic, MAGIC_LEN) || rc + 8 > n)
-		return 0;
-	count = get_le(d + rc, 8);
-	*used = rc += 8;
-	for (uint64_t i = 0; i < count; i++) {
-		uint64_t off, size, tsz;
-
-		if (rc + 8 > n)
-			break;
-		off = get_le(d + rc, 8);
-		*used = rc += 8;
-		if (rc + 8 > n)
-			break;
-		size = get_le(d + rc, 8);
-		*used = rc += 8;
-		if (rc + 8 > n)
-			break;
-		tsz = get_le(d + rc, 8);
-		*used = rc += 8;
-		if (rc + tsz > n || tsz > n)
-			break;
-		*used = rc += tsz;
-		/* LLVM stores the entry only when its data is inside. */
-		if (!off || off + size > n)
-			break;
-		if (strmap_set(ids, (const char *)d + rc - tsz, (size_t)tsz,
-			       0) < 0) {
-			*failed = llvm_fail("out of memory");
-			break;
-		}
-		added++;
-	}
-	return added;
-}
-
-/* LLVM 23's binary handler lists a bundle, then looks for the bundle magic
- * again from where its header reading stopped, and lists what it has read
- * so far (one map of IDs) after each bundle that gave entries.  The bundle
- * is in's bytes [base, base + n); the search lets each piece of a mapped
- * input go once it is searched (io_in_find). */
-static int list23_binary(const struct io_in *in, size_t base, size_t n,
-			 FILE *list)
-{
-	const uint8_t *d = in->data + base;
-	struct strmap ids = { 0 };
-	uint64_t pos = 0;
-	int failed = 0;
-
-	for (;;) {
-		uint64_t used, next;
-
-		if (read_header23(d + pos, n - pos, &ids, &used, &failed))
-			for (uint32_t b = strmap_next(&ids, 0); b < ids.nb;
-			     b = strmap_next(&ids, b + 1)) {
-				fwrite(ids.b[b].key, 1, ids.b[b].len, list);
-				putc('\n', list);
-			}
-		if (failed || used >= n - pos)
-			break;
-		next = io_in_find(in, base + pos + used, base + n, bundle_magic,
-				  MAGIC_LEN);
-		if (next == UINT64_MAX)
-			break;
-		pos = next - base;
-	}
-	strmap_free(&ids);
-	return failed;
-}
-
-/* A piece of the input, decompressed into s->seg when it is a CCOB (as
- * LLVM 23 decompresses: the header's size bounds it): *from is where its
- * bytes are read, s->seg from 0 or the file itself from the piece's start
- * (*base), so that copies keep to the kernel and searches let the file's
- * pages go.  0, or 1 (reported). */
-static int open_blob23(struct source *s, const struct blob23 *b,
-		       const struct io_in **from, size_t *base)
-{
-	const struct io_in *file = &s->file;
-	const uint8_t *at = file->data + b->at;
-
-	if (s->seg.heap)
-		io_in_close(&s->seg);
-	s->seg = (struct io_in){ .fd = -1 };
-	if (b->len >= 8 && ccob_is(at, b->len)) {
-		struct source one = *s;
-
-		/* The file as far as the piece goes: never closed. */
-		one.file.len = b->at + b->len;
-		one.pos = b->at;
-		one.seg = (struct io_in){ .fd = -1 };
-		if (bundler_decompress_next(&one, s->c->inputs[0]))
-			return 1;
-		s->seg = one.seg;
-		*from = &s->seg;
-		/* LLVM 23 hands zstd every byte of the piece after the
-		 * header: what follows the frames fails it (zlib stops at
-		 * its stream's end). */
-		if (one.pos < one.file.len && one.method != CCOB_ZLIB)
-			return llvm_fail("Failed to decompress input: %s",
-				bundler_llvm_words("Could not decompress "
-					"embedded file contents: Src size is "
-					"incorrect"));
-		*base = 0;
-		return 0;
-	}
-	if (b->len >= 8 && s->c->verbose)
-		fputs("Uncompressed bundle\n", stderr);
-	*from = file;
-	*base = b->at;
-	return 0;
-}
-
-/* One piece's bundle IDs onto list, as LLVM 23's handlers list them. */
-static int list23_blob(struct source *s, const struct blob23 *b, FILE *list)
-{
-	struct bundle_reader r = { 0 };
-	struct bundle_entry ent;
-	const struct io_in *from = NULL;
-	const char *comment = NULL;
-	const uint8_t *d;
-	size_t base = 0, n;
-	int layout, rc = 1;
-	struct err e;
-
-	if (open_blob23(s, b, &from, &base))
-		return 1;
-	d = from->data + base;
-	n = from == &s->seg ? s->seg.len : b->len;
-	layout = bundler_layout23(s->c, d, n, &comment);
-	if (layout == LAYOUT_BINARY)
-		return list23_binary(from, base, n, list);
-	if (layout == LAYOUT_TEXT) {
-		bundle_open_text(&r, comment, d, n);
-	} else if (layout == LAYOUT_OBJECT) {
-		if (bundle_open_object(&r, d, n, &e) < 0)
-			return e.llvm_words ? llvm_fail("%s", e.msg)
-					    : llvm_fail("'%s': %s",
-							s->c->inputs[0], e.msg);
-	} else {
-		return 1;
-	}
-	while (bundle_next(&r, &ent) == 1) {
-		fwrite(ent.id, 1, ent.id_len, list);
-		putc('\n', list);
-		bundle_skip(&r);
-	}
-	rc = 0;
-	bundle_close(&r);
-	return rc;
-}
-
-/* LLVM 23's -list: the pieces of the input (bundler_blob23), each listed;
- * an empty input lists nothing (and is no error, whatever -type says). */
-static int bundler_list23(const struct config *c)
-{
-	struct source s = { .c = c };
-	char *text = NULL;
-	size_t text_len = 0, pos = 0;
-	FILE *list = open_memstream(&text, &text_len);
-	struct err e;
-	int rc = 0;
-
-	s.file.fd = s.seg.fd = -1;
-	if (!list)
-		return llvm_fail("out of memory");
-	if (io_in_open(&s.file, c->inputs[0], &e) < 0) {
-		fclose(list);
-		free(text);
-		return llvm_fail("%s", e.msg);
-	}
-	while (!rc && pos < s.file.len) {
-		struct blob23 b;
-
-		rc = bundler_blob23(c, &s.file, pos, false, &b) ||
-		     list23_blob(&s, &b, list);
-		if (b.next == SIZE_MAX)
-			break;
-		pos = b.next;
-	}
-	if (fclose(list) == 0 && !rc)
-		fwrite(text, 1, text_len, stdout);
-	free(text);
-	if (s.seg.heap)
-		io_in_close(&s.seg);
-	io_in_close(&s.file);
-	return rc;
-}
-
 /* IDs are printed only once the whole input has been read, so a damaged
  * later CCOB does not leave half a list on stdout. */
 int bundler_list(const struct config *c)
@@ -785,6 +590,8 @@ static int unbundle23_blob(struct unbundle *u, struct source *s,
 	int layout, rc;
 	struct err e;
 
+	if (bundler_ccob23_undefined(s, b))
+		return 1;
 	if (b->len >= 8 && ccob_is(at, b->len) &&
 	    bundler_ccob_binary(c, at, b->len)) {
 		struct source one = *s;
@@ -800,7 +607,7 @@ static int unbundle23_blob(struct unbundle *u, struct source *s,
 			rc = src_size_incorrect();
 		return rc;
 	}
-	if (open_blob23(s, b, &from, &base))
+	if (bundler_open_piece23(s, b, &from, &base))
 		return 1;
 	d = from->data + base;
 	n = from == &s->seg ? s->seg.len : b->len;
@@ -808,7 +615,7 @@ static int unbundle23_blob(struct unbundle *u, struct source *s,
 	if (layout < 0)
 		return 1;
 	if (!u->work.items)
-		return 0;
+		return layout == LAYOUT_BINARY ? bundler_header23_crash(c, d, n) : 0;
 	if (layout == LAYOUT_TEXT) {
 		bundle_open_text(&r, comment, d, n);
 	} else if ((layout == LAYOUT_OBJECT ? bundle_open_object(&r, d, n, &e)

@@ -42,6 +42,11 @@ struct ccob_limits {
 	 * progress_ctx (passed, so a caller keeps its state in no global). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* A zlib stream's failures named as zlib's uncompress() names them
+	 * (LLVM 22: Z_BUF_ERROR for one cut short after all the declared
+	 * bytes, Z_DATA_ERROR for more than 0 declared ones), not as LLVM 23
+	 * does (Z_DATA_ERROR for any cut, Z_BUF_ERROR for any excess). */
+	bool uncompress_words;
 };
 #define CCOB_DEFAULT_MAX_RATIO 65536
 /* Half the physical memory, at most 32 GiB (see env_memory_cap). */

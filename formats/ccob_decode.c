@@ -104,6 +104,29 @@ struct dec {
 	struct hashpipe hash;
 };
 
+/* What LLVM's one-shot call (ZSTD_decompress, zlib's uncompress) says of
+ * a stream that holds more than the header declares, or of a zlib stream
+ * cut short (lim->uncompress_words: as zlib's uncompress() itself). */
+static int too_much(const struct dec *d, struct err *e)
+{
+	bool data = d->lim->uncompress_words && !d->h->raw_size;
+
+	return err_llvm(e, ERR_MALFORMED, "Could not decompress embedded file "
+			"contents: %s", d->h->method == CCOB_ZSTD
+			? "Destination buffer is too small" : data
+			? "zlib error: Z_DATA_ERROR" : "zlib error: Z_BUF_ERROR");
+}
+
+static int zlib_cut(const struct dec *d, struct err *e)
+{
+	bool full = d->lim->uncompress_words && d->h->raw_size &&
+		    d->produced == d->h->raw_size;
+
+	return err_llvm(e, ERR_TRUNCATED, "Could not decompress embedded file "
+			"contents: zlib error: %s",
+			full ? "Z_BUF_ERROR" : "Z_DATA_ERROR");
+}
+
 /* The next place to decode into, and its room (NULL: the owner's place
  * failed, e says why).  A ring slot is reused only once the hasher is
  * past what it held. */
@@ -143,9 +166,7 @@ static int deliver(struct dec *d, const uint8_t *p, size_t n, struct err *e)
 	if (!n)
 		return 0;
 	if (n > d->h->raw_size - d->produced)
-		return err_bad(e, "decompresses to more than the %llu bytes its "
-			       "header declares",
-			       (unsigned long long)d->h->raw_size);
+		return too_much(d, e);
 	hashpipe_push(&d->hash, p, n);
 	d->produced += n;
 	if (!d->whole)
@@ -273,9 +294,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	ZSTD_freeDCtx(dc);
 	if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ||
 	    (!ZSTD_isError(r) && in.pos < end))
-		return err_bad(e, "decompresses to more than the %llu bytes its "
-			       "header declares",
-			       (unsigned long long)d->h->raw_size);
+		return too_much(d, e);
 	if (ZSTD_isError(r))
 		return err_llvm(e, ERR_DECOMPRESS, "Could not decompress "
 				"embedded file contents: %s",
@@ -336,11 +355,9 @@ static int unzlib(struct dec *d, const uint8_t *src, size_t avail,
 		return 0;
 	/* No progress with input left: the room was all used. */
 	if (rc == Z_BUF_ERROR && *consumed < avail)
-		return err_bad(e, "decompresses to more than the %llu bytes its "
-			       "header declares",
-			       (unsigned long long)d->h->raw_size);
+		return too_much(d, e);
 	if (rc == Z_BUF_ERROR)
-		return err_cut(e, "compressed data is cut short");
+		return zlib_cut(d, e);
 	return err_llvm(e, ERR_DECOMPRESS, "Could not decompress embedded file "
 			"contents: zlib error: %s", zlib_code(rc));
 }
@@ -444,7 +461,9 @@ static int decode(struct dec *d, const uint8_t *buf, size_t len,
 	const uint8_t *src = buf + h->header_size;
 	size_t avail = len - h->header_size, consumed = 0;
 
-	if (!avail && !h->raw_size) {
+	if (!avail && h->method == CCOB_ZLIB) {
+		return zlib_cut(d, e);	/* inflating nothing */
+	} else if (!avail && !h->raw_size) {
 		/* A header alone: LLVM reads it as an empty bundle. */
 	} else if (!avail) {
 		/* LLVM reads this as empty too, dropping what was declared. */
