@@ -16,6 +16,7 @@
 #include "llvmtool.h"
 #include "packager_extract.h"
 #include "../core/elfscan.h"
+#include "../core/sections.h"
 #include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
@@ -124,7 +125,7 @@ static int scan_elf(const struct scope *s, const uint8_t *buf, size_t len,
 		const uint8_t *bytes;
 		uint64_t size;
 
-		if (es.sec[i].type != ELFSCAN_SHT_LLVM_OFFLOADING)
+		if (es.sec[i].type != SECTION_TYPE_LLVM_OFFLOADING)
 			continue;
 		bytes = elfscan_bytes(&es, buf, i, &size);
 		rc = scan(s, bytes, (size_t)size, s->base + es.sec[i].offset,
@@ -145,10 +146,8 @@ struct coff_ctx {
 
 static bool coff_offloading(void *ctx, const char *name, size_t name_len)
 {
-	size_t n = strlen(COFF_OFFLOADING_PREFIX);
-
 	(void)ctx;
-	return name_len >= n && !memcmp(name, COFF_OFFLOADING_PREFIX, n);
+	return sections_coff_kind(name, name_len, false) == SECTION_OFFLOADING;
 }
 
 static int scan_coff_section(void *ctx, const struct coff_section *sec,

@@ -114,8 +114,4 @@ typedef int coff_symbol_fn(void *ctx, const char *name, size_t len);
 int coff_archive_symbols(const uint8_t *buf, size_t len,
 			 coff_symbol_fn *each, void *ctx, struct err *e);
 
-/* LLVM 22 reads offload binaries from every section whose name starts
- * with this, COFF having no section types. */
-#define COFF_OFFLOADING_PREFIX ".llvm.offloading"
-
 #endif

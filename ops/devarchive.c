@@ -10,6 +10,7 @@
 #include "devarchive.h"
 #include "../formats/magic.h"
 #include "../core/elfscan.h"
+#include "../core/sections.h"
 #include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
@@ -482,10 +483,8 @@ static int bitcode_packages(void *ctx, uint8_t *data, size_t len)
 
 static bool coff_offloading(void *ctx, const char *name, size_t len)
 {
-	size_t pre = strlen(COFF_OFFLOADING_PREFIX);
-
 	(void)ctx;
-	return len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre);
+	return sections_coff_kind(name, len, false) == SECTION_OFFLOADING;
 }
 
 static int coff_packages(void *ctx, const struct coff_section *cs,
@@ -546,7 +545,7 @@ int devarchive_images(struct devarchive_reader *r,
 			uint64_t size;
 			const uint8_t *bytes;
 
-			if (s.sec[i].type != ELFSCAN_SHT_LLVM_OFFLOADING)
+			if (s.sec[i].type != SECTION_TYPE_LLVM_OFFLOADING)
 				continue;
 			bytes = elfscan_bytes(&s, data, i, &size);
 			if (member_packages(r, bytes, (size_t)size, each, ctx,

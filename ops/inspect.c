@@ -126,7 +126,7 @@ struct offload_section {
 	uint32_t index;
 	const char *name;
 	size_t name_len;
-	enum elfscan_kind kind;
+	enum section_kind kind;
 	uint64_t offset, size;	/* offset 0 for NOBITS */
 };
 
@@ -147,10 +147,11 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 			.offset = base + sec[i].offset, .size = sec[i].size,
 			.in_file = true,
 		};
+		bool entry = fatbin_in_section(FATBIN_OBJECT_BUNDLE,
+					       sec[i].kind);
 
-		if (sec[i].kind == ELFSCAN_BUNDLE)
-			nbundle++;
-		if (sec[i].kind == ELFSCAN_BUNDLE || !sec[i].size)
+		nbundle += entry;
+		if (entry || !sec[i].size)
 			continue;
 		if (inspect_emit(w, &sn) < 0)
 			return -1;
@@ -176,15 +177,17 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 				.kind = INSPECT_ENTRY, .depth = c.depth + 1,
 				.container = FATBIN_OBJECT_BUNDLE,
 				.number = c.number, .index = k,
-				.name = sec[i].name + BUNDLE_MAGIC_LEN,
-				.name_len = sec[i].name_len - BUNDLE_MAGIC_LEN,
 				.entry_section = sec[i].index, .in_file = true,
 				.offset = base + sec[i].offset,
 				.size = sec[i].size,
 				.data = buf + sec[i].offset,
 			};
 
-			if (sec[i].kind != ELFSCAN_BUNDLE)
+			if (!fatbin_in_section(FATBIN_OBJECT_BUNDLE,
+					       sec[i].kind) ||
+			    !sections_id(sec[i].kind, sec[i].name,
+					 sec[i].name_len, &en.name,
+					 &en.name_len))
 				continue;
 			if (w->o->image_kinds)
 				en.image_kind = inspect_sniff_image(en.data,
@@ -219,7 +222,7 @@ static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
 	for (size_t i = 1; i < s.n; i++) {
 		uint64_t size;
 
-		if (s.sec[i].kind == ELFSCAN_OTHER)
+		if (!fatbin_section_holds(s.sec[i].kind))
 			continue;
 		(void)elfscan_bytes(&s, buf, i, &size);
 		sec[n++] = (struct offload_section){
@@ -238,43 +241,6 @@ out:
 	return rc;
 }
 
-/* COFF objects name their sections as ELF ones do, but for packages:
- * LLVM reads every section whose name starts with .llvm.offloading.  A PE
- * image cuts the names to eight bytes (linkers keep long names only for
- * debug sections): an OpenMP program's packages are in .llvm.of there
- * (which LLVM 23's tools do not read). */
-static enum elfscan_kind coff_kind(const char *name, size_t len, bool image)
-{
-	static const struct {
-		const char *name;
-		enum elfscan_kind kind;
-	} exact[] = {
-		{ ".hip_fatbin", ELFSCAN_HIP_FATBIN },
-		{ ".nv_fatbin", ELFSCAN_NV_FATBIN },
-		{ "__nv_relfatbin", ELFSCAN_NV_RELFATBIN },
-		{ ".hip_fat", ELFSCAN_HIP_FATBIN },
-		{ ".nv_fatb", ELFSCAN_NV_FATBIN },
-		{ "__nv_rel", ELFSCAN_NV_RELFATBIN },
-	};
-	size_t pre = strlen(COFF_OFFLOADING_PREFIX);
-
-	if (len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre))
-		return ELFSCAN_OFFLOADING;
-	/* In an image: an OpenMP program's packages, its name cut (MSVC),
-	 * or merged into .llvm (MinGW: the packages come first). */
-	if (image && ((len == 8 && !memcmp(name, COFF_OFFLOADING_PREFIX, 8)) ||
-		      (len == 5 && !memcmp(name, ".llvm", 5))))
-		return ELFSCAN_OFFLOADING;
-	if (len > BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
-					      BUNDLE_MAGIC_LEN))
-		return ELFSCAN_BUNDLE;
-	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (len == strlen(exact[i].name) &&
-		    !memcmp(name, exact[i].name, len))
-			return exact[i].kind;
-	return ELFSCAN_OTHER;
-}
-
 struct coff_list {
 	struct offload_section *v;
 	size_t n, cap;
@@ -286,7 +252,7 @@ static bool coff_wanted(void *ctx, const char *name, size_t len)
 {
 	const struct coff_list *l = ctx;
 
-	return coff_kind(name, len, l->image) != ELFSCAN_OTHER;
+	return fatbin_section_holds(sections_coff_kind(name, len, l->image));
 }
 
 static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
@@ -304,7 +270,7 @@ static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
 	}
 	l->v[l->n] = (struct offload_section){
 		.index = cs->index, .name = cs->name, .name_len = cs->name_len,
-		.kind = coff_kind(cs->name, cs->name_len, l->image),
+		.kind = sections_coff_kind(cs->name, cs->name_len, l->image),
 		.offset = cs->offset, .size = cs->size,
 	};
 	/* A MinGW image's .llvm: its packages alone, when it starts with

@@ -40,15 +40,6 @@ void kpack_host_free(struct kpack_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static const struct elfscan_section *named(const struct elfscan *s,
-					   const char *name)
-{
-	for (size_t i = 1; i < s->n; i++)
-		if (!strcmp(s->sec[i].name, name))
-			return &s->sec[i];
-	return NULL;
-}
-
 /* The RELA relocation at address at: *addend_off its r_addend's file
  * offset, *type its type; 0 when there is none, -1 when a REL section
  * leaves the slot's meaning unknown. */
@@ -96,8 +87,8 @@ int kpack_host_plan(const uint8_t *buf, size_t len, struct kpack_host *h,
 			     "ELF file (an executable or shared library)");
 		goto out;
 	}
-	fat = named(&s, ".hip_fatbin");
-	seg = named(&s, ".hipFatBinSegment");
+	fat = elfscan_find(&s, SECTION_HIP_FATBIN);
+	seg = elfscan_find(&s, SECTION_HIP_WRAPPERS);
 	if (!fat || fat->type != SHT_PROGBITS_ || !(fat->flags & SHF_ALLOC_)) {
 		err_code_set(e, ERR_NOTHING, ".hip_fatbin is %s", fat ?
 			     "not allocated bytes of the file" : "missing");
@@ -305,8 +296,8 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 	n = view.len;
 	if (elfscan_open(&s, b, n, e) < 0)
 		goto out;
-	fat = named(&s, ".hip_fatbin");
-	refs = named(&s, ".rocm_kpack_ref");
+	fat = elfscan_find(&s, SECTION_HIP_FATBIN);
+	refs = elfscan_find(&s, SECTION_KPACK_REF);
 	if (!fat || !refs || fat->offset != h->fat_off ||
 	    fat->addr != h->fat_addr || h->seg_off > n ||
 	    h->nwrappers * WRAPPER > n - h->seg_off || n < 0x40) {

@@ -11,7 +11,6 @@
 #include "../formats/ar.h"
 #include "../formats/ar_write.h"
 #include "../formats/ar_symbols.h"
-#include "../formats/bundle.h"
 #include "../formats/coff.h"
 #include "../formats/coffcopy.h"
 #include "../formats/fatbin.h"
@@ -107,12 +106,14 @@ static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 	for (size_t i = 1; i < s->n; i++) {
 		const struct elfscan_section *sec = &s->sec[i];
 		struct prune_entry pe = { .size = sec->size };
+		const char *id;
+		size_t id_len;
 
-		if (sec->kind != ELFSCAN_BUNDLE)
+		if (!sections_id(sec->kind, sec->name, sec->name_len, &id,
+				 &id_len))
 			continue;
 		p->container = p->base + sec->offset;
-		prune_entry_from_id(&pe, sec->name + BUNDLE_MAGIC_LEN,
-			      sec->name_len - BUNDLE_MAGIC_LEN);
+		prune_entry_from_id(&pe, id, id_len);
 		*device_before += !pe.sel.host;
 		if (prune_decide(p, &pe)) {
 			*device_after += !pe.sel.host;
@@ -197,7 +198,7 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 		return -1;
 	p->ccob_version = 0;
 	for (size_t i = 1; i < s.n && p->o->compress; i++)
-		if (s.sec[i].kind == ELFSCAN_HIP_FATBIN) {
+		if (s.sec[i].kind == SECTION_HIP_FATBIN) {
 			if (ccob_version_for(p, &s, buf) < 0)
 				goto out;
 			if (p->ccob_version > p->plan->ccob_version)
@@ -208,9 +209,9 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 		const struct elfscan_section *sec = &s.sec[i];
 
 		switch (sec->kind) {
-		case ELFSCAN_HIP_FATBIN:
-		case ELFSCAN_NV_FATBIN:
-		case ELFSCAN_NV_RELFATBIN:
+		case SECTION_HIP_FATBIN:
+		case SECTION_NV_FATBIN:
+		case SECTION_NV_RELFATBIN:
 			p->section = sec->name;
 			any = true;
 			if (prune_fatbin_section(p, &s, buf, i) < 0) {
@@ -219,10 +220,10 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 				goto out;
 			}
 			break;
-		case ELFSCAN_BUNDLE:
+		case SECTION_BUNDLE:
 			bundles = any = true;
 			break;
-		case ELFSCAN_OFFLOADING:
+		case SECTION_OFFLOADING:
 			any = true;
 			if (prune_offloading(p, &s, buf, i) < 0) {
 				err_wrap(p->e, p->e->code, "section %s",
@@ -230,7 +231,10 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 				goto out;
 			}
 			break;
-		default:
+		case SECTION_OTHER:
+		case SECTION_HIP_WRAPPERS:	/* point at code, hold none */
+		case SECTION_NV_WRAPPERS:
+		case SECTION_KPACK_REF:
 			break;
 		}
 	}
