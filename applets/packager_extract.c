@@ -329,7 +329,10 @@ static int scan_archive(const struct scope *s, const uint8_t *buf, size_t len,
 }
 
 /* By the magic, as LLVM's extractOffloadBinaries; anything else holds no
- * offload binary, for LLVM too. */
+ * offload binary, for LLVM too.  Not through the table of host formats
+ * (ops/hosts.h): LLVM's identify_magic takes other files (any ELF type is
+ * not an object; two zero bytes are a COFF object, damaged or not) and
+ * its messages are LLVM's. */
 static int find_in(const struct scope *s, const uint8_t *buf, size_t len,
 		   struct found *f)
 {

@@ -16,6 +16,7 @@
 #include "../core/select.h"
 #include "../formats/magic.h"
 #include "../ops/prune.h"
+#include "../ops/prune_plan.h"
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
 
