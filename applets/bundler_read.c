@@ -477,8 +477,6 @@ static int list_ccob(struct source *s, FILE *list)
 
 /* ---- -list and -unbundle as LLVM 23 does them ---- */
 
-static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
-enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
 
 /* LLVM's ReadHeader of a binary bundle at d[0, n), its sums wrapping as
  * LLVM's: each complete entry's ID goes into ids (as map[ID] = ...); *used
@@ -486,11 +484,11 @@ enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
 static size_t read_header23(const uint8_t *d, uint64_t n, struct strmap *ids,
 			    uint64_t *used, int *failed)
 {
-	uint64_t rc = MAGIC_LEN, count;
+	uint64_t rc = BUNDLE_MAGIC_LEN, count;
 	size_t added = 0;
 
 	*used = rc;
-	if (rc > n || memcmp(d, bundle_magic, MAGIC_LEN) || rc + 8 > n)
+	if (rc > n || memcmp(d, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) || rc + 8 > n)
 		return 0;
 	count = get_le(d + rc, 8);
 	*used = rc += 8;
@@ -549,8 +547,8 @@ static int list23_binary(const struct io_in *in, size_t base, size_t n,
 			}
 		if (failed || used >= n - pos)
 			break;
-		next = io_in_find(in, base + pos + used, base + n, bundle_magic,
-				  MAGIC_LEN);
+		next = io_in_find(in, base + pos + used, base + n, BUNDLE_MAGIC,
+				  BUNDLE_MAGIC_LEN);
 		if (next == UINT64_MAX)
 			break;
 		pos = next - base;

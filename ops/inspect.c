@@ -30,6 +30,32 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 	return inspect_walk_other(w, &in, buf, len);
 }
 
+static int visit_nothing(void *ctx, const struct inspect_node *n)
+{
+	(void)ctx;
+	(void)n;
+	return 0;
+}
+
+int inspect_diagnose(const uint8_t *buf, size_t len,
+		     const struct inspect_opts *o, struct err *e)
+{
+	struct inspect_opts h = {
+		.accept_other = true, .ccob = o->ccob, .package = o->package,
+		.next_data = o->next_data, .data_ctx = o->data_ctx,
+	};
+	struct err found;
+	struct walk w = { .o = &h, .visit = visit_nothing, .e = &found,
+			  .input = walk_input };
+
+	h.ccob.progress = NULL;
+	if (walk_input(&w, buf, len, 0, 0, NULL, 0) == 0 ||
+	    found.code == ERR_NOMEM)
+		return 0;
+	*e = found;
+	return -1;
+}
+
 int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		 inspect_visit_fn visit, void *ctx, struct err *e)
 {
@@ -42,6 +68,10 @@ int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		err_nomem(e);
 	if (w.stop)
 		return w.stop;
+	/* What inflating found is said as the headers' walk says it, when
+	 * they are wrong: the same diagnosis for every command. */
+	if (rc < 0 && o->inflate && e->code != ERR_NOMEM)
+		(void)inspect_diagnose(buf, len, o, e);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -26,6 +26,13 @@
  * file that is none of the formats above. */
 int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		 inspect_visit_fn visit, void *ctx, struct err *e);
+/* What is wrong with buf, as a walk of its headers alone finds it (o's
+ * limits): -1 with e filled when it is damaged, 0 (e untouched) when the
+ * headers are whole (or the file is of no format).  A walk that inflates
+ * (o->inflate), and prune, failing, say this diagnosis when there is one,
+ * so that a damaged file gets the same one from every command. */
+int inspect_diagnose(const uint8_t *buf, size_t len,
+		     const struct inspect_opts *o, struct err *e);
 
 /* What an entry is for, as far as its container says: offload kind
  * ("hipv4", "openmp", "cuda"...), triple, target ID or arch ("gfx90a:xnack+",

@@ -115,8 +115,9 @@ static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
 	inspect_nv_ahead_end(w->nv);
 	w->nv = outer;
 	if (rc < 0)
-		return inspect_where(w, "%s at offset %llu", fatbin_item_name(&it),
-			     (unsigned long long)(base + it.offset));
+		return inspect_where(w, "%s at offset %llu",
+				     fatbin_item_name(&it),
+				     (unsigned long long)(base + it.offset));
 	return 0;
 }
 
@@ -386,8 +387,8 @@ int inspect_walk_bitcode(struct walk *w, struct inspect_node *in,
 	return bitcode_embedded_objects(buf, len, bitcode_object, &bw, w->e);
 }
 
-/* Each member walked as an input (w->input); archives nested deeper than
- * MAX_NESTING are files of no format. */
+/* Each member walked as an input (w->input), its header checked whole;
+ * archives nested deeper than MAX_NESTING are files of no format. */
 int inspect_walk_archive(struct walk *w, struct inspect_node *in,
 			 const uint8_t *buf, size_t len, uint64_t base)
 {
@@ -401,6 +402,12 @@ int inspect_walk_archive(struct walk *w, struct inspect_node *in,
 	if (ar_open(&r, buf, len, w->e) < 0 || inspect_emit(w, in) < 0)
 		return -1;
 	while ((rc = ar_next(&r, &m, w->e)) > 0) {
+		struct ar_attrs a;
+
+		/* Its header whole, as prune, which writes it again, reads
+		 * it. */
+		if (ar_member_attrs(&r, &m, &a, w->e) < 0)
+			return -1;
 		if (m.thin) {
 			struct inspect_node t = {
 				.kind = INSPECT_INPUT, .depth = in->depth + 1,
@@ -414,8 +421,8 @@ int inspect_walk_archive(struct walk *w, struct inspect_node *in,
 		}
 		if (w->input(w, buf + m.offset, (size_t)m.size, base + m.offset,
 			       in->depth + 1, m.name, m.name_len) < 0)
-			return inspect_where(w, "member %.*s", name_width(m.name_len),
-				     m.name);
+			return inspect_where(w, "member %.*s",
+					     name_width(m.name_len), m.name);
 	}
 	return rc;
 }

@@ -432,6 +432,7 @@ int prune_bare(struct pruner *p, const uint8_t *buf, size_t len)
 {
 	struct prune_patch pt = { 0 };
 	enum fatbin_kind kind;
+	size_t run, end;
 
 	if (!fatbin_probe_file(buf, len, &kind))
 		return err_code_set(p->e, ERR_NOTHING, "no offload code to "
@@ -447,7 +448,14 @@ int prune_bare(struct pruner *p, const uint8_t *buf, size_t len)
 			p->plan->ccob_version = p->ccob_version;
 		return prune_region(p, buf, len, 0, false);
 	case FATBIN_PACKAGE:
-		return plan_patch(p, len, prune_packages(p, buf, len, 0, &pt),
+		/* Zeros after the packages are padding, as the walk reads
+		 * them: they stay. */
+		run = package_run(buf, len);
+		for (end = run; end < len && !buf[end]; end++)
+			;
+		if (!run || end < len)
+			run = len;
+		return plan_patch(p, run, prune_packages(p, buf, run, 0, &pt),
 				  &pt);
 	case FATBIN_KPACK:	/* a whole file, written again */
 		return plan_patch(p, len, prune_kpack(p, buf, len, &pt), &pt);

@@ -38,8 +38,9 @@
 #include "../core/io_types.h"
 #include "prune_types.h"
 
-/* The plan is made by prune_plan (prune_plan.h).  Write the pruned file: in's bytes with the plan applied (size_after
- * becomes what was written). */
+/* The plan is made by prune_plan (prune_plan.h).  Write the pruned file:
+ * in's bytes with the plan applied (size_after becomes what was
+ * written). */
 int prune_write(const struct io_in *in, struct prune_plan *plan,
 		struct io_out *out, struct err *e);
 void prune_plan_free(struct prune_plan *plan);

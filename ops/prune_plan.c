@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/package.h"
 #include "hosts.h"
+#include "inspect.h"
 #include "prune.h"
 #include "prune_impl.h"
 #include "prune_plan.h"
@@ -24,6 +26,23 @@ static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len)
 	if (rc < 0 && p->member && p->e->code == ERR_NOTHING)
 		return 0;
 	return rc;
+}
+
+/* What the walk of ls, extract and du finds wrong with the file, when it
+ * finds something, is prune's diagnosis too (inspect_diagnose): prune's
+ * own reason stays when the headers are whole (damage only inflating
+ * finds, or a file prune does not rewrite). */
+static void diagnose(const uint8_t *buf, size_t len,
+		     const struct prune_opts *o, struct err *e)
+{
+	struct inspect_opts w = {
+		.ccob = o->limits,
+		.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+			     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+	};
+
+	if (e->code != ERR_NOTHING && e->code != ERR_NOMEM)
+		(void)inspect_diagnose(buf, len, &w, e);
 }
 
 static int by_offset(const void *a, const void *b)
@@ -61,6 +80,7 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	plan->size_before = plan->size_after = len;
 	if (plan_buffer(&p, buf, len) < 0 ||
 	    order_patches(plan, e) < 0) {
+		diagnose(buf, len, o, e);
 		prune_plan_free(plan);
 		return -1;
 	}
