@@ -510,7 +510,7 @@ int inspect_walk_text_bundle(struct walk *w, struct inspect_node *in,
 
 	in->format = INSPECT_RAW;
 	if (!bundle_text_comment(buf, len, comment, sizeof(comment)))
-		return -1;
+		return err_code_set(w->e, ERR_MALFORMED, "no text bundle");
 	bundle_open_text(&r, comment, buf, len);
 	while (bundle_next_text(&r, &ent) == 1) {
 		if (bundle_content_text(&r, &off, &size, w->e) < 0)
