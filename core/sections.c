@@ -7,25 +7,25 @@
  * below, so a kind without its row does not build. */
 static const struct section_def sections[] = {
 	/* SECTION_OTHER */
-	{ NULL, SECTION_EXACT, NULL, "other", 0 },
+	{ NULL, SECTION_EXACT, NULL, NULL, "other", 0 },
 	/* SECTION_OFFLOADING: in a PE image cut (MSVC's linker), or merged
 	 * into .llvm (MinGW's: the packages come first) */
-	{ ".llvm.offloading", SECTION_COFF_PREFIX, ".llvm.of",
+	{ ".llvm.offloading", SECTION_COFF_PREFIX, ".llvm.of", ".llvm",
 	  "llvm-offloading", SECTION_TYPE_LLVM_OFFLOADING },
 	/* SECTION_HIP_FATBIN */
-	{ ".hip_fatbin", SECTION_EXACT, ".hip_fat", "hip-fatbin", 0 },
+	{ ".hip_fatbin", SECTION_EXACT, ".hip_fat", NULL, "hip-fatbin", 0 },
 	/* SECTION_BUNDLE */
-	{ "__CLANG_OFFLOAD_BUNDLE__", SECTION_ID, NULL, "bundle", 0 },
+	{ "__CLANG_OFFLOAD_BUNDLE__", SECTION_ID, NULL, NULL, "bundle", 0 },
 	/* SECTION_NV_FATBIN */
-	{ ".nv_fatbin", SECTION_EXACT, ".nv_fatb", "nv-fatbin", 0 },
+	{ ".nv_fatbin", SECTION_EXACT, ".nv_fatb", NULL, "nv-fatbin", 0 },
 	/* SECTION_NV_RELFATBIN */
-	{ "__nv_relfatbin", SECTION_EXACT, "__nv_rel", "nv-relfatbin", 0 },
+	{ "__nv_relfatbin", SECTION_EXACT, "__nv_rel", NULL, "nv-relfatbin", 0 },
 	/* SECTION_HIP_WRAPPERS */
-	{ ".hipFatBinSegment", SECTION_EXACT, NULL, "hip-wrappers", 0 },
+	{ ".hipFatBinSegment", SECTION_EXACT, NULL, NULL, "hip-wrappers", 0 },
 	/* SECTION_NV_WRAPPERS */
-	{ ".nvFatBinSegment", SECTION_EXACT, NULL, "nv-wrappers", 0 },
+	{ ".nvFatBinSegment", SECTION_EXACT, NULL, NULL, "nv-wrappers", 0 },
 	/* SECTION_KPACK_REF */
-	{ ".rocm_kpack_ref", SECTION_EXACT, NULL, "kpack-ref", 0 },
+	{ ".rocm_kpack_ref", SECTION_EXACT, NULL, NULL, "kpack-ref", 0 },
 };
 _Static_assert(sizeof(sections) / sizeof(sections[0]) == SECTION_KINDS,
 	       "one row for each enum section_kind");
@@ -100,9 +100,16 @@ enum section_kind sections_coff_kind(const char *name, size_t len,
 {
 	for (unsigned k = 1; k < SECTION_KINDS; k++)
 		if (named((enum section_kind)k, name, len, true) ||
-		    (image && is(name, len, sections[k].image_name)))
+		    (image && (is(name, len, sections[k].image_name) ||
+			       is(name, len, sections[k].image_merged))))
 			return (enum section_kind)k;
-	if (image && is(name, len, ".llvm"))
-		return SECTION_OFFLOADING;
 	return SECTION_OTHER;
+}
+
+bool sections_image_merged(const char *name, size_t len)
+{
+	for (unsigned k = 1; k < SECTION_KINDS; k++)
+		if (is(name, len, sections[k].image_merged))
+			return true;
+	return false;
 }

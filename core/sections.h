@@ -49,6 +49,9 @@ struct section_def {
 	/* In a PE image, whose linker cuts names to eight bytes: ".hip_fat".
 	 * NULL: not looked for in images. */
 	const char *image_name;
+	/* In a PE image MinGW's linker made, the section it is merged into
+	 * with other bytes, which it starts: ".llvm".  NULL: none. */
+	const char *image_merged;
 	const char *ls_name;	/* what ls calls it: "hip-fatbin" */
 	uint32_t elf_type;	/* of this kind whatever its name; 0: none */
 };
@@ -63,6 +66,9 @@ enum section_kind sections_elf_kind(const char *name, size_t len,
  * bytes, and .llvm, in which MinGW's linker merges .llvm.offloading). */
 enum section_kind sections_coff_kind(const char *name, size_t len,
 				     bool image);
+/* Whether a PE image's section of this name holds a kind's bytes first
+ * and then others (image_merged): only as far as they go are they its. */
+bool sections_image_merged(const char *name, size_t len);
 /* The ID of a section of an ID'd kind (SECTION_BUNDLE: the entry's bundle
  * ID), after its prefix: true with *id and *id_len, false when name is not
  * of kind k. */

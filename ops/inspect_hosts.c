@@ -278,7 +278,7 @@ static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
 	};
 	/* A MinGW image's .llvm: its packages alone, when it starts with
 	 * them. */
-	if (cs->name_len == 5 && l->image &&
+	if (l->image && sections_image_merged(cs->name, cs->name_len) &&
 	    !(l->v[l->n].size = package_run(l->buf + cs->offset,
 					    (size_t)cs->size)))
 		return 0;

@@ -26,6 +26,7 @@
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
 #include "../core/io_write.h"
+#include "../core/sections.h"
 #include "../formats/kpack_ref.h"
 
 enum {
@@ -270,7 +271,8 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 {
 	static const uint8_t none;
 	const struct elfcopy_add add = {
-		.name = ".rocm_kpack_ref", .data = &none, .size = 0,
+		.name = sections_name(SECTION_KPACK_REF), .data = &none,
+		.size = 0,
 		.type = SHT_PROGBITS_, .flags = 0, .align = 1,
 	};
 	struct io_out scratch = { .fd = -1 };

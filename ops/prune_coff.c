@@ -37,7 +37,7 @@ struct walk {
  * starts with, as ls reads it (0: none). */
 static uint64_t packages_size(const uint8_t *buf, const struct coff_section *s)
 {
-	if (s->name_len == 5 && !memcmp(s->name, ".llvm", 5))
+	if (sections_image_merged(s->name, s->name_len))
 		return package_run(buf + s->offset, (size_t)s->size);
 	return s->size;
 }
