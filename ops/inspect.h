@@ -1,10 +1,12 @@
 /* inspect: every piece of device code a build artefact carries, found from
  * headers.  An ELF file's offload sections (.hip_fatbin, .llvm.offloading,
  * .nv_fatbin, __nv_relfatbin, __CLANG_OFFLOAD_BUNDLE__* object bundles),
- * an archive's members, or a file that is itself a bundle, a CCOB, an
- * offload package, an NVIDIA fatbin or an AMD kpack archive, walked as a
- * tree; COFF objects' sections of the same names too (.llvm.offloading* for packages), and PE
- * images' by the names cut to eight bytes (.hip_fat, .nv_fatb, __nv_rel):
+ * a bitcode module's packages, an archive's members, or a file that is
+ * itself a bundle (binary or text), a CCOB, an offload package, an NVIDIA
+ * fatbin or an AMD kpack archive, walked as a tree (the host formats:
+ * hosts.h; the section kinds: core/sections.h); COFF objects' sections
+ * of the same names too (.llvm.offloading* for packages), and PE images'
+ * by the names cut to eight bytes (.hip_fat, .nv_fatb, __nv_rel):
  *
  *   input (file or archive member) -> section -> container -> entry
  *
