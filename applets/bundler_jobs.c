@@ -16,6 +16,7 @@
 #include "../core/io_out.h"
 #include "../core/io_write.h"
 #include "../core/io_scratch.h"
+#include "../core/sections.h"
 #include "../core/strmap.h"
 #include "../core/target.h"
 #include "../formats/bundle.h"
@@ -128,16 +129,18 @@ static void print_objcopy(const struct config *c, const char *const *args,
 
 void bundler_print_objcopy_strip(const struct config *c)
 {
-	char tmp[4096];
-	const char *args[5] = { "--regex",
-		"--remove-section=" BUNDLE_MAGIC ".*", "--", c->inputs[0], tmp };
+	char tmp[4096], remove[64];
+	const char *args[5] = { "--regex", remove, "--", c->inputs[0], tmp };
 
+	snprintf(remove, sizeof(remove), "--remove-section=%s.*",
+		 sections_name(SECTION_BUNDLE));
 	temp_name(tmp, sizeof(tmp));
 	print_objcopy(c, args, 5);
 }
 
 static int print_objcopy_add(const struct config *c)
 {
+	const char *section = sections_name(SECTION_BUNDLE);
 	char **args = calloc(2 * c->ntargets + 3, sizeof(*args));
 	char tmp[4096];
 	size_t n = 0;
@@ -149,10 +152,10 @@ static int print_objcopy_add(const struct config *c)
 	for (size_t i = 0; i < c->ntargets && !rc; i++) {
 		const char *id = c->std_targets[i];
 
-		if (asprintf(&args[n++], "--add-section=" BUNDLE_MAGIC "%s=%s", id,
+		if (asprintf(&args[n++], "--add-section=%s%s=%s", section, id,
 			     (long)i == c->host_index ? tmp : c->inputs[i]) < 0 ||
-		    asprintf(&args[n++], "--set-section-flags=" BUNDLE_MAGIC
-			     "%s=readonly,exclude", id) < 0)
+		    asprintf(&args[n++], "--set-section-flags=%s%s="
+			     "readonly,exclude", section, id) < 0)
 			rc = llvm_fail("out of memory");
 	}
 	if (!rc) {
@@ -246,8 +249,6 @@ void bundler_ccob_report(const struct config *c, const struct ccob_stats *st)
 	}
 }
 
-static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
-enum { MAGIC_LEN = sizeof(bundle_magic) - 1 };
 
 int bundler_source_open(const struct config *c, struct source *s)
 {
@@ -267,7 +268,7 @@ int bundler_source_open(const struct config *c, struct source *s)
 
 bool bundler_ccob_binary(const struct config *c, const uint8_t *at, size_t n)
 {
-	uint8_t head[MAGIC_LEN];
+	uint8_t head[BUNDLE_MAGIC_LEN];
 	struct ccob_header h;
 	size_t got = 0;
 	struct err e;
@@ -279,7 +280,8 @@ bool bundler_ccob_binary(const struct config *c, const uint8_t *at, size_t n)
 		return false;
 	return ccob_parse_header(at, n, &h, &e) == 0 &&
 	       ccob_peek(at, n, &h, head, sizeof(head), &got, &e) == 0 &&
-	       got == sizeof(head) && !memcmp(head, bundle_magic, MAGIC_LEN);
+	       got == sizeof(head) &&
+	       !memcmp(head, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN);
 }
 
 /* An uncompressed binary bundle after a CCOB (a mix LLVM 22 cannot read):
@@ -354,11 +356,11 @@ int bundler_blob23(const struct config *c, const struct io_in *in, size_t pos,
 		} else {
 			at = io_in_find(in, pos + 4, in->len, "CCOB", 4);
 		}
-	} else if (unbundle && left >= MAGIC_LEN &&
-		   !memcmp(d, bundle_magic, MAGIC_LEN)) {
+	} else if (unbundle && left >= BUNDLE_MAGIC_LEN &&
+		   !memcmp(d, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN)) {
 		/* LLVM looks from one past the magic's end. */
-		at = io_in_find(in, pos + MAGIC_LEN + 1, in->len, bundle_magic,
-				MAGIC_LEN);
+		at = io_in_find(in, pos + BUNDLE_MAGIC_LEN + 1, in->len,
+				BUNDLE_MAGIC, BUNDLE_MAGIC_LEN);
 	}
 	if (at != UINT64_MAX) {
 		b->next = (size_t)at;

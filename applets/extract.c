@@ -158,8 +158,10 @@ struct job {
 	const struct io_in *in;
 	const char *path;
 	unsigned ccob_number;		/* the last CCOB walked, */
+	uint64_t ccob_offset;		/* where in its member or file, */
 	enum inspect_hash ccob_hash;	/* whether its hash held, */
 	bool ccob_reported;		/* and whether that was said */
+	char section[64];		/* the section the walk is in, or "" */
 	/* NVIDIA entries that cannot be decoded, said once per container
 	 * (a library has thousands): which container, how many entries it
 	 * has, which of them failed, and why the first did. */
@@ -175,6 +177,7 @@ struct job {
 	/* The archive members the walk is in: member[1..depth], the
 	 * member of an archive inside an archive after its archive's. */
 	char *member[MAX_DEPTH];
+	uint64_t member_offset[MAX_DEPTH];	/* each one's in the file */
 	unsigned depth;
 	struct pending *pend;	/* the CCOB being streamed, if any */
 	/* The file (a kpack archive's entries may be claimed), and how
@@ -467,6 +470,25 @@ static bool claimed(const struct job *j, const struct inspect_node *n)
 					sizeof(key), cmp_claim);
 }
 
+/* A CCOB whose hash does not match, said as prune says it: where it is
+ * (the archive members, the section) and its offset there. */
+static void ccob_damaged(struct job *j)
+{
+	char where[512] = "";
+	size_t at = 0;
+
+	for (unsigned d = 1; d <= j->depth && d < MAX_DEPTH; d++)
+		if (j->member[d] && at < sizeof(where))
+			at += (size_t)snprintf(where + at, sizeof(where) - at,
+					       "member %s: ", j->member[d]);
+	if (j->section[0] && at < sizeof(where))
+		snprintf(where + at, sizeof(where) - at, "section %s: ",
+			 j->section);
+	fail("cannot extract from", j->path, "%sCCOB at offset %llu: hash "
+	     "mismatch: the bundle inside is damaged", where,
+	     (unsigned long long)j->ccob_offset);
+}
+
 static int extract_entry(struct job *j, const struct inspect_node *n)
 {
 	struct inspect_target t;
@@ -498,9 +520,7 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	case ENTRY_DAMAGED:
 		rc = 1;
 		if (!j->ccob_reported)
-			fail("cannot extract from", j->path, "CCOB #%u: hash "
-			     "mismatch: the bundle inside is damaged",
-			     j->ccob_number);
+			ccob_damaged(j);
 		j->ccob_reported = true;
 		goto out;
 	case ENTRY_UNDECODED:
@@ -552,8 +572,13 @@ static int visit(void *ctx, const struct inspect_node *n)
 		nv_report(j);
 	if (n->kind == INSPECT_CONTAINER)
 		j->nv_entries = n->entries;
+	if (n->kind == INSPECT_SECTION)
+		snprintf(j->section, sizeof(j->section), "%.*s",
+			 (int)n->name_len, n->name);
 	if (n->kind == INSPECT_INPUT && n->depth < MAX_DEPTH) {
 		j->depth = n->depth;
+		j->member_offset[n->depth] = n->offset;
+		j->section[0] = 0;
 		if (n->depth) {
 			free(j->member[n->depth]);
 			j->member[n->depth] = applet_cat(n->name, n->name_len,
@@ -565,6 +590,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	}
 	if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB) {
 		j->ccob_number = n->number;
+		j->ccob_offset = n->offset - j->member_offset[j->depth];
 		j->ccob_hash = n->hash;
 		j->ccob_reported = false;
 		if (n->data && j->pend && !j->counting)

@@ -37,6 +37,7 @@
 #include "messages.h"
 #include "ls_cuobjdump.h"
 #include "ls_kernels.h"
+#include "../formats/fatbin.h"
 #include "../core/bytes.h"
 
 enum { EM_CUDA_MACHINE = 190 };
@@ -60,7 +61,7 @@ struct state {
 	char *base;		/* the file's name as cuobjdump cuts it */
 	unsigned elf_n, ptx_n;
 	bool device_code;
-	enum elfscan_kind section;	/* of the entries that follow */
+	enum section_kind section;	/* of the entries that follow */
 	bool in_section;
 	struct list exec, rel;	/* of the input being walked */
 	bool oom;
@@ -120,7 +121,7 @@ static void flush(struct state *st)
 
 static int add(struct state *st, const struct inspect_node *n)
 {
-	struct list *l = st->in_section && st->section == ELFSCAN_NV_RELFATBIN
+	struct list *l = st->in_section && st->section == SECTION_NV_RELFATBIN
 			 ? &st->rel : &st->exec;
 	struct nv_line *e;
 
@@ -165,8 +166,7 @@ static unsigned cubin_sm(const uint8_t *p, uint64_t len)
  * section, or a file of fatbins. */
 static bool nv_place(const struct state *st)
 {
-	return !st->in_section || st->section == ELFSCAN_NV_FATBIN ||
-	       st->section == ELFSCAN_NV_RELFATBIN;
+	return !st->in_section || fatbin_in_section(FATBIN_NV, st->section);
 }
 
 static int visit(void *ctx, const struct inspect_node *n)

@@ -13,6 +13,7 @@ int applet_fail(const char *applet, const char *what, const char *file,
 		const char *fmt, ...)
 {
 	const char *cut = io_input_cut();
+	char *why;
 	va_list ap;
 
 	/* Whatever failed, it failed on the zeros read where an input was
@@ -26,8 +27,17 @@ int applet_fail(const char *applet, const char *what, const char *file,
 	fprintf(stderr, "offload %s: error: %s%s'%s': ", applet,
 		what ? what : "", what ? " " : "", file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&why, fmt, ap) < 0)
+		why = NULL;
 	va_end(ap);
+	/* The reason may quote the file's bytes (an ID, a member's name):
+	 * one line, control bytes as \xHH, whichever applet says it. */
+	for (const char *c = why ? why : "out of memory"; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			fprintf(stderr, "\\x%02x", (unsigned char)*c);
+		else
+			fputc(*c, stderr);
+	free(why);
 	fputc('\n', stderr);
 	return 1;
 }

@@ -16,6 +16,7 @@
 #include "llvmtool.h"
 #include "packager_extract.h"
 #include "../core/elfscan.h"
+#include "../core/sections.h"
 #include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
@@ -26,6 +27,7 @@
 #include "../formats/bitcode_embed.h"
 #include "../formats/coff.h"
 #include "../formats/magic.h"
+#include "../ops/hosts.h"
 
 /* Archives in archives deeper than this are refused (LLVM recurses on). */
 enum { MAX_NESTING = 64 };
@@ -124,7 +126,7 @@ static int scan_elf(const struct scope *s, const uint8_t *buf, size_t len,
 		const uint8_t *bytes;
 		uint64_t size;
 
-		if (es.sec[i].type != ELFSCAN_SHT_LLVM_OFFLOADING)
+		if (es.sec[i].type != SECTION_TYPE_LLVM_OFFLOADING)
 			continue;
 		bytes = elfscan_bytes(&es, buf, i, &size);
 		rc = scan(s, bytes, (size_t)size, s->base + es.sec[i].offset,
@@ -145,10 +147,8 @@ struct coff_ctx {
 
 static bool coff_offloading(void *ctx, const char *name, size_t name_len)
 {
-	size_t n = strlen(COFF_OFFLOADING_PREFIX);
-
 	(void)ctx;
-	return name_len >= n && !memcmp(name, COFF_OFFLOADING_PREFIX, n);
+	return sections_coff_kind(name, name_len, false) == SECTION_OFFLOADING;
 }
 
 static int scan_coff_section(void *ctx, const struct coff_section *sec,
@@ -330,20 +330,35 @@ static int scan_archive(const struct scope *s, const uint8_t *buf, size_t len,
 }
 
 /* By the magic, as LLVM's extractOffloadBinaries; anything else holds no
- * offload binary, for LLVM too. */
+ * offload binary, for LLVM too.  Through the table of host formats
+ * (ops/hosts.h), with LLVM's identify_magic where it takes other files:
+ * an ELF file only of an object's types, and two zero bytes (a COFF
+ * object's machine, unknown) a COFF object even when it does not read
+ * as one, which LLVM's reader then says in its words. */
 static int find_in(const struct scope *s, const uint8_t *buf, size_t len,
 		   struct found *f)
 {
-	if (package_is(buf, len))
-		return scan(s, buf, len, s->base, NULL, f);
-	if (magic_is_elf_object(buf, len))
-		return scan_elf(s, buf, len, f);
-	if (magic_is_archive(buf, len))
-		return scan_archive(s, buf, len, f);
-	if (magic_is_bitcode(buf, len))
-		return scan_bitcode(s, buf, len, f);
-	if (coff_has_magic(buf, len))
+	enum host_format h;
+
+	if (!hosts_probe(buf, len, &h))
+		return coff_has_magic(buf, len) ? scan_coff(s, buf, len, f) : 0;
+	switch (h) {
+	case HOST_ELF:
+		return magic_is_elf_object(buf, len) ? scan_elf(s, buf, len, f)
+						     : 0;
+	case HOST_COFF:
 		return scan_coff(s, buf, len, f);
+	case HOST_BITCODE:
+		return scan_bitcode(s, buf, len, f);
+	case HOST_ARCHIVE:
+		return scan_archive(s, buf, len, f);
+	case HOST_CONTAINER:
+		return package_is(buf, len) ? scan(s, buf, len, s->base, NULL, f)
+					    : 0;
+	case HOST_PE:
+	case HOST_TEXT_BUNDLE:
+		return 0;
+	}
 	return 0;
 }
 

@@ -20,16 +20,15 @@
 #include "../core/select.h"
 #include "../formats/magic.h"
 #include "../ops/prune.h"
+#include "../ops/prune_plan.h"
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
 
 /* The message may quote IDs from the file: one line whatever they hold. */
+/* (applet_fail escapes what the reason quotes of the file.) */
 static void fail_escaped(const char *path, const struct err *e)
 {
-	char *msg = applet_escape(e->msg, strlen(e->msg), false);
-
-	fail("cannot prune", path, "%s", msg ? msg : e->msg);
-	free(msg);
+	fail("cannot prune", path, "%s", e->msg);
 }
 
 static bool keep_entry(void *ctx, const struct prune_entry *en)

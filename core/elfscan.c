@@ -31,31 +31,6 @@ bool elfscan_is_elf(const uint8_t *buf, size_t len)
 	return len >= 4 && !memcmp(buf, "\x7f" "ELF", 4);
 }
 
-static bool has_prefix(const char *s, size_t len, const char *p)
-{
-	size_t n = strlen(p);
-
-	return len >= n && !memcmp(s, p, n);
-}
-
-static enum elfscan_kind kind_of(const struct elfscan_section *s)
-{
-	if (s->type == ELFSCAN_SHT_LLVM_OFFLOADING ||
-	    !strcmp(s->name, ".llvm.offloading"))
-		return ELFSCAN_OFFLOADING;
-	if (!strcmp(s->name, ".hip_fatbin"))
-		return ELFSCAN_HIP_FATBIN;
-	/* LLVM takes the name as a bundle section only with a non-empty ID. */
-	if (has_prefix(s->name, s->name_len, "__CLANG_OFFLOAD_BUNDLE__") &&
-	    s->name_len > 24)
-		return ELFSCAN_BUNDLE;
-	if (!strcmp(s->name, ".nv_fatbin"))
-		return ELFSCAN_NV_FATBIN;
-	if (!strcmp(s->name, "__nv_relfatbin"))
-		return ELFSCAN_NV_RELFATBIN;
-	return ELFSCAN_OTHER;
-}
-
 const char *elfscan_string(const uint8_t *buf, const struct elfscan_section *s,
 			   uint64_t off, size_t *len)
 {
@@ -183,7 +158,8 @@ static int name_sections(struct elfscan *s, Elf *elf, const uint8_t *buf,
 		if (!sec->name)
 			return err_bad(e, "section %zu has a bad name offset "
 				       "%llu", i, (unsigned long long)sh.sh_name);
-		sec->kind = kind_of(sec);
+		sec->kind = sections_elf_kind(sec->name, sec->name_len,
+					      sec->type);
 	}
 	return 0;
 }
@@ -230,6 +206,15 @@ const struct elfscan_section *elfscan_named(const struct elfscan *s,
 {
 	for (size_t i = 1; i < s->n; i++)
 		if (!strcmp(s->sec[i].name, name))
+			return &s->sec[i];
+	return NULL;
+}
+
+const struct elfscan_section *elfscan_find(const struct elfscan *s,
+					   enum section_kind k)
+{
+	for (size_t i = 1; i < s->n; i++)
+		if (s->sec[i].kind == k)
 			return &s->sec[i];
 	return NULL;
 }

@@ -10,25 +10,14 @@
 #include <stdint.h>
 
 #include "err.h"
-
-enum { ELFSCAN_SHT_LLVM_OFFLOADING = 0x6fff4c0b };
-
-/* What a section carries, judged by its type and name. */
-enum elfscan_kind {
-	ELFSCAN_OTHER,
-	ELFSCAN_OFFLOADING,	/* SHT_LLVM_OFFLOADING, or .llvm.offloading */
-	ELFSCAN_HIP_FATBIN,	/* .hip_fatbin: bundles and CCOBs */
-	ELFSCAN_BUNDLE,		/* __CLANG_OFFLOAD_BUNDLE__<id>: one entry */
-	ELFSCAN_NV_FATBIN,	/* .nv_fatbin */
-	ELFSCAN_NV_RELFATBIN,	/* __nv_relfatbin */
-};
+#include "sections.h"
 
 struct elfscan_section {
 	const char *name;	/* NUL-terminated, inside the file's buffer */
 	size_t name_len;
 	uint32_t index, type, link, info;
 	uint64_t flags, addr, offset, size, align, entsize;
-	enum elfscan_kind kind;
+	enum section_kind kind;	/* sections.h */
 };
 
 struct elfscan {
@@ -59,6 +48,9 @@ void elfscan_free(struct elfscan *s);
 /* The first section called name (index 0 aside), or NULL. */
 const struct elfscan_section *elfscan_named(const struct elfscan *s,
 					    const char *name);
+/* The first section of kind k (sections.h), or NULL. */
+const struct elfscan_section *elfscan_find(const struct elfscan *s,
+					   enum section_kind k);
 /* The places a RELR table relocates (n little-endian 8-byte entries at p):
  * an even entry is an address, an odd one a bitmap of the 63 words after
  * the last address.  each is called for every place until it returns

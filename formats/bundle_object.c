@@ -1,6 +1,7 @@
 /* bundle_object: bundles kept as sections of the host object, the layout
  * LLVM's bundler makes with llvm-objcopy (here through core/elfcopy). */
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,13 +13,16 @@
 #include "../core/elfscan.h"
 #include "../core/io_in.h"
 #include "../core/io_types.h"
+#include "../core/sections.h"
 
 /* LLVM takes a section as a bundle entry only with a non-empty ID. */
 static bool is_entry_section(void *ctx, const char *name, size_t len)
 {
+	const char *id;
+	size_t id_len;
+
 	(void)ctx;
-	return len > BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
-						 BUNDLE_MAGIC_LEN);
+	return sections_id(SECTION_BUNDLE, name, len, &id, &id_len);
 }
 
 static int add_coff_entry(void *ctx, const struct coff_section *sec,
@@ -43,8 +47,8 @@ static int add_coff_entry(void *ctx, const struct coff_section *sec,
 	if (!(size = realloc(r->size, n * sizeof(*size))))
 		return err_nomem(e);
 	r->size = size;
-	r->ids[r->nobj] = sec->name + BUNDLE_MAGIC_LEN;
-	r->id_len[r->nobj] = sec->name_len - BUNDLE_MAGIC_LEN;
+	(void)sections_id(SECTION_BUNDLE, sec->name, sec->name_len,
+			  &r->ids[r->nobj], &r->id_len[r->nobj]);
 	r->off[r->nobj] = sec->offset;
 	r->size[r->nobj] = sec->size;
 	r->nobj++;
@@ -100,10 +104,9 @@ int bundle_open_object(struct bundle_reader *r, const uint8_t *buf, size_t len,
 	for (size_t i = 1; i < s.n; i++) {
 		const struct elfscan_section *sec = &s.sec[i];
 
-		if (sec->kind != ELFSCAN_BUNDLE)
+		if (!sections_id(sec->kind, sec->name, sec->name_len,
+				 &r->ids[r->nobj], &r->id_len[r->nobj]))
 			continue;
-		r->ids[r->nobj] = sec->name + BUNDLE_MAGIC_LEN;
-		r->id_len[r->nobj] = sec->name_len - BUNDLE_MAGIC_LEN;
 		/* SHT_NOBITS has no bytes in the file: an empty entry. */
 		r->off[r->nobj] = sec->type == SHT_NOBITS ? 0 : sec->offset;
 		r->size[r->nobj] = sec->type == SHT_NOBITS ? 0 : sec->size;
@@ -157,14 +160,12 @@ int bundle_write_object(const uint8_t *host, size_t host_len,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(ids[i]);
-
-		if (!(names[i] = malloc(BUNDLE_MAGIC_LEN + len + 1))) {
+		if (asprintf(&names[i], "%s%s", sections_name(SECTION_BUNDLE),
+			     ids[i]) < 0) {
+			names[i] = NULL;
 			err_nomem(e);
 			goto out;
 		}
-		memcpy(names[i], BUNDLE_MAGIC, BUNDLE_MAGIC_LEN);
-		memcpy(names[i] + BUNDLE_MAGIC_LEN, ids[i], len + 1);
 		add[i] = (struct elfcopy_add){
 			.name = names[i], .type = SHT_PROGBITS,
 			.flags = SHF_EXCLUDE, .align = 1, .set_existing = true,
@@ -191,11 +192,11 @@ out:
 	return rc;
 }
 
+/* As llvm-objcopy --regex '__CLANG_OFFLOAD_BUNDLE__.*' removes them. */
 static bool is_bundle_section(void *ctx, const char *name, size_t len)
 {
 	(void)ctx;
-	return len >= BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
-						  BUNDLE_MAGIC_LEN);
+	return sections_has_prefix(SECTION_BUNDLE, name, len);
 }
 
 int bundle_strip_object(const uint8_t *buf, size_t len, struct io_out *out,

@@ -10,6 +10,30 @@
 static const char START_WORD[] = "__CLANG_OFFLOAD_BUNDLE____START__ ";
 static const char END_WORD[] = "__CLANG_OFFLOAD_BUNDLE____END__ ";
 
+const char *bundle_text_comment(const uint8_t *buf, size_t len, char *cap,
+				size_t cap_len)
+{
+	const uint8_t *nl, *at;
+	size_t n;
+
+	if (len < 2 || buf[0] != '\n')
+		return NULL;
+	nl = memchr(buf + 1, '\n', len - 1);
+	if (!nl)
+		return NULL;
+	/* "<comment> <word>" */
+	at = memmem(buf + 1, (size_t)(nl - buf - 1), START_WORD,
+		    sizeof(START_WORD) - 1);
+	if (!at || at < buf + 3 || at[-1] != ' ')
+		return NULL;
+	n = (size_t)(at - 1 - buf - 1);
+	if (n >= cap_len || memchr(buf + 1, ' ', n))
+		return NULL;
+	memcpy(cap, buf + 1, n);
+	cap[n] = 0;
+	return cap;
+}
+
 /* "\n<comment> <word>": the newline before a marker belongs to the marker. */
 static size_t marker(char *out, size_t cap, const char *comment,
 		     const char *word)

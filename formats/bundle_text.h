@@ -10,6 +10,13 @@
 #include "../core/err.h"
 #include "bundle.h"
 
+/* A text bundle as LLVM's bundler writes it, "\n<comment>
+ * __CLANG_OFFLOAD_BUNDLE____START__ " first: the comment ("//", ";", "#")
+ * in cap, or NULL when buf starts otherwise (or the comment does not fit
+ * in cap_len bytes with its NUL). */
+enum { BUNDLE_TEXT_COMMENT_MAX = 16 };
+const char *bundle_text_comment(const uint8_t *buf, size_t len, char *cap,
+				size_t cap_len);
 /* Text layout: "\n<comment> __CLANG_OFFLOAD_BUNDLE____START__ <id>\n",
  * the input, "\n<comment> __CLANG_OFFLOAD_BUNDLE____END__ <id>\n". */
 int bundle_plan_text(const char *comment, const char *const *ids,

@@ -326,6 +326,13 @@ bool coff_is_object(const uint8_t *buf, size_t len)
 			     &bigobj, &e) == 0;
 }
 
+bool coff_probe(const uint8_t *buf, size_t len)
+{
+	return coff_has_magic(buf, len) &&
+	       (buf[0] || buf[1] || coff_is_bigobj(buf, len) ||
+		coff_is_object(buf, len));
+}
+
 bool coff_is_readable(const uint8_t *buf, size_t len)
 {
 	struct coff_header h;

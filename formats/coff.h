@@ -97,6 +97,12 @@ const char *coff_llvm_name_error(const uint8_t *buf, size_t len);
  * section table whose section names all resolve. */
 bool coff_is_object(const uint8_t *buf, size_t len);
 
+/* A COFF object as a file of any kind is taken for one (ops/hosts.c): by
+ * its magic, so that a damaged one is said to be damaged, but of machine 0
+ * (unknown), which any run of zeros starts with, only when it reads as
+ * one (coff_is_object). */
+bool coff_probe(const uint8_t *buf, size_t len);
+
 /* A COFF file (object or PE image) LLVM's bundler takes for an object
  * with -type=o or -type=a: its header and section table in place.  Names
  * that do not resolve fail later, in llvm-objcopy or in the walk of its
@@ -113,9 +119,5 @@ bool coff_is_readable(const uint8_t *buf, size_t len);
 typedef int coff_symbol_fn(void *ctx, const char *name, size_t len);
 int coff_archive_symbols(const uint8_t *buf, size_t len,
 			 coff_symbol_fn *each, void *ctx, struct err *e);
-
-/* LLVM 22 reads offload binaries from every section whose name starts
- * with this, COFF having no section types. */
-#define COFF_OFFLOADING_PREFIX ".llvm.offloading"
 
 #endif

@@ -158,18 +158,40 @@ static bool bundle_probe(const uint8_t *p, size_t len)
 						  BUNDLE_MAGIC_LEN);
 }
 
+_Static_assert(SECTION_KINDS <= 32, "a section kind is a bit of sections");
+#define IN(s) (1u << (s))
 const struct fatbin_codec fatbin_codecs[FATBIN_KINDS] = {
 	[FATBIN_BUNDLE] = { .what = "offload bundle", .probe = bundle_probe,
-			    .span = bundle_span },
-	[FATBIN_OBJECT_BUNDLE] = { .what = "object bundle" },
-	[FATBIN_CCOB] = { .what = "CCOB", .probe = ccob_is, .span = ccob_span },
+			    .span = bundle_span,
+			    .sections = IN(SECTION_HIP_FATBIN) },
+	[FATBIN_OBJECT_BUNDLE] = { .what = "object bundle",
+				   .sections = IN(SECTION_BUNDLE) },
+	[FATBIN_CCOB] = { .what = "CCOB", .probe = ccob_is, .span = ccob_span,
+			  .sections = IN(SECTION_HIP_FATBIN) },
 	[FATBIN_PACKAGE] = { .what = "offload package", .probe = package_is,
-			     .span = package_span },
+			     .span = package_span,
+			     .sections = IN(SECTION_OFFLOADING) },
 	[FATBIN_NV] = { .what = "NVIDIA fatbin", .probe = nvfatbin_is,
-			.span = nv_span },
+			.span = nv_span,
+			.sections = IN(SECTION_NV_FATBIN) |
+				    IN(SECTION_NV_RELFATBIN) },
 	[FATBIN_KPACK] = { .what = "kpack archive", .probe = kpack_probe,
 			   .whole_file = true },
 };
+#undef IN
+
+bool fatbin_in_section(enum fatbin_kind k, enum section_kind s)
+{
+	return fatbin_codecs[k].sections & (1u << s);
+}
+
+bool fatbin_section_holds(enum section_kind s)
+{
+	for (unsigned k = 0; k < FATBIN_KINDS; k++)
+		if (fatbin_in_section((enum fatbin_kind)k, s))
+			return true;
+	return false;
+}
 
 bool fatbin_probe(const uint8_t *buf, size_t len, enum fatbin_kind *kind)
 {

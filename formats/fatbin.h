@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "../core/sections.h"
 #include "ccob.h"
 
 /* The container kinds, every one: the list the codec rows below
@@ -35,7 +36,9 @@ enum { FATBIN_KINDS = FATBIN_KPACK + 1 };
  * kind not found by its bytes (object bundles: by section names).  A
  * whole-file kind (kpack archives) is the whole of a file, never one of
  * a section's containers: only fatbin_probe_file finds it, and it has no
- * span (it runs to the file's end). */
+ * span (it runs to the file's end).  sections says which section kinds
+ * (core/sections.h) hold containers of the kind: what each section kind
+ * holds is said here, once. */
 struct fatbin_codec {
 	const char *what;	/* "offload bundle", "CCOB", ... */
 	bool (*probe)(const uint8_t *buf, size_t len);
@@ -43,6 +46,7 @@ struct fatbin_codec {
 		    const struct ccob_limits *lim, uint64_t *size,
 		    struct err *e);
 	bool whole_file;
+	unsigned sections;	/* 1 << enum section_kind, for each */
 };
 extern const struct fatbin_codec fatbin_codecs[FATBIN_KINDS];
 
@@ -53,6 +57,12 @@ bool fatbin_probe(const uint8_t *buf, size_t len, enum fatbin_kind *kind);
  * it must hold more than the magic (LLVM's reading). */
 bool fatbin_probe_file(const uint8_t *buf, size_t len,
 		       enum fatbin_kind *kind);
+
+/* Whether sections of kind s hold containers of kind k. */
+bool fatbin_in_section(enum fatbin_kind k, enum section_kind s);
+/* Whether sections of kind s hold containers of any kind: the sections
+ * that carry offload code (not those that point at it). */
+bool fatbin_section_holds(enum section_kind s);
 
 struct fatbin_item {
 	enum fatbin_kind kind;

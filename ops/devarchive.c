@@ -8,8 +8,10 @@
 #include "../formats/bitcode_embed.h"
 #include "../formats/coff.h"
 #include "devarchive.h"
+#include "hosts.h"
 #include "../formats/magic.h"
 #include "../core/elfscan.h"
+#include "../core/sections.h"
 #include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
@@ -482,10 +484,8 @@ static int bitcode_packages(void *ctx, uint8_t *data, size_t len)
 
 static bool coff_offloading(void *ctx, const char *name, size_t len)
 {
-	size_t pre = strlen(COFF_OFFLOADING_PREFIX);
-
 	(void)ctx;
-	return len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre);
+	return sections_coff_kind(name, len, false) == SECTION_OFFLOADING;
 }
 
 static int coff_packages(void *ctx, const struct coff_section *cs,
@@ -514,31 +514,41 @@ int devarchive_images(struct devarchive_reader *r,
 		if (m.thin && open_thin(r, &m, &data, &len, e) < 0)
 			return -1;
 		struct more_packages mp = { r, each, ctx, data, e };
+		enum host_format f;
 		uint16_t machine;
 		bool bigobj;
 
-		if (package_is(data, len)) {
-			if (member_packages(r, data, len, each, ctx, e) < 0)
+		if (!hosts_probe(data, len, &f))
+			continue;
+		/* What LLVM 23's extractOffloadBinaries reads, of each
+		 * format: nothing of the others. */
+		switch (f) {
+		case HOST_CONTAINER:
+			if (package_is(data, len) &&
+			    member_packages(r, data, len, each, ctx, e) < 0)
 				return -1;
 			continue;
-		}
-		if (magic_is_bitcode(data, len)) {
+		case HOST_BITCODE:
 			if (bitcode_embedded_objects(data, len, bitcode_packages,
 						     &mp, e) < 0)
 				return err_wrap(e, ERR_OTHER, "member '%.*s'",
 						(int)r->file_len, r->file);
 			continue;
-		}
-		if (coff_is_object(data, len)) {
-			if (coff_sections(data, len, coff_offloading,
+		case HOST_COFF:	/* one LLVM's object reader takes */
+			if (coff_is_object(data, len) &&
+			    coff_sections(data, len, coff_offloading,
 					  coff_packages, &mp, &machine, &bigobj,
 					  e) < 0)
 				return err_wrap(e, ERR_OTHER, "member '%.*s'",
 						(int)r->file_len, r->file);
 			continue;
-		}
-		if (!elfscan_is_elf(data, len))
+		case HOST_PE:
+		case HOST_ARCHIVE:
+		case HOST_TEXT_BUNDLE:
 			continue;
+		case HOST_ELF:
+			break;
+		}
 		if (elfscan_open(&s, data, len, e) < 0)
 			return err_wrap(e, e->code, "member '%.*s'",
 					(int)r->file_len, r->file);
@@ -546,7 +556,7 @@ int devarchive_images(struct devarchive_reader *r,
 			uint64_t size;
 			const uint8_t *bytes;
 
-			if (s.sec[i].type != ELFSCAN_SHT_LLVM_OFFLOADING)
+			if (s.sec[i].type != SECTION_TYPE_LLVM_OFFLOADING)
 				continue;
 			bytes = elfscan_bytes(&s, data, i, &size);
 			if (member_packages(r, bytes, (size_t)size, each, ctx,

@@ -32,8 +32,8 @@ int elf_shrink_clear_range(struct elf_shrink *s, const struct elfscan *sc,
 		const struct elfscan_section *x = &sc->sec[i];
 		bool holder = x->type != SHT_NOBITS_ && x->offset <= lo &&
 			      hi - x->offset <= x->size &&
-			      (x->kind == ELFSCAN_HIP_FATBIN ||
-			       x->kind == ELFSCAN_NV_FATBIN);
+			      (x->kind == SECTION_HIP_FATBIN ||
+			       x->kind == SECTION_NV_FATBIN);
 
 		if (holder)
 			continue;
@@ -71,12 +71,6 @@ static bool in_spans(const struct span *sp, size_t n, uint64_t v)
 			return true;
 	}
 	return false;
-}
-
-static bool is_named(const struct elfscan_section *x, const char *name)
-{
-	return x->name_len == strlen(name) && !memcmp(x->name, name,
-						       x->name_len);
 }
 
 /* The 8 bytes at file offset off as the caller writes them. */
@@ -141,7 +135,7 @@ static bool data_hits(const struct words *x, const struct elfscan_section *sec)
 {
 	if (!(sec->flags & SHF_ALLOC_) || (sec->flags & SHF_EXECINSTR_) ||
 	    sec->type != SHT_PROGBITS_ || sec->addr % 8 ||
-	    sec->kind == ELFSCAN_HIP_FATBIN || sec->kind == ELFSCAN_NV_FATBIN)
+	    sec->kind == SECTION_HIP_FATBIN || sec->kind == SECTION_NV_FATBIN)
 		return false;
 	for (uint64_t o = 0; o + 8 <= sec->size; o += 8)
 		if (in_spans(x->sp, x->nsp,
@@ -191,8 +185,8 @@ static bool symtab_hits(const struct words *x, const struct elfscan_section *y)
 		if (!ndx || ndx >= SHN_LORESERVE_ || ndx >= sc->n ||
 		    type == STT_SECTION_ ||
 		    type == STT_FILE_ || type == STT_TLS_ ||
-		    (sc->sec[ndx].kind != ELFSCAN_HIP_FATBIN &&
-		     sc->sec[ndx].kind != ELFSCAN_NV_FATBIN))
+		    (sc->sec[ndx].kind != SECTION_HIP_FATBIN &&
+		     sc->sec[ndx].kind != SECTION_NV_FATBIN))
 			continue;
 		if (in_spans(x->sp, x->nsp, elf_shrink_word_at(x->buf, x->w,
 				x->nw, y->offset + o + 8)))
@@ -233,8 +227,8 @@ int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 	for (size_t i = 1; i < sc->n; i++) {
 		const struct elfscan_section *x = &sc->sec[i];
 		const uint8_t *p = buf + x->offset;
-		bool wrappers = is_named(x, ".hipFatBinSegment") ||
-				is_named(x, ".nvFatBinSegment");
+		bool wrappers = x->kind == SECTION_HIP_WRAPPERS ||
+				x->kind == SECTION_NV_WRAPPERS;
 		bool rela = x->type == SHT_RELA_ && x->entsize == 24;
 		bool rel = x->type == SHT_REL_ && x->entsize == 16;
 		bool dynsym = x->type == SHT_DYNSYM_ && x->entsize == 24;

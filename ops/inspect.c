@@ -1,489 +1,17 @@
 /* inspect: walk a build artefact down to its code objects; see inspect.h. */
-#include <elf.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "../formats/ar.h"
-#include "../formats/bitcode.h"
-#include "../formats/bitcode_embed.h"
-#include "../formats/bundle.h"
-#include "../formats/coff.h"
 #include "../formats/fatbin.h"
-#include "../formats/magic.h"
+#include "../formats/nvfatbin.h"
+#include "../formats/package.h"
+#include "hosts.h"
 #include "inspect.h"
-#include "inspect_containers.h"
-#include "inspect_nv.h"
+#include "inspect_hosts.h"
 #include "inspect_walk.h"
-#include "kinds.h"
-#include "../core/bytes.h"
 
-/* Archives inside archives are walked this deep, no deeper. */
-enum { MAX_NESTING = 8 };
-
-static int name_width(size_t len)
-{
-	return len > 200 ? 200 : (int)len;
-}
-
-/* The first byte of buf[pos, stop) that is not zero, or stop: a word at
- * a time. */
-static uint64_t zeros_end(const uint8_t *buf, uint64_t pos, uint64_t stop)
-{
-	for (; stop - pos >= 8; pos += 8) {
-		uint64_t word;
-
-		memcpy(&word, buf + pos, 8);
-		if (word)
-			break;
-	}
-	while (pos < stop && !buf[pos])
-		pos++;
-	return pos;
-}
-
-/* Past the zero padding at buf[pos] (buf starts at file offset base).
- * Padding up to the next container's alignment is looked at to the end of
- * the page it is in, with no system call (a question about holes for each
- * container cost one each); a run of zeros that goes on into the next
- * page asks where the data go on: holes of a sparse file are skipped
- * unread, the rest looked at in steps of PAD_STEP between two questions. */
-enum { PAD_PAGE = 4096, PAD_STEP = 1 << 20 };
-static uint64_t skip_padding(struct walk *w, const uint8_t *buf, size_t len,
-			     uint64_t base, uint64_t pos)
-{
-	while (pos < len && !buf[pos]) {
-		uint64_t stop = PAD_PAGE - (base + pos) % PAD_PAGE;
-
-		if (stop == PAD_PAGE && w->o->next_data) {
-			uint64_t d = w->o->next_data(w->o->data_ctx, base + pos);
-
-			if (d > base + pos) {
-				pos = d - base < len ? d - base : len;
-				continue;
-			}
-			stop = PAD_STEP;
-		}
-		pos = zeros_end(buf, pos, len - pos > stop ? pos + stop : len);
-	}
-	return pos;
-}
-
-/* Every container in buf[0, len), which starts at file offset base. */
-static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
-			   uint64_t base, unsigned depth)
-{
-	struct fatbin_item it;
-	struct nv_ahead *outer = w->nv;
-	uint64_t pos = 0;
-	int rc;
-
-	w->nv = NULL;
-	for (;;) {
-		const uint8_t *p;
-		struct inspect_node c;
-		enum fatbin_kind k;
-
-		pos = skip_padding(w, buf, len, base, pos);
-		/* The first NVIDIA fatbin (entries each compressed on their
-		 * own): its entries and those of the fatbins after it are
-		 * decoded ahead. */
-		if (w->o->inflate && !w->nv &&
-		    fatbin_probe(buf + pos, len - pos, &k) &&
-		    kinds_get(k)->entry_coded)
-			w->nv = inspect_nv_ahead_start(w, buf, len, base, pos);
-		rc = fatbin_next(buf, len, &pos, &w->o->ccob, &it, w->e);
-		if (rc <= 0)
-			break;
-		p = buf + it.offset;
-		c = (struct inspect_node){
-			.kind = INSPECT_CONTAINER, .depth = depth,
-			.number = w->containers++, .offset = base + it.offset,
-			.size = it.size, .in_file = true,
-			.container = it.kind,
-		};
-		rc = kinds_get(it.kind)->walk(w, &c, p, it.size);
-		if (rc < 0)
-			break;
-	}
-	inspect_nv_ahead_end(w->nv);
-	w->nv = outer;
-	if (rc < 0)
-		return inspect_where(w, "%s at offset %llu", fatbin_item_name(&it),
-			     (unsigned long long)(base + it.offset));
-	return 0;
-}
-
-/* ---- inputs ---- */
-
-static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
-		      uint64_t base, unsigned depth, const char *name,
-		      size_t name_len);
-
-/* A section that carries offload code, in an ELF or COFF object. */
-struct offload_section {
-	uint32_t index;
-	const char *name;
-	size_t name_len;
-	enum elfscan_kind kind;
-	uint64_t offset, size;	/* offset 0 for NOBITS */
-};
-
-/* The sections of an object, then its object bundle (one entry per
- * __CLANG_OFFLOAD_BUNDLE__ section, in section order) if it has one. */
-static int walk_sections(struct walk *w, const struct inspect_node *in,
-			 const uint8_t *buf, size_t len, uint64_t base,
-			 const struct offload_section *sec, size_t n)
-{
-	size_t nbundle = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		struct inspect_node sn = {
-			.kind = INSPECT_SECTION, .depth = in->depth + 1,
-			.name = sec[i].name, .name_len = sec[i].name_len,
-			.section_index = sec[i].index,
-			.section_kind = sec[i].kind,
-			.offset = base + sec[i].offset, .size = sec[i].size,
-			.in_file = true,
-		};
-
-		if (sec[i].kind == ELFSCAN_BUNDLE)
-			nbundle++;
-		if (sec[i].kind == ELFSCAN_BUNDLE || !sec[i].size)
-			continue;
-		if (inspect_emit(w, &sn) < 0)
-			return -1;
-		if (walk_containers(w, buf + sec[i].offset,
-				    (size_t)sec[i].size, base + sec[i].offset,
-				    in->depth + 2) < 0)
-			return inspect_where(w, "section %.*s",
-				     name_width(sec[i].name_len), sec[i].name);
-	}
-	if (nbundle) {
-		struct inspect_node c = {
-			.kind = INSPECT_CONTAINER, .depth = in->depth + 1,
-			.container = FATBIN_OBJECT_BUNDLE,
-			.number = w->containers++, .entries = nbundle,
-			.in_file = true, .offset = base, .size = len,
-		};
-		unsigned k = 0;
-
-		if (inspect_emit(w, &c) < 0)
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			struct inspect_node en = {
-				.kind = INSPECT_ENTRY, .depth = c.depth + 1,
-				.container = FATBIN_OBJECT_BUNDLE,
-				.number = c.number, .index = k,
-				.name = sec[i].name + BUNDLE_MAGIC_LEN,
-				.name_len = sec[i].name_len - BUNDLE_MAGIC_LEN,
-				.entry_section = sec[i].index, .in_file = true,
-				.offset = base + sec[i].offset,
-				.size = sec[i].size,
-				.data = buf + sec[i].offset,
-			};
-
-			if (sec[i].kind != ELFSCAN_BUNDLE)
-				continue;
-			if (w->o->image_kinds)
-				en.image_kind = inspect_sniff_image(en.data,
-								    en.size);
-			k++;
-			if (inspect_emit(w, &en) < 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-static int walk_elf(struct walk *w, struct inspect_node *in, const uint8_t *buf,
-		    size_t len, uint64_t base)
-{
-	struct offload_section *sec;
-	struct elfscan s;
-	size_t n = 0;
-	int rc = -1;
-
-	if (elfscan_open(&s, buf, len, w->e) < 0)
-		return -1;
-	in->is64 = s.is64;
-	in->big_endian = s.big_endian;
-	in->elf_type = s.e_type;
-	in->machine = s.machine;
-	sec = calloc(s.n ? s.n : 1, sizeof(*sec));
-	if (!sec) {
-		err_nomem(w->e);
-		goto out;
-	}
-	for (size_t i = 1; i < s.n; i++) {
-		uint64_t size;
-
-		if (s.sec[i].kind == ELFSCAN_OTHER)
-			continue;
-		(void)elfscan_bytes(&s, buf, i, &size);
-		sec[n++] = (struct offload_section){
-			.index = s.sec[i].index, .name = s.sec[i].name,
-			.name_len = s.sec[i].name_len, .kind = s.sec[i].kind,
-			.offset = s.sec[i].type == SHT_NOBITS ? 0
-				  : s.sec[i].offset,
-			.size = size,
-		};
-	}
-	if (inspect_emit(w, in) == 0)
-		rc = walk_sections(w, in, buf, len, base, sec, n);
-out:
-	free(sec);
-	elfscan_free(&s);
-	return rc;
-}
-
-/* COFF objects name their sections as ELF ones do, but for packages:
- * LLVM reads every section whose name starts with .llvm.offloading.  A PE
- * image cuts the names to eight bytes (linkers keep long names only for
- * debug sections): an OpenMP program's packages are in .llvm.of there
- * (which LLVM 23's tools do not read). */
-static enum elfscan_kind coff_kind(const char *name, size_t len, bool image)
-{
-	static const struct {
-		const char *name;
-		enum elfscan_kind kind;
-	} exact[] = {
-		{ ".hip_fatbin", ELFSCAN_HIP_FATBIN },
-		{ ".nv_fatbin", ELFSCAN_NV_FATBIN },
-		{ "__nv_relfatbin", ELFSCAN_NV_RELFATBIN },
-		{ ".hip_fat", ELFSCAN_HIP_FATBIN },
-		{ ".nv_fatb", ELFSCAN_NV_FATBIN },
-		{ "__nv_rel", ELFSCAN_NV_RELFATBIN },
-	};
-	size_t pre = strlen(COFF_OFFLOADING_PREFIX);
-
-	if (len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre))
-		return ELFSCAN_OFFLOADING;
-	/* In an image: an OpenMP program's packages, its name cut (MSVC),
-	 * or merged into .llvm (MinGW: the packages come first). */
-	if (image && ((len == 8 && !memcmp(name, COFF_OFFLOADING_PREFIX, 8)) ||
-		      (len == 5 && !memcmp(name, ".llvm", 5))))
-		return ELFSCAN_OFFLOADING;
-	if (len > BUNDLE_MAGIC_LEN && !memcmp(name, BUNDLE_MAGIC,
-					      BUNDLE_MAGIC_LEN))
-		return ELFSCAN_BUNDLE;
-	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (len == strlen(exact[i].name) &&
-		    !memcmp(name, exact[i].name, len))
-			return exact[i].kind;
-	return ELFSCAN_OTHER;
-}
-
-struct coff_list {
-	struct offload_section *v;
-	size_t n, cap;
-	bool image;
-	const uint8_t *buf;
-};
-
-static bool coff_wanted(void *ctx, const char *name, size_t len)
-{
-	const struct coff_list *l = ctx;
-
-	return coff_kind(name, len, l->image) != ELFSCAN_OTHER;
-}
-
-static int coff_add(void *ctx, const struct coff_section *cs, struct err *e)
-{
-	struct coff_list *l = ctx;
-
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct offload_section *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return err_nomem(e);
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n] = (struct offload_section){
-		.index = cs->index, .name = cs->name, .name_len = cs->name_len,
-		.kind = coff_kind(cs->name, cs->name_len, l->image),
-		.offset = cs->offset, .size = cs->size,
-	};
-	/* A MinGW image's .llvm: its packages alone, when it starts with
-	 * them. */
-	if (cs->name_len == 5 && l->image &&
-	    !(l->v[l->n].size = package_run(l->buf + cs->offset,
-					    (size_t)cs->size)))
-		return 0;
-	l->n++;
-	return 0;
-}
-
-static int walk_coff(struct walk *w, struct inspect_node *in,
-		     const uint8_t *buf, size_t len, uint64_t base)
-{
-	struct coff_list l = { .image = in->format == INSPECT_PE, .buf = buf };
-	int rc = -1;
-
-	if (in->format == INSPECT_PE) {
-		struct coff_header h;
-
-		if (coff_read_header(buf, len, &h, w->e) < 0)
-			return -1;
-		in->is64 = h.pe32plus;
-		in->dll = h.characteristics & 0x2000;	/* IMAGE_FILE_DLL */
-	}
-	if (coff_sections(buf, len, coff_wanted, coff_add, &l, &in->machine,
-			  &in->bigobj, w->e) == 0 && inspect_emit(w, in) == 0)
-		rc = walk_sections(w, in, buf, len, base, l.v, l.n);
-	free(l.v);
-	return rc;
-}
-
-/* The packages a bitcode module embeds (clang -flto), each a container
- * whose bytes are the module's array's (formats/bitcode.h), not the
- * file's. */
-struct bitcode_walk {
-	struct walk *w;
-	unsigned depth;
-	uint64_t base;
-};
-
-static int bitcode_object(void *ctx, uint8_t *data, size_t len)
-{
-	struct bitcode_walk *bw = ctx;
-	struct walk *w = bw->w;
-	size_t pos = 0;
-	int rc = 0;
-
-	if (!package_is(data, len)) {
-		w->containers++;
-		goto out;
-	}
-	/* Each package of the array a container, as a section's are (clang
-	 * -flto of LLVM 22 embeds one per image); zeros may end it. */
-	while (pos < len && rc >= 0) {
-		struct inspect_node c = {
-			.kind = INSPECT_CONTAINER, .depth = bw->depth,
-			.number = w->containers++, .container = FATBIN_PACKAGE,
-			.in_bitcode = true,
-		};
-		uint64_t size = len - pos >= 16 ? get_le(data + pos + 8, 8) : 0;
-		size_t span = len - pos;
-
-		if (pos && !package_is(data + pos, len - pos)) {
-			size_t z = pos;
-
-			while (z < len && !data[z])
-				z++;
-			if (z == len) {
-				w->containers--;
-				break;
-			}
-		} else if (size && size <= len - pos) {
-			size = (size + 7) & ~(uint64_t)7;
-			span = size < len - pos ? (size_t)size : len - pos;
-		}
-		c.size = span;
-		rc = kinds_get(FATBIN_PACKAGE)->walk(w, &c, data + pos, span);
-		pos += span;
-	}
-	if (rc < 0)
-		inspect_where(w, "the package embedded in the module");
-out:
-	free(data);
-	return rc < 0 ? -1 : 0;
-}
-
-static int walk_bitcode(struct walk *w, struct inspect_node *in,
-			const uint8_t *buf, size_t len, uint64_t base)
-{
-	struct bitcode_walk bw = { w, in->depth + 1, base };
-
-	if (inspect_emit(w, in) < 0)
-		return -1;
-	return bitcode_embedded_objects(buf, len, bitcode_object, &bw, w->e);
-}
-
-static int walk_archive(struct walk *w, struct inspect_node *in,
-			const uint8_t *buf, size_t len, uint64_t base)
-{
-	struct ar_reader r;
-	struct ar_member m;
-	int rc;
-
-	if (ar_open(&r, buf, len, w->e) < 0 || inspect_emit(w, in) < 0)
-		return -1;
-	while ((rc = ar_next(&r, &m, w->e)) > 0) {
-		if (m.thin) {
-			struct inspect_node t = {
-				.kind = INSPECT_INPUT, .depth = in->depth + 1,
-				.format = INSPECT_THIN_MEMBER, .name = m.name,
-				.name_len = m.name_len, .size = m.size,
-			};
-
-			if (inspect_emit(w, &t) < 0)
-				return -1;
-			continue;
-		}
-		if (walk_input(w, buf + m.offset, (size_t)m.size, base + m.offset,
-			       in->depth + 1, m.name, m.name_len) < 0)
-			return inspect_where(w, "member %.*s", name_width(m.name_len),
-				     m.name);
-	}
-	return rc;
-}
-
-/* Text, as far as its first 4 KiB tell: printable ASCII, tabs and line
- * ends (a linker script such as libc.so, a .def file). */
-static bool is_text(const uint8_t *buf, size_t len)
-{
-	if (!len)
-		return false;
-	for (size_t i = 0; i < len && i < 4096; i++)
-		if (!((buf[i] >= 0x20 && buf[i] < 0x7f) || buf[i] == '\n' ||
-		      buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\f'))
-			return false;
-	return true;
-}
-
-/* A linker script, as the ones glibc installs as libc.so: a GNU ld
- * command that names inputs (GROUP, INPUT) or the output format. */
-static bool is_ld_script(const uint8_t *buf, size_t len)
-{
-	static const char *const cmds[] = { "GROUP", "INPUT", "OUTPUT_FORMAT" };
-	size_t n = len < 4096 ? len : 4096;
-
-	for (size_t i = 0; i < n; i++)
-		for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
-			size_t k = strlen(cmds[c]), j = i + k;
-
-			if (n - i < k || memcmp(buf + i, cmds[c], k) ||
-			    (i && buf[i - 1] != '\n' && buf[i - 1] != ' ' &&
-			     buf[i - 1] != '\t'))
-				continue;
-			while (j < n && (buf[j] == ' ' || buf[j] == '\t'))
-				j++;
-			if (j < n && buf[j] == '(')
-				return true;
-		}
-	return false;
-}
-
-/* A file that is one container of a whole-file kind (a kpack archive). */
-static int walk_whole(struct walk *w, enum fatbin_kind kind,
-		      const uint8_t *buf, size_t len, uint64_t base,
-		      unsigned depth)
-{
-	struct inspect_node c = {
-		.kind = INSPECT_CONTAINER, .depth = depth,
-		.number = w->containers++, .offset = base, .size = len,
-		.in_file = true, .container = kind,
-	};
-
-	if (kinds_get(kind)->walk(w, &c, buf, len) < 0)
-		return inspect_where(w, "%s", fatbin_codecs[kind].what);
-	return 0;
-}
-
+/* The input at buf (the file, or an archive's member), through the
+ * table of host formats. */
 static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		      uint64_t base, unsigned depth, const char *name,
 		      size_t name_len)
@@ -493,46 +21,46 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 		.name_len = name_len, .offset = base, .size = len,
 		.in_file = true,
 	};
-	enum fatbin_kind kind;
+	enum host_format f;
 
-	if (elfscan_is_elf(buf, len)) {
-		in.format = INSPECT_ELF;
-		return walk_elf(w, &in, buf, len, base);
-	}
-	if (coff_has_magic(buf, len) || coff_is_image(buf, len)) {
-		in.format = coff_is_image(buf, len) ? INSPECT_PE : INSPECT_COFF;
-		return walk_coff(w, &in, buf, len, base);
-	}
-	if (magic_is_bitcode(buf, len)) {
-		in.format = INSPECT_BITCODE;
-		return walk_bitcode(w, &in, buf, len, base);
-	}
-	if (ar_is_archive(buf, len) && depth < MAX_NESTING) {
-		in.format = INSPECT_ARCHIVE;
-		return walk_archive(w, &in, buf, len, base);
-	}
-	if (fatbin_probe_file(buf, len, &kind)) {
-		in.format = INSPECT_RAW;
-		if (inspect_emit(w, &in) < 0)
-			return -1;
-		if (!fatbin_codecs[kind].whole_file)
-			return walk_containers(w, buf, len, base, depth + 1);
-		return walk_whole(w, kind, buf, len, base, depth + 1);
-	}
+	if (hosts_probe(buf, len, &f))
+		return hosts_get(f)->walk(w, &in, buf, len, base);
 	if (depth == 0 && !w->o->accept_other)
-		return err_code_set(w->e, ERR_NOTHING, "not an ELF file, COFF "
-				    "object, PE image, archive, offload bundle, "
-				    "CCOB, offload package, NVIDIA fatbin or "
-				    "kpack archive");
-	in.format = is_text(buf, len) ? INSPECT_TEXT : INSPECT_OTHER;
-	in.ld_script = in.format == INSPECT_TEXT && is_ld_script(buf, len);
-	return inspect_emit(w, &in);
+		return hosts_none(w->e);
+	return inspect_walk_other(w, &in, buf, len);
+}
+
+static int visit_nothing(void *ctx, const struct inspect_node *n)
+{
+	(void)ctx;
+	(void)n;
+	return 0;
+}
+
+int inspect_diagnose(const uint8_t *buf, size_t len,
+		     const struct inspect_opts *o, struct err *e)
+{
+	struct inspect_opts h = {
+		.accept_other = true, .ccob = o->ccob, .package = o->package,
+		.next_data = o->next_data, .data_ctx = o->data_ctx,
+	};
+	struct err found;
+	struct walk w = { .o = &h, .visit = visit_nothing, .e = &found,
+			  .input = walk_input };
+
+	h.ccob.progress = NULL;
+	if (walk_input(&w, buf, len, 0, 0, NULL, 0) == 0 ||
+	    found.code == ERR_NOMEM)
+		return 0;
+	*e = found;
+	return -1;
 }
 
 int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		 inspect_visit_fn visit, void *ctx, struct err *e)
 {
-	struct walk w = { .o = o, .visit = visit, .ctx = ctx, .e = e };
+	struct walk w = { .o = o, .visit = visit, .ctx = ctx, .e = e,
+			  .input = walk_input };
 	int rc = walk_input(&w, buf, len, 0, 0, NULL, 0);
 
 	/* A visitor fails only when out of memory: said as such. */
@@ -540,6 +68,10 @@ int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		err_nomem(e);
 	if (w.stop)
 		return w.stop;
+	/* What inflating found is said as the headers' walk says it, when
+	 * they are wrong: the same diagnosis for every command. */
+	if (rc < 0 && o->inflate && e->code != ERR_NOMEM)
+		(void)inspect_diagnose(buf, len, o, e);
 	return rc < 0 ? -1 : 0;
 }
 

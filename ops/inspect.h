@@ -1,10 +1,12 @@
 /* inspect: every piece of device code a build artefact carries, found from
  * headers.  An ELF file's offload sections (.hip_fatbin, .llvm.offloading,
  * .nv_fatbin, __nv_relfatbin, __CLANG_OFFLOAD_BUNDLE__* object bundles),
- * an archive's members, or a file that is itself a bundle, a CCOB, an
- * offload package, an NVIDIA fatbin or an AMD kpack archive, walked as a
- * tree; COFF objects' sections of the same names too (.llvm.offloading* for packages), and PE
- * images' by the names cut to eight bytes (.hip_fat, .nv_fatb, __nv_rel):
+ * a bitcode module's packages, an archive's members, or a file that is
+ * itself a bundle (binary or text), a CCOB, an offload package, an NVIDIA
+ * fatbin or an AMD kpack archive, walked as a tree (the host formats:
+ * hosts.h; the section kinds: core/sections.h); COFF objects' sections
+ * of the same names too (.llvm.offloading* for packages), and PE images'
+ * by the names cut to eight bytes (.hip_fat, .nv_fatb, __nv_rel):
  *
  *   input (file or archive member) -> section -> container -> entry
  *
@@ -26,6 +28,13 @@
  * file that is none of the formats above. */
 int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		 inspect_visit_fn visit, void *ctx, struct err *e);
+/* What is wrong with buf, as a walk of its headers alone finds it (o's
+ * limits): -1 with e filled when it is damaged, 0 (e untouched) when the
+ * headers are whole (or the file is of no format).  A walk that inflates
+ * (o->inflate), and prune, failing, say this diagnosis when there is one,
+ * so that a damaged file gets the same one from every command. */
+int inspect_diagnose(const uint8_t *buf, size_t len,
+		     const struct inspect_opts *o, struct err *e);
 
 /* What an entry is for, as far as its container says: offload kind
  * ("hipv4", "openmp", "cuda"...), triple, target ID or arch ("gfx90a:xnack+",

@@ -1,15 +1,9 @@
 /* inspect_names: the words for what inspect reports, as ls prints them. */
 #include "inspect_names.h"
 
-const char *inspect_section_kind_name(enum elfscan_kind k)
+const char *inspect_section_kind_name(enum section_kind k)
 {
-	switch (k) {
-	case ELFSCAN_OFFLOADING: return "llvm-offloading";
-	case ELFSCAN_HIP_FATBIN: return "hip-fatbin";
-	case ELFSCAN_NV_FATBIN: return "nv-fatbin";
-	case ELFSCAN_NV_RELFATBIN: return "nv-relfatbin";
-	default: return "other";
-	}
+	return sections_get(k)->ls_name;
 }
 
 const char *inspect_elf_type_name(uint16_t t)

@@ -65,7 +65,7 @@ struct inspect_node {
 
 	/* SECTION */
 	uint32_t section_index;
-	enum elfscan_kind section_kind;
+	enum section_kind section_kind;
 
 	/* CONTAINER (and ENTRY: its container's number and format) */
 	enum fatbin_kind container;

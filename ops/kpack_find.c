@@ -220,8 +220,8 @@ int kpack_find_open(struct kpack_find *h, const char *path,
 	 * caller's own failure. */
 	if (elfscan_open(&s, buf, len, e) < 0)
 		return e->code == ERR_NOMEM ? -1 : 0;
-	ref = elfscan_named(&s, ".rocm_kpack_ref");
-	seg = elfscan_named(&s, ".hipFatBinSegment");
+	ref = elfscan_find(&s, SECTION_KPACK_REF);
+	seg = elfscan_find(&s, SECTION_HIP_WRAPPERS);
 	if (!ref) {
 		rc = 0;
 		goto out;

@@ -26,6 +26,7 @@
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
 #include "../core/io_write.h"
+#include "../core/sections.h"
 #include "../formats/kpack_ref.h"
 
 enum {
@@ -38,15 +39,6 @@ void kpack_host_free(struct kpack_host *h)
 {
 	free(h->target);
 	memset(h, 0, sizeof(*h));
-}
-
-static const struct elfscan_section *named(const struct elfscan *s,
-					   const char *name)
-{
-	for (size_t i = 1; i < s->n; i++)
-		if (!strcmp(s->sec[i].name, name))
-			return &s->sec[i];
-	return NULL;
 }
 
 /* The RELA relocation at address at: *addend_off its r_addend's file
@@ -96,8 +88,8 @@ int kpack_host_plan(const uint8_t *buf, size_t len, struct kpack_host *h,
 			     "ELF file (an executable or shared library)");
 		goto out;
 	}
-	fat = named(&s, ".hip_fatbin");
-	seg = named(&s, ".hipFatBinSegment");
+	fat = elfscan_find(&s, SECTION_HIP_FATBIN);
+	seg = elfscan_find(&s, SECTION_HIP_WRAPPERS);
 	if (!fat || fat->type != SHT_PROGBITS_ || !(fat->flags & SHF_ALLOC_)) {
 		err_code_set(e, ERR_NOTHING, ".hip_fatbin is %s", fat ?
 			     "not allocated bytes of the file" : "missing");
@@ -279,7 +271,8 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 {
 	static const uint8_t none;
 	const struct elfcopy_add add = {
-		.name = ".rocm_kpack_ref", .data = &none, .size = 0,
+		.name = sections_name(SECTION_KPACK_REF), .data = &none,
+		.size = 0,
 		.type = SHT_PROGBITS_, .flags = 0, .align = 1,
 	};
 	struct io_out scratch = { .fd = -1 };
@@ -305,8 +298,8 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 	n = view.len;
 	if (elfscan_open(&s, b, n, e) < 0)
 		goto out;
-	fat = named(&s, ".hip_fatbin");
-	refs = named(&s, ".rocm_kpack_ref");
+	fat = elfscan_find(&s, SECTION_HIP_FATBIN);
+	refs = elfscan_find(&s, SECTION_KPACK_REF);
 	if (!fat || !refs || fat->offset != h->fat_off ||
 	    fat->addr != h->fat_addr || h->seg_off > n ||
 	    h->nwrappers * WRAPPER > n - h->seg_off || n < 0x40) {

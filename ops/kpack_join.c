@@ -736,8 +736,8 @@ static bool clear(const struct join *j, const struct phdrs *ph,
 	for (size_t k = 1; k < j->s.n; k++) {
 		const struct elfscan_section *x = &j->s.sec[k];
 
-		if (!strcmp(x->name, ".hip_fatbin") ||
-		    !strcmp(x->name, ".rocm_kpack_ref"))
+		if (x->kind == SECTION_HIP_FATBIN ||
+		    x->kind == SECTION_KPACK_REF)
 			continue;
 		if ((x->flags & SHF_ALLOC_) &&
 		    overlap(x->addr, x->size, rg->addr, rg->size))
@@ -881,11 +881,12 @@ static void drop_header(const struct join *j, uint8_t *o, uint64_t shoff,
 static int rewrite(struct join *j, const struct region *rg, bool in_room,
 		   const uint8_t *fat, uint64_t fsize, struct io_out *out)
 {
-	const struct elfscan_section *hf = elfscan_named(&j->s, ".hip_fatbin");
+	const struct elfscan_section *hf =
+		elfscan_find(&j->s, SECTION_HIP_FATBIN);
 	const struct elfscan_section *seg =
-		elfscan_named(&j->s, ".hipFatBinSegment");
+		elfscan_find(&j->s, SECTION_HIP_WRAPPERS);
 	const struct elfscan_section *ref =
-		elfscan_named(&j->s, ".rocm_kpack_ref");
+		elfscan_find(&j->s, SECTION_KPACK_REF);
 	struct phdrs ph = { .off = get_le(j->buf + EHDR_PHOFF, 8),
 			    .n = (size_t)get_le(j->buf + EHDR_PHNUM, 2) };
 	uint64_t shoff = get_le(j->buf + EHDR_SHOFF, 8);
@@ -1062,9 +1063,9 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 			     "file");
 		goto out;
 	}
-	ref = elfscan_named(&j.s, ".rocm_kpack_ref");
-	seg = elfscan_named(&j.s, ".hipFatBinSegment");
-	hf = elfscan_named(&j.s, ".hip_fatbin");
+	ref = elfscan_find(&j.s, SECTION_KPACK_REF);
+	seg = elfscan_find(&j.s, SECTION_HIP_WRAPPERS);
+	hf = elfscan_find(&j.s, SECTION_HIP_FATBIN);
 	if (!ref) {
 		err_code_set(e, ERR_NOTHING, "not a kpack-split binary (no "
 			     ".rocm_kpack_ref section)");

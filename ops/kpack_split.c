@@ -320,7 +320,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	}
 	if (n->kind == INSPECT_SECTION) {
 		sp->in_fat = sp->elf_exec && n->depth == 1 &&
-			     n->section_kind == ELFSCAN_HIP_FATBIN;
+			     n->section_kind == SECTION_HIP_FATBIN;
 		if (sp->in_fat) {
 			sp->has_fat = true;
 			sp->fat_depth = n->depth;
@@ -415,11 +415,11 @@ static int refuse_split(const uint8_t *buf, size_t len, struct err *e)
 	bool fat = false, seg = false;
 
 	for (size_t i = 1; i < s.n; i++) {
-		if (!strcmp(s.sec[i].name, ".rocm_kpack_ref"))
+		if (s.sec[i].kind == SECTION_KPACK_REF)
 			rc = err_code_set(e, ERR_OTHER, "already split (it has "
 					  ".rocm_kpack_ref)");
-		fat |= !strcmp(s.sec[i].name, ".hip_fatbin");
-		seg |= !strcmp(s.sec[i].name, ".hipFatBinSegment");
+		fat |= s.sec[i].kind == SECTION_HIP_FATBIN;
+		seg |= s.sec[i].kind == SECTION_HIP_WRAPPERS;
 	}
 	if (!rc && seg && !fat && (s.e_type == 2 || s.e_type == 3))
 		rc = err_code_set(e, ERR_MALFORMED, "HIP wrappers "

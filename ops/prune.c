@@ -1,6 +1,7 @@
 /* prune: device code taken out of a build artefact; see prune.h.  The
- * files: ELF objects, executables and libraries, archives, the plan and
- * its writing (containers: prune_containers.c). */
+ * files: ELF objects, executables and libraries, archives, files that are
+ * containers or text bundles (each a row of hosts.c, called by
+ * prune_plan.c), and the writing (containers: prune_containers.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 #include "../formats/ar.h"
 #include "../formats/ar_write.h"
 #include "../formats/ar_symbols.h"
-#include "../formats/bundle.h"
+#include "../formats/bundle_text.h"
 #include "../formats/coff.h"
 #include "../formats/coffcopy.h"
 #include "../formats/fatbin.h"
@@ -107,12 +108,14 @@ static int prune_object_bundle(struct pruner *p, const struct elfscan *s,
 	for (size_t i = 1; i < s->n; i++) {
 		const struct elfscan_section *sec = &s->sec[i];
 		struct prune_entry pe = { .size = sec->size };
+		const char *id;
+		size_t id_len;
 
-		if (sec->kind != ELFSCAN_BUNDLE)
+		if (!sections_id(sec->kind, sec->name, sec->name_len, &id,
+				 &id_len))
 			continue;
 		p->container = p->base + sec->offset;
-		prune_entry_from_id(&pe, sec->name + BUNDLE_MAGIC_LEN,
-			      sec->name_len - BUNDLE_MAGIC_LEN);
+		prune_entry_from_id(&pe, id, id_len);
 		*device_before += !pe.sel.host;
 		if (prune_decide(p, &pe)) {
 			*device_after += !pe.sel.host;
@@ -186,7 +189,7 @@ static int ccob_version_for(struct pruner *p, const struct elfscan *s,
 	return 0;
 }
 
-static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
+int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 {
 	struct elfscan s;
 	size_t device_before = 0, device_after = 0;
@@ -197,7 +200,7 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 		return -1;
 	p->ccob_version = 0;
 	for (size_t i = 1; i < s.n && p->o->compress; i++)
-		if (s.sec[i].kind == ELFSCAN_HIP_FATBIN) {
+		if (s.sec[i].kind == SECTION_HIP_FATBIN) {
 			if (ccob_version_for(p, &s, buf) < 0)
 				goto out;
 			if (p->ccob_version > p->plan->ccob_version)
@@ -208,9 +211,9 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 		const struct elfscan_section *sec = &s.sec[i];
 
 		switch (sec->kind) {
-		case ELFSCAN_HIP_FATBIN:
-		case ELFSCAN_NV_FATBIN:
-		case ELFSCAN_NV_RELFATBIN:
+		case SECTION_HIP_FATBIN:
+		case SECTION_NV_FATBIN:
+		case SECTION_NV_RELFATBIN:
 			p->section = sec->name;
 			any = true;
 			if (prune_fatbin_section(p, &s, buf, i) < 0) {
@@ -219,10 +222,10 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 				goto out;
 			}
 			break;
-		case ELFSCAN_BUNDLE:
+		case SECTION_BUNDLE:
 			bundles = any = true;
 			break;
-		case ELFSCAN_OFFLOADING:
+		case SECTION_OFFLOADING:
 			any = true;
 			if (prune_offloading(p, &s, buf, i) < 0) {
 				err_wrap(p->e, p->e->code, "section %s",
@@ -230,7 +233,10 @@ static int prune_elf(struct pruner *p, const uint8_t *buf, size_t len)
 				goto out;
 			}
 			break;
-		default:
+		case SECTION_OTHER:
+		case SECTION_HIP_WRAPPERS:	/* point at code, hold none */
+		case SECTION_NV_WRAPPERS:
+		case SECTION_KPACK_REF:
 			break;
 		}
 	}
@@ -258,10 +264,7 @@ out:
 	return rc;
 }
 
-/* ---- the plan and its writing ---- */
-
-static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
-		       bool member);
+/* ---- archives ---- */
 
 /* Whether a member's plan changes its size. */
 static bool resizes(const struct prune_plan *plan)
@@ -310,7 +313,7 @@ static uint64_t symtab_date(const struct ar_reader *r)
 /* Every member pruned as a file.  When none changes size, their patches
  * become the archive's (the layout and the symbol table stay valid);
  * otherwise the archive is written again (prune_write). */
-static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
+int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 {
 	struct prune_plan *top = p->plan;
 	struct ar_reader r;
@@ -318,6 +321,9 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 	bool resize = false;
 	int more;
 
+	if (p->member)
+		return err_set(p->e, "an archive inside an archive is not "
+			       "pruned");
 	if (ar_open(&r, buf, len, p->e) < 0)
 		return -1;
 	if (r.thin)
@@ -351,14 +357,17 @@ static int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 		pm->plan.size_before = pm->plan.size_after = m.size;
 		p->plan = &pm->plan;
 		p->base = m.offset;
-		if (plan_buffer(p, buf + m.offset, (size_t)m.size, true) < 0) {
+		p->member = true;
+		if (p->plan_member(p, buf + m.offset, (size_t)m.size) < 0) {
 			p->plan = top;
 			p->base = 0;
+			p->member = false;
 			return err_wrap(p->e, p->e->code, "member %.*s",
 					(int)m.name_len, m.name);
 		}
 		p->plan = top;
 		p->base = 0;
+		p->member = false;
 		add_counts(top, &pm->plan);
 		resize = resize || resizes(&pm->plan);
 	}
@@ -417,125 +426,57 @@ static int plan_patch(struct pruner *p, size_t len, int rc,
 	return 0;
 }
 
-static int plan_buffer(struct pruner *p, const uint8_t *buf, size_t len,
-		       bool member)
+/* ---- files that are containers ---- */
+
+int prune_bare(struct pruner *p, const uint8_t *buf, size_t len)
 {
 	struct prune_patch pt = { 0 };
 	enum fatbin_kind kind;
-	char comment[16];
+	size_t run, end;
 
-	p->section = NULL;
-	if (elfscan_is_elf(buf, len)) {
-		int rc = prune_elf(p, buf, len);
-
-		/* A member without device code (a host object) stays. */
-		if (rc < 0 && member && p->e->code == ERR_NOTHING)
-			return 0;
-		return rc;
+	if (!fatbin_probe_file(buf, len, &kind))
+		return err_code_set(p->e, ERR_NOTHING, "no offload code to "
+				    "prune");
+	switch (kind) {
+	case FATBIN_BUNDLE:
+	case FATBIN_CCOB:
+	case FATBIN_NV:
+		p->ccob_version = !p->o->compress ? 0
+				  : p->o->ccob_version
+				  ? p->o->ccob_version : 3;
+		if (p->ccob_version > p->plan->ccob_version)
+			p->plan->ccob_version = p->ccob_version;
+		return prune_region(p, buf, len, 0, false);
+	case FATBIN_PACKAGE:
+		/* Zeros after the packages are padding, as the walk reads
+		 * them: they stay. */
+		run = package_run(buf, len);
+		for (end = run; end < len && !buf[end]; end++)
+			;
+		if (!run || end < len)
+			run = len;
+		return plan_patch(p, run, prune_packages(p, buf, run, 0, &pt),
+				  &pt);
+	case FATBIN_KPACK:	/* a whole file, written again */
+		return plan_patch(p, len, prune_kpack(p, buf, len, &pt), &pt);
+	case FATBIN_OBJECT_BUNDLE:	/* sections, not bytes */
+		break;
 	}
-	if (coff_is_image(buf, len) || coff_is_object(buf, len)) {
-		int rc = prune_coff(p, buf, len);
-
-		if (rc < 0 && member && p->e->code == ERR_NOTHING)
-			return 0;
-		return rc;
-	}
-	if (magic_is_bitcode(buf, len)) {
-		int rc = prune_bitcode(p, buf, len);
-
-		if (rc < 0 && member && p->e->code == ERR_NOTHING)
-			return 0;
-		return rc;
-	}
-	if (ar_is_archive(buf, len))
-		return member ? err_set(p->e, "an archive inside an archive "
-					"is not pruned")
-			      : prune_archive(p, buf, len);
-	if (fatbin_probe_file(buf, len, &kind))
-		switch (kind) {
-		case FATBIN_BUNDLE:
-		case FATBIN_CCOB:
-		case FATBIN_NV:
-			p->ccob_version = !p->o->compress ? 0
-					  : p->o->ccob_version
-					  ? p->o->ccob_version : 3;
-			if (p->ccob_version > p->plan->ccob_version)
-				p->plan->ccob_version = p->ccob_version;
-			return prune_region(p, buf, len, 0, false);
-		case FATBIN_PACKAGE:
-			return plan_patch(p, len, prune_packages(p, buf, len,
-					  0, &pt), &pt);
-		case FATBIN_KPACK:	/* a whole file, written again */
-			return plan_patch(p, len, prune_kpack(p, buf, len, &pt),
-					  &pt);
-		case FATBIN_OBJECT_BUNDLE:	/* sections, not bytes */
-			break;
-		}
-	if (prune_text_comment(buf, len, comment, sizeof(comment)))
-		return plan_patch(p, len, prune_text(p, buf, len, comment,
-						     &pt), &pt);
-	if (member)
-		return 0;
-	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune "
-			    "(not an ELF file, a COFF file, bitcode, an "
-			    "archive, an offload bundle (binary or text), a "
-			    "CCOB, an offload package, an NVIDIA fatbin or a "
-			    "kpack archive)");
+	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune");
 }
 
-static int by_offset(const void *a, const void *b)
+int prune_text_bundle(struct pruner *p, const uint8_t *buf, size_t len)
 {
-	const struct prune_patch *x = a, *y = b;
+	struct prune_patch pt = { 0 };
+	char comment[BUNDLE_TEXT_COMMENT_MAX];
 
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
+	if (!bundle_text_comment(buf, len, comment, sizeof(comment)))
+		return err_code_set(p->e, ERR_NOTHING, "no offload code to "
+				    "prune");
+	return plan_patch(p, len, prune_text(p, buf, len, comment, &pt), &pt);
 }
 
-/* Sections may come in any order in the section table, and two may name
- * the same bytes: the patches are written in file order, never twice. */
-static int order_patches(struct prune_plan *plan, struct err *e)
-{
-	if (plan->n > 1)
-		qsort(plan->patch, plan->n, sizeof(*plan->patch), by_offset);
-	for (size_t i = 1; i < plan->n; i++)
-		if (plan->patch[i].offset <
-		    plan->patch[i - 1].offset + plan->patch[i - 1].old_size)
-			return err_code_set(e, ERR_MALFORMED, "offload code at "
-					    "offset %llu overlaps what comes "
-					    "before it (two sections over the "
-					    "same bytes?)",
-					    (unsigned long long)
-					    plan->patch[i].offset);
-	return 0;
-}
-
-int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
-	       struct prune_plan *plan, struct err *e)
-{
-	struct pruner p = { .o = o, .plan = plan, .e = e };
-
-	memset(plan, 0, sizeof(*plan));
-	plan->size_before = plan->size_after = len;
-	if (plan_buffer(&p, buf, len, false) < 0 ||
-	    order_patches(plan, e) < 0) {
-		prune_plan_free(plan);
-		return -1;
-	}
-	for (size_t i = 0; i < plan->n; i++) {
-		uint64_t freed = plan->patch[i].old_size -
-				 plan->patch[i].new_size;
-
-		if (plan->patch[i].in_place)
-			plan->zeroed += freed;
-		else
-			plan->size_after -= freed;
-	}
-	if (!plan->nmember && !plan->ndrop && !plan->nadd && !o->keep_layout &&
-	    prune_plan_shrink(buf, len, plan, o, e) < 0) {
-		prune_plan_free(plan);
-		return -1;
-	}
-	return 0;
-}
+/* ---- the writing ---- */
 
 /* An object without the dropped sections and with the rewritten ones
  * added: in ELF dropped and added again at the end (llvm-objcopy

@@ -42,14 +42,9 @@
 #include "../core/io_types.h"
 #include "prune_types.h"
 
-/* Plan the prune of the file in buf.  Files this cannot prune are errors
- * that say why (thin archives are never pruned; a file with no offload
- * code at all).  An archive's members are pruned each as a file; members
- * with no offload code stay. */
-int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
-	       struct prune_plan *plan, struct err *e);
-/* Write the pruned file: in's bytes with the plan applied (size_after
- * becomes what was written). */
+/* The plan is made by prune_plan (prune_plan.h).  Write the pruned file:
+ * in's bytes with the plan applied (size_after becomes what was
+ * written). */
 int prune_write(const struct io_in *in, struct prune_plan *plan,
 		struct io_out *out, struct err *e);
 void prune_plan_free(struct prune_plan *plan);

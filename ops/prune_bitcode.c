@@ -23,6 +23,7 @@
 #include "../formats/bitcode_embed.h"
 #include "../formats/package.h"
 #include "prune_bitcode.h"
+#include "../core/sections.h"
 #include "prune_containers.h"
 #include "../core/bytes.h"
 
@@ -150,7 +151,7 @@ static int prune_object(void *ctx, uint8_t *data, size_t n,
 			free(data);
 			return 0;
 		}
-	p->section = ".llvm.offloading";
+	p->section = sections_name(SECTION_OFFLOADING);
 	rc = prune_packages(p, data, n, at->bit / 8, &pt);
 	if (rc <= 0)
 		goto out;

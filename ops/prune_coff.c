@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/bundle.h"
 #include "../formats/coff.h"
 #include "../formats/package.h"
 #include "prune_coff.h"
@@ -16,6 +15,7 @@
 #include "prune_omp.h"
 #include "prune_region.h"
 #include "../core/bytes.h"
+#include "../core/sections.h"
 
 struct walk {
 	struct pruner *p;
@@ -32,45 +32,14 @@ struct walk {
 	bool pkg_twice;
 };
 
-/* Fat-binary sections by their names, whole in objects and cut to eight
- * bytes in images (as ls reads them). */
-static bool is_fatbin(const char *name, size_t len)
+/* The bytes of a section of packages that are packages: in a PE image's
+ * .llvm (lld-link for MinGW merges .llvm.offloading into it) those it
+ * starts with, as ls reads it (0: none). */
+static uint64_t packages_size(const uint8_t *buf, const struct coff_section *s)
 {
-	static const char *const names[] = {
-		".hip_fatbin", ".nv_fatbin", ".hip_fat", ".nv_fatb",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i]) == len && !memcmp(names[i], name, len))
-			return true;
-	return false;
-}
-
-static bool is_bundle(const char *name, size_t len)
-{
-	return len > BUNDLE_MAGIC_LEN &&
-	       !memcmp(name, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN);
-}
-
-static bool is_packages(const char *name, size_t len)
-{
-	size_t pre = strlen(COFF_OFFLOADING_PREFIX);
-
-	return len >= pre && !memcmp(name, COFF_OFFLOADING_PREFIX, pre);
-}
-
-/* In a PE image, .llvm.offloading cut to eight bytes (lld-link keeps
- * long names only for debug sections), or merged into .llvm (lld-link
- * for MinGW), as ls reads it: the bytes that are packages (0: none). */
-static uint64_t image_packages(const uint8_t *buf, const char *name,
-			       size_t len, const struct coff_section *s)
-{
-	if (is_packages(name, len) ||
-	    (len == 8 && !memcmp(name, COFF_OFFLOADING_PREFIX, 8)))
-		return s->size;
-	if (len == 5 && !memcmp(name, ".llvm", 5))
+	if (sections_image_merged(s->name, s->name_len))
 		return package_run(buf + s->offset, (size_t)s->size);
-	return 0;
+	return s->size;
 }
 
 static bool want_all(void *ctx, const char *name, size_t len)
@@ -87,10 +56,18 @@ static int survey(void *ctx, const struct coff_section *s, struct err *e)
 	struct walk *w = ctx;
 
 	(void)e;
-	w->fatbin |= is_fatbin(s->name, s->name_len);
-	w->bundles |= is_bundle(s->name, s->name_len);
-	if (w->image ? image_packages(w->buf, s->name, s->name_len, s) > 0
-		     : is_packages(s->name, s->name_len)) {
+	switch (sections_coff_kind(s->name, s->name_len, w->image)) {
+	case SECTION_HIP_FATBIN:
+	case SECTION_NV_FATBIN:
+	case SECTION_NV_RELFATBIN:
+		w->fatbin = true;
+		break;
+	case SECTION_BUNDLE:
+		w->bundles = true;
+		break;
+	case SECTION_OFFLOADING:
+		if (w->image && !packages_size(w->buf, s))
+			break;
 		for (size_t i = 0; i < w->npkg; i++)
 			w->pkg_twice |= w->pkg_len[i] == s->name_len &&
 					!memcmp(w->pkg_name[i], s->name,
@@ -102,6 +79,12 @@ static int survey(void *ctx, const struct coff_section *s, struct err *e)
 			w->pkg_twice = true;	/* too many to tell */
 		}
 		w->packages = true;
+		break;
+	case SECTION_OTHER:
+	case SECTION_HIP_WRAPPERS:
+	case SECTION_NV_WRAPPERS:
+	case SECTION_KPACK_REF:
+		break;
 	}
 	return 0;
 }
@@ -155,9 +138,7 @@ static int prune_image_packages(struct walk *w, const struct coff_section *s,
 	p->section = w->name;
 	rc = s->index >= 1 && s->index <= n
 	     ? prune_pe_linked_packages(p, w->machine, v, n, w->buf,
-					s->index - 1,
-					image_packages(w->buf, s->name,
-						       s->name_len, s))
+					s->index - 1, packages_size(w->buf, s))
 	     : err_set(e, "no section %u", s->index);
 	p->section = NULL;
 	free(v);
@@ -171,29 +152,33 @@ static int prune_section(void *ctx, const struct coff_section *s,
 {
 	struct walk *w = ctx;
 	struct pruner *p = w->p;
+	enum section_kind k = sections_coff_kind(s->name, s->name_len,
+						 w->image);
+	struct prune_entry pe = { .size = s->size };
+	const char *id;
+	size_t id_len;
+	char name[16];
 
-	if (is_fatbin(s->name, s->name_len)) {
-		char name[16];
-
+	switch (k) {
+	case SECTION_HIP_FATBIN:
+	case SECTION_NV_FATBIN:
+	case SECTION_NV_RELFATBIN:
 		snprintf(name, sizeof(name), "%.*s", (int)s->name_len, s->name);
 		p->section = name;
 		if (prune_region(p, w->buf + s->offset, (size_t)s->size,
-				 s->offset, true) < 0) {
+				 s->offset, true) < 0)
 			return err_wrap(e, e->code, "section %s", name);
-		}
 		p->section = NULL;
 		return 0;
-	}
-	if (w->image && image_packages(w->buf, s->name, s->name_len, s))
-		return prune_image_packages(w, s, e);
-	if (!w->image && is_packages(s->name, s->name_len))
-		return prune_section_packages(w, s, e);
-	if (is_bundle(s->name, s->name_len)) {
-		struct prune_entry pe = { .size = s->size };
-
+	case SECTION_OFFLOADING:
+		if (!w->image)
+			return prune_section_packages(w, s, e);
+		return packages_size(w->buf, s) ? prune_image_packages(w, s, e)
+						: 0;
+	case SECTION_BUNDLE:
 		p->container = p->base + s->offset;
-		prune_entry_from_id(&pe, s->name + BUNDLE_MAGIC_LEN,
-				    s->name_len - BUNDLE_MAGIC_LEN);
+		(void)sections_id(k, s->name, s->name_len, &id, &id_len);
+		prune_entry_from_id(&pe, id, id_len);
 		w->device_before += !pe.sel.host;
 		if (prune_decide(p, &pe)) {
 			w->device_after += !pe.sel.host;
@@ -202,6 +187,12 @@ static int prune_section(void *ctx, const struct coff_section *s,
 		if (prune_drop_section(p->plan, s->name, s->name_len, e) < 0)
 			return -1;
 		p->plan->size_after -= s->size;
+		return 0;
+	case SECTION_OTHER:
+	case SECTION_HIP_WRAPPERS:
+	case SECTION_NV_WRAPPERS:
+	case SECTION_KPACK_REF:
+		return 0;
 	}
 	return 0;
 }

@@ -550,33 +550,6 @@ out:
 
 /* ---- text bundles ---- */
 
-static const char TEXT_START[] = " __CLANG_OFFLOAD_BUNDLE____START__ ";
-
-/* LLVM writes "\n<comment> __CLANG_OFFLOAD_BUNDLE____START__ <id>\n" first:
- * the comment ("//", ";", "#") is what comes between. */
-const char *prune_text_comment(const uint8_t *buf, size_t len, char *cap,
-			       size_t cap_len)
-{
-	const uint8_t *nl, *at;
-	size_t n;
-
-	if (len < 2 || buf[0] != '\n')
-		return NULL;
-	nl = memchr(buf + 1, '\n', len - 1);
-	if (!nl)
-		return NULL;
-	at = memmem(buf + 1, (size_t)(nl - buf - 1), TEXT_START,
-		    sizeof(TEXT_START) - 1);
-	if (!at || at == buf + 1)
-		return NULL;
-	n = (size_t)(at - buf - 1);
-	if (n >= cap_len || memchr(buf + 1, ' ', n))
-		return NULL;
-	memcpy(cap, buf + 1, n);
-	cap[n] = 0;
-	return cap;
-}
-
 /* Each entry is a block from its START line's newline to the end of its
  * END line; LLVM writes the blocks back to back, so dropping whole blocks
  * leaves what it writes for the kept entries. */

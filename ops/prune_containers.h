@@ -60,11 +60,9 @@ int prune_packages(struct pruner *p, const uint8_t *buf, size_t len,
 /* Record that the object's section name goes (object bundles). */
 int prune_drop_section(struct prune_plan *plan, const char *name, size_t len,
 		       struct err *e);
-/* A text bundle (i ii cui hipi d ll s), as LLVM's bundler writes it: the
- * comment its first START line uses, or NULL (cap: room for it). */
-const char *prune_text_comment(const uint8_t *buf, size_t len, char *cap,
-			       size_t cap_len);
-/* Its kept blocks as pieces in *pt: 1, or 0 when all stay. */
+/* A text bundle (i ii cui hipi d ll s) whose START lines use comment
+ * (formats/bundle_text.h): its kept blocks as pieces in *pt: 1, or 0
+ * when all stay. */
 int prune_text(struct pruner *p, const uint8_t *buf, size_t len,
 	       const char *comment, struct prune_patch *pt);
 

@@ -113,6 +113,12 @@ int prune_kpack(struct pruner *p, const uint8_t *buf, size_t len,
 
 	if (kpack_parse(buf, len, &k, p->e) < 0)
 		return err_wrap(p->e, p->e->code, "kpack archive");
+	/* Stored as they are: each whole, as the walk reads them. */
+	for (size_t i = 0; k.scheme == KPACK_NONE && i < k.n; i++)
+		if (kpack_entry_stored_whole(&k.v[i], p->e) < 0) {
+			err_wrap(p->e, p->e->code, "kpack archive");
+			goto out;
+		}
 	p->container = p->base;
 	p->plan->containers++;
 	if (!(kept = calloc(k.n ? k.n : 1, sizeof(*kept)))) {

@@ -183,7 +183,7 @@ static void find_pointers(struct packer *k)
 		 * not found; the compilers' code takes the wrapper's). */
 		if (s->e_type != 2 /* ET_EXEC */ || !(x->flags & SHF_ALLOC_) ||
 		    (x->flags & SHF_EXECINSTR_) || x->type != SHT_PROGBITS_ ||
-		    x->addr % 8 || x->kind != ELFSCAN_OTHER)
+		    x->addr % 8 || fatbin_section_holds(x->kind))
 			continue;
 		for (uint64_t o = 0; o + 8 <= x->size && !k->refused; o += 8) {
 			uint64_t v = get_le(b + o, 8);
@@ -390,7 +390,7 @@ int prune_fatbin_section(struct pruner *p, const struct elfscan *s,
 	/* Only a loaded section of a linked file, pruned, is packed. */
 	if (!n || p->o->decide_only || (s->e_type != 2 && s->e_type != 3) ||
 	    !(sec->flags & SHF_ALLOC_) || sec->type == SHT_NOBITS_ ||
-	    sec->kind == ELFSCAN_NV_RELFATBIN)
+	    sec->kind == SECTION_NV_RELFATBIN)
 		return 0;
 	if (!s->is64 || s->big_endian || !prune_relative_type(s->machine)) {
 		refuse(&k, "%s: containers are packed in 64-bit "

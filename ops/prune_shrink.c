@@ -127,8 +127,8 @@ static int idle_holes(const uint8_t *buf, size_t len,
 
 		/* A packed section's containers moved: its holes are the
 		 * plan's. */
-		if ((x->kind != ELFSCAN_HIP_FATBIN &&
-		     x->kind != ELFSCAN_NV_FATBIN) || x->type == 8 /* NOBITS */ ||
+		if ((x->kind != SECTION_HIP_FATBIN &&
+		     x->kind != SECTION_NV_FATBIN) || x->type == 8 /* NOBITS */ ||
 		    trimmed(plan, j))
 			continue;
 		/* The prune has read these sections already: one it could
@@ -184,8 +184,8 @@ static int shrink_holes(const uint8_t *buf, size_t len,
 		for (size_t j = 1; j < s.n; j++) {
 			const struct elfscan_section *x = &s.sec[j];
 
-			if ((x->kind == ELFSCAN_HIP_FATBIN ||
-			     x->kind == ELFSCAN_NV_FATBIN || trimmed(plan, j)) &&
+			if ((x->kind == SECTION_HIP_FATBIN ||
+			     x->kind == SECTION_NV_FATBIN || trimmed(plan, j)) &&
 			    x->type != 8 /* SHT_NOBITS */ &&
 			    x->offset <= pt->offset &&
 			    b - x->offset <= x->size) {

@@ -1,16 +1,10 @@
 /* elfscan_test FILE...: what core/elfscan finds in each file, one line per
- * offload section: "index name kind offset size" (offset and size in hex,
- * as readelf -S prints them), or the error. */
+ * section of a kind core/sections.h names: "index name kind offset size"
+ * (offset and size in hex, as readelf -S prints them), or the error. */
 #include <stdio.h>
 
 #include "../../core/elfscan.h"
 #include "../../core/io_in.h"
-
-static const char *const kinds[] = {
-	[ELFSCAN_OTHER] = "other", [ELFSCAN_OFFLOADING] = "offloading",
-	[ELFSCAN_HIP_FATBIN] = "hip-fatbin", [ELFSCAN_BUNDLE] = "bundle",
-	[ELFSCAN_NV_FATBIN] = "nv-fatbin", [ELFSCAN_NV_RELFATBIN] = "nv-relfatbin",
-};
 
 int main(int argc, char **argv)
 {
@@ -28,9 +22,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		for (size_t i = 0; i < s.n; i++)
-			if (s.sec[i].kind != ELFSCAN_OTHER)
+			if (s.sec[i].kind != SECTION_OTHER)
 				printf("%zu %s %s %06llx %06llx\n", i, s.sec[i].name,
-				       kinds[s.sec[i].kind],
+				       sections_get(s.sec[i].kind)->ls_name,
 				       (unsigned long long)s.sec[i].offset,
 				       (unsigned long long)s.sec[i].size);
 		elfscan_free(&s);

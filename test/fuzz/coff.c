@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "../../core/sections.h"
 #include "../../formats/coff.h"
 #include "../../formats/magic.h"
 
@@ -45,7 +46,8 @@ static int each(void *ctx, const struct coff_section *sec, struct err *e)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct seen offloading = { data, size, COFF_OFFLOADING_PREFIX, 0, 0 };
+	struct seen offloading = { data, size,
+				   sections_name(SECTION_OFFLOADING), 0, 0 };
 	struct seen all = { data, size, "", 0, 0 };
 	uint16_t machine;
 	bool bigobj;

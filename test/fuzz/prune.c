@@ -15,6 +15,7 @@
 #include "fuzz.h"
 #include "../../core/bytes.h"
 #include "../../ops/prune.h"
+#include "../../ops/prune_plan.h"
 #include "../../core/io_in.h"
 #include "../../core/io_out.h"
 #include "../../core/io_scratch.h"

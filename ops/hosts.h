@@ -1,0 +1,60 @@
+/* hosts: the one registry of host formats, the kinds of file an artefact
+ * is: an ELF file, a PE image, a COFF object, a bitcode module, an archive,
+ * a bare container (a file that is a bundle, CCOB, package, NVIDIA fatbin
+ * or kpack archive), a text bundle.  Every command that opens an artefact
+ * (the walk of ls, extract and du; prune's plan; the device archives'
+ * members) asks hosts_probe what it is, so the probes run in one order, the
+ * table's, and a damaged file gets the same diagnosis from each.  A new
+ * host format is one enum member, one row here, its probe (formats/) and
+ * its hooks; switches on the format have no default, so the compiler
+ * names the rest. */
+#ifndef OPS_HOSTS_H
+#define OPS_HOSTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+
+struct walk;
+struct inspect_node;
+struct pruner;
+
+/* In the order they are probed: ELF and COFF by their magic before the
+ * rest (a COFF object's is two bytes, its machine), a bare container
+ * after the formats that hold them. */
+enum host_format {
+	HOST_ELF,
+	HOST_PE,		/* an executable or DLL: "MZ", then "PE\0\0" */
+	HOST_COFF,		/* an object, plain or bigobj */
+	HOST_BITCODE,		/* LLVM bitcode (clang -flto) */
+	HOST_ARCHIVE,		/* ar, regular or thin */
+	HOST_CONTAINER,		/* a file that is one or more containers */
+	HOST_TEXT_BUNDLE,	/* an offload bundle in text (-type=ll, s...) */
+};
+enum { HOST_FORMATS = HOST_TEXT_BUNDLE + 1 };
+
+struct host {
+	/* Its name in messages: "ELF file"; NULL for HOST_CONTAINER, named
+	 * by its container kinds (formats/fatbin.h). */
+	const char *what;
+	bool (*probe)(const uint8_t *buf, size_t len);
+	/* Visit input node in (kind, depth, name, offset and size filled),
+	 * len bytes at buf at file offset base, and what it holds
+	 * (inspect_walk.h), setting its format. */
+	int (*walk)(struct walk *w, struct inspect_node *in,
+		    const uint8_t *buf, size_t len, uint64_t base);
+	/* Plan its prune (prune_impl.h): -1 with ERR_NOTHING when it holds
+	 * no offload code. */
+	int (*prune)(struct pruner *p, const uint8_t *buf, size_t len);
+};
+
+const struct host *hosts_get(enum host_format f);
+/* The format buf is, probed in the table's order; false when none. */
+bool hosts_probe(const uint8_t *buf, size_t len, enum host_format *f);
+/* A file of none of the formats: -1, e filled (ERR_NOTHING) with the
+ * reason, the same for every command. */
+int hosts_none(struct err *e);
+
+#endif
