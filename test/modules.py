@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""modules.py: the house's one-way flow, checked (STYLE.md, "The house").
+"""modules.py: the house's one-way flow, checked (HACKING.md, "The layers").
 
 A module is a .c file and the .h of the same name (ops/prune.c and
 ops/prune.h are one); a header with no .c is a module of its own.
