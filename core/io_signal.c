@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io_at.h"
 #include "io_in.h"
 #include "io_signal.h"
 
@@ -83,6 +84,11 @@ void io_pending_add_dir(char *dir)
 	block_add(&pending_dirs, AT_FDCWD, dir);
 }
 
+void io_pending_add_dir_at(int dirfd, char *rel)
+{
+	block_add(&pending_dirs, dirfd, rel);
+}
+
 void io_pending_remove_dir(const char *dir)
 {
 	block_remove(&pending_dirs, dir);
@@ -98,7 +104,10 @@ static void remove_dirs(void)
 		again = false;
 		for (struct pending_block *b = &pending_dirs; b; b = b->next)
 			for (int i = PENDING_BLOCK; i-- > 0;)
-				if (b->tmp[i] && rmdir(b->tmp[i]) == 0) {
+				if (b->tmp[i] && (b->dirfd[i] == AT_FDCWD ?
+						  rmdir(b->tmp[i]) :
+						  io_at_rmdir(b->dirfd[i],
+							      b->tmp[i])) == 0) {
 					b->tmp[i] = NULL;
 					again = true;
 				}
