@@ -401,6 +401,13 @@ static int mkdirs_at(int dirfd, const char *rel, size_t len, const char *path,
 				close(fd);
 			return err_sys(e, path, ENOMEM);
 		}
+		/* A name, never a way up or nowhere. */
+		if (!d[at] || !strcmp(d + at, ".") || !strcmp(d + at, "..")) {
+			free(d);
+			if (fd != dirfd)
+				close(fd);
+			return err_sys(e, path, EINVAL);
+		}
 		/* Made and registered with no signal between: a signal
 		 * removes it with the temporaries. */
 		sigfillset(&all);

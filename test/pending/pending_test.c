@@ -48,6 +48,12 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < n; i++)
 				io_pending_remove(a[i]);
 		}
+		for (size_t i = 0; i < n; i++)
+			free(a[i]);
+		for (size_t i = 0; i < n / 2; i++)
+			free(b[i]);
+		free(a);
+		free(b);
 		puts("ok");
 		return 0;
 	}
