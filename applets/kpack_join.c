@@ -1,11 +1,14 @@
 /* kpack_join: offload kpack join, a kpack-split host binary made a fat
  * binary again from its archives (ops/kpack_join.c). */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "applets.h"
 #include "kpack_join.h"
@@ -49,17 +52,22 @@ static bool is_dir(const char *p)
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
-/* Whether output path names the file in is (an input is never written
- * over). */
-static bool same_file(const char *path, const struct io_in *in)
+/* Whether output path (name in dirfd, when dirfd is not -1) names the
+ * file in is (an input is never written over). */
+static bool same_file(int dirfd, const char *name, const char *path,
+		      const struct io_in *in)
 {
 	struct stat a, b;
 
-	return in->fd >= 0 && !stat(path, &a) && !fstat(in->fd, &b) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return in->fd >= 0 && !(dirfd >= 0 ? fstatat(dirfd, name, &a, 0)
+					    : stat(path, &a)) &&
+	       !fstat(in->fd, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
-static int join_one(const char *host, const char *dest, bool in_dir,
+/* host joined into dest: a file, or (dirfd not -1) host's base name in
+ * the directory dirfd, opened once, where a name is never followed. */
+static int join_one(const char *host, const char *dest, int dirfd,
 		    struct select *sel)
 {
 	struct kpack_join_stats st;
@@ -72,15 +80,16 @@ static int join_one(const char *host, const char *dest, bool in_dir,
 		applet_fail_err(APPLET, "cannot read", host, 0, &e);
 		return 1;
 	}
-	if (same_file(dest, &in)) {
+	if (same_file(dirfd, base_name(host), dest, &in)) {
 		applet_fail(APPLET, "cannot write", dest, "it is the input "
 			    "'%s'", host);
 		goto out;
 	}
 	if (sel)
 		select_reset(sel);
-	if ((in_dir ? io_out_open_in_dir : io_out_open_replace)(&out, dest,
-								 &e) < 0) {
+	if ((dirfd >= 0 ? io_out_open_at(&out, dirfd, base_name(host), dest,
+					 &e)
+			: io_out_open_replace(&out, dest, &e)) < 0) {
 		applet_fail_err(APPLET, "cannot write", dest, 1, &e);
 		goto out;
 	}
@@ -116,7 +125,7 @@ int kpack_join_main(int argc, char **argv)
 	const char *outp = NULL;
 	struct err e;
 	bool many, dir;
-	int c, rc = 0;
+	int c, rc = 0, dirfd = -1;
 
 	opterr = 0;
 	optind = 1;
@@ -164,13 +173,16 @@ int kpack_join_main(int argc, char **argv)
 				goto out;
 			}
 	dir = many || is_dir(outp);
-	if (many) {
+	if (many)
 		io_out_together();
-		if (io_mkdirs(outp, &e) < 0) {
-			rc = applet_fail_err(APPLET, "cannot write into", outp,
-					     1, &e);
-			goto out;
-		}
+	/* OUT a directory: opened once, each output made in it by name. */
+	if ((many && io_mkdirs(outp, &e) < 0) ||
+	    (dir && (dirfd = open(outp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 &&
+	     err_sys(&e, outp, errno))) {
+		rc = applet_fail_err(APPLET, "cannot write into", outp, 1, &e);
+		if (many)
+			io_out_together_end(false, &e);
+		goto out;
 	}
 	for (int i = optind; i < argc && !rc; i++) {
 		char *dest = NULL;
@@ -185,12 +197,14 @@ int kpack_join_main(int argc, char **argv)
 			}
 			snprintf(dest, n, "%s/%s", outp, base_name(argv[i]));
 		}
-		rc |= join_one(argv[i], dest ? dest : outp, dir, &sel);
+		rc |= join_one(argv[i], dest ? dest : outp, dirfd, &sel);
 		free(dest);
 	}
 	if (many && io_out_together_end(rc == 0, &e) < 0)
 		rc = applet_fail_err(APPLET, "cannot write", NULL, 1, &e);
 out:
+	if (dirfd >= 0)
+		close(dirfd);
 	select_free(&sel);
 	return rc;
 }

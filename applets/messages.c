@@ -13,7 +13,7 @@ int applet_fail(const char *applet, const char *what, const char *file,
 		const char *fmt, ...)
 {
 	const char *cut = io_input_cut();
-	char *why;
+	char *shown, *why;
 	va_list ap;
 
 	/* Whatever failed, it failed on the zeros read where an input was
@@ -24,21 +24,24 @@ int applet_fail(const char *applet, const char *what, const char *file,
 				   "file changed size while being read");
 	}
 	fflush(stdout);
-	fprintf(stderr, "offload %s: error: %s%s'%s': ", applet,
-		what ? what : "", what ? " " : "", file);
+	/* One line, whatever the names hold (a tree walked may hold a name
+	 * with a newline or an escape sequence): the file as ls shows it,
+	 * the control bytes of the reason as \xHH. */
+	shown = file ? applet_escape(file, strlen(file), false) : NULL;
 	va_start(ap, fmt);
 	if (vasprintf(&why, fmt, ap) < 0)
 		why = NULL;
 	va_end(ap);
-	/* The reason may quote the file's bytes (an ID, a member's name):
-	 * one line, control bytes as \xHH, whichever applet says it. */
+	fprintf(stderr, "offload %s: error: %s%s'%s': ", applet,
+		what ? what : "", what ? " " : "", shown ? shown : file);
 	for (const char *c = why ? why : "out of memory"; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			fprintf(stderr, "\\x%02x", (unsigned char)*c);
 		else
 			fputc(*c, stderr);
-	free(why);
 	fputc('\n', stderr);
+	free(shown);
+	free(why);
 	return 1;
 }
 

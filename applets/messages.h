@@ -12,8 +12,8 @@
 #include "../core/err.h"
 
 /* Returns 1.  what may be NULL.  Standard output is flushed first, so a
- * listing and its error come out in order.  Control bytes in the reason
- * come out as \xHH: one line. */
+ * listing and its error come out in order.  The line is one line: file
+ * as applet_escape shows it, the control bytes of the reason as \xHH. */
 int applet_fail(const char *applet, const char *what, const char *file,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Report a failure e describes: "<what> '<file>': <why>" with the file

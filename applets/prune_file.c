@@ -133,8 +133,8 @@ static struct tree_link name_of(const struct tree_file *f, size_t i)
 /* A file that holds only code of dropped GPUs: removed (all its links in
  * the tree, each only while it is still the file walked) with
  * --remove-files, else left; one line says which. */
-static int prune_remove(struct options *o, const char *path, const struct io_in *in,
-		 struct prune_result *res)
+static int prune_remove(struct options *o, const struct io_in *in,
+			struct prune_result *res)
 {
 	const struct tree_file *f = o->walked;
 	int rc = 0;
@@ -142,13 +142,13 @@ static int prune_remove(struct options *o, const char *path, const struct io_in 
 	if (!o->remove_files) {
 		res->action = PRUNE_LEFT;
 		fprintf(o->report, "%s: only code for GPUs dropped, %zu bytes; "
-			"left (--remove-files removes it)\n", path, in->len);
+			"left (--remove-files removes it)\n", o->file, in->len);
 		return 0;
 	}
 	res->action = PRUNE_REMOVED;
 	res->after = 0;
 	fprintf(o->report, "%s: %s, %zu bytes of code for GPUs dropped alone\n",
-		path, o->dry_run ? "would remove" : "removed", in->len);
+		o->file, o->dry_run ? "would remove" : "removed", in->len);
 	if (o->dry_run)
 		return 0;
 	/* Every name of it in the tree: its hard links go too. */
@@ -187,7 +187,7 @@ static int prune_lone(struct options *o, const char *path, const struct io_in *i
 		res->action = PRUNE_SKIPPED;
 		return 0;
 	}
-	return prune_remove(o, path, in, res);
+	return prune_remove(o, in, res);
 }
 
 /* The file's other links in the tree, made links of its new self (name
@@ -296,12 +296,18 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	const char *dest = o->in_place ? path : o->output;
 	struct io_in in;
 	struct stat st, ours = { 0 };
+	char *shown = NULL;
 	struct err e;
 	int rc = 1, dirfd = -1;
 
 	if (open_input(o, path, &in, &dirfd))
 		return 1;
-	o->file = path;
+	/* Its name in the lines said about it: one line whatever it holds. */
+	if (!(shown = applet_escape(path, strlen(path), false))) {
+		fail("cannot prune", path, "out of memory");
+		goto out;
+	}
+	o->file = shown;
 	o->host_bytes = 0;
 	if (res)
 		res->before = res->after = in.len;
@@ -348,7 +354,7 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	    !magic_is_object(in.data, in.len) &&
 	    !magic_is_archive(in.data, in.len)) {
 		/* A bundle, CCOB or fatbin file of dropped GPUs alone. */
-		rc = prune_remove(o, path, &in, res);
+		rc = prune_remove(o, &in, res);
 		goto out;
 	}
 	if (plan.containers_emptied && !plan.device_kept && !o->allow_empty) {
@@ -391,7 +397,7 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 		if (io_out_commit(&out, &e) < 0)
 			goto write_failed;
 	}
-	summary(o->report, path, &plan, o->dry_run);
+	summary(o->report, o->file, &plan, o->dry_run);
 	rc = 0;
 	if (res) {
 		res->action = PRUNE_PRUNED;
@@ -412,5 +418,7 @@ out:
 	io_in_close(&in);
 	if (dirfd >= 0)
 		close(dirfd);
+	o->file = NULL;
+	free(shown);
 	return rc;
 }

@@ -107,6 +107,12 @@ static void worker(struct options *o, const struct tree *t, size_t *next,
 	progress_init("prune", true);
 	if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(3);
+	/* Read back through 1 and 2: two descriptors fewer (prune -r works
+	 * with `ulimit -n 8`). */
+	close(out);
+	close(err);
+	out = 1;
+	err = 2;
 	setvbuf(stderr, NULL, _IOFBF, 4096);
 	for (;;) {
 		size_t i = __atomic_fetch_add(next, 1, __ATOMIC_SEQ_CST);

@@ -4,11 +4,14 @@
  * command line that needs no knowledge of the bundler's; and archives of
  * objects carrying offload packages (LLVM 23's -fgpu-rdc, OpenMP) as
  * LLVM 23's llvm-offload-binary --archive writes their images. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "applets.h"
 #include "messages.h"
@@ -52,6 +55,7 @@ static const char usage[] =
 
 struct options {
 	const char *dir;
+	int dirfd;		/* dir, opened once: each output made in it */
 	const char **targets;	/* -t bundle IDs */
 	size_t ntargets;
 	struct select pats;	/* -t target IDs and globs */
@@ -331,7 +335,8 @@ out:
 			dest = outnames_unique(o->names, dest);
 		if (!dest) {
 			rc = fail(path, "out of memory");
-		} else if (io_out_open_in_dir(&out, dest, &e) < 0 ||
+		} else if (io_out_open_at(&out, o->dirfd, dest + strlen(o->dir) +
+					  1, dest, &e) < 0 ||
 			   devarchive_write(&out, *m, *n, &e) < 0 ||
 			   io_out_commit(&out, &e) < 0) {
 			rc = applet_fail_io("unpack-archive", dest, &e);
@@ -537,6 +542,7 @@ int unpack_archive_main(int argc, char **argv)
 	struct outnames names = { 0 };
 	struct options o = {
 		.dir = ".",
+		.dirfd = -1,
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 		.names = &names,
@@ -582,7 +588,10 @@ int unpack_archive_main(int argc, char **argv)
 	 * failure removes them, and the directories made for them. */
 	if (!o.list)
 		io_out_together();
-	if (!o.list && io_mkdirs(o.dir, &e) < 0) {
+	if (!o.list && (io_mkdirs(o.dir, &e) < 0 ||
+			((o.dirfd = open(o.dir, O_PATH | O_DIRECTORY |
+					 O_CLOEXEC)) < 0 &&
+			 err_sys(&e, o.dir, errno)))) {
 		rc = applet_fail_err("unpack-archive", "cannot write into",
 				     o.dir, 1, &e);
 		io_out_together_end(false, &e);
@@ -594,6 +603,8 @@ int unpack_archive_main(int argc, char **argv)
 	if (!o.list && io_out_together_end(rc == 0, &e) < 0)
 		rc = applet_fail_err("unpack-archive", "cannot write", NULL, 1,
 				     &e);
+	if (o.dirfd >= 0)
+		close(o.dirfd);
 	outnames_free(&names);
 	options_free(&o);
 	return rc;

@@ -5,10 +5,12 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,6 +119,62 @@ int io_at_remove(int dirfd, const char *name, dev_t dev, ino_t ino)
 	rc = remove_checked(dirfd, name, dev, ino);
 	saved = errno;
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	errno = saved;
+	return rc;
+}
+
+int io_at_walk(int dirfd, const char *rel, size_t len)
+{
+	int fd = dirfd;
+
+	while (len) {
+		const char *slash = memchr(rel, '/', len);
+		size_t n = slash ? (size_t)(slash - rel) : len;
+		char name[NAME_MAX + 1];
+		int sub;
+
+		if (n == 0 || n > NAME_MAX || (n == 1 && rel[0] == '.') ||
+		    (n == 2 && rel[0] == '.' && rel[1] == '.')) {
+			if (fd != dirfd)
+				close(fd);
+			errno = n > NAME_MAX ? ENAMETOOLONG : EINVAL;
+			return -1;
+		}
+		memcpy(name, rel, n);
+		name[n] = 0;
+		sub = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			     O_CLOEXEC);
+		if (fd != dirfd) {
+			int saved = errno;
+
+			close(fd);
+			errno = saved;
+		}
+		if (sub < 0)
+			return -1;
+		fd = sub;
+		rel += n;
+		len -= n;
+		if (len) {	/* the '/' */
+			rel++;
+			len--;
+		}
+	}
+	return fd;
+}
+
+int io_at_rmdir(int dirfd, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	int fd = io_at_walk(dirfd, rel, slash ? (size_t)(slash - rel) : 0);
+	int rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = unlinkat(fd, slash ? slash + 1 : rel, AT_REMOVEDIR);
+	saved = errno;
+	if (fd != dirfd)
+		close(fd);
 	errno = saved;
 	return rc;
 }

@@ -27,5 +27,14 @@ int io_at_remove(int dirfd, const char *name, dev_t dev, ino_t ino);
  * k counting; name cut to fit a file name.  Returns buf. */
 char *io_at_temp_name(char *buf, size_t n, const char *name,
 		      const char *what);
+/* The directory rel[0..len) under dirfd (names parted by '/', none "."
+ * or ".."), reached one name at a time, never through a symbolic link
+ * (O_NOFOLLOW): an O_PATH descriptor, dirfd itself when len is 0 (not to
+ * be closed then), or -1 with errno (ENOTDIR: a name on the way is no
+ * directory now, or a link).  Only calls safe in a signal handler, no
+ * allocation: the handler reaches the directories made for outputs so. */
+int io_at_walk(int dirfd, const char *rel, size_t len);
+/* rmdir of rel under dirfd, reached as io_at_walk reaches it. */
+int io_at_rmdir(int dirfd, const char *rel);
 
 #endif

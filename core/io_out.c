@@ -1,13 +1,12 @@
-/* io_out: atomic outputs (see io_out.h): a temporary beside the destination,
- * renamed over it at commit, or a staged copy written back; and the
- * output directories made on the way. */
+/* io_out: atomic outputs (see io_out.h): a temporary renamed over the
+ * destination at commit, made in a directory descriptor (named by a path:
+ * io_out_path.c); the outputs that commit together; and the output
+ * directories made on the way. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,8 +21,8 @@
 #include "io_at.h"
 #include "io_in.h"
 #include "io_out.h"
+#include "io_out_path.h"
 #include "io_write.h"
-#include "io_scratch.h"
 #include "io_signal.h"
 
 /* The outputs that commit together (io_out_together): their temporaries
@@ -36,9 +35,15 @@ static struct together {
 		bool expect;
 		dev_t dev;
 		ino_t ino;
+		char *destdir;	/* dest's directory under dirfd, or NULL */
+		dev_t dir_dev;
+		ino_t dir_ino;
 	} *out;
 	size_t n, cap;
-	char **dirs;
+	struct made {
+		char *path;	/* under dirfd, or AT_FDCWD */
+		int dirfd;
+	} *dirs;
 	size_t ndirs, capdirs;
 } together;
 
@@ -61,33 +66,86 @@ void io_out_together(void)
 	together.on = true;
 }
 
+/* tmp, a name in dirfd, renamed to dest in destdir under dirfd (NULL:
+ * dirfd itself), reached again one name at a time and only while it is
+ * still the directory of dev and ino: 0, or -1 with errno (ESTALE: it is
+ * another now, or no directory). */
+static int rename_under(int dirfd, const char *tmp, const char *destdir,
+			dev_t dev, ino_t ino, const char *dest)
+{
+	struct stat st;
+	int to, rc, saved;
+
+	if (!destdir)
+		return renameat(dirfd, tmp, dirfd, dest);
+	to = io_at_walk(dirfd, destdir, strlen(destdir));
+	if (to < 0) {
+		if (errno == ENOTDIR || errno == ELOOP || errno == ENOENT)
+			errno = ESTALE;
+		return -1;
+	}
+	if (fstat(to, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+		close(to);
+		errno = ESTALE;
+		return -1;
+	}
+	rc = renameat(dirfd, tmp, to, dest);
+	saved = errno;
+	close(to);
+	errno = saved;
+	return rc;
+}
+
+/* A rename of an output made under a directory that failed: the record. */
+static int rename_failed(struct err *e, const char *path, const char *destdir,
+			 int errnum)
+{
+	if (errnum == ESTALE && destdir)
+		return err_code_file(e, ERR_CHANGED, 0, path, "its directory "
+				     "changed since the output was made in it: "
+				     "not written");
+	return err_sys(e, path, errnum);
+}
+
 int io_out_together_end(bool ok, struct err *e)
 {
+	sigset_t all, was;
 	int rc = 0;
 
+	/* All renamed or none: a signal waits till the last is (and then
+	 * finds no temporary to remove). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
 	for (size_t i = 0; i < together.n; i++) {
 		struct held *h = &together.out[i];
 
 		if (ok && rc == 0 && (h->expect ?
 				      io_at_replace(h->dirfd, h->tmp, h->dest,
 						    h->dev, h->ino) :
-				      renameat(h->dirfd, h->tmp, h->dirfd,
-					       h->dest)) < 0)
-			rc = err_sys(e, h->path, errno);
-		else if (!ok || rc < 0)
+				      rename_under(h->dirfd, h->tmp, h->destdir,
+						   h->dir_dev, h->dir_ino,
+						   h->dest)) < 0)
+			rc = rename_failed(e, h->path, h->destdir, errno);
+		/* (the one whose rename failed too) */
+		if (!ok || rc < 0)
 			unlinkat(h->dirfd, h->tmp, 0);
 		io_pending_remove(h->tmp);
 		free(h->tmp);
 		free(h->dest);
 		free(h->path);
+		free(h->destdir);
 	}
 	/* Deepest first: each was made after its parent. */
 	for (size_t i = together.ndirs; i-- > 0;) {
+		struct made *d = &together.dirs[i];
+
 		if (!ok || rc < 0)
-			rmdir(together.dirs[i]);
-		io_pending_remove_dir(together.dirs[i]);
-		free(together.dirs[i]);
+			(void)(d->dirfd == AT_FDCWD ? rmdir(d->path)
+			       : io_at_rmdir(d->dirfd, d->path));
+		io_pending_remove_dir(d->path);
+		free(d->path);
 	}
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	free(together.out);
 	free(together.dirs);
 	memset(&together, 0, sizeof(together));
@@ -111,135 +169,11 @@ static int hold(struct io_out *o)
 	h->expect = o->expect;
 	h->dev = o->exp_dev;
 	h->ino = o->exp_ino;
-	o->tmp = o->dest = o->path = NULL;
+	h->destdir = o->destdir;
+	h->dir_dev = o->dir_dev;
+	h->dir_ino = o->dir_ino;
+	o->tmp = o->dest = o->path = o->destdir = NULL;
 	o->at = false;
-	return 0;
-}
-
-/* Where the rename must land: through a symlink to its target, as an
- * in-place write would; a dangling one's target is made, as a shell's
- * redirection makes it.  The links are followed one by one (a relative
- * one from its own directory) up to the name that is no link, the
- * directories on the way left to the kernel: no name is cut short at
- * PATH_MAX, a name too long fails when used.  A loop, or a link that
- * does not read, is the link itself; NULL (errno set) when a name on
- * the way cannot be looked at. */
-static char *resolve_dest(const char *path)
-{
-	char *at = strdup(path);
-	struct stat st;
-
-	for (int hops = 0; at && hops < 40; hops++) {
-		char link[PATH_MAX], *next, *slash;
-		ssize_t n;
-
-		if (lstat(at, &st) < 0) {
-			int saved = errno;
-
-			if (saved == ENOENT)
-				return at;	/* nothing there: the file to make */
-			free(at);
-			errno = saved;
-			return NULL;
-		}
-		if (!S_ISLNK(st.st_mode))
-			return at;
-		n = readlink(at, link, sizeof(link) - 1);
-		if (n <= 0)
-			break;
-		link[n] = 0;
-		slash = strrchr(at, '/');
-		if (link[0] == '/' || !slash)
-			next = strdup(link);
-		else if (asprintf(&next, "%.*s/%s", (int)(slash - at), at,
-				  link) < 0)
-			next = NULL;
-		free(at);
-		at = next;
-	}
-	if (!at)
-		return NULL;
-	free(at);
-	return strdup(path);
-}
-
-/* No temporary beside an existing file we may write: stage it in a
- * scratch file instead (see struct io_out, io_types.h).  0, or -1 with errno unchanged. */
-static int stage_for_copy_back(struct io_out *o)
-{
-	int saved = errno, fd = open(o->dest, O_WRONLY | O_CLOEXEC);
-	const char *dir;
-
-	if (fd < 0) {
-		errno = saved;
-		return -1;
-	}
-	close(fd);
-	if ((o->fd = io_scratch_fd(&dir)) < 0) {
-		errno = saved;
-		return -1;
-	}
-	o->copy_back = true;
-	return 0;
-}
-
-/* The staged bytes over the file, in the kernel where it can. */
-static int copy_back(struct io_out *o, struct err *e)
-{
-	int to = open(o->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	uint64_t done = 0;
-	off_t from = 0;
-	int rc = 0;
-
-	if (to < 0)
-		return err_sys(e, o->path, errno);
-	while (rc == 0 && done < o->pos) {
-		size_t want = o->pos - done > (1u << 30) ? (1u << 30)
-							  : (size_t)(o->pos - done);
-		ssize_t n = copy_file_range(o->fd, &from, to, NULL, want, 0);
-
-		if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
-			      errno == EINVAL || errno == EOPNOTSUPP)) {
-			uint8_t buf[65536];
-			ssize_t r = pread(o->fd, buf, sizeof(buf), from);
-
-			n = r <= 0 ? -1 : write(to, buf, (size_t)r);
-			if (r == 0)
-				errno = EIO;
-			if (n > 0)
-				from += n;
-		}
-		if (n <= 0)
-			rc = err_sys(e, o->path, n < 0 ? errno : EIO);
-		else
-			done += (uint64_t)n;
-	}
-	if (close(to) < 0 && rc == 0)
-		rc = err_sys(e, o->path, errno);
-	return rc;
-}
-
-/* An existing file that is only replaced, and no file can be made beside
- * it to replace it: the directory named, the file left as it is. */
-static int refuse_in_place(struct io_out *o, int errnum, struct err *e)
-{
-	char *copy = strdup(o->dest);
-
-	if (!copy)
-		return err_sys(e, o->path, ENOMEM);
-	err_sys_for(e, o->path, errnum, "cannot create a file in '%s'",
-		    dirname(copy));
-	free(copy);
-	return -1;
-}
-
-/* Written in place: where the bytes start, for the pieces' boundaries
- * (stdout may be a file opened for appending; a pipe has no position). */
-static int out_in_place(struct io_out *o)
-{
-	off_t at = lseek(o->fd, 0, SEEK_CUR);
-
-	o->pos = at > 0 ? (uint64_t)at : 0;
 	return 0;
 }
 
@@ -252,97 +186,6 @@ static int not_regular(const struct stat *st, const char *path, struct err *e)
 	return err_file(e, path, S_ISLNK(st->st_mode) ?
 			"is a symbolic link, which is not followed" :
 			"is not a regular file");
-}
-
-/* replace: an existing regular file is only ever replaced by the rename,
- * never staged for copy_back (see io_out_open_replace). */
-static int out_open_how(struct io_out *o, const char *path, bool in_dir,
-			bool replace, struct err *e)
-{
-	struct stat st;
-	char *dir_copy = NULL;
-	sigset_t all, was;
-	mode_t mask;
-	int exists, saved;
-
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
-	o->path = strdup(path);
-	if (!o->path)
-		return err_sys(e, path, ENOMEM);
-	if (!strcmp(path, "-")) {
-		o->fd = 1;
-		return out_in_place(o);
-	}
-	/* Else a temporary "./..XXXXXX" would be made, and only its rename
-	 * fail. */
-	if (!*path)
-		return err_sys(e, path, ENOENT);
-	if (in_dir && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return not_regular(&st, path, e);
-	o->dest = in_dir ? strdup(path) : resolve_dest(path);
-	if (!o->dest)
-		return err_sys(e, path, errno);
-	exists = !in_dir && stat(o->dest, &st) == 0;
-	if (exists && S_ISDIR(st.st_mode))
-		return err_sys(e, path, EISDIR);
-	if (exists && !S_ISREG(st.st_mode)) {
-		o->fd = open(o->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		if (o->fd < 0)
-			return err_sys(e, path, errno);
-		return out_in_place(o);
-	}
-	mask = umask(0);
-	umask(mask);
-	o->mode = exists ? (st.st_mode & 07777) : (0666 & ~mask);
-
-	dir_copy = strdup(o->dest);
-	o->tmp = dir_copy ? malloc(strlen(o->dest) + 32) : NULL;
-	if (!o->tmp) {
-		free(dir_copy);
-		return err_sys(e, path, ENOMEM);
-	}
-	{
-		char *base_copy = strdup(o->dest);
-		const char *dir = dirname(dir_copy);
-		const char *base = base_copy ? basename(base_copy) : "out";
-
-		snprintf(o->tmp, strlen(o->dest) + 32, "%s/.%.*s.XXXXXX", dir,
-			 200, base);
-		free(base_copy);
-	}
-	free(dir_copy);
-	/* No signal between the file's creation and its registration: one
-	 * there would leave it behind. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &was);
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
-	saved = errno;
-	if (o->fd >= 0)
-		io_pending_add(o->tmp);
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
-	if (o->fd < 0) {
-		free(o->tmp);
-		o->tmp = NULL;
-		if (exists && (saved == EACCES || saved == EPERM) && replace)
-			return refuse_in_place(o, saved, e);
-		if (exists && (saved == EACCES || saved == EPERM) &&
-		    stage_for_copy_back(o) == 0)
-			return 0;
-		return err_sys(e, path, saved);
-	}
-	if (fchmod(o->fd, o->mode) < 0) {
-		saved = errno;
-		io_out_discard(o);
-		return err_sys(e, path, saved);
-	}
-	return 0;
-}
-
-static int out_open(struct io_out *o, const char *path, bool in_dir,
-		    struct err *e)
-{
-	return out_open_how(o, path, in_dir, false, e);
 }
 
 void io_out_mode_from(struct io_out *o, const struct io_in *in)
@@ -378,7 +221,7 @@ void io_out_keep_mode(struct io_out *o, const struct io_in *in)
 /* A failed open holds nothing: the caller need not discard it. */
 int io_out_open(struct io_out *o, const char *path, struct err *e)
 {
-	if (out_open(o, path, false, e) == 0)
+	if (io_out_path_open(o, path, false, e) == 0)
 		return 0;
 	io_out_discard(o);
 	return -1;
@@ -386,15 +229,7 @@ int io_out_open(struct io_out *o, const char *path, struct err *e)
 
 int io_out_open_replace(struct io_out *o, const char *path, struct err *e)
 {
-	if (out_open_how(o, path, false, true, e) == 0)
-		return 0;
-	io_out_discard(o);
-	return -1;
-}
-
-int io_out_open_in_dir(struct io_out *o, const char *path, struct err *e)
-{
-	if (out_open(o, path, true, e) == 0)
+	if (io_out_path_open(o, path, true, e) == 0)
 		return 0;
 	io_out_discard(o);
 	return -1;
@@ -439,32 +274,14 @@ static void temp_name(char *buf, size_t n, const char *name)
 	snprintf(buf, n, ".%.200s.%s", name, x);
 }
 
-static int out_open_at(struct io_out *o, int dirfd, const char *name,
-		       const char *path, struct err *e)
+/* The temporary of o in o->dirfd, for an output called name, registered
+ * for the signal handler with no signal between: 0, or an errno. */
+static int temp_at(struct io_out *o, const char *name)
 {
-	char tmp[300], dir[ERR_PATH_MAX];
-	struct stat st;
+	char tmp[300];
 	sigset_t all, was;
-	mode_t mask;
 	int saved = 0;
 
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
-	if (!(o->path = strdup(path)) || !(o->dest = strdup(name)))
-		return err_sys(e, path, ENOMEM);
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
-	    !strcmp(name, ".."))
-		return err_sys(e, path, EINVAL);
-	o->dirfd = dirfd;
-	o->at = true;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    !S_ISREG(st.st_mode))
-		return not_regular(&st, path, e);
-	mask = umask(0);
-	umask(mask);
-	o->mode = 0666 & ~mask;
-	/* No signal between the file's creation and its registration: one
-	 * there would leave it behind. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &was);
 	for (int tries = 0; o->fd < 0 && tries < 100; tries++) {
@@ -484,12 +301,45 @@ static int out_open_at(struct io_out *o, int dirfd, const char *name,
 	if (o->fd >= 0)
 		io_pending_add_at(o->dirfd, o->tmp);
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
-	if (o->fd < 0) {
-		/* Never a copy over the file instead: that would change its
-		 * other links, and a failure would leave it cut short. */
+	return o->fd >= 0 ? 0 : saved;
+}
+
+/* No temporary could be made for path in the directory dir: never a
+ * copy over the file instead, that would change its other links, and a
+ * failure would leave it cut short. */
+static int temp_failed(const char *dir, const char *path, int errnum,
+		       struct err *e)
+{
+	return err_code_file(e, ERR_SYSTEM, errnum, path, "cannot create a "
+			     "file in '%s': %s", dir, strerror(errnum));
+}
+
+static int out_open_at(struct io_out *o, int dirfd, const char *name,
+		       const char *path, struct err *e)
+{
+	char dir[ERR_PATH_MAX];
+	struct stat st;
+	mode_t mask;
+	int saved;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!(o->path = strdup(path)) || !(o->dest = strdup(name)))
+		return err_sys(e, path, ENOMEM);
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return err_sys(e, path, EINVAL);
+	o->dirfd = dirfd;
+	o->at = true;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISREG(st.st_mode))
+		return not_regular(&st, path, e);
+	mask = umask(0);
+	umask(mask);
+	o->mode = 0666 & ~mask;
+	if ((saved = temp_at(o, name)) != 0) {
 		dir_part(path, dir, sizeof(dir));
-		return err_code_file(e, ERR_SYSTEM, saved, path, "cannot create "
-				     "a file in '%s': %s", dir, strerror(saved));
+		return temp_failed(dir, path, saved, e);
 	}
 	if (fchmod(o->fd, o->mode) < 0)
 		return err_sys(e, path, errno);
@@ -505,6 +355,195 @@ int io_out_open_at(struct io_out *o, int dirfd, const char *name,
 	return -1;
 }
 
+/* ---- outputs under a directory descriptor ---- */
+
+/* The part of path (an output's, for messages) that names rel's first
+ * end bytes under the directory it is in (that directory when end is 0),
+ * when path ends with rel. */
+static void shown_prefix(char *buf, size_t n, const char *path,
+			 const char *rel, size_t end)
+{
+	size_t lp = strlen(path), lr = strlen(rel);
+
+	if (lp > lr && !strcmp(path + lp - lr, rel) && path[lp - lr - 1] == '/') {
+		size_t k = lp - lr + end;
+
+		/* the directory itself: without its '/', unless it is "/" */
+		snprintf(buf, n, "%.*s", (int)(end || k == 1 ? k : k - 1), path);
+	} else {
+		snprintf(buf, n, "%.*s", (int)end, end ? rel : ".");
+	}
+}
+
+/* The directory rel[0..len) under dirfd, each name made where it is
+ * missing (noted for io_out_together_end and the signal handler) and
+ * opened with O_NOFOLLOW: a descriptor (O_PATH) the caller closes, or -1
+ * with e filled about path (the output's). */
+static int mkdirs_at(int dirfd, const char *rel, size_t len, const char *path,
+		     struct err *e)
+{
+	size_t at = 0;
+	int fd = dirfd;
+
+	while (at < len) {
+		const char *slash = memchr(rel + at, '/', len - at);
+		size_t end = slash ? (size_t)(slash - rel) : len;
+		char *d = strndup(rel, end), shown[ERR_PATH_MAX];
+		sigset_t all, was;
+		struct stat st;
+		bool made;
+		int sub, saved;
+
+		if (!d || !grow((void **)&together.dirs, &together.capdirs,
+				together.ndirs, sizeof(*together.dirs))) {
+			free(d);
+			if (fd != dirfd)
+				close(fd);
+			return err_sys(e, path, ENOMEM);
+		}
+		/* A name, never a way up or nowhere. */
+		if (!d[at] || !strcmp(d + at, ".") || !strcmp(d + at, "..")) {
+			free(d);
+			if (fd != dirfd)
+				close(fd);
+			return err_sys(e, path, EINVAL);
+		}
+		/* Made and registered with no signal between: a signal
+		 * removes it with the temporaries. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &was);
+		made = mkdirat(fd, d + at, 0777) == 0;
+		saved = errno;
+		if (made && together.on)
+			io_pending_add_dir_at(dirfd, d);
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
+		sub = -1;
+		if (made || saved == EEXIST) {
+			sub = openat(fd, d + at, O_PATH | O_DIRECTORY |
+				     O_NOFOLLOW | O_CLOEXEC);
+			saved = errno;
+		}
+		/* What is there and is no directory of ours: a link is
+		 * never followed. */
+		if (sub < 0 && saved == ENOTDIR &&
+		    fstatat(fd, d + at, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			saved = ELOOP;
+		if (fd != dirfd)
+			close(fd);
+		if (made && together.on)
+			together.dirs[together.ndirs++] =
+				(struct made){ d, dirfd };
+		else
+			free(d);
+		if (sub < 0) {
+			shown_prefix(shown, sizeof(shown), path, rel, end);
+			if (saved == ELOOP)
+				return err_code_file(e, ERR_SYSTEM, ELOOP, path,
+						     "'%s' is a symbolic link, "
+						     "which is not followed",
+						     shown);
+			return err_sys_for(e, path, saved, "'%s'", shown);
+		}
+		fd = sub;
+		at = end + (end < len);
+	}
+	return fd == dirfd ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0) : fd;
+}
+
+/* o made ready for an output at rel under dirfd: its directories made
+ * and looked at, nothing at its name but a regular file.  0, or -1 with
+ * e filled (o to discard). */
+static int under_ready(struct io_out *o, int dirfd, const char *rel,
+		       const char *path, struct err *e)
+{
+	const char *slash = strrchr(rel, '/'), *name = slash ? slash + 1 : rel;
+	struct stat st;
+	int dfd, saved;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!(o->path = strdup(path)) || !(o->dest = strdup(name)) ||
+	    (slash && !(o->destdir = strndup(rel, (size_t)(slash - rel)))))
+		return err_sys(e, path, ENOMEM);
+	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+		return err_sys(e, path, EINVAL);
+	o->dirfd = dirfd;
+	o->at = true;
+	if ((dfd = mkdirs_at(dirfd, rel, slash ? (size_t)(slash - rel) : 0,
+			     path, e)) < 0)
+		return -1;
+	if (fstat(dfd, &st) < 0) {
+		saved = errno;
+		close(dfd);
+		return err_sys(e, path, saved);
+	}
+	o->dir_dev = st.st_dev;
+	o->dir_ino = st.st_ino;
+	saved = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	close(dfd);
+	if (saved == 0 && !S_ISREG(st.st_mode))
+		return not_regular(&st, path, e);
+	return 0;
+}
+
+static int out_open_under(struct io_out *o, int dirfd, const char *rel,
+			  const char *path, struct err *e)
+{
+	mode_t mask;
+	int saved;
+
+	if (under_ready(o, dirfd, rel, path, e) < 0)
+		return -1;
+	mask = umask(0);
+	umask(mask);
+	o->mode = 0666 & ~mask;
+	/* The temporary in dirfd itself: reached, and removed, through it
+	 * whatever is done to the directories under it meanwhile. */
+	if ((saved = temp_at(o, o->dest)) != 0) {
+		char dir[ERR_PATH_MAX];
+
+		shown_prefix(dir, sizeof(dir), path, rel, 0);
+		return temp_failed(dir, path, saved, e);
+	}
+	if (fchmod(o->fd, o->mode) < 0)
+		return err_sys(e, path, errno);
+	return 0;
+}
+
+int io_out_open_under(struct io_out *o, int dirfd, const char *rel,
+		      const char *path, struct err *e)
+{
+	if (out_open_under(o, dirfd, rel, path, e) == 0)
+		return 0;
+	io_out_discard(o);
+	return -1;
+}
+
+/* A symbolic link to target as o's temporary in o->dirfd, registered as
+ * temp_at registers a file: 0, or an errno. */
+static int temp_link_at(struct io_out *o, const char *target)
+{
+	char tmp[300];
+	sigset_t all, was;
+	int saved = EEXIST;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
+	for (int tries = 0; saved == EEXIST && tries < 100; tries++) {
+		temp_name(tmp, sizeof(tmp), o->dest);
+		saved = symlinkat(target, o->dirfd, tmp) == 0 ? 0 : errno;
+	}
+	if (!saved && !(o->tmp = strdup(tmp))) {
+		unlinkat(o->dirfd, tmp, 0);
+		saved = ENOMEM;
+	}
+	if (!saved)
+		io_pending_add_at(o->dirfd, o->tmp);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	return saved;
+}
+
 void io_out_expect(struct io_out *o, dev_t dev, ino_t ino)
 {
 	o->expect = true;
@@ -516,8 +555,21 @@ void io_out_expect(struct io_out *o, dev_t dev, ino_t ino)
 static int commit_at(struct io_out *o, struct err *e)
 {
 	if (!o->expect) {
-		if (renameat(o->dirfd, o->tmp, o->dirfd, o->dest) < 0)
-			return err_sys(e, o->path, errno);
+		sigset_t all, was;
+		int rc, saved;
+
+		/* (no signal between the rename and the temporary's going
+		 * from the table) */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &was);
+		rc = rename_under(o->dirfd, o->tmp, o->destdir, o->dir_dev,
+				  o->dir_ino, o->dest);
+		saved = errno;
+		if (rc == 0)
+			io_pending_remove(o->tmp);
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
+		if (rc < 0)
+			return rename_failed(e, o->path, o->destdir, saved);
 		return 0;
 	}
 	if (io_at_replace(o->dirfd, o->tmp, o->dest, o->exp_dev,
@@ -556,7 +608,7 @@ int io_mkdirs(const char *path, struct err *e)
 
 			if (!d || !grow((void **)&together.dirs,
 					&together.capdirs, together.ndirs,
-					sizeof(char *))) {
+					sizeof(*together.dirs))) {
 				free(d);
 				rc = err_sys(e, p, ENOMEM);
 				break;
@@ -570,7 +622,8 @@ int io_mkdirs(const char *path, struct err *e)
 			pthread_sigmask(SIG_SETMASK, &was, NULL);
 			errno = saved;
 			if (made)
-				together.dirs[together.ndirs++] = d;
+				together.dirs[together.ndirs++] =
+					(struct made){ d, AT_FDCWD };
 			else
 				free(d);
 		} else {
@@ -602,6 +655,7 @@ static void release(struct io_out *o, bool remove_tmp)
 	free(o->tmp);
 	free(o->dest);
 	free(o->path);
+	free(o->destdir);
 	free(o->stage);
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -627,7 +681,7 @@ int io_out_commit(struct io_out *o, struct err *e)
 	if (rc == 0 && o->tmp && fchmod(o->fd, o->mode) < 0)
 		rc = err_sys(e, o->path, errno);
 	if (rc == 0 && o->copy_back)
-		rc = copy_back(o, e);
+		rc = io_out_path_copy_back(o, e);
 	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
 		rc = err_sys(e, o->path, errno);
 	o->fd = -1;
@@ -648,3 +702,30 @@ void io_out_discard(struct io_out *o)
 	release(o, true);
 }
 
+int io_out_symlink_under(int dirfd, const char *rel, const char *target,
+			 const char *path, struct err *e)
+{
+	struct io_out o;
+	int rc = -1, saved;
+
+	if (under_ready(&o, dirfd, rel, path, e) < 0)
+		goto out;
+	if ((saved = temp_link_at(&o, target)) != 0) {
+		char dir[ERR_PATH_MAX];
+
+		shown_prefix(dir, sizeof(dir), path, rel, 0);
+		temp_failed(dir, path, saved, e);
+		goto out;
+	}
+	if (together.on) {
+		if (hold(&o) < 0)
+			err_sys(e, path, ENOMEM);
+		else
+			rc = 0;
+	} else if ((rc = commit_at(&o, e)) == 0) {
+		release(&o, false);
+	}
+out:
+	io_out_discard(&o);
+	return rc;
+}

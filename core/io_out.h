@@ -19,22 +19,37 @@ int io_out_open(struct io_out *o, const char *path, struct err *e);
  * fails naming that directory, and the file is left as it is. */
 int io_out_open_replace(struct io_out *o, const char *path, struct err *e);
 /* The same for a file a command names inside an output directory, where
- * someone else may have put things: path's last part is never followed.
- * A symbolic link or anything but a regular file there is refused; a
- * regular file is replaced by the rename (never written through, a hard
- * link included), and its permissions are not taken over. */
-int io_out_open_in_dir(struct io_out *o, const char *path, struct err *e);
-/* The same in a directory descriptor: the output is name in dirfd (no
- * '/' in it), path its name in messages; dirfd stays the caller's, open
- * till the output is committed or discarded (with io_out_together, till
- * io_out_together_end).  The temporary is made there
- * (".name.XXXXXX") and renamed over name there, a signal removes it by
- * its name there: no path that could lead elsewhere since is ever
- * followed.  name, if there, must be a regular file, as for
- * io_out_open_in_dir; a directory we cannot write into is an error
- * naming it (never a copy over the file). */
+ * someone else may have put things, opened once as dirfd: the output is
+ * name in dirfd (no '/' in it), path its name in messages; dirfd stays
+ * the caller's, open till the output is committed or discarded (with
+ * io_out_together, till io_out_together_end).  The temporary is made
+ * there (".name.XXXXXX") and renamed over name there, a signal removes
+ * it by its name there: no path that could lead elsewhere since is ever
+ * followed.  A symbolic link or anything but a regular file at name is
+ * refused; a regular file is replaced by the rename (never written
+ * through, a hard link included), and its permissions are not taken
+ * over.  A directory we cannot write into is an error naming it (never a
+ * copy over the file). */
 int io_out_open_at(struct io_out *o, int dirfd, const char *name,
 		   const char *path, struct err *e);
+/* The same under the directory dirfd: the output is rel there, a path of
+ * names (none "." or ".."), path its name in messages.  rel's directories
+ * are made where missing (each noted as io_mkdirs notes them) and
+ * reached one name at a time, never through a symbolic link (a link
+ * where a directory goes is an error); the temporary is made in dirfd
+ * itself, and the rename reaches rel's directory again the same way,
+ * only while it is still the directory the output was made for (else
+ * ERR_CHANGED, nothing written): what others may do meanwhile in a
+ * directory they may write, under dirfd, sends nothing elsewhere.
+ * dirfd stays the caller's, open till the output is committed or
+ * discarded (with io_out_together, till io_out_together_end). */
+int io_out_open_under(struct io_out *o, int dirfd, const char *rel,
+		      const char *path, struct err *e);
+/* A symbolic link to target made at rel under dirfd as an output is:
+ * under a temporary name in dirfd, renamed in as io_out_open_under's
+ * output is committed (at io_out_together_end, with io_out_together). */
+int io_out_symlink_under(int dirfd, const char *rel, const char *target,
+			 const char *path, struct err *e);
 /* The file the output replaces: its device and inode, those of the file
  * read.  io_out_commit then replaces name only while it is still that
  * file (core/io_at.h), else fails (ERR_CHANGED) with the file left as it

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io_at.h"
 #include "io_in.h"
 #include "io_signal.h"
 
@@ -19,29 +20,38 @@ static size_t page_size = 4096;
  * one more allocated when all are full (a command whose outputs commit
  * together holds them all), never freed: the signal handler walks them
  * without allocating or locking.  Signals are blocked around an add
- * (io_out.c), so a table is linked in whole. */
+ * (io_out.c), so a table is linked in whole.  Where to look first is
+ * kept (the first slot that may be free, the slot after the last one
+ * emptied), so that adding and removing tens of thousands, in the order
+ * outputs come and commit, takes no longer than a few. */
 enum { PENDING_BLOCK = 256 };
-static struct pending_block {
+struct pending_block {
 	char *volatile tmp[PENDING_BLOCK];
 	/* The directory tmp is a name in (AT_FDCWD: a path): unlinkat is
 	 * safe in a signal handler, and never follows a path that may lead
 	 * elsewhere now. */
 	int volatile dirfd[PENDING_BLOCK];
 	struct pending_block *volatile next;
-} pending;
+	size_t base;		/* the blocks before it, times PENDING_BLOCK */
+};
+static struct pending {
+	struct pending_block head;
+	struct pending_block *free_b, *last_b;
+	int free_i, last_i;
+} pending, pending_dirs;
 
-/* Directories made for outputs that commit together, removed after the
- * temporaries (deepest first: later ones are made inside earlier ones). */
-static struct pending_block pending_dirs;
-
-static void block_add(struct pending_block *b, int dirfd, char *tmp)
+static void block_add(struct pending *t, int dirfd, char *tmp)
 {
+	struct pending_block *b = t->free_b ? t->free_b : &t->head;
+	int i = t->free_b ? t->free_i : 0;
 
-	for (;;) {
-		for (int i = 0; i < PENDING_BLOCK; i++)
+	for (;; i = 0) {
+		for (; i < PENDING_BLOCK; i++)
 			if (!b->tmp[i]) {
 				b->dirfd[i] = dirfd;
 				b->tmp[i] = tmp;
+				t->free_b = b;
+				t->free_i = i + 1;
 				return;
 			}
 		if (!b->next) {
@@ -49,18 +59,42 @@ static void block_add(struct pending_block *b, int dirfd, char *tmp)
 
 			if (!n)
 				return;	/* SIGKILL's case: it stays */
+			n->base = b->base + PENDING_BLOCK;
 			b->next = n;
 		}
 		b = b->next;
 	}
 }
 
-static void block_remove(struct pending_block *b, const char *tmp)
+/* The slot of tmp, looked for from the one after the last emptied to the
+ * end, then from the start: emptied, 0; -1 when not there. */
+static int take(struct pending *t, struct pending_block *from, int at,
+		const char *tmp)
 {
-	for (; b; b = b->next)
-		for (int i = 0; i < PENDING_BLOCK; i++)
-			if (b->tmp[i] == tmp)
-				b->tmp[i] = NULL;
+	for (struct pending_block *b = from; b; b = b->next, at = 0)
+		for (int i = at; i < PENDING_BLOCK; i++) {
+			if (b->tmp[i] != tmp)
+				continue;
+			b->tmp[i] = NULL;
+			t->last_b = b;
+			t->last_i = i + 1;
+			/* Before the first that may be free: it is now. */
+			if (!t->free_b ||
+			    b->base + (size_t)i < t->free_b->base +
+			    (size_t)t->free_i) {
+				t->free_b = b;
+				t->free_i = i;
+			}
+			return 0;
+		}
+	return -1;
+}
+
+static void block_remove(struct pending *t, const char *tmp)
+{
+	if (t->last_b && take(t, t->last_b, t->last_i, tmp) == 0)
+		return;
+	take(t, &t->head, 0, tmp);
 }
 
 void io_pending_add(char *tmp)
@@ -83,6 +117,11 @@ void io_pending_add_dir(char *dir)
 	block_add(&pending_dirs, AT_FDCWD, dir);
 }
 
+void io_pending_add_dir_at(int dirfd, char *rel)
+{
+	block_add(&pending_dirs, dirfd, rel);
+}
+
 void io_pending_remove_dir(const char *dir)
 {
 	block_remove(&pending_dirs, dir);
@@ -96,9 +135,13 @@ static void remove_dirs(void)
 
 	while (again) {
 		again = false;
-		for (struct pending_block *b = &pending_dirs; b; b = b->next)
+		for (struct pending_block *b = &pending_dirs.head; b;
+		     b = b->next)
 			for (int i = PENDING_BLOCK; i-- > 0;)
-				if (b->tmp[i] && rmdir(b->tmp[i]) == 0) {
+				if (b->tmp[i] && (b->dirfd[i] == AT_FDCWD ?
+						  rmdir(b->tmp[i]) :
+						  io_at_rmdir(b->dirfd[i],
+							      b->tmp[i])) == 0) {
 					b->tmp[i] = NULL;
 					again = true;
 				}
@@ -107,7 +150,7 @@ static void remove_dirs(void)
 
 static void cleanup_and_die(int sig)
 {
-	for (struct pending_block *b = &pending; b; b = b->next)
+	for (struct pending_block *b = &pending.head; b; b = b->next)
 		for (int i = 0; i < PENDING_BLOCK; i++)
 			if (b->tmp[i])
 				unlinkat(b->dirfd[i], b->tmp[i], 0);

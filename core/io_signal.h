@@ -24,6 +24,9 @@ void io_pending_add_at(int dirfd, char *tmp);
 /* The same for a directory made for them, removed (when empty) after
  * them. */
 void io_pending_add_dir(char *dir);
+/* The same for a directory made in dirfd: rel a path of names under it,
+ * reached one name at a time, never through a link (io_at_walk). */
+void io_pending_add_dir_at(int dirfd, char *rel);
 void io_pending_remove_dir(const char *dir);
 
 #endif

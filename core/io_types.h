@@ -35,6 +35,13 @@ struct io_out {
 	int dirfd;
 	dev_t exp_dev;
 	ino_t exp_ino;
+	/* Made under dirfd (io_out_open_under): tmp is a name in dirfd
+	 * still, dest a name in destdir, a path of names under dirfd
+	 * reached again one at a time, the directory of device dir_dev and
+	 * inode dir_ino. */
+	char *destdir;
+	dev_t dir_dev;
+	ino_t dir_ino;
 	void *map;
 	size_t map_len;
 	uint64_t pos;		/* file offset of what goes out next */

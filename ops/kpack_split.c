@@ -20,6 +20,7 @@
  * code under "#i", we check what the splitter assumes: wrapper i points at
  * bundle i, and every bundle has one code object of each target. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,7 @@ struct split {
 	struct err *e;
 	const struct tree *t;
 	struct tree_cursor cur;	/* the walked directories, reached again */
+	int outfd;		/* OUT, opened once: every output made under it */
 	size_t skip;		/* of a tree path, to its path in the tree */
 	struct archive *a;	/* in the order their first code came */
 	size_t na, capa;
@@ -114,21 +116,6 @@ static char *join(const char *a, const char *b)
 		memcpy(p + la + 1, b, lb + 1);
 	}
 	return p;
-}
-
-static int mkparent(const char *path, struct err *e)
-{
-	char *d = strdup(path), *slash;
-	int rc = 0;
-
-	if (!d)
-		return err_nomem(e);
-	if ((slash = strrchr(d, '/')) && slash != d) {
-		*slash = 0;
-		rc = io_mkdirs(d, e);
-	}
-	free(d);
-	return rc;
 }
 
 static int sink(void *ctx, const void *p, size_t n, struct err *e)
@@ -203,8 +190,7 @@ static int archive_for(struct split *sp, const char *arch, size_t len,
 		err_nomem(sp->e);
 		goto out;
 	}
-	if (mkparent(dest, sp->e) < 0 ||
-	    io_out_open_in_dir(&a->o, dest, sp->e) < 0)
+	if (io_out_open_under(&a->o, sp->outfd, file, dest, sp->e) < 0)
 		goto out;
 	a->open = true;
 	{
@@ -462,8 +448,7 @@ static int one_file(struct split *sp, size_t fi, struct outfile *of)
 		err_nomem(sp->e);
 		goto out;
 	}
-	if (mkparent(dest, sp->e) < 0 ||
-	    io_out_open_in_dir(&of->o, dest, sp->e) < 0)
+	if (io_out_open_under(&of->o, sp->outfd, rel, dest, sp->e) < 0)
 		goto out;
 	of->open = true;
 	io_out_keep_mode(&of->o, &in);
@@ -530,9 +515,9 @@ static int finish_archives(struct split *sp)
 	return 0;
 }
 
-/* The symbolic links of the tree, made in out once all else is there
- * (each read in the directory walked). */
-static int links(const struct tree *t, struct tree_cursor *cur,
+/* The symbolic links of the tree, made in OUT with the rest (each read
+ * in the directory walked). */
+static int links(const struct tree *t, struct tree_cursor *cur, int outfd,
 		 const char *out, size_t skip, struct err *e)
 {
 	for (size_t i = 0; i < t->nsymlink; i++) {
@@ -553,9 +538,8 @@ static int links(const struct tree *t, struct tree_cursor *cur,
 		target[n] = 0;
 		if (!(dest = join(out, l->path + skip)))
 			return err_nomem(e);
-		if (mkparent(dest, e) < 0 || symlink(target, dest) < 0) {
-			if (!e->msg[0] || errno)
-				err_sys(e, dest, errno);
+		if (io_out_symlink_under(outfd, l->path + skip, target, dest,
+					 e) < 0) {
 			free(dest);
 			return -1;
 		}
@@ -567,7 +551,8 @@ static int links(const struct tree *t, struct tree_cursor *cur,
 int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 		struct err *e)
 {
-	struct split sp = { .o = o, .e = e, .cur = TREE_CURSOR_INIT };
+	struct split sp = { .o = o, .e = e, .cur = TREE_CURSOR_INIT,
+			    .outfd = -1 };
 	struct tree t = { .keep_symlinks = true };
 	struct outfile *of = NULL;
 	struct stat sb;
@@ -607,17 +592,28 @@ int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 		err_nomem(e);
 		goto done;
 	}
+	/* OUT opened once (made if need be): what is made in it is made
+	 * under that descriptor, a name at a time, never through a link
+	 * another may put there (OUT may be theirs). */
 	io_out_together();
+	if (io_mkdirs(o->out, e) < 0)
+		goto out;
+	if ((sp.outfd = open(o->out, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		err_sys(e, o->out, errno);
+		goto out;
+	}
 	for (size_t i = 0; i < t.n; i++) {
 		if (one_file(&sp, i, &of[i]) < 0)
 			goto out;
 		st->files++;
 		st->hosts += sp.nk > 0;
 	}
-	if (finish_archives(&sp) < 0)
+	if (finish_archives(&sp) < 0 ||
+	    links(&t, &sp.cur, sp.outfd, o->out, sp.skip, e) < 0)
 		goto out;
 	st->kernels = sp.kernels;
 	st->archives = sp.na;
+	st->symlinks = t.nsymlink;
 	rc = 0;
 out:
 	if (rc < 0) {
@@ -630,10 +626,9 @@ out:
 		io_out_together_end(false, NULL);
 	} else {
 		rc = io_out_together_end(true, e);
-		if (rc == 0 &&
-		    (rc = links(&t, &sp.cur, o->out, sp.skip, e)) == 0)
-			st->symlinks = t.nsymlink;
 	}
+	if (sp.outfd >= 0)
+		close(sp.outfd);
 done:
 	for (size_t i = 0; i < sp.na; i++) {
 		kpack_stream_free(&sp.a[i].st);

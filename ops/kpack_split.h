@@ -37,10 +37,10 @@ struct kpack_split_stats {
 	size_t files, hosts, archives, kernels, symlinks;
 };
 
-/* Split o->tree into o->out: every output written beside its place and
- * renamed in only when all are (core/io_out.h io_out_together), symbolic links
- * made after.  -1 with e filled (naming the file) on the first failure,
- * nothing left in o->out. */
+/* Split o->tree into o->out: o->out opened once, every output (symbolic
+ * links too) made under it (core/io_out.h io_out_open_under) and renamed
+ * in only when all are (io_out_together).  -1 with e filled (naming the
+ * file) on the first failure, nothing left in o->out. */
 int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 		struct err *e);
 

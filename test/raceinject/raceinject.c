@@ -1,8 +1,8 @@
 /* raceinject: an LD_PRELOAD library for test/races.test that races a
  * command out of the tree it works on, as another user writing in that
  * tree could: at the Nth call of open, openat, rename, renameat,
- * renameat2, link, linkat, unlink or unlinkat (and their glibc variants)
- * on a path under RACE_TREE, counted over the process and the processes
+ * renameat2, link, linkat, unlink, unlinkat, mkdir, mkdirat, symlink or
+ * symlinkat (and their glibc variants) on a path under RACE_TREE, counted over the process and the processes
  * it forks, the file or directory that call is about (the destination of
  * a rename, the source of a link), or with RACE_PARENT=1 its directory,
  * is moved aside into RACE_ASIDE and something else put in its place,
@@ -20,12 +20,19 @@
  *     bigger  a new file: the old one's bytes and 4096 bytes 'x' more
  *     smaller a new file: the first half of the old one's bytes (an
  *             empty file in the place of a directory)
+ *     signal  nothing swapped: signal RACE_SIGNAL raised (an interrupt
+ *             at that call)
  *   RACE_ASIDE=DIR    where the old one goes (on the tree's file system),
  *                     as DIR/N
  *   RACE_LOG=FILE     one line when call N comes: "N CALL PATH KIND" (KIND
  *                     "nothing" when nothing was there to swap), the
  *                     suite's proof that it came
  *   RACE_ONLY=TEXT    only the calls whose path holds TEXT are counted
+ *   RACE_PLANT=1      where nothing is yet (the directory a mkdir or
+ *                     mkdirat is about), it is put there all the same,
+ *                     as another who may write in that directory could
+ *                     make the name first (out and in: a link to the
+ *                     directory)
  * Each call is made by the system call itself after the swap, and the
  * swap's own calls are not counted.
  * Test code, not part of offload: built by the Makefile into build/test/. */
@@ -33,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,6 +52,7 @@
 #include <unistd.h>
 
 static const char *tree, *aside, *kind, *log_path, *only;
+static bool plant;
 static const char *out_file, *out_dir, *in_file, *in_dir;
 static size_t tree_len;
 static unsigned long at;
@@ -66,6 +75,7 @@ __attribute__((constructor)) static void init(void)
 	parent = getenv("RACE_PARENT") ? atoi(getenv("RACE_PARENT")) : 0;
 	log_path = getenv("RACE_LOG");
 	only = getenv("RACE_ONLY");
+	plant = getenv("RACE_PLANT") && atoi(getenv("RACE_PLANT"));
 	out_file = getenv("RACE_OUT_FILE");
 	out_dir = getenv("RACE_OUT_DIR");
 	in_file = getenv("RACE_IN_FILE");
@@ -173,23 +183,29 @@ static void copy(const char *from, const char *to, long long keep,
 
 /* The swap of what is at p (the calls we intercept made by the system
  * calls themselves): false when nothing is there. */
-static bool swap(const char *p)
+static bool swap(const char *p, bool make)
 {
 	char moved[PATH_MAX];
 	struct stat st;
 	bool dir;
 
-	if (lstat(p, &st) < 0)
-		return false;
-	dir = S_ISDIR(st.st_mode);
 	snprintf(moved, sizeof(moved), "%s/%lu", aside, at);
-	if (syscall(SYS_renameat2, AT_FDCWD, p, AT_FDCWD, moved, 0) < 0)
-		return false;
+	if (lstat(p, &st) < 0) {
+		/* Nothing there: planted (as a directory's), or nothing. */
+		if (!make || !plant)
+			return false;
+		dir = true;
+		snprintf(moved, sizeof(moved), "/dev/null");
+	} else {
+		dir = S_ISDIR(st.st_mode);
+		if (syscall(SYS_renameat2, AT_FDCWD, p, AT_FDCWD, moved, 0) < 0)
+			return false;
+	}
 	if (!strcmp(kind, "out") || !strcmp(kind, "in")) {
 		const char *to = !strcmp(kind, "out") ? (dir ? out_dir : out_file)
 						      : (dir ? in_dir : in_file);
 
-		if (to && symlink(to, p) < 0)
+		if (to && syscall(SYS_symlinkat, to, AT_FDCWD, p) < 0)
 			return false;
 	} else if (!strcmp(kind, "fifo")) {
 		mkfifo(p, 0644);
@@ -222,7 +238,8 @@ static void note(const char *call, const char *p, const char *what)
 
 /* A call about path in dirfd: counted if under the tree, and the Nth
  * swaps. */
-static void seen(const char *call, int dirfd, const char *path)
+static void seen_make(const char *call, int dirfd, const char *path,
+		      bool make)
 {
 	char buf[PATH_MAX + 2];
 	int saved = errno;
@@ -236,6 +253,11 @@ static void seen(const char *call, int dirfd, const char *path)
 	if (__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST) != at ||
 	    __atomic_exchange_n(fired, 1, __ATOMIC_SEQ_CST))
 		goto out;
+	if (!strcmp(kind, "signal")) {
+		note(call, buf, kind);
+		raise(getenv("RACE_SIGNAL") ? atoi(getenv("RACE_SIGNAL")) : 15);
+		goto out;
+	}
 	if (parent) {
 		char *slash = strrchr(buf, '/');
 
@@ -247,9 +269,14 @@ static void seen(const char *call, int dirfd, const char *path)
 			goto out;
 		}
 	}
-	note(call, buf, swap(buf) ? kind : "nothing");
+	note(call, buf, swap(buf, make && !parent) ? kind : "nothing");
 out:
 	errno = saved;
+}
+
+static void seen(const char *call, int dirfd, const char *path)
+{
+	seen_make(call, dirfd, path, false);
 }
 
 static mode_t mode_of(int flags, va_list ap)
@@ -349,4 +376,28 @@ int unlink(const char *path)
 {
 	seen("unlink", AT_FDCWD, path);
 	return (int)syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+}
+
+int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	seen_make("mkdirat", dirfd, path, true);
+	return (int)syscall(SYS_mkdirat, dirfd, path, mode);
+}
+
+int mkdir(const char *path, mode_t mode)
+{
+	seen_make("mkdir", AT_FDCWD, path, true);
+	return (int)syscall(SYS_mkdirat, AT_FDCWD, path, mode);
+}
+
+int symlinkat(const char *target, int dirfd, const char *path)
+{
+	seen("symlinkat", dirfd, path);
+	return (int)syscall(SYS_symlinkat, target, dirfd, path);
+}
+
+int symlink(const char *target, const char *path)
+{
+	seen("symlink", AT_FDCWD, path);
+	return (int)syscall(SYS_symlinkat, target, AT_FDCWD, path);
 }
