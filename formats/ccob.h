@@ -42,6 +42,11 @@ struct ccob_limits {
 	 * progress_ctx (passed, so a caller keeps its state in no global). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* Called, if set, while the frames are walked before decoding (a
+	 * walk reads a header each block), with progress_ctx and how far the
+	 * walk has come after the header: the bytes before may leave memory
+	 * until the decoder reaches them. */
+	void (*walked)(void *ctx, uint64_t upto);
 };
 #define CCOB_DEFAULT_MAX_RATIO 65536
 /* Half the physical memory, at most 32 GiB (see env_memory_cap). */
