@@ -1,5 +1,6 @@
 /* ccob_write: data or a bundle plan compressed into one CCOB; see
  * ccob_write.h. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -225,8 +226,10 @@ static void *hash_thread(void *arg)
 }
 
 /* Where compressed bytes go: straight to a file whose header is patched at
- * the end, or, when the output cannot seek (stdout, a pipe), to a
- * temporary file copied there after the header. */
+ * the end, or, when the output cannot seek (stdout, a pipe), into memory
+ * up to SPOOL_MEM and past that into a temporary file, both copied there
+ * after the header. */
+#define SPOOL_MEM ((size_t)16 << 20)
 struct compressed_sink {
 	struct io_out *out;
 	/* Progress: the input the compressor has taken, of the whole (not
@@ -235,13 +238,43 @@ struct compressed_sink {
 	void *progress_ctx;
 	const struct ccob_encoder *enc;
 	uint64_t total;
+	uint8_t *mem;
+	size_t len;
+	struct io_out spool;	/* path set once opened */
 };
+
+/* A temporary file's failure, as one of the output's (whose name the
+ * applet gives). */
+static int spool_failed(const struct io_out *out, struct err *e)
+{
+	return err_sys_for(e, out->path, e->errnum ? e->errnum : EIO,
+			   "temporary file");
+}
 
 static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
 {
 	struct compressed_sink *k = ctx;
 
-	return io_out_write(k->out, p, n, e);
+	if (io_out_seekable(k->out))
+		return io_out_write(k->out, p, n, e);
+	if (!k->spool.path && k->len + n <= SPOOL_MEM) {
+		if (!k->mem && !(k->mem = malloc(SPOOL_MEM)))
+			return err_nomem(e);
+		memcpy(k->mem + k->len, p, n);
+		k->len += n;
+		return 0;
+	}
+	if (!k->spool.path) {
+		if (io_scratch_open(&k->spool, e) < 0 ||
+		    io_out_write(&k->spool, k->mem, k->len, e) < 0)
+			return spool_failed(k->out, e);
+		free(k->mem);
+		k->mem = NULL;
+		k->len = 0;
+	}
+	if (io_out_write(&k->spool, p, n, e) < 0)
+		return spool_failed(k->out, e);
+	return 0;
 }
 
 static int sink_progress(void *ctx, const void *p, size_t n, struct err *e)
@@ -301,16 +334,20 @@ static int compress_arriving(struct ccob_encoder *enc, const struct source *s,
 	return 0;
 }
 
-/* The compressed bytes spooled in a temporary file (sink->out), after
- * the header, to out, which cannot seek. */
-static int copy_spool(struct io_out *spool, struct io_out *out,
+/* The header, then the compressed bytes spooled (see sink_write), to
+ * out, which cannot seek. */
+static int copy_spool(struct compressed_sink *k, struct io_out *out,
 		      const uint8_t *head, size_t head_len, struct err *e)
 {
+	struct io_out *spool = &k->spool;
 	struct io_in view;
 
-	if (io_out_write(out, head, head_len, e) < 0 ||
-	    io_scratch_map(spool, &view, e) < 0)
+	if (io_out_write(out, head, head_len, e) < 0)
 		return -1;
+	if (!spool->path)
+		return io_out_write(out, k->mem, k->len, e);
+	if (io_scratch_map(spool, &view, e) < 0)
+		return spool_failed(out, e);
 	view.fd = spool->fd;
 	view.map = NULL;
 	for (uint64_t off = 0; off < view.len; off += RUN) {
@@ -338,18 +375,15 @@ static int compress(const struct source *s, struct io_out *out,
 		.raw_size = s->len,
 	};
 	struct compressed_sink sink = { out, o->progress, o->progress_ctx,
-					NULL, s->len };
+					NULL, s->len, NULL, 0, { .fd = -1 } };
 	struct ccob_encoder *enc = NULL;
 	struct timespec t0, t1;
 	uint8_t head[32] = { 0 };
 	struct hash_job job = { .src = s };
-	struct io_out spool;
 	pthread_t hasher;
 	bool threaded;
 	int rc = -1;
 
-	spool.fd = -1;
-	spool.path = NULL;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (h.version < 3 && h.raw_size > UINT32_MAX)
@@ -366,11 +400,6 @@ static int compress(const struct source *s, struct io_out *out,
 	}
 	enc = ccob_encoder_new(o->method, level, h.raw_size, e);
 	sink.enc = enc;
-	if (!io_out_seekable(out)) {
-		if (io_scratch_open(&spool, e) < 0)
-			goto out;
-		sink.out = &spool;
-	}
 	if (!enc ||
 	    (io_out_seekable(out) &&
 	     io_out_write(out, head, h.header_size, e) < 0) ||
@@ -392,7 +421,7 @@ static int compress(const struct source *s, struct io_out *out,
 	ccob_write_header(head, &h);
 	if (io_out_seekable(out)
 	    ? io_out_pwrite(out, head, h.header_size, 0, e) < 0
-	    : copy_spool(&spool, out, head, h.header_size, e) < 0)
+	    : copy_spool(&sink, out, head, h.header_size, e) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	*st = (struct ccob_stats){
@@ -413,8 +442,9 @@ out:
 		pthread_join(hasher, NULL);
 	}
 	ccob_encoder_free(enc);
-	if (spool.path)
-		io_out_discard(&spool);
+	if (sink.spool.path)
+		io_out_discard(&sink.spool);
+	free(sink.mem);
 	pthread_cond_destroy(&job.moved);
 	pthread_mutex_destroy(&job.lock);
 	return rc;
