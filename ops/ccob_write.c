@@ -384,15 +384,14 @@ static int compress(const struct source *s, struct io_out *out,
 	bool threaded;
 	int rc = -1;
 
-
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (h.version < 3 && h.raw_size > UINT32_MAX)
 		return err_set(e, "Uncompressed size exceeds version %u limit",
 			       version);
-	/* Without a second thread, hash first: what is to come is all
-	 * there, or comes without a thread to wait on (ccob_write_plan). */
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.moved, NULL);
+	/* Without a second thread, hash first: what is to come is all
+	 * there, or comes without a thread to wait on (ccob_write_plan). */
 	threaded = pthread_create(&hasher, NULL, hash_thread, &job) == 0;
 	if (!threaded) {
 		job.compressed = UINT64_MAX;
