@@ -121,8 +121,8 @@ int io_scratch_writable(struct io_out *o, uint64_t size, uint8_t **map,
 
 	*map = NULL;
 	if (size > SIZE_MAX || ftruncate(o->fd, (off_t)size) < 0)
-		return err_set(e, "temporary file: %s",
-			       strerror(size > SIZE_MAX ? EFBIG : errno));
+		return err_sys_for(e, NULL, size > SIZE_MAX ? EFBIG : errno,
+				   "temporary file");
 	if (scratch_view_prot(o, size, &view, PROT_READ | PROT_WRITE, e) < 0)
 		return -1;
 	*map = o->map;
@@ -139,5 +139,5 @@ int io_scratch_allocate(struct io_out *o, uint64_t off, uint64_t len,
 	if (len > o->map_len - off)
 		len = o->map_len - off;
 	rc = posix_fallocate(o->fd, (off_t)off, (off_t)len);
-	return rc ? err_set(e, "temporary file: %s", strerror(rc)) : 0;
+	return rc ? err_sys_for(e, NULL, rc, "temporary file") : 0;
 }

@@ -408,7 +408,10 @@ static int compress(const struct source *s, struct io_out *out,
 		pthread_join(hasher, NULL);
 	threaded = false;
 	if (job.hashed != s->len) {
-		err_set(e, "stopped");	/* not reached: the input came whole */
+		/* The gathering failed under the hasher alone: its error. */
+		if (wait_ready(s, s->len, e) >= 0)
+			err_code_set(e, ERR_TRUNCATED, "the input ended before "
+				     "it was all hashed");
 		goto out;
 	}
 	h.hash = job.hash;
