@@ -12,6 +12,9 @@
 /* Blocks of the temporary file are allocated this far ahead of the
  * decoder (which writes at most a few MiB past what it has delivered). */
 #define AHEAD ((uint64_t)64 << 20)
+/* Before decoding: enough for the decoder's first call (a few MiB at
+ * most), little for a header whose declared size is then refused. */
+#define FIRST ((uint64_t)8 << 20)
 
 struct reading {
 	const struct io_in *in;		/* holding the compressed bytes */
@@ -97,14 +100,14 @@ int ccob_read_stream(const struct io_in *in, const uint8_t *buf, size_t len,
 	r.scratch.fd = -1;
 	if (io_scratch_open(&r.scratch, e) < 0 ||
 	    io_scratch_writable(&r.scratch, h->raw_size, &dst, e) < 0 ||
-	    io_scratch_allocate(&r.scratch, 0, AHEAD, e) < 0) {
+	    io_scratch_allocate(&r.scratch, 0, FIRST, e) < 0) {
 		if (r.scratch.path)
 			io_out_discard(&r.scratch);
 		/* No room for it: the decoder's own window, then. */
 		return ccob_decompress_stream(buf, len, h, &mine, sink, ctx,
 					      used, hash, e);
 	}
-	r.allocated = AHEAD;
+	r.allocated = FIRST;
 	memset(&r.view, 0, sizeof(r.view));
 	r.view.data = dst;
 	r.view.map = dst;
