@@ -32,6 +32,7 @@
 #include "../formats/bundle_text.h"
 #include "../formats/ccob.h"
 #include "../formats/ccob_decode.h"
+#include "../ops/ccob_read.h"
 
 static int by_string(const void *a, const void *b)
 {
@@ -382,25 +383,6 @@ static void router_free(struct router *rt)
 	free(rt->v);
 }
 
-/* Where the CCOB being streamed starts in which input, and how far the
- * decoder has come: the context of stream_progress. */
-struct streamed {
-	const struct io_in *in;
-	uint64_t from, done;
-};
-
-/* The compressed bytes behind the decoder are not read again; those ahead
- * of it were touched by the walk over its frames before decoding, and
- * are let go once, to come back as the decoder reaches them. */
-static void stream_progress(void *ctx, uint64_t done, uint64_t total)
-{
-	struct streamed *st = ctx;
-
-	io_in_hint(st->in, st->from + (st->done ? 0 : done),
-		   st->from + (st->done ? done : total), IO_IN_DONE);
-	st->done = done ? done : 1;
-}
-
 /* Decompress the CCOB at s->pos through rt, as bundler_decompress_next
  * would have it in memory: its errors and -verbose report
  * first, then whatever failed on the way.  0, or 1 (reported). */
@@ -414,7 +396,6 @@ static int stream_ccob(struct source *s, struct router *rt)
 	struct ccob_stats st;
 	struct timespec t0, t1;
 	struct ccob_limits lim;
-	struct streamed streamed;
 	uint64_t hash = 0;
 	struct err e;
 	int rc;
@@ -427,16 +408,10 @@ static int stream_ccob(struct source *s, struct router *rt)
 	gather_init(&rt->head, h.raw_size);
 	rt->path = path;
 	lim = c->limits;
-	if (!lim.progress) {
-		streamed = (struct streamed){ &s->file,
-					      s->pos + h.header_size, 0 };
-		lim.progress = stream_progress;
-		lim.progress_ctx = &streamed;
-	}
 	llvm_defer(true);
 	/* LLVM 22 hashes the data only for -verbose's report. */
-	rc = ccob_decompress_stream(at, left, &h, &lim, route_sink, rt, &used,
-				    c->verbose ? &hash : NULL, &e);
+	rc = ccob_read_stream(&s->file, at, left, &h, &lim, route_sink, rt,
+			      &used, c->verbose ? &hash : NULL, &e);
 	if (rc == 0 && !rt->decided)
 		route_decide(rt, true);		/* an empty bundle */
 	llvm_defer(false);

@@ -17,6 +17,7 @@
 #include "../ops/ccob_write.h"
 #include "../ops/inspect.h"
 #include "../formats/ccob_decode.h"
+#include "../ops/ccob_read.h"
 
 static const char usage[] =
 	"Usage: offload ccob [-d|-l] [OPTIONS] [FILE]...\n"
@@ -147,6 +148,7 @@ struct sink {
 	struct io_out *out;
 	const char *out_name;
 	bool failed;		/* the output's write failed (e says why) */
+	const struct io_in *in;	/* what is read: its pages may leave */
 };
 
 static int to_sink(void *ctx, const void *p, size_t n, struct err *e)
@@ -178,6 +180,7 @@ static int each_ccob(const struct options *o, const char *in_name,
 		return fail("cannot read", in_name, "empty file, not a CCOB");
 	if (ccob_skip_padding(in->data, in->len, 0) == in->len)
 		return fail("cannot read", in_name, "only zero bytes, no CCOB");
+	k->in = in;
 	return each_ccob_at(o, in_name, in->data, in->len, 0, k, fn, ctx);
 }
 
@@ -199,9 +202,9 @@ static int each_ccob_at(const struct options *o, const char *in_name,
 			return fail("cannot read", in_name,
 				    "no CCOB at offset %zu", base + off);
 		if (ccob_parse_header(data + off, len - off, &h, &e) < 0 ||
-		    ccob_decompress_stream(data + off, len - off, &h,
-					   &o->limits, to_sink, k, &used,
-					   &hash, &e) < 0) {
+		    ccob_read_stream(k->in, data + off, len - off, &h,
+				     &o->limits, to_sink, k, &used, &hash,
+				     &e) < 0) {
 			if (k->failed)
 				return applet_fail_err("ccob", "cannot write",
 						       k->out_name, 1, &e);
@@ -230,7 +233,7 @@ static int decompress_one(const struct options *o, const char *in_name,
 			  const struct io_in *in, const char *name)
 {
 	struct io_out out = { .fd = -1 };
-	struct sink k = { &out, name, false };
+	struct sink k = { &out, name, false, NULL };
 	struct err e;
 	int rc;
 
@@ -307,7 +310,7 @@ static int list_inside(const struct options *o, const char *in_name,
 			  "lists the device code a file holds)");
 	}
 	for (size_t i = 0; !rc && i < sp.n; i++) {
-		struct sink none = { 0 };
+		struct sink none = { .in = in };
 
 		rc = each_ccob_at(o, in_name, in->data + sp.at[i][0],
 				  sp.at[i][1], sp.at[i][0], &none, list_row,

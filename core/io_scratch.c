@@ -67,12 +67,11 @@ int io_scratch_open(struct io_out *o, struct err *e)
 
 /* Map the scratch file's first size bytes (all of it, or what it is to
  * hold) for view. */
-static int scratch_view(struct io_out *o, uint64_t size, struct io_in *view,
-			struct err *e)
+static int scratch_view_prot(struct io_out *o, uint64_t size,
+			     struct io_in *view, int prot, struct err *e)
 {
 	if (size) {
-		o->map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, o->fd,
-			      0);
+		o->map = mmap(NULL, (size_t)size, prot, MAP_SHARED, o->fd, 0);
 		if (o->map == MAP_FAILED) {
 			o->map = NULL;
 			return err_set(e, "temporary file: %s", strerror(errno));
@@ -82,6 +81,12 @@ static int scratch_view(struct io_out *o, uint64_t size, struct io_in *view,
 	view->data = o->map;
 	view->len = (size_t)size;
 	return 0;
+}
+
+static int scratch_view(struct io_out *o, uint64_t size, struct io_in *view,
+			struct err *e)
+{
+	return scratch_view_prot(o, size, view, PROT_READ, e);
 }
 
 int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
@@ -108,3 +113,31 @@ int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e)
 	return scratch_view(o, (uint64_t)st.st_size, view, e);
 }
 
+
+int io_scratch_writable(struct io_out *o, uint64_t size, uint8_t **map,
+			struct err *e)
+{
+	struct io_in view;
+
+	*map = NULL;
+	if (size > SIZE_MAX || ftruncate(o->fd, (off_t)size) < 0)
+		return err_sys_for(e, NULL, size > SIZE_MAX ? EFBIG : errno,
+				   "temporary file");
+	if (scratch_view_prot(o, size, &view, PROT_READ | PROT_WRITE, e) < 0)
+		return -1;
+	*map = o->map;
+	return 0;
+}
+
+int io_scratch_allocate(struct io_out *o, uint64_t off, uint64_t len,
+			struct err *e)
+{
+	int rc;
+
+	if (off >= o->map_len)
+		return 0;
+	if (len > o->map_len - off)
+		len = o->map_len - off;
+	rc = posix_fallocate(o->fd, (off_t)off, (off_t)len);
+	return rc ? err_sys_for(e, NULL, rc, "temporary file") : 0;
+}

@@ -19,6 +19,15 @@ int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e);
 int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,
 		       struct err *e);
 
+/* Make the scratch file size bytes long and map all of it, readable and
+ * writable, at *map: bytes written there reach the file.  A page written
+ * must have its blocks first (io_scratch_allocate): a full disk then is
+ * an error, not a SIGBUS. */
+int io_scratch_writable(struct io_out *o, uint64_t size, uint8_t **map,
+			struct err *e);
+int io_scratch_allocate(struct io_out *o, uint64_t off, uint64_t len,
+			struct err *e);
+
 /* An unlinked file in $TMPDIR (or /tmp), *where (io_scratch.c). */
 int io_scratch_fd(const char **where);
 

@@ -147,6 +147,7 @@ struct ccob_encoder {
 	unsigned method;
 	ZSTD_CCtx *zc;
 	ZSTD_inBuffer in;	/* the growing input (ccob_encoder_grow) */
+	uint64_t window;	/* how far back zstd may match */
 	bool growing;
 	z_stream zs;
 	bool zs_ready;
@@ -181,6 +182,13 @@ struct ccob_encoder *ccob_encoder_new(unsigned method, int level,
 						       : "out of memory");
 			ccob_encoder_free(enc);
 			return NULL;
+		}
+		{
+			ZSTD_compressionParameters cp =
+				ZSTD_getCParams(level, raw_size, 0);
+			unsigned wlog = cp.windowLog > 27 ? cp.windowLog : 27;
+
+			enc->window = (uint64_t)1 << wlog;
 		}
 		return enc;
 	}
@@ -292,9 +300,12 @@ int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
 	if (src != enc->in.src || avail < had)
 		return err_set(e, "compressor input moved or shrank");
 	enc->in.size = avail;
-	/* zstd gets the whole input in one call, as from LLVM's
-	 * ZSTD_compress2: fed in pieces, newer zstds may cut other blocks. */
-	if (enc->method == CCOB_ZSTD && !last)
+	/* Up to zstd 1.5.6 a stable input fed as it grows is cut into the
+	 * same blocks as LLVM's ZSTD_compress2 cuts the whole (the streaming
+	 * loop takes only full blocks until the end), and what is behind can
+	 * leave memory; from 1.5.7 on, zstd gets the whole input in one call,
+	 * as newer zstds may cut other blocks when it comes in pieces. */
+	if (enc->method == CCOB_ZSTD && !last && ZSTD_versionNumber() >= 10507)
 		return 0;
 	if (enc->method == CCOB_ZSTD && ZSTD_versionNumber() >= 10507) {
 		/* And, from zstd 1.5.7 on, room for all it makes: with less
@@ -351,6 +362,16 @@ uint64_t ccob_encoder_in(const struct ccob_encoder *enc)
 	if (enc->method != CCOB_ZSTD)
 		return enc->zs.total_in;
 	return enc->growing ? enc->in.pos : 0;
+}
+
+uint64_t ccob_encoder_reach(const struct ccob_encoder *enc)
+{
+	/* zstd: its window (2^27 with long-distance matching, for every
+	 * level), a block it may hold unconsumed, and slack; zlib copies its
+	 * window and never reads back. */
+	if (enc->method != CCOB_ZSTD)
+		return 0;
+	return enc->window + ((uint64_t)1 << 20);
 }
 
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc)

@@ -47,6 +47,11 @@ struct ccob_limits {
 	 * bytes, Z_DATA_ERROR for more than 0 declared ones), not as LLVM 23
 	 * does (Z_DATA_ERROR for any cut, Z_BUF_ERROR for any excess). */
 	bool uncompress_words;
+	/* Called, if set, while the frames are walked before decoding (a
+	 * walk reads a header each block), with progress_ctx and how far the
+	 * walk has come after the header: the bytes before may leave memory
+	 * until the decoder reaches them. */
+	void (*walked)(void *ctx, uint64_t upto);
 };
 #define CCOB_DEFAULT_MAX_RATIO 65536
 /* Half the physical memory, at most 32 GiB (see env_memory_cap). */
@@ -82,7 +87,8 @@ uint64_t ccob_hasher_end(struct ccob_hasher *h);
  * `level`, or zlib's compress2); sink receives the compressed bytes as they
  * come.  zlib output is the same however the input is fed; zstd output
  * matches LLVM's one-shot call only when the whole input comes at once
- * (ccob_encoder_all), since frames past 128 MiB differ when fed in pieces. */
+ * (ccob_encoder_all, or, up to zstd 1.5.6, ccob_encoder_grow), since
+ * frames past 128 MiB differ when fed in pieces. */
 typedef int (*ccob_sink)(void *ctx, const void *p, size_t n, struct err *e);
 struct ccob_encoder;
 struct ccob_encoder *ccob_encoder_new(unsigned method, int level,
@@ -104,6 +110,10 @@ int ccob_encoder_grow(struct ccob_encoder *enc, const void *src,
 		      size_t avail, bool last, ccob_sink sink, void *ctx,
 		      struct err *e);
 uint64_t ccob_encoder_out(const struct ccob_encoder *enc); /* bytes so far */
+/* How far behind ccob_encoder_in the compressor may still read the input
+ * it was given (ccob_encoder_grow): what is further back may leave
+ * memory. */
+uint64_t ccob_encoder_reach(const struct ccob_encoder *enc);
 /* Input bytes the compressor has taken so far (for a progress line). */
 uint64_t ccob_encoder_in(const struct ccob_encoder *enc);
 void ccob_encoder_free(struct ccob_encoder *enc);

@@ -102,6 +102,16 @@ struct dec {
 	void *ctx;
 	uint64_t produced;
 	struct hashpipe hash;
+	/* Into the caller's whole buffer (ccob_decompress_into): told what
+	 * may leave memory, and at most ROOM decoded per call. */
+	ccob_release release;
+	uint64_t released;
+};
+
+enum {
+	ROOM = 4 << 20,		/* bytes decoded at a time into a map */
+	LAG = 16 << 20,		/* how far behind the hasher may be */
+	NEAR = 1 << 20,		/* what the decoder may still be writing */
 };
 
 /* What LLVM's one-shot call (ZSTD_decompress, zlib's uncompress) says of
@@ -152,6 +162,8 @@ static uint8_t *window(struct dec *d, size_t *room, struct err *e)
 			return d->spare;
 		}
 		*room = left > UINT32_MAX ? UINT32_MAX : (size_t)left;
+		if (d->release && *room > ROOM)
+			*room = ROOM;
 		return d->whole + d->produced;
 	}
 	d->slot = (d->slot + 1) % RING;
@@ -163,6 +175,8 @@ static uint8_t *window(struct dec *d, size_t *room, struct err *e)
 
 static int deliver(struct dec *d, const uint8_t *p, size_t n, struct err *e)
 {
+	uint64_t lag = d->hash.on ? LAG : 0;
+
 	if (!n)
 		return 0;
 	if (n > d->h->raw_size - d->produced)
@@ -171,7 +185,19 @@ static int deliver(struct dec *d, const uint8_t *p, size_t n, struct err *e)
 	d->produced += n;
 	if (!d->whole)
 		d->slot_end[d->slot] = d->produced;
-	return d->sink ? d->sink(d->ctx, p, n, e) : 0;
+	if (d->sink && d->sink(d->ctx, p, n, e) < 0)
+		return -1;
+	/* What the sink and the hasher (up to LAG behind, when there is
+	 * one) have seen may leave: the decoder reads its window back
+	 * through the map. */
+	if (d->release && d->produced >= d->released + lag + NEAR + ROOM) {
+		uint64_t upto = d->produced - lag - NEAR;
+
+		hashpipe_wait(&d->hash, upto);
+		d->release(d->ctx, upto);
+		d->released = upto;
+	}
+	return 0;
 }
 
 /* ---- the two codecs ---- */
@@ -230,7 +256,7 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 	ZSTD_DCtx *dc = ZSTD_createDCtx();
 	ZSTD_inBuffer in = { src, 0, 0 };
 	ZSTD_outBuffer out = { NULL, 0, 0 };
-	size_t r = 0, reported = 0;
+	size_t r = 0, reported = 0, chunk = 64;
 	bool frame_start = true;
 
 	if (!dc)
@@ -259,8 +285,14 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 			out.pos = 0;
 		}
 		before_out = out.pos;
-		if (in.pos == in.size)
+		if (in.pos == in.size && d->release) {
+			/* Into a map, about ROOM at a time: a stable output
+			 * cannot be cut shorter, so the input is, as the
+			 * ratio goes (a run of zeros: 4 bytes a block). */
+			in.size = end - in.size > chunk ? in.size + chunk : end;
+		} else if (in.pos == in.size) {
 			in.size = end - in.size > STEP ? in.size + STEP : end;
+		}
 		if (!d->whole && frame_start &&
 		    frame_too_big(src + in.pos, end - in.pos,
 				  d->h->raw_size - d->produced)) {
@@ -270,6 +302,10 @@ static int unzstd(struct dec *d, const uint8_t *src, size_t end, struct err *e)
 		r = ZSTD_decompressStream(dc, &out, &in);
 		if (ZSTD_isError(r))
 			break;
+		if (out.pos - before_out > ROOM && chunk > 64)
+			chunk /= 2;
+		else if (out.pos - before_out < ROOM / 2 && chunk < STEP)
+			chunk *= 2;
 		frame_start = !r;
 		if (deliver(d, (uint8_t *)out.dst + before_out,
 			    out.pos - before_out, e) < 0) {
@@ -376,16 +412,57 @@ static bool zstd_magic(const uint8_t *p, size_t n)
 	       (m & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
 }
 
+/* ZSTD_findFrameCompressedSize of the frame at src + at, its block
+ * headers walked here when lim wants to hear of the walk (one frame may be
+ * the whole CCOB); anything unusual is left to zstd, for its answer. */
+static size_t frame_size(const uint8_t *src, size_t at, size_t avail,
+			 const struct ccob_limits *lim)
+{
+	const uint8_t *p = src + at;
+	ZSTD_frameHeader fh;
+	size_t pos, told = 0;
+
+	if (!lim || !lim->walked || ZSTD_getFrameHeader(&fh, p, avail) != 0 ||
+	    fh.frameType == ZSTD_skippableFrame)
+		return ZSTD_findFrameCompressedSize(p, avail);
+	for (pos = fh.headerSize;;) {
+		uint32_t bh;
+		unsigned type;
+		size_t size;
+
+		if (avail - pos < 3)
+			return ZSTD_findFrameCompressedSize(p, avail);
+		bh = (uint32_t)get_le(p + pos, 3);
+		type = (bh >> 1) & 3;
+		size = type == 1 ? 1 : bh >> 3;	/* RLE: one byte */
+		if (type == 3 || size > avail - pos - 3)
+			return ZSTD_findFrameCompressedSize(p, avail);
+		pos += 3 + size;
+		if (pos - told >= STEP) {
+			lim->walked(lim->progress_ctx, at + pos);
+			told = pos;
+		}
+		if (bh & 1)
+			break;
+	}
+	if (fh.checksumFlag) {
+		if (avail - pos < 4)
+			return ZSTD_findFrameCompressedSize(p, avail);
+		pos += 4;
+	}
+	return pos;
+}
+
 /* The length of the run of whole zstd frames (skippable ones included) at
  * src; *on_mark says whether one of them ends exactly at mark. */
 static size_t zstd_run(const uint8_t *src, size_t avail, size_t mark,
-		       bool *on_mark)
+		       bool *on_mark, const struct ccob_limits *lim)
 {
 	size_t pos = 0;
 
 	*on_mark = false;
 	while (pos < avail && zstd_magic(src + pos, avail - pos)) {
-		size_t n = ZSTD_findFrameCompressedSize(src + pos, avail - pos);
+		size_t n = frame_size(src, pos, avail - pos, lim);
 
 		if (ZSTD_isError(n) || !n)
 			break;
@@ -406,13 +483,14 @@ static size_t zstd_run(const uint8_t *src, size_t avail, size_t mark,
  * header: the next CCOB, zero padding or anything else begins where a
  * frame could not.  Nothing is ever found by searching for "CCOB". */
 static size_t zstd_extent(const uint8_t *src, size_t avail,
-			  const struct ccob_header *h, size_t len)
+			  const struct ccob_header *h, size_t len,
+			  const struct ccob_limits *lim)
 {
 	bool sized = h->version >= 2 && h->total_size > h->header_size &&
 		     h->total_size <= len;
 	size_t mark = sized ? (size_t)(h->total_size - h->header_size) : 0;
 	bool on_mark;
-	size_t run = zstd_run(src, avail, mark, &on_mark);
+	size_t run = zstd_run(src, avail, mark, &on_mark, lim);
 
 	if (run == avail)
 		return avail;
@@ -474,8 +552,8 @@ static int decode(struct dec *d, const uint8_t *buf, size_t len,
 		bool unused;
 		size_t run;
 
-		consumed = zstd_extent(src, avail, h, len);
-		run = zstd_run(src, consumed, 0, &unused);
+		consumed = zstd_extent(src, avail, h, len, d->lim);
+		run = zstd_run(src, consumed, 0, &unused, d->lim);
 		/* Bytes that are not frames: LLVM's message (its one-shot
 		 * call walks the frames first, as this does). */
 		if (run < consumed) {
@@ -575,6 +653,27 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 	return rc;
 }
 
+int ccob_decompress_into(const uint8_t *buf, size_t len,
+			 const struct ccob_header *h,
+			 const struct ccob_limits *lim, uint8_t *dst,
+			 ccob_sink sink, ccob_release release, void *ctx,
+			 size_t *used, uint64_t *hash, struct err *e)
+{
+	struct dec d = { .h = h, .lim = lim, .whole = dst, .sink = sink,
+			 .release = release, .ctx = ctx };
+	uint64_t sum;
+	int rc;
+
+	if (believe(h, len - h->header_size, lim, e) < 0)
+		return -1;
+	hashpipe_start(&d.hash, hash != NULL, h->raw_size);
+	rc = decode(&d, buf, len, used, e);
+	sum = hashpipe_end(&d.hash);
+	if (hash)
+		*hash = sum;
+	return rc;
+}
+
 int ccob_decompress_placed(const uint8_t *buf, size_t len,
 			   const struct ccob_header *h,
 			   const struct ccob_limits *lim, ccob_place place,
@@ -603,13 +702,14 @@ int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
 
 	if (h->method == CCOB_ZSTD) {
 		size_t avail = len - h->header_size;
-		size_t end = zstd_extent(buf + h->header_size, avail, h, len);
+		size_t end = zstd_extent(buf + h->header_size, avail, h, len,
+					 lim);
 		bool unused;
 
 		/* Cut short: say so by the size the header declares. */
 		if (h->version >= 2 && (h->total_size < h->header_size ||
 					h->total_size > len) && avail &&
-		    !zstd_run(buf + h->header_size, avail, 0, &unused))
+		    !zstd_run(buf + h->header_size, avail, 0, &unused, lim))
 			return err_bad(e, "CCOB total size %llu is not between "
 				       "its %zu-byte header and the %zu bytes "
 				       "left", (unsigned long long)h->total_size,

@@ -43,6 +43,18 @@ int ccob_decompress_stream(const uint8_t *buf, size_t len,
 			   void *ctx, size_t *used, uint64_t *hash,
 			   struct err *e);
 
+/* The same decoded into dst, the caller's h->raw_size bytes (a map of a
+ * file), so that the decoder needs no window of its own: sink gets each
+ * run as it lands there (p inside dst), and release is told, now and then,
+ * that dst[0, upto) may leave memory (the sink and the hasher are done
+ * with it; the decoder may read some of it back, through the map). */
+typedef void (*ccob_release)(void *ctx, uint64_t upto);
+int ccob_decompress_into(const uint8_t *buf, size_t len,
+			 const struct ccob_header *h,
+			 const struct ccob_limits *lim, uint8_t *dst,
+			 ccob_sink sink, ccob_release release, void *ctx,
+			 size_t *used, uint64_t *hash, struct err *e);
+
 /* The same without the ring of pieces: the caller says where each run of
  * bytes is to be inflated (place: at most *room bytes, at least 1, at the
  * pointer returned; NULL with e filled to stop), and sink is then told of

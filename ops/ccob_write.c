@@ -1,5 +1,6 @@
 /* ccob_write: data or a bundle plan compressed into one CCOB; see
  * ccob_write.h. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -31,12 +32,22 @@ struct gathering {
 	struct err err;
 };
 
-/* What to compress: data[0, len), arriving through g (or all there). */
+/* What to compress: data[0, len), arriving through g (or all there);
+ * view maps it, so that what the compressor and the hasher are done with
+ * can leave our memory (io_in_hint). */
 struct source {
 	const uint8_t *data;
 	uint64_t len;
 	struct gathering *g;
+	const struct io_in *view;
 };
+
+/* How far the compressor may run ahead of the hasher: the pages between
+ * them stay in memory. */
+#define LAG ((uint64_t)16 << 20)
+/* What the compressor may still be working on behind what it has taken
+ * (zstd holds back less than a block). */
+#define NEAR ((uint64_t)2 << 20)
 
 /* Make ready what the scratch file holds; false once asked to stop. */
 static bool publish(struct gathering *g)
@@ -135,7 +146,55 @@ struct hash_job {
 	const struct source *src;
 	uint64_t hash;
 	atomic_bool quit;	/* the compressor failed */
+	pthread_mutex_t lock;
+	pthread_cond_t moved;
+	uint64_t hashed;	/* bytes hashed so far */
+	bool over;		/* the hasher returned */
+	/* Bytes given to the compressor: the hasher runs no more than LAG
+	 * ahead (UINT64_MAX: it need not wait, having no compressor). */
+	uint64_t compressed;
 };
+
+/* The compressor has been given have bytes (UINT64_MAX: it stopped). */
+static void compressed(struct hash_job *job, uint64_t have)
+{
+	pthread_mutex_lock(&job->lock);
+	job->compressed = have;
+	pthread_cond_broadcast(&job->moved);
+	pthread_mutex_unlock(&job->lock);
+}
+
+/* Wait until want is no more than LAG past the compressor. */
+static void wait_compressor(struct hash_job *job, uint64_t want)
+{
+	pthread_mutex_lock(&job->lock);
+	while (job->compressed != UINT64_MAX && want > job->compressed + LAG)
+		pthread_cond_wait(&job->moved, &job->lock);
+	pthread_mutex_unlock(&job->lock);
+}
+
+static void hashed(struct hash_job *job, uint64_t have, bool over)
+{
+	pthread_mutex_lock(&job->lock);
+	job->hashed = have;
+	job->over = over;
+	pthread_cond_broadcast(&job->moved);
+	pthread_mutex_unlock(&job->lock);
+}
+
+/* Wait until the hasher is no more than LAG behind have (or gone); how
+ * far it is. */
+static uint64_t wait_hasher(struct hash_job *job, uint64_t have)
+{
+	uint64_t done;
+
+	pthread_mutex_lock(&job->lock);
+	while (job->hashed + LAG < have && !job->over)
+		pthread_cond_wait(&job->moved, &job->lock);
+	done = job->hashed;
+	pthread_mutex_unlock(&job->lock);
+	return done;
+}
 
 static void *hash_thread(void *arg)
 {
@@ -146,31 +205,51 @@ static void *hash_thread(void *arg)
 
 	ccob_hasher_init(&h);
 	while (have < s->len && !atomic_load(&job->quit)) {
-		int64_t ready = wait_ready(s, next_want(s, have), NULL);
+		uint64_t want = next_want(s, have);
+		int64_t ready;
 
+		wait_compressor(job, want);
+		ready = wait_ready(s, want, NULL);
 		if (ready < 0)
-			return NULL;
+			break;
+		if ((uint64_t)ready > want)
+			ready = (int64_t)want;
 		ccob_hasher_add(&h, s->data + have,
 				(size_t)((uint64_t)ready - have));
 		have = (uint64_t)ready;
+		hashed(job, have, false);
 	}
-	job->hash = ccob_hasher_end(&h);
+	if (have == s->len)
+		job->hash = ccob_hasher_end(&h);
+	hashed(job, have, true);
 	return NULL;
 }
 
 /* Where compressed bytes go: straight to a file whose header is patched at
- * the end, or into memory when the output cannot seek (stdout, a pipe). */
+ * the end, or, when the output cannot seek (stdout, a pipe), into memory
+ * up to SPOOL_MEM and past that into a temporary file, both copied there
+ * after the header. */
+#define SPOOL_MEM ((size_t)16 << 20)
 struct compressed_sink {
 	struct io_out *out;
-	uint8_t *mem;
-	size_t len, cap;
 	/* Progress: the input the compressor has taken, of the whole (not
 	 * the compressed bytes out, which stop at the ratio). */
 	ccob_progress_fn *progress;
 	void *progress_ctx;
 	const struct ccob_encoder *enc;
 	uint64_t total;
+	uint8_t *mem;
+	size_t len;
+	struct io_out spool;	/* path set once opened */
 };
+
+/* A temporary file's failure, as one of the output's (whose name the
+ * applet gives). */
+static int spool_failed(const struct io_out *out, struct err *e)
+{
+	return err_sys_for(e, out->path, e->errnum ? e->errnum : EIO,
+			   "temporary file");
+}
 
 static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
 {
@@ -178,17 +257,23 @@ static int sink_write(void *ctx, const void *p, size_t n, struct err *e)
 
 	if (io_out_seekable(k->out))
 		return io_out_write(k->out, p, n, e);
-	if (k->len + n > k->cap) {
-		size_t ncap = (k->len + n) * 2;
-		uint8_t *grown = realloc(k->mem, ncap);
-
-		if (!grown)
+	if (!k->spool.path && k->len + n <= SPOOL_MEM) {
+		if (!k->mem && !(k->mem = malloc(SPOOL_MEM)))
 			return err_nomem(e);
-		k->mem = grown;
-		k->cap = ncap;
+		memcpy(k->mem + k->len, p, n);
+		k->len += n;
+		return 0;
 	}
-	memcpy(k->mem + k->len, p, n);
-	k->len += n;
+	if (!k->spool.path) {
+		if (io_scratch_open(&k->spool, e) < 0 ||
+		    io_out_write(&k->spool, k->mem, k->len, e) < 0)
+			return spool_failed(k->out, e);
+		free(k->mem);
+		k->mem = NULL;
+		k->len = 0;
+	}
+	if (io_out_write(&k->spool, p, n, e) < 0)
+		return spool_failed(k->out, e);
 	return 0;
 }
 
@@ -205,22 +290,76 @@ static int sink_progress(void *ctx, const void *p, size_t n, struct err *e)
 	return sink_write(ctx, p, n, e);
 }
 
+/* Compress what arrives, a run at a time; the pages both the compressor
+ * (beyond its reach back) and the hasher (job, or NULL when it is done)
+ * have passed leave our memory: peak RSS is the compressor's window and
+ * LAG, whatever the size. */
 static int compress_arriving(struct ccob_encoder *enc, const struct source *s,
-			     struct compressed_sink *sink, struct err *e)
+			     struct hash_job *job, struct compressed_sink *sink,
+			     struct err *e)
 {
-	uint64_t have = 0;
+	uint64_t have = 0, low = 0;
 
 	do {
-		int64_t ready = wait_ready(s, next_want(s, have), e);
+		uint64_t want = next_want(s, have);
+		int64_t ready = wait_ready(s, want, e);
+		uint64_t hashed, in, reach = ccob_encoder_reach(enc), drop;
 
 		if (ready < 0)
 			return -1;
-		have = (uint64_t)ready;
+		/* A run at a time, though more may be there: pages leave
+		 * behind the compressor only between calls. */
+		have = (uint64_t)ready < want ? (uint64_t)ready : want;
+		hashed = job ? wait_hasher(job, have) : s->len;
 		if (ccob_encoder_grow(enc, s->data, (size_t)have,
 				      have == s->len, sink_progress, sink,
 				      e) < 0)
 			return -1;
+		if (job)
+			compressed(job, have);
+		in = ccob_encoder_in(enc);
+		/* Everything behind the block in hand leaves, each time:
+		 * pages of the window zstd matches against fault back in
+		 * from the page cache when it reads them, and leave again at
+		 * the next run; beyond its reach they stay out. */
+		drop = in > NEAR ? in - NEAR : 0;
+		if (drop > hashed)
+			drop = hashed;
+		if (s->view && drop > low) {
+			io_in_hint(s->view, low, drop, IO_IN_DONE);
+			if (in > reach && in - reach > low)
+				low = in - reach < drop ? in - reach : drop;
+		}
 	} while (have < s->len);
+	return 0;
+}
+
+/* The header, then the compressed bytes spooled (see sink_write), to
+ * out, which cannot seek. */
+static int copy_spool(struct compressed_sink *k, struct io_out *out,
+		      const uint8_t *head, size_t head_len, struct err *e)
+{
+	struct io_out *spool = &k->spool;
+	struct io_in view;
+
+	if (io_out_write(out, head, head_len, e) < 0)
+		return -1;
+	if (!spool->path)
+		return io_out_write(out, k->mem, k->len, e);
+	if (io_scratch_map(spool, &view, e) < 0)
+		return spool_failed(out, e);
+	view.fd = spool->fd;
+	view.map = NULL;
+	for (uint64_t off = 0; off < view.len; off += RUN) {
+		uint64_t n = view.len - off < RUN ? view.len - off : RUN;
+		struct io_in drop = view;
+
+		if (io_out_copy(out, &view, off, n, e) < 0)
+			return -1;
+		/* A copy that went through the map leaves it. */
+		drop.map = (void *)view.data;
+		io_in_hint(&drop, off, off + n, IO_IN_DONE);
+	}
 	return 0;
 }
 
@@ -235,12 +374,12 @@ static int compress(const struct source *s, struct io_out *out,
 		.header_size = ccob_header_size(version),
 		.raw_size = s->len,
 	};
-	struct compressed_sink sink = { out, NULL, 0, 0, o->progress,
-					o->progress_ctx, NULL, s->len };
+	struct compressed_sink sink = { out, o->progress, o->progress_ctx,
+					NULL, s->len, NULL, 0, { .fd = -1 } };
 	struct ccob_encoder *enc = NULL;
 	struct timespec t0, t1;
 	uint8_t head[32] = { 0 };
-	struct hash_job job = { s, 0, false };
+	struct hash_job job = { .src = s };
 	pthread_t hasher;
 	bool threaded;
 	int rc = -1;
@@ -249,21 +388,32 @@ static int compress(const struct source *s, struct io_out *out,
 	if (h.version < 3 && h.raw_size > UINT32_MAX)
 		return err_set(e, "Uncompressed size exceeds version %u limit",
 			       version);
+	pthread_mutex_init(&job.lock, NULL);
+	pthread_cond_init(&job.moved, NULL);
 	/* Without a second thread, hash first: what is to come is all
 	 * there, or comes without a thread to wait on (ccob_write_plan). */
 	threaded = pthread_create(&hasher, NULL, hash_thread, &job) == 0;
-	if (!threaded)
+	if (!threaded) {
+		job.compressed = UINT64_MAX;
 		hash_thread(&job);
+	}
 	enc = ccob_encoder_new(o->method, level, h.raw_size, e);
 	sink.enc = enc;
 	if (!enc ||
 	    (io_out_seekable(out) &&
 	     io_out_write(out, head, h.header_size, e) < 0) ||
-	    compress_arriving(enc, s, &sink, e) < 0)
+	    compress_arriving(enc, s, threaded ? &job : NULL, &sink, e) < 0)
 		goto out;
 	if (threaded)
 		pthread_join(hasher, NULL);
 	threaded = false;
+	if (job.hashed != s->len) {
+		/* The gathering failed under the hasher alone: its error. */
+		if (wait_ready(s, s->len, e) >= 0)
+			err_code_set(e, ERR_TRUNCATED, "the input ended before "
+				     "it was all hashed");
+		goto out;
+	}
 	h.hash = job.hash;
 	h.total_size = h.header_size + ccob_encoder_out(enc);
 	if (h.version == 2 && h.total_size > UINT32_MAX) {
@@ -273,8 +423,7 @@ static int compress(const struct source *s, struct io_out *out,
 	ccob_write_header(head, &h);
 	if (io_out_seekable(out)
 	    ? io_out_pwrite(out, head, h.header_size, 0, e) < 0
-	    : io_out_write(out, head, h.header_size, e) < 0 ||
-	      io_out_write(out, sink.mem, sink.len, e) < 0)
+	    : copy_spool(&sink, out, head, h.header_size, e) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	*st = (struct ccob_stats){
@@ -289,12 +438,17 @@ static int compress(const struct source *s, struct io_out *out,
 out:
 	if (threaded) {
 		atomic_store(&job.quit, true);
+		compressed(&job, UINT64_MAX);
 		if (s->g)
 			stop_gathering(s->g);
 		pthread_join(hasher, NULL);
 	}
 	ccob_encoder_free(enc);
+	if (sink.spool.path)
+		io_out_discard(&sink.spool);
 	free(sink.mem);
+	pthread_cond_destroy(&job.moved);
+	pthread_mutex_destroy(&job.lock);
 	return rc;
 }
 
@@ -302,7 +456,7 @@ int ccob_write(const struct io_in *data, struct io_out *out,
 	       const struct ccob_write_opts *o, struct ccob_stats *st,
 	       struct err *e)
 {
-	struct source s = { data->data, data->len, NULL };
+	struct source s = { data->data, data->len, NULL, data };
 
 	return compress(&s, out, o, st, e);
 }
@@ -322,7 +476,9 @@ int ccob_write_plan(const struct bundle_plan *plan, const struct io_in *inputs,
 		io_out_discard(&g.scratch);
 		return -1;
 	}
-	s = (struct source){ view.data, plan->total, &g };
+	/* The view is the scratch file's map (io_in_hint needs to know it). */
+	view.map = (void *)view.data;
+	s = (struct source){ view.data, plan->total, &g, &view };
 	pthread_mutex_init(&g.lock, NULL);
 	pthread_cond_init(&g.moved, NULL);
 	if (pthread_create(&g.thread, NULL, gather_thread, &g) != 0) {
