@@ -41,8 +41,8 @@ export OFFLOAD_LLVM
 
 # The suites: every test/NAME.test, and the tables of suite_cmd below.
 # LONG, the longest (measured with `make check`, which prints each suite's
-# time), go first, so that they do not end the run alone; then the others.
-LONG="differential differential-23 object packdiff packdiff-23 faults writefaults ar-diff ar-diff-23 extract prune shrink newllvm debian kernels"
+# time), go first, longest (CPU) first, so that none ends the run alone; then the others.
+LONG="debian bundler shrink faults prune extract object ls differential diagnosis golden-23 cuobjdump coff writefaults packdiff kernels headers newllvm differential-23 packdiff-23 ar-diff ar-diff-23"
 TABLES="golden golden-23 triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
