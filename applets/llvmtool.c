@@ -379,6 +379,9 @@ void llvm_timers_print(const char *group)
 
 	if (!timers.n)
 		return;
+	/* What went to stdout (-list's IDs) comes first, as from LLVM, whose
+	 * outs() is flushed before its timers print at exit. */
+	fflush(stdout);
 	qsort(timers.rec, timers.n, sizeof(timers.rec[0]), by_wall);
 	for (size_t i = 0; i < timers.n; i++) {
 		total.user += timers.rec[i].t.user;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "triple.h"
 #include "triple_impl.h"
 
@@ -395,9 +396,90 @@ static int parse_bpf_arch(struct sv a)
 	return A_UNKNOWN;
 }
 
+/* LLVM 23's sub-architectures of amdgpu, by the suffix of the arch name
+ * ("amdgpu9.0a"), each with the family it belongs to (a row index here):
+ * a family's head ("amdgpu9") is compatible with every member. */
+static const struct {
+	const char *suffix;
+	unsigned char family;
+} amdgpu_subarchs[] = {
+	{ "6", 0 }, { "6.00", 0 }, { "6.01", 0 }, { "6.02", 0 },
+	{ "7", 4 }, { "7.00", 4 }, { "7.01", 4 }, { "7.02", 4 },
+	{ "7.03", 4 }, { "7.04", 4 }, { "7.05", 4 },
+	{ "8", 11 }, { "8.01", 11 }, { "8.02", 11 }, { "8.03", 11 },
+	{ "8.05", 11 },
+	{ "8.10", 16 },
+	{ "9", 17 }, { "9.00", 17 }, { "9.02", 17 }, { "9.04", 17 },
+	{ "9.06", 17 }, { "9.09", 17 }, { "9.0c", 17 },
+	{ "9.08", 24 },
+	{ "9.0a", 25 },
+	{ "9.4", 26 }, { "9.42", 26 }, { "9.50", 26 },
+	{ "10.1", 29 }, { "10.10", 29 }, { "10.11", 29 }, { "10.12", 29 },
+	{ "10.13", 29 },
+	{ "10.3", 34 }, { "10.30", 34 }, { "10.31", 34 }, { "10.32", 34 },
+	{ "10.33", 34 }, { "10.34", 34 }, { "10.35", 34 }, { "10.36", 34 },
+	{ "11", 42 }, { "11.00", 42 }, { "11.01", 42 }, { "11.02", 42 },
+	{ "11.03", 42 }, { "11.50", 42 }, { "11.51", 42 }, { "11.52", 42 },
+	{ "11.53", 42 }, { "11.54", 42 },
+	{ "11.7", 52 }, { "11.70", 52 }, { "11.71", 52 }, { "11.72", 52 },
+	{ "12", 56 }, { "12.00", 56 }, { "12.01", 56 },
+	{ "12.5", 59 }, { "12.50", 59 }, { "12.51", 59 },
+	{ "13", 62 }, { "13.10", 62 },
+};
+
+/* Two more spellings LLVM 23 takes for family heads. */
+static const struct {
+	const char *suffix, *as;
+} amdgpu_aliases[] = { { "9.5", "9.4" }, { "10", "10.1" } };
+
+/* LLVM 22 knows only "amdgcn"; 23 takes every name that starts "amdgpu". */
+static bool amdgpu_arch(struct sv a)
+{
+	return env_llvm() >= LLVM_23 && sv_starts(a, "amdgpu");
+}
+
+static int amdgpu_subarch(struct sv a)
+{
+	struct sv suf = sv_sub(a, 6, (size_t)-1);
+
+	if (suf.n == 0)
+		return S_NONE;
+	for (size_t i = 0; i < COUNT(amdgpu_aliases); i++)
+		if (sv_eq(suf, amdgpu_aliases[i].suffix))
+			suf = sv_lit(amdgpu_aliases[i].as);
+	for (size_t i = 0; i < COUNT(amdgpu_subarchs); i++)
+		if (sv_eq(suf, amdgpu_subarchs[i].suffix))
+			return S_AMDGPU_FIRST + (int)i;
+	return S_AMDGPU_ODD;
+}
+
+/* AMDGPU::isSubArchCompatible over two triples: a side without a
+ * sub-architecture fits all when spelled "amdgcn" or "amdgpu", none when
+ * an unknown suffix left it without one; else equal, or one is the head
+ * of the other's family. */
+static bool amdgpu_subarch_compatible(int a, int b)
+{
+	int fa, fb;
+
+	if (a == S_NONE || a == S_AMDGPU_ODD)
+		return a == S_NONE;
+	if (b == S_NONE || b == S_AMDGPU_ODD)
+		return b == S_NONE;
+	if (a == b)
+		return true;
+	a -= S_AMDGPU_FIRST;
+	b -= S_AMDGPU_FIRST;
+	fa = amdgpu_subarchs[a].family;
+	fb = amdgpu_subarchs[b].family;
+	return (a == fa || b == fb) && fa == fb;
+}
+
 int triple_parse_arch(struct sv a)
 {
 	int at = find_exact(arch_names, COUNT(arch_names), a);
+
+	if (at == A_UNKNOWN && amdgpu_arch(a))
+		return A_AMDGCN;
 
 	if (at == A_UNKNOWN && sv_starts(a, "kalimba"))
 		at = A_KALIMBA;
@@ -442,6 +524,8 @@ static int parse_subarch(struct sv a)
 		return parse_version_suffix(a, S_SPIRV_V10, 7);
 	if (sv_starts(a, "dxil"))
 		return parse_version_suffix(a, S_DXIL_V1_0, 10);
+	if (amdgpu_arch(a))
+		return amdgpu_subarch(a);
 
 	canon = arm_canonical(a);
 	if (canon.n == 0) {
@@ -612,6 +696,10 @@ bool triple_compatible(const struct triple *a, const struct triple *b)
 		       a->os == b->os && a->env == b->env &&
 		       a->objfmt == b->objfmt;
 	}
+	if (a->arch == A_AMDGCN && b->arch == A_AMDGCN)
+		return a->os == b->os && a->vendor == b->vendor &&
+		       a->env == b->env && a->objfmt == b->objfmt &&
+		       amdgpu_subarch_compatible(a->subarch, b->subarch);
 	/* Apple keeps OS versions in the environment; ignore it. */
 	if (a->vendor == V_APPLE)
 		return a->arch == b->arch && a->subarch == b->subarch &&

@@ -91,7 +91,13 @@ enum {
 	S_KALIMBA_V3, S_KALIMBA_V4, S_KALIMBA_V5,
 	S_MIPS_R6, S_PPC_SPE,
 	S_SPIRV_V10, /* .. V16 follow */
-	S_DXIL_V1_0 = S_SPIRV_V10 + 7 /* .. V1_9 follow */
+	S_DXIL_V1_0 = S_SPIRV_V10 + 7, /* .. V1_9 follow */
+	/* LLVM 23's amdgpu<suffix> arches: a suffix it does not know has no
+	 * sub-architecture, but is not the plain "amdgpu" either (LLVM tells
+	 * them apart by the name's length); the known ones follow, in the
+	 * order of triple.c's amdgpu_subarchs. */
+	S_AMDGPU_ODD = S_DXIL_V1_0 + 10,
+	S_AMDGPU_FIRST
 };
 
 enum {

@@ -292,6 +292,11 @@ bool package_is(const uint8_t *buf, size_t len)
 	return len >= 4 && !memcmp(buf, magic, 4);
 }
 
+unsigned package_version(const uint8_t *buf, size_t len)
+{
+	return len >= 8 ? (unsigned)get_le(buf + 4, 4) : 0;
+}
+
 size_t package_run(const uint8_t *buf, size_t len)
 {
 	size_t pos = 0, end = 0;

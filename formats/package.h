@@ -164,6 +164,9 @@ struct package_limits {
 bool package_err_is_llvm(const struct err *e);
 
 bool package_is(const uint8_t *buf, size_t len);	/* starts with the magic */
+/* The version field of the binary at buf (0 when buf is shorter than it),
+ * for a binary that holds no image to name it by. */
+unsigned package_version(const uint8_t *buf, size_t len);
 /* How many bytes from buf's start are binaries back to back, by their
  * size fields (each with the magic, at least a header, inside buf; the
  * last one's padding to 8 may be cut), with words of zeros between them

@@ -329,7 +329,7 @@ int inspect_walk_package(struct walk *w, struct inspect_node *c,
 
 	if (package_scan(p, (size_t)size, &w->o->package, &l, w->e) < 0)
 		goto out;
-	c->version = l.n ? l.v[0].version : 0;
+	c->version = package_version(p, (size_t)size);
 	c->entries = l.n;
 	if (inspect_emit(w, c) < 0)
 		goto out;
