@@ -305,16 +305,8 @@ static int prune_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
 		goto out;
 	nh.total_size = h.version >= 2 ? out.len : 0;
 	ccob_write_header(out.p, &nh);
-	pt->piece = calloc(1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		err_nomem(p->e);
+	if (prune_patch_whole(pt, out.p, out.len, p->e) < 0)
 		goto out;
-	}
-	pt->piece[0] = (struct prune_piece){ .lit = out.p,
-					     .lit_len = out.len };
-	pt->npieces = 1;
-	pt->new_size = out.len;
-	pt->storage = out.p;
 	out.p = NULL;
 	rc = 1;
 out:
@@ -386,17 +378,8 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 		goto out;
 	h.total_size = out.len;
 	ccob_write_header(out.p, &h);
-	prune_patch_free(pt);
-	pt->piece = calloc(1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		rc = err_nomem(e);
+	if ((rc = prune_patch_whole(pt, out.p, out.len, e)) < 0)
 		goto out;
-	}
-	pt->piece[0] = (struct prune_piece){ .lit = out.p,
-					     .lit_len = out.len };
-	pt->npieces = 1;
-	pt->new_size = out.len;
-	pt->storage = out.p;
 	out.p = NULL;
 	rc = 1;
 out:

@@ -113,6 +113,22 @@ void prune_patch_free(struct prune_patch *pt)
 	memset(pt, 0, sizeof(*pt));
 }
 
+int prune_patch_whole(struct prune_patch *pt, uint8_t *bytes, size_t len,
+		      struct err *e)
+{
+	struct prune_piece *piece = calloc(1, sizeof(*piece));
+
+	if (!piece)
+		return err_nomem(e);
+	prune_patch_free(pt);
+	*piece = (struct prune_piece){ .lit = bytes, .lit_len = len };
+	pt->piece = piece;
+	pt->npieces = 1;
+	pt->new_size = len;
+	pt->storage = bytes;
+	return 0;
+}
+
 /* ---- NVIDIA fatbins compressed (--compress) ---- */
 
 /* The fatbin buf[0, size) (pruned: as *pt's pieces) with each entry
@@ -171,17 +187,8 @@ int prune_compress_nv(const struct prune_opts *o, unsigned version,
 		goto out;
 	/* The header's size of what follows it. */
 	put_le(out.p + 8, out.len - h.header_size, 8);
-	prune_patch_free(pt);
-	pt->piece = calloc(1, sizeof(*pt->piece));
-	if (!pt->piece) {
-		rc = err_nomem(e);
+	if ((rc = prune_patch_whole(pt, out.p, out.len, e)) < 0)
 		goto out;
-	}
-	pt->piece[0] = (struct prune_piece){ .lit = out.p,
-					     .lit_len = out.len };
-	pt->npieces = 1;
-	pt->new_size = out.len;
-	pt->storage = out.p;
 	out.p = NULL;
 	rc = n;
 out:

@@ -32,6 +32,10 @@ int prune_materialize(const struct prune_patch *pt, struct membuf *m,
 int prune_add_patch(struct prune_plan *plan, const struct prune_patch *pt,
 		    struct err *e);
 void prune_patch_free(struct prune_patch *pt);
+/* *pt, freed first, made one piece: the len bytes at bytes, which it then
+ * owns.  0, or -1 (out of memory: e set, bytes still the caller's). */
+int prune_patch_whole(struct prune_patch *pt, uint8_t *bytes, size_t len,
+		      struct err *e);
 /* An NVIDIA fatbin of a region, size bytes at buf (at file_off): 1 with
  * its rewrite in *pt, 0 when all stay (its row of ops/kinds.c). */
 int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,

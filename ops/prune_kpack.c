@@ -149,14 +149,8 @@ int prune_kpack(struct pruner *p, const uint8_t *buf, size_t len,
 	if (write_kept(p, buf, len, &k, kept, nkept, &m) < 0)
 		goto out;
 	memset(pt, 0, sizeof(*pt));
-	if (!(pt->piece = calloc(1, sizeof(*pt->piece)))) {
-		err_nomem(p->e);
+	if (prune_patch_whole(pt, m.p, m.len, p->e) < 0)
 		goto out;
-	}
-	pt->piece[0] = (struct prune_piece){ .lit = m.p, .lit_len = m.len };
-	pt->npieces = 1;
-	pt->storage = m.p;
-	pt->new_size = m.len;
 	m.p = NULL;
 	rc = 1;
 out:
