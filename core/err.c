@@ -90,16 +90,6 @@ int err_cut(struct err *e, const char *fmt, ...)
 	return -1;
 }
 
-static int fill_args(struct err *e, enum err_code code, int errnum,
-		     const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fill(e, code, errnum, path, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int err_llvm(struct err *e, enum err_code code, const char *fmt, ...)
 {
@@ -115,7 +105,7 @@ int err_llvm(struct err *e, enum err_code code, const char *fmt, ...)
 
 int err_sys(struct err *e, const char *path, int errnum)
 {
-	return fill_args(e, errnum == ENOMEM ? ERR_NOMEM : ERR_SYSTEM,
+	return err_code_file(e, errnum == ENOMEM ? ERR_NOMEM : ERR_SYSTEM,
 			 errnum, path, "%s", strerror(errnum));
 }
 
@@ -128,7 +118,7 @@ int err_sys_for(struct err *e, const char *path, int errnum,
 	va_start(ap, fmt);
 	vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	va_end(ap);
-	return fill_args(e, errnum == ENOMEM ? ERR_NOMEM : ERR_SYSTEM, errnum,
+	return err_code_file(e, errnum == ENOMEM ? ERR_NOMEM : ERR_SYSTEM, errnum,
 			 path, "%s: %s", ctx, strerror(errnum));
 }
 
