@@ -6,8 +6,10 @@
 
 #define APPLET(name, fn, llvm, summary) int fn(int argc, char **argv);
 #define ALIAS(name)
+#define DIRALIAS(name)
 #include "applets.def"
 #undef APPLET
 #undef ALIAS
+#undef DIRALIAS
 
 #endif

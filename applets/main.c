@@ -24,12 +24,15 @@ static const struct applet {
 	int (*main)(int argc, char **argv);
 	const char *summary;
 	bool llvm;	/* an LLVM-named tool: reports as LLVM does */
+	bool in_llvm_dirs;	/* a link in the llvm-N directories only */
 } applets[] = {
-#define APPLET(name, fn, llvm, summary) { name, fn, summary, llvm },
-#define ALIAS(name) { name, NULL, NULL, false },
+#define APPLET(name, fn, llvm, summary) { name, fn, summary, llvm, false },
+#define ALIAS(name) { name, NULL, NULL, false, false },
+#define DIRALIAS(name) { name, NULL, NULL, false, true },
 #include "applets.def"
 #undef APPLET
 #undef ALIAS
+#undef DIRALIAS
 };
 
 /* The applet an alias row belongs to: the row with a summary before it. */
@@ -133,7 +136,8 @@ static int list(FILE *f)
 			continue;
 		fprintf(f, "  %-14s %s\n", applets[i].name, applets[i].summary);
 		for (size_t j = i + 1; j < n && !applets[j].summary; j++)
-			fprintf(f, "  %-14s   also as %s\n", "",
+			fprintf(f, "  %-14s   also %sas %s\n", "",
+				applets[j].in_llvm_dirs ? "in llvm-N/ " : "",
 				applets[j].name);
 	}
 	return 0;

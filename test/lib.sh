@@ -80,11 +80,13 @@ finish() {
 # registry: the applets and their names, read from applets/applets.def
 # (the registry main.c and the Makefile read): "APPLET NAME LLVM" a line,
 # each applet under its own name, then under each of its aliases, in the
-# file's order; LLVM is 1 for an LLVM-named tool.  Tests take the list of
+# file's order; LLVM is 1 for an LLVM-named tool; a fourth word, llvmdir,
+# for a name linked only in the llvm-N directories (DIRALIAS).  Tests take the list of
 # applets from here, so that a new applet needs no test edited but its own.
 registry() {
 	awk -F'"' '/^APPLET\(/ { a = $2; split($3, f, ","); l = f[3] + 0; print a, a, l }
-		/^ALIAS\(/ { print a, $2, l }' "$TOP/applets/applets.def"
+		/^ALIAS\(/ { print a, $2, l }
+		/^DIRALIAS\(/ { print a, $2, l, "llvmdir" }' "$TOP/applets/applets.def"
 }
 
 # The default bound on declared sizes (core/env.c env_memory_cap): half the
