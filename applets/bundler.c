@@ -373,7 +373,7 @@ static const char **joined(const struct clopt *a, const struct clopt *b,
 	return all;
 }
 
-int bundler_main(int argc, char **argv)
+int bundler_main(int argc, char **argv, enum llvm_release llvm)
 {
 	struct clopt o[O_COUNT];
 	struct llvm_tool t = {
@@ -383,14 +383,15 @@ int bundler_main(int argc, char **argv)
 		.o = o, .n = O_COUNT,
 		.at = { O_HELP, O_HELP_HIDDEN, O_HELP_LIST, O_HELP_LIST_HIDDEN,
 			O_VERSION, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS, O_TAIL },
+		.release = llvm,
 	};
 	struct clopt_result res;
-	struct config c = { 0 };
+	struct config c = { .llvm = llvm };
 	int rc;
 
 	init_options(&t);
 	/* LLVM 23's StringMap probes linearly: its maps' orders are ours. */
-	strmap_linear_probing(env_llvm() >= LLVM_23);
+	strmap_linear_probing(llvm >= LLVM_23);
 	rc = llvm_tool_parse(&t, argc, argv, &res);
 	if (rc >= 0)
 		goto out;
@@ -405,7 +406,7 @@ int bundler_main(int argc, char **argv)
 	c.limits = (struct ccob_limits){ .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 					 .max_size = CCOB_DEFAULT_MAX_SIZE,
 					 .uncompress_words =
-						 env_llvm() < LLVM_23 };
+						 llvm < LLVM_23 };
 	read_env(&c);
 	if (ccob_limits_from_env(&c.limits) < 0) {
 		rc = 1;

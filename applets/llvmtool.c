@@ -143,7 +143,7 @@ int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 	action = res->action;
 	if (action == &t->o[at->version]) {
 		printf("offload %s version %s (offload %s)\n", t->name,
-		       env_llvm_version(), OFFLOAD_VERSION);
+		       env_release_version(t->release), OFFLOAD_VERSION);
 		return 0;
 	}
 	if (action) {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "../core/clopt.h"
+#include "../core/env.h"
 #include "../core/err.h"
 
 /* In which listings a help line appears: --help, --help-hidden,
@@ -44,6 +45,7 @@ struct llvm_tool {
 	struct clopt *o;	/* the tool's options, at `at` the generic */
 	size_t n;
 	struct llvm_generic at;
+	enum llvm_release release;	/* the release followed: --version */
 };
 
 /* Fill the generic rows of t->o. */

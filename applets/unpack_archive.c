@@ -257,7 +257,9 @@ static int read_archive(const struct options *o, const char *path,
 	struct err e;
 	int more, rc = 1;
 
-	if (devarchive_open(&r, in->data, in->len, &o->limits, &e) < 0)
+	/* Our own applet reads CCOB members as the newest LLVM does. */
+	if (devarchive_open(&r, in->data, in->len, &o->limits,
+			    LLVM_NEWEST, &e) < 0)
 		return fail(path, "%s", e.msg);
 	devarchive_set_path(&r, path);
 	while ((more = devarchive_next(&r, &ent, &e)) == 1) {
@@ -312,7 +314,7 @@ static int read_archive(const struct options *o, const char *path,
 		struct walk w = { o, path, held, request, m, n };
 
 		if (devarchive_open(&images, in->data, in->len, &o->limits,
-				    &e) < 0) {
+				    LLVM_NEWEST, &e) < 0) {
 			fail(path, "%s", e.msg);
 			goto out;
 		}
