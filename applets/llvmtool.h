@@ -14,17 +14,9 @@
 #include "../core/env.h"
 #include "../core/err.h"
 
-/* In which listings a help line appears: --help, --help-hidden,
- * --help-list, --help-list-hidden. */
+/* The help listings: --help, --help-hidden, --help-list,
+ * --help-list-hidden. */
 enum { H = 1, HH = 2, L = 4, LH = 8, ALL = H | HH | L | LH };
-
-/* One of the tool's own option lines ("  --list   - List ...\n"), in its
- * column width (the generic ones, llvmtool's, take the width of the
- * tool's first line). */
-struct help_line {
-	const char *text;
-	int show;	/* H, HH, L, LH */
-};
 
 /* Where the tool's option table has the options every LLVM tool has: the
  * table's order is LLVM's option map's, which breaks ties between equally
@@ -40,9 +32,8 @@ enum { LLVM_TAIL_H, LLVM_TAIL_COLOR, LLVM_TAIL_COUNT = 9 };
 struct llvm_tool {
 	const char *name;	/* "clang-offload-bundler": --version, help */
 	const char *overview;	/* printf format; %s: the program's name */
-	const struct help_line *lines;
-	size_t nlines;
-	struct clopt *o;	/* the tool's options, at `at` the generic */
+	struct clopt *o;	/* the tool's options, at `at` the generic;
+				 * those with a desc are in every listing */
 	size_t n;
 	struct llvm_generic at;
 	enum llvm_release release;	/* the release followed: --version */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "applets.h"
+#include "opts.h"
 #include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_signal.h"
@@ -239,6 +240,21 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--list") ||
 	    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return finish_stdout(NULL, list(stdout));
+	/* Not for users: the options of APPLET [COMMAND] (any of its names)
+	 * from its table, one a line, for the completions and
+	 * test/mancheck.sh. */
+	if (!strcmp(argv[1], "--list-options") && argc > 2) {
+		opts_list_only();
+		a = find(argv[2]);
+		if (!a)
+			a = find_versioned(argv[2], &by_name);
+		if (!a) {
+			fprintf(stderr, "offload: applet not found: %s\n",
+				argv[2]);
+			return 127;
+		}
+		return run(a, argv[2], by_name, argc - 2, argv + 2);
+	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("offload %s\n", OFFLOAD_VERSION);
 		return finish_stdout(NULL, 0);

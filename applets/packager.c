@@ -29,12 +29,6 @@ static const char overview[] =
 
 /* The tool's own lines of --help; `show` says in which of LLVM's four help
  * listings each appears (categorised or flat list, plain or hidden). */
-static const struct help_line help_lines[] = {
-	{ "  --archive                   - Write extracted files to a static archive\n", ALL },
-	{ "  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are 'file' and 'triple'.\n", ALL },
-	{ "  -o <file>                   - Write output to <file>.\n", ALL },
-};
-
 /* The options in the order LLVM 22's option map iterates them, which breaks
  * ties between equally close "Did you mean" suggestions (measured from its
  * suggestions; -o and --help-list-hidden never tie alone); the generic
@@ -50,9 +44,13 @@ static void init_options(const struct llvm_tool *t)
 	struct clopt *o = t->o;
 
 	llvm_generic_options(t);
-	o[O_ARCHIVE] = (struct clopt){ .name = "archive", .type = CLOPT_BOOL };
-	o[O_O] = (struct clopt){ .name = "o", .type = CLOPT_STRING, .flags = CLOPT_GROUPING };
-	o[O_IMAGE] = (struct clopt){ .name = "image", .type = CLOPT_LIST };
+	o[O_ARCHIVE] = (struct clopt){ .name = "archive", .type = CLOPT_BOOL,
+		.desc = "Write extracted files to a static archive" };
+	o[O_O] = (struct clopt){ .name = "o", .type = CLOPT_STRING, .flags = CLOPT_GROUPING,
+		.value_desc = "<file>", .desc = "Write output to <file>." };
+	o[O_IMAGE] = (struct clopt){ .name = "image", .type = CLOPT_LIST,
+		.value_desc = "<<key>=<value>,...>",
+		.desc = "List of key and value arguments. Required keywords are 'file' and 'triple'." };
 	o[O_INPUT] = (struct clopt){ .name = "<file>", .type = CLOPT_POSITIONAL };
 }
 
@@ -329,8 +327,6 @@ int packager_main(int argc, char **argv, enum llvm_release llvm)
 	struct clopt o[O_COUNT];
 	struct llvm_tool t = {
 		.name = "llvm-offload-binary", .overview = overview,
-		.lines = help_lines,
-		.nlines = sizeof(help_lines) / sizeof(help_lines[0]),
 		.o = o, .n = O_COUNT,
 		.at = { O_HELP, O_HELP_HIDDEN, O_HELP_LIST, O_HELP_LIST_HIDDEN,
 			O_VERSION, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS, O_TAIL },
