@@ -11,7 +11,6 @@
 #include "messages.h"
 #include "opts.h"
 #include "progress.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
@@ -464,7 +463,8 @@ static const struct opt rows[] = {
 };
 
 static const struct opts table = {
-	"ccob", usage, NULL, 26, OPTS_ROWS(rows),
+	.applet = "ccob", .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.ccob_env = true, .ccob_at = AT(limits),
 };
 
 /* The nfiles inputs at files (standard input when none), after the
@@ -502,12 +502,8 @@ int ccob_main(int argc, char **argv)
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
-	struct err e;
 	int rc, nfiles, first;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.limits.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.limits.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
 	take_levels(&argc, argv, &o);
 	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		return rc;

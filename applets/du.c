@@ -16,7 +16,6 @@
 #include "opts.h"
 #include "progress.h"
 #include "selection.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/json.h"
 #include "../core/tree.h"
@@ -446,15 +445,6 @@ static void print_text(const struct options *o)
 
 /* ---- options ---- */
 
-static int set_exact(void *options, const char *value)
-{
-	struct options *o = options;
-
-	(void)value;
-	o->keep.exact = o->drop.exact = true;
-	return 0;
-}
-
 #define AT(member) offsetof(struct options, member)
 
 static const struct opt rows[] = {
@@ -467,9 +457,8 @@ static const struct opt rows[] = {
 		   "would drop", AT(keep)),
 	OPT_SELECT('d', "drop", "PATTERNS",
 		   "the same for prune --drop PATTERNS", AT(drop)),
-	OPT_CALLBACK(0, "exact", OPT_NO_VALUE, NULL,
-		     "--keep and --drop as prune --exact takes them",
-		     set_exact),
+	OPT_FLAG(0, "exact", "--keep and --drop as prune --exact takes them",
+		 AT(keep.exact)),
 	OPT_FLAG(0, "json", "one JSON object (schema in offload-du(1))",
 		 AT(json)),
 	OPT_FLAG('q', "quiet", "no progress line (shown on a terminal)",
@@ -477,23 +466,21 @@ static const struct opt rows[] = {
 };
 
 static const struct opts table = {
-	"du", usage, NULL, 26, OPTS_ROWS(rows),
+	.applet = "du", .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.no_operand = "no input file",
+	.ccob_env = true, .ccob_at = AT(walk.ccob),
 };
 
 static int du_run(struct options *o, int argc, char **argv)
 {
 	struct tree tree = { 0 };
 	struct err e;
-	int rc = 0, first;
+	int rc, first;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o->walk.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
 	if ((rc = opts_parse(&table, o, argc, argv, &first)) >= 0)
 		return rc;
 	rc = 0;
-	if (first == argc)
-		return usage_error("no input file");
+	o->drop.exact = o->keep.exact;	/* --exact */
 	if (o->keep.n && o->drop.n)
 		return usage_error("say what to keep (--keep) or what to drop "
 				   "(--drop), not both");

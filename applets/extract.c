@@ -16,7 +16,6 @@
 #include "opts.h"
 #include "progress.h"
 #include "selection.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
@@ -1028,7 +1027,9 @@ static const struct opt rows[] = {
 };
 
 static const struct opts table = {
-	"extract", usage, NULL, 26, OPTS_ROWS(rows),
+	.applet = "extract", .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.no_operand = "no input file",
+	.ccob_env = true, .ccob_at = AT(walk.ccob),
 };
 
 int extract_main(int argc, char **argv)
@@ -1052,16 +1053,9 @@ int extract_main(int argc, char **argv)
 	int rc = 0, first;
 
 	o.names = &names;
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
 	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		goto out;
 	rc = 0;
-	if (first == argc) {
-		rc = usage_error("no input file");
-		goto out;
-	}
 	/* -v's names are the progress then. */
 	progress_init("extract", o.quiet || o.verbose);
 	/* The files of one command are written together or not at all: a

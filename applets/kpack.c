@@ -15,7 +15,6 @@
 #include "kpack_join.h"
 #include "messages.h"
 #include "opts.h"
-#include "../core/env.h"
 #include "../ops/kpack_split.h"
 
 static const char usage[] =
@@ -35,7 +34,9 @@ static const char usage[] =
 	"\n";
 
 /* Its own options are the common ones, before a command. */
-static const struct opts table = { "kpack", usage, NULL, 26, NULL, 0 };
+static const struct opts table = {
+	.applet = "kpack", .usage = usage, .column = 26,
+};
 
 static const char split_usage[] =
 	"Usage: offload kpack split [OPTIONS] -o OUT TREE\n"
@@ -95,7 +96,8 @@ static const struct opt split_rows[] = {
 };
 
 static const struct opts split_table = {
-	"kpack split", split_usage, NULL, 26, OPTS_ROWS(split_rows),
+	.applet = "kpack split", .usage = split_usage, .column = 26,
+	OPTS_ROWS(split_rows), .ccob_env = true, .ccob_at = AT(ccob),
 };
 
 /* Whether path is dir or under it (both resolved). */
@@ -154,9 +156,6 @@ static int split_main(int argc, char **argv)
 	struct err e;
 	int rc = 2, first;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.ccob.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
 	if ((rc = opts_parse(&split_table, &o, argc, argv, &first)) >= 0)
 		return rc;
 	rc = 2;

@@ -50,7 +50,8 @@ static const struct opt rows[] = {
 #define usage_error(...) applet_usage_error(APPLET, __VA_ARGS__)
 
 static const struct opts table = {
-	APPLET, usage, NULL, 26, OPTS_ROWS(rows),
+	.applet = APPLET, .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.no_operand = "no input file",
 };
 
 static const char *base_name(const char *p)
@@ -140,10 +141,6 @@ int kpack_join_main(int argc, char **argv)
 		goto out;
 	rc = 0;
 	outp = o.out;
-	if (first == argc) {
-		rc = usage_error("no input file");
-		goto out;
-	}
 	if (!outp) {
 		rc = usage_error("no output (-o OUT)");
 		goto out;

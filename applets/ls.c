@@ -19,7 +19,6 @@
 #include "ls_types.h"
 #include "../ops/kinds.h"
 #include "selection.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/uri.h"
 #include "../ops/inspect.h"
@@ -490,23 +489,20 @@ static const struct opt rows[] = {
 };
 
 static const struct opts table = {
-	"ls", usage, NULL, 26, OPTS_ROWS(rows),
+	.applet = "ls", .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.no_operand = "no input file",
+	.ccob_env = true, .ccob_at = AT(walk.ccob),
 };
 
 /* ls_main, with the options it fills and frees. */
 static int ls_run(struct options *o, int argc, char **argv)
 {
 	struct err e;
-	int rc = 0, first;
+	int rc, first;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o->walk.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
 	if ((rc = opts_parse(&table, o, argc, argv, &first)) >= 0)
 		return rc;
 	rc = 0;
-	if (first == argc)
-		return usage_error("no input file");
 	/* --kernels inflates CCOBs for their code, not to check them: LLVM
 	 * does not check a CCOB's hash either, and MD5 would take most of
 	 * the time (issue 18).  Only --verify checks it. */

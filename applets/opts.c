@@ -8,6 +8,8 @@
 #include "messages.h"
 #include "opts.h"
 #include "selection.h"
+#include "../core/env.h"
+#include "../formats/ccob.h"
 
 static bool listing;
 
@@ -129,6 +131,16 @@ int opts_parse(const struct opts *t, void *options, int argc, char **argv,
 		rc = 0;
 		goto out;
 	}
+	if (t->ccob_env) {
+		struct ccob_limits *lim = (void *)((char *)options + t->ccob_at);
+		struct err e;
+
+		if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &lim->max_size, &e) < 0 ||
+		    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &lim->max_ratio, &e) < 0) {
+			rc = applet_usage_error(t->applet, "%s", e.msg);
+			goto out;
+		}
+	}
 	if (!longopts || !letters) {
 		rc = applet_fail(t->applet, NULL, "", "out of memory");
 		goto out;
@@ -174,6 +186,8 @@ int opts_parse(const struct opts *t, void *options, int argc, char **argv,
 		}
 	}
 	*first = optind;
+	if (rc < 0 && t->no_operand && optind == argc)
+		rc = applet_usage_error(t->applet, "%s", t->no_operand);
 out:
 	free(longopts);
 	free(letters);

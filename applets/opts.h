@@ -51,6 +51,14 @@ struct opts {
 	int column;		/* where the options' help lines start */
 	const struct opt *v;
 	size_t n;
+	/* The usage error when no operand follows ("no input file"), or
+	 * NULL when none may. */
+	const char *no_operand;
+	/* Where the options hold the struct ccob_limits that
+	 * OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO set, before the
+	 * options may (ccob_env), as every applet that reads CCOBs has it. */
+	bool ccob_env;
+	size_t ccob_at;
 };
 
 /* The rows, as a table writes them: letter (or 0), long name, the value's
@@ -73,11 +81,12 @@ struct opts {
 #define OPT_IGNORED(l, n, h) \
 	{ .name = n, .letter = l, .help = h, .does = OPTS_IGNORED }
 
-#define OPTS_ROWS(rows) (rows), sizeof(rows) / sizeof((rows)[0])
+#define OPTS_ROWS(rows) .v = (rows), .n = sizeof(rows) / sizeof((rows)[0])
 
-/* Parse argv against t into options.  -1: go on, the operands are
- * argv[*first..argc).  Else the exit status: 0 after --help, --version or
- * the listing; a usage error's 2 (said); what a call returned. */
+/* Parse argv against t into options (the environment t names first).
+ * -1: go on, the operands are argv[*first..argc).  Else the exit status: 0
+ * after --help, --version or the listing; a usage error's 2 (said); what
+ * a call returned. */
 int opts_parse(const struct opts *t, void *options, int argc, char **argv,
 	       int *first);
 /* --help's text, to standard output. */

@@ -53,15 +53,6 @@ static long number(const char *value, long max)
 	return !*value || *end || n < 1 || n > max ? -1 : n;
 }
 
-static int set_exact(void *options, const char *value)
-{
-	struct options *o = options;
-
-	(void)value;
-	o->keep.exact = o->drop.exact = true;
-	return 0;
-}
-
 static int set_jobs(void *options, const char *value)
 {
 	long jobs = number(value, 1024);
@@ -120,10 +111,9 @@ static const struct opt rows[] = {
 	OPT_SELECT('d', "drop", "PATTERNS",
 		   "drop what these target IDs, bundle IDs or globs\n"
 		   "select instead; comma-separated, repeatable", AT(drop)),
-	OPT_CALLBACK(0, "exact", OPT_NO_VALUE, NULL,
-		     "take names as written, not what a GPU loads:\n"
-		     "sm_80 is the sm_80 SASS alone, compute_80 that\n"
-		     "PTX alone (nvprune -arch's rule)", set_exact),
+	OPT_FLAG(0, "exact", "take names as written, not what a GPU loads:\n"
+		 "sm_80 is the sm_80 SASS alone, compute_80 that\n"
+		 "PTX alone (nvprune -arch's rule)", AT(keep.exact)),
 	OPT_STRING('o', "output", "FILE",
 		   "write the pruned form of the one FILE here", AT(output)),
 	OPT_FLAG('i', "in-place", "replace each FILE by its pruned form (mode and\n"
@@ -177,9 +167,10 @@ static const struct opt rows[] = {
 };
 
 static const struct opts table = {
-	"prune", usage,
-	"Host entries are always kept.  Every FILE gets a summary line.\n",
-	24, OPTS_ROWS(rows),
+	.applet = "prune", .usage = usage,
+	.tail = "Host entries are always kept.  Every FILE gets a summary "
+		"line.\n",
+	.column = 24, OPTS_ROWS(rows),
 };
 
 int prune_main(int argc, char **argv)
@@ -191,6 +182,7 @@ int prune_main(int argc, char **argv)
 	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		goto out;
 	rc = 0;
+	o.drop.exact = o.keep.exact;	/* --exact */
 	nfiles = argc - first;
 	if (select_check_ids(&o.keep, &e) < 0 ||
 	    select_check_ids(&o.drop, &e) < 0) {

@@ -548,7 +548,8 @@ static const struct opt rows[] = {
 };
 
 static const struct opts table = {
-	"unpack-archive", usage, NULL, 22, OPTS_ROWS(rows),
+	.applet = "unpack-archive", .usage = usage, .column = 22,
+	OPTS_ROWS(rows), .no_operand = "no archive given",
 };
 
 int unpack_archive_main(int argc, char **argv)
@@ -572,10 +573,6 @@ int unpack_archive_main(int argc, char **argv)
 		return rc;
 	}
 	rc = 0;
-	if (first == argc) {
-		options_free(&o);
-		return usage_error("no archive given");
-	}
 	/* The archives of one command are written together or not at all: a
 	 * failure removes them, and the directories made for them. */
 	if (!o.list)
