@@ -385,18 +385,9 @@ static int set_level(void *options, const char *value)
 	return 0;
 }
 
-static int set_method(void *options, const char *value)
-{
-	struct options *o = options;
-
-	if (!strcmp(value, "zstd"))
-		o->method = CCOB_ZSTD;
-	else if (!strcmp(value, "zlib"))
-		o->method = CCOB_ZLIB;
-	else
-		return usage_error("unknown method '%s' (zstd or zlib)", value);
-	return 0;
-}
+static const struct opt_choice methods[] = {
+	{ "zstd", CCOB_ZSTD }, { "zlib", CCOB_ZLIB }, { NULL, 0 },
+};
 
 static int set_format_version(void *options, const char *value)
 {
@@ -447,8 +438,8 @@ static const struct opt rows[] = {
 	OPT_CALLBACK(0, "level", OPT_VALUE, "N",
 		     "compression level (zstd: 3, zlib: 6 by default);\n"
 		     "-N (-1 ... -22) is the same", set_level),
-	OPT_CALLBACK(0, "method", OPT_VALUE, "METHOD", "zstd (the default) or zlib",
-		     set_method),
+	OPT_CHOICE(0, "method", "METHOD", "zstd (the default) or zlib",
+		   AT(method), methods, "unknown method '%s' (zstd or zlib)"),
 	OPT_CALLBACK(0, "format-version", OPT_VALUE, "V",
 		     "CCOB version to write: 1, 2 or 3 (the default)",
 		     set_format_version),

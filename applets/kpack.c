@@ -68,19 +68,9 @@ static bool dir_empty(const char *path)
 
 #define usage_error(...) applet_usage_error("kpack split", __VA_ARGS__)
 
-static int set_scheme(void *options, const char *value)
-{
-	struct kpack_split_opts *o = options;
-
-	if (!strcmp(value, "none"))
-		o->scheme = KPACK_NONE;
-	else if (!strcmp(value, "zstd"))
-		o->scheme = KPACK_ZSTD;
-	else
-		return usage_error("--compress takes none or zstd, not '%s'",
-				   value);
-	return 0;
-}
+static const struct opt_choice schemes[] = {
+	{ "none", KPACK_NONE }, { "zstd", KPACK_ZSTD }, { NULL, 0 },
+};
 
 #define AT(member) offsetof(struct kpack_split_opts, member)
 
@@ -90,9 +80,10 @@ static const struct opt split_rows[] = {
 	OPT_STRING(0, "prefix", "NAME",
 		   "archive names and TOC keys (default: TREE's\n"
 		   "last component)", AT(name)),
-	OPT_CALLBACK(0, "compress", OPT_VALUE, "SCHEME",
-		     "none (stored as they are, the splitter's\n"
-		     "default) or zstd (zstd-per-kernel, level 3)", set_scheme),
+	OPT_CHOICE(0, "compress", "SCHEME",
+		   "none (stored as they are, the splitter's\n"
+		   "default) or zstd (zstd-per-kernel, level 3)", AT(scheme),
+		   schemes, "--compress takes none or zstd, not '%s'"),
 };
 
 static const struct opts split_table = {

@@ -415,22 +415,10 @@ out:
 
 /* ---- options ---- */
 
-static int set_format(void *options, const char *value)
-{
-	static const char *const names[] = {
-		[TEXT] = "text", [JSON] = "json", [ROC_OBJ] = "roc-obj",
-		[CUOBJDUMP] = "cuobjdump",
-	};
-	struct options *o = options;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(value, names[i])) {
-			o->format = (enum format)i;
-			return 0;
-		}
-	return usage_error("unknown format '%s' (text, json, roc-obj or "
-			   "cuobjdump)", value);
-}
+static const struct opt_choice formats[] = {
+	{ "text", TEXT }, { "json", JSON }, { "roc-obj", ROC_OBJ },
+	{ "cuobjdump", CUOBJDUMP }, { NULL, 0 },
+};
 
 static int set_verify(void *options, const char *value)
 {
@@ -461,11 +449,12 @@ static int set_no_demangle(void *options, const char *value)
 #define AT(member) offsetof(struct options, member)
 
 static const struct opt rows[] = {
-	OPT_CALLBACK(0, "format", OPT_VALUE, "FORMAT",
-		     "text (the default), json, roc-obj (the lines\n"
-		     "ROCm's roc-obj-ls prints, bundle entries only)\n"
-		     "or cuobjdump (the lines cuobjdump -lelf -lptx\n"
-		     "prints, NVIDIA entries only)", set_format),
+	OPT_CHOICE(0, "format", "FORMAT",
+		   "text (the default), json, roc-obj (the lines\n"
+		   "ROCm's roc-obj-ls prints, bundle entries only)\n"
+		   "or cuobjdump (the lines cuobjdump -lelf -lptx\n"
+		   "prints, NVIDIA entries only)", AT(format), formats,
+		   "unknown format '%s' (text, json, roc-obj or cuobjdump)"),
 	OPT_SET_INT(0, "json", "same as --format=json", AT(format), JSON),
 	OPT_CALLBACK(0, "verify", OPT_NO_VALUE, NULL,
 		     "inflate every CCOB whole and check its hash,\n"

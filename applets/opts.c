@@ -106,6 +106,13 @@ static int apply(const struct opt *o, void *options, const char *value,
 	case OPTS_STRING:
 		*(const char **)at = value;
 		return 0;
+	case OPTS_CHOICE:
+		for (const struct opt_choice *c = o->choices; c->name; c++)
+			if (!strcmp(value, c->name)) {
+				*(int *)at = c->number;
+				return 0;
+			}
+		return applet_usage_error(applet, o->refused, value);
 	case OPTS_SELECT:
 		snprintf(option, sizeof(option), "--%s", o->name);
 		return applet_select_option(applet, option,

@@ -25,11 +25,20 @@ enum opt_does {
 	OPTS_TRUE,	/* the bool at `at` becomes true */
 	OPTS_INT,	/* the int (or enum) at `at` becomes `number` */
 	OPTS_STRING,	/* the const char * at `at` becomes the value */
+	OPTS_CHOICE,	/* the int (or enum) at `at` becomes the number of
+			 * the choice the value names; another value is
+			 * the usage error `refused` (a format of the
+			 * value) */
 	OPTS_SELECT,	/* the value's patterns join the struct select at
 			 * `at` (applet_select_option: its usage errors) */
 	OPTS_CALL,	/* call(options, value): 0, or the exit status of the
 			 * usage error it reported */
 	OPTS_IGNORED,	/* accepted, no effect */
+};
+
+struct opt_choice {
+	const char *name;
+	int number;
 };
 
 struct opt {
@@ -41,6 +50,8 @@ struct opt {
 	enum opt_does does;
 	size_t at;
 	int number;
+	const struct opt_choice *choices;	/* ended by a NULL name */
+	const char *refused;
 	int (*call)(void *options, const char *value);
 };
 
@@ -75,6 +86,9 @@ struct opts {
 #define OPT_SELECT(l, n, v, h, a) \
 	{ .name = n, .letter = l, .arg = OPT_VALUE, .value = v, .help = h, \
 	  .does = OPTS_SELECT, .at = a }
+#define OPT_CHOICE(l, n, v, h, a, ch, ref) \
+	{ .name = n, .letter = l, .arg = OPT_VALUE, .value = v, .help = h, \
+	  .does = OPTS_CHOICE, .at = a, .choices = ch, .refused = ref }
 #define OPT_CALLBACK(l, n, ar, v, h, fn) \
 	{ .name = n, .letter = l, .arg = ar, .value = v, .help = h, \
 	  .does = OPTS_CALL, .call = fn }
