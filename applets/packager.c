@@ -27,8 +27,6 @@ static const char overview[] =
 	"\n"
 	"OPTIONS:\n";
 
-/* The tool's own lines of --help; `show` says in which of LLVM's four help
- * listings each appears (categorised or flat list, plain or hidden). */
 /* The options in the order LLVM 22's option map iterates them, which breaks
  * ties between equally close "Did you mean" suggestions (measured from its
  * suggestions; -o and --help-list-hidden never tie alone); the generic
@@ -43,7 +41,7 @@ static void init_options(const struct llvm_tool *t)
 {
 	struct clopt *o = t->o;
 
-	llvm_generic_options(t);
+	memset(o, 0, t->n * sizeof(*o));
 	o[O_ARCHIVE] = (struct clopt){ .name = "archive", .type = CLOPT_BOOL,
 		.desc = "Write extracted files to a static archive" };
 	o[O_O] = (struct clopt){ .name = "o", .type = CLOPT_STRING, .flags = CLOPT_GROUPING,
@@ -52,6 +50,7 @@ static void init_options(const struct llvm_tool *t)
 		.value_desc = "<<key>=<value>,...>",
 		.desc = "List of key and value arguments. Required keywords are 'file' and 'triple'." };
 	o[O_INPUT] = (struct clopt){ .name = "<file>", .type = CLOPT_POSITIONAL };
+	llvm_generic_options(t);
 }
 
 /* ---- packaging ---- */
@@ -327,10 +326,7 @@ int packager_main(int argc, char **argv, enum llvm_release llvm)
 	struct clopt o[O_COUNT];
 	struct llvm_tool t = {
 		.name = "llvm-offload-binary", .overview = overview,
-		.o = o, .n = O_COUNT,
-		.at = { O_HELP, O_HELP_HIDDEN, O_HELP_LIST, O_HELP_LIST_HIDDEN,
-			O_VERSION, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS, O_TAIL },
-		.release = llvm,
+		.o = o, .n = O_COUNT, .release = llvm,
 	};
 	struct clopt_result res;
 	struct package_limits lim;
