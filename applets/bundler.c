@@ -26,40 +26,6 @@ static const char overview[] =
 	"\n"
 	"OPTIONS:\n";
 
-/* The tool's own lines of --help; `show` says in which of LLVM's four help
- * listings each appears (categorised or flat list, plain or hidden). */
-static const struct help_line help_lines[] = {
-	{ "  --###                   - Print any external commands that are to be executed instead of actually executing them - for testing purposes.\n", ALL },
-	{ "  --allow-missing-bundles - Create empty files if bundles are missing when unbundling.\n", ALL },
-	{ "  --bundle-align=<uint>   - Alignment of bundle for binary files\n", ALL },
-	{ "  --check-input-archive   - Check if input heterogeneous archive is valid in terms of TargetID rules.\n", ALL },
-	{ "  --compress              - Compress output file when bundling.\n", ALL },
-	{ "  --compression-level=<n> - Specify the compression level (integer)\n", ALL },
-	{ "  --hip-openmp-compatible - Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa.\n", ALL },
-	{ "  --input=<string>        - Input file. Can be specified multiple times for multiple input files.\n", ALL },
-	{ "  --inputs=<string>       - [<input file>,...] (deprecated)\n", ALL },
-	{ "  --list                  - List bundle IDs in the bundled file.\n", ALL },
-	{ "  --output=<string>       - Output file. Can be specified multiple times for multiple output files.\n", ALL },
-	{ "  --outputs=<string>      - [<output file>,...] (deprecated)\n", ALL },
-	{ "  --targets=<string>      - [<offload kind>-<target triple>,...]\n", ALL },
-	{ "  --type=<string>         - Type of the files to be bundled/unbundled.\n"
-	  "                            Current supported types are:\n"
-	  "                              i    - cpp-output\n"
-	  "                              ii   - c++-cpp-output\n"
-	  "                              cui  - cuda-cpp-output\n"
-	  "                              hipi - hip-cpp-output\n"
-	  "                              d    - dependency\n"
-	  "                              ll   - llvm\n"
-	  "                              bc   - llvm-bc\n"
-	  "                              s    - assembler\n"
-	  "                              o    - object\n"
-	  "                              a    - archive of objects\n"
-	  "                              gch  - precompiled-header\n"
-	  "                              ast  - clang AST file\n", ALL },
-	{ "  --unbundle              - Unbundle bundled file into several output files.\n", ALL },
-	{ "  --verbose               - Print debug information.\n", ALL },
-};
-
 /* The options, in the order LLVM's option map iterates them: that order
  * breaks ties between equally close "Did you mean" suggestions.  It was
  * measured from LLVM 22's suggestions, since it depends on every option
@@ -72,30 +38,62 @@ enum {
 	O_COMPRESS, O_TAIL, O_COUNT = O_TAIL + LLVM_TAIL_COUNT
 };
 
+/* The tool's own options, a row each: how LLVM's cl parses it and what
+ * its help listings say (in LLVM's words, listed by name). */
 static void init_options(const struct llvm_tool *t)
 {
 	static const struct { int at; struct clopt o; } own[] = {
-		{ O_TYPE, { .name = "type", .type = CLOPT_STRING, .flags = CLOPT_REQUIRED } },
-		{ O_INPUT, { .name = "input", .type = CLOPT_LIST } },
-		{ O_INPUTS, { .name = "inputs", .type = CLOPT_LIST, .flags = CLOPT_COMMA } },
-		{ O_OUTPUT, { .name = "output", .type = CLOPT_LIST } },
-		{ O_OUTPUTS, { .name = "outputs", .type = CLOPT_LIST, .flags = CLOPT_COMMA } },
-		{ O_TARGETS, { .name = "targets", .type = CLOPT_LIST, .flags = CLOPT_COMMA } },
-		{ O_UNBUNDLE, { .name = "unbundle", .type = CLOPT_BOOL } },
-		{ O_LIST, { .name = "list", .type = CLOPT_BOOL } },
-		{ O_PRINT_CMDS, { .name = "###", .type = CLOPT_BOOL } },
-		{ O_ALLOW_MISSING, { .name = "allow-missing-bundles", .type = CLOPT_BOOL } },
-		{ O_ALIGN, { .name = "bundle-align", .type = CLOPT_UINT, .u = 1 } },
-		{ O_CHECK_ARCHIVE, { .name = "check-input-archive", .type = CLOPT_BOOL } },
-		{ O_HIP_OPENMP, { .name = "hip-openmp-compatible", .type = CLOPT_BOOL } },
-		{ O_COMPRESS, { .name = "compress", .type = CLOPT_BOOL } },
-		{ O_VERBOSE, { .name = "verbose", .type = CLOPT_BOOL } },
-		{ O_LEVEL, { .name = "compression-level", .type = CLOPT_INT } },
+		{ O_TYPE, { .name = "type", .type = CLOPT_STRING, .flags = CLOPT_REQUIRED,
+		  .value_desc = "<string>", .desc = "Type of the files to be bundled/unbundled.\n"
+		  "Current supported types are:\n"
+		  "  i    - cpp-output\n"
+		  "  ii   - c++-cpp-output\n"
+		  "  cui  - cuda-cpp-output\n"
+		  "  hipi - hip-cpp-output\n"
+		  "  d    - dependency\n"
+		  "  ll   - llvm\n"
+		  "  bc   - llvm-bc\n"
+		  "  s    - assembler\n"
+		  "  o    - object\n"
+		  "  a    - archive of objects\n"
+		  "  gch  - precompiled-header\n"
+		  "  ast  - clang AST file" } },
+		{ O_INPUT, { .name = "input", .type = CLOPT_LIST, .value_desc = "<string>",
+		  .desc = "Input file. Can be specified multiple times for multiple input files." } },
+		{ O_INPUTS, { .name = "inputs", .type = CLOPT_LIST, .flags = CLOPT_COMMA,
+		  .value_desc = "<string>", .desc = "[<input file>,...] (deprecated)" } },
+		{ O_OUTPUT, { .name = "output", .type = CLOPT_LIST, .value_desc = "<string>",
+		  .desc = "Output file. Can be specified multiple times for multiple output files." } },
+		{ O_OUTPUTS, { .name = "outputs", .type = CLOPT_LIST, .flags = CLOPT_COMMA,
+		  .value_desc = "<string>", .desc = "[<output file>,...] (deprecated)" } },
+		{ O_TARGETS, { .name = "targets", .type = CLOPT_LIST, .flags = CLOPT_COMMA,
+		  .value_desc = "<string>", .desc = "[<offload kind>-<target triple>,...]" } },
+		{ O_UNBUNDLE, { .name = "unbundle", .type = CLOPT_BOOL,
+		  .desc = "Unbundle bundled file into several output files." } },
+		{ O_LIST, { .name = "list", .type = CLOPT_BOOL,
+		  .desc = "List bundle IDs in the bundled file." } },
+		{ O_PRINT_CMDS, { .name = "###", .type = CLOPT_BOOL,
+		  .desc = "Print any external commands that are to be executed instead of actually executing them - for testing purposes." } },
+		{ O_ALLOW_MISSING, { .name = "allow-missing-bundles", .type = CLOPT_BOOL,
+		  .desc = "Create empty files if bundles are missing when unbundling." } },
+		{ O_ALIGN, { .name = "bundle-align", .type = CLOPT_UINT, .u = 1,
+		  .value_desc = "<uint>", .desc = "Alignment of bundle for binary files" } },
+		{ O_CHECK_ARCHIVE, { .name = "check-input-archive", .type = CLOPT_BOOL,
+		  .desc = "Check if input heterogeneous archive is valid in terms of TargetID rules." } },
+		{ O_HIP_OPENMP, { .name = "hip-openmp-compatible", .type = CLOPT_BOOL,
+		  .desc = "Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa." } },
+		{ O_COMPRESS, { .name = "compress", .type = CLOPT_BOOL,
+		  .desc = "Compress output file when bundling." } },
+		{ O_VERBOSE, { .name = "verbose", .type = CLOPT_BOOL,
+		  .desc = "Print debug information." } },
+		{ O_LEVEL, { .name = "compression-level", .type = CLOPT_INT,
+		  .value_desc = "<n>", .desc = "Specify the compression level (integer)" } },
 	};
 
-	llvm_generic_options(t);
+	memset(t->o, 0, t->n * sizeof(*t->o));
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		t->o[own[i].at] = own[i].o;
+	llvm_generic_options(t);
 }
 
 /* ---- configuration ---- */
@@ -373,24 +371,20 @@ static const char **joined(const struct clopt *a, const struct clopt *b,
 	return all;
 }
 
-int bundler_main(int argc, char **argv)
+int bundler_main(int argc, char **argv, enum llvm_release llvm)
 {
 	struct clopt o[O_COUNT];
 	struct llvm_tool t = {
 		.name = "clang-offload-bundler", .overview = overview,
-		.lines = help_lines,
-		.nlines = sizeof(help_lines) / sizeof(help_lines[0]),
-		.o = o, .n = O_COUNT,
-		.at = { O_HELP, O_HELP_HIDDEN, O_HELP_LIST, O_HELP_LIST_HIDDEN,
-			O_VERSION, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS, O_TAIL },
+		.o = o, .n = O_COUNT, .release = llvm,
 	};
 	struct clopt_result res;
-	struct config c = { 0 };
+	struct config c = { .llvm = llvm };
 	int rc;
 
 	init_options(&t);
 	/* LLVM 23's StringMap probes linearly: its maps' orders are ours. */
-	strmap_linear_probing(env_llvm() >= LLVM_23);
+	strmap_linear_probing(llvm >= LLVM_23);
 	rc = llvm_tool_parse(&t, argc, argv, &res);
 	if (rc >= 0)
 		goto out;
@@ -405,7 +399,7 @@ int bundler_main(int argc, char **argv)
 	c.limits = (struct ccob_limits){ .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 					 .max_size = CCOB_DEFAULT_MAX_SIZE,
 					 .uncompress_words =
-						 env_llvm() < LLVM_23 };
+						 llvm < LLVM_23 };
 	read_env(&c);
 	if (ccob_limits_from_env(&c.limits) < 0) {
 		rc = 1;

@@ -195,7 +195,8 @@ int bundler_unbundle_archive(const struct config *c)
 			goto out;
 	}
 	/* LLVM's own messages for what is not an archive name no file. */
-	if (devarchive_open(&r, in.data, in.len, &c->limits, &e) < 0) {
+	if (devarchive_open(&r, in.data, in.len, &c->limits, c->llvm,
+			    &e) < 0) {
 		llvm_fail("%s", e.msg);
 		goto out;
 	}

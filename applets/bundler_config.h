@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
@@ -28,6 +29,7 @@ struct config {
 	int level;			/* compression level */
 	unsigned ccob_version;		/* CCOB version written */
 	struct ccob_limits limits;	/* for reading CCOBs */
+	enum llvm_release llvm;		/* the release followed */
 };
 
 /* What --list and --unbundle read: the input itself, or the bundles its

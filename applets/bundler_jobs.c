@@ -188,16 +188,16 @@ int bundler_decompress_next(struct source *s, const char *path)
 	llvm_timer_mark();
 	if (ccob_parse_header(at, left, &h, &e) < 0)
 		return llvm_fail("Failed to decompress input: %s",
-				 bundler_llvm_words(e.msg));
+				 bundler_llvm_words(s->c, e.msg));
 	/* LLVM 22 hashes the data only for -verbose's report. */
 	if (ccob_decompress(at, left, &h, &s->c->limits, &raw, &used,
 			    s->c->verbose ? &hash : NULL, &e) < 0) {
-		if (s->c->verbose && env_llvm() >= LLVM_23)
+		if (s->c->verbose && s->c->llvm >= LLVM_23)
 			llvm_timer_add("Decompression time");
 		/* LLVM's own messages keep LLVM's form; ours name the file. */
 		if (e.llvm_words)
 			return llvm_fail("Failed to decompress input: %s",
-					 bundler_llvm_words(e.msg));
+					 bundler_llvm_words(s->c, e.msg));
 		llvm_fail("'%s': Failed to decompress input: %s", path, e.msg);
 		return BUNDLER_OURS;
 	}
@@ -223,11 +223,11 @@ int bundler_decompress_next(struct source *s, const char *path)
 	return 0;
 }
 
-const char *bundler_llvm_words(const char *msg)
+const char *bundler_llvm_words(const struct config *c, const char *msg)
 {
 	static char low[sizeof(((struct err *)0)->msg)];
 
-	if (env_llvm() < LLVM_23 || !msg[0])
+	if (c->llvm < LLVM_23 || !msg[0])
 		return msg;
 	snprintf(low, sizeof(low), "%c%s", tolower((unsigned char)msg[0]),
 		 msg + 1);
@@ -236,7 +236,7 @@ const char *bundler_llvm_words(const char *msg)
 
 void bundler_ccob_report(const struct config *c, const struct ccob_stats *st)
 {
-	if (c->verbose && env_llvm() >= LLVM_23) {
+	if (c->verbose && c->llvm >= LLVM_23) {
 		/* LLVM 23 times the two steps for its timer report. */
 		llvm_timer_add("Decompression time");
 		llvm_timer_add("Hash recalculation time");
@@ -406,7 +406,7 @@ int bundler_source_next(struct source *s, struct bundle_reader *r)
 		s->seg.map = NULL;
 		s->seg.heap = NULL;
 		if (c->verbose && s->file.len >= 8)
-			fputs(env_llvm() >= LLVM_23 ? "Uncompressed bundle\n"
+			fputs(c->llvm >= LLVM_23 ? "Uncompressed bundle\n"
 			      : "Uncompressed bundle.\n", stderr);
 	} else {
 		size_t left = s->file.len - s->pos;
@@ -431,7 +431,7 @@ int bundler_source_next(struct source *s, struct bundle_reader *r)
 			if (s->method == CCOB_ZLIB)
 				return 0;
 			return -llvm_fail("Failed to decompress input: %s",
-				bundler_llvm_words("Could not decompress "
+				bundler_llvm_words(c, "Could not decompress "
 					"embedded file contents: Src size is "
 					"incorrect"));
 		}
@@ -503,7 +503,7 @@ static int emit_compressed(const struct config *c,
 	if (c->verbose) {
 		char report[1024];
 
-		if (env_llvm() >= LLVM_23) {
+		if (c->llvm >= LLVM_23) {
 			llvm_timer_add("Compression time");
 			llvm_timer_add("Hash calculation time");
 		}

@@ -52,7 +52,7 @@ int bundler_layout23(const struct config *c, const uint8_t *d, size_t n,
 		     const char **comment);
 /* An LLVM message about a CCOB in the words of the release followed:
  * LLVM 23 (which moved that code into llvm::object) starts it lower case. */
-const char *bundler_llvm_words(const char *msg);
+const char *bundler_llvm_words(const struct config *c, const char *msg);
 /* -###: the llvm-objcopy command LLVM runs to strip a host object. */
 void bundler_print_objcopy_strip(const struct config *c);
 

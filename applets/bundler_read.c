@@ -404,7 +404,7 @@ static int stream_ccob(struct source *s, struct router *rt)
 	llvm_timer_mark();
 	if (ccob_parse_header(at, left, &h, &e) < 0)
 		return llvm_fail("Failed to decompress input: %s",
-				 bundler_llvm_words(e.msg));
+				 bundler_llvm_words(c, e.msg));
 	gather_init(&rt->head, h.raw_size);
 	rt->path = path;
 	lim = c->limits;
@@ -417,11 +417,11 @@ static int stream_ccob(struct source *s, struct router *rt)
 	llvm_defer(false);
 	if (rc < 0) {
 		llvm_deferred_drop();
-		if (c->verbose && env_llvm() >= LLVM_23)
+		if (c->verbose && c->llvm >= LLVM_23)
 			llvm_timer_add("Decompression time");
 		if (e.llvm_words)
 			return llvm_fail("Failed to decompress input: %s",
-					 bundler_llvm_words(e.msg));
+					 bundler_llvm_words(c, e.msg));
 		return llvm_fail("'%s': Failed to decompress input: %s", path,
 				    e.msg);
 	}
@@ -470,7 +470,7 @@ int bundler_list(const struct config *c)
 	FILE *list;
 	int rc, more = 0;
 
-	if (env_llvm() >= LLVM_23)
+	if (c->llvm >= LLVM_23)
 		return bundler_list23(c);
 	list = open_memstream(&text, &text_len);
 	rc = list ? bundler_source_open(c, &src) : llvm_fail("out of memory");
@@ -542,10 +542,10 @@ static int restream_host(struct unbundle *u, struct source *src, size_t at,
 	return rc;
 }
 
-static int src_size_incorrect(void)
+static int src_size_incorrect(const struct config *c)
 {
 	return llvm_fail("Failed to decompress input: %s",
-			 bundler_llvm_words("Could not decompress embedded "
+			 bundler_llvm_words(c, "Could not decompress embedded "
 					    "file contents: Src size is "
 					    "incorrect"));
 }
@@ -579,7 +579,7 @@ static int unbundle23_blob(struct unbundle *u, struct source *s,
 		rc = stream_ccob(&one, &rt);
 		router_free(&rt);
 		if (!rc && one.pos < one.file.len && one.method != CCOB_ZLIB)
-			rc = src_size_incorrect();
+			rc = src_size_incorrect(c);
 		return rc;
 	}
 	if (bundler_open_piece23(s, b, &from, &base))
@@ -659,7 +659,7 @@ int bundler_unbundle(const struct config *c)
 	}
 	/* LLVM 22: bundle after bundle until every target is found: later
 	 * ones are not even read. */
-	if (env_llvm() >= LLVM_23)
+	if (c->llvm >= LLVM_23)
 		more = unbundle23(&u, &src);
 	else
 		while (u.work.items &&
@@ -684,7 +684,7 @@ int bundler_unbundle(const struct config *c)
 				continue;
 			if (streamed_at != SIZE_MAX)
 				host[nhost++] = k;
-			else if (env_llvm() >= LLVM_23
+			else if (c->llvm >= LLVM_23
 				 /* LLVM 23: the input itself, compressed
 				  * or not. */
 				 ? io_out_copy(o, &src.file, 0, src.file.len,

@@ -170,7 +170,7 @@ int bundler_ccob23_undefined(const struct source *s, const struct blob23 *b)
 	    ccob_parse_header(s->file.data + b->at, b->len, &h, &e) == 0 ||
 	    ccob_header_size(h.version))
 		return 0;
-	llvm_fail("Failed to decompress input: %s", bundler_llvm_words(e.msg));
+	llvm_fail("Failed to decompress input: %s", bundler_llvm_words(s->c, e.msg));
 	return BUNDLER_DROP;
 }
 
@@ -207,7 +207,7 @@ int bundler_open_piece23(struct source *s, const struct blob23 *b,
 		 * its stream's end). */
 		if (one.pos < one.file.len && one.method != CCOB_ZLIB)
 			return llvm_fail("Failed to decompress input: %s",
-				bundler_llvm_words("Could not decompress "
+				bundler_llvm_words(s->c, "Could not decompress "
 					"embedded file contents: Src size is "
 					"incorrect"));
 		*base = 0;

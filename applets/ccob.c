@@ -1,6 +1,6 @@
 /* ccob: compress files into compressed offload bundles (CCOB), decompress
  * them, or describe them, with the options zstd and gzip users know. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,8 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "opts.h"
 #include "progress.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
@@ -24,28 +24,7 @@ static const char usage[] =
 	"Compress each FILE into a compressed offload bundle (CCOB) as LLVM's\n"
 	"clang-offload-bundler --compress does, decompress CCOBs, or describe them.\n"
 	"With no FILE, or when FILE is -, read standard input.\n"
-	"\n"
-	"  -z, --compress          compress FILE to FILE.ccob (the default)\n"
-	"  -d, --decompress        decompress every CCOB in FILE, in order, to FILE\n"
-	"                          without its .ccob suffix\n"
-	"  -l, --list              describe each CCOB: offset, version, method, sizes,\n"
-	"                          ratio, hash and whether the hash matches\n"
-	"  -o, --output=FILE       write to FILE (- for standard output)\n"
-	"  -c, --stdout            write to standard output\n"
-	"  -f, --force             no effect: an existing output is replaced (never\n"
-	"                          an input); kept for scripts written for gzip\n"
-	"      --level=N           compression level (zstd: 3, zlib: 6 by default);\n"
-	"                          -N (-1 ... -22) is the same\n"
-	"      --method=METHOD     zstd (the default) or zlib\n"
-	"      --format-version=V  CCOB version to write: 1, 2 or 3 (the default)\n"
-	"      --max-size=BYTES    largest uncompressed size a header is believed\n"
-	"                          to declare (default 34359738368; environment:\n"
-	"                          OFFLOAD_CCOB_MAX_SIZE)\n"
-	"      --max-ratio=N       largest declared ratio believed (default 65536;\n"
-	"                          environment: OFFLOAD_CCOB_MAX_RATIO)\n"
-	"  -q, --quiet             no progress line\n"
-	"  -h, --help              print this help\n"
-	"  -V, --version           print the version\n";
+	"\n";
 
 enum mode { COMPRESS, DECOMPRESS, LIST };
 
@@ -373,28 +352,8 @@ static bool parse_number(const char *s, long long min, long long max,
 	return true;
 }
 
-enum { OPT_METHOD = 256, OPT_FORMAT, OPT_MAX_SIZE, OPT_MAX_RATIO };
-
-static const struct option longopts[] = {
-	{ "compress", no_argument, NULL, 'z' },
-	{ "decompress", no_argument, NULL, 'd' },
-	{ "list", no_argument, NULL, 'l' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "stdout", no_argument, NULL, 'c' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "level", required_argument, NULL, 'L' },
-	{ "method", required_argument, NULL, OPT_METHOD },
-	{ "format-version", required_argument, NULL, OPT_FORMAT },
-	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-	{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* -19, -3: a level, as in zstd and gzip; taken out of argv before getopt
- * sees it. */
+/* -19, -3: a level, as in zstd and gzip; taken out of argv before the
+ * options are parsed. */
 static void take_levels(int *argc, char **argv, struct options *o)
 {
 	long long n;
@@ -412,41 +371,92 @@ static void take_levels(int *argc, char **argv, struct options *o)
 		}
 }
 
-/* An option with a value: 0, or the usage error's status. */
-static int set_value(struct options *o, int c, const char *arg)
+/* ---- options ---- */
+
+static int set_level(void *options, const char *value)
+{
+	struct options *o = options;
+	long long n;
+
+	if (!parse_number(value, -131072, 22, &n))
+		return usage_error("invalid level '%s'", value);
+	o->level = (int)n;
+	o->level_set = true;
+	return 0;
+}
+
+static const struct opt_choice methods[] = {
+	{ "zstd", CCOB_ZSTD }, { "zlib", CCOB_ZLIB }, { NULL, 0 },
+};
+
+static int set_format_version(void *options, const char *value)
 {
 	long long n;
 
-	switch (c) {
-	case 'L':
-		if (!parse_number(arg, -131072, 22, &n))
-			return usage_error("invalid level '%s'", arg);
-		o->level = (int)n;
-		o->level_set = true;
-		return 0;
-	case OPT_METHOD:
-		if (!strcmp(arg, "zstd"))
-			o->method = CCOB_ZSTD;
-		else if (!strcmp(arg, "zlib"))
-			o->method = CCOB_ZLIB;
-		else
-			return usage_error("unknown method '%s' (zstd or "
-					   "zlib)", arg);
-		return 0;
-	case OPT_FORMAT:
-		if (!parse_number(arg, 1, 3, &n))
-			return usage_error("invalid format version '%s' "
-					   "(1, 2 or 3)", arg);
-		o->version = (unsigned)n;
-		return 0;
-	default:		/* OPT_MAX_SIZE, OPT_MAX_RATIO */
-		if (!parse_number(arg, 1, INT64_MAX, &n))
-			return usage_error("invalid number '%s'", arg);
-		*(c == OPT_MAX_SIZE ? &o->limits.max_size
-				    : &o->limits.max_ratio) = (uint64_t)n;
-		return 0;
-	}
+	if (!parse_number(value, 1, 3, &n))
+		return usage_error("invalid format version '%s' (1, 2 or 3)",
+				   value);
+	((struct options *)options)->version = (unsigned)n;
+	return 0;
 }
+
+/* A limit: a positive number. */
+static int set_limit(uint64_t *limit, const char *value)
+{
+	long long n;
+
+	if (!parse_number(value, 1, INT64_MAX, &n))
+		return usage_error("invalid number '%s'", value);
+	*limit = (uint64_t)n;
+	return 0;
+}
+
+static int set_max_size(void *options, const char *value)
+{
+	return set_limit(&((struct options *)options)->limits.max_size, value);
+}
+
+static int set_max_ratio(void *options, const char *value)
+{
+	return set_limit(&((struct options *)options)->limits.max_ratio, value);
+}
+
+#define AT(member) offsetof(struct options, member)
+
+static const struct opt rows[] = {
+	OPT_SET_INT('z', "compress", "compress FILE to FILE.ccob (the default)",
+		    AT(mode), COMPRESS),
+	OPT_SET_INT('d', "decompress", "decompress every CCOB in FILE, in order, to FILE\n"
+		    "without its .ccob suffix", AT(mode), DECOMPRESS),
+	OPT_SET_INT('l', "list", "describe each CCOB: offset, version, method, sizes,\n"
+		    "ratio, hash and whether the hash matches", AT(mode), LIST),
+	OPT_STRING('o', "output", "FILE", "write to FILE (- for standard output)",
+		   AT(output)),
+	OPT_FLAG('c', "stdout", "write to standard output", AT(to_stdout)),
+	OPT_IGNORED('f', "force", "no effect: an existing output is replaced (never\n"
+		    "an input); kept for scripts written for gzip"),
+	OPT_CALLBACK(0, "level", OPT_VALUE, "N",
+		     "compression level (zstd: 3, zlib: 6 by default);\n"
+		     "-N (-1 ... -22) is the same", set_level),
+	OPT_CHOICE(0, "method", "METHOD", "zstd (the default) or zlib",
+		   AT(method), methods, "unknown method '%s' (zstd or zlib)"),
+	OPT_CALLBACK(0, "format-version", OPT_VALUE, "V",
+		     "CCOB version to write: 1, 2 or 3 (the default)",
+		     set_format_version),
+	OPT_CALLBACK(0, "max-size", OPT_VALUE, "BYTES",
+		     "largest uncompressed size a header is believed\n"
+		     "to declare (default 34359738368; environment:\n"
+		     "OFFLOAD_CCOB_MAX_SIZE)", set_max_size),
+	OPT_CALLBACK(0, "max-ratio", OPT_VALUE, "N",
+		     "largest declared ratio believed (default 65536;\n"
+		     "environment: OFFLOAD_CCOB_MAX_RATIO)", set_max_ratio),
+	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
+};
+
+static const struct opts table = {
+	.applet = "ccob", .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.ccob_env = true, .ccob_at = AT(limits),
+};
 
 /* The nfiles inputs at files (standard input when none), after the
  * header of a listing. */
@@ -483,46 +493,16 @@ int ccob_main(int argc, char **argv)
 		.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
 			    .max_size = CCOB_DEFAULT_MAX_SIZE },
 	};
-	struct err e;
-	int c, rc, nfiles;
+	int rc, nfiles, first;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.limits.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.limits.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
 	take_levels(&argc, argv, &o);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":zdlo:cfqhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'z': o.mode = COMPRESS; break;
-		case 'd': o.mode = DECOMPRESS; break;
-		case 'l': o.mode = LIST; break;
-		case 'o': o.output = optarg; break;
-		case 'c': o.to_stdout = true; break;
-		case 'f': break;	/* outputs are always replaced */
-		case 'q': o.quiet = true; break;
-		case 'L':
-		case OPT_METHOD:
-		case OPT_FORMAT:
-		case OPT_MAX_SIZE:
-		case OPT_MAX_RATIO:
-			if ((rc = set_value(&o, c, optarg)))
-				return rc;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		case 'V':
-			printf("offload ccob %s\n", OFFLOAD_VERSION);
-			return 0;
-		default:
-			return applet_option_error("ccob", c, argv, longopts);
-		}
-	}
-	nfiles = argc - optind;
+	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
+		return rc;
+	nfiles = argc - first;
 	if (o.output && nfiles > 1 && o.mode != LIST)
 		return usage_error("-o takes one input file");
 	if (o.level_set && o.method == CCOB_ZLIB &&
 	    (o.level < -1 || o.level > 9))
 		return usage_error("zlib levels run from 0 to 9");
-	return run_all(&o, nfiles, argv + optind);
+	return run_all(&o, nfiles, argv + first);
 }

@@ -3,7 +3,7 @@
  * core/tree.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +13,9 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "opts.h"
 #include "progress.h"
 #include "selection.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/json.h"
 #include "../core/tree.h"
@@ -31,18 +31,7 @@ static const char usage[] =
 	"host entries, the bytes that are no device code, and the total.  Read\n"
 	"from headers alone; a file hard-linked twice counts once, symbolic\n"
 	"links are not followed.\n"
-	"\n"
-	"  -t, --target=PATTERN    only the targets PATTERN takes (a target ID as\n"
-	"                          a GPU loads it, a bundle ID, a glob or native;\n"
-	"                          comma-separated, repeatable)\n"
-	"  -k, --keep=TARGETS      also say what offload prune --keep TARGETS\n"
-	"                          would drop\n"
-	"  -d, --drop=PATTERNS     the same for prune --drop PATTERNS\n"
-	"      --exact             --keep and --drop as prune --exact takes them\n"
-	"      --json              one JSON object (schema in offload-du(1))\n"
-	"  -q, --quiet             no progress line (shown on a terminal)\n"
-	"  -h, --help              print this help\n"
-	"  -V, --version           print the version\n";
+	"\n";
 
 #define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)
 
@@ -454,66 +443,44 @@ static void print_text(const struct options *o)
 	}
 }
 
+/* ---- options ---- */
+
+#define AT(member) offsetof(struct options, member)
+
+static const struct opt rows[] = {
+	OPT_SELECT('t', "target", "PATTERN",
+		   "only the targets PATTERN takes (a target ID as\n"
+		   "a GPU loads it, a bundle ID, a glob or native;\n"
+		   "comma-separated, repeatable)", AT(targets)),
+	OPT_SELECT('k', "keep", "TARGETS",
+		   "also say what offload prune --keep TARGETS\n"
+		   "would drop", AT(keep)),
+	OPT_SELECT('d', "drop", "PATTERNS",
+		   "the same for prune --drop PATTERNS", AT(drop)),
+	OPT_FLAG(0, "exact", "--keep and --drop as prune --exact takes them",
+		 AT(keep.exact)),
+	OPT_FLAG(0, "json", "one JSON object (schema in offload-du(1))",
+		 AT(json)),
+	OPT_FLAG('q', "quiet", "no progress line (shown on a terminal)",
+		 AT(quiet)),
+};
+
+static const struct opts table = {
+	.applet = "du", .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.no_operand = "no input file",
+	.ccob_env = true, .ccob_at = AT(walk.ccob),
+};
+
 static int du_run(struct options *o, int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_EXACT };
-	static const struct option longopts[] = {
-		{ "target", required_argument, NULL, 't' },
-		{ "keep", required_argument, NULL, 'k' },
-		{ "drop", required_argument, NULL, 'd' },
-		{ "exact", no_argument, NULL, OPT_EXACT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tree tree = { 0 };
 	struct err e;
-	int c, rc = 0;
+	int rc, first;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o->walk.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:k:d:qhV", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if ((rc = applet_select_option("du", "--target",
-							&o->targets, optarg)))
-				return rc;
-			break;
-		case 'k':
-		case 'd':
-			if ((rc = applet_select_option("du", c == 'k' ? "--keep"
-							: "--drop", c == 'k' ?
-							&o->keep : &o->drop,
-							optarg)))
-				return rc;
-			break;
-		case OPT_EXACT:
-			o->keep.exact = o->drop.exact = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		case 'V':
-			printf("offload du %s\n", OFFLOAD_VERSION);
-			return 0;
-		default:
-			return applet_option_error("du", c, argv, longopts);
-		}
-	}
-	if (optind == argc)
-		return usage_error("no input file");
+	if ((rc = opts_parse(&table, o, argc, argv, &first)) >= 0)
+		return rc;
+	rc = 0;
+	o->drop.exact = o->keep.exact;	/* --exact */
 	if (o->keep.n && o->drop.n)
 		return usage_error("say what to keep (--keep) or what to drop "
 				   "(--drop), not both");
@@ -521,7 +488,7 @@ static int du_run(struct options *o, int argc, char **argv)
 	    select_check_ids(&o->drop, &e) < 0)
 		return usage_error("%s %s", o->keep.n ? "--keep" : "--drop",
 				   e.msg);
-	for (int i = optind; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		if (tree_add(&tree, argv[i], true) < 0)
 			goto oom;
 	if (tree_links(&tree) < 0)
@@ -534,7 +501,7 @@ static int du_run(struct options *o, int argc, char **argv)
 	}
 	/* The line counts files: "offload du: DIR: 40%". */
 	progress_init("du", o->quiet);
-	progress_name(argv[optind]);
+	progress_name(argv[first]);
 	if (tree.n && !(o->seen = malloc(tree.n * sizeof(*o->seen))))
 		goto oom;
 	if (tree.n) {	/* (qsort of no array: undefined) */
@@ -567,7 +534,7 @@ static int du_run(struct options *o, int argc, char **argv)
 oom:
 	tree_cursor_close(&o->cur);
 	tree_free(&tree);
-	return fail("cannot read", argv[optind], "out of memory");
+	return fail("cannot read", argv[first], "out of memory");
 }
 
 int du_main(int argc, char **argv)

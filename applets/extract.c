@@ -2,7 +2,7 @@
  * decompressed, chosen by target. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "opts.h"
 #include "progress.h"
 #include "selection.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
@@ -39,22 +39,7 @@ static const char usage[] =
 	"A file://PATH#offset=N&size=N URI (as offload ls and roc-obj-ls print\n"
 	"them) writes those bytes of PATH to NAME-offsetN-sizeN.co, as\n"
 	"roc-obj-extract does.\n"
-	"\n"
-	"  -o, --output=DIR        write into DIR, made (parents too) if missing\n"
-	"                          (default: the current directory);\n"
-	"                          - writes the one code object selected to\n"
-	"                          standard output\n"
-	"  -t, --target=PATTERN    only code objects for PATTERN (repeatable): a\n"
-	"                          target ID (gfx90a, gfx90a:xnack+, sm_80) matched\n"
-	"                          as a loader would, a bundle entry ID, or a glob\n"
-	"                          (*, ?, [) on the ID, target ID or triple\n"
-	"      --all               every entry, host and empty ones too (without\n"
-	"                          --target: every device code object)\n"
-	"  -v, --verbose           print the name of each file written\n"
-	"  -q, --quiet             no progress line (shown on a terminal, without\n"
-	"                          -v)\n"
-	"  -h, --help              print this help\n"
-	"  -V, --version           print the version\n";
+	"\n";
 
 /* A kpack archive's entry that a split binary named in the same command
  * resolves to: written under the binary's name, not again as the
@@ -1012,19 +997,43 @@ static int run_all(struct options *o, char **args, int n, bool counting,
 	return rc;
 }
 
+/* ---- options ---- */
+
+static int set_output(void *options, const char *value)
+{
+	((struct options *)options)->dir = strcmp(value, "-") ? value : NULL;
+	return 0;
+}
+
+#define AT(member) offsetof(struct options, member)
+
+static const struct opt rows[] = {
+	OPT_CALLBACK('o', "output", OPT_VALUE, "DIR",
+		     "write into DIR, made (parents too) if missing\n"
+		     "(default: the current directory);\n"
+		     "- writes the one code object selected to\n"
+		     "standard output", set_output),
+	OPT_SELECT('t', "target", "PATTERN",
+		   "only code objects for PATTERN (repeatable): a\n"
+		   "target ID (gfx90a, gfx90a:xnack+, sm_80) matched\n"
+		   "as a loader would, a bundle entry ID, or a glob\n"
+		   "(*, ?, [) on the ID, target ID or triple", AT(targets)),
+	OPT_FLAG(0, "all", "every entry, host and empty ones too (without\n"
+		 "--target: every device code object)", AT(all)),
+	OPT_FLAG('v', "verbose", "print the name of each file written",
+		 AT(verbose)),
+	OPT_FLAG('q', "quiet", "no progress line (shown on a terminal, without\n"
+		 "-v)", AT(quiet)),
+};
+
+static const struct opts table = {
+	.applet = "extract", .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.no_operand = "no input file",
+	.ccob_env = true, .ccob_at = AT(walk.ccob),
+};
+
 int extract_main(int argc, char **argv)
 {
-	enum { OPT_ALL = 256 };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "target", required_argument, NULL, 't' },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct options o = {
 		.dir = ".",
 		.dirfd = -1,
@@ -1041,47 +1050,12 @@ int extract_main(int argc, char **argv)
 	struct held *held = NULL;
 	struct err e;
 	size_t count = 0;
-	int c, rc = 0;
+	int rc = 0, first;
 
 	o.names = &names;
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.walk.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.walk.ccob.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:t:vqhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.dir = strcmp(optarg, "-") ? optarg : NULL;
-			break;
-		case 't':
-			if ((rc = applet_select_option("extract", "--target",
-							&o.targets, optarg)))
-				goto out;
-			break;
-		case OPT_ALL:
-			o.all = true;
-			break;
-		case 'v':
-			o.verbose = true;
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			goto out;
-		case 'V':
-			printf("offload extract %s\n", OFFLOAD_VERSION);
-			goto out;
-		default:
-			rc = applet_option_error("extract", c, argv, longopts);
-			goto out;
-		}
-	}
-	if (optind == argc) {
-		rc = usage_error("no input file");
+	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		goto out;
-	}
+	rc = 0;
 	/* -v's names are the progress then. */
 	progress_init("extract", o.quiet || o.verbose);
 	/* The files of one command are written together or not at all: a
@@ -1095,18 +1069,18 @@ int extract_main(int argc, char **argv)
 		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
 	}
-	if (claim_splits(&o, argv + optind, argc - optind) < 0) {
-		rc = fail("cannot read", argv[optind], "out of memory");
+	if (claim_splits(&o, argv + first, argc - first) < 0) {
+		rc = fail("cannot read", argv[first], "out of memory");
 		goto out;
 	}
 	if (!o.dir) {
 		/* Standard output takes one code object: count first. */
-		held = calloc((size_t)(argc - optind), sizeof(*held));
+		held = calloc((size_t)(argc - first), sizeof(*held));
 		if (!held) {
-			rc = fail("cannot read", argv[optind], "out of memory");
+			rc = fail("cannot read", argv[first], "out of memory");
 			goto out;
 		}
-		rc = run_all(&o, argv + optind, argc - optind, true, &count,
+		rc = run_all(&o, argv + first, argc - first, true, &count,
 			     held);
 		if (rc)
 			goto out;
@@ -1122,14 +1096,14 @@ int extract_main(int argc, char **argv)
 		 * object matches" for the rules it did not reach. */
 		count = 0;
 	}
-	rc = run_all(&o, argv + optind, argc - optind, false, &count, held);
+	rc = run_all(&o, argv + first, argc - first, false, &count, held);
 	rc |= applet_select_unmatched("extract", "--target", NULL, &o.targets);
 out:
 	if (o.dir && io_out_together_end(rc == 0, &e) < 0)
 		rc = applet_fail_err("extract", "cannot write", NULL, 1, &e);
 	if (o.dirfd >= 0)
 		close(o.dirfd);
-	for (int i = 0; held && i < argc - optind; i++)
+	for (int i = 0; held && i < argc - first; i++)
 		if (held[i].kept)
 			io_in_close(&held[i].in);
 	free(held);

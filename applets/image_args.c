@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "image_args.h"
-#include "../core/env.h"
 
 void image_args_free(struct image_args *a)
 {
@@ -15,12 +14,12 @@ void image_args_free(struct image_args *a)
 	*a = (struct image_args){ 0 };
 }
 
-int image_args_parse(const char *spec, struct image_args *a)
+int image_args_parse(const char *spec, bool llvm23, struct image_args *a)
 {
 	const char *tok = spec;
 
 	*a = (struct image_args){ 0 };
-	a->map.llvm23 = env_llvm() >= LLVM_23;
+	a->map.llvm23 = llvm23;
 	for (;;) {
 		const char *end = strchr(tok, ','), *eq;
 		size_t len = end ? (size_t)(end - tok) : strlen(tok);

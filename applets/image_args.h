@@ -25,8 +25,9 @@ struct image_args {
 	size_t n;
 };
 
-/* Keys point into spec, which must outlive a.  -1: out of memory. */
-int image_args_parse(const char *spec, struct image_args *a);
+/* Keys point into spec, which must outlive a; llvm23: in LLVM 23's map
+ * order.  -1: out of memory. */
+int image_args_parse(const char *spec, bool llvm23, struct image_args *a);
 void image_args_free(struct image_args *a);
 const struct image_arg *image_arg(const struct image_args *a, const char *key);
 bool image_arg_is(const struct image_arg *arg, const char *key);

@@ -4,7 +4,7 @@
  * A small table of subcommands, as git dispatches its builtins. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "applets.h"
 #include "kpack_join.h"
 #include "messages.h"
-#include "../core/env.h"
+#include "opts.h"
 #include "../ops/kpack_split.h"
 
 static const char usage[] =
@@ -31,9 +31,12 @@ static const char usage[] =
 	"          each split HOST a fat binary again, its code objects (those\n"
 	"          of TARGETS) read from the archives it finds, for a HIP runtime\n"
 	"          without kpack support\n"
-	"\n"
-	"  -h, --help              print this help\n"
-	"  -V, --version           print the version\n";
+	"\n";
+
+/* Its own options are the common ones, before a command. */
+static const struct opts table = {
+	.applet = "kpack", .usage = usage, .column = 26,
+};
 
 static const char split_usage[] =
 	"Usage: offload kpack split [OPTIONS] -o OUT TREE\n"
@@ -46,14 +49,7 @@ static const char split_usage[] =
 	"the code objects of each GPU target.  Order: files depth first, names in\n"
 	"byte order; a binary's bundles in file order.  Nothing is written\n"
 	"unless all is.\n"
-	"\n"
-	"  -o, --output=OUT        the directory to make (it may exist, empty)\n"
-	"      --prefix=NAME       archive names and TOC keys (default: TREE's\n"
-	"                          last component)\n"
-	"      --compress=SCHEME   none (stored as they are, the splitter's\n"
-	"                          default) or zstd (zstd-per-kernel, level 3)\n"
-	"  -h, --help              print this help\n"
-	"  -V, --version           print the version\n";
+	"\n";
 
 /* Whether the directory at path has nothing in it. */
 static bool dir_empty(const char *path)
@@ -71,6 +67,29 @@ static bool dir_empty(const char *path)
 }
 
 #define usage_error(...) applet_usage_error("kpack split", __VA_ARGS__)
+
+static const struct opt_choice schemes[] = {
+	{ "none", KPACK_NONE }, { "zstd", KPACK_ZSTD }, { NULL, 0 },
+};
+
+#define AT(member) offsetof(struct kpack_split_opts, member)
+
+static const struct opt split_rows[] = {
+	OPT_STRING('o', "output", "OUT",
+		   "the directory to make (it may exist, empty)", AT(out)),
+	OPT_STRING(0, "prefix", "NAME",
+		   "archive names and TOC keys (default: TREE's\n"
+		   "last component)", AT(name)),
+	OPT_CHOICE(0, "compress", "SCHEME",
+		   "none (stored as they are, the splitter's\n"
+		   "default) or zstd (zstd-per-kernel, level 3)", AT(scheme),
+		   schemes, "--compress takes none or zstd, not '%s'"),
+};
+
+static const struct opts split_table = {
+	.applet = "kpack split", .usage = split_usage, .column = 26,
+	OPTS_ROWS(split_rows), .ccob_env = true, .ccob_at = AT(ccob),
+};
 
 /* Whether path is dir or under it (both resolved). */
 static bool inside(const char *path, const char *dir)
@@ -115,15 +134,6 @@ static char *resolve_out(const char *out)
 
 static int split_main(int argc, char **argv)
 {
-	enum { OPT_PREFIX = 256, OPT_COMPRESS };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "prefix", required_argument, NULL, OPT_PREFIX },
-		{ "compress", required_argument, NULL, OPT_COMPRESS },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kpack_split_opts o = {
 		.scheme = KPACK_NONE,
 		.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
@@ -135,48 +145,18 @@ static int split_main(int argc, char **argv)
 	char *tree = NULL, *rtree = NULL, *rout = NULL, *base = NULL;
 	struct stat sb;
 	struct err e;
-	int c, rc = 2;
+	int rc = 2, first;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o.ccob.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.out = optarg;
-			break;
-		case OPT_PREFIX:
-			o.name = optarg;
-			break;
-		case OPT_COMPRESS:
-			if (!strcmp(optarg, "none"))
-				o.scheme = KPACK_NONE;
-			else if (!strcmp(optarg, "zstd"))
-				o.scheme = KPACK_ZSTD;
-			else
-				return usage_error("--compress takes none or "
-						   "zstd, not '%s'", optarg);
-			break;
-		case 'h':
-			fputs(split_usage, stdout);
-			return 0;
-		case 'V':
-			printf("offload kpack %s\n", OFFLOAD_VERSION);
-			return 0;
-		default:
-			return applet_option_error("kpack split", c, argv,
-						   longopts);
-		}
-	}
+	if ((rc = opts_parse(&split_table, &o, argc, argv, &first)) >= 0)
+		return rc;
+	rc = 2;
 	if (!o.out)
 		return usage_error("no output directory (-o OUT)");
-	if (optind == argc)
+	if (first == argc)
 		return usage_error("no input tree");
-	if (argc - optind > 1)
-		return usage_error("one input tree, not %d", argc - optind);
-	if (!(tree = strdup(argv[optind])))
+	if (argc - first > 1)
+		return usage_error("one input tree, not %d", argc - first);
+	if (!(tree = strdup(argv[first])))
 		goto oom;
 	for (size_t n = strlen(tree); n > 1 && tree[n - 1] == '/'; n--)
 		tree[n - 1] = 0;
@@ -252,16 +232,13 @@ static const struct {
 
 int kpack_main(int argc, char **argv)
 {
-	if (argc < 2)
+	int first, rc;
+
+	if (argc < 2 && !opts_listing())
 		return applet_usage_error("kpack", "no command (split, join)");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("offload kpack %s\n", OFFLOAD_VERSION);
-		return 0;
-	}
+	if ((argc < 2 || argv[1][0] == '-') &&
+	    (rc = opts_parse(&table, NULL, argc < 2 ? 1 : 2, argv, &first)) >= 0)
+		return rc;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].main(argc - 1, argv + 1);

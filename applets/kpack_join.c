@@ -2,7 +2,7 @@
  * binary again from its archives (ops/kpack_join.c). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "applets.h"
 #include "kpack_join.h"
 #include "messages.h"
+#include "opts.h"
 #include "selection.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
@@ -27,16 +28,31 @@ static const char usage[] =
 	"kpack support loads it; .rocm_kpack_ref is dropped.  With one HOST,\n"
 	"OUT is the file written (in it when a directory); with several, OUT is\n"
 	"a directory (made if missing) that gets each under its base name.\n"
-	"\n"
-	"  -o, --output=OUT        where to write (required)\n"
-	"  -t, --target=PATTERN    only the code objects PATTERN takes (a target\n"
-	"                          ID as a GPU loads it, a bundle ID, a glob or\n"
-	"                          native; comma-separated, repeatable)\n"
-	"  -h, --help              print this help\n"
-	"  -V, --version           print the version\n";
+	"\n";
+
+/* What the options set. */
+struct options {
+	const char *out;
+	struct select sel;
+};
+
+#define AT(member) offsetof(struct options, member)
+
+static const struct opt rows[] = {
+	OPT_STRING('o', "output", "OUT", "where to write (required)", AT(out)),
+	OPT_SELECT('t', "target", "PATTERN",
+		   "only the code objects PATTERN takes (a target\n"
+		   "ID as a GPU loads it, a bundle ID, a glob or\n"
+		   "native; comma-separated, repeatable)", AT(sel)),
+};
 
 #define APPLET "kpack join"
 #define usage_error(...) applet_usage_error(APPLET, __VA_ARGS__)
+
+static const struct opts table = {
+	.applet = APPLET, .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.no_operand = "no input file",
+};
 
 static const char *base_name(const char *p)
 {
@@ -114,46 +130,17 @@ out:
 
 int kpack_join_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "target", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct select sel = { 0 };
-	const char *outp = NULL;
+	struct options o = { 0 };
+	struct select *sel = &o.sel;
+	const char *outp;
 	struct err e;
 	bool many, dir;
-	int c, rc = 0, dirfd = -1;
+	int rc, dirfd = -1, first;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:t:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			outp = optarg;
-			break;
-		case 't':
-			if ((rc = applet_select_option(APPLET, "--target", &sel,
-							optarg)))
-				goto out;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			goto out;
-		case 'V':
-			printf("offload kpack %s\n", OFFLOAD_VERSION);
-			goto out;
-		default:
-			rc = applet_option_error(APPLET, c, argv, longopts);
-			goto out;
-		}
-	}
-	if (optind == argc) {
-		rc = usage_error("no input file");
+	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		goto out;
-	}
+	rc = 0;
+	outp = o.out;
 	if (!outp) {
 		rc = usage_error("no output (-o OUT)");
 		goto out;
@@ -163,9 +150,9 @@ int kpack_join_main(int argc, char **argv)
 				 "output");
 		goto out;
 	}
-	many = argc - optind > 1;
-	for (int i = optind; many && i < argc; i++)
-		for (int k = optind; k < i; k++)
+	many = argc - first > 1;
+	for (int i = first; many && i < argc; i++)
+		for (int k = first; k < i; k++)
 			if (!strcmp(base_name(argv[i]), base_name(argv[k]))) {
 				rc = usage_error("'%s' and '%s' have the same "
 						 "name in '%s'", argv[k],
@@ -184,7 +171,7 @@ int kpack_join_main(int argc, char **argv)
 			io_out_together_end(false, &e);
 		goto out;
 	}
-	for (int i = optind; i < argc && !rc; i++) {
+	for (int i = first; i < argc && !rc; i++) {
 		char *dest = NULL;
 
 		if (dir) {
@@ -197,7 +184,7 @@ int kpack_join_main(int argc, char **argv)
 			}
 			snprintf(dest, n, "%s/%s", outp, base_name(argv[i]));
 		}
-		rc |= join_one(argv[i], dest ? dest : outp, dirfd, &sel);
+		rc |= join_one(argv[i], dest ? dest : outp, dirfd, sel);
 		free(dest);
 	}
 	if (many && io_out_together_end(rc == 0, &e) < 0)
@@ -205,6 +192,6 @@ int kpack_join_main(int argc, char **argv)
 out:
 	if (dirfd >= 0)
 		close(dirfd);
-	select_free(&sel);
+	select_free(sel);
 	return rc;
 }

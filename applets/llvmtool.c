@@ -9,6 +9,7 @@
 
 #include "applets.h"
 #include "llvmtool.h"
+#include "opts.h"
 #include "../core/env.h"
 #include "../core/io_in.h"
 
@@ -47,32 +48,115 @@ void llvm_generic_options(const struct llvm_tool *t)
 		{ .name = "time-passes", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
 		{ .name = "track-memory", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
 	};
-	struct clopt *o = t->o;
-	const struct llvm_generic *at = &t->at;
+	static const struct clopt generic_rows[] = {
+		{ .name = "help", .type = CLOPT_ACTION },
+		{ .name = "help-hidden", .type = CLOPT_ACTION },
+		{ .name = "version", .type = CLOPT_ACTION },
+		{ .name = "help-list", .type = CLOPT_ACTION },
+		{ .name = "help-list-hidden", .type = CLOPT_ACTION },
+		{ .name = "print-options", .type = CLOPT_BOOL },
+		{ .name = "print-all-options", .type = CLOPT_BOOL },
+	};
+	size_t g = 0, own = t->n - LLVM_TAIL_COUNT;
 
-	o[at->help] = (struct clopt){ .name = "help", .type = CLOPT_ACTION };
-	o[at->help_hidden] = (struct clopt){ .name = "help-hidden", .type = CLOPT_ACTION };
-	o[at->help_list] = (struct clopt){ .name = "help-list", .type = CLOPT_ACTION };
-	o[at->help_list_hidden] = (struct clopt){ .name = "help-list-hidden", .type = CLOPT_ACTION };
-	o[at->version] = (struct clopt){ .name = "version", .type = CLOPT_ACTION };
-	o[at->print_options] = (struct clopt){ .name = "print-options", .type = CLOPT_BOOL };
-	o[at->print_all_options] = (struct clopt){ .name = "print-all-options", .type = CLOPT_BOOL };
-	memcpy(&o[at->tail], tail, sizeof(tail));
+	for (size_t i = 0; i < own; i++)
+		if (!t->o[i].name && g < sizeof(generic_rows) / sizeof(*generic_rows))
+			t->o[i] = generic_rows[g++];
+	/* A table with another number of empty rows is a mistake in it. */
+	if (g != sizeof(generic_rows) / sizeof(*generic_rows))
+		abort();
+	memcpy(&t->o[own], tail, sizeof(tail));
+}
+
+/* Whether action is the generic option name. */
+static bool is(const struct clopt *action, const char *name)
+{
+	return !strcmp(action->name, name);
 }
 
 /* ---- help ---- */
 
-/* An option line's name, as LLVM sorts the flat listings: after the
- * dashes, up to its value ("--bundle-align=<uint>", "-o <file>"). */
-static size_t line_key(const char *text, const char **key)
-{
-	const char *k = text + strspn(text, " ");
+/* One of the tool's own option lines ("  --list   - List ...\n"), from
+ * its row. */
+struct help_line {
+	const char *key;	/* the option's name: the listings' order */
+	char *text;
+};
 
-	k += strspn(k, "-");
-	*key = k;
-	return strcspn(k, "= <\n");
+/* The option as the listings show it: "--bundle-align=<uint>",
+ * "-o <file>". */
+static int option_text(const struct clopt *o, char *buf, size_t size)
+{
+	bool one = strlen(o->name) == 1;
+
+	return snprintf(buf, size, "%s%s%s%s", one ? "-" : "--", o->name,
+			o->value_desc ? (one ? " " : "=") : "",
+			o->value_desc ? o->value_desc : "");
 }
 
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct help_line *)a)->key,
+		      ((const struct help_line *)b)->key);
+}
+
+static void lines_free(struct help_line *lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i].text);
+	free(lines);
+}
+
+/* The lines of the rows with a desc, by name, the options in one column
+ * as wide as the widest (*width); a desc's later lines under its first.
+ * NULL: out of memory. */
+static struct help_line *tool_lines(const struct llvm_tool *t, size_t *n,
+				    int *width)
+{
+	struct help_line *lines = calloc(t->n + 1, sizeof(*lines));
+	char opt[128];
+
+	*n = 0;
+	*width = 0;
+	if (!lines)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->o[i].desc) {
+			int w = option_text(&t->o[i], opt, sizeof(opt));
+
+			*width = w > *width ? w : *width;
+			lines[(*n)++].key = t->o[i].name;
+		}
+	qsort(lines, *n, sizeof(*lines), line_cmp);
+	for (size_t i = 0; i < *n; i++) {
+		const struct clopt *o = t->o;
+		size_t len = 0;
+		FILE *f;
+
+		while (strcmp(o->name, lines[i].key))
+			o++;
+		option_text(o, opt, sizeof(opt));
+		f = open_memstream(&lines[i].text, &len);
+		if (!f) {
+			lines_free(lines, *n);
+			return NULL;
+		}
+		fprintf(f, "  %-*s - ", *width, opt);
+		for (const char *d = o->desc; *d; d++)
+			if (*d == '\n')
+				fprintf(f, "\n%*s", *width + 5, "");
+			else
+				fputc(*d, f);
+		fputc('\n', f);
+		if (fclose(f)) {
+			lines_free(lines, *n);
+			return NULL;
+		}
+	}
+	return lines;
+}
+
+/* An option line's name, as LLVM sorts the flat listings. */
 static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
 	int c = memcmp(a, b, alen < blen ? alen : blen);
@@ -80,59 +164,80 @@ static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 	return c ? c : (alen > blen) - (alen < blen);
 }
 
-static void generic_line(const struct llvm_tool *t, size_t g)
+static void generic_line(int width, size_t g)
 {
-	const char *first = t->lines[0].text;
-	int width = (int)(strstr(first, " - ") - first) - 4;
-
-	printf("  --%-*s - %s\n", width, generic_lines[g].name,
+	printf("  --%-*s - %s\n", width - 2, generic_lines[g].name,
 	       generic_lines[g].what);
 }
 
 void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which)
 {
-	size_t i = 0, g = 0;
+	size_t i = 0, g = 0, nlines;
+	int width;
+	struct help_line *lines = tool_lines(t, &nlines, &width);
 
+	if (!lines) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return;
+	}
 	printf(t->overview, prog);
 	if (which & (L | LH)) {
 		/* One list, the generic options among the tool's by name. */
-		while (i < t->nlines || g < NGENERIC) {
-			const char *k;
-			size_t n = i < t->nlines ? line_key(t->lines[i].text, &k) : 0;
+		while (i < nlines || g < NGENERIC) {
+			const char *k = i < nlines ? lines[i].key : NULL;
 			const char *gk = g < NGENERIC ? generic_lines[g].name : NULL;
 
-			if (i < t->nlines && (!gk ||
-			    key_cmp(k, n, gk, strlen(gk)) < 0)) {
-				if (t->lines[i].show & which)
-					fputs(t->lines[i].text, stdout);
+			if (k && (!gk || key_cmp(k, strlen(k), gk,
+						 strlen(gk)) < 0)) {
+				fputs(lines[i].text, stdout);
 				i++;
 			} else {
 				if (generic_lines[g].show & which)
-					generic_line(t, g);
+					generic_line(width, g);
 				g++;
 			}
 		}
+		lines_free(lines, nlines);
 		return;
 	}
 	fputs("\nGeneric Options:\n\n", stdout);
 	for (g = 0; g < NGENERIC; g++)
 		if (generic_lines[g].show & which)
-			generic_line(t, g);
+			generic_line(width, g);
 	printf("\n%s options:\n\n", t->name);
-	for (i = 0; i < t->nlines; i++)
-		if (t->lines[i].show & which)
-			fputs(t->lines[i].text, stdout);
+	for (i = 0; i < nlines; i++)
+		fputs(lines[i].text, stdout);
+	lines_free(lines, nlines);
+}
+
+/* `offload --list-options`: the options the listings show (those of
+ * --help-hidden), as typed. */
+static void list_options(const struct llvm_tool *t)
+{
+	for (size_t g = 0; g < NGENERIC; g++)
+		printf("--%s\n", generic_lines[g].name);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->o[i].desc)
+			printf("%s%s%s\n", strlen(t->o[i].name) == 1 ? "-" :
+			       "--", t->o[i].name, t->o[i].value_desc &&
+			       strlen(t->o[i].name) > 1 ? "=" : "");
 }
 
 int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 		    struct clopt_result *res)
 {
-	const struct llvm_generic *at = &t->at;
-	const struct clopt *color = &t->o[at->tail + LLVM_TAIL_COLOR];
+	const struct clopt *color = &t->o[t->n - LLVM_TAIL_COUNT +
+					  LLVM_TAIL_COLOR];
 	const char *prog = llvm_path_filename(argv[0]);
 	const struct clopt *action;
 
 	tool.argv0 = argv[0];
+	if (opts_listing()) {
+		/* (res as an empty parse leaves it, for the caller's free) */
+		memset(res, 0, sizeof(*res));
+		list_options(t);
+		return 0;
+	}
 	if (clopt_parse(t->o, t->n, prog, argc, argv, res) < 0) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
@@ -141,15 +246,15 @@ int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 		tool.color = color->b;
 	fwrite(res->errors ? res->errors : "", 1, res->errors_len, stderr);
 	action = res->action;
-	if (action == &t->o[at->version]) {
+	if (action && is(action, "version")) {
 		printf("offload %s version %s (offload %s)\n", t->name,
-		       env_llvm_version(), OFFLOAD_VERSION);
+		       env_release_version(t->release), OFFLOAD_VERSION);
 		return 0;
 	}
 	if (action) {
-		llvm_tool_help(t, prog, action == &t->o[at->help] ? H :
-			       action == &t->o[at->help_hidden] ? HH :
-			       action == &t->o[at->help_list] ? L : LH);
+		llvm_tool_help(t, prog, is(action, "help") ? H :
+			       is(action, "help-hidden") ? HH :
+			       is(action, "help-list") ? L : LH);
 		return 0;
 	}
 	return res->failed ? 1 : -1;

@@ -1,6 +1,6 @@
 /* ls: list the device code in build artefacts, as a tree, from headers. */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "opts.h"
 #include "progress.h"
 #include "ls_cuobjdump.h"
 #include "ls_json.h"
@@ -18,7 +19,6 @@
 #include "ls_types.h"
 #include "../ops/kinds.h"
 #include "selection.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/uri.h"
 #include "../ops/inspect.h"
@@ -33,29 +33,7 @@ static const char usage[] =
 	"object with its target, its size\n"
 	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
 	"headers are read.\n"
-	"\n"
-	"      --format=FORMAT     text (the default), json, roc-obj (the lines\n"
-	"                          ROCm's roc-obj-ls prints, bundle entries only)\n"
-	"                          or cuobjdump (the lines cuobjdump -lelf -lptx\n"
-	"                          prints, NVIDIA entries only)\n"
-	"      --json              same as --format=json\n"
-	"      --verify            inflate every CCOB whole and check its hash,\n"
-	"                          and decode every NVIDIA entry (a progress line\n"
-	"                          on a terminal); for a kpack-split binary,\n"
-	"                          check that every wrapper's code object is in\n"
-	"                          every archive found, whole, for its target\n"
-	"  -q, --quiet             no progress line\n"
-	"      --kernels           list each code object's kernels and what each\n"
-	"                          uses (registers, LDS or shared memory, scratch\n"
-	"                          or local memory, occupancy); inflates CCOBs but\n"
-	"                          checks their hashes only with --verify\n"
-	"      --no-demangle       print kernel names as the symbols are\n"
-	"  -t, --target=PATTERN    only the code objects for PATTERN (a target ID\n"
-	"                          as a GPU loads it, a bundle ID or a glob;\n"
-	"                          comma-separated, repeatable; see offload(1));\n"
-	"                          a container then counts the entries listed\n"
-	"  -h, --help              print this help\n"
-	"  -V, --version           print the version\n";
+	"\n";
 
 enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
 
@@ -435,79 +413,85 @@ out:
 	return rc;
 }
 
+/* ---- options ---- */
+
+static const struct opt_choice formats[] = {
+	{ "text", TEXT }, { "json", JSON }, { "roc-obj", ROC_OBJ },
+	{ "cuobjdump", CUOBJDUMP }, { NULL, 0 },
+};
+
+static int set_verify(void *options, const char *value)
+{
+	struct options *o = options;
+
+	(void)value;
+	o->verify = o->walk.inflate = true;
+	return 0;
+}
+
+static int set_kernels(void *options, const char *value)
+{
+	struct options *o = options;
+
+	(void)value;
+	/* The code inside CCOBs and NVIDIA fatbins is needed. */
+	o->kernels = o->walk.inflate = true;
+	return 0;
+}
+
+static int set_no_demangle(void *options, const char *value)
+{
+	(void)value;
+	((struct options *)options)->demangle = false;
+	return 0;
+}
+
+#define AT(member) offsetof(struct options, member)
+
+static const struct opt rows[] = {
+	OPT_CHOICE(0, "format", "FORMAT",
+		   "text (the default), json, roc-obj (the lines\n"
+		   "ROCm's roc-obj-ls prints, bundle entries only)\n"
+		   "or cuobjdump (the lines cuobjdump -lelf -lptx\n"
+		   "prints, NVIDIA entries only)", AT(format), formats,
+		   "unknown format '%s' (text, json, roc-obj or cuobjdump)"),
+	OPT_SET_INT(0, "json", "same as --format=json", AT(format), JSON),
+	OPT_CALLBACK(0, "verify", OPT_NO_VALUE, NULL,
+		     "inflate every CCOB whole and check its hash,\n"
+		     "and decode every NVIDIA entry (a progress line\n"
+		     "on a terminal); for a kpack-split binary,\n"
+		     "check that every wrapper's code object is in\n"
+		     "every archive found, whole, for its target", set_verify),
+	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
+	OPT_CALLBACK(0, "kernels", OPT_NO_VALUE, NULL,
+		     "list each code object's kernels and what each\n"
+		     "uses (registers, LDS or shared memory, scratch\n"
+		     "or local memory, occupancy); inflates CCOBs but\n"
+		     "checks their hashes only with --verify", set_kernels),
+	OPT_CALLBACK(0, "no-demangle", OPT_NO_VALUE, NULL,
+		     "print kernel names as the symbols are", set_no_demangle),
+	OPT_SELECT('t', "target", "PATTERN",
+		   "only the code objects for PATTERN (a target ID\n"
+		   "as a GPU loads it, a bundle ID or a glob;\n"
+		   "comma-separated, repeatable; see offload(1));\n"
+		   "a container then counts the entries listed", AT(targets)),
+};
+
+static const struct opts table = {
+	.applet = "ls", .usage = usage, .column = 26, OPTS_ROWS(rows),
+	.no_operand = "no input file",
+	.ccob_env = true, .ccob_at = AT(walk.ccob),
+};
+
 /* ls_main, with the options it fills and frees. */
 static int ls_run(struct options *o, int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_JSON, OPT_VERIFY, OPT_KERNELS,
-	       OPT_NO_DEMANGLE };
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "verify", no_argument, NULL, OPT_VERIFY },
-		{ "kernels", no_argument, NULL, OPT_KERNELS },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "target", required_argument, NULL, 't' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct err e;
-	int c, rc = 0;
+	int rc, first;
 
-	if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &o->walk.ccob.max_size, &e) < 0 ||
-	    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &o->walk.ccob.max_ratio, &e) < 0)
-		return usage_error("%s", e.msg);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hVqt:", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				o->format = TEXT;
-			else if (!strcmp(optarg, "json"))
-				o->format = JSON;
-			else if (!strcmp(optarg, "roc-obj"))
-				o->format = ROC_OBJ;
-			else if (!strcmp(optarg, "cuobjdump"))
-				o->format = CUOBJDUMP;
-			else
-				return usage_error("unknown format '%s' (text, "
-						   "json, roc-obj or cuobjdump)",
-						   optarg);
-			break;
-		case OPT_JSON:
-			o->format = JSON;
-			break;
-		case OPT_VERIFY:
-			o->verify = o->walk.inflate = true;
-			break;
-		case OPT_KERNELS:
-			/* The code inside CCOBs and NVIDIA fatbins is needed. */
-			o->kernels = o->walk.inflate = true;
-			break;
-		case OPT_NO_DEMANGLE:
-			o->demangle = false;
-			break;
-		case 't':
-			if ((rc = applet_select_option("ls", "--target",
-							&o->targets, optarg)))
-				return rc;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		case 'V':
-			printf("offload ls %s\n", OFFLOAD_VERSION);
-			return 0;
-		default:
-			return applet_option_error("ls", c, argv, longopts);
-		}
-	}
-	if (optind == argc)
-		return usage_error("no input file");
+	if ((rc = opts_parse(&table, o, argc, argv, &first)) >= 0)
+		return rc;
+	rc = 0;
 	/* --kernels inflates CCOBs for their code, not to check them: LLVM
 	 * does not check a CCOB's hash either, and MD5 would take most of
 	 * the time (issue 18).  Only --verify checks it. */
@@ -517,13 +501,13 @@ static int ls_run(struct options *o, int argc, char **argv)
 	o->walk.image_kinds = o->format == JSON;
 	progress_init("ls", o->quiet);
 	/* Nothing goes out over an input (the JSON's head would). */
-	for (int i = optind; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		if (io_in_check_stdout(argv[i], &e) < 0)
 			return applet_fail_err("ls", "cannot read", argv[i], 0,
 					       &e);
 	if (o->format == JSON)
 		fputs("{\"version\":5,\"files\":[", stdout);
-	for (int i = optind; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		rc |= list_one(o, argv[i]);
 	if (o->format == JSON)
 		fputs("]}\n", stdout);

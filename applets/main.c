@@ -13,22 +13,28 @@
 #include <string.h>
 
 #include "applets.h"
+#include "opts.h"
 #include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_signal.h"
 
 /* An alias row has neither main nor summary: canonical() finds the
- * applet row before it. */
+ * applet row before it.  An LLVM-named tool (it reports as LLVM does) has
+ * llvm_main, handed the release it follows; our own applets main. */
 static const struct applet {
 	const char *name;
 	int (*main)(int argc, char **argv);
+	int (*llvm_main)(int argc, char **argv, enum llvm_release llvm);
 	const char *summary;
 	bool llvm;	/* an LLVM-named tool: reports as LLVM does */
 	bool in_llvm_dirs;	/* a link in the llvm-N directories only */
 } applets[] = {
-#define APPLET(name, fn, llvm, summary) { name, fn, summary, llvm, false },
-#define ALIAS(name) { name, NULL, NULL, false, false },
-#define DIRALIAS(name) { name, NULL, NULL, false, true },
+#define APPLET_ROW_0(fn) .main = fn
+#define APPLET_ROW_1(fn) .llvm_main = fn
+#define APPLET(name_, fn, llvm_, summary_) \
+	{ name_, APPLET_ROW_##llvm_(fn), .summary = summary_, .llvm = llvm_ },
+#define ALIAS(name_) { name_, NULL, NULL, NULL, false, false },
+#define DIRALIAS(name_) { name_, NULL, NULL, NULL, false, true },
 #include "applets.def"
 #undef APPLET
 #undef ALIAS
@@ -99,26 +105,26 @@ static enum llvm_release release_of_dir(const char *path)
 }
 
 /* An LLVM-named applet follows the release its name ends in, else the one
- * its directory names, else OFFLOAD_LLVM's, else the newest (core/env.h).
- * A bad OFFLOAD_LLVM: 1. */
-static int select_release(const struct applet *a, const char *name,
-			  enum llvm_release by_name)
+ * its directory names, else OFFLOAD_LLVM's, else the newest.  This is the
+ * one place the release is chosen: the applet is handed it (and core's
+ * triple rules, which differ between releases, read it from env_llvm).
+ * A bad OFFLOAD_LLVM: 0, said. */
+static enum llvm_release select_release(const char *name,
+					enum llvm_release by_name)
 {
+	enum llvm_release r = LLVM_NEWEST;
 	struct err e;
 
-	if (!a->llvm)
-		return 0;
 	if (!by_name)
 		by_name = release_of_dir(name);
-	if (by_name) {
-		env_llvm_set(by_name);
+	if (by_name)
+		r = by_name;
+	else if (env_llvm_from_environment(&r, &e) < 0) {
+		fprintf(stderr, "%s: error: %s\n", name, e.msg);
 		return 0;
 	}
-	if (env_llvm_from_environment(&e) < 0) {
-		fprintf(stderr, "%s: error: %s\n", name, e.msg);
-		return 1;
-	}
-	return 0;
+	env_llvm_set(r);
+	return r;
 }
 
 /* An applet and the names that are aliases of it (rows without a summary
@@ -198,6 +204,23 @@ static int finish(const struct applet *a, const char *name, int rc)
 	return rc ? rc : 1;
 }
 
+/* Applet a, called name (by_name: the release its name ends in, or 0). */
+static int run(const struct applet *a, const char *name,
+	       enum llvm_release by_name, int argc, char **argv)
+{
+	enum llvm_release llvm;
+
+	if (!a->llvm)
+		return finish(a, name, a->main(argc, argv));
+	llvm = select_release(name, by_name);
+	if (!llvm)
+		return 1;
+	/* LLVM's tools read every input whole before they write: an input
+	 * that is standard output's file gives what they give. */
+	io_stdout_input(IO_STDOUT_INPUT_READ);
+	return finish(a, name, a->llvm_main(argc, argv, llvm));
+}
+
 int main(int argc, char **argv)
 {
 	const char *self = argc > 0 ? argv[0] : "offload";
@@ -210,15 +233,8 @@ int main(int argc, char **argv)
 	a = find(base);
 	if (!a)
 		a = find_versioned(base, &by_name);
-	if (a) {
-		if (select_release(a, self, by_name))
-			return 1;
-		/* LLVM's tools read every input whole before they write: an
-		 * input that is standard output's file gives what they give. */
-		if (a->llvm)
-			io_stdout_input(IO_STDOUT_INPUT_READ);
-		return finish(a, self, a->main(argc, argv));
-	}
+	if (a)
+		return run(a, self, by_name, argc, argv);
 	/* Called by a name that is neither an applet nor offload itself (a
 	 * stray link): say so rather than guess. */
 	if (strncmp(base, "offload", 7)) {
@@ -228,6 +244,21 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--list") ||
 	    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return finish_stdout(NULL, list(stdout));
+	/* Not for users: the options of APPLET [COMMAND] (any of its names)
+	 * from its table, one a line, for the completions and
+	 * test/mancheck.sh. */
+	if (!strcmp(argv[1], "--list-options") && argc > 2) {
+		opts_list_only();
+		a = find(argv[2]);
+		if (!a)
+			a = find_versioned(argv[2], &by_name);
+		if (!a) {
+			fprintf(stderr, "offload: applet not found: %s\n",
+				argv[2]);
+			return 127;
+		}
+		return run(a, argv[2], by_name, argc - 2, argv + 2);
+	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("offload %s\n", OFFLOAD_VERSION);
 		return finish_stdout(NULL, 0);
@@ -238,9 +269,5 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	/* "offload bundler -x" runs as if called "bundler -x". */
-	if (select_release(a, argv[1], 0))
-		return 1;
-	if (a->llvm)
-		io_stdout_input(IO_STDOUT_INPUT_READ);
-	return finish(a, argv[1], a->main(argc - 1, argv + 1));
+	return run(a, argv[1], 0, argc - 1, argv + 1);
 }

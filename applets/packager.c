@@ -27,14 +27,6 @@ static const char overview[] =
 	"\n"
 	"OPTIONS:\n";
 
-/* The tool's own lines of --help; `show` says in which of LLVM's four help
- * listings each appears (categorised or flat list, plain or hidden). */
-static const struct help_line help_lines[] = {
-	{ "  --archive                   - Write extracted files to a static archive\n", ALL },
-	{ "  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are 'file' and 'triple'.\n", ALL },
-	{ "  -o <file>                   - Write output to <file>.\n", ALL },
-};
-
 /* The options in the order LLVM 22's option map iterates them, which breaks
  * ties between equally close "Did you mean" suggestions (measured from its
  * suggestions; -o and --help-list-hidden never tie alone); the generic
@@ -49,11 +41,16 @@ static void init_options(const struct llvm_tool *t)
 {
 	struct clopt *o = t->o;
 
-	llvm_generic_options(t);
-	o[O_ARCHIVE] = (struct clopt){ .name = "archive", .type = CLOPT_BOOL };
-	o[O_O] = (struct clopt){ .name = "o", .type = CLOPT_STRING, .flags = CLOPT_GROUPING };
-	o[O_IMAGE] = (struct clopt){ .name = "image", .type = CLOPT_LIST };
+	memset(o, 0, t->n * sizeof(*o));
+	o[O_ARCHIVE] = (struct clopt){ .name = "archive", .type = CLOPT_BOOL,
+		.desc = "Write extracted files to a static archive" };
+	o[O_O] = (struct clopt){ .name = "o", .type = CLOPT_STRING, .flags = CLOPT_GROUPING,
+		.value_desc = "<file>", .desc = "Write output to <file>." };
+	o[O_IMAGE] = (struct clopt){ .name = "image", .type = CLOPT_LIST,
+		.value_desc = "<<key>=<value>,...>",
+		.desc = "List of key and value arguments. Required keywords are 'file' and 'triple'." };
 	o[O_INPUT] = (struct clopt){ .name = "<file>", .type = CLOPT_POSITIONAL };
+	llvm_generic_options(t);
 }
 
 /* ---- packaging ---- */
@@ -72,7 +69,7 @@ struct to_package {
 	bool from_stdin;
 };
 
-static int plan_image(const struct image_args *a, char *path,
+static int plan_image(const struct image_args *a, char *path, bool llvm23,
 		      struct to_package *p)
 {
 	struct io_in in;
@@ -89,7 +86,7 @@ static int plan_image(const struct image_args *a, char *path,
 		p->image_kind = PACKAGE_IMG_BITCODE;
 	else if ((ext = llvm_path_extension(path)) != NULL)
 		p->image_kind = package_image_kind_from_ext(ext, strlen(ext),
-							     env_llvm() >= LLVM_23);
+							     llvm23);
 	if (kind)
 		p->offload_kind = package_offload_kind_from_name(kind->value,
 								 kind->value_len);
@@ -207,7 +204,8 @@ out:
 	return rc;
 }
 
-static int package(const char *output, const struct clopt *images)
+static int package(const char *output, const struct clopt *images,
+		   bool llvm23)
 {
 	bool in_place = false;
 	struct image_args *args = calloc(images->nlist + 1, sizeof(*args));
@@ -223,7 +221,7 @@ static int package(const char *output, const struct clopt *images)
 		const struct image_arg *file;
 		const char *name;
 
-		if (image_args_parse(images->list[i], &args[i]) < 0) {
+		if (image_args_parse(images->list[i], llvm23, &args[i]) < 0) {
 			llvm_fail("out of memory");
 			goto out;
 		}
@@ -254,7 +252,7 @@ static int package(const char *output, const struct clopt *images)
 				llvm_fail("out of memory");
 				goto out;
 			}
-			if (plan_image(&args[i], path, &todo[ntodo++]) != 0)
+			if (plan_image(&args[i], path, llvm23, &todo[ntodo++]) != 0)
 				goto out;
 			if (!name[len])
 				break;
@@ -267,7 +265,7 @@ static int package(const char *output, const struct clopt *images)
 		goto out;
 	}
 	in_place = !io_out_seekable(&out);
-	if (env_llvm() >= LLVM_23) {
+	if (llvm23) {
 		if (write_v2(&out, todo, ntodo) != 0)
 			goto out;
 	} else {
@@ -310,11 +308,11 @@ static bool old_name(const char *path)
 
 /* Our own knobs (LLVM has none): how large an inflated size of a
  * compressed offload binary is believed. */
-static int limits_from_env(struct package_limits *lim)
+static int limits_from_env(struct package_limits *lim, bool llvm23)
 {
 	struct err e;
 
-	*lim = (struct package_limits){ .llvm23 = env_llvm() >= LLVM_23,
+	*lim = (struct package_limits){ .llvm23 = llvm23,
 					.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
 					.max_size = PACKAGE_DEFAULT_MAX_SIZE };
 	if (env_positive_u64("OFFLOAD_PACKAGE_MAX_SIZE", &lim->max_size, &e) < 0 ||
@@ -323,16 +321,12 @@ static int limits_from_env(struct package_limits *lim)
 	return 0;
 }
 
-int packager_main(int argc, char **argv)
+int packager_main(int argc, char **argv, enum llvm_release llvm)
 {
 	struct clopt o[O_COUNT];
 	struct llvm_tool t = {
 		.name = "llvm-offload-binary", .overview = overview,
-		.lines = help_lines,
-		.nlines = sizeof(help_lines) / sizeof(help_lines[0]),
-		.o = o, .n = O_COUNT,
-		.at = { O_HELP, O_HELP_HIDDEN, O_HELP_LIST, O_HELP_LIST_HIDDEN,
-			O_VERSION, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS, O_TAIL },
+		.o = o, .n = O_COUNT, .release = llvm,
 	};
 	struct clopt_result res;
 	struct package_limits lim;
@@ -361,10 +355,10 @@ int packager_main(int argc, char **argv)
 	if (output && input)
 		rc = llvm_fail("Packaging to an output file and extracting from "
 			       "an input file are mutually exclusive.");
-	else if (limits_from_env(&lim) != 0)
+	else if (limits_from_env(&lim, llvm >= LLVM_23) != 0)
 		rc = 1;
 	else if (output)
-		rc = package(output, &o[O_IMAGE]);
+		rc = package(output, &o[O_IMAGE], llvm >= LLVM_23);
 	else
 		rc = packager_extract(input, &o[O_IMAGE], o[O_ARCHIVE].b, &lim);
 out:

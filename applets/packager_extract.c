@@ -17,7 +17,6 @@
 #include "packager_extract.h"
 #include "../core/elfscan.h"
 #include "../core/sections.h"
-#include "../core/env.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
@@ -380,7 +379,7 @@ static void id_filename(const struct origin *at, const char **name,
  * came from (an archive member's name, the input's), any other key a
  * string (absent reads as ""). */
 static bool matches(const struct image_args *a, const struct package_image *img,
-		    const struct origin *at)
+		    const struct origin *at, bool llvm23)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		const struct image_arg *arg = &a->v[i];
@@ -396,7 +395,7 @@ static bool matches(const struct image_args *a, const struct package_image *img,
 				return false;
 			continue;
 		}
-		if (env_llvm() >= LLVM_23 && image_arg_is(arg, "member")) {
+		if (llvm23 && image_arg_is(arg, "member")) {
 			id_filename(at, &v, &vlen);
 			if (vlen != arg->value_len ||
 			    memcmp(v, arg->value, vlen))
@@ -459,13 +458,13 @@ static int extract_to(const char *path, const struct found *f, size_t i)
  * also for what comes from its archive members); LLVM 23 leaves out
  * "-<arch>" when the arch is empty. */
 static char *generated_name(const char *input, const struct package_image *img,
-			    size_t n)
+			    size_t n, bool llvm23)
 {
 	size_t tlen = 0, alen = 0;
 	const char *triple = package_get(img, "triple", 6, &tlen);
 	const char *arch = package_get(img, "arch", 4, &alen);
 	const char *ext = package_image_kind_ext(img->image_kind,
-						 env_llvm() >= LLVM_23);
+						 llvm23);
 	char *base = llvm_path_stem(input), *name;
 	size_t len;
 
@@ -476,7 +475,7 @@ static char *generated_name(const char *input, const struct package_image *img,
 	if (name)
 		snprintf(name, len, "%s-%.*s%s%.*s.%zu.%s", base, (int)tlen,
 			 triple ? triple : "",
-			 alen || env_llvm() < LLVM_23 ? "-" : "", (int)alen,
+			 alen || !llvm23 ? "-" : "", (int)alen,
 			 arch ? arch : "", n, ext);
 	free(base);
 	return name;
@@ -619,7 +618,7 @@ static int extract_binary(const char *input, const struct found *f,
 		package_list_free(&inner);
 		return rc;
 	}
-	name = generated_name(input, img, (*n)++);
+	name = generated_name(input, img, (*n)++, lim->llvm23);
 	if (!name)
 		return llvm_fail("out of memory");
 	rc = strchr(name, '/') ? leaves_cwd(name) : 0;
@@ -640,12 +639,12 @@ static int extract_one(const char *input, const char *spec, bool archive,
 	size_t *hit = calloc(f->list.n + 1, sizeof(*hit)), nhit = 0;
 	int rc = 0;
 
-	if (!hit || image_args_parse(spec, &a) < 0) {
+	if (!hit || image_args_parse(spec, lim->llvm23, &a) < 0) {
 		free(hit);
 		return llvm_fail("out of memory");
 	}
 	for (size_t i = 0; i < f->list.n; i++)
-		if (matches(&a, &f->list.v[i], &f->at[i]))
+		if (matches(&a, &f->list.v[i], &f->at[i], lim->llvm23))
 			hit[nhit++] = i;
 	file = image_arg(&a, "file");
 	if (!nhit) {
@@ -658,7 +657,7 @@ static int extract_one(const char *input, const char *spec, bool archive,
 			llvm_warn("Multiple inputs match to a single file, "
 				      "'%s'", file->value);
 		rc = extract_to(file->value, f, hit[nhit - 1]);
-	} else if (env_llvm() >= LLVM_23) {
+	} else if (lim->llvm23) {
 		size_t n = 0;
 
 		for (size_t k = 0; k < nhit && !rc; k++)
@@ -667,7 +666,7 @@ static int extract_one(const char *input, const char *spec, bool archive,
 	} else {
 		for (size_t k = 0; k < nhit && !rc; k++) {
 			const struct package_image *img = &f->list.v[hit[k]];
-			char *name = generated_name(input, img, k);
+			char *name = generated_name(input, img, k, lim->llvm23);
 
 			if (!name)
 				rc = llvm_fail("out of memory");
@@ -700,7 +699,7 @@ int packager_extract(const char *input, const struct clopt *images,
 	s = (struct scope){ &in, 0, input, strlen(input), where, where, 0, lim };
 	/* Everything is read before anything is written, as in LLVM. */
 	rc = find_in(&s, in.data, in.len, &f);
-	if (!rc && !images->nlist && env_llvm() >= LLVM_23) {
+	if (!rc && !images->nlist && lim->llvm23) {
 		/* LLVM 23: no --image extracts them all, numbered on. */
 		size_t n = 0;
 

@@ -1,6 +1,6 @@
 /* prune: slim fat binaries after the build, down to the device code a set
  * of GPUs loads (ops/prune.c does the rewriting). */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "prune_file.h"
 #include "prune_tree.h"
 #include "messages.h"
+#include "opts.h"
 #include "progress.h"
 #include "selection.h"
 #include "../core/select.h"
@@ -25,62 +26,7 @@ static const char usage[] =
 	"libraries, offload bundles (binary, text, object), CCOBs, offload\n"
 	"packages, NVIDIA fatbins and AMD kpack archives, keeping what the GPUs\n"
 	"named load.\n"
-	"\n"
-	"  -k, --keep=TARGETS    keep what a GPU of each target ID loads (gfx90a\n"
-	"                        keeps gfx90a, gfx90a:xnack+ and gfx90a:xnack-;\n"
-	"                        gfx90a:xnack+ drops gfx90a:xnack-), the generic\n"
-	"                        code objects it runs (gfx11-generic for gfx1100)\n"
-	"                        and SPIR-V; comma-separated, repeatable; bundle\n"
-	"                        IDs and globs (*, ?, [) also select\n"
-	"  -d, --drop=PATTERNS   drop what these target IDs, bundle IDs or globs\n"
-	"                        select instead; comma-separated, repeatable\n"
-	"      --exact           take names as written, not what a GPU loads:\n"
-	"                        sm_80 is the sm_80 SASS alone, compute_80 that\n"
-	"                        PTX alone (nvprune -arch's rule)\n"
-	"  -o, --output=FILE     write the pruned form of the one FILE here\n"
-	"  -i, --in-place        replace each FILE by its pruned form (mode and\n"
-	"                        owner kept; a symlink's target is rewritten)\n"
-	"  -n, --dry-run         say what would go and the bytes saved; write\n"
-	"                        nothing\n"
-	"  -r, --recursive       prune every file under each directory PATH, in\n"
-	"                        place, and say one line of totals (-v or -n: a\n"
-	"                        line per file changed); hard links stay links,\n"
-	"                        symbolic links are not followed\n"
-	"      --remove-files    with -r, remove the files that hold code of the\n"
-	"                        GPUs dropped and nothing else (code objects,\n"
-	"                        bundles, CCOBs, fatbins, kpack archives: by\n"
-	"                        content, not name)\n"
-	"  -j, --jobs=N          with -r, prune N files at once; with --compress,\n"
-	"                        compress N containers of a file at once\n"
-	"                        (default: the CPUs)\n"
-	"      --allow-empty     let a bundle keep no device code at all\n"
-	"      --keep-layout     in executables and shared libraries, zero the\n"
-	"                        freed bytes where they are; do not cut them out\n"
-	"      --always-shrink   cut them out even where GNU strip or objcopy\n"
-	"                        run on the result would break it (the default\n"
-	"                        for a file without a symbol table)\n"
-	"      --strip-safe      cut only what GNU strip or objcopy run on the\n"
-	"                        result keep right (the default for a file with\n"
-	"                        a symbol table)\n"
-	"      --compress[=METHOD]\n"
-	"                        make each uncompressed bundle a CCOB in place\n"
-	"                        (zstd, the default, or zlib), of the version the\n"
-	"                        file's HIP runtime reads, and each uncompressed\n"
-	"                        NVIDIA fatbin entry an LZ4 block (as CUDA 12.4's\n"
-	"                        fatbinary writes them); --keep and --drop may\n"
-	"                        then be left out\n"
-	"      --ccob-version=N  write CCOBs of version 2 or 3 whatever the\n"
-	"                        runtime\n"
-	"      --compression-level=N\n"
-	"                        level of the CCOBs compressed again (default:\n"
-	"                        3, the bundler's) and of compressed offload\n"
-	"                        packages (default: zstd 5, zlib 6, LLVM 24's)\n"
-	"  -v, --verbose         name every entry dropped\n"
-	"  -q, --quiet           no progress line (shown on a terminal while CCOBs\n"
-	"                        are inflated)\n"
-	"  -h, --help            print this help\n"
-	"  -V, --version         print the version\n"
-	"Host entries are always kept.  Every FILE gets a summary line.\n";
+	"\n";
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
 
@@ -96,118 +42,148 @@ static bool same_file(const char *a, const char *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* ---- options ---- */
+
+/* value as a number from 1 to max, or -1. */
+static long number(const char *value, long max)
+{
+	char *end;
+	long n = strtol(value, &end, 10);
+
+	return !*value || *end || n < 1 || n > max ? -1 : n;
+}
+
+static int set_jobs(void *options, const char *value)
+{
+	long jobs = number(value, 1024);
+
+	if (jobs < 0)
+		return usage_error("--jobs takes a number from 1 to 1024");
+	((struct options *)options)->jobs = (unsigned)jobs;
+	return 0;
+}
+
+static int set_compress(void *options, const char *value)
+{
+	struct options *o = options;
+
+	o->compress = true;
+	if (!value || !strcmp(value, "zstd"))
+		o->compress_method = CCOB_ZSTD;
+	else if (!strcmp(value, "zlib"))
+		o->compress_method = CCOB_ZLIB;
+	else
+		return usage_error("--compress takes zstd or zlib, not '%s'",
+				   value);
+	return 0;
+}
+
+static int set_ccob_version(void *options, const char *value)
+{
+	if (strcmp(value, "2") && strcmp(value, "3"))
+		return usage_error("--ccob-version takes 2 or 3");
+	((struct options *)options)->ccob_version = (unsigned)(*value - '0');
+	return 0;
+}
+
+static int set_level(void *options, const char *value)
+{
+	struct options *o = options;
+	long level = number(value, 22);
+
+	if (level < 0)
+		return usage_error("--compression-level takes a number from 1 "
+				   "to 22");
+	o->level = o->package_level = (int)level;
+	return 0;
+}
+
+#define AT(member) offsetof(struct options, member)
+
+static const struct opt rows[] = {
+	OPT_SELECT('k', "keep", "TARGETS",
+		   "keep what a GPU of each target ID loads (gfx90a\n"
+		   "keeps gfx90a, gfx90a:xnack+ and gfx90a:xnack-;\n"
+		   "gfx90a:xnack+ drops gfx90a:xnack-), the generic\n"
+		   "code objects it runs (gfx11-generic for gfx1100)\n"
+		   "and SPIR-V; comma-separated, repeatable; bundle\n"
+		   "IDs and globs (*, ?, [) also select", AT(keep)),
+	OPT_SELECT('d', "drop", "PATTERNS",
+		   "drop what these target IDs, bundle IDs or globs\n"
+		   "select instead; comma-separated, repeatable", AT(drop)),
+	OPT_FLAG(0, "exact", "take names as written, not what a GPU loads:\n"
+		 "sm_80 is the sm_80 SASS alone, compute_80 that\n"
+		 "PTX alone (nvprune -arch's rule)", AT(keep.exact)),
+	OPT_STRING('o', "output", "FILE",
+		   "write the pruned form of the one FILE here", AT(output)),
+	OPT_FLAG('i', "in-place", "replace each FILE by its pruned form (mode and\n"
+		 "owner kept; a symlink's target is rewritten)", AT(in_place)),
+	OPT_FLAG('n', "dry-run", "say what would go and the bytes saved; write\n"
+		 "nothing", AT(dry_run)),
+	OPT_FLAG('r', "recursive", "prune every file under each directory PATH, in\n"
+		 "place, and say one line of totals (-v or -n: a\n"
+		 "line per file changed); hard links stay links,\n"
+		 "symbolic links are not followed", AT(recurse)),
+	OPT_FLAG(0, "remove-files", "with -r, remove the files that hold code of the\n"
+		 "GPUs dropped and nothing else (code objects,\n"
+		 "bundles, CCOBs, fatbins, kpack archives: by\n"
+		 "content, not name)", AT(remove_files)),
+	OPT_CALLBACK('j', "jobs", OPT_VALUE, "N",
+		     "with -r, prune N files at once; with --compress,\n"
+		     "compress N containers of a file at once\n"
+		     "(default: the CPUs)", set_jobs),
+	OPT_FLAG(0, "allow-empty", "let a bundle keep no device code at all",
+		 AT(allow_empty)),
+	OPT_FLAG(0, "keep-layout", "in executables and shared libraries, zero the\n"
+		 "freed bytes where they are; do not cut them out",
+		 AT(keep_layout)),
+	OPT_SET_INT(0, "always-shrink",
+		    "cut them out even where GNU strip or objcopy\n"
+		    "run on the result would break it (the default\n"
+		    "for a file without a symbol table)", AT(shrink),
+		    PRUNE_SHRINK_ALWAYS),
+	OPT_SET_INT(0, "strip-safe",
+		    "cut only what GNU strip or objcopy run on the\n"
+		    "result keep right (the default for a file with\n"
+		    "a symbol table)", AT(shrink), PRUNE_SHRINK_STRIP_SAFE),
+	OPT_CALLBACK(0, "compress", OPT_OPTIONAL_VALUE, "METHOD",
+		     "make each uncompressed bundle a CCOB in place\n"
+		     "(zstd, the default, or zlib), of the version the\n"
+		     "file's HIP runtime reads, and each uncompressed\n"
+		     "NVIDIA fatbin entry an LZ4 block (as CUDA 12.4's\n"
+		     "fatbinary writes them); --keep and --drop may\n"
+		     "then be left out", set_compress),
+	OPT_CALLBACK(0, "ccob-version", OPT_VALUE, "N",
+		     "write CCOBs of version 2 or 3 whatever the\n"
+		     "runtime", set_ccob_version),
+	OPT_CALLBACK(0, "compression-level", OPT_VALUE, "N",
+		     "level of the CCOBs compressed again (default:\n"
+		     "3, the bundler's) and of compressed offload\n"
+		     "packages (default: zstd 5, zlib 6, LLVM 24's)",
+		     set_level),
+	OPT_FLAG('v', "verbose", "name every entry dropped", AT(verbose)),
+	OPT_FLAG('q', "quiet", "no progress line (shown on a terminal while CCOBs\n"
+		 "are inflated)", AT(quiet)),
+};
+
+static const struct opts table = {
+	.applet = "prune", .usage = usage,
+	.tail = "Host entries are always kept.  Every FILE gets a summary "
+		"line.\n",
+	.column = 24, OPTS_ROWS(rows),
+};
+
 int prune_main(int argc, char **argv)
 {
-	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT,
-	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE, OPT_REMOVE_FILES,
-	       OPT_COMPRESS, OPT_CCOB_VERSION };
-	static const struct option longopts[] = {
-		{ "keep", required_argument, NULL, 'k' },
-		{ "drop", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "in-place", no_argument, NULL, 'i' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "recursive", no_argument, NULL, 'r' },
-		{ "remove-files", no_argument, NULL, OPT_REMOVE_FILES },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
-		{ "keep-layout", no_argument, NULL, OPT_KEEP_LAYOUT },
-		{ "always-shrink", no_argument, NULL, OPT_ALWAYS_SHRINK },
-		{ "strip-safe", no_argument, NULL, OPT_STRIP_SAFE },
-		{ "exact", no_argument, NULL, OPT_EXACT },
-		{ "compression-level", required_argument, NULL, OPT_LEVEL },
-		{ "compress", optional_argument, NULL, OPT_COMPRESS },
-		{ "ccob-version", required_argument, NULL, OPT_CCOB_VERSION },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct options o = { .level = 3, .compress_method = CCOB_ZSTD };
 	struct err e;
-	int c, rc = 0, nfiles;
+	int rc = 0, nfiles, first;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":k:d:o:inrj:vqhV", longopts,
-				NULL)) != -1) {
-		char *end;
-
-		switch (c) {
-		case 'k':
-		case 'd':
-			if ((rc = applet_select_option("prune", c == 'k' ?
-							"--keep" : "--drop",
-							c == 'k' ? &o.keep :
-							&o.drop, optarg)))
-				goto out;
-			break;
-		case 'o': o.output = optarg; break;
-		case 'i': o.in_place = true; break;
-		case 'n': o.dry_run = true; break;
-		case 'r': o.recurse = true; break;
-		case OPT_REMOVE_FILES: o.remove_files = true; break;
-		case 'j': {
-			long jobs = strtol(optarg, &end, 10);
-
-			if (!*optarg || *end || jobs < 1 || jobs > 1024) {
-				rc = usage_error("--jobs takes a number from 1 "
-						 "to 1024");
-				goto out;
-			}
-			o.jobs = (unsigned)jobs;
-			break;
-		}
-		case 'v': o.verbose = true; break;
-		case 'q': o.quiet = true; break;
-		case OPT_ALLOW_EMPTY: o.allow_empty = true; break;
-		case OPT_KEEP_LAYOUT: o.keep_layout = true; break;
-		case OPT_ALWAYS_SHRINK: o.shrink = PRUNE_SHRINK_ALWAYS; break;
-		case OPT_STRIP_SAFE: o.shrink = PRUNE_SHRINK_STRIP_SAFE; break;
-		case OPT_EXACT: o.keep.exact = o.drop.exact = true; break;
-		case OPT_LEVEL: {
-			long level = strtol(optarg, &end, 10);
-
-			if (!*optarg || *end || level < 1 || level > 22) {
-				rc = usage_error("--compression-level takes a "
-						 "number from 1 to 22");
-				goto out;
-			}
-			o.level = o.package_level = (int)level;
-			break;
-		}
-		case OPT_COMPRESS:
-			o.compress = true;
-			if (!optarg || !strcmp(optarg, "zstd")) {
-				o.compress_method = CCOB_ZSTD;
-			} else if (!strcmp(optarg, "zlib")) {
-				o.compress_method = CCOB_ZLIB;
-			} else {
-				rc = usage_error("--compress takes zstd or zlib, "
-						 "not '%s'", optarg);
-				goto out;
-			}
-			break;
-		case OPT_CCOB_VERSION:
-			if (strcmp(optarg, "2") && strcmp(optarg, "3")) {
-				rc = usage_error("--ccob-version takes 2 or 3");
-				goto out;
-			}
-			o.ccob_version = (unsigned)(*optarg - '0');
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			goto out;
-		case 'V':
-			printf("offload prune %s\n", OFFLOAD_VERSION);
-			goto out;
-		default:
-			rc = applet_option_error("prune", c, argv, longopts);
-			goto out;
-		}
-	}
-	nfiles = argc - optind;
+	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
+		goto out;
+	rc = 0;
+	o.drop.exact = o.keep.exact;	/* --exact */
+	nfiles = argc - first;
 	if (select_check_ids(&o.keep, &e) < 0 ||
 	    select_check_ids(&o.drop, &e) < 0) {
 		rc = usage_error("%s %s", o.keep.n ? "--keep" : "--drop",
@@ -236,7 +212,7 @@ int prune_main(int argc, char **argv)
 		rc = usage_error("-o takes one input file (--in-place for "
 				 "many)");
 	else if (o.output && strcmp(o.output, "-") &&
-		 same_file(o.output, argv[optind]))
+		 same_file(o.output, argv[first]))
 		rc = fail("cannot write", o.output, "it is the input (use "
 			  "--in-place)");
 	if (rc)
@@ -251,14 +227,14 @@ int prune_main(int argc, char **argv)
 	o.threads = o.jobs;
 	if (o.recurse) {
 		o.in_place = true;
-		rc = prune_tree(&o, argv + optind, nfiles);
+		rc = prune_tree(&o, argv + first, nfiles);
 		goto out;
 	}
 	/* A pattern to drop that matched nothing is likely a typo, and then
 	 * no file is written: with several, a first look at them all (their
 	 * CCOBs read as far as their bundle headers) says whether one did. */
 	if (o.drop.n && nfiles > 1 && !o.dry_run) {
-		for (int i = optind; i < argc; i++)
+		for (int i = first; i < argc; i++)
 			prune_look(&o, argv[i]);
 		if (prune_unmatched(&o.drop)) {
 			rc = applet_select_unmatched("prune", "--drop", NULL,
@@ -266,7 +242,7 @@ int prune_main(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (int i = optind; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		rc |= prune_one(&o, argv[i], NULL);
 	/* A file that failed was not looked into: what --drop missed is then
 	 * unknown, and its one error line says enough. */

@@ -6,7 +6,7 @@
  * LLVM 23's llvm-offload-binary --archive writes their images. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 
 #include "applets.h"
 #include "messages.h"
+#include "opts.h"
 #include "selection.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
@@ -32,26 +33,7 @@ static const char usage[] =
 	"GPU target, as clang-offload-bundler --unbundle --type=a writes them;\n"
 	"the images of objects' offload packages as llvm-offload-binary writes\n"
 	"an archive of them.\n"
-	"\n"
-	"  -l, --list          list the targets each ARCHIVE holds, with the\n"
-	"                      number of code objects for each, and write nothing\n"
-	"  -t, --target=PATTERN\n"
-	"                      write the archives of the targets ARCHIVE holds\n"
-	"                      that PATTERN selects: a target ID (gfx90a) as a\n"
-	"                      GPU loads it, or a glob (see offload(1)); or\n"
-	"                      write the archive for a bundle ID (for example\n"
-	"                      hip-amdgcn-amd-amdhsa--gfx90a) of every code\n"
-	"                      object compatible with it, as the bundler does;\n"
-	"                      comma-separated, repeatable.  Default: every\n"
-	"                      target ARCHIVE holds\n"
-	"  -o, --output=DIR    write into DIR (made, parents too, if missing;\n"
-	"                      default: .), as <archive>-<target>.a with ':' as\n"
-	"                      '_' (-2, -3... added to names taken twice)\n"
-	"  -v, --verbose       name each archive written\n"
-	"      --hip-openmp-compatible\n"
-	"                      let hip and openmp code objects serve each other\n"
-	"  -h, --help          print this help\n"
-	"  -V, --version       print the version\n";
+	"\n";
 
 struct options {
 	const char *dir;
@@ -257,7 +239,9 @@ static int read_archive(const struct options *o, const char *path,
 	struct err e;
 	int more, rc = 1;
 
-	if (devarchive_open(&r, in->data, in->len, &o->limits, &e) < 0)
+	/* Our own applet reads CCOB members as the newest LLVM does. */
+	if (devarchive_open(&r, in->data, in->len, &o->limits,
+			    LLVM_NEWEST, &e) < 0)
 		return fail(path, "%s", e.msg);
 	devarchive_set_path(&r, path);
 	while ((more = devarchive_next(&r, &ent, &e)) == 1) {
@@ -312,7 +296,7 @@ static int read_archive(const struct options *o, const char *path,
 		struct walk w = { o, path, held, request, m, n };
 
 		if (devarchive_open(&images, in->data, in->len, &o->limits,
-				    &e) < 0) {
+				    LLVM_NEWEST, &e) < 0) {
 			fail(path, "%s", e.msg);
 			goto out;
 		}
@@ -527,18 +511,49 @@ static int add_targets(struct options *o, const char *list, struct err *e)
 	return 0;
 }
 
+/* ---- options ---- */
+
+static int set_target(void *options, const char *value)
+{
+	struct err e;
+
+	if (add_targets(options, value, &e) < 0)
+		return usage_error("%s", e.msg);
+	return 0;
+}
+
+#define AT(member) offsetof(struct options, member)
+
+static const struct opt rows[] = {
+	OPT_FLAG('l', "list", "list the targets each ARCHIVE holds, with the\n"
+		 "number of code objects for each, and write nothing",
+		 AT(list)),
+	OPT_CALLBACK('t', "target", OPT_VALUE, "PATTERN",
+		     "write the archives of the targets ARCHIVE holds\n"
+		     "that PATTERN selects: a target ID (gfx90a) as a\n"
+		     "GPU loads it, or a glob (see offload(1)); or\n"
+		     "write the archive for a bundle ID (for example\n"
+		     "hip-amdgcn-amd-amdhsa--gfx90a) of every code\n"
+		     "object compatible with it, as the bundler does;\n"
+		     "comma-separated, repeatable.  Default: every\n"
+		     "target ARCHIVE holds", set_target),
+	OPT_STRING('o', "output", "DIR",
+		   "write into DIR (made, parents too, if missing;\n"
+		   "default: .), as <archive>-<target>.a with ':' as\n"
+		   "'_' (-2, -3... added to names taken twice)", AT(dir)),
+	OPT_FLAG('v', "verbose", "name each archive written", AT(verbose)),
+	OPT_FLAG(0, "hip-openmp-compatible",
+		 "let hip and openmp code objects serve each other",
+		 AT(hip_openmp)),
+};
+
+static const struct opts table = {
+	.applet = "unpack-archive", .usage = usage, .column = 22,
+	OPTS_ROWS(rows), .no_operand = "no archive given",
+};
+
 int unpack_archive_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "list", no_argument, NULL, 'l' },
-		{ "target", required_argument, NULL, 't' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "hip-openmp-compatible", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct outnames names = { 0 };
 	struct options o = {
 		.dir = ".",
@@ -548,42 +563,16 @@ int unpack_archive_main(int argc, char **argv)
 		.names = &names,
 	};
 	struct err e;
-	int c, rc = 0;
+	int rc = 0, first;
 
 	o.targets = calloc((size_t)argc + 1, sizeof(*o.targets));
 	if (!o.targets)
 		return fail("-", "out of memory");
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":lt:o:vhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l': o.list = true; break;
-		case 't':
-			if (add_targets(&o, optarg, &e) < 0) {
-				options_free(&o);
-				return usage_error("%s", e.msg);
-			}
-			break;
-		case 'o': o.dir = optarg; break;
-		case 'v': o.verbose = true; break;
-		case 'H': o.hip_openmp = true; break;
-		case 'h':
-			fputs(usage, stdout);
-			options_free(&o);
-			return 0;
-		case 'V':
-			printf("offload unpack-archive %s\n", OFFLOAD_VERSION);
-			options_free(&o);
-			return 0;
-		default:
-			options_free(&o);
-			return applet_option_error("unpack-archive", c, argv,
-						   longopts);
-		}
-	}
-	if (optind == argc) {
+	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0) {
 		options_free(&o);
-		return usage_error("no archive given");
+		return rc;
 	}
+	rc = 0;
 	/* The archives of one command are written together or not at all: a
 	 * failure removes them, and the directories made for them. */
 	if (!o.list)
@@ -598,7 +587,7 @@ int unpack_archive_main(int argc, char **argv)
 		options_free(&o);
 		return rc;
 	}
-	for (int i = optind; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		rc |= unpack(&o, argv[i]);
 	if (!o.list && io_out_together_end(rc == 0, &e) < 0)
 		rc = applet_fail_err("unpack-archive", "cannot write", NULL, 1,

@@ -1,29 +1,22 @@
 # bash completion for offload and the links named after its applets
 # (clang-offload-bundler, offload-ls, ...): applet names after `offload`,
-# the options each applet's --help lists after a dash, files otherwise.
+# the options of each applet's option table after a dash, files otherwise.
 # Installed as completions/offload, with a link per applet name so that
 # bash-completion loads it for any of them.
 
-# The options in --help: the option column of each line that starts with
-# a dash after at most six spaces ("-z, --compress", "--input=<string>",
-# "-o <file>"; a description goes on further in), each option up to and
-# including its "=" (an optional one, "--compress[=METHOD]", without).
+# The options of the applet (and command) "$@" runs, from its option
+# table: `offload --list-options NAME [COMMAND]` ("-t", "--target=", an
+# option that takes a value with its "="), asked of the binary the command
+# is a link to (else of the offload on PATH).
 _offload_options()
 {
-	"$@" --help 2>/dev/null | awk '/^ +-[^ ]/ && match($0, /^ +/) && RLENGTH <= 6 {
-		sub(/^ +/, ""); sub(/  .*/, ""); sub(/ - .*/, "")
-		n = split($0, part, ", ")
-		for (i = 1; i <= n; i++) {
-			o = part[i]
-			if (o ~ /^[^=]*\[=/)	# optional: the bare option
-				sub(/\[=.*/, "", o)
-			else if (o ~ /=/)
-				sub(/=.*/, "=", o)
-			else
-				sub(/[ <[].*/, "", o)
-			print o
-		}
-	}'
+	local self=offload
+	local -a what=("${@:2}")
+
+	[[ ${1##*/} == offload ]] || what=("${1##*/}" "${@:2}")
+	self=$(readlink -f "$(command -v "$1")" 2>/dev/null)
+	[[ ${self##*/} == offload ]] || self=offload
+	"$self" --list-options "${what[@]}" 2>/dev/null
 }
 
 _offload()

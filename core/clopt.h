@@ -31,6 +31,11 @@ struct clopt {
 	const char *name;
 	enum clopt_type type;
 	unsigned flags;
+	/* What the tool's help listings say of it (LLVM's cl::desc and
+	 * cl::value_desc): an option with a desc is listed, its value named
+	 * value_desc ("<string>"); one without is not.  Not read here. */
+	const char *desc;
+	const char *value_desc;
 	/* results */
 	int count;		/* occurrences, as LLVM's getNumOccurrences */
 	bool b;

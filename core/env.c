@@ -54,23 +54,23 @@ enum llvm_release env_llvm_parse(const char *s, size_t len)
 	return 0;
 }
 
-int env_llvm_from_environment(struct err *e)
+int env_llvm_from_environment(enum llvm_release *r, struct err *e)
 {
 	const char *v = getenv("OFFLOAD_LLVM");
-	enum llvm_release r;
+	enum llvm_release named;
 
 	if (!v)
 		return 0;
-	r = env_llvm_parse(v, strlen(v));
-	if (!r)
+	named = env_llvm_parse(v, strlen(v));
+	if (!named)
 		return err_set(e, "OFFLOAD_LLVM=%s: expected 22 or 23", v);
-	llvm_release = r;
+	*r = named;
 	return 0;
 }
 
-const char *env_llvm_version(void)
+const char *env_release_version(enum llvm_release r)
 {
-	switch (llvm_release) {
+	switch (r) {
 	case LLVM_22:
 		return "22.1.8";
 	case LLVM_23:

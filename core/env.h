@@ -18,9 +18,10 @@ int env_positive_u64(const char *name, uint64_t *out, struct err *e);
 uint64_t env_memory_cap(void);
 
 /* The LLVM release whose tools the LLVM-named applets (bundler, packager)
- * reproduce: one value for the process, chosen by the dispatcher from the
- * name it was called by (clang-offload-bundler-22) or OFFLOAD_LLVM, and
- * read by the applets where the releases differ. */
+ * reproduce: chosen once by the dispatcher (applets/main.c) from the name
+ * it was called by (clang-offload-bundler-22) or OFFLOAD_LLVM and handed
+ * to the applet, which passes it down; env_llvm keeps it for core's triple
+ * rules alone. */
 enum llvm_release {
 	LLVM_22 = 22,
 	LLVM_23 = 23,
@@ -30,10 +31,10 @@ enum llvm_release env_llvm(void);
 void env_llvm_set(enum llvm_release r);
 /* The release a version string names ("22", "23"; len bytes), or 0. */
 enum llvm_release env_llvm_parse(const char *s, size_t len);
-/* OFFLOAD_LLVM, when set, must name a release: then it is selected.
+/* OFFLOAD_LLVM, when set, must name a release: then it is stored in *r.
  * Returns 0 (set or not), or -1 with e saying what is wrong. */
-int env_llvm_from_environment(struct err *e);
-/* The release's version as LLVM's --version prints it ("23.1.4"). */
-const char *env_llvm_version(void);
+int env_llvm_from_environment(enum llvm_release *r, struct err *e);
+/* Release r's version as LLVM's --version prints it ("23.1.4"). */
+const char *env_release_version(enum llvm_release r);
 
 #endif

@@ -25,10 +25,12 @@
 #include "../formats/bundle_reader.h"
 
 int devarchive_open(struct devarchive_reader *r, const uint8_t *buf,
-		    size_t len, const struct ccob_limits *limits, struct err *e)
+		    size_t len, const struct ccob_limits *limits,
+		    enum llvm_release llvm, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
 	r->limits = limits;
+	r->llvm = llvm;
 	return ar_open(&r->ar, buf, len, e);
 }
 
@@ -122,8 +124,7 @@ static int decompress_member(struct devarchive_reader *r, const uint8_t **data,
 	uint8_t *raw;
 	size_t used;
 	uint64_t hash;
-
-	bool llvm23 = env_llvm() >= LLVM_23;
+	bool llvm23 = r->llvm >= LLVM_23;
 
 	/* LLVM 23 hands zstd the bytes up to the size a version 2 or 3
 	 * header gives (when it is inside), LLVM 22 all of them. */

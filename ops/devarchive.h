@@ -16,6 +16,7 @@
 #include "../formats/bundle.h"
 #include "../formats/ccob.h"
 #include "../formats/package.h"
+#include "../core/env.h"
 #include "../core/err.h"
 #include "../core/io_in.h"
 #include "../core/io_types.h"
@@ -42,6 +43,7 @@ struct devarchive_entry {
 struct devarchive_reader {
 	struct ar_reader ar;
 	const struct ccob_limits *limits;
+	enum llvm_release llvm;	/* whose words and reading of CCOBs */
 	const char *file;
 	size_t file_len;
 	const uint8_t *member;
@@ -62,7 +64,8 @@ struct devarchive_reader {
 
 /* Open an archive (LLVM's messages for what is not one). */
 int devarchive_open(struct devarchive_reader *r, const uint8_t *buf,
-		    size_t len, const struct ccob_limits *limits, struct err *e);
+		    size_t len, const struct ccob_limits *limits,
+		    enum llvm_release llvm, struct err *e);
 /* A thin archive's members are files named relative to the archive's
  * directory: set it (the archive's path as given) to read them. */
 void devarchive_set_path(struct devarchive_reader *r, const char *path);

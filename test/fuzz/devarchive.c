@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = 0, ids = 0;
 
 	devarchive_member_ids(data, size, count_ids, &ids, &e);
-	if (devarchive_open(&r, data, size, &lim, &e) < 0)
+	if (devarchive_open(&r, data, size, &lim, LLVM_NEWEST, &e) < 0)
 		return 0;
 	while (devarchive_next(&r, &ent, &e) == 1 && n < 16) {
 		const uint8_t *bytes;
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < n; i++)
 		free(m[i].name);
 	devarchive_close(&r);
-	if (devarchive_open(&r, data, size, &lim, &e) == 0) {
+	if (devarchive_open(&r, data, size, &lim, LLVM_NEWEST, &e) == 0) {
 		size_t images = 0;
 
 		devarchive_images(&r, touch_image, &images, &e);
