@@ -155,18 +155,12 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 		if (n->kind != INSPECT_CONTAINER)
 			continue;
 		/* roc-obj-ls lists bundles in the file; it does not look
-		 * into CCOBs, packages, NVIDIA fatbins or kpack archives. */
-		switch (n->container) {
-		case FATBIN_CCOB:
-			skipped += n->entries;
+		 * into CCOBs, packages, NVIDIA fatbins or kpack archives
+		 * (the rows say which it lists, and which it counts). */
+		if (!kinds_get(n->container)->roc_obj_lists) {
+			if (kinds_get(n->container)->roc_obj_counts)
+				skipped += n->entries;
 			continue;
-		case FATBIN_PACKAGE:
-		case FATBIN_NV:
-		case FATBIN_KPACK:
-			continue;
-		case FATBIN_BUNDLE:
-		case FATBIN_OBJECT_BUNDLE:
-			break;
 		}
 		++*bundles;
 		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {

@@ -168,8 +168,8 @@ static void close_level(struct ls_json *js)
 			js->rc |= ls_json_kpack(js->rs, js->path, js->data,
 						 js->len, js->verify,
 						 js->errs, &js->oom);
-		if (n->container == FATBIN_CCOB && n->kind == INSPECT_CONTAINER)
-			ls_json_ccob(n, &l->first);
+		if (n->kind == INSPECT_CONTAINER)
+			ls_json_container_end(n, &l->first);
 		putchar('}');
 		if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB &&
 		    n->hash == INSPECT_HASH_BAD)

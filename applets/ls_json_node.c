@@ -126,63 +126,47 @@ static void json_kernels(bool *first, const struct rows *rs,
 	fputs("]}", stdout);
 }
 
-/* An NVIDIA entry's header, as read (see man/offload-ls.1); c is its
- * container, whose offset gives the entry's in the file. */
-static void json_nv(bool *first, const struct row *r,
-		    const struct inspect_node *c)
+/* A kind's own fields (kind.h), as its row made them. */
+static void json_fields(bool *first, const struct kind_fields *kf)
 {
-	const struct nvfatbin_entry *nv = &r->n.nv;
-	const char *kind = nvfatbin_kind_name(nv->kind);
-	const char *producer = nvfatbin_producer(nv);
-	const char *host = nvfatbin_host(nv);
-	const char *variant = nvfatbin_arch_suffix(nv);
-	char ptx[16];
-	bool f = true;
+	bool inner[4], *f = first;
+	size_t depth = 0;
 
-	json_key(first, "nv");
-	putchar('{');
-	json_u64(&f, "kind", nv->kind);
-	json_text(&f, "kind_name", kind, kind ? strlen(kind) : 0);
-	json_key(&f, "version");
-	printf("\"%u.%u\"", nv->major, nv->minor);
-	json_u64(&f, "arch", nv->arch);
-	json_text(&f, "variant", *variant ? variant : NULL, strlen(variant));
-	snprintf(ptx, sizeof(ptx), "%u.%u", nv->major, nv->minor);
-	json_text(&f, "ptx_version", nv->kind == NVFATBIN_PTX ? ptx : NULL,
-		  strlen(ptx));
-	json_u64(&f, "flags", nv->flags);
-	json_text(&f, "producer", producer, producer ? strlen(producer) : 0);
-	json_text(&f, "host", host, host ? strlen(host) : 0);
-	json_key(&f, "bits");
-	fputs(nv->flags & NVFATBIN_FLAG_64BIT ? "64" : "32", stdout);
-	json_key(&f, "debug");
-	fputs(nv->flags & NVFATBIN_FLAG_DEBUG ? "true" : "false", stdout);
-	json_text(&f, "identifier", r->nv_ident,
-		  r->nv_ident ? strlen(r->nv_ident) : 0);
-	json_text(&f, "ptxas_options", r->nv_options,
-		  r->nv_options ? strlen(r->nv_options) : 0);
-	json_key(&f, "compression");
-	if (nv->flags & NVFATBIN_FLAG_ZSTD)
-		fputs("\"zstd\"", stdout);
-	else if (nv->flags & NVFATBIN_FLAG_LZ4)
-		fputs("\"lz4\"", stdout);
-	else
-		fputs("null", stdout);
-	json_u64(&f, "compressed_size", nv->compressed_size);
-	json_u64(&f, "uncompressed_size", nv->uncompressed_size);
-	json_u64(&f, "unknown_flags", nv->flags & ~(uint64_t)NVFATBIN_FLAGS_KNOWN);
-	/* Where to find it again: in the container, and in the file when
-	 * the container is there as it is. */
-	json_u64(&f, "entry_offset", nv->offset);
-	json_u64(&f, "header_size", nv->header_size);
-	json_u64(&f, "payload_offset", nv->payload_offset);
-	json_u64(&f, "payload_size", nv->payload_size);
-	json_key(&f, "file_offset");
-	if (c && c->in_file)
-		printf("%" PRIu64, c->offset + nv->offset);
-	else
-		fputs("null", stdout);
-	putchar('}');
+	for (size_t i = 0; i < kf->n; i++) {
+		const struct kind_field *k = &kf->v[i];
+
+		switch (k->type) {
+		case KIND_FIELD_U64:
+			json_u64(f, k->key, k->u);
+			break;
+		case KIND_FIELD_HEX:
+			json_hex(f, k->key, k->u);
+			break;
+		case KIND_FIELD_BOOL:
+			json_key(f, k->key);
+			fputs(k->u ? "true" : "false", stdout);
+			break;
+		case KIND_FIELD_TEXT:
+			json_text(f, k->key, k->t.s, k->t.len);
+			break;
+		case KIND_FIELD_OPEN:
+			if (depth == sizeof(inner) / sizeof(inner[0]))
+				break;
+			json_key(f, k->key);
+			putchar('{');
+			inner[depth] = true;
+			f = &inner[depth++];
+			break;
+		case KIND_FIELD_CLOSE:
+			if (!depth)
+				break;
+			putchar('}');
+			f = --depth ? &inner[depth - 1] : first;
+			break;
+		}
+	}
+	for (; depth; depth--)
+		putchar('}');
 }
 
 /* An entry of a container of path; a kpack-split binary's code object
@@ -216,21 +200,13 @@ void ls_json_entry(const struct rows *rs, const struct row *r,
 	free(uri);
 	json_key(&f, "compressed");
 	fputs(n->in_file || n->in_bitcode ? "false" : "true", stdout);
-	switch (n->container) {
-	case FATBIN_OBJECT_BUNDLE:
-		json_u64(&f, "section", n->entry_section);
-		break;
-	case FATBIN_NV:
-		json_nv(&f, r, c);
-		break;
-	case FATBIN_KPACK:
-		if (wrapper >= 0)
-			json_u64(&f, "wrapper", (uint64_t)wrapper);
-		break;
-	case FATBIN_BUNDLE:
-	case FATBIN_CCOB:
-	case FATBIN_PACKAGE:
-		break;
+	if (wrapper >= 0)	/* a kpack-split binary's code object */
+		json_u64(&f, "wrapper", (uint64_t)wrapper);
+	if (kinds_get(n->container)->entry_json) {
+		struct kind_fields kf = { .n = 0 };
+
+		kinds_get(n->container)->entry_json(n, c, r->detail, &kf);
+		json_fields(&f, &kf);
 	}
 	json_kernels(&f, rs, r);
 	putchar('}');
@@ -289,26 +265,15 @@ void ls_json_input(const struct rows *rs, const struct row *r, bool *f,
 	json_object_file(n, f);
 }
 
-/* A CCOB's header and hash. */
-void ls_json_ccob(const struct inspect_node *n, bool *f)
+/* A container's fields after its entries (a CCOB's header and hash). */
+void ls_json_container_end(const struct inspect_node *n, bool *f)
 {
-	bool g = true;
+	struct kind_fields kf = { .n = 0 };
 
-	json_key(f, "ccob");
-	putchar('{');
-	json_key(&g, "method");
-	fputs(n->ccob.method == CCOB_ZSTD ? "\"zstd\"" : "\"zlib\"", stdout);
-	json_u64(&g, "compressed_size", n->size - n->ccob.header_size);
-	json_u64(&g, "uncompressed_size", n->ccob.raw_size);
-	json_hex(&g, "hash", n->ccob.hash);
-	json_key(&g, "hash_check");
-	printf("\"%s\"", inspect_hash_name(n->hash));
-	json_key(&g, "computed_hash");
-	if (n->hash == INSPECT_HASH_UNCHECKED)
-		fputs("null", stdout);
-	else
-		printf("\"0x%016" PRIx64 "\"", n->computed_hash);
-	putchar('}');
+	if (!kinds_get(n->container)->container_json_end)
+		return;
+	kinds_get(n->container)->container_json_end(n, &kf);
+	json_fields(f, &kf);
 }
 
 /* A container's header (its entries follow, then a CCOB's hash). */
@@ -328,9 +293,11 @@ void ls_json_container(const struct inspect_node *n, bool *f)
 		printf("%u", n->version);
 	else
 		fputs("null", stdout);
-	if (n->container == FATBIN_KPACK) {	/* its own field */
-		json_key(f, "compression_scheme");
-		printf("\"%s\"", kpack_scheme_name(n->kpack_scheme));
+	if (kinds_get(n->container)->container_json) {
+		struct kind_fields kf = { .n = 0 };
+
+		kinds_get(n->container)->container_json(n, &kf);
+		json_fields(f, &kf);
 	}
 }
 

@@ -17,8 +17,8 @@ void ls_json_entry(const struct rows *rs, const struct row *r,
 /* A file or archive member: what it is (what is in it follows). */
 void ls_json_input(const struct rows *rs, const struct row *r, bool *f,
 		   const char *path);
-/* A CCOB's header and hash. */
-void ls_json_ccob(const struct inspect_node *n, bool *f);
+/* A container's fields after its entries (a CCOB's header and hash). */
+void ls_json_container_end(const struct inspect_node *n, bool *f);
 /* A container's header (its entries follow, then a CCOB's hash). */
 void ls_json_container(const struct inspect_node *n, bool *f);
 void ls_json_section(const struct inspect_node *n, bool *f);

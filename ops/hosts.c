@@ -80,8 +80,8 @@ int hosts_none(struct err *e)
 			continue;
 		}
 		for (unsigned k = 0; k < FATBIN_KINDS; k++)
-			if (fatbin_codecs[k].probe)
-				name[n++] = fatbin_codecs[k].what;
+			if (fatbin_codecs[k]->probe)
+				name[n++] = fatbin_codecs[k]->what;
 	}
 	list[0] = 0;
 	for (size_t i = 0; i < n && at < sizeof(list); i++)

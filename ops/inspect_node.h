@@ -168,4 +168,16 @@ struct inspect_opts {
 			bool start);
 };
 
+/* What an entry is for, as far as its container says: offload kind
+ * ("hipv4", "openmp", "cuda"...), triple, target ID or arch ("gfx90a:xnack+",
+ * "sm_80") and image kind ("elf", "bitcode", "ptx"...).  A bundle ID is
+ * split at its dashes (kind, four triple parts, target ID); a package's
+ * come from its strings; an NVIDIA entry's from its header.  Strings are
+ * not NUL-terminated; NULL where the container does not say. */
+struct inspect_target {
+	const char *kind, *triple, *arch, *image;
+	size_t kind_len, triple_len, arch_len, image_len;
+	char arch_buf[16];	/* "sm_NN" for NVIDIA entries */
+};
+
 #endif
