@@ -19,6 +19,7 @@
 #include "../core/io_in.h"
 #include "../core/json.h"
 #include "../core/tree.h"
+#include "../ops/hosts.h"
 #include "../ops/inspect.h"
 #include "../ops/kpack_find.h"
 
@@ -348,7 +349,7 @@ static int du_file(struct options *o, const struct tree_file *f, bool extra)
 	o->drop_sum.stored += sc.dropped.stored;
 	o->drop_sum.entries += sc.dropped.entries;
 	if (sc.device && !sc.kept && !sc.host_bytes &&
-	    (lone > 0 || sc.format == INSPECT_RAW))
+	    (lone > 0 || hosts_offload_only(in.data, in.len)))
 		o->drop_sum.files++;
 	io_in_close(&in);
 	return rc;

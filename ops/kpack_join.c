@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hosts.h"
 #include "kpack_find.h"
 #include "kpack_join.h"
 #include "kpack_join_code.h"
@@ -67,6 +68,20 @@ static uint32_t relative_type(uint16_t machine)
 	case 21: return 22;		/* R_PPC64_RELATIVE */
 	default: return 0;
 	}
+}
+
+/* A file that is not an ELF file: what the table of host formats says
+ * it is, as ls would. */
+static int not_elf(const uint8_t *buf, size_t len, struct err *e)
+{
+	enum host_format f;
+
+	if (!hosts_probe(buf, len, &f))
+		return hosts_none(e);
+	return err_code_set(e, ERR_MALFORMED, "not an ELF file (%s %s)",
+			    hosts_get(f)->what ? "a" : "offload data:",
+			    hosts_get(f)->what ? hosts_get(f)->what
+					       : "a container");
 }
 
 /* Point the wrapper slot at address `at` (file offset off) to v. */
@@ -501,8 +516,8 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 	memset(st, 0, sizeof(*st));
 	if (!sel)
 		sel = &all;
-	if (!elfscan_is_elf(buf, len))
-		return err_code_set(e, ERR_MALFORMED, "not an ELF file");
+	if (!hosts_is(buf, len, HOST_ELF))
+		return not_elf(buf, len, e);
 	if (elfscan_open(&j.s, buf, len, e) < 0)
 		return -1;
 	if (!j.s.is64 || j.s.big_endian) {
