@@ -177,6 +177,15 @@ struct kind {
 			   const struct inspect_node *c,
 			   const struct kind_text d[KIND_DETAILS],
 			   struct kind_fields *f);
+	/* du's two figures for entry n: its code's bytes (*code, inflated)
+	 * and the bytes it takes as stored (*stored).  NULL: n->size both. */
+	void (*sizes)(const struct inspect_node *n, uint64_t *code,
+		      uint64_t *stored);
+	/* Whether container c compresses its entries together, with the
+	 * bytes it takes (*stored) and theirs inflated (*raw): du then
+	 * counts each entry a share of *stored.  NULL: it does not. */
+	bool (*packed)(const struct inspect_node *c, uint64_t *stored,
+		       uint64_t *raw);
 	/* A file that is one container of the kind, pruned: 1 with the
 	 * rewrite of buf[0, *end) in *pt, 0 when all stay.  NULL: as a
 	 * region of containers when prune is set, else nothing to prune. */

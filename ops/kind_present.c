@@ -169,6 +169,14 @@ void kind_present_ccob_container_json_end(const struct inspect_node *n,
 	kind_field(f, NULL, KIND_FIELD_CLOSE, 0, NULL, 0);
 }
 
+bool kind_present_ccob_packed(const struct inspect_node *c,
+			      uint64_t *stored, uint64_t *raw)
+{
+	*stored = c->size;
+	*raw = c->ccob.raw_size;
+	return true;
+}
+
 /* ---- offload packages ---- */
 
 void kind_present_package_target(const struct inspect_node *n,
@@ -289,6 +297,15 @@ bool kind_present_nv_where(const struct inspect_node *n, char *buf,
 	return true;
 }
 
+/* Its code inflated, when compressed. */
+void kind_present_nv_sizes(const struct inspect_node *n, uint64_t *code,
+			   uint64_t *stored)
+{
+	*code = nvfatbin_compressed(&n->nv) ? n->nv.uncompressed_size
+					    : n->size;
+	*stored = n->size;
+}
+
 /* Its identifier and ptxas options. */
 void kind_present_nv_details(const struct inspect_node *n,
 			     struct kind_text d[KIND_DETAILS])
@@ -395,6 +412,14 @@ void kind_present_kpack_summary(const struct inspect_node *n, char *buf,
 		 " bytes, %zu %s", n->offset, n->version,
 		 kpack_scheme_name(n->kpack_scheme), n->size, n->entries,
 		 entries_word(n->entries));
+}
+
+/* Its frame, or its code stored as it is. */
+void kind_present_kpack_sizes(const struct inspect_node *n, uint64_t *code,
+			      uint64_t *stored)
+{
+	*code = n->size;
+	*stored = n->kpack_stored;
 }
 
 void kind_present_kpack_container_json(const struct inspect_node *n,

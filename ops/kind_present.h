@@ -76,4 +76,13 @@ void kind_present_kpack_summary(const struct inspect_node *n, char *buf,
 void kind_present_kpack_container_json(const struct inspect_node *n,
 				       struct kind_fields *f);
 
+bool kind_present_ccob_packed(const struct inspect_node *c,
+			      uint64_t *stored, uint64_t *raw);
+/* Its code inflated, when compressed. */
+void kind_present_nv_sizes(const struct inspect_node *n, uint64_t *code,
+			   uint64_t *stored);
+/* Its frame, or its code stored as it is. */
+void kind_present_kpack_sizes(const struct inspect_node *n, uint64_t *code,
+			      uint64_t *stored);
+
 #endif

@@ -67,6 +67,7 @@ const struct kind kind_ccob = {
 	.versioned = true,
 	.summary = kind_present_ccob_summary,
 	.container_json_end = kind_present_ccob_container_json_end,
+	.packed = kind_present_ccob_packed,
 	.roc_obj_counts = true,
 };
 
@@ -94,6 +95,7 @@ const struct kind kind_nv = {
 	.where = kind_present_nv_where,
 	.details = kind_present_nv_details,
 	.entry_json = kind_present_nv_entry_json,
+	.sizes = kind_present_nv_sizes,
 };
 
 /* A whole file (pruned as one, not in a region); "none" entries' code in
@@ -108,6 +110,7 @@ const struct kind kind_kpack = {
 	.cells = kind_present_kpack_cells,
 	.summary = kind_present_kpack_summary,
 	.container_json = kind_present_kpack_container_json,
+	.sizes = kind_present_kpack_sizes,
 	.prune_file = kpack_file,
 };
 
