@@ -403,11 +403,12 @@ static int list_one(struct options *o, const char *path)
 	}
 	for (size_t i = 0; i < rs.n; i++) {
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
-		    rs.v[i].n.hash == INSPECT_HASH_BAD)
-			rc = fail("bad hash in", path, "CCOB #%u at offset %" PRIu64
-				  ": stored 0x%016" PRIx64 ", computed 0x%016"
-				  PRIx64, rs.v[i].n.number, rs.v[i].n.offset,
-				  rs.v[i].n.ccob.hash, rs.v[i].n.computed_hash);
+		    rs.v[i].n.hash == INSPECT_HASH_BAD) {
+			char why[160];
+
+			kinds_bad_hash(&rs.v[i].n, why, sizeof(why));
+			rc = fail("bad hash in", path, "%s", why);
+		}
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
 		    kinds_get(rs.v[i].n.container)->entry_coded)
 			rc |= nv_undecoded(&rs, i, path);

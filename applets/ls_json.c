@@ -171,12 +171,13 @@ static void close_level(struct ls_json *js)
 		if (n->kind == INSPECT_CONTAINER)
 			ls_json_container_end(n, &l->first);
 		putchar('}');
-		if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB &&
-		    n->hash == INSPECT_HASH_BAD)
-			later(js, "bad hash in", "CCOB #%u at offset %" PRIu64
-			      ": stored 0x%016" PRIx64 ", computed 0x%016" PRIx64,
-			      n->number, n->offset, n->ccob.hash,
-			      n->computed_hash);
+		if (n->kind == INSPECT_CONTAINER &&
+		    n->hash == INSPECT_HASH_BAD) {
+			char why[160];
+
+			kinds_bad_hash(n, why, sizeof(why));
+			later(js, "bad hash in", "%s", why);
+		}
 		if (l->bad)
 			later(js, "cannot decode", "nv-fatbin #%u at offset %"
 			      PRIu64 ": %zu of %zu entr%s (%s); entry %u: %s",

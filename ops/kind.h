@@ -158,6 +158,10 @@ struct kind {
 	/* ls's line for container n after "NAME #N", its newline left out
 	 * (made in buf).  NULL: " at OFFSET: SIZE bytes, N entries". */
 	void (*summary)(const struct inspect_node *n, char *buf, size_t cap);
+	/* What ls says of container c whose hash does not hold
+	 * (c->hash INSPECT_HASH_BAD), made in buf.  NULL: "NAME #N at
+	 * offset OFFSET: hash mismatch". */
+	void (*bad_hash)(const struct inspect_node *c, char *buf, size_t cap);
 	/* Where ls says an entry not in the file is, made in buf (false:
 	 * "(compressed)"). */
 	bool (*where)(const struct inspect_node *n, char *buf, size_t cap);

@@ -148,6 +148,14 @@ void kind_present_ccob_summary(const struct inspect_node *n, char *buf,
 			 entries_word(n->entries));
 }
 
+void kind_present_ccob_bad_hash(const struct inspect_node *c, char *buf,
+				size_t cap)
+{
+	snprintf(buf, cap, "CCOB #%u at offset %" PRIu64 ": stored 0x%016"
+		 PRIx64 ", computed 0x%016" PRIx64, c->number, c->offset,
+		 c->ccob.hash, c->computed_hash);
+}
+
 /* Its header and hash, after its entries. */
 void kind_present_ccob_container_json_end(const struct inspect_node *n,
 					  struct kind_fields *f)

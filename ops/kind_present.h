@@ -85,4 +85,7 @@ void kind_present_nv_sizes(const struct inspect_node *n, uint64_t *code,
 void kind_present_kpack_sizes(const struct inspect_node *n, uint64_t *code,
 			      uint64_t *stored);
 
+void kind_present_ccob_bad_hash(const struct inspect_node *c, char *buf,
+				size_t cap);
+
 #endif

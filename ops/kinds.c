@@ -2,6 +2,7 @@
  * table is made from formats/kinds.def: each row is `kind_<name>`,
  * defined here for the kinds this tool began with, in its own ops file
  * for a kind added since. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,7 @@ const struct kind kind_ccob = {
 	.summary = kind_present_ccob_summary,
 	.container_json_end = kind_present_ccob_container_json_end,
 	.packed = kind_present_ccob_packed,
+	.bad_hash = kind_present_ccob_bad_hash,
 	.roc_obj_counts = true,
 };
 
@@ -202,4 +204,15 @@ void kinds_summary(const struct inspect_node *n, char *buf, size_t cap)
 	const struct kind *k = kinds[n->container];
 
 	(k->summary ? k->summary : kind_present_summary_plain)(n, buf, cap);
+}
+
+void kinds_bad_hash(const struct inspect_node *c, char *buf, size_t cap)
+{
+	const struct kind *k = kinds[c->container];
+
+	if (k->bad_hash)
+		k->bad_hash(c, buf, cap);
+	else
+		snprintf(buf, cap, "%s #%u at offset %" PRIu64 ": hash "
+			 "mismatch", k->name, c->number, c->offset);
 }

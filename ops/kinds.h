@@ -40,5 +40,7 @@ const char *kinds_select_arch(const struct inspect_node *n,
 void kinds_entry_cells(const struct inspect_node *n,
 		       const struct inspect_target *t, struct kind_cells *c);
 void kinds_summary(const struct inspect_node *n, char *buf, size_t cap);
+/* What ls says of container c whose hash does not hold. */
+void kinds_bad_hash(const struct inspect_node *c, char *buf, size_t cap);
 
 #endif
