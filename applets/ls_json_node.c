@@ -251,6 +251,8 @@ void ls_json_input(const struct rows *rs, const struct row *r, bool *f,
 		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
 		"pe", "bitcode",
 	};
+	_Static_assert(sizeof(formats) / sizeof(formats[0]) == INSPECT_FORMATS,
+		       "a name for each enum inspect_format");
 	const struct inspect_node *n = &r->n;
 
 	if (n->depth)

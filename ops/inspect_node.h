@@ -34,6 +34,7 @@ enum inspect_format {
 	INSPECT_PE,		/* a PE image: executable or DLL */
 	INSPECT_BITCODE,	/* an LLVM bitcode file (clang -flto) */
 };
+enum { INSPECT_FORMATS = INSPECT_BITCODE + 1 };
 
 enum inspect_hash {
 	INSPECT_HASH_UNCHECKED,	/* only the header was read */
