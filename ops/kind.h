@@ -171,10 +171,10 @@ struct kind {
 	void (*details)(const struct inspect_node *n,
 			struct kind_text d[KIND_DETAILS]);
 	/* ls --json's fields of its own, after the common ones: of a
-	 * container, and of an entry (c its container, d its details). */
+	 * container; of a container once its entries are listed (a CCOB's
+	 * hash); of an entry (c its container, d its details). */
 	void (*container_json)(const struct inspect_node *n,
 			       struct kind_fields *f);
-	/* ... and of a container, once its entries are listed. */
 	void (*container_json_end)(const struct inspect_node *n,
 				   struct kind_fields *f);
 	void (*entry_json)(const struct inspect_node *n,
