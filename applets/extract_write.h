@@ -11,7 +11,8 @@ const char *extract_extension(const uint8_t *p, uint64_t len,
 			      const struct inspect_target *t);
 /* The file name path is read from ("stdin" for -). */
 const char *extract_base_name(const char *path);
-/* file[.member...].N.ID.ext , bytes unsafe in a name as _, cut to 255 bytes; malloc'd. */
+/* file[.member...].N.ID.ext, bytes unsafe in a name as '_', cut to 255
+ * bytes; malloc'd. */
 char *extract_entry_name(const struct job *j, unsigned number, const char *id,
 			 size_t id_len, const char *ext);
 /* Write len bytes at off of in (or data, when not NULL) to name. */

@@ -24,7 +24,8 @@ static inline void json_u64(bool *first, const char *key, uint64_t v)
 	printf("%" PRIu64, v);
 }
 
-static inline void json_text(bool *first, const char *key, const char *s, size_t len)
+static inline void json_text(bool *first, const char *key, const char *s,
+			     size_t len)
 {
 	json_key(first, key);
 	json_put_str(stdout, s, len);

@@ -336,7 +336,8 @@ static const char *pack_refusal(const struct prune_table *t,
 			continue;
 		}
 		if (sec->size - pos < 8 || get_le(bytes + pos, 8))
-			return SECTIONS_OFFLOADING_NAME " holds more than packages";
+			return SECTIONS_OFFLOADING_NAME " holds more than "
+			       "packages";
 		pos += 8;
 	}
 	/* (A pointer at the section's end is the next section's: it
