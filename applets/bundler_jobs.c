@@ -32,7 +32,11 @@
 enum handler { H_TEXT, H_BINARY, H_OBJECT, H_INVALID };
 
 /* LLVM picks the layout from -type, and for o and a from the reference
- * input: an object file gets object bundles, anything else binary ones. */
+ * input: an object file gets object bundles, anything else binary ones.
+ * What is an object here is LLVM's identify_magic (Mach-O and wasm too),
+ * not the table of host formats (ops/hosts.c): the bundler is a drop-in
+ * for LLVM's, so it decides as LLVM does, where ls, extract, prune and du
+ * agree with one another through the table. */
 static enum handler pick_handler(const char *type, const struct io_in *ref,
 				 const char **comment)
 {

@@ -19,7 +19,9 @@
 #include "../core/io_in.h"
 #include "../core/json.h"
 #include "../core/tree.h"
+#include "../ops/hosts.h"
 #include "../ops/inspect.h"
+#include "../ops/kinds.h"
 #include "../ops/kpack_find.h"
 
 static const char usage[] =
@@ -78,10 +80,11 @@ struct scan {
 	enum inspect_format format;
 	uint16_t machine;
 	bool children;		/* anything found under the file */
-	/* The CCOB whose entries come now: their stored bytes are its
-	 * compressed bytes, shared in proportion to their sizes. */
-	unsigned ccob_depth;	/* 0: none */
-	uint64_t ccob_compressed, ccob_raw;
+	/* The container whose entries come now, if it compresses them
+	 * together (a CCOB; its row's packed): their stored bytes are its,
+	 * shared in proportion to their sizes. */
+	unsigned packed_depth;	/* 0: none */
+	uint64_t packed_stored, packed_raw;
 	/* For --keep/--drop: device entries seen and kept, host bytes. */
 	uint64_t device, kept, host_bytes;
 	struct sum dropped;
@@ -173,25 +176,22 @@ static int visit(void *ctx, const struct inspect_node *n)
 		return 0;
 	}
 	sc->children = true;
-	if (sc->ccob_depth && n->depth <= sc->ccob_depth)
-		sc->ccob_depth = 0;
-	if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB) {
-		sc->ccob_depth = n->depth;
-		sc->ccob_compressed = n->size;
-		sc->ccob_raw = n->ccob.raw_size;
-	}
+	if (sc->packed_depth && n->depth <= sc->packed_depth)
+		sc->packed_depth = 0;
+	if (n->kind == INSPECT_CONTAINER && kinds_get(n->container)->packed &&
+	    kinds_get(n->container)->packed(n, &sc->packed_stored,
+					    &sc->packed_raw))
+		sc->packed_depth = n->depth;
 	if (n->kind != INSPECT_ENTRY)
 		return 0;
 	if (applet_entry_of(&ae, n) < 0)
 		return -1;
 	bytes = stored = n->size;
-	if (n->container == FATBIN_NV && nvfatbin_compressed(&n->nv))
-		bytes = n->nv.uncompressed_size;
-	if (n->container == FATBIN_KPACK)	/* its frame, or its code */
-		stored = n->kpack_stored;
-	if (!n->in_file && sc->ccob_depth && sc->ccob_raw)
-		stored = (uint64_t)((unsigned __int128)sc->ccob_compressed *
-				    n->size / sc->ccob_raw);
+	if (kinds_get(n->container)->sizes)	/* as its kind counts them */
+		kinds_get(n->container)->sizes(n, &bytes, &stored);
+	if (!n->in_file && sc->packed_depth && sc->packed_raw)
+		stored = (uint64_t)((unsigned __int128)sc->packed_stored *
+				    n->size / sc->packed_raw);
 	rc = count(sc, &ae.en, bytes, stored);
 	applet_entry_free(&ae);
 	return rc;
@@ -337,7 +337,7 @@ static int du_file(struct options *o, const struct tree_file *f, bool extra)
 	o->drop_sum.stored += sc.dropped.stored;
 	o->drop_sum.entries += sc.dropped.entries;
 	if (sc.device && !sc.kept && !sc.host_bytes &&
-	    (lone > 0 || sc.format == INSPECT_RAW))
+	    (lone > 0 || hosts_offload_only(in.data, in.len)))
 		o->drop_sum.files++;
 	io_in_close(&in);
 	return rc;

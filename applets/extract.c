@@ -16,6 +16,9 @@
 #include "opts.h"
 #include "progress.h"
 #include "selection.h"
+#include "extract_impl.h"
+#include "extract_kpack.h"
+#include "extract_write.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
@@ -41,26 +44,6 @@ static const char usage[] =
 	"roc-obj-extract does.\n"
 	"\n";
 
-/* A kpack archive's entry that a split binary named in the same command
- * resolves to: written under the binary's name, not again as the
- * archive's. */
-struct claim {
-	dev_t dev;
-	ino_t ino;
-	size_t entry;
-};
-
-struct options {
-	const char *dir;		/* NULL: standard output */
-	int dirfd;			/* dir, opened once */
-	struct select targets;	/* -t */
-	bool all, verbose, quiet;
-	struct inspect_opts walk;
-	struct outnames *names;	/* written in this run */
-	struct claim *claims;	/* sorted */
-	size_t nclaims;
-};
-
 /* With -o -, each input as the counting pass left it for the writing
  * pass: a pipe or device, read into memory, is kept (it cannot be read
  * twice); a file is opened again, and must be the one counted. */
@@ -71,54 +54,9 @@ struct held {
 	struct stat st;
 };
 
-#define fail(what, file, ...) applet_fail("extract", what, file, __VA_ARGS__)
 
 #define usage_error(...) applet_usage_error("extract", __VA_ARGS__)
 
-
-/* ---- what an entry is called ---- */
-
-
-/* The extension, from the code's first bytes, else from what the
- * container says. */
-static const char *extension(const uint8_t *p, uint64_t len,
-			     const struct inspect_target *t)
-{
-	if (len >= 20 && !memcmp(p, "\x7f" "ELF", 4)) {
-		unsigned machine = p[5] == 2 ? p[18] << 8 | p[19]
-					     : p[19] << 8 | p[18];
-
-		return machine == 224 ? "co" : machine == 190 ? "cubin" : "o";
-	}
-	if (len >= 4 && (!memcmp(p, "BC\xc0\xde", 4) ||
-			 !memcmp(p, "\xde\xc0\x17\x0b", 4)))
-		return "bc";
-	if (len >= 4 && !memcmp(p, "\x50\xed\x55\xba", 4))
-		return "fatbin";
-	if (t->image && t->image_len == 3 && !memcmp(t->image, "ptx", 3))
-		return "ptx";
-	if (t->image && t->image_len == 5 && !memcmp(t->image, "spirv", 5))
-		return "spv";
-	return "bin";
-}
-
-/* Bytes that may stay in a file name; the rest (a NUL too) become '_'. */
-static void make_safe(char *s, size_t len)
-{
-	for (; len--; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || (*s && strchr("-_.+=,", *s))))
-			*s = '_';
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!strcmp(path, "-"))
-		return "stdin";
-	return slash && slash[1] ? slash + 1 : path;
-}
 
 /* ---- selection ---- */
 
@@ -130,244 +68,6 @@ static bool selected(struct options *o, const struct inspect_node *n,
 	if (!o->targets.n)
 		return o->all || (!ae->en.host && n->size > 0);
 	return select_match(&o->targets, &ae->en);
-}
-
-/* ---- writing ---- */
-
-struct pending;
-
-enum { MAX_DEPTH = 16 };
-
-struct job {
-	struct options *o;
-	const struct io_in *in;
-	const char *path;
-	unsigned ccob_number;		/* the last CCOB walked, */
-	uint64_t ccob_offset;		/* where in its member or file, */
-	enum inspect_hash ccob_hash;	/* whether its hash held, */
-	bool ccob_reported;		/* and whether that was said */
-	char section[64];		/* the section the walk is in, or "" */
-	/* NVIDIA entries that cannot be decoded, said once per container
-	 * (a library has thousands): which container, how many entries it
-	 * has, which of them failed, and why the first did. */
-	unsigned nv_number;
-	size_t nv_entries, nv_failed;
-	char nv_list[64];
-	struct err nv_first;
-	char nv_first_what[48];
-	size_t count;			/* entries selected */
-	size_t total;			/* of them, in this file */
-	bool counting;			/* only count them */
-	int rc;
-	/* The archive members the walk is in: member[1..depth], the
-	 * member of an archive inside an archive after its archive's. */
-	char *member[MAX_DEPTH];
-	uint64_t member_offset[MAX_DEPTH];	/* each one's in the file */
-	unsigned depth;
-	struct pending *pend;	/* the CCOB being streamed, if any */
-	/* The file (a kpack archive's entries may be claimed), and how
-	 * many of its entries were. */
-	size_t claimed;
-	bool has_id;
-	dev_t dev;
-	ino_t ino;
-};
-
-/* Whether name in directory dirfd is the file in (not following it). */
-static bool same_file(int dirfd, const char *name, const struct io_in *in)
-{
-	struct stat sa, sb;
-
-	return in->fd >= 0 && fstatat(dirfd, name, &sa, 0) == 0 &&
-	       fstat(in->fd, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
-/* An output failed (a full disk): the outputs commit together, so none
- * will be; the others are not written, and not reported one by one. */
-static bool write_failed;
-
-static int fail_write(const char *path, const struct err *e)
-{
-	write_failed = true;
-	return applet_fail_io("extract", path, e);
-}
-
-/* Open the output for an entry called name: 0, or 1 (reported).  *path
- * (malloc'd) is set either way, or NULL. */
-static int open_out(const struct options *o, const struct io_in *in,
-		    const char *name, struct io_out *out, char **path)
-{
-	struct err e;
-	char *n = NULL;
-
-	*path = NULL;
-	if (write_failed)
-		return 1;
-	if (!o->dir) {
-		*path = strdup("-");
-	} else {
-		if (!(n = strdup(name)) || !(n = outnames_unique(o->names, n)))
-			return fail("cannot write", name, "out of memory");
-		*path = applet_cat(o->dir, strlen(o->dir), "/", n, strlen(n));
-	}
-	if (!*path)
-		return fail("cannot write", name, "out of memory");
-	if (o->dir && same_file(o->dirfd, n, in))
-		return fail("cannot write", *path, "it is the input");
-	/* In DIR, opened once, a name is never followed: a link planted
-	 * there, or DIR itself moved for one, would send the bytes
-	 * elsewhere. */
-	if ((o->dir ? io_out_open_at(out, o->dirfd, n, *path, &e)
-		    : io_out_open(out, *path, &e)) < 0)
-		return fail_write(*path, &e);
-	return 0;
-}
-
-/* Write len bytes: from the input at off when code is NULL, else code. */
-static int write_out(const struct options *o, const struct io_in *in,
-		     const char *name, const uint8_t *code, uint64_t off,
-		     uint64_t len)
-{
-	struct io_out out = { .fd = -1 };
-	char *path = NULL;
-	struct err e;
-	int rc = 1;
-
-	if (open_out(o, in, name, &out, &path))
-		goto out;
-	if ((code ? io_out_write(&out, code, (size_t)len, &e)
-		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
-	    io_out_commit(&out, &e) < 0) {
-		io_out_discard(&out);
-		rc = fail_write(path, &e);
-		goto out;
-	}
-	if (o->verbose)
-		fprintf(o->dir ? stdout : stderr, "%s\n", path);
-	rc = 0;
-out:
-	io_out_discard(&out);
-	free(path);
-	return rc;
-}
-
-/* ---- entries of a CCOB, streamed ---- */
-
-/* A selected entry of the CCOB being walked, its output open. */
-struct route {
-	struct io_out out;
-	char *path;
-	uint64_t off, size;
-	struct err err;
-	bool failed;
-};
-
-/* The CCOB whose entries are being walked (the walk's stream_ccob): its
- * selected entries' outputs are opened as they come, and written by one
- * more pass over the CCOB when the walk leaves it. */
-struct pending {
-	const uint8_t *p;
-	uint64_t size, pos;
-	struct ccob_header h;
-	struct route *v;
-	size_t n, cap;
-	bool on;
-};
-
-static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
-{
-	struct pending *pd = ctx;
-
-	(void)e;
-	for (size_t i = 0; i < pd->n; i++) {
-		struct route *r = &pd->v[i];
-		uint64_t lo = r->off > pd->pos ? r->off : pd->pos;
-		uint64_t hi = r->off + r->size < pd->pos + n ? r->off + r->size
-							     : pd->pos + n;
-
-		if (lo < hi && !r->failed &&
-		    io_out_write(&r->out, (const uint8_t *)p + (lo - pd->pos),
-				 (size_t)(hi - lo), &r->err) < 0)
-			r->failed = true;
-	}
-	pd->pos += n;
-	return 0;
-}
-
-static void pend_begin(struct job *j, const struct inspect_node *n)
-{
-	struct pending *pd = j->pend;
-
-	pd->on = true;
-	pd->p = n->data;
-	pd->size = n->size;
-	pd->h = n->ccob;
-	pd->n = 0;
-}
-
-/* Open the output of a selected entry of the pending CCOB: 0 or 1. */
-static int pend_open(struct job *j, const char *name, uint64_t off,
-		     uint64_t size)
-{
-	struct pending *pd = j->pend;
-	struct route *r;
-
-	if (pd->n == pd->cap) {
-		size_t cap = pd->cap ? 2 * pd->cap : 8;
-		struct route *grown = realloc(pd->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return fail("cannot extract from", j->path, "out of memory");
-		pd->v = grown;
-		pd->cap = cap;
-	}
-	r = &pd->v[pd->n];
-	*r = (struct route){ .out = { .fd = -1 }, .off = off, .size = size };
-	if (open_out(j->o, j->in, name, &r->out, &r->path)) {
-		io_out_discard(&r->out);
-		free(r->path);
-		return 1;
-	}
-	pd->n++;
-	return 0;
-}
-
-/* The walk left the pending CCOB: decompress it once more, each selected
- * entry to its output, and commit them in the order they came. */
-static int pend_finish(struct job *j)
-{
-	struct pending *pd = j->pend;
-	size_t used;
-	struct err e;
-	int rc = 0, bad;
-
-	if (!pd || !pd->on)
-		return 0;
-	pd->on = false;
-	pd->pos = 0;
-	bad = pd->n && ccob_decompress_stream(pd->p, (size_t)pd->size, &pd->h,
-					      &j->o->walk.ccob, route_sink, pd,
-					      &used, NULL, &e) < 0;
-	if (bad)
-		rc = fail("cannot extract from", j->path, "%s", e.msg);
-	for (size_t i = 0; i < pd->n; i++) {
-		struct route *r = &pd->v[i];
-
-		if (bad || write_failed) {
-			io_out_discard(&r->out);
-			rc |= write_failed;
-		} else if (r->failed || io_out_commit(&r->out, &r->err) < 0) {
-			io_out_discard(&r->out);
-			rc = fail_write(r->path, &r->err);
-		} else if (j->o->verbose) {
-			fprintf(j->o->dir ? stdout : stderr, "%s\n", r->path);
-		}
-		free(r->path);
-	}
-	pd->n = 0;
-	j->rc |= rc;
-	return rc;
 }
 
 /* One line for the NVIDIA container whose entries failed, if any. */
@@ -406,45 +106,6 @@ static void nv_note(struct job *j, const struct inspect_node *n,
 		strcpy(j->nv_list + len, ", ...");
 }
 
-/* file[.member...].N.ID.ext, with bytes unsafe in a name as '_', cut to
- * fit 255 bytes (the ID gives way); malloc'd. */
-static char *entry_name(const struct job *j, unsigned number, const char *id,
-			size_t id_len, const char *ext)
-{
-	const char *base = base_name(j->path);
-	size_t cap = strlen(base) + id_len + 32, head = 0;
-	char *name;
-
-	for (unsigned d = 1; d <= j->depth; d++)
-		cap += strlen(j->member[d]) + 1;
-	if (!(name = malloc(cap)))
-		return NULL;
-	head += (size_t)snprintf(name, cap, "%s", base);
-	for (unsigned d = 1; d <= j->depth; d++)
-		head += (size_t)snprintf(name + head, cap - head, ".%s",
-					 j->member[d]);
-	head += (size_t)snprintf(name + head, cap - head, ".%u.", number);
-	memcpy(name + head, id, id_len);
-	name[head + id_len] = 0;
-	make_safe(name + strlen(base), head + id_len - strlen(base));
-	if (strlen(name) > 250 - strlen(ext))
-		name[250 - strlen(ext)] = 0;
-	strcat(name, ".");
-	strcat(name, ext);
-	return name;
-}
-
-static int cmp_claim(const void *pa, const void *pb)
-{
-	const struct claim *a = pa, *b = pb;
-
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->ino != b->ino)
-		return a->ino < b->ino ? -1 : 1;
-	return a->entry < b->entry ? -1 : a->entry > b->entry;
-}
-
 /* Whether entry n of the file (a kpack archive) is claimed. */
 static bool claimed(const struct job *j, const struct inspect_node *n)
 {
@@ -452,7 +113,7 @@ static bool claimed(const struct job *j, const struct inspect_node *n)
 
 	return j->has_id && j->o->nclaims && n->container == FATBIN_KPACK &&
 	       !j->depth && bsearch(&key, j->o->claims, j->o->nclaims,
-					sizeof(key), cmp_claim);
+					sizeof(key), extract_cmp_claim);
 }
 
 /* A CCOB whose hash does not match, said as prune says it: where it is
@@ -529,17 +190,17 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	}
 	code = b.data;
 	size = b.size;
-	if (!(name = entry_name(j, n->number, id, id_len,
-				extension(code, size, &t)))) {
+	if (!(name = extract_entry_name(j, n->number, id, id_len,
+				extract_extension(code, size, &t)))) {
 		rc = fail("cannot extract from", j->path, "out of memory");
 		goto out;
 	}
 	/* Bytes in the file are copied from it, the rest written; those of
 	 * a CCOB streamed, once the walk leaves it. */
 	if (stream)
-		rc = pend_open(j, name, n->offset, size);
+		rc = extract_pend_open(j, name, n->offset, size);
 	else
-		rc = write_out(j->o, j->in, name, n->in_file ? NULL : code,
+		rc = extract_write_out(j->o, j->in, name, n->in_file ? NULL : code,
 			       n->offset, size);
 out:
 	free(name);
@@ -552,7 +213,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	struct job *j = ctx;
 
 	if (n->kind != INSPECT_ENTRY)
-		pend_finish(j);
+		extract_pend_finish(j);
 	if (n->kind != INSPECT_ENTRY)
 		nv_report(j);
 	if (n->kind == INSPECT_CONTAINER)
@@ -579,7 +240,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 		j->ccob_hash = n->hash;
 		j->ccob_reported = false;
 		if (n->data && j->pend && !j->counting)
-			pend_begin(j, n);
+			extract_pend_begin(j, n);
 	}
 	if (n->kind == INSPECT_ENTRY) {
 		j->rc |= extract_entry(j, n);
@@ -589,223 +250,6 @@ static int visit(void *ctx, const struct inspect_node *n)
 	return 0;
 }
 
-/* ---- kpack-split binaries ---- */
-
-/* The bundle ID a split binary's code object had in the fat binary: the
- * splitter keeps it in the entry's metadata ("target"), its TOC target
- * being what follows the ID's last "--" (rocm-kpack's
- * extract_architecture_from_target); without it (or when they disagree),
- * the ID clang writes for HIP, hipv4-amdgcn-amd-amdhsa--<target ID>. */
-static const char hip_id[] = "hipv4-amdgcn-amd-amdhsa--";
-
-static void split_id(const struct kpack_entry *en, char *id, size_t cap)
-{
-	const char *b = en->bundle_id, *dash = NULL;
-
-	for (const char *p = b; p && (p = strstr(p, "--")); p++)
-		dash = p;
-	if (b && dash && !strcmp(dash + 2, en->target) && strlen(b) < cap)
-		snprintf(id, cap, "%s", b);
-	else
-		snprintf(id, cap, "%s%s", hip_id, en->target);
-}
-
-/* Whether -t (or, without it, the default) takes the code object the
- * split binary's entry en is, its bundle ID made in id (room for
- * sizeof(hip_id) + target). */
-static bool split_selected(struct options *o, const struct kpack_entry *en,
-			   char *id, size_t cap)
-{
-	struct select_entry se;
-
-	split_id(en, id, cap);
-	select_entry_from_id(&se, id, strlen(id));
-	if (!o->targets.n)
-		return en->size > 0;
-	return select_match(&o->targets, &se);
-}
-
-/* Does -t take the archive of target (NULL: no target in its name) as a
- * target ID, a glob or a triple would take it (a bundle ID rule takes
- * its entries only, through their IDs)? */
-static bool split_archive_selected(struct options *o, const char *target)
-{
-	static const char amdgcn[] = "amdgcn-amd-amdhsa";
-	struct select_entry se = {
-		.arch = target, .arch_len = target ? strlen(target) : 0,
-		.triple = amdgcn, .triple_len = sizeof(amdgcn) - 1,
-	};
-
-	return !o->targets.n || !target || select_match(&o->targets, &se);
-}
-
-/* Wrapper w's code object, entry i of archive a: counted, or written as
- * the fat binary's entry of container #<index> would be
- * (FILE.N.hipv4-amdgcn-amd-amdhsa--TARGET.co). */
-static int split_write(struct job *j, const struct kpack_find *h, size_t w,
-		       const struct kpack_find_archive *a, size_t i)
-{
-	const struct kpack_entry *en = &a->k.v[i];
-	struct inspect_target t = { 0 };
-	struct inspect_node n;
-	uint8_t *code = NULL;
-	char id[sizeof(hip_id) + 256], *name = NULL;
-	struct err e;
-	int rc = 0;
-
-	if (strlen(en->target) > 255 ||
-	    !split_selected(j->o, en, id, sizeof(id)))
-		return 0;
-	j->count++;
-	if (j->counting)
-		return 0;
-	if (kpack_find_entry(a, i, true, &j->o->walk.ccob, &n, &code, &e) < 0)
-		return fail("cannot extract from", a->path, "kpack archive: %s",
-			    e.msg);
-	/* The container number the fat binary gave it: its wrapper's
-	 * index (the splitter counts each target's code objects in the
-	 * fat binary's order, and numbers the wrappers the same). */
-	if (h->index[w] > UINT_MAX ||
-	    !(name = entry_name(j, (unsigned)h->index[w], id, strlen(id),
-				extension(n.data, n.size, &t)))) {
-		rc = fail("cannot extract from", j->path, "out of memory");
-		goto out;
-	}
-	rc = write_out(j->o, &a->in, name, n.data, 0, n.size);
-	progress_show(j->count, j->total);
-out:
-	free(name);
-	free(code);
-	return rc;
-}
-
-/* A kpack-split binary (in, at path): each wrapper's code object in each
- * archive its search paths find, counted or written.  An archive that
- * cannot be read, or lacks a wrapper's code object, fails the command
- * (the install is damaged: offload ls --verify says where); so does a
- * binary whose search paths find no archive at all. */
-static int split_file(struct job *j, const struct io_in *in)
-{
-	struct kpack_find h;
-	struct err e;
-	int rc = 0, split = kpack_find_open(&h, j->path, in->data, in->len,
-					    &e);
-
-	if (split < 0)
-		rc = fail("cannot extract from", j->path, "%s", e.msg);
-	for (size_t sp = 0; split > 0 && sp < h.ref.npaths; sp++) {
-		size_t found = 0;
-
-		for (size_t k = 0; k < h.na; k++)
-			found += h.a[k].search == sp;
-		if (h.no_dir[sp])
-			rc = fail("no archive for", j->path, "search path '%s': "
-				  "no directory '%s'", h.ref.paths[sp],
-				  h.dir[sp]);
-		else if (!found)
-			rc = fail("no archive for", j->path, "search path '%s' "
-				  "finds no archive", h.ref.paths[sp]);
-	}
-	for (size_t k = 0; split > 0 && k < h.na; k++) {
-		const struct kpack_find_archive *a = &h.a[k];
-		bool taken = split_archive_selected(j->o, a->target);
-		size_t before = j->count;
-
-		if (!a->read) {
-			if (taken)
-				rc = a->damaged ?
-				     fail("cannot extract from", a->path,
-					  "kpack archive: %s", a->e.msg) :
-				     applet_fail_err("extract", "cannot read",
-						     a->path, 0, &a->e);
-			continue;
-		}
-		for (size_t w = 0; w < h.nhipk; w++) {
-			char key[4200];
-
-			size_t from, n;
-
-			kpack_find_key(&h, w, key, sizeof(key));
-			n = kpack_find_lookup(a, key, &from);
-			for (size_t x = from; x < from + n; x++)
-				rc |= split_write(j, &h, w, a,
-						  a->by_key[x].entry);
-		}
-		/* What is missing, of an archive -t takes or one whose code
-		 * objects it takes. */
-		for (size_t w = 0; w < h.nhipk && (taken || j->count > before);
-		     w++) {
-			char key[4200];
-			size_t from;
-
-			kpack_find_key(&h, w, key, sizeof(key));
-			if (!kpack_find_lookup(a, key, &from))
-				rc = fail("missing code object for", j->path,
-					  "wrapper #%" PRIu64 ": no '%s' in '%s'",
-					  h.index[w], key, a->path);
-		}
-	}
-	kpack_find_close(&h);
-	return rc;
-}
-
-/* The entries of archive a that the split binary h writes: claimed. */
-static int claim_archive(struct options *o, const struct kpack_find *h,
-			 const struct kpack_find_archive *a)
-{
-	struct stat st;
-
-	if (!a->read || fstat(a->in.fd, &st) < 0)
-		return 0;
-	for (size_t w = 0; w < h->nhipk; w++) {
-		char key[4200], id[sizeof(hip_id) + 256];
-		size_t from, cnt;
-
-		kpack_find_key(h, w, key, sizeof(key));
-		cnt = kpack_find_lookup(a, key, &from);
-		for (size_t x = from; x < from + cnt; x++) {
-			size_t i = a->by_key[x].entry;
-			struct claim *v;
-
-			if (strlen(a->k.v[i].target) > 255 ||
-			    !split_selected(o, &a->k.v[i], id, sizeof(id)))
-				continue;
-			v = realloc(o->claims, (o->nclaims + 1) * sizeof(*v));
-			if (!v)
-				return -1;
-			o->claims = v;
-			v[o->nclaims++] = (struct claim){ st.st_dev, st.st_ino, i };
-		}
-	}
-	return 0;
-}
-
-/* Before anything is written: the archive entries that the split
- * binaries among the inputs write (see struct claim). */
-static int claim_splits(struct options *o, char **args, int n)
-{
-	int rc = 0;
-
-	for (int f = 0; f < n && !rc; f++) {
-		struct kpack_find h;
-		struct io_in in;
-		struct stat st;
-		struct err e;
-
-		/* Only files: a pipe or a device is read once, later. */
-		if (uri_is_uri(args[f]) || stat(args[f], &st) < 0 ||
-		    !S_ISREG(st.st_mode) || io_in_open(&in, args[f], &e) < 0)
-			continue;	/* said when it is read */
-		if (kpack_find_open(&h, args[f], in.data, in.len, &e) > 0)
-			for (size_t k = 0; k < h.na && !rc; k++)
-				rc = claim_archive(o, &h, &h.a[k]);
-		kpack_find_close(&h);
-		io_in_close(&in);
-	}
-	if (o->nclaims)
-		qsort(o->claims, o->nclaims, sizeof(*o->claims), cmp_claim);
-	return rc;
-}
 
 static uint64_t next_data(const void *in, uint64_t off)
 {
@@ -899,7 +343,7 @@ static int run_file(struct options *o, const char *path, bool counting,
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 		goto out;
 	}
-	if ((j.rc |= split_file(&j, &in)))
+	if ((j.rc |= extract_split_file(&j, &in)))
 		goto out;
 	if (!j.count && !j.claimed && !o->targets.n && !counting)
 		fprintf(stderr, "offload extract: warning: '%s': no device code\n",
@@ -918,11 +362,11 @@ static int run_file(struct options *o, const char *path, bool counting,
 	j.pend = &pend;
 	progress_name(path);
 	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
-		pend_finish(&j);
+		extract_pend_finish(&j);
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 	}
-	pend_finish(&j);
-	j.rc |= split_file(&j, &in);
+	extract_pend_finish(&j);
+	j.rc |= extract_split_file(&j, &in);
 	progress_end();
 	nv_report(&j);
 	*count += j.count;
@@ -971,14 +415,14 @@ static int run_uri(struct options *o, const char *s, bool counting,
 	rc = 0;
 	if (counting)
 		goto out;
-	name = malloc(strlen(base_name(u.path)) + 64);
+	name = malloc(strlen(extract_base_name(u.path)) + 64);
 	if (!name) {
 		rc = fail("cannot read", s, "out of memory");
 		goto out;
 	}
 	sprintf(name, "%s-offset%" PRIu64 "-size%" PRIu64 ".co",
-		base_name(u.path), u.offset, u.size);
-	rc = write_out(o, &in, name, NULL, u.offset, u.size);
+		extract_base_name(u.path), u.offset, u.size);
+	rc = extract_write_out(o, &in, name, NULL, u.offset, u.size);
 out:
 	free(name);
 	close_input(&in, counting, held);
@@ -1069,7 +513,7 @@ int extract_main(int argc, char **argv)
 		rc = applet_fail_err("extract", "cannot write into", o.dir, 1, &e);
 		goto out;
 	}
-	if (claim_splits(&o, argv + first, argc - first) < 0) {
+	if (extract_claim_splits(&o, argv + first, argc - first) < 0) {
 		rc = fail("cannot read", argv[first], "out of memory");
 		goto out;
 	}

@@ -133,18 +133,12 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 		if (n->kind != INSPECT_CONTAINER)
 			continue;
 		/* roc-obj-ls lists bundles in the file; it does not look
-		 * into CCOBs, packages, NVIDIA fatbins or kpack archives. */
-		switch (n->container) {
-		case FATBIN_CCOB:
-			skipped += n->entries;
+		 * into CCOBs, packages, NVIDIA fatbins or kpack archives
+		 * (the rows say which it lists, and which it counts). */
+		if (!kinds_get(n->container)->roc_obj_lists) {
+			if (kinds_get(n->container)->roc_obj_counts)
+				skipped += n->entries;
 			continue;
-		case FATBIN_PACKAGE:
-		case FATBIN_NV:
-		case FATBIN_KPACK:
-			continue;
-		case FATBIN_BUNDLE:
-		case FATBIN_OBJECT_BUNDLE:
-			break;
 		}
 		++*bundles;
 		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
@@ -387,11 +381,12 @@ static int list_one(struct options *o, const char *path)
 	}
 	for (size_t i = 0; i < rs.n; i++) {
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
-		    rs.v[i].n.hash == INSPECT_HASH_BAD)
-			rc = fail("bad hash in", path, "CCOB #%u at offset %" PRIu64
-				  ": stored 0x%016" PRIx64 ", computed 0x%016"
-				  PRIx64, rs.v[i].n.number, rs.v[i].n.offset,
-				  rs.v[i].n.ccob.hash, rs.v[i].n.computed_hash);
+		    rs.v[i].n.hash == INSPECT_HASH_BAD) {
+			char why[160];
+
+			kinds_bad_hash(&rs.v[i].n, why, sizeof(why));
+			rc = fail("bad hash in", path, "%s", why);
+		}
 		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
 		    kinds_get(rs.v[i].n.container)->entry_coded)
 			rc |= nv_undecoded(&rs, i, path);

@@ -27,6 +27,7 @@ bool ls_shown(const struct rows *rs, size_t i)
 
 int ls_row_fill(struct row *r, const struct inspect_node *n)
 {
+	struct kind_text d[KIND_DETAILS];
 	char *p;
 
 	r->n = *n;
@@ -38,9 +39,12 @@ int ls_row_fill(struct row *r, const struct inspect_node *n)
 	r->kernels = NULL;
 	r->kernels_why = NULL;
 	r->kernels_code = ERR_OTHER;
-	r->nv_ident = r->nv_options = NULL;
+	memset(r->detail, 0, sizeof(r->detail));
+	memset(d, 0, sizeof(d));
+	if (n->kind == INSPECT_ENTRY && kinds_get(n->container)->details)
+		kinds_get(n->container)->details(n, d);
 	r->strings = p = malloc(n->name_len + n->triple_len + n->arch_len +
-				n->nv.ident_len + n->nv.options_len + 5);
+				d[0].len + d[1].len + 5);
 	if (!p)
 		return -1;
 	if (n->decode_err && !(r->why = strdup(n->decode_err->msg))) {
@@ -65,17 +69,14 @@ int ls_row_fill(struct row *r, const struct inspect_node *n)
 		r->n.arch = p;
 		p += n->arch_len + 1;
 	}
-	/* An NVIDIA entry's identifier and ptxas options, for --json. */
-	if (n->container == FATBIN_NV && n->nv.ident_len) {
-		memcpy(p, n->nv_base + n->nv.ident_offset, n->nv.ident_len);
-		p[n->nv.ident_len] = 0;
-		r->nv_ident = p;
-		p += n->nv.ident_len + 1;
-	}
-	if (n->container == FATBIN_NV && n->nv.options_len) {
-		memcpy(p, n->nv_base + n->nv.options_offset, n->nv.options_len);
-		p[n->nv.options_len] = 0;
-		r->nv_options = p;
+	/* What the kind keeps of an entry beyond the walk, for --json. */
+	for (size_t k = 0; k < KIND_DETAILS; k++) {
+		if (!d[k].s)
+			continue;
+		memcpy(p, d[k].s, d[k].len);
+		p[d[k].len] = 0;
+		r->detail[k] = (struct kind_text){ p, d[k].len };
+		p += d[k].len + 1;
 	}
 	return 0;
 }

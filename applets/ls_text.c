@@ -16,6 +16,8 @@
 #include "../ops/inspect.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };
+_Static_assert(KIND_CELLS + 2 <= MAX_CELLS, "a kind's cells, the size, "
+	       "the place");
 
 /* One entry line: cells, the size one right-aligned. */
 struct line {
@@ -38,55 +40,32 @@ static char *fmt_u64(uint64_t v)
 
 static char *location(const struct inspect_node *n, const char *path)
 {
+	const struct kind *k = kinds_get(n->container);
 	char buf[96];
 
 	if (n->in_file)
 		return uri_file(path, n->offset, n->size);
 	if (n->in_bitcode)
 		return strdup("(in bitcode)");
-	if (n->container == FATBIN_NV) {
-		snprintf(buf, sizeof(buf), "(%s-compressed, %" PRIu64 " bytes "
-			 "uncompressed%s)", n->nv.flags & NVFATBIN_FLAG_ZSTD ?
-			 "zstd" : "lz4", n->nv.uncompressed_size,
-			 n->hash == INSPECT_HASH_BAD ? ", does not decode" : "");
+	if (k->where && k->where(n, buf, sizeof(buf)))
 		return strdup(buf);
-	}
 	return strdup("(compressed)");
 }
 
+/* The entry's columns: what names it (its kind's row says which), its
+ * size and where it is. */
 static void entry_line(const struct inspect_node *n, const char *path,
 		       struct line *l)
 {
 	struct inspect_target t;
-	char sec[16];
+	struct kind_cells c;
 	int k = 0;
 
 	inspect_entry_target(n, &t);
+	kinds_entry_cells(n, &t, &c);
 	memset(l, 0, sizeof(*l));
-	switch (n->container) {
-	case FATBIN_PACKAGE:
-		l->cell[k++] = dup_text(t.kind, t.kind_len);
-		l->cell[k++] = dup_text(t.triple, t.triple_len);
-		l->cell[k++] = dup_text(t.arch, t.arch_len);
-		l->cell[k++] = dup_text(t.image, t.image_len);
-		break;
-	case FATBIN_NV:
-		l->cell[k++] = dup_text(t.image, t.image_len);
-		l->cell[k++] = dup_text(t.arch, t.arch_len);
-		break;
-	case FATBIN_KPACK:	/* the TOC key, the target */
-		l->cell[k++] = dup_text(n->name, n->name_len);
-		l->cell[k++] = dup_text(t.arch, t.arch_len);
-		break;
-	case FATBIN_OBJECT_BUNDLE:
-		snprintf(sec, sizeof(sec), "[%u]", (unsigned)n->entry_section);
-		l->cell[k++] = strdup(sec);
-		/* fall through */
-	case FATBIN_BUNDLE:
-	case FATBIN_CCOB:
-		l->cell[k++] = dup_text(n->name, n->name_len);
-		break;
-	}
+	for (unsigned i = 0; i < c.n; i++)
+		l->cell[k++] = dup_text(c.v[i].s, c.v[i].len);
 	l->right = k;
 	l->cell[k++] = fmt_u64(n->size);
 	l->cell[k++] = location(n, path);
@@ -253,7 +232,7 @@ static void raw_kind(const struct rows *rs, size_t i)
 		kind = (int)rs->v[k].n.container;
 	}
 	if (kind >= 0)
-		printf(" (%s)", fatbin_codecs[kind].what);
+		printf(" (%s)", fatbin_codecs[kind]->what);
 }
 
 static void print_input(const struct rows *rs, size_t i, const char *path)
@@ -327,45 +306,11 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 
 static void print_container(const struct inspect_node *n)
 {
-	const char *s = n->entries == 1 ? "y" : "ies";
+	char tail[256];
 
-	printf("%*s%s #%u", 2 * n->depth, "", kinds_name(n->container),
-	       n->number);
-	switch (n->container) {
-	case FATBIN_OBJECT_BUNDLE:
-		printf(": %zu entr%s in __CLANG_OFFLOAD_BUNDLE__ sections\n",
-		       n->entries, s);
-		return;
-	case FATBIN_CCOB:
-		printf(" at %" PRIu64 ": version %u, %s, %" PRIu64 " bytes, %"
-		       PRIu64 " uncompressed, hash 0x%016" PRIx64 " %s",
-		       n->offset, n->version,
-		       n->ccob.method == CCOB_ZSTD ? "zstd" : "zlib", n->size,
-		       n->ccob.raw_size, n->ccob.hash, inspect_hash_name(n->hash));
-		if (n->hash == INSPECT_HASH_BAD)
-			printf(" (computed 0x%016" PRIx64 ")", n->computed_hash);
-		printf(", %zu entr%s\n", n->entries, s);
-		return;
-	case FATBIN_PACKAGE:
-		if (n->in_bitcode)
-			fputs(" (in bitcode)", stdout);
-		else
-			printf(" at %" PRIu64, n->offset);
-		printf(": version %u, %zu bytes, %zu image%s\n", n->version,
-		       (size_t)n->size, n->entries, n->entries == 1 ? "" : "s");
-		return;
-	case FATBIN_KPACK:
-		printf(" at %" PRIu64 ": version %u, %s, ", n->offset,
-		       n->version, kpack_scheme_name(n->kpack_scheme));
-		break;
-	case FATBIN_NV:
-		printf(" at %" PRIu64 ": version %u, ", n->offset, n->version);
-		break;
-	case FATBIN_BUNDLE:
-		printf(" at %" PRIu64 ": ", n->offset);
-		break;
-	}
-	printf("%" PRIu64 " bytes, %zu entr%s\n", n->size, n->entries, s);
+	kinds_summary(n, tail, sizeof(tail));
+	printf("%*s%s #%u%s\n", 2 * n->depth, "", kinds_name(n->container),
+	       n->number, tail);
 }
 
 void ls_text(const struct rows *rs, const char *path)

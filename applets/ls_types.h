@@ -12,6 +12,7 @@
 #include "../core/err.h"
 #include "../core/select.h"
 #include "../ops/inspect.h"
+#include "../ops/kind.h"
 #include "../formats/kernels.h"
 
 /* The entry lines of one container, already formatted (text listings):
@@ -34,10 +35,11 @@ struct row {
 	struct inspect_node n;
 	char *strings;
 	char *why;		/* n.decode_err's message, or NULL */
-	/* NVIDIA entries: the identifier and ptxas options (in strings;
-	 * NULL when the header has none), as n.nv's offsets point to them
-	 * in the fatbin, which is gone after the walk. */
-	const char *nv_ident, *nv_options;
+	/* What the kind keeps of an entry beyond the walk (kind.h's
+	 * details: an NVIDIA entry's identifier and ptxas options, which
+	 * n.nv's offsets point to in the fatbin, gone after the walk), in
+	 * strings, NUL-terminated; s NULL: none.  For --json. */
+	struct kind_text detail[KIND_DETAILS];
 	/* --kernels, entries only: what their code holds (NULL when not a
 	 * code object the kernel readers know, or not at hand), or why it
 	 * could not be read. */

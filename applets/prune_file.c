@@ -18,7 +18,7 @@
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/select.h"
-#include "../formats/magic.h"
+#include "../ops/hosts.h"
 #include "../ops/prune.h"
 #include "../ops/prune_plan.h"
 
@@ -351,9 +351,10 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	 * emptied (NVIDIA libraries hold many such fatbins); a file that
 	 * would keep no device code at all is a wrong selection (a typo). */
 	if (res && !plan.device_kept && !o->host_bytes &&
-	    !magic_is_object(in.data, in.len) &&
-	    !magic_is_archive(in.data, in.len)) {
-		/* A bundle, CCOB or fatbin file of dropped GPUs alone. */
+	    hosts_offload_only(in.data, in.len)) {
+		/* A bundle, CCOB or fatbin file of dropped GPUs alone (the
+		 * host formats' table says which files are offload code
+		 * alone, for du too). */
 		rc = prune_remove(o, &in, res);
 		goto out;
 	}

@@ -8,6 +8,7 @@
 #include "messages.h"
 #include "selection.h"
 #include "../core/native.h"
+#include "../ops/kinds.h"
 #include "../formats/amdgpu_target.h"
 #include "../formats/kernels.h"
 #include "../formats/kernels_parse.h"
@@ -30,48 +31,6 @@ char *applet_cat(const char *a, size_t alen, const char *sep,
 	return s;
 }
 
-/* The entry's bundle ID (see struct applet_entry); *len is its length,
- * which a NUL inside a bundle's ID does not cut short. */
-static char *entry_id(const struct inspect_node *n,
-		      const struct inspect_target *t, size_t *len)
-{
-	char *a, *b = NULL;
-
-	*len = 0;
-	switch (n->container) {
-	case FATBIN_NV:
-		b = strdup(t->arch_buf);
-		break;
-	case FATBIN_KPACK:
-		/* The TOC key and the target: "bin/app#0-gfx90a". */
-		b = applet_cat(n->name, n->name_len, "-", t->arch, t->arch_len);
-		break;
-	case FATBIN_BUNDLE:
-	case FATBIN_OBJECT_BUNDLE:
-	case FATBIN_CCOB:
-		*len = n->name_len;
-		return applet_cat(n->name, n->name_len, "", "", 0);
-	case FATBIN_PACKAGE: {
-		const char *kind = t->kind ? t->kind : "none";
-		size_t dashes = 0;
-
-		for (size_t i = 0; i < t->triple_len; i++)
-			dashes += t->triple[i] == '-';
-		a = applet_cat(kind, strlen(kind), "-",
-			       t->triple ? t->triple : "", t->triple_len);
-		if (!a)
-			return NULL;
-		b = applet_cat(a, strlen(a), dashes == 2 ? "--" : "-",
-			       t->arch ? t->arch : "", t->arch_len);
-		free(a);
-		break;
-	}
-	}
-	if (b)
-		*len = strlen(b);
-	return b;
-}
-
 int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n)
 {
 	struct inspect_target t;
@@ -79,24 +38,17 @@ int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n)
 
 	memset(ae, 0, sizeof(*ae));
 	inspect_entry_target(n, &t);
-	if (!(ae->id = entry_id(n, &t, &len)))
+	/* The entry's ID (a NUL inside a bundle's ID does not cut it short)
+	 * and the architecture -t matches, as its kind's row says. */
+	if (!(ae->id = kinds_entry_id(n, &t, &len)))
 		return -1;
 	ae->en.id = ae->id;
 	ae->en.id_len = len;
-	ae->en.arch = t.arch;
-	ae->en.arch_len = t.arch_len;
+	ae->en.arch = kinds_select_arch(n, &t, ae->arch, sizeof(ae->arch),
+					&ae->en.arch_len);
 	ae->en.triple = t.triple;
 	ae->en.triple_len = t.triple_len;
 	ae->en.host = t.kind && t.kind_len == 4 && !memcmp(t.kind, "host", 4);
-	if (n->container == FATBIN_NV) {
-		/* PTX by nvcc's name (code=compute_80): what the driver's
-		 * rules read. */
-		snprintf(ae->nv_arch, sizeof(ae->nv_arch), "%s_%u%s",
-			 n->nv.kind == NVFATBIN_PTX ? "compute" : "sm",
-			 (unsigned)n->nv.arch, nvfatbin_arch_suffix(&n->nv));
-		ae->en.arch = ae->nv_arch;
-		ae->en.arch_len = strlen(ae->nv_arch);
-	}
 	return 0;
 }
 

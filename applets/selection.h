@@ -21,7 +21,7 @@
 struct applet_entry {
 	struct select_entry en;
 	char *id;			/* malloc'd: en.id */
-	char nv_arch[24];
+	char arch[24];		/* en.arch, when made (kinds_select_arch) */
 };
 
 /* Fill ae from n: -1 when out of memory. */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "io_at.h"
 #include "io_in.h"
 #include "io_out.h"
@@ -46,20 +47,6 @@ static struct together {
 	} *dirs;
 	size_t ndirs, capdirs;
 } together;
-
-static bool grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *nv;
-
-	if (n < *cap)
-		return true;
-	if (!(nv = realloc(*v, ncap * size)))
-		return false;
-	*v = nv;
-	*cap = ncap;
-	return true;
-}
 
 void io_out_together(void)
 {
@@ -158,8 +145,8 @@ static int hold(struct io_out *o)
 {
 	struct held *h;
 
-	if (!grow((void **)&together.out, &together.cap, together.n,
-		  sizeof(*together.out)))
+	if (!grow_array((void **)&together.out, &together.cap, together.n,
+			sizeof(*together.out)))
 		return -1;
 	h = &together.out[together.n++];
 	h->tmp = o->tmp;
@@ -394,8 +381,9 @@ static int mkdirs_at(int dirfd, const char *rel, size_t len, const char *path,
 		bool made;
 		int sub, saved;
 
-		if (!d || !grow((void **)&together.dirs, &together.capdirs,
-				together.ndirs, sizeof(*together.dirs))) {
+		if (!d || !grow_array((void **)&together.dirs,
+				      &together.capdirs, together.ndirs,
+				      sizeof(*together.dirs))) {
 			free(d);
 			if (fd != dirfd)
 				close(fd);
@@ -606,9 +594,9 @@ int io_mkdirs(const char *path, struct err *e)
 			sigset_t all, was;
 			int saved;
 
-			if (!d || !grow((void **)&together.dirs,
-					&together.capdirs, together.ndirs,
-					sizeof(*together.dirs))) {
+			if (!d || !grow_array((void **)&together.dirs,
+					      &together.capdirs, together.ndirs,
+					      sizeof(*together.dirs))) {
 				free(d);
 				rc = err_sys(e, p, ENOMEM);
 				break;

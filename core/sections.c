@@ -10,7 +10,7 @@ static const struct section_def sections[] = {
 	{ NULL, SECTION_EXACT, NULL, NULL, "other", 0 },
 	/* SECTION_OFFLOADING: in a PE image cut (MSVC's linker), or merged
 	 * into .llvm (MinGW's: the packages come first) */
-	{ ".llvm.offloading", SECTION_COFF_PREFIX, ".llvm.of", ".llvm",
+	{ SECTIONS_OFFLOADING_NAME, SECTION_COFF_PREFIX, ".llvm.of", ".llvm",
 	  "llvm-offloading", SECTION_TYPE_LLVM_OFFLOADING },
 	/* SECTION_HIP_FATBIN */
 	{ ".hip_fatbin", SECTION_EXACT, ".hip_fat", NULL, "hip-fatbin", 0 },

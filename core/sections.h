@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The name of SECTION_OFFLOADING's sections, for the messages that name
+ * it in a constant string (sections_name gives it otherwise). */
+#define SECTIONS_OFFLOADING_NAME ".llvm.offloading"
+
 /* An ELF section of this type holds offload packages whatever its name. */
 enum { SECTION_TYPE_LLVM_OFFLOADING = 0x6fff4c0b };
 

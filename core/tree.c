@@ -12,23 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "tree.h"
 
 /* ---- what the walk keeps ---- */
-
-static bool grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? 2 * *cap : 64;
-	void *nv;
-
-	if (n < *cap)
-		return true;
-	if (!(nv = realloc(*v, ncap * size)))
-		return false;
-	*v = nv;
-	*cap = ncap;
-	return true;
-}
 
 static int add_err(struct tree *t, const char *path, int errnum)
 {
@@ -62,7 +49,8 @@ static int add_dir(struct tree *t, size_t parent, const char *name,
 {
 	struct tree_dir *d;
 
-	if (!grow((void **)&t->dir, &t->capdir, t->ndir, sizeof(*t->dir)))
+	if (!grow_array((void **)&t->dir, &t->capdir, t->ndir,
+			sizeof(*t->dir)))
 		return -1;
 	d = &t->dir[t->ndir];
 	if (!(d->name = strdup(name)))
@@ -91,7 +79,7 @@ static int add_file(struct tree *t, size_t dir, const char *name,
 	struct tree_link l;
 	int rc;
 
-	if (!grow((void **)&t->file, &t->cap, t->n, sizeof(*t->file)))
+	if (!grow_array((void **)&t->file, &t->cap, t->n, sizeof(*t->file)))
 		return -1;
 	f = &t->file[t->n];
 	memset(f, 0, sizeof(*f));
@@ -116,8 +104,8 @@ static int add_symlink(struct tree *t, size_t dir, const char *name,
 	t->symlinks++;
 	if (!t->keep_symlinks)
 		return 0;
-	if (!grow((void **)&t->symlink, &t->capsymlink, t->nsymlink,
-		  sizeof(*t->symlink)))
+	if (!grow_array((void **)&t->symlink, &t->capsymlink, t->nsymlink,
+			sizeof(*t->symlink)))
 		return -1;
 	memset(&t->symlink[t->nsymlink], 0, sizeof(*t->symlink));
 	t->nsymlink++;
@@ -156,7 +144,7 @@ static int read_names(int fd, char ***out, size_t *nout)
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (!grow((void **)&names, &cap, n, sizeof(*names)) ||
+		if (!grow_array((void **)&names, &cap, n, sizeof(*names)) ||
 		    !(names[n] = strdup(de->d_name))) {
 			rc = ENOMEM;
 			break;
@@ -238,7 +226,7 @@ static int push(struct walk *w, size_t dir, char **names, size_t n)
 {
 	struct frame *f;
 
-	if (!grow((void **)&w->f, &w->capf, w->nf, sizeof(*w->f)))
+	if (!grow_array((void **)&w->f, &w->capf, w->nf, sizeof(*w->f)))
 		return -1;
 	f = &w->f[w->nf++];
 	f->dir = dir;

@@ -1,7 +1,13 @@
 /* ccob_decode: reading CCOBs back.  One decoder per codec serves both
  * ways of taking the bytes: all into one buffer (ccob_decompress) or a
  * piece at a time to a sink (ccob_decompress_stream); the hash is made by
- * a second thread (core/bytepipe) while the decoder goes on. */
+ * a second thread (core/bytepipe) while the decoder goes on.
+ *
+ * Past 800 lines on purpose: the codecs, where a CCOB ends and the ways
+ * of taking the bytes all work on one struct dec and its window, whose
+ * bounds are the checks a hostile CCOB meets; split, that state and its
+ * invariants would be shared through a header by every part, and read in
+ * two places instead of one. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

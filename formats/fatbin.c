@@ -160,29 +160,53 @@ static bool bundle_probe(const uint8_t *p, size_t len)
 
 _Static_assert(SECTION_KINDS <= 32, "a section kind is a bit of sections");
 #define IN(s) (1u << (s))
-const struct fatbin_codec fatbin_codecs[FATBIN_KINDS] = {
-	[FATBIN_BUNDLE] = { .what = "offload bundle", .probe = bundle_probe,
-			    .span = bundle_span,
-			    .sections = IN(SECTION_HIP_FATBIN) },
-	[FATBIN_OBJECT_BUNDLE] = { .what = "object bundle",
-				   .sections = IN(SECTION_BUNDLE) },
-	[FATBIN_CCOB] = { .what = "CCOB", .probe = ccob_is, .span = ccob_span,
-			  .sections = IN(SECTION_HIP_FATBIN) },
-	[FATBIN_PACKAGE] = { .what = "offload package", .probe = package_is,
-			     .span = package_span,
-			     .sections = IN(SECTION_OFFLOADING) },
-	[FATBIN_NV] = { .what = "NVIDIA fatbin", .probe = nvfatbin_is,
-			.span = nv_span,
-			.sections = IN(SECTION_NV_FATBIN) |
-				    IN(SECTION_NV_RELFATBIN) },
-	[FATBIN_KPACK] = { .what = "kpack archive", .probe = kpack_probe,
-			   .whole_file = true },
+/* The codec rows of the kinds this file knows (a new kind's is in its
+ * own format file). */
+const struct fatbin_codec fatbin_codec_bundle = {
+	.what = "offload bundle", .probe = bundle_probe, .span = bundle_span,
+	.sections = IN(SECTION_HIP_FATBIN),
+};
+
+const struct fatbin_codec fatbin_codec_object_bundle = {
+	.what = "object bundle",
+	.sections = IN(SECTION_BUNDLE),
+};
+
+const struct fatbin_codec fatbin_codec_ccob = {
+	.what = "CCOB", .probe = ccob_is, .span = ccob_span,
+	.sections = IN(SECTION_HIP_FATBIN),
+};
+
+const struct fatbin_codec fatbin_codec_package = {
+	.what = "offload package", .probe = package_is, .span = package_span,
+	.sections = IN(SECTION_OFFLOADING),
+};
+
+const struct fatbin_codec fatbin_codec_nv = {
+	.what = "NVIDIA fatbin", .probe = nvfatbin_is, .span = nv_span,
+	.sections = IN(SECTION_NV_FATBIN) | IN(SECTION_NV_RELFATBIN),
+};
+
+const struct fatbin_codec fatbin_codec_kpack = {
+	.what = "kpack archive", .probe = kpack_probe,
+	.whole_file = true,
 };
 #undef IN
 
+/* The table, made from kinds.def: a kind whose row is not defined does
+ * not link. */
+#define KIND(e, name) extern const struct fatbin_codec fatbin_codec_##name;
+#include "kinds.def"
+#undef KIND
+const struct fatbin_codec *const fatbin_codecs[FATBIN_KINDS] = {
+#define KIND(e, name) [FATBIN_##e] = &fatbin_codec_##name,
+#include "kinds.def"
+#undef KIND
+};
+
 bool fatbin_in_section(enum fatbin_kind k, enum section_kind s)
 {
-	return fatbin_codecs[k].sections & (1u << s);
+	return fatbin_codecs[k]->sections & (1u << s);
 }
 
 bool fatbin_section_holds(enum section_kind s)
@@ -196,8 +220,8 @@ bool fatbin_section_holds(enum section_kind s)
 bool fatbin_probe(const uint8_t *buf, size_t len, enum fatbin_kind *kind)
 {
 	for (unsigned k = 0; k < FATBIN_KINDS; k++)
-		if (fatbin_codecs[k].probe && !fatbin_codecs[k].whole_file &&
-		    fatbin_codecs[k].probe(buf, len)) {
+		if (fatbin_codecs[k]->probe && !fatbin_codecs[k]->whole_file &&
+		    fatbin_codecs[k]->probe(buf, len)) {
 			*kind = (enum fatbin_kind)k;
 			return true;
 		}
@@ -208,8 +232,8 @@ bool fatbin_probe_file(const uint8_t *buf, size_t len,
 		       enum fatbin_kind *kind)
 {
 	for (unsigned k = 0; k < FATBIN_KINDS; k++)
-		if (fatbin_codecs[k].whole_file &&
-		    fatbin_codecs[k].probe(buf, len)) {
+		if (fatbin_codecs[k]->whole_file &&
+		    fatbin_codecs[k]->probe(buf, len)) {
 			*kind = (enum fatbin_kind)k;
 			return true;
 		}
@@ -240,7 +264,7 @@ int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
 		return err_bad(e, "neither zero padding nor an offload bundle, "
 			       "CCOB, offload package or NVIDIA fatbin");
 	}
-	if (fatbin_codecs[it->kind].span(p, left, lim, &size, e) < 0)
+	if (fatbin_codecs[it->kind]->span(p, left, lim, &size, e) < 0)
 		return -1;
 	it->size = size;
 	*pos = at + size;
@@ -249,5 +273,5 @@ int fatbin_next(const uint8_t *buf, size_t len, uint64_t *pos,
 
 const char *fatbin_item_name(const struct fatbin_item *it)
 {
-	return it->unknown ? "unrecognised bytes" : fatbin_codecs[it->kind].what;
+	return it->unknown ? "unrecognised bytes" : fatbin_codecs[it->kind]->what;
 }

@@ -15,40 +15,26 @@
 #include "../core/err.h"
 #include "../core/sections.h"
 #include "ccob.h"
+#include "fatbin_codec.h"
 
-/* The container kinds, every one: the list the codec rows below
- * (fatbin_codecs) and the operations' rows (ops/kinds.c) are indexed by.
- * Switches on it have no default, so the compiler names each place a new
- * kind needs. */
+/* The container kinds, every one, made from the rows of kinds.def: the
+ * codec rows (fatbin_codecs) and the operations' rows (ops/kinds.c) are
+ * indexed by it.  Switches on it have no default, so the compiler names
+ * each place a new kind needs. */
 enum fatbin_kind {
-	FATBIN_BUNDLE,		/* binary __CLANG_OFFLOAD_BUNDLE__ */
-	FATBIN_OBJECT_BUNDLE,	/* __CLANG_OFFLOAD_BUNDLE__<id> sections */
-	FATBIN_CCOB,		/* compressed bundle */
-	FATBIN_PACKAGE,		/* LLVM offload binary (10 FF 10 AD) */
-	FATBIN_NV,		/* NVIDIA fatbin (0xBA55ED50) */
-	FATBIN_KPACK,		/* AMD kpack archive ("KPAK"), a whole file */
+#define KIND(e, name) FATBIN_##e,
+#include "kinds.def"
+#undef KIND
 };
-enum { FATBIN_KINDS = FATBIN_KPACK + 1 };
+enum {
+	FATBIN_KINDS = 0
+#define KIND(e, name) + 1
+#include "kinds.def"
+#undef KIND
+};
 
-/* What the codecs know of a kind: its name in messages, how its bytes
- * start (probe) and how far they go (span: *size bytes from p, of which
- * left are at hand; a CCOB's within lim).  probe and span are NULL for a
- * kind not found by its bytes (object bundles: by section names).  A
- * whole-file kind (kpack archives) is the whole of a file, never one of
- * a section's containers: only fatbin_probe_file finds it, and it has no
- * span (it runs to the file's end).  sections says which section kinds
- * (core/sections.h) hold containers of the kind: what each section kind
- * holds is said here, once. */
-struct fatbin_codec {
-	const char *what;	/* "offload bundle", "CCOB", ... */
-	bool (*probe)(const uint8_t *buf, size_t len);
-	int (*span)(const uint8_t *p, size_t left,
-		    const struct ccob_limits *lim, uint64_t *size,
-		    struct err *e);
-	bool whole_file;
-	unsigned sections;	/* 1 << enum section_kind, for each */
-};
-extern const struct fatbin_codec fatbin_codecs[FATBIN_KINDS];
+/* Each kind's codec row (fatbin_codec.h), in the order of the enum. */
+extern const struct fatbin_codec *const fatbin_codecs[FATBIN_KINDS];
 
 /* The kind whose bytes buf starts with (probed in the table's order;
  * whole-file kinds not), false when none. */

@@ -31,22 +31,26 @@ static bool text_bundle_probe(const uint8_t *buf, size_t len)
  * below, so a format without its row does not build. */
 static const struct host hosts[] = {
 	/* HOST_ELF */
-	{ "ELF file", elfscan_is_elf, inspect_walk_elf, prune_elf },
+	{ "ELF file", elfscan_is_elf, inspect_walk_elf, prune_elf,
+	  false },
 	/* HOST_PE */
-	{ "PE image", coff_is_image, inspect_walk_pe, prune_coff },
+	{ "PE image", coff_is_image, inspect_walk_pe, prune_coff,
+	  false },
 	/* HOST_COFF: by its magic, so that a damaged one is said to be
 	 * damaged, not unknown (coff_probe) */
-	{ "COFF object", coff_probe, inspect_walk_coff, prune_coff },
+	{ "COFF object", coff_probe, inspect_walk_coff, prune_coff,
+	  false },
 	/* HOST_BITCODE */
 	{ "bitcode module", magic_is_bitcode, inspect_walk_bitcode,
-	  prune_bitcode },
+	  prune_bitcode, false },
 	/* HOST_ARCHIVE */
-	{ "archive", ar_is_archive, inspect_walk_archive, prune_archive },
+	{ "archive", ar_is_archive, inspect_walk_archive, prune_archive,
+	  false },
 	/* HOST_CONTAINER: kpack archives, then the kinds found in sections */
-	{ NULL, container_probe, inspect_walk_bare, prune_bare },
+	{ NULL, container_probe, inspect_walk_bare, prune_bare, true },
 	/* HOST_TEXT_BUNDLE */
 	{ "offload bundle in text", text_bundle_probe,
-	  inspect_walk_text_bundle, prune_text_bundle },
+	  inspect_walk_text_bundle, prune_text_bundle, true },
 };
 _Static_assert(sizeof(hosts) / sizeof(hosts[0]) == HOST_FORMATS,
 	       "one row for each enum host_format");
@@ -66,6 +70,20 @@ bool hosts_probe(const uint8_t *buf, size_t len, enum host_format *f)
 	return false;
 }
 
+bool hosts_is(const uint8_t *buf, size_t len, enum host_format f)
+{
+	enum host_format g;
+
+	return hosts_probe(buf, len, &g) && g == f;
+}
+
+bool hosts_offload_only(const uint8_t *buf, size_t len)
+{
+	enum host_format f;
+
+	return hosts_probe(buf, len, &f) && hosts[f].offload_only;
+}
+
 /* Each row's name, and each container kind's that a file may be (those
  * with a probe), in probe order. */
 int hosts_none(struct err *e)
@@ -80,8 +98,8 @@ int hosts_none(struct err *e)
 			continue;
 		}
 		for (unsigned k = 0; k < FATBIN_KINDS; k++)
-			if (fatbin_codecs[k].probe)
-				name[n++] = fatbin_codecs[k].what;
+			if (fatbin_codecs[k]->probe)
+				name[n++] = fatbin_codecs[k]->what;
 	}
 	list[0] = 0;
 	for (size_t i = 0; i < n && at < sizeof(list); i++)

@@ -48,11 +48,20 @@ struct host {
 	/* Plan its prune (prune_impl.h): -1 with ERR_NOTHING when it holds
 	 * no offload code. */
 	int (*prune)(struct pruner *p, const uint8_t *buf, size_t len);
+	/* The file is offload code and nothing else: pruned of every GPU's
+	 * code (and no host entry), it goes whole (prune removes it, du
+	 * counts it among the files prune would remove). */
+	bool offload_only;
 };
 
 const struct host *hosts_get(enum host_format f);
 /* The format buf is, probed in the table's order; false when none. */
 bool hosts_probe(const uint8_t *buf, size_t len, enum host_format *f);
+/* Whether buf is of format f, as hosts_probe finds it (the probes in
+ * the table's order): for the commands that take one format alone. */
+bool hosts_is(const uint8_t *buf, size_t len, enum host_format f);
+/* Whether buf is a file of offload code alone (offload_only). */
+bool hosts_offload_only(const uint8_t *buf, size_t len);
 /* A file of none of the formats: -1, e filled (ERR_NOTHING) with the
  * reason, the same for every command. */
 int hosts_none(struct err *e);

@@ -9,6 +9,7 @@
 #include "inspect.h"
 #include "inspect_hosts.h"
 #include "inspect_walk.h"
+#include "kinds.h"
 
 /* The input at buf (the file, or an archive's member), through the
  * table of host formats. */
@@ -107,83 +108,8 @@ const char *inspect_coff_machine_name(uint16_t machine)
 	}
 }
 
-static void set(const char **s, size_t *len, const char *v, size_t n)
-{
-	*s = n ? v : NULL;
-	*len = n;
-}
-
-static void set_str(const char **s, size_t *len, const char *v)
-{
-	set(s, len, v, v ? strlen(v) : 0);
-}
-
-static const char *image_name(uint16_t kind)
-{
-	static const char *const names[] = {
-		NULL, "elf", "bitcode", "cubin", "fatbin", "ptx", "spirv",
-	};
-
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
-}
-
-/* A bundle ID split at its dashes. */
-static void target_from_id(const struct inspect_node *n,
-			   struct inspect_target *t)
-{
-	/* <kind>-<arch>-<vendor>-<os>-<env>[-<target ID>] */
-	const char *dash[5];
-	size_t k = 0;
-
-	for (size_t i = 0; i < n->name_len && k < 5; i++)
-		if (n->name[i] == '-')
-			dash[k++] = n->name + i;
-	if (k < 4)
-		return;
-	set(&t->kind, &t->kind_len, n->name, (size_t)(dash[0] - n->name));
-	if (k == 4) {
-		set(&t->triple, &t->triple_len, dash[0] + 1,
-		    (size_t)(n->name + n->name_len - dash[0] - 1));
-		return;
-	}
-	set_str(&t->image, &t->image_len, image_name(n->image_kind));
-	/* An empty environment ("amdgcn-amd-amdhsa-") is left out. */
-	set(&t->triple, &t->triple_len, dash[0] + 1,
-	    (size_t)(dash[4] - dash[0] - 1) -
-	    (dash[4] - dash[3] == 1));
-	set(&t->arch, &t->arch_len, dash[4] + 1,
-	    (size_t)(n->name + n->name_len - dash[4] - 1));
-}
-
 void inspect_entry_target(const struct inspect_node *n,
 			  struct inspect_target *t)
 {
-	memset(t, 0, sizeof(*t));
-	switch (n->container) {
-	case FATBIN_PACKAGE:
-		if (n->offload_kind != PACKAGE_OFK_NONE)
-			set_str(&t->kind, &t->kind_len,
-				package_offload_kind_describe(n->offload_kind));
-		set(&t->triple, &t->triple_len, n->triple, n->triple_len);
-		set(&t->arch, &t->arch_len, n->arch, n->arch_len);
-		set_str(&t->image, &t->image_len, image_name(n->image_kind));
-		break;
-	case FATBIN_KPACK:	/* the TOC's target, an AMDGPU code object */
-		set(&t->triple, &t->triple_len, n->triple, n->triple_len);
-		set(&t->arch, &t->arch_len, n->arch, n->arch_len);
-		set_str(&t->image, &t->image_len, image_name(n->image_kind));
-		break;
-	case FATBIN_NV:
-		set_str(&t->kind, &t->kind_len, "cuda");
-		snprintf(t->arch_buf, sizeof(t->arch_buf), "sm_%u%s",
-			 (unsigned)n->nv.arch, nvfatbin_arch_suffix(&n->nv));
-		set_str(&t->arch, &t->arch_len, t->arch_buf);
-		set_str(&t->image, &t->image_len, nvfatbin_kind_name(n->nv.kind));
-		break;
-	case FATBIN_BUNDLE:
-	case FATBIN_OBJECT_BUNDLE:
-	case FATBIN_CCOB:
-		target_from_id(n, t);
-		break;
-	}
+	kinds_entry_target(n, t);
 }

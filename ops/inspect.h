@@ -36,17 +36,8 @@ int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 int inspect_diagnose(const uint8_t *buf, size_t len,
 		     const struct inspect_opts *o, struct err *e);
 
-/* What an entry is for, as far as its container says: offload kind
- * ("hipv4", "openmp", "cuda"...), triple, target ID or arch ("gfx90a:xnack+",
- * "sm_80") and image kind ("elf", "bitcode", "ptx"...).  A bundle ID is
- * split at its dashes (kind, four triple parts, target ID); a package's
- * come from its strings; an NVIDIA entry's from its header.  Strings are
- * not NUL-terminated; NULL where the container does not say. */
-struct inspect_target {
-	const char *kind, *triple, *arch, *image;
-	size_t kind_len, triple_len, arch_len, image_len;
-	char arch_buf[16];	/* "sm_NN" for NVIDIA entries */
-};
+/* Entry n's target (struct inspect_target, inspect_node.h), as its
+ * kind's row says (kinds.c). */
 void inspect_entry_target(const struct inspect_node *n,
 			  struct inspect_target *t);
 

@@ -475,7 +475,7 @@ static int walk_whole(struct walk *w, enum fatbin_kind kind,
 	};
 
 	if (kinds_get(kind)->walk(w, &c, buf, len) < 0)
-		return inspect_where(w, "%s", fatbin_codecs[kind].what);
+		return inspect_where(w, "%s", fatbin_codecs[kind]->what);
 	return 0;
 }
 
@@ -487,7 +487,7 @@ int inspect_walk_bare(struct walk *w, struct inspect_node *in,
 	in->format = INSPECT_RAW;
 	if (!fatbin_probe_file(buf, len, &kind) || inspect_emit(w, in) < 0)
 		return -1;
-	if (!fatbin_codecs[kind].whole_file)
+	if (!fatbin_codecs[kind]->whole_file)
 		return walk_containers(w, buf, len, base, in->depth + 1);
 	return walk_whole(w, kind, buf, len, base, in->depth + 1);
 }

@@ -34,6 +34,7 @@ enum inspect_format {
 	INSPECT_PE,		/* a PE image: executable or DLL */
 	INSPECT_BITCODE,	/* an LLVM bitcode file (clang -flto) */
 };
+enum { INSPECT_FORMATS = INSPECT_BITCODE + 1 };
 
 enum inspect_hash {
 	INSPECT_HASH_UNCHECKED,	/* only the header was read */
@@ -166,6 +167,18 @@ struct inspect_opts {
 	 * madvise, needs nothing more). */
 	void (*reading)(const void *ctx, uint64_t off, uint64_t len,
 			bool start);
+};
+
+/* What an entry is for, as far as its container says: offload kind
+ * ("hipv4", "openmp", "cuda"...), triple, target ID or arch ("gfx90a:xnack+",
+ * "sm_80") and image kind ("elf", "bitcode", "ptx"...).  A bundle ID is
+ * split at its dashes (kind, four triple parts, target ID); a package's
+ * come from its strings; an NVIDIA entry's from its header.  Strings are
+ * not NUL-terminated; NULL where the container does not say. */
+struct inspect_target {
+	const char *kind, *triple, *arch, *image;
+	size_t kind_len, triple_len, arch_len, image_len;
+	char arch_buf[16];	/* "sm_NN" for NVIDIA entries */
 };
 
 #endif

@@ -1,10 +1,11 @@
 /* kinds: the one registry of container kinds, for the operations over
- * whole artefacts.  The kinds themselves (enum fatbin_kind) and what the
- * codecs know of them (name in messages, probe, span) are in
- * formats/fatbin.h; here, each kind's row says how the walk visits its
- * entries, how prune rewrites it, and what ls calls it.  A new kind is one
- * enum member, one codec row, one row here and its format file; every
- * switch on the kind has no default, so the compiler names the rest. */
+ * whole artefacts.  The kinds themselves are the rows of
+ * formats/kinds.def (enum fatbin_kind, formats/fatbin.h); what the codecs
+ * know of them (name in messages, probe, span) is each one's codec row
+ * (formats/fatbin_codec.h), and here each one's row (kind.h) says how the
+ * walk visits its entries, how prune rewrites it, and how ls, extract, du
+ * and selection present it.  A new kind is its row in kinds.def, its
+ * format file (with its codec row) and its ops file (with this row). */
 #ifndef OPS_KINDS_H
 #define OPS_KINDS_H
 
@@ -13,57 +14,7 @@
 
 #include "../formats/fatbin.h"
 #include "entry.h"
-
-struct walk;
-struct pruner;
-struct prune_patch;
-struct prune_opts;
-struct err;
-
-struct kind {
-	const char *name;	/* ls's word, in text and JSON: "bundle" */
-	/* Visit container c (its kind, number, offset and size filled),
-	 * size bytes at p, then its entries (inspect_walk.h).  NULL: not
-	 * found in a region (object bundles: from their sections). */
-	int (*walk)(struct walk *w, struct inspect_node *c, const uint8_t *p,
-		    uint64_t size);
-	/* An entry's code bytes (entry.h). */
-	enum entry_code (*entry_bytes)(const struct inspect_node *n,
-				       enum inspect_hash container_hash,
-				       struct entry_bytes *b);
-	/* Plan the container at file offset off, size bytes at buf, with
-	 * only the kept entries: 1 with the rewrite in *pt, 0 when all stay
-	 * (prune_impl.h).  NULL: not pruned inside a region. */
-	int (*prune)(struct pruner *p, const uint8_t *buf, uint64_t size,
-		     uint64_t off, struct prune_patch *pt);
-	/* --compress: the container, as prune left it in *pt (npieces 0:
-	 * as it is, buf[0, size)), made compressed: how many things were
-	 * compressed (the bundle: 1; fatbin entries, when compress_entries)
-	 * with *pt rewritten, 0 when it stays as it was (no smaller).  It
-	 * reads nothing of the walk, so prune_region runs a region's on
-	 * several threads at once (o->threads).  NULL: a kind that stays as
-	 * it is. */
-	int (*compress)(const struct prune_opts *o, unsigned ccob_version,
-			const uint8_t *buf, uint64_t size,
-			struct prune_patch *pt, const uint64_t *hash,
-			struct err *e);
-	/* Why a pruned one may come out larger than it was. */
-	const char *grown;
-	bool ids;		/* entries are named: bundle IDs, kpack TOC keys */
-	bool versioned;		/* its header has a version */
-	/* Each entry's code is compressed on its own and decoded by the
-	 * walk, which may fail for one entry alone (decode_err). */
-	bool entry_coded;
-	/* compress counts entries, not containers. */
-	bool compress_entries;
-	/* Whether compress will want the CCOB hash (ccob_hash) of a
-	 * container of size bytes: for those that stay as they are
-	 * (npieces 0), prune_region makes them eight at a time first
-	 * (ccob_hash_many) and passes each; else hash is NULL.  NULL: it
-	 * never does. */
-	bool (*compress_hash)(const struct prune_opts *o, unsigned version,
-			      uint64_t size);
-};
+#include "kind.h"
 
 const struct kind *kinds_get(enum fatbin_kind k);
 /* Entry n's code, by its kind's rule (see entry.h): container_hash is
@@ -74,5 +25,22 @@ enum entry_code kinds_entry_bytes(const struct inspect_node *n,
 				  struct entry_bytes *b);
 /* "bundle", "object-bundle", "ccob", "package", "nv-fatbin", "kpack". */
 const char *kinds_name(enum fatbin_kind k);
+
+/* The presentation hooks, or their defaults (kind.h): entry n's target
+ * (t zeroed first), its ID (malloc'd, *len bytes), the architecture -t
+ * matches (*len bytes; buf may hold it), ls's columns naming it; and
+ * ls's line of container n after "NAME #N". */
+void kinds_entry_target(const struct inspect_node *n,
+			struct inspect_target *t);
+char *kinds_entry_id(const struct inspect_node *n,
+		     const struct inspect_target *t, size_t *len);
+const char *kinds_select_arch(const struct inspect_node *n,
+			      const struct inspect_target *t, char *buf,
+			      size_t cap, size_t *len);
+void kinds_entry_cells(const struct inspect_node *n,
+		       const struct inspect_target *t, struct kind_cells *c);
+void kinds_summary(const struct inspect_node *n, char *buf, size_t cap);
+/* What ls says of container c whose hash does not hold. */
+void kinds_bad_hash(const struct inspect_node *c, char *buf, size_t cap);
 
 #endif

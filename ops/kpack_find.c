@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hosts.h"
 #include "inspect_kpack.h"
 #include "kpack_find.h"
 #include "../core/elfscan.h"
@@ -214,7 +215,7 @@ int kpack_find_open(struct kpack_find *h, const char *path,
 
 	memset(h, 0, sizeof(*h));
 	h->path = path;
-	if (!elfscan_is_elf(buf, len))
+	if (!hosts_is(buf, len, HOST_ELF))
 		return 0;
 	/* The walk says what is wrong with the file; out of memory is the
 	 * caller's own failure. */

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hosts.h"
 #include "inspect.h"
 #include "kpack_host.h"
 #include "kpack_split.h"
@@ -396,7 +397,7 @@ static int refuse_split(const uint8_t *buf, size_t len, struct err *e)
 	struct elfscan s;
 	int rc = 0;
 
-	if (!elfscan_is_elf(buf, len) || elfscan_open(&s, buf, len, e) < 0)
+	if (!hosts_is(buf, len, HOST_ELF) || elfscan_open(&s, buf, len, e) < 0)
 		return 0;
 	bool fat = false, seg = false;
 

@@ -19,6 +19,7 @@
 #include "../formats/magic.h"
 #include "../formats/package.h"
 #include "elf_shrink.h"
+#include "kinds.h"
 #include "prune.h"
 #include "prune_bitcode.h"
 #include "prune_coff.h"
@@ -431,38 +432,27 @@ static int plan_patch(struct pruner *p, size_t len, int rc,
 int prune_bare(struct pruner *p, const uint8_t *buf, size_t len)
 {
 	struct prune_patch pt = { 0 };
+	const struct kind *k;
 	enum fatbin_kind kind;
-	size_t run, end;
+	size_t end;
+	int rc;
 
 	if (!fatbin_probe_file(buf, len, &kind))
 		return err_code_set(p->e, ERR_NOTHING, "no offload code to "
 				    "prune");
-	switch (kind) {
-	case FATBIN_BUNDLE:
-	case FATBIN_CCOB:
-	case FATBIN_NV:
-		p->ccob_version = !p->o->compress ? 0
-				  : p->o->ccob_version
-				  ? p->o->ccob_version : 3;
-		if (p->ccob_version > p->plan->ccob_version)
-			p->plan->ccob_version = p->ccob_version;
-		return prune_region(p, buf, len, 0, false);
-	case FATBIN_PACKAGE:
-		/* Zeros after the packages are padding, as the walk reads
-		 * them: they stay. */
-		run = package_run(buf, len);
-		for (end = run; end < len && !buf[end]; end++)
-			;
-		if (!run || end < len)
-			run = len;
-		return plan_patch(p, run, prune_packages(p, buf, run, 0, &pt),
-				  &pt);
-	case FATBIN_KPACK:	/* a whole file, written again */
-		return plan_patch(p, len, prune_kpack(p, buf, len, &pt), &pt);
-	case FATBIN_OBJECT_BUNDLE:	/* sections, not bytes */
-		break;
+	k = kinds_get(kind);
+	if (k->prune_file) {
+		rc = k->prune_file(p, buf, len, &pt, &end);
+		return plan_patch(p, end, rc, &pt);
 	}
-	return err_code_set(p->e, ERR_NOTHING, "no offload code to prune");
+	if (!k->prune)		/* sections, not bytes */
+		return err_code_set(p->e, ERR_NOTHING, "no offload code to "
+				    "prune");
+	p->ccob_version = !p->o->compress ? 0
+			  : p->o->ccob_version ? p->o->ccob_version : 3;
+	if (p->ccob_version > p->plan->ccob_version)
+		p->plan->ccob_version = p->ccob_version;
+	return prune_region(p, buf, len, 0, false);
 }
 
 int prune_text_bundle(struct pruner *p, const uint8_t *buf, size_t len)

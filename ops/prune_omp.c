@@ -30,6 +30,7 @@
 #include "prune_pointers.h"
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
+#include "../core/sections.h"
 
 enum { SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19,
        SHF_ALLOC_ = 2,
@@ -335,7 +336,8 @@ static const char *pack_refusal(const struct prune_table *t,
 			continue;
 		}
 		if (sec->size - pos < 8 || get_le(bytes + pos, 8))
-			return ".llvm.offloading holds more than packages";
+			return SECTIONS_OFFLOADING_NAME " holds more than "
+			       "packages";
 		pos += 8;
 	}
 	/* (A pointer at the section's end is the next section's: it
@@ -355,7 +357,7 @@ static const char *pack_refusal(const struct prune_table *t,
 	}
 	if (st.found)
 		return "something besides the image table points into "
-		       ".llvm.offloading";
+		       SECTIONS_OFFLOADING_NAME;
 	for (size_t i = 1; i < t->s->n; i++) {
 		const struct elfscan_section *d = &t->s->sec[i];
 
@@ -364,7 +366,7 @@ static const char *pack_refusal(const struct prune_table *t,
 		for (uint64_t o = 24; o + 24 <= d->size; o += 24)
 			if (get_le(t->buf + d->offset + o + 6, 2) == sec->index)
 				return "a dynamic symbol is defined in "
-				       ".llvm.offloading";
+				       SECTIONS_OFFLOADING_NAME;
 	}
 	return NULL;
 }
@@ -771,7 +773,7 @@ int prune_pe_linked_packages(struct pruner *p, uint16_t machine,
 			.addr = v[k].va, .offset = v[k].offset,
 			.size = v[k].raw, .align = 8,
 		};
-	s.sec[i + 1].name = ".llvm.offloading";
+	s.sec[i + 1].name = sections_name(SECTION_OFFLOADING);
 	s.sec[i + 1].size = size;
 	rc = linked_packages(p, &s, buf, i + 1, "a PE image's sections stay "
 			     "where they are");

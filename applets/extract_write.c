@@ -1,0 +1,272 @@
+/* extract_write: extract's outputs: each entry's file, made beside its
+ * final name and committed whole, and a CCOB's selected entries streamed
+ * to theirs in one more pass over it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "applets.h"
+#include "messages.h"
+#include "selection.h"
+#include "extract_impl.h"
+#include "extract_write.h"
+#include "../core/io_out.h"
+#include "../core/io_write.h"
+#include "../formats/ccob_decode.h"
+
+/* The extension, from the code's first bytes, else from what the
+ * container says. */
+const char *extract_extension(const uint8_t *p, uint64_t len,
+			     const struct inspect_target *t)
+{
+	if (len >= 20 && !memcmp(p, "\x7f" "ELF", 4)) {
+		unsigned machine = p[5] == 2 ? p[18] << 8 | p[19]
+					     : p[19] << 8 | p[18];
+
+		return machine == 224 ? "co" : machine == 190 ? "cubin" : "o";
+	}
+	if (len >= 4 && (!memcmp(p, "BC\xc0\xde", 4) ||
+			 !memcmp(p, "\xde\xc0\x17\x0b", 4)))
+		return "bc";
+	if (len >= 4 && !memcmp(p, "\x50\xed\x55\xba", 4))
+		return "fatbin";
+	if (t->image && t->image_len == 3 && !memcmp(t->image, "ptx", 3))
+		return "ptx";
+	if (t->image && t->image_len == 5 && !memcmp(t->image, "spirv", 5))
+		return "spv";
+	return "bin";
+}
+
+/* Bytes that may stay in a file name; the rest (a NUL too) become '_'. */
+static void make_safe(char *s, size_t len)
+{
+	for (; len--; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || (*s && strchr("-_.+=,", *s))))
+			*s = '_';
+}
+
+const char *extract_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!strcmp(path, "-"))
+		return "stdin";
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* file[.member...].N.ID.ext, with bytes unsafe in a name as '_', cut to
+ * fit 255 bytes (the ID gives way); malloc'd. */
+char *extract_entry_name(const struct job *j, unsigned number, const char *id,
+			size_t id_len, const char *ext)
+{
+	const char *base = extract_base_name(j->path);
+	size_t cap = strlen(base) + id_len + 32, head = 0;
+	char *name;
+
+	for (unsigned d = 1; d <= j->depth; d++)
+		cap += strlen(j->member[d]) + 1;
+	if (!(name = malloc(cap)))
+		return NULL;
+	head += (size_t)snprintf(name, cap, "%s", base);
+	for (unsigned d = 1; d <= j->depth; d++)
+		head += (size_t)snprintf(name + head, cap - head, ".%s",
+					 j->member[d]);
+	head += (size_t)snprintf(name + head, cap - head, ".%u.", number);
+	memcpy(name + head, id, id_len);
+	name[head + id_len] = 0;
+	make_safe(name + strlen(base), head + id_len - strlen(base));
+	if (strlen(name) > 250 - strlen(ext))
+		name[250 - strlen(ext)] = 0;
+	strcat(name, ".");
+	strcat(name, ext);
+	return name;
+}
+
+int extract_cmp_claim(const void *pa, const void *pb)
+{
+	const struct claim *a = pa, *b = pb;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
+/* Whether name in directory dirfd is the file in (not following it). */
+static bool same_file(int dirfd, const char *name, const struct io_in *in)
+{
+	struct stat sa, sb;
+
+	return in->fd >= 0 && fstatat(dirfd, name, &sa, 0) == 0 &&
+	       fstat(in->fd, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* An output failed (a full disk): the outputs commit together, so none
+ * will be; the others are not written, and not reported one by one. */
+static bool write_failed;
+
+static int fail_write(const char *path, const struct err *e)
+{
+	write_failed = true;
+	return applet_fail_io("extract", path, e);
+}
+
+/* Open the output for an entry called name: 0, or 1 (reported).  *path
+ * (malloc'd) is set either way, or NULL. */
+static int open_out(const struct options *o, const struct io_in *in,
+		    const char *name, struct io_out *out, char **path)
+{
+	struct err e;
+	char *n = NULL;
+
+	*path = NULL;
+	if (write_failed)
+		return 1;
+	if (!o->dir) {
+		*path = strdup("-");
+	} else {
+		if (!(n = strdup(name)) || !(n = outnames_unique(o->names, n)))
+			return fail("cannot write", name, "out of memory");
+		*path = applet_cat(o->dir, strlen(o->dir), "/", n, strlen(n));
+	}
+	if (!*path)
+		return fail("cannot write", name, "out of memory");
+	if (o->dir && same_file(o->dirfd, n, in))
+		return fail("cannot write", *path, "it is the input");
+	/* In DIR, opened once, a name is never followed: a link planted
+	 * there, or DIR itself moved for one, would send the bytes
+	 * elsewhere. */
+	if ((o->dir ? io_out_open_at(out, o->dirfd, n, *path, &e)
+		    : io_out_open(out, *path, &e)) < 0)
+		return fail_write(*path, &e);
+	return 0;
+}
+
+/* Write len bytes: from the input at off when code is NULL, else code. */
+int extract_write_out(const struct options *o, const struct io_in *in,
+		      const char *name, const uint8_t *code, uint64_t off,
+		      uint64_t len)
+{
+	struct io_out out = { .fd = -1 };
+	char *path = NULL;
+	struct err e;
+	int rc = 1;
+
+	if (open_out(o, in, name, &out, &path))
+		goto out;
+	if ((code ? io_out_write(&out, code, (size_t)len, &e)
+		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
+	    io_out_commit(&out, &e) < 0) {
+		io_out_discard(&out);
+		rc = fail_write(path, &e);
+		goto out;
+	}
+	if (o->verbose)
+		fprintf(o->dir ? stdout : stderr, "%s\n", path);
+	rc = 0;
+out:
+	io_out_discard(&out);
+	free(path);
+	return rc;
+}
+
+/* ---- entries of a CCOB, streamed ---- */
+
+static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
+{
+	struct pending *pd = ctx;
+
+	(void)e;
+	for (size_t i = 0; i < pd->n; i++) {
+		struct route *r = &pd->v[i];
+		uint64_t lo = r->off > pd->pos ? r->off : pd->pos;
+		uint64_t hi = r->off + r->size < pd->pos + n ? r->off + r->size
+							     : pd->pos + n;
+
+		if (lo < hi && !r->failed &&
+		    io_out_write(&r->out, (const uint8_t *)p + (lo - pd->pos),
+				 (size_t)(hi - lo), &r->err) < 0)
+			r->failed = true;
+	}
+	pd->pos += n;
+	return 0;
+}
+
+void extract_pend_begin(struct job *j, const struct inspect_node *n)
+{
+	struct pending *pd = j->pend;
+
+	pd->on = true;
+	pd->p = n->data;
+	pd->size = n->size;
+	pd->h = n->ccob;
+	pd->n = 0;
+}
+
+/* Open the output of a selected entry of the pending CCOB: 0 or 1. */
+int extract_pend_open(struct job *j, const char *name, uint64_t off,
+		     uint64_t size)
+{
+	struct pending *pd = j->pend;
+	struct route *r;
+
+	if (pd->n == pd->cap) {
+		size_t cap = pd->cap ? 2 * pd->cap : 8;
+		struct route *grown = realloc(pd->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return fail("cannot extract from", j->path, "out of memory");
+		pd->v = grown;
+		pd->cap = cap;
+	}
+	r = &pd->v[pd->n];
+	*r = (struct route){ .out = { .fd = -1 }, .off = off, .size = size };
+	if (open_out(j->o, j->in, name, &r->out, &r->path)) {
+		io_out_discard(&r->out);
+		free(r->path);
+		return 1;
+	}
+	pd->n++;
+	return 0;
+}
+
+/* The walk left the pending CCOB: decompress it once more, each selected
+ * entry to its output, and commit them in the order they came. */
+int extract_pend_finish(struct job *j)
+{
+	struct pending *pd = j->pend;
+	size_t used;
+	struct err e;
+	int rc = 0, bad;
+
+	if (!pd || !pd->on)
+		return 0;
+	pd->on = false;
+	pd->pos = 0;
+	bad = pd->n && ccob_decompress_stream(pd->p, (size_t)pd->size, &pd->h,
+					      &j->o->walk.ccob, route_sink, pd,
+					      &used, NULL, &e) < 0;
+	if (bad)
+		rc = fail("cannot extract from", j->path, "%s", e.msg);
+	for (size_t i = 0; i < pd->n; i++) {
+		struct route *r = &pd->v[i];
+
+		if (bad || write_failed) {
+			io_out_discard(&r->out);
+			rc |= write_failed;
+		} else if (r->failed || io_out_commit(&r->out, &r->err) < 0) {
+			io_out_discard(&r->out);
+			rc = fail_write(r->path, &r->err);
+		} else if (j->o->verbose) {
+			fprintf(j->o->dir ? stdout : stderr, "%s\n", r->path);
+		}
+		free(r->path);
+	}
+	pd->n = 0;
+	j->rc |= rc;
+	return rc;
+}
