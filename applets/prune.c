@@ -9,11 +9,13 @@
 
 #include "applets.h"
 #include "prune_file.h"
+#include "prune_image.h"
 #include "prune_tree.h"
 #include "messages.h"
 #include "progress.h"
 #include "selection.h"
 #include "../core/select.h"
+#include "../ops/image.h"
 #include "../ops/prune.h"
 
 static const char usage[] =
@@ -21,10 +23,14 @@ static const char usage[] =
 	"                     [OPTIONS] FILE...\n"
 	"       offload prune -r (--keep TARGETS | --drop PATTERNS | --compress)\n"
 	"                     [OPTIONS] PATH...\n"
+	"       offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] IMAGE\n"
+	"                     -o DIR\n"
 	"Take device code out of executables, shared libraries, objects, static\n"
 	"libraries, offload bundles (binary, text, object), CCOBs, offload\n"
 	"packages, NVIDIA fatbins and AMD kpack archives, keeping what the GPUs\n"
-	"named load.\n"
+	"named load.  IMAGE, a container image (oci:DIR[:TAG], oci-archive:FILE,\n"
+	"docker-archive:FILE, or a path that is one), is written as an OCI\n"
+	"layout DIR with its layers pruned; unchanged layers keep their bytes.\n"
 	"\n"
 	"  -k, --keep=TARGETS    keep what a GPU of each target ID loads (gfx90a\n"
 	"                        keeps gfx90a, gfx90a:xnack+ and gfx90a:xnack-;\n"
@@ -51,8 +57,11 @@ static const char usage[] =
 	"                        bundles, CCOBs, fatbins, kpack archives: by\n"
 	"                        content, not name)\n"
 	"  -j, --jobs=N          with -r, prune N files at once; with --compress,\n"
-	"                        compress N containers of a file at once\n"
-	"                        (default: the CPUs)\n"
+	"                        compress N containers of a file at once; of an\n"
+	"                        IMAGE, N layers at once (default: the CPUs)\n"
+	"      --layer-compression=CODEC\n"
+	"                        compress an IMAGE's layers written again with\n"
+	"                        gzip, zstd or none (default: as each was)\n"
 	"      --allow-empty     let a bundle keep no device code at all\n"
 	"      --keep-layout     in executables and shared libraries, zero the\n"
 	"                        freed bytes where they are; do not cut them out\n"
@@ -100,7 +109,7 @@ int prune_main(int argc, char **argv)
 {
 	enum { OPT_ALLOW_EMPTY = 256, OPT_LEVEL, OPT_EXACT, OPT_KEEP_LAYOUT,
 	       OPT_ALWAYS_SHRINK, OPT_STRIP_SAFE, OPT_REMOVE_FILES,
-	       OPT_COMPRESS, OPT_CCOB_VERSION };
+	       OPT_COMPRESS, OPT_CCOB_VERSION, OPT_LAYER_COMPRESSION };
 	static const struct option longopts[] = {
 		{ "keep", required_argument, NULL, 'k' },
 		{ "drop", required_argument, NULL, 'd' },
@@ -118,6 +127,8 @@ int prune_main(int argc, char **argv)
 		{ "compression-level", required_argument, NULL, OPT_LEVEL },
 		{ "compress", optional_argument, NULL, OPT_COMPRESS },
 		{ "ccob-version", required_argument, NULL, OPT_CCOB_VERSION },
+		{ "layer-compression", required_argument, NULL,
+		  OPT_LAYER_COMPRESSION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -127,6 +138,7 @@ int prune_main(int argc, char **argv)
 	struct options o = { .level = 3, .compress_method = CCOB_ZSTD };
 	struct err e;
 	int c, rc = 0, nfiles;
+	bool image;
 
 	opterr = 0;
 	optind = 1;
@@ -189,6 +201,7 @@ int prune_main(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case OPT_LAYER_COMPRESSION: o.layer_compression = optarg; break;
 		case OPT_CCOB_VERSION:
 			if (strcmp(optarg, "2") && strcmp(optarg, "3")) {
 				rc = usage_error("--ccob-version takes 2 or 3");
@@ -208,6 +221,7 @@ int prune_main(int argc, char **argv)
 		}
 	}
 	nfiles = argc - optind;
+	image = nfiles == 1 && !o.recurse && image_is(argv[optind]);
 	if (select_check_ids(&o.keep, &e) < 0 ||
 	    select_check_ids(&o.drop, &e) < 0) {
 		rc = usage_error("%s %s", o.keep.n ? "--keep" : "--drop",
@@ -228,8 +242,12 @@ int prune_main(int argc, char **argv)
 		rc = usage_error("-r prunes in place: no -o");
 	else if (!o.recurse && o.remove_files)
 		rc = usage_error("--remove-files is for -r");
-	else if (!o.recurse && !o.compress && o.jobs)
+	else if (!o.recurse && !o.compress && o.jobs && !image)
 		rc = usage_error("--jobs is for -r or --compress");
+	else if (o.layer_compression && !image)
+		rc = usage_error("--layer-compression is for an image");
+	else if (image && (o.in_place || (!o.output && !o.dry_run)))
+		rc = usage_error("an image is written to a new one: -o DIR");
 	else if (!o.recurse && !o.dry_run && !o.in_place == !o.output)
 		rc = usage_error("say where to write: -o FILE or --in-place");
 	else if (o.output && nfiles > 1)
@@ -249,6 +267,10 @@ int prune_main(int argc, char **argv)
 		o.jobs = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
 	}
 	o.threads = o.jobs;
+	if (image) {
+		rc = prune_image(&o, argv[optind]);
+		goto out;
+	}
 	if (o.recurse) {
 		o.in_place = true;
 		rc = prune_tree(&o, argv + optind, nfiles);
