@@ -9,7 +9,8 @@ the program, a file with an extended attribute (a pax record), a GNU
 long name, a whiteout and an opaque whiteout, odd modes, owners and
 times.  Everything is fixed (times, owners, gzip headers), so the image,
 and what offload prune makes of it, is the same byte for byte each time.
---index2 adds a second platform (linux/arm64) that shares the layers.
+--index2 adds a second platform (linux/arm64) that shares the layers;
+--add NAME=FILE adds FILE to the second layer as NAME (repeatable).
 --docker writes `docker save`'s legacy archive (manifest.json) to OUT."""
 import gzip
 import hashlib
@@ -59,7 +60,7 @@ def layer_base():
     return buf.getvalue()
 
 
-def layer_gpu():
+def layer_gpu(extra):
     app = open(os.path.join(FIX, "app"), "rb").read()
     # (app's pax records carry its size, which prune must set anew.)
     lib = open(os.path.join(FIX, "libz.so"), "rb").read()
@@ -78,6 +79,8 @@ def layer_gpu():
         member(t, "opt/cache/.wh..wh..opq")
         member(t, "usr/share/doc/" + "long-name-" * 12 + "/README",
                b"a name longer than 100 bytes\n")
+        for name, path in extra:
+            member(t, name, open(path, "rb").read(), mode=0o755)
     return buf.getvalue()
 
 
@@ -109,7 +112,8 @@ def main():
     args = sys.argv[1:]
     out = args[0]
     codec = args[args.index("--codec") + 1] if "--codec" in args else "gzip"
-    layers = [layer_base(), layer_gpu()]
+    extra = [a.split("=", 1) for a, flag in zip(args[1:], args) if flag == "--add"]
+    layers = [layer_base(), layer_gpu(extra)]
     config = {"architecture": "amd64", "os": "linux",
               "config": {"Env": ["PATH=/usr/bin"], "Labels": {"test": "offload"}},
               "rootfs": {"type": "layers",
