@@ -289,6 +289,10 @@ static int member(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 		return err_bad(e, "tar member '%.*s' links outside the root",
 			       (int)(lm.name_len > 200 ? 200 : lm.name_len),
 			       lm.name);
+	if (h->kind == TAR_FILE) {
+		w->files++;
+		w->file_bytes += lm.size;
+	}
 	if (h->kind == TAR_FILE && lm.size && w->member)
 		return file(w, m, hdr, &lm, chunk, e);
 	if (put_headers(w, m, hdr, false, 0, e) < 0)

@@ -53,9 +53,9 @@ struct layer_walk {
 	layer_member_fn *member;
 	void *ctx;
 	uint64_t spill;		/* 0: LAYER_SPILL_DEFAULT */
-	/* Told: members walked, files replaced, bytes of the files before
-	 * and after. */
-	uint64_t members, replaced, before, after;
+	/* Told: members walked, regular files and their bytes, files
+	 * replaced and the bytes of the files offered before and after. */
+	uint64_t members, files, file_bytes, replaced, before, after;
 };
 
 /* Walk the stream: 0, or -1 with e filled. */
