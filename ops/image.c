@@ -448,6 +448,14 @@ static int docker_image(struct image *im, json_t *d, struct err *e)
 		return -1;
 	snprintf(m->config_digest, sizeof(m->config_digest), "%.*s",
 		 (int)sizeof(m->config_digest) - 1, config);
+	{
+		json_t *tags = json_object_get(d, "RepoTags");
+		json_t *t0 = json_array_get(tags, 0);
+		const char *tag = json_is_string(t0) ? json_string_value(t0) : "";
+		const char *colon = strrchr(tag, ':');
+
+		snprintf(m->ref, sizeof(m->ref), "%s", colon ? colon + 1 : tag);
+	}
 	m->config = strndup((const char *)cin.data, cin.len);
 	m->config_len = cin.len;
 	image_file_close(&cin, &cpath);
@@ -461,8 +469,13 @@ static int docker_image(struct image *im, json_t *d, struct err *e)
 					     "manifest.json: a layer that is "
 					     "not a name");
 		if (add_layer(im, "", 0, NULL, json_string_value(p),
-			      &m->layer[m->nlayers++], e) < 0)
+			      &m->layer[m->nlayers], e) < 0)
 			return -1;
+		for (size_t k = 0; k < im->nmember; k++)
+			if (!strcmp(im->member[k].name, json_string_value(p)))
+				im->layer[m->layer[m->nlayers]].size =
+					im->member[k].size;
+		m->nlayers++;
 	}
 	return diff_ids(im, m, e);
 }

@@ -42,6 +42,7 @@ struct image_manifest {
 	uint64_t size;
 	char *media_type;
 	char platform[64];	/* "linux/amd64", "" when the index says none */
+	char ref[128];		/* legacy docker: the tag of its first RepoTag */
 	char *text;		/* the manifest's bytes (legacy: NULL) */
 	size_t len;
 	char config_digest[IMAGE_DIGEST_MAX];

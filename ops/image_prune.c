@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +119,9 @@ static int keep_blob(struct job *j, size_t i, const struct io_in *in,
 	struct io_out out = { .fd = -1 };
 	char path[4096];
 
-	snprintf(r->digest, sizeof(r->digest), "%s", j->im->layer[i].digest);
+	/* A legacy docker layer's blob is its tar: its diff_id, checked. */
+	snprintf(r->digest, sizeof(r->digest), "%s", j->im->layer[i].digest[0]
+		 ? j->im->layer[i].digest : j->im->layer[i].diff_id);
 	if (blob_path(path, sizeof(path), j->tmp, r->digest + 7) < 0)
 		return err_code_file(e, ERR_SYSTEM, ENAMETOOLONG, j->tmp,
 				     "path too long");
@@ -382,6 +385,135 @@ out:
 	return rc;
 }
 
+/* A text made by printf-style pieces, grown as needed. */
+struct text {
+	char *s;
+	size_t len;
+	bool oom;
+};
+
+static void add(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *piece, *n;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	if (len < 0 || t->oom) {
+		t->oom = true;
+		if (len >= 0)
+			free(piece);
+		return;
+	}
+	if (!(n = realloc(t->s, t->len + (size_t)len + 1))) {
+		t->oom = true;
+		free(piece);
+		return;
+	}
+	memcpy(n + t->len, piece, (size_t)len + 1);
+	t->s = n;
+	t->len += (size_t)len;
+	free(piece);
+}
+
+/* A legacy docker save archive: the configs edited, and the OCI
+ * manifests and index.json it has none of made. */
+static int write_json_legacy(struct image *im, const char *tmp,
+			     const struct image_layer_result *res,
+			     struct err *e)
+{
+	struct text index = { 0 };
+	char path[4096], digest[IMAGE_DIGEST_MAX];
+	struct io_out out = { .fd = -1 };
+	int rc = -1;
+
+	add(&index, "{\"schemaVersion\":2,\"manifests\":[");
+	for (size_t k = 0; k < im->nmanifest; k++) {
+		struct image_manifest *m = &im->manifest[k];
+		struct edits cfg = { 0 };
+		struct text man = { 0 };
+		uint64_t size;
+		int r = 0;
+
+		for (size_t i = 0; r == 0 && i < m->nlayers; i++) {
+			const struct image_layer_result *lr = &res[m->layer[i]];
+
+			if (lr->changed)
+				r = edit_add(&cfg, im->layer[m->layer[i]].diff_id,
+					     lr->diff_id, false, 0, NULL, e);
+		}
+		if (r == 0)
+			r = edited_blob(tmp, m->config, m->config_len, &cfg,
+					digest, &size, e);
+		free(cfg.v);
+		free(cfg.to);
+		if (r < 0)
+			goto out;
+		add(&man, "{\"schemaVersion\":2,\"mediaType\":\"application/"
+		    "vnd.oci.image.manifest.v1+json\",\"config\":{\"mediaType\":"
+		    "\"application/vnd.oci.image.config.v1+json\",\"digest\":"
+		    "\"%s\",\"size\":%llu},\"layers\":[", digest,
+		    (unsigned long long)size);
+		for (size_t i = 0; i < m->nlayers; i++) {
+			const struct image_layer_result *lr = &res[m->layer[i]];
+
+			add(&man, "%s{\"mediaType\":\"%s\",\"digest\":\"%s\","
+			    "\"size\":%llu}", i ? "," : "",
+			    media_type("", lr->codec), lr->digest,
+			    (unsigned long long)lr->blob_after);
+		}
+		add(&man, "]}");
+		if (man.oom) {
+			free(man.s);
+			err_nomem(e);
+			goto out;
+		}
+		r = put_blob(tmp, man.s, man.len, digest, e);
+		size = man.len;
+		free(man.s);
+		if (r < 0)
+			goto out;
+		add(&index, "%s{\"mediaType\":\"application/vnd.oci.image."
+		    "manifest.v1+json\",\"digest\":\"%s\",\"size\":%llu",
+		    k ? "," : "", digest, (unsigned long long)size);
+		if (m->ref[0]) {
+			add(&index, ",\"annotations\":{\"org.opencontainers."
+			    "image.ref.name\":");
+			/* A tag is [A-Za-z0-9_.-]: nothing to escape. */
+			add(&index, "\"%s\"}", m->ref);
+		}
+		add(&index, "}");
+	}
+	add(&index, "]}");
+	if (index.oom) {
+		err_nomem(e);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/index.json", tmp);
+	if (io_out_open(&out, path, e) < 0 ||
+	    io_out_write(&out, index.s, index.len, e) < 0 ||
+	    io_out_commit(&out, e) < 0) {
+		io_out_discard(&out);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/oci-layout", tmp);
+	if (io_out_open(&out, path, e) < 0 ||
+	    io_out_write(&out, "{\"imageLayoutVersion\": \"1.0.0\"}", 31, e) < 0 ||
+	    io_out_commit(&out, e) < 0) {
+		io_out_discard(&out);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(index.s);
+	return rc;
+}
+
 /* The layout being built, removed (its files are ours alone). */
 static void remove_tmp(const char *tmp)
 {
@@ -415,10 +547,6 @@ int image_prune(struct image *im, const char *out,
 	struct stat st;
 	int rc = -1;
 
-	if (!im->index)
-		return err_code_file(e, ERR_SYSTEM, EOPNOTSUPP, im->where, "a legacy "
-				     "docker save archive is not pruned: "
-				     "'skopeo copy' it to an OCI layout first");
 	memset(res, 0, im->nlayer * sizeof(*res));
 	if (!o->dry_run) {
 		if (lstat(out, &st) == 0)
@@ -447,7 +575,8 @@ int image_prune(struct image *im, const char *out,
 		rc = 0;
 		goto out;
 	}
-	if (write_json(im, tmp, res, e) < 0)
+	if ((im->index ? write_json(im, tmp, res, e)
+		       : write_json_legacy(im, tmp, res, e)) < 0)
 		goto out;
 	if (rename(tmp, out) < 0) {
 		err_sys(e, out, errno);
