@@ -7,6 +7,7 @@
 #include "messages.h"
 #include "prune_image.h"
 #include "selection.h"
+#include "../core/env.h"
 #include "../ops/image.h"
 #include "../ops/image_prune.h"
 
@@ -64,6 +65,10 @@ int prune_image(struct options *o, const char *spec)
 	struct err e;
 	int rc = 1;
 
+	/* The bound over which a file of a layer is held in a temporary
+	 * file (a test makes it small). */
+	if (env_positive_u64("OFFLOAD_LAYER_SPILL", &po.spill, &e) < 0)
+		return applet_usage_error("prune", "%s", e.msg);
 	if (o->layer_compression &&
 	    layer_codec_parse(o->layer_compression, &po.codec) < 0)
 		return applet_usage_error("prune", "--layer-compression takes "
