@@ -1,5 +1,6 @@
 /* prune_image: a container image pruned, a line per layer (see
  * prune_image.h). */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -11,11 +12,19 @@
 #include "../ops/image.h"
 #include "../ops/image_prune.h"
 
+/* Layers are pruned on threads of their own, and a selection notes what
+ * it matched: one decision at a time. */
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static bool keep_entry(void *ctx, const struct prune_entry *en)
 {
 	struct options *o = ctx;
+	bool keep;
 
-	return applet_keeps(&o->keep, &o->drop, &en->sel);
+	pthread_mutex_lock(&keep_lock);
+	keep = applet_keeps(&o->keep, &o->drop, &en->sel);
+	pthread_mutex_unlock(&keep_lock);
+	return keep;
 }
 
 static void say_layer(FILE *f, const struct image *im, size_t i,
