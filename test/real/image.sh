@@ -41,7 +41,7 @@ fi
 secs() { date +%s.%N; }
 took() { echo "$2 $1" | awk '{ printf "%.1f", $1 - $2 }'; }
 blobs() { du -b --apparent-size -c "$1"/blobs/sha256/* | tail -1 | cut -f1; }
-layer() { python3 "$TOP/test/image/digest.py" "$@"; }
+layer="python3 $TOP/test/image/digest.py"
 
 offload du -q --keep gfx90a "oci:$CACHE:sid" | sed -n '/^all/,$p'
 t0=$(secs)
@@ -49,7 +49,7 @@ t0=$(secs)
 rc=$?
 t1=$(secs)
 prune_time=$(took "$t0" "$t1")
-L1=$(layer "$CACHE" 1)
+L1=$($layer "$CACHE" 1)
 t0=$(secs)
 zcat "$CACHE/blobs/sha256/$L1" | gzip -6 > /dev/null
 t1=$(secs)
@@ -60,7 +60,7 @@ echo "image $(blobs "$CACHE") -> $(blobs out) bytes of blobs; prune ${prune_time
 
 testing "prune --keep gfx90a succeeds" "exit $rc" "" "" 0
 testing "the documents' layer is the same blob" \
-	"cmp $CACHE/blobs/sha256/\$(layer $CACHE 0) out/blobs/sha256/\$(layer out 0) && echo same" "same" "" 0
+	"cmp $CACHE/blobs/sha256/\$($layer $CACHE 0) out/blobs/sha256/\$($layer out 0) && echo same" "same" "" 0
 testing "umoci unpacks it (every digest and diff_id checked)" \
 	"umoci unpack --image out:sid b > /dev/null && echo ok" "ok" "" 0
 testing "the library holds gfx90a and host code alone" \
