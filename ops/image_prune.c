@@ -129,7 +129,7 @@ static int keep_blob(struct job *j, size_t i, const struct io_in *in,
 		return 0;
 	if (io_out_open(&out, path, e) < 0)
 		return -1;
-	if (io_out_write(&out, in->data, in->len, e) < 0 ||
+	if (io_out_copy(&out, in, 0, in->len, e) < 0 ||
 	    io_out_commit(&out, e) < 0) {
 		io_out_discard(&out);
 		return -1;
@@ -203,7 +203,8 @@ static int layer_job(void *ctx, size_t i, struct err *e)
 		return 0;
 	if (r->changed)
 		return write_layer(j, i, &c, e);
-	if (image_layer_blob(j->im, i, &in, &in_path, e) < 0)
+	/* Checked by the walk just made. */
+	if (image_layer_blob(j->im, i, false, &in, &in_path, e) < 0)
 		return -1;
 	rc = keep_blob(j, i, &in, in_path, e);
 	image_blob_close(&in, &in_path);
