@@ -20,19 +20,23 @@
 #include "../core/json.h"
 #include "../core/tree.h"
 #include "../ops/hosts.h"
+#include "../ops/image.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
 #include "../ops/kpack_find.h"
 
 static const char usage[] =
 	"Usage: offload du [OPTIONS] PATH...\n"
+	"       offload du [OPTIONS] IMAGE\n"
 	"What each GPU target's device code costs in the files named and under\n"
 	"the directories named: for each target ID the entries name (gfx90a,\n"
 	"gfx90a:xnack+, sm_80, compute_80) the bytes stored, the bytes of code\n"
 	"(decompressed, as offload extract writes them), entries and files; then\n"
 	"host entries, the bytes that are no device code, and the total.  Read\n"
 	"from headers alone; a file hard-linked twice counts once, symbolic\n"
-	"links are not followed.\n"
+	"links are not followed.  IMAGE, a container image (oci:DIR[:TAG],\n"
+	"oci-archive:FILE, docker-archive:FILE, or a path that is one): the same\n"
+	"for each layer's files, then for all layers.\n"
 	"\n";
 
 #define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)
@@ -298,13 +302,41 @@ static int open_extra(struct io_in *in, const struct tree_file *f,
 }
 
 /* A file walked (extra false: else one a split binary found). */
+/* The bytes of one file (path) walked and counted. */
+static int du_walk(struct options *o, struct scan *sc, const char *path,
+		   const struct io_in *in)
+{
+	struct inspect_opts walk = o->walk;
+	struct err e;
+	int rc = 0, lone = 0;
+
+	walk.next_data = next_data;
+	walk.data_ctx = (void *)in;
+	if (inspect_walk(in->data, in->len, &walk, visit, sc, &e) != 0) {
+		o->errors++;
+		rc = fail("cannot read", path, "%s", e.msg);
+	} else if (!sc->children && (lone = lone_code(sc, in->data, in->len)) < 0) {
+		rc = fail("cannot read", path, "out of memory");
+	}
+	if (!sc->children)
+		o->other_files++;
+	/* What prune would drop, and whether the file would go whole (a
+	 * lone code object or a container file keeping no device code). */
+	o->drop_sum.bytes += sc->dropped.bytes;
+	o->drop_sum.stored += sc->dropped.stored;
+	o->drop_sum.entries += sc->dropped.entries;
+	if (sc->device && !sc->kept && !sc->host_bytes &&
+	    (lone > 0 || hosts_offload_only(in->data, in->len)))
+		o->drop_sum.files++;
+	return rc;
+}
+
 static int du_file(struct options *o, const struct tree_file *f, bool extra)
 {
 	struct scan sc = { .o = o, .file = (size_t)o->files };
-	struct inspect_opts walk = o->walk;
 	struct io_in in;
 	struct err e;
-	int rc = 0, lone = 0, fd = -1, opened;
+	int rc = 0, fd = -1, opened;
 
 	o->total += f->size;
 	if (extra)
@@ -319,26 +351,9 @@ static int du_file(struct options *o, const struct tree_file *f, bool extra)
 		return applet_fail_err("du", "cannot read", f->path, 0, &e);
 	}
 	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
-	walk.next_data = next_data;
-	walk.data_ctx = &in;
-	if (inspect_walk(in.data, in.len, &walk, visit, &sc, &e) != 0) {
-		o->errors++;
-		rc = fail("cannot read", f->path, "%s", e.msg);
-	} else if (!sc.children && (lone = lone_code(&sc, in.data, in.len)) < 0) {
-		rc = fail("cannot read", f->path, "out of memory");
-	}
-	if (!sc.children)
-		o->other_files++;
+	rc = du_walk(o, &sc, f->path, &in);
 	if (split_archives(o, f->path, &in) < 0)
 		rc = fail("cannot read", f->path, "out of memory");
-	/* What prune would drop, and whether the file would go whole (a
-	 * lone code object or a container file keeping no device code). */
-	o->drop_sum.bytes += sc.dropped.bytes;
-	o->drop_sum.stored += sc.dropped.stored;
-	o->drop_sum.entries += sc.dropped.entries;
-	if (sc.device && !sc.kept && !sc.host_bytes &&
-	    (lone > 0 || hosts_offload_only(in.data, in.len)))
-		o->drop_sum.files++;
 	io_in_close(&in);
 	return rc;
 }
@@ -370,7 +385,7 @@ static uint64_t other_bytes(const struct options *o)
 	return o->total > code ? o->total - code : 0;
 }
 
-static void print_json(const struct options *o)
+static void print_json(const struct options *o, const char *end)
 {
 	fputs("{\"version\":1,\"targets\":[", stdout);
 	for (size_t i = 0; i < o->n; i++) {
@@ -392,7 +407,7 @@ static void print_json(const struct options *o)
 		putchar(',');
 		json_sum("drop", &o->drop_sum);
 	}
-	fputs("}\n", stdout);
+	fputs(end, stdout);
 }
 
 static void row(uint64_t stored, const char *code, const char *entries,
@@ -471,6 +486,159 @@ static const struct opts table = {
 	.ccob_env = true, .ccob_at = AT(walk.ccob),
 };
 
+/* The files of an image's layers. */
+struct image_scan {
+	struct options *o;
+	const char *spec;
+	const char *layer;
+	uint64_t base, wanted;	/* files before the layer; walked */
+	int rc;
+};
+
+static bool du_wants(void *ctx, const uint8_t *head, size_t len)
+{
+	enum host_format f;
+
+	(void)ctx;
+	return hosts_probe(head, len, &f);
+}
+
+static int du_member(void *ctx, const struct layer_member *m,
+		     const struct io_in *data, struct io_in *repl,
+		     struct err *e)
+{
+	struct image_scan *is = ctx;
+	struct scan sc = { .o = is->o, .file = (size_t)(is->base + m->index + 1) };
+	char *path;
+
+	(void)repl;
+	(void)e;
+	is->wanted++;
+	if (asprintf(&path, "%s: layer %s: %.*s", is->spec, is->layer,
+		     (int)m->name_len, m->name) < 0)
+		return err_nomem(e);
+	is->rc |= du_walk(is->o, &sc, path, data);
+	free(path);
+	return 0;
+}
+
+/* What one layer holds added to the whole image's sums in o. */
+static int merge(struct options *o, const struct options *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		int j = find_target(o, l->t[i].name, strlen(l->t[i].name));
+
+		if (j < 0)
+			return -1;
+		o->t[j].s.bytes += l->t[i].s.bytes;
+		o->t[j].s.stored += l->t[i].s.stored;
+		o->t[j].s.entries += l->t[i].s.entries;
+		o->t[j].s.files += l->t[i].s.files;
+	}
+	o->host.bytes += l->host.bytes;
+	o->host.stored += l->host.stored;
+	o->host.entries += l->host.entries;
+	o->host.files += l->host.files;
+	o->drop_sum.bytes += l->drop_sum.bytes;
+	o->drop_sum.stored += l->drop_sum.stored;
+	o->drop_sum.entries += l->drop_sum.entries;
+	o->drop_sum.files += l->drop_sum.files;
+	o->total += l->total;
+	o->files += l->files;
+	o->other_files += l->other_files;
+	o->errors += l->errors;
+	o->device_stored += l->device_stored;
+	return 0;
+}
+
+/* du IMAGE: a table per layer (its files, as a tree's), then the sums. */
+static int du_image(struct options *o, const char *spec)
+{
+	struct image im;
+	struct err e;
+	size_t nlayer;
+	int rc = 0;
+
+	if (image_open(&im, spec, &e) < 0) {
+		image_close(&im);
+		return applet_fail_err("du", "cannot read image", spec, 0, &e);
+	}
+	if (o->json) {
+		fputs("{\"version\":1,\"image\":", stdout);
+		json_put_str(stdout, spec, strlen(spec));
+		fputs(",\"layers\":[", stdout);
+	}
+	for (size_t i = 0; i < im.nlayer && !rc; i++) {
+		struct options l = *o;
+		const struct image_layer *il = &im.layer[i];
+		struct image_scan is = { .o = &l, .spec = spec,
+					 .layer = il->digest[0] ? il->digest
+								: il->path };
+		struct layer_walk w = { .wants = du_wants, .member = du_member,
+					.ctx = &is };
+
+		l.t = NULL;
+		l.n = l.cap = 0;
+		memset(&l.host, 0, sizeof(l.host));
+		memset(&l.drop_sum, 0, sizeof(l.drop_sum));
+		l.host_last = 0;
+		l.total = l.files = l.other_files = l.errors = 0;
+		l.device_stored = 0;
+		is.base = o->files;
+		if (image_layer_walk(&im, i, &w, &e) < 0) {
+			rc = applet_fail_err("du", "cannot read image", spec, 0,
+					     &e);
+		} else {
+			l.total = w.file_bytes;
+			l.files = w.files;
+			l.other_files += w.files - is.wanted;
+			rc = is.rc;
+			if (l.n)
+				qsort(l.t, l.n, sizeof(*l.t), by_stored);
+			if (o->json) {
+				printf("%s{\"layer\":", i ? "," : "");
+				json_put_str(stdout, is.layer, strlen(is.layer));
+				printf(",\"blob\":%" PRIu64 ",\"compression\":"
+				       "\"%s\",\"du\":", il->size,
+				       layer_codec_name(il->codec));
+				print_json(&l, "}}");
+			} else {
+				printf("layer %s: %" PRIu64 " bytes (%s)\n",
+				       is.layer, il->size,
+				       layer_codec_name(il->codec));
+				print_text(&l);
+			}
+			if (merge(o, &l) < 0)
+				rc = fail("cannot read image", spec, "out of memory");
+		}
+		/* The selections were the layer's to use (what they matched
+		 * noted): back to o, whose they are. */
+		o->targets = l.targets;
+		o->keep = l.keep;
+		o->drop = l.drop;
+		for (size_t j = 0; j < l.n; j++)
+			free(l.t[j].name);
+		free(l.t);
+	}
+	nlayer = im.nlayer;
+	image_close(&im);
+	if (rc) {
+		if (o->json)
+			fputs("]}\n", stdout);
+		return rc;
+	}
+	if (o->n)
+		qsort(o->t, o->n, sizeof(*o->t), by_stored);
+	if (o->json) {
+		fputs("],\"all\":", stdout);
+		print_json(o, "}}\n");
+	} else {
+		printf("all %zu layers:\n", nlayer);
+		print_text(o);
+	}
+	return applet_select_unmatched("du", "--target", NULL, &o->targets);
+}
+
 static int du_run(struct options *o, int argc, char **argv)
 {
 	struct tree tree = { 0 };
@@ -488,6 +656,8 @@ static int du_run(struct options *o, int argc, char **argv)
 	    select_check_ids(&o->drop, &e) < 0)
 		return usage_error("%s %s", o->keep.n ? "--keep" : "--drop",
 				   e.msg);
+	if (argc - first == 1 && image_is(argv[first]))
+		return du_image(o, argv[first]);
 	for (int i = first; i < argc; i++)
 		if (tree_add(&tree, argv[i], true) < 0)
 			goto oom;
@@ -524,7 +694,7 @@ static int du_run(struct options *o, int argc, char **argv)
 	if (o->n)	/* (qsort of no array: undefined) */
 		qsort(o->t, o->n, sizeof(*o->t), by_stored);
 	if (o->json)
-		print_json(o);
+		print_json(o, "}\n");
 	else
 		print_text(o);
 	rc |= applet_select_unmatched("du", "--target", NULL, &o->targets);

@@ -23,6 +23,9 @@
 #include "../core/uri.h"
 #include "../ops/inspect.h"
 
+#include "../ops/hosts.h"
+#include "../ops/image.h"
+
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
 	"List the device code in each FILE (an ELF object, executable or shared\n"
@@ -296,7 +299,26 @@ static int list_json(struct options *o, const struct rows *rs,
 	return rc ? 1 : 0;
 }
 
+/* The file path whose bytes in holds, listed. */
+static int list_in(struct options *o, const char *path, struct io_in *in_);
+
 static int list_one(struct options *o, const char *path)
+{
+	struct io_in in;
+	struct err e;
+	int rc;
+
+	if (io_in_open(&in, path, &e) < 0) {
+		if (e.errnum == EISDIR)
+			return list_directory(o, path);
+		return applet_fail_err("ls", "cannot read", path, 0, &e);
+	}
+	rc = list_in(o, path, &in);
+	io_in_close(&in);
+	return rc;
+}
+
+static int list_in(struct options *o, const char *path, struct io_in *in_)
 {
 	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
@@ -306,15 +328,10 @@ static int list_one(struct options *o, const char *path)
 			   .path = path };
 	char *later = NULL;
 	size_t later_len = 0;
-	struct io_in in;
+	struct io_in in = *in_;
 	struct err e;
 	int rc = 0;
 
-	if (io_in_open(&in, path, &e) < 0) {
-		if (e.errnum == EISDIR)
-			return list_directory(o, path);
-		return applet_fail_err("ls", "cannot read", path, 0, &e);
-	}
 	/* Headers are read where they are; what the walk inflates (CCOBs,
 	 * NVIDIA entries) is read ahead, and let go of after. */
 	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
@@ -404,7 +421,80 @@ out:
 		fclose(rs.later);
 	free(later);
 	rows_free(&rs);
-	io_in_close(&in);
+	return rc;
+}
+
+/* The files of an image's layers that hold offload code, each listed as
+ * "<layer digest>/<its name>". */
+struct image_list {
+	struct options *o;
+	const char *layer;
+	int rc;
+};
+
+static bool image_wants(void *ctx, const uint8_t *head, size_t len)
+{
+	enum host_format f;
+
+	(void)ctx;
+	return hosts_probe(head, len, &f);
+}
+
+static int found(void *ctx, const struct inspect_node *n)
+{
+	if (n->depth > 0)
+		*(bool *)ctx = true;
+	return 0;
+}
+
+static int image_member(void *ctx, const struct layer_member *m,
+			const struct io_in *data, struct io_in *repl,
+			struct err *e)
+{
+	struct image_list *il = ctx;
+	struct inspect_opts walk = il->o->walk;
+	struct io_in in = *data;
+	bool any = false;
+	char *path;
+
+	(void)repl;
+	walk.image_kinds = false;
+	if (inspect_walk(data->data, data->len, &walk, found, &any, e) == 0 &&
+	    !any)
+		return 0;	/* no offload code; what is wrong is said below */
+	if (asprintf(&path, "%s/%.*s", il->layer, (int)m->name_len,
+		     m->name) < 0)
+		return err_nomem(e);
+	il->rc |= list_in(il->o, path, &in);
+	free(path);
+	return 0;
+}
+
+static int list_image(struct options *o, const char *spec)
+{
+	struct image im;
+	struct err e;
+	int rc = 0;
+
+	if (image_open(&im, spec, &e) < 0) {
+		image_close(&im);
+		return applet_fail_err("ls", "cannot read image", spec, 0, &e);
+	}
+	for (size_t i = 0; i < im.nlayer; i++) {
+		const struct image_layer *l = &im.layer[i];
+		struct image_list il = { .o = o, .layer = l->digest[0] ?
+					 l->digest : l->path };
+		struct layer_walk w = { .wants = image_wants,
+					.member = image_member, .ctx = &il };
+
+		if (image_layer_walk(&im, i, &w, &e) < 0) {
+			rc = applet_fail_err("ls", "cannot read image", spec,
+					     0, &e);
+			break;
+		}
+		rc |= il.rc;
+	}
+	image_close(&im);
 	return rc;
 }
 
@@ -503,7 +593,8 @@ static int ls_run(struct options *o, int argc, char **argv)
 	if (o->format == JSON)
 		fputs("{\"version\":5,\"files\":[", stdout);
 	for (int i = first; i < argc; i++)
-		rc |= list_one(o, argv[i]);
+		rc |= image_is(argv[i]) ? list_image(o, argv[i])
+					: list_one(o, argv[i]);
 	if (o->format == JSON)
 		fputs("]}\n", stdout);
 	return rc | applet_select_unmatched("ls", "--target", NULL, &o->targets);

@@ -9,12 +9,14 @@
 
 #include "applets.h"
 #include "prune_file.h"
+#include "prune_image.h"
 #include "prune_tree.h"
 #include "messages.h"
 #include "opts.h"
 #include "progress.h"
 #include "selection.h"
 #include "../core/select.h"
+#include "../ops/image.h"
 #include "../ops/prune.h"
 
 static const char usage[] =
@@ -22,10 +24,14 @@ static const char usage[] =
 	"                     [OPTIONS] FILE...\n"
 	"       offload prune -r (--keep TARGETS | --drop PATTERNS | --compress)\n"
 	"                     [OPTIONS] PATH...\n"
+	"       offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] IMAGE\n"
+	"                     -o DIR\n"
 	"Take device code out of executables, shared libraries, objects, static\n"
 	"libraries, offload bundles (binary, text, object), CCOBs, offload\n"
 	"packages, NVIDIA fatbins and AMD kpack archives, keeping what the GPUs\n"
-	"named load.\n"
+	"named load.  IMAGE, a container image (oci:DIR[:TAG], oci-archive:FILE,\n"
+	"docker-archive:FILE, or a path that is one), is written as an OCI\n"
+	"layout DIR with its layers pruned; unchanged layers keep their bytes.\n"
 	"\n";
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
@@ -130,8 +136,13 @@ static const struct opt rows[] = {
 		 "content, not name)", AT(remove_files)),
 	OPT_CALLBACK('j', "jobs", OPT_VALUE, "N",
 		     "with -r, prune N files at once; with --compress,\n"
-		     "compress N containers of a file at once\n"
-		     "(default: the CPUs)", set_jobs),
+		     "compress N containers of a file at once; of an\n"
+		     "IMAGE, N layers at once (default: the CPUs)",
+		     set_jobs),
+	OPT_STRING(0, "layer-compression", "CODEC",
+		   "compress an IMAGE's layers written again with\n"
+		   "gzip, zstd or none (default: as each was)",
+		   AT(layer_compression)),
 	OPT_FLAG(0, "allow-empty", "let a bundle keep no device code at all",
 		 AT(allow_empty)),
 	OPT_FLAG(0, "keep-layout", "in executables and shared libraries, zero the\n"
@@ -178,12 +189,14 @@ int prune_main(int argc, char **argv)
 	struct options o = { .level = 3, .compress_method = CCOB_ZSTD };
 	struct err e;
 	int rc = 0, nfiles, first;
+	bool image;
 
 	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		goto out;
 	rc = 0;
 	o.drop.exact = o.keep.exact;	/* --exact */
 	nfiles = argc - first;
+	image = nfiles == 1 && !o.recurse && image_is(argv[first]);
 	if (select_check_ids(&o.keep, &e) < 0 ||
 	    select_check_ids(&o.drop, &e) < 0) {
 		rc = usage_error("%s %s", o.keep.n ? "--keep" : "--drop",
@@ -204,8 +217,12 @@ int prune_main(int argc, char **argv)
 		rc = usage_error("-r prunes in place: no -o");
 	else if (!o.recurse && o.remove_files)
 		rc = usage_error("--remove-files is for -r");
-	else if (!o.recurse && !o.compress && o.jobs)
+	else if (!o.recurse && !o.compress && o.jobs && !image)
 		rc = usage_error("--jobs is for -r or --compress");
+	else if (o.layer_compression && !image)
+		rc = usage_error("--layer-compression is for an image");
+	else if (image && (o.in_place || (!o.output && !o.dry_run)))
+		rc = usage_error("an image is written to a new one: -o DIR");
 	else if (!o.recurse && !o.dry_run && !o.in_place == !o.output)
 		rc = usage_error("say where to write: -o FILE or --in-place");
 	else if (o.output && nfiles > 1)
@@ -225,6 +242,10 @@ int prune_main(int argc, char **argv)
 		o.jobs = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
 	}
 	o.threads = o.jobs;
+	if (image) {
+		rc = prune_image(&o, argv[first]);
+		goto out;
+	}
 	if (o.recurse) {
 		o.in_place = true;
 		rc = prune_tree(&o, argv + first, nfiles);

@@ -14,6 +14,9 @@
 struct options {
 	struct select keep, drop;
 	const char *output;
+	/* An image's layers written again: compressed with this (gzip,
+	 * zstd, none), or NULL: as each was. */
+	const char *layer_compression;
 	bool in_place, dry_run, allow_empty, keep_layout, compress;
 	unsigned compress_method, ccob_version;
 	enum prune_shrink shrink;

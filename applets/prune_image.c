@@ -1,0 +1,115 @@
+/* prune_image: a container image pruned, a line per layer (see
+ * prune_image.h). */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include "messages.h"
+#include "prune_image.h"
+#include "selection.h"
+#include "../core/env.h"
+#include "../ops/image.h"
+#include "../ops/image_prune.h"
+
+/* Layers are pruned on threads of their own, and a selection notes what
+ * it matched: one decision at a time. */
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool keep_entry(void *ctx, const struct prune_entry *en)
+{
+	struct options *o = ctx;
+	bool keep;
+
+	pthread_mutex_lock(&keep_lock);
+	keep = applet_keeps(&o->keep, &o->drop, &en->sel);
+	pthread_mutex_unlock(&keep_lock);
+	return keep;
+}
+
+static void say_layer(FILE *f, const struct image *im, size_t i,
+		      const struct image_layer_result *r, bool dry)
+{
+	const struct image_layer *l = &im->layer[i];
+	const char *name = l->digest[0] ? l->digest : l->path;
+
+	if (!r->changed) {
+		fprintf(f, "layer %s: unchanged, %llu bytes\n", name,
+			(unsigned long long)r->blob_before);
+		return;
+	}
+	fprintf(f, "layer %s: %llu file%s pruned", name,
+		(unsigned long long)r->files, r->files == 1 ? "" : "s");
+	if (dry) {
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, ", %llu -> %llu bytes; blob %llu -> %llu bytes (%s), %s\n",
+		(unsigned long long)r->code_before,
+		(unsigned long long)r->code_after,
+		(unsigned long long)r->blob_before,
+		(unsigned long long)r->blob_after,
+		layer_codec_name(r->codec), r->digest);
+}
+
+int prune_image(struct options *o, const char *spec)
+{
+	struct image_prune_opts po = {
+		.prune = {
+			.keep = keep_entry, .ctx = o, .level = o->level,
+			.package_level = o->package_level,
+			.keep_layout = o->keep_layout, .shrink = o->shrink,
+			.compress = o->compress,
+			.compress_method = o->compress_method,
+			.ccob_version = o->ccob_version,
+			.limits = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
+				    .max_size = CCOB_DEFAULT_MAX_SIZE },
+		},
+		.jobs = o->jobs, .dry_run = o->dry_run,
+	};
+	struct image_layer_result *res = NULL;
+	const char *out = o->output;
+	struct image im;
+	uint64_t changed = 0;
+	struct err e;
+	int rc = 1;
+
+	/* The bound over which a file of a layer is held in a temporary
+	 * file (a test makes it small). */
+	if (env_positive_u64("OFFLOAD_LAYER_SPILL", &po.spill, &e) < 0)
+		return applet_usage_error("prune", "%s", e.msg);
+	if (o->layer_compression &&
+	    layer_codec_parse(o->layer_compression, &po.codec) < 0)
+		return applet_usage_error("prune", "--layer-compression takes "
+					  "gzip, zstd or none, not '%s'",
+					  o->layer_compression);
+	po.recompress = o->layer_compression != NULL;
+	if (out && !strncmp(out, "oci:", 4))
+		out += 4;
+	if (image_open(&im, spec, &e) < 0) {
+		applet_fail_err("prune", "cannot prune image", spec, 0, &e);
+		image_close(&im);
+		return 1;
+	}
+	if (!(res = calloc(im.nlayer + 1, sizeof(*res)))) {
+		applet_fail("prune", "cannot prune", spec, "out of memory");
+		goto out;
+	}
+	if (image_prune(&im, out, &po, res, &e) < 0) {
+		applet_fail_err("prune", "cannot prune image", spec, 0, &e);
+		goto out;
+	}
+	for (size_t i = 0; i < im.nlayer; i++) {
+		say_layer(o->report, &im, i, &res[i], o->dry_run);
+		changed += res[i].changed;
+	}
+	fprintf(o->report, "%s: %s %llu of %zu layers, %zu manifest%s\n",
+		o->dry_run ? spec : out, o->dry_run ? "would write again" :
+		"wrote again", (unsigned long long)changed, im.nlayer,
+		im.nmanifest, im.nmanifest == 1 ? "" : "s");
+	rc = 0;
+out:
+	free(res);
+	image_close(&im);
+	return rc;
+}

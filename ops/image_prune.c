@@ -1,0 +1,679 @@
+/* image_prune: an image's layers pruned, its JSON edited, written as an
+ * OCI layout (image_prune.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hosts.h"
+#include "image_prune.h"
+#include "prune.h"
+#include "prune_plan.h"
+#include "../core/io_out.h"
+#include "../core/io_scratch.h"
+#include "../core/io_signal.h"
+#include "../core/io_write.h"
+#include "../core/workpool.h"
+#include "../formats/json_edit.h"
+
+/* One layer's walk: the file replaced last, held till the next. */
+struct member_ctx {
+	const struct image_prune_opts *o;
+	struct image_layer_result *res;
+	struct prune_plan plan;
+	bool planned;
+	struct io_out scratch;
+};
+
+struct job {
+	struct image *im;
+	const struct image_prune_opts *o;
+	struct image_layer_result *res;
+	const char *tmp;	/* the layout being built */
+};
+
+/* The files made in the layout being built: a deadly signal removes
+ * them (core/io_signal.h), and then the directories, left empty, so that
+ * an interrupted run leaves nothing. */
+static pthread_mutex_t made_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **made_paths;
+static size_t nmade;
+
+static void made(const char *path)
+{
+	char *copy = strdup(path), **grown;
+
+	if (!copy)
+		return;
+	pthread_mutex_lock(&made_lock);
+	grown = realloc(made_paths, (nmade + 1) * sizeof(*grown));
+	if (grown) {
+		made_paths = grown;
+		made_paths[nmade++] = copy;
+		io_pending_add(copy);
+	} else {
+		free(copy);
+	}
+	pthread_mutex_unlock(&made_lock);
+}
+
+static void forget_made(void)
+{
+	for (size_t i = 0; i < nmade; i++) {
+		io_pending_remove(made_paths[i]);
+		free(made_paths[i]);
+	}
+	free(made_paths);
+	made_paths = NULL;
+	nmade = 0;
+}
+
+static void member_done(struct member_ctx *c)
+{
+	if (c->planned)
+		prune_plan_free(&c->plan);
+	c->planned = false;
+	if (c->scratch.fd >= 0)
+		io_out_discard(&c->scratch);
+	memset(&c->scratch, 0, sizeof(c->scratch));
+	c->scratch.fd = -1;
+}
+
+static bool wants(void *ctx, const uint8_t *head, size_t len)
+{
+	enum host_format f;
+
+	(void)ctx;
+	return hosts_probe(head, len, &f);
+}
+
+/* The member's plan: 0 nothing to drop, 1 a plan to write, -1 failed. */
+static int plan(struct member_ctx *c, const struct layer_member *m,
+		const struct io_in *data, bool decide, struct err *e)
+{
+	struct prune_opts po = c->o->prune;
+
+	member_done(c);
+	po.decide_only = decide;
+	if (prune_plan(data->data, data->len, &po, &c->plan, e) < 0) {
+		if (e->code == ERR_NOTHING)
+			return 0;
+		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
+				m->name);
+	}
+	c->planned = true;
+	return c->plan.entries_dropped ? 1 : 0;
+}
+
+static int decide(void *ctx, const struct layer_member *m,
+		  const struct io_in *data, struct io_in *repl, struct err *e)
+{
+	struct member_ctx *c = ctx;
+	int r = plan(c, m, data, true, e);
+
+	(void)repl;
+	if (r == 1)
+		c->res->files++;
+	member_done(c);
+	return r < 0 ? -1 : 0;
+}
+
+static int rewrite(void *ctx, const struct layer_member *m,
+		   const struct io_in *data, struct io_in *repl, struct err *e)
+{
+	struct member_ctx *c = ctx;
+	int r = plan(c, m, data, false, e);
+
+	if (r <= 0)
+		return r;
+	if (io_scratch_open(&c->scratch, e) < 0 ||
+	    prune_write(data, &c->plan, &c->scratch, e) < 0 ||
+	    io_scratch_map(&c->scratch, repl, e) < 0)
+		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
+				m->name);
+	c->res->code_before += data->len;
+	c->res->code_after += repl->len;
+	return 1;
+}
+
+static int blob_path(char *buf, size_t cap, const char *dir, const char *hex)
+{
+	return snprintf(buf, cap, "%s/blobs/sha256/%s", dir, hex) < (int)cap
+	       ? 0 : -1;
+}
+
+/* An unchanged layer: its blob as it is (a hard link of the input's when
+ * it can be). */
+static int keep_blob(struct job *j, size_t i, const struct io_in *in,
+		     const char *in_path, struct err *e)
+{
+	struct image_layer_result *r = &j->res[i];
+	struct io_out out = { .fd = -1 };
+	char path[4096];
+
+	/* A legacy docker layer's blob is its tar: its diff_id, checked. */
+	snprintf(r->digest, sizeof(r->digest), "%s", j->im->layer[i].digest[0]
+		 ? j->im->layer[i].digest : j->im->layer[i].diff_id);
+	if (blob_path(path, sizeof(path), j->tmp, r->digest + 7) < 0)
+		return err_code_file(e, ERR_SYSTEM, ENAMETOOLONG, j->tmp,
+				     "path too long");
+	if (in_path && link(in_path, path) == 0) {
+		made(path);
+		return 0;
+	}
+	if (io_out_open(&out, path, e) < 0)
+		return -1;
+	if (io_out_copy(&out, in, 0, in->len, e) < 0 ||
+	    io_out_commit(&out, e) < 0) {
+		io_out_discard(&out);
+		return -1;
+	}
+	made(path);
+	return 0;
+}
+
+/* A changed layer written again into the layout. */
+static int write_layer(struct job *j, size_t i, struct member_ctx *c,
+		       struct err *e)
+{
+	struct image_layer_result *r = &j->res[i];
+	struct layer_writer *w = NULL;
+	struct io_out out = { .fd = -1 };
+	char path[4096], final[4096], diff[SHA256_HEX + 1], hex[SHA256_HEX + 1];
+	struct layer_walk walk = {
+		.wants = wants, .member = rewrite, .ctx = c,
+		.spill = j->o->spill,
+	};
+	int rc = -1;
+
+	r->codec = j->o->recompress ? j->o->codec : j->im->layer[i].codec;
+	snprintf(path, sizeof(path), "%s/blobs/sha256/layer-%zu", j->tmp, i);
+	if (io_out_open(&out, path, e) < 0 ||
+	    layer_writer_open(&w, r->codec, j->o->level, &out, e) < 0)
+		goto out;
+	walk.write = layer_writer_write;
+	walk.write_ctx = w;
+	r->code_before = r->code_after = 0;
+	if (image_layer_walk(j->im, i, &walk, e) < 0 ||
+	    layer_writer_finish(w, diff, hex, &r->blob_after, e) < 0 ||
+	    io_out_commit(&out, e) < 0)
+		goto out;
+	snprintf(r->digest, sizeof(r->digest), "sha256:%s", hex);
+	snprintf(r->diff_id, sizeof(r->diff_id), "sha256:%s", diff);
+	if (blob_path(final, sizeof(final), j->tmp, hex) < 0 ||
+	    rename(path, final) < 0) {
+		err_sys(e, final, errno);
+		unlink(path);
+		goto out;
+	}
+	made(final);
+	rc = 0;
+out:
+	member_done(c);
+	layer_writer_close(w);
+	if (rc < 0)
+		io_out_discard(&out);
+	return rc;
+}
+
+static int layer_job(void *ctx, size_t i, struct err *e)
+{
+	struct job *j = ctx;
+	struct image_layer_result *r = &j->res[i];
+	struct member_ctx c = { .o = j->o, .res = r, .scratch = { .fd = -1 } };
+	struct layer_walk walk = {
+		.wants = wants, .member = decide, .ctx = &c,
+		.spill = j->o->spill,
+	};
+	struct io_in in;
+	char *in_path = NULL;
+	int rc;
+
+	snprintf(r->diff_id, sizeof(r->diff_id), "%s", j->im->layer[i].diff_id);
+	if (image_layer_walk(j->im, i, &walk, e) < 0)
+		return -1;
+	r->blob_before = r->blob_after = j->im->layer[i].size;
+	r->codec = j->im->layer[i].codec;
+	r->changed = r->files > 0;
+	if (j->o->dry_run)
+		return 0;
+	if (r->changed)
+		return write_layer(j, i, &c, e);
+	/* Checked by the walk just made. */
+	if (image_layer_blob(j->im, i, false, &in, &in_path, e) < 0)
+		return -1;
+	rc = keep_blob(j, i, &in, in_path, e);
+	image_blob_close(&in, &in_path);
+	return rc;
+}
+
+/* The media type of a layer compressed anew with c. */
+static const char *media_type(const char *old, enum layer_codec c)
+{
+	static const char *const oci[LAYER_CODECS] = {
+		[LAYER_NONE] = "application/vnd.oci.image.layer.v1.tar",
+		[LAYER_GZIP] = "application/vnd.oci.image.layer.v1.tar+gzip",
+		[LAYER_ZSTD] = "application/vnd.oci.image.layer.v1.tar+zstd",
+	};
+
+	if (!strncmp(old, "application/vnd.docker.", 23)) {
+		if (c == LAYER_GZIP)
+			return "application/vnd.docker.image.rootfs.diff.tar.gzip";
+		if (c == LAYER_NONE)
+			return "application/vnd.docker.image.rootfs.diff.tar";
+	}
+	return oci[c];
+}
+
+/* A new blob of the layout: bytes, named by their digest. */
+static int put_blob(const char *tmp, const char *text, size_t len,
+		    char *digest, struct err *e)
+{
+	struct io_out out = { .fd = -1 };
+	char hex[SHA256_HEX + 1], path[4096];
+
+	if (sha256_of(text, len, hex, e) < 0)
+		return -1;
+	snprintf(digest, IMAGE_DIGEST_MAX, "sha256:%s", hex);
+	if (blob_path(path, sizeof(path), tmp, hex) < 0)
+		return err_code_file(e, ERR_SYSTEM, ENAMETOOLONG, tmp,
+				     "path too long");
+	if (io_out_open(&out, path, e) < 0)
+		return -1;
+	if (io_out_write(&out, text, len, e) < 0 || io_out_commit(&out, e) < 0) {
+		io_out_discard(&out);
+		return -1;
+	}
+	made(path);
+	return 0;
+}
+
+struct edits {
+	struct json_edit *v;
+	size_t n;
+	char (*to)[IMAGE_DIGEST_MAX];
+};
+
+static int edit_add(struct edits *ed, const char *from, const char *to,
+		    bool has_size, uint64_t size, const char *mt,
+		    struct err *e)
+{
+	struct json_edit *v = realloc(ed->v, (ed->n + 1) * sizeof(*v));
+	char (*t)[IMAGE_DIGEST_MAX];
+
+	if (!v)
+		return err_nomem(e);
+	ed->v = v;
+	if (!(t = realloc(ed->to, (ed->n + 1) * sizeof(*t))))
+		return err_nomem(e);
+	ed->to = t;
+	snprintf(t[ed->n], IMAGE_DIGEST_MAX, "%s", to);
+	v[ed->n] = (struct json_edit){ .from = from, .has_size = has_size,
+				       .size = size, .media_type = mt };
+	ed->n++;
+	return 0;
+}
+
+/* Text edited by ed, written as a blob: its new digest and size.  With
+ * all, every edit must find its value there. */
+static int edited_blob(const char *tmp, const char *text, size_t len,
+		       struct edits *ed, bool all, char *digest,
+		       uint64_t *size, struct err *e)
+{
+	char *out;
+	size_t out_len, hits;
+	int rc;
+
+	for (size_t i = 0; i < ed->n; i++) {
+		ed->v[i].to = ed->to[i];
+		if (all)
+			ed->v[i].hits = 0;
+	}
+	if (json_edit(text, len, ed->v, ed->n, &out, &out_len, &hits, e) < 0)
+		return -1;
+	/* A digest written with escapes ("sha256:\u0061...") is one jansson
+	 * read and the edits do not see: refused, not left stale. */
+	for (size_t i = 0; all && i < ed->n; i++)
+		if (!ed->v[i].hits) {
+			free(out);
+			return err_code_set(e, ERR_MALFORMED, "%s is not written "
+					    "as plain text in the JSON that "
+					    "names it", ed->v[i].from);
+		}
+	rc = put_blob(tmp, out, out_len, digest, e);
+	*size = out_len;
+	free(out);
+	return rc;
+}
+
+/* The configs, manifests and indexes, bottom up; index.json last. */
+static int write_json(struct image *im, const char *tmp,
+		      const struct image_layer_result *res, struct err *e)
+{
+	struct edits up = { 0 };	/* what the indexes change */
+	char path[4096], digest[IMAGE_DIGEST_MAX];
+	struct io_out out = { .fd = -1 };
+	int rc = -1;
+
+	for (size_t k = 0; k < im->nmanifest; k++) {
+		struct image_manifest *m = &im->manifest[k];
+		struct edits cfg = { 0 }, man = { 0 };
+		uint64_t size;
+		int r = 0;
+
+		for (size_t i = 0; r == 0 && i < m->nlayers; i++) {
+			const struct image_layer *l = &im->layer[m->layer[i]];
+			const struct image_layer_result *lr = &res[m->layer[i]];
+
+			if (!lr->changed)
+				continue;
+			r = edit_add(&cfg, l->diff_id, lr->diff_id, false, 0,
+				     NULL, e);
+			if (r == 0)
+				r = edit_add(&man, l->digest, lr->digest, true,
+					     lr->blob_after,
+					     lr->codec != l->codec ?
+					     media_type(l->media_type, lr->codec)
+					     : NULL, e);
+		}
+		if (r == 0)
+			r = edited_blob(tmp, m->config, m->config_len, &cfg,
+					true, digest, &size, e);
+		if (r == 0)
+			r = edit_add(&man, m->config_digest, digest, true, size,
+				     NULL, e);
+		if (r == 0)
+			r = edited_blob(tmp, m->text, m->len, &man, true,
+					digest, &size, e);
+		if (r == 0)
+			r = edit_add(&up, m->digest, digest, true, size, NULL, e);
+		free(cfg.v);
+		free(cfg.to);
+		free(man.v);
+		free(man.to);
+		if (r < 0)
+			goto out;
+	}
+	/* Nested indexes, children (found after their parents) first. */
+	for (size_t k = im->nsub; k-- > 0;) {
+		uint64_t size;
+
+		if (edited_blob(tmp, im->sub[k].text, im->sub[k].len, &up,
+				false, digest, &size, e) < 0 ||
+		    edit_add(&up, im->sub[k].digest, digest, true, size, NULL,
+			     e) < 0)
+			goto out;
+	}
+	{
+		char *text;
+		size_t len, hits;
+
+		for (size_t i = 0; i < up.n; i++)
+			up.v[i].to = up.to[i];
+		if (json_edit(im->index, im->index_len, up.v, up.n, &text, &len,
+			      &hits, e) < 0)
+			goto out;
+		for (size_t i = 0; i < up.n; i++)
+			if (!up.v[i].hits) {
+				free(text);
+				err_code_set(e, ERR_MALFORMED, "%s is not written "
+					     "as plain text in the index that "
+					     "names it", up.v[i].from);
+				goto out;
+			}
+		snprintf(path, sizeof(path), "%s/index.json", tmp);
+		if (io_out_open(&out, path, e) < 0 ||
+		    io_out_write(&out, text, len, e) < 0 ||
+		    io_out_commit(&out, e) < 0) {
+			free(text);
+			io_out_discard(&out);
+			goto out;
+		}
+		made(path);
+		free(text);
+	}
+	snprintf(path, sizeof(path), "%s/oci-layout", tmp);
+	if (io_out_open(&out, path, e) < 0 ||
+	    io_out_write(&out, "{\"imageLayoutVersion\": \"1.0.0\"}", 31, e) < 0 ||
+	    io_out_commit(&out, e) < 0) {
+		io_out_discard(&out);
+		goto out;
+	}
+	made(path);
+	rc = 0;
+out:
+	free(up.v);
+	free(up.to);
+	return rc;
+}
+
+/* A text made by printf-style pieces, grown as needed. */
+struct text {
+	char *s;
+	size_t len;
+	bool oom;
+};
+
+static void add(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *piece, *n;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	if (len < 0 || t->oom) {
+		t->oom = true;
+		if (len >= 0)
+			free(piece);
+		return;
+	}
+	if (!(n = realloc(t->s, t->len + (size_t)len + 1))) {
+		t->oom = true;
+		free(piece);
+		return;
+	}
+	memcpy(n + t->len, piece, (size_t)len + 1);
+	t->s = n;
+	t->len += (size_t)len;
+	free(piece);
+}
+
+/* A legacy docker save archive: the configs edited, and the OCI
+ * manifests and index.json it has none of made. */
+static int write_json_legacy(struct image *im, const char *tmp,
+			     const struct image_layer_result *res,
+			     struct err *e)
+{
+	struct text index = { 0 };
+	char path[4096], digest[IMAGE_DIGEST_MAX];
+	struct io_out out = { .fd = -1 };
+	int rc = -1;
+
+	add(&index, "{\"schemaVersion\":2,\"manifests\":[");
+	for (size_t k = 0; k < im->nmanifest; k++) {
+		struct image_manifest *m = &im->manifest[k];
+		struct edits cfg = { 0 };
+		struct text man = { 0 };
+		uint64_t size;
+		int r = 0;
+
+		for (size_t i = 0; r == 0 && i < m->nlayers; i++) {
+			const struct image_layer_result *lr = &res[m->layer[i]];
+
+			if (lr->changed)
+				r = edit_add(&cfg, im->layer[m->layer[i]].diff_id,
+					     lr->diff_id, false, 0, NULL, e);
+		}
+		if (r == 0)
+			r = edited_blob(tmp, m->config, m->config_len, &cfg,
+					true, digest, &size, e);
+		free(cfg.v);
+		free(cfg.to);
+		if (r < 0)
+			goto out;
+		add(&man, "{\"schemaVersion\":2,\"mediaType\":\"application/"
+		    "vnd.oci.image.manifest.v1+json\",\"config\":{\"mediaType\":"
+		    "\"application/vnd.oci.image.config.v1+json\",\"digest\":"
+		    "\"%s\",\"size\":%llu},\"layers\":[", digest,
+		    (unsigned long long)size);
+		for (size_t i = 0; i < m->nlayers; i++) {
+			const struct image_layer_result *lr = &res[m->layer[i]];
+
+			add(&man, "%s{\"mediaType\":\"%s\",\"digest\":\"%s\","
+			    "\"size\":%llu}", i ? "," : "",
+			    media_type("", lr->codec), lr->digest,
+			    (unsigned long long)lr->blob_after);
+		}
+		add(&man, "]}");
+		if (man.oom) {
+			free(man.s);
+			err_nomem(e);
+			goto out;
+		}
+		r = put_blob(tmp, man.s, man.len, digest, e);
+		size = man.len;
+		free(man.s);
+		if (r < 0)
+			goto out;
+		add(&index, "%s{\"mediaType\":\"application/vnd.oci.image."
+		    "manifest.v1+json\",\"digest\":\"%s\",\"size\":%llu",
+		    k ? "," : "", digest, (unsigned long long)size);
+		if (m->ref[0]) {
+			add(&index, ",\"annotations\":{\"org.opencontainers."
+			    "image.ref.name\":");
+			/* A tag is [A-Za-z0-9_.-]: nothing to escape. */
+			add(&index, "\"%s\"}", m->ref);
+		}
+		add(&index, "}");
+	}
+	add(&index, "]}");
+	if (index.oom) {
+		err_nomem(e);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/index.json", tmp);
+	if (io_out_open(&out, path, e) < 0 ||
+	    io_out_write(&out, index.s, index.len, e) < 0 ||
+	    io_out_commit(&out, e) < 0) {
+		io_out_discard(&out);
+		goto out;
+	}
+	made(path);
+	snprintf(path, sizeof(path), "%s/oci-layout", tmp);
+	if (io_out_open(&out, path, e) < 0 ||
+	    io_out_write(&out, "{\"imageLayoutVersion\": \"1.0.0\"}", 31, e) < 0 ||
+	    io_out_commit(&out, e) < 0) {
+		io_out_discard(&out);
+		goto out;
+	}
+	made(path);
+	rc = 0;
+out:
+	free(index.s);
+	return rc;
+}
+
+/* The layout being built, removed (its files are ours alone). */
+static void remove_tmp(const char *tmp)
+{
+	char path[4096];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s/blobs/sha256", tmp);
+	if ((d = opendir(path))) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/blobs", tmp);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/index.json", tmp);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/oci-layout", tmp);
+	unlink(path);
+	rmdir(tmp);
+}
+
+int image_prune(struct image *im, const char *out,
+		const struct image_prune_opts *o,
+		struct image_layer_result *res, struct err *e)
+{
+	struct job j = { .im = im, .o = o, .res = res };
+	char *tmp = NULL, *blobs = NULL, *parent = NULL;
+	struct stat st;
+	int rc = -1;
+
+	memset(res, 0, im->nlayer * sizeof(*res));
+	if (!o->dry_run) {
+		if (lstat(out, &st) == 0)
+			return err_code_file(e, ERR_SYSTEM, EEXIST, out,
+					     "exists already");
+		if (asprintf(&tmp, "%s.tmp-XXXXXX", out) < 0) {
+			tmp = NULL;
+			return err_nomem(e);
+		}
+		if (!mkdtemp(tmp)) {
+			err_sys(e, out, errno);
+			goto out;
+		}
+		if (asprintf(&blobs, "%s/blobs/sha256", tmp) < 0) {
+			blobs = NULL;
+			err_nomem(e);
+			goto out;
+		}
+		io_pending_add_dir(tmp);
+		j.tmp = tmp;
+		if (io_mkdirs(blobs, e) < 0)
+			goto out;
+		/* (Removed by a signal, when empty, as tmp is.) */
+		if (!(parent = strndup(blobs, (size_t)(strrchr(blobs, '/') -
+						       blobs)))) {
+			err_nomem(e);
+			goto out;
+		}
+		io_pending_add_dir(blobs);
+		io_pending_add_dir(parent);
+	}
+	if (workpool_run(im->nlayer, o->jobs, layer_job, NULL, &j, e) < 0)
+		goto out;
+	if (o->dry_run) {
+		rc = 0;
+		goto out;
+	}
+	if ((im->index ? write_json(im, tmp, res, e)
+		       : write_json_legacy(im, tmp, res, e)) < 0)
+		goto out;
+	if (rename(tmp, out) < 0) {
+		err_sys(e, out, errno);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (tmp && rc < 0)
+		remove_tmp(tmp);
+	forget_made();
+	if (j.tmp) {
+		io_pending_remove_dir(blobs);
+		if (parent)
+			io_pending_remove_dir(parent);
+		io_pending_remove_dir(j.tmp);
+	}
+	free(tmp);
+	free(blobs);
+	free(parent);
+	return rc;
+}

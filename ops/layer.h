@@ -1,0 +1,64 @@
+/* layer: a tar stream (an image's layer, decompressed; a package's
+ * data.tar) walked member by member and written again: every member's
+ * header and data bytes copied as they are, but for the regular files a
+ * caller replaces (prune), written with only their size (the header's
+ * size field, the pax size record, the checksums) and contents changed.
+ * Names, modes, owners, times, links, whiteouts and pax records (xattrs)
+ * are kept; device nodes are copied, never opened.  A member larger than
+ * the spill bound is held in a temporary file, not in memory.  Refused,
+ * each with one error naming the member: a name that is absolute or
+ * climbs out with "..", a hard link whose target does, a pax record or
+ * GNU long name over TAR_META_MAX, a stream that is not tar. */
+#ifndef OPS_LAYER_H
+#define OPS_LAYER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../core/io_in.h"
+#include "../formats/tar.h"
+
+/* One regular file of the stream. */
+struct layer_member {
+	const char *name;	/* as the pax record, GNU name or header says */
+	size_t name_len;
+	const struct tar_header *h;
+	uint64_t size;		/* of its data, the pax record's if any */
+	uint64_t index;		/* of the member in the stream */
+};
+
+/* A file's bytes (data) seen by the caller, which may give new bytes for
+ * it: 0 keep it, 1 replace it with *repl (valid until the next call, the
+ * caller's to free), -1 a failure (e filled). */
+typedef int layer_member_fn(void *ctx, const struct layer_member *m,
+			    const struct io_in *data, struct io_in *repl,
+			    struct err *e);
+/* Whether the caller wants to see the file whose first bytes (at most
+ * LAYER_PEEK of them, fewer when it is shorter) are head. */
+typedef bool layer_wants_fn(void *ctx, const uint8_t *head, size_t len);
+
+enum { LAYER_PEEK = 64 * 1024, LAYER_SPILL_DEFAULT = 256 << 20 };
+
+struct layer_walk {
+	/* The stream in: fill buf[0..n), *got < n only at its end. */
+	int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got,
+		    struct err *e);
+	void *read_ctx;
+	/* The stream out, or NULL (a walk that only looks). */
+	int (*write)(void *ctx, const uint8_t *buf, size_t n, struct err *e);
+	void *write_ctx;
+	layer_wants_fn *wants;
+	layer_member_fn *member;
+	void *ctx;
+	uint64_t spill;		/* 0: LAYER_SPILL_DEFAULT */
+	/* Told: members walked, regular files and their bytes, files
+	 * replaced and the bytes of the files offered before and after. */
+	uint64_t members, files, file_bytes, replaced, before, after;
+};
+
+/* Walk the stream: 0, or -1 with e filled. */
+int layer_walk(struct layer_walk *w, struct err *e);
+
+#endif

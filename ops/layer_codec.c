@@ -1,0 +1,370 @@
+/* layer_codec: gzip and zstd layer streams, hashed (layer_codec.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "layer_codec.h"
+#include "../core/io_write.h"
+
+static const struct {
+	const char *name, *suffix;
+} codecs[] = {
+	[LAYER_NONE] = { "none", "" },
+	[LAYER_GZIP] = { "gzip", "+gzip" },
+	[LAYER_ZSTD] = { "zstd", "+zstd" },
+};
+_Static_assert(sizeof(codecs) / sizeof(codecs[0]) == LAYER_CODECS,
+	       "a row per codec");
+
+const char *layer_codec_name(enum layer_codec c)
+{
+	return codecs[c].name;
+}
+
+const char *layer_codec_suffix(enum layer_codec c)
+{
+	return codecs[c].suffix;
+}
+
+int layer_codec_parse(const char *name, enum layer_codec *c)
+{
+	for (int i = 0; i < LAYER_CODECS; i++)
+		if (!strcmp(name, codecs[i].name)) {
+			*c = (enum layer_codec)i;
+			return 0;
+		}
+	return -1;
+}
+
+enum layer_codec layer_codec_probe(const uint8_t *p, size_t n)
+{
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return LAYER_GZIP;
+	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f &&
+	    p[3] == 0xfd)
+		return LAYER_ZSTD;
+	return LAYER_NONE;
+}
+
+struct layer_reader {
+	enum layer_codec codec;
+	const uint8_t *blob;
+	size_t len, pos;
+	z_stream z;
+	bool z_open, ended;
+	ZSTD_DStream *zd;
+	struct sha256 *sha, *blob_sha;
+	const struct io_in *in;	/* the blob's map, or NULL */
+	size_t done;		/* the bytes of it let go of */
+};
+
+enum { LET_GO = 32 << 20 };
+
+void layer_reader_mapped(struct layer_reader *r, const struct io_in *in)
+{
+	r->in = in;
+	io_in_hint(in, 0, in->len, IO_IN_WHOLE);
+}
+
+int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
+		      const uint8_t *blob, size_t len, struct err *e)
+{
+	struct layer_reader *r = calloc(1, sizeof(*r));
+
+	*rp = NULL;
+	if (!r || !(r->sha = sha256_new()) || !(r->blob_sha = sha256_new()))
+		goto nomem;
+	r->codec = c;
+	r->blob = blob;
+	r->len = len;
+	switch (c) {
+	case LAYER_NONE:
+		break;
+	case LAYER_GZIP:
+		if (inflateInit2(&r->z, 15 + 16) != Z_OK)
+			goto nomem;
+		r->z_open = true;
+		break;
+	case LAYER_ZSTD:
+		if (!(r->zd = ZSTD_createDStream()))
+			goto nomem;
+		ZSTD_initDStream(r->zd);
+		break;
+	}
+	*rp = r;
+	return 0;
+nomem:
+	layer_reader_close(r);
+	return err_nomem(e);
+}
+
+static int gzip_read(struct layer_reader *r, uint8_t *buf, size_t n,
+		     size_t *got, struct err *e)
+{
+	r->z.next_out = buf;
+	r->z.avail_out = (uInt)n;
+	while (r->z.avail_out && !r->ended) {
+		int zr;
+
+		r->z.next_in = (Bytef *)(uintptr_t)(r->blob + r->pos);
+		r->z.avail_in = (uInt)(r->len - r->pos > (1u << 30) ?
+				       1u << 30 : r->len - r->pos);
+		zr = inflate(&r->z, Z_NO_FLUSH);
+		r->pos = (size_t)((const uint8_t *)r->z.next_in - r->blob);
+		if (zr == Z_STREAM_END) {
+			/* gzip members may follow each other. */
+			if (r->pos == r->len)
+				r->ended = true;
+			else if (inflateReset(&r->z) != Z_OK)
+				return err_code_set(e, ERR_DECOMPRESS, "gzip: "
+						    "cannot go on");
+			continue;
+		}
+		if (zr == Z_BUF_ERROR && r->pos == r->len)
+			return err_cut(e, "gzip stream cut short");
+		if (zr != Z_OK)
+			return err_code_set(e, ERR_DECOMPRESS, "gzip: %s",
+					    r->z.msg ? r->z.msg : "bad data");
+	}
+	*got = n - r->z.avail_out;
+	return 0;
+}
+
+static int zstd_read(struct layer_reader *r, uint8_t *buf, size_t n,
+		     size_t *got, struct err *e)
+{
+	ZSTD_outBuffer out = { buf, n, 0 };
+	size_t hint = 1;
+
+	while (out.pos < n) {
+		ZSTD_inBuffer in = { r->blob, r->len, r->pos };
+
+		if (r->pos == r->len) {
+			if (hint)
+				return err_cut(e, "zstd stream cut short");
+			break;
+		}
+		hint = ZSTD_decompressStream(r->zd, &out, &in);
+		r->pos = in.pos;
+		if (ZSTD_isError(hint))
+			return err_code_set(e, ERR_DECOMPRESS, "zstd: %s",
+					    ZSTD_getErrorName(hint));
+		if (!hint && r->pos == r->len)
+			break;
+	}
+	*got = out.pos;
+	return 0;
+}
+
+int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
+		      struct err *e)
+{
+	struct layer_reader *r = rp;
+	size_t from = r->pos;
+	int rc = 0;
+
+	*got = 0;
+	switch (r->codec) {
+	case LAYER_NONE:
+		*got = r->len - r->pos < n ? r->len - r->pos : n;
+		memcpy(buf, r->blob + r->pos, *got);
+		r->pos += *got;
+		break;
+	case LAYER_GZIP:
+		rc = gzip_read(r, buf, n, got, e);
+		break;
+	case LAYER_ZSTD:
+		rc = zstd_read(r, buf, n, got, e);
+		break;
+	}
+	if (rc == 0)
+		sha256_update(r->sha, buf, *got);
+	sha256_update(r->blob_sha, r->blob + from, r->pos - from);
+	if (r->in && r->pos - r->done >= LET_GO) {
+		size_t to = r->pos / LET_GO * LET_GO;
+
+		io_in_hint(r->in, r->done, to, IO_IN_DONE);
+		r->done = to;
+	}
+	return rc;
+}
+
+void layer_reader_digest(const struct layer_reader *r, char *hex)
+{
+	sha256_hex(r->sha, hex);
+}
+
+void layer_reader_blob_digest(struct layer_reader *r, char *hex)
+{
+	sha256_update(r->blob_sha, r->blob + r->pos, r->len - r->pos);
+	r->pos = r->len;
+	sha256_hex(r->blob_sha, hex);
+}
+
+void layer_reader_close(struct layer_reader *r)
+{
+	if (!r)
+		return;
+	if (r->z_open)
+		inflateEnd(&r->z);
+	ZSTD_freeDStream(r->zd);
+	sha256_free(r->sha);
+	sha256_free(r->blob_sha);
+	free(r);
+}
+
+enum { OUT_CHUNK = 128 * 1024 };
+
+struct layer_writer {
+	enum layer_codec codec;
+	struct io_out *out;
+	z_stream z;
+	bool z_open;
+	ZSTD_CStream *zc;
+	struct sha256 *tar_sha, *blob_sha;
+	uint64_t size;
+	uint8_t *buf;
+};
+
+static int emit(struct layer_writer *w, const uint8_t *p, size_t n,
+		struct err *e)
+{
+	sha256_update(w->blob_sha, p, n);
+	w->size += n;
+	return io_out_write(w->out, p, n, e);
+}
+
+int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
+		      struct io_out *out, struct err *e)
+{
+	struct layer_writer *w = calloc(1, sizeof(*w));
+
+	*wp = NULL;
+	if (!w || !(w->tar_sha = sha256_new()) ||
+	    !(w->blob_sha = sha256_new()) || !(w->buf = malloc(OUT_CHUNK)))
+		goto nomem;
+	w->codec = c;
+	w->out = out;
+	switch (c) {
+	case LAYER_NONE:
+		break;
+	case LAYER_GZIP:
+		if (deflateInit2(&w->z, level ? level : 6, Z_DEFLATED, 15 + 16,
+				 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			goto nomem;
+		w->z_open = true;
+		break;
+	case LAYER_ZSTD:
+		if (!(w->zc = ZSTD_createCStream()) ||
+		    ZSTD_isError(ZSTD_initCStream(w->zc, level ? level : 3)))
+			goto nomem;
+		break;
+	}
+	*wp = w;
+	return 0;
+nomem:
+	layer_writer_close(w);
+	return err_nomem(e);
+}
+
+static int gzip_write(struct layer_writer *w, const uint8_t *buf, size_t n,
+		      int flush, struct err *e)
+{
+	int zr;
+
+	w->z.next_in = (Bytef *)(uintptr_t)buf;
+	w->z.avail_in = (uInt)n;
+	do {
+		w->z.next_out = w->buf;
+		w->z.avail_out = OUT_CHUNK;
+		zr = deflate(&w->z, flush);
+		if (zr == Z_STREAM_ERROR)
+			return err_code_set(e, ERR_DECOMPRESS, "gzip: cannot "
+					    "compress");
+		if (emit(w, w->buf, OUT_CHUNK - w->z.avail_out, e) < 0)
+			return -1;
+	} while (w->z.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
+	return 0;
+}
+
+static int zstd_write(struct layer_writer *w, const uint8_t *buf, size_t n,
+		      bool end, struct err *e)
+{
+	ZSTD_inBuffer in = { buf, n, 0 };
+	size_t left;
+
+	do {
+		ZSTD_outBuffer out = { w->buf, OUT_CHUNK, 0 };
+
+		left = end ? ZSTD_endStream(w->zc, &out)
+			   : ZSTD_compressStream(w->zc, &out, &in);
+		if (ZSTD_isError(left))
+			return err_code_set(e, ERR_DECOMPRESS, "zstd: %s",
+					    ZSTD_getErrorName(left));
+		if (emit(w, w->buf, out.pos, e) < 0)
+			return -1;
+	} while (end ? left != 0 : in.pos < in.size);
+	return 0;
+}
+
+int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
+{
+	struct layer_writer *w = wp;
+
+	sha256_update(w->tar_sha, buf, n);
+	switch (w->codec) {
+	case LAYER_NONE:
+		return emit(w, buf, n, e);
+	case LAYER_GZIP:
+		/* zlib counts in uInt: pieces under 1 GiB. */
+		while (n) {
+			size_t part = n > (1u << 30) ? 1u << 30 : n;
+
+			if (gzip_write(w, buf, part, Z_NO_FLUSH, e) < 0)
+				return -1;
+			buf += part;
+			n -= part;
+		}
+		return 0;
+	case LAYER_ZSTD:
+		return zstd_write(w, buf, n, false, e);
+	}
+	return 0;
+}
+
+int layer_writer_finish(struct layer_writer *w, char *diff_hex,
+			char *blob_hex, uint64_t *blob_size, struct err *e)
+{
+	int rc = 0;
+
+	switch (w->codec) {
+	case LAYER_NONE:
+		break;
+	case LAYER_GZIP:
+		rc = gzip_write(w, NULL, 0, Z_FINISH, e);
+		break;
+	case LAYER_ZSTD:
+		rc = zstd_write(w, NULL, 0, true, e);
+		break;
+	}
+	if (rc < 0)
+		return -1;
+	sha256_hex(w->tar_sha, diff_hex);
+	sha256_hex(w->blob_sha, blob_hex);
+	*blob_size = w->size;
+	return 0;
+}
+
+void layer_writer_close(struct layer_writer *w)
+{
+	if (!w)
+		return;
+	if (w->z_open)
+		deflateEnd(&w->z);
+	ZSTD_freeCStream(w->zc);
+	sha256_free(w->tar_sha);
+	sha256_free(w->blob_sha);
+	free(w->buf);
+	free(w);
+}

@@ -1,0 +1,60 @@
+/* layer_codec: the compressions of image layers, gzip (zlib) and zstd
+ * (libzstd), both already what offload links for CCOBs and packages;
+ * a layer's tar read out of its blob and written into a new one as
+ * streams, hashed (SHA-256) on both sides as they pass. */
+#ifndef OPS_LAYER_CODEC_H
+#define OPS_LAYER_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
+#include "../core/sha256.h"
+
+enum layer_codec { LAYER_NONE, LAYER_GZIP, LAYER_ZSTD };
+enum { LAYER_CODECS = LAYER_ZSTD + 1 };
+
+/* Its name ("none", "gzip", "zstd"), and the suffix of OCI media types
+ * ("", "+gzip", "+zstd"). */
+const char *layer_codec_name(enum layer_codec c);
+const char *layer_codec_suffix(enum layer_codec c);
+/* The codec of a name: 0, or -1 for none of them. */
+int layer_codec_parse(const char *name, enum layer_codec *c);
+/* What the blob's first bytes say it is compressed with. */
+enum layer_codec layer_codec_probe(const uint8_t *p, size_t n);
+
+struct layer_reader;
+/* The tar in blob[0..len), decompressed as it is read; sha256 of what
+ * comes out (the layer's diff_id).  -1: out of memory. */
+int layer_reader_open(struct layer_reader **r, enum layer_codec c,
+		      const uint8_t *blob, size_t len, struct err *e);
+/* The blob is in's bytes, mapped: what has been read of it leaves the
+ * process's map as the stream goes (io_in_hint), so that a layer's
+ * resident memory does not grow with it. */
+void layer_reader_mapped(struct layer_reader *r, const struct io_in *in);
+/* layer_walk's read: buf[0..n) filled, *got < n at the end alone. */
+int layer_reader_read(void *r, uint8_t *buf, size_t n, size_t *got,
+		      struct err *e);
+/* The digest of all it gave (hex[SHA256_HEX + 1]). */
+void layer_reader_digest(const struct layer_reader *r, char *hex);
+/* The digest of the blob, hashed as it was read (what it did not read,
+ * past the end of its stream, hashed now). */
+void layer_reader_blob_digest(struct layer_reader *r, char *hex);
+void layer_reader_close(struct layer_reader *r);
+
+struct layer_writer;
+/* A blob written to out, compressed with c at level (0: the codec's
+ * default, gzip 6 and zstd 3); both digests taken. */
+int layer_writer_open(struct layer_writer **w, enum layer_codec c, int level,
+		      struct io_out *out, struct err *e);
+/* layer_walk's write. */
+int layer_writer_write(void *w, const uint8_t *buf, size_t n, struct err *e);
+/* The stream ended: the digests of the tar (diff_id) and of the blob,
+ * and the blob's size. */
+int layer_writer_finish(struct layer_writer *w, char *diff_hex,
+			char *blob_hex, uint64_t *blob_size, struct err *e);
+void layer_writer_close(struct layer_writer *w);
+
+#endif
