@@ -1,5 +1,6 @@
 /* md5lanes: see md5lanes.h.  RFC 1321's MD5, its 64 steps on eight
- * messages at once: each lane of a 256-bit vector holds one message's
+ * messages at once (AVX2, or AVX-512VL's shorter instructions on the same
+ * 256-bit vectors): each lane of a 256-bit vector holds one message's
  * state word, each block's sixteen words are gathered across the lanes
  * (an 8x8 transpose of 32-bit words); a message whose whole blocks are
  * done is finished by libmd (its tail, the padding), its lane given the
@@ -11,22 +12,49 @@
 
 #include "md5lanes.h"
 
-void md5lanes_serial(const uint8_t *const *msg, const size_t *len, size_t n,
-		     uint8_t (*digest)[16])
+/* What passed is told of at once, at most. */
+enum { PASSED_RUN = 4 << 20 };
+
+/* MD5Update of p[0, n), passed told of each run hashed. */
+static void update(MD5_CTX *c, const uint8_t *p, size_t n,
+		   md5lanes_passed *passed, void *ctx)
+{
+	while (n) {
+		size_t run = n < PASSED_RUN ? n : PASSED_RUN;
+
+		MD5Update(c, p, run);
+		if (passed)
+			passed(ctx, p, run);
+		p += run;
+		n -= run;
+	}
+}
+
+static void serial(const uint8_t *const *msg, const size_t *len, size_t n,
+		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
 	for (size_t i = 0; i < n; i++) {
 		MD5_CTX c;
 
 		MD5Init(&c);
-		MD5Update(&c, msg[i], len[i]);
+		update(&c, msg[i], len[i], passed, ctx);
 		MD5Final(digest[i], &c);
 	}
+}
+
+void md5lanes_serial(const uint8_t *const *msg, const size_t *len, size_t n,
+		     uint8_t (*digest)[16])
+{
+	serial(msg, len, n, digest, NULL, NULL);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
 #define AVX2 __attribute__((target("avx2")))
+/* The same 256-bit lanes with AVX-512VL's three-input logic and rotate:
+ * each step's function one instruction, its rotation one (of 3-4 and 3). */
+#define AVX512VL __attribute__((target("avx2,avx512f,avx512vl")))
 
 static const uint32_t K[64] = {
 	0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf,
@@ -136,6 +164,56 @@ AVX2 static void blocks(__m256i st[4], const uint8_t *p[8],
 	}
 }
 
+/* blocks() with AVX-512VL: the same steps, fewer instructions. */
+AVX512VL static void blocks_vl(__m256i st[4], const uint8_t *p[8],
+			       const size_t step[8], size_t nblocks)
+{
+	for (size_t blk = 0; blk < nblocks; blk++) {
+		__m256i r[8], m[16];
+		__m256i a = st[0], b = st[1], c = st[2], d = st[3];
+
+		for (int k = 0; k < 8; k++)
+			r[k] = _mm256_loadu_si256((const __m256i *)p[k]);
+		transpose(r, m);
+		for (int k = 0; k < 8; k++)
+			r[k] = _mm256_loadu_si256((const __m256i *)(p[k] + 32));
+		transpose(r, m + 8);
+#if defined(__clang__)
+#pragma clang loop unroll(full)
+#else
+#pragma GCC unroll 64
+#endif
+		for (int i = 0; i < 64; i++) {
+			__m256i f;
+
+			/* The truth tables of F, G, H and I over (b, c, d). */
+			if (i < 16)
+				f = _mm256_ternarylogic_epi32(b, c, d, 0xca);
+			else if (i < 32)
+				f = _mm256_ternarylogic_epi32(b, c, d, 0xe4);
+			else if (i < 48)
+				f = _mm256_ternarylogic_epi32(b, c, d, 0x96);
+			else
+				f = _mm256_ternarylogic_epi32(b, c, d, 0x39);
+			f = _mm256_add_epi32(_mm256_add_epi32(f, a),
+					     _mm256_add_epi32(
+						_mm256_set1_epi32((int)K[i]),
+						m[G[i]]));
+			f = _mm256_rolv_epi32(f, _mm256_set1_epi32(S[i]));
+			a = d;
+			d = c;
+			c = b;
+			b = _mm256_add_epi32(b, f);
+		}
+		st[0] = _mm256_add_epi32(st[0], a);
+		st[1] = _mm256_add_epi32(st[1], b);
+		st[2] = _mm256_add_epi32(st[2], c);
+		st[3] = _mm256_add_epi32(st[3], d);
+		for (int k = 0; k < 8; k++)
+			p[k] += step[k];
+	}
+}
+
 /* Longest first: the lanes then end close together. */
 struct job {
 	size_t len, i;
@@ -153,7 +231,7 @@ static int longer(const void *x, const void *y)
  * padding and the digest by libmd, from the state the lane reached. */
 static void finish(const uint8_t *const *msg, const size_t *len,
 		   uint32_t w[4][8], int k, size_t i, const uint8_t *at,
-		   uint8_t (*digest)[16])
+		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
 	size_t done = (size_t)(at - msg[i]);
 	MD5_CTX c;
@@ -162,15 +240,18 @@ static void finish(const uint8_t *const *msg, const size_t *len,
 	for (int j = 0; j < 4; j++)
 		c.state[j] = w[j][k];
 	c.count = (uint64_t)done * 8;
-	MD5Update(&c, at, len[i] - done);
+	update(&c, at, len[i] - done, passed, ctx);
 	MD5Final(digest[i], &c);
 }
 
 AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
-		       struct job *q, size_t n, uint8_t (*digest)[16])
+		       struct job *q, size_t n, uint8_t (*digest)[16],
+		       md5lanes_passed *passed, void *ctx)
 {
+	bool vl = __builtin_cpu_supports("avx512f") &&
+		  __builtin_cpu_supports("avx512vl");
 	static const uint8_t idle[64];
-	const uint8_t *p[8];
+	const uint8_t *p[8], *from[8];
 	size_t step[8], left[8], who[8], next = 0;
 	bool busy[8] = { false };
 	__m256i st[4];
@@ -194,8 +275,8 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 			while (next < n && q[next].len < 64) {
 				size_t i = q[next++].i;
 
-				md5lanes_serial(&msg[i], &len[i], 1,
-						&digest[i]);
+				serial(&msg[i], &len[i], 1, &digest[i], passed,
+				       ctx);
 			}
 			if (next == n)
 				break;
@@ -218,17 +299,27 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 			for (int k = 0; k < 8; k++)
 				if (busy[k])
 					finish(msg, len, w, k, who[k], p[k],
-					       digest);
+					       digest, passed, ctx);
 			break;
 		}
 		for (int k = 0; k < 8; k++)
 			if (busy[k] && left[k] < run)
 				run = left[k];
+		if (passed && run > PASSED_RUN / 64)
+			run = PASSED_RUN / 64;
+		for (int k = 0; k < 8; k++)
+			from[k] = p[k];
 		for (int j = 0; j < 4; j++)
 			st[j] = _mm256_loadu_si256((const __m256i *)w[j]);
-		blocks(st, p, step, run);
+		if (vl)
+			blocks_vl(st, p, step, run);
+		else
+			blocks(st, p, step, run);
 		for (int j = 0; j < 4; j++)
 			_mm256_storeu_si256((__m256i *)w[j], st[j]);
+		for (int k = 0; k < 8 && passed; k++)
+			if (busy[k])
+				passed(ctx, from[k], run * 64);
 		/* Lanes whose whole blocks are done: their tails and the
 		 * padding by libmd, from the state the lane reached. */
 		for (int k = 0; k < 8; k++) {
@@ -237,7 +328,8 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 			left[k] -= run;
 			if (left[k])
 				continue;
-			finish(msg, len, w, k, who[k], p[k], digest);
+			finish(msg, len, w, k, who[k], p[k], digest, passed,
+			       ctx);
 			busy[k] = false;
 			p[k] = idle;
 			step[k] = 0;
@@ -246,29 +338,35 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 	}
 }
 
-void md5lanes(const uint8_t *const *msg, const size_t *len, size_t n,
-	      uint8_t (*digest)[16])
+void md5lanes_each(const uint8_t *const *msg, const size_t *len, size_t n,
+		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
 	struct job *q;
 
 	if (n < 2 || !__builtin_cpu_supports("avx2") ||
 	    !(q = malloc(n * sizeof(*q)))) {
-		md5lanes_serial(msg, len, n, digest);
+		serial(msg, len, n, digest, passed, ctx);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		q[i] = (struct job){ len[i], i };
 	qsort(q, n, sizeof(*q), longer);
-	lanes(msg, len, q, n, digest);
+	lanes(msg, len, q, n, digest, passed, ctx);
 	free(q);
 }
 
 #else
 
-void md5lanes(const uint8_t *const *msg, const size_t *len, size_t n,
-	      uint8_t (*digest)[16])
+void md5lanes_each(const uint8_t *const *msg, const size_t *len, size_t n,
+		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
-	md5lanes_serial(msg, len, n, digest);
+	serial(msg, len, n, digest, passed, ctx);
 }
 
 #endif
+
+void md5lanes(const uint8_t *const *msg, const size_t *len, size_t n,
+	      uint8_t (*digest)[16])
+{
+	md5lanes_each(msg, len, n, digest, NULL, NULL);
+}
