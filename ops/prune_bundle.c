@@ -1,8 +1,11 @@
 /* prune_bundle: binary bundles and CCOBs pruned, and bundles made CCOBs
  * (--compress); see prune_bundle.h. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../core/io_in.h"
 #include "../formats/bundle_binary.h"
 #include "../formats/ccob_decode.h"
 #include "../formats/ccob_entries.h"
@@ -329,20 +332,92 @@ bool prune_compress_bundle_hash(const struct prune_opts *o, unsigned version,
 	return version && !(version == 2 && size > UINT32_MAX);
 }
 
+/* The compressed bytes, after the header's room, into the spool, up to
+ * its room: past that the CCOB would be no smaller (full). */
+struct spooling {
+	const struct prune_spool *sp;
+	uint64_t pos;		/* where the next byte goes, from sp->at */
+	bool full;
+};
+
+static int spool_put(void *ctx, const void *src, size_t n, struct err *e)
+{
+	struct spooling *k = ctx;
+	const uint8_t *b = src;
+
+	if (n >= k->sp->room - k->pos) {
+		k->full = true;
+		return err_set(e, "no smaller");
+	}
+	while (n) {
+		ssize_t w = pwrite(k->sp->fd, b, n, (off_t)(k->sp->at + k->pos));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return err_sys_for(e, NULL, w < 0 ? errno : ENOSPC,
+					   "temporary file");
+		b += w;
+		n -= (size_t)w;
+		k->pos += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* What zstd may still read behind its input, and a run fed at a time. */
+enum { NEAR = 1 << 20, RUN = 8 << 20 };
+
+/* raw[0, len) compressed a run at a time into the spool (hashed beside
+ * when hasher), the pages the compressor and hasher have passed let go
+ * of (those of a mapped input: io_in_release); pages of the window zstd
+ * matches against fault back in from the page cache, as ccob_write's. */
+static int compress_runs(struct ccob_encoder *enc, const uint8_t *raw,
+			 size_t len, struct ccob_hasher *hasher,
+			 struct spooling *k, struct err *e)
+{
+	uint64_t reach = ccob_encoder_reach(enc), low = 0;
+	size_t have = 0;
+
+	do {
+		size_t want = len - have < RUN ? len : have + RUN;
+		uint64_t in, drop;
+
+		if (hasher)
+			ccob_hasher_add(hasher, raw + have, want - have);
+		if (ccob_encoder_grow(enc, raw, want, want == len, spool_put,
+				      k, e) < 0)
+			return -1;
+		have = want;
+		in = ccob_encoder_in(enc);
+		drop = in > NEAR ? in - NEAR : 0;
+		if (drop > low) {
+			io_in_release(raw + low, (size_t)(drop - low));
+			if (in > reach && in - reach > low)
+				low = in - reach < drop ? in - reach : drop;
+		}
+	} while (have < len);
+	io_in_release(raw + low, len - (size_t)low);
+	return 0;
+}
+
 /* The bundle buf[0, size) (pruned: as *pt's pieces, when npieces) made
- * a CCOB of version `version`: 1 with it as *pt's one piece, 0 when it
- * would be no smaller (it stays as it was or as pruned).  It reads no
- * state of the walk: prune_region runs it on several threads. */
+ * a CCOB of version `version` in the spool: 1 with it as *pt's one
+ * piece, 0 when it would be no smaller (it stays as it was or as pruned).
+ * It reads no state of the walk: prune_region runs it on several
+ * threads, each container's bytes in a range of the spool of their own. */
 int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 			  const uint8_t *buf, uint64_t size,
-			  struct prune_patch *pt, const uint64_t *hash,
+			  struct prune_patch *pt, struct prune_spool *sp,
 			  struct err *e)
 {
 	struct ccob_encoder *enc = NULL;
-	struct membuf copy = { 0 }, out = { 0 };
+	struct membuf copy = { 0 };
 	const uint8_t *raw = buf;
 	size_t raw_len = (size_t)size;
-	struct ccob_header h;
+	struct ccob_hasher hasher;
+	struct spooling k = { .sp = sp };
+	struct prune_piece *piece = NULL;
+	struct ccob_header *h = &sp->head;
 	uint8_t head[32] = { 0 };
 	int rc = -1;
 
@@ -363,29 +438,59 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 			"CCOB (--ccob-version=3)", raw_len);
 		goto out;
 	}
-	h = (struct ccob_header){
+	*h = (struct ccob_header){
 		.version = version, .method = o->compress_method,
 		.header_size = ccob_header_size(version),
 		.raw_size = raw_len,
-		.hash = hash && !pt->npieces ? *hash : ccob_hash(raw, raw_len),
 	};
-	enc = ccob_encoder_new(h.method, o->level, raw_len, e);
-	if (!enc || prune_mem_put(&out, head, h.header_size, e) < 0 ||
-	    ccob_encoder_all(enc, raw, raw_len, prune_mem_put, &out, e) < 0)
-		goto out;
+	/* Its bytes must come out smaller than it is (or is pruned). */
+	if (pt->npieces && pt->new_size < sp->room)
+		sp->room = pt->new_size;
 	rc = 0;
-	if (out.len >= (pt->npieces ? pt->new_size : size))
+	if (sp->room <= h->header_size)
 		goto out;
-	h.total_size = out.len;
-	ccob_write_header(out.p, &h);
-	if ((rc = prune_patch_whole(pt, out.p, out.len, e)) < 0)
+	k.pos = h->header_size;
+	if (!sp->hash_later || pt->npieces)
+		ccob_hasher_init(&hasher);
+	rc = -1;
+	enc = ccob_encoder_new(h->method, o->level, raw_len, e);
+	if (!enc)
 		goto out;
-	out.p = NULL;
+	if (compress_runs(enc, raw, raw_len,
+			  !sp->hash_later || pt->npieces ? &hasher : NULL, &k,
+			  e) < 0) {
+		rc = k.full ? 0 : -1;
+		goto out;
+	}
+	if (!sp->hash_later || pt->npieces) {
+		h->hash = ccob_hasher_end(&hasher);
+		sp->hash_later = false;
+	}
+	h->total_size = k.pos;
+	/* A header whose hash is still to come is written with it. */
+	if (!sp->hash_later) {
+		ccob_write_header(head, h);
+		k.pos = 0;
+		if (spool_put(&k, head, h->header_size, e) < 0)
+			goto out;
+	}
+	piece = calloc(1, sizeof(*piece));
+	if (!piece) {
+		err_nomem(e);
+		goto out;
+	}
+	prune_patch_free(pt);
+	*piece = (struct prune_piece){
+		.data = sp->view->data + sp->at, .data_len = h->total_size,
+		.src = sp->at, .from_file = true, .file = sp->view,
+	};
+	pt->piece = piece;
+	pt->npieces = 1;
+	pt->new_size = h->total_size;
 	rc = 1;
 out:
 	ccob_encoder_free(enc);
 	free(copy.p);
-	free(out.p);
 	return rc;
 }
 
