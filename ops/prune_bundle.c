@@ -346,8 +346,8 @@ static int spool_put(void *ctx, const void *src, size_t n, struct err *e)
 	const uint8_t *b = src;
 
 	if (n >= k->sp->room - k->pos) {
-		k->full = true;
-		return err_set(e, "no smaller");
+		k->full = true;	/* not an error: the caller asks full */
+		return -1;
 	}
 	while (n) {
 		ssize_t w = pwrite(k->sp->fd, b, n, (off_t)(k->sp->at + k->pos));
