@@ -1,6 +1,6 @@
-/* md5lanes: see md5lanes.h.  RFC 1321's MD5, its 64 steps on eight
- * messages at once (AVX2, or AVX-512VL's shorter instructions on the same
- * 256-bit vectors): each lane of a 256-bit vector holds one message's
+/* md5lanes: see md5lanes.h.  RFC 1321's MD5, its 64 steps on sixteen
+ * messages at once, two 256-bit vectors of eight side by side (AVX2, or
+ * AVX-512VL's shorter instructions): each lane holds one message's
  * state word, each block's sixteen words are gathered across the lanes
  * (an 8x8 transpose of 32-bit words); a message whose whole blocks are
  * done is finished by libmd (its tail, the padding), its lane given the
@@ -56,6 +56,8 @@ void md5lanes_serial(const uint8_t *const *msg, const size_t *len, size_t n,
  * each step's function one instruction, its rotation one (of 3-4 and 3). */
 #define AVX512VL __attribute__((target("avx2,avx512f,avx512vl")))
 
+enum { LANES = 16 };	/* two vectors of eight */
+
 static const uint32_t K[64] = {
 	0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf,
 	0x4787c62a, 0xa8304613, 0xfd469501, 0x698098d8, 0x8b44f7af,
@@ -108,111 +110,109 @@ AVX2 static void transpose(const __m256i r[8], __m256i out[8])
 	}
 }
 
+/* Each step's function of (b, c, d) and its rotation, with AVX2 and with
+ * AVX-512VL (its truth tables of F, G, H and I, and its rotate). */
+AVX2 static inline __m256i fn_avx2(int i, __m256i b, __m256i c, __m256i d)
+{
+	if (i < 16)
+		return _mm256_or_si256(_mm256_and_si256(b, c),
+				       _mm256_andnot_si256(b, d));
+	if (i < 32)
+		return _mm256_or_si256(_mm256_and_si256(b, d),
+				       _mm256_andnot_si256(d, c));
+	if (i < 48)
+		return _mm256_xor_si256(_mm256_xor_si256(b, c), d);
+	return _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d,
+						   _mm256_set1_epi32(-1))));
+}
+
+AVX2 static inline __m256i rot_avx2(__m256i f, int s)
+{
+	return _mm256_or_si256(_mm256_slli_epi32(f, s),
+			       _mm256_srli_epi32(f, 32 - s));
+}
+
+AVX512VL static inline __m256i fn_vl(int i, __m256i b, __m256i c, __m256i d)
+{
+	if (i < 16)
+		return _mm256_ternarylogic_epi32(b, c, d, 0xca);
+	if (i < 32)
+		return _mm256_ternarylogic_epi32(b, c, d, 0xe4);
+	if (i < 48)
+		return _mm256_ternarylogic_epi32(b, c, d, 0x96);
+	return _mm256_ternarylogic_epi32(b, c, d, 0x39);
+}
+
+AVX512VL static inline __m256i rot_vl(__m256i f, int s)
+{
+	return _mm256_rolv_epi32(f, _mm256_set1_epi32(s));
+}
+
+#if defined(__clang__)
+#define UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define UNROLL _Pragma("GCC unroll 64")
+#endif
+
 /* nblocks blocks of each lane's message from p[k] (p[k] moves on by
- * step[k]: 64, or 0 for a lane with nothing to do). */
-AVX2 static void blocks(__m256i st[4], const uint8_t *p[8],
-			const size_t step[8], size_t nblocks)
-{
-	for (size_t blk = 0; blk < nblocks; blk++) {
-		__m256i r[8], m[16];
-		__m256i a = st[0], b = st[1], c = st[2], d = st[3];
-
-		for (int k = 0; k < 8; k++)
-			r[k] = _mm256_loadu_si256((const __m256i *)p[k]);
-		transpose(r, m);
-		for (int k = 0; k < 8; k++)
-			r[k] = _mm256_loadu_si256((const __m256i *)(p[k] + 32));
-		transpose(r, m + 8);
-		/* Unrolled, each step's constants are immediates. */
-#if defined(__clang__)
-#pragma clang loop unroll(full)
-#else
-#pragma GCC unroll 64
-#endif
-		for (int i = 0; i < 64; i++) {
-			__m256i f, rot;
-
-			if (i < 16)
-				f = _mm256_or_si256(_mm256_and_si256(b, c),
-						    _mm256_andnot_si256(b, d));
-			else if (i < 32)
-				f = _mm256_or_si256(_mm256_and_si256(b, d),
-						    _mm256_andnot_si256(d, c));
-			else if (i < 48)
-				f = _mm256_xor_si256(_mm256_xor_si256(b, c), d);
-			else
-				f = _mm256_xor_si256(c, _mm256_or_si256(b,
-					_mm256_xor_si256(d,
-						_mm256_set1_epi32(-1))));
-			f = _mm256_add_epi32(_mm256_add_epi32(f, a),
-					     _mm256_add_epi32(
-						_mm256_set1_epi32((int)K[i]),
-						m[G[i]]));
-			rot = _mm256_or_si256(_mm256_slli_epi32(f, S[i]),
-					      _mm256_srli_epi32(f, 32 - S[i]));
-			a = d;
-			d = c;
-			c = b;
-			b = _mm256_add_epi32(b, rot);
-		}
-		st[0] = _mm256_add_epi32(st[0], a);
-		st[1] = _mm256_add_epi32(st[1], b);
-		st[2] = _mm256_add_epi32(st[2], c);
-		st[3] = _mm256_add_epi32(st[3], d);
-		for (int k = 0; k < 8; k++)
-			p[k] += step[k];
-	}
+ * step[k]: 64, or 0 for a lane with nothing to do), in GROUPS groups of
+ * eight lanes (state st[0..3] and st[4..7]) whose steps interleave: one
+ * step waits on the last (MD5 is a chain), so two chains side by side
+ * take about the time of one.  a + K + m is added first, off the chain.
+ * Unrolled, each step's constants are immediates. */
+#define BLOCKS(NAME, ATTR, FN, ROT, GROUPS)				\
+ATTR static void NAME(__m256i st[8], const uint8_t *p[LANES],		\
+		      const size_t step[LANES], size_t nblocks)		\
+{									\
+	for (size_t blk = 0; blk < nblocks; blk++) {			\
+		__m256i r[8], m[2][16];					\
+		__m256i a[2], b[2], c[2], d[2];				\
+									\
+		for (int g = 0; g < GROUPS; g++) {				\
+			for (int k = 0; k < 8; k++)			\
+				r[k] = _mm256_loadu_si256(		\
+					(const __m256i *)p[8 * g + k]);	\
+			transpose(r, m[g]);				\
+			for (int k = 0; k < 8; k++)			\
+				r[k] = _mm256_loadu_si256(		\
+					(const __m256i *)(p[8 * g + k] + 32)); \
+			transpose(r, m[g] + 8);				\
+			a[g] = st[4 * g];				\
+			b[g] = st[4 * g + 1];				\
+			c[g] = st[4 * g + 2];				\
+			d[g] = st[4 * g + 3];				\
+		}							\
+		UNROLL							\
+		for (int i = 0; i < 64; i++) {				\
+			__m256i k = _mm256_set1_epi32((int)K[i]);	\
+									\
+			for (int g = 0; g < GROUPS; g++) {			\
+				__m256i x = _mm256_add_epi32(a[g],	\
+					_mm256_add_epi32(k, m[g][G[i]])); \
+				__m256i f = _mm256_add_epi32(		\
+					FN(i, b[g], c[g], d[g]), x);	\
+									\
+				a[g] = d[g];				\
+				d[g] = c[g];				\
+				c[g] = b[g];				\
+				b[g] = _mm256_add_epi32(b[g], ROT(f, S[i])); \
+			}						\
+		}							\
+		for (int g = 0; g < GROUPS; g++) {				\
+			st[4 * g] = _mm256_add_epi32(st[4 * g], a[g]);	\
+			st[4 * g + 1] = _mm256_add_epi32(st[4 * g + 1], b[g]); \
+			st[4 * g + 2] = _mm256_add_epi32(st[4 * g + 2], c[g]); \
+			st[4 * g + 3] = _mm256_add_epi32(st[4 * g + 3], d[g]); \
+		}							\
+		for (int k = 0; k < 8 * GROUPS; k++)			\
+			p[k] += step[k];				\
+	}								\
 }
 
-/* blocks() with AVX-512VL: the same steps, fewer instructions. */
-AVX512VL static void blocks_vl(__m256i st[4], const uint8_t *p[8],
-			       const size_t step[8], size_t nblocks)
-{
-	for (size_t blk = 0; blk < nblocks; blk++) {
-		__m256i r[8], m[16];
-		__m256i a = st[0], b = st[1], c = st[2], d = st[3];
-
-		for (int k = 0; k < 8; k++)
-			r[k] = _mm256_loadu_si256((const __m256i *)p[k]);
-		transpose(r, m);
-		for (int k = 0; k < 8; k++)
-			r[k] = _mm256_loadu_si256((const __m256i *)(p[k] + 32));
-		transpose(r, m + 8);
-#if defined(__clang__)
-#pragma clang loop unroll(full)
-#else
-#pragma GCC unroll 64
-#endif
-		for (int i = 0; i < 64; i++) {
-			__m256i f;
-
-			/* The truth tables of F, G, H and I over (b, c, d). */
-			if (i < 16)
-				f = _mm256_ternarylogic_epi32(b, c, d, 0xca);
-			else if (i < 32)
-				f = _mm256_ternarylogic_epi32(b, c, d, 0xe4);
-			else if (i < 48)
-				f = _mm256_ternarylogic_epi32(b, c, d, 0x96);
-			else
-				f = _mm256_ternarylogic_epi32(b, c, d, 0x39);
-			f = _mm256_add_epi32(_mm256_add_epi32(f, a),
-					     _mm256_add_epi32(
-						_mm256_set1_epi32((int)K[i]),
-						m[G[i]]));
-			f = _mm256_rolv_epi32(f, _mm256_set1_epi32(S[i]));
-			a = d;
-			d = c;
-			c = b;
-			b = _mm256_add_epi32(b, f);
-		}
-		st[0] = _mm256_add_epi32(st[0], a);
-		st[1] = _mm256_add_epi32(st[1], b);
-		st[2] = _mm256_add_epi32(st[2], c);
-		st[3] = _mm256_add_epi32(st[3], d);
-		for (int k = 0; k < 8; k++)
-			p[k] += step[k];
-	}
-}
+BLOCKS(blocks1, AVX2, fn_avx2, rot_avx2, 1)
+BLOCKS(blocks2, AVX2, fn_avx2, rot_avx2, 2)
+BLOCKS(blocks_vl1, AVX512VL, fn_vl, rot_vl, 1)
+BLOCKS(blocks_vl2, AVX512VL, fn_vl, rot_vl, 2)
 
 /* Longest first: the lanes then end close together. */
 struct job {
@@ -230,7 +230,7 @@ static int longer(const void *x, const void *y)
 /* Message i, whose lane k has hashed it up to at: the rest, the
  * padding and the digest by libmd, from the state the lane reached. */
 static void finish(const uint8_t *const *msg, const size_t *len,
-		   uint32_t w[4][8], int k, size_t i, const uint8_t *at,
+		   uint32_t w[4][LANES], int k, size_t i, const uint8_t *at,
 		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
 	size_t done = (size_t)(at - msg[i]);
@@ -251,14 +251,14 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 	bool vl = __builtin_cpu_supports("avx512f") &&
 		  __builtin_cpu_supports("avx512vl");
 	static const uint8_t idle[64];
-	const uint8_t *p[8], *from[8];
-	size_t step[8], left[8], who[8], next = 0;
-	bool busy[8] = { false };
-	__m256i st[4];
-	uint32_t w[4][8];
+	const uint8_t *p[LANES], *from[LANES];
+	size_t step[LANES], left[LANES], who[LANES], next = 0;
+	bool busy[LANES] = { false }, second;
+	__m256i st[8];
+	uint32_t w[4][LANES];
 	size_t active = 0;
 
-	for (int k = 0; k < 8; k++) {
+	for (int k = 0; k < LANES; k++) {
 		p[k] = idle;
 		step[k] = 0;
 		for (int j = 0; j < 4; j++)
@@ -269,7 +269,7 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 
 		/* Lanes given messages of whole blocks; a message shorter
 		 * than a block is libmd's alone. */
-		for (int k = 0; k < 8 && next < n; k++) {
+		for (int k = 0; k < LANES && next < n; k++) {
 			if (busy[k])
 				continue;
 			while (next < n && q[next].len < 64) {
@@ -293,36 +293,43 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 		}
 		if (!active)
 			break;
-		/* The last message alone: libmd is twice as fast as one lane
-		 * of eight. */
+		/* The last message alone: libmd is faster than one lane of
+		 * sixteen. */
 		if (active == 1 && next == n) {
-			for (int k = 0; k < 8; k++)
+			for (int k = 0; k < LANES; k++)
 				if (busy[k])
 					finish(msg, len, w, k, who[k], p[k],
 					       digest, passed, ctx);
 			break;
 		}
-		for (int k = 0; k < 8; k++)
+		for (int k = 0; k < LANES; k++)
 			if (busy[k] && left[k] < run)
 				run = left[k];
 		if (passed && run > PASSED_RUN / 64)
 			run = PASSED_RUN / 64;
-		for (int k = 0; k < 8; k++)
+		for (int k = 0; k < LANES; k++)
 			from[k] = p[k];
-		for (int j = 0; j < 4; j++)
-			st[j] = _mm256_loadu_si256((const __m256i *)w[j]);
+		for (int j = 0; j < 8; j++)
+			st[j] = _mm256_loadu_si256(
+				(const __m256i *)&w[j % 4][8 * (j / 4)]);
+		/* The second eight only when one of them has work (the
+		 * first are filled first). */
+		second = false;
+		for (int k = 8; k < LANES; k++)
+			second = second || busy[k];
 		if (vl)
-			blocks_vl(st, p, step, run);
+			(second ? blocks_vl2 : blocks_vl1)(st, p, step, run);
 		else
-			blocks(st, p, step, run);
-		for (int j = 0; j < 4; j++)
-			_mm256_storeu_si256((__m256i *)w[j], st[j]);
-		for (int k = 0; k < 8 && passed; k++)
+			(second ? blocks2 : blocks1)(st, p, step, run);
+		for (int j = 0; j < 8; j++)
+			_mm256_storeu_si256((__m256i *)&w[j % 4][8 * (j / 4)],
+					    st[j]);
+		for (int k = 0; k < LANES && passed; k++)
 			if (busy[k])
 				passed(ctx, from[k], run * 64);
 		/* Lanes whose whole blocks are done: their tails and the
 		 * padding by libmd, from the state the lane reached. */
-		for (int k = 0; k < 8; k++) {
+		for (int k = 0; k < LANES; k++) {
 			if (!busy[k])
 				continue;
 			left[k] -= run;
