@@ -696,25 +696,26 @@ int ccob_decompress_placed(const uint8_t *buf, size_t len,
 }
 
 uint64_t ccob_window_size(const uint8_t *buf, size_t len,
-			  const struct ccob_header *h)
+			  const struct ccob_header *h,
+			  const struct ccob_limits *lim)
 {
 	const uint8_t *src = buf + h->header_size;
-	size_t n = len - h->header_size;
+	size_t n = len - h->header_size, at = 0;
 	uint64_t widest = 0;
 
 	if (h->method != CCOB_ZSTD)
 		return (uint64_t)1 << 15;	/* deflate's */
-	while (n) {
+	while (at < n) {
 		ZSTD_frameHeader fh;
-		size_t flen = ZSTD_findFrameCompressedSize(src, n);
+		size_t flen = frame_size(src, at, n - at, lim);
 
-		if (ZSTD_isError(flen) || ZSTD_getFrameHeader(&fh, src, n) != 0)
+		if (ZSTD_isError(flen) || !flen ||
+		    ZSTD_getFrameHeader(&fh, src + at, n - at) != 0)
 			return UINT64_MAX;
 		if (fh.frameType != ZSTD_skippableFrame &&
 		    fh.windowSize > widest)
 			widest = fh.windowSize;
-		src += flen;
-		n -= flen;
+		at += flen;
 	}
 	return widest;
 }

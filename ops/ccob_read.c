@@ -209,7 +209,7 @@ int ccob_read_stream(const struct io_in *in, const uint8_t *buf, size_t len,
 					      used, hash, e);
 	r.memfd = -1;
 	/* What zstd may read back, and a run it may be writing. */
-	r.keep = ccob_window_size(buf, len, h);
+	r.keep = ccob_window_size(buf, len, h, &mine);
 	if (r.keep != UINT64_MAX)
 		r.keep += (uint64_t)8 << 20;
 	if (map_memory(&r, h->raw_size, e) < 0 ||
