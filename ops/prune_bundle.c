@@ -1,8 +1,10 @@
 /* prune_bundle: binary bundles and CCOBs pruned, and bundles made CCOBs
  * (--compress); see prune_bundle.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../core/io_in.h"
@@ -367,12 +369,28 @@ static int spool_put(void *ctx, const void *src, size_t n, struct err *e)
 /* What zstd may still read behind its input, and a run fed at a time. */
 enum { NEAR = 1 << 20, RUN = 8 << 20 };
 
+/* The pages wholly inside p[0, n) let go of: those of a mapped input
+ * (io_in_release), or of a map of our own (own). */
+static void let_go(const uint8_t *p, size_t n, bool own)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from, to;
+
+	if (!own) {
+		io_in_release(p, n);
+		return;
+	}
+	from = ((uintptr_t)p + page - 1) & ~(page - 1);
+	to = ((uintptr_t)p + n) & ~(page - 1);
+	if (from < to)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
 /* raw[0, len) compressed a run at a time into the spool (hashed beside
  * when hasher), the pages the compressor and hasher have passed let go
- * of (those of a mapped input: io_in_release); pages of the window zstd
- * matches against fault back in from the page cache, as ccob_write's. */
+ * of (let_go); pages of the window zstd matches against fault back in
+ * from the page cache, as ccob_write's. */
 static int compress_runs(struct ccob_encoder *enc, const uint8_t *raw,
-			 size_t len, struct ccob_hasher *hasher,
+			 size_t len, bool own, struct ccob_hasher *hasher,
 			 struct spooling *k, struct err *e)
 {
 	uint64_t reach = ccob_encoder_reach(enc), low = 0;
@@ -391,12 +409,62 @@ static int compress_runs(struct ccob_encoder *enc, const uint8_t *raw,
 		in = ccob_encoder_in(enc);
 		drop = in > NEAR ? in - NEAR : 0;
 		if (drop > low) {
-			io_in_release(raw + low, (size_t)(drop - low));
+			let_go(raw + low, (size_t)(drop - low), own);
 			if (in > reach && in - reach > low)
 				low = in - reach < drop ? in - reach : drop;
 		}
 	} while (have < len);
-	io_in_release(raw + low, len - (size_t)low);
+	let_go(raw + low, len - (size_t)low, own);
+	return 0;
+}
+
+/* A pruned bundle's pieces written out whole into the spool's second
+ * half (sp->raw_at: the room its container has there, never another's)
+ * and mapped at *raw, for the compressor to read as one run of bytes
+ * without our heap holding it; *map, *map_len to unmap. */
+static int pieces_spooled(const struct prune_patch *pt,
+			  const struct prune_spool *sp, const uint8_t **raw,
+			  uint8_t **map, size_t *map_len, struct err *e)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), at = sp->raw_at;
+	uint64_t base = at / page * page;
+	void *m;
+
+	for (size_t i = 0; i < pt->npieces; i++) {
+		const struct prune_piece *pc = &pt->piece[i];
+		const uint8_t *part[2] = { pc->lit, pc->data };
+		uint64_t len[2] = { pc->lit_len, pc->data_len };
+
+		for (int j = 0; j < 2; j++) {
+			struct spooling k = { .sp = sp, .pos = at - sp->at };
+			struct prune_spool wide = *sp;
+
+			/* Padding is the zeros of a hole, never written. */
+			if (j == 1)
+				k.pos += pc->pad;
+			wide.room = UINT64_MAX;
+			k.sp = &wide;
+			for (uint64_t done = 0; done < len[j];) {
+				size_t n = len[j] - done > (8u << 20)
+					   ? (8u << 20) : (size_t)(len[j] - done);
+
+				if (spool_put(&k, part[j] + done, n, e) < 0)
+					return -1;
+				if (j == 1 && pc->from_file)
+					io_in_release(part[j] + done, n);
+				done += n;
+			}
+			at = sp->at + k.pos;
+		}
+	}
+	*map_len = (size_t)(at - base);
+	m = *map_len ? mmap(NULL, *map_len, PROT_READ, MAP_SHARED, sp->fd,
+			    (off_t)base) : MAP_FAILED;
+	if (m == MAP_FAILED)
+		return err_sys_for(e, NULL, *map_len ? errno : EINVAL,
+				   "temporary file");
+	*map = m;
+	*raw = (const uint8_t *)m + (sp->raw_at - base);
 	return 0;
 }
 
@@ -411,7 +479,8 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 			  struct err *e)
 {
 	struct ccob_encoder *enc = NULL;
-	struct membuf copy = { 0 };
+	uint8_t *map = NULL;
+	size_t map_len = 0;
 	const uint8_t *raw = buf;
 	size_t raw_len = (size_t)size;
 	struct ccob_hasher hasher;
@@ -428,10 +497,9 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 	/* Pruned: its pieces made one run of bytes; else the bundle where
 	 * it lies. */
 	if (pt->npieces) {
-		if (prune_materialize(pt, &copy, e) < 0)
+		if (pieces_spooled(pt, sp, &raw, &map, &map_len, e) < 0)
 			goto out;
-		raw = copy.p;
-		raw_len = copy.len;
+		raw_len = (size_t)pt->new_size;
 	}
 	if (version == 2 && raw_len > UINT32_MAX) {
 		err_set(e, "a bundle of %zu bytes does not fit a version 2 "
@@ -456,7 +524,7 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 	enc = ccob_encoder_new(h->method, o->level, raw_len, e);
 	if (!enc)
 		goto out;
-	if (compress_runs(enc, raw, raw_len,
+	if (compress_runs(enc, raw, raw_len, map != NULL,
 			  !sp->hash_later || pt->npieces ? &hasher : NULL, &k,
 			  e) < 0) {
 		rc = k.full ? 0 : -1;
@@ -490,7 +558,12 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 	rc = 1;
 out:
 	ccob_encoder_free(enc);
-	free(copy.p);
+	if (map) {
+		munmap(map, map_len);
+		/* Its room in the spool's second half, given back. */
+		fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			  (off_t)sp->raw_at, (off_t)raw_len);
+	}
 	return rc;
 }
 

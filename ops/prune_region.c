@@ -83,8 +83,17 @@ static int spool_open(struct pruner *p)
 	if (!sf)
 		return err_nomem(p->e);
 	sf->out.fd = -1;
+	/* Twice as long: the second half for pruned bundles written out
+	 * whole before they are compressed (prune_spool.raw_at). */
 	if (io_scratch_open(&sf->out, p->e) < 0 ||
 	    io_scratch_reserve(&sf->out, p->file_len, &sf->view, p->e) < 0) {
+		prune_spool_free(sf);
+		return -1;
+	}
+	if (p->file_len > INT64_MAX / 2 ||
+	    ftruncate(sf->out.fd, (off_t)(2 * p->file_len)) < 0) {
+		err_sys_for(p->e, NULL, p->file_len > INT64_MAX / 2 ? EFBIG
+				       : errno, "temporary file");
 		prune_spool_free(sf);
 		return -1;
 	}
@@ -307,6 +316,8 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 				.fd = p->spool->out.fd,
 				.view = &p->spool->view,
 				.at = p->base + base + s->it.offset,
+				.raw_at = p->file_len + p->base + base +
+					  s->it.offset,
 				.room = s->it.size, .hash_later = s->hashed,
 			};
 		}

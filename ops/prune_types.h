@@ -83,13 +83,15 @@ struct prune_piece {
 
 /* Where --compress puts a container's compressed bytes: the spool file
  * (its fd, and as an input, view) from offset at, which they must not
- * reach past at + room (then the container stays as it is).  hash_later:
+ * reach past at + room (then the container stays as it is); a pruned
+ * bundle is written out whole at raw_at first (the file's second half).  hash_later:
  * its CCOB hash is made elsewhere, and the header written after; head is
  * the header made (its hash 0 then). */
 struct prune_spool {
 	int fd;
 	const struct io_in *view;
 	uint64_t at, room;
+	uint64_t raw_at;	/* where a pruned bundle is written out whole */
 	bool hash_later;
 	struct ccob_header head;
 };
