@@ -14,6 +14,7 @@
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
+#include "../core/io_scratch.h"
 #include "../ops/ccob_write.h"
 #include "../ops/inspect.h"
 #include "../formats/ccob_decode.h"
@@ -306,7 +307,10 @@ static int run_one(const struct options *o, const char *in_name)
 	char *name = NULL;
 	int rc;
 
-	if (io_in_open(&in, in_name, &e) < 0)
+	/* Compressed, a pipe is read once, whole: it waits in a scratch
+	 * file, not in memory. */
+	if ((o->mode == COMPRESS ? io_scratch_open_input(&in, in_name, &e)
+				 : io_in_open(&in, in_name, &e)) < 0)
 		return applet_fail_err("ccob", "cannot read", in_name, 0, &e);
 	if (o->mode == LIST && in.len &&
 	    ccob_skip_padding(in.data, in.len, 0) < in.len &&

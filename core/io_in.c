@@ -521,6 +521,19 @@ void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
 	madvise(base + from, (size_t)(to - from), MADV_WILLNEED);
 }
 
+void io_in_release(const void *p, size_t n)
+{
+	const struct mapped *m = n ? map_of(p, n) : NULL;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from, to;
+
+	if (!m || m->patched || !page || (page & (page - 1)))
+		return;
+	from = ((uintptr_t)p + page - 1) & ~(page - 1);
+	to = ((uintptr_t)p + n) & ~(page - 1);
+	if (from < to)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
 uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
 		    const void *needle, size_t n)
 {

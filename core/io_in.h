@@ -76,6 +76,11 @@ void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
  * its own (its map's pages are never faulted in) and its holes skipped,
  * so that the search costs no memory that grows with the input.  The
  * needle must hold no zero byte (a hole is not searched). */
+/* IO_IN_DONE for bytes [p, p + n) of any input, known by its address
+ * alone: their pages leave the map when p lies in a mapped input's map
+ * (never a neighbour's page the range only touches); nothing for bytes
+ * in memory.  For code that holds a buffer, not the struct io_in. */
+void io_in_release(const void *p, size_t n);
 uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
 		    const void *needle, size_t n);
 

@@ -141,3 +141,90 @@ int io_scratch_allocate(struct io_out *o, uint64_t off, uint64_t len,
 	rc = posix_fallocate(o->fd, (off_t)off, (off_t)len);
 	return rc ? err_sys_for(e, NULL, rc, "temporary file") : 0;
 }
+
+/* fd (not a regular file) to its end, no further than max bytes, copied
+ * into a new unlinked scratch file: its descriptor, or -1 with e set. */
+static int spool_stream(int fd, const char *path, uint64_t max,
+			struct err *e)
+{
+	enum { PIECE = 1 << 20 };
+	uint8_t *buf = malloc(PIECE);
+	const char *dir;
+	int out = buf ? io_scratch_fd(&dir) : -1;
+	uint64_t len = 0;
+
+	if (!buf) {
+		err_sys(e, path, ENOMEM);
+		return -1;
+	}
+	if (out < 0) {
+		err_sys_for(e, NULL, errno, "temporary file in '%s'", dir);
+		free(buf);
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, PIECE);
+		size_t done = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_sys(e, path, errno);
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (uint64_t)n;
+		if (len > max) {
+			err_code_file(e, ERR_SYSTEM, EFBIG, path, "not a regular "
+				      "file, and longer than %llu bytes (the "
+				      "limit OFFLOAD_STREAM_MAX sets)",
+				      (unsigned long long)max);
+			goto fail;
+		}
+		while (done < (size_t)n) {
+			ssize_t w = write(out, buf + done, (size_t)n - done);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				err_sys_for(e, NULL, w < 0 ? errno : ENOSPC,
+					    "temporary file in '%s'", dir);
+				goto fail;
+			}
+			done += (size_t)w;
+		}
+	}
+	free(buf);
+	return out;
+fail:
+	free(buf);
+	close(out);
+	return -1;
+}
+
+int io_scratch_open_input(struct io_in *in, const char *path,
+			  struct err *e)
+{
+	uint64_t max = io_stream_max(e);
+	struct stat st;
+	int fd, spooled;
+
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->path = path;
+	if (!max)
+		return -1;
+	fd = !strcmp(path, "-") ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, path, errno);
+	/* A file, a directory (refused there), or what fstat cannot tell:
+	 * as io_in_open takes it. */
+	if (fstat(fd, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return io_in_open_fd(in, fd, path, e);
+	spooled = spool_stream(fd, path, max, e);
+	close(fd);
+	if (spooled < 0)
+		return -1;
+	return io_in_open_fd(in, spooled, path, e);
+}

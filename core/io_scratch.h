@@ -28,6 +28,14 @@ int io_scratch_writable(struct io_out *o, uint64_t size, uint8_t **map,
 int io_scratch_allocate(struct io_out *o, uint64_t off, uint64_t len,
 			struct err *e);
 
+/* io_in_open for a caller that reads the input whole, once (ccob -c of a
+ * pipe): one that is not a regular file is copied to its end into an
+ * unlinked scratch file, which is mapped, so that what it holds goes to
+ * the page cache, not our heap, and leaves our memory as it is read
+ * (IO_IN_DONE).  The same limit, io_stream_max, holds. */
+int io_scratch_open_input(struct io_in *in, const char *path,
+			  struct err *e);
+
 /* An unlinked file in $TMPDIR (or /tmp), *where (io_scratch.c). */
 int io_scratch_fd(const char **where);
 

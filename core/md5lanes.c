@@ -1,5 +1,6 @@
-/* md5lanes: see md5lanes.h.  RFC 1321's MD5, its 64 steps on eight
- * messages at once: each lane of a 256-bit vector holds one message's
+/* md5lanes: see md5lanes.h.  RFC 1321's MD5, its 64 steps on sixteen
+ * messages at once, two 256-bit vectors of eight side by side (AVX2, or
+ * AVX-512VL's shorter instructions): each lane holds one message's
  * state word, each block's sixteen words are gathered across the lanes
  * (an 8x8 transpose of 32-bit words); a message whose whole blocks are
  * done is finished by libmd (its tail, the padding), its lane given the
@@ -11,22 +12,51 @@
 
 #include "md5lanes.h"
 
-void md5lanes_serial(const uint8_t *const *msg, const size_t *len, size_t n,
-		     uint8_t (*digest)[16])
+/* What passed is told of at once, at most. */
+enum { PASSED_RUN = 4 << 20 };
+
+/* MD5Update of p[0, n), passed told of each run hashed. */
+static void update(MD5_CTX *c, const uint8_t *p, size_t n,
+		   md5lanes_passed *passed, void *ctx)
+{
+	while (n) {
+		size_t run = n < PASSED_RUN ? n : PASSED_RUN;
+
+		MD5Update(c, p, run);
+		if (passed)
+			passed(ctx, p, run);
+		p += run;
+		n -= run;
+	}
+}
+
+static void serial(const uint8_t *const *msg, const size_t *len, size_t n,
+		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
 	for (size_t i = 0; i < n; i++) {
 		MD5_CTX c;
 
 		MD5Init(&c);
-		MD5Update(&c, msg[i], len[i]);
+		update(&c, msg[i], len[i], passed, ctx);
 		MD5Final(digest[i], &c);
 	}
+}
+
+void md5lanes_serial(const uint8_t *const *msg, const size_t *len, size_t n,
+		     uint8_t (*digest)[16])
+{
+	serial(msg, len, n, digest, NULL, NULL);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
 #define AVX2 __attribute__((target("avx2")))
+/* The same 256-bit lanes with AVX-512VL's three-input logic and rotate:
+ * each step's function one instruction, its rotation one (of 3-4 and 3). */
+#define AVX512VL __attribute__((target("avx2,avx512f,avx512vl")))
+
+enum { LANES = 16 };	/* two vectors of eight */
 
 static const uint32_t K[64] = {
 	0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf,
@@ -80,61 +110,109 @@ AVX2 static void transpose(const __m256i r[8], __m256i out[8])
 	}
 }
 
-/* nblocks blocks of each lane's message from p[k] (p[k] moves on by
- * step[k]: 64, or 0 for a lane with nothing to do). */
-AVX2 static void blocks(__m256i st[4], const uint8_t *p[8],
-			const size_t step[8], size_t nblocks)
+/* Each step's function of (b, c, d) and its rotation, with AVX2 and with
+ * AVX-512VL (its truth tables of F, G, H and I, and its rotate). */
+AVX2 static inline __m256i fn_avx2(int i, __m256i b, __m256i c, __m256i d)
 {
-	for (size_t blk = 0; blk < nblocks; blk++) {
-		__m256i r[8], m[16];
-		__m256i a = st[0], b = st[1], c = st[2], d = st[3];
-
-		for (int k = 0; k < 8; k++)
-			r[k] = _mm256_loadu_si256((const __m256i *)p[k]);
-		transpose(r, m);
-		for (int k = 0; k < 8; k++)
-			r[k] = _mm256_loadu_si256((const __m256i *)(p[k] + 32));
-		transpose(r, m + 8);
-		/* Unrolled, each step's constants are immediates. */
-#if defined(__clang__)
-#pragma clang loop unroll(full)
-#else
-#pragma GCC unroll 64
-#endif
-		for (int i = 0; i < 64; i++) {
-			__m256i f, rot;
-
-			if (i < 16)
-				f = _mm256_or_si256(_mm256_and_si256(b, c),
-						    _mm256_andnot_si256(b, d));
-			else if (i < 32)
-				f = _mm256_or_si256(_mm256_and_si256(b, d),
-						    _mm256_andnot_si256(d, c));
-			else if (i < 48)
-				f = _mm256_xor_si256(_mm256_xor_si256(b, c), d);
-			else
-				f = _mm256_xor_si256(c, _mm256_or_si256(b,
-					_mm256_xor_si256(d,
-						_mm256_set1_epi32(-1))));
-			f = _mm256_add_epi32(_mm256_add_epi32(f, a),
-					     _mm256_add_epi32(
-						_mm256_set1_epi32((int)K[i]),
-						m[G[i]]));
-			rot = _mm256_or_si256(_mm256_slli_epi32(f, S[i]),
-					      _mm256_srli_epi32(f, 32 - S[i]));
-			a = d;
-			d = c;
-			c = b;
-			b = _mm256_add_epi32(b, rot);
-		}
-		st[0] = _mm256_add_epi32(st[0], a);
-		st[1] = _mm256_add_epi32(st[1], b);
-		st[2] = _mm256_add_epi32(st[2], c);
-		st[3] = _mm256_add_epi32(st[3], d);
-		for (int k = 0; k < 8; k++)
-			p[k] += step[k];
-	}
+	if (i < 16)
+		return _mm256_or_si256(_mm256_and_si256(b, c),
+				       _mm256_andnot_si256(b, d));
+	if (i < 32)
+		return _mm256_or_si256(_mm256_and_si256(b, d),
+				       _mm256_andnot_si256(d, c));
+	if (i < 48)
+		return _mm256_xor_si256(_mm256_xor_si256(b, c), d);
+	return _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d,
+						   _mm256_set1_epi32(-1))));
 }
+
+AVX2 static inline __m256i rot_avx2(__m256i f, int s)
+{
+	return _mm256_or_si256(_mm256_slli_epi32(f, s),
+			       _mm256_srli_epi32(f, 32 - s));
+}
+
+AVX512VL static inline __m256i fn_vl(int i, __m256i b, __m256i c, __m256i d)
+{
+	if (i < 16)
+		return _mm256_ternarylogic_epi32(b, c, d, 0xca);
+	if (i < 32)
+		return _mm256_ternarylogic_epi32(b, c, d, 0xe4);
+	if (i < 48)
+		return _mm256_ternarylogic_epi32(b, c, d, 0x96);
+	return _mm256_ternarylogic_epi32(b, c, d, 0x39);
+}
+
+AVX512VL static inline __m256i rot_vl(__m256i f, int s)
+{
+	return _mm256_rolv_epi32(f, _mm256_set1_epi32(s));
+}
+
+#if defined(__clang__)
+#define UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define UNROLL _Pragma("GCC unroll 64")
+#endif
+
+/* nblocks blocks of each lane's message from p[k] (p[k] moves on by
+ * step[k]: 64, or 0 for a lane with nothing to do), in GROUPS groups of
+ * eight lanes (state st[0..3] and st[4..7]) whose steps interleave: one
+ * step waits on the last (MD5 is a chain), so two chains side by side
+ * take about the time of one.  a + K + m is added first, off the chain.
+ * Unrolled, each step's constants are immediates. */
+#define BLOCKS(NAME, ATTR, FN, ROT, GROUPS)				\
+ATTR static void NAME(__m256i st[8], const uint8_t *p[LANES],		\
+		      const size_t step[LANES], size_t nblocks)		\
+{									\
+	for (size_t blk = 0; blk < nblocks; blk++) {			\
+		__m256i r[8], m[2][16];					\
+		__m256i a[2], b[2], c[2], d[2];				\
+									\
+		for (int g = 0; g < GROUPS; g++) {				\
+			for (int k = 0; k < 8; k++)			\
+				r[k] = _mm256_loadu_si256(		\
+					(const __m256i *)p[8 * g + k]);	\
+			transpose(r, m[g]);				\
+			for (int k = 0; k < 8; k++)			\
+				r[k] = _mm256_loadu_si256(		\
+					(const __m256i *)(p[8 * g + k] + 32)); \
+			transpose(r, m[g] + 8);				\
+			a[g] = st[4 * g];				\
+			b[g] = st[4 * g + 1];				\
+			c[g] = st[4 * g + 2];				\
+			d[g] = st[4 * g + 3];				\
+		}							\
+		UNROLL							\
+		for (int i = 0; i < 64; i++) {				\
+			__m256i k = _mm256_set1_epi32((int)K[i]);	\
+									\
+			for (int g = 0; g < GROUPS; g++) {			\
+				__m256i x = _mm256_add_epi32(a[g],	\
+					_mm256_add_epi32(k, m[g][G[i]])); \
+				__m256i f = _mm256_add_epi32(		\
+					FN(i, b[g], c[g], d[g]), x);	\
+									\
+				a[g] = d[g];				\
+				d[g] = c[g];				\
+				c[g] = b[g];				\
+				b[g] = _mm256_add_epi32(b[g], ROT(f, S[i])); \
+			}						\
+		}							\
+		for (int g = 0; g < GROUPS; g++) {				\
+			st[4 * g] = _mm256_add_epi32(st[4 * g], a[g]);	\
+			st[4 * g + 1] = _mm256_add_epi32(st[4 * g + 1], b[g]); \
+			st[4 * g + 2] = _mm256_add_epi32(st[4 * g + 2], c[g]); \
+			st[4 * g + 3] = _mm256_add_epi32(st[4 * g + 3], d[g]); \
+		}							\
+		for (int k = 0; k < 8 * GROUPS; k++)			\
+			p[k] += step[k];				\
+	}								\
+}
+
+BLOCKS(blocks1, AVX2, fn_avx2, rot_avx2, 1)
+BLOCKS(blocks2, AVX2, fn_avx2, rot_avx2, 2)
+BLOCKS(blocks_vl1, AVX512VL, fn_vl, rot_vl, 1)
+BLOCKS(blocks_vl2, AVX512VL, fn_vl, rot_vl, 2)
 
 /* Longest first: the lanes then end close together. */
 struct job {
@@ -152,8 +230,8 @@ static int longer(const void *x, const void *y)
 /* Message i, whose lane k has hashed it up to at: the rest, the
  * padding and the digest by libmd, from the state the lane reached. */
 static void finish(const uint8_t *const *msg, const size_t *len,
-		   uint32_t w[4][8], int k, size_t i, const uint8_t *at,
-		   uint8_t (*digest)[16])
+		   uint32_t w[4][LANES], int k, size_t i, const uint8_t *at,
+		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
 	size_t done = (size_t)(at - msg[i]);
 	MD5_CTX c;
@@ -162,22 +240,25 @@ static void finish(const uint8_t *const *msg, const size_t *len,
 	for (int j = 0; j < 4; j++)
 		c.state[j] = w[j][k];
 	c.count = (uint64_t)done * 8;
-	MD5Update(&c, at, len[i] - done);
+	update(&c, at, len[i] - done, passed, ctx);
 	MD5Final(digest[i], &c);
 }
 
 AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
-		       struct job *q, size_t n, uint8_t (*digest)[16])
+		       struct job *q, size_t n, uint8_t (*digest)[16],
+		       md5lanes_passed *passed, void *ctx)
 {
+	bool vl = __builtin_cpu_supports("avx512f") &&
+		  __builtin_cpu_supports("avx512vl");
 	static const uint8_t idle[64];
-	const uint8_t *p[8];
-	size_t step[8], left[8], who[8], next = 0;
-	bool busy[8] = { false };
-	__m256i st[4];
-	uint32_t w[4][8];
+	const uint8_t *p[LANES], *from[LANES];
+	size_t step[LANES], left[LANES], who[LANES], next = 0;
+	bool busy[LANES] = { false }, second;
+	__m256i st[8];
+	uint32_t w[4][LANES];
 	size_t active = 0;
 
-	for (int k = 0; k < 8; k++) {
+	for (int k = 0; k < LANES; k++) {
 		p[k] = idle;
 		step[k] = 0;
 		for (int j = 0; j < 4; j++)
@@ -188,14 +269,14 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 
 		/* Lanes given messages of whole blocks; a message shorter
 		 * than a block is libmd's alone. */
-		for (int k = 0; k < 8 && next < n; k++) {
+		for (int k = 0; k < LANES && next < n; k++) {
 			if (busy[k])
 				continue;
 			while (next < n && q[next].len < 64) {
 				size_t i = q[next++].i;
 
-				md5lanes_serial(&msg[i], &len[i], 1,
-						&digest[i]);
+				serial(&msg[i], &len[i], 1, &digest[i], passed,
+				       ctx);
 			}
 			if (next == n)
 				break;
@@ -212,32 +293,50 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 		}
 		if (!active)
 			break;
-		/* The last message alone: libmd is twice as fast as one lane
-		 * of eight. */
+		/* The last message alone: libmd is faster than one lane of
+		 * sixteen. */
 		if (active == 1 && next == n) {
-			for (int k = 0; k < 8; k++)
+			for (int k = 0; k < LANES; k++)
 				if (busy[k])
 					finish(msg, len, w, k, who[k], p[k],
-					       digest);
+					       digest, passed, ctx);
 			break;
 		}
-		for (int k = 0; k < 8; k++)
+		for (int k = 0; k < LANES; k++)
 			if (busy[k] && left[k] < run)
 				run = left[k];
-		for (int j = 0; j < 4; j++)
-			st[j] = _mm256_loadu_si256((const __m256i *)w[j]);
-		blocks(st, p, step, run);
-		for (int j = 0; j < 4; j++)
-			_mm256_storeu_si256((__m256i *)w[j], st[j]);
+		if (passed && run > PASSED_RUN / 64)
+			run = PASSED_RUN / 64;
+		for (int k = 0; k < LANES; k++)
+			from[k] = p[k];
+		for (int j = 0; j < 8; j++)
+			st[j] = _mm256_loadu_si256(
+				(const __m256i *)&w[j % 4][8 * (j / 4)]);
+		/* The second eight only when one of them has work (the
+		 * first are filled first). */
+		second = false;
+		for (int k = 8; k < LANES; k++)
+			second = second || busy[k];
+		if (vl)
+			(second ? blocks_vl2 : blocks_vl1)(st, p, step, run);
+		else
+			(second ? blocks2 : blocks1)(st, p, step, run);
+		for (int j = 0; j < 8; j++)
+			_mm256_storeu_si256((__m256i *)&w[j % 4][8 * (j / 4)],
+					    st[j]);
+		for (int k = 0; k < LANES && passed; k++)
+			if (busy[k])
+				passed(ctx, from[k], run * 64);
 		/* Lanes whose whole blocks are done: their tails and the
 		 * padding by libmd, from the state the lane reached. */
-		for (int k = 0; k < 8; k++) {
+		for (int k = 0; k < LANES; k++) {
 			if (!busy[k])
 				continue;
 			left[k] -= run;
 			if (left[k])
 				continue;
-			finish(msg, len, w, k, who[k], p[k], digest);
+			finish(msg, len, w, k, who[k], p[k], digest, passed,
+			       ctx);
 			busy[k] = false;
 			p[k] = idle;
 			step[k] = 0;
@@ -246,29 +345,35 @@ AVX2 static void lanes(const uint8_t *const *msg, const size_t *len,
 	}
 }
 
-void md5lanes(const uint8_t *const *msg, const size_t *len, size_t n,
-	      uint8_t (*digest)[16])
+void md5lanes_each(const uint8_t *const *msg, const size_t *len, size_t n,
+		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
 	struct job *q;
 
 	if (n < 2 || !__builtin_cpu_supports("avx2") ||
 	    !(q = malloc(n * sizeof(*q)))) {
-		md5lanes_serial(msg, len, n, digest);
+		serial(msg, len, n, digest, passed, ctx);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		q[i] = (struct job){ len[i], i };
 	qsort(q, n, sizeof(*q), longer);
-	lanes(msg, len, q, n, digest);
+	lanes(msg, len, q, n, digest, passed, ctx);
 	free(q);
 }
 
 #else
 
-void md5lanes(const uint8_t *const *msg, const size_t *len, size_t n,
-	      uint8_t (*digest)[16])
+void md5lanes_each(const uint8_t *const *msg, const size_t *len, size_t n,
+		   uint8_t (*digest)[16], md5lanes_passed *passed, void *ctx)
 {
-	md5lanes_serial(msg, len, n, digest);
+	serial(msg, len, n, digest, passed, ctx);
 }
 
 #endif
+
+void md5lanes(const uint8_t *const *msg, const size_t *len, size_t n,
+	      uint8_t (*digest)[16])
+{
+	md5lanes_each(msg, len, n, digest, NULL, NULL);
+}

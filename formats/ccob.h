@@ -12,6 +12,7 @@
 
 #include "../core/env.h"
 #include "../core/err.h"
+#include "../core/md5lanes.h"
 
 enum ccob_method { CCOB_ZLIB = 0, CCOB_ZSTD = 1 };
 
@@ -73,9 +74,10 @@ void ccob_write_header(uint8_t *out, const struct ccob_header *h);
  * whole, or piece by piece with a hasher. */
 uint64_t ccob_hash(const uint8_t *buf, size_t len);
 /* hash[i] = ccob_hash(buf[i], len[i]) for i < n, eight at a time where
- * the CPU can (core/md5lanes.h). */
+ * the CPU can; passed (may be NULL) told of the bytes hashed as it goes
+ * (core/md5lanes.h). */
 void ccob_hash_many(const uint8_t *const *buf, const size_t *len, size_t n,
-		    uint64_t *hash);
+		    uint64_t *hash, md5lanes_passed *passed, void *ctx);
 struct ccob_hasher {
 	MD5_CTX md5;
 };

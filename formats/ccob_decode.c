@@ -701,6 +701,31 @@ int ccob_decompress_placed(const uint8_t *buf, size_t len,
 	return decode(&d, buf, len, used, e);
 }
 
+uint64_t ccob_window_size(const uint8_t *buf, size_t len,
+			  const struct ccob_header *h,
+			  const struct ccob_limits *lim)
+{
+	const uint8_t *src = buf + h->header_size;
+	size_t n = len - h->header_size, at = 0;
+	uint64_t widest = 0;
+
+	if (h->method != CCOB_ZSTD)
+		return (uint64_t)1 << 15;	/* deflate's */
+	while (at < n) {
+		ZSTD_frameHeader fh;
+		size_t flen = frame_size(src, at, n - at, lim);
+
+		if (ZSTD_isError(flen) || !flen ||
+		    ZSTD_getFrameHeader(&fh, src + at, n - at) != 0)
+			return UINT64_MAX;
+		if (fh.frameType != ZSTD_skippableFrame &&
+		    fh.windowSize > widest)
+			widest = fh.windowSize;
+		at += flen;
+	}
+	return widest;
+}
+
 int ccob_extent(const uint8_t *buf, size_t len, const struct ccob_header *h,
 		const struct ccob_limits *lim, uint64_t *size, struct err *e)
 {

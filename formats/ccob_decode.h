@@ -55,6 +55,14 @@ int ccob_decompress_into(const uint8_t *buf, size_t len,
 			 ccob_sink sink, ccob_release release, void *ctx,
 			 size_t *used, uint64_t *hash, struct err *e);
 
+/* How far back any frame of the CCOB at buf may match (zstd: the widest
+ * window its frames declare; zlib: 32 KiB): what a decoder into a map
+ * must keep behind what it has decoded.  UINT64_MAX when the frames do
+ * not say (damaged: the decoder will tell).  lim->walked hears of the
+ * frames' headers read, as before decoding. */
+uint64_t ccob_window_size(const uint8_t *buf, size_t len,
+			  const struct ccob_header *h,
+			  const struct ccob_limits *lim);
 /* The same without the ring of pieces: the caller says where each run of
  * bytes is to be inflated (place: at most *room bytes, at least 1, at the
  * pointer returned; NULL with e filled to stop), and sink is then told of

@@ -91,6 +91,7 @@ static inline void kind_field_fmt(struct kind_fields *f, const char *key,
 struct walk;
 struct pruner;
 struct prune_patch;
+struct prune_spool;
 struct prune_opts;
 struct err;
 
@@ -113,13 +114,14 @@ struct kind {
 	/* --compress: the container, as prune left it in *pt (npieces 0:
 	 * as it is, buf[0, size)), made compressed: how many things were
 	 * compressed (the bundle: 1; fatbin entries, when compress_entries)
-	 * with *pt rewritten, 0 when it stays as it was (no smaller).  It
-	 * reads nothing of the walk, so prune_region runs a region's on
+	 * with *pt rewritten, 0 when it stays as it was (no smaller).  A
+	 * kind may write its bytes to the spool *sp (prune_types.h) rather
+	 * than memory.  It reads nothing of the walk, so prune_region runs a region's on
 	 * several threads at once (o->threads).  NULL: a kind that stays as
 	 * it is. */
 	int (*compress)(const struct prune_opts *o, unsigned ccob_version,
 			const uint8_t *buf, uint64_t size,
-			struct prune_patch *pt, const uint64_t *hash,
+			struct prune_patch *pt, struct prune_spool *sp,
 			struct err *e);
 	/* Why a pruned one may come out larger than it was. */
 	const char *grown;
@@ -132,9 +134,9 @@ struct kind {
 	bool compress_entries;
 	/* Whether compress will want the CCOB hash (ccob_hash) of a
 	 * container of size bytes: for those that stay as they are
-	 * (npieces 0), prune_region makes them eight at a time first
-	 * (ccob_hash_many) and passes each; else hash is NULL.  NULL: it
-	 * never does. */
+	 * (npieces 0), prune_region makes them eight at a time beside the
+	 * compressors (ccob_hash_many) and writes each into its header
+	 * after (sp->hash_later).  NULL: it never does. */
 	bool (*compress_hash)(const struct prune_opts *o, unsigned version,
 			      uint64_t size);
 	/* ---- how ls, ls --json, du, extract and selection present it:

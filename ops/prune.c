@@ -397,7 +397,9 @@ int prune_archive(struct pruner *p, const uint8_t *buf, size_t len)
 
 			pt.offset += top->member[i].offset;
 			for (size_t k = 0; k < pt.npieces; k++)
-				pt.piece[k].src += top->member[i].offset;
+				if (!pt.piece[k].file)	/* the spool's */
+					pt.piece[k].src +=
+						top->member[i].offset;
 			if (prune_add_patch(top, &pt, p->e) < 0)
 				return -1;
 			memset(&mp->patch[j], 0, sizeof(mp->patch[j]));
@@ -654,7 +656,8 @@ static int write_range(const struct io_in *in, const struct prune_plan *plan,
 						 e) < 0 ||
 				    io_out_zeros(out, pc->pad, e) < 0 ||
 				    (pc->from_file
-				     ? io_out_copy(out, in, pc->src,
+				     ? io_out_copy(out, pc->file ? pc->file
+							       : in, pc->src,
 						   pc->data_len, e)
 				     : io_out_write(out, pc->data,
 						    (size_t)pc->data_len,
@@ -766,5 +769,6 @@ void prune_plan_free(struct prune_plan *plan)
 	free(plan->add);
 	elf_shrink_free(&plan->shrink);
 	free(plan->trim);
+	prune_spool_free(plan->spool);
 	memset(plan, 0, sizeof(*plan));
 }

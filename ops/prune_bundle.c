@@ -1,8 +1,13 @@
 /* prune_bundle: binary bundles and CCOBs pruned, and bundles made CCOBs
  * (--compress); see prune_bundle.h. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "../core/io_in.h"
 #include "../formats/bundle_binary.h"
 #include "../formats/ccob_decode.h"
 #include "../formats/ccob_entries.h"
@@ -329,20 +334,159 @@ bool prune_compress_bundle_hash(const struct prune_opts *o, unsigned version,
 	return version && !(version == 2 && size > UINT32_MAX);
 }
 
+/* The compressed bytes, after the header's room, into the spool, up to
+ * its room: past that the CCOB would be no smaller (full). */
+struct spooling {
+	const struct prune_spool *sp;
+	uint64_t pos;		/* where the next byte goes, from sp->at */
+	bool full;
+};
+
+static int spool_put(void *ctx, const void *src, size_t n, struct err *e)
+{
+	struct spooling *k = ctx;
+	const uint8_t *b = src;
+
+	if (n >= k->sp->room - k->pos) {
+		k->full = true;	/* not an error: the caller asks full */
+		return -1;
+	}
+	while (n) {
+		ssize_t w = pwrite(k->sp->fd, b, n, (off_t)(k->sp->at + k->pos));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return err_sys_for(e, NULL, w < 0 ? errno : ENOSPC,
+					   "temporary file");
+		b += w;
+		n -= (size_t)w;
+		k->pos += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* What zstd may still read behind its input, and a run fed at a time. */
+enum { NEAR = 1 << 20, RUN = 8 << 20 };
+
+/* The pages wholly inside p[0, n) let go of: those of a mapped input
+ * (io_in_release), or of a map of our own (own). */
+static void let_go(const uint8_t *p, size_t n, bool own)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from, to;
+
+	if (!own) {
+		io_in_release(p, n);
+		return;
+	}
+	from = ((uintptr_t)p + page - 1) & ~(page - 1);
+	to = ((uintptr_t)p + n) & ~(page - 1);
+	if (from < to)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+/* raw[0, len) compressed a run at a time into the spool (hashed beside
+ * when hasher), the pages the compressor and hasher have passed let go
+ * of (let_go); pages of the window zstd matches against fault back in
+ * from the page cache, as ccob_write's. */
+static int compress_runs(struct ccob_encoder *enc, const uint8_t *raw,
+			 size_t len, bool own, struct ccob_hasher *hasher,
+			 struct spooling *k, struct err *e)
+{
+	uint64_t reach = ccob_encoder_reach(enc), low = 0;
+	size_t have = 0;
+
+	do {
+		size_t want = len - have < RUN ? len : have + RUN;
+		uint64_t in, drop;
+
+		if (hasher)
+			ccob_hasher_add(hasher, raw + have, want - have);
+		if (ccob_encoder_grow(enc, raw, want, want == len, spool_put,
+				      k, e) < 0)
+			return -1;
+		have = want;
+		in = ccob_encoder_in(enc);
+		drop = in > NEAR ? in - NEAR : 0;
+		if (drop > low) {
+			let_go(raw + low, (size_t)(drop - low), own);
+			if (in > reach && in - reach > low)
+				low = in - reach < drop ? in - reach : drop;
+		}
+	} while (have < len);
+	let_go(raw + low, len - (size_t)low, own);
+	return 0;
+}
+
+/* A pruned bundle's pieces written out whole into the spool's second
+ * half (sp->raw_at: the room its container has there, never another's)
+ * and mapped at *raw, for the compressor to read as one run of bytes
+ * without our heap holding it; *map, *map_len to unmap. */
+static int pieces_spooled(const struct prune_patch *pt,
+			  const struct prune_spool *sp, const uint8_t **raw,
+			  uint8_t **map, size_t *map_len, struct err *e)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), at = sp->raw_at;
+	uint64_t base = at / page * page;
+	void *m;
+
+	for (size_t i = 0; i < pt->npieces; i++) {
+		const struct prune_piece *pc = &pt->piece[i];
+		const uint8_t *part[2] = { pc->lit, pc->data };
+		uint64_t len[2] = { pc->lit_len, pc->data_len };
+
+		for (int j = 0; j < 2; j++) {
+			struct spooling k = { .sp = sp, .pos = at - sp->at };
+			struct prune_spool wide = *sp;
+
+			/* Padding is the zeros of a hole, never written. */
+			if (j == 1)
+				k.pos += pc->pad;
+			wide.room = UINT64_MAX;
+			k.sp = &wide;
+			for (uint64_t done = 0; done < len[j];) {
+				size_t n = len[j] - done > (8u << 20)
+					   ? (8u << 20) : (size_t)(len[j] - done);
+
+				if (spool_put(&k, part[j] + done, n, e) < 0)
+					return -1;
+				if (j == 1 && pc->from_file)
+					io_in_release(part[j] + done, n);
+				done += n;
+			}
+			at = sp->at + k.pos;
+		}
+	}
+	*map_len = (size_t)(at - base);
+	m = *map_len ? mmap(NULL, *map_len, PROT_READ, MAP_SHARED, sp->fd,
+			    (off_t)base) : MAP_FAILED;
+	if (m == MAP_FAILED)
+		return err_sys_for(e, NULL, *map_len ? errno : EINVAL,
+				   "temporary file");
+	*map = m;
+	*raw = (const uint8_t *)m + (sp->raw_at - base);
+	return 0;
+}
+
 /* The bundle buf[0, size) (pruned: as *pt's pieces, when npieces) made
- * a CCOB of version `version`: 1 with it as *pt's one piece, 0 when it
- * would be no smaller (it stays as it was or as pruned).  It reads no
- * state of the walk: prune_region runs it on several threads. */
+ * a CCOB of version `version` in the spool: 1 with it as *pt's one
+ * piece, 0 when it would be no smaller (it stays as it was or as pruned).
+ * It reads no state of the walk: prune_region runs it on several
+ * threads, each container's bytes in a range of the spool of their own. */
 int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 			  const uint8_t *buf, uint64_t size,
-			  struct prune_patch *pt, const uint64_t *hash,
+			  struct prune_patch *pt, struct prune_spool *sp,
 			  struct err *e)
 {
 	struct ccob_encoder *enc = NULL;
-	struct membuf copy = { 0 }, out = { 0 };
+	uint8_t *map = NULL;
+	size_t map_len = 0;
 	const uint8_t *raw = buf;
 	size_t raw_len = (size_t)size;
-	struct ccob_header h;
+	struct ccob_hasher hasher;
+	struct spooling k = { .sp = sp };
+	struct prune_piece *piece = NULL;
+	struct ccob_header *h = &sp->head;
 	uint8_t head[32] = { 0 };
 	int rc = -1;
 
@@ -353,39 +497,73 @@ int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 	/* Pruned: its pieces made one run of bytes; else the bundle where
 	 * it lies. */
 	if (pt->npieces) {
-		if (prune_materialize(pt, &copy, e) < 0)
+		if (pieces_spooled(pt, sp, &raw, &map, &map_len, e) < 0)
 			goto out;
-		raw = copy.p;
-		raw_len = copy.len;
+		raw_len = (size_t)pt->new_size;
 	}
 	if (version == 2 && raw_len > UINT32_MAX) {
 		err_set(e, "a bundle of %zu bytes does not fit a version 2 "
 			"CCOB (--ccob-version=3)", raw_len);
 		goto out;
 	}
-	h = (struct ccob_header){
+	*h = (struct ccob_header){
 		.version = version, .method = o->compress_method,
 		.header_size = ccob_header_size(version),
 		.raw_size = raw_len,
-		.hash = hash && !pt->npieces ? *hash : ccob_hash(raw, raw_len),
 	};
-	enc = ccob_encoder_new(h.method, o->level, raw_len, e);
-	if (!enc || prune_mem_put(&out, head, h.header_size, e) < 0 ||
-	    ccob_encoder_all(enc, raw, raw_len, prune_mem_put, &out, e) < 0)
-		goto out;
+	/* Its bytes must come out smaller than it is (or is pruned). */
+	if (pt->npieces && pt->new_size < sp->room)
+		sp->room = pt->new_size;
 	rc = 0;
-	if (out.len >= (pt->npieces ? pt->new_size : size))
+	if (sp->room <= h->header_size)
 		goto out;
-	h.total_size = out.len;
-	ccob_write_header(out.p, &h);
-	if ((rc = prune_patch_whole(pt, out.p, out.len, e)) < 0)
+	k.pos = h->header_size;
+	if (!sp->hash_later || pt->npieces)
+		ccob_hasher_init(&hasher);
+	rc = -1;
+	enc = ccob_encoder_new(h->method, o->level, raw_len, e);
+	if (!enc)
 		goto out;
-	out.p = NULL;
+	if (compress_runs(enc, raw, raw_len, map != NULL,
+			  !sp->hash_later || pt->npieces ? &hasher : NULL, &k,
+			  e) < 0) {
+		rc = k.full ? 0 : -1;
+		goto out;
+	}
+	if (!sp->hash_later || pt->npieces) {
+		h->hash = ccob_hasher_end(&hasher);
+		sp->hash_later = false;
+	}
+	h->total_size = k.pos;
+	/* A header whose hash is still to come is written with it. */
+	if (!sp->hash_later) {
+		ccob_write_header(head, h);
+		k.pos = 0;
+		if (spool_put(&k, head, h->header_size, e) < 0)
+			goto out;
+	}
+	piece = calloc(1, sizeof(*piece));
+	if (!piece) {
+		err_nomem(e);
+		goto out;
+	}
+	prune_patch_free(pt);
+	*piece = (struct prune_piece){
+		.data = sp->view->data + sp->at, .data_len = h->total_size,
+		.src = sp->at, .from_file = true, .file = sp->view,
+	};
+	pt->piece = piece;
+	pt->npieces = 1;
+	pt->new_size = h->total_size;
 	rc = 1;
 out:
 	ccob_encoder_free(enc);
-	free(copy.p);
-	free(out.p);
+	if (map) {
+		munmap(map, map_len);
+		/* Its room in the spool's second half, given back. */
+		fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			  (off_t)sp->raw_at, (off_t)raw_len);
+	}
 	return rc;
 }
 

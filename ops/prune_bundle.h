@@ -23,7 +23,7 @@ int prune_kind_ccob(struct pruner *p, const uint8_t *buf, uint64_t size,
  * of ops/kinds.c; see kinds.h). */
 int prune_compress_bundle(const struct prune_opts *o, unsigned version,
 			  const uint8_t *buf, uint64_t size,
-			  struct prune_patch *pt, const uint64_t *hash,
+			  struct prune_patch *pt, struct prune_spool *sp,
 			  struct err *e);
 /* Whether prune_compress_bundle will hash a bundle of size bytes. */
 bool prune_compress_bundle_hash(const struct prune_opts *o, unsigned version,

@@ -138,7 +138,7 @@ int prune_patch_whole(struct prune_patch *pt, uint8_t *bytes, size_t len,
  * none was.  Reads nothing of the walk: prune_region runs it on threads. */
 int prune_compress_nv(const struct prune_opts *o, unsigned version,
 		      const uint8_t *buf, uint64_t size,
-		      struct prune_patch *pt, const uint64_t *hash,
+		      struct prune_patch *pt, struct prune_spool *sp,
 		      struct err *e)
 {
 	struct membuf copy = { 0 }, out = { 0 };
@@ -151,7 +151,7 @@ int prune_compress_nv(const struct prune_opts *o, unsigned version,
 
 	(void)o;
 	(void)version;
-	(void)hash;
+	(void)sp;	/* small: in memory */
 	if (pt->npieces) {
 		if (prune_materialize(pt, &copy, e) < 0)
 			goto out;

@@ -44,7 +44,7 @@ int prune_kind_nv(struct pruner *p, const uint8_t *buf, uint64_t size,
  * nv-fatbin kind's row; see kinds.h): how many. */
 int prune_compress_nv(const struct prune_opts *o, unsigned version,
 		      const uint8_t *buf, uint64_t size,
-		      struct prune_patch *pt, const uint64_t *hash,
+		      struct prune_patch *pt, struct prune_spool *sp,
 		      struct err *e);
 /* The bytes the binary at bin takes in a section, its padding to 8
  * included (rem: what is left of the section from it on). */

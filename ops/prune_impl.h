@@ -29,6 +29,11 @@ struct pruner {
 	/* Plan a member as a file is planned (prune_plan.c's, through the
 	 * table of host formats, which prune_archive does not call back). */
 	int (*plan_member)(struct pruner *p, const uint8_t *buf, size_t len);
+	/* --compress: where the compressed containers go (made by the first
+	 * region that compresses, as long as the file: each container's
+	 * bytes at its own offset), moved to the top plan at the end. */
+	struct prune_spool_file *spool;
+	uint64_t file_len;
 };
 
 struct membuf {

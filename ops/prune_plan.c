@@ -74,12 +74,14 @@ int prune_plan(const uint8_t *buf, size_t len, const struct prune_opts *o,
 	       struct prune_plan *plan, struct err *e)
 {
 	struct pruner p = { .o = o, .plan = plan, .e = e,
-			    .plan_member = plan_buffer };
+			    .plan_member = plan_buffer, .file_len = len };
+	int rc;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->size_before = plan->size_after = len;
-	if (plan_buffer(&p, buf, len) < 0 ||
-	    order_patches(plan, e) < 0) {
+	rc = plan_buffer(&p, buf, len);
+	plan->spool = p.spool;	/* the plan's pieces point into it */
+	if (rc < 0 || order_patches(plan, e) < 0) {
 		diagnose(buf, len, o, e);
 		prune_plan_free(plan);
 		return -1;

@@ -1,8 +1,13 @@
 /* prune_region: the containers of a section or a file, one after
  * another, each pruned as its kind's row (kinds.c) says; with --compress,
- * then compressed, several at once. */
+ * then compressed, several at once, into the spool. */
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "../core/io_in.h"
+#include "../core/io_out.h"
+#include "../core/io_scratch.h"
 #include "../core/workpool.h"
 #include "../formats/ccob.h"
 #include "../formats/fatbin.h"
@@ -20,6 +25,7 @@ struct slot {
 	int compressed;		/* things compress compressed in it */
 	bool hashed;		/* hash is its ccob_hash (kinds.h) */
 	uint64_t hash;
+	struct prune_spool sp;
 	struct err *err;	/* compressing it failed: why */
 };
 
@@ -47,7 +53,55 @@ struct region {
 	size_t n, cap;
 	struct todo *todo;	/* the slots to compress, in the pool's order */
 	size_t ntodo;
+	bool hashing;		/* the pool's item 0 hashes (hash_all) */
 };
+
+/* The spool: an unlinked file as long as the input, each container's
+ * compressed bytes at its own offset (their room: fewer bytes than it
+ * has), so that the threads write without a lock and memory holds none
+ * of them; mapped, for the pieces' data, never touched but where read. */
+struct prune_spool_file {
+	struct io_out out;
+	struct io_in view;
+};
+
+void prune_spool_free(struct prune_spool_file *sf)
+{
+	if (!sf)
+		return;
+	io_out_discard(&sf->out);
+	free(sf);
+}
+
+static int spool_open(struct pruner *p)
+{
+	struct prune_spool_file *sf;
+
+	if (p->spool)
+		return 0;
+	sf = calloc(1, sizeof(*sf));
+	if (!sf)
+		return err_nomem(p->e);
+	sf->out.fd = -1;
+	/* Twice as long: the second half for pruned bundles written out
+	 * whole before they are compressed (prune_spool.raw_at). */
+	if (io_scratch_open(&sf->out, p->e) < 0 ||
+	    io_scratch_reserve(&sf->out, p->file_len, &sf->view, p->e) < 0) {
+		prune_spool_free(sf);
+		return -1;
+	}
+	if (p->file_len > INT64_MAX / 2 ||
+	    ftruncate(sf->out.fd, (off_t)(2 * p->file_len)) < 0) {
+		err_sys_for(p->e, NULL, p->file_len > INT64_MAX / 2 ? EFBIG
+				       : errno, "temporary file");
+		prune_spool_free(sf);
+		return -1;
+	}
+	sf->view.fd = sf->out.fd;
+	sf->view.path = sf->out.path;
+	p->spool = sf;
+	return 0;
+}
 
 /* The error e holds, said of the container it (as a single pass over the
  * region said it). */
@@ -62,13 +116,19 @@ static int at_container(const struct region *r, const struct fatbin_item *it,
 /* A workpool item: one container compressed; reads and writes only its
  * slot.  A failure is kept in the slot, for the region to say the first
  * in the containers' order (the pool takes them largest first). */
+static int hash_all(struct region *r, struct err *e);
+
 static int compress_one(void *ctx, size_t item, struct err *e)
 {
 	struct region *r = ctx;
-	struct slot *s = &r->slot[r->todo[item].slot];
-	int c = s->k->compress(r->p->o, r->p->ccob_version,
-			       r->buf + s->it.offset, s->it.size, &s->pt,
-			       s->hashed ? &s->hash : NULL, e);
+	struct slot *s;
+	int c;
+
+	if (r->hashing && item == 0)
+		return hash_all(r, e);
+	s = &r->slot[r->todo[item - r->hashing].slot];
+	c = s->k->compress(r->p->o, r->p->ccob_version, r->buf + s->it.offset,
+			   s->it.size, &s->pt, &s->sp, e);
 
 	if (c < 0) {
 		at_container(r, &s->it, e);
@@ -85,23 +145,20 @@ static int compress_one(void *ctx, size_t item, struct err *e)
 }
 
 /* The hashes compress wants of containers that stay as they are, eight
- * at a time, in `groups` workpool items (one a thread): item g hashes
- * the todo slots g, g + groups, ... (largest first: the groups even).
- * One larger than a sixteenth of them all is left to its compressor: a
- * lane would hash it alone long after the others (MD5 of one message is
- * one block after another), while the compressors hash it beside the
- * others' work. */
-struct hashing {
-	struct region *r;
-	size_t groups;
-	uint64_t alone;		/* larger than this: not here */
-};
-
-static int hash_group(void *ctx, size_t g, struct err *e)
+ * at a time, all in one workpool item beside the compressors (their
+ * headers are written after): MD5 of one message is one block after
+ * another, eight side by side cost what one does, and one group of lanes
+ * for all, the longest first, leaves the least to hash alone at the end.
+ * The pages hashed leave our memory as the hasher passes them. */
+static void hashed_some(void *ctx, const uint8_t *p, size_t n)
 {
-	const struct hashing *hs = ctx;
-	struct region *r = hs->r;
-	size_t n = 0, cap = r->ntodo / hs->groups + 1;
+	(void)ctx;
+	io_in_release(p, n);
+}
+
+static int hash_all(struct region *r, struct err *e)
+{
+	size_t n = 0, cap = r->ntodo ? r->ntodo : 1;
 	const uint8_t **msg = calloc(cap, sizeof(*msg));
 	size_t *len = calloc(cap, sizeof(*len)), *slot = calloc(cap,
 							 sizeof(*slot));
@@ -112,23 +169,18 @@ static int hash_group(void *ctx, size_t g, struct err *e)
 		err_nomem(e);
 		goto out;
 	}
-	for (size_t t = g; t < r->ntodo; t += hs->groups) {
+	for (size_t t = 0; t < r->ntodo; t++) {
 		struct slot *s = &r->slot[r->todo[t].slot];
 
-		if (!s->k->compress_hash || s->pt.npieces ||
-		    s->it.size > hs->alone ||
-		    !s->k->compress_hash(r->p->o, r->p->ccob_version,
-					 s->it.size))
+		if (!s->hashed)
 			continue;
 		msg[n] = r->buf + s->it.offset;
 		len[n] = (size_t)s->it.size;
 		slot[n++] = r->todo[t].slot;
 	}
-	ccob_hash_many(msg, len, n, hash);
-	for (size_t i = 0; i < n; i++) {
+	ccob_hash_many(msg, len, n, hash, hashed_some, NULL);
+	for (size_t i = 0; i < n; i++)
 		r->slot[slot[i]].hash = hash[i];
-		r->slot[slot[i]].hashed = true;
-	}
 	rc = 0;
 out:
 	free(msg);
@@ -136,6 +188,36 @@ out:
 	free(slot);
 	free(hash);
 	return rc;
+}
+
+/* The headers whose hash hash_all made, into the spool. */
+static int write_headers(struct region *r, struct err *e)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct slot *s = &r->slot[i];
+		uint8_t head[32];
+		size_t done = 0;
+
+		if (s->rc <= 0 || !s->compressed || s->k->compress_entries ||
+		    !s->sp.hash_later)
+			continue;
+		s->sp.head.hash = s->hash;
+		ccob_write_header(head, &s->sp.head);
+		while (done < s->sp.head.header_size) {
+			ssize_t w = pwrite(s->sp.fd, head + done,
+					   s->sp.head.header_size - done,
+					   (off_t)(s->sp.at + done));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return err_sys_for(e, NULL, w < 0 ? errno
+							     : ENOSPC,
+						   "temporary file");
+			done += (size_t)w;
+		}
+	}
+	return 0;
 }
 
 /* A workpool tick: the progress line, if any, by containers compressed. */
@@ -192,7 +274,6 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 		 uint64_t base, bool in_place)
 {
 	struct region r = { .p = p, .buf = buf, .base = base };
-	struct hashing hs = { .r = &r };
 	struct fatbin_item bad = { 0 };
 	struct err *walk_err = NULL;
 	size_t i;
@@ -222,19 +303,27 @@ int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 					? r.slot[i].pt.new_size
 					: r.slot[i].it.size, i };
 		qsort(r.todo, r.ntodo, sizeof(*r.todo), larger_first);
-		/* MD5 of one bundle cannot be split, but eight bundles
-		 * hash in the time of one: first the hashes, then the
-		 * compressors. */
-		hs.groups = p->o->threads > 1 ? p->o->threads : 1;
-		for (i = 0; i < r.ntodo; i++)
-			hs.alone += r.todo[i].size / 16;
-		if (hs.groups > (r.ntodo + 7) / 8)
-			hs.groups = r.ntodo ? (r.ntodo + 7) / 8 : 1;
-		if (workpool_run(hs.groups, hs.groups, hash_group, NULL, &hs,
-				 p->e) < 0)
+		if (r.ntodo && spool_open(p) < 0)
 			goto out;
-		if (workpool_run(r.ntodo, p->o->threads, compress_one,
-				 compressed_some, &r, p->e) < 0)
+		for (i = 0; i < r.ntodo; i++) {
+			struct slot *s = &r.slot[r.todo[i].slot];
+
+			s->hashed = s->k->compress_hash && !s->pt.npieces &&
+				    s->k->compress_hash(p->o, p->ccob_version,
+							s->it.size);
+			r.hashing = r.hashing || s->hashed;
+			s->sp = (struct prune_spool){
+				.fd = p->spool->out.fd,
+				.view = &p->spool->view,
+				.at = p->base + base + s->it.offset,
+				.raw_at = p->file_len + p->base + base +
+					  s->it.offset,
+				.room = s->it.size, .hash_later = s->hashed,
+			};
+		}
+		if (workpool_run(r.ntodo + r.hashing, p->o->threads,
+				 compress_one, compressed_some, &r, p->e) < 0 ||
+		    write_headers(&r, p->e) < 0)
 			goto out;
 	}
 	for (i = 0; i < r.n; i++) {

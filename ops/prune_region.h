@@ -16,4 +16,8 @@
 int prune_region(struct pruner *p, const uint8_t *buf, size_t len,
 		 uint64_t base, bool in_place);
 
+/* The spool of a plan's compressed containers (prune_types.h), closed
+ * and gone; NULL: nothing. */
+void prune_spool_free(struct prune_spool_file *sf);
+
 #endif

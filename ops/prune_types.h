@@ -63,9 +63,13 @@ struct prune_opts {
 	unsigned threads;
 };
 
+struct io_in;
+
 /* A piece of new bytes: literal bytes, zeros, then data.  The data lie in
  * the input at file offset src when from_file (the writer copies them in
- * the kernel), else in memory (an inflated CCOB's). */
+ * the kernel), or at src in `file` when that is set (compressed bytes
+ * spooled: prune_region.h), else in memory (an inflated CCOB's); data
+ * points at them in every case. */
 struct prune_piece {
 	const uint8_t *lit;
 	size_t lit_len;
@@ -74,7 +78,25 @@ struct prune_piece {
 	uint64_t data_len;
 	uint64_t src;
 	bool from_file;
+	const struct io_in *file;
 };
+
+/* Where --compress puts a container's compressed bytes: the spool file
+ * (its fd, and as an input, view) from offset at, which they must not
+ * reach past at + room (then the container stays as it is); a pruned
+ * bundle is written out whole at raw_at first (the file's second half).  hash_later:
+ * its CCOB hash is made elsewhere, and the header written after; head is
+ * the header made (its hash 0 then). */
+struct prune_spool {
+	int fd;
+	const struct io_in *view;
+	uint64_t at, room;
+	uint64_t raw_at;	/* where a pruned bundle is written out whole */
+	bool hash_later;
+	struct ccob_header head;
+};
+
+struct prune_spool_file;
 
 /* A range of the input replaced by new bytes, made of pieces.  in_place:
  * the new bytes are no longer than the old and the rest of the range
@@ -161,6 +183,9 @@ struct prune_plan {
 	uint64_t pe_checksum;
 	/* An archive written again: LLVM's COFF format (AR_COFF) or GNU. */
 	int ar_kind;
+	/* The compressed containers' bytes, until written (prune_region.h);
+	 * the top plan's, or NULL. */
+	struct prune_spool_file *spool;
 };
 
 struct prune_member {

@@ -9,7 +9,8 @@ library whose .hip_fatbin holds 80 bundles), runs each job with both tools
 (and cat/cp/zstd as the floor), and prints wall time, CPU time and peak RSS
 with the ratio LLVM/ours, and our time over the floor's.  Each figure is the
 best of --runs runs (default 3; --close-runs, default 7, for ours and the
-floor where there is one), each run into new output files.  LLVM has
+floor where there is one; CPU time the least of them, peak RSS the
+largest), each run into new output files.  LLVM has
 no ls or extract: llvm-objdump --offloading, which lists and writes out
 every code object of the library, stands in for both.
 
@@ -18,6 +19,11 @@ the pruned one (prune is also timed against zstd -3, the floor there).
 And prune --compress of clib.so, a library like it (but stripped) whose
 80 bundles hold code-like bytes, each code object compressing alone, against cp and zstd -3 (-T1 and -T2) of it,
 with its sizes before and after.
+
+Then offload ccob -c (from a file and from a pipe) and -d of the code-like
+input, against zstd -3 --long=27 -T1 and zstd -d; and prune --compress of
+Debian sid's librocsparse.so.1.0 where it is here (test/real/rocsparse.sh,
+or BENCH_COMPRESS_LIB) against zstd -3 -T1 of it.
 
 Then prune -r to gfx90a of a real install where one is here (Debian sid's
 hipBLASLt library/, see test/real/hipblaslt.sh, or BENCH_PRUNE_TREE),
@@ -65,6 +71,10 @@ FATBIN_BUNDLES = 80
 PRUNE_TREE = os.environ.get(
     "BENCH_PRUNE_TREE", "/var/cache/offload-test/real/hipblaslt/usr/lib/"
     "x86_64-linux-gnu/hipblaslt/library")
+COMPRESS_LIB = os.environ.get(
+    "BENCH_COMPRESS_LIB", "/var/cache/offload-test/real/rocsparse/pkg/usr/"
+    "lib/x86_64-linux-gnu/librocsparse.so.1.0")
+OURS_CCOB = os.path.join(BIN, "offload") + " ccob"
 HOST_OBJECT = os.path.join(HERE, "objects", "fixtures",
                            "clang-x86_64-linux-gnu.o")
 # Startup is too short to time one run against the shell's own start: the
@@ -121,19 +131,22 @@ def run_once(cmd, cwd, repeat, fresh):
 
 
 def measure(cmds, cwd, repeat=1):
-    """For each (cmd, fresh, runs) of cmds: the best wall time, its CPU time,
-    and the largest peak RSS over its runs.  The commands take turns, run by
-    run, so that what the machine does meanwhile falls on all of them
-    alike."""
+    """For each (cmd, fresh, runs) of cmds: the best wall time, the least
+    CPU time and the largest peak RSS over its runs (a shared machine only
+    ever adds to the times).  The commands take turns, run by run, so that
+    what the machine does meanwhile falls on all of them alike."""
     best = [None] * len(cmds)
     for r in range(max(c[2] for c in cmds)):
         for i, (cmd, fresh, runs) in enumerate(cmds):
             if r >= runs:
                 continue
             sample = run_once(cmd, cwd, repeat, fresh)
-            if best[i] is None or sample[0] < best[i][0]:
-                best[i] = (sample[0], sample[1],
-                           max(best[i][2] if best[i] else 0, sample[2]))
+            if best[i] is None:
+                best[i] = sample
+                continue
+            best[i] = (min(best[i][0], sample[0]),
+                       min(best[i][1], sample[1]),
+                       max(best[i][2], sample[2]))
     return best
 
 
@@ -476,6 +489,28 @@ def prune_tree_jobs(d, runs, only):
     ]
 
 
+def real_compress_jobs(runs):
+    """prune --compress of Debian sid's librocsparse.so.1.0 (1.67 GB; see
+    test/real/rocsparse.sh, or BENCH_COMPRESS_LIB) on two threads and on
+    one, against zstd -3 -T1 of it (issue 36: CPU within 1.1x, wall under
+    it with two threads, peak RSS under 256 MB), and against zstd -3
+    --long=27 -T1 (the parameters of LLVM's CCOBs).  None where the file is
+    not here."""
+    if not os.path.exists(COMPRESS_LIB):
+        return []
+    lib = COMPRESS_LIB
+    pc = "{R} -q --compress %s %s -o rc.{N}"
+    return [
+        ("rocsparse -j2, vs zstd", pc % ("-j2", lib), ("rc.{N}",),
+         "zstd -q -3 -T1 -f %s -o z8.out" % lib, ("z8.out",), runs),
+        ("rocsparse -j1, vs zstd", pc % ("-j1", lib), ("rc.{N}",),
+         "zstd -q -3 -T1 -f %s -o z8.out" % lib, ("z8.out",), runs),
+        ("rocsparse -j1, vs --long", pc % ("-j1", lib), ("rc.{N}",),
+         "zstd -q -3 --long=27 -T1 -f %s -o z9.out" % lib, ("z9.out",),
+         runs),
+    ]
+
+
 def tree_said(d):
     """Which tree the prune -r jobs pruned."""
     tree = os.path.join(d, "tree")
@@ -642,6 +677,21 @@ def main():
                  "zstd -q -3 -T2 -f clib.so -o z5.out", ("z5.out",),
                  args.runs),
             ]
+            # ccob -c and -d of the code-like input (issue 36: flat
+            # memory), against zstd with LLVM's parameters (-3, windows
+            # of 2^27 matched far back); -c from a pipe too.
+            jobs += [
+                ("ccob -c", "{C} -q -c code.bin > cc.{N}", ("cc.{N}",),
+                 "zstd -q -3 --long=27 -T1 -c code.bin > z6.out",
+                 ("z6.out",), args.runs),
+                ("ccob -c from a pipe", "cat code.bin | {C} -q -c > cp.{N}",
+                 ("cp.{N}",),
+                 "cat code.bin | zstd -q -3 --long=27 -T1 -c > z7.out",
+                 ("z7.out",), args.runs),
+                ("ccob -d", "{C} -q -d -c cc.ours > cd.{N}", ("cd.{N}",),
+                 "zstd -q -d -c z6.out > zd2.out", ("zd2.out",), args.runs),
+            ]
+            jobs += real_compress_jobs(args.runs)
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
         jobs += prune_tree_jobs(d, args.runs, only)
@@ -650,18 +700,21 @@ def main():
                     if any(j[0].startswith(p) for p in only)]
         nvidia = not only or "nvidia" in only
         if jobs:
-            print("%-22s %9s %9s %8s | %9s %9s %8s | %6s %6s | %7s %7s" % (
-                "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s",
-                "RSS MB", "wall x", "RSS x", "floor s", "/floor"))
+            print("%-22s %8s %7s %7s | %8s %7s %7s | %6s %6s | %7s %7s %7s "
+                  "%6s %6s" % (
+                      "job", "ours s", "cpu s", "RSS MB", "llvm s", "cpu s",
+                      "RSS MB", "wall x", "RSS x", "floor s", "cpu s",
+                      "RSS MB", "/floor", "cpu/fl"))
         for name, cmd, outs, floor, floor_outs, runs, *rest in jobs:
             repeat = rest[0] if rest else 1
             # Ours against the floor is the target, and the machine's
             # noise only ever adds: more runs of both, for a surer best.
             close = max(runs, args.close_runs) if floor else runs
             llvm_has = "{R}" not in cmd and "{K}" not in cmd and \
-                "23}" not in cmd
+                "23}" not in cmd and "{C}" not in cmd
             cmds = [(cmd.format(B=OURS, P=OURS_PKG, L=OURS_LS,
                                 X=OURS_EXTRACT, R=OURS_PRUNE, K=OURS_LS,
+                                C=OURS_CCOB,
                                 B23=OURS23, P23=OURS23_PKG, N="ours"),
                      [o.format(N="ours") for o in outs], close)]
             if llvm_has:
@@ -676,19 +729,20 @@ def main():
             ours = got[0]
             theirs = got[1] if llvm_has else None
             fl = got[-1] if floor else None
+            floor_cols = ("%7.3f %7.2f %7.1f %6.2f %6.2f" % (
+                fl[0], fl[1], fl[2], ours[0] / fl[0],
+                ours[1] / fl[1] if fl[1] else 0) if fl else
+                "%7s %7s %7s %6s %6s" % ("-", "-", "-", "-", "-"))
             if not llvm_has:
-                print("%-22s %9.4f %9.4f %8.1f | %9s %9s %8s | %6s %6s | "
-                      "%7s %7s" % (name, ours[0], ours[1], ours[2], "-", "-",
-                                   "-", "-", "-",
-                                   "%.3f" % fl[0] if fl else "-",
-                                   "%.2f" % (ours[0] / fl[0]) if fl else "-"))
+                print("%-22s %8.4f %7.2f %7.1f | %8s %7s %7s | %6s %6s | %s"
+                      % (name, ours[0], ours[1], ours[2], "-", "-", "-", "-",
+                         "-", floor_cols))
                 continue
-            print("%-22s %9.4f %9.4f %8.1f | %9.4f %9.4f %8.1f | %6.2f "
-                  "%6.2f | %7s %7s" % (
+            print("%-22s %8.4f %7.2f %7.1f | %8.4f %7.2f %7.1f | %6.2f %6.2f "
+                  "| %s" % (
                       name, ours[0], ours[1], ours[2], theirs[0], theirs[1],
                       theirs[2], theirs[0] / ours[0], theirs[2] / ours[2],
-                      "%.3f" % fl[0] if fl else "-",
-                      "%.2f" % (ours[0] / fl[0]) if fl else "-"))
+                      floor_cols))
         for out, how in (("pr.ours", ""), ("ps.ours", ", --always-shrink")):
             if not os.path.exists(os.path.join(d, out)):
                 continue
@@ -709,7 +763,8 @@ def main():
         if jobs:
             print("(x columns: LLVM's figure over ours; above 1 means we "
                   "are faster or smaller.  /floor: our wall time over the "
-                  "floor's)")
+                  "floor's; cpu/fl: our CPU time over the floor's.  Wall: "
+                  "the best run; CPU: the least; RSS: the largest)")
         if nvidia:
             nv_jobs(d, args)
     finally:
