@@ -34,8 +34,8 @@ MANPAGES := man/offload.1 $(wildcard $(APPLET_NAMES:%=man/%.1))
 # The LLVM names (aliases of the applets whose llvm column is 1) and the
 # LLVM releases they follow: build/bin/llvm-N/ and $(LIBEXECDIR)/offload/
 # llvm-N/ hold a link per LLVM name, for `clang-N -B DIR/` (the directory
-# selects the release, applets/main.c).
-LLVM_LINKS := ${shell awk '/^APPLET\(/ { llvm = $$0 ~ /_main, 1,/ } /^ALIAS\(/ && llvm && /"(clang|llvm)-/ { sub(/^ALIAS\("/, ""); sub(/".*/, ""); print }' $(REGISTRY)}
+# selects the release, applets/main.c), DIRALIAS names only there.
+LLVM_LINKS := ${shell awk '/^APPLET\(/ { llvm = $$0 ~ /_main, 1,/ } /^(DIR)?ALIAS\(/ && llvm && /"(clang|llvm)-/ { sub(/^(DIR)?ALIAS\("/, ""); sub(/".*/, ""); print }' $(REGISTRY)}
 LLVM_RELEASES := 22 23
 LLVM_DIR_LINKS := $(foreach v,$(LLVM_RELEASES),$(LLVM_LINKS:%=build/bin/llvm-$(v)/%))
 

@@ -12,8 +12,10 @@
 #define APPLET_MAIN_1(fn) int fn(int argc, char **argv, enum llvm_release llvm);
 #define APPLET(name, fn, llvm, summary) APPLET_MAIN_##llvm(fn)
 #define ALIAS(name)
+#define DIRALIAS(name)
 #include "applets.def"
 #undef APPLET
 #undef ALIAS
+#undef DIRALIAS
 
 #endif

@@ -26,16 +26,19 @@ static const struct applet {
 	int (*main)(int argc, char **argv);
 	int (*llvm_main)(int argc, char **argv, enum llvm_release llvm);
 	const char *summary;
-	bool llvm;
+	bool llvm;	/* an LLVM-named tool: reports as LLVM does */
+	bool in_llvm_dirs;	/* a link in the llvm-N directories only */
 } applets[] = {
 #define APPLET_ROW_0(fn) .main = fn
 #define APPLET_ROW_1(fn) .llvm_main = fn
 #define APPLET(name_, fn, llvm_, summary_) \
 	{ name_, APPLET_ROW_##llvm_(fn), .summary = summary_, .llvm = llvm_ },
-#define ALIAS(name_) { name_, NULL, NULL, NULL, false },
+#define ALIAS(name_) { name_, NULL, NULL, NULL, false, false },
+#define DIRALIAS(name_) { name_, NULL, NULL, NULL, false, true },
 #include "applets.def"
 #undef APPLET
 #undef ALIAS
+#undef DIRALIAS
 };
 
 /* The applet an alias row belongs to: the row with a summary before it. */
@@ -139,7 +142,8 @@ static int list(FILE *f)
 			continue;
 		fprintf(f, "  %-14s %s\n", applets[i].name, applets[i].summary);
 		for (size_t j = i + 1; j < n && !applets[j].summary; j++)
-			fprintf(f, "  %-14s   also as %s\n", "",
+			fprintf(f, "  %-14s   also %sas %s\n", "",
+				applets[j].in_llvm_dirs ? "in llvm-N/ " : "",
 				applets[j].name);
 	}
 	return 0;

@@ -80,11 +80,13 @@ finish() {
 # registry: the applets and their names, read from applets/applets.def
 # (the registry main.c and the Makefile read): "APPLET NAME LLVM" a line,
 # each applet under its own name, then under each of its aliases, in the
-# file's order; LLVM is 1 for an LLVM-named tool.  Tests take the list of
+# file's order; LLVM is 1 for an LLVM-named tool; a fourth word, llvmdir,
+# for a name linked only in the llvm-N directories (DIRALIAS).  Tests take the list of
 # applets from here, so that a new applet needs no test edited but its own.
 registry() {
 	awk -F'"' '/^APPLET\(/ { a = $2; split($3, f, ","); l = f[3] + 0; print a, a, l }
-		/^ALIAS\(/ { print a, $2, l }' "$TOP/applets/applets.def"
+		/^ALIAS\(/ { print a, $2, l }
+		/^DIRALIAS\(/ { print a, $2, l, "llvmdir" }' "$TOP/applets/applets.def"
 }
 
 # The default bound on declared sizes (core/env.c env_memory_cap): half the
@@ -137,6 +139,25 @@ $o_try" 2
 # llvm_root VERSION: the Debian root holding LLVM VERSION's tools
 # (test/refroot.sh) in $ROOT, and our binary staged in it, beside the two
 # libraries the root lacks (bookworm's libelf and libmsgpackc), with the
+# NVIDIA's tools of CUDA 11.8 (cuobjdump, nvprune, nvcc: the goldens'
+# reference) and 12.4 (a cuobjdump that reads CUDA 13's output), for the
+# live NVIDIA cases: `nv_tool VERSION NAME` prints NAME from the directory
+# test/nvroot.sh makes of Debian's non-free packages, else the PATH's of
+# that release, else nothing.  `nv_require VERSION`: under REQUIRE_LLVM=1
+# (CI makes the directories) a missing one is a failing case, not a skip.
+nv_dir() { echo "$(sh "$TOP/test/nvroot.sh" --path "$1")/usr"; }
+nv_tool() {
+	if [ -x "$(nv_dir "$1")/bin/$2" ]; then
+		echo "$(nv_dir "$1")/bin/$2"
+	elif command -v "$2" >/dev/null && "$2" --version 2>/dev/null | grep -q "release $1"; then
+		command -v "$2"
+	fi
+}
+nv_require() {
+	[ -x "$(nv_dir "$1")/bin/cuobjdump" ] || [ -z "${REQUIRE_LLVM:-}" ] ||
+		testing "CUDA $1's tools are there" \
+			"echo 'no $(nv_dir "$1")/bin/cuobjdump (sh test/nvroot.sh $1 makes it)'; false" "" "" 0
+}
 # test sources: $RS is that directory as the root sees it ($RS/bin our
 # links, $RS/src test/objects/hip, $RS/work a scratch directory).  Run a
 # command there with $IN_ROOT 'COMMAND' (LLVM VERSION's tools first on
