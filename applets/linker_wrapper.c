@@ -21,21 +21,26 @@
 #include <unistd.h>
 
 #include "applets.h"
+#include "opts.h"
 #include "../core/env.h"
 
 static const char usage[] =
-	"Usage: offload linker-wrapper [OPTION]...\n"
-	"   or: clang-linker-wrapper [LLVM's clang-linker-wrapper options]...\n"
+	"Usage: offload linker-wrapper [OPTION]... [-- LLVM'S OPTIONS...]\n"
+	"   or: clang-linker-wrapper [LLVM'S OPTIONS]...\n"
 	"\n"
 	"Runs LLVM's clang-linker-wrapper (OFFLOAD_LINKER_WRAPPER, else\n"
 	"/usr/lib/llvm-N/bin/clang-linker-wrapper, N the release this link's\n"
-	"directory llvm-N names) with every argument as given, so that the\n"
+	"directory llvm-N names) with the arguments as given, so that the\n"
 	"clang-offload-bundler it runs is the one of this link's directory.\n"
 	"As clang-linker-wrapper (in the llvm-N directories) every option is\n"
 	"LLVM's, --help too.\n"
 	"\n"
-	"Options:\n"
-	"  -h, --help    print this help\n";
+	"Options:\n";
+
+/* Our own name's options: -h and -V alone (opts adds them). */
+static const struct opts table = {
+	.applet = "linker-wrapper", .usage = usage, .column = 18,
+};
 
 /* The program interpreter this process was started by (our own PT_INTERP,
  * in memory): the system's dynamic loader, LLVM's tools' too. */
@@ -108,11 +113,14 @@ int linker_wrapper_main(int argc, char **argv, enum llvm_release release)
 	size_t llvm_dir;
 
 	/* As clang-linker-wrapper every option is LLVM's, --help too; as
-	 * our own name, --help is ours. */
-	if (strncmp(base, "clang-", 6) && argc == 2 &&
-	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(usage, stdout);
-		return 0;
+	 * our own name, ours are parsed and the operands are LLVM's. */
+	if (strncmp(base, "clang-", 6) || opts_listing()) {
+		int first, rc = opts_parse(&table, NULL, argc, argv, &first);
+
+		if (rc >= 0)
+			return rc;
+		argv += first - 1;
+		argc -= first - 1;
 	}
 	llvm = getenv("OFFLOAD_LINKER_WRAPPER");
 	if (!llvm || !*llvm) {
