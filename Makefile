@@ -36,7 +36,7 @@ MANPAGES := man/offload.1 $(wildcard $(APPLET_NAMES:%=man/%.1))
 # llvm-N/ hold a link per LLVM name, for `clang-N -B DIR/` (the directory
 # selects the release, applets/main.c), DIRALIAS names only there.
 LLVM_LINKS := ${shell awk '/^APPLET\(/ { llvm = $$0 ~ /_main, 1,/ } /^(DIR)?ALIAS\(/ && llvm && /"(clang|llvm)-/ { sub(/^(DIR)?ALIAS\("/, ""); sub(/".*/, ""); print }' $(REGISTRY)}
-LLVM_RELEASES := 22 23
+LLVM_RELEASES := 22 23 24
 LLVM_DIR_LINKS := $(foreach v,$(LLVM_RELEASES),$(LLVM_LINKS:%=build/bin/llvm-$(v)/%))
 
 # core/, formats/ and ops/ are a library, build/liboffload.a, built once and
