@@ -90,9 +90,10 @@ static void init_options(const struct llvm_tool *t)
 		  .value_desc = "<n>", .desc = "Specify the compression level (integer)" } },
 	};
 
-	llvm_generic_options(t);
+	memset(t->o, 0, t->n * sizeof(*t->o));
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		t->o[own[i].at] = own[i].o;
+	llvm_generic_options(t);
 }
 
 /* ---- configuration ---- */
@@ -375,10 +376,7 @@ int bundler_main(int argc, char **argv, enum llvm_release llvm)
 	struct clopt o[O_COUNT];
 	struct llvm_tool t = {
 		.name = "clang-offload-bundler", .overview = overview,
-		.o = o, .n = O_COUNT,
-		.at = { O_HELP, O_HELP_HIDDEN, O_HELP_LIST, O_HELP_LIST_HIDDEN,
-			O_VERSION, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS, O_TAIL },
-		.release = llvm,
+		.o = o, .n = O_COUNT, .release = llvm,
 	};
 	struct clopt_result res;
 	struct config c = { .llvm = llvm };

@@ -51,23 +51,35 @@ void llvm_generic_options(const struct llvm_tool *t)
 		{ .name = "time-passes", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
 		{ .name = "track-memory", .type = CLOPT_BOOL, .flags = CLOPT_NO_SUGGEST },
 	};
-	struct clopt *o = t->o;
-	const struct llvm_generic *at = &t->at;
+	static const struct clopt generic_rows[] = {
+		{ .name = "help", .type = CLOPT_ACTION },
+		{ .name = "help-hidden", .type = CLOPT_ACTION },
+		{ .name = "version", .type = CLOPT_ACTION },
+		{ .name = "help-list", .type = CLOPT_ACTION },
+		{ .name = "help-list-hidden", .type = CLOPT_ACTION },
+		{ .name = "print-options", .type = CLOPT_BOOL },
+		{ .name = "print-all-options", .type = CLOPT_BOOL },
+	};
+	size_t g = 0, own = t->n - LLVM_TAIL_COUNT;
 
-	o[at->help] = (struct clopt){ .name = "help", .type = CLOPT_ACTION };
-	o[at->help_hidden] = (struct clopt){ .name = "help-hidden", .type = CLOPT_ACTION };
-	o[at->help_list] = (struct clopt){ .name = "help-list", .type = CLOPT_ACTION };
-	o[at->help_list_hidden] = (struct clopt){ .name = "help-list-hidden", .type = CLOPT_ACTION };
-	o[at->version] = (struct clopt){ .name = "version", .type = CLOPT_ACTION };
-	o[at->print_options] = (struct clopt){ .name = "print-options", .type = CLOPT_BOOL };
-	o[at->print_all_options] = (struct clopt){ .name = "print-all-options", .type = CLOPT_BOOL };
-	memcpy(&o[at->tail], tail, sizeof(tail));
-	/* LLVM 24 made -h an alias of --help; before, each tool read it. */
-	if (t->release < LLVM_24)
-		return;
-	/* It wins "Did you mean" ties (measured: -v, -oh, -foo). */
-	o[at->tail + LLVM_TAIL_H] = (struct clopt){ .name = "h",
-		.type = CLOPT_ACTION, .flags = CLOPT_EARLY };
+	for (size_t i = 0; i < own; i++)
+		if (!t->o[i].name && g < sizeof(generic_rows) / sizeof(*generic_rows))
+			t->o[i] = generic_rows[g++];
+	/* A table with another number of empty rows is a mistake in it. */
+	if (g != sizeof(generic_rows) / sizeof(*generic_rows))
+		abort();
+	memcpy(&t->o[own], tail, sizeof(tail));
+	/* LLVM 24 made -h an alias of --help, which wins "Did you mean" ties
+	 * (measured: -v, -oh, -foo); before, each tool read it. */
+	if (t->release >= LLVM_24)
+		t->o[own + LLVM_TAIL_H] = (struct clopt){ .name = "h",
+			.type = CLOPT_ACTION, .flags = CLOPT_EARLY };
+}
+
+/* Whether action is the generic option name. */
+static bool is(const struct clopt *action, const char *name)
+{
+	return !strcmp(action->name, name);
 }
 
 /* ---- help ---- */
@@ -241,8 +253,8 @@ static void list_options(const struct llvm_tool *t)
 int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 		    struct clopt_result *res)
 {
-	const struct llvm_generic *at = &t->at;
-	const struct clopt *color = &t->o[at->tail + LLVM_TAIL_COLOR];
+	const struct clopt *color = &t->o[t->n - LLVM_TAIL_COUNT +
+					  LLVM_TAIL_COLOR];
 	const char *prog = llvm_path_filename(argv[0]);
 	const struct clopt *action;
 
@@ -265,16 +277,15 @@ int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 		tool.color = color->b;
 	fwrite(res->errors ? res->errors : "", 1, res->errors_len, stderr);
 	action = res->action;
-	if (action == &t->o[at->version]) {
+	if (action && is(action, "version")) {
 		printf("offload %s version %s (offload %s)\n", t->name,
 		       env_release_version(t->release), OFFLOAD_VERSION);
 		return 0;
 	}
 	if (action) {
-		llvm_tool_help(t, prog, action == &t->o[at->help] ||
-			       action == &t->o[at->tail + LLVM_TAIL_H] ? H :
-			       action == &t->o[at->help_hidden] ? HH :
-			       action == &t->o[at->help_list] ? L : LH);
+		llvm_tool_help(t, prog, is(action, "help") || is(action, "h") ? H :
+			       is(action, "help-hidden") ? HH :
+			       is(action, "help-list") ? L : LH);
 		return 0;
 	}
 	return res->failed ? 1 : -1;

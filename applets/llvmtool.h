@@ -18,28 +18,26 @@
  * --help-list-hidden. */
 enum { H = 1, HH = 2, L = 4, LH = 8, ALL = H | HH | L | LH };
 
-/* Where the tool's option table has the options every LLVM tool has: the
- * table's order is LLVM's option map's, which breaks ties between equally
- * close "Did you mean" suggestions.  At tail come, in this order, -h and
- * libLLVM's own options, accepted and ignored but for --color, never
- * suggested (LLVM accepts thousands more: its pass options). */
-struct llvm_generic {
-	int help, help_hidden, help_list, help_list_hidden, version,
-	    print_options, print_all_options, tail;
-};
+/* A tool's option table is in the order of LLVM's option map, which breaks
+ * ties between equally close "Did you mean" suggestions.  The options every
+ * LLVM tool has are rows the tool leaves empty (no name), which the map
+ * iterates in the order of generic_rows in llvmtool.c (help, help-hidden,
+ * version, ...; as measured for both tools), and the last LLVM_TAIL_COUNT
+ * rows: in this order -h and libLLVM's own options, accepted and ignored
+ * but for --color, never suggested (LLVM accepts thousands more: its pass
+ * options). */
 enum { LLVM_TAIL_H, LLVM_TAIL_COLOR, LLVM_TAIL_COUNT = 9 };
 
 struct llvm_tool {
 	const char *name;	/* "clang-offload-bundler": --version, help */
 	const char *overview;	/* printf format; %s: the program's name */
-	struct clopt *o;	/* the tool's options, at `at` the generic;
-				 * those with a desc are in every listing */
+	struct clopt *o;	/* the tool's options, those with a desc in
+				 * every listing */
 	size_t n;
-	struct llvm_generic at;
 	enum llvm_release release;	/* the release followed: --version */
 };
 
-/* Fill the generic rows of t->o. */
+/* Fill the generic rows of t->o: its empty rows and its tail. */
 void llvm_generic_options(const struct llvm_tool *t);
 /* Parse argv into t->o as LLVM's cl does, print its diagnostics and start
  * the context (argv[0], --color).  Then --help and --version are done

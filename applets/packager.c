@@ -28,19 +28,17 @@ static const char overview[] =
 	"\n"
 	"OPTIONS:\n";
 
-/* The tool's own lines of --help; `show` says in which of LLVM's four help
- * listings each appears (categorised or flat list, plain or hidden). */
 /* The options in the order LLVM 22's option map iterates them, which breaks
  * ties between equally close "Did you mean" suggestions (measured from its
  * suggestions; -o and --help-list-hidden never tie alone); the generic
- * ones (llvmtool.h) from O_TAIL on. */
+ * ones (llvmtool.h) in the empty rows and the tail.  LLVM 24's own three
+ * come before the tail (their place in its map not measured); a table
+ * for 22 or 23 ends LLVM24_ONLY rows sooner, its tail there. */
 enum {
 	O_HELP, O_ARCHIVE, O_HELP_HIDDEN, O_VERSION, O_HELP_LIST,
 	O_HELP_LIST_HIDDEN, O_O, O_IMAGE, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS,
-	O_INPUT, O_TAIL, O_COUNT_23 = O_TAIL + LLVM_TAIL_COUNT,
-	/* LLVM 24's (their place in its option map not measured) */
-	O_COMPRESS = O_COUNT_23, O_COMPRESSION_FORMAT, O_COMPRESSION_LEVEL,
-	O_COUNT
+	O_INPUT, O_COMPRESS, O_COMPRESSION_FORMAT, O_COMPRESSION_LEVEL,
+	LLVM24_ONLY = 3, O_COUNT = O_COMPRESSION_LEVEL + 1 + LLVM_TAIL_COUNT
 };
 
 static const char *const codec_names[] = { "zstd", "zlib", NULL };
@@ -57,22 +55,10 @@ struct packing {
 	int level;
 };
 
-static void init_options(const struct llvm_tool *t)
+/* LLVM 24's: -o leads no group (-oh is an unknown argument), and the
+ * options of --compress. */
+static void options_24(struct clopt *o)
 {
-	struct clopt *o = t->o;
-
-	llvm_generic_options(t);
-	o[O_ARCHIVE] = (struct clopt){ .name = "archive", .type = CLOPT_BOOL,
-		.desc = "Write extracted files to a static archive" };
-	o[O_O] = (struct clopt){ .name = "o", .type = CLOPT_STRING, .flags = CLOPT_GROUPING,
-		.value_desc = "<file>", .desc = "Write output to <file>." };
-	o[O_IMAGE] = (struct clopt){ .name = "image", .type = CLOPT_LIST,
-		.value_desc = "<<key>=<value>,...>",
-		.desc = "List of key and value arguments. Required keywords are 'file' and 'triple'." };
-	o[O_INPUT] = (struct clopt){ .name = "<file>", .type = CLOPT_POSITIONAL };
-	if (t->release < LLVM_24)
-		return;
-	/* 24's -o leads no group: -oh is an unknown argument */
 	o[O_O].flags = 0;
 	o[O_COMPRESS] = (struct clopt){ .name = "compress", .type = CLOPT_BOOL,
 		.desc = "Compress the packaged offload binary" };
@@ -83,6 +69,24 @@ static void init_options(const struct llvm_tool *t)
 	o[O_COMPRESSION_LEVEL] = (struct clopt){ .name = "compression-level",
 		.type = CLOPT_INT, .value_desc = "<int>",
 		.desc = "Compression level used with --compress" };
+}
+
+static void init_options(const struct llvm_tool *t)
+{
+	struct clopt *o = t->o;
+
+	memset(o, 0, t->n * sizeof(*o));
+	o[O_ARCHIVE] = (struct clopt){ .name = "archive", .type = CLOPT_BOOL,
+		.desc = "Write extracted files to a static archive" };
+	o[O_O] = (struct clopt){ .name = "o", .type = CLOPT_STRING, .flags = CLOPT_GROUPING,
+		.value_desc = "<file>", .desc = "Write output to <file>." };
+	o[O_IMAGE] = (struct clopt){ .name = "image", .type = CLOPT_LIST,
+		.value_desc = "<<key>=<value>,...>",
+		.desc = "List of key and value arguments. Required keywords are 'file' and 'triple'." };
+	o[O_INPUT] = (struct clopt){ .name = "<file>", .type = CLOPT_POSITIONAL };
+	if (t->release >= LLVM_24)
+		options_24(o);
+	llvm_generic_options(t);
 }
 
 /* ---- packaging ---- */
@@ -442,9 +446,7 @@ int packager_main(int argc, char **argv, enum llvm_release llvm)
 	struct clopt o[O_COUNT];
 	struct llvm_tool t = {
 		.name = "llvm-offload-binary", .overview = overview,
-		.o = o, .n = llvm >= LLVM_24 ? O_COUNT : O_COUNT_23,
-		.at = { O_HELP, O_HELP_HIDDEN, O_HELP_LIST, O_HELP_LIST_HIDDEN,
-			O_VERSION, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS, O_TAIL },
+		.o = o, .n = llvm >= LLVM_24 ? O_COUNT : O_COUNT - LLVM24_ONLY,
 		.release = llvm,
 	};
 	struct clopt_result res;
@@ -467,7 +469,7 @@ int packager_main(int argc, char **argv, enum llvm_release llvm)
 				"'llvm-offload-binary' instead.");
 	output = o[O_O].s && *o[O_O].s ? o[O_O].s : NULL;
 	input = o[O_INPUT].s && *o[O_INPUT].s ? o[O_INPUT].s : NULL;
-	if (o[O_TAIL + LLVM_TAIL_H].b || (!output && !input)) {
+	if (o[t.n - LLVM_TAIL_COUNT + LLVM_TAIL_H].b || (!output && !input)) {
 		llvm_tool_help(&t, llvm_path_filename(argv[0]), L);
 		rc = 0;
 		goto out;
