@@ -20,8 +20,8 @@
 #   AR_DIFF_CASES_23=N  the same suites against LLVM 23 (the -23 suites,
 #                    run in LLVM 23's root, test/refroot.sh; fewer cases)
 #   LLVM 24 (test/refroot.sh 24): golden-24 its own cases from a golden,
-#   live-24 zstd's high levels live, bundler-24 (make check-long alone)
-#   23's bundler cases live against it
+#   live-24 zstd's high levels live; bundler-24 and sweep-24 (make
+#   check-long alone) 23's bundler cases and damaged inputs live against it
 #
 # While they run, each suite's line comes as it ends, with its wall time
 # and the CPU time of its processes; then what failed (and what was
@@ -82,6 +82,7 @@ suite_cmd() {
 	live-24) python3 test/cases.py live 24 build/bin test/llvm24-live.cases ;;
 	bundler-24) python3 test/cases.py live 24 build/bin test/bundler.cases \
 		test/bundler23.cases ;;
+	sweep-24) python3 test/sweep23.py live24 ;;
 	*) sh "test/$1.test" ;;
 	esac
 }
@@ -119,7 +120,7 @@ if [ "${1:-}" = --one ]; then
 fi
 
 # Suites run only when named (make check-long): too long for make check.
-NAMED_ONLY="bundler-24"
+NAMED_ONLY="bundler-24 sweep-24"
 names=${*:-$ALL}
 for name in $names; do
 	case " $(echo $ALL $NAMED_ONLY) " in
