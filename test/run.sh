@@ -139,7 +139,7 @@ printf '%s\n' $names | xargs -n 1 -P "$JOBS" sh test/run.sh --one
 wall=$(( ($(date +%s%N) - start) / 1000000 ))
 
 passed=0 failed=0 ms=0 cpu=0
-for name in $ALL; do
+for name in $ALL $NAMED_ONLY; do
 	[ -f "$RUN_DIR/$name.sum" ] || continue
 	read -r p f t c <"$RUN_DIR/$name.sum"
 	ms=$((ms + t)) cpu=$((cpu + c))
