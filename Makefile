@@ -36,7 +36,7 @@ MANPAGES := man/offload.1 $(wildcard $(APPLET_NAMES:%=man/%.1))
 # llvm-N/ hold a link per LLVM name, for `clang-N -B DIR/` (the directory
 # selects the release, applets/main.c), DIRALIAS names only there.
 LLVM_LINKS := ${shell awk '/^APPLET\(/ { llvm = $$0 ~ /_main, 1,/ } /^(DIR)?ALIAS\(/ && llvm && /"(clang|llvm)-/ { sub(/^(DIR)?ALIAS\("/, ""); sub(/".*/, ""); print }' $(REGISTRY)}
-LLVM_RELEASES := 22 23
+LLVM_RELEASES := 22 23 24
 LLVM_DIR_LINKS := $(foreach v,$(LLVM_RELEASES),$(LLVM_LINKS:%=build/bin/llvm-$(v)/%))
 
 # core/, formats/ and ops/ are a library, build/liboffload.a, built once and
@@ -128,7 +128,7 @@ TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
 check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT) $(RACEINJECT)
 	@sh test/run.sh $(T)
 
-LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 faults
+LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 bundler-24 sweep-24 faults
 check-long: all $(UNIT)
 	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-2000} \
 	AR_DIFF_CASES=$${AR_DIFF_CASES:-600} \

@@ -188,7 +188,7 @@ int bundler_unbundle_archive(const struct config *c)
 	}
 	if (c->check_archive) {
 		more = devarchive_member_ids(in.data, in.len, check_member,
-					     (void *)c, &e);
+					     (void *)c, c->llvm, &e);
 		if (more < 0)
 			llvm_fail("%s", e.msg);
 		if (more)

@@ -20,18 +20,21 @@ static struct {
 
 /* ---- options ---- */
 
-/* The generic lines of the help listings, in LLVM's words. */
+/* The generic lines of the help listings, in LLVM's words, by name (the
+ * flat listings' order); `since`: the first release to have the line. */
 static const struct {
 	const char *name, *what;
 	int show;
+	enum llvm_release since;
 } generic_lines[] = {
-	{ "help", "Display available options (--help-hidden for more)", ALL },
-	{ "help-hidden", "Display all available options", HH | LH },
-	{ "help-list", "Display list of available options (--help-list-hidden for more)", H | HH | LH },
-	{ "help-list-hidden", "Display list of all available options", HH | LH },
-	{ "print-all-options", "Print all option values after command line parsing", HH | LH },
-	{ "print-options", "Print non-default options after command line parsing", HH | LH },
-	{ "version", "Display the version of this program", ALL },
+	{ "h", "Alias for --help", HH | LH, LLVM_24 },
+	{ "help", "Display available options (--help-hidden for more)", ALL, 0 },
+	{ "help-hidden", "Display all available options", HH | LH, 0 },
+	{ "help-list", "Display list of available options (--help-list-hidden for more)", H | HH | LH, 0 },
+	{ "help-list-hidden", "Display list of all available options", HH | LH, 0 },
+	{ "print-all-options", "Print all option values after command line parsing", HH | LH, 0 },
+	{ "print-options", "Print non-default options after command line parsing", HH | LH, 0 },
+	{ "version", "Display the version of this program", ALL, 0 },
 };
 enum { NGENERIC = sizeof(generic_lines) / sizeof(generic_lines[0]) };
 
@@ -66,6 +69,11 @@ void llvm_generic_options(const struct llvm_tool *t)
 	if (g != sizeof(generic_rows) / sizeof(*generic_rows))
 		abort();
 	memcpy(&t->o[own], tail, sizeof(tail));
+	/* LLVM 24 made -h an alias of --help, which wins "Did you mean" ties
+	 * (measured: -v, -oh, -foo); before, each tool read it. */
+	if (t->release >= LLVM_24)
+		t->o[own + LLVM_TAIL_H] = (struct clopt){ .name = "h",
+			.type = CLOPT_ACTION, .flags = CLOPT_EARLY };
 }
 
 /* Whether action is the generic option name. */
@@ -124,6 +132,11 @@ static struct help_line *tool_lines(const struct llvm_tool *t, size_t *n,
 		if (t->o[i].desc) {
 			int w = option_text(&t->o[i], opt, sizeof(opt));
 
+			/* a choice's line, "    =zstd -   ...", as LLVM
+			 * counts it */
+			for (const char *const *c = t->o[i].choices; c && *c; c++)
+				if ((int)strlen(*c) + 5 > w)
+					w = (int)strlen(*c) + 5;
 			*width = w > *width ? w : *width;
 			lines[(*n)++].key = t->o[i].name;
 		}
@@ -148,6 +161,9 @@ static struct help_line *tool_lines(const struct llvm_tool *t, size_t *n,
 			else
 				fputc(*d, f);
 		fputc('\n', f);
+		for (size_t c = 0; o->choices && o->choices[c]; c++)
+			fprintf(f, "    =%-*s -   %s\n", *width - 3,
+				o->choices[c], o->choice_descs[c]);
 		if (fclose(f)) {
 			lines_free(lines, *n);
 			return NULL;
@@ -166,8 +182,17 @@ static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 
 static void generic_line(int width, size_t g)
 {
-	printf("  --%-*s - %s\n", width - 2, generic_lines[g].name,
-	       generic_lines[g].what);
+	bool one = strlen(generic_lines[g].name) == 1;
+
+	printf("  %s%-*s - %s\n", one ? "-" : "--", width - 2 + one,
+	       generic_lines[g].name, generic_lines[g].what);
+}
+
+/* Whether listing which of tool t shows generic line g. */
+static bool generic_shown(const struct llvm_tool *t, int which, size_t g)
+{
+	return (generic_lines[g].show & which) &&
+	       t->release >= generic_lines[g].since;
 }
 
 void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which)
@@ -192,7 +217,7 @@ void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which)
 				fputs(lines[i].text, stdout);
 				i++;
 			} else {
-				if (generic_lines[g].show & which)
+				if (generic_shown(t, which, g))
 					generic_line(width, g);
 				g++;
 			}
@@ -202,7 +227,7 @@ void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which)
 	}
 	fputs("\nGeneric Options:\n\n", stdout);
 	for (g = 0; g < NGENERIC; g++)
-		if (generic_lines[g].show & which)
+		if (generic_shown(t, which, g))
 			generic_line(width, g);
 	printf("\n%s options:\n\n", t->name);
 	for (i = 0; i < nlines; i++)
@@ -215,7 +240,9 @@ void llvm_tool_help(const struct llvm_tool *t, const char *prog, int which)
 static void list_options(const struct llvm_tool *t)
 {
 	for (size_t g = 0; g < NGENERIC; g++)
-		printf("--%s\n", generic_lines[g].name);
+		if (generic_shown(t, HH, g))
+			printf("%s%s\n", strlen(generic_lines[g].name) == 1 ?
+			       "-" : "--", generic_lines[g].name);
 	for (size_t i = 0; i < t->n; i++)
 		if (t->o[i].desc)
 			printf("%s%s%s\n", strlen(t->o[i].name) == 1 ? "-" :
@@ -238,6 +265,10 @@ int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 		list_options(t);
 		return 0;
 	}
+	/* LLVM 24's flags take true, 1, false or 0 alone */
+	for (size_t i = 0; i < t->n && t->release >= LLVM_24; i++)
+		if (t->o[i].type == CLOPT_BOOL)
+			t->o[i].flags |= CLOPT_STRICT_BOOL;
 	if (clopt_parse(t->o, t->n, prog, argc, argv, res) < 0) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
@@ -252,7 +283,7 @@ int llvm_tool_parse(const struct llvm_tool *t, int argc, char **argv,
 		return 0;
 	}
 	if (action) {
-		llvm_tool_help(t, prog, is(action, "help") ? H :
+		llvm_tool_help(t, prog, is(action, "help") || is(action, "h") ? H :
 			       is(action, "help-hidden") ? HH :
 			       is(action, "help-list") ? L : LH);
 		return 0;

@@ -82,7 +82,7 @@ static const struct applet *find_versioned(const char *name,
 	return *release ? a : NULL;
 }
 
-/* The release a link's directory names: a directory llvm-22 or llvm-23,
+/* The release a link's directory names: a directory llvm-22, -23 or -24,
  * or a bin in one (as Debian's /usr/lib/llvm-23/bin), which is what
  * `make install` makes for `clang -B DIR` (clang runs its tools by
  * their plain names there); or 0. */

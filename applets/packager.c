@@ -1,8 +1,9 @@
 /* packager: llvm-offload-binary (and clang-offload-packager), drop-in exact
- * for LLVM 22 and LLVM 23 (core/env.h selects): package device images into
+ * for LLVM 22, 23 and 24 (core/env.h selects): package device images into
  * offload binaries, and extract them again from packages and ELF objects.
  * LLVM 22 writes one version-1 binary per image, LLVM 23 one version-2
- * binary holding them all. */
+ * binary holding them all, LLVM 24 a version-3 one, compressed if asked. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +31,45 @@ static const char overview[] =
 /* The options in the order LLVM 22's option map iterates them, which breaks
  * ties between equally close "Did you mean" suggestions (measured from its
  * suggestions; -o and --help-list-hidden never tie alone); the generic
- * ones (llvmtool.h) from O_TAIL on. */
+ * ones (llvmtool.h) in the empty rows and the tail.  LLVM 24's own three
+ * come before the tail (their place in its map not measured); a table
+ * for 22 or 23 ends LLVM24_ONLY rows sooner, its tail there. */
 enum {
 	O_HELP, O_ARCHIVE, O_HELP_HIDDEN, O_VERSION, O_HELP_LIST,
 	O_HELP_LIST_HIDDEN, O_O, O_IMAGE, O_PRINT_OPTIONS, O_PRINT_ALL_OPTIONS,
-	O_INPUT, O_TAIL, O_COUNT = O_TAIL + LLVM_TAIL_COUNT
+	O_INPUT, O_COMPRESS, O_COMPRESSION_FORMAT, O_COMPRESSION_LEVEL,
+	LLVM24_ONLY = 3, O_COUNT = O_COMPRESSION_LEVEL + 1 + LLVM_TAIL_COUNT
 };
+
+static const char *const codec_names[] = { "zstd", "zlib", NULL };
+static const char *const codec_descs[] = { "Zstandard compression",
+					   "zlib compression", NULL };
+_Static_assert(PACKAGE_ZSTD == 0 && PACKAGE_ZLIB == 1,
+	       "codec_names is indexed by enum package_codec");
+
+/* How a version-3 binary is written (LLVM 24). */
+struct packing {
+	unsigned version;	/* 1 (LLVM 22, a binary per image), 2 or 3 */
+	bool compress;
+	enum package_codec codec;
+	int level;
+};
+
+/* LLVM 24's: -o leads no group (-oh is an unknown argument), and the
+ * options of --compress. */
+static void options_24(struct clopt *o)
+{
+	o[O_O].flags = 0;
+	o[O_COMPRESS] = (struct clopt){ .name = "compress", .type = CLOPT_BOOL,
+		.desc = "Compress the packaged offload binary" };
+	o[O_COMPRESSION_FORMAT] = (struct clopt){ .name = "compression-format",
+		.type = CLOPT_ENUM, .value_desc = "<value>",
+		.desc = "Format used with --compress", .choices = codec_names,
+		.choice_descs = codec_descs };
+	o[O_COMPRESSION_LEVEL] = (struct clopt){ .name = "compression-level",
+		.type = CLOPT_INT, .value_desc = "<int>",
+		.desc = "Compression level used with --compress" };
+}
 
 static void init_options(const struct llvm_tool *t)
 {
@@ -50,6 +84,8 @@ static void init_options(const struct llvm_tool *t)
 		.value_desc = "<<key>=<value>,...>",
 		.desc = "List of key and value arguments. Required keywords are 'file' and 'triple'." };
 	o[O_INPUT] = (struct clopt){ .name = "<file>", .type = CLOPT_POSITIONAL };
+	if (t->release >= LLVM_24)
+		options_24(o);
 	llvm_generic_options(t);
 }
 
@@ -141,11 +177,73 @@ static int write_image(struct io_out *out, const struct to_package *p)
 	return rc;
 }
 
-/* LLVM 23: one version-2 binary of every image, images back to back.
- * The header holds their sizes: an image whose size changed since it was
- * planned fails the command. */
-static int write_v2(struct io_out *out, const struct to_package *todo,
-		    size_t n)
+/* Image p's bytes, checked against the size planned (the header holds
+ * it): *in to close with close_image. */
+static int open_image(const struct to_package *p, struct io_in *in)
+{
+	struct err e;
+
+	if (p->from_stdin)
+		*in = p->stdin_data;
+	else if (io_in_open(in, p->path, &e) < 0)
+		return llvm_fail("%s", llvm_why(&e, p->path));
+	if (in->len == p->size)
+		return 0;
+	if (!p->from_stdin)
+		io_in_close(in);
+	return llvm_fail("'%s': file changed size while being read", p->path);
+}
+
+static void close_image(const struct to_package *p, struct io_in *in)
+{
+	if (!p->from_stdin)
+		io_in_close(in);
+}
+
+/* LLVM 24 --compress: the whole version-3 binary (head, images, tail) in
+ * memory, compressed as one stream, written. */
+static int write_compressed(struct io_out *out, const struct to_package *todo,
+			    size_t n, const uint8_t *head, size_t head_len,
+			    size_t tail, const struct packing *how)
+{
+	uint64_t total = head_len + tail;
+	uint8_t *whole = NULL, *packed = NULL;
+	size_t at = head_len, packed_len;
+	struct err e;
+	int rc = 1;
+
+	for (size_t i = 0; i < n; i++)
+		total += todo[i].size;
+	if (total > SIZE_MAX || !(whole = calloc(1, (size_t)total)))
+		return llvm_fail("out of memory");
+	memcpy(whole, head, head_len);
+	for (size_t i = 0; i < n; i++) {
+		struct io_in in;
+
+		if (open_image(&todo[i], &in) != 0)
+			goto out;
+		memcpy(whole + at, in.data, in.len);
+		at += in.len;
+		close_image(&todo[i], &in);
+	}
+	if (package_compress(whole, (size_t)total, how->codec, how->level,
+			     &packed, &packed_len, &e) < 0)
+		llvm_fail("%s", e.msg);
+	else if (io_out_write(out, packed, packed_len, &e) < 0)
+		llvm_fail_write(&e, out->path, !io_out_seekable(out));
+	else
+		rc = 0;
+out:
+	free(whole);
+	free(packed);
+	return rc;
+}
+
+/* LLVM 23 and 24: one version-2 or 3 binary of every image, images back
+ * to back.  The header holds their sizes: an image whose size changed
+ * since it was planned fails the command. */
+static int write_multi(struct io_out *out, const struct to_package *todo,
+		       size_t n, const struct packing *how)
 {
 	struct package_meta *meta = calloc(n + 1, sizeof(*meta));
 	uint64_t *sizes = calloc(n + 1, sizeof(*sizes));
@@ -164,9 +262,16 @@ static int write_v2(struct io_out *out, const struct to_package *todo,
 			todo[i].offload_kind, todo[i].strings, todo[i].nstrings };
 		sizes[i] = todo[i].size;
 	}
-	if (package_write_multi_head(2, meta, NULL, sizes, n, &head, &head_len,
-				     offs, &tail, &e) < 0 ||
-	    io_out_write(out, head, head_len, &e) < 0) {
+	if (package_write_multi_head(how->version, meta, NULL, sizes, n, &head,
+				     &head_len, offs, &tail, &e) < 0) {
+		llvm_fail("%s", e.msg);
+		goto out;
+	}
+	if (how->compress) {
+		rc = write_compressed(out, todo, n, head, head_len, tail, how);
+		goto out;
+	}
+	if (io_out_write(out, head, head_len, &e) < 0) {
 		llvm_fail_write(&e, out->path, !io_out_seekable(out));
 		goto out;
 	}
@@ -175,19 +280,11 @@ static int write_v2(struct io_out *out, const struct to_package *todo,
 		struct io_in in;
 		int failed;
 
-		if (p->from_stdin)
-			in = p->stdin_data;
-		else if (io_in_open(&in, p->path, &e) < 0) {
-			llvm_fail("%s", llvm_why(&e, p->path));
+		if (open_image(p, &in) != 0)
 			goto out;
-		}
-		if (in.len != p->size)
-			failed = llvm_fail("'%s': file changed size while being "
-					   "read", p->path);
-		else if ((failed = io_out_copy(out, &in, 0, in.len, &e) < 0))
+		if ((failed = io_out_copy(out, &in, 0, in.len, &e) < 0))
 			llvm_fail_write(&e, out->path, !io_out_seekable(out));
-		if (!p->from_stdin)
-			io_in_close(&in);
+		close_image(p, &in);
 		if (failed)
 			goto out;
 	}
@@ -205,8 +302,9 @@ out:
 }
 
 static int package(const char *output, const struct clopt *images,
-		   bool llvm23)
+		   const struct packing *how)
 {
+	bool llvm23 = how->version >= 2;
 	bool in_place = false;
 	struct image_args *args = calloc(images->nlist + 1, sizeof(*args));
 	struct to_package *todo = NULL;
@@ -266,7 +364,7 @@ static int package(const char *output, const struct clopt *images,
 	}
 	in_place = !io_out_seekable(&out);
 	if (llvm23) {
-		if (write_v2(&out, todo, ntodo) != 0)
+		if (write_multi(&out, todo, ntodo, how) != 0)
 			goto out;
 	} else {
 		for (size_t i = 0; i < ntodo; i++)
@@ -321,15 +419,39 @@ static int limits_from_env(struct package_limits *lim, bool llvm23)
 	return 0;
 }
 
+/* LLVM 24's --compress and its format and level (which it takes, and
+ * ignores, without --compress).  zlib takes levels -1 to 9: LLVM 24
+ * writes a bare header of a higher one, with exit 0; refused here. */
+static int packing_of(const struct clopt *o, enum llvm_release llvm,
+		      struct packing *how)
+{
+	*how = (struct packing){ .version = llvm >= LLVM_24 ? 3 :
+					    llvm >= LLVM_23 ? 2 : 1 };
+	if (llvm < LLVM_24 || !o[O_COMPRESS].b)
+		return 0;
+	how->compress = true;
+	how->codec = (enum package_codec)o[O_COMPRESSION_FORMAT].i;
+	how->level = how->codec == PACKAGE_ZSTD ? PACKAGE_ZSTD_LEVEL
+						: PACKAGE_ZLIB_LEVEL;
+	if (o[O_COMPRESSION_LEVEL].count)
+		how->level = (int)o[O_COMPRESSION_LEVEL].i;
+	if (how->codec == PACKAGE_ZLIB && (how->level < -1 || how->level > 9))
+		return llvm_fail("zlib compression level %d is out of range "
+				 "(-1 to 9)", how->level);
+	return 0;
+}
+
 int packager_main(int argc, char **argv, enum llvm_release llvm)
 {
 	struct clopt o[O_COUNT];
 	struct llvm_tool t = {
 		.name = "llvm-offload-binary", .overview = overview,
-		.o = o, .n = O_COUNT, .release = llvm,
+		.o = o, .n = llvm >= LLVM_24 ? O_COUNT : O_COUNT - LLVM24_ONLY,
+		.release = llvm,
 	};
 	struct clopt_result res;
 	struct package_limits lim;
+	struct packing how;
 	const char *output, *input;
 	int rc;
 
@@ -347,7 +469,7 @@ int packager_main(int argc, char **argv, enum llvm_release llvm)
 				"'llvm-offload-binary' instead.");
 	output = o[O_O].s && *o[O_O].s ? o[O_O].s : NULL;
 	input = o[O_INPUT].s && *o[O_INPUT].s ? o[O_INPUT].s : NULL;
-	if (o[O_TAIL + LLVM_TAIL_H].b || (!output && !input)) {
+	if (o[t.n - LLVM_TAIL_COUNT + LLVM_TAIL_H].b || (!output && !input)) {
 		llvm_tool_help(&t, llvm_path_filename(argv[0]), L);
 		rc = 0;
 		goto out;
@@ -358,11 +480,12 @@ int packager_main(int argc, char **argv, enum llvm_release llvm)
 	else if (limits_from_env(&lim, llvm >= LLVM_23) != 0)
 		rc = 1;
 	else if (output)
-		rc = package(output, &o[O_IMAGE], llvm >= LLVM_23);
+		rc = packing_of(o, llvm, &how) ? 1 :
+		     package(output, &o[O_IMAGE], &how);
 	else
 		rc = packager_extract(input, &o[O_IMAGE], o[O_ARCHIVE].b, &lim);
 out:
-	clopt_free(o, O_COUNT);
+	clopt_free(o, t.n);
 	clopt_result_free(&res);
 	return rc;
 }

@@ -428,17 +428,20 @@ static int add_value(struct clopt *o, const char *prog, const char *v,
 {
 	o->count++;
 	switch (o->type) {
-	case CLOPT_BOOL:
-		if (!*v || !strcmp(v, "true") || !strcmp(v, "TRUE") ||
-		    !strcmp(v, "True") || !strcmp(v, "1"))
+	case CLOPT_BOOL: {
+		bool lax = !(o->flags & CLOPT_STRICT_BOOL);
+
+		if (!strcmp(v, "true") || !strcmp(v, "1") || (lax && (!*v ||
+		    !strcmp(v, "TRUE") || !strcmp(v, "True"))))
 			o->b = true;
-		else if (!strcmp(v, "false") || !strcmp(v, "FALSE") ||
-			 !strcmp(v, "False") || !strcmp(v, "0"))
+		else if (!strcmp(v, "false") || !strcmp(v, "0") || (lax &&
+			 (!strcmp(v, "FALSE") || !strcmp(v, "False"))))
 			o->b = false;
 		else
 			opt_error(res, prog, o, "'%s' is invalid value for "
 				  "boolean argument! Try 0 or 1", v);
 		break;
+	}
 	case CLOPT_STRING:
 	case CLOPT_POSITIONAL:
 		o->s = v;
@@ -471,6 +474,18 @@ static int add_value(struct clopt *o, const char *prog, const char *v,
 				  "integer argument!", v);
 		else
 			o->i = i;
+		break;
+	}
+	case CLOPT_ENUM: {
+		long long k = 0;
+
+		while (o->choices[k] && strcmp(o->choices[k], v))
+			k++;
+		if (o->choices[k])
+			o->i = k;
+		else
+			opt_error(res, prog, o, "Cannot find option named "
+				  "'%s'!", v);
 		break;
 	}
 	case CLOPT_ACTION:
@@ -536,7 +551,8 @@ static void suggest(struct clopt *opts, size_t n, const char *arg,
 		if ((o->flags & CLOPT_NO_SUGGEST) || o->type == CLOPT_POSITIONAL)
 			continue;
 		d = edit_distance(o->name, strlen(o->name), arg, flag_len);
-		if (!pick || d < best) {
+		if (!pick || d < best || (d == best &&
+		    (o->flags & CLOPT_EARLY) && !(pick->flags & CLOPT_EARLY))) {
 			pick = o;
 			best = d;
 		}
@@ -728,7 +744,7 @@ int clopt_parse(struct clopt *opts, size_t n, const char *prog, int argc,
 			res->action = o;
 			return 0;
 		case CLOPT_BOOL:
-			if (add_value(o, prog, value ? value : "", res) < 0)
+			if (add_value(o, prog, value ? value : "true", res) < 0)
 				return -1;
 			continue;
 		default:

@@ -12,6 +12,7 @@ enum clopt_type {
 	CLOPT_LIST,		/* -x=v repeated, each kept */
 	CLOPT_UINT,		/* unsigned, auto radix (0x, 0b, 0o, 0) */
 	CLOPT_INT,		/* signed, auto radix */
+	CLOPT_ENUM,		/* one of `choices` (cl::values): its index */
 	CLOPT_ACTION,		/* --help, --version: stop and report */
 	CLOPT_POSITIONAL,	/* one word that is not an option, in order;
 				 * a table without any takes none */
@@ -25,6 +26,10 @@ enum {
 				 * for flags, -ho x or -ho=x for one that takes
 				 * a value (LLVM gives every one-letter option
 				 * this) */
+	CLOPT_EARLY = 16,	/* wins "Did you mean" ties: LLVM's option map
+				 * iterates it before the rest */
+	CLOPT_STRICT_BOOL = 32,	/* a flag's value is true, 1, false or 0 only
+				 * ("-x=" is none of them), as from LLVM 24 */
 };
 
 struct clopt {
@@ -36,12 +41,16 @@ struct clopt {
 	 * value_desc ("<string>"); one without is not.  Not read here. */
 	const char *desc;
 	const char *value_desc;
+	/* CLOPT_ENUM: the values taken, with what the listings say of each
+	 * (cl::values' names and descriptions), NULL-terminated. */
+	const char *const *choices;
+	const char *const *choice_descs;
 	/* results */
 	int count;		/* occurrences, as LLVM's getNumOccurrences */
 	bool b;
 	const char *s;
 	unsigned long long u;
-	long long i;
+	long long i;		/* CLOPT_INT, and CLOPT_ENUM's index */
 	const char **list;
 	size_t nlist;
 };

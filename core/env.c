@@ -51,6 +51,8 @@ enum llvm_release env_llvm_parse(const char *s, size_t len)
 		return LLVM_22;
 	if (len == 2 && !memcmp(s, "23", 2))
 		return LLVM_23;
+	if (len == 2 && !memcmp(s, "24", 2))
+		return LLVM_24;
 	return 0;
 }
 
@@ -63,7 +65,7 @@ int env_llvm_from_environment(enum llvm_release *r, struct err *e)
 		return 0;
 	named = env_llvm_parse(v, strlen(v));
 	if (!named)
-		return err_set(e, "OFFLOAD_LLVM=%s: expected 22 or 23", v);
+		return err_set(e, "OFFLOAD_LLVM=%s: expected 22, 23 or 24", v);
 	*r = named;
 	return 0;
 }
@@ -75,6 +77,8 @@ const char *env_release_version(enum llvm_release r)
 		return "22.1.8";
 	case LLVM_23:
 		return "23.1.4";
+	case LLVM_24:
+		return "24.0.0";
 	}
 	return "";
 }

@@ -25,11 +25,12 @@ uint64_t env_memory_cap(void);
 enum llvm_release {
 	LLVM_22 = 22,
 	LLVM_23 = 23,
+	LLVM_24 = 24,	/* the snapshot in Debian experimental, till released */
 	LLVM_NEWEST = LLVM_23,	/* unversioned names, OFFLOAD_LLVM unset */
 };
 enum llvm_release env_llvm(void);
 void env_llvm_set(enum llvm_release r);
-/* The release a version string names ("22", "23"; len bytes), or 0. */
+/* The release a version string names ("22", "23", "24"; len bytes), or 0. */
 enum llvm_release env_llvm_parse(const char *s, size_t len);
 /* OFFLOAD_LLVM, when set, must name a release: then it is stored in *r.
  * Returns 0 (set or not), or -1 with e saying what is wrong. */

@@ -324,6 +324,12 @@ static int member_end(const struct ar_reader *r, const struct hdr *h,
 	char w[SHOW_MAX + 32];
 
 	n += n & 1;
+	if (n > r->len - h->at && r->says_offsets)
+		return err_cut(e, MALFORMED "offset to next archive member "
+			       "(0x%llx) past the end of the archive (size "
+			       "0x%zx) after member %s)",
+			       (unsigned long long)(h->at + n), r->len,
+			       where(r, h->at, span(r, h), "", w));
 	if (n > r->len - h->at)
 		return err_cut(e, MALFORMED "offset to next archive member "
 			       "past the end of the archive after member %s)",

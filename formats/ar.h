@@ -44,6 +44,10 @@ struct ar_reader {
 	size_t symtab_off, symtab_len;	/* the symbol table's bytes (0: none) */
 	size_t strtab_off, strtab_len;	/* the long-name table's bytes */
 	size_t next;			/* header ar_next reads; len: the end */
+	/* A member running past the end names where the next would start
+	 * and the archive's size, as LLVM 24's libObject says it (set after
+	 * ar_open). */
+	bool says_offsets;
 };
 
 struct ar_member {

@@ -31,7 +31,10 @@ int devarchive_open(struct devarchive_reader *r, const uint8_t *buf,
 	memset(r, 0, sizeof(*r));
 	r->limits = limits;
 	r->llvm = llvm;
-	return ar_open(&r->ar, buf, len, e);
+	if (ar_open(&r->ar, buf, len, e) < 0)
+		return -1;
+	r->ar.says_offsets = llvm >= LLVM_24;
+	return 0;
 }
 
 static int keep_heap(struct devarchive_reader *r, uint8_t *p)
@@ -319,7 +322,7 @@ char *devarchive_member_name(const char *file, size_t file_len, const char *id,
 int devarchive_member_ids(const uint8_t *buf, size_t len,
 			  int (*each)(void *ctx, const char *file,
 				      size_t file_len, char **ids, size_t n),
-			  void *ctx, struct err *e)
+			  void *ctx, enum llvm_release llvm, struct err *e)
 {
 	struct ar_reader ar;
 	struct ar_member m;
@@ -327,6 +330,7 @@ int devarchive_member_ids(const uint8_t *buf, size_t len,
 
 	if (ar_open(&ar, buf, len, e) < 0)
 		return -1;
+	ar.says_offsets = llvm >= LLVM_24;
 	while (!rc && (more = ar_next(&ar, &m, e)) == 1) {
 		const uint8_t *data = buf + m.offset;
 		struct bundle_reader b;

@@ -92,11 +92,12 @@ char *devarchive_member_name(const char *file, size_t file_len, const char *id,
 
 /* Each member's bundle IDs as stored, without decompressing CCOB members
  * (which are never checked): each(ctx, file, file_len, ids, n) is called
- * per member that holds bundles; it returns 0 to go on. */
+ * per member that holds bundles; it returns 0 to go on.  llvm: the
+ * release whose words a damaged archive is reported in. */
 int devarchive_member_ids(const uint8_t *buf, size_t len,
 			  int (*each)(void *ctx, const char *file,
 				      size_t file_len, char **ids, size_t n),
-			  void *ctx, struct err *e);
+			  void *ctx, enum llvm_release llvm, struct err *e);
 
 /* One image of an offload package in a member, as LLVM 23's
  * llvm-offload-binary reads an archive's: the packages of an ELF member's

@@ -9,7 +9,11 @@ holds afterwards.  Records from LLVM 22 are the golden files; ours must match
 them byte for byte.
 
   cases.py record TOOLDIR CASEFILE          print records
-  cases.py check TOOLDIR CASEFILE GOLDEN    compare with a golden file
+  cases.py record --root VERSION CASEFILE   print LLVM VERSION's records,
+                                            its tools run in its root
+  cases.py check [--release VERSION] TOOLDIR CASEFILE GOLDEN
+                                            compare with a golden file (ours
+                                            following LLVM VERSION, default 22)
   cases.py live VERSION TOOLDIR CASEFILE... compare with LLVM VERSION's
                                             tools in its root (Root)
 """
@@ -208,9 +212,15 @@ def record_in(d, tooldir, script, timeout=120, extra_env=None, llvm="22",
     return "\n".join(out)
 
 
+# LLVM 24's hidden listings hold some 750 options of its libraries, which
+# ours leaves out (a documented difference): those cases are not compared.
+HIDDEN_LISTING = re.compile(r"--?help(-list)?-hidden")
+
+
 def record(tooldir, casefile, root=None, llvm="22"):
     return ["### %s\n%s\n" % (c, record_one(tooldir, c, root, llvm))
-            for c in read_cases(casefile)]
+            for c in read_cases(casefile)
+            if int(llvm) < 24 or not HIDDEN_LISTING.search(c)]
 
 
 def split_golden(path):
@@ -233,12 +243,29 @@ def tolerate_partial_outputs(want, got):
 
 
 def main():
+    if len(sys.argv) == 5 and sys.argv[1:3] == ["record", "--root"]:
+        root = Root(sys.argv[3])
+        why = root.why_not()
+        if why:
+            print(why, file=sys.stderr)
+            return 1
+        try:
+            root.stage(os.path.join(HERE, "..", "build", "bin"))
+            sys.stdout.write("\n".join(record(root.llvm, sys.argv[4], root,
+                                              sys.argv[3])))
+        finally:
+            root.close()
+        return 0
     if len(sys.argv) >= 4 and sys.argv[1] == "record":
         sys.stdout.write("\n".join(record(sys.argv[2], sys.argv[3])))
         return 0
+    release = "22"
+    if len(sys.argv) >= 4 and sys.argv[1:3] == ["check", "--release"]:
+        release = sys.argv[3]
+        del sys.argv[2:4]
     if len(sys.argv) >= 5 and sys.argv[1] in ("check", "live"):
         if sys.argv[1] == "check":
-            got = record(sys.argv[2], sys.argv[3])
+            got = record(sys.argv[2], sys.argv[3], llvm=release)
             want = split_golden(sys.argv[4])
         else:
             root = Root(sys.argv[2])

@@ -19,6 +19,9 @@
 #   DIFF_CASES_23=N, PACKAGER_DIFF_CASES_23=N, PACKAGER_ARCHIVE_CASES_23=N,
 #   AR_DIFF_CASES_23=N  the same suites against LLVM 23 (the -23 suites,
 #                    run in LLVM 23's root, test/refroot.sh; fewer cases)
+#   LLVM 24 (test/refroot.sh 24): golden-24 its own cases from a golden,
+#   live-24 zstd's high levels live; bundler-24 and sweep-24 (make
+#   check-long alone) 23's bundler cases and damaged inputs live against it
 #
 # While they run, each suite's line comes as it ends, with its wall time
 # and the CPU time of its processes; then what failed (and what was
@@ -43,7 +46,7 @@ export OFFLOAD_LLVM
 # LONG, the longest (measured with `make check`, which prints each suite's
 # time), go first, longest (CPU) first, so that none ends the run alone; then the others.
 LONG="debian bundler shrink faults prune extract object ls differential diagnosis golden-23 cuobjdump coff writefaults packdiff kernels headers newllvm differential-23 packdiff-23 ar-diff ar-diff-23"
-TABLES="golden golden-23 triple targetid llvmhash fuzz-replay"
+TABLES="golden golden-23 golden-24 live-24 triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
 	for n in $TABLES; do echo "$n"; done)
@@ -71,6 +74,15 @@ suite_cmd() {
 		--archive-cases "${PACKAGER_ARCHIVE_CASES_23:-6}" --coff-cases 10 ;;
 	golden-23) python3 test/cases.py live 23 build/bin test/bundler.cases \
 		test/bundler23.cases ;;
+	# LLVM 24: its own cases from a golden recorded in its root; zstd's
+	# high levels live (the bytes depend on the libzstd linked); 23's
+	# bundler cases against it, live, in make check-long.
+	golden-24) python3 test/cases.py check --release 24 build/bin \
+		test/llvm24.cases test/golden/llvm24.golden ;;
+	live-24) python3 test/cases.py live 24 build/bin test/llvm24-live.cases ;;
+	bundler-24) python3 test/cases.py live 24 build/bin test/bundler.cases \
+		test/bundler23.cases ;;
+	sweep-24) python3 test/sweep23.py live24 ;;
 	*) sh "test/$1.test" ;;
 	esac
 }
@@ -107,11 +119,13 @@ if [ "${1:-}" = --one ]; then
 	exit 0
 fi
 
+# Suites run only when named (make check-long): too long for make check.
+NAMED_ONLY="bundler-24 sweep-24"
 names=${*:-$ALL}
 for name in $names; do
-	case " $(echo $ALL) " in
+	case " $(echo $ALL $NAMED_ONLY) " in
 	*" $name "*) ;;
-	*) echo "run.sh: no suite '$name'; the suites:" $ALL >&2; exit 2 ;;
+	*) echo "run.sh: no suite '$name'; the suites:" $ALL $NAMED_ONLY >&2; exit 2 ;;
 	esac
 done
 RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/offload-run.XXXXXX") || exit 1
@@ -125,7 +139,7 @@ printf '%s\n' $names | xargs -n 1 -P "$JOBS" sh test/run.sh --one
 wall=$(( ($(date +%s%N) - start) / 1000000 ))
 
 passed=0 failed=0 ms=0 cpu=0
-for name in $ALL; do
+for name in $ALL $NAMED_ONLY; do
 	[ -f "$RUN_DIR/$name.sum" ] || continue
 	read -r p f t c <"$RUN_DIR/$name.sum"
 	ms=$((ms + t)) cpu=$((cpu + c))

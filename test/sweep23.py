@@ -23,6 +23,8 @@ where the root may not be.
   sweep23.py live [BINDIR]   both in the root, compared, no golden
   sweep23.py live22 [BINDIR] the same inputs through LLVM 22 (installed
                              here) and our LLVM 22 mode, compared
+  sweep23.py live24 [BINDIR] the same inputs through LLVM 24 and our LLVM
+                             24 mode, both in LLVM 24's root, compared
   sweep23.py seeds           write test/files/sweep23/ (the object
                              bundles, made by BINDIR's bundler)
 
@@ -611,7 +613,7 @@ def main():
                              os.path.join(TOP, "build", "bin"))
     if mode == "seeds":
         return make_seeds(bindir)
-    if mode not in ("check", "record", "live", "live22"):
+    if mode not in ("check", "record", "live", "live22", "live24"):
         print(__doc__, file=sys.stderr)
         return 2
     items = corpus()
@@ -629,7 +631,11 @@ def main():
             return compare(want, run_here(d, items, cmds, bindir))
         finally:
             shutil.rmtree(d, ignore_errors=True)
-    root = cases.Root("23")
+    release = "23"
+    if mode == "live24":
+        release, mode = "24", "live"
+        ENV["OFFLOAD_LLVM"] = release
+    root = cases.Root(release)
     why = root.why_not()
     if why:
         required = os.environ.get("REQUIRE_LLVM") == "1"

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct err e;
 	size_t n = 0, ids = 0;
 
-	devarchive_member_ids(data, size, count_ids, &ids, &e);
+	devarchive_member_ids(data, size, count_ids, &ids, LLVM_NEWEST, &e);
 	if (devarchive_open(&r, data, size, &lim, LLVM_NEWEST, &e) < 0)
 		return 0;
 	while (devarchive_next(&r, &ent, &e) == 1 && n < 16) {
