@@ -65,7 +65,8 @@ int prune_image(struct options *o, const char *spec)
 	int rc = 1;
 
 	if (o->layer_compression &&
-	    layer_codec_parse(o->layer_compression, &po.codec) < 0)
+	    (layer_codec_parse(o->layer_compression, &po.codec) < 0 ||
+	     !layer_codec_oci(po.codec)))
 		return applet_usage_error("prune", "--layer-compression takes "
 					  "gzip, zstd or none, not '%s'",
 					  o->layer_compression);

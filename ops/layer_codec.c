@@ -1,6 +1,7 @@
-/* layer_codec: gzip and zstd layer streams, hashed (layer_codec.h). */
+/* layer_codec: gzip, zstd and xz layer streams, hashed (layer_codec.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -9,10 +10,12 @@
 
 static const struct {
 	const char *name, *suffix;
+	bool oci;	/* a compression OCI image layers may have */
 } codecs[] = {
-	[LAYER_NONE] = { "none", "" },
-	[LAYER_GZIP] = { "gzip", "+gzip" },
-	[LAYER_ZSTD] = { "zstd", "+zstd" },
+	[LAYER_NONE] = { "none", "", true },
+	[LAYER_GZIP] = { "gzip", "+gzip", true },
+	[LAYER_ZSTD] = { "zstd", "+zstd", true },
+	[LAYER_XZ] = { "xz", "", false },
 };
 _Static_assert(sizeof(codecs) / sizeof(codecs[0]) == LAYER_CODECS,
 	       "a row per codec");
@@ -25,6 +28,11 @@ const char *layer_codec_name(enum layer_codec c)
 const char *layer_codec_suffix(enum layer_codec c)
 {
 	return codecs[c].suffix;
+}
+
+bool layer_codec_oci(enum layer_codec c)
+{
+	return codecs[c].oci;
 }
 
 int layer_codec_parse(const char *name, enum layer_codec *c)
@@ -44,6 +52,8 @@ enum layer_codec layer_codec_probe(const uint8_t *p, size_t n)
 	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f &&
 	    p[3] == 0xfd)
 		return LAYER_ZSTD;
+	if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
+		return LAYER_XZ;
 	return LAYER_NONE;
 }
 
@@ -54,6 +64,8 @@ struct layer_reader {
 	z_stream z;
 	bool z_open, ended;
 	ZSTD_DStream *zd;
+	lzma_stream xz;
+	bool xz_open;
 	struct sha256 *sha;
 };
 
@@ -80,6 +92,15 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 		if (!(r->zd = ZSTD_createDStream()))
 			goto nomem;
 		ZSTD_initDStream(r->zd);
+		break;
+	case LAYER_XZ:
+		r->xz = (lzma_stream)LZMA_STREAM_INIT;
+		/* No memory limit of its own: the stream's dictionary is
+		 * what xz -9 may ask, 64 MiB, and the caller bounds the rest. */
+		if (lzma_stream_decoder(&r->xz, UINT64_MAX,
+					LZMA_CONCATENATED) != LZMA_OK)
+			goto nomem;
+		r->xz_open = true;
 		break;
 	}
 	*rp = r;
@@ -147,6 +168,35 @@ static int zstd_read(struct layer_reader *r, uint8_t *buf, size_t n,
 	return 0;
 }
 
+static int xz_read(struct layer_reader *r, uint8_t *buf, size_t n,
+		   size_t *got, struct err *e)
+{
+	r->xz.next_out = buf;
+	r->xz.avail_out = n;
+	while (r->xz.avail_out && !r->ended) {
+		lzma_ret xr;
+
+		r->xz.next_in = r->blob + r->pos;
+		r->xz.avail_in = r->len - r->pos;
+		xr = lzma_code(&r->xz, r->pos == r->len ? LZMA_FINISH
+						       : LZMA_RUN);
+		r->pos = (size_t)(r->xz.next_in - r->blob);
+		if (xr == LZMA_STREAM_END) {
+			r->ended = true;
+			break;
+		}
+		if (xr == LZMA_BUF_ERROR || (xr == LZMA_OK && r->pos == r->len &&
+					     r->xz.avail_out))
+			return err_cut(e, "xz stream cut short");
+		if (xr != LZMA_OK)
+			return err_code_set(e, ERR_DECOMPRESS, "xz: %s",
+					    xr == LZMA_MEM_ERROR ?
+					    "out of memory" : "bad data");
+	}
+	*got = n - r->xz.avail_out;
+	return 0;
+}
+
 int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e)
 {
@@ -166,6 +216,9 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 	case LAYER_ZSTD:
 		rc = zstd_read(r, buf, n, got, e);
 		break;
+	case LAYER_XZ:
+		rc = xz_read(r, buf, n, got, e);
+		break;
 	}
 	if (rc == 0)
 		sha256_update(r->sha, buf, *got);
@@ -184,6 +237,8 @@ void layer_reader_close(struct layer_reader *r)
 	if (r->z_open)
 		inflateEnd(&r->z);
 	ZSTD_freeDStream(r->zd);
+	if (r->xz_open)
+		lzma_end(&r->xz);
 	sha256_free(r->sha);
 	free(r);
 }
@@ -196,6 +251,8 @@ struct layer_writer {
 	z_stream z;
 	bool z_open;
 	ZSTD_CStream *zc;
+	lzma_stream xz;
+	bool xz_open;
 	struct sha256 *tar_sha, *blob_sha;
 	uint64_t size;
 	uint8_t *buf;
@@ -207,6 +264,25 @@ static int emit(struct layer_writer *w, const uint8_t *p, size_t n,
 	sha256_update(w->blob_sha, p, n);
 	w->size += n;
 	return io_out_write(w->out, p, n, e);
+}
+
+/* xz at level (0: 6, xz's and dpkg's default), CRC64, in blocks on as
+ * many threads as there are CPUs, as xz -T0 and dpkg-deb compress. */
+static int xz_open(struct layer_writer *w, int level)
+{
+	lzma_mt mt = {
+		.threads = lzma_cputhreads(),
+		.preset = (uint32_t)(level ? level : 6),
+		.check = LZMA_CHECK_CRC64,
+	};
+
+	if (!mt.threads)
+		mt.threads = 1;
+	w->xz = (lzma_stream)LZMA_STREAM_INIT;
+	if (lzma_stream_encoder_mt(&w->xz, &mt) != LZMA_OK)
+		return -1;
+	w->xz_open = true;
+	return 0;
 }
 
 int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
@@ -232,6 +308,10 @@ int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
 	case LAYER_ZSTD:
 		if (!(w->zc = ZSTD_createCStream()) ||
 		    ZSTD_isError(ZSTD_initCStream(w->zc, level ? level : 3)))
+			goto nomem;
+		break;
+	case LAYER_XZ:
+		if (xz_open(w, level) < 0)
 			goto nomem;
 		break;
 	}
@@ -282,6 +362,27 @@ static int zstd_write(struct layer_writer *w, const uint8_t *buf, size_t n,
 	return 0;
 }
 
+static int xz_write(struct layer_writer *w, const uint8_t *buf, size_t n,
+		    bool end, struct err *e)
+{
+	lzma_ret xr;
+
+	w->xz.next_in = buf;
+	w->xz.avail_in = n;
+	do {
+		w->xz.next_out = w->buf;
+		w->xz.avail_out = OUT_CHUNK;
+		xr = lzma_code(&w->xz, end ? LZMA_FINISH : LZMA_RUN);
+		if (xr != LZMA_OK && xr != LZMA_STREAM_END)
+			return err_code_set(e, ERR_DECOMPRESS, "xz: cannot "
+					    "compress");
+		if (emit(w, w->buf, OUT_CHUNK - w->xz.avail_out, e) < 0)
+			return -1;
+	} while (end ? xr != LZMA_STREAM_END
+		     : w->xz.avail_in || !w->xz.avail_out);
+	return 0;
+}
+
 int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 {
 	struct layer_writer *w = wp;
@@ -303,6 +404,8 @@ int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 		return 0;
 	case LAYER_ZSTD:
 		return zstd_write(w, buf, n, false, e);
+	case LAYER_XZ:
+		return xz_write(w, buf, n, false, e);
 	}
 	return 0;
 }
@@ -321,6 +424,9 @@ int layer_writer_finish(struct layer_writer *w, char *diff_hex,
 	case LAYER_ZSTD:
 		rc = zstd_write(w, NULL, 0, true, e);
 		break;
+	case LAYER_XZ:
+		rc = xz_write(w, NULL, 0, true, e);
+		break;
 	}
 	if (rc < 0)
 		return -1;
@@ -337,6 +443,8 @@ void layer_writer_close(struct layer_writer *w)
 	if (w->z_open)
 		deflateEnd(&w->z);
 	ZSTD_freeCStream(w->zc);
+	if (w->xz_open)
+		lzma_end(&w->xz);
 	sha256_free(w->tar_sha);
 	sha256_free(w->blob_sha);
 	free(w->buf);
