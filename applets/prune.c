@@ -10,11 +10,13 @@
 #include "applets.h"
 #include "prune_file.h"
 #include "prune_image.h"
+#include "prune_package.h"
 #include "prune_tree.h"
 #include "messages.h"
 #include "progress.h"
 #include "selection.h"
 #include "../core/select.h"
+#include "../ops/deb.h"
 #include "../ops/image.h"
 #include "../ops/prune.h"
 
@@ -138,7 +140,7 @@ int prune_main(int argc, char **argv)
 	struct options o = { .level = 3, .compress_method = CCOB_ZSTD };
 	struct err e;
 	int c, rc = 0, nfiles;
-	bool image;
+	bool image, package;
 
 	opterr = 0;
 	optind = 1;
@@ -222,6 +224,7 @@ int prune_main(int argc, char **argv)
 	}
 	nfiles = argc - optind;
 	image = nfiles == 1 && !o.recurse && image_is(argv[optind]);
+	package = nfiles == 1 && !o.recurse && !image && deb_is(argv[optind]);
 	if (select_check_ids(&o.keep, &e) < 0 ||
 	    select_check_ids(&o.drop, &e) < 0) {
 		rc = usage_error("%s %s", o.keep.n ? "--keep" : "--drop",
@@ -248,6 +251,8 @@ int prune_main(int argc, char **argv)
 		rc = usage_error("--layer-compression is for an image");
 	else if (image && (o.in_place || (!o.output && !o.dry_run)))
 		rc = usage_error("an image is written to a new one: -o DIR");
+	else if (package && (o.in_place || (!o.output && !o.dry_run)))
+		rc = usage_error("a package is written to a new one: -o FILE");
 	else if (!o.recurse && !o.dry_run && !o.in_place == !o.output)
 		rc = usage_error("say where to write: -o FILE or --in-place");
 	else if (o.output && nfiles > 1)
@@ -269,6 +274,10 @@ int prune_main(int argc, char **argv)
 	o.threads = o.jobs;
 	if (image) {
 		rc = prune_image(&o, argv[optind]);
+		goto out;
+	}
+	if (package) {
+		rc = prune_package(&o, argv[optind]);
 		goto out;
 	}
 	if (o.recurse) {

@@ -185,8 +185,8 @@ static int xz_read(struct layer_reader *r, uint8_t *buf, size_t n,
 			r->ended = true;
 			break;
 		}
-		if (xr == LZMA_BUF_ERROR || (xr == LZMA_OK && r->pos == r->len &&
-					     r->xz.avail_out))
+		/* No progress with all input given and LZMA_FINISH. */
+		if (xr == LZMA_BUF_ERROR)
 			return err_cut(e, "xz stream cut short");
 		if (xr != LZMA_OK)
 			return err_code_set(e, ERR_DECOMPRESS, "xz: %s",
