@@ -20,6 +20,7 @@
 #include "../core/json.h"
 #include "../core/tree.h"
 #include "../ops/hosts.h"
+#include "../ops/deb.h"
 #include "../ops/image.h"
 #include "../ops/inspect.h"
 #include "../ops/kpack_find.h"
@@ -475,6 +476,7 @@ struct image_scan {
 	struct options *o;
 	const char *spec;
 	const char *layer;
+	const char *what;	/* "layer", or a package's "member" */
 	uint64_t base, wanted;	/* files before the layer; walked */
 	int rc;
 };
@@ -498,7 +500,7 @@ static int du_member(void *ctx, const struct layer_member *m,
 	(void)repl;
 	(void)e;
 	is->wanted++;
-	if (asprintf(&path, "%s: layer %s: %.*s", is->spec, is->layer,
+	if (asprintf(&path, "%s: %s %s: %.*s", is->spec, is->what, is->layer,
 		     (int)m->name_len, m->name) < 0)
 		return err_nomem(e);
 	is->rc |= du_walk(is->o, &sc, path, data);
@@ -555,7 +557,7 @@ static int du_image(struct options *o, const char *spec)
 	for (size_t i = 0; i < im.nlayer && !rc; i++) {
 		struct options l = *o;
 		const struct image_layer *il = &im.layer[i];
-		struct image_scan is = { .o = &l, .spec = spec,
+		struct image_scan is = { .o = &l, .spec = spec, .what = "layer",
 					 .layer = il->digest[0] ? il->digest
 								: il->path };
 		struct layer_walk w = { .wants = du_wants, .member = du_member,
@@ -616,6 +618,47 @@ static int du_image(struct options *o, const char *spec)
 		print_text(o);
 	}
 	return applet_select_unmatched("du", "--target", NULL, &o->targets);
+}
+
+/* du PKG: the files of a Debian package's data.tar, as a tree's. */
+static int du_package(struct options *o, const char *path)
+{
+	struct deb d;
+	struct err e;
+	struct image_scan is = { .o = o, .spec = path, .what = "member" };
+	struct layer_walk w = { .wants = du_wants, .member = du_member,
+				.ctx = &is };
+	const struct deb_member *m;
+	int rc;
+
+	if (deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0) {
+		deb_close(&d);
+		return applet_fail_err("du", "cannot read package", path, 0,
+				       &e);
+	}
+	m = &d.member[d.data];
+	o->total = w.file_bytes;
+	o->files = w.files;
+	o->other_files += w.files - is.wanted;
+	rc = is.rc;
+	if (o->n)
+		qsort(o->t, o->n, sizeof(*o->t), by_stored);
+	if (o->json) {
+		fputs("{\"version\":1,\"package\":", stdout);
+		json_put_str(stdout, path, strlen(path));
+		fputs(",\"member\":", stdout);
+		json_put_str(stdout, m->name, strlen(m->name));
+		printf(",\"size\":%" PRIu64 ",\"compression\":\"%s\",\"du\":",
+		       m->size, layer_codec_name(m->codec));
+		print_json(o, "}}\n");
+	} else {
+		printf("%s: %s, %" PRIu64 " bytes (%s)\n", path, m->name,
+		       m->size, layer_codec_name(m->codec));
+		print_text(o);
+	}
+	deb_close(&d);
+	return rc | applet_select_unmatched("du", "--target", NULL,
+					    &o->targets);
 }
 
 static int du_run(struct options *o, int argc, char **argv)
@@ -687,6 +730,8 @@ static int du_run(struct options *o, int argc, char **argv)
 				   e.msg);
 	if (argc - optind == 1 && image_is(argv[optind]))
 		return du_image(o, argv[optind]);
+	if (argc - optind == 1 && deb_is(argv[optind]))
+		return du_package(o, argv[optind]);
 	for (int i = optind; i < argc; i++)
 		if (tree_add(&tree, argv[i], true) < 0)
 			goto oom;

@@ -24,6 +24,7 @@
 #include "../ops/inspect.h"
 
 #include "../ops/hosts.h"
+#include "../ops/deb.h"
 #include "../ops/image.h"
 
 static const char usage[] =
@@ -525,6 +526,35 @@ static int list_image(struct options *o, const char *spec)
 	return rc;
 }
 
+/* The files of a Debian package's data.tar that hold offload code, each
+ * listed as "<package>/<its name>". */
+static int package_member(void *ctx, const struct layer_member *m,
+			  const struct io_in *data, struct io_in *repl,
+			  struct err *e)
+{
+	struct layer_member named = *m;
+
+	named.name = deb_name(m->name, &named.name_len);
+	return image_member(ctx, &named, data, repl, e);
+}
+
+static int list_package(struct options *o, const char *path)
+{
+	struct deb d;
+	struct err e;
+	struct image_list il = { .o = o, .layer = path };
+	struct layer_walk w = { .wants = image_wants,
+				.member = package_member, .ctx = &il };
+
+	if (deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0) {
+		deb_close(&d);
+		return applet_fail_err("ls", "cannot read package", path, 0,
+				       &e);
+	}
+	deb_close(&d);
+	return il.rc;
+}
+
 /* ls_main, with the options it fills and frees. */
 static int ls_run(struct options *o, int argc, char **argv)
 {
@@ -615,6 +645,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 		fputs("{\"version\":5,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= image_is(argv[i]) ? list_image(o, argv[i])
+		      : deb_is(argv[i]) ? list_package(o, argv[i])
 					: list_one(o, argv[i]);
 	if (o->format == JSON)
 		fputs("]}\n", stdout);
