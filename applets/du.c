@@ -22,6 +22,7 @@
 #include "../ops/hosts.h"
 #include "../ops/deb.h"
 #include "../ops/image.h"
+#include "../ops/wheel.h"
 #include "../ops/inspect.h"
 #include "../ops/kpack_find.h"
 
@@ -620,45 +621,67 @@ static int du_image(struct options *o, const char *spec)
 	return applet_select_unmatched("du", "--target", NULL, &o->targets);
 }
 
-/* du PKG: the files of a Debian package's data.tar, as a tree's. */
+/* du PKG: the files of a Debian package's data.tar or of a wheel, as a
+ * tree's, under a line saying what holds them (the data member, its size
+ * and compression; the wheel). */
 static int du_package(struct options *o, const char *path)
 {
-	struct deb d;
-	struct err e;
 	struct image_scan is = { .o = o, .spec = path, .what = "member" };
 	struct layer_walk w = { .wants = du_wants, .member = du_member,
 				.ctx = &is };
-	const struct deb_member *m;
-	int rc;
+	const struct deb_member *m = NULL;
+	bool deb = deb_is(path);
+	struct wheel wh = { .in = { .fd = -1 } };
+	struct deb d = { .in = { .fd = -1 } };
+	struct err e;
+	int rc = 1;
 
-	if (deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0) {
-		deb_close(&d);
-		return applet_fail_err("du", "cannot read package", path, 0,
-				       &e);
+	if (deb ? deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0
+		: wheel_open(&wh, path, &e) < 0 ||
+		  wheel_walk(&wh, du_wants, du_member, NULL, &is, &e) < 0) {
+		rc = applet_fail_err("du", "cannot read package", path, 0, &e);
+		goto out;
 	}
-	m = &d.member[d.data];
 	o->total = w.file_bytes;
 	o->files = w.files;
-	o->other_files += w.files - is.wanted;
-	rc = is.rc;
+	for (size_t i = 0; !deb && i < wh.zip.n; i++) {
+		const struct zip_entry *en = &wh.zip.entry[i];
+
+		o->files += en->name_len && en->name[en->name_len - 1] != '/';
+		o->total += en->usize;
+	}
+	o->other_files += o->files - is.wanted;
 	if (o->n)
 		qsort(o->t, o->n, sizeof(*o->t), by_stored);
+	if (deb)
+		m = &d.member[d.data];
 	if (o->json) {
 		fputs("{\"version\":1,\"package\":", stdout);
 		json_put_str(stdout, path, strlen(path));
-		fputs(",\"member\":", stdout);
-		json_put_str(stdout, m->name, strlen(m->name));
+		if (m) {
+			fputs(",\"member\":", stdout);
+			json_put_str(stdout, m->name, strlen(m->name));
+		}
 		printf(",\"size\":%" PRIu64 ",\"compression\":\"%s\",\"du\":",
-		       m->size, layer_codec_name(m->codec));
+		       m ? m->size : (uint64_t)wh.in.len,
+		       m ? layer_codec_name(m->codec) : "zip");
 		print_json(o, "}}\n");
-	} else {
+	} else if (m) {
 		printf("%s: %s, %" PRIu64 " bytes (%s)\n", path, m->name,
 		       m->size, layer_codec_name(m->codec));
 		print_text(o);
+	} else {
+		printf("%s: %zu bytes (zip)\n", path, wh.in.len);
+		print_text(o);
 	}
-	deb_close(&d);
-	return rc | applet_select_unmatched("du", "--target", NULL,
-					    &o->targets);
+	rc = is.rc | applet_select_unmatched("du", "--target", NULL,
+					     &o->targets);
+out:
+	if (deb)
+		deb_close(&d);
+	else
+		wheel_close(&wh);
+	return rc;
 }
 
 static int du_run(struct options *o, int argc, char **argv)
@@ -730,7 +753,8 @@ static int du_run(struct options *o, int argc, char **argv)
 				   e.msg);
 	if (argc - optind == 1 && image_is(argv[optind]))
 		return du_image(o, argv[optind]);
-	if (argc - optind == 1 && deb_is(argv[optind]))
+	if (argc - optind == 1 && (deb_is(argv[optind]) ||
+				   wheel_is(argv[optind])))
 		return du_package(o, argv[optind]);
 	for (int i = optind; i < argc; i++)
 		if (tree_add(&tree, argv[i], true) < 0)

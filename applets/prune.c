@@ -16,7 +16,6 @@
 #include "progress.h"
 #include "selection.h"
 #include "../core/select.h"
-#include "../ops/deb.h"
 #include "../ops/image.h"
 #include "../ops/prune.h"
 
@@ -224,7 +223,7 @@ int prune_main(int argc, char **argv)
 	}
 	nfiles = argc - optind;
 	image = nfiles == 1 && !o.recurse && image_is(argv[optind]);
-	package = nfiles == 1 && !o.recurse && !image && deb_is(argv[optind]);
+	package = nfiles == 1 && !o.recurse && !image && prune_package_is(argv[optind]);
 	if (select_check_ids(&o.keep, &e) < 0 ||
 	    select_check_ids(&o.drop, &e) < 0) {
 		rc = usage_error("%s %s", o.keep.n ? "--keep" : "--drop",

@@ -218,6 +218,8 @@ static int dpkg_level(enum layer_codec c)
 		return 0;
 	case LAYER_GZIP:
 		return 9;
+	case LAYER_DEFLATE:	/* no package member's */
+		return 6;
 	case LAYER_ZSTD:
 		return 3;
 	case LAYER_XZ:

@@ -16,6 +16,7 @@ static const struct {
 	[LAYER_GZIP] = { "gzip", "+gzip", true },
 	[LAYER_ZSTD] = { "zstd", "+zstd", true },
 	[LAYER_XZ] = { "xz", "", false },
+	[LAYER_DEFLATE] = { "deflate", "", false },
 };
 _Static_assert(sizeof(codecs) / sizeof(codecs[0]) == LAYER_CODECS,
 	       "a row per codec");
@@ -84,7 +85,8 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 	case LAYER_NONE:
 		break;
 	case LAYER_GZIP:
-		if (inflateInit2(&r->z, 15 + 16) != Z_OK)
+	case LAYER_DEFLATE:
+		if (inflateInit2(&r->z, c == LAYER_GZIP ? 15 + 16 : -15) != Z_OK)
 			goto nomem;
 		r->z_open = true;
 		break;
@@ -124,8 +126,9 @@ static int gzip_read(struct layer_reader *r, uint8_t *buf, size_t n,
 		zr = inflate(&r->z, Z_NO_FLUSH);
 		r->pos = (size_t)((const uint8_t *)r->z.next_in - r->blob);
 		if (zr == Z_STREAM_END) {
-			/* gzip members may follow each other. */
-			if (r->pos == r->len)
+			/* gzip members may follow each other; a zip
+			 * member's deflate stream is one. */
+			if (r->pos == r->len || r->codec == LAYER_DEFLATE)
 				r->ended = true;
 			else if (inflateReset(&r->z) != Z_OK)
 				return err_code_set(e, ERR_DECOMPRESS, "gzip: "
@@ -211,6 +214,7 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		r->pos += *got;
 		break;
 	case LAYER_GZIP:
+	case LAYER_DEFLATE:
 		rc = gzip_read(r, buf, n, got, e);
 		break;
 	case LAYER_ZSTD:
@@ -300,7 +304,9 @@ int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
 	case LAYER_NONE:
 		break;
 	case LAYER_GZIP:
-		if (deflateInit2(&w->z, level ? level : 6, Z_DEFLATED, 15 + 16,
+	case LAYER_DEFLATE:
+		if (deflateInit2(&w->z, level ? level : 6, Z_DEFLATED,
+				 c == LAYER_GZIP ? 15 + 16 : -15,
 				 8, Z_DEFAULT_STRATEGY) != Z_OK)
 			goto nomem;
 		w->z_open = true;
@@ -392,6 +398,7 @@ int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 	case LAYER_NONE:
 		return emit(w, buf, n, e);
 	case LAYER_GZIP:
+	case LAYER_DEFLATE:
 		/* zlib counts in uInt: pieces under 1 GiB. */
 		while (n) {
 			size_t part = n > (1u << 30) ? 1u << 30 : n;
@@ -419,6 +426,7 @@ int layer_writer_finish(struct layer_writer *w, char *diff_hex,
 	case LAYER_NONE:
 		break;
 	case LAYER_GZIP:
+	case LAYER_DEFLATE:
 		rc = gzip_write(w, NULL, 0, Z_FINISH, e);
 		break;
 	case LAYER_ZSTD:

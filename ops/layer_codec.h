@@ -1,6 +1,7 @@
 /* layer_codec: the compressions of image layers, gzip (zlib) and zstd
  * (libzstd), both already what offload links for CCOBs and packages, and
- * of Debian packages' members, xz (liblzma) too;
+ * of Debian packages' members, xz (liblzma) too, and of zip members,
+ * raw deflate (zlib);
  * a layer's tar read out of its blob and written into a new one as
  * streams, hashed (SHA-256) on both sides as they pass. */
 #ifndef OPS_LAYER_CODEC_H
@@ -14,14 +15,18 @@
 #include "../core/io_types.h"
 #include "../core/sha256.h"
 
-enum layer_codec { LAYER_NONE, LAYER_GZIP, LAYER_ZSTD, LAYER_XZ };
-enum { LAYER_CODECS = LAYER_XZ + 1 };
+enum layer_codec {
+	LAYER_NONE, LAYER_GZIP, LAYER_ZSTD, LAYER_XZ,
+	LAYER_DEFLATE,		/* raw deflate: a zip member's */
+};
+enum { LAYER_CODECS = LAYER_DEFLATE + 1 };
 
 /* Its name ("none", "gzip", "zstd"), and the suffix of OCI media types
  * ("", "+gzip", "+zstd"). */
 const char *layer_codec_name(enum layer_codec c);
 const char *layer_codec_suffix(enum layer_codec c);
-/* Whether an OCI image layer may be compressed with it (xz may not). */
+/* Whether an OCI image layer may be compressed with it (xz and raw
+ * deflate may not). */
 bool layer_codec_oci(enum layer_codec c);
 /* The codec of a name: 0, or -1 for none of them. */
 int layer_codec_parse(const char *name, enum layer_codec *c);
