@@ -598,6 +598,11 @@ static int du_image(struct options *o, const char *spec)
 			if (merge(o, &l) < 0)
 				rc = fail("cannot read image", spec, "out of memory");
 		}
+		/* The selections were the layer's to use (what they matched
+		 * noted): back to o, whose they are. */
+		o->targets = l.targets;
+		o->keep = l.keep;
+		o->drop = l.drop;
 		for (size_t j = 0; j < l.n; j++)
 			free(l.t[j].name);
 		free(l.t);

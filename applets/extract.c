@@ -27,6 +27,9 @@
 #include "../formats/ccob_decode.h"
 #include "../formats/kpack.h"
 
+#include "../ops/hosts.h"
+#include "../ops/image.h"
+
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"
 	"Write the device code objects in each FILE, decompressed, one file each,\n"
@@ -39,6 +42,9 @@ static const char usage[] =
 	"A file://PATH#offset=N&size=N URI (as offload ls and roc-obj-ls print\n"
 	"them) writes those bytes of PATH to NAME-offsetN-sizeN.co, as\n"
 	"roc-obj-extract does.\n"
+	"An IMAGE (oci:DIR[:TAG], oci-archive:FILE, docker-archive:FILE, or a\n"
+	"path that is one): each file of its layers that holds device code, as\n"
+	"a FILE of its name there.\n"
 	"\n"
 	"  -o, --output=DIR        write into DIR, made (parents too) if missing\n"
 	"                          (default: the current directory);\n"
@@ -889,18 +895,33 @@ static void close_input(struct io_in *in, bool counting, struct held *h)
 /* Walk path: count the entries selected, from headers only, which also
  * finds a damaged file before anything is written; then, unless only
  * counting, walk it again inflating, and write them. */
+static int run_in(struct options *o, const char *path, struct io_in *in_,
+		  bool counting, size_t *count);
+
 static int run_file(struct options *o, const char *path, bool counting,
 		    size_t *count, struct held *held)
+{
+	struct io_in in;
+	int rc;
+
+	if (open_input(&in, path, 0, counting, held) != 0)
+		return 1;
+	rc = run_in(o, path, &in, counting, count);
+	close_input(&in, counting, held);
+	return rc;
+}
+
+/* The file path whose bytes in holds (see run_file). */
+static int run_in(struct options *o, const char *path, struct io_in *in_,
+		  bool counting, size_t *count)
 {
 	struct job j = { .o = o, .path = path, .counting = true };
 	struct pending pend = { 0 };
 	struct inspect_opts walk = o->walk;
-	struct io_in in;
+	struct io_in in = *in_;
 	struct stat st;
 	struct err e;
 
-	if (open_input(&in, path, 0, counting, held) != 0)
-		return 1;
 	j.in = &in;
 	walk.inflate = false;
 	walk.next_data = next_data;
@@ -945,8 +966,82 @@ out:
 	for (unsigned d = 0; d < MAX_DEPTH; d++)
 		free(j.member[d]);
 	free(pend.v);
-	close_input(&in, counting, held);
 	return j.rc;
+}
+
+/* The files of an image's layers that hold offload code, each as a file
+ * of its name in the layer. */
+struct image_run {
+	struct options *o;
+	bool counting;
+	size_t *count;
+	int rc;
+};
+
+static bool image_wants(void *ctx, const uint8_t *head, size_t len)
+{
+	enum host_format f;
+
+	(void)ctx;
+	return hosts_probe(head, len, &f);
+}
+
+static int found(void *ctx, const struct inspect_node *n)
+{
+	if (n->depth > 0)
+		*(bool *)ctx = true;
+	return 0;
+}
+
+static int image_member(void *ctx, const struct layer_member *m,
+			const struct io_in *data, struct io_in *repl,
+			struct err *e)
+{
+	struct image_run *ir = ctx;
+	struct inspect_opts walk = ir->o->walk;
+	struct io_in in = *data;
+	bool any = false;
+	char *path;
+
+	(void)repl;
+	walk.inflate = false;
+	if (inspect_walk(data->data, data->len, &walk, found, &any, e) == 0 &&
+	    !any)
+		return 0;	/* no offload code; what is wrong is said below */
+	if (!(path = strndup(m->name, m->name_len)))
+		return err_nomem(e);
+	ir->rc |= run_in(ir->o, path, &in, ir->counting, ir->count);
+	free(path);
+	return 0;
+}
+
+static int run_image(struct options *o, const char *spec, bool counting,
+		     size_t *count)
+{
+	struct image im;
+	struct err e;
+	int rc = 0;
+
+	if (image_open(&im, spec, &e) < 0) {
+		image_close(&im);
+		return applet_fail_err("extract", "cannot read image", spec, 0,
+				       &e);
+	}
+	for (size_t i = 0; i < im.nlayer; i++) {
+		struct image_run ir = { .o = o, .counting = counting,
+					.count = count };
+		struct layer_walk w = { .wants = image_wants,
+					.member = image_member, .ctx = &ir };
+
+		if (image_layer_walk(&im, i, &w, &e) < 0) {
+			rc = applet_fail_err("extract", "cannot read image",
+					     spec, 0, &e);
+			break;
+		}
+		rc |= ir.rc;
+	}
+	image_close(&im);
+	return rc;
 }
 
 static int run_uri(struct options *o, const char *s, bool counting,
@@ -1007,7 +1102,8 @@ static int run_all(struct options *o, char **args, int n, bool counting,
 	int rc = 0;
 
 	for (int i = 0; i < n; i++)
-		rc |= (uri_is_uri(args[i]) ? run_uri : run_file)(
+		rc |= image_is(args[i]) ? run_image(o, args[i], counting, count)
+		      : (uri_is_uri(args[i]) ? run_uri : run_file)(
 			o, args[i], counting, count, held ? &held[i] : NULL);
 	return rc;
 }

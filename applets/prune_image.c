@@ -1,5 +1,6 @@
 /* prune_image: a container image pruned, a line per layer (see
  * prune_image.h). */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -7,14 +8,23 @@
 #include "messages.h"
 #include "prune_image.h"
 #include "selection.h"
+#include "../core/env.h"
 #include "../ops/image.h"
 #include "../ops/image_prune.h"
+
+/* Layers are pruned on threads of their own, and a selection notes what
+ * it matched: one decision at a time. */
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool keep_entry(void *ctx, const struct prune_entry *en)
 {
 	struct options *o = ctx;
+	bool keep;
 
-	return applet_keeps(&o->keep, &o->drop, &en->sel);
+	pthread_mutex_lock(&keep_lock);
+	keep = applet_keeps(&o->keep, &o->drop, &en->sel);
+	pthread_mutex_unlock(&keep_lock);
+	return keep;
 }
 
 static void say_layer(FILE *f, const struct image *im, size_t i,
@@ -64,6 +74,10 @@ int prune_image(struct options *o, const char *spec)
 	struct err e;
 	int rc = 1;
 
+	/* The bound over which a file of a layer is held in a temporary
+	 * file (a test makes it small). */
+	if (env_positive_u64("OFFLOAD_LAYER_SPILL", &po.spill, &e) < 0)
+		return applet_usage_error("prune", "%s", e.msg);
 	if (o->layer_compression &&
 	    (layer_codec_parse(o->layer_compression, &po.codec) < 0 ||
 	     !layer_codec_oci(po.codec)))

@@ -18,7 +18,7 @@ struct splice {
 struct scan {
 	const char *s;
 	size_t len, pos;
-	const struct json_edit *ed;
+	struct json_edit *ed;
 	size_t n;
 	struct splice *sp;
 	size_t nsp, cap;
@@ -71,7 +71,7 @@ static int string(struct scan *c, size_t *at, size_t *n)
 	return 0;
 }
 
-static const struct json_edit *match(struct scan *c, size_t at, size_t n)
+static struct json_edit *match(struct scan *c, size_t at, size_t n)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (strlen(c->ed[i].from) == n &&
@@ -84,7 +84,7 @@ static int value(struct scan *c, int depth);
 
 static int object(struct scan *c, int depth)
 {
-	const struct json_edit *digest = NULL;
+	struct json_edit *digest = NULL;
 	size_t size_at = 0, size_len = 0, mt_at = 0, mt_len = 0;
 	bool has_size = false, has_mt = false;
 
@@ -169,7 +169,7 @@ static int array(struct scan *c, int depth)
 static int value(struct scan *c, int depth)
 {
 	size_t at, n;
-	const struct json_edit *ed;
+	struct json_edit *ed;
 
 	if (depth > DEPTH_MAX || c->pos >= c->len)
 		return bad(c);
@@ -181,8 +181,10 @@ static int value(struct scan *c, int depth)
 	case '"':
 		if (string(c, &at, &n) < 0)
 			return -1;
-		if ((ed = match(c, at, n)))
+		if ((ed = match(c, at, n))) {
+			ed->hits++;
 			return add(c, at, n, ed->to, 0);
+		}
 		return 0;
 	}
 	/* A number, true, false or null: up to what ends it. */
@@ -200,7 +202,7 @@ static int by_offset(const void *a, const void *b)
 	return x->at < y->at ? -1 : x->at > y->at;
 }
 
-int json_edit(const char *text, size_t len, const struct json_edit *ed,
+int json_edit(const char *text, size_t len, struct json_edit *ed,
 	      size_t n, char **out, size_t *out_len, size_t *hits,
 	      struct err *e)
 {
@@ -213,7 +215,8 @@ int json_edit(const char *text, size_t len, const struct json_edit *ed,
 	ws(&c);
 	if (value(&c, 0) < 0)
 		goto out;
-	qsort(c.sp, c.nsp, sizeof(*c.sp), by_offset);
+	if (c.nsp)	/* (qsort of no array: undefined) */
+		qsort(c.sp, c.nsp, sizeof(*c.sp), by_offset);
 	for (size_t i = 0; i < c.nsp; i++)
 		cap += c.sp[i].with ? strlen(c.sp[i].with) : 21;
 	if (!(buf = malloc(cap))) {

@@ -19,11 +19,14 @@ struct json_edit {
 	uint64_t size;
 	/* The descriptor's "mediaType" becomes this, unless NULL. */
 	const char *media_type;
+	/* Counted up by json_edit (the caller zeroes it): the values from
+	 * replaced (none when it is written with escapes, say). */
+	size_t hits;
 };
 
 /* text[0..len) edited: *out (malloc'd, NUL-ended) and *out_len; *hits
  * the values replaced.  -1 with e filled. */
-int json_edit(const char *text, size_t len, const struct json_edit *ed,
+int json_edit(const char *text, size_t len, struct json_edit *ed,
 	      size_t n, char **out, size_t *out_len, size_t *hits,
 	      struct err *e);
 

@@ -270,24 +270,38 @@ static int edit_add(struct edits *ed, const char *from, const char *to,
 		return err_nomem(e);
 	ed->to = t;
 	snprintf(t[ed->n], IMAGE_DIGEST_MAX, "%s", to);
-	v[ed->n] = (struct json_edit){ from, NULL, has_size, size, mt };
+	v[ed->n] = (struct json_edit){ .from = from, .has_size = has_size,
+				       .size = size, .media_type = mt };
 	ed->n++;
 	return 0;
 }
 
-/* Text edited by ed, written as a blob: its new digest and size. */
+/* Text edited by ed, written as a blob: its new digest and size.  With
+ * all, every edit must find its value there. */
 static int edited_blob(const char *tmp, const char *text, size_t len,
-		       struct edits *ed, char *digest, uint64_t *size,
-		       struct err *e)
+		       struct edits *ed, bool all, char *digest,
+		       uint64_t *size, struct err *e)
 {
 	char *out;
 	size_t out_len, hits;
 	int rc;
 
-	for (size_t i = 0; i < ed->n; i++)
+	for (size_t i = 0; i < ed->n; i++) {
 		ed->v[i].to = ed->to[i];
+		if (all)
+			ed->v[i].hits = 0;
+	}
 	if (json_edit(text, len, ed->v, ed->n, &out, &out_len, &hits, e) < 0)
 		return -1;
+	/* A digest written with escapes ("sha256:\u0061...") is one jansson
+	 * read and the edits do not see: refused, not left stale. */
+	for (size_t i = 0; all && i < ed->n; i++)
+		if (!ed->v[i].hits) {
+			free(out);
+			return err_code_set(e, ERR_MALFORMED, "%s is not written "
+					    "as plain text in the JSON that "
+					    "names it", ed->v[i].from);
+		}
 	rc = put_blob(tmp, out, out_len, digest, e);
 	*size = out_len;
 	free(out);
@@ -326,13 +340,13 @@ static int write_json(struct image *im, const char *tmp,
 		}
 		if (r == 0)
 			r = edited_blob(tmp, m->config, m->config_len, &cfg,
-					digest, &size, e);
+					true, digest, &size, e);
 		if (r == 0)
 			r = edit_add(&man, m->config_digest, digest, true, size,
 				     NULL, e);
 		if (r == 0)
-			r = edited_blob(tmp, m->text, m->len, &man, digest,
-					&size, e);
+			r = edited_blob(tmp, m->text, m->len, &man, true,
+					digest, &size, e);
 		if (r == 0)
 			r = edit_add(&up, m->digest, digest, true, size, NULL, e);
 		free(cfg.v);
@@ -347,7 +361,7 @@ static int write_json(struct image *im, const char *tmp,
 		uint64_t size;
 
 		if (edited_blob(tmp, im->sub[k].text, im->sub[k].len, &up,
-				digest, &size, e) < 0 ||
+				false, digest, &size, e) < 0 ||
 		    edit_add(&up, im->sub[k].digest, digest, true, size, NULL,
 			     e) < 0)
 			goto out;
@@ -361,6 +375,14 @@ static int write_json(struct image *im, const char *tmp,
 		if (json_edit(im->index, im->index_len, up.v, up.n, &text, &len,
 			      &hits, e) < 0)
 			goto out;
+		for (size_t i = 0; i < up.n; i++)
+			if (!up.v[i].hits) {
+				free(text);
+				err_code_set(e, ERR_MALFORMED, "%s is not written "
+					     "as plain text in the index that "
+					     "names it", up.v[i].from);
+				goto out;
+			}
 		snprintf(path, sizeof(path), "%s/index.json", tmp);
 		if (io_out_open(&out, path, e) < 0 ||
 		    io_out_write(&out, text, len, e) < 0 ||
@@ -449,7 +471,7 @@ static int write_json_legacy(struct image *im, const char *tmp,
 		}
 		if (r == 0)
 			r = edited_blob(tmp, m->config, m->config_len, &cfg,
-					digest, &size, e);
+					true, digest, &size, e);
 		free(cfg.v);
 		free(cfg.to);
 		if (r < 0)

@@ -87,6 +87,39 @@ static int pass(struct layer_walk *w, uint64_t n, uint8_t *chunk, struct err *e)
 	return 0;
 }
 
+/* The padding after a member's data, as far as the stream has it: a
+ * stream that ends right after the last member's data, its padding and
+ * end blocks missing, is read as it is (umoci insert writes such layers,
+ * and every reader takes them).  *got the bytes there were. */
+static int get_padding(struct layer_walk *w, uint64_t size, uint8_t *pad,
+		       size_t *got, struct err *e)
+{
+	size_t want = (size_t)(tar_padded(size) - size);
+
+	*got = 0;
+	if (!want)
+		return 0;
+	if (get(w, pad, want, got, e) < 0)
+		return -1;
+	if (*got && *got < want)
+		return err_cut(e, "tar stream ends inside a member's padding");
+	return 0;
+}
+
+/* A member of size bytes passed through, its first done bytes of data
+ * already, then its padding. */
+static int pass_member(struct layer_walk *w, uint64_t size, uint64_t done,
+		       uint8_t *chunk, struct err *e)
+{
+	uint8_t pad[TAR_BLOCK];
+	size_t got;
+
+	if (pass(w, size - done, chunk, e) < 0 ||
+	    get_padding(w, size, pad, &got, e) < 0)
+		return -1;
+	return put(w, pad, got, e);
+}
+
 /* A pax or GNU header's data read into the meta (with its header). */
 static int read_meta(struct layer_walk *w, struct meta *m, const uint8_t *hdr,
 		     const struct tar_header *h, const uint8_t **data,
@@ -215,7 +248,7 @@ static int file(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 	struct io_out spill = { .fd = -1 };
 	struct io_in data, repl = { .fd = -1 };
 	uint8_t *mem = NULL, pad[TAR_BLOCK];
-	uint64_t padding = tar_padded(lm->size) - lm->size;
+	size_t padding;
 	int rc = -1, r;
 
 	if (get_all(w, chunk, head, "a member's data", e) < 0)
@@ -224,11 +257,11 @@ static int file(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 		if (put_headers(w, m, hdr, false, 0, e) < 0 ||
 		    put(w, chunk, head, e) < 0)
 			return -1;
-		return pass(w, tar_padded(lm->size) - head, chunk, e);
+		return pass_member(w, lm->size, head, chunk, e);
 	}
 	if (hold(w, lm->size, chunk, head, &mem, &spill, &data, e) < 0)
 		goto out;
-	if (get_all(w, pad, (size_t)padding, "a member's padding", e) < 0)
+	if (get_padding(w, lm->size, pad, &padding, e) < 0)
 		goto out;
 	if ((r = w->member(w->ctx, lm, &data, &repl, e)) < 0)
 		goto out;
@@ -237,7 +270,7 @@ static int file(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 		w->after += lm->size;
 		rc = put_headers(w, m, hdr, false, 0, e) < 0 ||
 		     put(w, data.data, data.len, e) < 0 ||
-		     put(w, pad, (size_t)padding, e) < 0 ? -1 : 0;
+		     put(w, pad, padding, e) < 0 ? -1 : 0;
 		goto out;
 	}
 	w->replaced++;
@@ -297,7 +330,7 @@ static int member(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 		return file(w, m, hdr, &lm, chunk, e);
 	if (put_headers(w, m, hdr, false, 0, e) < 0)
 		return -1;
-	return pass(w, tar_padded(lm.size), chunk, e);
+	return pass_member(w, lm.size, 0, chunk, e);
 }
 
 /* The end: its zero blocks, and whatever follows them, as they are. */

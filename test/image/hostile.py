@@ -4,7 +4,9 @@ KIND: missing-blob (the second layer's blob gone), wrong-size (its
 descriptor's size one more), tampered (a byte of it changed), dotdot (a
 layer whose member is ../escape, the image's digests made right for it),
 absolute (a member /etc/passwd), not-tar (a layer of gzip'd text), pax-huge
-(a pax header of 2 MiB), bad-json (index.json cut short)."""
+(a pax header of 2 MiB), bad-json (index.json cut short), escaped (the
+manifest's digest in index.json written with a \\u escape, which JSON
+allows and an edit in place cannot follow)."""
 import gzip
 import hashlib
 import io
@@ -90,6 +92,18 @@ def main():
         replace_layer(out, b"this is not a tar archive\n" * 40)
     elif kind == "pax-huge":
         replace_layer(out, one_member("big", pax={"comment": "x" * (2 << 20)}))
+    elif kind == "escaped":
+        p = os.path.join(out, "index.json")
+        d = index["manifests"][0]["digest"]
+        t = open(p).read().replace(d, d[:7] + "\\u00%02x" % ord(d[7]) + d[8:])
+        open(p, "w").write(t)
+    elif kind == "unpadded":
+        # Not hostile: the layer umoci insert writes, its last member's
+        # padding and the end blocks missing; taken as it is.
+        raw = gzip.decompress(load(out, layer))
+        t = tarfile.open(fileobj=io.BytesIO(raw))
+        last = t.getmembers()[-1]
+        replace_layer(out, raw[:last.offset_data + last.size])
     elif kind == "bad-json":
         p = os.path.join(out, "index.json")
         open(p, "w").write(open(p).read()[:-5])
