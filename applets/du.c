@@ -20,6 +20,7 @@
 #include "../core/json.h"
 #include "../core/tree.h"
 #include "../ops/hosts.h"
+#include "../ops/conda.h"
 #include "../ops/deb.h"
 #include "../ops/image.h"
 #include "../ops/wheel.h"
@@ -29,6 +30,7 @@
 static const char usage[] =
 	"Usage: offload du [OPTIONS] PATH...\n"
 	"       offload du [OPTIONS] IMAGE\n"
+	"       offload du [OPTIONS] PKG\n"
 	"What each GPU target's device code costs in the files named and under\n"
 	"the directories named: for each target ID the entries name (gfx90a,\n"
 	"gfx90a:xnack+, sm_80, compute_80) the bytes stored, the bytes of code\n"
@@ -37,7 +39,8 @@ static const char usage[] =
 	"from headers alone; a file hard-linked twice counts once, symbolic\n"
 	"links are not followed.  IMAGE, a container image (oci:DIR[:TAG],\n"
 	"oci-archive:FILE, docker-archive:FILE, or a path that is one): the same\n"
-	"for each layer's files, then for all layers.\n"
+	"for each layer's files, then for all layers.  PKG, a Debian package, a\n"
+	"Python wheel or a conda package: the same for its files.\n"
 	"\n"
 	"  -t, --target=PATTERN    only the targets PATTERN takes (a target ID as\n"
 	"                          a GPU loads it, a bundle ID, a glob or native;\n"
@@ -635,13 +638,14 @@ static int du_package(struct options *o, const char *path)
 	struct layer_walk w = { .wants = du_wants, .member = du_member,
 				.ctx = &is };
 	const struct deb_member *m = NULL;
-	bool deb = deb_is(path);
+	bool deb = deb_is(path), conda = !deb && conda_is(path);
 	struct wheel wh = { .in = { .fd = -1 } };
 	struct deb d = { .in = { .fd = -1 } };
 	struct err e;
 	int rc = 1;
 
-	if (deb ? deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0
+	if (conda ? conda_walk(path, &w, &e) < 0
+	    : deb ? deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0
 		: wheel_open(&wh, path, &e) < 0 ||
 		  wheel_walk(&wh, du_wants, du_member, NULL, &is, &e) < 0) {
 		rc = applet_fail_err("du", "cannot read package", path, 0, &e);
@@ -649,7 +653,7 @@ static int du_package(struct options *o, const char *path)
 	}
 	o->total = w.file_bytes;
 	o->files = w.files;
-	for (size_t i = 0; !deb && i < wh.zip.n; i++) {
+	for (size_t i = 0; !deb && !conda && i < wh.zip.n; i++) {
 		const struct zip_entry *en = &wh.zip.entry[i];
 
 		o->files += en->name_len && en->name[en->name_len - 1] != '/';
@@ -669,14 +673,17 @@ static int du_package(struct options *o, const char *path)
 		}
 		printf(",\"size\":%" PRIu64 ",\"compression\":\"%s\",\"du\":",
 		       m ? m->size : (uint64_t)wh.in.len,
-		       m ? layer_codec_name(m->codec) : "zip");
+		       m ? layer_codec_name(m->codec) : conda ? "zstd" : "zip");
 		print_json(o, "}}\n");
 	} else if (m) {
 		printf("%s: %s, %" PRIu64 " bytes (%s)\n", path, m->name,
 		       m->size, layer_codec_name(m->codec));
 		print_text(o);
 	} else {
-		printf("%s: %zu bytes (zip)\n", path, wh.in.len);
+		if (conda)
+			printf("%s: pkg tar (zstd)\n", path);
+		else
+			printf("%s: %zu bytes (zip)\n", path, wh.in.len);
 		print_text(o);
 	}
 	rc = is.rc | applet_select_unmatched("du", "--target", NULL,
@@ -684,7 +691,7 @@ static int du_package(struct options *o, const char *path)
 out:
 	if (deb)
 		deb_close(&d);
-	else
+	else if (!conda)
 		wheel_close(&wh);
 	return rc;
 }
@@ -759,7 +766,8 @@ static int du_run(struct options *o, int argc, char **argv)
 	if (argc - optind == 1 && image_is(argv[optind]))
 		return du_image(o, argv[optind]);
 	if (argc - optind == 1 && (deb_is(argv[optind]) ||
-				   wheel_is(argv[optind])))
+				   wheel_is(argv[optind]) ||
+				   conda_is(argv[optind])))
 		return du_package(o, argv[optind]);
 	for (int i = optind; i < argc; i++)
 		if (tree_add(&tree, argv[i], true) < 0)

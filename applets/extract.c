@@ -28,6 +28,7 @@
 #include "../formats/kpack.h"
 
 #include "../ops/hosts.h"
+#include "../ops/conda.h"
 #include "../ops/deb.h"
 #include "../ops/image.h"
 #include "../ops/wheel.h"
@@ -46,7 +47,7 @@ static const char usage[] =
 	"roc-obj-extract does.\n"
 	"An IMAGE (oci:DIR[:TAG], oci-archive:FILE, docker-archive:FILE, or a\n"
 	"path that is one): each file of its layers that holds device code, as\n"
-	"a FILE of its name there.  A PKG (a Debian package or a Python wheel):\n"
+	"a FILE of its name there.  A PKG (a Debian package, a wheel, a .conda):\n"
 	"each of its files that holds device code, the same way.\n"
 	"\n"
 	"  -o, --output=DIR        write into DIR, made (parents too) if missing\n"
@@ -1067,9 +1068,10 @@ static int run_package(struct options *o, const char *path, bool counting,
 				.member = package_member, .ctx = &ir };
 	struct wheel wh = { .in = { .fd = -1 } };
 	struct deb d = { .in = { .fd = -1 } };
-	bool deb = deb_is(path);
+	bool deb = deb_is(path), conda = conda_is(path);
 	struct err e;
-	int rc = deb ? deb_open(&d, path, &e) < 0 ||
+	int rc = conda ? conda_walk(path, &w, &e) < 0
+		 : deb ? deb_open(&d, path, &e) < 0 ||
 		       deb_data_walk(&d, &w, &e) < 0
 		     : wheel_open(&wh, path, &e) < 0 ||
 		       wheel_walk(&wh, image_wants, image_member, NULL, &ir,
@@ -1142,7 +1144,7 @@ static int run_all(struct options *o, char **args, int n, bool counting,
 
 	for (int i = 0; i < n; i++)
 		rc |= image_is(args[i]) ? run_image(o, args[i], counting, count)
-		      : deb_is(args[i]) || wheel_is(args[i])
+		      : deb_is(args[i]) || wheel_is(args[i]) || conda_is(args[i])
 			? run_package(o, args[i], counting, count)
 		      : (uri_is_uri(args[i]) ? run_uri : run_file)(
 			o, args[i], counting, count, held ? &held[i] : NULL);

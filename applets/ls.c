@@ -24,6 +24,7 @@
 #include "../ops/inspect.h"
 
 #include "../ops/hosts.h"
+#include "../ops/conda.h"
 #include "../ops/deb.h"
 #include "../ops/image.h"
 #include "../ops/wheel.h"
@@ -547,6 +548,10 @@ static int list_package(struct options *o, const char *path)
 	struct layer_walk w = { .wants = image_wants,
 				.member = package_member, .ctx = &il };
 
+	if (conda_is(path))
+		return conda_walk(path, &w, &e) < 0 ?
+		       applet_fail_err("ls", "cannot read package", path, 0,
+				       &e) : il.rc;
 	if (!deb_is(path)) {
 		struct wheel wh;
 		int rc = wheel_open(&wh, path, &e) < 0 ||
@@ -656,7 +661,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 		fputs("{\"version\":5,\"files\":[", stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= image_is(argv[i]) ? list_image(o, argv[i])
-		      : deb_is(argv[i]) || wheel_is(argv[i])
+		      : deb_is(argv[i]) || wheel_is(argv[i]) || conda_is(argv[i])
 				? list_package(o, argv[i])
 					: list_one(o, argv[i]);
 	if (o->format == JSON)

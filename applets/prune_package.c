@@ -5,6 +5,7 @@
 #include "prune_package.h"
 #include "selection.h"
 #include "../ops/deb.h"
+#include "../ops/conda.h"
 #include "../ops/deb_prune.h"
 #include "../ops/wheel_prune.h"
 
@@ -64,9 +65,35 @@ out:
 	return rc;
 }
 
+static int prune_conda(struct options *o, const char *path)
+{
+	struct conda_prune_opts po = {
+		.prune = prune_opts(o), .dry_run = o->dry_run,
+	};
+	struct conda_prune_result r;
+	struct err e;
+
+	if (conda_prune(path, o->output, &po, &r, &e) < 0)
+		return applet_fail_err("prune", "cannot prune package", path,
+				       0, &e);
+	if (o->dry_run)
+		fprintf(o->report, "%s: would prune %llu file%s\n", path,
+			(unsigned long long)r.files, r.files == 1 ? "" : "s");
+	else
+		fprintf(o->report, "%s: %llu file%s pruned, %llu -> %llu "
+			"bytes; paths.json updated; package %llu -> %llu "
+			"bytes\n", o->output, (unsigned long long)r.files,
+			r.files == 1 ? "" : "s",
+			(unsigned long long)r.code_before,
+			(unsigned long long)r.code_after,
+			(unsigned long long)r.before,
+			(unsigned long long)r.after);
+	return 0;
+}
+
 bool prune_package_is(const char *path)
 {
-	return deb_is(path) || wheel_is(path);
+	return deb_is(path) || wheel_is(path) || conda_is(path);
 }
 
 int prune_package(struct options *o, const char *path)
@@ -79,6 +106,8 @@ int prune_package(struct options *o, const char *path)
 	struct err e;
 	int rc = 1;
 
+	if (conda_is(path))
+		return prune_conda(o, path);
 	if (!deb_is(path))
 		return prune_wheel(o, path);
 	if (deb_open(&d, path, &e) < 0 ||

@@ -10,6 +10,7 @@
 #include "prune.h"
 #include "prune_plan.h"
 #include "wheel_prune.h"
+#include "zip_rewrite.h"
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
 #include "../core/io_write.h"
@@ -199,89 +200,27 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 	return s;
 }
 
-/* The output: the members in their order, then the central directory
- * and the end record, each copied but for what changed. */
-static const struct changed *changed_of(const struct prune_ctx *c, size_t i)
-{
-	for (size_t k = 0; k < c->nchanged; k++)
-		if (c->changed[k].entry == i)
-			return &c->changed[k];
-	return NULL;
-}
-
+/* The pool's bytes given to zip_rewrite. */
 static int write_wheel(struct prune_ctx *c, const char *path, struct err *e)
 {
-	const struct wheel *w = c->w;
-	const struct zip *z = &w->zip;
-	struct io_out out = { .fd = -1 };
+	struct zip_new *nw = calloc(c->nchanged + 1, sizeof(*nw));
 	struct io_in pool;
-	uint32_t *local = calloc(z->n + 1, sizeof(*local));
-	uint8_t *copy = NULL;
-	uint64_t at = 0, central;
 	int rc = -1;
 
-	if (!local || !(copy = malloc(ZIP_CENTRAL_LEN + 3 * 0xffff))) {
-		err_nomem(e);
+	if (!nw)
+		return err_nomem(e);
+	if (io_scratch_map(&c->pool, &pool, e) < 0)
 		goto out;
-	}
-	if (io_scratch_map(&c->pool, &pool, e) < 0 ||
-	    io_out_open(&out, path, e) < 0)
-		goto out;
-	io_out_mode_from(&out, &w->in);
-	for (size_t k = 0; k < z->n; k++) {
-		size_t i = z->by_offset[k];
-		const struct zip_entry *en = &z->entry[i];
-		const struct changed *ch = changed_of(c, i);
-		size_t head = (size_t)(en->data - en->local);
+	for (size_t i = 0; i < c->nchanged; i++) {
+		const struct changed *ch = &c->changed[i];
 
-		if (at > UINT32_MAX) {
-			err_code_set(e, ERR_MALFORMED, "the wheel would need "
-				     "ZIP64");
-			goto out;
-		}
-		local[i] = (uint32_t)at;
-		if (!ch) {
-			if (io_out_copy(&out, &w->in, en->local,
-					en->end - en->local, e) < 0)
-				goto out;
-			at += en->end - en->local;
-			continue;
-		}
-		memcpy(copy, w->in.data + en->local, head);
-		zip_local_set(copy, ch->crc, ch->csize, ch->usize);
-		if (io_out_write(&out, copy, head, e) < 0 ||
-		    io_out_write(&out, pool.data + ch->at, ch->csize, e) < 0)
-			goto out;
-		at += head + ch->csize;
+		nw[i] = (struct zip_new){ ch->entry, pool.data + ch->at,
+					  ch->csize, ch->usize, ch->crc };
 	}
-	central = at;
-	for (size_t i = 0; i < z->n; i++) {
-		const struct zip_entry *en = &z->entry[i];
-		const struct changed *ch = changed_of(c, i);
-
-		memcpy(copy, w->in.data + en->central, en->central_len);
-		if (ch)
-			zip_central_set(copy, ch->crc, ch->csize, ch->usize);
-		zip_central_set_local(copy, local[i]);
-		if (io_out_write(&out, copy, en->central_len, e) < 0)
-			goto out;
-		at += en->central_len;
-	}
-	if (at > UINT32_MAX) {
-		err_code_set(e, ERR_MALFORMED, "the wheel would need ZIP64");
-		goto out;
-	}
-	memcpy(copy, w->in.data + z->eocd, w->in.len - z->eocd);
-	zip_eocd_set(copy, (uint32_t)central, (uint32_t)(at - central));
-	if (io_out_write(&out, copy, w->in.len - z->eocd, e) < 0)
-		goto out;
-	c->res->after = at + (w->in.len - z->eocd);
-	rc = io_out_commit(&out, e);
+	rc = zip_rewrite(&c->w->in, &c->w->zip, nw, c->nchanged, path,
+			 &c->res->after, e);
 out:
-	if (rc < 0 && out.fd >= 0)
-		io_out_discard(&out);
-	free(local);
-	free(copy);
+	free(nw);
 	return rc;
 }
 
