@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "conda.h"
@@ -29,12 +30,15 @@ bool conda_is(const char *path)
 {
 	size_t n = strlen(path);
 	struct io_in in;
+	struct stat st;
 	struct err e;
 	bool is;
 
 	if (n < 6 || strcmp(path + n - 6, ".conda"))
 		return false;
-	if (io_in_open_part(&in, path, 4, &e) < 0)
+	/* A FIFO is never opened to look (deb_is says why). */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    io_in_open_part(&in, path, 4, &e) < 0)
 		return false;
 	is = zip_probe(in.data, in.len);
 	io_in_close(&in);

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "deb.h"
@@ -18,10 +19,15 @@ bool deb_probe(const uint8_t *buf, size_t len)
 bool deb_is(const char *path)
 {
 	uint8_t head[AR_MAGIC_LEN + 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	ssize_t n;
+	int fd;
 
-	if (fd < 0)
+	/* A FIFO or a device is never opened here: the probe would take
+	 * what its writer wrote (or unblock it) before the command reads. */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return false;
 	n = read(fd, head, sizeof(head));
 	close(fd);

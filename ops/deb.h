@@ -45,7 +45,8 @@ struct deb {
 /* Whether buf (a file's first bytes) is a Debian package: an ar archive
  * whose first member is debian-binary. */
 bool deb_probe(const uint8_t *buf, size_t len);
-/* Whether the file at path is one (false when it cannot be read). */
+/* Whether the file at path is one (false when it cannot be read or is
+ * not a regular file: a FIFO is never opened to look). */
 bool deb_is(const char *path);
 /* Read the package at path: its members checked and its control tar
  * read.  0, or -1 with e filled (deb_close still to be called). */

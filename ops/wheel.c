@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "layer_codec.h"
@@ -15,12 +16,15 @@ bool wheel_is(const char *path)
 	size_t n = strlen(path);
 	uint8_t head[4];
 	struct io_in in;
+	struct stat st;
 	struct err e;
 	bool is;
 
 	if (n < 4 || strcmp(path + n - 4, ".whl"))
 		return false;
-	if (io_in_open_part(&in, path, sizeof(head), &e) < 0)
+	/* A FIFO is never opened to look (deb_is says why). */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    io_in_open_part(&in, path, sizeof(head), &e) < 0)
 		return false;
 	memcpy(head, in.data, in.len < 4 ? in.len : 4);
 	is = zip_probe(head, in.len < 4 ? in.len : 4);
