@@ -95,15 +95,26 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 			goto nomem;
 		ZSTD_initDStream(r->zd);
 		break;
-	case LAYER_XZ:
+	case LAYER_XZ: {
+		/* Blocks decoded on a thread per CPU (dpkg-deb and xz -T0
+		 * write many); one block, or over 1 GiB of buffers, goes on
+		 * one.  No limit past that: a dictionary is at most what
+		 * xz -9 asks, 64 MiB. */
+		lzma_mt mt = {
+			.flags = LZMA_CONCATENATED,
+			.threads = lzma_cputhreads(),
+			.memlimit_threading = 1u << 30,
+			.memlimit_stop = UINT64_MAX,
+		};
+
+		if (!mt.threads)
+			mt.threads = 1;
 		r->xz = (lzma_stream)LZMA_STREAM_INIT;
-		/* No memory limit of its own: the stream's dictionary is
-		 * what xz -9 may ask, 64 MiB, and the caller bounds the rest. */
-		if (lzma_stream_decoder(&r->xz, UINT64_MAX,
-					LZMA_CONCATENATED) != LZMA_OK)
+		if (lzma_stream_decoder_mt(&r->xz, &mt) != LZMA_OK)
 			goto nomem;
 		r->xz_open = true;
 		break;
+	}
 	}
 	*rp = r;
 	return 0;
