@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "image.h"
 #include "image_archive.h"
@@ -69,8 +70,68 @@ static void image_file_close(struct io_in *in, char **path)
 
 /* The blob of digest, checked: its size (want_size, unless UINT64_MAX)
  * and its digest. */
+/* The SHA-256 of a blob, read in pieces by pread where it is a file of
+ * its own, else from the archive's map, each piece let go of after: the
+ * resident memory does not grow with the blob. */
+static int hash_blob(struct image *im, const struct io_in *in, char *hex,
+		     struct err *e)
+{
+	enum { PIECE = 1 << 20 };
+	struct sha256 *s = sha256_new();
+	uint8_t *buf = NULL;
+	uint64_t off = 0;
+	int rc = -1;
+
+	if (!s || (in->fd >= 0 && !(buf = malloc(PIECE)))) {
+		err_nomem(e);
+		goto out;
+	}
+	while (off < in->len) {
+		size_t n = in->len - off < PIECE ? (size_t)(in->len - off) : PIECE;
+
+		if (buf) {
+			ssize_t got = pread(in->fd, buf, n, (off_t)off);
+
+			if (got <= 0) {
+				err_sys(e, im->where, got < 0 ? errno : EIO);
+				goto out;
+			}
+			sha256_update(s, buf, (size_t)got);
+			off += (uint64_t)got;
+			continue;
+		}
+		sha256_update(s, in->data + off, n);
+		if (im->archive.map) {
+			uint64_t at = (uint64_t)(in->data - im->archive.data);
+
+			io_in_hint(&im->archive, at + off, at + off + n,
+				   IO_IN_DONE);
+		}
+		off += n;
+	}
+	sha256_hex(s, hex);
+	rc = 0;
+out:
+	free(buf);
+	sha256_free(s);
+	return rc;
+}
+
+static int blob_read(struct image *im, const char *digest,
+		     uint64_t want_size, bool check, struct io_in *in,
+		     char **path, struct err *e);
+
 static int blob(struct image *im, const char *digest, uint64_t want_size,
 		struct io_in *in, char **path, struct err *e)
+{
+	return blob_read(im, digest, want_size, true, in, path, e);
+}
+
+/* The same, its digest checked (check) now, or by the caller as it reads
+ * it (a layer's, streamed). */
+static int blob_read(struct image *im, const char *digest,
+		     uint64_t want_size, bool check, struct io_in *in,
+		     char **path, struct err *e)
 {
 	char name[16 + IMAGE_DIGEST_MAX], hex[SHA256_HEX + 1];
 
@@ -94,7 +155,9 @@ static int blob(struct image *im, const char *digest, uint64_t want_size,
 				     "descriptor says", digest, len,
 				     (unsigned long long)want_size);
 	}
-	if (sha256_of(in->data, in->len, hex, e) < 0) {
+	if (!check)
+		return 0;
+	if (hash_blob(im, in, hex, e) < 0) {
 		image_file_close(in, path);
 		return -1;
 	}
@@ -596,14 +659,14 @@ void image_close(struct image *im)
 	memset(im, 0, sizeof(*im));
 }
 
-int image_layer_blob(struct image *im, size_t layer, struct io_in *in,
-		     char **path, struct err *e)
+int image_layer_blob(struct image *im, size_t layer, bool check,
+		     struct io_in *in, char **path, struct err *e)
 {
 	const struct image_layer *l = &im->layer[layer];
 
 	if (!l->digest[0])	/* legacy docker: checked by its diff_id */
 		return image_file(im, l->path, in, path, e);
-	return blob(im, l->digest, l->size, in, path, e);
+	return blob_read(im, l->digest, l->size, check, in, path, e);
 }
 
 void image_blob_close(struct io_in *in, char **path)
@@ -621,7 +684,9 @@ int image_layer_walk(struct image *im, size_t layer, struct layer_walk *w,
 	struct io_in in;
 	int rc = -1;
 
-	if (image_layer_blob(im, layer, &in, &path, e) < 0)
+	/* Its digest is checked first (nothing is made of a damaged blob)
+	 * and again as it is read (a blob changed since is refused too). */
+	if (image_layer_blob(im, layer, true, &in, &path, e) < 0)
 		return -1;
 	l->codec = layer_codec_probe(in.data, in.len);
 	/* No OCI layer is xz: such a blob is read as the tar it is not. */
@@ -629,10 +694,19 @@ int image_layer_walk(struct image *im, size_t layer, struct layer_walk *w,
 		l->codec = LAYER_NONE;
 	if (layer_reader_open(&r, l->codec, in.data, in.len, e) < 0)
 		goto out;
+	if (in.map)
+		layer_reader_mapped(r, &in);
 	w->read = layer_reader_read;
 	w->read_ctx = r;
 	if (layer_walk(w, e) < 0) {
 		err_wrap(e, e->code, "layer %s", name);
+		goto out;
+	}
+	layer_reader_blob_digest(r, hex);
+	if (l->digest[0] && strcmp(hex, l->digest + 7)) {
+		err_code_file(e, ERR_MALFORMED, 0, im->where, "blob %s does "
+			      "not match its digest (it is sha256:%s)",
+			      l->digest, hex);
 		goto out;
 	}
 	layer_reader_digest(r, hex);

@@ -85,14 +85,15 @@ bool image_is(const char *spec);
 int image_open(struct image *im, const char *spec, struct err *e);
 void image_close(struct image *im);
 
-/* The layer's blob, checked against its digest and size (a legacy
- * docker layer's, by its diff_id, when walked): closed by
+/* The layer's blob, checked against its size and, with check, its
+ * digest (a legacy docker layer's by its diff_id, when walked): closed by
  * image_blob_close(in, path).  -1 with e filled. */
-int image_layer_blob(struct image *im, size_t layer, struct io_in *in,
-		     char **path, struct err *e);
+int image_layer_blob(struct image *im, size_t layer, bool check,
+		     struct io_in *in, char **path, struct err *e);
 void image_blob_close(struct io_in *in, char **path);
-/* Walk the layer's tar (w's read is set here), checking its diff_id at
- * the end: 0, or -1 with e filled. */
+/* Walk the layer's tar (w's read is set here), checking the blob's digest
+ * and the tar's diff_id as they are read: 0, or -1 with e filled (a
+ * damaged blob may have been walked in part). */
 int image_layer_walk(struct image *im, size_t layer, struct layer_walk *w,
 		     struct err *e);
 

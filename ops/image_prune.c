@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "prune_plan.h"
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
+#include "../core/io_signal.h"
 #include "../core/io_write.h"
 #include "../core/workpool.h"
 #include "../formats/json_edit.h"
@@ -35,6 +37,42 @@ struct job {
 	struct image_layer_result *res;
 	const char *tmp;	/* the layout being built */
 };
+
+/* The files made in the layout being built: a deadly signal removes
+ * them (core/io_signal.h), and then the directories, left empty, so that
+ * an interrupted run leaves nothing. */
+static pthread_mutex_t made_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **made_paths;
+static size_t nmade;
+
+static void made(const char *path)
+{
+	char *copy = strdup(path), **grown;
+
+	if (!copy)
+		return;
+	pthread_mutex_lock(&made_lock);
+	grown = realloc(made_paths, (nmade + 1) * sizeof(*grown));
+	if (grown) {
+		made_paths = grown;
+		made_paths[nmade++] = copy;
+		io_pending_add(copy);
+	} else {
+		free(copy);
+	}
+	pthread_mutex_unlock(&made_lock);
+}
+
+static void forget_made(void)
+{
+	for (size_t i = 0; i < nmade; i++) {
+		io_pending_remove(made_paths[i]);
+		free(made_paths[i]);
+	}
+	free(made_paths);
+	made_paths = NULL;
+	nmade = 0;
+}
 
 static void member_done(struct member_ctx *c)
 {
@@ -125,15 +163,18 @@ static int keep_blob(struct job *j, size_t i, const struct io_in *in,
 	if (blob_path(path, sizeof(path), j->tmp, r->digest + 7) < 0)
 		return err_code_file(e, ERR_SYSTEM, ENAMETOOLONG, j->tmp,
 				     "path too long");
-	if (in_path && link(in_path, path) == 0)
+	if (in_path && link(in_path, path) == 0) {
+		made(path);
 		return 0;
+	}
 	if (io_out_open(&out, path, e) < 0)
 		return -1;
-	if (io_out_write(&out, in->data, in->len, e) < 0 ||
+	if (io_out_copy(&out, in, 0, in->len, e) < 0 ||
 	    io_out_commit(&out, e) < 0) {
 		io_out_discard(&out);
 		return -1;
 	}
+	made(path);
 	return 0;
 }
 
@@ -171,6 +212,7 @@ static int write_layer(struct job *j, size_t i, struct member_ctx *c,
 		unlink(path);
 		goto out;
 	}
+	made(final);
 	rc = 0;
 out:
 	member_done(c);
@@ -203,7 +245,8 @@ static int layer_job(void *ctx, size_t i, struct err *e)
 		return 0;
 	if (r->changed)
 		return write_layer(j, i, &c, e);
-	if (image_layer_blob(j->im, i, &in, &in_path, e) < 0)
+	/* Checked by the walk just made. */
+	if (image_layer_blob(j->im, i, false, &in, &in_path, e) < 0)
 		return -1;
 	rc = keep_blob(j, i, &in, in_path, e);
 	image_blob_close(&in, &in_path);
@@ -247,6 +290,7 @@ static int put_blob(const char *tmp, const char *text, size_t len,
 		io_out_discard(&out);
 		return -1;
 	}
+	made(path);
 	return 0;
 }
 
@@ -391,6 +435,7 @@ static int write_json(struct image *im, const char *tmp,
 			io_out_discard(&out);
 			goto out;
 		}
+		made(path);
 		free(text);
 	}
 	snprintf(path, sizeof(path), "%s/oci-layout", tmp);
@@ -400,6 +445,7 @@ static int write_json(struct image *im, const char *tmp,
 		io_out_discard(&out);
 		goto out;
 	}
+	made(path);
 	rc = 0;
 out:
 	free(up.v);
@@ -523,6 +569,7 @@ static int write_json_legacy(struct image *im, const char *tmp,
 		io_out_discard(&out);
 		goto out;
 	}
+	made(path);
 	snprintf(path, sizeof(path), "%s/oci-layout", tmp);
 	if (io_out_open(&out, path, e) < 0 ||
 	    io_out_write(&out, "{\"imageLayoutVersion\": \"1.0.0\"}", 31, e) < 0 ||
@@ -530,6 +577,7 @@ static int write_json_legacy(struct image *im, const char *tmp,
 		io_out_discard(&out);
 		goto out;
 	}
+	made(path);
 	rc = 0;
 out:
 	free(index.s);
@@ -565,7 +613,7 @@ int image_prune(struct image *im, const char *out,
 		struct image_layer_result *res, struct err *e)
 {
 	struct job j = { .im = im, .o = o, .res = res };
-	char *tmp = NULL, *blobs = NULL;
+	char *tmp = NULL, *blobs = NULL, *parent = NULL;
 	struct stat st;
 	int rc = -1;
 
@@ -587,9 +635,18 @@ int image_prune(struct image *im, const char *out,
 			err_nomem(e);
 			goto out;
 		}
+		io_pending_add_dir(tmp);
+		j.tmp = tmp;
 		if (io_mkdirs(blobs, e) < 0)
 			goto out;
-		j.tmp = tmp;
+		/* (Removed by a signal, when empty, as tmp is.) */
+		if (!(parent = strndup(blobs, (size_t)(strrchr(blobs, '/') -
+						       blobs)))) {
+			err_nomem(e);
+			goto out;
+		}
+		io_pending_add_dir(blobs);
+		io_pending_add_dir(parent);
 	}
 	if (workpool_run(im->nlayer, o->jobs, layer_job, NULL, &j, e) < 0)
 		goto out;
@@ -604,13 +661,19 @@ int image_prune(struct image *im, const char *out,
 		err_sys(e, out, errno);
 		goto out;
 	}
-	free(tmp);
-	tmp = NULL;
 	rc = 0;
 out:
-	if (tmp)
+	if (tmp && rc < 0)
 		remove_tmp(tmp);
+	forget_made();
+	if (j.tmp) {
+		io_pending_remove_dir(blobs);
+		if (parent)
+			io_pending_remove_dir(parent);
+		io_pending_remove_dir(j.tmp);
+	}
 	free(tmp);
 	free(blobs);
+	free(parent);
 	return rc;
 }

@@ -67,8 +67,18 @@ struct layer_reader {
 	ZSTD_DStream *zd;
 	lzma_stream xz;
 	bool xz_open;
-	struct sha256 *sha;
+	struct sha256 *sha, *blob_sha;
+	const struct io_in *in;	/* the blob's map, or NULL */
+	size_t done;		/* the bytes of it let go of */
 };
+
+enum { LET_GO = 32 << 20 };
+
+void layer_reader_mapped(struct layer_reader *r, const struct io_in *in)
+{
+	r->in = in;
+	io_in_hint(in, 0, in->len, IO_IN_WHOLE);
+}
 
 int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 		      const uint8_t *blob, size_t len, struct err *e)
@@ -76,7 +86,7 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 	struct layer_reader *r = calloc(1, sizeof(*r));
 
 	*rp = NULL;
-	if (!r || !(r->sha = sha256_new()))
+	if (!r || !(r->sha = sha256_new()) || !(r->blob_sha = sha256_new()))
 		goto nomem;
 	r->codec = c;
 	r->blob = blob;
@@ -215,6 +225,7 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e)
 {
 	struct layer_reader *r = rp;
+	size_t from = r->pos;
 	int rc = 0;
 
 	*got = 0;
@@ -237,12 +248,26 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 	}
 	if (rc == 0)
 		sha256_update(r->sha, buf, *got);
+	sha256_update(r->blob_sha, r->blob + from, r->pos - from);
+	if (r->in && r->pos - r->done >= LET_GO) {
+		size_t to = r->pos / LET_GO * LET_GO;
+
+		io_in_hint(r->in, r->done, to, IO_IN_DONE);
+		r->done = to;
+	}
 	return rc;
 }
 
 void layer_reader_digest(const struct layer_reader *r, char *hex)
 {
 	sha256_hex(r->sha, hex);
+}
+
+void layer_reader_blob_digest(struct layer_reader *r, char *hex)
+{
+	sha256_update(r->blob_sha, r->blob + r->pos, r->len - r->pos);
+	r->pos = r->len;
+	sha256_hex(r->blob_sha, hex);
 }
 
 void layer_reader_close(struct layer_reader *r)
@@ -255,6 +280,7 @@ void layer_reader_close(struct layer_reader *r)
 	if (r->xz_open)
 		lzma_end(&r->xz);
 	sha256_free(r->sha);
+	sha256_free(r->blob_sha);
 	free(r);
 }
 

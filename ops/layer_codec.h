@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "../core/io_in.h"
 #include "../core/io_types.h"
 #include "../core/sha256.h"
 
@@ -38,11 +39,18 @@ struct layer_reader;
  * comes out (the layer's diff_id).  -1: out of memory. */
 int layer_reader_open(struct layer_reader **r, enum layer_codec c,
 		      const uint8_t *blob, size_t len, struct err *e);
+/* The blob is in's bytes, mapped: what has been read of it leaves the
+ * process's map as the stream goes (io_in_hint), so that a layer's
+ * resident memory does not grow with it. */
+void layer_reader_mapped(struct layer_reader *r, const struct io_in *in);
 /* layer_walk's read: buf[0..n) filled, *got < n at the end alone. */
 int layer_reader_read(void *r, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e);
 /* The digest of all it gave (hex[SHA256_HEX + 1]). */
 void layer_reader_digest(const struct layer_reader *r, char *hex);
+/* The digest of the blob, hashed as it was read (what it did not read,
+ * past the end of its stream, hashed now). */
+void layer_reader_blob_digest(struct layer_reader *r, char *hex);
 void layer_reader_close(struct layer_reader *r);
 
 struct layer_writer;
