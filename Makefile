@@ -12,9 +12,9 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 
-LIBS_PKG := libelf libzstd zlib libxxhash libmd liblz4 msgpack libcrypto jansson
+LIBS_PKG := libelf libzstd zlib libxxhash libmd liblz4 msgpack libcrypto jansson liblzma
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PKG) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PKG) 2>/dev/null || echo -lelf -lzstd -lz -lxxhash -lmd -llz4 -lmsgpackc -lcrypto -ljansson) -liberty
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PKG) 2>/dev/null || echo -lelf -lzstd -lz -lxxhash -lmd -llz4 -lmsgpackc -lcrypto -ljansson -llzma) -liberty
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral

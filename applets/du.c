@@ -20,7 +20,10 @@
 #include "../core/json.h"
 #include "../core/tree.h"
 #include "../ops/hosts.h"
+#include "../ops/conda.h"
+#include "../ops/deb.h"
 #include "../ops/image.h"
+#include "../ops/wheel.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
 #include "../ops/kpack_find.h"
@@ -28,6 +31,7 @@
 static const char usage[] =
 	"Usage: offload du [OPTIONS] PATH...\n"
 	"       offload du [OPTIONS] IMAGE\n"
+	"       offload du [OPTIONS] PKG\n"
 	"What each GPU target's device code costs in the files named and under\n"
 	"the directories named: for each target ID the entries name (gfx90a,\n"
 	"gfx90a:xnack+, sm_80, compute_80) the bytes stored, the bytes of code\n"
@@ -36,7 +40,8 @@ static const char usage[] =
 	"from headers alone; a file hard-linked twice counts once, symbolic\n"
 	"links are not followed.  IMAGE, a container image (oci:DIR[:TAG],\n"
 	"oci-archive:FILE, docker-archive:FILE, or a path that is one): the same\n"
-	"for each layer's files, then for all layers.\n"
+	"for each layer's files, then for all layers.  PKG, a Debian package, a\n"
+	"Python wheel or a conda package: the same for its files.\n"
 	"\n";
 
 #define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)
@@ -491,6 +496,7 @@ struct image_scan {
 	struct options *o;
 	const char *spec;
 	const char *layer;
+	const char *what;	/* "layer", or a package's "member" */
 	uint64_t base, wanted;	/* files before the layer; walked */
 	int rc;
 };
@@ -514,7 +520,7 @@ static int du_member(void *ctx, const struct layer_member *m,
 	(void)repl;
 	(void)e;
 	is->wanted++;
-	if (asprintf(&path, "%s: layer %s: %.*s", is->spec, is->layer,
+	if (asprintf(&path, "%s: %s %s: %.*s", is->spec, is->what, is->layer,
 		     (int)m->name_len, m->name) < 0)
 		return err_nomem(e);
 	is->rc |= du_walk(is->o, &sc, path, data);
@@ -571,7 +577,7 @@ static int du_image(struct options *o, const char *spec)
 	for (size_t i = 0; i < im.nlayer && !rc; i++) {
 		struct options l = *o;
 		const struct image_layer *il = &im.layer[i];
-		struct image_scan is = { .o = &l, .spec = spec,
+		struct image_scan is = { .o = &l, .spec = spec, .what = "layer",
 					 .layer = il->digest[0] ? il->digest
 								: il->path };
 		struct layer_walk w = { .wants = du_wants, .member = du_member,
@@ -639,6 +645,73 @@ static int du_image(struct options *o, const char *spec)
 	return applet_select_unmatched("du", "--target", NULL, &o->targets);
 }
 
+/* du PKG: the files of a Debian package's data.tar or of a wheel, as a
+ * tree's, under a line saying what holds them (the data member, its size
+ * and compression; the wheel). */
+static int du_package(struct options *o, const char *path)
+{
+	struct image_scan is = { .o = o, .spec = path, .what = "member" };
+	struct layer_walk w = { .wants = du_wants, .member = du_member,
+				.ctx = &is };
+	const struct deb_member *m = NULL;
+	bool deb = deb_is(path), conda = !deb && conda_is(path);
+	struct wheel wh = { .in = { .fd = -1 } };
+	struct deb d = { .in = { .fd = -1 } };
+	struct err e;
+	int rc = 1;
+
+	if (conda ? conda_walk(path, &w, &e) < 0
+	    : deb ? deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0
+		: wheel_open(&wh, path, &e) < 0 ||
+		  wheel_walk(&wh, du_wants, du_member, NULL, &is, &e) < 0) {
+		rc = applet_fail_err("du", "cannot read package", path, 0, &e);
+		goto out;
+	}
+	o->total = w.file_bytes;
+	o->files = w.files;
+	for (size_t i = 0; !deb && !conda && i < wh.zip.n; i++) {
+		const struct zip_entry *en = &wh.zip.entry[i];
+
+		o->files += en->name_len && en->name[en->name_len - 1] != '/';
+		o->total += en->usize;
+	}
+	o->other_files += o->files - is.wanted;
+	if (o->n)
+		qsort(o->t, o->n, sizeof(*o->t), by_stored);
+	if (deb)
+		m = &d.member[d.data];
+	if (o->json) {
+		fputs("{\"version\":1,\"package\":", stdout);
+		json_put_str(stdout, path, strlen(path));
+		if (m) {
+			fputs(",\"member\":", stdout);
+			json_put_str(stdout, m->name, strlen(m->name));
+		}
+		printf(",\"size\":%" PRIu64 ",\"compression\":\"%s\",\"du\":",
+		       m ? m->size : (uint64_t)wh.in.len,
+		       m ? layer_codec_name(m->codec) : conda ? "zstd" : "zip");
+		print_json(o, "}}\n");
+	} else if (m) {
+		printf("%s: %s, %" PRIu64 " bytes (%s)\n", path, m->name,
+		       m->size, layer_codec_name(m->codec));
+		print_text(o);
+	} else {
+		if (conda)
+			printf("%s: pkg tar (zstd)\n", path);
+		else
+			printf("%s: %zu bytes (zip)\n", path, wh.in.len);
+		print_text(o);
+	}
+	rc = is.rc | applet_select_unmatched("du", "--target", NULL,
+					     &o->targets);
+out:
+	if (deb)
+		deb_close(&d);
+	else if (!conda)
+		wheel_close(&wh);
+	return rc;
+}
+
 static int du_run(struct options *o, int argc, char **argv)
 {
 	struct tree tree = { 0 };
@@ -658,6 +731,10 @@ static int du_run(struct options *o, int argc, char **argv)
 				   e.msg);
 	if (argc - first == 1 && image_is(argv[first]))
 		return du_image(o, argv[first]);
+	if (argc - first == 1 && (deb_is(argv[first]) ||
+				   wheel_is(argv[first]) ||
+				   conda_is(argv[first])))
+		return du_package(o, argv[first]);
 	for (int i = first; i < argc; i++)
 		if (tree_add(&tree, argv[i], true) < 0)
 			goto oom;

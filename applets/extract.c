@@ -31,7 +31,10 @@
 #include "../formats/kpack.h"
 
 #include "../ops/hosts.h"
+#include "../ops/conda.h"
+#include "../ops/deb.h"
 #include "../ops/image.h"
+#include "../ops/wheel.h"
 
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"
@@ -47,7 +50,8 @@ static const char usage[] =
 	"roc-obj-extract does.\n"
 	"An IMAGE (oci:DIR[:TAG], oci-archive:FILE, docker-archive:FILE, or a\n"
 	"path that is one): each file of its layers that holds device code, as\n"
-	"a FILE of its name there.\n"
+	"a FILE of its name there.  A PKG (a Debian package, a wheel, a .conda):\n"
+	"each of its files that holds device code, the same way.\n"
 	"\n";
 
 /* With -o -, each input as the counting pass left it for the writing
@@ -473,6 +477,43 @@ static int run_image(struct options *o, const char *spec, bool counting,
 	return rc;
 }
 
+/* A Debian package's data.tar or a wheel: each file that holds offload
+ * code, as an image's (its name without "./"). */
+static int package_member(void *ctx, const struct layer_member *m,
+			  const struct io_in *data, struct io_in *repl,
+			  struct err *e)
+{
+	struct layer_member named = *m;
+
+	named.name = deb_name(m->name, &named.name_len);
+	return image_member(ctx, &named, data, repl, e);
+}
+
+static int run_package(struct options *o, const char *path, bool counting,
+		       size_t *count)
+{
+	struct image_run ir = { .o = o, .counting = counting, .count = count };
+	struct layer_walk w = { .wants = image_wants,
+				.member = package_member, .ctx = &ir };
+	struct wheel wh = { .in = { .fd = -1 } };
+	struct deb d = { .in = { .fd = -1 } };
+	bool deb = deb_is(path), conda = conda_is(path);
+	struct err e;
+	int rc = conda ? conda_walk(path, &w, &e) < 0
+		 : deb ? deb_open(&d, path, &e) < 0 ||
+		       deb_data_walk(&d, &w, &e) < 0
+		     : wheel_open(&wh, path, &e) < 0 ||
+		       wheel_walk(&wh, image_wants, image_member, NULL, &ir,
+				  &e) < 0;
+
+	if (deb)
+		deb_close(&d);
+	else
+		wheel_close(&wh);
+	return rc ? applet_fail_err("extract", "cannot read package", path, 0,
+				    &e) : ir.rc;
+}
+
 static int run_uri(struct options *o, const char *s, bool counting,
 		   size_t *count, struct held *held)
 {
@@ -532,6 +573,8 @@ static int run_all(struct options *o, char **args, int n, bool counting,
 
 	for (int i = 0; i < n; i++)
 		rc |= image_is(args[i]) ? run_image(o, args[i], counting, count)
+		      : deb_is(args[i]) || wheel_is(args[i]) || conda_is(args[i])
+			? run_package(o, args[i], counting, count)
 		      : (uri_is_uri(args[i]) ? run_uri : run_file)(
 			o, args[i], counting, count, held ? &held[i] : NULL);
 	return rc;

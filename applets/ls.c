@@ -24,7 +24,10 @@
 #include "../ops/inspect.h"
 
 #include "../ops/hosts.h"
+#include "../ops/conda.h"
+#include "../ops/deb.h"
 #include "../ops/image.h"
+#include "../ops/wheel.h"
 
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
@@ -498,6 +501,49 @@ static int list_image(struct options *o, const char *spec)
 	return rc;
 }
 
+/* The files of a Debian package's data.tar or of a wheel that hold
+ * offload code, each listed as "<package>/<its name>". */
+static int package_member(void *ctx, const struct layer_member *m,
+			  const struct io_in *data, struct io_in *repl,
+			  struct err *e)
+{
+	struct layer_member named = *m;
+
+	named.name = deb_name(m->name, &named.name_len);
+	return image_member(ctx, &named, data, repl, e);
+}
+
+static int list_package(struct options *o, const char *path)
+{
+	struct deb d;
+	struct err e;
+	struct image_list il = { .o = o, .layer = path };
+	struct layer_walk w = { .wants = image_wants,
+				.member = package_member, .ctx = &il };
+
+	if (conda_is(path))
+		return conda_walk(path, &w, &e) < 0 ?
+		       applet_fail_err("ls", "cannot read package", path, 0,
+				       &e) : il.rc;
+	if (!deb_is(path)) {
+		struct wheel wh;
+		int rc = wheel_open(&wh, path, &e) < 0 ||
+			 wheel_walk(&wh, image_wants, image_member, NULL, &il,
+				    &e) < 0;
+
+		wheel_close(&wh);
+		return rc ? applet_fail_err("ls", "cannot read package", path,
+					    0, &e) : il.rc;
+	}
+	if (deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0) {
+		deb_close(&d);
+		return applet_fail_err("ls", "cannot read package", path, 0,
+				       &e);
+	}
+	deb_close(&d);
+	return il.rc;
+}
+
 /* ---- options ---- */
 
 static const struct opt_choice formats[] = {
@@ -594,6 +640,8 @@ static int ls_run(struct options *o, int argc, char **argv)
 		fputs("{\"version\":5,\"files\":[", stdout);
 	for (int i = first; i < argc; i++)
 		rc |= image_is(argv[i]) ? list_image(o, argv[i])
+		      : deb_is(argv[i]) || wheel_is(argv[i]) || conda_is(argv[i])
+				? list_package(o, argv[i])
 					: list_one(o, argv[i]);
 	if (o->format == JSON)
 		fputs("]}\n", stdout);

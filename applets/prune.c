@@ -10,6 +10,7 @@
 #include "applets.h"
 #include "prune_file.h"
 #include "prune_image.h"
+#include "prune_package.h"
 #include "prune_tree.h"
 #include "messages.h"
 #include "opts.h"
@@ -26,12 +27,17 @@ static const char usage[] =
 	"                     [OPTIONS] PATH...\n"
 	"       offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] IMAGE\n"
 	"                     -o DIR\n"
+	"       offload prune (--keep TARGETS | --drop PATTERNS) [OPTIONS] PKG\n"
+	"                     -o FILE\n"
 	"Take device code out of executables, shared libraries, objects, static\n"
 	"libraries, offload bundles (binary, text, object), CCOBs, offload\n"
 	"packages, NVIDIA fatbins and AMD kpack archives, keeping what the GPUs\n"
 	"named load.  IMAGE, a container image (oci:DIR[:TAG], oci-archive:FILE,\n"
 	"docker-archive:FILE, or a path that is one), is written as an OCI\n"
 	"layout DIR with its layers pruned; unchanged layers keep their bytes.\n"
+	"PKG, a Debian package (.deb, .udeb, .ddeb), a Python wheel (.whl) or a\n"
+	"conda package (.conda), is written as FILE with its files pruned and\n"
+	"its md5sums and Installed-Size, RECORD or paths.json made to match.\n"
 	"\n";
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
@@ -189,7 +195,7 @@ int prune_main(int argc, char **argv)
 	struct options o = { .level = 3, .compress_method = CCOB_ZSTD };
 	struct err e;
 	int rc = 0, nfiles, first;
-	bool image;
+	bool image, package;
 
 	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		goto out;
@@ -197,6 +203,8 @@ int prune_main(int argc, char **argv)
 	o.drop.exact = o.keep.exact;	/* --exact */
 	nfiles = argc - first;
 	image = nfiles == 1 && !o.recurse && image_is(argv[first]);
+	package = nfiles == 1 && !o.recurse && !image &&
+		  prune_package_is(argv[first]);
 	if (select_check_ids(&o.keep, &e) < 0 ||
 	    select_check_ids(&o.drop, &e) < 0) {
 		rc = usage_error("%s %s", o.keep.n ? "--keep" : "--drop",
@@ -223,6 +231,8 @@ int prune_main(int argc, char **argv)
 		rc = usage_error("--layer-compression is for an image");
 	else if (image && (o.in_place || (!o.output && !o.dry_run)))
 		rc = usage_error("an image is written to a new one: -o DIR");
+	else if (package && (o.in_place || (!o.output && !o.dry_run)))
+		rc = usage_error("a package is written to a new one: -o FILE");
 	else if (!o.recurse && !o.dry_run && !o.in_place == !o.output)
 		rc = usage_error("say where to write: -o FILE or --in-place");
 	else if (o.output && nfiles > 1)
@@ -244,6 +254,10 @@ int prune_main(int argc, char **argv)
 	o.threads = o.jobs;
 	if (image) {
 		rc = prune_image(&o, argv[first]);
+		goto out;
+	}
+	if (package) {
+		rc = prune_package(&o, argv[first]);
 		goto out;
 	}
 	if (o.recurse) {

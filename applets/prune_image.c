@@ -79,7 +79,8 @@ int prune_image(struct options *o, const char *spec)
 	if (env_positive_u64("OFFLOAD_LAYER_SPILL", &po.spill, &e) < 0)
 		return applet_usage_error("prune", "%s", e.msg);
 	if (o->layer_compression &&
-	    layer_codec_parse(o->layer_compression, &po.codec) < 0)
+	    (layer_codec_parse(o->layer_compression, &po.codec) < 0 ||
+	     !layer_codec_oci(po.codec)))
 		return applet_usage_error("prune", "--layer-compression takes "
 					  "gzip, zstd or none, not '%s'",
 					  o->layer_compression);

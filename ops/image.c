@@ -689,6 +689,9 @@ int image_layer_walk(struct image *im, size_t layer, struct layer_walk *w,
 	if (image_layer_blob(im, layer, true, &in, &path, e) < 0)
 		return -1;
 	l->codec = layer_codec_probe(in.data, in.len);
+	/* No OCI layer is xz: such a blob is read as the tar it is not. */
+	if (!layer_codec_oci(l->codec))
+		l->codec = LAYER_NONE;
 	if (layer_reader_open(&r, l->codec, in.data, in.len, e) < 0)
 		goto out;
 	if (in.map)

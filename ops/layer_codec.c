@@ -1,6 +1,7 @@
-/* layer_codec: gzip and zstd layer streams, hashed (layer_codec.h). */
+/* layer_codec: gzip, zstd and xz layer streams, hashed (layer_codec.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -9,10 +10,13 @@
 
 static const struct {
 	const char *name, *suffix;
+	bool oci;	/* a compression OCI image layers may have */
 } codecs[] = {
-	[LAYER_NONE] = { "none", "" },
-	[LAYER_GZIP] = { "gzip", "+gzip" },
-	[LAYER_ZSTD] = { "zstd", "+zstd" },
+	[LAYER_NONE] = { "none", "", true },
+	[LAYER_GZIP] = { "gzip", "+gzip", true },
+	[LAYER_ZSTD] = { "zstd", "+zstd", true },
+	[LAYER_XZ] = { "xz", "", false },
+	[LAYER_DEFLATE] = { "deflate", "", false },
 };
 _Static_assert(sizeof(codecs) / sizeof(codecs[0]) == LAYER_CODECS,
 	       "a row per codec");
@@ -25,6 +29,11 @@ const char *layer_codec_name(enum layer_codec c)
 const char *layer_codec_suffix(enum layer_codec c)
 {
 	return codecs[c].suffix;
+}
+
+bool layer_codec_oci(enum layer_codec c)
+{
+	return codecs[c].oci;
 }
 
 int layer_codec_parse(const char *name, enum layer_codec *c)
@@ -44,6 +53,8 @@ enum layer_codec layer_codec_probe(const uint8_t *p, size_t n)
 	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f &&
 	    p[3] == 0xfd)
 		return LAYER_ZSTD;
+	if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
+		return LAYER_XZ;
 	return LAYER_NONE;
 }
 
@@ -54,6 +65,8 @@ struct layer_reader {
 	z_stream z;
 	bool z_open, ended;
 	ZSTD_DStream *zd;
+	lzma_stream xz;
+	bool xz_open;
 	struct sha256 *sha, *blob_sha;
 	const struct io_in *in;	/* the blob's map, or NULL */
 	size_t done;		/* the bytes of it let go of */
@@ -82,7 +95,8 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 	case LAYER_NONE:
 		break;
 	case LAYER_GZIP:
-		if (inflateInit2(&r->z, 15 + 16) != Z_OK)
+	case LAYER_DEFLATE:
+		if (inflateInit2(&r->z, c == LAYER_GZIP ? 15 + 16 : -15) != Z_OK)
 			goto nomem;
 		r->z_open = true;
 		break;
@@ -91,6 +105,26 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 			goto nomem;
 		ZSTD_initDStream(r->zd);
 		break;
+	case LAYER_XZ: {
+		/* Blocks decoded on a thread per CPU (dpkg-deb and xz -T0
+		 * write many); one block, or over 1 GiB of buffers, goes on
+		 * one.  No limit past that: a dictionary is at most what
+		 * xz -9 asks, 64 MiB. */
+		lzma_mt mt = {
+			.flags = LZMA_CONCATENATED,
+			.threads = lzma_cputhreads(),
+			.memlimit_threading = 1u << 30,
+			.memlimit_stop = UINT64_MAX,
+		};
+
+		if (!mt.threads)
+			mt.threads = 1;
+		r->xz = (lzma_stream)LZMA_STREAM_INIT;
+		if (lzma_stream_decoder_mt(&r->xz, &mt) != LZMA_OK)
+			goto nomem;
+		r->xz_open = true;
+		break;
+	}
 	}
 	*rp = r;
 	return 0;
@@ -113,8 +147,9 @@ static int gzip_read(struct layer_reader *r, uint8_t *buf, size_t n,
 		zr = inflate(&r->z, Z_NO_FLUSH);
 		r->pos = (size_t)((const uint8_t *)r->z.next_in - r->blob);
 		if (zr == Z_STREAM_END) {
-			/* gzip members may follow each other. */
-			if (r->pos == r->len)
+			/* gzip members may follow each other; a zip
+			 * member's deflate stream is one. */
+			if (r->pos == r->len || r->codec == LAYER_DEFLATE)
 				r->ended = true;
 			else if (inflateReset(&r->z) != Z_OK)
 				return err_code_set(e, ERR_DECOMPRESS, "gzip: "
@@ -157,6 +192,35 @@ static int zstd_read(struct layer_reader *r, uint8_t *buf, size_t n,
 	return 0;
 }
 
+static int xz_read(struct layer_reader *r, uint8_t *buf, size_t n,
+		   size_t *got, struct err *e)
+{
+	r->xz.next_out = buf;
+	r->xz.avail_out = n;
+	while (r->xz.avail_out && !r->ended) {
+		lzma_ret xr;
+
+		r->xz.next_in = r->blob + r->pos;
+		r->xz.avail_in = r->len - r->pos;
+		xr = lzma_code(&r->xz, r->pos == r->len ? LZMA_FINISH
+						       : LZMA_RUN);
+		r->pos = (size_t)(r->xz.next_in - r->blob);
+		if (xr == LZMA_STREAM_END) {
+			r->ended = true;
+			break;
+		}
+		/* No progress with all input given and LZMA_FINISH. */
+		if (xr == LZMA_BUF_ERROR)
+			return err_cut(e, "xz stream cut short");
+		if (xr != LZMA_OK)
+			return err_code_set(e, ERR_DECOMPRESS, "xz: %s",
+					    xr == LZMA_MEM_ERROR ?
+					    "out of memory" : "bad data");
+	}
+	*got = n - r->xz.avail_out;
+	return 0;
+}
+
 int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e)
 {
@@ -172,10 +236,14 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		r->pos += *got;
 		break;
 	case LAYER_GZIP:
+	case LAYER_DEFLATE:
 		rc = gzip_read(r, buf, n, got, e);
 		break;
 	case LAYER_ZSTD:
 		rc = zstd_read(r, buf, n, got, e);
+		break;
+	case LAYER_XZ:
+		rc = xz_read(r, buf, n, got, e);
 		break;
 	}
 	if (rc == 0)
@@ -209,6 +277,8 @@ void layer_reader_close(struct layer_reader *r)
 	if (r->z_open)
 		inflateEnd(&r->z);
 	ZSTD_freeDStream(r->zd);
+	if (r->xz_open)
+		lzma_end(&r->xz);
 	sha256_free(r->sha);
 	sha256_free(r->blob_sha);
 	free(r);
@@ -222,6 +292,8 @@ struct layer_writer {
 	z_stream z;
 	bool z_open;
 	ZSTD_CStream *zc;
+	lzma_stream xz;
+	bool xz_open;
 	struct sha256 *tar_sha, *blob_sha;
 	uint64_t size;
 	uint8_t *buf;
@@ -233,6 +305,25 @@ static int emit(struct layer_writer *w, const uint8_t *p, size_t n,
 	sha256_update(w->blob_sha, p, n);
 	w->size += n;
 	return io_out_write(w->out, p, n, e);
+}
+
+/* xz at level (0: 6, xz's and dpkg's default), CRC64, in blocks on as
+ * many threads as there are CPUs, as xz -T0 and dpkg-deb compress. */
+static int xz_open(struct layer_writer *w, int level)
+{
+	lzma_mt mt = {
+		.threads = lzma_cputhreads(),
+		.preset = (uint32_t)(level ? level : 6),
+		.check = LZMA_CHECK_CRC64,
+	};
+
+	if (!mt.threads)
+		mt.threads = 1;
+	w->xz = (lzma_stream)LZMA_STREAM_INIT;
+	if (lzma_stream_encoder_mt(&w->xz, &mt) != LZMA_OK)
+		return -1;
+	w->xz_open = true;
+	return 0;
 }
 
 int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
@@ -250,7 +341,9 @@ int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
 	case LAYER_NONE:
 		break;
 	case LAYER_GZIP:
-		if (deflateInit2(&w->z, level ? level : 6, Z_DEFLATED, 15 + 16,
+	case LAYER_DEFLATE:
+		if (deflateInit2(&w->z, level ? level : 6, Z_DEFLATED,
+				 c == LAYER_GZIP ? 15 + 16 : -15,
 				 8, Z_DEFAULT_STRATEGY) != Z_OK)
 			goto nomem;
 		w->z_open = true;
@@ -258,6 +351,10 @@ int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
 	case LAYER_ZSTD:
 		if (!(w->zc = ZSTD_createCStream()) ||
 		    ZSTD_isError(ZSTD_initCStream(w->zc, level ? level : 3)))
+			goto nomem;
+		break;
+	case LAYER_XZ:
+		if (xz_open(w, level) < 0)
 			goto nomem;
 		break;
 	}
@@ -308,6 +405,27 @@ static int zstd_write(struct layer_writer *w, const uint8_t *buf, size_t n,
 	return 0;
 }
 
+static int xz_write(struct layer_writer *w, const uint8_t *buf, size_t n,
+		    bool end, struct err *e)
+{
+	lzma_ret xr;
+
+	w->xz.next_in = buf;
+	w->xz.avail_in = n;
+	do {
+		w->xz.next_out = w->buf;
+		w->xz.avail_out = OUT_CHUNK;
+		xr = lzma_code(&w->xz, end ? LZMA_FINISH : LZMA_RUN);
+		if (xr != LZMA_OK && xr != LZMA_STREAM_END)
+			return err_code_set(e, ERR_DECOMPRESS, "xz: cannot "
+					    "compress");
+		if (emit(w, w->buf, OUT_CHUNK - w->xz.avail_out, e) < 0)
+			return -1;
+	} while (end ? xr != LZMA_STREAM_END
+		     : w->xz.avail_in || !w->xz.avail_out);
+	return 0;
+}
+
 int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 {
 	struct layer_writer *w = wp;
@@ -317,6 +435,7 @@ int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 	case LAYER_NONE:
 		return emit(w, buf, n, e);
 	case LAYER_GZIP:
+	case LAYER_DEFLATE:
 		/* zlib counts in uInt: pieces under 1 GiB. */
 		while (n) {
 			size_t part = n > (1u << 30) ? 1u << 30 : n;
@@ -329,6 +448,8 @@ int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 		return 0;
 	case LAYER_ZSTD:
 		return zstd_write(w, buf, n, false, e);
+	case LAYER_XZ:
+		return xz_write(w, buf, n, false, e);
 	}
 	return 0;
 }
@@ -342,10 +463,14 @@ int layer_writer_finish(struct layer_writer *w, char *diff_hex,
 	case LAYER_NONE:
 		break;
 	case LAYER_GZIP:
+	case LAYER_DEFLATE:
 		rc = gzip_write(w, NULL, 0, Z_FINISH, e);
 		break;
 	case LAYER_ZSTD:
 		rc = zstd_write(w, NULL, 0, true, e);
+		break;
+	case LAYER_XZ:
+		rc = xz_write(w, NULL, 0, true, e);
 		break;
 	}
 	if (rc < 0)
@@ -363,6 +488,8 @@ void layer_writer_close(struct layer_writer *w)
 	if (w->z_open)
 		deflateEnd(&w->z);
 	ZSTD_freeCStream(w->zc);
+	if (w->xz_open)
+		lzma_end(&w->xz);
 	sha256_free(w->tar_sha);
 	sha256_free(w->blob_sha);
 	free(w->buf);

@@ -1,10 +1,13 @@
 /* layer_codec: the compressions of image layers, gzip (zlib) and zstd
- * (libzstd), both already what offload links for CCOBs and packages;
+ * (libzstd), both already what offload links for CCOBs and packages, and
+ * of Debian packages' members, xz (liblzma) too, and of zip members,
+ * raw deflate (zlib);
  * a layer's tar read out of its blob and written into a new one as
  * streams, hashed (SHA-256) on both sides as they pass. */
 #ifndef OPS_LAYER_CODEC_H
 #define OPS_LAYER_CODEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,13 +16,19 @@
 #include "../core/io_types.h"
 #include "../core/sha256.h"
 
-enum layer_codec { LAYER_NONE, LAYER_GZIP, LAYER_ZSTD };
-enum { LAYER_CODECS = LAYER_ZSTD + 1 };
+enum layer_codec {
+	LAYER_NONE, LAYER_GZIP, LAYER_ZSTD, LAYER_XZ,
+	LAYER_DEFLATE,		/* raw deflate: a zip member's */
+};
+enum { LAYER_CODECS = LAYER_DEFLATE + 1 };
 
 /* Its name ("none", "gzip", "zstd"), and the suffix of OCI media types
  * ("", "+gzip", "+zstd"). */
 const char *layer_codec_name(enum layer_codec c);
 const char *layer_codec_suffix(enum layer_codec c);
+/* Whether an OCI image layer may be compressed with it (xz and raw
+ * deflate may not). */
+bool layer_codec_oci(enum layer_codec c);
 /* The codec of a name: 0, or -1 for none of them. */
 int layer_codec_parse(const char *name, enum layer_codec *c);
 /* What the blob's first bytes say it is compressed with. */
@@ -46,7 +55,8 @@ void layer_reader_close(struct layer_reader *r);
 
 struct layer_writer;
 /* A blob written to out, compressed with c at level (0: the codec's
- * default, gzip 6 and zstd 3); both digests taken. */
+ * default, gzip 6, zstd 3 and xz 6; xz on a thread per CPU); both
+ * digests taken. */
 int layer_writer_open(struct layer_writer **w, enum layer_codec c, int level,
 		      struct io_out *out, struct err *e);
 /* layer_walk's write. */

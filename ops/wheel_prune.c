@@ -1,0 +1,267 @@
+/* wheel_prune: a wheel pruned, its RECORD kept true (wheel_prune.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "hosts.h"
+#include "layer_codec.h"
+#include "prune.h"
+#include "prune_plan.h"
+#include "wheel_prune.h"
+#include "zip_rewrite.h"
+#include "../core/io_out.h"
+#include "../core/io_scratch.h"
+#include "../core/io_write.h"
+#include "../core/sha256.h"
+
+/* A member written again: where its compressed bytes are in the pool. */
+struct changed {
+	size_t entry;
+	uint64_t at;
+	uint32_t csize, usize, crc;
+	char hash[44];		/* urlsafe base64 of its sha256 */
+};
+
+struct prune_ctx {
+	struct wheel *w;
+	const struct wheel_prune_opts *o;
+	struct wheel_prune_result *res;
+	struct prune_plan plan;
+	bool planned;
+	struct io_out scratch;	/* the member pruned last */
+	struct io_out pool;	/* every new member's compressed bytes */
+	uint64_t pool_size;
+	struct changed *changed;
+	size_t nchanged;
+};
+
+static void member_done(struct prune_ctx *c)
+{
+	if (c->planned)
+		prune_plan_free(&c->plan);
+	c->planned = false;
+	if (c->scratch.fd >= 0)
+		io_out_discard(&c->scratch);
+	memset(&c->scratch, 0, sizeof(c->scratch));
+	c->scratch.fd = -1;
+}
+
+static bool wants(void *ctx, const uint8_t *head, size_t len)
+{
+	enum host_format f;
+
+	(void)ctx;
+	return hosts_probe(head, len, &f);
+}
+
+static int rewrite(void *ctx, const struct layer_member *m,
+		   const struct io_in *data, struct io_in *repl, struct err *e)
+{
+	struct prune_ctx *c = ctx;
+	struct prune_opts po = c->o->prune;
+	char hex[SHA256_HEX + 1], b64[44];
+	size_t hash, size;
+
+	member_done(c);
+	po.decide_only = c->o->dry_run;
+	if (prune_plan(data->data, data->len, &po, &c->plan, e) < 0) {
+		if (e->code == ERR_NOTHING)
+			return 0;
+		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
+				m->name);
+	}
+	c->planned = true;
+	if (!c->plan.entries_dropped)
+		return 0;
+	c->res->files++;
+	if (wheel_record_find(c->w, m->name, m->name_len, &hash, &size) == 0) {
+		const char *h = c->w->record_text + hash;
+
+		if (sha256_of(data->data, data->len, hex, e) < 0)
+			return -1;
+		wheel_hash(hex, b64);
+		if (strncmp(h, "sha256=", 7) || size - hash != 7 + 43 + 1 ||
+		    memcmp(h + 7, b64, 43))
+			return err_code_set(e, ERR_MALFORMED, "'%.*s' does not "
+					    "match its RECORD line (its sha256 "
+					    "is %s)", (int)m->name_len, m->name,
+					    b64);
+	}
+	if (c->o->dry_run)
+		return 0;
+	if (io_scratch_open(&c->scratch, e) < 0 ||
+	    prune_write(data, &c->plan, &c->scratch, e) < 0 ||
+	    io_scratch_map(&c->scratch, repl, e) < 0)
+		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
+				m->name);
+	c->res->code_before += data->len;
+	c->res->code_after += repl->len;
+	return 1;
+}
+
+/* New bytes for entry i, compressed as it was into the pool. */
+static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
+		       size_t len, struct err *e)
+{
+	const struct zip_entry *en = &c->w->zip.entry[i];
+	enum layer_codec codec = en->method == ZIP_DEFLATED ? LAYER_DEFLATE
+							     : LAYER_NONE;
+	struct layer_writer *lw = NULL;
+	char diff[SHA256_HEX + 1], blob[SHA256_HEX + 1];
+	struct changed *ch;
+	uint64_t csize;
+	uLong crc = crc32(0, NULL, 0);
+
+	if (len > UINT32_MAX)
+		return err_code_set(e, ERR_MALFORMED, "'%.*s' would need "
+				    "ZIP64", (int)en->name_len, en->name);
+	if (!(ch = realloc(c->changed, (c->nchanged + 1) * sizeof(*ch))))
+		return err_nomem(e);
+	c->changed = ch;
+	ch = &c->changed[c->nchanged];
+	if (layer_writer_open(&lw, codec, 6, &c->pool, e) < 0)
+		return -1;
+	if (layer_writer_write(lw, p, len, e) < 0 ||
+	    layer_writer_finish(lw, diff, blob, &csize, e) < 0) {
+		layer_writer_close(lw);
+		return -1;
+	}
+	layer_writer_close(lw);
+	for (size_t done = 0; done < len;) {
+		size_t part = len - done > (1u << 30) ? 1u << 30 : len - done;
+
+		crc = crc32(crc, p + done, (uInt)part);
+		done += part;
+	}
+	wheel_hash(diff, ch->hash);
+	ch->entry = i;
+	ch->at = c->pool_size;
+	ch->csize = (uint32_t)csize;
+	ch->usize = (uint32_t)len;
+	ch->crc = (uint32_t)crc;
+	c->pool_size += csize;
+	c->nchanged++;
+	return 0;
+}
+
+static int replaced(void *ctx, size_t entry, const struct io_in *repl,
+		    struct err *e)
+{
+	return add_changed(ctx, entry, repl->data, repl->len, e);
+}
+
+/* RECORD with each changed member's hash and size. */
+static char *new_record(const struct prune_ctx *c, size_t *len)
+{
+	const struct wheel *w = c->w;
+	size_t cap = w->record_len + c->nchanged * 80 + 1, at = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	/* A pass over RECORD, line by line. */
+	for (const char *p = w->record_text, *end = p + w->record_len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t line_end = (size_t)((nl ? nl + 1 : end) - w->record_text);
+		size_t start = (size_t)(p - w->record_text);
+		bool done = false;
+
+		for (size_t i = 0; i < c->nchanged && !done; i++) {
+			const struct changed *ch = &c->changed[i];
+			const struct zip_entry *en = &w->zip.entry[ch->entry];
+			size_t hash, size, size_end;
+
+			if (wheel_record_find(w, en->name, en->name_len, &hash,
+					      &size) < 0 || hash < start ||
+			    hash >= line_end)
+				continue;
+			size_end = size + strspn(w->record_text + size,
+						 "0123456789");
+			memcpy(s + at, w->record_text + start, hash - start);
+			at += hash - start;
+			at += (size_t)snprintf(s + at, cap - at, "sha256=%s,%"
+					       PRIu32, ch->hash, ch->usize);
+			memcpy(s + at, w->record_text + size_end,
+			       line_end - size_end);
+			at += line_end - size_end;
+			done = true;
+		}
+		if (!done) {
+			memcpy(s + at, w->record_text + start,
+			       line_end - start);
+			at += line_end - start;
+		}
+		p = w->record_text + line_end;
+	}
+	s[at] = 0;
+	*len = at;
+	return s;
+}
+
+/* The pool's bytes given to zip_rewrite. */
+static int write_wheel(struct prune_ctx *c, const char *path, struct err *e)
+{
+	struct zip_new *nw = calloc(c->nchanged + 1, sizeof(*nw));
+	struct io_in pool;
+	int rc = -1;
+
+	if (!nw)
+		return err_nomem(e);
+	if (io_scratch_map(&c->pool, &pool, e) < 0)
+		goto out;
+	for (size_t i = 0; i < c->nchanged; i++) {
+		const struct changed *ch = &c->changed[i];
+
+		nw[i] = (struct zip_new){ ch->entry, pool.data + ch->at,
+					  ch->csize, ch->usize, ch->crc };
+	}
+	rc = zip_rewrite(&c->w->in, &c->w->zip, nw, c->nchanged, path,
+			 &c->res->after, e);
+out:
+	free(nw);
+	return rc;
+}
+
+int wheel_prune(struct wheel *w, const char *out,
+		const struct wheel_prune_opts *o,
+		struct wheel_prune_result *res, struct err *e)
+{
+	struct prune_ctx c = {
+		.w = w, .o = o, .res = res, .scratch = { .fd = -1 },
+		.pool = { .fd = -1 },
+	};
+	char *record = NULL;
+	size_t record_len;
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->before = w->in.len;
+	if (!o->dry_run && io_scratch_open(&c.pool, e) < 0)
+		return -1;
+	if (wheel_walk(w, wants, rewrite, o->dry_run ? NULL : replaced, &c,
+		       e) < 0)
+		goto out;
+	if (o->dry_run) {
+		rc = 0;
+		goto out;
+	}
+	/* Nothing pruned: the wheel as it was (RECORD not compressed anew). */
+	if (c.nchanged && !(record = new_record(&c, &record_len))) {
+		err_nomem(e);
+		goto out;
+	}
+	if ((record && add_changed(&c, w->record, (const uint8_t *)record,
+				   record_len, e) < 0) ||
+	    write_wheel(&c, out, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	member_done(&c);
+	free(record);
+	free(c.changed);
+	if (c.pool.fd >= 0)
+		io_out_discard(&c.pool);
+	return rc;
+}
