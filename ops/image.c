@@ -277,8 +277,16 @@ static int manifest(struct image *im, json_t *desc, struct err *e)
 	char *path;
 	int rc = -1;
 
-	if (descriptor(im, desc, "manifest", &digest, &size, e) < 0 ||
-	    !(m = new_manifest(im, e)))
+	if (descriptor(im, desc, "manifest", &digest, &size, e) < 0)
+		return -1;
+	/* Named again (two tags of one image): read once, and the edit of
+	 * its digest reaches every descriptor that names it.  Another size
+	 * is read, and refused by blob(). */
+	for (size_t i = 0; i < im->nmanifest; i++)
+		if (!strcmp(im->manifest[i].digest, digest) &&
+		    im->manifest[i].size == size)
+			return 0;
+	if (!(m = new_manifest(im, e)))
 		return -1;
 	snprintf(m->digest, sizeof(m->digest), "%s", digest);
 	m->size = size;
