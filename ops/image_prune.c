@@ -260,10 +260,15 @@ static int edit_add(struct edits *ed, const char *from, const char *to,
 		    bool has_size, uint64_t size, const char *mt,
 		    struct err *e)
 {
-	struct json_edit *v = realloc(ed->v, (ed->n + 1) * sizeof(*v));
+	struct json_edit *v;
 	char (*t)[IMAGE_DIGEST_MAX];
 
-	if (!v)
+	/* A value named twice (a layer twice in one manifest) is one edit:
+	 * it replaces every place, and a second would find none. */
+	for (size_t i = 0; i < ed->n; i++)
+		if (!strcmp(ed->v[i].from, from))
+			return 0;
+	if (!(v = realloc(ed->v, (ed->n + 1) * sizeof(*v))))
 		return err_nomem(e);
 	ed->v = v;
 	if (!(t = realloc(ed->to, (ed->n + 1) * sizeof(*t))))

@@ -104,6 +104,18 @@ def main():
         t = tarfile.open(fileobj=io.BytesIO(raw))
         last = t.getmembers()[-1]
         replace_layer(out, raw[:last.offset_data + last.size])
+    elif kind == "layer-twice":
+        # Not hostile: the GPU layer named twice in the manifest (and its
+        # diff_id twice in the config); prune edits both places.
+        m["layers"].append(dict(m["layers"][1]))
+        cfg = json.loads(load(out, m["config"]["digest"]))
+        cfg["rootfs"]["diff_ids"].append(cfg["rootfs"]["diff_ids"][1])
+        c = json.dumps(cfg).encode()
+        m["config"]["digest"], m["config"]["size"] = store(out, c), len(c)
+        mb = json.dumps(m).encode()
+        index["manifests"][0]["digest"] = store(out, mb)
+        index["manifests"][0]["size"] = len(mb)
+        json.dump(index, open(os.path.join(out, "index.json"), "w"))
     elif kind == "bad-json":
         p = os.path.join(out, "index.json")
         open(p, "w").write(open(p).read()[:-5])
