@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "prune_plan.h"
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
+#include "../core/io_signal.h"
 #include "../core/io_write.h"
 #include "../core/workpool.h"
 #include "../formats/json_edit.h"
@@ -565,6 +568,23 @@ static void remove_tmp(const char *tmp)
 	rmdir(tmp);
 }
 
+/* The layout's directory made, and removed whole by a deadly signal (its
+ * files are committed into it, no longer temporaries), with no signal
+ * between: 0, or -1 with errno. */
+static int staged(char *tmp)
+{
+	sigset_t all, was;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
+	rc = mkdtemp(tmp) ? 0 : -1;
+	if (rc == 0)
+		io_pending_tree(tmp);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	return rc;
+}
+
 int image_prune(struct image *im, const char *out,
 		const struct image_prune_opts *o,
 		struct image_layer_result *res, struct err *e)
@@ -583,7 +603,7 @@ int image_prune(struct image *im, const char *out,
 			tmp = NULL;
 			return err_nomem(e);
 		}
-		if (!mkdtemp(tmp)) {
+		if (staged(tmp) < 0) {
 			err_sys(e, out, errno);
 			goto out;
 		}
@@ -609,12 +629,14 @@ int image_prune(struct image *im, const char *out,
 		err_sys(e, out, errno);
 		goto out;
 	}
+	io_pending_tree(NULL);
 	free(tmp);
 	tmp = NULL;
 	rc = 0;
 out:
 	if (tmp)
 		remove_tmp(tmp);
+	io_pending_tree(NULL);
 	free(tmp);
 	free(blobs);
 	return rc;
