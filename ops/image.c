@@ -462,7 +462,27 @@ static int docker_image(struct image *im, json_t *d, struct err *e)
 		const char *tag = json_is_string(t0) ? json_string_value(t0) : "";
 		const char *colon = strrchr(tag, ':');
 
-		snprintf(m->ref, sizeof(m->ref), "%s", colon ? colon + 1 : tag);
+		const char *ref = colon ? colon + 1 : tag;
+		size_t ok = strspn(ref, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
+				   "klmnopqrstuvwxyz0123456789_.-");
+
+		/* Written into index.json as it is: a tag's characters alone
+		 * (docker's own rule), not a quote or a newline (nor put in
+		 * the message). */
+		if (ref[ok])
+			return err_code_file(e, ERR_MALFORMED, 0, im->where,
+					     "manifest.json: tag '%.*s' goes on "
+					     "with byte 0x%02x (a tag is "
+					     "letters, digits, _ . -)",
+					     (int)(ref - tag + ok > 80 ? 80 :
+						   ref - tag + ok), tag,
+					     (unsigned char)ref[ok]);
+		if (ok >= sizeof(m->ref))
+			return err_code_file(e, ERR_MALFORMED, 0, im->where,
+					     "manifest.json: a tag of %zu "
+					     "bytes (at most %zu)", ok,
+					     sizeof(m->ref) - 1);
+		snprintf(m->ref, sizeof(m->ref), "%s", ref);
 	}
 	m->config = strndup((const char *)cin.data, cin.len);
 	m->config_len = cin.len;
