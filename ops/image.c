@@ -527,6 +527,9 @@ static int docker_legacy(struct image *im, struct err *e)
 				   "manifest.json is not a list");
 	for (size_t i = 0; rc == 0 && i < json_array_size(root); i++)
 		rc = docker_image(im, json_array_get(root, i), e);
+	if (rc == 0 && !im->nmanifest)
+		rc = err_code_file(e, ERR_NOTHING, 0, im->where,
+				   "manifest.json lists no image");
 	json_decref(root);
 	free(text);
 	return rc;
