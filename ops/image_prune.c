@@ -634,6 +634,9 @@ int image_prune(struct image *im, const char *out,
 	tmp = NULL;
 	rc = 0;
 out:
+	/* A file of the layout being built, gone now: the output named. */
+	if (rc < 0 && tmp && !strncmp(e->path, tmp, strlen(tmp)))
+		snprintf(e->path, sizeof(e->path), "%s", out);
 	if (tmp)
 		remove_tmp(tmp);
 	io_pending_tree(NULL);
