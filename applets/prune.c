@@ -240,8 +240,10 @@ int prune_main(int argc, char **argv)
 				 "many)");
 	else if (o.output && strcmp(o.output, "-") &&
 		 same_file(o.output, argv[first]))
-		rc = fail("cannot write", o.output, "it is the input (use "
-			  "--in-place)");
+		rc = fail("cannot write", o.output, image ? "it is the input "
+			  "(an image is written to a new one)" : package ?
+			  "it is the input (a package is written to a new "
+			  "one)" : "it is the input (use --in-place)");
 	if (rc)
 		goto out;
 	o.report = o.output && !strcmp(o.output, "-") ? stderr : stdout;

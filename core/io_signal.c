@@ -3,11 +3,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "io_at.h"
@@ -148,6 +150,49 @@ static void remove_dirs(void)
 	}
 }
 
+/* A directory staged whole (an image layout) and renamed at the end:
+ * what is in it is removed too, by getdents64 and unlinkat alone (no
+ * allocation in a signal handler), a few levels deep. */
+static char *volatile pending_tree;
+
+void io_pending_tree(char *dir)
+{
+	pending_tree = dir;
+}
+
+/* name in dirfd removed, a directory with what is in it (depth levels
+ * of them): 0, or -1 when something stays. */
+static int remove_tree_at(int dirfd, const char *name, int depth)
+{
+	char buf[2048];		/* this level's entries (a few at a time) */
+	bool removed = true;
+	int fd;
+
+	if (unlinkat(dirfd, name, 0) == 0)
+		return 0;
+	if (depth == 0 || (fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY |
+					O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	/* Read again from the start while a pass removes something. */
+	while (removed) {
+		long n;
+
+		removed = false;
+		lseek(fd, 0, SEEK_SET);
+		n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+
+			off += d->d_reclen;
+			if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..") &&
+			    remove_tree_at(fd, d->d_name, depth - 1) == 0)
+				removed = true;
+		}
+	}
+	close(fd);
+	return unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
 static void cleanup_and_die(int sig)
 {
 	for (struct pending_block *b = &pending.head; b; b = b->next)
@@ -155,6 +200,8 @@ static void cleanup_and_die(int sig)
 			if (b->tmp[i])
 				unlinkat(b->dirfd[i], b->tmp[i], 0);
 	remove_dirs();
+	if (pending_tree)
+		remove_tree_at(AT_FDCWD, pending_tree, 4);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

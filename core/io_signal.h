@@ -28,5 +28,8 @@ void io_pending_add_dir(char *dir);
  * reached one name at a time, never through a link (io_at_walk). */
 void io_pending_add_dir_at(int dirfd, char *rel);
 void io_pending_remove_dir(const char *dir);
+/* A directory a deadly signal removes with all in it (four levels at
+ * most): one at a time, NULL for none; set with signals blocked. */
+void io_pending_tree(char *dir);
 
 #endif

@@ -118,8 +118,10 @@ static int read_info(struct conda *c, struct err *e)
 		err_nomem(e);
 		goto out;
 	}
-	if (layer_reader_read(r, c->info_tar, CONDA_INFO_MAX, &n, e) < 0)
+	if (layer_reader_read(r, c->info_tar, CONDA_INFO_MAX, &n, e) < 0) {
+		err_wrap(e, e->code, "%.*s", (int)en->name_len, en->name);
 		goto out;
+	}
 	if (n == CONDA_INFO_MAX) {
 		err_code_set(e, ERR_MALFORMED, "%.*s holds %d bytes or more",
 			     (int)en->name_len, en->name, CONDA_INFO_MAX);
@@ -418,9 +420,13 @@ int conda_walk(const char *path, struct layer_walk *w, struct err *e)
 	    layer_reader_open(&r, LAYER_ZSTD, c.in.data +
 			      c.zip.entry[c.pkg].data,
 			      c.zip.entry[c.pkg].csize, e) == 0) {
+		const struct zip_entry *en = &c.zip.entry[c.pkg];
+
 		w->read = layer_reader_read;
 		w->read_ctx = r;
-		rc = layer_walk(w, e);
+		if ((rc = layer_walk(w, e)) < 0)
+			err_wrap(e, e->code, "%.*s", (int)en->name_len,
+				 en->name);
 	}
 	layer_reader_close(r);
 	conda_close(&c);

@@ -340,8 +340,16 @@ static int manifest(struct image *im, json_t *desc, struct err *e)
 	char *path;
 	int rc = -1;
 
-	if (descriptor(im, desc, "manifest", &digest, &size, e) < 0 ||
-	    !(m = new_manifest(im, e)))
+	if (descriptor(im, desc, "manifest", &digest, &size, e) < 0)
+		return -1;
+	/* Named again (two tags of one image): read once, and the edit of
+	 * its digest reaches every descriptor that names it.  Another size
+	 * is read, and refused by blob(). */
+	for (size_t i = 0; i < im->nmanifest; i++)
+		if (!strcmp(im->manifest[i].digest, digest) &&
+		    im->manifest[i].size == size)
+			return 0;
+	if (!(m = new_manifest(im, e)))
 		return -1;
 	snprintf(m->digest, sizeof(m->digest), "%s", digest);
 	m->size = size;
@@ -517,7 +525,27 @@ static int docker_image(struct image *im, json_t *d, struct err *e)
 		const char *tag = json_is_string(t0) ? json_string_value(t0) : "";
 		const char *colon = strrchr(tag, ':');
 
-		snprintf(m->ref, sizeof(m->ref), "%s", colon ? colon + 1 : tag);
+		const char *ref = colon ? colon + 1 : tag;
+		size_t ok = strspn(ref, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
+				   "klmnopqrstuvwxyz0123456789_.-");
+
+		/* Written into index.json as it is: a tag's characters alone
+		 * (docker's own rule), not a quote or a newline (nor put in
+		 * the message). */
+		if (ref[ok])
+			return err_code_file(e, ERR_MALFORMED, 0, im->where,
+					     "manifest.json: tag '%.*s' goes on "
+					     "with byte 0x%02x (a tag is "
+					     "letters, digits, _ . -)",
+					     (int)(ref - tag + ok > 80 ? 80 :
+						   ref - tag + ok), tag,
+					     (unsigned char)ref[ok]);
+		if (ok >= sizeof(m->ref))
+			return err_code_file(e, ERR_MALFORMED, 0, im->where,
+					     "manifest.json: a tag of %zu "
+					     "bytes (at most %zu)", ok,
+					     sizeof(m->ref) - 1);
+		snprintf(m->ref, sizeof(m->ref), "%s", ref);
 	}
 	m->config = strndup((const char *)cin.data, cin.len);
 	m->config_len = cin.len;
@@ -562,6 +590,9 @@ static int docker_legacy(struct image *im, struct err *e)
 				   "manifest.json is not a list");
 	for (size_t i = 0; rc == 0 && i < json_array_size(root); i++)
 		rc = docker_image(im, json_array_get(root, i), e);
+	if (rc == 0 && !im->nmanifest)
+		rc = err_code_file(e, ERR_NOTHING, 0, im->where,
+				   "manifest.json lists no image");
 	json_decref(root);
 	free(text);
 	return rc;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,10 +305,15 @@ static int edit_add(struct edits *ed, const char *from, const char *to,
 		    bool has_size, uint64_t size, const char *mt,
 		    struct err *e)
 {
-	struct json_edit *v = realloc(ed->v, (ed->n + 1) * sizeof(*v));
+	struct json_edit *v;
 	char (*t)[IMAGE_DIGEST_MAX];
 
-	if (!v)
+	/* A value named twice (a layer twice in one manifest) is one edit:
+	 * it replaces every place, and a second would find none. */
+	for (size_t i = 0; i < ed->n; i++)
+		if (!strcmp(ed->v[i].from, from))
+			return 0;
+	if (!(v = realloc(ed->v, (ed->n + 1) * sizeof(*v))))
 		return err_nomem(e);
 	ed->v = v;
 	if (!(t = realloc(ed->to, (ed->n + 1) * sizeof(*t))))
@@ -608,6 +614,23 @@ static void remove_tmp(const char *tmp)
 	rmdir(tmp);
 }
 
+/* The layout's directory made, and removed whole by a deadly signal (its
+ * files are committed into it, no longer temporaries), with no signal
+ * between: 0, or -1 with errno. */
+static int staged(char *tmp)
+{
+	sigset_t all, was;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
+	rc = mkdtemp(tmp) ? 0 : -1;
+	if (rc == 0)
+		io_pending_tree(tmp);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	return rc;
+}
+
 int image_prune(struct image *im, const char *out,
 		const struct image_prune_opts *o,
 		struct image_layer_result *res, struct err *e)
@@ -626,7 +649,7 @@ int image_prune(struct image *im, const char *out,
 			tmp = NULL;
 			return err_nomem(e);
 		}
-		if (!mkdtemp(tmp)) {
+		if (staged(tmp) < 0) {
 			err_sys(e, out, errno);
 			goto out;
 		}
@@ -663,8 +686,12 @@ int image_prune(struct image *im, const char *out,
 	}
 	rc = 0;
 out:
+	/* A file of the layout being built, gone now: the output named. */
+	if (rc < 0 && tmp && !strncmp(e->path, tmp, strlen(tmp)))
+		snprintf(e->path, sizeof(e->path), "%s", out);
 	if (tmp && rc < 0)
 		remove_tmp(tmp);
+	io_pending_tree(NULL);
 	forget_made();
 	if (j.tmp) {
 		io_pending_remove_dir(blobs);

@@ -125,12 +125,12 @@ static int read_meta(struct layer_walk *w, struct meta *m, const uint8_t *hdr,
 		     const struct tar_header *h, const uint8_t **data,
 		     struct err *e)
 {
+	bool pax = h->kind == TAR_PAX || h->kind == TAR_PAX_GLOBAL;
 	size_t at;
 
 	if (h->size > TAR_META_MAX)
 		return err_bad(e, "tar %s of %llu bytes (at most %d)",
-			       h->kind == TAR_PAX || h->kind == TAR_PAX_GLOBAL
-			       ? "pax header" : "GNU long name",
+			       pax ? "pax header" : "GNU long name",
 			       (unsigned long long)h->size, TAR_META_MAX);
 	at = m->len;
 	if (meta_reserve(m, TAR_BLOCK + (size_t)tar_padded(h->size), e) < 0)
@@ -138,7 +138,7 @@ static int read_meta(struct layer_walk *w, struct meta *m, const uint8_t *hdr,
 	memcpy(m->buf + m->len, hdr, TAR_BLOCK);
 	m->len += TAR_BLOCK;
 	if (get_all(w, m->buf + m->len, (size_t)tar_padded(h->size),
-		    "a pax header", e) < 0)
+		    pax ? "a pax header" : "a GNU long name", e) < 0)
 		return -1;
 	m->len += (size_t)tar_padded(h->size);
 	*data = m->buf + at + TAR_BLOCK;

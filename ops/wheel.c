@@ -186,10 +186,11 @@ int wheel_walk(struct wheel *w, layer_wants_fn *wants, layer_member_fn *member,
 			.name = en->name, .name_len = en->name_len,
 			.size = en->usize, .index = i,
 		};
-		enum layer_codec c;
 		int r;
 
-		if (i == w->record || !en->usize || member_codec(en, &c) < 0 ||
+		/* A method not read is refused (inflate_member), not passed
+		 * over: the member may hold offload code. */
+		if (i == w->record || !en->usize ||
 		    (en->name_len && en->name[en->name_len - 1] == '/'))
 			continue;
 		if (inflate_member(w, en, head, LAYER_PEEK, &got, NULL, e) < 0)

@@ -4,9 +4,10 @@ KIND: missing-blob (the second layer's blob gone), wrong-size (its
 descriptor's size one more), tampered (a byte of it changed), dotdot (a
 layer whose member is ../escape, the image's digests made right for it),
 absolute (a member /etc/passwd), not-tar (a layer of gzip'd text), pax-huge
-(a pax header of 2 MiB), bad-json (index.json cut short), escaped (the
-manifest's digest in index.json written with a \\u escape, which JSON
-allows and an edit in place cannot follow)."""
+(a pax header of 2 MiB), longname-cut (a GNU
+long name cut short by the layer's end), bad-json (index.json cut
+short), escaped (the manifest's digest in index.json written with a
+\\u escape, which JSON allows and an edit in place cannot follow)."""
 import gzip
 import hashlib
 import io
@@ -92,6 +93,12 @@ def main():
         replace_layer(out, b"this is not a tar archive\n" * 40)
     elif kind == "pax-huge":
         replace_layer(out, one_member("big", pax={"comment": "x" * (2 << 20)}))
+    elif kind == "longname-cut":
+        # A GNU long name header whose name runs past the layer's end.
+        ti = tarfile.TarInfo("././@LongLink")
+        ti.type = tarfile.GNUTYPE_LONGNAME
+        ti.size = 100000
+        replace_layer(out, ti.tobuf(tarfile.GNU_FORMAT) + b"a" * 600)
     elif kind == "escaped":
         p = os.path.join(out, "index.json")
         d = index["manifests"][0]["digest"]
@@ -104,6 +111,18 @@ def main():
         t = tarfile.open(fileobj=io.BytesIO(raw))
         last = t.getmembers()[-1]
         replace_layer(out, raw[:last.offset_data + last.size])
+    elif kind == "layer-twice":
+        # Not hostile: the GPU layer named twice in the manifest (and its
+        # diff_id twice in the config); prune edits both places.
+        m["layers"].append(dict(m["layers"][1]))
+        cfg = json.loads(load(out, m["config"]["digest"]))
+        cfg["rootfs"]["diff_ids"].append(cfg["rootfs"]["diff_ids"][1])
+        c = json.dumps(cfg).encode()
+        m["config"]["digest"], m["config"]["size"] = store(out, c), len(c)
+        mb = json.dumps(m).encode()
+        index["manifests"][0]["digest"] = store(out, mb)
+        index["manifests"][0]["size"] = len(mb)
+        json.dump(index, open(os.path.join(out, "index.json"), "w"))
     elif kind == "bad-json":
         p = os.path.join(out, "index.json")
         open(p, "w").write(open(p).read()[:-5])

@@ -9,7 +9,7 @@ makes it damaged: bad-hash (app's RECORD hash wrong), dotdot (a member
 overlap (a member's data runs into the next one's, as a zip bomb's
 entries share theirs),
 cut (the archive ends early), inflate (a member inflates past its
-declared size)."""
+declared size), method (app's method says bzip2, which is not read)."""
 import base64
 import hashlib
 import os
@@ -71,6 +71,15 @@ elif kind == "overlap":
     for at in (18, cd + 20):
         struct.pack_into("<I", raw, at,
                          struct.unpack_from("<I", raw, at)[0] + 10)
+elif kind == "method":
+    for sig, off, nlen, hdr in ((b"PK\x03\x04", 8, 26, 30),
+                                (b"PK\x01\x02", 10, 28, 46)):
+        at = raw.find(sig)
+        while at >= 0:
+            ln = struct.unpack_from("<H", raw, at + nlen)[0]
+            if raw[at + hdr:at + hdr + ln] == b"hipdemo/app":
+                struct.pack_into("<H", raw, at + off, 12)
+            at = raw.find(sig, at + 4)
 elif kind == "inflate":
     # app's uncompressed size says 1000 bytes, in both headers.
     for sig, off, nlen, hdr in ((b"PK\x03\x04", 22, 26, 30),
