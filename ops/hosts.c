@@ -32,6 +32,7 @@ static bool text_bundle_probe(const uint8_t *buf, size_t len)
 const struct host host_elf = {
 	.what = "ELF file", .probe = elfscan_is_elf,
 	.walk = inspect_walk_elf, .prune = prune_elf,
+	.llvm = HOST_LLVM_ELF,
 };
 const struct host host_pe = {
 	.what = "PE image", .probe = coff_is_image,
@@ -42,20 +43,24 @@ const struct host host_pe = {
 const struct host host_coff = {
 	.what = "COFF object", .probe = coff_probe,
 	.walk = inspect_walk_coff, .prune = prune_coff,
+	.llvm = HOST_LLVM_COFF,
 };
 const struct host host_bitcode = {
 	.what = "bitcode module", .probe = magic_is_bitcode,
 	.walk = inspect_walk_bitcode, .prune = prune_bitcode,
+	.llvm = HOST_LLVM_BITCODE,
 };
 const struct host host_archive = {
 	.what = "archive", .probe = ar_is_archive,
 	.walk = inspect_walk_archive, .prune = prune_archive,
+	.llvm = HOST_LLVM_ARCHIVE,
 };
 /* kpack archives, then the kinds found in sections; named by its
  * container kinds. */
 const struct host host_container = {
 	.probe = container_probe, .walk = inspect_walk_bare,
 	.prune = prune_bare, .offload_only = true,
+	.llvm = HOST_LLVM_CONTAINER,
 };
 const struct host host_text_bundle = {
 	.what = "offload bundle in text", .probe = text_bundle_probe,

@@ -33,6 +33,18 @@ enum {
 #undef HOST
 };
 
+/* What LLVM's object readers take a file of a format for, of the file
+ * types of LLVM's identify_magic that the LLVM-named tools follow: a
+ * closed set, LLVM's, which their readers switch on. */
+enum host_llvm {
+	HOST_LLVM_NONE,		/* LLVM reads no offload code from it */
+	HOST_LLVM_ELF,
+	HOST_LLVM_COFF,
+	HOST_LLVM_BITCODE,
+	HOST_LLVM_ARCHIVE,
+	HOST_LLVM_CONTAINER,	/* an offload binary, when it is a package */
+};
+
 struct host {
 	/* Its name in messages: "ELF file"; NULL for HOST_CONTAINER, named
 	 * by its container kinds (formats/fatbin.h). */
@@ -50,6 +62,9 @@ struct host {
 	 * code (and no host entry), it goes whole (prune removes it, du
 	 * counts it among the files prune would remove). */
 	bool offload_only;
+	/* As LLVM's readers take it (the packager's, the device archives'
+	 * of ops/devarchive.c); none for a format of ours alone. */
+	enum host_llvm llvm;
 };
 
 const struct host *hosts_get(enum host_format f);
