@@ -48,6 +48,7 @@ const struct host host_coff = {
 const struct host host_bitcode = {
 	.what = "bitcode module", .probe = magic_is_bitcode,
 	.walk = inspect_walk_bitcode, .prune = prune_bitcode,
+	.ls_word = "LLVM bitcode", .json_format = "bitcode",
 	.llvm = HOST_LLVM_BITCODE,
 };
 const struct host host_archive = {

@@ -62,6 +62,11 @@ struct host {
 	 * code (and no host entry), it goes whole (prune removes it, du
 	 * counts it among the files prune would remove). */
 	bool offload_only;
+	/* How ls names a file of it whose walk leaves that to its row (input
+	 * format INSPECT_HOST, ops/inspect_node.h): after "FILE: " in its
+	 * text, and its "format" in its JSON; the containers the walk finds
+	 * in it are listed under it. */
+	const char *ls_word, *json_format;
 	/* As LLVM's readers take it (the packager's, the device archives'
 	 * of ops/devarchive.c); none for a format of ours alone. */
 	enum host_llvm llvm;

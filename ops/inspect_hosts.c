@@ -381,7 +381,7 @@ int inspect_walk_bitcode(struct walk *w, struct inspect_node *in,
 {
 	struct bitcode_walk bw = { w, in->depth + 1, base };
 
-	in->format = INSPECT_BITCODE;
+	in->format = INSPECT_HOST;
 	if (inspect_emit(w, in) < 0)
 		return -1;
 	return bitcode_embedded_objects(buf, len, bitcode_object, &bw, w->e);
