@@ -9,7 +9,7 @@
 #include "ls_json_put.h"
 #include "ls_kernels.h"
 #include "ls_rows.h"
-#include "../ops/hosts.h"
+#include "../ops/host.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"

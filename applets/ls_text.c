@@ -13,7 +13,7 @@
 #include "../ops/kinds.h"
 #include "../core/uri.h"
 #include "../formats/kpack.h"
-#include "../ops/hosts.h"
+#include "../ops/host.h"
 #include "../ops/inspect.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };

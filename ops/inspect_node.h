@@ -16,7 +16,7 @@
 #include "../formats/nvfatbin.h"
 #include "../formats/package.h"
 
-struct host;			/* hosts.h */
+struct host;			/* host.h */
 
 enum inspect_kind {
 	INSPECT_INPUT,		/* the file, or an archive member */
