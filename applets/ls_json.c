@@ -36,7 +36,7 @@ static int arrays_of(const struct inspect_node *n, const char **key)
 			key[1] = "containers";
 			return 2;
 		case INSPECT_RAW:
-		case INSPECT_BITCODE:
+		case INSPECT_HOST:
 			key[0] = "containers";
 			return 1;
 		case INSPECT_ARCHIVE:

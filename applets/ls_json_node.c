@@ -9,6 +9,7 @@
 #include "ls_json_put.h"
 #include "ls_kernels.h"
 #include "ls_rows.h"
+#include "../ops/host.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
@@ -249,7 +250,7 @@ void ls_json_input(const struct rows *rs, const struct row *r, bool *f,
 {
 	static const char *const formats[] = {
 		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
-		"pe", "bitcode",
+		"pe", NULL,	/* INSPECT_HOST: its row's */
 	};
 	_Static_assert(sizeof(formats) / sizeof(formats[0]) == INSPECT_FORMATS,
 		       "a name for each enum inspect_format");
@@ -260,7 +261,8 @@ void ls_json_input(const struct rows *rs, const struct row *r, bool *f,
 	else
 		json_text(f, "path", path, strlen(path));
 	json_key(f, "format");
-	printf("\"%s\"", formats[n->format]);
+	printf("\"%s\"", n->format == INSPECT_HOST ? n->host->json_format
+						   : formats[n->format]);
 	json_u64(f, "offset", n->offset);
 	json_u64(f, "size", n->size);
 	json_kernels(f, rs, r);

@@ -19,7 +19,7 @@
 #include "../formats/kpack.h"
 #include "../ops/kpack_find.h"
 
-struct host {
+struct kpack_lister {
 	const struct ls_kpack_opts *o;
 	const struct ls_kpack_sink *sink;
 	void *ctx;
@@ -30,9 +30,9 @@ struct host {
 static const char amdgcn[] = "amdgcn-amd-amdhsa";
 
 /* One error line, now or kept for later (o->errs). */
-static void error(struct host *h, const char *what, const char *file,
+static void error(struct kpack_lister *h, const char *what, const char *file,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void error(struct host *h, const char *what, const char *file,
+static void error(struct kpack_lister *h, const char *what, const char *file,
 		  const char *fmt, ...)
 {
 	char why[ERR_PATH_MAX + ERR_WHY_MAX + 64];
@@ -49,7 +49,7 @@ static void error(struct host *h, const char *what, const char *file,
 		applet_fail("ls", what, file, "%s", why);
 }
 
-static void error_err(struct host *h, const char *what, const char *file,
+static void error_err(struct kpack_lister *h, const char *what, const char *file,
 		      const struct err *e)
 {
 	error(h, what, e->path[0] ? e->path : file, "%s",
@@ -57,7 +57,7 @@ static void error_err(struct host *h, const char *what, const char *file,
 }
 
 /* Does -t take the code for target (with its TOC key id, or none)? */
-static bool selected(struct host *h, const char *id, const char *target)
+static bool selected(struct kpack_lister *h, const char *id, const char *target)
 {
 	struct select_entry en = {
 		.id = id, .id_len = id ? strlen(id) : 0,
@@ -102,7 +102,7 @@ int ls_kpack_verify_entry(FILE *errs, const char *path,
 
 /* The entry i of archive a, which wrapper w resolves to: told, and with
  * --verify checked. */
-static void entry(struct host *h, const struct kpack_find_archive *a,
+static void entry(struct kpack_lister *h, const struct kpack_find_archive *a,
 		  size_t w, size_t i, const char *target)
 {
 	const struct ls_kpack_opts *o = h->o;
@@ -163,7 +163,7 @@ out:
 }
 
 /* One archive: each wrapper's code object in it. */
-static void archive(struct host *h, const struct kpack_find_archive *a)
+static void archive(struct kpack_lister *h, const struct kpack_find_archive *a)
 {
 	if (a->target && !selected(h, NULL, a->target))
 		return;
@@ -207,7 +207,7 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 		  const struct ls_kpack_opts *o,
 		  const struct ls_kpack_sink *sink, void *ctx)
 {
-	struct host h = { .o = o, .sink = sink, .ctx = ctx };
+	struct kpack_lister h = { .o = o, .sink = sink, .ctx = ctx };
 	struct err e;
 	int split = kpack_find_open(&h.kh, path, buf, len, &e);
 

@@ -13,6 +13,7 @@
 #include "../ops/kinds.h"
 #include "../core/uri.h"
 #include "../formats/kpack.h"
+#include "../ops/host.h"
 #include "../ops/inspect.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };
@@ -287,8 +288,8 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	case INSPECT_TEXT:
 		fputs(n->ld_script ? "linker script" : "text", stdout);
 		break;
-	case INSPECT_BITCODE:
-		fputs("LLVM bitcode", stdout);
+	case INSPECT_HOST:
+		fputs(n->host->ls_word, stdout);
 		break;
 	default:
 		fputs(n->size ? "other data" : "empty", stdout);

@@ -341,21 +341,20 @@ static int find_in(const struct scope *s, const uint8_t *buf, size_t len,
 
 	if (!hosts_probe(buf, len, &h))
 		return coff_has_magic(buf, len) ? scan_coff(s, buf, len, f) : 0;
-	switch (h) {
-	case HOST_ELF:
+	switch (hosts_get(h)->llvm) {
+	case HOST_LLVM_ELF:
 		return magic_is_elf_object(buf, len) ? scan_elf(s, buf, len, f)
 						     : 0;
-	case HOST_COFF:
+	case HOST_LLVM_COFF:
 		return scan_coff(s, buf, len, f);
-	case HOST_BITCODE:
+	case HOST_LLVM_BITCODE:
 		return scan_bitcode(s, buf, len, f);
-	case HOST_ARCHIVE:
+	case HOST_LLVM_ARCHIVE:
 		return scan_archive(s, buf, len, f);
-	case HOST_CONTAINER:
+	case HOST_LLVM_CONTAINER:
 		return package_is(buf, len) ? scan(s, buf, len, s->base, NULL, f)
 					    : 0;
-	case HOST_PE:
-	case HOST_TEXT_BUNDLE:
+	case HOST_LLVM_NONE:
 		return 0;
 	}
 	return 0;

@@ -527,19 +527,19 @@ int devarchive_images(struct devarchive_reader *r,
 			continue;
 		/* What LLVM 23's extractOffloadBinaries reads, of each
 		 * format: nothing of the others. */
-		switch (f) {
-		case HOST_CONTAINER:
+		switch (hosts_get(f)->llvm) {
+		case HOST_LLVM_CONTAINER:
 			if (package_is(data, len) &&
 			    member_packages(r, data, len, each, ctx, e) < 0)
 				return -1;
 			continue;
-		case HOST_BITCODE:
+		case HOST_LLVM_BITCODE:
 			if (bitcode_embedded_objects(data, len, bitcode_packages,
 						     &mp, e) < 0)
 				return err_wrap(e, ERR_OTHER, "member '%.*s'",
 						(int)r->file_len, r->file);
 			continue;
-		case HOST_COFF:	/* one LLVM's object reader takes */
+		case HOST_LLVM_COFF:	/* one LLVM's object reader takes */
 			if (coff_is_object(data, len) &&
 			    coff_sections(data, len, coff_offloading,
 					  coff_packages, &mp, &machine, &bigobj,
@@ -547,11 +547,10 @@ int devarchive_images(struct devarchive_reader *r,
 				return err_wrap(e, ERR_OTHER, "member '%.*s'",
 						(int)r->file_len, r->file);
 			continue;
-		case HOST_PE:
-		case HOST_ARCHIVE:
-		case HOST_TEXT_BUNDLE:
+		case HOST_LLVM_NONE:
+		case HOST_LLVM_ARCHIVE:	/* no archive in an archive */
 			continue;
-		case HOST_ELF:
+		case HOST_LLVM_ELF:
 			break;
 		}
 		if (elfscan_open(&s, data, len, e) < 0)

@@ -27,43 +27,68 @@ static bool text_bundle_probe(const uint8_t *buf, size_t len)
 	return bundle_text_comment(buf, len, comment, sizeof(comment));
 }
 
-/* In the order of enum host_format, positionally: the count is checked
- * below, so a format without its row does not build. */
-static const struct host hosts[] = {
-	/* HOST_ELF */
-	{ "ELF file", elfscan_is_elf, inspect_walk_elf, prune_elf,
-	  false },
-	/* HOST_PE */
-	{ "PE image", coff_is_image, inspect_walk_pe, prune_coff,
-	  false },
-	/* HOST_COFF: by its magic, so that a damaged one is said to be
-	 * damaged, not unknown (coff_probe) */
-	{ "COFF object", coff_probe, inspect_walk_coff, prune_coff,
-	  false },
-	/* HOST_BITCODE */
-	{ "bitcode module", magic_is_bitcode, inspect_walk_bitcode,
-	  prune_bitcode, false },
-	/* HOST_ARCHIVE */
-	{ "archive", ar_is_archive, inspect_walk_archive, prune_archive,
-	  false },
-	/* HOST_CONTAINER: kpack archives, then the kinds found in sections */
-	{ NULL, container_probe, inspect_walk_bare, prune_bare, true },
-	/* HOST_TEXT_BUNDLE */
-	{ "offload bundle in text", text_bundle_probe,
-	  inspect_walk_text_bundle, prune_text_bundle, true },
+/* The rows of the formats this file knows; a new format's is in its ops
+ * file.  Fields by name: a column left out is NULL, false or none. */
+const struct host host_elf = {
+	.what = "ELF file", .probe = elfscan_is_elf,
+	.walk = inspect_walk_elf, .prune = prune_elf,
+	.llvm = HOST_LLVM_ELF,
 };
-_Static_assert(sizeof(hosts) / sizeof(hosts[0]) == HOST_FORMATS,
-	       "one row for each enum host_format");
+const struct host host_pe = {
+	.what = "PE image", .probe = coff_is_image,
+	.walk = inspect_walk_pe, .prune = prune_coff,
+};
+/* By its magic, so that a damaged one is said to be damaged, not
+ * unknown (coff_probe). */
+const struct host host_coff = {
+	.what = "COFF object", .probe = coff_probe,
+	.walk = inspect_walk_coff, .prune = prune_coff,
+	.llvm = HOST_LLVM_COFF,
+};
+const struct host host_bitcode = {
+	.what = "bitcode module", .probe = magic_is_bitcode,
+	.walk = inspect_walk_bitcode, .prune = prune_bitcode,
+	.ls_word = "LLVM bitcode", .json_format = "bitcode",
+	.llvm = HOST_LLVM_BITCODE,
+};
+const struct host host_archive = {
+	.what = "archive", .probe = ar_is_archive,
+	.walk = inspect_walk_archive, .prune = prune_archive,
+	.llvm = HOST_LLVM_ARCHIVE,
+};
+/* kpack archives, then the kinds found in sections; named by its
+ * container kinds. */
+const struct host host_container = {
+	.probe = container_probe, .walk = inspect_walk_bare,
+	.prune = prune_bare, .offload_only = true,
+	.llvm = HOST_LLVM_CONTAINER,
+};
+const struct host host_text_bundle = {
+	.what = "offload bundle in text", .probe = text_bundle_probe,
+	.walk = inspect_walk_text_bundle, .prune = prune_text_bundle,
+	.offload_only = true,
+};
+
+/* The table, made from hosts.def: a format whose row is not defined does
+ * not link. */
+#define HOST(e, name) extern const struct host host_##name;
+#include "hosts.def"
+#undef HOST
+static const struct host *const hosts[HOST_FORMATS] = {
+#define HOST(e, name) [HOST_##e] = &host_##name,
+#include "hosts.def"
+#undef HOST
+};
 
 const struct host *hosts_get(enum host_format f)
 {
-	return &hosts[f];
+	return hosts[f];
 }
 
 bool hosts_probe(const uint8_t *buf, size_t len, enum host_format *f)
 {
 	for (unsigned i = 0; i < HOST_FORMATS; i++)
-		if (hosts[i].probe(buf, len)) {
+		if (hosts[i]->probe(buf, len)) {
 			*f = (enum host_format)i;
 			return true;
 		}
@@ -81,7 +106,7 @@ bool hosts_offload_only(const uint8_t *buf, size_t len)
 {
 	enum host_format f;
 
-	return hosts_probe(buf, len, &f) && hosts[f].offload_only;
+	return hosts_probe(buf, len, &f) && hosts[f]->offload_only;
 }
 
 /* Each row's name, and each container kind's that a file may be (those
@@ -93,8 +118,8 @@ int hosts_none(struct err *e)
 	size_t n = 0, at = 0;
 
 	for (unsigned i = 0; i < HOST_FORMATS; i++) {
-		if (hosts[i].what) {
-			name[n++] = hosts[i].what;
+		if (hosts[i]->what) {
+			name[n++] = hosts[i]->what;
 			continue;
 		}
 		for (unsigned k = 0; k < FATBIN_KINDS; k++)

@@ -5,9 +5,8 @@
  * (the walk of ls, extract and du; prune's plan; the device archives'
  * members) asks hosts_probe what it is, so the probes run in one order, the
  * table's, and a damaged file gets the same diagnosis from each.  A new
- * host format is one enum member, one row here, its probe (formats/) and
- * its hooks; switches on the format have no default, so the compiler
- * names the rest. */
+ * host format is its row in hosts.def, its probe (formats/) and its ops
+ * file, which defines its row, `const struct host host_<name>`. */
 #ifndef OPS_HOSTS_H
 #define OPS_HOSTS_H
 
@@ -16,42 +15,19 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "host.h"
 
-struct walk;
-struct inspect_node;
-struct pruner;
-
-/* In the order they are probed: ELF and COFF by their magic before the
- * rest (a COFF object's is two bytes, its machine), a bare container
- * after the formats that hold them. */
+/* Made from the rows of hosts.def, in the order they are probed. */
 enum host_format {
-	HOST_ELF,
-	HOST_PE,		/* an executable or DLL: "MZ", then "PE\0\0" */
-	HOST_COFF,		/* an object, plain or bigobj */
-	HOST_BITCODE,		/* LLVM bitcode (clang -flto) */
-	HOST_ARCHIVE,		/* ar, regular or thin */
-	HOST_CONTAINER,		/* a file that is one or more containers */
-	HOST_TEXT_BUNDLE,	/* an offload bundle in text (-type=ll, s...) */
+#define HOST(e, name) HOST_##e,
+#include "hosts.def"
+#undef HOST
 };
-enum { HOST_FORMATS = HOST_TEXT_BUNDLE + 1 };
-
-struct host {
-	/* Its name in messages: "ELF file"; NULL for HOST_CONTAINER, named
-	 * by its container kinds (formats/fatbin.h). */
-	const char *what;
-	bool (*probe)(const uint8_t *buf, size_t len);
-	/* Visit input node in (kind, depth, name, offset and size filled),
-	 * len bytes at buf at file offset base, and what it holds
-	 * (inspect_walk.h), setting its format. */
-	int (*walk)(struct walk *w, struct inspect_node *in,
-		    const uint8_t *buf, size_t len, uint64_t base);
-	/* Plan its prune (prune_impl.h): -1 with ERR_NOTHING when it holds
-	 * no offload code. */
-	int (*prune)(struct pruner *p, const uint8_t *buf, size_t len);
-	/* The file is offload code and nothing else: pruned of every GPU's
-	 * code (and no host entry), it goes whole (prune removes it, du
-	 * counts it among the files prune would remove). */
-	bool offload_only;
+enum {
+	HOST_FORMATS = 0
+#define HOST(e, name) + 1
+#include "hosts.def"
+#undef HOST
 };
 
 const struct host *hosts_get(enum host_format f);

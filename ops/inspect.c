@@ -24,8 +24,10 @@ static int walk_input(struct walk *w, const uint8_t *buf, size_t len,
 	};
 	enum host_format f;
 
-	if (hosts_probe(buf, len, &f))
-		return hosts_get(f)->walk(w, &in, buf, len, base);
+	if (hosts_probe(buf, len, &f)) {
+		in.host = hosts_get(f);
+		return in.host->walk(w, &in, buf, len, base);
+	}
 	if (depth == 0 && !w->o->accept_other)
 		return hosts_none(w->e);
 	return inspect_walk_other(w, &in, buf, len);

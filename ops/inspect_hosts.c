@@ -75,9 +75,8 @@ static uint64_t skip_padding(struct walk *w, const uint8_t *buf, size_t len,
 	return pos;
 }
 
-/* Every container in buf[0, len), which starts at file offset base. */
-static int walk_containers(struct walk *w, const uint8_t *buf, size_t len,
-			   uint64_t base, unsigned depth)
+int inspect_walk_containers(struct walk *w, const uint8_t *buf, size_t len,
+			    uint64_t base, unsigned depth)
 {
 	struct fatbin_item it;
 	struct nv_ahead *outer = w->nv;
@@ -157,9 +156,10 @@ static int walk_sections(struct walk *w, const struct inspect_node *in,
 			continue;
 		if (inspect_emit(w, &sn) < 0)
 			return -1;
-		if (walk_containers(w, buf + sec[i].offset,
-				    (size_t)sec[i].size, base + sec[i].offset,
-				    in->depth + 2) < 0)
+		if (inspect_walk_containers(w, buf + sec[i].offset,
+					    (size_t)sec[i].size,
+					    base + sec[i].offset,
+					    in->depth + 2) < 0)
 			return inspect_where(w, "section %.*s",
 				     name_width(sec[i].name_len), sec[i].name);
 	}
@@ -381,7 +381,7 @@ int inspect_walk_bitcode(struct walk *w, struct inspect_node *in,
 {
 	struct bitcode_walk bw = { w, in->depth + 1, base };
 
-	in->format = INSPECT_BITCODE;
+	in->format = INSPECT_HOST;
 	if (inspect_emit(w, in) < 0)
 		return -1;
 	return bitcode_embedded_objects(buf, len, bitcode_object, &bw, w->e);
@@ -488,7 +488,8 @@ int inspect_walk_bare(struct walk *w, struct inspect_node *in,
 	if (!fatbin_probe_file(buf, len, &kind) || inspect_emit(w, in) < 0)
 		return -1;
 	if (!fatbin_codecs[kind]->whole_file)
-		return walk_containers(w, buf, len, base, in->depth + 1);
+		return inspect_walk_containers(w, buf, len, base,
+					       in->depth + 1);
 	return walk_whole(w, kind, buf, len, base, in->depth + 1);
 }
 

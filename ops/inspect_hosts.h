@@ -31,6 +31,10 @@ int inspect_walk_bare(struct walk *w, struct inspect_node *in,
 /* A text bundle's entries. */
 int inspect_walk_text_bundle(struct walk *w, struct inspect_node *in,
 			     const uint8_t *buf, size_t len, uint64_t base);
+/* Every container in buf[0, len), which starts at file offset base, as
+ * nodes of the depth given: for a format that holds a region of them. */
+int inspect_walk_containers(struct walk *w, const uint8_t *buf, size_t len,
+			    uint64_t base, unsigned depth);
 /* A file of none of these: visited as text (a linker script...) or other
  * data, with nothing under it. */
 int inspect_walk_other(struct walk *w, struct inspect_node *in,

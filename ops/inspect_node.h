@@ -16,6 +16,8 @@
 #include "../formats/nvfatbin.h"
 #include "../formats/package.h"
 
+struct host;			/* host.h */
+
 enum inspect_kind {
 	INSPECT_INPUT,		/* the file, or an archive member */
 	INSPECT_SECTION,	/* an ELF section that holds offload code */
@@ -32,9 +34,11 @@ enum inspect_format {
 	INSPECT_COFF,		/* a COFF object, plain or bigobj */
 	INSPECT_TEXT,		/* as OTHER, text (a linker script...) */
 	INSPECT_PE,		/* a PE image: executable or DLL */
-	INSPECT_BITCODE,	/* an LLVM bitcode file (clang -flto) */
+	/* A host format whose row (host) says how ls names it: its words,
+	 * and containers under it (bitcode, a new format). */
+	INSPECT_HOST,
 };
-enum { INSPECT_FORMATS = INSPECT_BITCODE + 1 };
+enum { INSPECT_FORMATS = INSPECT_HOST + 1 };
 
 enum inspect_hash {
 	INSPECT_HASH_UNCHECKED,	/* only the header was read */
@@ -57,6 +61,7 @@ struct inspect_node {
 
 	/* INPUT */
 	enum inspect_format format;
+	const struct host *host;	/* its row, when one probed it */
 	bool is64, big_endian;		/* ELF; is64 also PE32+ */
 	uint16_t elf_type;		/* ELF */
 	uint16_t machine;		/* ELF or COFF */

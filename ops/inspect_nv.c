@@ -7,7 +7,7 @@
  * thousands of small fatbins one after another (CUDA 13's libcublasLt: 2,782
  * of 2 entries each), so the thread reads on across them, from the first
  * one the walk meets to the first container that is not one (the walk's own
- * order: it finds them as inspect.c's walk_containers does).  The walk
+ * order: it finds them as inspect_walk_containers does).  The walk
  * still visits the entries one at a time, in order, and takes each decoded
  * entry only where it is the one it is at; anything else (no second core,
  * the thread stopped short) is decoded in place. */
