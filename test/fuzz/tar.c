@@ -24,7 +24,8 @@ static int mem_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
 
 	(void)e;
 	*got = m->len - m->pos < n ? m->len - m->pos : n;
-	memcpy(buf, m->p + m->pos, *got);
+	if (*got)	/* an empty input's bytes may be NULL */
+		memcpy(buf, m->p + m->pos, *got);
 	m->pos += *got;
 	return 0;
 }
