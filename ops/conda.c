@@ -7,6 +7,7 @@
 
 #include "conda.h"
 #include "hosts.h"
+#include "member_prune.h"
 #include "layer_codec.h"
 #include "prune.h"
 #include "prune_plan.h"
@@ -203,29 +204,8 @@ struct prune_ctx {
 	struct conda *c;
 	const struct conda_prune_opts *o;
 	struct conda_prune_result *res;
-	struct prune_plan plan;
-	bool planned;
-	struct io_out scratch;
+	struct member_prune mp;
 };
-
-static void member_done(struct prune_ctx *p)
-{
-	if (p->planned)
-		prune_plan_free(&p->plan);
-	p->planned = false;
-	if (p->scratch.fd >= 0)
-		io_out_discard(&p->scratch);
-	memset(&p->scratch, 0, sizeof(p->scratch));
-	p->scratch.fd = -1;
-}
-
-static bool wants(void *ctx, const uint8_t *head, size_t len)
-{
-	enum host_format f;
-
-	(void)ctx;
-	return hosts_probe(head, len, &f);
-}
 
 /* A pkg file prune changes: checked against paths.json, written again,
  * its entry there given its new sha256 and size. */
@@ -238,15 +218,12 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	const char *sum = json_string_value(json_object_get(entry, "sha256"));
 	char hex[SHA256_HEX + 1];
 
-	member_done(p);
+	int planned;
+
 	po.decide_only = p->o->dry_run;
-	if (prune_plan(data->data, data->len, &po, &p->plan, e) < 0)
-		return e->code == ERR_NOTHING ? 0 :
-		       err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
-				m->name);
-	p->planned = true;
-	if (!p->plan.entries_dropped)
-		return 0;
+	if ((planned = member_prune_plan(&p->mp, data, &po, e)) <= 0)
+		return planned < 0 ? err_wrap(e, e->code, "'%.*s'",
+					      (int)m->name_len, m->name) : 0;
 	p->res->files++;
 	if (sum) {
 		if (sha256_of(data->data, data->len, hex, e) < 0)
@@ -259,9 +236,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	}
 	if (p->o->dry_run)
 		return 0;
-	if (io_scratch_open(&p->scratch, e) < 0 ||
-	    prune_write(data, &p->plan, &p->scratch, e) < 0 ||
-	    io_scratch_map(&p->scratch, repl, e) < 0 ||
+	if (member_prune_write(&p->mp, data, repl, e) < 0 ||
 	    sha256_of(repl->data, repl->len, hex, e) < 0)
 		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
 				m->name);
@@ -342,7 +317,7 @@ int conda_prune(const char *path, const char *out,
 {
 	struct conda c;
 	struct prune_ctx p = { .c = &c, .o = o, .res = res,
-			       .scratch = { .fd = -1 } };
+			       .mp = { .scratch = { .fd = -1 } } };
 	struct layer_reader *r = NULL;
 	struct io_out pkg = { .fd = -1 }, info = { .fd = -1 };
 	struct paths_ctx pc = { 0 };
@@ -356,7 +331,7 @@ int conda_prune(const char *path, const char *out,
 	res->before = c.in.len;
 	{
 		const struct zip_entry *en = &c.zip.entry[c.pkg];
-		struct layer_walk w = { .wants = wants, .member = rewrite,
+		struct layer_walk w = { .wants = member_prune_wants, .member = rewrite,
 					.ctx = &p };
 
 		if (layer_reader_open(&r, LAYER_ZSTD, c.in.data + en->data,
@@ -399,7 +374,7 @@ int conda_prune(const char *path, const char *out,
 	}
 	rc = zip_rewrite(&c.in, &c.zip, nw, 2, out, &res->after, e);
 out:
-	member_done(&p);
+	member_prune_done(&p.mp);
 	layer_reader_close(r);
 	free(pc.text);
 	if (pkg.fd >= 0)

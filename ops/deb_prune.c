@@ -8,6 +8,7 @@
 
 #include "deb_prune.h"
 #include "hosts.h"
+#include "member_prune.h"
 #include "prune.h"
 #include "prune_plan.h"
 #include "../core/io_out.h"
@@ -26,31 +27,10 @@ struct prune_ctx {
 	struct deb *d;
 	const struct deb_prune_opts *o;
 	struct deb_prune_result *res;
-	struct prune_plan plan;
-	bool planned;
-	struct io_out scratch;
+	struct member_prune mp;
 	struct changed *changed;
 	size_t nchanged;
 };
-
-static void member_done(struct prune_ctx *c)
-{
-	if (c->planned)
-		prune_plan_free(&c->plan);
-	c->planned = false;
-	if (c->scratch.fd >= 0)
-		io_out_discard(&c->scratch);
-	memset(&c->scratch, 0, sizeof(c->scratch));
-	c->scratch.fd = -1;
-}
-
-static bool wants(void *ctx, const uint8_t *head, size_t len)
-{
-	enum host_format f;
-
-	(void)ctx;
-	return hosts_probe(head, len, &f);
-}
 
 static void md5_hex(const uint8_t *p, size_t len,
 		    char hex[MD5_DIGEST_STRING_LENGTH])
@@ -74,15 +54,8 @@ static int plan(struct prune_ctx *c,
 {
 	struct prune_opts po = c->o->prune;
 
-	member_done(c);
 	po.decide_only = c->o->dry_run;
-	if (prune_plan(data->data, data->len, &po, &c->plan, e) < 0) {
-		if (e->code == ERR_NOTHING)
-			return 0;
-		return -1;
-	}
-	c->planned = true;
-	return c->plan.entries_dropped ? 1 : 0;
+	return member_prune_plan(&c->mp, data, &po, e);
 }
 
 /* A file prune changes: checked against md5sums, written again. */
@@ -119,9 +92,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	if (!(ch->name = strndup(name, len)))
 		return err_nomem(e);
 	c->nchanged++;
-	if (io_scratch_open(&c->scratch, e) < 0 ||
-	    prune_write(data, &c->plan, &c->scratch, e) < 0 ||
-	    io_scratch_map(&c->scratch, repl, e) < 0)
+	if (member_prune_write(&c->mp, data, repl, e) < 0)
 		return err_wrap(e, e->code, "'%.*s'", (int)len, name);
 	md5_hex(repl->data, repl->len, ch->md5);
 	ch->before = data->len;
@@ -399,10 +370,10 @@ int deb_prune(struct deb *d, const char *out, const struct deb_prune_opts *o,
 	      struct deb_prune_result *res, struct err *e)
 {
 	struct prune_ctx c = {
-		.d = d, .o = o, .res = res, .scratch = { .fd = -1 },
+		.d = d, .o = o, .res = res, .mp = { .scratch = { .fd = -1 } },
 	};
 	struct layer_walk w = {
-		.wants = wants, .member = rewrite, .ctx = &c,
+		.wants = member_prune_wants, .member = rewrite, .ctx = &c,
 		.spill = o->spill,
 	};
 	struct io_out data = { .fd = -1 }, ctl = { .fd = -1 };
@@ -425,7 +396,7 @@ int deb_prune(struct deb *d, const char *out, const struct deb_prune_opts *o,
 	res->data_after = data_size;
 	rc = 0;
 done:
-	member_done(&c);
+	member_prune_done(&c.mp);
 	for (size_t i = 0; i < c.nchanged; i++)
 		free(c.changed[i].name);
 	free(c.changed);

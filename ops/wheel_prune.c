@@ -7,6 +7,7 @@
 
 #include "hosts.h"
 #include "layer_codec.h"
+#include "member_prune.h"
 #include "prune.h"
 #include "prune_plan.h"
 #include "wheel_prune.h"
@@ -28,33 +29,12 @@ struct prune_ctx {
 	struct wheel *w;
 	const struct wheel_prune_opts *o;
 	struct wheel_prune_result *res;
-	struct prune_plan plan;
-	bool planned;
-	struct io_out scratch;	/* the member pruned last */
+	struct member_prune mp;
 	struct io_out pool;	/* every new member's compressed bytes */
 	uint64_t pool_size;
 	struct changed *changed;
 	size_t nchanged;
 };
-
-static void member_done(struct prune_ctx *c)
-{
-	if (c->planned)
-		prune_plan_free(&c->plan);
-	c->planned = false;
-	if (c->scratch.fd >= 0)
-		io_out_discard(&c->scratch);
-	memset(&c->scratch, 0, sizeof(c->scratch));
-	c->scratch.fd = -1;
-}
-
-static bool wants(void *ctx, const uint8_t *head, size_t len)
-{
-	enum host_format f;
-
-	(void)ctx;
-	return hosts_probe(head, len, &f);
-}
 
 static int rewrite(void *ctx, const struct layer_member *m,
 		   const struct io_in *data, struct io_in *repl, struct err *e)
@@ -64,17 +44,12 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	char hex[SHA256_HEX + 1], b64[44];
 	size_t hash, size;
 
-	member_done(c);
+	int planned;
+
 	po.decide_only = c->o->dry_run;
-	if (prune_plan(data->data, data->len, &po, &c->plan, e) < 0) {
-		if (e->code == ERR_NOTHING)
-			return 0;
-		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
-				m->name);
-	}
-	c->planned = true;
-	if (!c->plan.entries_dropped)
-		return 0;
+	if ((planned = member_prune_plan(&c->mp, data, &po, e)) <= 0)
+		return planned < 0 ? err_wrap(e, e->code, "'%.*s'",
+					      (int)m->name_len, m->name) : 0;
 	c->res->files++;
 	if (wheel_record_find(c->w, m->name, m->name_len, &hash, &size) == 0) {
 		const char *h = c->w->record_text + hash;
@@ -91,9 +66,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	}
 	if (c->o->dry_run)
 		return 0;
-	if (io_scratch_open(&c->scratch, e) < 0 ||
-	    prune_write(data, &c->plan, &c->scratch, e) < 0 ||
-	    io_scratch_map(&c->scratch, repl, e) < 0)
+	if (member_prune_write(&c->mp, data, repl, e) < 0)
 		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
 				m->name);
 	c->res->code_before += data->len;
@@ -229,7 +202,7 @@ int wheel_prune(struct wheel *w, const char *out,
 		struct wheel_prune_result *res, struct err *e)
 {
 	struct prune_ctx c = {
-		.w = w, .o = o, .res = res, .scratch = { .fd = -1 },
+		.w = w, .o = o, .res = res, .mp = { .scratch = { .fd = -1 } },
 		.pool = { .fd = -1 },
 	};
 	char *record = NULL;
@@ -240,8 +213,8 @@ int wheel_prune(struct wheel *w, const char *out,
 	res->before = w->in.len;
 	if (!o->dry_run && io_scratch_open(&c.pool, e) < 0)
 		return -1;
-	if (wheel_walk(w, wants, rewrite, o->dry_run ? NULL : replaced, &c,
-		       e) < 0)
+	if (wheel_walk(w, member_prune_wants, rewrite,
+		       o->dry_run ? NULL : replaced, &c, e) < 0)
 		goto out;
 	if (o->dry_run) {
 		rc = 0;
@@ -258,7 +231,7 @@ int wheel_prune(struct wheel *w, const char *out,
 		goto out;
 	rc = 0;
 out:
-	member_done(&c);
+	member_prune_done(&c.mp);
 	free(record);
 	free(c.changed);
 	if (c.pool.fd >= 0)
