@@ -28,14 +28,6 @@ struct image_scan {
 	int rc;
 };
 
-static bool du_wants(void *ctx, const uint8_t *head, size_t len)
-{
-	enum host_format f;
-
-	(void)ctx;
-	return hosts_probe(head, len, &f);
-}
-
 static int du_member(void *ctx, const struct layer_member *m,
 		     const struct io_in *data, struct io_in *repl,
 		     struct err *e)
@@ -107,7 +99,7 @@ int du_image(struct options *o, const char *spec)
 		struct image_scan is = { .o = &l, .spec = spec, .what = "layer",
 					 .layer = il->digest[0] ? il->digest
 								: il->path };
-		struct layer_walk w = { .wants = du_wants, .member = du_member,
+		struct layer_walk w = { .wants = hosts_member_wanted, .member = du_member,
 					.ctx = &is };
 
 		l.t = NULL;
@@ -178,7 +170,7 @@ int du_image(struct options *o, const char *spec)
 int du_package(struct options *o, const char *path)
 {
 	struct image_scan is = { .o = o, .spec = path, .what = "member" };
-	struct layer_walk w = { .wants = du_wants, .member = du_member,
+	struct layer_walk w = { .wants = hosts_member_wanted, .member = du_member,
 				.ctx = &is };
 	const struct deb_member *m = NULL;
 	bool deb = deb_is(path), conda = !deb && conda_is(path);
@@ -190,7 +182,7 @@ int du_package(struct options *o, const char *path)
 	if (conda ? conda_walk(path, &w, &e) < 0
 	    : deb ? deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0
 		: wheel_open(&wh, path, &e) < 0 ||
-		  wheel_walk(&wh, du_wants, du_member, NULL, &is, &e) < 0) {
+		  wheel_walk(&wh, hosts_member_wanted, du_member, NULL, &is, &e) < 0) {
 		rc = applet_fail_err("du", "cannot read package", path, 0, &e);
 		goto out;
 	}

@@ -411,14 +411,6 @@ struct image_run {
 	int rc;
 };
 
-static bool image_wants(void *ctx, const uint8_t *head, size_t len)
-{
-	enum host_format f;
-
-	(void)ctx;
-	return hosts_probe(head, len, &f);
-}
-
 static int found(void *ctx, const struct inspect_node *n)
 {
 	if (n->depth > 0)
@@ -463,7 +455,7 @@ static int run_image(struct options *o, const char *spec, bool counting,
 	for (size_t i = 0; i < im.nlayer; i++) {
 		struct image_run ir = { .o = o, .counting = counting,
 					.count = count };
-		struct layer_walk w = { .wants = image_wants,
+		struct layer_walk w = { .wants = hosts_member_wanted,
 					.member = image_member, .ctx = &ir };
 
 		if (image_layer_walk(&im, i, &w, &e) < 0) {
@@ -493,7 +485,7 @@ static int run_package(struct options *o, const char *path, bool counting,
 		       size_t *count)
 {
 	struct image_run ir = { .o = o, .counting = counting, .count = count };
-	struct layer_walk w = { .wants = image_wants,
+	struct layer_walk w = { .wants = hosts_member_wanted,
 				.member = package_member, .ctx = &ir };
 	struct wheel wh = { .in = { .fd = -1 } };
 	struct deb d = { .in = { .fd = -1 } };
@@ -503,7 +495,7 @@ static int run_package(struct options *o, const char *path, bool counting,
 		 : deb ? deb_open(&d, path, &e) < 0 ||
 		       deb_data_walk(&d, &w, &e) < 0
 		     : wheel_open(&wh, path, &e) < 0 ||
-		       wheel_walk(&wh, image_wants, image_member, NULL, &ir,
+		       wheel_walk(&wh, hosts_member_wanted, image_member, NULL, &ir,
 				  &e) < 0;
 
 	if (deb)

@@ -435,14 +435,6 @@ struct image_list {
 	int rc;
 };
 
-static bool image_wants(void *ctx, const uint8_t *head, size_t len)
-{
-	enum host_format f;
-
-	(void)ctx;
-	return hosts_probe(head, len, &f);
-}
-
 static int found(void *ctx, const struct inspect_node *n)
 {
 	if (n->depth > 0)
@@ -487,7 +479,7 @@ static int list_image(struct options *o, const char *spec)
 		const struct image_layer *l = &im.layer[i];
 		struct image_list il = { .o = o, .layer = l->digest[0] ?
 					 l->digest : l->path };
-		struct layer_walk w = { .wants = image_wants,
+		struct layer_walk w = { .wants = hosts_member_wanted,
 					.member = image_member, .ctx = &il };
 
 		if (image_layer_walk(&im, i, &w, &e) < 0) {
@@ -518,7 +510,7 @@ static int list_package(struct options *o, const char *path)
 	struct deb d;
 	struct err e;
 	struct image_list il = { .o = o, .layer = path };
-	struct layer_walk w = { .wants = image_wants,
+	struct layer_walk w = { .wants = hosts_member_wanted,
 				.member = package_member, .ctx = &il };
 
 	if (conda_is(path))
@@ -528,7 +520,7 @@ static int list_package(struct options *o, const char *path)
 	if (!deb_is(path)) {
 		struct wheel wh;
 		int rc = wheel_open(&wh, path, &e) < 0 ||
-			 wheel_walk(&wh, image_wants, image_member, NULL, &il,
+			 wheel_walk(&wh, hosts_member_wanted, image_member, NULL, &il,
 				    &e) < 0;
 
 		wheel_close(&wh);

@@ -55,31 +55,6 @@ static bool named(const struct zip_entry *en, const char *prefix)
 	       !memchr(en->name, '/', en->name_len);
 }
 
-struct memory_read {
-	const uint8_t *p;
-	size_t len, pos;
-};
-
-static int memory_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
-		       struct err *e)
-{
-	struct memory_read *m = ctx;
-
-	(void)e;
-	*got = m->len - m->pos < n ? m->len - m->pos : n;
-	memcpy(buf, m->p + m->pos, *got);
-	m->pos += *got;
-	return 0;
-}
-
-static bool every_file(void *ctx, const uint8_t *head, size_t len)
-{
-	(void)ctx;
-	(void)head;
-	(void)len;
-	return true;
-}
-
 static int keep_paths(void *ctx, const struct layer_member *m,
 		      const struct io_in *data, struct io_in *repl,
 		      struct err *e)
@@ -104,9 +79,9 @@ static int read_info(struct conda *c, struct err *e)
 {
 	const struct zip_entry *en = &c->zip.entry[c->info];
 	struct layer_reader *r = NULL;
-	struct memory_read mr;
+	struct layer_memory mr;
 	struct layer_walk w = {
-		.read = memory_read, .read_ctx = &mr, .wants = every_file,
+		.read = layer_memory_read, .read_ctx = &mr, .wants = layer_every_file,
 		.member = keep_paths, .ctx = c,
 	};
 	size_t n;
@@ -129,7 +104,7 @@ static int read_info(struct conda *c, struct err *e)
 		goto out;
 	}
 	c->info_len = n;
-	mr = (struct memory_read){ c->info_tar, n, 0 };
+	mr = (struct layer_memory){ c->info_tar, n, 0 };
 	if (layer_walk(&w, e) < 0) {
 		err_wrap(e, e->code, "%.*s", (int)en->name_len, en->name);
 		goto out;
@@ -321,7 +296,7 @@ int conda_prune(const char *path, const char *out,
 	struct layer_reader *r = NULL;
 	struct io_out pkg = { .fd = -1 }, info = { .fd = -1 };
 	struct paths_ctx pc = { 0 };
-	struct memory_read mr;
+	struct layer_memory mr;
 	struct zip_new nw[2];
 	int rc = -1;
 
@@ -331,7 +306,7 @@ int conda_prune(const char *path, const char *out,
 	res->before = c.in.len;
 	{
 		const struct zip_entry *en = &c.zip.entry[c.pkg];
-		struct layer_walk w = { .wants = member_prune_wants, .member = rewrite,
+		struct layer_walk w = { .wants = hosts_member_wanted, .member = rewrite,
 					.ctx = &p };
 
 		if (layer_reader_open(&r, LAYER_ZSTD, c.in.data + en->data,
@@ -356,8 +331,8 @@ int conda_prune(const char *path, const char *out,
 		goto out;
 	}
 	{
-		struct layer_walk w = { .read = memory_read, .read_ctx = &mr,
-					.wants = every_file,
+		struct layer_walk w = { .read = layer_memory_read, .read_ctx = &mr,
+					.wants = layer_every_file,
 					.member = replace_paths, .ctx = &pc };
 		char *text = json_dumps(c.paths, JSON_INDENT(2) |
 					JSON_PRESERVE_ORDER);
@@ -368,7 +343,7 @@ int conda_prune(const char *path, const char *out,
 		}
 		pc.len = strlen(text);
 		pc.text = text;
-		mr = (struct memory_read){ c.info_tar, c.info_len, 0 };
+		mr = (struct layer_memory){ c.info_tar, c.info_len, 0 };
 		if (write_tar(&w, &info, &nw[1], c.info, e) < 0)
 			goto out;
 	}

@@ -172,31 +172,6 @@ out:
 	return rc;
 }
 
-struct memory_read {
-	const uint8_t *p;
-	size_t len, pos;
-};
-
-static int memory_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
-		       struct err *e)
-{
-	struct memory_read *m = ctx;
-
-	(void)e;
-	*got = m->len - m->pos < n ? m->len - m->pos : n;
-	memcpy(buf, m->p + m->pos, *got);
-	m->pos += *got;
-	return 0;
-}
-
-static bool every_file(void *ctx, const uint8_t *head, size_t len)
-{
-	(void)ctx;
-	(void)head;
-	(void)len;
-	return true;
-}
-
 /* md5sums and control kept, NUL-ended. */
 static int keep_control_file(void *ctx, const struct layer_member *m,
 			     const struct io_in *data, struct io_in *repl,
@@ -249,9 +224,9 @@ static int check_md5sums(const struct deb *d, struct err *e)
 
 int deb_open(struct deb *d, const char *path, struct err *e)
 {
-	struct memory_read mr;
+	struct layer_memory mr;
 	struct layer_walk w = {
-		.read = memory_read, .read_ctx = &mr, .wants = every_file,
+		.read = layer_memory_read, .read_ctx = &mr, .wants = layer_every_file,
 		.member = keep_control_file,
 	};
 
@@ -262,7 +237,7 @@ int deb_open(struct deb *d, const char *path, struct err *e)
 		return -1;
 	if (read_members(d, e) < 0 || read_control(d, e) < 0)
 		return -1;
-	mr = (struct memory_read){ d->control_tar, d->control_len, 0 };
+	mr = (struct layer_memory){ d->control_tar, d->control_len, 0 };
 	w.ctx = d;
 	if (layer_walk(&w, e) < 0)
 		return err_wrap(e, e->code, "%s", d->member[d->control].name);

@@ -230,31 +230,6 @@ static int replace_control_file(void *ctx, const struct layer_member *m,
 	return 0;
 }
 
-static bool every_file(void *ctx, const uint8_t *head, size_t len)
-{
-	(void)ctx;
-	(void)head;
-	(void)len;
-	return true;
-}
-
-struct memory_read {
-	const uint8_t *p;
-	size_t len, pos;
-};
-
-static int memory_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
-		       struct err *e)
-{
-	struct memory_read *m = ctx;
-
-	(void)e;
-	*got = m->len - m->pos < n ? m->len - m->pos : n;
-	memcpy(buf, m->p + m->pos, *got);
-	m->pos += *got;
-	return 0;
-}
-
 /* A member's stream written, compressed with c as dpkg-deb would, into
  * the scratch file out; its size told. */
 static int write_member(struct layer_walk *w, struct deb *d, size_t member,
@@ -291,9 +266,9 @@ static int write_control(struct prune_ctx *c, struct io_out *out,
 {
 	struct deb *d = c->d;
 	struct control_ctx cc = { 0 };
-	struct memory_read mr = { d->control_tar, d->control_len, 0 };
+	struct layer_memory mr = { d->control_tar, d->control_len, 0 };
 	struct layer_walk w = {
-		.read = memory_read, .read_ctx = &mr, .wants = every_file,
+		.read = layer_memory_read, .read_ctx = &mr, .wants = layer_every_file,
 		.member = replace_control_file, .ctx = &cc,
 	};
 	int rc = -1;
@@ -373,7 +348,7 @@ int deb_prune(struct deb *d, const char *out, const struct deb_prune_opts *o,
 		.d = d, .o = o, .res = res, .mp = { .scratch = { .fd = -1 } },
 	};
 	struct layer_walk w = {
-		.wants = member_prune_wants, .member = rewrite, .ctx = &c,
+		.wants = hosts_member_wanted, .member = rewrite, .ctx = &c,
 		.spill = o->spill,
 	};
 	struct io_out data = { .fd = -1 }, ctl = { .fd = -1 };

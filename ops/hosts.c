@@ -134,3 +134,11 @@ int hosts_none(struct err *e)
 	return err_code_set(e, ERR_NOTHING, "not a file of a known format "
 			    "(%s)", list);
 }
+
+bool hosts_member_wanted(void *ctx, const uint8_t *head, size_t len)
+{
+	enum host_format f;
+
+	(void)ctx;
+	return hosts_probe(head, len, &f);
+}

@@ -33,6 +33,10 @@ enum {
 const struct host *hosts_get(enum host_format f);
 /* The format buf is, probed in the table's order; false when none. */
 bool hosts_probe(const uint8_t *buf, size_t len, enum host_format *f);
+/* A layer walk's .wants (ops/layer.h): whether a file inside a stream
+ * (an image layer, a package) starting with head (len bytes) is one of
+ * the host formats, so worth reading whole. */
+bool hosts_member_wanted(void *ctx, const uint8_t *head, size_t len);
 /* Whether buf is of format f, as hosts_probe finds it (the probes in
  * the table's order): for the commands that take one format alone. */
 bool hosts_is(const uint8_t *buf, size_t len, enum host_format f);

@@ -86,14 +86,6 @@ static void member_done(struct member_ctx *c)
 	c->scratch.fd = -1;
 }
 
-static bool wants(void *ctx, const uint8_t *head, size_t len)
-{
-	enum host_format f;
-
-	(void)ctx;
-	return hosts_probe(head, len, &f);
-}
-
 /* The member's plan: 0 nothing to drop, 1 a plan to write, -1 failed. */
 static int plan(struct member_ctx *c, const struct layer_member *m,
 		const struct io_in *data, bool decide, struct err *e)
@@ -188,7 +180,7 @@ static int write_layer(struct job *j, size_t i, struct member_ctx *c,
 	struct io_out out = { .fd = -1 };
 	char path[4096], final[4096], diff[SHA256_HEX + 1], hex[SHA256_HEX + 1];
 	struct layer_walk walk = {
-		.wants = wants, .member = rewrite, .ctx = c,
+		.wants = hosts_member_wanted, .member = rewrite, .ctx = c,
 		.spill = j->o->spill,
 	};
 	int rc = -1;
@@ -229,7 +221,7 @@ static int layer_job(void *ctx, size_t i, struct err *e)
 	struct image_layer_result *r = &j->res[i];
 	struct member_ctx c = { .o = j->o, .res = r, .scratch = { .fd = -1 } };
 	struct layer_walk walk = {
-		.wants = wants, .member = decide, .ctx = &c,
+		.wants = hosts_member_wanted, .member = decide, .ctx = &c,
 		.spill = j->o->spill,
 	};
 	struct io_in in;

@@ -61,4 +61,14 @@ struct layer_walk {
 /* Walk the stream: 0, or -1 with e filled. */
 int layer_walk(struct layer_walk *w, struct err *e);
 
+/* A stream held in memory (a package's control or info tar), for .read
+ * with .read_ctx a struct layer_memory; and a .wants taking every file. */
+struct layer_memory {
+	const uint8_t *p;
+	size_t len, pos;
+};
+int layer_memory_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
+		      struct err *e);
+bool layer_every_file(void *ctx, const uint8_t *head, size_t len);
+
 #endif

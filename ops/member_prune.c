@@ -1,7 +1,6 @@
 /* member_prune.c: see member_prune.h. */
 #include <string.h>
 
-#include "hosts.h"
 #include "member_prune.h"
 #include "../core/io_scratch.h"
 
@@ -14,14 +13,6 @@ void member_prune_done(struct member_prune *mp)
 		io_out_discard(&mp->scratch);
 	memset(&mp->scratch, 0, sizeof(mp->scratch));
 	mp->scratch.fd = -1;
-}
-
-bool member_prune_wants(void *ctx, const uint8_t *head, size_t len)
-{
-	enum host_format f;
-
-	(void)ctx;
-	return hosts_probe(head, len, &f);
 }
 
 int member_prune_plan(struct member_prune *mp, const struct io_in *data,

@@ -23,9 +23,6 @@ struct member_prune {
 
 /* What the last member held let go of. */
 void member_prune_done(struct member_prune *mp);
-/* The layer walk's question: whether a member starting with head (len
- * bytes) is a host format prune reads. */
-bool member_prune_wants(void *ctx, const uint8_t *head, size_t len);
 /* data planned with po (the last member's plan let go of first): 1 with
  * entries to drop, 0 none (no offload code included), -1 failed. */
 int member_prune_plan(struct member_prune *mp, const struct io_in *data,

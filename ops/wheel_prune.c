@@ -213,7 +213,7 @@ int wheel_prune(struct wheel *w, const char *out,
 	res->before = w->in.len;
 	if (!o->dry_run && io_scratch_open(&c.pool, e) < 0)
 		return -1;
-	if (wheel_walk(w, member_prune_wants, rewrite,
+	if (wheel_walk(w, hosts_member_wanted, rewrite,
 		       o->dry_run ? NULL : replaced, &c, e) < 0)
 		goto out;
 	if (o->dry_run) {
