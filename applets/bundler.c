@@ -228,7 +228,7 @@ static int check_targets(struct config *c)
 		}
 		if (strmap_set(&seen, raw, strlen(raw), i) < 0)
 			goto nomem;
-		if (target_parse(&tg, raw, strlen(raw)) < 0) {
+		if (target_parse(&tg, raw, strlen(raw), c->llvm) < 0) {
 			llvm_fail("Targets need to follow the format '<offload kind>-<target triple>', where '<target triple>' follows the format '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'.");
 			goto out;
 		}

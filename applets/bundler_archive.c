@@ -78,7 +78,7 @@ static int route_entry(const struct config *c, const struct target *req,
 	struct err e;
 	int rc = 1;
 
-	if (target_parse_entry(&got, ent->id, ent->id_len) < 0)
+	if (target_parse_entry(&got, ent->id, ent->id_len, c->llvm) < 0)
 		return llvm_fail("Invalid bundle id read from code object");
 	for (size_t i = 0; i < c->ntargets; i++) {
 		const uint8_t *data;
@@ -178,7 +178,7 @@ int bundler_unbundle_archive(const struct config *c)
 				break;
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (target_parse(&req[i], c->std_targets[i],
-				 strlen(c->std_targets[i])) < 0) {
+				 strlen(c->std_targets[i]), c->llvm) < 0) {
 			llvm_fail("invalid bundle id from bundle config");
 			goto out;
 		}

@@ -239,7 +239,7 @@ static int take_entries(struct unbundle *u, struct bundle_reader *r,
 		uint64_t off, size;
 		struct io_out *o;
 
-		if (target_parse_entry(&got, ent.id, ent.id_len) < 0)
+		if (target_parse_entry(&got, ent.id, ent.id_len, c->llvm) < 0)
 			return llvm_fail("invalid bundle id read from the bundle");
 		for (b = strmap_next(&u->work, 0); b < u->work.nb;
 		     b = strmap_next(&u->work, b + 1))
@@ -651,7 +651,7 @@ int bundler_unbundle(const struct config *c)
 	for (size_t i = 0; i < c->ntargets; i++) {
 		const char *t = c->std_targets[i];
 
-		if (target_parse(&u.req[i], t, strlen(t)) < 0 ||
+		if (target_parse(&u.req[i], t, strlen(t), c->llvm) < 0 ||
 		    strmap_set(&u.work, t, strlen(t), i) < 0) {
 			llvm_fail("invalid bundle id from bundle config");
 			goto out;

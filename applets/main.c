@@ -106,8 +106,8 @@ static enum llvm_release release_of_dir(const char *path)
 
 /* An LLVM-named applet follows the release its name ends in, else the one
  * its directory names, else OFFLOAD_LLVM's, else the newest.  This is the
- * one place the release is chosen: the applet is handed it (and core's
- * triple rules, which differ between releases, read it from env_llvm).
+ * one place the release is chosen: the applet is handed it and passes it
+ * down, as far as core's triple rules, which differ between releases.
  * A bad OFFLOAD_LLVM: 0, said. */
 static enum llvm_release select_release(const char *name,
 					enum llvm_release by_name)
@@ -123,7 +123,6 @@ static enum llvm_release select_release(const char *name,
 		fprintf(stderr, "%s: error: %s\n", name, e.msg);
 		return 0;
 	}
-	env_llvm_set(r);
 	return r;
 }
 

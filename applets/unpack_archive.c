@@ -117,6 +117,10 @@ static char *output_name(const char *dir, const char *archive, const char *id)
 /* Whether the bundler takes the entry of ID id for request, a triple of
  * LLVM 24's amdgpu with a sub-architecture read as amdgcn (as LLVM 23's
  * and 24's bundlers read it; the request is parsed so already). */
+/* Not an LLVM-named tool: bundle IDs and triples are read as the newest
+ * release reads them, whatever OFFLOAD_LLVM says. */
+static const enum llvm_release id_rules = LLVM_NEWEST;
+
 static bool compatible(const char *id, size_t len, const struct target *request,
 		       bool hip_openmp)
 {
@@ -125,7 +129,7 @@ static bool compatible(const char *id, size_t len, const struct target *request,
 	struct target t;
 	bool ok;
 
-	if (target_parse_entry(&t, spelled ? spelled : id, n) < 0) {
+	if (target_parse_entry(&t, spelled ? spelled : id, n, id_rules) < 0) {
 		free(spelled);
 		return false;
 	}
@@ -165,7 +169,7 @@ static char *image_id(const struct devarchive_image *im, struct err *e)
 			(int)im->file_len, im->file);
 		return NULL;
 	}
-	if (!(norm = triple_normalize(triple, tlen, 4, e)))
+	if (!(norm = triple_normalize(triple, tlen, 4, id_rules, e)))
 		return NULL;
 	if (asprintf(&id, "%s-%s-%.*s", kind, norm, (int)alen,
 		     arch ? arch : "") < 0) {
@@ -174,7 +178,7 @@ static char *image_id(const struct devarchive_image *im, struct err *e)
 		return NULL;
 	}
 	free(norm);
-	if (target_parse(&tg, id, strlen(id)) < 0) {
+	if (target_parse(&tg, id, strlen(id), id_rules) < 0) {
 		err_set(e, "member '%.*s': an image's ID '%s' does not split as "
 			"a bundle ID", (int)im->file_len, im->file, id);
 		free(id);
@@ -248,7 +252,7 @@ static int read_archive(const struct options *o, const char *path,
 		struct target got;
 		char *std;
 
-		if (target_parse_entry(&got, ent.id, ent.id_len) < 0) {
+		if (target_parse_entry(&got, ent.id, ent.id_len, id_rules) < 0) {
 			fail(path, "member '%.*s': invalid bundle ID '%.*s'",
 			     (int)ent.file_len, ent.file, (int)ent.id_len, ent.id);
 			goto out;
@@ -429,7 +433,7 @@ static int unpack(struct options *o, const char *path)
 		char *id, *spelled;
 		int failed;
 
-		if (target_parse(&req, want[i], strlen(want[i])) < 0) {
+		if (target_parse(&req, want[i], strlen(want[i]), id_rules) < 0) {
 			fail(path, "'%s' is not a bundle ID "
 			     "(<kind>-<arch>-<vendor>-<os>-<env>[-<target id>])",
 			     want[i]);
@@ -440,7 +444,7 @@ static int unpack(struct options *o, const char *path)
 		if ((spelled = target_amdgcn_spelling(want[i], strlen(want[i]),
 						      &slen))) {
 			target_free(&req);
-			if (target_parse(&req, spelled, slen) < 0) {
+			if (target_parse(&req, spelled, slen, id_rules) < 0) {
 				free(spelled);
 				free(id);
 				fail(path, "out of memory");

@@ -33,18 +33,6 @@ uint64_t env_memory_cap(void)
 	return half && half < most ? half : most;
 }
 
-static enum llvm_release llvm_release = LLVM_NEWEST;
-
-enum llvm_release env_llvm(void)
-{
-	return llvm_release;
-}
-
-void env_llvm_set(enum llvm_release r)
-{
-	llvm_release = r;
-}
-
 enum llvm_release env_llvm_parse(const char *s, size_t len)
 {
 	if (len == 2 && !memcmp(s, "22", 2))

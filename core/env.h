@@ -20,16 +20,14 @@ uint64_t env_memory_cap(void);
 /* The LLVM release whose tools the LLVM-named applets (bundler, packager)
  * reproduce: chosen once by the dispatcher (applets/main.c) from the name
  * it was called by (clang-offload-bundler-22) or OFFLOAD_LLVM and handed
- * to the applet, which passes it down; env_llvm keeps it for core's triple
- * rules alone. */
+ * to the applet, which passes it down, as far as core's triple rules
+ * (triple_parse, target_parse).  There is no process-wide copy. */
 enum llvm_release {
 	LLVM_22 = 22,
 	LLVM_23 = 23,
 	LLVM_24 = 24,	/* the snapshot in Debian experimental, till released */
 	LLVM_NEWEST = LLVM_23,	/* unversioned names, OFFLOAD_LLVM unset */
 };
-enum llvm_release env_llvm(void);
-void env_llvm_set(enum llvm_release r);
 /* The release a version string names ("22", "23", "24"; len bytes), or 0. */
 enum llvm_release env_llvm_parse(const char *s, size_t len);
 /* OFFLOAD_LLVM, when set, must name a release: then it is stored in *r.

@@ -9,7 +9,8 @@
 #include "targetid.h"
 #include "triple_normalize.h"
 
-int target_parse(struct target *tg, const char *s, size_t len)
+int target_parse(struct target *tg, const char *s, size_t len,
+		 enum llvm_release r)
 {
 	char *dash[5] = { 0 };
 	size_t ndash = 0;
@@ -53,17 +54,19 @@ int target_parse(struct target *tg, const char *s, size_t len)
 
 		tg->tid = proc && targetid_known_processor(tid, proc) ? tid : "";
 	}
-	triple_parse(tg->triple, strlen(tg->triple), &tg->t);
+	tg->release = r;
+	triple_parse(tg->triple, strlen(tg->triple), r, &tg->t);
 	return 0;
 }
 
-int target_parse_entry(struct target *tg, const char *s, size_t len)
+int target_parse_entry(struct target *tg, const char *s, size_t len,
+		       enum llvm_release r)
 {
 	size_t ndash = 0;
 	char *five;
 	int rc;
 
-	if (target_parse(tg, s, len) == 0)
+	if (target_parse(tg, s, len, r) == 0)
 		return 0;
 	for (size_t i = 0; i < len; i++)
 		ndash += s[i] == '-';
@@ -78,7 +81,7 @@ int target_parse_entry(struct target *tg, const char *s, size_t len)
 	}
 	memcpy(five, s, len);
 	five[len] = '-';
-	rc = target_parse(tg, five, len + 1);
+	rc = target_parse(tg, five, len + 1, r);
 	free(five);
 	if (rc == 0)
 		tg->any_env = true;
@@ -95,7 +98,7 @@ char *target_standard(const struct target *tg, struct err *e)
 {
 	bool amdhsa = triple_os_is_amdhsa(&tg->t);
 	char *norm = triple_normalize(tg->triple, strlen(tg->triple),
-				      amdhsa ? 3 : 4, e);
+				      amdhsa ? 3 : 4, tg->release, e);
 	char *out;
 	size_t len;
 
@@ -226,9 +229,9 @@ bool target_loadable(const char *entry, size_t entry_len, const char *request,
 
 	entry = amdgcn_spelled(entry, &entry_len, &ebuf);
 	request = amdgcn_spelled(request, &request_len, &rbuf);
-	if (target_parse(&e, entry, entry_len) < 0)
+	if (target_parse(&e, entry, entry_len, LLVM_NEWEST) < 0)
 		goto out;
-	if (target_parse(&r, request, request_len) < 0) {
+	if (target_parse(&r, request, request_len, LLVM_NEWEST) < 0) {
 		target_free(&e);
 		goto out;
 	}

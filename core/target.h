@@ -15,20 +15,23 @@ struct target {
 	const char *triple;	/* "<arch>-<vendor>-<os>-<env>" as spelled */
 	const char *tid;	/* "" unless a known processor leads it */
 	struct triple t;
+	enum llvm_release release;	/* whose triple rules read it */
 	bool any_env;		/* an old host ID: no environment, any fits */
 };
 
-/* Split an ID into 5 or 6 '-' parts (the sixth keeps later dashes).
- * Returns -1 when the count is wrong (LLVM's checkOffloadBundleID), or when
+/* Split an ID into 5 or 6 '-' parts (the sixth keeps later dashes), its
+ * triple read by release r's rules (kept for target_standard).  Returns -1 when the count is wrong (LLVM's checkOffloadBundleID), or when
  * out of memory (errno ENOMEM). */
-int target_parse(struct target *tg, const char *s, size_t len);
+int target_parse(struct target *tg, const char *s, size_t len,
+		 enum llvm_release r);
 void target_free(struct target *tg);
 /* An ID read from a bundle: as target_parse, and also the host's ID as
  * older LLVM and ROCm 5.x wrote it, host-<arch>-<vendor>-<os> (four parts,
  * such as host-x86_64-unknown-linux), which LLVM 22 refuses ("invalid
  * bundle id read from the bundle"): the host of that triple, with any
  * environment (any_env). */
-int target_parse_entry(struct target *tg, const char *s, size_t len);
+int target_parse_entry(struct target *tg, const char *s, size_t len,
+		       enum llvm_release r);
 
 /* The standardised ID LLVM writes: "<kind>-" + normalised triple (AMDHSA:
  * three parts and an empty environment) + "-" + target ID.  malloc'd;
@@ -57,7 +60,8 @@ char *target_amdgcn_spelling(const char *id, size_t len, size_t *out_len);
  * loadable (targetid_loadable; an empty request ID takes only an empty
  * one).  Both must split as IDs (target_parse).  A triple of LLVM 23's
  * amdgpu architecture with a sub-architecture ("amdgpu9.0a-amd-amdhsa")
- * is the amdgcn one, as LLVM 23 and 24 read it. */
+ * is the amdgcn one, as LLVM 23 and 24 read it.  Loaders are not LLVM
+ * releases: this reads triples as the newest release does. */
 bool target_loadable(const char *entry, size_t entry_len, const char *request,
 		     size_t request_len);
 

@@ -433,9 +433,9 @@ static const struct {
 } amdgpu_aliases[] = { { "9.5", "9.4" }, { "10", "10.1" } };
 
 /* LLVM 22 knows only "amdgcn"; 23 takes every name that starts "amdgpu". */
-static bool amdgpu_arch(struct sv a)
+static bool amdgpu_arch(struct sv a, enum llvm_release r)
 {
-	return env_llvm() >= LLVM_23 && sv_starts(a, "amdgpu");
+	return r >= LLVM_23 && sv_starts(a, "amdgpu");
 }
 
 static int amdgpu_subarch(struct sv a)
@@ -474,11 +474,11 @@ static bool amdgpu_subarch_compatible(int a, int b)
 	return (a == fa || b == fb) && fa == fb;
 }
 
-int triple_parse_arch(struct sv a)
+int triple_parse_arch(struct sv a, enum llvm_release r)
 {
 	int at = find_exact(arch_names, COUNT(arch_names), a);
 
-	if (at == A_UNKNOWN && amdgpu_arch(a))
+	if (at == A_UNKNOWN && amdgpu_arch(a, r))
 		return A_AMDGCN;
 
 	if (at == A_UNKNOWN && sv_starts(a, "kalimba"))
@@ -506,7 +506,7 @@ static int parse_version_suffix(struct sv a, int first, int count)
 	return S_NONE;
 }
 
-static int parse_subarch(struct sv a)
+static int parse_subarch(struct sv a, enum llvm_release r)
 {
 	struct sv canon;
 
@@ -524,7 +524,7 @@ static int parse_subarch(struct sv a)
 		return parse_version_suffix(a, S_SPIRV_V10, 7);
 	if (sv_starts(a, "dxil"))
 		return parse_version_suffix(a, S_DXIL_V1_0, 10);
-	if (amdgpu_arch(a))
+	if (amdgpu_arch(a, r))
 		return amdgpu_subarch(a);
 
 	canon = arm_canonical(a);
@@ -621,15 +621,16 @@ size_t triple_split_dash(struct sv s, struct sv *out, int max)
 	return n + 1;
 }
 
-void triple_parse(const char *s, size_t len, struct triple *t)
+void triple_parse(const char *s, size_t len, enum llvm_release r,
+		  struct triple *t)
 {
 	struct sv c[4];
 	struct sv str = { s, len };
 	size_t n = triple_split_dash(str, c, 3);
 
 	memset(t, 0, sizeof(*t));
-	t->arch = triple_parse_arch(c[0]);
-	t->subarch = parse_subarch(c[0]);
+	t->arch = triple_parse_arch(c[0], r);
+	t->subarch = parse_subarch(c[0], r);
 	if (n > 1) {
 		t->vendor = triple_parse_vendor(c[1]);
 		if (n > 2) {

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "env.h"
+
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -136,7 +138,7 @@ enum {
 
 /* Each component parsed alone, as Triple.cpp's parse* do: 0 (unknown)
  * when it names nothing. */
-int triple_parse_arch(struct sv a);
+int triple_parse_arch(struct sv a, enum llvm_release r);
 int triple_parse_vendor(struct sv a);
 int triple_parse_os(struct sv a);
 int triple_parse_env(struct sv a);

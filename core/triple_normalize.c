@@ -107,6 +107,7 @@ static void sv_swap(struct sv *a, struct sv *b)
  * LLVM, and the special cases read them; found: which of the first four
  * positions hold a valid component. */
 struct norm {
+	enum llvm_release release;	/* whose arch names */
 	int arch, vendor, os, env, fmt;
 	bool mingw, cygwin, found[4];
 };
@@ -119,12 +120,13 @@ static void parse_os_into(struct norm *st, struct sv comp)
 }
 
 /* Components already valid in their own position stay put. */
-static void parse_in_place(const struct comps *c, struct norm *st)
+static void parse_in_place(const struct comps *c, enum llvm_release r,
+			   struct norm *st)
 {
-	*st = (struct norm){ A_UNKNOWN, V_UNKNOWN, O_UNKNOWN, E_UNKNOWN,
+	*st = (struct norm){ r, A_UNKNOWN, V_UNKNOWN, O_UNKNOWN, E_UNKNOWN,
 			     F_UNKNOWN, false, false, { false } };
 	if (c->n > 0)
-		st->arch = triple_parse_arch(c->v[0]);
+		st->arch = triple_parse_arch(c->v[0], r);
 	if (c->n > 1)
 		st->vendor = triple_parse_vendor(c->v[1]);
 	if (c->n > 2)
@@ -145,7 +147,7 @@ static bool valid_at(struct norm *st, size_t pos, struct sv comp)
 {
 	switch (pos) {
 	case 0:
-		st->arch = triple_parse_arch(comp);
+		st->arch = triple_parse_arch(comp, st->release);
 		return st->arch != A_UNKNOWN;
 	case 1:
 		st->vendor = triple_parse_vendor(comp);
@@ -298,7 +300,8 @@ static char *join(const struct comps *c)
 	return out;
 }
 
-char *triple_normalize(const char *s, size_t len, int form, struct err *e)
+char *triple_normalize(const char *s, size_t len, int form,
+		       enum llvm_release r, struct err *e)
 {
 	struct sv str = { s, len };
 	size_t ndash = 0;
@@ -316,7 +319,7 @@ char *triple_normalize(const char *s, size_t len, int form, struct err *e)
 	if (!c.v)
 		goto nomem;
 	c.n = triple_split_dash(str, c.v, -1);
-	parse_in_place(&c, &st);
+	parse_in_place(&c, r, &st);
 	reorder(&c, &st);
 
 	/* In arch-none-env, "none" is the OS, not the vendor. */

@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint8_t *nl = memchr(data + pos, '\n', size - pos);
 		size_t len = nl ? (size_t)(nl - data) - pos : size - pos;
 
-		ok[n] = target_parse(&tg[n], (const char *)data + pos, len) == 0;
+		ok[n] = target_parse(&tg[n], (const char *)data + pos, len,
+				     n % 2 ? LLVM_22 : LLVM_NEWEST) == 0;
 		if (ok[n]) {
 			struct err e;
 			char *std = target_standard(&tg[n], &e);

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	tr = triples[data[0] % 4];
-	triple_parse(tr, strlen(tr), &t);
+	triple_parse(tr, strlen(tr), LLVM_NEWEST, &t);
 	/* Lines become C strings, as the bundler holds them (no NULs). */
 	copy = malloc(size);
 	FUZZ_CHECK(copy);

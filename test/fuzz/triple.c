@@ -10,13 +10,13 @@
 #include "../../core/triple_impl.h"
 #include "../../core/triple_normalize.h"
 
-static void normalise(const char *s, size_t len)
+static void normalise(const char *s, size_t len, enum llvm_release r)
 {
 	static const int forms[] = { 0, 3, 4 };
 
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		struct err e;
-		char *norm = triple_normalize(s, len, forms[i], &e);
+		char *norm = triple_normalize(s, len, forms[i], r, &e);
 		struct triple t;
 
 		if (!norm) {
@@ -25,7 +25,7 @@ static void normalise(const char *s, size_t len)
 		}
 		/* The normal form parses, and has exactly the parts asked
 		 * for (a NUL in the input would hide some from strlen). */
-		triple_parse(norm, strlen(norm), &t);
+		triple_parse(norm, strlen(norm), r, &t);
 		if (forms[i] && !memchr(s, 0, len)) {
 			int dashes = 0;
 
@@ -46,9 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t b_len = nl ? size - a_len - 1 : size;
 	struct triple ta, tb;
 
-	triple_parse(s, a_len, &ta);
-	triple_parse(b, b_len, &tb);
-	normalise(s, a_len);
+	/* The first byte's low bit picks whose rules: 22's or 23's. */
+	enum llvm_release r = size && (data[0] & 1) ? LLVM_22 : LLVM_23;
+
+	triple_parse(s, a_len, r, &ta);
+	triple_parse(b, b_len, r, &tb);
+	normalise(s, a_len, r);
 	(void)triple_arch_known(&ta);
 	(void)triple_os_is_amdhsa(&ta);
 	(void)triple_is_amdgcn(&ta);

@@ -65,7 +65,7 @@ static void check_compat(int lineno, const char *line, char **f, int n)
 		return;
 	}
 	want = strcmp(f[4], "1") == 0;
-	triple_parse(f[1], strlen(f[1]), &t);
+	triple_parse(f[1], strlen(f[1]), LLVM_NEWEST, &t);
 	el = targetid_effective_len(f[2], strlen(f[2]));
 	rl = targetid_effective_len(f[3], strlen(f[3]));
 	if (el == rl && memcmp(f[2], f[3], el) == 0)

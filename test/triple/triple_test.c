@@ -18,6 +18,9 @@
 #include "../../core/triple.h"
 #include "../../core/triple_normalize.h"
 
+/* The goldens are LLVM 22's: its triples, without 23's amdgpu*. */
+static const enum llvm_release golden_release = LLVM_22;
+
 /* The triple part of the standardised ID (without kind and target ID), or
  * NULL where LLVM aborts; *fatal tells that apart from out of memory. */
 static char *standard_triple(const char *s, bool *fatal)
@@ -28,9 +31,9 @@ static char *standard_triple(const char *s, bool *fatal)
 	char *n, *r;
 	size_t len;
 
-	triple_parse(s, strlen(s), &t);
+	triple_parse(s, strlen(s), golden_release, &t);
 	hsa = triple_os_is_amdhsa(&t);
-	n = triple_normalize(s, strlen(s), hsa ? 3 : 4, &e);
+	n = triple_normalize(s, strlen(s), hsa ? 3 : 4, golden_release, &e);
 	*fatal = !n && e.code == ERR_FATAL;
 	if (!n)
 		return NULL;
@@ -55,7 +58,7 @@ static char *host_id(const char *s)
 	bool fatal;
 	char *n, *id;
 
-	triple_parse(s, strlen(s), &t);
+	triple_parse(s, strlen(s), golden_release, &t);
 	if (!triple_arch_known(&t))
 		return strdup("ERROR");
 	n = standard_triple(s, &fatal);
@@ -77,8 +80,8 @@ static int compat(const char *a, const char *b)
 	int r = -1;
 
 	if (na && nb) {
-		triple_parse(na, strlen(na), &ta);
-		triple_parse(nb, strlen(nb), &tb);
+		triple_parse(na, strlen(na), golden_release, &ta);
+		triple_parse(nb, strlen(nb), golden_release, &tb);
 		r = triple_compatible(&ta, &tb);
 	}
 	free(na);
@@ -98,8 +101,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s golden.tsv\n", argv[0]);
 		return 2;
 	}
-	/* The goldens are LLVM 22's: its triples, without 23's amdgpu*. */
-	env_llvm_set(LLVM_22);
 	f = fopen(argv[1], "r");
 	if (!f) {
 		perror(argv[1]);
