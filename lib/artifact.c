@@ -575,19 +575,22 @@ int offcode_open_memory(const void *buf, size_t len, const char *name,
 			      "place for the handle");
 	if (!(a = artifact_new(name ? name : "<memory>", options)))
 		return refuse(out, err, OFFCODE_NOMEM, NULL);
-	if (options && options->size >= offsetof(struct offcode_open_options,
-						 flags) + sizeof(unsigned) &&
-	    (options->flags & OFFCODE_OPEN_BORROW)) {
+	if (!len) {
+		/* (never NULL, which the parsers may not be handed) */
+		a->data = (const uint8_t *)"";
+	} else if (options && options->size >= offsetof(struct
+							offcode_open_options,
+							flags) +
+					       sizeof(unsigned) &&
+		   (options->flags & OFFCODE_OPEN_BORROW)) {
 		a->data = buf;
-	} else if (len) {
+	} else {
 		if (!(a->copy = malloc(len))) {
 			offcode_close(a);
 			return refuse(out, err, OFFCODE_NOMEM, NULL);
 		}
 		memcpy(a->copy, buf, len);
 		a->data = a->copy;
-	} else {
-		a->data = (const uint8_t *)"";
 	}
 	a->len = len;
 	return opened(a, 0, out, err);

@@ -56,7 +56,12 @@ int main(int argc, char **argv)
 	say("open NULL path", rc, err);
 	offcode_error_free(err);
 
-	rc = offcode_open_memory("", 0, NULL, NULL, &m, &err);
+	{
+		struct offcode_open_options o = { .size = sizeof(o),
+						  .flags = OFFCODE_OPEN_BORROW };
+
+		rc = offcode_open_memory(NULL, 0, NULL, &o, &m, &err);
+	}
 	printf("open an empty buffer: %s, %zu inputs (%s), %zu containers\n",
 	       offcode_code_name(rc), offcode_input_count(m),
 	       offcode_input_format(offcode_input_at(m, 0)),
