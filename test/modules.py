@@ -3,8 +3,9 @@
 
 A module is a .c file and the .h of the same name (ops/prune.c and
 ops/prune.h are one); a header with no .c is a module of its own.
-Two kinds of edge are derived between the modules of applets/, ops/,
-formats/ and core/, and taken together as one graph:
+Two kinds of edge are derived between the modules of applets/, lib/ (the
+public library, liboffcode), ops/, formats/ and core/, and taken together as
+one graph:
   - includes: each #include "..." of one of them;
   - calls: each global symbol an object file of build/obj uses and another
     one defines (nm), which also sees a function declared in a shared header
@@ -12,11 +13,13 @@ formats/ and core/, and taken together as one graph:
 Printed, one a line, and exit 1: every cycle of the one graph (the modules
 of each strongly connected part, as one cycle through them), every edge
 against the flow
-applets -> ops -> formats -> core, and every function (or extern object) a
+applets -> lib -> ops -> formats -> core, every function (or extern object) a
 header declares that is not defined in the header's own .c: a header
 declares one file's functions (X.h those of X.c; X_impl.h, the inside of
 X.c that its parts share, also X.c's), so that a hub header cannot hide
-an edge (HEADER_EXCEPTIONS lists the ones allowed, each with its reason).
+an edge (HEADER_EXCEPTIONS lists the ones allowed, each with its reason),
+and every function the public header include/offcode.h declares that no
+module of lib/ defines (it declares the library's functions alone).
 Nothing printed and exit 0 when the house is in order.
 Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
 """
@@ -25,7 +28,20 @@ import re
 import subprocess
 import sys
 
-LAYERS = {"core": 0, "formats": 1, "ops": 2, "applets": 3}
+LAYERS = {"core": 0, "formats": 1, "ops": 2, "lib": 3, "applets": 4}
+PUBLIC_HEADER = os.path.join("include", "offcode.h")
+# A tree may lack these (a test's scratch tree of four layers).
+OPTIONAL_LAYERS = {"lib"}
+
+
+def layers(top):
+    """The layers top has: an optional one when it is there and built
+    (a test's tree may build the binary alone)."""
+    def built(l):
+        d = os.path.join(top, "build", "obj", l)
+        return os.path.isdir(os.path.join(top, l)) and os.path.isdir(d) and \
+            any(n.endswith(".o") for n in os.listdir(d))
+    return [l for l in LAYERS if l not in OPTIONAL_LAYERS or built(l)]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 # (header, name): declared there though defined in another file, and why.
@@ -49,7 +65,7 @@ def include_edges(top):
     through: who includes it depends on it, and it on what it includes,
     so a loop through it is a loop."""
     edges = set()
-    for layer in LAYERS:
+    for layer in layers(top):
         for name in sorted(os.listdir(os.path.join(top, layer))):
             if not name.endswith((".c", ".h")):
                 continue
@@ -70,13 +86,15 @@ def call_edges(top, defined=None):
     objdir = os.path.join(top, "build", "obj")
     defined = {} if defined is None else defined
     used = []
-    for layer in LAYERS:
+    for layer in layers(top):
         d = os.path.join(objdir, layer)
         # An object whose source moved or went (a stale build) is no
         # module.
         objs = sorted(n for n in os.listdir(d) if n.endswith(".o") and
                       os.path.exists(os.path.join(top, layer, n[:-2] + ".c"))) \
             if os.path.isdir(d) else []
+        if not objs and layer in OPTIONAL_LAYERS:
+            continue    # not built in this tree (a test's partial build)
         if not objs:
             sys.exit("modules.py: no objects in %s: build first" % d)
         for name in objs:
@@ -139,7 +157,7 @@ register auto sizeof""".split())
 def header_decls(top, defined):
     """Each name a header declares that its own .c does not define."""
     bad = []
-    for layer in LAYERS:
+    for layer in layers(top):
         for name in sorted(os.listdir(os.path.join(top, layer))):
             if not name.endswith(".h"):
                 continue
@@ -156,6 +174,22 @@ def header_decls(top, defined):
                            "(defined %s)" % (header, sym, where + ".c" if where
                                              else "nowhere"))
     return bad
+
+
+def public_decls(top, defined):
+    """Each function the public header declares that lib/ does not
+    define."""
+    path = os.path.join(top, PUBLIC_HEADER)
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r'\bOFFCODE_API\b', ' ', text)
+    if not any(m.startswith("lib/") for m in defined.values()):
+        return []       # the library is not built in this tree
+    return ["public header declares what lib/ does not define: %s: %s" %
+            (PUBLIC_HEADER, sym) for sym in declared(text)
+            if not defined.get(sym, "").startswith("lib/")]
 
 
 def cycles(edges):
@@ -232,6 +266,7 @@ def main():
     for c in cycles(inc | call):
         bad.append("cycle: %s" % " -> ".join(c))
     bad += header_decls(top, defined)
+    bad += public_decls(top, defined)
     for line in bad:
         print(line)
     return 1 if bad else 0

@@ -1,0 +1,507 @@
+/* offcode.h: liboffcode, the device code of a build artefact for other
+ * programs -- the library under the `offload` tool's ls, extract and prune.
+ *
+ * An artefact (an ELF or COFF/PE object, executable or library, a static
+ * archive, an LLVM bitcode module, a bare offload bundle, CCOB, offload
+ * package, NVIDIA fatbin, or an AMD kpack archive) is opened from a path, a
+ * file descriptor or a memory buffer, and its headers are walked once:
+ *
+ *     artefact -> inputs (the file, archive members)
+ *              -> containers (bundle, object-bundle, ccob, package,
+ *                             nv-fatbin, kpack)
+ *              -> entries (one code object each)
+ *
+ * Every value below is the one `offload ls --json` prints under the same
+ * key (schema version 5, man/offload-ls.1), so a program may check itself
+ * against the tool.  Container images and Debian, wheel and conda packages
+ * are not read by this version (offcode_open_* fails with
+ * OFFCODE_UNSUPPORTED on them).
+ *
+ * Rules that hold for every function:
+ *   - Nothing is printed, nothing exits, no signal handler is installed.
+ *     A file is mapped: one truncated by another process while it is open
+ *     raises SIGBUS where its lost pages are read, as any mapped file does
+ *     (the tool catches it; a library must not).
+ *   - Every object the library returns is owned by the artefact it came
+ *     from and lives until offcode_close(), unless said otherwise.
+ *     Strings are NUL-terminated; where a value may hold NUL bytes (IDs
+ *     read from a file), the accessor also gives its length.
+ *   - There is no global mutable state: two artefacts may be used at once
+ *     from two threads.  One artefact must not be used from two threads at
+ *     once (its last error, its cache of decoded code).  offcode_prune
+ *     calls on several threads write one after another.
+ *   - A function that can fail returns 0 (OFFCODE_OK) or an enum
+ *     offcode_code; the record of the failure is offcode_last_error() of
+ *     the artefact, or, for the open and prune functions that have no
+ *     artefact yet, an offcode_error the caller frees.
+ *
+ * Link with `pkg-config --cflags --libs offcode`.  Only names starting
+ * with offcode_ / OFFCODE_ are exported. */
+#ifndef OFFCODE_H
+#define OFFCODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define OFFCODE_API __attribute__((visibility("default")))
+#else
+#define OFFCODE_API
+#endif
+
+/* The library's version: offcode_version() at run time. */
+#define OFFCODE_VERSION_MAJOR 0
+#define OFFCODE_VERSION_MINOR 1
+#define OFFCODE_VERSION_PATCH 0
+OFFCODE_API const char *offcode_version(void);
+
+/* ---------------------------------------------------------------- errors */
+
+/* What kind of failure, to branch on (never match a message's text).  The
+ * first ten are the codes of the tool's own records (`error_code` in ls
+ * --json says the same names: offcode_code_name). */
+enum offcode_code {
+	OFFCODE_OK = 0,
+	OFFCODE_OTHER,		/* none of the below */
+	OFFCODE_SYSTEM,		/* a system call failed: errno says why */
+	OFFCODE_TRUNCATED,	/* the data end before what they declare */
+	OFFCODE_MALFORMED,	/* the data are not of the format they claim */
+	OFFCODE_DECOMPRESS,	/* a codec refused the data */
+	OFFCODE_NOMEM,		/* out of memory */
+	OFFCODE_NOTHING,	/* nothing of what was asked for is there */
+	OFFCODE_FATAL,		/* where LLVM's own tool stops (fatal error) */
+	OFFCODE_CHANGED,	/* a file is not the one read before */
+	/* The library's own: */
+	OFFCODE_INVALID,	/* a bad argument (NULL, an entry of another
+				 * artefact, a size field too small) */
+	OFFCODE_RANGE,		/* the caller's buffer is too small */
+	OFFCODE_UNSUPPORTED,	/* what this version does not do */
+	OFFCODE_BAD_HASH,	/* a CCOB's hash does not match its code */
+};
+
+/* "ok", "other", "system", "truncated", "malformed", "decompress",
+ * "out-of-memory", "nothing", "fatal", "changed", "invalid", "range",
+ * "unsupported", "bad-hash"; NULL for a value not in the enum. */
+OFFCODE_API const char *offcode_code_name(enum offcode_code code);
+
+/* A failure: a chain of records, the outermost first.  Each link has a
+ * code, an errno (0 if none), an offset into the data it was reading (when
+ * known) and its message; the outer link's message holds the inner ones'
+ * ("section .hip_fatbin: CCOB at offset 4096: <inner>").  The innermost
+ * says what went wrong first; the outermost what the caller was doing. */
+typedef struct offcode_error offcode_error;
+
+OFFCODE_API enum offcode_code offcode_error_code(const offcode_error *err);
+OFFCODE_API int offcode_error_errno(const offcode_error *err);
+/* The line `offload ls` prints after "error: cannot list '<file>': ", the
+ * path of the file concerned left out: the reason alone. */
+OFFCODE_API const char *offcode_error_reason(const offcode_error *err);
+/* The file the failure concerns ("" when none). */
+OFFCODE_API const char *offcode_error_path(const offcode_error *err);
+/* "'<path>': <reason>", or the reason when no file is concerned. */
+OFFCODE_API const char *offcode_error_message(const offcode_error *err);
+/* The offset in the data at which it failed: true with *offset set, or
+ * false when the record does not say. */
+OFFCODE_API bool offcode_error_offset(const offcode_error *err,
+				      uint64_t *offset);
+/* The record this one wraps (the next link inward), or NULL for the
+ * innermost.  It belongs to err. */
+OFFCODE_API const offcode_error *offcode_error_cause(const offcode_error *err);
+/* Free a record the caller owns (from offcode_open_* or offcode_prune);
+ * NULL is fine.  Never for offcode_last_error's. */
+OFFCODE_API void offcode_error_free(offcode_error *err);
+
+/* ------------------------------------------------------------- artefacts */
+
+typedef struct offcode_artifact offcode_artifact;
+typedef struct offcode_input offcode_input;
+typedef struct offcode_container offcode_container;
+typedef struct offcode_entry offcode_entry;
+
+/* Flags of offcode_open_options. */
+enum {
+	/* Inflate every CCOB whole and check its hash, and decode every
+	 * compressed NVIDIA entry, at open (`ls --verify`): a mismatch is
+	 * shown by offcode_container_field "hash_check" and makes reading its
+	 * code fail with OFFCODE_BAD_HASH. */
+	OFFCODE_OPEN_VERIFY = 1u << 0,
+	/* Keep no copy of a memory buffer (offcode_open_memory): the caller
+	 * keeps it unchanged until offcode_close. */
+	OFFCODE_OPEN_BORROW = 1u << 1,
+};
+
+/* How to open: a versioned struct.  Set size to sizeof(struct
+ * offcode_open_options) and zero what you do not set; NULL options are
+ * the defaults.  A later version only adds fields at the end. */
+struct offcode_open_options {
+	size_t size;
+	unsigned flags;			/* OFFCODE_OPEN_* */
+	/* The largest uncompressed size a CCOB header is believed, and the
+	 * largest ratio of uncompressed to compressed bytes (the tool's
+	 * OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO; the environment
+	 * is not read).  0: the tool's defaults. */
+	uint64_t ccob_max_size;
+	uint64_t ccob_max_ratio;
+};
+
+/* Open an artefact and walk its headers.  On success *out is the handle
+ * and 0 is returned; on failure *out is NULL, an enum offcode_code is
+ * returned and, when err is not NULL, *err is a record the caller frees
+ * with offcode_error_free (NULL when even that could not be allocated).
+ * A file damaged anywhere is refused with the diagnosis `offload ls`
+ * gives.  A file of no format the tool reads opens, with no containers
+ * (its input's format is "other" or "text").
+ *
+ * offcode_open_path: path is mapped, not read ("-" is not standard input).
+ * offcode_open_fd: the descriptor is duplicated (the caller keeps and
+ * closes fd); name is what messages call it (NULL: "<fd N>").
+ * offcode_open_memory: len bytes at buf, copied unless OFFCODE_OPEN_BORROW;
+ * name as above (NULL: "<memory>"). */
+OFFCODE_API int offcode_open_path(const char *path,
+				  const struct offcode_open_options *options,
+				  offcode_artifact **out, offcode_error **err);
+OFFCODE_API int offcode_open_fd(int fd, const char *name,
+				const struct offcode_open_options *options,
+				offcode_artifact **out, offcode_error **err);
+OFFCODE_API int offcode_open_memory(const void *buf, size_t len,
+				    const char *name,
+				    const struct offcode_open_options *options,
+				    offcode_artifact **out, offcode_error **err);
+/* Free the artefact and everything it owns; NULL is fine. */
+OFFCODE_API void offcode_close(offcode_artifact *a);
+
+/* The record of the last call on a that failed, or NULL when none has.
+ * Valid until the next call on a that fails, or offcode_close. */
+OFFCODE_API const offcode_error *offcode_last_error(const offcode_artifact *a);
+
+/* The name it was opened by. */
+OFFCODE_API const char *offcode_artifact_path(const offcode_artifact *a);
+/* Its size in bytes. */
+OFFCODE_API uint64_t offcode_artifact_size(const offcode_artifact *a);
+
+/* ---------------------------------------------------------------- inputs */
+
+/* Input 0 is the file itself; an archive's members follow it, each after
+ * its archive, in the order they lie (a member of a member after it).
+ * Members without device code are listed too (`ls` leaves them out). */
+OFFCODE_API size_t offcode_input_count(const offcode_artifact *a);
+OFFCODE_API const offcode_input *offcode_input_at(const offcode_artifact *a,
+						  size_t i);
+/* 0 for the file, 1 for a member of it, 2 for a member of a member. */
+OFFCODE_API unsigned offcode_input_depth(const offcode_input *in);
+/* The input this one is a member of, or NULL for the file. */
+OFFCODE_API const offcode_input *offcode_input_parent(const offcode_input *in);
+/* The path (depth 0) or the member's name ("path" or "member"). */
+OFFCODE_API const char *offcode_input_name(const offcode_input *in,
+					   size_t *len);
+/* "elf", "coff", "pe", "archive", "raw", "bitcode", "thin-member",
+ * "text", "other" ("format"). */
+OFFCODE_API const char *offcode_input_format(const offcode_input *in);
+/* Where it is in the file ("offset", "size"). */
+OFFCODE_API uint64_t offcode_input_offset(const offcode_input *in);
+OFFCODE_API uint64_t offcode_input_size(const offcode_input *in);
+
+/* ------------------------------------------------------------ containers */
+
+/* Every container of the artefact, in the order `ls` lists them (members'
+ * after their archive's). */
+OFFCODE_API size_t offcode_container_count(const offcode_artifact *a);
+OFFCODE_API const offcode_container *
+offcode_container_at(const offcode_artifact *a, size_t i);
+/* The input it is in. */
+OFFCODE_API const offcode_input *
+offcode_container_input(const offcode_container *c);
+/* Its number within its input, from 0 ("number"). */
+OFFCODE_API unsigned offcode_container_number(const offcode_container *c);
+/* "bundle", "object-bundle", "ccob", "package", "nv-fatbin", "kpack"
+ * ("format"). */
+OFFCODE_API const char *offcode_container_format(const offcode_container *c);
+/* Its offset in the file: false for one whose bytes are bits of a bitcode
+ * module (null in ls --json). */
+OFFCODE_API bool offcode_container_offset(const offcode_container *c,
+					  uint64_t *offset);
+OFFCODE_API uint64_t offcode_container_size(const offcode_container *c);
+/* Its header's version: false for a kind without one (a bundle). */
+OFFCODE_API bool offcode_container_version(const offcode_container *c,
+					   unsigned *version);
+/* The section it lies in (ELF, COFF and PE): true with its index, name
+ * (".hip_fatbin") and kind ("hip-fatbin", "llvm-offloading",
+ * "nv-fatbin", "nv-relfatbin"); false for a container outside sections.
+ * name and kind may be NULL. */
+OFFCODE_API bool offcode_container_section(const offcode_container *c,
+					   uint32_t *index, const char **name,
+					   const char **kind);
+/* Its entries. */
+OFFCODE_API size_t offcode_container_entry_count(const offcode_container *c);
+OFFCODE_API const offcode_entry *
+offcode_container_entry_at(const offcode_container *c, size_t i);
+
+/* ---------------------------------------------------------------- fields */
+
+/* The fields a kind has of its own, after the common ones, in the order
+ * and with the keys of ls --json: a CCOB's "ccob" object (method, sizes,
+ * hash, hash_check, computed_hash), a kpack's "compression_scheme", an
+ * NVIDIA entry's "nv" object.  A nested object is a field of type
+ * OFFCODE_FIELD_OBJECT (its key) followed by its fields and one of type
+ * OFFCODE_FIELD_END. */
+enum offcode_field_type {
+	OFFCODE_FIELD_UINT,	/* number: a decimal integer */
+	OFFCODE_FIELD_HEX,	/* number: written "0x%016x" by ls --json */
+	OFFCODE_FIELD_BOOL,	/* number: 0 or 1 */
+	OFFCODE_FIELD_TEXT,	/* text (NULL: null), text_len bytes */
+	OFFCODE_FIELD_OBJECT,	/* an object opens under key */
+	OFFCODE_FIELD_END,	/* and closes (key NULL) */
+};
+struct offcode_field {
+	const char *key;
+	enum offcode_field_type type;
+	uint64_t number;
+	const char *text;
+	size_t text_len;
+};
+OFFCODE_API size_t offcode_container_field_count(const offcode_container *c);
+/* Field i into *f (its strings owned by the artefact): 0, or
+ * OFFCODE_RANGE for i past the count. */
+OFFCODE_API int offcode_container_field(const offcode_container *c, size_t i,
+					struct offcode_field *f);
+
+/* --------------------------------------------------------------- entries */
+
+/* Every entry of every container, in order. */
+OFFCODE_API size_t offcode_entry_count(const offcode_artifact *a);
+OFFCODE_API const offcode_entry *offcode_entry_at(const offcode_artifact *a,
+						  size_t i);
+OFFCODE_API const offcode_container *
+offcode_entry_container(const offcode_entry *e);
+/* Its index in its container ("index"). */
+OFFCODE_API unsigned offcode_entry_index(const offcode_entry *e);
+/* Its bundle ID or kpack TOC key, or NULL for kinds whose entries are not
+ * named ("id"). */
+OFFCODE_API const char *offcode_entry_id(const offcode_entry *e, size_t *len);
+/* "hipv4", "openmp", "cuda", "host"... or NULL ("offload_kind"). */
+OFFCODE_API const char *offcode_entry_offload_kind(const offcode_entry *e,
+						   size_t *len);
+/* "amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda"... or NULL ("triple"). */
+OFFCODE_API const char *offcode_entry_triple(const offcode_entry *e,
+					     size_t *len);
+/* The target ID ("gfx90a:xnack+") or NVIDIA arch ("sm_80", "sm_90a"), or
+ * NULL ("arch"). */
+OFFCODE_API const char *offcode_entry_target_id(const offcode_entry *e,
+						size_t *len);
+/* The target ID's processor ("gfx90a", "sm_80"), and its features
+ * ("xnack+", "sramecc-:xnack+"; "" when none), or NULL when the entry has
+ * no target ID. */
+OFFCODE_API const char *offcode_entry_processor(const offcode_entry *e);
+OFFCODE_API const char *offcode_entry_features(const offcode_entry *e);
+/* "elf", "bitcode", "cubin", "fatbin", "ptx", "spirv" or NULL
+ * ("image_kind": a bundle entry's from its code's first bytes; NULL
+ * inside a CCOB unless opened with OFFCODE_OPEN_VERIFY). */
+OFFCODE_API const char *offcode_entry_image_kind(const offcode_entry *e);
+/* Its code's bytes as stored ("size"). */
+OFFCODE_API uint64_t offcode_entry_size(const offcode_entry *e);
+/* Its offset in the file: false when its bytes are not in the file as
+ * they are (inside a CCOB, compressed) or are bits of a bitcode module. */
+OFFCODE_API bool offcode_entry_offset(const offcode_entry *e,
+				      uint64_t *offset);
+/* file://PATH#offset=N&size=N for code that lies in the file as it is,
+ * PATH percent-encoded, as roc-obj-ls and ls print it ("uri"); NULL
+ * otherwise. */
+OFFCODE_API const char *offcode_entry_uri(const offcode_entry *e);
+/* Whether its bytes are compressed in the file ("compressed"). */
+OFFCODE_API bool offcode_entry_compressed(const offcode_entry *e);
+/* Its kind's own fields (see offcode_container_field): an NVIDIA entry's
+ * "nv" object; the section index of an object bundle's entry
+ * ("section"). */
+OFFCODE_API size_t offcode_entry_field_count(const offcode_entry *e);
+OFFCODE_API int offcode_entry_field(const offcode_entry *e, size_t i,
+				    struct offcode_field *f);
+
+/* ------------------------------------------------------------------ code */
+
+/* Entry e's code, decompressed (inflated from its CCOB, its NVIDIA
+ * compression undone, PTX without its padding), as `offload extract`
+ * writes it.  Into buf, cap bytes: 0 with *size its length when it fits;
+ * OFFCODE_RANGE with *size its length when it does not (buf NULL and cap
+ * 0 ask for the size alone).  The last entry decoded is kept by the
+ * artefact, so asking for the size and then the bytes decodes once; a
+ * CCOB is inflated again for each entry otherwise (offcode_code_foreach
+ * reads all at once). */
+OFFCODE_API int offcode_entry_read(offcode_artifact *a, const offcode_entry *e,
+				   void *buf, size_t cap, uint64_t *size);
+/* The same written to fd (at its offset, all of it), or to a new file path
+ * (written beside it under a temporary name, renamed into place; an
+ * existing file is replaced). */
+OFFCODE_API int offcode_entry_write_fd(offcode_artifact *a,
+				       const offcode_entry *e, int fd);
+OFFCODE_API int offcode_entry_write_path(offcode_artifact *a,
+					 const offcode_entry *e,
+					 const char *path);
+
+/* Called for each entry with its code (valid during the call only);
+ * nonzero stops the walk, and offcode_code_foreach returns that value. */
+typedef int (*offcode_code_fn)(void *ctx, const offcode_entry *e,
+			       const void *code, size_t size);
+/* Every entry's code, in order, each CCOB inflated once. */
+OFFCODE_API int offcode_code_foreach(offcode_artifact *a, offcode_code_fn fn,
+				     void *ctx);
+
+/* -------------------------------------------------------------- matching */
+
+/* Flags of offcode_entry_matches. */
+enum {
+	/* Compare names, not what a GPU loads (`prune --exact`): "gfx90a"
+	 * takes neither gfx90a:xnack+ nor gfx90a:xnack-, "sm_80" the sm_80
+	 * SASS alone. */
+	OFFCODE_MATCH_EXACT = 1u << 0,
+};
+/* Whether entry e is taken by rules, a comma-separated list as `offload ls
+ * -t` takes it: a target ID of a GPU ("gfx90a", "gfx90a:xnack+", "sm_86")
+ * takes what that GPU's loader would load (the same processor with no
+ * feature set the other way, a generic processor serving it, AMD SPIR-V;
+ * for NVIDIA, SASS of the same major version and no higher minor,
+ * arch-specific code of that version alone, family code, PTX of no higher
+ * version, JIT-compiled); a glob (*, ?, [) matches the bundle ID, target
+ * ID or triple; a whole bundle ID the entries the bundler would give for
+ * it.  0 with *match set, or OFFCODE_INVALID for a rule that is no target
+ * a GPU can have (the error says which). */
+OFFCODE_API int offcode_entry_matches(offcode_artifact *a,
+				      const offcode_entry *e,
+				      const char *rules, unsigned flags,
+				      bool *match);
+/* Whether a loader asked for request (a target ID: "gfx90a:xnack+")
+ * would take code built for target (another: "gfx90a"): the same
+ * processor, no feature set one way in one and the other way in the
+ * other. */
+OFFCODE_API bool offcode_target_id_compatible(const char *target,
+					      const char *request);
+
+/* --------------------------------------------------------------- kernels */
+
+typedef struct offcode_kernels offcode_kernels;
+typedef struct offcode_kernel offcode_kernel;
+
+/* Entry e's kernels, read from its code (an AMDGPU code object, an NVIDIA
+ * cubin or PTX): 0 with *out, owned by the artefact (or freed early with
+ * offcode_kernels_free); OFFCODE_NOTHING for other code; the code's damage
+ * otherwise (`ls --kernels`' "error_code"). */
+OFFCODE_API int offcode_entry_kernels(offcode_artifact *a,
+				      const offcode_entry *e,
+				      const offcode_kernels **out);
+OFFCODE_API void offcode_kernels_free(offcode_artifact *a,
+				      const offcode_kernels *k);
+/* "amdgpu", "cubin" or "ptx" ("source"). */
+OFFCODE_API const char *offcode_kernels_source(const offcode_kernels *k);
+/* The code object version (AMDGPU), or 0. */
+OFFCODE_API unsigned offcode_kernels_code_object_version(const offcode_kernels *k);
+/* "target", "processor", "ptx_version"; NULL where the code gives none. */
+OFFCODE_API const char *offcode_kernels_target(const offcode_kernels *k);
+OFFCODE_API const char *offcode_kernels_processor(const offcode_kernels *k);
+OFFCODE_API const char *offcode_kernels_ptx_version(const offcode_kernels *k);
+OFFCODE_API size_t offcode_kernels_count(const offcode_kernels *k);
+OFFCODE_API const offcode_kernel *offcode_kernels_at(const offcode_kernels *k,
+						     size_t i);
+/* Its symbol as in the symbol table, and its name as `ls` prints it
+ * (demangled). */
+OFFCODE_API const char *offcode_kernel_symbol(const offcode_kernel *k);
+OFFCODE_API const char *offcode_kernel_name(const offcode_kernel *k);
+
+/* A kernel's resources, by the keys of ls --json (offcode_resource_name).
+ * New ones are added at the end. */
+enum offcode_resource {
+	/* AMDGPU */
+	OFFCODE_RES_SGPRS,
+	OFFCODE_RES_VGPRS,
+	OFFCODE_RES_AGPRS,
+	OFFCODE_RES_SGPR_SPILLS,
+	OFFCODE_RES_VGPR_SPILLS,
+	OFFCODE_RES_LDS_BYTES,
+	OFFCODE_RES_SCRATCH_BYTES_PER_LANE,
+	OFFCODE_RES_KERNARG_BYTES,
+	OFFCODE_RES_WAVEFRONT_SIZE,
+	OFFCODE_RES_MAX_FLAT_WORKGROUP_SIZE,
+	OFFCODE_RES_DYNAMIC_STACK,		/* 0 or 1 */
+	OFFCODE_RES_OCCUPANCY_WAVES_PER_SIMD,
+	/* NVIDIA cubins */
+	OFFCODE_RES_REGISTERS,
+	OFFCODE_RES_STACK_BYTES,
+	OFFCODE_RES_SHARED_BYTES,
+	OFFCODE_RES_LOCAL_BYTES,
+	OFFCODE_RES_MAX_THREADS,
+	OFFCODE_RESOURCES			/* how many there are */
+};
+/* "sgprs", "vgprs", ... "max_threads"; NULL past the enum. */
+OFFCODE_API const char *offcode_resource_name(enum offcode_resource r);
+/* The resource's value: true with *value set, false where the code object
+ * gives none (null in ls --json). */
+OFFCODE_API bool offcode_kernel_resource(const offcode_kernel *k,
+					 enum offcode_resource r,
+					 uint64_t *value);
+/* A cubin's constant bank sizes ("constant_bytes"): true with the bytes of
+ * bank `bank` (0 to 17) when the kernel uses it. */
+OFFCODE_API bool offcode_kernel_constant_bytes(const offcode_kernel *k,
+					       unsigned bank, uint64_t *value);
+/* An AMDGPU kernel's descriptor as stored ("descriptor"): true and *d
+ * filled, false when the code object has none. */
+struct offcode_kernel_descriptor {
+	uint64_t offset;		/* in the code object */
+	uint32_t group_segment_fixed_size, private_segment_fixed_size;
+	uint32_t kernarg_size;
+	uint32_t compute_pgm_rsrc1, compute_pgm_rsrc2, compute_pgm_rsrc3;
+	uint16_t kernel_code_properties;
+};
+OFFCODE_API bool offcode_kernel_descriptor(const offcode_kernel *k,
+					   struct offcode_kernel_descriptor *d);
+
+/* ----------------------------------------------------------------- prune */
+
+/* Compression of offcode_prune_options. */
+enum offcode_compress {
+	OFFCODE_COMPRESS_NONE,		/* bundles stay as they are */
+	OFFCODE_COMPRESS_ZSTD,		/* `prune --compress` (=zstd) */
+	OFFCODE_COMPRESS_ZLIB,		/* `prune --compress=zlib` */
+};
+
+/* What `offload prune FILE -o OUT` takes, as a versioned struct (size =
+ * sizeof; zero the rest). */
+struct offcode_prune_options {
+	size_t size;
+	const char *keep;	/* --keep TARGETS: rules as offcode_entry_matches */
+	const char *drop;	/* --drop PATTERNS: rules whose entries go */
+	bool exact;		/* --exact */
+	bool allow_empty;	/* --allow-empty */
+	bool keep_layout;	/* --keep-layout */
+	enum offcode_compress compress;	/* --compress[=METHOD] */
+	unsigned ccob_version;	/* --ccob-version (0: as prune decides) */
+	int compression_level;	/* --compression-level (0: the default) */
+	unsigned threads;	/* --jobs (0 or 1: one thread) */
+	uint64_t ccob_max_size, ccob_max_ratio;	/* as offcode_open_options */
+};
+/* What it did (size = sizeof before the call). */
+struct offcode_prune_result {
+	size_t size;
+	uint64_t size_before, size_after;	/* bytes of the file */
+	size_t entries_kept, entries_dropped;
+	bool changed;		/* whether anything was dropped or compressed
+				 * (out is written either way) */
+};
+
+/* Prune the file at path in into a new file out (written beside it under a
+ * temporary name and renamed into place; never over in), keeping the
+ * entries keep takes and drop does not, as `offload prune in -o out`
+ * does: 0, or an enum offcode_code with *err as offcode_open_path's.
+ * result may be NULL. */
+OFFCODE_API int offcode_prune(const char *in, const char *out,
+			      const struct offcode_prune_options *options,
+			      struct offcode_prune_result *result,
+			      offcode_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
