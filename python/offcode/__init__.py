@@ -367,7 +367,7 @@ class Container(Sequence[Entry]):
 # Which arrays an input's object has in ls --json (applets/ls_json.c).
 _ARRAYS = {"elf": ("sections", "containers"), "coff": ("sections", "containers"),
            "pe": ("sections", "containers"), "raw": ("containers",),
-           "bitcode": ("containers",), "text": ("containers",),
+           "bitcode": ("containers",),
            "archive": ("members",)}
 
 
@@ -419,16 +419,16 @@ class Artifact:
         target ID, the code its loader would load."""
         return [e for e in self.entries if e.matches(rules, exact)]
 
-    def each_code(self, fn: Callable[[Entry, memoryview], Any]) -> bool:
+    def each_code(self, fn: Callable[[Entry, bytes], Any]) -> bool:
         """Call ``fn(entry, code)`` for every entry in order, each CCOB
-        inflated once (faster than ``read()`` entry by entry).  ``code`` is
-        valid during the call only (``bytes(code)`` keeps it).  A true
-        result stops the walk, and each_code returns True."""
+        inflated once (``read()`` entry by entry inflates a CCOB for each of
+        its entries).  A true result stops the walk, and each_code returns
+        True."""
         entries = self.entries
-        return bool(self._h.each_code(lambda i, view: fn(entries[i], view)))
+        return bool(self._h.each_code(lambda i, code: fn(entries[i], code)))
 
     def codes(self) -> Iterator[Tuple[Entry, bytes]]:
-        """(entry, code) for every entry, in order."""
+        """(entry, code) for every entry, in order, one ``read()`` each."""
         for e in self.entries:
             yield e, e.read()
 

@@ -653,9 +653,11 @@ static PyObject *artifact_write_fd(Artifact *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
-/* each_code(fn): fn(i, memoryview) for every entry in order, each CCOB
- * inflated once; the view is released when fn returns (keep bytes(view)
- * to keep the code).  A true result of fn stops the walk. */
+/* each_code(fn): fn(i, code) for every entry in order, each CCOB inflated
+ * once.  The code is handed over as bytes, a copy: the library's bytes are
+ * valid during the call only, and a memoryview of them (or a slice of one)
+ * kept past it could not be taken back.  A true result of fn stops the
+ * walk. */
 struct each {
 	Artifact *self;
 	PyObject *fn;
@@ -667,35 +669,18 @@ struct each {
 static int each_one(void *ctx, const offcode_entry *e, const void *code, size_t size)
 {
 	struct each *w = ctx;
-	PyObject *view, *r, *rel;
+	PyObject *bytes, *r;
 	size_t i = w->next;
-	int stop = 0;
+	int stop;
 
 	PyEval_RestoreThread(w->ts);
 	/* Entries come in order: find e from where the last one was. */
 	while (i < offcode_entry_count(w->self->a) && offcode_entry_at(w->self->a, i) != e)
 		i++;
 	w->next = i + 1;
-	view = PyMemoryView_FromMemory((char *)code, (Py_ssize_t)size, PyBUF_READ);
-	if (!view) {
-		w->failed = 1;
-		stop = 1;
-		goto out;
-	}
-	r = PyObject_CallFunction(w->fn, "nO", (Py_ssize_t)i, view);
-	rel = PyObject_CallMethod(view, "release", NULL);
-	Py_XDECREF(rel);
-	if (!rel) {
-		/* a view still exported by fn: the code is gone after this */
-		PyErr_Clear();
-		if (r) {
-			Py_DECREF(r);
-			r = NULL;
-			PyErr_SetString(PyExc_BufferError,
-					"a view of the code was kept past the call");
-		}
-	}
-	Py_DECREF(view);
+	bytes = PyBytes_FromStringAndSize(code, (Py_ssize_t)size);
+	r = bytes ? PyObject_CallFunction(w->fn, "nO", (Py_ssize_t)i, bytes) : NULL;
+	Py_XDECREF(bytes);
 	if (!r) {
 		w->failed = 1;
 		stop = 1;
@@ -703,7 +688,6 @@ static int each_one(void *ctx, const offcode_entry *e, const void *code, size_t 
 		stop = PyObject_IsTrue(r) ? 2 : 0;
 		Py_DECREF(r);
 	}
-out:
 	w->ts = PyEval_SaveThread();
 	return stop;
 }
@@ -880,7 +864,7 @@ static PyMethodDef artifact_methods[] = {
 	{ "write_fd", (PyCFunction)artifact_write_fd, METH_VARARGS,
 	  "Entry i's code to a file descriptor." },
 	{ "each_code", (PyCFunction)artifact_each_code, METH_O,
-	  "fn(i, memoryview) for each entry's code." },
+	  "fn(i, code) for each entry's code, as bytes." },
 	{ "matches", (PyCFunction)artifact_matches, METH_VARARGS,
 	  "Whether entry i is taken by rules." },
 	{ "kernels", (PyCFunction)artifact_kernels, METH_O, "Entry i's kernels." },
