@@ -4,7 +4,9 @@
  *
  * One artefact must not be used from two threads at once (offcode.h), and
  * the long calls (open, read, prune) run without the GIL, so each artefact
- * has a lock that every call on it takes. */
+ * has a lock that every call on it takes (waiting for it without the GIL),
+ * and closing it takes too: an entry a call found cannot be freed under
+ * it. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
@@ -122,20 +124,47 @@ out:
 
 typedef struct {
 	PyObject_HEAD
-	offcode_artifact *a;
+	offcode_artifact *a;	/* set and cleared holding the GIL and lock */
 	PyThread_type_lock lock;
+	unsigned long walker;	/* the thread in each_code, or 0 */
 	Py_buffer view;		/* the caller's bytes, borrowed while open */
 	int has_view;
 } Artifact;
 
 static PyTypeObject artifact_type;
 
-/* Take a's lock without the GIL: each call on a is then alone on it. */
-#define LOCKED(self, stmt) do { \
+/* Take self's lock (waiting without the GIL, so that whoever holds it can
+ * finish): 0 with the GIL and the lock held and the artefact open, or -1
+ * with an exception.  each_code holds the lock while its function runs:
+ * a call on the artefact from there is refused, not deadlocked. */
+static int lock(Artifact *self)
+{
+	if (self->walker && self->walker == PyThread_get_thread_ident()) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"the artefact is in each_code(): read the code it hands over");
+		return -1;
+	}
+	if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(self->lock, WAIT_LOCK);
+		Py_END_ALLOW_THREADS
+	}
+	if (self->a)
+		return 0;
+	PyThread_release_lock(self->lock);
+	PyErr_SetString(PyExc_ValueError, "the artefact is closed");
+	return -1;
+}
+
+static void unlock(Artifact *self)
+{
+	PyThread_release_lock(self->lock);
+}
+
+/* Run stmt without the GIL (the lock held). */
+#define UNLOCKED_GIL(stmt) do { \
 		Py_BEGIN_ALLOW_THREADS \
-		PyThread_acquire_lock((self)->lock, WAIT_LOCK); \
 		stmt; \
-		PyThread_release_lock((self)->lock); \
 		Py_END_ALLOW_THREADS \
 	} while (0)
 
@@ -157,6 +186,7 @@ static Artifact *artifact_new(void)
 	if (!self)
 		return NULL;
 	self->a = NULL;
+	self->walker = 0;
 	self->has_view = 0;
 	self->lock = PyThread_allocate_lock();
 	if (!self->lock) {
@@ -166,23 +196,30 @@ static Artifact *artifact_new(void)
 	return self;
 }
 
-static void artifact_release(Artifact *self)
+/* 0, or -1 with an exception (closed from inside each_code). */
+static int artifact_release(Artifact *self)
 {
 	if (self->a) {
-		offcode_artifact *a = self->a;
-
+		if (lock(self) < 0)
+			return -1;
+		offcode_close(self->a);
 		self->a = NULL;
-		LOCKED(self, offcode_close(a));
+		unlock(self);
 	}
 	if (self->has_view) {
 		PyBuffer_Release(&self->view);
 		self->has_view = 0;
 	}
+	return 0;
 }
 
 static void artifact_dealloc(Artifact *self)
 {
-	artifact_release(self);
+	/* nobody else holds it now: no call is under way */
+	offcode_close(self->a);
+	self->a = NULL;
+	if (self->has_view)
+		PyBuffer_Release(&self->view);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
 	PyObject_Free(self);
@@ -196,12 +233,11 @@ static int opened(Artifact *self)
 	return 0;
 }
 
+/* Entry i, the lock held. */
 static const offcode_entry *entry_of(Artifact *self, Py_ssize_t i)
 {
 	const offcode_entry *e;
 
-	if (!opened(self))
-		return NULL;
 	if (i < 0 || (size_t)i >= offcode_entry_count(self->a)) {
 		PyErr_SetString(PyExc_IndexError, "no such entry");
 		return NULL;
@@ -324,7 +360,8 @@ static PyObject *open_memory(PyObject *mod, PyObject *args)
 static PyObject *artifact_close(Artifact *self, PyObject *unused)
 {
 	(void)unused;
-	artifact_release(self);
+	if (artifact_release(self) < 0)
+		return NULL;
 	Py_RETURN_NONE;
 }
 
@@ -404,12 +441,13 @@ static int entry_field(const void *e, size_t i, struct offcode_field *f)
 static PyObject *artifact_listing(Artifact *self, PyObject *unused)
 {
 	PyObject *inputs = NULL, *containers = NULL, *entries = NULL, *r = NULL;
-	const offcode_artifact *a = self->a;
+	const offcode_artifact *a;
 	size_t ni, nc, ne, e0 = 0;
 
 	(void)unused;
-	if (!opened(self))
+	if (lock(self) < 0)
 		return NULL;
+	a = self->a;
 	ni = offcode_input_count(a);
 	nc = offcode_container_count(a);
 	ne = offcode_entry_count(a);
@@ -515,6 +553,7 @@ static PyObject *artifact_listing(Artifact *self, PyObject *unused)
 	}
 	r = PyTuple_Pack(3, inputs, containers, entries);
 out:
+	unlock(self);
 	Py_XDECREF(inputs);
 	Py_XDECREF(containers);
 	Py_XDECREF(entries);
@@ -539,102 +578,129 @@ static PyObject *artifact_size(Artifact *self, void *unused)
 
 /* ---- code ---- */
 
+/* The artefact's record of the call that failed, raised (the lock held). */
 static PyObject *last_error(Artifact *self, int rc)
 {
 	return raise_error(rc, offcode_last_error(self->a));
 }
 
-/* read(i): entry i's code, decompressed, as bytes. */
-static PyObject *artifact_read(Artifact *self, PyObject *arg)
+/* Entry i of the arg, the lock taken: NULL with an exception (and the lock
+ * not held) when there is none. */
+static const offcode_entry *locked_entry(Artifact *self, Py_ssize_t i)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
 	const offcode_entry *e;
-	uint64_t size = 0;
-	PyObject *b;
-	int rc;
 
 	if (i == -1 && PyErr_Occurred())
 		return NULL;
-	if (!(e = entry_of(self, i)))
+	if (lock(self) < 0)
 		return NULL;
-	LOCKED(self, rc = offcode_entry_read(self->a, e, NULL, 0, &size));
-	if (rc && rc != OFFCODE_RANGE)
-		return last_error(self, rc);
-	if (size > PY_SSIZE_T_MAX)
-		return PyErr_NoMemory();
+	e = entry_of(self, i);
+	if (!e)
+		unlock(self);
+	return e;
+}
+
+/* read(i): entry i's code, decompressed, as bytes. */
+static PyObject *artifact_read(Artifact *self, PyObject *arg)
+{
+	const offcode_entry *e = locked_entry(self, PyLong_AsSsize_t(arg));
+	offcode_artifact *a = self->a;
+	uint64_t size = 0;
+	PyObject *b = NULL;
+	int rc;
+
+	if (!e)
+		return NULL;
+	UNLOCKED_GIL(rc = offcode_entry_read(a, e, NULL, 0, &size));
+	if (rc && rc != OFFCODE_RANGE) {
+		last_error(self, rc);
+		goto out;
+	}
+	if (size > PY_SSIZE_T_MAX) {
+		PyErr_NoMemory();
+		goto out;
+	}
 	b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
 	if (!b)
-		return NULL;
-	LOCKED(self, rc = offcode_entry_read(self->a, e, PyBytes_AS_STRING(b),
-					     (size_t)size, &size));
+		goto out;
+	UNLOCKED_GIL(rc = offcode_entry_read(a, e, PyBytes_AS_STRING(b), (size_t)size, &size));
 	if (rc) {
-		Py_DECREF(b);
-		return last_error(self, rc);
+		Py_CLEAR(b);
+		last_error(self, rc);
 	}
+out:
+	unlock(self);
 	return b;
 }
 
 /* read_into(i, buffer): entry i's code into a writable buffer; its length,
- * or offcode.RangeError (with .size) when it does not fit. */
+ * or offcode.RangeError when it does not fit. */
 static PyObject *artifact_read_into(Artifact *self, PyObject *args)
 {
 	Py_ssize_t i;
 	Py_buffer view;
 	const offcode_entry *e;
 	uint64_t size = 0;
+	PyObject *r = NULL;
 	int rc;
 
 	if (!PyArg_ParseTuple(args, "nw*", &i, &view))
 		return NULL;
-	if (!(e = entry_of(self, i))) {
+	if (!(e = locked_entry(self, i))) {
 		PyBuffer_Release(&view);
 		return NULL;
 	}
-	LOCKED(self, rc = offcode_entry_read(self->a, e, view.buf,
-					     (size_t)view.len, &size));
-	PyBuffer_Release(&view);
+	UNLOCKED_GIL(rc = offcode_entry_read(self->a, e, view.buf, (size_t)view.len, &size));
 	if (rc)
-		return last_error(self, rc);
-	return PyLong_FromUnsignedLongLong(size);
+		last_error(self, rc);
+	else
+		r = PyLong_FromUnsignedLongLong(size);
+	unlock(self);
+	PyBuffer_Release(&view);
+	return r;
 }
 
-/* size_of(i): the length of entry i's code, decompressed. */
+/* code_size(i): the length of entry i's code, decompressed. */
 static PyObject *artifact_code_size(Artifact *self, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	const offcode_entry *e;
+	const offcode_entry *e = locked_entry(self, PyLong_AsSsize_t(arg));
 	uint64_t size = 0;
+	PyObject *r = NULL;
 	int rc;
 
-	if (i == -1 && PyErr_Occurred())
+	if (!e)
 		return NULL;
-	if (!(e = entry_of(self, i)))
-		return NULL;
-	LOCKED(self, rc = offcode_entry_read(self->a, e, NULL, 0, &size));
+	UNLOCKED_GIL(rc = offcode_entry_read(self->a, e, NULL, 0, &size));
 	if (rc && rc != OFFCODE_RANGE)
-		return last_error(self, rc);
-	return PyLong_FromUnsignedLongLong(size);
+		last_error(self, rc);
+	else
+		r = PyLong_FromUnsignedLongLong(size);
+	unlock(self);
+	return r;
 }
 
 /* write_path(i, path) and write_fd(i, fd) */
 static PyObject *artifact_write_path(Artifact *self, PyObject *args)
 {
 	Py_ssize_t i;
-	PyObject *path;
+	PyObject *path, *r = NULL;
 	const offcode_entry *e;
 	int rc;
 
 	if (!PyArg_ParseTuple(args, "nO&", &i, PyUnicode_FSConverter, &path))
 		return NULL;
-	if (!(e = entry_of(self, i))) {
+	if (!(e = locked_entry(self, i))) {
 		Py_DECREF(path);
 		return NULL;
 	}
-	LOCKED(self, rc = offcode_entry_write_path(self->a, e, PyBytes_AS_STRING(path)));
-	Py_DECREF(path);
+	UNLOCKED_GIL(rc = offcode_entry_write_path(self->a, e, PyBytes_AS_STRING(path)));
 	if (rc)
-		return last_error(self, rc);
-	Py_RETURN_NONE;
+		last_error(self, rc);
+	else
+		r = (Py_INCREF(Py_None), Py_None);
+	unlock(self);
+	Py_DECREF(path);
+	return r;
 }
 
 static PyObject *artifact_write_fd(Artifact *self, PyObject *args)
@@ -642,22 +708,26 @@ static PyObject *artifact_write_fd(Artifact *self, PyObject *args)
 	Py_ssize_t i;
 	int fd, rc;
 	const offcode_entry *e;
+	PyObject *r = NULL;
 
 	if (!PyArg_ParseTuple(args, "ni", &i, &fd))
 		return NULL;
-	if (!(e = entry_of(self, i)))
+	if (!(e = locked_entry(self, i)))
 		return NULL;
-	LOCKED(self, rc = offcode_entry_write_fd(self->a, e, fd));
+	UNLOCKED_GIL(rc = offcode_entry_write_fd(self->a, e, fd));
 	if (rc)
-		return last_error(self, rc);
-	Py_RETURN_NONE;
+		last_error(self, rc);
+	else
+		r = (Py_INCREF(Py_None), Py_None);
+	unlock(self);
+	return r;
 }
 
 /* each_code(fn): fn(i, code) for every entry in order, each CCOB inflated
  * once.  The code is handed over as bytes, a copy: the library's bytes are
  * valid during the call only, and a memoryview of them (or a slice of one)
  * kept past it could not be taken back.  A true result of fn stops the
- * walk. */
+ * walk.  The lock is held throughout, fn running with the GIL. */
 struct each {
 	Artifact *self;
 	PyObject *fn;
@@ -670,14 +740,14 @@ static int each_one(void *ctx, const offcode_entry *e, const void *code, size_t 
 {
 	struct each *w = ctx;
 	PyObject *bytes, *r;
-	size_t i = w->next;
+	size_t i = w->next, n = offcode_entry_count(w->self->a);
 	int stop;
 
-	PyEval_RestoreThread(w->ts);
 	/* Entries come in order: find e from where the last one was. */
-	while (i < offcode_entry_count(w->self->a) && offcode_entry_at(w->self->a, i) != e)
+	while (i < n && offcode_entry_at(w->self->a, i) != e)
 		i++;
 	w->next = i + 1;
+	PyEval_RestoreThread(w->ts);
 	bytes = PyBytes_FromStringAndSize(code, (Py_ssize_t)size);
 	r = bytes ? PyObject_CallFunction(w->fn, "nO", (Py_ssize_t)i, bytes) : NULL;
 	Py_XDECREF(bytes);
@@ -695,28 +765,32 @@ static int each_one(void *ctx, const offcode_entry *e, const void *code, size_t 
 static PyObject *artifact_each_code(Artifact *self, PyObject *fn)
 {
 	struct each w = { self, fn, NULL, 0, 0 };
+	PyObject *r = NULL;
 	int rc;
 
-	if (!opened(self))
-		return NULL;
 	if (!PyCallable_Check(fn)) {
 		PyErr_SetString(PyExc_TypeError, "each_code() takes a callable");
 		return NULL;
 	}
-	Py_INCREF(self);
-	w.ts = PyEval_SaveThread();
-	PyThread_acquire_lock(self->lock, WAIT_LOCK);
-	rc = offcode_code_foreach(self->a, each_one, &w);
-	PyThread_release_lock(self->lock);
-	PyEval_RestoreThread(w.ts);
-	Py_DECREF(self);
-	if (w.failed)
+	if (lock(self) < 0)
 		return NULL;
-	if (rc == 2)
-		Py_RETURN_TRUE;
-	if (rc)
-		return last_error(self, rc);
-	Py_RETURN_NONE;
+	Py_INCREF(self);
+	self->walker = PyThread_get_thread_ident();
+	w.ts = PyEval_SaveThread();
+	rc = offcode_code_foreach(self->a, each_one, &w);
+	PyEval_RestoreThread(w.ts);
+	self->walker = 0;
+	if (w.failed)
+		;
+	else if (rc == 2)
+		r = (Py_INCREF(Py_True), Py_True);
+	else if (rc)
+		last_error(self, rc);
+	else
+		r = (Py_INCREF(Py_None), Py_None);
+	unlock(self);
+	Py_DECREF(self);
+	return r;
 }
 
 /* ---- matching ---- */
@@ -729,16 +803,20 @@ static PyObject *artifact_matches(Artifact *self, PyObject *args)
 	int exact = 0, rc;
 	bool match = false;
 	const offcode_entry *e;
+	PyObject *r = NULL;
 
 	if (!PyArg_ParseTuple(args, "ns|p", &i, &rules, &exact))
 		return NULL;
-	if (!(e = entry_of(self, i)))
+	if (!(e = locked_entry(self, i)))
 		return NULL;
-	LOCKED(self, rc = offcode_entry_matches(self->a, e, rules,
+	UNLOCKED_GIL(rc = offcode_entry_matches(self->a, e, rules,
 						exact ? OFFCODE_MATCH_EXACT : 0, &match));
 	if (rc)
-		return last_error(self, rc);
-	return PyBool_FromLong(match);
+		last_error(self, rc);
+	else
+		r = PyBool_FromLong(match);
+	unlock(self);
+	return r;
 }
 
 /* ---- kernels ---- */
@@ -810,22 +888,23 @@ out:
  * or None where there are none to read (OFFCODE_NOTHING). */
 static PyObject *artifact_kernels(Artifact *self, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	const offcode_entry *e;
+	const offcode_entry *e = locked_entry(self, PyLong_AsSsize_t(arg));
 	const offcode_kernels *k = NULL;
 	PyObject *list = NULL, *r = NULL;
 	size_t n;
 	int rc;
 
-	if (i == -1 && PyErr_Occurred())
+	if (!e)
 		return NULL;
-	if (!(e = entry_of(self, i)))
-		return NULL;
-	LOCKED(self, rc = offcode_entry_kernels(self->a, e, &k));
-	if (rc == OFFCODE_NOTHING)
-		Py_RETURN_NONE;
-	if (rc)
-		return last_error(self, rc);
+	UNLOCKED_GIL(rc = offcode_entry_kernels(self->a, e, &k));
+	if (rc == OFFCODE_NOTHING) {
+		r = (Py_INCREF(Py_None), Py_None);
+		goto out;
+	}
+	if (rc) {
+		last_error(self, rc);
+		goto out;
+	}
 	n = offcode_kernels_count(k);
 	list = PyList_New((Py_ssize_t)n);
 	if (!list)
@@ -846,7 +925,9 @@ static PyObject *artifact_kernels(Artifact *self, PyObject *arg)
 			  str_or_none(offcode_kernels_ptx_version(k)), list);
 out:
 	Py_XDECREF(list);
-	LOCKED(self, offcode_kernels_free(self->a, k));
+	if (k)
+		offcode_kernels_free(self->a, k);
+	unlock(self);
 	return r;
 }
 

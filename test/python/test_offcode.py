@@ -360,3 +360,42 @@ def test_names_hold_any_bytes():
     data = bytearray(open(APP, "rb").read())
     with offcode.open(bytes(data), name="a b%#\xe9") as a:
         assert a.entries[1].uri.startswith("file://a%20b%25%23%C3%A9#offset=")
+
+
+def test_artifact_busy_in_each_code():
+    with offcode.open(APP) as a:
+        def inner(e, code):
+            with pytest.raises(RuntimeError):
+                e.read()
+            with pytest.raises(RuntimeError):
+                a.close()
+        a.each_code(inner)
+        assert a.entries[1].read()[:4] == b"\x7fELF"
+
+
+def test_close_while_threads_read():
+    for _ in range(20):
+        a = offcode.open("test/files/kpack/zstd.kpack")
+        errors = []
+
+        def work():
+            try:
+                for _ in range(50):
+                    for e in a.entries:
+                        e.read()
+            except ValueError:
+                errors.append("closed")
+        threads = [threading.Thread(target=work) for _ in range(3)]
+        for t in threads:
+            t.start()
+        a.close()
+        for t in threads:
+            t.join()
+        assert a.closed
+
+
+def test_each_code_exception_propagates():
+    with offcode.open(APP) as a:
+        with pytest.raises(ZeroDivisionError):
+            a.each_code(lambda e, code: 1 / 0)
+        assert a.entries[2].read()
