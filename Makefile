@@ -8,6 +8,10 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
 MANDIR ?= $(PREFIX)/share/man/man1
+MAN3DIR ?= $(PREFIX)/share/man/man3
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
@@ -18,7 +22,9 @@ PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PKG) 2>/dev/null || echo -lelf -
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+# Position-independent and hidden by default: the same objects make the
+# binary and liboffcode.so, which exports only what include/offcode.h marks.
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread -fPIC -fvisibility=hidden $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ifeq ($(SANITIZE),1)
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
@@ -48,11 +54,43 @@ LIB := build/liboffload.a
 APPLET_OBJS := $(patsubst %.c,build/obj/%.o,$(wildcard applets/*.c))
 BIN := build/bin/offload
 
+# liboffcode, the public library (lib/, include/offcode.h): the shared
+# library, soname liboffcode.so.0, exporting the offcode_* names alone
+# (lib/offcode.map), and the static archive, one object whose other names
+# are made local, so that neither brings core/, formats/ or ops/ names into
+# a program that links it.
+OFFCODE_SRCS := $(wildcard lib/*.c)
+OFFCODE_OBJS := $(OFFCODE_SRCS:%.c=build/obj/%.o)
+OFFCODE_VERSION := 0.1.0
+OFFCODE_SONAME := liboffcode.so.0
+OFFCODE_SO := build/lib/liboffcode.so.$(OFFCODE_VERSION)
+OFFCODE_A := build/lib/liboffcode.a
+OFFCODE_MAN3 := man/offcode.3 $(filter-out man/offcode.3,$(wildcard man/offcode*.3))
+
 ifneq ($(V),1)
 Q := @
 endif
 
-all: $(BIN) $(APPLET_LINKS:%=build/bin/%) $(LLVM_DIR_LINKS)
+all: $(BIN) $(APPLET_LINKS:%=build/bin/%) $(LLVM_DIR_LINKS) \
+	$(OFFCODE_SO) build/lib/$(OFFCODE_SONAME) build/lib/liboffcode.so \
+	$(OFFCODE_A)
+
+$(OFFCODE_SO): $(OFFCODE_OBJS) $(LIB) lib/offcode.map
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(OFFCODE_SONAME) \
+		-Wl,--version-script=lib/offcode.map -Wl,--no-undefined \
+		-o $@ $(OFFCODE_OBJS) $(LIB) $(PKG_LIBS) -pthread
+
+build/lib/$(OFFCODE_SONAME) build/lib/liboffcode.so: $(OFFCODE_SO)
+	$(Q)ln -sf $(notdir $(OFFCODE_SO)) $@
+
+$(OFFCODE_A): $(OFFCODE_OBJS) $(LIB)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)$(CC) -r -nostdlib -o build/obj/offcode.o $(OFFCODE_OBJS) $(LIB)
+	$(Q)objcopy --localize-hidden build/obj/offcode.o
+	$(Q)rm -f $@ && $(AR) rcs $@ build/obj/offcode.o
 
 $(BIN): $(APPLET_OBJS) $(LIB)
 	@mkdir -p $(@D)
@@ -125,7 +163,18 @@ TEST_OBJS := $(UNIT_SRCS:%.c=build/obj/%.o) \
 # `make check` runs the suites several at once (test/run.sh), `make check
 # T='ls extract'` just those; `make check-long` the random differential
 # suites, long, on a fresh seed it prints (DIFF_SEED=N repeats a run).
-check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT) $(RACEINJECT)
+# The library's own tests (test/libtest.test): C programs built against
+# the header as installed (-Iinclude) and the shared library.
+LIBTEST_SRCS := $(wildcard test/lib/*.c)
+LIBTEST := $(LIBTEST_SRCS:test/lib/%.c=build/test/lib/%)
+build/test/lib/%: test/lib/%.c include/offcode.h build/lib/liboffcode.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CFLAGS) \
+		$(filter -fsanitize% -fno-omit%,$(ALL_CFLAGS)) -Iinclude -o $@ $< \
+		$(LDFLAGS) -Lbuild/lib -Wl,-rpath,'$$ORIGIN/../../lib' -loffcode
+
+check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT) $(RACEINJECT) $(LIBTEST)
 	@sh test/run.sh $(T)
 
 LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 bundler-24 sweep-24 faults
@@ -192,7 +241,9 @@ bench: all
 # write permission from everyone.
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) \
-		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MAN3DIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/offload
 	for l in $(APPLET_LINKS); do ln -sf offload $(DESTDIR)$(BINDIR)/$$l; done
 	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
@@ -205,6 +256,17 @@ install: all
 			ln -sfr $(DESTDIR)$(BINDIR)/offload $(DESTDIR)$(LIBEXECDIR)/offload/llvm-$$v/$$l || exit 1; \
 		done; \
 	done
+	install -m 644 include/offcode.h $(DESTDIR)$(INCLUDEDIR)/offcode.h
+	install -m 644 $(OFFCODE_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(OFFCODE_SO)) $(DESTDIR)$(LIBDIR)/$(OFFCODE_SONAME)
+	ln -sf $(OFFCODE_SONAME) $(DESTDIR)$(LIBDIR)/liboffcode.so
+	install -m 644 $(OFFCODE_A) $(DESTDIR)$(LIBDIR)/liboffcode.a
+	install -m 644 $(OFFCODE_MAN3) $(DESTDIR)$(MAN3DIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(OFFCODE_VERSION)|' \
+		-e 's|@LIBS_PRIVATE@|$(PKG_LIBS) -pthread|' \
+		lib/offcode.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/offcode.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/offload
@@ -217,10 +279,15 @@ uninstall:
 		rmdir $(DESTDIR)$(LIBEXECDIR)/offload/llvm-$$v 2>/dev/null || :; \
 	done
 	rmdir $(DESTDIR)$(LIBEXECDIR)/offload 2>/dev/null || :
+	rm -f $(DESTDIR)$(INCLUDEDIR)/offcode.h $(DESTDIR)$(PKGCONFIGDIR)/offcode.pc
+	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(OFFCODE_SO)) \
+		$(DESTDIR)$(LIBDIR)/$(OFFCODE_SONAME) \
+		$(DESTDIR)$(LIBDIR)/liboffcode.so $(DESTDIR)$(LIBDIR)/liboffcode.a
+	for m in $(notdir $(OFFCODE_MAN3)); do rm -f $(DESTDIR)$(MAN3DIR)/$$m; done
 
 clean:
 	rm -rf build
 
 .PHONY: all check check-long check-real demo bench fuzz install uninstall clean FORCE
 FORCE:
--include $(APPLET_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
+-include $(APPLET_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(OFFCODE_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

@@ -176,11 +176,12 @@ int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
 	struct err_link in;
 	char ctx[ERR_WHY_MAX];
 	unsigned n;
+	bool added;
 	va_list ap;
 
 	if (!e)
 		return -1;
-	in = (struct err_link){ e->code, e->errnum, e->offset, e->at };
+	in = (struct err_link){ e->code, e->errnum, e->offset, e->at, 0 };
 	va_start(ap, fmt);
 	vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	va_end(ap);
@@ -188,7 +189,8 @@ int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
 	if (!e->cause_path[0] && e->path[0])
 		memcpy(e->cause_path, e->path, sizeof(e->path));
 	n = e->nchain;
-	if (n < ERR_CHAIN_MAX)
+	added = n < ERR_CHAIN_MAX;
+	if (added)
 		e->chain[n++] = in;
 	/* ctx and e->msg are both at most what why holds, and msg is
 	 * rendered from why: format the line before touching e. */
@@ -198,8 +200,21 @@ int err_wrap(struct err *e, enum err_code code, const char *fmt, ...)
 
 		append(why, &at, ctx);
 		append(why, &at, ": ");
+		/* The links' texts move along by what goes before them (a
+		 * wrapped record's msg is its why: it names no path). */
+		for (unsigned i = 0; i < n; i++) {
+			size_t moved = e->chain[i].text_at + at;
+
+			if (added && i + 1 == n)
+				moved = at;
+			e->chain[i].text_at = (uint16_t)(moved < ERR_WHY_MAX - 1
+				? moved : ERR_WHY_MAX - 1);
+		}
 		append(why, &at, e->msg);
 		memcpy(e->why, why, sizeof(why));
+		for (unsigned i = 0; i < n; i++)
+			if (e->chain[i].text_at > strlen(e->why))
+				e->chain[i].text_at = (uint16_t)strlen(e->why);
 	}
 	e->code = code;
 	e->errnum = 0;
@@ -250,7 +265,7 @@ struct err_link err_cause(const struct err *e)
 {
 	if (e->nchain)
 		return e->chain[0];
-	return (struct err_link){ e->code, e->errnum, e->offset, e->at };
+	return (struct err_link){ e->code, e->errnum, e->offset, e->at, 0 };
 }
 
 const char *err_display_path(const char *path, int for_output)

@@ -37,6 +37,11 @@ struct err_link {
 	int errnum;
 	uint64_t offset;	/* where in its data, when at */
 	bool at;
+	/* Where its own message begins in the outer record's why (which
+	 * holds it after the context the wraps added): a library caller
+	 * walks the chain's texts without parsing them.  At the end of why
+	 * when the wraps' context pushed it out. */
+	uint16_t text_at;
 };
 
 struct err {

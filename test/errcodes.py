@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-LAYERS = ("core", "formats", "ops", "applets")
+LAYERS = ("core", "formats", "ops", "lib", "applets")
 # ERR_OTHER is left for what no caller tells apart: a limit reached, an
 # encoder's failure, a kind of file not read here, a usage error.
 # (formats 36 -> 38, ops 39 -> 57 with kpack split: its refusals of
@@ -29,8 +29,10 @@ LAYERS = ("core", "formats", "ops", "applets")
 # the split binaries' resolver, ops/kpack_find.c, refusing an archive
 # path that is no regular file: a kind of file not read.  formats 38 -> 41
 # with the kpack readers' bounds (TOC, .rocm_kpack_ref), refused as a
-# limit reached, and the writer's, which writes nothing they would refuse.)
-LIMITS = {"core": 44, "formats": 41, "ops": 57, "applets": 3}
+# limit reached, and the writer's, which writes nothing they would refuse.
+# lib 1: liboffcode's prune refusing a file that would keep no device
+# code, as the prune applet refuses it.)
+LIMITS = {"core": 44, "formats": 41, "ops": 57, "lib": 1, "applets": 3}
 
 CALL = re.compile(r"\berr_(set|file|code_set|code_file|llvm|wrap|sys|nomem|bad|"
                   r"cut)"

@@ -3,8 +3,9 @@
 
 A module is a .c file and the .h of the same name (ops/prune.c and
 ops/prune.h are one); a header with no .c is a module of its own.
-Two kinds of edge are derived between the modules of applets/, ops/,
-formats/ and core/, and taken together as one graph:
+Two kinds of edge are derived between the modules of applets/, lib/ (the
+public library, liboffcode), ops/, formats/ and core/, and taken together as
+one graph:
   - includes: each #include "..." of one of them;
   - calls: each global symbol an object file of build/obj uses and another
     one defines (nm), which also sees a function declared in a shared header
@@ -12,11 +13,13 @@ formats/ and core/, and taken together as one graph:
 Printed, one a line, and exit 1: every cycle of the one graph (the modules
 of each strongly connected part, as one cycle through them), every edge
 against the flow
-applets -> ops -> formats -> core, and every function (or extern object) a
+applets -> lib -> ops -> formats -> core, every function (or extern object) a
 header declares that is not defined in the header's own .c: a header
 declares one file's functions (X.h those of X.c; X_impl.h, the inside of
 X.c that its parts share, also X.c's), so that a hub header cannot hide
-an edge (HEADER_EXCEPTIONS lists the ones allowed, each with its reason).
+an edge (HEADER_EXCEPTIONS lists the ones allowed, each with its reason),
+and every function the public header include/offcode.h declares that no
+module of lib/ defines (it declares the library's functions alone).
 Nothing printed and exit 0 when the house is in order.
 Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
 """
@@ -25,7 +28,8 @@ import re
 import subprocess
 import sys
 
-LAYERS = {"core": 0, "formats": 1, "ops": 2, "applets": 3}
+LAYERS = {"core": 0, "formats": 1, "ops": 2, "lib": 3, "applets": 4}
+PUBLIC_HEADER = os.path.join("include", "offcode.h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 # (header, name): declared there though defined in another file, and why.
@@ -158,6 +162,20 @@ def header_decls(top, defined):
     return bad
 
 
+def public_decls(top, defined):
+    """Each function the public header declares that lib/ does not
+    define."""
+    path = os.path.join(top, PUBLIC_HEADER)
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r'\bOFFCODE_API\b', ' ', text)
+    return ["public header declares what lib/ does not define: %s: %s" %
+            (PUBLIC_HEADER, sym) for sym in declared(text)
+            if not defined.get(sym, "").startswith("lib/")]
+
+
 def cycles(edges):
     """One cycle through each strongly connected part (Tarjan's)."""
     graph = {}
@@ -232,6 +250,7 @@ def main():
     for c in cycles(inc | call):
         bad.append("cycle: %s" % " -> ".join(c))
     bad += header_decls(top, defined)
+    bad += public_decls(top, defined)
     for line in bad:
         print(line)
     return 1 if bad else 0

@@ -1,0 +1,585 @@
+/* artifact: opening an artefact for liboffcode (include/offcode.h): its
+ * bytes (a path or descriptor mapped, a buffer copied or borrowed), the
+ * walk of its headers (ops/inspect.h) kept as inputs, containers and
+ * entries, and what the handle owns. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "artifact_impl.h"
+#include "error.h"
+#include "../ops/host.h"
+#include "../ops/inspect.h"
+#include "../ops/inspect_names.h"
+#include "../ops/kind.h"
+#include "../ops/kinds.h"
+#include "../formats/ccob.h"
+#include "../formats/package.h"
+#include "../core/env.h"
+
+const char *offcode_version(void)
+{
+#define STR2(x) #x
+#define STR(x) STR2(x)
+	return STR(OFFCODE_VERSION_MAJOR) "." STR(OFFCODE_VERSION_MINOR) "."
+	       STR(OFFCODE_VERSION_PATCH);
+#undef STR
+#undef STR2
+}
+
+/* ---- what the handle owns ---- */
+
+void *artifact_alloc(offcode_artifact *a, size_t size)
+{
+	struct arena_block *b = a->arena;
+
+	size = (size + 15) & ~(size_t)15;
+	if (!b || b->cap - b->used < size) {
+		size_t cap = size > 65536 ? size : 65536;
+
+		if (!(b = malloc(sizeof(*b) + cap)))
+			return NULL;
+		b->next = a->arena;
+		b->used = 0;
+		b->cap = cap;
+		a->arena = b;
+	}
+	b->used += size;
+	return memset(b->data + b->used - size, 0, size);
+}
+
+const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,
+			  bool *oom)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	if (!(p = artifact_alloc(a, len + 1))) {
+		*oom = true;
+		return NULL;
+	}
+	memcpy(p, s, len);
+	p[len] = 0;
+	return p;
+}
+
+static void set_last(offcode_artifact *a, offcode_error *r)
+{
+	offcode_error_free(a->last);
+	a->last = r ? r : error_nomem();
+}
+
+int artifact_fail(offcode_artifact *a, const struct err *e)
+{
+	set_last(a, error_from(e, a->path));
+	return offcode_error_code(a->last);
+}
+
+int artifact_fail_code(offcode_artifact *a, enum offcode_code code,
+		       const char *reason)
+{
+	set_last(a, error_new(code, reason));
+	return offcode_error_code(a->last);
+}
+
+const offcode_error *offcode_last_error(const offcode_artifact *a)
+{
+	return a ? a->last : NULL;
+}
+
+const char *offcode_artifact_path(const offcode_artifact *a)
+{
+	return a->path;
+}
+
+uint64_t offcode_artifact_size(const offcode_artifact *a)
+{
+	return a->len;
+}
+
+bool artifact_owns_entry(const offcode_artifact *a, const offcode_entry *e)
+{
+	return e && e->owner == a && e->ordinal < a->nentries &&
+	       &a->entries[e->ordinal] == e;
+}
+
+void offcode_close(offcode_artifact *a)
+{
+	if (!a)
+		return;
+	if (a->free_kernels)
+		a->free_kernels(a);
+	for (struct arena_block *b = a->arena, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	if (a->is_file)
+		io_in_close(&a->in);
+	free(a->copy);
+	free(a->inputs);
+	free(a->containers);
+	free(a->entries);
+	free(a->cache);
+	offcode_error_free(a->last);
+	free(a->path);
+	free(a);
+}
+
+/* ---- the walk of the headers, kept ---- */
+
+/* What the walk has open at each depth: an input, a section or a
+ * container, by index (sections: their fields). */
+struct open_node {
+	enum inspect_kind kind;
+	size_t index;
+	uint32_t section_index;
+	const char *section_name, *section_kind;
+};
+
+struct keep {
+	offcode_artifact *a;
+	struct open_node *stack;
+	size_t depth_cap;
+	struct inspect_node container;	/* the last container's node */
+	bool oom;
+};
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	if (!(p = realloc(*v, c * size)))
+		return -1;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+/* The kind's fields kept: their texts copied. */
+static struct offcode_field *keep_fields(struct keep *k,
+					 const struct kind_fields *kf,
+					 size_t *n)
+{
+	struct offcode_field *f;
+
+	*n = 0;
+	if (!kf->n)
+		return NULL;
+	if (!(f = artifact_alloc(k->a, kf->n * sizeof(*f)))) {
+		k->oom = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < kf->n; i++) {
+		const struct kind_field *s = &kf->v[i];
+		static const enum offcode_field_type types[] = {
+			[KIND_FIELD_U64] = OFFCODE_FIELD_UINT,
+			[KIND_FIELD_HEX] = OFFCODE_FIELD_HEX,
+			[KIND_FIELD_BOOL] = OFFCODE_FIELD_BOOL,
+			[KIND_FIELD_TEXT] = OFFCODE_FIELD_TEXT,
+			[KIND_FIELD_OPEN] = OFFCODE_FIELD_OBJECT,
+			[KIND_FIELD_CLOSE] = OFFCODE_FIELD_END,
+		};
+
+		f[i] = (struct offcode_field){
+			.key = s->key, .type = types[s->type],
+			.number = s->u, .text_len = s->t.len,
+			.text = artifact_keep(k->a, s->t.s, s->t.len, &k->oom),
+		};
+	}
+	*n = kf->n;
+	return f;
+}
+
+/* The input a node at depth d is in: the nearest one above it. */
+static size_t input_above(const struct keep *k, unsigned d)
+{
+	while (d-- > 0)
+		if (k->stack[d].kind == INSPECT_INPUT)
+			return k->stack[d].index;
+	return 0;
+}
+
+static int keep_input(struct keep *k, const struct inspect_node *n)
+{
+	static const char *const formats[] = {
+		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
+		"pe", NULL,	/* INSPECT_HOST: its row's */
+	};
+	_Static_assert(sizeof(formats) / sizeof(formats[0]) == INSPECT_FORMATS,
+		       "a name for each enum inspect_format");
+	offcode_artifact *a = k->a;
+	struct offcode_input *in;
+
+	if (grow((void **)&a->inputs, &a->cap_inputs, a->ninputs,
+		 sizeof(*in)) < 0)
+		return -1;
+	in = &a->inputs[a->ninputs];
+	*in = (struct offcode_input){
+		.owner = a, .depth = n->depth,
+		.parent = n->depth ? input_above(k, n->depth) : (size_t)-1,
+		.format = n->format == INSPECT_HOST ? n->host->json_format
+						    : formats[n->format],
+		.offset = n->offset, .size = n->size,
+	};
+	if (n->depth) {
+		in->name = artifact_keep(a, n->name, n->name_len, &k->oom);
+		in->name_len = n->name_len;
+	} else {
+		in->name = a->path;
+		in->name_len = strlen(a->path);
+	}
+	k->stack[n->depth] = (struct open_node){ INSPECT_INPUT, a->ninputs++,
+						 0, NULL, NULL };
+	return 0;
+}
+
+static int keep_container(struct keep *k, const struct inspect_node *n)
+{
+	offcode_artifact *a = k->a;
+	const struct kind *kind = kinds_get(n->container);
+	struct kind_fields kf = { .n = 0 };
+	const struct open_node *up = n->depth ? &k->stack[n->depth - 1] : NULL;
+	struct offcode_container *c;
+
+	if (n->update) {	/* a streamed CCOB's hash: not walked so */
+		return 0;
+	}
+	if (grow((void **)&a->containers, &a->cap_containers,
+		 a->ncontainers, sizeof(*c)) < 0)
+		return -1;
+	if (kind->container_json)
+		kind->container_json(n, &kf);
+	if (kind->container_json_end)
+		kind->container_json_end(n, &kf);
+	c = &a->containers[a->ncontainers];
+	*c = (struct offcode_container){
+		.owner = a, .input = input_above(k, n->depth),
+		.number = n->number, .format = kinds_name(n->container),
+		.has_offset = !n->in_bitcode, .offset = n->offset,
+		.size = n->size, .has_version = kind->versioned,
+		.version = n->version, .first_entry = a->nentries,
+		.bad_hash = n->hash == INSPECT_HASH_BAD,
+	};
+	if (up && up->kind == INSPECT_SECTION) {
+		c->in_section = true;
+		c->section_index = up->section_index;
+		c->section_name = up->section_name;
+		c->section_kind = up->section_kind;
+	}
+	c->fields = keep_fields(k, &kf, &c->nfields);
+	k->container = *n;
+	k->stack[n->depth] = (struct open_node){ INSPECT_CONTAINER,
+						 a->ncontainers++, 0, NULL,
+						 NULL };
+	return 0;
+}
+
+/* The processor and features of a target ID: "gfx90a:xnack+" is gfx90a
+ * and xnack+. */
+static void split_target(struct keep *k, struct offcode_entry *e)
+{
+	const char *colon;
+	size_t plen;
+
+	if (!e->arch)
+		return;
+	colon = memchr(e->arch, ':', e->arch_len);
+	plen = colon ? (size_t)(colon - e->arch) : e->arch_len;
+	e->processor = artifact_keep(k->a, e->arch, plen, &k->oom);
+	e->features = colon ? artifact_keep(k->a, colon + 1,
+					    e->arch_len - plen - 1, &k->oom)
+			    : "";
+}
+
+static int keep_entry(struct keep *k, const struct inspect_node *n)
+{
+	offcode_artifact *a = k->a;
+	const struct kind *kind = kinds_get(n->container);
+	struct kind_text d[KIND_DETAILS];
+	struct kind_fields kf = { .n = 0 };
+	struct inspect_target t;
+	struct offcode_entry *e;
+	char archbuf[24], *id;
+	const char *sarch;
+	size_t id_len, sarch_len;
+
+	if (!a->ncontainers)	/* an entry outside a container: none */
+		return 0;
+	if (grow((void **)&a->entries, &a->cap_entries, a->nentries,
+		 sizeof(*e)) < 0)
+		return -1;
+	inspect_entry_target(n, &t);
+	memset(d, 0, sizeof(d));
+	if (kind->details)
+		kind->details(n, d);
+	if (kind->entry_json)
+		kind->entry_json(n, &k->container, d, &kf);
+	e = &a->entries[a->nentries];
+	*e = (struct offcode_entry){
+		.owner = a, .container = a->ncontainers - 1,
+		.ordinal = a->nentries, .index = n->index,
+		.size = n->size, .offset = n->offset, .has_offset = n->in_file,
+		.compressed = !n->in_file && !n->in_bitcode,
+	};
+	if (kind->ids) {
+		e->id = artifact_keep(a, n->name, n->name_len, &k->oom);
+		e->id_len = n->name_len;
+	}
+	e->kind = artifact_keep(a, t.kind, t.kind_len, &k->oom);
+	e->kind_len = t.kind_len;
+	e->triple = artifact_keep(a, t.triple, t.triple_len, &k->oom);
+	e->triple_len = t.triple_len;
+	e->arch = artifact_keep(a, t.arch, t.arch_len, &k->oom);
+	e->arch_len = t.arch_len;
+	e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
+	split_target(k, e);
+	e->fields = keep_fields(k, &kf, &e->nfields);
+	/* As selection sees it (applets/selection.c's applet_entry_of). */
+	if (!(id = kinds_entry_id(n, &t, &id_len)))
+		return -1;
+	e->select_id = artifact_keep(a, id, id_len, &k->oom);
+	e->select_id_len = id_len;
+	free(id);
+	sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf), &sarch_len);
+	e->select_arch = artifact_keep(a, sarch, sarch_len, &k->oom);
+	e->select_arch_len = sarch_len;
+	a->containers[e->container].entries++;
+	a->nentries++;
+	return 0;
+}
+
+static int keep_node(void *ctx, const struct inspect_node *n)
+{
+	struct keep *k = ctx;
+	int rc = 0;
+
+	if (n->depth >= k->depth_cap) {
+		size_t cap = k->depth_cap * 2 + 8;
+		struct open_node *s = realloc(k->stack, cap * sizeof(*s));
+
+		if (!s)
+			return -1;
+		k->stack = s;
+		k->depth_cap = cap;
+	}
+	switch (n->kind) {
+	case INSPECT_INPUT:
+		rc = keep_input(k, n);
+		break;
+	case INSPECT_SECTION:
+		k->stack[n->depth] = (struct open_node){
+			INSPECT_SECTION, 0, n->section_index,
+			artifact_keep(k->a, n->name, n->name_len, &k->oom),
+			inspect_section_kind_name(n->section_kind) };
+		break;
+	case INSPECT_CONTAINER:
+		rc = keep_container(k, n);
+		break;
+	case INSPECT_ENTRY:
+		rc = keep_entry(k, n);
+		break;
+	}
+	return rc < 0 || k->oom ? -1 : 0;
+}
+
+static uint64_t next_data(const void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
+}
+
+void artifact_code_walk(const offcode_artifact *a, struct inspect_opts *o)
+{
+	*o = a->walk;
+	o->inflate = true;
+	o->stream = true;
+	o->image_kinds = true;
+	o->no_hash = !a->verify;
+}
+
+/* ---- opening ---- */
+
+static offcode_artifact *artifact_new(const char *name,
+				      const struct offcode_open_options *opt)
+{
+	offcode_artifact *a = calloc(1, sizeof(*a));
+	uint64_t max_size = 0, max_ratio = 0;
+	unsigned flags = 0;
+
+	if (!a)
+		return NULL;
+	if (!(a->path = strdup(name))) {
+		free(a);
+		return NULL;
+	}
+	/* Fields past what the caller's version of the struct has are left
+	 * at their defaults. */
+	if (opt && opt->size >= offsetof(struct offcode_open_options, flags) +
+				sizeof(opt->flags))
+		flags = opt->flags;
+	if (opt && opt->size >= offsetof(struct offcode_open_options,
+					 ccob_max_ratio) +
+				sizeof(opt->ccob_max_ratio)) {
+		max_size = opt->ccob_max_size;
+		max_ratio = opt->ccob_max_ratio;
+	}
+	a->in.fd = -1;
+	a->verify = flags & OFFCODE_OPEN_VERIFY;
+	a->walk = (struct inspect_opts){
+		.accept_other = true,
+		.image_kinds = true,
+		.inflate = a->verify,
+		.no_hash = !a->verify,
+		.ccob = { .max_ratio = max_ratio ? max_ratio
+						 : CCOB_DEFAULT_MAX_RATIO,
+			  .max_size = max_size ? max_size
+					       : CCOB_DEFAULT_MAX_SIZE },
+		.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+			     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+	};
+	return a;
+}
+
+/* Walk a's bytes and keep what the walk finds: 0, or a code with
+ * a->last set. */
+static int artifact_walk(offcode_artifact *a)
+{
+	struct keep k = { .a = a };
+	struct inspect_opts o = a->walk;
+	struct err e;
+	int rc;
+
+	if (a->is_file) {
+		o.next_data = next_data;
+		o.data_ctx = &a->in;
+	}
+	rc = inspect_walk(a->data, a->len, &o, keep_node, &k, &e);
+	free(k.stack);
+	if (rc == 0)
+		return 0;
+	if (rc != -1 || k.oom)
+		err_nomem(&e);
+	return artifact_fail(a, &e);
+}
+
+/* The end of every open: *out the handle, or its failure in *err. */
+static int opened(offcode_artifact *a, int rc, offcode_artifact **out,
+		  offcode_error **err)
+{
+	if (rc == 0)
+		rc = artifact_walk(a);
+	if (rc == 0) {
+		*out = a;
+		if (err)
+			*err = NULL;
+		return 0;
+	}
+	*out = NULL;
+	if (err) {
+		/* Handed over: the caller frees it (the shared record of
+		 * out of memory is none to free: NULL). */
+		*err = a->last == error_nomem() ? NULL : a->last;
+		a->last = NULL;
+	}
+	offcode_close(a);
+	return rc;
+}
+
+static int refuse(offcode_artifact **out, offcode_error **err,
+		  enum offcode_code code, const char *reason)
+{
+	if (out)
+		*out = NULL;
+	if (err)
+		*err = reason ? error_new(code, reason) : NULL;
+	return code;
+}
+
+int offcode_open_fd(int fd, const char *name,
+		    const struct offcode_open_options *options,
+		    offcode_artifact **out, offcode_error **err)
+{
+	char fdname[32];
+	offcode_artifact *a;
+	struct err e;
+	int own;
+
+	if (!out)
+		return refuse(out, err, OFFCODE_INVALID, "no place for the "
+			      "handle (out is NULL)");
+	if (!name) {
+		snprintf(fdname, sizeof(fdname), "<fd %d>", fd);
+		name = fdname;
+	}
+	if (!(a = artifact_new(name, options)))
+		return refuse(out, err, OFFCODE_NOMEM, NULL);
+	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		err_sys(&e, a->path, errno);
+		return opened(a, artifact_fail(a, &e), out, err);
+	}
+	if (io_in_open_fd(&a->in, own, a->path, &e) < 0)
+		return opened(a, artifact_fail(a, &e), out, err);
+	a->is_file = true;
+	a->data = a->in.data;
+	a->len = a->in.len;
+	io_in_hint(&a->in, 0, a->in.len, IO_IN_SPARSE);
+	return opened(a, 0, out, err);
+}
+
+int offcode_open_path(const char *path,
+		      const struct offcode_open_options *options,
+		      offcode_artifact **out, offcode_error **err)
+{
+	offcode_artifact *a;
+	struct err e;
+	int fd, rc;
+
+	if (!path || !out)
+		return refuse(out, err, OFFCODE_INVALID, "no path, or no place "
+			      "for the handle");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		if (!(a = artifact_new(path, options)))
+			return refuse(out, err, OFFCODE_NOMEM, NULL);
+		err_sys(&e, path, errno);
+		return opened(a, artifact_fail(a, &e), out, err);
+	}
+	rc = offcode_open_fd(fd, path, options, out, err);
+	close(fd);
+	return rc;
+}
+
+int offcode_open_memory(const void *buf, size_t len, const char *name,
+			const struct offcode_open_options *options,
+			offcode_artifact **out, offcode_error **err)
+{
+	offcode_artifact *a;
+
+	if (!out || (!buf && len))
+		return refuse(out, err, OFFCODE_INVALID, "no buffer, or no "
+			      "place for the handle");
+	if (!(a = artifact_new(name ? name : "<memory>", options)))
+		return refuse(out, err, OFFCODE_NOMEM, NULL);
+	if (options && options->size >= offsetof(struct offcode_open_options,
+						 flags) + sizeof(unsigned) &&
+	    (options->flags & OFFCODE_OPEN_BORROW)) {
+		a->data = buf;
+	} else if (len) {
+		if (!(a->copy = malloc(len))) {
+			offcode_close(a);
+			return refuse(out, err, OFFCODE_NOMEM, NULL);
+		}
+		memcpy(a->copy, buf, len);
+		a->data = a->copy;
+	} else {
+		a->data = (const uint8_t *)"";
+	}
+	a->len = len;
+	return opened(a, 0, out, err);
+}

@@ -1,0 +1,114 @@
+/* artifact_impl: what an open artefact holds (artifact.c), which the
+ * library's other parts (code.c, match.c, kernels.c) read. */
+#ifndef LIB_ARTIFACT_IMPL_H
+#define LIB_ARTIFACT_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../include/offcode.h"
+#include "../core/err.h"
+#include "../core/io_in.h"
+#include "../ops/inspect_node.h"
+
+struct offcode_input {
+	const offcode_artifact *owner;
+	unsigned depth;
+	size_t parent;		/* its index; (size_t)-1 for the file */
+	const char *name;
+	size_t name_len;
+	const char *format;
+	uint64_t offset, size;
+};
+
+struct offcode_container {
+	const offcode_artifact *owner;
+	size_t input;
+	unsigned number;
+	const char *format;
+	bool has_offset, has_version, in_section;
+	uint64_t offset, size;
+	unsigned version;
+	uint32_t section_index;
+	const char *section_name, *section_kind;
+	size_t first_entry, entries;
+	struct offcode_field *fields;
+	size_t nfields;
+	bool bad_hash;		/* checked (OFFCODE_OPEN_VERIFY) and wrong */
+};
+
+struct offcode_entry {
+	const offcode_artifact *owner;
+	size_t container;
+	size_t ordinal;		/* in the walk: the nth entry visited */
+	unsigned index;
+	const char *id, *kind, *triple, *arch;
+	size_t id_len, kind_len, triple_len, arch_len;
+	const char *processor, *features, *image_kind;
+	uint64_t size, offset;
+	bool has_offset, compressed;
+	struct offcode_field *fields;
+	size_t nfields;
+	/* What selection sees of it (core/select.h): its ID as -t matches
+	 * it, its arch as -t matches it. */
+	const char *select_id, *select_arch;
+	size_t select_id_len, select_arch_len;
+};
+
+/* Memory the artefact owns, freed with it: a list of blocks. */
+struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+struct lib_kernels_node;
+
+struct offcode_artifact {
+	char *path;
+	struct io_in in;	/* a file's, mapped or read (in.map/in.heap) */
+	bool is_file;
+	const uint8_t *data;	/* its bytes (in's, or the caller's) */
+	size_t len;
+	uint8_t *copy;		/* offcode_open_memory's copy, or NULL */
+	struct inspect_opts walk;
+	bool verify;
+	struct offcode_input *inputs;
+	size_t ninputs, cap_inputs;
+	struct offcode_container *containers;
+	size_t ncontainers, cap_containers;
+	struct offcode_entry *entries;
+	size_t nentries, cap_entries;
+	struct arena_block *arena;
+	offcode_error *last;
+	/* The last entry's code read (code.c), so that a size query and the
+	 * read that follows decode once. */
+	size_t cached;		/* its ordinal + 1; 0: none */
+	uint8_t *cache;
+	uint64_t cache_len;
+	/* Kernel lists handed out (kernels.c), and how offcode_close frees
+	 * them: set by kernels.c when it hands one out (a part is not called
+	 * back by name). */
+	struct lib_kernels_node *kernels;
+	void (*free_kernels)(offcode_artifact *a);
+};
+
+/* Copy of len bytes at s with a NUL after them, owned by a (NULL when s
+ * is); NULL out of memory with *oom set. */
+const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,
+			  bool *oom);
+/* Memory of size bytes (zeroed) owned by a, or NULL. */
+void *artifact_alloc(offcode_artifact *a, size_t size);
+/* Record the failure e (or a library one: code, reason) as a's last
+ * error; return its code. */
+int artifact_fail(offcode_artifact *a, const struct err *e);
+int artifact_fail_code(offcode_artifact *a, enum offcode_code code,
+		       const char *reason);
+/* The walk options for reading code: everything inflated, a CCOB's entries
+ * one at a time. */
+void artifact_code_walk(const offcode_artifact *a, struct inspect_opts *o);
+/* Whether e is an entry of a (not one of another artefact's). */
+bool artifact_owns_entry(const offcode_artifact *a, const offcode_entry *e);
+
+#endif

@@ -1,0 +1,267 @@
+/* code: an entry's code for liboffcode (include/offcode.h), decoded as
+ * extract decodes it: the walk is run again, inflating, up to the entry
+ * (ops/inspect.h), and its bytes taken by its kind's rule (ops/entry.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "artifact_impl.h"
+#include "error.h"
+#include "../ops/inspect.h"
+#include "../ops/kinds.h"
+
+/* A walk that hands each entry's code to fn (or the one entry `only`). */
+struct code_walk {
+	offcode_artifact *a;
+	size_t next;		/* ordinal of the next entry */
+	size_t only;		/* (size_t)-1: all */
+	offcode_code_fn fn;
+	void *ctx;
+	int rc;			/* fn's nonzero, or a failure's code */
+	struct err e;		/* the failure, when rc is one of ours */
+	bool failed;
+};
+
+static uint64_t next_data(const void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
+}
+
+static void reading(const void *in, uint64_t off, uint64_t len, bool start)
+{
+	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
+	if (!start)
+		io_in_hint(in, off, off + len, IO_IN_SPARSE);
+}
+
+/* Entry n's bytes: 0 with *b, or -1 with w->e saying why not. */
+static int bytes_of(struct code_walk *w, const struct inspect_node *n,
+		    const offcode_entry *en, struct entry_bytes *b)
+{
+	const offcode_container *c = offcode_entry_container(en);
+
+	if (c->bad_hash) {
+		err_bad(&w->e, "%s #%u: hash mismatch: its code is not what "
+			"was compressed", c->format, c->number);
+		w->rc = OFFCODE_BAD_HASH;
+		return -1;
+	}
+	switch (kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, b)) {
+	case ENTRY_WHOLE:
+		return 0;
+	case ENTRY_UNDECODED:
+		w->e = *b->why;
+		return -1;
+	case ENTRY_DAMAGED:
+		err_bad(&w->e, "%s #%u: hash mismatch", c->format, c->number);
+		w->rc = OFFCODE_BAD_HASH;
+		return -1;
+	case ENTRY_HEAD:
+	case ENTRY_ABSENT:
+		break;
+	}
+	err_code_set(&w->e, ERR_NOTHING, "entry %u of %s #%u: its code was "
+		     "not at hand", en->index, c->format, c->number);
+	return -1;
+}
+
+static int visit(void *ctx, const struct inspect_node *n)
+{
+	struct code_walk *w = ctx;
+	const offcode_entry *en;
+	struct entry_bytes b;
+	size_t i;
+
+	if (n->kind != INSPECT_ENTRY)
+		return 0;
+	i = w->next++;
+	if (w->only != (size_t)-1 && i != w->only)
+		return 0;
+	if (i >= w->a->nentries) {
+		/* The walk that inflates found more than the one of the
+		 * headers: the file changed under us. */
+		err_code_set(&w->e, ERR_CHANGED, "more entries than when it "
+			     "was opened");
+		w->failed = true;
+		return 1;
+	}
+	en = &w->a->entries[i];
+	if (bytes_of(w, n, en, &b) < 0) {
+		w->failed = true;
+		return 1;
+	}
+	if ((w->rc = w->fn(w->ctx, en, b.data, (size_t)b.size)) != 0)
+		return 1;
+	return w->only != (size_t)-1 ? 1 : 0;
+}
+
+/* Walk a, inflating, calling fn for entry `only` or all: 0, fn's value, or
+ * a failure's code with a->last set. */
+static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
+		     void *ctx)
+{
+	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx };
+	struct inspect_opts o;
+	int rc;
+
+	artifact_code_walk(a, &o);
+	if (a->is_file) {
+		o.next_data = next_data;
+		o.data_ctx = &a->in;
+		o.reading = reading;
+	}
+	rc = inspect_walk(a->data, a->len, &o, visit, &w, &w.e);
+	if (w.failed) {
+		/* A code of the library's own (a hash that does not hold):
+		 * its record says so too. */
+		if (w.rc)
+			return artifact_fail_code(a, w.rc, w.e.why);
+		return artifact_fail(a, &w.e);
+	}
+	if (rc == -1)
+		return artifact_fail(a, &w.e);
+	if (rc == 0 && only != (size_t)-1 && w.next <= only)
+		return artifact_fail_code(a, OFFCODE_CHANGED, "fewer entries "
+					  "than when it was opened");
+	return w.rc;
+}
+
+/* ---- one entry, kept ---- */
+
+static int keep_code(void *ctx, const offcode_entry *e, const void *code,
+		     size_t size)
+{
+	offcode_artifact *a = ctx;
+	uint8_t *p = malloc(size ? size : 1);
+
+	if (!p)
+		return OFFCODE_NOMEM;
+	memcpy(p, code, size);
+	free(a->cache);
+	a->cache = p;
+	a->cache_len = size;
+	a->cached = e->ordinal + 1;
+	return 0;
+}
+
+/* Entry e's code in a->cache: 0, or a failure's code (a->last set). */
+static int load(offcode_artifact *a, const offcode_entry *e)
+{
+	int rc;
+
+	if (!a || !artifact_owns_entry(a, e))
+		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no such "
+					      "entry in this artefact")
+			 : OFFCODE_INVALID;
+	if (a->cached == e->ordinal + 1)
+		return 0;
+	rc = code_walk(a, e->ordinal, keep_code, a);
+	if (rc == OFFCODE_NOMEM)
+		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
+	return rc;
+}
+
+int offcode_entry_read(offcode_artifact *a, const offcode_entry *e, void *buf,
+		       size_t cap, uint64_t *size)
+{
+	int rc = load(a, e);
+
+	if (rc)
+		return rc;
+	if (size)
+		*size = a->cache_len;
+	if (cap < a->cache_len) {
+		if (!buf && !cap)
+			return 0;	/* the size alone was asked */
+		return artifact_fail_code(a, OFFCODE_RANGE, "the buffer is "
+					  "smaller than the code");
+	}
+	if (a->cache_len)
+		memcpy(buf, a->cache, a->cache_len);
+	return 0;
+}
+
+static int write_all(offcode_artifact *a, int fd, const char *name)
+{
+	const uint8_t *p = a->cache;
+	uint64_t left = a->cache_len;
+	struct err e;
+
+	while (left) {
+		ssize_t n = write(fd, p, left > (1u << 30) ? 1u << 30
+							   : (size_t)left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err_sys(&e, name, n < 0 ? errno : EIO);
+			return artifact_fail(a, &e);
+		}
+		p += n;
+		left -= (uint64_t)n;
+	}
+	return 0;
+}
+
+int offcode_entry_write_fd(offcode_artifact *a, const offcode_entry *e,
+			   int fd)
+{
+	int rc = load(a, e);
+
+	return rc ? rc : write_all(a, fd, "<fd>");
+}
+
+/* A temporary beside path, written and renamed over it: no partial file
+ * is ever at path, and nothing of the tool's own signal handling (which
+ * a library must not install) is needed. */
+int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
+			     const char *path)
+{
+	size_t len;
+	char *tmp;
+	struct err er;
+	int rc, fd;
+
+	if (!path)
+		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no path")
+			 : OFFCODE_INVALID;
+	if ((rc = load(a, e)))
+		return rc;
+	len = strlen(path);
+	if (!(tmp = malloc(len + 16)))
+		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
+	snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		err_sys(&er, path, errno);
+		free(tmp);
+		return artifact_fail(a, &er);
+	}
+	if ((rc = write_all(a, fd, path)) == 0 && fchmod(fd, 0644) < 0) {
+		err_sys(&er, path, errno);
+		rc = artifact_fail(a, &er);
+	}
+	if (close(fd) < 0 && !rc) {
+		err_sys(&er, path, errno);
+		rc = artifact_fail(a, &er);
+	}
+	if (!rc && rename(tmp, path) < 0) {
+		err_sys(&er, path, errno);
+		rc = artifact_fail(a, &er);
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int offcode_code_foreach(offcode_artifact *a, offcode_code_fn fn, void *ctx)
+{
+	if (!a || !fn)
+		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
+			 : OFFCODE_INVALID;
+	return code_walk(a, (size_t)-1, fn, ctx);
+}

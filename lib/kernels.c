@@ -1,0 +1,299 @@
+/* kernels: an entry's kernels and what each costs, for liboffcode
+ * (include/offcode.h), read from its code (formats/kernels_parse.h) as
+ * ls --kernels reads them. */
+#include <libiberty/demangle.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifact_impl.h"
+#include "../ops/amdgpu_occupancy.h"
+#include "../formats/kernels.h"
+#include "../formats/kernels_parse.h"
+
+struct offcode_kernel {
+	const struct kernel *k;
+	enum kernel_source source;
+	char *name;		/* demangled, or the symbol */
+};
+
+/* A list handed out, linked in its artefact till freed. */
+struct lib_kernels_node {
+	struct lib_kernels_node *next;
+	struct kernel_list list;
+	struct offcode_kernel *v;
+};
+
+struct offcode_kernels {
+	struct lib_kernels_node node;
+};
+
+static void free_all(offcode_artifact *a)
+{
+	while (a->kernels)
+		offcode_kernels_free(a, (const offcode_kernels *)a->kernels);
+}
+
+int offcode_entry_kernels(offcode_artifact *a, const offcode_entry *e,
+			  const offcode_kernels **out)
+{
+	struct lib_kernels_node *node;
+	struct kernel_list l;
+	uint64_t size;
+	struct err er;
+	int rc;
+
+	if (!a)
+		return OFFCODE_INVALID;
+	if (!out)
+		return artifact_fail_code(a, OFFCODE_INVALID, "out is NULL");
+	*out = NULL;
+	if ((rc = offcode_entry_read(a, e, NULL, 0, &size)))
+		return rc;
+	switch (kernels_parse(a->cache, (size_t)a->cache_len, &l, &er)) {
+	case 1:
+		break;
+	case -1:
+		return artifact_fail(a, &er);
+	default:
+		return artifact_fail_code(a, OFFCODE_NOTHING, "its code is no "
+					  "AMDGPU code object, cubin or PTX");
+	}
+	amdgpu_occupancy_fill(&l);
+	if (!(node = calloc(1, sizeof(struct offcode_kernels))) ||
+	    !(node->v = calloc(l.n ? l.n : 1, sizeof(*node->v)))) {
+		free(node);
+		kernels_free(&l);
+		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
+	}
+	node->list = l;
+	for (size_t i = 0; i < l.n; i++) {
+		char *d = cplus_demangle(l.v[i].name, DMGL_PARAMS | DMGL_ANSI |
+					 DMGL_VERBOSE);
+
+		node->v[i] = (struct offcode_kernel){
+			&node->list.v[i], l.source,
+			d ? d : strdup(l.v[i].name) };
+		if (!node->v[i].name) {
+			node->next = a->kernels;
+			a->kernels = node;	/* so that the free finds it */
+			offcode_kernels_free(a, (const offcode_kernels *)node);
+			return artifact_fail_code(a, OFFCODE_NOMEM,
+						  "out of memory");
+		}
+	}
+	node->next = a->kernels;
+	a->kernels = node;
+	a->free_kernels = free_all;
+	*out = (const offcode_kernels *)node;
+	return 0;
+}
+
+void offcode_kernels_free(offcode_artifact *a, const offcode_kernels *k)
+{
+	struct lib_kernels_node **p;
+
+	if (!a || !k)
+		return;
+	for (p = &a->kernels; *p; p = &(*p)->next)
+		if (*p == &k->node)
+			break;
+	if (!*p)
+		return;		/* not one of a's */
+	{
+		struct lib_kernels_node *node = *p;
+
+		*p = node->next;
+		for (size_t i = 0; i < node->list.n; i++)
+			free(node->v[i].name);
+		free(node->v);
+		kernels_free(&node->list);
+		free(node);
+	}
+}
+
+static const char *or_null(const char *s)
+{
+	return s[0] ? s : NULL;
+}
+
+const char *offcode_kernels_source(const offcode_kernels *k)
+{
+	return kernels_source_name(k->node.list.source);
+}
+
+unsigned offcode_kernels_code_object_version(const offcode_kernels *k)
+{
+	return k->node.list.source == KERNELS_AMDGPU ? k->node.list.co_version
+						     : 0;
+}
+
+const char *offcode_kernels_target(const offcode_kernels *k)
+{
+	return or_null(k->node.list.target);
+}
+
+const char *offcode_kernels_processor(const offcode_kernels *k)
+{
+	return or_null(k->node.list.processor);
+}
+
+const char *offcode_kernels_ptx_version(const offcode_kernels *k)
+{
+	return or_null(k->node.list.ptx_version);
+}
+
+size_t offcode_kernels_count(const offcode_kernels *k)
+{
+	return k->node.list.n;
+}
+
+const offcode_kernel *offcode_kernels_at(const offcode_kernels *k, size_t i)
+{
+	return i < k->node.list.n ? &k->node.v[i] : NULL;
+}
+
+const char *offcode_kernel_symbol(const offcode_kernel *k)
+{
+	return k->k->name;
+}
+
+const char *offcode_kernel_name(const offcode_kernel *k)
+{
+	return k->name;
+}
+
+const char *offcode_resource_name(enum offcode_resource r)
+{
+	switch (r) {
+	case OFFCODE_RES_SGPRS:
+		return "sgprs";
+	case OFFCODE_RES_VGPRS:
+		return "vgprs";
+	case OFFCODE_RES_AGPRS:
+		return "agprs";
+	case OFFCODE_RES_SGPR_SPILLS:
+		return "sgpr_spills";
+	case OFFCODE_RES_VGPR_SPILLS:
+		return "vgpr_spills";
+	case OFFCODE_RES_LDS_BYTES:
+		return "lds_bytes";
+	case OFFCODE_RES_SCRATCH_BYTES_PER_LANE:
+		return "scratch_bytes_per_lane";
+	case OFFCODE_RES_KERNARG_BYTES:
+		return "kernarg_bytes";
+	case OFFCODE_RES_WAVEFRONT_SIZE:
+		return "wavefront_size";
+	case OFFCODE_RES_MAX_FLAT_WORKGROUP_SIZE:
+		return "max_flat_workgroup_size";
+	case OFFCODE_RES_DYNAMIC_STACK:
+		return "dynamic_stack";
+	case OFFCODE_RES_OCCUPANCY_WAVES_PER_SIMD:
+		return "occupancy_waves_per_simd";
+	case OFFCODE_RES_REGISTERS:
+		return "registers";
+	case OFFCODE_RES_STACK_BYTES:
+		return "stack_bytes";
+	case OFFCODE_RES_SHARED_BYTES:
+		return "shared_bytes";
+	case OFFCODE_RES_LOCAL_BYTES:
+		return "local_bytes";
+	case OFFCODE_RES_MAX_THREADS:
+		return "max_threads";
+	case OFFCODE_RESOURCES:
+		break;
+	}
+	return NULL;
+}
+
+/* v, or false when the code object gives none (KERNEL_NONE). */
+static bool figure(uint32_t v, uint64_t *value)
+{
+	if (v == KERNEL_NONE)
+		return false;
+	if (value)
+		*value = v;
+	return true;
+}
+
+bool offcode_kernel_resource(const offcode_kernel *k, enum offcode_resource r,
+			     uint64_t *value)
+{
+	const struct kernel *x = k->k;
+	bool amd = k->source == KERNELS_AMDGPU;
+	bool cubin = k->source == KERNELS_CUBIN;
+
+	switch (r) {
+	case OFFCODE_RES_SGPRS:
+		return amd && figure(x->sgprs, value);
+	case OFFCODE_RES_VGPRS:
+		return amd && figure(x->vgprs, value);
+	case OFFCODE_RES_AGPRS:
+		return amd && figure(x->agprs, value);
+	case OFFCODE_RES_SGPR_SPILLS:
+		return amd && figure(x->sgpr_spills, value);
+	case OFFCODE_RES_VGPR_SPILLS:
+		return amd && figure(x->vgpr_spills, value);
+	case OFFCODE_RES_LDS_BYTES:
+		return amd && figure(x->lds, value);
+	case OFFCODE_RES_SCRATCH_BYTES_PER_LANE:
+		return amd && figure(x->scratch, value);
+	case OFFCODE_RES_KERNARG_BYTES:
+		return amd && figure(x->kernarg_size, value);
+	case OFFCODE_RES_WAVEFRONT_SIZE:
+		return amd && figure(x->wavefront, value);
+	case OFFCODE_RES_MAX_FLAT_WORKGROUP_SIZE:
+		return amd && figure(x->max_flat_wg, value);
+	case OFFCODE_RES_DYNAMIC_STACK:
+		return amd && x->dynamic_stack >= 0 &&
+		       figure((uint32_t)x->dynamic_stack, value);
+	case OFFCODE_RES_OCCUPANCY_WAVES_PER_SIMD:
+		return amd && x->occupancy && figure(x->occupancy, value);
+	case OFFCODE_RES_REGISTERS:
+		return cubin && figure(x->regs, value);
+	case OFFCODE_RES_STACK_BYTES:
+		return cubin && figure(x->stack, value);
+	case OFFCODE_RES_SHARED_BYTES:
+		return cubin && figure(x->shared, value);
+	case OFFCODE_RES_LOCAL_BYTES:
+		return cubin && figure(x->local, value);
+	case OFFCODE_RES_MAX_THREADS:
+		return cubin && figure(x->max_threads, value);
+	case OFFCODE_RESOURCES:
+		break;
+	}
+	return false;
+}
+
+bool offcode_kernel_constant_bytes(const offcode_kernel *k, unsigned bank,
+				   uint64_t *value)
+{
+	const struct kernel *x = k->k;
+
+	if (k->source != KERNELS_CUBIN ||
+	    bank >= sizeof(x->constant) / sizeof(x->constant[0]))
+		return false;
+	return figure(x->constant[bank], value);
+}
+
+bool offcode_kernel_descriptor(const offcode_kernel *k,
+			       struct offcode_kernel_descriptor *d)
+{
+	const struct kernel *x = k->k;
+
+	if (k->source != KERNELS_AMDGPU || !x->has_kd)
+		return false;
+	if (d)
+		*d = (struct offcode_kernel_descriptor){
+			.offset = x->kd.offset,
+			.group_segment_fixed_size =
+				x->kd.group_segment_fixed_size,
+			.private_segment_fixed_size =
+				x->kd.private_segment_fixed_size,
+			.kernarg_size = x->kd.kernarg_size,
+			.compute_pgm_rsrc1 = x->kd.rsrc1,
+			.compute_pgm_rsrc2 = x->kd.rsrc2,
+			.compute_pgm_rsrc3 = x->kd.rsrc3,
+			.kernel_code_properties = x->kd.properties,
+		};
+	return true;
+}

@@ -1,0 +1,546 @@
+/* offcode_ls: liboffcode's test client (test/libtest.test), built against
+ * include/offcode.h and liboffcode.so alone.
+ *
+ *   offcode_ls FILE...            each file's facts, one JSON object a line:
+ *                                 its containers and entries as ls --json
+ *                                 names them (test/lib/ls_facts.py prints
+ *                                 the same from ls --json)
+ *   offcode_ls -v FILE            the same, opened with OFFCODE_OPEN_VERIFY
+ *   offcode_ls -c DIR FILE        each entry's code written to DIR/N (N its
+ *                                 place in the file), read three ways (into
+ *                                 a buffer, foreach, write_path) that must
+ *                                 agree
+ *   offcode_ls -m RULES FILE      each entry: whether RULES take it
+ *   offcode_ls -k FILE            each entry's kernels and resources
+ *   offcode_ls -p KEEP IN OUT     IN pruned to OUT, keeping what KEEP takes
+ *                                 (prune --keep KEEP IN -o OUT)
+ *   offcode_ls -t FILE            two threads, each with its own handle,
+ *                                 list and read FILE at once: their outputs
+ *                                 must be the same
+ * A file that cannot be opened: "error: CODE: MESSAGE" on stderr, each
+ * link of its chain after, and exit status 1. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <offcode.h>
+
+/* ---- JSON as Python's json.dumps(ensure_ascii=False) writes it, bytes
+ * that are no UTF-8 read as Latin-1 (as ls --json reads them) ---- */
+
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void put_str(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	putc('"', f);
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		size_t len = utf8_len(p + i, n - i);
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\b')
+			fputs("\\b", f);
+		else if (c == '\f')
+			fputs("\\f", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else if (len) {
+			fwrite(p + i, 1, len, f);
+			i += len;
+			continue;
+		} else {	/* its Latin-1 reading, in UTF-8 */
+			putc(0xc0 | c >> 6, f);
+			putc(0x80 | (c & 0x3f), f);
+		}
+		i++;
+	}
+	putc('"', f);
+}
+
+static void put_key(FILE *f, const char *key)
+{
+	fputs(",", f);
+	put_str(f, key, strlen(key));
+	putc(':', f);
+}
+
+static void put_fields(FILE *f, size_t n,
+		       int (*get)(const void *, size_t, struct offcode_field *),
+		       const void *of)
+{
+	bool first = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct offcode_field fl;
+
+		if (get(of, i, &fl))
+			return;
+		if (fl.type == OFFCODE_FIELD_END) {
+			putc('}', f);
+			first = false;
+			continue;
+		}
+		if (!first)
+			putc(',', f);
+		put_str(f, fl.key, strlen(fl.key));
+		putc(':', f);
+		first = false;
+		switch (fl.type) {
+		case OFFCODE_FIELD_UINT:
+			fprintf(f, "%" PRIu64, fl.number);
+			break;
+		case OFFCODE_FIELD_HEX:
+			fprintf(f, "\"0x%016" PRIx64 "\"", fl.number);
+			break;
+		case OFFCODE_FIELD_BOOL:
+			fputs(fl.number ? "true" : "false", f);
+			break;
+		case OFFCODE_FIELD_TEXT:
+			put_str(f, fl.text, fl.text_len);
+			break;
+		case OFFCODE_FIELD_OBJECT:
+			putc('{', f);
+			first = true;
+			break;
+		case OFFCODE_FIELD_END:
+			break;
+		}
+	}
+}
+
+static int container_field(const void *c, size_t i, struct offcode_field *f)
+{
+	return offcode_container_field(c, i, f);
+}
+
+static int entry_field(const void *e, size_t i, struct offcode_field *f)
+{
+	return offcode_entry_field(e, i, f);
+}
+
+static void put_opt(FILE *f, const char *key, bool has, uint64_t v)
+{
+	put_key(f, key);
+	if (has)
+		fprintf(f, "%" PRIu64, v);
+	else
+		fputs("null", f);
+}
+
+static void put_text(FILE *f, const char *key, const char *s, size_t n)
+{
+	put_key(f, key);
+	put_str(f, s, n);
+}
+
+/* The chain of names from the file to input in. */
+static void put_chain(FILE *f, const offcode_input *in)
+{
+	const offcode_input *up[64];
+	size_t n = 0;
+
+	for (; in && n < 64; in = offcode_input_parent(in))
+		up[n++] = in;
+	putc('[', f);
+	while (n--) {
+		size_t len;
+		const char *name = offcode_input_name(up[n], &len);
+
+		put_str(f, name, len);
+		if (n)
+			putc(',', f);
+	}
+	putc(']', f);
+}
+
+static void list(FILE *f, offcode_artifact *a)
+{
+	const offcode_input *top = offcode_input_at(a, 0);
+
+	fputs("{\"file\":", f);
+	put_str(f, offcode_artifact_path(a), strlen(offcode_artifact_path(a)));
+	put_text(f, "format", offcode_input_format(top),
+		 strlen(offcode_input_format(top)));
+	fputs("}\n", f);
+	for (size_t i = 0; i < offcode_container_count(a); i++) {
+		const offcode_container *c = offcode_container_at(a, i);
+		uint64_t off;
+		unsigned version;
+		uint32_t sec;
+		bool in_sec = offcode_container_section(c, &sec, NULL, NULL);
+		bool has_off = offcode_container_offset(c, &off);
+		bool has_version = offcode_container_version(c, &version);
+
+		fputs("{\"input\":", f);
+		put_chain(f, offcode_container_input(c));
+		put_opt(f, "section", in_sec, sec);
+		put_opt(f, "number", true, offcode_container_number(c));
+		put_text(f, "format", offcode_container_format(c),
+			 strlen(offcode_container_format(c)));
+		put_opt(f, "offset", has_off, off);
+		put_opt(f, "size", true, offcode_container_size(c));
+		put_opt(f, "version", has_version, version);
+		put_fields(f, offcode_container_field_count(c),
+			   container_field, c);
+		fputs("}\n", f);
+		for (size_t j = 0; j < offcode_container_entry_count(c); j++) {
+			const offcode_entry *e = offcode_container_entry_at(c, j);
+			const char *s;
+			size_t len;
+
+			fprintf(f, "{\"container\":%u",
+				offcode_container_number(c));
+			put_opt(f, "index", true, offcode_entry_index(e));
+			s = offcode_entry_id(e, &len);
+			put_text(f, "id", s, len);
+			s = offcode_entry_offload_kind(e, &len);
+			put_text(f, "offload_kind", s, len);
+			s = offcode_entry_triple(e, &len);
+			put_text(f, "triple", s, len);
+			s = offcode_entry_target_id(e, &len);
+			put_text(f, "arch", s, len);
+			s = offcode_entry_image_kind(e);
+			put_text(f, "image_kind", s, s ? strlen(s) : 0);
+			put_opt(f, "size", true, offcode_entry_size(e));
+			has_off = offcode_entry_offset(e, &off);
+			put_opt(f, "offset", has_off, off);
+			put_key(f, "compressed");
+			fputs(offcode_entry_compressed(e) ? "true" : "false", f);
+			put_fields(f, offcode_entry_field_count(e), entry_field,
+				   e);
+			s = offcode_entry_processor(e);
+			put_text(f, "processor", s, s ? strlen(s) : 0);
+			s = offcode_entry_features(e);
+			put_text(f, "features", s, s ? strlen(s) : 0);
+			fputs("}\n", f);
+		}
+	}
+}
+
+/* ---- the error of a file that cannot be opened ---- */
+
+static int said(const char *path, int rc, offcode_error *err)
+{
+	const offcode_error *l;
+
+	fprintf(stderr, "error: %s: %s\n", offcode_code_name(rc),
+		err ? offcode_error_message(err) : "(no record)");
+	for (l = err ? offcode_error_cause(err) : NULL; l;
+	     l = offcode_error_cause(l)) {
+		uint64_t off;
+
+		fprintf(stderr, "  cause: %s", offcode_code_name(
+				offcode_error_code(l)));
+		if (offcode_error_offset(l, &off))
+			fprintf(stderr, " at %" PRIu64, off);
+		fprintf(stderr, ": %s\n", offcode_error_message(l));
+	}
+	offcode_error_free(err);
+	(void)path;
+	return 1;
+}
+
+static int open_it(const char *path, offcode_artifact **a)
+{
+	offcode_error *err;
+	int rc = offcode_open_path(path, NULL, a, &err);
+
+	return rc ? said(path, rc, err) : 0;
+}
+
+static int open_verified(const char *path, offcode_artifact **a)
+{
+	struct offcode_open_options o = { .size = sizeof(o),
+					  .flags = OFFCODE_OPEN_VERIFY };
+	offcode_error *err;
+	int rc = offcode_open_path(path, &o, a, &err);
+
+	return rc ? said(path, rc, err) : 0;
+}
+
+/* ---- code, three ways ---- */
+
+struct seen {
+	offcode_artifact *a;
+	const char *dir;
+	size_t n;
+	int bad;
+};
+
+static int each(void *ctx, const offcode_entry *e, const void *code,
+		size_t size)
+{
+	struct seen *s = ctx;
+	uint64_t len;
+	char path[4096];
+	unsigned char *buf;
+	FILE *f;
+	int rc;
+
+	/* The same bytes into a buffer, after a size query. */
+	if ((rc = offcode_entry_read(s->a, e, NULL, 0, &len)) ||
+	    len != size || !(buf = malloc(size ? size : 1)))
+		return s->bad = 1;
+	if ((rc = offcode_entry_read(s->a, e, buf, size, &len)) ||
+	    memcmp(buf, code, size))
+		s->bad = 1;
+	/* A buffer one byte short is refused. */
+	if (size && offcode_entry_read(s->a, e, buf, size - 1, &len) !=
+	    OFFCODE_RANGE)
+		s->bad = 1;
+	free(buf);
+	snprintf(path, sizeof(path), "%s/%zu", s->dir, s->n++);
+	if (offcode_entry_write_path(s->a, e, path))
+		return s->bad = 1;
+	/* And what was written is the code. */
+	if (!(f = fopen(path, "rb")))
+		return s->bad = 1;
+	buf = malloc(size + 1);
+	if (!buf || fread(buf, 1, size + 1, f) != size ||
+	    memcmp(buf, code, size))
+		s->bad = 1;
+	free(buf);
+	fclose(f);
+	return 0;
+}
+
+static int codes(const char *dir, const char *path)
+{
+	offcode_artifact *a;
+	struct seen s = { .dir = dir };
+	int rc;
+
+	if (open_it(path, &a))
+		return 1;
+	s.a = a;
+	rc = offcode_code_foreach(a, each, &s);
+	if (rc && !s.bad)
+		fprintf(stderr, "error: %s: %s\n", offcode_code_name(rc),
+			offcode_error_message(offcode_last_error(a)));
+	else if (s.bad)
+		fprintf(stderr, "error: the three ways disagree\n");
+	else
+		printf("%zu entries\n", s.n);
+	offcode_close(a);
+	return rc || s.bad;
+}
+
+/* ---- matching, kernels ---- */
+
+static int matches(const char *rules, const char *path)
+{
+	offcode_artifact *a;
+	int rc = 0;
+
+	if (open_it(path, &a))
+		return 1;
+	for (size_t i = 0; i < offcode_entry_count(a) && !rc; i++) {
+		const offcode_entry *e = offcode_entry_at(a, i);
+		const char *arch = offcode_entry_target_id(e, NULL);
+		bool m;
+
+		if ((rc = offcode_entry_matches(a, e, rules, 0, &m)))
+			fprintf(stderr, "error: %s: %s\n", offcode_code_name(rc),
+				offcode_error_message(offcode_last_error(a)));
+		else
+			printf("%s %s\n", arch ? arch : "-", m ? "yes" : "no");
+	}
+	offcode_close(a);
+	return rc != 0;
+}
+
+static int kernels(const char *path)
+{
+	offcode_artifact *a;
+
+	if (open_it(path, &a))
+		return 1;
+	for (size_t i = 0; i < offcode_entry_count(a); i++) {
+		const offcode_entry *e = offcode_entry_at(a, i);
+		const offcode_kernels *k;
+		const char *arch = offcode_entry_target_id(e, NULL);
+		int rc = offcode_entry_kernels(a, e, &k);
+
+		printf("entry %zu %s:", i, arch ? arch : "-");
+		if (rc) {
+			printf(" %s\n", offcode_code_name(rc));
+			continue;
+		}
+		printf(" %s %zu kernels\n", offcode_kernels_source(k),
+		       offcode_kernels_count(k));
+		for (size_t j = 0; j < offcode_kernels_count(k); j++) {
+			const offcode_kernel *kn = offcode_kernels_at(k, j);
+
+			printf("  %s", offcode_kernel_name(kn));
+			for (int r = 0; r < OFFCODE_RESOURCES; r++) {
+				uint64_t v;
+
+				if (offcode_kernel_resource(kn, r, &v))
+					printf(" %s=%" PRIu64,
+					       offcode_resource_name(r), v);
+			}
+			putchar('\n');
+		}
+		offcode_kernels_free(a, k);
+	}
+	offcode_close(a);
+	return 0;
+}
+
+/* ---- prune ---- */
+
+static int prune(const char *keep, const char *in, const char *out)
+{
+	struct offcode_prune_options o = { .size = sizeof(o), .keep = keep };
+	struct offcode_prune_result r = { .size = sizeof(r) };
+	offcode_error *err;
+	int rc = offcode_prune(in, out, &o, &r, &err);
+
+	if (rc)
+		return said(in, rc, err);
+	printf("%" PRIu64 " -> %" PRIu64 " bytes, %zu kept, %zu dropped\n",
+	       r.size_before, r.size_after, r.entries_kept,
+	       r.entries_dropped);
+	return 0;
+}
+
+/* ---- two threads ---- */
+
+struct job {
+	const char *path;
+	char *out;
+	size_t len;
+	int rc;
+};
+
+static int sum(void *ctx, const offcode_entry *e, const void *code,
+	       size_t size)
+{
+	uint64_t *h = ctx;
+
+	(void)e;
+	for (size_t i = 0; i < size; i++)
+		*h = (*h ^ ((const unsigned char *)code)[i]) * 1099511628211u;
+	return 0;
+}
+
+static void *run(void *arg)
+{
+	struct job *j = arg;
+	FILE *f = open_memstream(&j->out, &j->len);
+	offcode_artifact *a;
+	offcode_error *err;
+	uint64_t h = 14695981039346656037u;
+
+	if (!f || (j->rc = offcode_open_path(j->path, NULL, &a, &err))) {
+		offcode_error_free(err);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	list(f, a);
+	j->rc = offcode_code_foreach(a, sum, &h);
+	fprintf(f, "code %016" PRIx64 "\n", h);
+	offcode_close(a);
+	fclose(f);
+	return NULL;
+}
+
+static int threads(const char *path)
+{
+	struct job j[2] = { { .path = path }, { .path = path } };
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, run, &j[i]))
+			return 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	if (j[0].rc || j[1].rc || !j[0].out || !j[1].out ||
+	    j[0].len != j[1].len || memcmp(j[0].out, j[1].out, j[0].len)) {
+		printf("threads: differ\n");
+		return 1;
+	}
+	printf("threads: the same, %zu bytes\n", j[0].len);
+	free(j[0].out);
+	free(j[1].out);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = 0;
+
+	if (argc == 4 && !strcmp(argv[1], "-c"))
+		return codes(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "-m"))
+		return matches(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "-k"))
+		return kernels(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "-p"))
+		return prune(argv[2], argv[3], argv[4]);
+	if (argc == 3 && !strcmp(argv[1], "-t"))
+		return threads(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "-v")) {
+		offcode_artifact *a;
+
+		if (open_verified(argv[2], &a))
+			return 1;
+		list(stdout, a);
+		offcode_close(a);
+		return 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		offcode_artifact *a;
+
+		if (open_it(argv[i], &a)) {
+			rc = 1;
+			continue;
+		}
+		list(stdout, a);
+		offcode_close(a);
+	}
+	return rc;
+}
