@@ -486,6 +486,8 @@ def open(source: Source, *, name: Optional[str] = None, verify: bool = False,
     environment is not read)."""
     if isinstance(source, bool):
         raise TypeError("offcode.open() takes a path, a file descriptor or bytes")
+    if ccob_max_size < 0 or ccob_max_ratio < 0:
+        raise ValueError("the CCOB limits are not below 0")
     if isinstance(source, int):
         h = _offcode.open_fd(source, name if name is not None else "<fd %d>" % source,
                              verify, ccob_max_size, ccob_max_ratio)
@@ -517,6 +519,11 @@ def prune(src: Union[str, "os.PathLike[str]"], dest: Union[str, "os.PathLike[str
     renamed into place, never over SRC."""
     if compress not in _COMPRESS:
         raise ValueError("compress: None, 'zstd' or 'zlib', not %r" % (compress,))
+    for name, value in (("ccob_version", ccob_version), ("threads", threads),
+                        ("ccob_max_size", ccob_max_size),
+                        ("ccob_max_ratio", ccob_max_ratio)):
+        if value < 0:
+            raise ValueError("%s: not below 0 (%d)" % (name, value))
     return PruneResult(*_offcode.prune(
         os.fspath(src), os.fspath(dest), keep, drop, exact, allow_empty,
         keep_layout, _COMPRESS[compress], ccob_version, compression_level,

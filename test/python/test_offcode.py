@@ -410,3 +410,34 @@ def test_each_code_exception_propagates():
         with pytest.raises(ZeroDivisionError):
             a.each_code(lambda e, code: 1 / 0)
         assert a.entries[2].read()
+
+
+@pytest.mark.parametrize("kw", [{"threads": -1}, {"ccob_version": -2},
+                                {"ccob_max_size": -1}, {"compress": "lz4"}])
+def test_prune_refuses_bad_options(tmp_path, kw):
+    with pytest.raises(ValueError):
+        offcode.prune(APP, tmp_path / "out", keep="gfx90a", **kw)
+    assert not os.listdir(tmp_path)
+
+
+def test_prune_refuses_a_link_to_its_input(tmp_path):
+    (tmp_path / "app").write_bytes(open(APP, "rb").read())
+    os.symlink("app", tmp_path / "link")
+    with pytest.raises(offcode.Error):
+        offcode.prune(tmp_path / "app", tmp_path / "link", keep="gfx90a")
+    assert (tmp_path / "app").read_bytes() == open(APP, "rb").read()
+    assert sorted(os.listdir(tmp_path)) == ["app", "link"]
+
+
+@pytest.mark.parametrize("src", [b"", b"\x7fELF", b"__CLANG_OFFLOAD_BUNDLE__" + b"\xff" * 40])
+def test_odd_bytes(src):
+    try:
+        with offcode.open(src) as a:
+            assert a.to_json()["path"] == "<memory>"
+    except offcode.Error as e:
+        assert e.reason and e.chain
+
+
+def test_bytes_are_contents_not_paths():
+    with offcode.open(APP.encode()) as a:
+        assert a.entries == []
