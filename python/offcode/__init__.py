@@ -100,13 +100,13 @@ def _fields(rows: Sequence[Tuple[Optional[str], int, int, Optional[bytes]]]) -> 
     return top
 
 
-def _uri(path: str, offset: int, size: int) -> str:
-    """A file:// URI as offload ls writes it (core/uri.c): the path's bytes
-    outside [A-Za-z0-9-._~/] percent-encoded."""
-    plain = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/"
-    raw = os.fsencode(path)
-    quoted = "".join(chr(c) if c in plain else "%%%02X" % c for c in raw)
-    return "file://%s#offset=%d&size=%d" % (quoted, offset, size)
+_PLAIN = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
+
+
+def _uri_path(path: str) -> str:
+    """A path as offload ls writes it in a file:// URI (core/uri.c): its
+    bytes outside [A-Za-z0-9-._~/] percent-encoded."""
+    return "".join(chr(c) if c in _PLAIN else "%%%02X" % c for c in os.fsencode(path))
 
 
 class Section(NamedTuple):
@@ -261,7 +261,7 @@ class Entry:
         """file://PATH#offset=N&size=N where its bytes lie as they are."""
         if self.offset is None:
             return None
-        return _uri(self._art.path, self.offset, self.size)
+        return "file://%s#offset=%d&size=%d" % (self._art._uri_path, self.offset, self.size)
 
     def read(self) -> bytes:
         """Its code, decompressed, as ``offload extract`` writes it."""
@@ -380,6 +380,7 @@ class Artifact:
         self._h = handle
         self.path: str = handle.path
         self.size: int = handle.size
+        self._uri_path = _uri_path(self.path)
         inputs_t, containers_t, entries_t = handle.listing()
         self.inputs: List[Input] = []
         for t in inputs_t:
