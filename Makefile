@@ -25,9 +25,13 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat
 # Position-independent and hidden by default: the same objects make the
 # binary and liboffcode.so, which exports only what include/offcode.h marks.
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread -fPIC -fvisibility=hidden $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+# The library is linked with every name resolved, but under the sanitizers,
+# whose runtime the program that loads it brings.
+OFFCODE_NO_UNDEFINED := -Wl,--no-undefined
 ifeq ($(SANITIZE),1)
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
+OFFCODE_NO_UNDEFINED :=
 endif
 
 # The applet registry, applets/applets.def (see there), also read by
@@ -79,7 +83,7 @@ $(OFFCODE_SO): $(OFFCODE_OBJS) $(LIB) lib/offcode.map
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(OFFCODE_SONAME) \
-		-Wl,--version-script=lib/offcode.map -Wl,--no-undefined \
+		-Wl,--version-script=lib/offcode.map $(OFFCODE_NO_UNDEFINED) \
 		-o $@ $(OFFCODE_OBJS) $(LIB) $(PKG_LIBS) -pthread
 
 build/lib/$(OFFCODE_SONAME) build/lib/liboffcode.so: $(OFFCODE_SO)

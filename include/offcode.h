@@ -18,16 +18,18 @@
  * OFFCODE_UNSUPPORTED on them).
  *
  * Rules that hold for every function:
- *   - Nothing is printed, nothing exits, no signal handler is installed
- *     by the library other than the one the tool uses to survive a mapped
- *     file that shrinks (SIGBUS: see offcode(3)).
+ *   - Nothing is printed, nothing exits, no signal handler is installed.
+ *     A file is mapped: one truncated by another process while it is open
+ *     raises SIGBUS where its lost pages are read, as any mapped file does
+ *     (the tool catches it; a library must not).
  *   - Every object the library returns is owned by the artefact it came
  *     from and lives until offcode_close(), unless said otherwise.
  *     Strings are NUL-terminated; where a value may hold NUL bytes (IDs
  *     read from a file), the accessor also gives its length.
  *   - There is no global mutable state: two artefacts may be used at once
  *     from two threads.  One artefact must not be used from two threads at
- *     once (its last error, its cache of decoded code).
+ *     once (its last error, its cache of decoded code).  offcode_prune
+ *     calls on several threads write one after another.
  *   - A function that can fail returns 0 (OFFCODE_OK) or an enum
  *     offcode_code; the record of the failure is offcode_last_error() of
  *     the artefact, or, for the open and prune functions that have no

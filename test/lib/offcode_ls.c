@@ -471,7 +471,7 @@ static void *run(void *arg)
 	struct job *j = arg;
 	FILE *f = open_memstream(&j->out, &j->len);
 	offcode_artifact *a;
-	offcode_error *err;
+	offcode_error *err = NULL;
 	uint64_t h = 14695981039346656037u;
 
 	if (!f || (j->rc = offcode_open_path(j->path, NULL, &a, &err))) {
