@@ -19,6 +19,9 @@ import offcode
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OFFLOAD = os.environ.get("OFFLOAD", os.path.join(TOP, "build", "bin", "offload"))
+# The offload binary runs without the sanitizers' runtime python.test
+# preloads into Python (it has its own).
+ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 SKIP_EXT = (".sh", ".py", ".c", ".cpp", ".cu", ".hip", ".ll", ".s", ".md",
             ".txt", ".tsv", ".golden")
 
@@ -48,7 +51,7 @@ HOSTILE = hostile()
 
 @functools.lru_cache(maxsize=None)
 def ls(*args):
-    r = subprocess.run([OFFLOAD, "ls", *args], cwd=TOP, capture_output=True)
+    r = subprocess.run([OFFLOAD, "ls", *args], cwd=TOP, capture_output=True, env=ENV)
     return r.returncode, r.stdout, r.stderr.decode("utf-8", "surrogateescape")
 
 
@@ -153,7 +156,7 @@ def test_hostile_refused_as_ls_refuses(path):
 def extracted(path, tmp_path):
     out = tmp_path / "x"
     r = subprocess.run([OFFLOAD, "extract", "--all", "-q", "-o", str(out), path],
-                       cwd=TOP, capture_output=True)
+                       cwd=TOP, capture_output=True, env=ENV)
     if b"not a file of a known format" in r.stderr:
         return []
     assert r.returncode == 0, r.stderr
@@ -309,7 +312,7 @@ def test_prune_is_offload_prune(tmp_path, opts, args):
     ours, theirs = tmp_path / "ours", tmp_path / "theirs"
     r = offcode.prune(APP, ours, **opts)
     subprocess.run([OFFLOAD, "prune", *args, APP, "-o", str(theirs)], check=True,
-                   capture_output=True)
+                   capture_output=True, env=ENV)
     assert ours.read_bytes() == theirs.read_bytes()
     assert r.size_before == os.path.getsize(APP) and r.size_after == ours.stat().st_size
     assert r.changed and r.entries_dropped > 0
