@@ -38,6 +38,18 @@ static PyStructSequence_Desc record_desc = {
 	record_fields, 7,
 };
 
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* A message: bytes from files in it that are not UTF-8 kept as they are
+ * (surrogateescape, as os.fsdecode does). */
+static PyObject *decoded(const char *s)
+{
+	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
+}
+
 static PyObject *record_of(const offcode_error *e)
 {
 	PyObject *r = PyStructSequence_New(&error_record_type);
@@ -58,11 +70,9 @@ static PyObject *record_of(const offcode_error *e)
 	PyStructSequence_SET_ITEM(r, 1, PyUnicode_FromString(name ? name : "?"));
 	PyStructSequence_SET_ITEM(r, 2, PyLong_FromLong(offcode_error_errno(e)));
 	PyStructSequence_SET_ITEM(r, 3, off);
-	PyStructSequence_SET_ITEM(r, 4, PyUnicode_DecodeFSDefault(offcode_error_path(e)));
-	PyStructSequence_SET_ITEM(r, 5, PyUnicode_DecodeUTF8(offcode_error_reason(e),
-		strlen(offcode_error_reason(e)), "surrogateescape"));
-	PyStructSequence_SET_ITEM(r, 6, PyUnicode_DecodeUTF8(offcode_error_message(e),
-		strlen(offcode_error_message(e)), "surrogateescape"));
+	PyStructSequence_SET_ITEM(r, 4, PyUnicode_DecodeFSDefault(or_empty(offcode_error_path(e))));
+	PyStructSequence_SET_ITEM(r, 5, decoded(or_empty(offcode_error_reason(e))));
+	PyStructSequence_SET_ITEM(r, 6, decoded(or_empty(offcode_error_message(e))));
 	for (Py_ssize_t i = 0; i < 7; i++)
 		if (!PyStructSequence_GET_ITEM(r, i)) {
 			Py_DECREF(r);
