@@ -444,3 +444,18 @@ def test_odd_bytes(src):
 def test_bytes_are_contents_not_paths():
     with offcode.open(APP.encode()) as a:
         assert a.entries == []
+
+
+# offcode.h: packages and images fail with OFFCODE_UNSUPPORTED; the
+# library opens a wheel as a file of no format (strict: fails once mended).
+@pytest.mark.xfail(strict=True, reason="liboffcode opens a wheel as 'other', not UNSUPPORTED")
+def test_wheel_unsupported(tmp_path):
+    import zipfile
+    whl = tmp_path / "x-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(whl, "w") as z:
+        z.write(os.path.join(TOP, APP), "pkg/app")
+        z.writestr("x-1.0.dist-info/RECORD", "pkg/app,,\nx-1.0.dist-info/RECORD,,\n")
+        z.writestr("x-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\n")
+    assert ls(str(whl))[0] == 0
+    with pytest.raises(offcode.UnsupportedError):
+        offcode.open(whl)
