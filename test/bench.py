@@ -27,9 +27,10 @@ or BENCH_COMPRESS_LIB) against zstd -3 -T1 of it.
 
 Then the offcode Python package (issue 37) on the same librocsparse:
 listing it and writing out every code object of it from Python
-(test/bench_offcode.py), against offload ls and offload extract, the
-floor (the target: within 1.5x); the extension is built here against
-this tree's liboffcode (build/lib).
+(test/bench_offcode.py), against offload ls (and ls --json, which reads
+what the library reads) and offload extract, the floor (the target:
+within 1.5x); the extension is built here against this tree's liboffcode
+(build/lib).
 
 Then prune -r to gfx90a of a real install where one is here (Debian sid's
 hipBLASLt library/, see test/real/hipblaslt.sh, or BENCH_PRUNE_TREE),
@@ -543,6 +544,10 @@ def python_jobs(d, runs):
     return [
         ("python ls rocsparse", "{Y} ls %s" % lib, (),
          "%s %s" % (OURS_LS, lib), (), runs),
+        # ls --json gathers what the library does (each entry's image
+        # kind: a page of each code object read)
+        ("python ls, vs --json", "{Y} ls %s" % lib, (),
+         "%s --json %s" % (OURS_LS, lib), (), runs),
         ("python extract rocsparse", "{Y} extract %s py.{N}" % lib,
          ("py.{N}",), "%s -q -o px.out --all %s" % (OURS_EXTRACT, lib),
          ("px.out",), runs),
