@@ -308,6 +308,10 @@ OFFCODE_API uint64_t offcode_entry_size(const offcode_entry *e);
  * they are (inside a CCOB, compressed) or are bits of a bitcode module. */
 OFFCODE_API bool offcode_entry_offset(const offcode_entry *e,
 				      uint64_t *offset);
+/* file://PATH#offset=N&size=N for code that lies in the file as it is,
+ * PATH percent-encoded, as roc-obj-ls and ls print it ("uri"); NULL
+ * otherwise. */
+OFFCODE_API const char *offcode_entry_uri(const offcode_entry *e);
 /* Whether its bytes are compressed in the file ("compressed"). */
 OFFCODE_API bool offcode_entry_compressed(const offcode_entry *e);
 /* Its kind's own fields (see offcode_container_field): an NVIDIA entry's

@@ -19,6 +19,7 @@
 #include "../formats/ccob.h"
 #include "../formats/package.h"
 #include "../core/env.h"
+#include "../core/uri.h"
 
 const char *offcode_version(void)
 {
@@ -341,6 +342,14 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	e->arch_len = t.arch_len;
 	e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
 	split_target(k, e);
+	if (n->in_file) {
+		char *uri = uri_file(a->path, n->offset, n->size);
+
+		if (!uri)
+			return -1;
+		e->uri = artifact_keep(a, uri, strlen(uri), &k->oom);
+		free(uri);
+	}
 	e->fields = keep_fields(k, &kf, &e->nfields);
 	/* As selection sees it (applets/selection.c's applet_entry_of). */
 	if (!(id = kinds_entry_id(n, &t, &id_len)))
@@ -566,19 +575,22 @@ int offcode_open_memory(const void *buf, size_t len, const char *name,
 			      "place for the handle");
 	if (!(a = artifact_new(name ? name : "<memory>", options)))
 		return refuse(out, err, OFFCODE_NOMEM, NULL);
-	if (options && options->size >= offsetof(struct offcode_open_options,
-						 flags) + sizeof(unsigned) &&
-	    (options->flags & OFFCODE_OPEN_BORROW)) {
+	if (!len) {
+		/* (never NULL, which the parsers may not be handed) */
+		a->data = (const uint8_t *)"";
+	} else if (options && options->size >= offsetof(struct
+							offcode_open_options,
+							flags) +
+					       sizeof(unsigned) &&
+		   (options->flags & OFFCODE_OPEN_BORROW)) {
 		a->data = buf;
-	} else if (len) {
+	} else {
 		if (!(a->copy = malloc(len))) {
 			offcode_close(a);
 			return refuse(out, err, OFFCODE_NOMEM, NULL);
 		}
 		memcpy(a->copy, buf, len);
 		a->data = a->copy;
-	} else {
-		a->data = (const uint8_t *)"";
 	}
 	a->len = len;
 	return opened(a, 0, out, err);

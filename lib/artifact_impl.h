@@ -45,7 +45,7 @@ struct offcode_entry {
 	unsigned index;
 	const char *id, *kind, *triple, *arch;
 	size_t id_len, kind_len, triple_len, arch_len;
-	const char *processor, *features, *image_kind;
+	const char *processor, *features, *image_kind, *uri;
 	uint64_t size, offset;
 	bool has_offset, compressed;
 	struct offcode_field *fields;

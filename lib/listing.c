@@ -217,6 +217,11 @@ bool offcode_entry_offset(const offcode_entry *e, uint64_t *offset)
 	return e->has_offset;
 }
 
+const char *offcode_entry_uri(const offcode_entry *e)
+{
+	return e->uri;
+}
+
 bool offcode_entry_compressed(const offcode_entry *e)
 {
 	return e->compressed;

@@ -13,7 +13,6 @@ int offcode_entry_matches(offcode_artifact *a, const offcode_entry *e,
 	struct select s = { .exact = (flags & OFFCODE_MATCH_EXACT) != 0 };
 	struct select_entry en;
 	struct err er;
-	int rc;
 
 	if (!a)
 		return OFFCODE_INVALID;
@@ -22,9 +21,10 @@ int offcode_entry_matches(offcode_artifact *a, const offcode_entry *e,
 					  "in this artefact, or no rules");
 	if (select_add(&s, rules, &er) < 0 || select_check_ids(&s, &er) < 0) {
 		select_free(&s);
-		rc = artifact_fail(a, &er);
-		/* A rule the caller got wrong, whatever the record's code. */
-		return rc == OFFCODE_NOMEM ? rc : OFFCODE_INVALID;
+		/* A rule the caller got wrong (about no file). */
+		return er.code == ERR_NOMEM
+		       ? artifact_fail_code(a, OFFCODE_NOMEM, "out of memory")
+		       : artifact_fail_code(a, OFFCODE_INVALID, er.why);
 	}
 	en = (struct select_entry){
 		.id = e->select_id, .id_len = e->select_id_len,

@@ -74,6 +74,8 @@ def main():
     calls, other, bad = {}, {}, []
     for layer in LAYERS:
         calls[layer] = other[layer] = 0
+        if not os.path.isdir(os.path.join(top, layer)):
+            continue    # a tree without it (lib/, in a test's scratch tree)
         for name in sorted(os.listdir(os.path.join(top, layer))):
             if not name.endswith(".c"):
                 continue

@@ -3,7 +3,7 @@
 --json` (read on standard input): one JSON object a line, each file's
 format, then each container (the chain of inputs it is in, its section)
 and its entries, with the keys and order of ls --json less what the
-library does not give (an entry's uri, kernels, a kpack wrapper), plus an
+library does not give (an entry's kernels, a kpack wrapper), plus an
 entry's processor and features (its arch split at its first ':').
 Usage: offload ls --json FILE... | ls_facts.py"""
 import json
@@ -22,7 +22,7 @@ def containers(chain, section, conts):
         for e in c.get("entries", []):
             d = {"container": c["number"]}
             d.update((k, v) for k, v in e.items()
-                     if k not in ("uri", "kernels", "wrapper"))
+                     if k not in ("kernels", "wrapper"))
             arch = e["arch"]
             d["processor"] = arch.split(":")[0] if arch is not None else None
             d["features"] = (arch.split(":", 1)[1] if ":" in arch else "") \

@@ -246,6 +246,8 @@ static void list(FILE *f, offcode_artifact *a)
 			put_opt(f, "size", true, offcode_entry_size(e));
 			has_off = offcode_entry_offset(e, &off);
 			put_opt(f, "offset", has_off, off);
+			s = offcode_entry_uri(e);
+			put_text(f, "uri", s, s ? strlen(s) : 0);
 			put_key(f, "compressed");
 			fputs(offcode_entry_compressed(e) ? "true" : "false", f);
 			put_fields(f, offcode_entry_field_count(e), entry_field,
