@@ -100,15 +100,6 @@ def _fields(rows: Sequence[Tuple[Optional[str], int, int, Optional[bytes]]]) -> 
     return top
 
 
-_PLAIN = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
-
-
-def _uri_path(path: str) -> str:
-    """A path as offload ls writes it in a file:// URI (core/uri.c): its
-    bytes outside [A-Za-z0-9-._~/] percent-encoded."""
-    return "".join(chr(c) if c in _PLAIN else "%%%02X" % c for c in os.fsencode(path))
-
-
 class Section(NamedTuple):
     """The section a container lies in (ELF, COFF, PE)."""
     index: int
@@ -221,7 +212,7 @@ class Entry:
     """One code object: its ID, target, where it lies, and its code."""
     __slots__ = ("_art", "_i", "container", "index", "id_bytes", "offload_kind",
                  "triple", "arch", "processor", "features", "image_kind",
-                 "size", "offset", "compressed", "fields")
+                 "size", "offset", "compressed", "fields", "uri")
 
     def __init__(self, art: "Artifact", i: int, t: Tuple[Any, ...],
                  containers: List["Container"]) -> None:
@@ -240,6 +231,9 @@ class Entry:
         self.offset: Optional[int] = t[10]
         self.compressed: bool = t[11]
         self.fields: Dict[str, Any] = _fields(t[12])
+        # file://PATH#offset=N&size=N where its bytes lie as they are, the
+        # path percent-encoded (None elsewhere)
+        self.uri: Optional[str] = t[13]
 
     @property
     def id(self) -> Optional[str]:
@@ -255,13 +249,6 @@ class Entry:
     def nv(self) -> Optional[Dict[str, Any]]:
         """An NVIDIA entry's header fields (ls --json's "nv")."""
         return self.fields.get("nv")
-
-    @property
-    def uri(self) -> Optional[str]:
-        """file://PATH#offset=N&size=N where its bytes lie as they are."""
-        if self.offset is None:
-            return None
-        return "file://%s#offset=%d&size=%d" % (self._art._uri_path, self.offset, self.size)
 
     def read(self) -> bytes:
         """Its code, decompressed, as ``offload extract`` writes it."""
@@ -380,7 +367,6 @@ class Artifact:
         self._h = handle
         self.path: str = handle.path
         self.size: int = handle.size
-        self._uri_path = _uri_path(self.path)
         inputs_t, containers_t, entries_t = handle.listing()
         self.inputs: List[Input] = []
         for t in inputs_t:

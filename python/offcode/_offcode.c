@@ -544,7 +544,7 @@ static PyObject *artifact_listing(Artifact *self, PyObject *unused)
 					"entries out of their containers' order");
 			goto out;
 		}
-		t = Py_BuildValue("(nINNNNNNNKNNN)", (Py_ssize_t)c,
+		t = Py_BuildValue("(nINNNNNNNKNNNN)", (Py_ssize_t)c,
 				  offcode_entry_index(e),
 				  text_or_none(id, lid), text_or_none(kind, lkind),
 				  text_or_none(triple, ltriple),
@@ -556,7 +556,8 @@ static PyObject *artifact_listing(Artifact *self, PyObject *unused)
 				  u64_if(has_offset, offset),
 				  PyBool_FromLong(offcode_entry_compressed(e)),
 				  fields_of(offcode_entry_field_count(e),
-					    entry_field, e));
+					    entry_field, e),
+				  str_or_none(offcode_entry_uri(e)));
 		if (!t)
 			goto out;
 		PyList_SET_ITEM(entries, (Py_ssize_t)i, t);

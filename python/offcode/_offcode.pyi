@@ -12,10 +12,10 @@ _InputRow = Tuple[bytes, str, int, int, int, int]
 _ContainerRow = Tuple[int, int, str, Optional[int], int, Optional[int],
                       Optional[Tuple[int, bytes, str]], List[_Field], int, int]
 # (container, index, id, offload_kind, triple, target ID, processor,
-#  features, image_kind, size, offset, compressed, fields)
+#  features, image_kind, size, offset, compressed, fields, uri)
 _EntryRow = Tuple[int, int, Optional[bytes], Optional[bytes], Optional[bytes],
                   Optional[bytes], Optional[str], Optional[str], Optional[str],
-                  int, Optional[int], bool, List[_Field]]
+                  int, Optional[int], bool, List[_Field], Optional[str]]
 # (symbol, name, resources, constant bytes by bank, descriptor)
 _KernelRow = Tuple[str, str, Dict[str, int], Dict[str, int], Optional[Dict[str, int]]]
 

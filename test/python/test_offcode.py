@@ -287,9 +287,6 @@ def test_bad_rule_refused():
         "'gfx90a:bogus+' is not a valid target ID (unknown feature (xnack and sramecc are))"
 
 
-# offcode.h says OFFCODE_INVALID for a rule that is no target a GPU can
-# have; the library says OFFCODE_OTHER (strict: this fails once it is mended).
-@pytest.mark.xfail(strict=True, reason="liboffcode gives OFFCODE_OTHER, not OFFCODE_INVALID")
 def test_bad_rule_is_invalid():
     with offcode.open(APP) as a:
         with pytest.raises(offcode.InvalidError) as e:
