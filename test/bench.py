@@ -25,6 +25,13 @@ input, against zstd -3 --long=27 -T1 and zstd -d; and prune --compress of
 Debian sid's librocsparse.so.1.0 where it is here (test/real/rocsparse.sh,
 or BENCH_COMPRESS_LIB) against zstd -3 -T1 of it.
 
+Then the offcode Python package (issue 37) on the same librocsparse:
+listing it and writing out every code object of it from Python
+(test/bench_offcode.py), against offload ls (and ls --json, which reads
+what the library reads) and offload extract, the floor (the target:
+within 1.5x); the extension is built here against this tree's liboffcode
+(build/lib).
+
 Then prune -r to gfx90a of a real install where one is here (Debian sid's
 hipBLASLt library/, see test/real/hipblaslt.sh, or BENCH_PRUNE_TREE),
 against cp -a of it, and -n against du --keep of it.
@@ -75,6 +82,9 @@ COMPRESS_LIB = os.environ.get(
     "BENCH_COMPRESS_LIB", "/var/cache/offload-test/real/rocsparse/pkg/usr/"
     "lib/x86_64-linux-gnu/librocsparse.so.1.0")
 OURS_CCOB = os.path.join(BIN, "offload") + " ccob"
+# The offcode Python package's jobs: Debian's Python, this tree's library.
+PYTHON = "/usr/bin/python3"
+OFFCODE_LIBDIR = os.path.abspath(os.path.join(HERE, "..", "build", "lib"))
 HOST_OBJECT = os.path.join(HERE, "objects", "fixtures",
                            "clang-x86_64-linux-gnu.o")
 # Startup is too short to time one run against the shell's own start: the
@@ -511,6 +521,39 @@ def real_compress_jobs(runs):
     ]
 
 
+def python_jobs(d, runs):
+    """The offcode package listing COMPRESS_LIB and writing out all its
+    code objects (test/bench_offcode.py), against offload ls and offload
+    extract of it (issue 37: within 1.5x).  None where the library, or
+    Python's headers and setuptools, are not here."""
+    if not os.path.exists(COMPRESS_LIB):
+        return []
+    built = os.path.join(d, "offcode-py")
+    env = dict(os.environ, OFFCODE_CFLAGS="-I" + os.path.join(HERE, "..", "include"),
+               OFFCODE_LIBS="-L%s -loffcode" % OFFCODE_LIBDIR)
+    p = subprocess.run([PYTHON, "setup.py", "-q", "build", "--build-base",
+                        os.path.join(d, "offcode-build"), "--build-lib", built],
+                       cwd=os.path.join(HERE, ".."), env=env,
+                       capture_output=True, text=True)
+    if p.returncode:
+        print("bench: the offcode extension did not build:\n" + p.stderr)
+        return []
+    py = "PYTHONPATH=%s LD_LIBRARY_PATH=%s %s %s" % (
+        built, OFFCODE_LIBDIR, PYTHON, os.path.join(HERE, "bench_offcode.py"))
+    lib = COMPRESS_LIB
+    return [
+        ("python ls rocsparse", "{Y} ls %s" % lib, (),
+         "%s %s" % (OURS_LS, lib), (), runs),
+        # ls --json gathers what the library does (each entry's image
+        # kind: a page of each code object read)
+        ("python ls, vs --json", "{Y} ls %s" % lib, (),
+         "%s --json %s" % (OURS_LS, lib), (), runs),
+        ("python extract rocsparse", "{Y} extract %s py.{N}" % lib,
+         ("py.{N}",), "%s -q -o px.out --all %s" % (OURS_EXTRACT, lib),
+         ("px.out",), runs),
+    ], py
+
+
 def tree_said(d):
     """Which tree the prune -r jobs pruned."""
     tree = os.path.join(d, "tree")
@@ -583,7 +626,8 @@ def main():
     d = tempfile.mkdtemp(prefix="offload-bench-")
     try:
         only = args.only.split(",") if args.only else []
-        if only != ["nvidia"]:
+        # The NVIDIA and the Python jobs make inputs of their own.
+        if not only or any(not p.startswith(("nvidia", "python")) for p in only):
             make_inputs(d, args.mb)
         want_kernels = not only or any(
             "kernels".startswith(p) or p.startswith("kernels") for p in only)
@@ -695,6 +739,12 @@ def main():
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
         jobs += prune_tree_jobs(d, args.runs, only)
+        py_cmd = ""
+        if not only or any(p.startswith("python") for p in only):
+            got = python_jobs(d, args.runs)
+            if got:
+                jobs += got[0]
+                py_cmd = got[1]
         if only:
             jobs = [j for j in jobs
                     if any(j[0].startswith(p) for p in only)]
@@ -711,10 +761,10 @@ def main():
             # noise only ever adds: more runs of both, for a surer best.
             close = max(runs, args.close_runs) if floor else runs
             llvm_has = "{R}" not in cmd and "{K}" not in cmd and \
-                "23}" not in cmd and "{C}" not in cmd
+                "23}" not in cmd and "{C}" not in cmd and "{Y}" not in cmd
             cmds = [(cmd.format(B=OURS, P=OURS_PKG, L=OURS_LS,
                                 X=OURS_EXTRACT, R=OURS_PRUNE, K=OURS_LS,
-                                C=OURS_CCOB,
+                                C=OURS_CCOB, Y=py_cmd,
                                 B23=OURS23, P23=OURS23_PKG, N="ours"),
                      [o.format(N="ours") for o in outs], close)]
             if llvm_has:

@@ -1,0 +1,517 @@
+"""offcode: the device code of a build artefact, for Python programs.
+
+A binding of liboffcode (include/offcode.h), the library under the
+``offload`` tool's ``ls``, ``extract`` and ``prune``::
+
+    import offcode
+
+    with offcode.open("libfoo.so") as art:
+        for container in art:
+            for entry in container:
+                print(entry.id, entry.arch, entry.size)
+                code = entry.read()          # bytes, decompressed
+
+Every attribute is the value ``offload ls --json`` prints under the same
+key (schema version 5, offload-ls(1)); ``Artifact.to_json()`` gives the
+file's object as far as the library describes it.  Failures raise
+``offcode.Error`` subclasses carrying the library's code and its chain of
+records.
+"""
+from __future__ import annotations
+
+import codecs
+import os
+from typing import (Any, Callable, Dict, Iterator, List, NamedTuple, Optional,
+                    Sequence, Tuple, Union)
+
+from . import _offcode
+from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
+                       ErrorRecord, FatalError, InvalidError, MalformedError,
+                       NothingError, OtherError, OutOfMemoryError, RangeError,
+                       SystemCallError, TruncatedError, UnsupportedError)
+
+__all__ = [
+    "open", "prune", "target_id_compatible", "library_version",
+    "Artifact", "Input", "Container", "Entry", "Section", "Kernels", "Kernel",
+    "PruneResult", "Error", "ErrorRecord", "OtherError", "SystemCallError",
+    "TruncatedError", "MalformedError", "DecompressError", "OutOfMemoryError",
+    "NothingError", "FatalError", "ChangedError", "InvalidError", "RangeError",
+    "UnsupportedError", "BadHashError",
+]
+
+__version__ = "0.1.0"
+
+Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
+               bytearray, memoryview]
+
+
+# Strings from inside files are bytes; they read as ls --json writes them:
+# valid UTF-8 as it is, each other byte as the character of its value.
+def _byte_as_char(exc: UnicodeError) -> Tuple[str, int]:
+    if isinstance(exc, UnicodeDecodeError):
+        return chr(exc.object[exc.start]), exc.start + 1
+    raise exc
+
+
+codecs.register_error("offcode-bytes", _byte_as_char)
+
+
+def _text(b: Optional[bytes]) -> Optional[str]:
+    return None if b is None else b.decode("utf-8", "offcode-bytes")
+
+
+def library_version() -> str:
+    """liboffcode's version, as the library loaded says it."""
+    return _offcode.version()
+
+
+def target_id_compatible(target: str, request: str) -> bool:
+    """Whether a loader asked for ``request`` (a target ID such as
+    ``gfx90a:xnack+``) takes code built for ``target``."""
+    return _offcode.target_id_compatible(target, request)
+
+
+# ---- the kinds' own fields, nested as ls --json nests them ----
+
+_UINT, _HEX, _BOOL, _TEXT, _OBJECT, _END = range(6)
+
+
+def _fields(rows: Sequence[Tuple[Optional[str], int, int, Optional[bytes]]]) -> Dict[str, Any]:
+    top: Dict[str, Any] = {}
+    stack = [top]
+    for key, kind, number, text in rows:
+        if kind == _END:
+            stack.pop()
+            continue
+        value: Any
+        if kind == _OBJECT:
+            value = {}
+        elif kind == _UINT:
+            value = number
+        elif kind == _HEX:
+            value = "0x%016x" % number
+        elif kind == _BOOL:
+            value = bool(number)
+        else:
+            value = _text(text)
+        stack[-1][key] = value
+        if kind == _OBJECT:
+            stack.append(value)
+    return top
+
+
+class Section(NamedTuple):
+    """The section a container lies in (ELF, COFF, PE)."""
+    index: int
+    name: str
+    kind: str
+
+
+class PruneResult(NamedTuple):
+    """What ``prune`` did."""
+    size_before: int
+    size_after: int
+    entries_kept: int
+    entries_dropped: int
+    changed: bool
+
+
+_AMDGPU_RESOURCES = ("sgprs", "vgprs", "agprs", "sgpr_spills", "vgpr_spills",
+                     "lds_bytes", "scratch_bytes_per_lane", "kernarg_bytes",
+                     "wavefront_size", "max_flat_workgroup_size",
+                     "dynamic_stack", "occupancy_waves_per_simd")
+_CUBIN_RESOURCES = ("registers", "stack_bytes", "shared_bytes", "local_bytes",
+                    "constant_bytes", "max_threads")
+
+
+class Kernel:
+    """One kernel of a code object and its resources (ls --kernels)."""
+    __slots__ = ("symbol", "name", "resources", "constant_bytes", "descriptor",
+                 "_source")
+
+    def __init__(self, source: str, row: Tuple[Any, ...]) -> None:
+        self._source = source
+        self.symbol: str = row[0]
+        self.name: str = row[1]
+        self.resources: Dict[str, int] = row[2]
+        self.constant_bytes: Dict[str, int] = row[3]
+        self.descriptor: Optional[Dict[str, int]] = row[4]
+
+    def __getattr__(self, key: str) -> Any:
+        if key in _AMDGPU_RESOURCES or key in _CUBIN_RESOURCES:
+            v = self.resources.get(key)
+            return bool(v) if key == "dynamic_stack" and v is not None else v
+        raise AttributeError(key)
+
+    def to_json(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {"symbol": self.symbol, "name": self.name}
+        if self._source == "amdgpu":
+            for k in _AMDGPU_RESOURCES:
+                d[k] = getattr(self, k)
+            d["descriptor"] = self.descriptor
+        elif self._source == "cubin":
+            for k in _CUBIN_RESOURCES:
+                d[k] = dict(self.constant_bytes) if k == "constant_bytes" else getattr(self, k)
+        return d
+
+    def __repr__(self) -> str:
+        return "<offcode.Kernel %s>" % self.name
+
+
+class Kernels(Sequence[Kernel]):
+    """An entry's kernels, read from its code."""
+
+    def __init__(self, t: Tuple[Any, ...]) -> None:
+        self.source: str = t[0]
+        self.code_object_version: Optional[int] = t[1] or None
+        self.target: Optional[str] = t[2]
+        self.processor: Optional[str] = t[3]
+        self.ptx_version: Optional[str] = t[4]
+        self._list = [Kernel(t[0], k) for k in t[5]]
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._list[i]
+
+    def __len__(self) -> int:
+        return len(self._list)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"source": self.source, "error": None, "error_code": None,
+                "code_object_version": self.code_object_version,
+                "target": self.target, "processor": self.processor,
+                "ptx_version": self.ptx_version,
+                "list": [k.to_json() for k in self._list]}
+
+
+class Input:
+    """The file (depth 0) or an archive member in it."""
+    __slots__ = ("name", "format", "offset", "size", "depth", "parent",
+                 "containers", "members")
+
+    def __init__(self, t: Tuple[Any, ...], inputs: List["Input"]) -> None:
+        self.name: str = _text(t[0]) or ""
+        self.format: str = t[1]
+        self.offset: int = t[2]
+        self.size: int = t[3]
+        self.depth: int = t[4]
+        self.parent: Optional[Input] = inputs[t[5]] if t[5] >= 0 else None
+        self.containers: List[Container] = []
+        self.members: List[Input] = []
+        if self.parent is not None:
+            self.parent.members.append(self)
+
+    def holds_code(self) -> bool:
+        """Whether it or a member of it holds a container (what ls lists)."""
+        return bool(self.containers) or any(m.holds_code() for m in self.members)
+
+    def __repr__(self) -> str:
+        return "<offcode.Input %s (%s)>" % (self.name, self.format)
+
+
+class Entry:
+    """One code object: its ID, target, where it lies, and its code."""
+    __slots__ = ("_art", "_i", "container", "index", "id_bytes", "offload_kind",
+                 "triple", "arch", "processor", "features", "image_kind",
+                 "size", "offset", "compressed", "fields", "uri")
+
+    def __init__(self, art: "Artifact", i: int, t: Tuple[Any, ...],
+                 containers: List["Container"]) -> None:
+        self._art = art
+        self._i = i
+        self.container: Container = containers[t[0]]
+        self.index: int = t[1]
+        self.id_bytes: Optional[bytes] = t[2]
+        self.offload_kind: Optional[str] = _text(t[3])
+        self.triple: Optional[str] = _text(t[4])
+        self.arch: Optional[str] = _text(t[5])
+        self.processor: Optional[str] = t[6]
+        self.features: Optional[str] = t[7]
+        self.image_kind: Optional[str] = t[8]
+        self.size: int = t[9]
+        self.offset: Optional[int] = t[10]
+        self.compressed: bool = t[11]
+        self.fields: Dict[str, Any] = _fields(t[12])
+        # file://PATH#offset=N&size=N where its bytes lie as they are, the
+        # path percent-encoded (None elsewhere)
+        self.uri: Optional[str] = t[13]
+
+    @property
+    def id(self) -> Optional[str]:
+        """Its bundle ID or kpack TOC key (None for kinds that name none)."""
+        return _text(self.id_bytes)
+
+    @property
+    def target_id(self) -> Optional[str]:
+        """The target ID ("gfx90a:xnack+") or NVIDIA arch: ``arch``."""
+        return self.arch
+
+    @property
+    def nv(self) -> Optional[Dict[str, Any]]:
+        """An NVIDIA entry's header fields (ls --json's "nv")."""
+        return self.fields.get("nv")
+
+    def read(self) -> bytes:
+        """Its code, decompressed, as ``offload extract`` writes it."""
+        return self._art._handle().read(self._i)
+
+    def read_into(self, buffer: Any) -> int:
+        """Its code into a writable buffer: the bytes written.  Raises
+        RangeError when the buffer is too small (``code_size()`` says)."""
+        return self._art._handle().read_into(self._i, buffer)
+
+    def code_size(self) -> int:
+        """The length of its code, decompressed."""
+        return self._art._handle().code_size(self._i)
+
+    def extract(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Write its code to a new file (temporary, renamed into place)."""
+        self._art._handle().write_path(self._i, path)
+
+    def write_to(self, fd: Any) -> None:
+        """Write its code to a file descriptor or an object with fileno()."""
+        if not isinstance(fd, int):
+            if hasattr(fd, "flush"):
+                fd.flush()
+            fd = fd.fileno()
+        self._art._handle().write_fd(self._i, fd)
+
+    def matches(self, rules: str, exact: bool = False) -> bool:
+        """Whether ``rules`` (as ``offload ls -t`` takes them: a GPU's
+        target ID, a glob, a bundle ID, comma-separated) take it; with
+        ``exact``, names are compared, not what a GPU loads."""
+        return self._art._handle().matches(self._i, rules, exact)
+
+    def kernels(self) -> Optional[Kernels]:
+        """Its kernels, or None for code with none to read."""
+        t = self._art._handle().kernels(self._i)
+        return None if t is None else Kernels(t)
+
+    def to_json(self, kernels: bool = False) -> Dict[str, Any]:
+        """Its object in ``offload ls --json`` (``--kernels`` with kernels)."""
+        d: Dict[str, Any] = {
+            "index": self.index, "id": self.id,
+            "offload_kind": self.offload_kind, "triple": self.triple,
+            "arch": self.arch, "image_kind": self.image_kind,
+            "size": self.size, "offset": self.offset, "uri": self.uri,
+            "compressed": self.compressed,
+        }
+        d.update(self.fields)
+        d["kernels"] = None
+        if kernels:
+            try:
+                k = self.kernels()
+                d["kernels"] = k.to_json() if k is not None else None
+            except Error as e:
+                d["kernels"] = {"source": None, "error": e.reason,
+                                "error_code": e.code_name}
+        return d
+
+    def __repr__(self) -> str:
+        return "<offcode.Entry %s #%d %s %s, %d bytes>" % (
+            self.container.format, self.index, self.id, self.arch, self.size)
+
+
+class Container(Sequence[Entry]):
+    """A bundle, CCOB, offload package, NVIDIA fatbin or kpack archive:
+    a sequence of its entries."""
+
+    def __init__(self, t: Tuple[Any, ...], inputs: List[Input]) -> None:
+        self.input: Input = inputs[t[0]]
+        self.number: int = t[1]
+        self.format: str = t[2]
+        self.offset: Optional[int] = t[3]
+        self.size: int = t[4]
+        self.version: Optional[int] = t[5]
+        s = t[6]
+        self.section: Optional[Section] = (
+            Section(s[0], _text(s[1]) or "", s[2]) if s is not None else None)
+        self.fields: Dict[str, Any] = _fields(t[7])
+        self.entries: List[Entry] = []
+        self.input.containers.append(self)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self.entries[i]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def to_json(self, kernels: bool = False) -> Dict[str, Any]:
+        d: Dict[str, Any] = {"number": self.number, "format": self.format,
+                             "offset": self.offset, "size": self.size,
+                             "version": self.version}
+        d.update(self.fields)
+        d["entries"] = [e.to_json(kernels) for e in self.entries]
+        return d
+
+    def __repr__(self) -> str:
+        return "<offcode.Container %s #%d at %s, %d entries>" % (
+            self.format, self.number, self.offset, len(self.entries))
+
+
+# Which arrays an input's object has in ls --json (applets/ls_json.c).
+_ARRAYS = {"elf": ("sections", "containers"), "coff": ("sections", "containers"),
+           "pe": ("sections", "containers"), "raw": ("containers",),
+           "bitcode": ("containers",),
+           "archive": ("members",)}
+
+
+class Artifact:
+    """An opened artefact: its inputs, containers and entries, listed at
+    open; iterating it gives its containers.  A context manager: leaving
+    the ``with`` block closes it."""
+
+    def __init__(self, handle: Any) -> None:
+        self._h = handle
+        self.path: str = handle.path
+        self.size: int = handle.size
+        inputs_t, containers_t, entries_t = handle.listing()
+        self.inputs: List[Input] = []
+        for t in inputs_t:
+            self.inputs.append(Input(t, self.inputs))
+        self.containers: List[Container] = [Container(t, self.inputs) for t in containers_t]
+        self.entries: List[Entry] = []
+        for i, t in enumerate(entries_t):
+            e = Entry(self, i, t, self.containers)
+            e.container.entries.append(e)
+            self.entries.append(e)
+
+    def _handle(self) -> Any:
+        return self._h
+
+    def close(self) -> None:
+        """Free the library's artefact (entries cannot read after)."""
+        self._h.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._h.closed
+
+    def __enter__(self) -> "Artifact":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Container]:
+        return iter(self.containers)
+
+    def __len__(self) -> int:
+        return len(self.containers)
+
+    def match(self, rules: str, exact: bool = False) -> List[Entry]:
+        """The entries ``rules`` take (see ``Entry.matches``): for a GPU's
+        target ID, the code its loader would load."""
+        return [e for e in self.entries if e.matches(rules, exact)]
+
+    def each_code(self, fn: Callable[[Entry, bytes], Any]) -> bool:
+        """Call ``fn(entry, code)`` for every entry in order, each CCOB
+        inflated once (``read()`` entry by entry inflates a CCOB for each of
+        its entries).  A true result stops the walk, and each_code returns
+        True."""
+        entries = self.entries
+        return bool(self._h.each_code(lambda i, code: fn(entries[i], code)))
+
+    def codes(self) -> Iterator[Tuple[Entry, bytes]]:
+        """(entry, code) for every entry, in order, one ``read()`` each."""
+        for e in self.entries:
+            yield e, e.read()
+
+    def prune(self, dest: Union[str, "os.PathLike[str]"], **options: Any) -> PruneResult:
+        """``prune(self.path, dest, ...)``: for an artefact opened by path."""
+        return prune(self.path, dest, **options)
+
+    def to_json(self, kernels: bool = False) -> Dict[str, Any]:
+        """The file's object in ``offload ls --json`` (``--kernels`` with
+        kernels), of what the library describes: not the ELF, COFF or PE
+        headers' object nor a kpack-split binary's ``kpack``."""
+        return self._input_json(self.inputs[0], kernels)
+
+    def _input_json(self, inp: Input, kernels: bool) -> Dict[str, Any]:
+        d: Dict[str, Any] = {"member" if inp.depth else "path": inp.name,
+                             "format": inp.format, "offset": inp.offset,
+                             "size": inp.size, "kernels": None}
+        arrays = _ARRAYS.get(inp.format, ())
+        if "sections" in arrays:
+            sections: Dict[int, Dict[str, Any]] = {}
+            for c in inp.containers:
+                if c.section is None:
+                    continue
+                s = sections.get(c.section.index)
+                if s is None:
+                    s = sections[c.section.index] = {
+                        "index": c.section.index, "name": c.section.name,
+                        "kind": c.section.kind, "offset": None, "size": None,
+                        "containers": []}
+                s["containers"].append(c.to_json(kernels))
+            d["sections"] = list(sections.values())
+        if "containers" in arrays:
+            d["containers"] = [c.to_json(kernels) for c in inp.containers
+                               if c.section is None]
+        if "members" in arrays:
+            d["members"] = [self._input_json(m, kernels) for m in inp.members
+                            if m.holds_code() or m.format == "thin-member"]
+        return d
+
+    def __repr__(self) -> str:
+        return "<offcode.Artifact %s: %d containers, %d entries>" % (
+            self.path, len(self.containers), len(self.entries))
+
+
+def open(source: Source, *, name: Optional[str] = None, verify: bool = False,
+         ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> Artifact:
+    """Open an artefact and walk its headers.
+
+    ``source`` is a path, a file descriptor (int: duplicated, the caller
+    keeps it) or the bytes themselves (bytes, bytearray, memoryview: held,
+    not copied, until closed).  ``name`` is what messages and URIs call an
+    fd or bytes.  ``verify`` inflates every CCOB and checks its hash at
+    open (``ls --verify``).  The CCOB limits are the tool's
+    OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO (0: its defaults; the
+    environment is not read)."""
+    if isinstance(source, bool):
+        raise TypeError("offcode.open() takes a path, a file descriptor or bytes")
+    if ccob_max_size < 0 or ccob_max_ratio < 0:
+        raise ValueError("the CCOB limits are not below 0")
+    if isinstance(source, int):
+        h = _offcode.open_fd(source, name if name is not None else "<fd %d>" % source,
+                             verify, ccob_max_size, ccob_max_ratio)
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        h = _offcode.open_memory(source, name if name is not None else "<memory>",
+                                 verify, ccob_max_size, ccob_max_ratio)
+    else:
+        h = _offcode.open_path(os.fspath(source), verify, ccob_max_size,
+                               ccob_max_ratio)
+    try:
+        return Artifact(h)
+    except BaseException:
+        h.close()
+        raise
+
+
+_COMPRESS = {None: 0, False: 0, "none": 0, True: 1, "zstd": 1, "zlib": 2}
+
+
+def prune(src: Union[str, "os.PathLike[str]"], dest: Union[str, "os.PathLike[str]"], *,
+          keep: Optional[str] = None, drop: Optional[str] = None,
+          exact: bool = False, allow_empty: bool = False,
+          keep_layout: bool = False, compress: Union[None, bool, str] = None,
+          ccob_version: int = 0, compression_level: int = 0, threads: int = 0,
+          ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> PruneResult:
+    """``offload prune SRC -o DEST``: keep the entries ``keep`` takes and
+    ``drop`` does not (rules as ``Entry.matches``); ``compress`` is None,
+    "zstd" (or True) or "zlib".  DEST is written under a temporary name and
+    renamed into place, never over SRC."""
+    if compress not in _COMPRESS:
+        raise ValueError("compress: None, 'zstd' or 'zlib', not %r" % (compress,))
+    for name, value in (("ccob_version", ccob_version), ("threads", threads),
+                        ("ccob_max_size", ccob_max_size),
+                        ("ccob_max_ratio", ccob_max_ratio)):
+        if value < 0:
+            raise ValueError("%s: not below 0 (%d)" % (name, value))
+    return PruneResult(*_offcode.prune(
+        os.fspath(src), os.fspath(dest), keep, drop, exact, allow_empty,
+        keep_layout, _COMPRESS[compress], ccob_version, compression_level,
+        threads, ccob_max_size, ccob_max_ratio))
