@@ -674,7 +674,7 @@ static int read_compressed(struct binary *bin, const struct package_limits *lim,
 /* What LLVM 23 (OffloadBinary::extractHeader, on what is left and then on
  * a copy of the binary's size, and create) rejects of a version 1 or 2
  * binary, in its words: its sums wrap as LLVM's do.  Version 3 is left to
- * us (LLVM 23 cannot read it).  What passes is checked further by the
+ * us in 23's mode (LLVM 23 cannot read it).  What passes is checked further by the
  * readers, in our words where LLVM would read past the binary.  LLVM 24
  * asks any binary for its 40-byte header alone, where 23 asks for an
  * entry too (a package of no image is a header alone; measured). */
@@ -689,11 +689,16 @@ static int llvm23_check(const uint8_t *b, uint64_t rem, bool llvm24,
 	if (rem < least || memcmp(b, magic, 4))
 		return llvm_parse_failed(e);
 	version = get_le(b + 4, 4);
-	if (version == 3)
+	if (version == 3 && !llvm24)
 		return 0;
-	if (version == 0 || version > 2)
+	if (version == 0 || version > (llvm24 ? 3u : 2u))
 		return llvm_parse_failed(e);
 	size = get_le(b + 8, 8);
+	/* LLVM 24 reads an uncompressed version 3 binary as a version 2
+	 * one; a compressed one it holds to its size before it inflates it
+	 * (its entries are checked inflated, by us). */
+	if (version == 3 && get_le(b + 32, 8))
+		return size > rem ? llvm_unexpected_eof(e) : 0;
 	entries = get_le(b + 16, 8);
 	count = version == 1 ? 1 : get_le(b + 24, 8);
 	span = count * PACKAGE_ENTRY;
