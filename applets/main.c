@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "applets.h"
 #include "opts.h"
@@ -107,11 +108,15 @@ static enum llvm_release release_of_dir(const char *path)
 
 /* The release of the directory a bare name (no '/') was found in on PATH:
  * a shell, and lit's, run a command found there with argv[0] as typed, so
- * an llvm-23 directory first on PATH is known only by looking again. */
+ * an llvm-23 directory first on PATH is known only by looking again.  The
+ * first that is this binary (where /proc says which that is): a program
+ * of that name before it on PATH is not what ran. */
 static enum llvm_release release_on_path(const char *name)
 {
 	const char *path = getenv("PATH"), *colon;
 	char full[4096];
+	struct stat self, found;
+	bool know_self = !stat("/proc/self/exe", &self);
 
 	for (; path && *path; path = colon + 1) {
 		size_t dir_len;
@@ -125,7 +130,10 @@ static enum llvm_release release_on_path(const char *name)
 		n = dir_len ? snprintf(full, sizeof full, "%.*s/%s",
 				       (int)dir_len, path, name)
 			    : snprintf(full, sizeof full, "./%s", name);
-		if (n > 0 && (size_t)n < sizeof full && !access(full, X_OK))
+		if (n > 0 && (size_t)n < sizeof full && !access(full, X_OK) &&
+		    (!know_self ||
+		     (!stat(full, &found) && found.st_dev == self.st_dev &&
+		      found.st_ino == self.st_ino)))
 			return release_of_dir(full);
 		if (!*colon)
 			break;
