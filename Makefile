@@ -1,6 +1,6 @@
 # offload: one executable for LLVM's GPU offload-binary tools.
 # Plain GNU make: `make`, `make check` (T=SUITE for one), `make check-long`,
-# `make install`, `make demo`, `make fuzz FUZZ_SECONDS=N`.
+# `make check-lit`, `make install`, `make demo`, `make fuzz FUZZ_SECONDS=N`.
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -181,17 +181,26 @@ build/test/lib/%: test/lib/%.c include/offcode.h build/lib/liboffcode.so
 check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT) $(RACEINJECT) $(LIBTEST)
 	@sh test/run.sh $(T)
 
-LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 bundler-24 sweep-24 faults
+LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 packdiff-24 bundler-24 sweep-24 faults
 check-long: all $(UNIT)
 	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-2000} \
 	AR_DIFF_CASES=$${AR_DIFF_CASES:-600} \
 	PACKAGER_DIFF_CASES=$${PACKAGER_DIFF_CASES:-400} \
 	PACKAGER_ARCHIVE_CASES=$${PACKAGER_ARCHIVE_CASES:-150} \
 	PACKAGER_DIFF_CASES_23=$${PACKAGER_DIFF_CASES_23:-200} \
+	PACKAGER_DIFF_CASES_24=$${PACKAGER_DIFF_CASES_24:-150} \
+	PACKAGER_ARCHIVE_CASES_24=$${PACKAGER_ARCHIVE_CASES_24:-30} \
 	DIFF_CASES_23=$${DIFF_CASES_23:-600} \
 	AR_DIFF_CASES_23=$${AR_DIFF_CASES_23:-200} \
 	FAULTS_MB=$${FAULTS_MB:-1024} \
 	sh test/run.sh $(or $(T),$(LONG_SUITES))
+
+# LLVM's own lit tests of the bundler, the packager and llvm-offload-binary
+# (from Debian's source packages of LLVM 22, 23 and 24, fetched once into
+# /var/cache/offload-test), run with LLVM's tools and then with ours in
+# each release's mode (test/lit/check.sh; LIT_RELEASES='23' for one).
+check-lit: all
+	@sh test/lit/check.sh $(LIT_RELEASES)
 
 # Proofs on real packages, opt-in: each test/real/*.sh says SKIP when what
 # it needs (a Debian package in /var/cache/offload-test/debs) is not there.
@@ -292,6 +301,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all check check-long check-real demo bench fuzz install uninstall clean FORCE
+.PHONY: all check check-long check-lit check-real demo bench fuzz install uninstall clean FORCE
 FORCE:
 -include $(APPLET_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(OFFCODE_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

@@ -10,7 +10,9 @@
 #include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "applets.h"
 #include "opts.h"
@@ -104,8 +106,44 @@ static enum llvm_release release_of_dir(const char *path)
 	return 0;
 }
 
+/* The release of the directory a bare name (no '/') was found in on PATH:
+ * a shell, and lit's, run a command found there with argv[0] as typed, so
+ * an llvm-23 directory first on PATH is known only by looking again.  The
+ * first that is this binary (where /proc says which that is): a program
+ * of that name before it on PATH is not what ran. */
+static enum llvm_release release_on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *colon;
+	char full[4096];
+	struct stat self, found;
+	bool know_self = !stat("/proc/self/exe", &self);
+
+	for (; path && *path; path = colon + 1) {
+		size_t dir_len;
+		int n;
+
+		colon = strchr(path, ':');
+		if (!colon)
+			colon = path + strlen(path);
+		dir_len = (size_t)(colon - path);
+		/* An empty entry is the current directory. */
+		n = dir_len ? snprintf(full, sizeof full, "%.*s/%s",
+				       (int)dir_len, path, name)
+			    : snprintf(full, sizeof full, "./%s", name);
+		if (n > 0 && (size_t)n < sizeof full && !access(full, X_OK) &&
+		    (!know_self ||
+		     (!stat(full, &found) && found.st_dev == self.st_dev &&
+		      found.st_ino == self.st_ino)))
+			return release_of_dir(full);
+		if (!*colon)
+			break;
+	}
+	return 0;
+}
+
 /* An LLVM-named applet follows the release its name ends in, else the one
- * its directory names, else OFFLOAD_LLVM's, else the newest.  This is the
+ * its directory names (the one PATH found it in, for a bare name), else
+ * OFFLOAD_LLVM's, else the newest.  This is the
  * one place the release is chosen: the applet is handed it and passes it
  * down, as far as core's triple rules, which differ between releases.
  * A bad OFFLOAD_LLVM: 0, said. */
@@ -116,7 +154,8 @@ static enum llvm_release select_release(const char *name,
 	struct err e;
 
 	if (!by_name)
-		by_name = release_of_dir(name);
+		by_name = strchr(name, '/') ? release_of_dir(name)
+					    : release_on_path(name);
 	if (by_name)
 		r = by_name;
 	else if (env_llvm_from_environment(&r, &e) < 0) {

@@ -406,11 +406,13 @@ static bool old_name(const char *path)
 
 /* Our own knobs (LLVM has none): how large an inflated size of a
  * compressed offload binary is believed. */
-static int limits_from_env(struct package_limits *lim, bool llvm23)
+static int limits_from_env(struct package_limits *lim,
+			   enum llvm_release llvm)
 {
 	struct err e;
 
-	*lim = (struct package_limits){ .llvm23 = llvm23,
+	*lim = (struct package_limits){ .llvm23 = llvm >= LLVM_23,
+					.llvm24 = llvm >= LLVM_24,
 					.max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
 					.max_size = PACKAGE_DEFAULT_MAX_SIZE };
 	if (env_positive_u64("OFFLOAD_PACKAGE_MAX_SIZE", &lim->max_size, &e) < 0 ||
@@ -477,7 +479,7 @@ int packager_main(int argc, char **argv, enum llvm_release llvm)
 	if (output && input)
 		rc = llvm_fail("Packaging to an output file and extracting from "
 			       "an input file are mutually exclusive.");
-	else if (limits_from_env(&lim, llvm >= LLVM_23) != 0)
+	else if (limits_from_env(&lim, llvm) != 0)
 		rc = 1;
 	else if (output)
 		rc = packing_of(o, llvm, &how) ? 1 :

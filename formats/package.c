@@ -533,7 +533,7 @@ static int read_entries(const struct binary *bin, uint64_t header,
  * there, using all of src. */
 static int inflate_exact(const struct binary *bin, const uint8_t *src,
 			 size_t src_len, uint8_t *dst, size_t dst_len,
-			 struct err *e)
+			 bool llvm24, struct err *e)
 {
 	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 	size_t got = 0, used = 0;
@@ -608,6 +608,9 @@ static int inflate_exact(const struct binary *bin, const uint8_t *src,
 	if (!ended)
 		return bad(e, bin, "its compressed data is cut short (%zu of %zu "
 			   "bytes inflated)", got, dst_len);
+	/* LLVM 24 checks the size it inflated to itself, in its words. */
+	if (got != dst_len && llvm24)
+		return llvm_parse_failed(e);
 	if (got != dst_len)
 		return bad(e, bin, "it inflates to %zu bytes, but its header "
 			   "declares %zu", got, dst_len);
@@ -660,7 +663,7 @@ static int read_compressed(struct binary *bin, const struct package_limits *lim,
 	out->bodies[out->nbodies++] = body;
 	memcpy(body, bin->b, (size_t)entries);
 	if (inflate_exact(bin, bin->b + entries, (size_t)packed, body + entries,
-			  (size_t)(inflated - entries), e) < 0)
+			  (size_t)(inflated - entries), lim->llvm24, e) < 0)
 		return -1;
 	put_le(body + 8, inflated, 8);
 	put_le(body + 32, 0, 8);
@@ -671,20 +674,31 @@ static int read_compressed(struct binary *bin, const struct package_limits *lim,
 /* What LLVM 23 (OffloadBinary::extractHeader, on what is left and then on
  * a copy of the binary's size, and create) rejects of a version 1 or 2
  * binary, in its words: its sums wrap as LLVM's do.  Version 3 is left to
- * us (LLVM 23 cannot read it).  What passes is checked further by the
- * readers, in our words where LLVM would read past the binary. */
-static int llvm23_check(const uint8_t *b, uint64_t rem, struct err *e)
+ * us in 23's mode (LLVM 23 cannot read it).  What passes is checked further by the
+ * readers, in our words where LLVM would read past the binary.  LLVM 24
+ * asks any binary for its 40-byte header alone, where 23 asks for an
+ * entry too (a package of no image is a header alone; measured). */
+static int llvm23_check(const uint8_t *b, uint64_t rem, bool llvm24,
+			struct err *e)
 {
 	uint64_t version, size, entries, count, span;
+	uint64_t least = PACKAGE_V1_HEADER + PACKAGE_ENTRY;
 
-	if (rem < PACKAGE_V1_HEADER + PACKAGE_ENTRY || memcmp(b, magic, 4))
+	if (llvm24)
+		least = V3_HEADER;
+	if (rem < least || memcmp(b, magic, 4))
 		return llvm_parse_failed(e);
 	version = get_le(b + 4, 4);
-	if (version == 3)
+	if (version == 3 && !llvm24)
 		return 0;
-	if (version == 0 || version > 2)
+	if (version == 0 || version > (llvm24 ? 3u : 2u))
 		return llvm_parse_failed(e);
 	size = get_le(b + 8, 8);
+	/* LLVM 24 reads an uncompressed version 3 binary as a version 2
+	 * one; a compressed one it holds to its size before it inflates it
+	 * (its entries are checked inflated, by us). */
+	if (version == 3 && get_le(b + 32, 8))
+		return size > rem ? llvm_unexpected_eof(e) : 0;
 	entries = get_le(b + 16, 8);
 	count = version == 1 ? 1 : get_le(b + 24, 8);
 	span = count * PACKAGE_ENTRY;
@@ -692,7 +706,7 @@ static int llvm23_check(const uint8_t *b, uint64_t rem, struct err *e)
 		return llvm_unexpected_eof(e);
 	if (entries > size - span || span > size - PACKAGE_V1_HEADER)
 		return llvm_unexpected_eof(e);
-	if (size < PACKAGE_V1_HEADER + PACKAGE_ENTRY)
+	if (size < least)
 		return llvm_parse_failed(e);
 	/* The entries, where they are inside it (else ours to report). */
 	if (entries > size || count > (size - entries) / PACKAGE_ENTRY)
@@ -703,6 +717,9 @@ static int llvm23_check(const uint8_t *b, uint64_t rem, struct err *e)
 
 		if (get_le(p + 24, 8) > size || str > size ||
 		    str + get_le(p + 16, 8) * V2_RECORD > size)
+			return llvm_unexpected_eof(e);
+		/* LLVM 24 checks the image's end too (no sum to wrap). */
+		if (llvm24 && get_le(p + 32, 8) > size - get_le(p + 24, 8))
 			return llvm_unexpected_eof(e);
 	}
 	return 0;
@@ -716,7 +733,7 @@ static int read_binary(const uint8_t *b, uint64_t rem, uint64_t at,
 	uint64_t header;
 	struct binary bin;
 
-	if (lim->llvm23 && llvm23_check(b, rem, e) < 0)
+	if (lim->llvm23 && llvm23_check(b, rem, lim->llvm24, e) < 0)
 		return -1;
 	if (rem < 8 || memcmp(b, magic, 4))
 		return llvm_parse_failed(e);

@@ -152,6 +152,9 @@ struct package_limits {
 	uint64_t max_size;
 	/* Reject what LLVM 23 rejects, in its words (else LLVM 22's rules). */
 	bool llvm23;
+	/* With llvm23: as LLVM 24, which takes a version 2 or 3 binary of
+	 * a header and no entry. */
+	bool llvm24;
 };
 #define PACKAGE_DEFAULT_MAX_RATIO 65536
 /* Half the physical memory, at most 32 GiB (see env_memory_cap). */

@@ -31,6 +31,14 @@ with_proc() {
 }
 if [ -x "$dir/usr/lib/llvm-$v/bin/clang" ]; then
 	with_proc "$dir"
+	# llvm-VERSION-tools (lit, FileCheck: make check-lit) came later
+	# than the first roots: added to one made before it.
+	if [ ! -x "$dir/usr/lib/llvm-$v/bin/FileCheck" ]; then
+		chroot "$dir" apt-get -q update >&2 &&
+			chroot "$dir" env DEBIAN_FRONTEND=noninteractive \
+				apt-get install -y -q "llvm-$v-tools" >&2 ||
+			echo "refroot.sh: cannot add llvm-$v-tools to $dir" >&2
+	fi
 	echo "$dir"
 	exit 0
 fi
@@ -44,7 +52,7 @@ mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 command -v mmdebstrap >/dev/null ||
 	{ echo "refroot.sh: mmdebstrap is not installed" >&2; exit 1; }
 
-pkgs="clang-$v,clang-tools-$v,llvm-$v,lld-$v,libomp-$v-dev"
+pkgs="clang-$v,clang-tools-$v,llvm-$v,llvm-$v-tools,lld-$v,libomp-$v-dev"
 set -- --variant=apt --quiet --aptopt='Acquire::Check-Valid-Until "false"'
 case $v in
 23) sources="deb $mirror sid main" ;;

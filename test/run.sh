@@ -19,6 +19,9 @@
 #   DIFF_CASES_23=N, PACKAGER_DIFF_CASES_23=N, PACKAGER_ARCHIVE_CASES_23=N,
 #   AR_DIFF_CASES_23=N  the same suites against LLVM 23 (the -23 suites,
 #                    run in LLVM 23's root, test/refroot.sh; fewer cases)
+#   PACKAGER_DIFF_CASES_24=N, PACKAGER_ARCHIVE_CASES_24=N  packdiff-24, the
+#                    packager's against LLVM 24's root (fewer still, with
+#                    24's compression options)
 #   LLVM 24 (test/refroot.sh 24): golden-24 its own cases from a golden,
 #   live-24 zstd's high levels live; bundler-24 and sweep-24 (make
 #   check-long alone) 23's bundler cases and damaged inputs live against it
@@ -45,7 +48,7 @@ export OFFLOAD_LLVM
 # The suites: every test/NAME.test, and the tables of suite_cmd below.
 # LONG, the longest (measured with `make check`, which prints each suite's
 # time), go first, longest (CPU) first, so that none ends the run alone; then the others.
-LONG="debian bundler shrink faults prune extract object ls differential diagnosis golden-23 cuobjdump coff writefaults packdiff kernels headers newllvm differential-23 packdiff-23 ar-diff ar-diff-23"
+LONG="debian bundler shrink faults prune extract object ls differential diagnosis golden-23 cuobjdump coff writefaults packdiff kernels headers newllvm differential-23 packdiff-23 packdiff-24 ar-diff ar-diff-23"
 TABLES="golden golden-23 golden-24 live-24 triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
@@ -72,6 +75,10 @@ suite_cmd() {
 	packdiff-23) python3 test/packager_diff.py --release 23 $SEED \
 		--cases "${PACKAGER_DIFF_CASES_23:-20}" \
 		--archive-cases "${PACKAGER_ARCHIVE_CASES_23:-6}" --coff-cases 10 ;;
+	# And against LLVM 24's snapshot in its root, sampled.
+	packdiff-24) python3 test/packager_diff.py --release 24 $SEED \
+		--cases "${PACKAGER_DIFF_CASES_24:-10}" \
+		--archive-cases "${PACKAGER_ARCHIVE_CASES_24:-3}" --coff-cases 5 ;;
 	golden-23) python3 test/cases.py live 23 build/bin test/bundler.cases \
 		test/bundler23.cases ;;
 	# LLVM 24: its own cases from a golden recorded in its root; zstd's
