@@ -370,9 +370,9 @@ static int spool_put(void *ctx, const void *src, size_t n, struct err *e)
  * time.  zstd reads back into its window as it matches, the nearest
  * bytes most: with 1 MiB kept, librocsparse's compressors faulted each
  * page in three times (68,000 faults for 1.4 GB of bundles, 0.4-0.9 s
- * in the kernel), with 32 MiB 1.5 times (34,000), for 31 MiB more per
- * thread (peak RSS 77 -> 81 MB at -j1, 114 -> 131 MB at -j2). */
-enum { NEAR = 32 << 20, RUN = 8 << 20 };
+ * in the kernel), with 16 MiB twice (44,000), for 15 MiB more a thread
+ * (peak RSS 77 -> 79 MB at -j1, 114 -> 117 MB at -j2). */
+enum { NEAR = 16 << 20, RUN = 8 << 20 };
 
 /* The pages wholly inside p[0, n) let go of: those of a mapped input
  * (io_in_release), or of a map of our own (own). */
