@@ -1,7 +1,7 @@
 /* md5lanes: the MD5 digests of many messages, sixteen at a time in the
  * lanes of two vectors (AVX2) where the CPU has it, else one after another
  * (libmd).  MD5 of one message cannot go faster than one block after
- * another; eight messages side by side take about what one takes.  The
+ * another; sixteen messages side by side take about what one takes.  The
  * CCOBs prune --compress writes hash every bundle (formats/ccob.h).
  * By hand: libmd (and the other MD5s in Debian 12 we know of) hash one
  * message at a time. */
