@@ -534,6 +534,29 @@ void io_in_release(const void *p, size_t n)
 		madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
+void io_in_copy(void *dst, const void *p, size_t n)
+{
+	const struct mapped *m = n ? map_of(p, n) : NULL;
+	size_t done = 0;
+
+	if (m && !m->patched) {
+		off_t at = (off_t)((uintptr_t)p - (uintptr_t)atomic_load(
+						     &m->start));
+
+		while (done < n) {
+			ssize_t r = pread(m->fd, (uint8_t *)dst + done,
+					  n - done, at + (off_t)done);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			done += (size_t)r;
+		}
+	}
+	memcpy((uint8_t *)dst + done, (const uint8_t *)p + done, n - done);
+}
+
 uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
 		    const void *needle, size_t n)
 {

@@ -81,6 +81,12 @@ void io_in_hint(const struct io_in *in, uint64_t off, uint64_t end,
  * (never a neighbour's page the range only touches); nothing for bytes
  * in memory.  For code that holds a buffer, not the struct io_in. */
 void io_in_release(const void *p, size_t n);
+/* dst[0, n) = the bytes [p, p + n) of any input, known by its address
+ * alone: read from the file with pread when p lies in a mapped input's
+ * map (no page of the map is faulted in for them), else copied; what
+ * pread cannot give is copied from the map (a file cut short is then
+ * noted as its map's reads note it). */
+void io_in_copy(void *dst, const void *p, size_t n);
 uint64_t io_in_find(const struct io_in *in, uint64_t from, uint64_t end,
 		    const void *needle, size_t n);
 

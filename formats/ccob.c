@@ -117,7 +117,7 @@ uint64_t ccob_hasher_end(struct ccob_hasher *h)
 }
 
 void ccob_hash_many(const uint8_t *const *buf, const size_t *len, size_t n,
-		    uint64_t *hash, md5lanes_passed *passed, void *ctx)
+		    uint64_t *hash, md5lanes_read *read, void *ctx)
 {
 	uint8_t (*digest)[16] = malloc(n ? n * sizeof(*digest) : 1);
 
@@ -126,7 +126,7 @@ void ccob_hash_many(const uint8_t *const *buf, const size_t *len, size_t n,
 			hash[i] = ccob_hash(buf[i], len[i]);
 		return;
 	}
-	md5lanes_each(buf, len, n, digest, passed, ctx);
+	md5lanes_each(buf, len, n, digest, read, ctx);
 	for (size_t i = 0; i < n; i++)
 		hash[i] = get_le(digest[i], 8);
 	free(digest);

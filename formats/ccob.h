@@ -73,11 +73,11 @@ void ccob_write_header(uint8_t *out, const struct ccob_header *h);
 /* The stored form of a hash: the first 8 MD5 bytes read as a LE u64;
  * whole, or piece by piece with a hasher. */
 uint64_t ccob_hash(const uint8_t *buf, size_t len);
-/* hash[i] = ccob_hash(buf[i], len[i]) for i < n, eight at a time where
- * the CPU can; passed (may be NULL) told of the bytes hashed as it goes
+/* hash[i] = ccob_hash(buf[i], len[i]) for i < n, sixteen at a time where
+ * the CPU can; the bytes copied by read (may be NULL) and hashed there
  * (core/md5lanes.h). */
 void ccob_hash_many(const uint8_t *const *buf, const size_t *len, size_t n,
-		    uint64_t *hash, md5lanes_passed *passed, void *ctx);
+		    uint64_t *hash, md5lanes_read *read, void *ctx);
 struct ccob_hasher {
 	MD5_CTX md5;
 };

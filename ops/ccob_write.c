@@ -45,9 +45,12 @@ struct source {
 /* How far the compressor may run ahead of the hasher: the pages between
  * them stay in memory. */
 #define LAG ((uint64_t)16 << 20)
-/* What the compressor may still be working on behind what it has taken
- * (zstd holds back less than a block). */
-#define NEAR ((uint64_t)2 << 20)
+/* What stays mapped behind what the compressor has taken (zstd holds
+ * back less than a block, and reads back into its window as it matches,
+ * the nearest bytes most): with 2 MiB kept, `ccob -c` of 400 MB of code
+ * faulted its pages in 4.7 times (30,000 faults), with 32 MiB 1.7 times
+ * (11,000), for a peak RSS of 70 MB instead of 62. */
+#define NEAR ((uint64_t)32 << 20)
 
 /* Make ready what the scratch file holds; false once asked to stop. */
 static bool publish(struct gathering *g)
@@ -318,7 +321,7 @@ static int compress_arriving(struct ccob_encoder *enc, const struct source *s,
 		if (job)
 			compressed(job, have);
 		in = ccob_encoder_in(enc);
-		/* Everything behind the block in hand leaves, each time:
+		/* Everything more than NEAR behind leaves, each time:
 		 * pages of the window zstd matches against fault back in
 		 * from the page cache when it reads them, and leave again at
 		 * the next run; beyond its reach they stay out. */

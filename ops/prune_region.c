@@ -144,16 +144,18 @@ static int compress_one(void *ctx, size_t item, struct err *e)
 	return 0;
 }
 
-/* The hashes compress wants of containers that stay as they are, eight
- * at a time, all in one workpool item beside the compressors (their
- * headers are written after): MD5 of one message is one block after
- * another, eight side by side cost what one does, and one group of lanes
- * for all, the longest first, leaves the least to hash alone at the end.
- * The pages hashed leave our memory as the hasher passes them. */
-static void hashed_some(void *ctx, const uint8_t *p, size_t n)
+/* The hashes compress wants of containers that stay as they are,
+ * sixteen at a time, all in one workpool item beside the compressors
+ * (their headers are written after): MD5 of one message is one block
+ * after another, sixteen side by side cost what one does, and one group
+ * of lanes for all, the longest first, leaves the least to hash alone at
+ * the end.  The hasher reads the input with pread (io_in_copy), never
+ * through the map: mapping each page for it and letting it go again cost
+ * more than the copy, and the compressors map the same pages anyway. */
+static void read_input(void *ctx, uint8_t *dst, const uint8_t *p, size_t n)
 {
 	(void)ctx;
-	io_in_release(p, n);
+	io_in_copy(dst, p, n);
 }
 
 static int hash_all(struct region *r, struct err *e)
@@ -178,7 +180,7 @@ static int hash_all(struct region *r, struct err *e)
 		len[n] = (size_t)s->it.size;
 		slot[n++] = r->todo[t].slot;
 	}
-	ccob_hash_many(msg, len, n, hash, hashed_some, NULL);
+	ccob_hash_many(msg, len, n, hash, read_input, NULL);
 	for (size_t i = 0; i < n; i++)
 		r->slot[slot[i]].hash = hash[i];
 	rc = 0;
