@@ -43,12 +43,12 @@
 #include "kpack_databases.h"
 #include "inspect.h"
 #include "kpack_host.h"
+#include "kpack_outs.h"
 #include "kpack_split.h"
 #include "../core/elfscan.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
-#include "../core/strmap.h"
 #include "../core/tree.h"
 #include "../formats/kpack_write.h"
 
@@ -84,13 +84,6 @@ struct outfile {
 	bool open;
 };
 
-/* An output: its path in OUT and what it is, for outputs that would
- * meet. */
-struct outname {
-	char *rel;
-	char *from;
-};
-
 struct split {
 	const struct kpack_split_opts *o;
 	struct err *e;
@@ -105,9 +98,7 @@ struct split {
 	struct archive *a;	/* in the order their first code came */
 	size_t na, capa;
 	size_t kernels;
-	struct outname *outs;
-	size_t nouts;
-	struct strmap outmap;
+	struct kpack_outs outs;	/* every path written in OUT */
 	/* The file being walked. */
 	const char *rel;
 	struct kern *k;
@@ -183,39 +174,22 @@ static char *pattern(const char *rel, const char *name)
 	return p;
 }
 
-/* rel, a path in OUT, taken by from: an error if another took it. */
+/* rel, a path in OUT, taken by from: an error if another took it (arch:
+ * the archive of arch). */
 static int claim(struct split *sp, char *rel, const char *from,
 		 const char *arch)
 {
-	struct outname *v;
-	char *f;
+	const char *by;
+	int rc = kpack_outs_claim(&sp->outs, rel, from, &by);
 
-	if (strmap_find(&sp->outmap, rel, strlen(rel)) != sp->outmap.nb) {
-		size_t i = sp->outmap.b[strmap_find(&sp->outmap, rel,
-						     strlen(rel))].value;
-
-		if (arch)
-			err_code_file(sp->e, ERR_MALFORMED, 0, sp->outs[i].from,
-				      "is where the "
-				 "archive for %s goes", arch);
-		else
-			err_code_file(sp->e, ERR_MALFORMED, 0, from, "goes to "
-				      "'%s', as '%s' does",
-				 rel, sp->outs[i].from);
-		free(rel);
-		return -1;
-	}
-	if (!(f = strdup(from)) ||
-	    !(v = realloc(sp->outs, (sp->nouts + 1) * sizeof(*v)))) {
-		free(f);
-		free(rel);
+	if (rc < 0)
 		return err_nomem(sp->e);
-	}
-	sp->outs = v;
-	v[sp->nouts] = (struct outname){ rel, f };
-	if (strmap_set(&sp->outmap, rel, strlen(rel), sp->nouts) < 0)
-		return err_nomem(sp->e);
-	sp->nouts++;
+	if (rc && arch)
+		return err_code_file(sp->e, ERR_MALFORMED, 0, by, "is where "
+				     "the archive for %s goes", arch);
+	if (rc)
+		return err_code_file(sp->e, ERR_MALFORMED, 0, from, "goes "
+				     "where '%s' goes too", by);
 	return 0;
 }
 
@@ -1118,12 +1092,7 @@ out:
 		rc = io_out_together_end(true, e);
 	if (sp.outfd >= 0)
 		close(sp.outfd);
-	for (size_t i = 0; i < sp.nouts; i++) {
-		free(sp.outs[i].rel);
-		free(sp.outs[i].from);
-	}
-	free(sp.outs);
-	strmap_free(&sp.outmap);
+	kpack_outs_free(&sp.outs);
 	free(sp.k);
 	free(sp.bundle_addr);
 	return rc;
