@@ -578,5 +578,6 @@ out:
 	free(j.start);
 	kpack_find_close(&j.f);
 	elfscan_free(&j.s);
+	select_free(&all);
 	return rc;
 }

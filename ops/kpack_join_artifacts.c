@@ -149,6 +149,8 @@ static int one_file(struct joining *jn, const struct tree *t,
 		sprintf(dir, "%s%s%.*s", prefix, dl ? "/" : "", (int)dl, rel);
 		for (size_t g = 0; g < jn->o->ngpus; g++)
 			alt[g] = (struct kpack_find_alt){ jn->o->gpus[g], dir };
+		if (jn->o->sel)
+			select_reset(jn->o->sel);
 		rc = kpack_join_in(f->path, in.data, in.len, jn->o->sel, alt,
 				   jn->o->ngpus, &out, &js, jn->e);
 		jn->st->joined += rc == 0;
