@@ -2,7 +2,6 @@
  * of fat binaries into host binaries and per-GPU archives (ops/kpack_split.h),
  * `kpack join` a split host binary into a fat one again (kpack_join.c).
  * A small table of subcommands, as git dispatches its builtins. */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <limits.h>
@@ -13,6 +12,7 @@
 
 #include "applets.h"
 #include "kpack_join.h"
+#include "kpack_outdir.h"
 #include "messages.h"
 #include "opts.h"
 #include "../ops/kpack_artifact.h"
@@ -62,21 +62,6 @@ static const char split_usage[] =
 	"order; a binary's bundles in file order.  Nothing is written unless all\n"
 	"is.\n"
 	"\n";
-
-/* Whether the directory at path has nothing in it. */
-static bool dir_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	bool empty = true;
-
-	if (!d)
-		return false;
-	while (empty && (de = readdir(d)))
-		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
-	closedir(d);
-	return empty;
-}
 
 #define usage_error(...) applet_usage_error("kpack split", __VA_ARGS__)
 
@@ -154,47 +139,6 @@ static const struct opts split_table = {
 	OPTS_ROWS(split_rows), .ccob_env = true, .ccob_at = AT(o.ccob),
 };
 
-/* Whether path is dir or under it (both resolved). */
-static bool inside(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] ||
-					  (n == 1 && dir[0] == '/'));
-}
-
-/* out resolved as far as it exists: the real path of its deepest existing
- * ancestor, then the rest as given. */
-static char *resolve_out(const char *out)
-{
-	char *copy, *slash, *parent, *r;
-	const char *name;
-
-	if ((r = realpath(out, NULL)) || errno != ENOENT)
-		return r;
-	if (!(copy = strdup(out)))
-		return NULL;
-	slash = strrchr(copy, '/');
-	if (slash) {
-		*slash = 0;
-		name = slash + 1;
-		parent = resolve_out(*copy ? copy : "/");
-	} else {
-		name = copy;
-		parent = realpath(".", NULL);
-	}
-	if (!parent) {
-		free(copy);
-		return NULL;
-	}
-	r = malloc(strlen(parent) + strlen(name) + 2);
-	if (r)
-		sprintf(r, "%s/%s", parent, name);
-	free(parent);
-	free(copy);
-	return r;
-}
-
 /* Whether dir holds an artifact_manifest.txt. */
 static bool has_manifest(const char *dir)
 {
@@ -223,8 +167,7 @@ static int split_main(int argc, char **argv)
 	};
 	struct kpack_split_opts *o = &a.o;
 	struct kpack_split_stats st;
-	char *tree = NULL, *rtree = NULL, *rout = NULL, *base = NULL;
-	struct stat sb;
+	char *tree = NULL, *rtree = NULL, *base = NULL;
 	struct err e;
 	int rc = 2, first;
 
@@ -296,26 +239,9 @@ static int split_main(int argc, char **argv)
 				 "(no '/', '\\' or @GFXARCH@)", o->name);
 		goto out;
 	}
-	if (!(rout = resolve_out(o->out))) {
-		rc = applet_fail("kpack split", "cannot write", o->out, "%s",
-				 strerror(errno));
+	if ((rc = kpack_outdir_check("kpack split", o->out,
+				     (const char *const *)&tree, 1)) != 0)
 		goto out;
-	}
-	if (inside(rout, rtree) || inside(rtree, rout)) {
-		rc = applet_fail("kpack split", "cannot write", o->out, "it is "
-				 "%s '%s'", inside(rout, rtree) ? "inside" :
-				 "around", tree);
-		goto out;
-	}
-	if (stat(o->out, &sb) == 0) {
-		/* An existing OUT must be an empty directory. */
-		if (!S_ISDIR(sb.st_mode) || !dir_empty(o->out)) {
-			rc = applet_fail("kpack split", "cannot write", o->out,
-					 "it exists and is not an empty "
-					 "directory");
-			goto out;
-		}
-	}
 	if (kpack_split(o, &st, &e) < 0) {
 		rc = applet_fail_err("kpack split", "cannot split", tree, 0, &e);
 		goto out;
@@ -327,7 +253,6 @@ oom:
 out:
 	free(tree);
 	free(rtree);
-	free(rout);
 	free(base);
 	return rc;
 }

@@ -1,6 +1,5 @@
 /* kpack_join: offload kpack join, a kpack-split host binary made a fat
  * binary again from its archives (ops/kpack_join.c). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -13,6 +12,7 @@
 
 #include "applets.h"
 #include "kpack_join.h"
+#include "kpack_outdir.h"
 #include "messages.h"
 #include "opts.h"
 #include "selection.h"
@@ -135,21 +135,6 @@ out:
 	return rc;
 }
 
-/* Whether the directory at path has nothing in it. */
-static bool dir_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	bool empty = true;
-
-	if (!d)
-		return false;
-	while (empty && (de = readdir(d)))
-		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
-	closedir(d);
-	return empty;
-}
-
 /* The artifacts at arts (n: the generic, then GPUs') joined into out. */
 static int join_artifacts(const char *out, int n, char **arts,
 			  struct select *sel)
@@ -160,17 +145,17 @@ static int join_artifacts(const char *out, int n, char **arts,
 		.sel = sel && sel->n ? sel : NULL,
 	};
 	struct kpack_join_artifacts_stats st;
-	struct stat sb;
 	struct err e;
+	int rc;
 
 	for (int i = 1; i < n; i++)
 		if (!is_dir(arts[i]))
 			return usage_error("'%s': not a directory (an artifact "
 					   "of GPU code to join with '%s')",
 					   arts[i], arts[0]);
-	if (stat(out, &sb) == 0 && (!S_ISDIR(sb.st_mode) || !dir_empty(out)))
-		return applet_fail(APPLET, "cannot write", out, "it exists and "
-				   "is not an empty directory");
+	if ((rc = kpack_outdir_check(APPLET, out, (const char *const *)arts,
+				     (size_t)n)) != 0)
+		return rc;
 	if (kpack_join_artifacts(&o, &st, &e) < 0)
 		return applet_fail_err(APPLET, "cannot join", arts[0], 0, &e);
 	return 0;

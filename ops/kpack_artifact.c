@@ -100,6 +100,11 @@ int kpack_manifest_read(const char *dir, char ***prefixes, size_t *n,
 			len--;
 		if (len == b)
 			continue;
+		if (*n == KPACK_MAX_PREFIXES) {
+			err_code_file(e, ERR_MALFORMED, 0, path, "lists more "
+				      "than %d prefixes", KPACK_MAX_PREFIXES);
+			goto out;
+		}
 		if (memchr(line + b, 0, len - b)) {
 			err_code_file(e, ERR_MALFORMED, 0, path, "line %zu "
 				      "holds a NUL byte", *n + 1);

@@ -18,12 +18,16 @@
 #include "../core/err.h"
 
 #define KPACK_MANIFEST "artifact_manifest.txt"
+/* ROCm's manifests list a few prefixes; each is checked against the
+ * others, so a manifest of millions would take hours. */
+enum { KPACK_MAX_PREFIXES = 4096 };
 
 /* The prefixes DIR/artifact_manifest.txt lists, in order: its lines
  * (ended by \n, \r\n or \r, as Python reads text), blanks around them
  * dropped, empty ones skipped.  Each must be a relative path of names
  * ('/' between, none empty, "." or ".."; no '\\'), listed once, and not
- * inside another.  *prefixes (and each) malloc'd; -1 with e filled. */
+ * inside another; KPACK_MAX_PREFIXES at most.  *prefixes (and each)
+ * malloc'd; -1 with e filled. */
 int kpack_manifest_read(const char *dir, char ***prefixes, size_t *n,
 			struct err *e);
 /* The artifact prefix in an artifact directory's name: all before its

@@ -322,6 +322,16 @@ int kpack_join_artifacts(const struct kpack_join_artifacts_opts *o,
 		err_sys(e, o->out, errno);
 		goto out;
 	}
+	/* Every manifest read first: a GPU artifact without one is named as
+	 * such, not as the archives a binary then fails to find. */
+	for (size_t g = 0; g < o->ngpus; g++) {
+		char **prefix;
+		size_t n;
+
+		if (kpack_manifest_read(o->gpus[g], &prefix, &n, e) < 0)
+			goto out;
+		kpack_strings_free(prefix, n);
+	}
 	if (one_artifact(&jn, o->generic, true) < 0)
 		goto out;
 	for (size_t g = 0; g < o->ngpus; g++)
