@@ -40,89 +40,17 @@
 
 #include "hosts.h"
 #include "kpack_artifact.h"
-#include "kpack_databases.h"
 #include "inspect.h"
 #include "kpack_host.h"
 #include "kpack_outs.h"
 #include "kpack_split.h"
+#include "kpack_split_out.h"
 #include "../core/elfscan.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
 #include "../core/tree.h"
 #include "../formats/kpack_write.h"
-
-/* A code object of the file being walked: its bundle and target. */
-struct kern {
-	size_t bundle;
-	size_t arch;		/* index into split.arch */
-	unsigned index;		/* among the file's code objects of arch */
-};
-
-/* A prefix of the artifact: a tree walked. */
-struct source {
-	char *path;		/* on disk */
-	const char *key;	/* in TOC keys, metadata and manifests */
-	const char *out;	/* where its files go, installed ("": OUT) */
-};
-
-/* A GPU of the artifact: its archive, written as its code objects come
- * (opened under the prefix of the first, moved at the end), and where
- * its code and database files came from. */
-struct archive {
-	char *arch;
-	struct kpack_stream st;
-	struct io_out o;
-	bool open, started;
-	bool *code_from;	/* per source */
-	size_t *db_from;	/* sources of its database files, in order */
-	size_t ndb;
-};
-
-struct outfile {
-	struct io_out o;
-	bool open;
-};
-
-struct split {
-	const struct kpack_split_opts *o;
-	struct err *e;
-	bool per_target;
-	const char *name;	/* the artifact prefix */
-	struct source *src;
-	size_t nsrc, isrc;
-	const struct tree *t;
-	struct tree_cursor cur;	/* the walked directories, reached again */
-	int outfd;		/* OUT, opened once: every output made under it */
-	size_t skip;		/* of a tree path, to its path in the tree */
-	struct archive *a;	/* in the order their first code came */
-	size_t na, capa;
-	size_t kernels;
-	struct kpack_outs outs;	/* every path written in OUT */
-	/* The file being walked. */
-	const char *rel;
-	struct kern *k;
-	size_t nk, capk;
-	bool elf_exec;		/* a linked ELF file, depth 0 */
-	bool in_fat;		/* under its .hip_fatbin */
-	bool has_fat;
-	unsigned fat_depth;
-	uint64_t fat_off;
-	size_t nbundles;
-	uint64_t *bundle_addr;	/* each bundle's offset in .hip_fatbin */
-};
-
-static int fail_file(struct err *e, const char *path)
-{
-	struct err inner;
-
-	if (e->path[0])
-		return -1;
-	inner = *e;
-	err_file(e, path, "%s", inner.msg);
-	e->code = inner.code;
-	return -1;
-}
 
 /* Bytes a target may have to name an archive file: a target ID's. */
 static bool arch_ok(const char *a)
@@ -134,24 +62,6 @@ static bool arch_ok(const char *a)
 		      (*a >= '0' && *a <= '9') || strchr("_:+-.", *a)))
 			return false;
 	return true;
-}
-
-static char *join(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = malloc(la + lb + 2);
-
-	if (p) {
-		memcpy(p, a, la);
-		p[la] = '/';
-		memcpy(p + la + 1, b, lb + 1);
-	}
-	return p;
-}
-
-static int sink(void *ctx, const void *p, size_t n, struct err *e)
-{
-	return n ? io_out_write(ctx, p, n, e) : 0;
 }
 
 /* The search pattern of a binary at rel (compute_kpack_search_pattern). */
@@ -172,157 +82,6 @@ static char *pattern(const char *rel, const char *name)
 	strcat(p, name);
 	strcat(p, "_@GFXARCH@.kpack");
 	return p;
-}
-
-/* rel, a path in OUT, taken by from: an error if another took it (arch:
- * the archive of arch). */
-static int claim(struct split *sp, char *rel, const char *from,
-		 const char *arch)
-{
-	const char *by;
-	int rc = kpack_outs_claim(&sp->outs, rel, from, &by);
-
-	if (rc < 0)
-		return err_nomem(sp->e);
-	if (rc && arch)
-		return err_code_file(sp->e, ERR_MALFORMED, 0, by, "is where "
-				     "the archive for %s goes", arch);
-	if (rc)
-		return err_code_file(sp->e, ERR_MALFORMED, 0, from, "goes "
-				     "where '%s' goes too", by);
-	return 0;
-}
-
-/* A path in OUT: the parts given, '/' between, empty ones left out. */
-static char *out_path(const char *a, const char *b, const char *c,
-		      const char *d)
-{
-	const char *part[4] = { a, b, c, d };
-	size_t n = 1;
-	char *p;
-
-	for (int i = 0; i < 4; i++)
-		n += part[i] ? strlen(part[i]) + 1 : 0;
-	if (!(p = malloc(n)))
-		return NULL;
-	p[0] = 0;
-	for (int i = 0; i < 4; i++)
-		if (part[i] && *part[i]) {
-			if (*p)
-				strcat(p, "/");
-			strcat(p, part[i]);
-		}
-	return p;
-}
-
-/* The artifact directory of a GPU, or the generic one (arch NULL). */
-static char *artifact_dir(const struct split *sp, const char *arch)
-{
-	char *p = malloc(strlen(sp->name) + (arch ? strlen(arch) : 7) + 2);
-
-	if (p)
-		sprintf(p, "%s_%s", sp->name, arch ? arch : "generic");
-	return p;
-}
-
-/* Where the archive of a goes when source s is its first. */
-static char *archive_path(const struct split *sp, const struct archive *a,
-			  size_t s)
-{
-	char *dir = sp->per_target ? artifact_dir(sp, a->arch) : NULL;
-	char *file = malloc(strlen(sp->name) + strlen(a->arch) + 16), *p = NULL;
-
-	if (file && (dir || !sp->per_target)) {
-		sprintf(file, ".kpack/%s_%s.kpack", sp->name, a->arch);
-		p = out_path(dir, sp->per_target ? sp->src[s].key :
-			     sp->src[s].out, file, NULL);
-	}
-	free(dir);
-	free(file);
-	return p;
-}
-
-/* The GPU arch of the artifact, made when first met. */
-static int target(struct split *sp, const char *arch, size_t len, size_t *ix)
-{
-	struct archive *a;
-
-	for (size_t i = 0; i < sp->na; i++)
-		if (strlen(sp->a[i].arch) == len &&
-		    !memcmp(sp->a[i].arch, arch, len)) {
-			*ix = i;
-			return 0;
-		}
-	if (sp->na == sp->capa) {
-		size_t cap = sp->capa ? 2 * sp->capa : 8;
-		struct archive *v = realloc(sp->a, cap * sizeof(*v));
-
-		if (!v)
-			return err_nomem(sp->e);
-		sp->a = v;
-		sp->capa = cap;
-	}
-	a = &sp->a[sp->na];
-	memset(a, 0, sizeof(*a));
-	a->o.fd = -1;
-	if (!(a->arch = strndup(arch, len)) ||
-	    !(a->code_from = calloc(sp->nsrc, sizeof(bool))) ||
-	    !(a->db_from = calloc(sp->nsrc, sizeof(size_t)))) {
-		free(a->arch);
-		free(a->code_from);
-		return err_nomem(sp->e);
-	}
-	sp->na++;
-	*ix = sp->na - 1;
-	return 0;
-}
-
-/* The archive of arch, opened and begun when its first code object
- * comes. */
-static int archive_for(struct split *sp, const char *arch, size_t len,
-		       size_t *ix)
-{
-	struct archive *a;
-	char *file = NULL, *dest = NULL;
-	int rc = -1;
-
-	if (target(sp, arch, len, ix) < 0)
-		return -1;
-	a = &sp->a[*ix];
-	a->code_from[sp->isrc] = true;
-	if (a->started)
-		return 0;
-	/* Opened at OUT/NAME_<gfx>.kpack, no directory made, and moved
-	 * to its place at the end, when its prefixes are known. */
-	if (!(file = malloc(strlen(sp->name) + len + 8))) {
-		err_nomem(sp->e);
-		goto out;
-	}
-	sprintf(file, "%s_%s.kpack", sp->name, a->arch);
-	if (!(dest = join(sp->o->out, file))) {
-		err_nomem(sp->e);
-		goto out;
-	}
-	if (io_out_open_under(&a->o, sp->outfd, file, dest, sp->e) < 0)
-		goto out;
-	a->open = true;
-	{
-		const char *arches[1] = { a->arch };
-		struct kpack_write_opts wo = {
-			.group_name = sp->name, .arch_family = a->arch,
-			.arches = arches, .narches = 1,
-			.scheme = sp->o->scheme, .level = 3,
-		};
-
-		if (kpack_stream_begin(&a->st, &wo, sink, &a->o, sp->e) < 0)
-			goto out;
-	}
-	a->started = true;
-	rc = 0;
-out:
-	free(file);
-	free(dest);
-	return rc;
 }
 
 /* A code object of the file: filed under its target, written to that
@@ -355,7 +114,7 @@ static int add_code(struct split *sp, const struct inspect_node *n,
 			return 1;
 		}
 	}
-	if (archive_for(sp, arch, alen, &ix) < 0)
+	if (kpack_split_archive_for(sp, arch, alen, &ix) < 0)
 		return 1;
 	a = &sp->a[ix];
 	for (size_t i = 0; i < sp->nk; i++)
@@ -395,7 +154,7 @@ static int add_code(struct split *sp, const struct inspect_node *n,
 		struct kpack_new kn = { key, a->arch, n->data, n->size, meta,
 					meta_len };
 
-		if (kpack_stream_add(&a->st, &kn, sink, &a->o, sp->e) < 0)
+		if (kpack_stream_add(&a->st, &kn, kpack_split_sink, &a->o, sp->e) < 0)
 			goto out;
 	}
 	sp->kernels++;
@@ -528,80 +287,6 @@ static int refuse_split(const uint8_t *buf, size_t len, struct err *e)
 	return rc;
 }
 
-/* Where a file of the current source at rel goes, with database files
- * (db_arch set) in the artifact of their GPU. */
-static char *file_out(const struct split *sp, const char *rel,
-		      const char *db_arch)
-{
-	const struct source *src = &sp->src[sp->isrc];
-	char *dir, *p;
-
-	if (!sp->per_target)
-		return out_path(src->out, rel, NULL, NULL);
-	if (!(dir = artifact_dir(sp, db_arch)))
-		return NULL;
-	p = out_path(dir, src->key, rel, NULL);
-	free(dir);
-	return p;
-}
-
-/* The GPU of a database file at rel, by the first of the databases
- * asked for that takes it (arch, n bytes), or false. */
-static bool database_of(const struct split *sp, const char *rel, char *arch,
-			size_t n)
-{
-	if (!sp->per_target)
-		return false;
-	for (size_t i = 0; i < sp->o->ndatabases; i++)
-		if (sp->o->databases[i]->detect(rel, arch, n))
-			return true;
-	return false;
-}
-
-/* A file of the current source that is not a fat binary, at rel: where
- * it goes (a database file noted as its GPU's). */
-static char *plain_out(struct split *sp, const char *rel)
-{
-	char arch[256];
-	size_t ix;
-
-	if (!database_of(sp, rel, arch, sizeof(arch)))
-		return file_out(sp, rel, NULL);
-	if (target(sp, arch, strlen(arch), &ix) < 0)
-		return NULL;
-	{
-		struct archive *a = &sp->a[ix];
-		bool seen = false;
-
-		for (size_t i = 0; i < a->ndb; i++)
-			seen |= a->db_from[i] == sp->isrc;
-		if (!seen)
-			a->db_from[a->ndb++] = sp->isrc;
-	}
-	return file_out(sp, rel, arch);
-}
-
-/* The bytes of in written to the output at orel (a path in OUT) for the
- * file path: claimed, opened, the mode kept. */
-static int open_output(struct split *sp, char *orel, const char *path,
-		       const struct io_in *in, struct io_out *out)
-{
-	char *dest;
-	int rc;
-
-	if (!orel)
-		return err_nomem(sp->e);
-	if (claim(sp, orel, path, NULL) < 0)
-		return -1;
-	if (!(dest = join(sp->o->out, orel)))
-		return err_nomem(sp->e);
-	rc = io_out_open_under(out, sp->outfd, orel, dest, sp->e);
-	free(dest);
-	if (rc == 0)
-		io_out_keep_mode(out, in);
-	return rc;
-}
-
 /* One file of the tree: copied, or split (its code objects into the
  * archives as they come). */
 static int one_file(struct split *sp, size_t fi)
@@ -634,8 +319,8 @@ static int one_file(struct split *sp, size_t fi)
 	if (refuse_split(in.data, in.len, sp->e) < 0 ||
 	    inspect_walk(in.data, in.len, &wo, visit, sp, sp->e) != 0)
 		goto out;
-	if (open_output(sp, sp->has_fat ? file_out(sp, rel, NULL) :
-			plain_out(sp, rel), path, &in, &out) < 0)
+	if (kpack_split_open_output(sp, sp->has_fat ? kpack_split_file_out(sp, rel, NULL) :
+			kpack_split_plain_out(sp, rel), path, &in, &out) < 0)
 		goto out;
 	open = true;
 	if (!sp->has_fat) {
@@ -654,7 +339,7 @@ static int one_file(struct split *sp, size_t fi)
 		const char *paths[1];
 
 		if (!(pat = pattern(rel, sp->name)) ||
-		    !(kname = join(sp->src[sp->isrc].key, rel))) {
+		    !(kname = kpack_split_join(sp->src[sp->isrc].key, rel))) {
 			err_nomem(sp->e);
 			goto out;
 		}
@@ -673,138 +358,13 @@ out:
 	if (open)
 		io_out_discard(&out);
 	if (rc < 0)
-		fail_file(sp->e, path);
+		kpack_split_fail(sp->e, path);
 	kpack_host_free(&h);
 	free(ref);
 	free(pat);
 	free(kname);
 	io_in_close(&in);
 	return rc;
-}
-
-/* A manifest, its lines the keys of the sources listed. */
-static int manifest(struct split *sp, const char *arch, const size_t *list,
-		    size_t n)
-{
-	struct io_out out = { .fd = -1 };
-	char *dir = artifact_dir(sp, arch), *rel, *dest = NULL;
-	int rc = -1;
-
-	rel = dir ? out_path(dir, KPACK_MANIFEST, NULL, NULL) : NULL;
-	free(dir);
-	if (!rel || !(dest = join(sp->o->out, rel))) {
-		free(rel);
-		return err_nomem(sp->e);
-	}
-	if (claim(sp, rel, dest, NULL) < 0 ||
-	    io_out_open_under(&out, sp->outfd, rel, dest, sp->e) < 0)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		const char *key = sp->src[list[i]].key;
-
-		if (io_out_write(&out, key, strlen(key), sp->e) < 0 ||
-		    io_out_write(&out, "\n", 1, sp->e) < 0) {
-			io_out_discard(&out);
-			goto out;
-		}
-	}
-	rc = io_out_commit(&out, sp->e);
-out:
-	free(dest);
-	return rc;
-}
-
-/* The sources of a GPU's manifest: its database files' in the order met,
- * and, with an archive, those and the archive's in byte order. */
-static size_t manifest_of(const struct split *sp, const struct archive *a,
-			  size_t *list)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < a->ndb; i++)
-		list[n++] = a->db_from[i];
-	if (!a->started)
-		return n;
-	for (size_t s = 0; s < sp->nsrc; s++) {
-		bool seen = false;
-
-		for (size_t i = 0; i < a->ndb; i++)
-			seen |= a->db_from[i] == s;
-		if (a->code_from[s] && !seen)
-			list[n++] = s;
-	}
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp(sp->src[list[j - 1]].key,
-						   sp->src[list[j]].key) > 0;
-		     j--) {
-			size_t t = list[j];
-
-			list[j] = list[j - 1];
-			list[j - 1] = t;
-		}
-	return n;
-}
-
-/* Each archive's TOC, then its header and count put in, and the archive
- * moved under its first prefix in byte order; the manifests. */
-static int finish_archives(struct split *sp)
-{
-	size_t *list = malloc((sp->nsrc + 1) * sizeof(*list));
-
-	if (!list)
-		return err_nomem(sp->e);
-	for (size_t i = 0; i < sp->na; i++) {
-		struct archive *a = &sp->a[i];
-		uint8_t head[KPACK_HEADER_SIZE], count[4];
-		size_t first = sp->nsrc;
-		char *rel = NULL, *dest = NULL;
-
-		for (size_t s = 0; a->started && s < sp->nsrc; s++)
-			if (a->code_from[s] && (first == sp->nsrc ||
-			    strcmp(sp->src[s].key, sp->src[first].key) < 0))
-				first = s;
-		if (a->started &&
-		    (kpack_stream_end(&a->st, sink, &a->o, head, count,
-				      sp->e) < 0 ||
-		     io_out_pwrite(&a->o, head, sizeof(head), 0, sp->e) < 0 ||
-		     (sp->o->scheme == KPACK_ZSTD &&
-		      io_out_pwrite(&a->o, count, 4, 64, sp->e) < 0))) {
-			free(list);
-			return fail_file(sp->e, a->o.path);
-		}
-		if (a->started && (!(rel = archive_path(sp, a, first)) ||
-				   !(dest = join(sp->o->out, rel)))) {
-			free(rel);
-			free(list);
-			return err_nomem(sp->e);
-		}
-		if (a->started && (io_out_move_under(&a->o, rel, dest,
-						     sp->e) < 0 ||
-				   claim(sp, rel, dest, a->arch) < 0)) {
-			free(dest);
-			free(list);
-			return -1;
-		}
-		free(dest);
-		a->open = false;
-		if (a->started && io_out_commit(&a->o, sp->e) < 0) {
-			free(list);
-			return fail_file(sp->e, a->o.path);
-		}
-		if (sp->per_target &&
-		    manifest(sp, a->arch, list, manifest_of(sp, a, list)) < 0) {
-			free(list);
-			return -1;
-		}
-	}
-	for (size_t s = 0; s < sp->nsrc; s++)
-		list[s] = s;
-	if (sp->per_target && manifest(sp, NULL, list, sp->nsrc) < 0) {
-		free(list);
-		return -1;
-	}
-	free(list);
-	return 0;
 }
 
 /* The symbolic links of the tree, made in OUT with the rest (each read
@@ -829,11 +389,11 @@ static int links(struct split *sp)
 					     "symbolic link now") :
 			       err_sys(sp->e, l->path, errno);
 		target[n] = 0;
-		if (!(orel = file_out(sp, l->path + sp->skip, NULL)))
+		if (!(orel = kpack_split_file_out(sp, l->path + sp->skip, NULL)))
 			return err_nomem(sp->e);
-		if (claim(sp, orel, l->path, NULL) < 0)
+		if (kpack_split_claim(sp, orel, l->path, NULL) < 0)
 			return -1;
-		if (!(dest = join(sp->o->out, orel)))
+		if (!(dest = kpack_split_join(sp->o->out, orel)))
 			return err_nomem(sp->e);
 		if (io_out_symlink_under(sp->outfd, orel, target, dest,
 					 sp->e) < 0) {
@@ -895,21 +455,6 @@ out:
 	return rc;
 }
 
-static void free_archives(struct split *sp)
-{
-	for (size_t i = 0; i < sp->na; i++) {
-		if (sp->a[i].open)
-			io_out_discard(&sp->a[i].o);
-		kpack_stream_free(&sp->a[i].st);
-		free(sp->a[i].arch);
-		free(sp->a[i].code_from);
-		free(sp->a[i].db_from);
-	}
-	free(sp->a);
-	sp->a = NULL;
-	sp->na = sp->capa = 0;
-}
-
 /* One artifact: its sources walked, its archives and manifests written. */
 static int split_sources(struct split *sp, struct kpack_split_stats *st)
 {
@@ -918,14 +463,14 @@ static int split_sources(struct split *sp, struct kpack_split_stats *st)
 	for (sp->isrc = 0; sp->isrc < sp->nsrc; sp->isrc++)
 		if (split_tree(sp, st) < 0)
 			goto out;
-	if (finish_archives(sp) < 0)
+	if (kpack_split_finish(sp) < 0)
 		goto out;
 	st->kernels += sp->kernels;
 	for (size_t i = 0; i < sp->na; i++)
 		st->archives += sp->a[i].started;
 	rc = 0;
 out:
-	free_archives(sp);
+	kpack_split_free_archives(sp);
 	sp->kernels = 0;
 	return rc;
 }
@@ -951,7 +496,7 @@ static int split_artifact(struct split *sp, const char *dir, const char *name,
 		struct source *src = &sp->src[sp->nsrc];
 		struct stat sb;
 
-		if (!(src->path = join(dir, prefix[i]))) {
+		if (!(src->path = kpack_split_join(dir, prefix[i]))) {
 			err_nomem(sp->e);
 			goto out;
 		}
@@ -1011,7 +556,7 @@ static int split_batch(struct split *sp, struct kpack_split_stats *st)
 		char *path;
 
 		if (!(prefix[i] = kpack_artifact_prefix(names[i], &generic)) ||
-		    !(path = join(dir, names[i]))) {
+		    !(path = kpack_split_join(dir, names[i]))) {
 			err_nomem(sp->e);
 			goto out;
 		}
@@ -1047,6 +592,10 @@ int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 
 	memset(st, 0, sizeof(*st));
 	sp.per_target = o->per_target;
+	sp.out = o->out;
+	sp.scheme = o->scheme;
+	sp.databases = o->databases;
+	sp.ndatabases = o->ndatabases;
 	if (stat(o->tree, &sb) < 0)
 		return err_sys(e, o->tree, errno);
 	if (!S_ISDIR(sb.st_mode))
