@@ -12,15 +12,18 @@
 
 #include "applets.h"
 #include "kpack_join.h"
+#include "kpack_outdir.h"
 #include "messages.h"
 #include "opts.h"
 #include "selection.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../ops/kpack_join.h"
+#include "../ops/kpack_join_artifacts.h"
 
 static const char usage[] =
 	"Usage: offload kpack join [OPTIONS] -o OUT HOST...\n"
+	"   or: offload kpack join [OPTIONS] -o OUT GENERIC [GPU...]\n"
 	"Make each kpack-split HOST binary a fat binary again: the code objects\n"
 	"of the archives its search paths find (as offload ls lists them) go\n"
 	"back into .hip_fatbin, one clang offload bundle per wrapper, and each\n"
@@ -28,6 +31,10 @@ static const char usage[] =
 	"kpack support loads it; .rocm_kpack_ref is dropped.  With one HOST,\n"
 	"OUT is the file written (in it when a directory); with several, OUT is\n"
 	"a directory (made if missing) that gets each under its base name.\n"
+	"Given directories, the generic artifact GENERIC of a split into\n"
+	"artifacts and any of its per-GPU artifacts are made one fat artifact\n"
+	"in the new directory OUT: the generic's files, its split binaries\n"
+	"joined from the GPUs' archives, and the GPUs' database files.\n"
 	"\n";
 
 /* What the options set. */
@@ -128,6 +135,32 @@ out:
 	return rc;
 }
 
+/* The artifacts at arts (n: the generic, then GPUs') joined into out. */
+static int join_artifacts(const char *out, int n, char **arts,
+			  struct select *sel)
+{
+	struct kpack_join_artifacts_opts o = {
+		.out = out, .generic = arts[0],
+		.gpus = (const char *const *)arts + 1, .ngpus = (size_t)n - 1,
+		.sel = sel && sel->n ? sel : NULL,
+	};
+	struct kpack_join_artifacts_stats st;
+	struct err e;
+	int rc;
+
+	for (int i = 1; i < n; i++)
+		if (!is_dir(arts[i]))
+			return usage_error("'%s': not a directory (an artifact "
+					   "of GPU code to join with '%s')",
+					   arts[i], arts[0]);
+	if ((rc = kpack_outdir_check(APPLET, out, (const char *const *)arts,
+				     (size_t)n)) != 0)
+		return rc;
+	if (kpack_join_artifacts(&o, &st, &e) < 0)
+		return applet_fail_err(APPLET, "cannot join", arts[0], 0, &e);
+	return 0;
+}
+
 int kpack_join_main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -148,6 +181,10 @@ int kpack_join_main(int argc, char **argv)
 	if (!strcmp(outp, "-")) {
 		rc = usage_error("-o -: the output is a file, not standard "
 				 "output");
+		goto out;
+	}
+	if (is_dir(argv[first])) {
+		rc = join_artifacts(outp, argc - first, argv + first, sel);
 		goto out;
 	}
 	many = argc - first > 1;

@@ -508,6 +508,29 @@ int io_out_open_under(struct io_out *o, int dirfd, const char *rel,
 	return -1;
 }
 
+int io_out_move_under(struct io_out *o, const char *rel, const char *path,
+		      struct err *e)
+{
+	struct io_out n;
+	int rc = under_ready(&n, o->dirfd, rel, path, e);
+
+	if (rc == 0) {
+		free(o->path);
+		free(o->dest);
+		free(o->destdir);
+		o->path = n.path;
+		o->dest = n.dest;
+		o->destdir = n.destdir;
+		o->dir_dev = n.dir_dev;
+		o->dir_ino = n.dir_ino;
+		return 0;
+	}
+	free(n.path);
+	free(n.dest);
+	free(n.destdir);
+	return -1;
+}
+
 /* A symbolic link to target as o's temporary in o->dirfd, registered as
  * temp_at registers a file: 0, or an errno. */
 static int temp_link_at(struct io_out *o, const char *target)

@@ -45,6 +45,12 @@ int io_out_open_at(struct io_out *o, int dirfd, const char *name,
  * discarded (with io_out_together, till io_out_together_end). */
 int io_out_open_under(struct io_out *o, int dirfd, const char *rel,
 		      const char *path, struct err *e);
+/* An output of io_out_open_under sent elsewhere under the same dirfd
+ * before it is committed: rel (its directories made) and path, as if
+ * opened there; its temporary stays where it is.  -1 with e filled, o
+ * as it was. */
+int io_out_move_under(struct io_out *o, const char *rel, const char *path,
+		      struct err *e);
 /* A symbolic link to target made at rel under dirfd as an output is:
  * under a temporary name in dirfd, renamed in as io_out_open_under's
  * output is committed (at io_out_together_end, with io_out_together). */

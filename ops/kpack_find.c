@@ -126,32 +126,20 @@ size_t kpack_find_lookup(const struct kpack_find_archive *a,
 	return n;
 }
 
-/* Every archive search path sp finds. */
-static int search(struct kpack_find *h, size_t sp)
+/* The archives of search path sp in the directory dir, its pattern's
+ * base name base; a directory that cannot be opened sets *no_dir. */
+static int search_dir(struct kpack_find *h, size_t sp, const char *dir,
+		      const char *base, bool *no_dir)
 {
-	const char *pattern = h->ref.paths[sp], *base;
-	char *full = NULL, *base_dir = NULL, **names = NULL;
+	char **names = NULL;
 	size_t n = 0, cap = 0;
-	DIR *d = NULL;
+	DIR *d;
 	struct dirent *de;
 	int rc = -1;
 
-	if (!(base_dir = dir_of(h->path)))
-		goto out;
-	full = pattern[0] == '/' ? strdup(pattern) : join(base_dir, pattern);
-	if (!full || !(h->dir[sp] = dir_of(full)))
-		goto out;
-	base = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
-	if (!strstr(base, "@GFXARCH@")) {
-		/* A path with no placeholder is one archive. */
-		rc = add(h, sp, full, NULL);
-		full = NULL;
-		goto out;
-	}
-	if (!(d = opendir(h->dir[sp]))) {
-		h->no_dir[sp] = true;
-		rc = 0;
-		goto out;
+	if (!(d = opendir(dir))) {
+		*no_dir = true;
+		return 0;
 	}
 	while ((de = readdir(d))) {
 		char *target;
@@ -173,7 +161,7 @@ static int search(struct kpack_find *h, size_t sp)
 	if (n)	/* (qsort of no array: undefined) */
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
-		char *target, *apath = join(h->dir[sp], names[i]);
+		char *target, *apath = join(dir, names[i]);
 
 		if (!apath || !kpack_name_matches(base, names[i], &target)) {
 			free(apath);
@@ -184,11 +172,106 @@ static int search(struct kpack_find *h, size_t sp)
 	}
 	rc = 0;
 out:
-	if (d)
-		closedir(d);
+	closedir(d);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	return rc;
+}
+
+/* rel, a relative path, with "." and "name/.." taken out (in place);
+ * false when a ".." would leave where it starts. */
+static bool lexical(char *rel)
+{
+	char *w = rel, *r = rel;
+
+	while (*r) {
+		char *end = strchr(r, '/');
+		size_t len = end ? (size_t)(end - r) : strlen(r);
+
+		if (len == 0 || (len == 1 && r[0] == '.')) {
+			/* nothing */
+		} else if (len == 2 && r[0] == '.' && r[1] == '.') {
+			if (w == rel)
+				return false;
+			w--;
+			while (w > rel && w[-1] != '/')
+				w--;
+		} else {
+			memmove(w, r, len);
+			w += len;
+			*w++ = '/';
+		}
+		r += len + (end != NULL);
+	}
+	if (w > rel)
+		w--;
+	*w = 0;
+	return true;
+}
+
+/* Search path sp looked for, lexically, under the root of an artifact
+ * that stands in for the binary's own tree (kpack join of artifacts). */
+static int search_alt(struct kpack_find *h, size_t sp,
+		      const struct kpack_find_alt *alt)
+{
+	const char *pattern = h->ref.paths[sp], *base;
+	char *rel, *full = NULL, *dir = NULL;
+	bool no_dir = false;
+	int rc = -1;
+
+	if (pattern[0] == '/')
+		return 0;
+	if (!(rel = join(alt->rel_dir, pattern)))
+		return -1;
+	if (!lexical(rel) || !*rel) {
+		free(rel);
+		return 0;
+	}
+	if (!(full = join(alt->root, rel)) || !(dir = dir_of(full)))
+		goto out;
+	base = strrchr(full, '/') + 1;
+	if (!strstr(base, "@GFXARCH@")) {
+		struct stat st;
+
+		rc = 0;
+		if (stat(full, &st) == 0) {
+			rc = add(h, sp, full, NULL);
+			full = NULL;
+		}
+		goto out;
+	}
+	rc = search_dir(h, sp, dir, base, &no_dir);
+out:
+	free(rel);
+	free(full);
+	free(dir);
+	return rc;
+}
+
+/* Every archive search path sp finds. */
+static int search(struct kpack_find *h, size_t sp)
+{
+	const char *pattern = h->ref.paths[sp], *base;
+	char *full = NULL, *base_dir = NULL;
+	int rc = -1;
+
+	if (!(base_dir = dir_of(h->path)))
+		goto out;
+	full = pattern[0] == '/' ? strdup(pattern) : join(base_dir, pattern);
+	if (!full || !(h->dir[sp] = dir_of(full)))
+		goto out;
+	base = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
+	if (!strstr(base, "@GFXARCH@")) {
+		/* A path with no placeholder is one archive. */
+		rc = add(h, sp, full, NULL);
+		full = NULL;
+		goto out;
+	}
+	rc = search_dir(h, sp, h->dir[sp], base, &h->no_dir[sp]);
+	for (size_t i = 0; rc == 0 && i < h->nalt; i++)
+		rc = search_alt(h, sp, &h->alt[i]);
+out:
 	free(full);
 	free(base_dir);
 	return rc;

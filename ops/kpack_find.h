@@ -38,8 +38,20 @@ struct kpack_find_archive {
 	} *by_key;
 };
 
+/* A directory that stands in for the binary's own: rel_dir, the
+ * binary's directory in its artifact, under root, the root of another
+ * artifact (kpack join of a generic artifact and per-GPU ones).  A
+ * search path is looked for there lexically ("a/.." is taken out, not
+ * followed), never above root. */
+struct kpack_find_alt {
+	const char *root;
+	const char *rel_dir;
+};
+
 struct kpack_find {
 	const char *path;	/* the binary, as named */
+	const struct kpack_find_alt *alt;	/* set by the caller, or NULL */
+	size_t nalt;
 	struct kpack_ref ref;
 	uint64_t *index;	/* each HIPK wrapper's code object index */
 	size_t nhipk, nhipf;	/* HIPK wrappers, HIPF ones (not split) */

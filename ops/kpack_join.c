@@ -503,8 +503,16 @@ int kpack_join(const char *path, const uint8_t *buf, size_t len,
 	       struct select *sel, struct io_out *out,
 	       struct kpack_join_stats *st, struct err *e)
 {
+	return kpack_join_in(path, buf, len, sel, NULL, 0, out, st, e);
+}
+
+int kpack_join_in(const char *path, const uint8_t *buf, size_t len,
+		  struct select *sel, const struct kpack_find_alt *alt,
+		  size_t nalt, struct io_out *out,
+		  struct kpack_join_stats *st, struct err *e)
+{
 	struct join j = { .path = path, .buf = buf, .len = len, .e = e,
-			  .f = { .path = path } };
+			  .f = { .path = path, .alt = alt, .nalt = nalt } };
 	struct select all = { 0 };
 	const struct elfscan_section *ref, *seg, *hf;
 	uint8_t *fat = NULL;
@@ -570,5 +578,6 @@ out:
 	free(j.start);
 	kpack_find_close(&j.f);
 	elfscan_free(&j.s);
+	select_free(&all);
 	return rc;
 }

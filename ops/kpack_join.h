@@ -9,6 +9,7 @@
 #include "../core/err.h"
 #include "../core/io_types.h"
 #include "../core/select.h"
+#include "kpack_find.h"
 
 struct kpack_join_stats {
 	size_t bundles;		/* one per wrapper */
@@ -28,5 +29,11 @@ struct kpack_join_stats {
 int kpack_join(const char *path, const uint8_t *buf, size_t len,
 	       struct select *sel, struct io_out *out,
 	       struct kpack_join_stats *st, struct err *e);
+/* The same, its archives also looked for in the trees of other
+ * artifacts (ops/kpack_find.h kpack_find_alt: nalt of them at alt). */
+int kpack_join_in(const char *path, const uint8_t *buf, size_t len,
+		  struct select *sel, const struct kpack_find_alt *alt,
+		  size_t nalt, struct io_out *out,
+		  struct kpack_join_stats *st, struct err *e);
 
 #endif

@@ -16,7 +16,17 @@
  *     "../" per directory level, then ".kpack/<name>_@GFXARCH@.kpack"
  *     (compute_kpack_search_pattern), and wrapper i gets reserved1 = i
  *     (elf/kpack_transform.py).
- * Our prefix and name are both NAME.  Since the runtime finds wrapper i's
+ * A plain tree is an artifact of one prefix, NAME, which is also its
+ * artifact prefix; an artifact directory's prefixes are its manifest's
+ * (ops/kpack_artifact.h).  Per target (artifact_splitter.split): the
+ * generic artifact NAME_generic/<prefix>/... and its manifest of the
+ * prefixes that exist; NAME_<gfx>/<first prefix>/.kpack/NAME_<gfx>.kpack,
+ * the first in byte order of those whose code it holds; database files
+ * (ops/kpack_databases.h) at NAME_<gfx>/<prefix>/<path> instead of in the
+ * generic artifact; NAME_<gfx>/artifact_manifest.txt: the prefixes of its
+ * database files in the order met, or, with an archive, those and the
+ * archive's sorted.  Installed: each prefix's files where they were, the
+ * archive under the same first prefix.  Since the runtime finds wrapper i's
  * code under "#i", we check what the splitter assumes: wrapper i points at
  * bundle i, and every bundle has one code object of each target. */
 #include <errno.h>
@@ -29,70 +39,18 @@
 #include <unistd.h>
 
 #include "hosts.h"
+#include "kpack_artifact.h"
 #include "inspect.h"
 #include "kpack_host.h"
+#include "kpack_outs.h"
 #include "kpack_split.h"
+#include "kpack_split_out.h"
 #include "../core/elfscan.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
 #include "../core/tree.h"
 #include "../formats/kpack_write.h"
-
-/* A code object of the file being walked: its bundle and target. */
-struct kern {
-	size_t bundle;
-	size_t arch;		/* index into split.arch */
-	unsigned index;		/* among the file's code objects of arch */
-};
-
-/* One archive, written as its code objects come. */
-struct archive {
-	char *arch;
-	struct kpack_stream st;
-	struct io_out o;
-	bool open, started;
-};
-
-struct outfile {
-	struct io_out o;
-	bool open;
-};
-
-struct split {
-	const struct kpack_split_opts *o;
-	struct err *e;
-	const struct tree *t;
-	struct tree_cursor cur;	/* the walked directories, reached again */
-	int outfd;		/* OUT, opened once: every output made under it */
-	size_t skip;		/* of a tree path, to its path in the tree */
-	struct archive *a;	/* in the order their first code came */
-	size_t na, capa;
-	size_t kernels;
-	/* The file being walked. */
-	const char *rel;
-	struct kern *k;
-	size_t nk, capk;
-	bool elf_exec;		/* a linked ELF file, depth 0 */
-	bool in_fat;		/* under its .hip_fatbin */
-	bool has_fat;
-	unsigned fat_depth;
-	uint64_t fat_off;
-	size_t nbundles;
-	uint64_t *bundle_addr;	/* each bundle's offset in .hip_fatbin */
-};
-
-static int fail_file(struct err *e, const char *path)
-{
-	struct err inner;
-
-	if (e->path[0])
-		return -1;
-	inner = *e;
-	err_file(e, path, "%s", inner.msg);
-	e->code = inner.code;
-	return -1;
-}
 
 /* Bytes a target may have to name an archive file: a target ID's. */
 static bool arch_ok(const char *a)
@@ -104,24 +62,6 @@ static bool arch_ok(const char *a)
 		      (*a >= '0' && *a <= '9') || strchr("_:+-.", *a)))
 			return false;
 	return true;
-}
-
-static char *join(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = malloc(la + lb + 2);
-
-	if (p) {
-		memcpy(p, a, la);
-		p[la] = '/';
-		memcpy(p + la + 1, b, lb + 1);
-	}
-	return p;
-}
-
-static int sink(void *ctx, const void *p, size_t n, struct err *e)
-{
-	return n ? io_out_write(ctx, p, n, e) : 0;
 }
 
 /* The search pattern of a binary at rel (compute_kpack_search_pattern). */
@@ -142,75 +82,6 @@ static char *pattern(const char *rel, const char *name)
 	strcat(p, name);
 	strcat(p, "_@GFXARCH@.kpack");
 	return p;
-}
-
-/* The archive of arch, opened and begun when its first code object comes
- * (its place in the tree must not be a file of the tree). */
-static int archive_for(struct split *sp, const char *arch, size_t len,
-		       size_t *ix)
-{
-	const struct kpack_split_opts *o = sp->o;
-	struct archive *a;
-	char *file = NULL, *dest = NULL;
-	int rc = -1;
-
-	for (size_t i = 0; i < sp->na; i++)
-		if (strlen(sp->a[i].arch) == len &&
-		    !memcmp(sp->a[i].arch, arch, len)) {
-			*ix = i;
-			return 0;
-		}
-	if (sp->na == sp->capa) {
-		size_t cap = sp->capa ? 2 * sp->capa : 8;
-		struct archive *v = realloc(sp->a, cap * sizeof(*v));
-
-		if (!v)
-			return err_nomem(sp->e);
-		sp->a = v;
-		sp->capa = cap;
-	}
-	a = &sp->a[sp->na];
-	memset(a, 0, sizeof(*a));
-	a->o.fd = -1;
-	if (!(a->arch = strndup(arch, len)))
-		return err_nomem(sp->e);
-	sp->na++;
-	*ix = sp->na - 1;
-	if (!(file = malloc(strlen(o->name) + len + 16))) {
-		err_nomem(sp->e);
-		goto out;
-	}
-	sprintf(file, ".kpack/%s_%s.kpack", o->name, a->arch);
-	for (size_t f = 0; f < sp->t->n; f++)
-		if (!strcmp(sp->t->file[f].path + sp->skip, file)) {
-			err_file(sp->e, sp->t->file[f].path, "is where the "
-				 "archive for %s goes", a->arch);
-			goto out;
-		}
-	if (!(dest = join(o->out, file))) {
-		err_nomem(sp->e);
-		goto out;
-	}
-	if (io_out_open_under(&a->o, sp->outfd, file, dest, sp->e) < 0)
-		goto out;
-	a->open = true;
-	{
-		const char *arches[1] = { a->arch };
-		struct kpack_write_opts wo = {
-			.group_name = o->name, .arch_family = a->arch,
-			.arches = arches, .narches = 1, .scheme = o->scheme,
-			.level = 3,
-		};
-
-		if (kpack_stream_begin(&a->st, &wo, sink, &a->o, sp->e) < 0)
-			goto out;
-	}
-	a->started = true;
-	rc = 0;
-out:
-	free(file);
-	free(dest);
-	return rc;
 }
 
 /* A code object of the file: filed under its target, written to that
@@ -243,7 +114,7 @@ static int add_code(struct split *sp, const struct inspect_node *n,
 			return 1;
 		}
 	}
-	if (archive_for(sp, arch, alen, &ix) < 0)
+	if (kpack_split_archive_for(sp, arch, alen, &ix) < 0)
 		return 1;
 	a = &sp->a[ix];
 	for (size_t i = 0; i < sp->nk; i++)
@@ -262,17 +133,18 @@ static int add_code(struct split *sp, const struct inspect_node *n,
 	k->arch = ix;
 	k->index = index;
 	{
-		int len = snprintf(NULL, 0, "%s/%s#%u", sp->o->name, sp->rel,
+		const char *key_prefix = sp->src[sp->isrc].key;
+		int len = snprintf(NULL, 0, "%s/%s#%u", key_prefix, sp->rel,
 				   index);
 		const char *kv[4] = { "target", NULL, "source_prefix",
-				      sp->o->name };
+				      key_prefix };
 
 		if (len < 0 || !(key = malloc((size_t)len + 1)) ||
 		    !(idz = strndup(id, n->name_len))) {
 			err_nomem(sp->e);
 			goto out;
 		}
-		snprintf(key, (size_t)len + 1, "%s/%s#%u", sp->o->name,
+		snprintf(key, (size_t)len + 1, "%s/%s#%u", key_prefix,
 			 sp->rel, index);
 		kv[1] = idz;
 		if (kpack_meta_strings(kv, 2, &meta, &meta_len, sp->e) < 0)
@@ -282,7 +154,7 @@ static int add_code(struct split *sp, const struct inspect_node *n,
 		struct kpack_new kn = { key, a->arch, n->data, n->size, meta,
 					meta_len };
 
-		if (kpack_stream_add(&a->st, &kn, sink, &a->o, sp->e) < 0)
+		if (kpack_stream_add(&a->st, &kn, kpack_split_sink, &a->o, sp->e) < 0)
 			goto out;
 	}
 	sp->kernels++;
@@ -417,19 +289,21 @@ static int refuse_split(const uint8_t *buf, size_t len, struct err *e)
 
 /* One file of the tree: copied, or split (its code objects into the
  * archives as they come). */
-static int one_file(struct split *sp, size_t fi, struct outfile *of)
+static int one_file(struct split *sp, size_t fi)
 {
-	const struct kpack_split_opts *o = sp->o;
-	const char *path = sp->t->file[fi].path, *rel = path + sp->skip;
+	const struct tree_file *f = &sp->t->file[fi];
+	const char *path = f->path, *rel = path + sp->skip;
 	struct inspect_opts wo = {
 		.inflate = true, .accept_other = true,
-		.ccob = o->ccob, .package = o->package,
+		.ccob = sp->o->ccob, .package = sp->o->package,
 	};
 	struct kpack_host h = { 0 };
 	struct io_in in = { .fd = -1 };
+	struct io_out out = { .fd = -1 };
 	uint8_t *ref = NULL;
 	size_t ref_len = 0;
-	char *dest = NULL, *pat = NULL, *kname = NULL;
+	char *pat = NULL, *kname = NULL;
+	bool open = false;
 	int rc = -1;
 
 	sp->rel = rel;
@@ -437,7 +311,7 @@ static int one_file(struct split *sp, size_t fi, struct outfile *of)
 	sp->nbundles = sp->nk = 0;
 	/* The file walked, through the directories walked, or an error. */
 	{
-		int fd = tree_file_open(sp->t, &sp->cur, &sp->t->file[fi], sp->e);
+		int fd = tree_file_open(sp->t, &sp->cur, f, sp->e);
 
 		if (fd < 0 || io_in_open_fd(&in, fd, path, sp->e) < 0)
 			return -1;
@@ -445,16 +319,12 @@ static int one_file(struct split *sp, size_t fi, struct outfile *of)
 	if (refuse_split(in.data, in.len, sp->e) < 0 ||
 	    inspect_walk(in.data, in.len, &wo, visit, sp, sp->e) != 0)
 		goto out;
-	if (!(dest = join(o->out, rel))) {
-		err_nomem(sp->e);
+	if (kpack_split_open_output(sp, sp->has_fat ? kpack_split_file_out(sp, rel, NULL) :
+			kpack_split_plain_out(sp, rel), path, &in, &out) < 0)
 		goto out;
-	}
-	if (io_out_open_under(&of->o, sp->outfd, rel, dest, sp->e) < 0)
-		goto out;
-	of->open = true;
-	io_out_keep_mode(&of->o, &in);
+	open = true;
 	if (!sp->has_fat) {
-		rc = in.len ? io_out_copy(&of->o, &in, 0, in.len, sp->e) : 0;
+		rc = in.len ? io_out_copy(&out, &in, 0, in.len, sp->e) : 0;
 		goto out;
 	}
 	if (!sp->nk) {
@@ -468,8 +338,8 @@ static int one_file(struct split *sp, size_t fi, struct outfile *of)
 	{
 		const char *paths[1];
 
-		if (!(pat = pattern(rel, o->name)) ||
-		    !(kname = join(o->name, rel))) {
+		if (!(pat = pattern(rel, sp->name)) ||
+		    !(kname = kpack_split_join(sp->src[sp->isrc].key, rel))) {
 			err_nomem(sp->e);
 			goto out;
 		}
@@ -477,54 +347,36 @@ static int one_file(struct split *sp, size_t fi, struct outfile *of)
 		if (kpack_ref_pack(kname, paths, 1, &ref, &ref_len, sp->e) < 0)
 			goto out;
 	}
-	rc = kpack_host_write(in.data, in.len, &h, ref, ref_len, &of->o,
+	rc = kpack_host_write(in.data, in.len, &h, ref, ref_len, &out,
 			      sp->e);
 out:
 	/* Committed now, renamed into place with the others at the end. */
-	if (rc == 0 && of->open) {
-		of->open = false;
-		rc = io_out_commit(&of->o, sp->e);
+	if (rc == 0 && open) {
+		open = false;
+		rc = io_out_commit(&out, sp->e);
 	}
+	if (open)
+		io_out_discard(&out);
 	if (rc < 0)
-		fail_file(sp->e, path);
+		kpack_split_fail(sp->e, path);
 	kpack_host_free(&h);
 	free(ref);
 	free(pat);
 	free(kname);
-	free(dest);
 	io_in_close(&in);
 	return rc;
 }
 
-/* Each archive's TOC, then its header and count put in. */
-static int finish_archives(struct split *sp)
-{
-	for (size_t i = 0; i < sp->na; i++) {
-		struct archive *a = &sp->a[i];
-		uint8_t head[KPACK_HEADER_SIZE], count[4];
-
-		if (kpack_stream_end(&a->st, sink, &a->o, head, count,
-				     sp->e) < 0 ||
-		    io_out_pwrite(&a->o, head, sizeof(head), 0, sp->e) < 0 ||
-		    (sp->o->scheme == KPACK_ZSTD &&
-		     io_out_pwrite(&a->o, count, 4, 64, sp->e) < 0))
-			return fail_file(sp->e, a->o.path);
-		a->open = false;
-		if (io_out_commit(&a->o, sp->e) < 0)
-			return fail_file(sp->e, a->o.path);
-	}
-	return 0;
-}
-
 /* The symbolic links of the tree, made in OUT with the rest (each read
  * in the directory walked). */
-static int links(const struct tree *t, struct tree_cursor *cur, int outfd,
-		 const char *out, size_t skip, struct err *e)
+static int links(struct split *sp)
 {
+	const struct tree *t = sp->t;
+
 	for (size_t i = 0; i < t->nsymlink; i++) {
 		const struct tree_link *l = &t->symlink[i];
-		char target[PATH_MAX + 1], *dest;
-		int dfd = tree_dir_fd(t, cur, l->dir, l->path, e);
+		char target[PATH_MAX + 1], *dest, *orel;
+		int dfd = tree_dir_fd(t, &sp->cur, l->dir, l->path, sp->e);
 		ssize_t n = dfd < 0 ? 0 : readlinkat(dfd, l->name, target,
 						      PATH_MAX);
 
@@ -532,15 +384,19 @@ static int links(const struct tree *t, struct tree_cursor *cur, int outfd,
 			return -1;
 		if (n < 0)
 			return errno == EINVAL ?
-			       err_code_file(e, ERR_CHANGED, 0, l->path,
+			       err_code_file(sp->e, ERR_CHANGED, 0, l->path,
 					     "changed since it was walked: no "
 					     "symbolic link now") :
-			       err_sys(e, l->path, errno);
+			       err_sys(sp->e, l->path, errno);
 		target[n] = 0;
-		if (!(dest = join(out, l->path + skip)))
-			return err_nomem(e);
-		if (io_out_symlink_under(outfd, l->path + skip, target, dest,
-					 e) < 0) {
+		if (!(orel = kpack_split_file_out(sp, l->path + sp->skip, NULL)))
+			return err_nomem(sp->e);
+		if (kpack_split_claim(sp, orel, l->path, NULL) < 0)
+			return -1;
+		if (!(dest = kpack_split_join(sp->o->out, orel)))
+			return err_nomem(sp->e);
+		if (io_out_symlink_under(sp->outfd, orel, target, dest,
+					 sp->e) < 0) {
 			free(dest);
 			return -1;
 		}
@@ -549,50 +405,201 @@ static int links(const struct tree *t, struct tree_cursor *cur, int outfd,
 	return 0;
 }
 
+/* The current source's tree walked: its files and links. */
+static int split_tree(struct split *sp, struct kpack_split_stats *st)
+{
+	const char *dir = sp->src[sp->isrc].path;
+	struct tree t = { .keep_symlinks = true };
+	int rc = -1;
+
+	sp->t = &t;
+	sp->skip = strlen(dir) + 1;
+	if (tree_add(&t, dir, true) < 0) {
+		err_nomem(sp->e);
+		goto out;
+	}
+	if (t.nerr) {
+		*sp->e = t.err[0];
+		goto out;
+	}
+	/* OUT is the tree installed again: a FIFO, device or socket in it
+	 * cannot be copied, and leaving it out would lose it silently. */
+	if (t.others) {
+		err_file(sp->e, dir, "holds %llu file%s neither regular, "
+			 "directory nor symbolic link (a FIFO, device or "
+			 "socket), which cannot be copied",
+			 (unsigned long long)t.others, t.others == 1 ? "" : "s");
+		goto out;
+	}
+	for (size_t i = 0; i < t.n; i++)
+		if (strchr(t.file[i].path + sp->skip, '\\')) {
+			err_file(sp->e, t.file[i].path, "a '\\' in its path "
+				 "would be '/' in the TOC key rocm-kpack writes");
+			goto out;
+		}
+	for (size_t i = 0; i < t.n; i++) {
+		if (one_file(sp, i) < 0)
+			goto out;
+		st->files++;
+		st->hosts += sp->nk > 0;
+	}
+	if (links(sp) < 0)
+		goto out;
+	st->symlinks += t.nsymlink;
+	rc = 0;
+out:
+	tree_cursor_close(&sp->cur);
+	sp->cur = (struct tree_cursor)TREE_CURSOR_INIT;
+	tree_free(&t);
+	sp->t = NULL;
+	return rc;
+}
+
+/* One artifact: its sources walked, its archives and manifests written. */
+static int split_sources(struct split *sp, struct kpack_split_stats *st)
+{
+	int rc = -1;
+
+	for (sp->isrc = 0; sp->isrc < sp->nsrc; sp->isrc++)
+		if (split_tree(sp, st) < 0)
+			goto out;
+	if (kpack_split_finish(sp) < 0)
+		goto out;
+	st->kernels += sp->kernels;
+	for (size_t i = 0; i < sp->na; i++)
+		st->archives += sp->a[i].started;
+	rc = 0;
+out:
+	kpack_split_free_archives(sp);
+	sp->kernels = 0;
+	return rc;
+}
+
+/* The artifact directory dir of artifact prefix name: the prefixes of
+ * its manifest that exist, split together. */
+static int split_artifact(struct split *sp, const char *dir, const char *name,
+			  struct kpack_split_stats *st)
+{
+	char **prefix = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (kpack_manifest_read(dir, &prefix, &n, sp->e) < 0)
+		return -1;
+	if (!(sp->src = calloc(n + 1, sizeof(*sp->src)))) {
+		err_nomem(sp->e);
+		goto out;
+	}
+	sp->name = name;
+	sp->nsrc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct source *src = &sp->src[sp->nsrc];
+		struct stat sb;
+
+		if (!(src->path = kpack_split_join(dir, prefix[i]))) {
+			err_nomem(sp->e);
+			goto out;
+		}
+		/* A prefix that has no directory had no files (the
+		 * splitter skips it); one that is no directory is wrong. */
+		if (stat(src->path, &sb) < 0 && errno == ENOENT) {
+			free(src->path);
+			continue;
+		}
+		src->key = src->out = prefix[i];
+		sp->nsrc++;
+		if (stat(src->path, &sb) < 0) {
+			err_sys(sp->e, src->path, errno);
+			goto out;
+		}
+		if (!S_ISDIR(sb.st_mode)) {
+			err_code_file(sp->e, ERR_MALFORMED, 0, src->path,
+				      "is a prefix of the "
+				 "artifact's manifest, and no directory");
+			goto out;
+		}
+	}
+	rc = split_sources(sp, st);
+out:
+	for (size_t i = 0; sp->src && i < sp->nsrc; i++)
+		free(sp->src[i].path);
+	free(sp->src);
+	sp->src = NULL;
+	sp->nsrc = 0;
+	kpack_strings_free(prefix, n);
+	return rc;
+}
+
+/* A batch: each artifact directory in dir, split in name order, none of
+ * two sharing an artifact prefix (their outputs would meet). */
+static int split_batch(struct split *sp, struct kpack_split_stats *st)
+{
+	const char *dir = sp->o->tree;
+	char **names = NULL, **prefix = NULL;
+	size_t n = 0, seen = 0;
+	int rc = -1;
+
+	if (kpack_batch_list(dir, &names, &n, &seen, sp->e) < 0)
+		return -1;
+	if (!n) {
+		err_code_file(sp->e, ERR_NOTHING, 0, dir, "holds no artifact "
+			      "directory (NAME_GPU "
+			 "with an " KPACK_MANIFEST ") to split");
+		goto out;
+	}
+	if (!(prefix = calloc(n, sizeof(*prefix)))) {
+		err_nomem(sp->e);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool generic;
+		char *path;
+
+		if (!(prefix[i] = kpack_artifact_prefix(names[i], &generic)) ||
+		    !(path = kpack_split_join(dir, names[i]))) {
+			err_nomem(sp->e);
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(prefix[i], prefix[j])) {
+				err_code_file(sp->e, ERR_MALFORMED, 0, path, "has "
+					      "the artifact prefix "
+					 "'%s' of '%s' too: their outputs "
+					 "would meet", prefix[i], names[j]);
+				free(path);
+				goto out;
+			}
+		rc = split_artifact(sp, path, prefix[i], st);
+		free(path);
+		if (rc < 0)
+			goto out;
+		rc = -1;
+	}
+	rc = 0;
+out:
+	kpack_strings_free(prefix, prefix ? n : 0);
+	kpack_strings_free(names, n);
+	return rc;
+}
+
 int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 		struct err *e)
 {
 	struct split sp = { .o = o, .e = e, .cur = TREE_CURSOR_INIT,
 			    .outfd = -1 };
-	struct tree t = { .keep_symlinks = true };
-	struct outfile *of = NULL;
 	struct stat sb;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
-	sp.t = &t;
-	sp.skip = strlen(o->tree) + 1;
+	sp.per_target = o->per_target;
+	sp.out = o->out;
+	sp.scheme = o->scheme;
+	sp.databases = o->databases;
+	sp.ndatabases = o->ndatabases;
 	if (stat(o->tree, &sb) < 0)
 		return err_sys(e, o->tree, errno);
 	if (!S_ISDIR(sb.st_mode))
 		return err_file(e, o->tree, "is not a directory");
-	if (tree_add(&t, o->tree, true) < 0) {
-		err_nomem(e);
-		goto done;
-	}
-	if (t.nerr) {
-		*e = t.err[0];
-		goto done;
-	}
-	/* OUT is the tree installed again: a FIFO, device or socket in it
-	 * cannot be copied, and leaving it out would lose it silently. */
-	if (t.others) {
-		err_file(e, o->tree, "holds %llu file%s neither regular, "
-			 "directory nor symbolic link (a FIFO, device or "
-			 "socket), which cannot be copied",
-			 (unsigned long long)t.others, t.others == 1 ? "" : "s");
-		goto done;
-	}
-	for (size_t i = 0; i < t.n; i++)
-		if (strchr(t.file[i].path + sp.skip, '\\')) {
-			err_file(e, t.file[i].path, "a '\\' in its path would "
-				 "be '/' in the TOC key rocm-kpack writes");
-			goto done;
-		}
-	if (!(of = calloc(t.n + 1, sizeof(*of)))) {
-		err_nomem(e);
-		goto done;
-	}
 	/* OUT opened once (made if need be): what is made in it is made
 	 * under that descriptor, a name at a time, never through a link
 	 * another may put there (OUT may be theirs). */
@@ -603,43 +610,39 @@ int kpack_split(const struct kpack_split_opts *o, struct kpack_split_stats *st,
 		err_sys(e, o->out, errno);
 		goto out;
 	}
-	for (size_t i = 0; i < t.n; i++) {
-		if (one_file(&sp, i, &of[i]) < 0)
+	switch (o->input) {
+	case KPACK_INPUT_TREE: {
+		struct source src = { .key = o->name,
+				      .out = o->per_target ? o->name : "" };
+
+		if (!(src.path = strdup(o->tree))) {
+			err_nomem(e);
 			goto out;
-		st->files++;
-		st->hosts += sp.nk > 0;
+		}
+		sp.src = &src;
+		sp.nsrc = 1;
+		sp.name = o->name;
+		rc = split_sources(&sp, st);
+		free(src.path);
+		sp.src = NULL;
+		break;
 	}
-	if (finish_archives(&sp) < 0 ||
-	    links(&t, &sp.cur, sp.outfd, o->out, sp.skip, e) < 0)
-		goto out;
-	st->kernels = sp.kernels;
-	st->archives = sp.na;
-	st->symlinks = t.nsymlink;
-	rc = 0;
+	case KPACK_INPUT_ARTIFACT:
+		rc = split_artifact(&sp, o->tree, o->name, st);
+		break;
+	case KPACK_INPUT_BATCH:
+		rc = split_batch(&sp, st);
+		break;
+	}
 out:
-	if (rc < 0) {
-		for (size_t i = 0; i < t.n; i++)
-			if (of[i].open)
-				io_out_discard(&of[i].o);
-		for (size_t i = 0; i < sp.na; i++)
-			if (sp.a[i].open)
-				io_out_discard(&sp.a[i].o);
+	if (rc < 0)
 		io_out_together_end(false, NULL);
-	} else {
+	else
 		rc = io_out_together_end(true, e);
-	}
 	if (sp.outfd >= 0)
 		close(sp.outfd);
-done:
-	for (size_t i = 0; i < sp.na; i++) {
-		kpack_stream_free(&sp.a[i].st);
-		free(sp.a[i].arch);
-	}
-	free(sp.a);
+	kpack_outs_free(&sp.outs);
 	free(sp.k);
 	free(sp.bundle_addr);
-	free(of);
-	tree_cursor_close(&sp.cur);
-	tree_free(&t);
 	return rc;
 }

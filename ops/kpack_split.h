@@ -1,11 +1,19 @@
-/* kpack_split: an install tree split as AMD's kpack splitter splits it
- * (ROCm/rocm-kpack python/rocm_kpack/artifact_splitter.py, run with the
- * tree as one artifact prefix), its per-GPU artefacts installed together:
+/* kpack_split: an install tree, an artifact directory of ROCm's build or
+ * a batch of them split as AMD's kpack splitter splits them
+ * (ROCm/rocm-kpack python/rocm_kpack/artifact_splitter.py and
+ * tools/split_artifacts.py; a plain tree is an artifact of the one prefix
+ * NAME).  Per target, the splitter's layout:
  *
- *   OUT/<path in TREE>        every file and symbolic link of TREE; each
+ *   OUT/NAME_generic/<prefix>/<path>   every file and symbolic link; each
  *                             fat host binary rewritten (ops/kpack_host.h)
- *   OUT/.kpack/NAME_<gfx>.kpack  the code objects of one target, TOC keys
- *                             NAME/<path in TREE>#<index>
+ *   OUT/NAME_<gfx>/<prefix>/.kpack/NAME_<gfx>.kpack  the code objects of
+ *                             one target, TOC keys <prefix>/<path>#<index>
+ *   OUT/NAME_<gfx>/<prefix>/<path>     the kernel database files of <gfx>
+ *   OUT/NAME_.../artifact_manifest.txt  the prefixes of each
+ *
+ * Installed, the per-GPU artefacts and the generic one put together:
+ * OUT/<prefix>/<path> (a plain tree's files at OUT/<path>) and
+ * OUT/<prefix>/.kpack/NAME_<gfx>.kpack.
  *
  * Input order (the archives' bytes depend on it): the files of TREE in
  * core/tree's walk, depth first, each directory's entries in strcmp order
@@ -17,6 +25,7 @@
 #ifndef OPS_KPACK_SPLIT_H
 #define OPS_KPACK_SPLIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../core/err.h"
@@ -24,10 +33,24 @@
 #include "../formats/kpack.h"
 #include "../formats/package.h"
 
+enum kpack_input {
+	KPACK_INPUT_TREE,	/* an install tree, its one prefix name */
+	KPACK_INPUT_ARTIFACT,	/* a directory with an artifact_manifest.txt */
+	KPACK_INPUT_BATCH,	/* a directory of artifact directories */
+};
+
+struct kpack_database;
+
 struct kpack_split_opts {
 	const char *tree;	/* without a trailing '/' */
 	const char *out;
-	const char *name;	/* the artifact prefix: archive names, keys */
+	const char *name;	/* the artifact prefix: archive names (each
+				 * artifact's own in a batch) */
+	enum kpack_input input;
+	bool per_target;	/* the splitter's layout, else installed */
+	/* The databases moved (per target), first match first. */
+	const struct kpack_database *const *databases;
+	size_t ndatabases;
 	enum kpack_scheme scheme;
 	struct ccob_limits ccob;
 	struct package_limits package;

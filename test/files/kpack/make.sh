@@ -32,7 +32,7 @@
 #                       one prefix both "stage" (kpack_split.test: offload
 #                       kpack split --prefix stage must write these bytes);
 #                       the splitter walks directories in the order
-#                       os.scandir gives, which run.py makes name order
+#                       os.scandir gives, which run_ref.py makes name order
 #   golden/zstd/*.kpack the same archives written again by rocm-kpack with
 #                       its ZstdCompressor (level 3), the code objects in
 #                       the same order, their metadata kept (offload kpack
@@ -65,36 +65,7 @@ $CLANG --hip-link -no-hip-rt -shared -Wl,-z,noseparate-code -s l.o \
 mkdir -p art/t_lib_gfx90a/stage/bin parts
 cp "$out/app" art/t_lib_gfx90a/stage/bin/app
 echo stage > art/t_lib_gfx90a/artifact_manifest.txt
-cat > run.py <<'PYEOF'
-import os, sys, tempfile
-# Directories listed in name order (bytes), the order offload kpack split
-# walks them in: os.scandir's own order is the file system's.
-_scandir = os.scandir
-class _Sorted:
-    def __init__(self, path="."):
-        with _scandir(path) as it:
-            self.entries = sorted(it, key=lambda d: os.fsencode(d.name))
-    def __enter__(self):
-        return iter(self.entries)
-    def __exit__(self, *a):
-        return False
-    def __iter__(self):
-        return iter(self.entries)
-    def close(self):
-        pass
-os.scandir = _Sorted
-if sys.version_info < (3, 12):
-    _TD = tempfile.TemporaryDirectory
-    class TemporaryDirectory(_TD):
-        def __init__(self, *a, delete=True, **k):
-            super().__init__(*a, **k)
-            if not delete:
-                self._finalizer.detach()
-    tempfile.TemporaryDirectory = TemporaryDirectory
-sys.path.insert(0, sys.argv.pop(1))
-import runpy
-runpy.run_module(sys.argv.pop(1), run_name="__main__")
-PYEOF
+cp "$here/run_ref.py" run.py
 "$PY" run.py "$KPACK_SRC/python" rocm_kpack.tools.split_artifacts \
 	--artifact-dir art/t_lib_gfx90a --output-dir parts --artifact-prefix t \
 	--tmp-dir "$tmp" --clang-offload-bundler "$LLVM/clang-offload-bundler" \
@@ -158,24 +129,6 @@ echo stage > art2/stage/artifact_manifest.txt
 rm -rf "$out/golden"
 mkdir -p "$out/golden/zstd"
 cp parts2/stage_gfx*/stage/.kpack/*.kpack "$out/golden/"
-cat > rezstd.py <<'PYEOF'
-import sys
-sys.path.insert(0, sys.argv[1])
-from pathlib import Path
-from rocm_kpack.kpack import PackedKernelArchive
-from rocm_kpack.compression import ZstdCompressor
-src = PackedKernelArchive.read(Path(sys.argv[2]))
-out = PackedKernelArchive(src.group_name, src.gfx_arch_family, src.gfx_arches,
-                          compressor=ZstdCompressor())
-entries = sorted((e["ordinal"], key, arch, e.get("metadata"))
-                 for key, arches in src.toc.items()
-                 for arch, e in arches.items())
-for _, key, arch, meta in entries:
-    out.add_kernel(out.prepare_kernel(key, arch, src.get_kernel(key, arch),
-                                      metadata=meta))
-out.finalize_archive()
-out.write(Path(sys.argv[3]))
-PYEOF
 for f in "$out"/golden/*.kpack; do
-	"$PY" rezstd.py "$KPACK_SRC/python" "$f" "$out/golden/zstd/${f##*/}"
+	"$PY" "$here/rezstd.py" "$KPACK_SRC/python" "$f" "$out/golden/zstd/${f##*/}"
 done
