@@ -170,9 +170,15 @@ int image_pack_docker(const char *dir, const struct image_pack_image *img,
 	for (size_t k = 0; k < n; k++) {
 		const char *cfg = img[k].config + 7;	/* past "sha256:" */
 
+		bool again = false;
+
+		/* Two images of one config (one image tagged twice): its
+		 * file once. */
+		for (size_t a = 0; a < k; a++)
+			again |= !strcmp(img[a].config, img[k].config);
 		snprintf(path, sizeof(path), "%s/blobs/sha256/%s", dir, cfg);
 		snprintf(name, sizeof(name), "%.64s.json", cfg);
-		if (file_member(out, path, name, e) < 0)
+		if (!again && file_member(out, path, name, e) < 0)
 			goto out;
 		add(&man, k ? ",{\"Config\":\"" : "{\"Config\":\"");
 		add(&man, name);
