@@ -136,8 +136,10 @@ int prune_image(struct options *o, const char *spec)
 					  "gzip, zstd or none, not '%s'",
 					  o->layer_compression);
 	po.recompress = o->layer_compression != NULL;
-	if (o->output && (rc = output(o->output, &po, &out, &out_file)) != 0)
+	if (o->output && (rc = output(o->output, &po, &out, &out_file)) != 0) {
+		free(out_file);
 		return rc;
+	}
 	rc = 1;
 	if (image_open(&im, spec, &e) < 0) {
 		applet_fail_err("prune", "cannot prune image", spec, 0, &e);
