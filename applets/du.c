@@ -42,8 +42,9 @@ static const char usage[] =
 	"from headers alone; a file hard-linked twice counts once, symbolic\n"
 	"links are not followed.  IMAGE, a container image (oci:DIR[:TAG],\n"
 	"oci-archive:FILE, docker-archive:FILE, or a path that is one): the same\n"
-	"for each layer's files, then for all layers.  PKG, a Debian package, a\n"
-	"Python wheel or a conda package: the same for its files.\n"
+	"for each layer's files, then for the root the layers make unpacked.\n"
+	"PKG, a Debian package, a Python wheel or a conda package: the same\n"
+	"for its files.\n"
 	"\n";
 
 #define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)

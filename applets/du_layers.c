@@ -14,9 +14,25 @@
 #include "../ops/deb.h"
 #include "../ops/hosts.h"
 #include "../ops/image.h"
+#include "../ops/image_root.h"
 #include "../ops/wheel.h"
 
 #define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)
+
+/* What one wanted file of a layer counted: added to a root's sums when
+ * the file is in that root. */
+struct member_sums {
+	uint64_t index;
+	struct options s;
+};
+
+/* One layer of an image: its members (for the roots) and the sums of its
+ * wanted files, by member index. */
+struct layer_sums {
+	struct image_root_layer root;
+	struct member_sums *v;
+	size_t n, cap;
+};
 
 /* The files of an image's layers. */
 struct image_scan {
@@ -25,26 +41,27 @@ struct image_scan {
 	const char *layer;
 	const char *what;	/* "layer", or a package's "member" */
 	uint64_t base, wanted;	/* files before the layer; walked */
+	struct layer_sums *sums;	/* an image's, or NULL */
 	int rc;
 };
 
-static int du_member(void *ctx, const struct layer_member *m,
-		     const struct io_in *data, struct io_in *repl,
-		     struct err *e)
+/* o's sums set to nothing (its options and selections kept). */
+static void no_sums(struct options *o)
 {
-	struct image_scan *is = ctx;
-	struct scan sc = { .o = is->o, .file = (size_t)(is->base + m->index + 1) };
-	char *path;
+	o->t = NULL;
+	o->n = o->cap = 0;
+	memset(&o->host, 0, sizeof(o->host));
+	memset(&o->drop_sum, 0, sizeof(o->drop_sum));
+	o->host_last = 0;
+	o->total = o->files = o->other_files = o->errors = 0;
+	o->device_stored = 0;
+}
 
-	(void)repl;
-	(void)e;
-	is->wanted++;
-	if (asprintf(&path, "%s: %s %s: %.*s", is->spec, is->what, is->layer,
-		     (int)m->name_len, m->name) < 0)
-		return err_nomem(e);
-	is->rc |= du_walk(is->o, &sc, path, data);
-	free(path);
-	return 0;
+static void free_sums(struct options *o)
+{
+	for (size_t j = 0; j < o->n; j++)
+		free(o->t[j].name);
+	free(o->t);
 }
 
 /* What one layer holds added to the whole image's sums in o. */
@@ -76,17 +93,155 @@ static int merge(struct options *o, const struct options *l)
 	return 0;
 }
 
-/* du IMAGE: a table per layer (its files, as a tree's), then the sums. */
+/* A package's file counted into its sums. */
+static int du_member(void *ctx, const struct layer_member *m,
+		     const struct io_in *data, struct io_in *repl,
+		     struct err *e)
+{
+	struct image_scan *is = ctx;
+	struct scan sc = { .o = is->o, .file = (size_t)(is->base + m->index + 1) };
+	char *path;
+
+	(void)repl;
+	(void)e;
+	is->wanted++;
+	if (asprintf(&path, "%s: %s %s: %.*s", is->spec, is->what, is->layer,
+		     (int)m->name_len, m->name) < 0)
+		return err_nomem(e);
+	is->rc |= du_walk(is->o, &sc, path, data);
+	free(path);
+	return 0;
+}
+
+/* An image's file counted alone, then into its layer's sums, and kept
+ * for the roots. */
+static int du_layer_member(void *ctx, const struct layer_member *m,
+			   const struct io_in *data, struct io_in *repl,
+			   struct err *e)
+{
+	struct image_scan *is = ctx;
+	struct layer_sums *ls = is->sums;
+	struct options *l = is->o, one = *l;
+	struct image_scan alone = *is;
+	int rc;
+
+	no_sums(&one);
+	alone.o = &one;
+	rc = du_member(&alone, m, data, repl, e);
+	is->wanted = alone.wanted;
+	is->rc = alone.rc;
+	/* The selections note what they matched: the layer's again. */
+	l->targets = one.targets;
+	l->keep = one.keep;
+	l->drop = one.drop;
+	if (rc == 0 && merge(l, &one) < 0)
+		rc = err_nomem(e);
+	if (rc == 0 && ls->n == ls->cap) {
+		size_t cap = ls->cap ? 2 * ls->cap : 64;
+		struct member_sums *v = realloc(ls->v, cap * sizeof(*v));
+
+		if (!v)
+			rc = err_nomem(e);
+		else
+			ls->v = v, ls->cap = cap;
+	}
+	if (rc < 0) {
+		free_sums(&one);
+		return -1;
+	}
+	ls->v[ls->n++] = (struct member_sums){ .index = m->index, .s = one };
+	return 0;
+}
+
+/* One root of the image: a manifest's layers unpacked. */
+struct root_scan {
+	struct options *r;
+	const struct image_manifest *m;
+	const struct layer_sums *sums;
+};
+
+static int root_file(void *ctx, size_t layer, uint64_t index, uint64_t size)
+{
+	struct root_scan *rs = ctx;
+	const struct layer_sums *ls = &rs->sums[rs->m->layer[layer]];
+	size_t lo = 0, hi = ls->n;
+
+	rs->r->total += size;
+	rs->r->files++;
+	while (lo < hi) {	/* the member's sums, noted in stream order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ls->v[mid].index < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ls->n && ls->v[lo].index == index)
+		return merge(rs->r, &ls->v[lo].s);
+	rs->r->other_files++;
+	return 0;
+}
+
+/* The root each manifest's layers make, as its table or JSON. */
+static int du_roots(struct options *o, const struct image *im,
+		    const struct layer_sums *sums, const char *spec)
+{
+	int rc = 0;
+
+	for (size_t k = 0; k < im->nmanifest && !rc; k++) {
+		const struct image_manifest *m = &im->manifest[k];
+		const struct image_root_layer **layers;
+		struct options r = *o;
+		struct root_scan rs = { .r = &r, .m = m, .sums = sums };
+		struct err e;
+
+		no_sums(&r);
+		if (!(layers = calloc(m->nlayers + 1, sizeof(*layers))))
+			return fail("cannot read image", spec, "out of memory");
+		for (size_t i = 0; i < m->nlayers; i++)
+			layers[i] = &sums[m->layer[i]].root;
+		if (image_root_files(layers, m->nlayers, root_file, &rs, &e) < 0)
+			rc = fail("cannot read image", spec, "%s", e.code ==
+				  ERR_NOMEM ? "out of memory" : e.msg);
+		free(layers);
+		if (!rc && r.n)
+			qsort(r.t, r.n, sizeof(*r.t), du_by_stored);
+		if (!rc && o->json) {
+			fputs(k ? ",{\"manifest\":" : "{\"manifest\":", stdout);
+			json_put_str(stdout, m->digest, strlen(m->digest));
+			fputs(",\"platform\":", stdout);
+			json_put_str(stdout, m->platform, strlen(m->platform));
+			printf(",\"layers\":%zu,\"du\":", m->nlayers);
+			du_print_json(&r, "}}");
+		} else if (!rc) {
+			printf("root of %zu layer%s%s%s (as unpacked):\n",
+			       m->nlayers, m->nlayers == 1 ? "" : "s",
+			       m->platform[0] ? " for " : "", m->platform);
+			du_print_text(&r);
+		}
+		free_sums(&r);
+	}
+	return rc;
+}
+
+/* du IMAGE: a table per layer (its files, as a tree's), then one for the
+ * root each manifest's layers make, unpacked: a file a later layer
+ * writes again or removes counts in the layer alone. */
 int du_image(struct options *o, const char *spec)
 {
+	struct layer_sums *sums = NULL;
 	struct image im;
 	struct err e;
-	size_t nlayer;
+	uint64_t base = 0;
 	int rc = 0;
 
 	if (image_open(&im, spec, &e) < 0) {
 		image_close(&im);
 		return applet_fail_err("du", "cannot read image", spec, 0, &e);
+	}
+	if (!(sums = calloc(im.nlayer + 1, sizeof(*sums)))) {
+		image_close(&im);
+		return fail("cannot read image", spec, "out of memory");
 	}
 	if (o->json) {
 		fputs("{\"version\":1,\"image\":", stdout);
@@ -98,18 +253,14 @@ int du_image(struct options *o, const char *spec)
 		const struct image_layer *il = &im.layer[i];
 		struct image_scan is = { .o = &l, .spec = spec, .what = "layer",
 					 .layer = il->digest[0] ? il->digest
-								: il->path };
-		struct layer_walk w = { .wants = hosts_member_wanted, .member = du_member,
-					.ctx = &is };
+								: il->path,
+					 .sums = &sums[i], .base = base };
+		struct layer_walk w = { .wants = hosts_member_wanted,
+					.member = du_layer_member, .ctx = &is,
+					.entry = image_root_note,
+					.entry_ctx = &sums[i].root };
 
-		l.t = NULL;
-		l.n = l.cap = 0;
-		memset(&l.host, 0, sizeof(l.host));
-		memset(&l.drop_sum, 0, sizeof(l.drop_sum));
-		l.host_last = 0;
-		l.total = l.files = l.other_files = l.errors = 0;
-		l.device_stored = 0;
-		is.base = o->files;
+		no_sums(&l);
 		if (image_layer_walk(&im, i, &w, &e) < 0) {
 			rc = applet_fail_err("du", "cannot read image", spec, 0,
 					     &e);
@@ -117,6 +268,7 @@ int du_image(struct options *o, const char *spec)
 			l.total = w.file_bytes;
 			l.files = w.files;
 			l.other_files += w.files - is.wanted;
+			base += w.members;
 			rc = is.rc;
 			if (l.n)
 				qsort(l.t, l.n, sizeof(*l.t), du_by_stored);
@@ -133,34 +285,31 @@ int du_image(struct options *o, const char *spec)
 				       layer_codec_name(il->codec));
 				du_print_text(&l);
 			}
-			if (merge(o, &l) < 0)
-				rc = fail("cannot read image", spec, "out of memory");
 		}
 		/* The selections were the layer's to use (what they matched
 		 * noted): back to o, whose they are. */
 		o->targets = l.targets;
 		o->keep = l.keep;
 		o->drop = l.drop;
-		for (size_t j = 0; j < l.n; j++)
-			free(l.t[j].name);
-		free(l.t);
+		free_sums(&l);
 	}
-	nlayer = im.nlayer;
-	image_close(&im);
-	if (rc) {
+	if (!rc) {
 		if (o->json)
-			fputs("]}\n", stdout);
+			fputs("],\"roots\":[", stdout);
+		rc = du_roots(o, &im, sums, spec);
+	}
+	if (o->json)
+		fputs("]}\n", stdout);
+	for (size_t i = 0; i < im.nlayer; i++) {
+		for (size_t j = 0; j < sums[i].n; j++)
+			free_sums(&sums[i].v[j].s);
+		free(sums[i].v);
+		image_root_layer_free(&sums[i].root);
+	}
+	free(sums);
+	image_close(&im);
+	if (rc)
 		return rc;
-	}
-	if (o->n)
-		qsort(o->t, o->n, sizeof(*o->t), du_by_stored);
-	if (o->json) {
-		fputs("],\"all\":", stdout);
-		du_print_json(o, "}}\n");
-	} else {
-		printf("all %zu layers:\n", nlayer);
-		du_print_text(o);
-	}
 	return applet_select_unmatched("du", "--target", NULL, &o->targets);
 }
 

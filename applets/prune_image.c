@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "messages.h"
 #include "prune_image.h"
 #include "selection.h"
 #include "../core/env.h"
 #include "../ops/image.h"
+#include "../ops/image_pack.h"
 #include "../ops/image_prune.h"
 
 /* Layers are pruned on threads of their own, and a selection notes what
@@ -52,6 +54,54 @@ static void say_layer(FILE *f, const struct image *im, size_t i,
 		layer_codec_name(r->codec), r->digest);
 }
 
+/* -o's transport: oci:DIR (or a plain DIR), oci-archive:FILE,
+ * docker-archive:FILE[:REF], as skopeo names them.  *ref is malloc'ed.
+ * 0, or 2 with the usage error said. */
+static int output(const char *spec, struct image_prune_opts *po,
+		  const char **out, char **ref)
+{
+	const char *colon;
+
+	*out = spec;
+	*ref = NULL;
+	if (!strncmp(spec, "oci:", 4)) {
+		*out = spec + 4;
+	} else if (!strncmp(spec, "oci-archive:", 12)) {
+		po->output = IMAGE_OUT_OCI_ARCHIVE;
+		*out = spec + 12;
+	} else if (!strncmp(spec, "docker-archive:", 15)) {
+		po->output = IMAGE_OUT_DOCKER_ARCHIVE;
+		*out = spec + 15;
+		if ((colon = strchr(*out, ':'))) {
+			if (!image_pack_ref_ok(colon + 1))
+				return applet_usage_error("prune", "-o %s: '%s' "
+					"is no image reference (letters, "
+					"digits, _ . : / @ -)", spec, colon + 1);
+			if (!(*ref = strndup(*out, (size_t)(colon - *out))))
+				return applet_usage_error("prune", "out of "
+							  "memory");
+			po->ref = colon + 1;
+			*out = *ref;
+		}
+		if (po->recompress)
+			return applet_usage_error("prune", "--layer-compression "
+				"is not for a docker archive (its layers are "
+				"plain tars)");
+	}
+	if (!**out)
+		return applet_usage_error("prune", "-o %s names no file", spec);
+	return 0;
+}
+
+/* Whether path is the input image's file or directory. */
+static bool is_input(const char *path, const struct image *im)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && stat(im->where, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int prune_image(struct options *o, const char *spec)
 {
 	struct image_prune_opts po = {
@@ -68,7 +118,8 @@ int prune_image(struct options *o, const char *spec)
 		.jobs = o->jobs, .dry_run = o->dry_run,
 	};
 	struct image_layer_result *res = NULL;
-	const char *out = o->output;
+	const char *out = NULL;
+	char *out_file = NULL;
 	struct image im;
 	uint64_t changed = 0;
 	struct err e;
@@ -85,12 +136,21 @@ int prune_image(struct options *o, const char *spec)
 					  "gzip, zstd or none, not '%s'",
 					  o->layer_compression);
 	po.recompress = o->layer_compression != NULL;
-	if (out && !strncmp(out, "oci:", 4))
-		out += 4;
+	if (o->output && (rc = output(o->output, &po, &out, &out_file)) != 0) {
+		free(out_file);
+		return rc;
+	}
+	rc = 1;
 	if (image_open(&im, spec, &e) < 0) {
 		applet_fail_err("prune", "cannot prune image", spec, 0, &e);
 		image_close(&im);
+		free(out_file);
 		return 1;
+	}
+	if (out && is_input(out, &im)) {
+		applet_fail("prune", "cannot write", out, "it is the input (an "
+			    "image is written to a new one)");
+		goto out;
 	}
 	if (!(res = calloc(im.nlayer + 1, sizeof(*res)))) {
 		applet_fail("prune", "cannot prune", spec, "out of memory");
@@ -111,6 +171,7 @@ int prune_image(struct options *o, const char *spec)
 	rc = 0;
 out:
 	free(res);
+	free(out_file);
 	image_close(&im);
 	return rc;
 }

@@ -173,6 +173,27 @@ void tar_header_set_size(uint8_t *b, uint64_t size)
 	b[F_CHKSUM + 7] = ' ';
 }
 
+int tar_header_make(uint8_t *b, const char *name, char typeflag,
+		    uint64_t mode, uint64_t size)
+{
+	size_t len = strlen(name);
+	char num[W_SIZE + 1];
+
+	if (!len || len > W_NAME)
+		return -1;
+	memset(b, 0, TAR_BLOCK);
+	memcpy(b + F_NAME, name, len);
+	snprintf(num, sizeof(num), "%07llo", (unsigned long long)(mode & 07777));
+	memcpy(b + F_MODE, num, W_MODE);
+	memcpy(b + F_UID, "0000000", W_UID);
+	memcpy(b + F_GID, "0000000", W_GID);
+	memcpy(b + F_MTIME, "00000000000", W_MTIME);
+	b[F_TYPE] = (uint8_t)typeflag;
+	memcpy(b + F_MAGIC, "ustar\00000", 8);
+	tar_header_set_size(b, size);
+	return 0;
+}
+
 /* One record at buf[*off..len): its key and value; -1 when malformed. */
 static int record(const uint8_t *buf, size_t len, size_t *off,
 		  const char **key, size_t *key_len, const char **val,

@@ -59,6 +59,13 @@ uint64_t tar_padded(uint64_t size);
  * the field keeps its encoding (octal while it fits, else base-256). */
 void tar_header_set_size(uint8_t *b, uint64_t size);
 
+/* A ustar header in b[0..TAR_BLOCK) of a member named name (at most 100
+ * bytes) of the typeflag, mode and size, owned by 0:0, of time 0 (an
+ * archive that says nothing of when or by whom it was made): 0, or -1
+ * for a name that does not fit. */
+int tar_header_make(uint8_t *b, const char *name, char typeflag,
+		    uint64_t mode, uint64_t size);
+
 /* What pax records say of one member (or, 'g', of all that follow): the
  * fields that override the header's.  Pointers are into the records. */
 struct tar_pax {

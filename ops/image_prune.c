@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hosts.h"
+#include "image_pack.h"
 #include "image_prune.h"
 #include "prune.h"
 #include "prune_plan.h"
@@ -171,21 +172,30 @@ static int keep_blob(struct job *j, size_t i, const struct io_in *in,
 	return 0;
 }
 
-/* A changed layer written again into the layout. */
+/* A docker archive's layers are plain tars, as docker save writes them. */
+static bool plain(const struct image_prune_opts *o)
+{
+	return o->output == IMAGE_OUT_DOCKER_ARCHIVE;
+}
+
+/* A layer written again into the layout: a changed one, pruned; with
+ * prune false, an unchanged one decompressed (a docker archive's). */
 static int write_layer(struct job *j, size_t i, struct member_ctx *c,
-		       struct err *e)
+		       bool prune, struct err *e)
 {
 	struct image_layer_result *r = &j->res[i];
 	struct layer_writer *w = NULL;
 	struct io_out out = { .fd = -1 };
 	char path[4096], final[4096], diff[SHA256_HEX + 1], hex[SHA256_HEX + 1];
 	struct layer_walk walk = {
-		.wants = hosts_member_wanted, .member = rewrite, .ctx = c,
+		.wants = prune ? hosts_member_wanted : NULL,
+		.member = prune ? rewrite : NULL, .ctx = c,
 		.spill = j->o->spill,
 	};
 	int rc = -1;
 
-	r->codec = j->o->recompress ? j->o->codec : j->im->layer[i].codec;
+	r->codec = plain(j->o) ? LAYER_NONE : j->o->recompress ? j->o->codec
+		   : j->im->layer[i].codec;
 	snprintf(path, sizeof(path), "%s/blobs/sha256/layer-%zu", j->tmp, i);
 	if (io_out_open(&out, path, e) < 0 ||
 	    layer_writer_open(&w, r->codec, j->o->level, &out, e) < 0)
@@ -199,6 +209,12 @@ static int write_layer(struct job *j, size_t i, struct member_ctx *c,
 		goto out;
 	snprintf(r->digest, sizeof(r->digest), "sha256:%s", hex);
 	snprintf(r->diff_id, sizeof(r->diff_id), "sha256:%s", diff);
+	/* The same tar, decompressed: its diff_id, checked by the walk. */
+	if (!prune && strcmp(r->diff_id, j->im->layer[i].diff_id)) {
+		err_code_set(e, ERR_CHANGED, "layer %s decompressed is %s, not "
+			     "its diff_id", j->im->layer[i].digest, r->diff_id);
+		goto out;
+	}
 	if (blob_path(final, sizeof(final), j->tmp, hex) < 0 ||
 	    rename(path, final) < 0) {
 		err_sys(e, final, errno);
@@ -237,7 +253,9 @@ static int layer_job(void *ctx, size_t i, struct err *e)
 	if (j->o->dry_run)
 		return 0;
 	if (r->changed)
-		return write_layer(j, i, &c, e);
+		return write_layer(j, i, &c, true, e);
+	if (plain(j->o) && r->codec != LAYER_NONE)
+		return write_layer(j, i, &c, false, e);
 	/* Checked by the walk just made. */
 	if (image_layer_blob(j->im, i, false, &in, &in_path, e) < 0)
 		return -1;
@@ -352,7 +370,8 @@ static int edited_blob(const char *tmp, const char *text, size_t len,
 
 /* The configs, manifests and indexes, bottom up; index.json last. */
 static int write_json(struct image *im, const char *tmp,
-		      const struct image_layer_result *res, struct err *e)
+		      const struct image_layer_result *res,
+		      char (*configs)[IMAGE_DIGEST_MAX], struct err *e)
 {
 	struct edits up = { 0 };	/* what the indexes change */
 	char path[4096], digest[IMAGE_DIGEST_MAX];
@@ -380,9 +399,10 @@ static int write_json(struct image *im, const char *tmp,
 					     media_type(l->media_type, lr->codec)
 					     : NULL, e);
 		}
-		if (r == 0)
-			r = edited_blob(tmp, m->config, m->config_len, &cfg,
-					true, digest, &size, e);
+		if (r == 0 && (r = edited_blob(tmp, m->config, m->config_len,
+					       &cfg, true, digest, &size,
+					       e)) == 0)
+			snprintf(configs[k], IMAGE_DIGEST_MAX, "%s", digest);
 		if (r == 0)
 			r = edit_add(&man, m->config_digest, digest, true, size,
 				     NULL, e);
@@ -491,7 +511,7 @@ static void add(struct text *t, const char *fmt, ...)
  * manifests and index.json it has none of made. */
 static int write_json_legacy(struct image *im, const char *tmp,
 			     const struct image_layer_result *res,
-			     struct err *e)
+			     char (*configs)[IMAGE_DIGEST_MAX], struct err *e)
 {
 	struct text index = { 0 };
 	char path[4096], digest[IMAGE_DIGEST_MAX];
@@ -520,6 +540,7 @@ static int write_json_legacy(struct image *im, const char *tmp,
 		free(cfg.to);
 		if (r < 0)
 			goto out;
+		snprintf(configs[k], IMAGE_DIGEST_MAX, "%s", digest);
 		add(&man, "{\"schemaVersion\":2,\"mediaType\":\"application/"
 		    "vnd.oci.image.manifest.v1+json\",\"config\":{\"mediaType\":"
 		    "\"application/vnd.oci.image.config.v1+json\",\"digest\":"
@@ -582,6 +603,52 @@ out:
 	return rc;
 }
 
+/* The layout built at tmp written as the archive out. */
+static int pack(struct image *im, const char *tmp, const char *out,
+		const struct image_prune_opts *o,
+		const struct image_layer_result *res,
+		char (*configs)[IMAGE_DIGEST_MAX], struct err *e)
+{
+	struct image_pack_image *img = NULL;
+	struct io_out file = { .fd = -1 };
+	int rc = -1;
+
+	if (io_out_open(&file, out, e) < 0)
+		return -1;
+	if (o->output == IMAGE_OUT_OCI_ARCHIVE) {
+		rc = image_pack_oci(tmp, &file, e);
+		goto out;
+	}
+	if (!(img = calloc(im->nmanifest + 1, sizeof(*img)))) {
+		err_nomem(e);
+		goto out;
+	}
+	for (size_t k = 0; k < im->nmanifest; k++) {
+		const struct image_manifest *m = &im->manifest[k];
+
+		img[k].config = configs[k];
+		/* One image alone may carry a tag: the first. */
+		img[k].ref = k ? NULL : o->ref;
+		img[k].nlayers = m->nlayers;
+		if (!(img[k].layers = calloc(m->nlayers + 1, sizeof(char *)))) {
+			err_nomem(e);
+			goto out;
+		}
+		for (size_t i = 0; i < m->nlayers; i++)
+			img[k].layers[i] = res[m->layer[i]].digest;
+	}
+	rc = image_pack_docker(tmp, img, im->nmanifest, &file, e);
+out:
+	for (size_t k = 0; img && k < im->nmanifest; k++)
+		free(img[k].layers);
+	free(img);
+	if (rc == 0)
+		rc = io_out_commit(&file, e);
+	if (rc < 0)
+		io_out_discard(&file);
+	return rc;
+}
+
 /* The layout being built, removed (its files are ours alone). */
 static void remove_tmp(const char *tmp)
 {
@@ -629,12 +696,13 @@ int image_prune(struct image *im, const char *out,
 {
 	struct job j = { .im = im, .o = o, .res = res };
 	char *tmp = NULL, *blobs = NULL, *parent = NULL;
+	char (*configs)[IMAGE_DIGEST_MAX] = NULL;
 	struct stat st;
 	int rc = -1;
 
 	memset(res, 0, im->nlayer * sizeof(*res));
 	if (!o->dry_run) {
-		if (lstat(out, &st) == 0)
+		if (o->output == IMAGE_OUT_LAYOUT && lstat(out, &st) == 0)
 			return err_code_file(e, ERR_SYSTEM, EEXIST, out,
 					     "exists already");
 		if (asprintf(&tmp, "%s.tmp-XXXXXX", out) < 0) {
@@ -669,10 +737,18 @@ int image_prune(struct image *im, const char *out,
 		rc = 0;
 		goto out;
 	}
-	if ((im->index ? write_json(im, tmp, res, e)
-		       : write_json_legacy(im, tmp, res, e)) < 0)
+	if (!(configs = calloc(im->nmanifest + 1, sizeof(*configs)))) {
+		err_nomem(e);
 		goto out;
-	if (rename(tmp, out) < 0) {
+	}
+	if ((im->index ? write_json(im, tmp, res, configs, e)
+		       : write_json_legacy(im, tmp, res, configs, e)) < 0)
+		goto out;
+	if (o->output != IMAGE_OUT_LAYOUT) {
+		if (pack(im, tmp, out, o, res, configs, e) < 0)
+			goto out;
+		remove_tmp(tmp);
+	} else if (rename(tmp, out) < 0) {
 		err_sys(e, out, errno);
 		goto out;
 	}
@@ -694,5 +770,6 @@ out:
 	free(tmp);
 	free(blobs);
 	free(parent);
+	free(configs);
 	return rc;
 }

@@ -17,6 +17,13 @@
 #include "image.h"
 #include "prune_types.h"
 
+/* What the pruned image is written as. */
+enum image_output {
+	IMAGE_OUT_LAYOUT,		/* an OCI layout directory */
+	IMAGE_OUT_OCI_ARCHIVE,		/* that layout in a tar file */
+	IMAGE_OUT_DOCKER_ARCHIVE,	/* docker save's legacy tar file */
+};
+
 struct image_prune_opts {
 	struct prune_opts prune;	/* what to keep: prune's own */
 	bool recompress;		/* codec, not each layer's own */
@@ -25,6 +32,8 @@ struct image_prune_opts {
 	unsigned jobs;
 	uint64_t spill;			/* 0: LAYER_SPILL_DEFAULT */
 	bool dry_run;			/* decide, write nothing */
+	enum image_output output;
+	const char *ref;		/* a docker archive's tag, or NULL */
 };
 
 /* What became of a layer. */
@@ -38,8 +47,11 @@ struct image_layer_result {
 	enum layer_codec codec;
 };
 
-/* Prune im into the OCI layout out (which must not exist): res has a
- * slot per layer of im.  0, or -1 with e filled (nothing left at out). */
+/* Prune im into out: an OCI layout directory, which must not exist, or
+ * an archive file, replaced whole (the layout is built beside it first);
+ * a docker archive's layers are all plain tars, as docker save writes
+ * them.  res has a slot per layer of im.  0, or -1 with e filled
+ * (nothing left at out). */
 int image_prune(struct image *im, const char *out,
 		const struct image_prune_opts *o,
 		struct image_layer_result *res, struct err *e);

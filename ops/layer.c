@@ -326,6 +326,10 @@ static int member(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 		w->files++;
 		w->file_bytes += lm.size;
 	}
+	lm.link = link;
+	lm.link_len = link_len;
+	if (w->entry && w->entry(w->entry_ctx, &lm, e) < 0)
+		return -1;
 	if (h->kind == TAR_FILE && lm.size && w->member)
 		return file(w, m, hdr, &lm, chunk, e);
 	if (put_headers(w, m, hdr, false, 0, e) < 0)

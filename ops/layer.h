@@ -20,10 +20,12 @@
 #include "../core/io_in.h"
 #include "../formats/tar.h"
 
-/* One regular file of the stream. */
+/* One regular file of the stream (or, to the entry hook, any member). */
 struct layer_member {
 	const char *name;	/* as the pax record, GNU name or header says */
 	size_t name_len;
+	const char *link;	/* a link's target, as they say it */
+	size_t link_len;
 	const struct tar_header *h;
 	uint64_t size;		/* of its data, the pax record's if any */
 	uint64_t index;		/* of the member in the stream */
@@ -52,6 +54,10 @@ struct layer_walk {
 	layer_wants_fn *wants;
 	layer_member_fn *member;
 	void *ctx;
+	/* Told of every member, before its data (NULL: not told): 0, or -1
+	 * with e filled. */
+	int (*entry)(void *ctx, const struct layer_member *m, struct err *e);
+	void *entry_ctx;
 	uint64_t spill;		/* 0: LAYER_SPILL_DEFAULT */
 	/* Told: members walked, regular files and their bytes, files
 	 * replaced and the bytes of the files offered before and after. */

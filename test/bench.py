@@ -36,6 +36,11 @@ Then prune -r to gfx90a of a real install where one is here (Debian sid's
 hipBLASLt library/, see test/real/hipblaslt.sh, or BENCH_PRUNE_TREE),
 against cp -a of it, and -n against du --keep of it.
 
+Then prune --keep gfx90a of an OCI image (issue 40) whose second layer
+holds clib.so, gzip and zstd, against the floor the issue sets: that
+layer decompressed and compressed again (zcat | gzip -6, zstd -dc |
+zstd -3), ours -j1 as the floor is one thread.
+
 Then NVIDIA: a CUDA library (BENCH_CUDA_LIB, else the CUDA toolkits'
 libcublasLt.so installed under /usr/local/cuda and /usr/lib, else one made
 here of the nvcc-built fixtures' fatbins, repeated to N MB in a
@@ -553,6 +558,39 @@ def python_jobs(d, runs):
          ("px.out",), runs),
     ], py
 
+MKIMAGE = os.path.join(HERE, "image", "mkimage.py")
+DIGEST = os.path.join(HERE, "image", "digest.py")
+
+
+def image_jobs(d, runs, only):
+    """prune --keep gfx90a of an image of two layers (test/image/mkimage.py:
+    a small base; the fixtures' HIP program and library with clib.so added
+    as usr/lib/libbig.so), its layers gzip (mkimage's level 9) or zstd -3,
+    against the changed layer decompressed and compressed again at the
+    codecs' defaults.  Made only when an image job is asked for."""
+    if only and not any("image".startswith(p) or p.startswith("image")
+                        for p in only):
+        return []
+    jobs = []
+    for codec, floor in (("gzip", "zcat %s | gzip -6 > fi.out"),
+                         ("zstd", "zstd -q -dc %s | zstd -q -3 > fi.out")):
+        img = "img." + codec
+        subprocess.run([sys.executable, MKIMAGE, img, "--codec", codec,
+                        "--add", "usr/lib/libbig.so=clib.so"], cwd=d,
+                       check=True)
+        layer = subprocess.run([sys.executable, DIGEST, img, "1"], cwd=d,
+                               check=True, capture_output=True,
+                               text=True).stdout.strip()
+        blob = "%s/blobs/sha256/%s" % (img, layer)
+        print("image prune, %s: a layer of %d bytes holding clib.so (%d "
+              "bytes); floor: %s" % (codec, os.path.getsize(
+                  os.path.join(d, blob)), os.path.getsize(
+                      os.path.join(d, "clib.so")), floor % "LAYER"))
+        jobs.append(("image prune, %s" % codec,
+                     "{R} -q -j1 --keep gfx90a %s -o io.{N}" % img,
+                     ("io.{N}",), floor % blob, ("fi.out",), runs))
+    return jobs
+
 
 def tree_said(d):
     """Which tree the prune -r jobs pruned."""
@@ -745,6 +783,7 @@ def main():
             if got:
                 jobs += got[0]
                 py_cmd = got[1]
+        jobs += image_jobs(d, args.runs, only)
         if only:
             jobs = [j for j in jobs
                     if any(j[0].startswith(p) for p in only)]

@@ -11,7 +11,11 @@ times.  Everything is fixed (times, owners, gzip headers), so the image,
 and what offload prune makes of it, is the same byte for byte each time.
 --index2 adds a second platform (linux/arm64) that shares the layers;
 --add NAME=FILE adds FILE to the second layer as NAME (repeatable).
---docker writes `docker save`'s legacy archive (manifest.json) to OUT."""
+--docker writes `docker save`'s legacy archive (manifest.json) to OUT.
+--root makes three layers instead, whose unpacked root is not the sum of
+them (for du IMAGE): a library written again above, one whited out, an
+opaque directory over device code, and a program hard-linked in its own
+layer and from the next, then written again above both links."""
 import gzip
 import hashlib
 import io
@@ -84,6 +88,35 @@ def layer_gpu(extra):
     return buf.getvalue()
 
 
+def layers_root():
+    app = open(os.path.join(FIX, "app"), "rb").read()
+    lib = open(os.path.join(FIX, "libz.so"), "rb").read()
+    bufs = [io.BytesIO() for _ in range(3)]
+    with tarfile.open(fileobj=bufs[0], mode="w", format=tarfile.PAX_FORMAT) as t:
+        for d in ("etc", "usr", "usr/lib", "usr/bin", "opt", "opt/gpu",
+                  "opt/gpu/sub"):
+            member(t, d, kind=tarfile.DIRTYPE, mode=0o755)
+        member(t, "etc/hostname", b"offload-test\n")
+        member(t, "usr/lib/libgpu.so.1", lib)
+        member(t, "usr/lib/libgone.so", app)
+        member(t, "opt/gpu/kernels.so", lib)
+        member(t, "opt/gpu/sub/deep.so", app)
+        member(t, "usr/bin/tool", app, mode=0o755)
+        member(t, "usr/bin/tool-again", kind=tarfile.LNKTYPE,
+               linkname="usr/bin/tool", mode=0o755)
+    with tarfile.open(fileobj=bufs[1], mode="w", format=tarfile.PAX_FORMAT) as t:
+        member(t, "usr/lib/.wh.libgone.so")
+        member(t, "opt/gpu/.wh..wh..opq")
+        member(t, "opt/gpu/new.txt", b"new\n")
+        member(t, "usr/lib/libgpu.so.1", app)
+        member(t, "usr/lib/libtool.so", kind=tarfile.LNKTYPE,
+               linkname="usr/bin/tool", mode=0o755)
+    with tarfile.open(fileobj=bufs[2], mode="w", format=tarfile.PAX_FORMAT) as t:
+        member(t, "usr/bin/tool", b"written again\n", mode=0o755)
+        member(t, "etc/.wh.hostname")
+    return [b.getvalue() for b in bufs]
+
+
 def compress(data, codec):
     if codec == "gzip":
         out = io.BytesIO()
@@ -113,12 +146,14 @@ def main():
     out = args[0]
     codec = args[args.index("--codec") + 1] if "--codec" in args else "gzip"
     extra = [a.split("=", 1) for a, flag in zip(args[1:], args) if flag == "--add"]
-    layers = [layer_base(), layer_gpu(extra)]
+    layers = layers_root() if "--root" in args else [layer_base(), layer_gpu(extra)]
     config = {"architecture": "amd64", "os": "linux",
               "config": {"Env": ["PATH=/usr/bin"], "Labels": {"test": "offload"}},
               "rootfs": {"type": "layers",
                          "diff_ids": [sha(l) for l in layers]},
-              "history": [{"created_by": "base"}, {"created_by": "gpu"}]}
+              "history": [{"created_by": "layer %d" % i} for i in range(3)]
+              if "--root" in args else
+              [{"created_by": "base"}, {"created_by": "gpu"}]}
     cfg = json.dumps(config, indent=2).encode() + b"\n"
     if "--docker" in args:
         buf = io.BytesIO()

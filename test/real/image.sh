@@ -4,7 +4,8 @@
 # (librocsparse1: librocsparse.so.1.0, 1.6 GB, ten GPUs), its documents in
 # one layer and the library in the other, pruned to gfx90a.  Checks: the
 # documents' layer is the same blob; umoci unpack (every digest and
-# diff_id) and skopeo take the result; the unpacked library holds gfx90a
+# diff_id), skopeo and podman load take the result; du IMAGE's root is
+# du of the unpacked root; the unpacked library holds gfx90a
 # and host code alone, every gfx90a code object the same bytes as in the
 # original.  Prints the sizes before and after, the time of prune against
 # the floor (the changed layer decompressed and compressed again by gzip
@@ -71,5 +72,16 @@ testing "every gfx90a code object is the same bytes" \
 if command -v skopeo >/dev/null 2>&1; then
 	testing "skopeo inspects it" \
 		"skopeo inspect oci:out:sid | grep -c sha256:" "3" "" 0
+fi
+testing "du IMAGE's root is du of the unpacked root" \
+	"offload du -q out | sed -n '/^root/,\$p' | sed 1d > image.txt && offload du -q b/rootfs | diff - image.txt && grep -c gfx90a image.txt" "1" "" 0
+if command -v podman >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	mkdir pt
+	POD="podman --root $PWD/pr --runroot $PWD/prun --storage-driver vfs --cgroup-manager cgroupfs --events-backend file --tmpdir $PWD/pt"
+	export POD
+	diffs() { python3 -c "import json, sys; print(*json.load(open(sys.argv[1]))['rootfs']['diff_ids'], sep='\\n')" "$1/blobs/sha256/$($layer "$1" c)"; }
+	testing "podman loads it: the layers its config names" \
+		"\$POD load -q -i out > /dev/null && \$POD image inspect localhost/out --format '{{range .RootFS.Layers}}{{println .}}{{end}}'" \
+		"$(diffs out)" "" 0
 fi
 finish
