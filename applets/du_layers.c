@@ -174,6 +174,7 @@ int du_package(struct options *o, const char *path)
 				.ctx = &is };
 	const struct deb_member *m = NULL;
 	bool deb = deb_is(path), conda = !deb && conda_is(path);
+	bool tarbz2 = conda && conda_is_tarbz2(path);
 	struct wheel wh = { .in = { .fd = -1 } };
 	struct deb d = { .in = { .fd = -1 } };
 	struct err e;
@@ -208,14 +209,17 @@ int du_package(struct options *o, const char *path)
 		}
 		printf(",\"size\":%" PRIu64 ",\"compression\":\"%s\",\"du\":",
 		       m ? m->size : (uint64_t)wh.in.len,
-		       m ? layer_codec_name(m->codec) : conda ? "zstd" : "zip");
+		       m ? layer_codec_name(m->codec) : tarbz2 ? "bzip2" :
+		       conda ? "zstd" : "zip");
 		du_print_json(o, "}}\n");
 	} else if (m) {
 		printf("%s: %s, %" PRIu64 " bytes (%s)\n", path, m->name,
 		       m->size, layer_codec_name(m->codec));
 		du_print_text(o);
 	} else {
-		if (conda)
+		if (tarbz2)
+			printf("%s: tar (bzip2)\n", path);
+		else if (conda)
 			printf("%s: pkg tar (zstd)\n", path);
 		else
 			printf("%s: %zu bytes (zip)\n", path, wh.in.len);

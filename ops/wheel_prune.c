@@ -21,7 +21,8 @@
 struct changed {
 	size_t entry;
 	uint64_t at;
-	uint32_t csize, usize, crc;
+	uint64_t csize, usize;
+	uint32_t crc;
 	char hash[44];		/* urlsafe base64 of its sha256 */
 };
 
@@ -87,9 +88,6 @@ static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
 	uint64_t csize;
 	uLong crc = crc32(0, NULL, 0);
 
-	if (len > UINT32_MAX)
-		return err_code_set(e, ERR_MALFORMED, "'%.*s' would need "
-				    "ZIP64", (int)en->name_len, en->name);
 	if (!(ch = realloc(c->changed, (c->nchanged + 1) * sizeof(*ch))))
 		return err_nomem(e);
 	c->changed = ch;
@@ -111,8 +109,8 @@ static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
 	wheel_hash(diff, ch->hash);
 	ch->entry = i;
 	ch->at = c->pool_size;
-	ch->csize = (uint32_t)csize;
-	ch->usize = (uint32_t)len;
+	ch->csize = csize;
+	ch->usize = len;
 	ch->crc = (uint32_t)crc;
 	c->pool_size += csize;
 	c->nchanged++;
@@ -155,7 +153,7 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 			memcpy(s + at, w->record_text + start, hash - start);
 			at += hash - start;
 			at += (size_t)snprintf(s + at, cap - at, "sha256=%s,%"
-					       PRIu32, ch->hash, ch->usize);
+					       PRIu64, ch->hash, ch->usize);
 			memcpy(s + at, w->record_text + size_end,
 			       line_end - size_end);
 			at += line_end - size_end;
@@ -174,7 +172,8 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 }
 
 /* The pool's bytes given to zip_rewrite. */
-static int write_wheel(struct prune_ctx *c, const char *path, struct err *e)
+static int write_wheel(struct prune_ctx *c, struct io_out *out,
+		       struct err *e)
 {
 	struct zip_new *nw = calloc(c->nchanged + 1, sizeof(*nw));
 	struct io_in pool;
@@ -190,14 +189,14 @@ static int write_wheel(struct prune_ctx *c, const char *path, struct err *e)
 		nw[i] = (struct zip_new){ ch->entry, pool.data + ch->at,
 					  ch->csize, ch->usize, ch->crc };
 	}
-	rc = zip_rewrite(&c->w->in, &c->w->zip, nw, c->nchanged, path,
+	rc = zip_rewrite(&c->w->in, &c->w->zip, nw, c->nchanged, out,
 			 &c->res->after, e);
 out:
 	free(nw);
 	return rc;
 }
 
-int wheel_prune(struct wheel *w, const char *out,
+int wheel_prune(struct wheel *w, struct io_out *out,
 		const struct wheel_prune_opts *o,
 		struct wheel_prune_result *res, struct err *e)
 {
