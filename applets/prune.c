@@ -264,6 +264,8 @@ int prune_main(int argc, char **argv)
 	}
 	if (o.recurse) {
 		o.in_place = true;
+		o.package_probe = prune_package_probe;
+		o.package_to = prune_package_to;
 		rc = prune_tree(&o, argv + first, nfiles);
 		goto out;
 	}
