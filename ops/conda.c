@@ -47,7 +47,9 @@ static bool ends_with(const char *path, const char *tail)
 }
 
 /* The ustar name of the first member that is not pax records or a GNU
- * long name starts with "info/", as conda-build and cph write them. */
+ * long name starts with "info/", as conda-build and cph write them; or
+ * the stream is damaged before it (a package cut short is said to be
+ * one, not passed over). */
 static bool tarbz2_probe(const uint8_t *buf, size_t len)
 {
 	struct layer_reader *r = NULL;
@@ -63,8 +65,11 @@ static bool tarbz2_probe(const uint8_t *buf, size_t len)
 		struct tar_header h;
 		size_t got;
 
-		if (layer_reader_read(r, block, sizeof(block), &got, &e) < 0 ||
-		    got < sizeof(block))
+		if (layer_reader_read(r, block, sizeof(block), &got, &e) < 0) {
+			is = true;
+			break;
+		}
+		if (got < sizeof(block))
 			break;
 		read += got;
 		if (skip) {
