@@ -36,8 +36,9 @@ static const char usage[] =
 	"docker-archive:FILE, or a path that is one), is written as an OCI\n"
 	"layout DIR with its layers pruned; unchanged layers keep their bytes.\n"
 	"PKG, a Debian package (.deb, .udeb, .ddeb), a Python wheel (.whl) or a\n"
-	"conda package (.conda), is written as FILE with its files pruned and\n"
-	"its md5sums and Installed-Size, RECORD or paths.json made to match.\n"
+	"conda package (.conda, .tar.bz2), is written as FILE with its files\n"
+	"pruned and its md5sums and Installed-Size, RECORD or paths.json made\n"
+	"to match; with -r, each package in the tree is pruned so in place.\n"
 	"\n";
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
