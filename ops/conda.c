@@ -257,17 +257,6 @@ static int conda_open(struct conda *c, struct io_in *in, struct err *e)
 	return read_info(c, e);
 }
 
-static int conda_open_path(struct conda *c, const char *path, struct err *e)
-{
-	struct io_in in = { .fd = -1 };
-
-	memset(c, 0, sizeof(*c));
-	c->in.fd = -1;
-	if (io_in_open(&in, path, e) < 0)
-		return -1;
-	return conda_open(c, &in, e);
-}
-
 /* The paths.json entry of a file, or NULL. */
 static json_t *path_entry(const struct conda *c, const char *name, size_t len)
 {
@@ -614,6 +603,15 @@ out:
 
 int conda_walk(const char *path, struct layer_walk *w, struct err *e)
 {
+	struct io_in in = { .fd = -1 };
+
+	if (io_in_open(&in, path, e) < 0)
+		return -1;
+	return conda_walk_in(&in, w, e);
+}
+
+int conda_walk_in(struct io_in *in, struct layer_walk *w, struct err *e)
+{
 	struct conda c;
 	struct layer_reader *r = NULL;
 	const uint8_t *tar = NULL;
@@ -621,7 +619,7 @@ int conda_walk(const char *path, struct layer_walk *w, struct err *e)
 	const char *name = "";
 	int name_len = 0, rc = -1;
 
-	if (conda_open_path(&c, path, e) < 0)
+	if (conda_open(&c, in, e) < 0)
 		goto out;
 	if (c.tarbz2) {
 		tar = c.in.data;

@@ -55,5 +55,7 @@ int conda_prune(struct io_in *in, struct io_out *out,
  * among them; w's read set here): 0, or -1 with e filled; for ls, du and
  * extract. */
 int conda_walk(const char *path, struct layer_walk *w, struct err *e);
+/* The same of a package the caller opened as in (taken). */
+int conda_walk_in(struct io_in *in, struct layer_walk *w, struct err *e);
 
 #endif
