@@ -268,6 +268,8 @@ static int prune_walked_package(struct options *o, const char *path,
 			  &files, &after, &e) < 0) {
 		if (!o->dry_run)
 			io_out_discard(&out);
+		if (!o->dry_run && e.path[0] && err_names(&e, path))
+			return applet_fail_io("prune", path, &e);
 		return applet_fail_err("prune", "cannot prune package", path,
 				       0, &e);
 	}

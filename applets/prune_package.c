@@ -191,6 +191,9 @@ int prune_package(struct options *o, const char *path)
 			     &e) < 0) {
 		if (!o->dry_run)
 			io_out_discard(&out);
+		/* A write to the output that failed names it. */
+		if (!o->dry_run && e.path[0] && err_names(&e, o->output))
+			return applet_fail_io("prune", o->output, &e);
 		return applet_fail_err("prune", "cannot prune package", path,
 				       0, &e);
 	}

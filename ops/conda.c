@@ -533,8 +533,12 @@ static int prune_tarbz2(struct conda *c, struct prune_ctx *p,
 		w.write = layer_writer_write;
 		w.write_ctx = lw;
 	}
-	if (layer_walk(&w, e) < 0)
+	if (layer_walk(&w, e) < 0) {
+		/* (the scratch tar failing: a full disk) */
+		if (e->path[0])
+			err_wrap(e, e->code, "the tar written again");
 		goto out;
+	}
 	if (p->res->files && !c->paths) {
 		err_code_set(e, ERR_MALFORMED, "no info/paths.json");
 		goto out;

@@ -219,10 +219,18 @@ int wheel_walk(struct wheel *w, layer_wants_fn *wants, layer_member_fn *member,
 			goto out;
 		if (!wants(ctx, head, got))
 			continue;
-		if (io_scratch_open(&out, e) < 0)
+		/* A scratch file that fails (a full disk) is said with
+		 * the member it was for. */
+		if (io_scratch_open(&out, e) < 0) {
+			err_wrap(e, e->code, "'%.*s'", (int)en->name_len,
+				 en->name);
 			goto out;
+		}
 		if (inflate_member(w, en, head, 0, &got, &out, e) < 0 ||
 		    io_scratch_map(&out, &data, e) < 0) {
+			if (e->path[0])
+				err_wrap(e, e->code, "'%.*s'",
+					 (int)en->name_len, en->name);
 			io_out_discard(&out);
 			goto out;
 		}

@@ -97,7 +97,8 @@ static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
 	if (layer_writer_write(lw, p, len, e) < 0 ||
 	    layer_writer_finish(lw, diff, blob, &csize, e) < 0) {
 		layer_writer_close(lw);
-		return -1;
+		return err_wrap(e, e->code, "'%.*s'", (int)en->name_len,
+				en->name);
 	}
 	layer_writer_close(lw);
 	for (size_t done = 0; done < len;) {
@@ -211,7 +212,7 @@ int wheel_prune(struct wheel *w, struct io_out *out,
 	memset(res, 0, sizeof(*res));
 	res->before = w->in.len;
 	if (!o->dry_run && io_scratch_open(&c.pool, e) < 0)
-		return -1;
+		return err_wrap(e, e->code, "the members written again");
 	if (wheel_walk(w, hosts_member_wanted, rewrite,
 		       o->dry_run ? NULL : replaced, &c, e) < 0)
 		goto out;
