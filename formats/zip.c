@@ -64,11 +64,14 @@ static int end_field(uint64_t v, uint64_t all_ones, uint64_t v64,
 static int read_eocd64(struct zip *z, uint64_t *entries, uint64_t *size,
 		       uint64_t *central, struct err *e)
 {
-	const uint8_t *loc = z->buf + z->eocd - LOCATOR_LEN, *p;
+	const uint8_t *loc, *p;
 	uint64_t at;
 
 	z->end = z->eocd;
-	if (z->eocd < LOCATOR_LEN || memcmp(loc, LOCATOR_SIG, 4))
+	if (z->eocd < LOCATOR_LEN)
+		return 0;
+	loc = z->buf + z->eocd - LOCATOR_LEN;
+	if (memcmp(loc, LOCATOR_SIG, 4))
 		return 0;
 	at = get_le(loc + 8, 8);
 	if (get_le(loc + 4, 4) || get_le(loc + 16, 4) > 1)
