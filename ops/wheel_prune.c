@@ -1,5 +1,6 @@
 /* wheel_prune: a wheel pruned, its RECORD kept true (wheel_prune.h). */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,9 +131,23 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 	const struct wheel *w = c->w;
 	size_t cap = w->record_len + c->nchanged * 80 + 1, at = 0;
 	char *s = malloc(cap);
+	/* Where each changed member's hash and size are in RECORD, found
+	 * once (SIZE_MAX: it has no line), not at each line. */
+	size_t *hash = calloc(c->nchanged + 1, sizeof(*hash));
+	size_t *size = calloc(c->nchanged + 1, sizeof(*size));
 
-	if (!s)
-		return NULL;
+	if (!s || !hash || !size) {
+		free(s);
+		s = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nchanged; i++) {
+		const struct zip_entry *en = &w->zip.entry[c->changed[i].entry];
+
+		if (wheel_record_find(w, en->name, en->name_len, &hash[i],
+				      &size[i]) < 0)
+			hash[i] = SIZE_MAX;
+	}
 	/* A pass over RECORD, line by line. */
 	for (const char *p = w->record_text, *end = p + w->record_len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -142,17 +157,14 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 
 		for (size_t i = 0; i < c->nchanged && !done; i++) {
 			const struct changed *ch = &c->changed[i];
-			const struct zip_entry *en = &w->zip.entry[ch->entry];
-			size_t hash, size, size_end;
+			size_t size_end;
 
-			if (wheel_record_find(w, en->name, en->name_len, &hash,
-					      &size) < 0 || hash < start ||
-			    hash >= line_end)
+			if (hash[i] < start || hash[i] >= line_end)
 				continue;
-			size_end = size + strspn(w->record_text + size,
-						 "0123456789");
-			memcpy(s + at, w->record_text + start, hash - start);
-			at += hash - start;
+			size_end = size[i] + strspn(w->record_text + size[i],
+						    "0123456789");
+			memcpy(s + at, w->record_text + start, hash[i] - start);
+			at += hash[i] - start;
 			at += (size_t)snprintf(s + at, cap - at, "sha256=%s,%"
 					       PRIu64, ch->hash, ch->usize);
 			memcpy(s + at, w->record_text + size_end,
@@ -169,6 +181,9 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 	}
 	s[at] = 0;
 	*len = at;
+out:
+	free(hash);
+	free(size);
 	return s;
 }
 
