@@ -48,8 +48,8 @@ static bool ends_with(const char *path, const char *tail)
 
 /* The ustar name of the first member that is not pax records or a GNU
  * long name starts with "info/", as conda-build and cph write them; or
- * the stream is damaged before it (a package cut short is said to be
- * one, not passed over). */
+ * the stream or tar is damaged before it (a package cut short or
+ * damaged is said to be one, and refused, not passed over). */
 static bool tarbz2_probe(const uint8_t *buf, size_t len)
 {
 	struct layer_reader *r = NULL;
@@ -76,8 +76,10 @@ static bool tarbz2_probe(const uint8_t *buf, size_t len)
 			skip -= TAR_BLOCK;
 			continue;
 		}
-		if (tar_header_parse(block, &h, &e) < 0)
+		if (tar_header_parse(block, &h, &e) < 0) {
+			is = true;	/* damaged, as above */
 			break;
+		}
 		if (h.kind == TAR_PAX || h.kind == TAR_PAX_GLOBAL ||
 		    h.kind == TAR_GNU_LONGNAME) {
 			skip = tar_padded(h.size);
