@@ -16,9 +16,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 
+# libbz2 has no pkg-config file in Debian 12: named at the end.
 LIBS_PKG := libelf libzstd zlib libxxhash libmd liblz4 msgpack libcrypto jansson liblzma
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PKG) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PKG) 2>/dev/null || echo -lelf -lzstd -lz -lxxhash -lmd -llz4 -lmsgpackc -lcrypto -ljansson -llzma) -liberty
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PKG) 2>/dev/null || echo -lelf -lzstd -lz -lxxhash -lmd -llz4 -lmsgpackc -lcrypto -ljansson -llzma) -liberty -lbz2
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral

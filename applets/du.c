@@ -126,7 +126,8 @@ static int open_extra(struct io_in *in, const struct tree_file *f,
 /* A file walked (extra false: else one a split binary found). */
 static int du_file(struct options *o, const struct tree_file *f, bool extra)
 {
-	struct scan sc = { .o = o, .file = (size_t)o->files };
+	struct scan sc = { .o = o,
+			   .file = (size_t)(o->files + o->package_numbers) };
 	struct io_in in;
 	struct err e;
 	int rc = 0, fd = -1, opened;
@@ -142,6 +143,10 @@ static int du_file(struct options *o, const struct tree_file *f, bool extra)
 		o->errors++;
 		o->other_files++;
 		return applet_fail_err("du", "cannot read", f->path, 0, &e);
+	}
+	/* A package counts as the tree it unpacks to. */
+	if (!extra && du_tree_package_is(f->path, &in)) {
+		return du_tree_package(o, f->path, &in);
 	}
 	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
 	rc = du_walk(o, &sc, f->path, &in);

@@ -313,6 +313,65 @@ int du_image(struct options *o, const char *spec)
 	return applet_select_unmatched("du", "--target", NULL, &o->targets);
 }
 
+bool du_tree_package_is(const char *name, const struct io_in *in)
+{
+	return deb_probe(in->data, in->len) ||
+	       wheel_probe(name, in->data, in->len) ||
+	       conda_probe(name, in->data, in->len);
+}
+
+int du_tree_package(struct options *o, const char *path, struct io_in *in)
+{
+	struct image_scan is = { .o = o, .spec = path, .what = "member",
+				 .layer = "", .base = o->files +
+						     o->package_numbers };
+	struct layer_walk w = { .wants = hosts_member_wanted, .member = du_member,
+				.ctx = &is };
+	struct wheel wh = { .in = { .fd = -1 } };
+	struct deb d = { .in = { .fd = -1 } };
+	bool deb = deb_probe(in->data, in->len);
+	bool conda = !deb && conda_probe(path, in->data, in->len);
+	uint64_t total = 0, files = 0, numbers = 0, size = in->len;
+	struct err e;
+	int rc;
+
+	if (conda)
+		rc = conda_walk_in(in, &w, &e);
+	else if (deb)
+		rc = deb_open_in(&d, in, path, &e) < 0 ||
+		     deb_data_walk(&d, &w, &e) < 0 ? -1 : 0;
+	else
+		rc = wheel_open_in(&wh, in, path, &e) < 0 ||
+		     wheel_walk(&wh, hosts_member_wanted, du_member, NULL, &is,
+				&e) < 0 ? -1 : 0;
+	total = w.file_bytes;
+	files = w.files;
+	numbers = w.members;
+	for (size_t i = 0; rc == 0 && !deb && !conda && i < wh.zip.n; i++) {
+		const struct zip_entry *en = &wh.zip.entry[i];
+
+		files += en->name_len && en->name[en->name_len - 1] != '/';
+		total += en->usize;
+		numbers = wh.zip.n;
+	}
+	deb_close(&d);
+	wheel_close(&wh);
+	io_in_close(in);
+	if (rc < 0) {
+		o->errors++;
+		o->other_files++;
+		return applet_fail_err("du", "cannot read package", path, 0, &e);
+	}
+	/* The package itself was counted as one file of its bytes. */
+	o->total += total;
+	o->total -= size;
+	o->files += files;
+	o->files--;
+	o->other_files += files - is.wanted;
+	o->package_numbers += numbers + 1;
+	return is.rc;
+}
+
 /* du PKG: the files of a Debian package's data.tar or of a wheel, as a
  * tree's, under a line saying what holds them (the data member, its size
  * and compression; the wheel). */
@@ -323,6 +382,7 @@ int du_package(struct options *o, const char *path)
 				.ctx = &is };
 	const struct deb_member *m = NULL;
 	bool deb = deb_is(path), conda = !deb && conda_is(path);
+	bool tarbz2 = conda && conda_is_tarbz2(path);
 	struct wheel wh = { .in = { .fd = -1 } };
 	struct deb d = { .in = { .fd = -1 } };
 	struct err e;
@@ -357,14 +417,17 @@ int du_package(struct options *o, const char *path)
 		}
 		printf(",\"size\":%" PRIu64 ",\"compression\":\"%s\",\"du\":",
 		       m ? m->size : (uint64_t)wh.in.len,
-		       m ? layer_codec_name(m->codec) : conda ? "zstd" : "zip");
+		       m ? layer_codec_name(m->codec) : tarbz2 ? "bzip2" :
+		       conda ? "zstd" : "zip");
 		du_print_json(o, "}}\n");
 	} else if (m) {
 		printf("%s: %s, %" PRIu64 " bytes (%s)\n", path, m->name,
 		       m->size, layer_codec_name(m->codec));
 		du_print_text(o);
 	} else {
-		if (conda)
+		if (tarbz2)
+			printf("%s: tar (bzip2)\n", path);
+		else if (conda)
 			printf("%s: pkg tar (zstd)\n", path);
 		else
 			printf("%s: %zu bytes (zip)\n", path, wh.in.len);

@@ -9,5 +9,11 @@
 int du_image(struct options *o, const char *spec);
 /* du PKG: a Debian package's data.tar, a wheel's or a .conda's files. */
 int du_package(struct options *o, const char *path);
+/* Whether a file of a tree (its name and bytes) is a package; and its
+ * files counted in o as the tree it unpacks to would be, in place of the
+ * package's own bytes (in taken; the package counted as one file
+ * already): 0, or 1 said. */
+bool du_tree_package_is(const char *name, const struct io_in *in);
+int du_tree_package(struct options *o, const char *path, struct io_in *in);
 
 #endif

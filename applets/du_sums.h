@@ -36,6 +36,9 @@ struct options {
 	size_t host_last;
 	uint64_t total, files, other_files, errors;
 	uint64_t device_stored;	/* of every device entry */
+	/* Numbers given to the files of packages found in a tree, past
+	 * the tree's own (a file's number tells it from the last one). */
+	uint64_t package_numbers;
 	/* The files walked (sorted by dev, ino), and the kpack archives
 	 * found through split binaries outside them, counted after them. */
 	struct tree_file *seen;

@@ -50,8 +50,8 @@ static const char usage[] =
 	"roc-obj-extract does.\n"
 	"An IMAGE (oci:DIR[:TAG], oci-archive:FILE, docker-archive:FILE, or a\n"
 	"path that is one): each file of its layers that holds device code, as\n"
-	"a FILE of its name there.  A PKG (a Debian package, a wheel, a .conda):\n"
-	"each of its files that holds device code, the same way.\n"
+	"a FILE of its name there.  A PKG (a Debian package, a wheel, a conda\n"
+	"package): each of its files that holds device code, the same way.\n"
 	"\n";
 
 /* With -o -, each input as the counting pass left it for the writing

@@ -37,8 +37,9 @@ static const char usage[] =
 	"layers pruned as OUT: an OCI layout DIR (or oci:DIR), oci-archive:FILE\n"
 	"or docker-archive:FILE[:REFERENCE]; unchanged layers keep their bytes.\n"
 	"PKG, a Debian package (.deb, .udeb, .ddeb), a Python wheel (.whl) or a\n"
-	"conda package (.conda), is written as FILE with its files pruned and\n"
-	"its md5sums and Installed-Size, RECORD or paths.json made to match.\n"
+	"conda package (.conda, .tar.bz2), is written as FILE with its files\n"
+	"pruned and its md5sums and Installed-Size, RECORD or paths.json made\n"
+	"to match; with -r, each package in the tree is pruned so in place.\n"
 	"\n";
 
 #define fail(what, file, ...) applet_fail("prune", what, file, __VA_ARGS__)
@@ -265,6 +266,8 @@ int prune_main(int argc, char **argv)
 	}
 	if (o.recurse) {
 		o.in_place = true;
+		o.package_probe = prune_package_probe;
+		o.package_to = prune_package_to;
 		rc = prune_tree(&o, argv + first, nfiles);
 		goto out;
 	}

@@ -243,6 +243,54 @@ static int prune_relink(struct options *o, int dirfd, const char *path,
 	return rc;
 }
 
+/* A package in the tree (-r): pruned into a new file that replaces it
+ * in the directory walked, as a file is, its other links in the tree
+ * made links of it; left as it was when no file in it changes.  in is
+ * taken.  0, or 1 said. */
+static int prune_walked_package(struct options *o, const char *path,
+				struct io_in *in, int dirfd,
+				struct prune_result *res)
+{
+	struct io_out out = { .fd = -1 };
+	struct stat ours;
+	uint64_t files = 0, after = 0;
+	struct err e;
+
+	if (!o->dry_run) {
+		if (io_out_open_at(&out, dirfd, o->walked->name, path, &e) < 0) {
+			io_in_close(in);
+			return applet_fail_io("prune", path, &e);
+		}
+		io_out_expect(&out, o->walked->dev, o->walked->ino);
+		io_out_keep_mode(&out, in);
+	}
+	if (o->package_to(o, path, in, o->dry_run ? NULL : &out, o->file,
+			  &files, &after, &e) < 0) {
+		if (!o->dry_run)
+			io_out_discard(&out);
+		if (!o->dry_run && e.path[0] && err_names(&e, path))
+			return applet_fail_io("prune", path, &e);
+		return applet_fail_err("prune", "cannot prune package", path,
+				       0, &e);
+	}
+	res->action = files ? PRUNE_PRUNED : PRUNE_SKIPPED;
+	if (o->dry_run)
+		return 0;
+	if (!files) {
+		io_out_discard(&out);
+		return 0;
+	}
+	if (fstat(out.fd, &ours) < 0) {
+		err_sys(&e, path, errno);
+		io_out_discard(&out);
+		return applet_fail_io("prune", path, &e);
+	}
+	if (io_out_commit(&out, &e) < 0)
+		return applet_fail_io("prune", path, &e);
+	res->after = after;
+	return prune_relink(o, dirfd, path, &ours);
+}
+
 /* The input: the walked file reached through the directories walked
  * (its directory's descriptor in *dirfd), or path.  0, or 1 (said). */
 static int open_input(struct options *o, const char *path, struct io_in *in,
@@ -311,6 +359,11 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	o->host_bytes = 0;
 	if (res)
 		res->before = res->after = in.len;
+	if (o->walked && o->package_probe &&
+	    o->package_probe(path, in.data, in.len)) {
+		rc = prune_walked_package(o, path, &in, dirfd, res);
+		goto out;
+	}
 	if (o->in_place && !o->walked &&
 	    (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
 		fail("cannot prune", path, "not a regular file: --in-place "

@@ -9,6 +9,8 @@
 
 #include "../core/select.h"
 #include "../core/tree.h"
+#include "../core/io_in.h"
+#include "../core/io_types.h"
 #include "../ops/prune.h"
 
 struct options {
@@ -39,6 +41,16 @@ struct options {
 	const struct tree *tree;
 	const struct tree_file *walked;
 	struct tree_cursor *cursor;
+	/* -r: a package in the tree (a .deb, a wheel, a conda package),
+	 * known and pruned by prune_package.c's prune_package_probe and
+	 * prune_package_to, set by prune.c (prune_package.c uses these
+	 * options, so this file cannot call it). */
+	bool (*package_probe)(const char *name, const uint8_t *buf,
+			      size_t len);
+	int (*package_to)(struct options *o, const char *path,
+			  struct io_in *in, struct io_out *out,
+			  const char *shown, uint64_t *files,
+			  uint64_t *after, struct err *e);
 };
 
 /* What became of one file of a tree. */

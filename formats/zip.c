@@ -1,4 +1,4 @@
-/* zip: archives read and checked, header fields set (zip.h). */
+/* zip: archives read and checked, headers made (zip.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,9 +9,17 @@
 static const uint8_t LOCAL_SIG[4] = { 'P', 'K', 3, 4 };
 static const uint8_t CENTRAL_SIG[4] = { 'P', 'K', 1, 2 };
 static const uint8_t EOCD_SIG[4] = { 'P', 'K', 5, 6 };
+static const uint8_t EOCD64_SIG[4] = { 'P', 'K', 6, 6 };
+static const uint8_t LOCATOR_SIG[4] = { 'P', 'K', 6, 7 };
 static const uint8_t DESCRIPTOR_SIG[4] = { 'P', 'K', 7, 8 };
-/* The end record's comment is at most 65535 bytes. */
-enum { EOCD_SEARCH = ZIP_EOCD_LEN + 0xffff };
+enum {
+	/* The end record's comment is at most 65535 bytes. */
+	EOCD_SEARCH = ZIP_EOCD_LEN + 0xffff,
+	EOCD64_LEN = 56,	/* the ZIP64 end record, version 1 */
+	LOCATOR_LEN = 20,
+	ZIP64_TAG = 1,		/* the extra field's header ID */
+	U32_MAX_FIELD = 0xffffffffu,	/* "in the ZIP64 field" */
+};
 
 bool zip_probe(const uint8_t *buf, size_t len)
 {
@@ -37,35 +45,143 @@ static int find_eocd(struct zip *z, struct err *e)
 	return err_cut(e, "zip archive has no end record (cut short?)");
 }
 
+/* A field of the end record: its own value, or the ZIP64 end record's
+ * where it says so (its all-ones value) or where one is there. */
+static int end_field(uint64_t v, uint64_t all_ones, uint64_t v64,
+		     bool has64, uint64_t *out, struct err *e)
+{
+	if (!has64 && v == all_ones)
+		return err_code_set(e, ERR_MALFORMED, "zip end record says "
+				    "ZIP64 but there is no ZIP64 end record");
+	if (has64 && v != all_ones && v != v64)
+		return err_code_set(e, ERR_MALFORMED, "zip end record disagrees "
+				    "with the ZIP64 end record");
+	*out = has64 ? v64 : v;
+	return 0;
+}
+
+/* The ZIP64 end record, when its locator stands before the end record. */
+static int read_eocd64(struct zip *z, uint64_t *entries, uint64_t *size,
+		       uint64_t *central, struct err *e)
+{
+	const uint8_t *loc, *p;
+	uint64_t at;
+
+	z->end = z->eocd;
+	if (z->eocd < LOCATOR_LEN)
+		return 0;
+	loc = z->buf + z->eocd - LOCATOR_LEN;
+	if (memcmp(loc, LOCATOR_SIG, 4))
+		return 0;
+	at = get_le(loc + 8, 8);
+	if (get_le(loc + 4, 4) || get_le(loc + 16, 4) > 1)
+		return err_code_set(e, ERR_MALFORMED, "zip archive spans disks");
+	if (at > z->eocd - LOCATOR_LEN ||
+	    z->eocd - LOCATOR_LEN - at < EOCD64_LEN ||
+	    memcmp(z->buf + at, EOCD64_SIG, 4))
+		return err_code_set(e, ERR_MALFORMED, "zip ZIP64 end record at "
+				    "%llu is not one", (unsigned long long)at);
+	p = z->buf + at;
+	/* Its size counts what follows the size field, to the locator. */
+	if (get_le(p + 4, 8) != z->eocd - LOCATOR_LEN - at - 12)
+		return err_code_set(e, ERR_MALFORMED, "zip ZIP64 end record's "
+				    "size disagrees with its place");
+	if (get_le(p + 16, 4) || get_le(p + 20, 4) ||
+	    get_le(p + 24, 8) != get_le(p + 32, 8))
+		return err_code_set(e, ERR_MALFORMED, "zip archive spans disks");
+	*entries = get_le(p + 32, 8);
+	*size = get_le(p + 40, 8);
+	*central = get_le(p + 48, 8);
+	z->end = at;
+	z->zip64_end = true;
+	return 0;
+}
+
 static int read_eocd(struct zip *z, struct err *e)
 {
 	const uint8_t *p;
-	uint64_t entries;
+	uint64_t entries, entries64 = 0, size64 = 0, central64 = 0;
 
-	if (find_eocd(z, e) < 0)
+	if (find_eocd(z, e) < 0 ||
+	    read_eocd64(z, &entries64, &size64, &central64, e) < 0)
 		return -1;
 	p = z->buf + z->eocd;
-	entries = get_le(p + 10, 2);
-	z->central_size = get_le(p + 12, 4);
-	z->central = get_le(p + 16, 4);
-	if (get_le(p + 4, 2) || get_le(p + 6, 2) || get_le(p + 8, 2) != entries)
+	if (get_le(p + 8, 2) != get_le(p + 10, 2) ||
+	    (!z->zip64_end && (get_le(p + 4, 2) || get_le(p + 6, 2))))
 		return err_code_set(e, ERR_MALFORMED, "zip archive spans disks");
-	if (entries == 0xffff || z->central_size == 0xffffffff ||
-	    z->central == 0xffffffff)
-		return err_code_set(e, ERR_MALFORMED, "ZIP64 archives are not "
-				    "read");
-	if (z->central > z->eocd || z->central_size != z->eocd - z->central)
+	if (end_field(get_le(p + 10, 2), 0xffff, entries64, z->zip64_end,
+		      &entries, e) < 0 ||
+	    end_field(get_le(p + 12, 4), U32_MAX_FIELD, size64, z->zip64_end,
+		      &z->central_size, e) < 0 ||
+	    end_field(get_le(p + 16, 4), U32_MAX_FIELD, central64,
+		      z->zip64_end, &z->central, e) < 0)
+		return -1;
+	if (z->central > z->end || z->central_size != z->end - z->central)
 		return err_code_set(e, ERR_MALFORMED, "zip central directory "
 				    "at %llu (%llu bytes) is not before its end "
 				    "record at %llu",
 				    (unsigned long long)z->central,
 				    (unsigned long long)z->central_size,
-				    (unsigned long long)z->eocd);
+				    (unsigned long long)z->end);
+	/* Each record takes ZIP_CENTRAL_LEN bytes at least. */
+	if (entries > z->central_size / ZIP_CENTRAL_LEN)
+		return err_code_set(e, ERR_MALFORMED, "zip end record says %llu "
+				    "members in a central directory of %llu "
+				    "bytes", (unsigned long long)entries,
+				    (unsigned long long)z->central_size);
 	z->n = (size_t)entries;
 	z->entry = calloc(z->n + 1, sizeof(*z->entry));
 	z->by_offset = calloc(z->n + 1, sizeof(*z->by_offset));
 	if (!z->entry || !z->by_offset)
 		return err_nomem(e);
+	return 0;
+}
+
+/* The ZIP64 field of the extra fields x[0..len): its data, or NULL. */
+static const uint8_t *zip64_field(const uint8_t *x, size_t len, size_t *n)
+{
+	for (size_t at = 0; len - at >= 4;) {
+		size_t tag = get_le(x + at, 2), size = get_le(x + at + 2, 2);
+
+		if (size > len - at - 4)
+			return NULL;
+		if (tag == ZIP64_TAG) {
+			*n = size;
+			return x + at + 4;
+		}
+		at += 4 + size;
+	}
+	return NULL;
+}
+
+/* The central record's fields at their all-ones value, read from its
+ * ZIP64 field in the specification's order. */
+static int central_zip64(struct zip_entry *en, const uint8_t *x, size_t len,
+			 struct err *e)
+{
+	uint64_t *field[3] = { &en->usize, &en->csize, &en->local };
+	const uint8_t *f;
+	size_t n = 0, at = 0;
+
+	for (int i = 0; i < 3; i++)
+		if (*field[i] == U32_MAX_FIELD)
+			en->central64 |= (uint8_t)(1 << i);
+	if (!en->central64)
+		return 0;
+	if (!(f = zip64_field(x, len, &n)))
+		return err_code_set(e, ERR_MALFORMED, "zip member '%.*s' says "
+				    "ZIP64 but has no ZIP64 field",
+				    (int)en->name_len, en->name);
+	for (int i = 0; i < 3; i++) {
+		if (!(en->central64 & (1 << i)))
+			continue;
+		if (n - at < 8)
+			return err_code_set(e, ERR_MALFORMED, "zip member "
+					    "'%.*s': its ZIP64 field is short",
+					    (int)en->name_len, en->name);
+		*field[i] = get_le(f + at, 8);
+		at += 8;
+	}
 	return 0;
 }
 
@@ -75,14 +191,14 @@ static int read_central(struct zip *z, size_t i, uint64_t *at, struct err *e)
 	const uint8_t *p = z->buf + *at;
 	size_t n, m, k;
 
-	if (z->eocd - *at < ZIP_CENTRAL_LEN || memcmp(p, CENTRAL_SIG, 4))
+	if (z->end - *at < ZIP_CENTRAL_LEN || memcmp(p, CENTRAL_SIG, 4))
 		return err_code_set(e, ERR_MALFORMED, "zip central record %zu "
 				    "at %llu is not one", i,
 				    (unsigned long long)*at);
 	n = get_le(p + 28, 2);
 	m = get_le(p + 30, 2);
 	k = get_le(p + 32, 2);
-	if (z->eocd - *at - ZIP_CENTRAL_LEN < n + m + k)
+	if (z->end - *at - ZIP_CENTRAL_LEN < n + m + k)
 		return err_code_set(e, ERR_MALFORMED, "zip central record %zu "
 				    "runs into the end record", i);
 	en->central = *at;
@@ -92,8 +208,8 @@ static int read_central(struct zip *z, size_t i, uint64_t *at, struct err *e)
 	en->flags = (uint16_t)get_le(p + 8, 2);
 	en->method = (uint16_t)get_le(p + 10, 2);
 	en->crc = (uint32_t)get_le(p + 16, 4);
-	en->csize = (uint32_t)get_le(p + 20, 4);
-	en->usize = (uint32_t)get_le(p + 24, 4);
+	en->csize = get_le(p + 20, 4);
+	en->usize = get_le(p + 24, 4);
 	en->local = get_le(p + 42, 4);
 	*at += en->central_len;
 	if (!n || memchr(en->name, 0, n) || memchr(en->name, '\\', n) ||
@@ -103,10 +219,55 @@ static int read_central(struct zip *z, size_t i, uint64_t *at, struct err *e)
 	if (en->flags & 1)
 		return err_code_set(e, ERR_MALFORMED, "zip member '%.*s' is "
 				    "encrypted", (int)n, en->name);
-	if (en->csize == 0xffffffff || en->usize == 0xffffffff ||
-	    en->local == 0xffffffff)
-		return err_code_set(e, ERR_MALFORMED, "zip member '%.*s' is "
-				    "ZIP64", (int)n, en->name);
+	if (get_le(p + 34, 2) == 0xffff)
+		return err_code_set(e, ERR_MALFORMED, "zip archive spans disks");
+	return central_zip64(en, p + ZIP_CENTRAL_LEN + n, m, e);
+}
+
+/* The local header's sizes: its own, or its ZIP64 field's (both sizes,
+ * as the specification asks of a local header).  With a ZIP64 field its
+ * data descriptor's sizes are 8 bytes each. */
+static int local_sizes(struct zip_entry *en, const uint8_t *p, size_t n,
+		       size_t m, uint64_t *csize, uint64_t *usize,
+		       struct err *e)
+{
+	size_t len = 0;
+	const uint8_t *f = zip64_field(p + ZIP_LOCAL_LEN + n, m, &len);
+
+	*csize = get_le(p + 18, 4);
+	*usize = get_le(p + 22, 4);
+	en->local64 = f && len >= 16;
+	if (*csize != U32_MAX_FIELD && *usize != U32_MAX_FIELD)
+		return 0;
+	if (!en->local64)
+		return err_code_set(e, ERR_MALFORMED, "zip member '%.*s': its "
+				    "local header says ZIP64 but has no ZIP64 "
+				    "sizes", (int)en->name_len, en->name);
+	*usize = get_le(f, 8);
+	*csize = get_le(f + 8, 8);
+	return 0;
+}
+
+/* The data descriptor after en's data agrees with the central record:
+ * its size told. */
+static int read_descriptor(const struct zip *z, const struct zip_entry *en,
+			   size_t *len, struct err *e)
+{
+	const uint8_t *d = z->buf + en->end;
+	size_t word = en->local64 ? 8 : 4;
+	size_t body = 4 + 2 * word;
+	size_t sig = z->central - en->end >= body + 4 &&
+		     !memcmp(d, DESCRIPTOR_SIG, 4) ? 4 : 0;
+
+	if (z->central - en->end < body + sig ||
+	    get_le(d + sig, 4) != en->crc ||
+	    get_le(d + sig + 4, (int)word) != en->csize ||
+	    get_le(d + sig + 4 + word, (int)word) != en->usize)
+		return err_code_set(e, ERR_MALFORMED, "zip member '%.*s': its "
+				    "data descriptor disagrees with the "
+				    "central directory", (int)en->name_len,
+				    en->name);
+	*len = body + sig;
 	return 0;
 }
 
@@ -115,7 +276,8 @@ static int read_central(struct zip *z, size_t i, uint64_t *at, struct err *e)
 static int read_local(struct zip *z, struct zip_entry *en, struct err *e)
 {
 	const uint8_t *p = z->buf + en->local;
-	size_t n, m;
+	size_t n, m, dlen = 0;
+	uint64_t csize = 0, usize = 0;
 	bool desc = en->flags & ZIP_FLAG_DESCRIPTOR;
 
 	if (en->local > z->central || z->central - en->local < ZIP_LOCAL_LEN ||
@@ -128,35 +290,26 @@ static int read_local(struct zip *z, struct zip_entry *en, struct err *e)
 	if (z->central - en->local - ZIP_LOCAL_LEN < n + m)
 		return err_cut(e, "zip member '%.*s' runs into the central "
 			       "directory", (int)en->name_len, en->name);
+	if (n == en->name_len && !memcmp(p + ZIP_LOCAL_LEN, en->name, n) &&
+	    local_sizes(en, p, n, m, &csize, &usize, e) < 0)
+		return -1;
 	if (n != en->name_len || memcmp(p + ZIP_LOCAL_LEN, en->name, n) ||
 	    get_le(p + 8, 2) != en->method ||
 	    (get_le(p + 6, 2) & ZIP_FLAG_DESCRIPTOR) != (unsigned)desc * 8 ||
-	    (!desc && (get_le(p + 14, 4) != en->crc ||
-		       get_le(p + 18, 4) != en->csize ||
-		       get_le(p + 22, 4) != en->usize)))
+	    (!desc && (get_le(p + 14, 4) != en->crc || csize != en->csize ||
+		       usize != en->usize)))
 		return err_code_set(e, ERR_MALFORMED, "zip member '%.*s': the "
 				    "central directory disagrees with its local "
 				    "header", (int)en->name_len, en->name);
 	en->data = en->local + ZIP_LOCAL_LEN + n + m;
-	en->end = en->data + en->csize;
-	if (en->end > z->central)
+	if (en->csize > z->central - en->data)
 		return err_cut(e, "zip member '%.*s' runs into the central "
 			       "directory", (int)en->name_len, en->name);
+	en->end = en->data + en->csize;
 	if (desc) {
-		const uint8_t *d = z->buf + en->end;
-		size_t sig = z->central - en->end >= 16 &&
-			     !memcmp(d, DESCRIPTOR_SIG, 4) ? 4 : 0;
-
-		if (z->central - en->end < 12 + sig ||
-		    get_le(d + sig, 4) != en->crc ||
-		    get_le(d + sig + 4, 4) != en->csize ||
-		    get_le(d + sig + 8, 4) != en->usize)
-			return err_code_set(e, ERR_MALFORMED, "zip member "
-					    "'%.*s': its data descriptor "
-					    "disagrees with the central "
-					    "directory", (int)en->name_len,
-					    en->name);
-		en->end += 12 + sig;
+		if (read_descriptor(z, en, &dlen, e) < 0)
+			return -1;
+		en->end += dlen;
 	}
 	return 0;
 }
@@ -224,7 +377,7 @@ int zip_open(struct zip *z, const uint8_t *buf, size_t len, struct err *e)
 	for (size_t i = 0; i < z->n; i++)
 		if (read_central(z, i, &at, e) < 0)
 			return -1;
-	if (at != z->eocd)
+	if (at != z->end)
 		return err_code_set(e, ERR_MALFORMED, "zip central directory "
 				    "holds more than its %zu records", z->n);
 	for (size_t i = 0; i < z->n; i++)
@@ -240,32 +393,159 @@ void zip_close(struct zip *z)
 	memset(z, 0, sizeof(*z));
 }
 
-void zip_local_set(uint8_t *h, uint32_t crc, uint32_t csize, uint32_t usize)
+/* The extra fields x[0..len) copied to out with the ZIP64 field made of
+ * the values v[0..nv) (8 bytes each) in the old one's place, or after
+ * the others when there was none (none written when nv is 0): the
+ * bytes written, or -1 past 65535. */
+static long extra_make(const uint8_t *x, size_t len, const uint64_t *v,
+		       int nv, uint8_t *out)
 {
-	put_le(h + 6, get_le(h + 6, 2) & ~(uint64_t)ZIP_FLAG_DESCRIPTOR, 2);
-	put_le(h + 14, crc, 4);
-	put_le(h + 18, csize, 4);
-	put_le(h + 22, usize, 4);
+	size_t at = 0, o = 0;
+	bool put = false;
+
+	while (len - at >= 4) {
+		size_t tag = get_le(x + at, 2), size = get_le(x + at + 2, 2);
+
+		if (size > len - at - 4)
+			break;
+		if (tag != ZIP64_TAG) {
+			memcpy(out + o, x + at, 4 + size);
+			o += 4 + size;
+		} else if (nv && !put) {
+			put = true;
+			put_le(out + o, ZIP64_TAG, 2);
+			put_le(out + o + 2, (uint64_t)nv * 8, 2);
+			for (int i = 0; i < nv; i++)
+				put_le(out + o + 4 + 8 * (size_t)i, v[i], 8);
+			o += 4 + 8 * (size_t)nv;
+		}
+		at += 4 + size;
+	}
+	/* Bytes too few to be a field: kept as they were. */
+	memcpy(out + o, x + at, len - at);
+	o += len - at;
+	if (nv && !put) {
+		put_le(out + o, ZIP64_TAG, 2);
+		put_le(out + o + 2, (uint64_t)nv * 8, 2);
+		for (int i = 0; i < nv; i++)
+			put_le(out + o + 4 + 8 * (size_t)i, v[i], 8);
+		o += 4 + 8 * (size_t)nv;
+	}
+	return o > 0xffff ? -1 : (long)o;
 }
 
-void zip_central_set(uint8_t *c, uint32_t crc, uint32_t csize,
-		     uint32_t usize)
+static uint32_t field32(uint64_t v, bool in64)
 {
-	put_le(c + 8, get_le(c + 8, 2) & ~(uint64_t)ZIP_FLAG_DESCRIPTOR, 2);
-	put_le(c + 16, crc, 4);
-	put_le(c + 20, csize, 4);
-	put_le(c + 24, usize, 4);
+	return in64 ? U32_MAX_FIELD : (uint32_t)v;
 }
 
-void zip_central_set_local(uint8_t *c, uint32_t local)
+size_t zip_local_make(const struct zip *z, const struct zip_entry *en,
+		      uint32_t crc, uint64_t csize, uint64_t usize,
+		      uint8_t *out)
 {
-	put_le(c + 42, local, 4);
+	const uint8_t *p = z->buf + en->local;
+	size_t n = get_le(p + 26, 2), m = get_le(p + 28, 2);
+	bool big = en->local64 || csize >= U32_MAX_FIELD ||
+		   usize >= U32_MAX_FIELD;
+	uint64_t v[2] = { usize, csize };
+	long x;
+
+	memcpy(out, p, ZIP_LOCAL_LEN + n);
+	if ((x = extra_make(p + ZIP_LOCAL_LEN + n, m, v, big ? 2 : 0,
+			    out + ZIP_LOCAL_LEN + n)) < 0)
+		return 0;
+	put_le(out + 6, get_le(p + 6, 2) & ~(uint64_t)ZIP_FLAG_DESCRIPTOR, 2);
+	put_le(out + 14, crc, 4);
+	put_le(out + 18, field32(csize, big), 4);
+	put_le(out + 22, field32(usize, big), 4);
+	put_le(out + 28, (uint64_t)x, 2);
+	return ZIP_LOCAL_LEN + n + (size_t)x;
 }
 
-void zip_eocd_set(uint8_t *eocd, uint32_t central, uint32_t size)
+size_t zip_central_make(const struct zip *z, const struct zip_entry *en,
+			uint32_t crc, uint64_t csize, uint64_t usize,
+			uint64_t local, bool clear_descriptor, uint8_t *out)
 {
-	put_le(eocd + 12, size, 4);
-	put_le(eocd + 16, central, 4);
+	const uint8_t *p = z->buf + en->central;
+	size_t n = get_le(p + 28, 2), m = get_le(p + 30, 2);
+	size_t k = get_le(p + 32, 2);
+	uint64_t value[3] = { usize, csize, local }, v[3];
+	uint8_t in64 = en->central64;
+	int nv = 0;
+	long x;
+
+	for (int i = 0; i < 3; i++) {
+		if (value[i] >= U32_MAX_FIELD)
+			in64 |= (uint8_t)(1 << i);
+		if (in64 & (1 << i))
+			v[nv++] = value[i];
+	}
+	memcpy(out, p, ZIP_CENTRAL_LEN + n);
+	if ((x = extra_make(p + ZIP_CENTRAL_LEN + n, m, v, nv,
+			    out + ZIP_CENTRAL_LEN + n)) < 0)
+		return 0;
+	memcpy(out + ZIP_CENTRAL_LEN + n + (size_t)x,
+	       p + ZIP_CENTRAL_LEN + n + m, k);
+	if (clear_descriptor)
+		put_le(out + 8, get_le(p + 8, 2) &
+		       ~(uint64_t)ZIP_FLAG_DESCRIPTOR, 2);
+	put_le(out + 16, crc, 4);
+	put_le(out + 20, field32(csize, in64 & ZIP64_CSIZE), 4);
+	put_le(out + 24, field32(usize, in64 & ZIP64_USIZE), 4);
+	put_le(out + 30, (uint64_t)x, 2);
+	put_le(out + 42, field32(local, in64 & ZIP64_LOCAL), 4);
+	return ZIP_CENTRAL_LEN + n + (size_t)x + k;
+}
+
+/* The end record's field at off (width bytes) for value v. */
+static uint64_t end_value(const struct zip *z, int off, int width, uint64_t v)
+{
+	uint64_t ones = width == 2 ? 0xffff : U32_MAX_FIELD;
+
+	return v >= ones || (z->zip64_end &&
+			     get_le(z->buf + z->eocd + off, width) == ones)
+	       ? ones : v;
+}
+
+size_t zip_end_make(const struct zip *z, uint64_t n, uint64_t central,
+		    uint64_t size, uint8_t *out)
+{
+	const uint8_t *old = z->buf + z->eocd;
+	size_t comment = z->len - z->eocd - ZIP_EOCD_LEN, o = 0;
+	bool big = z->zip64_end || n >= 0xffff || size >= U32_MAX_FIELD ||
+		   central >= U32_MAX_FIELD;
+
+	if (big) {
+		const uint8_t *was = z->zip64_end ? z->buf + z->end : NULL;
+
+		memcpy(out, EOCD64_SIG, 4);
+		put_le(out + 4, EOCD64_LEN - 12, 8);
+		/* Made by and needed: 4.5, ZIP64's version, unless the
+		 * record said more. */
+		put_le(out + 12, was ? get_le(was + 12, 2) : 45, 2);
+		put_le(out + 14, was ? get_le(was + 14, 2) : 45, 2);
+		put_le(out + 16, 0, 4);
+		put_le(out + 20, 0, 4);
+		put_le(out + 24, n, 8);
+		put_le(out + 32, n, 8);
+		put_le(out + 40, size, 8);
+		put_le(out + 48, central, 8);
+		memcpy(out + EOCD64_LEN, LOCATOR_SIG, 4);
+		put_le(out + EOCD64_LEN + 4, 0, 4);
+		put_le(out + EOCD64_LEN + 8, central + size, 8);
+		put_le(out + EOCD64_LEN + 16, 1, 4);
+		o = EOCD64_LEN + LOCATOR_LEN;
+	}
+	/* A field says "look in the ZIP64 record" where its value needs it
+	 * or where the input's did. */
+	memcpy(out + o, old, ZIP_EOCD_LEN + comment);
+	put_le(out + o + 4, 0, 2);
+	put_le(out + o + 6, 0, 2);
+	put_le(out + o + 8, end_value(z, 8, 2, n), 2);
+	put_le(out + o + 10, end_value(z, 10, 2, n), 2);
+	put_le(out + o + 12, end_value(z, 12, 4, size), 4);
+	put_le(out + o + 16, end_value(z, 16, 4, central), 4);
+	return o + ZIP_EOCD_LEN + comment;
 }
 
 int zip_validate(const uint8_t *buf, size_t len, struct err *e)

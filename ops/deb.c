@@ -224,6 +224,18 @@ static int check_md5sums(const struct deb *d, struct err *e)
 
 int deb_open(struct deb *d, const char *path, struct err *e)
 {
+	struct io_in in = { .fd = -1 };
+
+	memset(d, 0, sizeof(*d));
+	d->in.fd = -1;
+	if (io_in_open(&in, path, e) < 0)
+		return -1;
+	return deb_open_in(d, &in, path, e);
+}
+
+int deb_open_in(struct deb *d, struct io_in *in, const char *path,
+		struct err *e)
+{
 	struct layer_memory mr;
 	struct layer_walk w = {
 		.read = layer_memory_read, .read_ctx = &mr, .wants = layer_every_file,
@@ -231,10 +243,10 @@ int deb_open(struct deb *d, const char *path, struct err *e)
 	};
 
 	memset(d, 0, sizeof(*d));
-	d->in.fd = -1;
+	d->in = *in;
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
 	d->path = path;
-	if (io_in_open(&d->in, path, e) < 0)
-		return -1;
 	if (read_members(d, e) < 0 || read_control(d, e) < 0)
 		return -1;
 	mr = (struct layer_memory){ d->control_tar, d->control_len, 0 };

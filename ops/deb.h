@@ -51,6 +51,10 @@ bool deb_is(const char *path);
 /* Read the package at path: its members checked and its control tar
  * read.  0, or -1 with e filled (deb_close still to be called). */
 int deb_open(struct deb *d, const char *path, struct err *e);
+/* The same of a file the caller opened as in (taken), path its name in
+ * messages. */
+int deb_open_in(struct deb *d, struct io_in *in, const char *path,
+		struct err *e);
 void deb_close(struct deb *d);
 /* Walk the data tar (w's read set here): 0, or -1 with e filled. */
 int deb_data_walk(struct deb *d, struct layer_walk *w, struct err *e);

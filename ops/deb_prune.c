@@ -195,6 +195,8 @@ static int dpkg_level(enum layer_codec c)
 		return 3;
 	case LAYER_XZ:
 		return 6;
+	case LAYER_BZIP2:	/* no package member's */
+		return 9;
 	}
 	return 0;
 }
@@ -299,19 +301,14 @@ static int put_header(struct io_out *out, const struct deb *d,
 
 /* The package: each member as it was but control and data, written from
  * their scratch files. */
-static int write_deb(struct deb *d, const char *path, struct io_out *ctl,
+static int write_deb(struct deb *d, struct io_out *out, struct io_out *ctl,
 		     uint64_t ctl_size, struct io_out *data,
 		     uint64_t data_size, uint64_t *written, struct err *e)
 {
-	struct io_out out = { .fd = -1 };
 	struct io_in view;
-	int rc = -1;
 
-	if (io_out_open(&out, path, e) < 0)
+	if (io_out_write(out, d->in.data, AR_MAGIC_LEN, e) < 0)
 		return -1;
-	io_out_mode_from(&out, &d->in);
-	if (io_out_write(&out, d->in.data, AR_MAGIC_LEN, e) < 0)
-		goto out;
 	*written = AR_MAGIC_LEN;
 	for (size_t i = 0; i < d->nmember; i++) {
 		const struct deb_member *m = &d->member[i];
@@ -322,26 +319,22 @@ static int write_deb(struct deb *d, const char *path, struct io_out *ctl,
 
 		if (!from) {
 			/* Header, bytes and padding as they were. */
-			if (io_out_copy(&out, &d->in, m->header,
+			if (io_out_copy(out, &d->in, m->header,
 					m->offset - m->header + m->size +
 					(m->size & 1), e) < 0)
-				goto out;
-		} else if (put_header(&out, d, m, size, e) < 0 ||
+				return -1;
+		} else if (put_header(out, d, m, size, e) < 0 ||
 			   io_scratch_map(from, &view, e) < 0 ||
-			   io_out_write(&out, view.data, view.len, e) < 0 ||
-			   ((size & 1) && io_out_write(&out, "\n", 1, e) < 0)) {
-			goto out;
+			   io_out_write(out, view.data, view.len, e) < 0 ||
+			   ((size & 1) && io_out_write(out, "\n", 1, e) < 0)) {
+			return -1;
 		}
 		*written += AR_HEADER_LEN + size + (size & 1);
 	}
-	rc = io_out_commit(&out, e);
-out:
-	if (rc < 0)
-		io_out_discard(&out);
-	return rc;
+	return 0;
 }
 
-int deb_prune(struct deb *d, const char *out, const struct deb_prune_opts *o,
+int deb_prune(struct deb *d, struct io_out *out, const struct deb_prune_opts *o,
 	      struct deb_prune_result *res, struct err *e)
 {
 	struct prune_ctx c = {

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "../core/io_types.h"
 #include "deb.h"
 #include "prune_types.h"
 
@@ -34,9 +35,9 @@ struct deb_prune_result {
 	long long installed_before, installed_after;	/* KiB; -1: none */
 };
 
-/* Prune d into the file out (which must not exist): 0, or -1 with e
- * filled (nothing left at out). */
-int deb_prune(struct deb *d, const char *out, const struct deb_prune_opts *o,
+/* Prune d into out, opened by the caller (NULL for a dry run), who
+ * commits or discards it: 0, or -1 with e filled. */
+int deb_prune(struct deb *d, struct io_out *out, const struct deb_prune_opts *o,
 	      struct deb_prune_result *res, struct err *e);
 
 #endif

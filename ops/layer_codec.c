@@ -1,6 +1,8 @@
-/* layer_codec: gzip, zstd and xz layer streams, hashed (layer_codec.h). */
+/* layer_codec: gzip, zstd, xz and bzip2 layer streams, hashed
+ * (layer_codec.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <bzlib.h>
 #include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -17,6 +19,7 @@ static const struct {
 	[LAYER_ZSTD] = { "zstd", "+zstd", true },
 	[LAYER_XZ] = { "xz", "", false },
 	[LAYER_DEFLATE] = { "deflate", "", false },
+	[LAYER_BZIP2] = { "bzip2", "", false },
 };
 _Static_assert(sizeof(codecs) / sizeof(codecs[0]) == LAYER_CODECS,
 	       "a row per codec");
@@ -55,6 +58,11 @@ enum layer_codec layer_codec_probe(const uint8_t *p, size_t n)
 		return LAYER_ZSTD;
 	if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
 		return LAYER_XZ;
+	/* "BZh", the block size, then a block's or the end's magic. */
+	if (n >= 10 && !memcmp(p, "BZh", 3) && p[3] >= '1' && p[3] <= '9' &&
+	    (!memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6) ||
+	     !memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", 6)))
+		return LAYER_BZIP2;
 	return LAYER_NONE;
 }
 
@@ -67,6 +75,8 @@ struct layer_reader {
 	ZSTD_DStream *zd;
 	lzma_stream xz;
 	bool xz_open;
+	bz_stream bz;
+	bool bz_open;
 	struct sha256 *sha, *blob_sha;
 	const struct io_in *in;	/* the blob's map, or NULL */
 	size_t done;		/* the bytes of it let go of */
@@ -125,6 +135,11 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 		r->xz_open = true;
 		break;
 	}
+	case LAYER_BZIP2:
+		if (BZ2_bzDecompressInit(&r->bz, 0, 0) != BZ_OK)
+			goto nomem;
+		r->bz_open = true;
+		break;
 	}
 	*rp = r;
 	return 0;
@@ -221,6 +236,52 @@ static int xz_read(struct layer_reader *r, uint8_t *buf, size_t n,
 	return 0;
 }
 
+/* bzip2 streams may follow each other (pbzip2 and lbzip2 write such);
+ * libbz2 counts in unsigned ints: pieces under 1 GiB. */
+static int bzip2_read(struct layer_reader *r, uint8_t *buf, size_t n,
+		      size_t *got, struct err *e)
+{
+	size_t done = 0;
+
+	while (done < n && !r->ended) {
+		size_t in_left = r->len - r->pos, out_left = n - done;
+		unsigned in_part = in_left > (1u << 30) ? 1u << 30
+							: (unsigned)in_left;
+		int br;
+
+		r->bz.next_in = (char *)(uintptr_t)(r->blob + r->pos);
+		r->bz.avail_in = in_part;
+		r->bz.next_out = (char *)buf + done;
+		r->bz.avail_out = out_left > (1u << 30) ? 1u << 30
+							: (unsigned)out_left;
+		br = BZ2_bzDecompress(&r->bz);
+		r->pos += in_part - r->bz.avail_in;
+		done = (size_t)((uint8_t *)r->bz.next_out - buf);
+		if (br == BZ_STREAM_END) {
+			BZ2_bzDecompressEnd(&r->bz);
+			r->bz_open = false;
+			if (r->pos == r->len) {
+				r->ended = true;
+				break;
+			}
+			memset(&r->bz, 0, sizeof(r->bz));
+			if (BZ2_bzDecompressInit(&r->bz, 0, 0) != BZ_OK)
+				return err_nomem(e);
+			r->bz_open = true;
+			continue;
+		}
+		if (br != BZ_OK)
+			return err_code_set(e, br == BZ_MEM_ERROR ? ERR_NOMEM
+					    : ERR_DECOMPRESS, "bzip2: %s",
+					    br == BZ_MEM_ERROR ?
+					    "out of memory" : "bad data");
+		if (r->pos == r->len && done < n)
+			return err_cut(e, "bzip2 stream cut short");
+	}
+	*got = done;
+	return 0;
+}
+
 int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e)
 {
@@ -244,6 +305,9 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		break;
 	case LAYER_XZ:
 		rc = xz_read(r, buf, n, got, e);
+		break;
+	case LAYER_BZIP2:
+		rc = bzip2_read(r, buf, n, got, e);
 		break;
 	}
 	if (rc == 0)
@@ -279,6 +343,8 @@ void layer_reader_close(struct layer_reader *r)
 	ZSTD_freeDStream(r->zd);
 	if (r->xz_open)
 		lzma_end(&r->xz);
+	if (r->bz_open)
+		BZ2_bzDecompressEnd(&r->bz);
 	sha256_free(r->sha);
 	sha256_free(r->blob_sha);
 	free(r);
@@ -294,6 +360,8 @@ struct layer_writer {
 	ZSTD_CStream *zc;
 	lzma_stream xz;
 	bool xz_open;
+	bz_stream bz;
+	bool bz_open;
 	struct sha256 *tar_sha, *blob_sha;
 	uint64_t size;
 	uint8_t *buf;
@@ -356,6 +424,11 @@ int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
 	case LAYER_XZ:
 		if (xz_open(w, level) < 0)
 			goto nomem;
+		break;
+	case LAYER_BZIP2:
+		if (BZ2_bzCompressInit(&w->bz, level ? level : 9, 0, 0) != BZ_OK)
+			goto nomem;
+		w->bz_open = true;
 		break;
 	}
 	*wp = w;
@@ -426,6 +499,26 @@ static int xz_write(struct layer_writer *w, const uint8_t *buf, size_t n,
 	return 0;
 }
 
+static int bzip2_write(struct layer_writer *w, const uint8_t *buf, size_t n,
+		       bool end, struct err *e)
+{
+	int br;
+
+	w->bz.next_in = (char *)(uintptr_t)buf;
+	w->bz.avail_in = (unsigned)n;
+	do {
+		w->bz.next_out = (char *)w->buf;
+		w->bz.avail_out = OUT_CHUNK;
+		br = BZ2_bzCompress(&w->bz, end ? BZ_FINISH : BZ_RUN);
+		if (br != BZ_RUN_OK && br != BZ_FINISH_OK && br != BZ_STREAM_END)
+			return err_code_set(e, ERR_DECOMPRESS, "bzip2: cannot "
+					    "compress");
+		if (emit(w, w->buf, OUT_CHUNK - w->bz.avail_out, e) < 0)
+			return -1;
+	} while (end ? br != BZ_STREAM_END : w->bz.avail_in > 0);
+	return 0;
+}
+
 int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 {
 	struct layer_writer *w = wp;
@@ -450,6 +543,16 @@ int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 		return zstd_write(w, buf, n, false, e);
 	case LAYER_XZ:
 		return xz_write(w, buf, n, false, e);
+	case LAYER_BZIP2:
+		while (n) {
+			size_t part = n > (1u << 30) ? 1u << 30 : n;
+
+			if (bzip2_write(w, buf, part, false, e) < 0)
+				return -1;
+			buf += part;
+			n -= part;
+		}
+		return 0;
 	}
 	return 0;
 }
@@ -472,6 +575,9 @@ int layer_writer_finish(struct layer_writer *w, char *diff_hex,
 	case LAYER_XZ:
 		rc = xz_write(w, NULL, 0, true, e);
 		break;
+	case LAYER_BZIP2:
+		rc = bzip2_write(w, NULL, 0, true, e);
+		break;
 	}
 	if (rc < 0)
 		return -1;
@@ -490,6 +596,8 @@ void layer_writer_close(struct layer_writer *w)
 	ZSTD_freeCStream(w->zc);
 	if (w->xz_open)
 		lzma_end(&w->xz);
+	if (w->bz_open)
+		BZ2_bzCompressEnd(&w->bz);
 	sha256_free(w->tar_sha);
 	sha256_free(w->blob_sha);
 	free(w->buf);

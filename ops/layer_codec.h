@@ -1,7 +1,8 @@
 /* layer_codec: the compressions of image layers, gzip (zlib) and zstd
  * (libzstd), both already what offload links for CCOBs and packages, and
- * of Debian packages' members, xz (liblzma) too, and of zip members,
- * raw deflate (zlib);
+ * of Debian packages' members, xz (liblzma) too, of zip members,
+ * raw deflate (zlib), and of conda's older .tar.bz2 packages, bzip2
+ * (libbz2);
  * a layer's tar read out of its blob and written into a new one as
  * streams, hashed (SHA-256) on both sides as they pass. */
 #ifndef OPS_LAYER_CODEC_H
@@ -19,15 +20,16 @@
 enum layer_codec {
 	LAYER_NONE, LAYER_GZIP, LAYER_ZSTD, LAYER_XZ,
 	LAYER_DEFLATE,		/* raw deflate: a zip member's */
+	LAYER_BZIP2,
 };
-enum { LAYER_CODECS = LAYER_DEFLATE + 1 };
+enum { LAYER_CODECS = LAYER_BZIP2 + 1 };
 
 /* Its name ("none", "gzip", "zstd"), and the suffix of OCI media types
  * ("", "+gzip", "+zstd"). */
 const char *layer_codec_name(enum layer_codec c);
 const char *layer_codec_suffix(enum layer_codec c);
-/* Whether an OCI image layer may be compressed with it (xz and raw
- * deflate may not). */
+/* Whether an OCI image layer may be compressed with it (xz, raw deflate
+ * and bzip2 may not). */
 bool layer_codec_oci(enum layer_codec c);
 /* The codec of a name: 0, or -1 for none of them. */
 int layer_codec_parse(const char *name, enum layer_codec *c);
@@ -55,8 +57,8 @@ void layer_reader_close(struct layer_reader *r);
 
 struct layer_writer;
 /* A blob written to out, compressed with c at level (0: the codec's
- * default, gzip 6, zstd 3 and xz 6; xz on a thread per CPU); both
- * digests taken. */
+ * default, gzip 6, zstd 3, xz 6 and bzip2 9, bzip2's level its block
+ * size in 100 kB; xz on a thread per CPU); both digests taken. */
 int layer_writer_open(struct layer_writer **w, enum layer_codec c, int level,
 		      struct io_out *out, struct err *e);
 /* layer_walk's write. */

@@ -11,6 +11,13 @@
 #include "../core/io_scratch.h"
 #include "../core/io_write.h"
 
+bool wheel_probe(const char *name, const uint8_t *buf, size_t len)
+{
+	size_t n = strlen(name);
+
+	return n >= 4 && !strcmp(name + n - 4, ".whl") && zip_probe(buf, len);
+}
+
 bool wheel_is(const char *path)
 {
 	size_t n = strlen(path);
@@ -86,8 +93,9 @@ static int inflate_member(const struct wheel *w, const struct zip_entry *en,
 			goto out;
 		if (got > en->usize - total) {
 			err_code_set(e, ERR_MALFORMED, "zip member '%.*s' "
-				     "inflates past its declared %u bytes",
-				     (int)en->name_len, en->name, en->usize);
+				     "inflates past its declared %llu bytes",
+				     (int)en->name_len, en->name,
+				     (unsigned long long)en->usize);
 			goto out;
 		}
 		if (total < head_len) {
@@ -120,15 +128,28 @@ out:
 
 int wheel_open(struct wheel *w, const char *path, struct err *e)
 {
+	struct io_in in = { .fd = -1 };
+
+	memset(w, 0, sizeof(*w));
+	w->in.fd = -1;
+	if (io_in_open(&in, path, e) < 0)
+		return -1;
+	return wheel_open_in(w, &in, path, e);
+}
+
+int wheel_open_in(struct wheel *w, struct io_in *in, const char *path,
+		  struct err *e)
+{
 	const struct zip_entry *en;
 	struct io_out out = { .fd = -1 };
 	size_t got = 0;
 
 	memset(w, 0, sizeof(*w));
-	w->in.fd = -1;
+	w->in = *in;
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
 	w->path = path;
-	if (io_in_open(&w->in, path, e) < 0 ||
-	    zip_open(&w->zip, w->in.data, w->in.len, e) < 0)
+	if (zip_open(&w->zip, w->in.data, w->in.len, e) < 0)
 		return -1;
 	w->record = w->zip.n;
 	for (size_t i = 0; i < w->zip.n; i++)
@@ -143,8 +164,9 @@ int wheel_open(struct wheel *w, const char *path, struct err *e)
 				    "*.dist-info/RECORD");
 	en = &w->zip.entry[w->record];
 	if (en->usize > WHEEL_RECORD_MAX)
-		return err_code_set(e, ERR_MALFORMED, "RECORD of %u bytes "
-				    "(at most %d)", en->usize, WHEEL_RECORD_MAX);
+		return err_code_set(e, ERR_MALFORMED, "RECORD of %llu bytes "
+				    "(at most %d)", (unsigned long long)en->usize,
+				    WHEEL_RECORD_MAX);
 	if (!(w->record_text = malloc((size_t)en->usize + 1)))
 		return err_nomem(e);
 	if (io_scratch_open(&out, e) < 0)
@@ -197,10 +219,18 @@ int wheel_walk(struct wheel *w, layer_wants_fn *wants, layer_member_fn *member,
 			goto out;
 		if (!wants(ctx, head, got))
 			continue;
-		if (io_scratch_open(&out, e) < 0)
+		/* A scratch file that fails (a full disk) is said with
+		 * the member it was for. */
+		if (io_scratch_open(&out, e) < 0) {
+			err_wrap(e, e->code, "'%.*s'", (int)en->name_len,
+				 en->name);
 			goto out;
+		}
 		if (inflate_member(w, en, head, 0, &got, &out, e) < 0 ||
 		    io_scratch_map(&out, &data, e) < 0) {
+			if (e->path[0])
+				err_wrap(e, e->code, "'%.*s'",
+					 (int)en->name_len, en->name);
 			io_out_discard(&out);
 			goto out;
 		}

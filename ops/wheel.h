@@ -29,11 +29,16 @@ struct wheel {
 	size_t record_len;
 };
 
-/* Whether the file at path is a wheel: a zip archive named *.whl. */
+/* Whether the file at path is a wheel: a zip archive named *.whl; and
+ * the same of a file's name and bytes. */
 bool wheel_is(const char *path);
+bool wheel_probe(const char *name, const uint8_t *buf, size_t len);
 /* Read the wheel at path and its RECORD: 0, or -1 with e filled
- * (wheel_close still to be called). */
+ * (wheel_close still to be called); the same of a file the caller
+ * opened as in (taken), path its name in messages. */
 int wheel_open(struct wheel *w, const char *path, struct err *e);
+int wheel_open_in(struct wheel *w, struct io_in *in, const char *path,
+		  struct err *e);
 void wheel_close(struct wheel *w);
 /* Each member in the order of its data: wants sees its head, member its
  * inflated bytes (the layer_member's h is NULL, index the entry's);

@@ -1,5 +1,6 @@
 /* wheel_prune: a wheel pruned, its RECORD kept true (wheel_prune.h). */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@
 struct changed {
 	size_t entry;
 	uint64_t at;
-	uint32_t csize, usize, crc;
+	uint64_t csize, usize;
+	uint32_t crc;
 	char hash[44];		/* urlsafe base64 of its sha256 */
 };
 
@@ -87,9 +89,6 @@ static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
 	uint64_t csize;
 	uLong crc = crc32(0, NULL, 0);
 
-	if (len > UINT32_MAX)
-		return err_code_set(e, ERR_MALFORMED, "'%.*s' would need "
-				    "ZIP64", (int)en->name_len, en->name);
 	if (!(ch = realloc(c->changed, (c->nchanged + 1) * sizeof(*ch))))
 		return err_nomem(e);
 	c->changed = ch;
@@ -99,7 +98,8 @@ static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
 	if (layer_writer_write(lw, p, len, e) < 0 ||
 	    layer_writer_finish(lw, diff, blob, &csize, e) < 0) {
 		layer_writer_close(lw);
-		return -1;
+		return err_wrap(e, e->code, "'%.*s'", (int)en->name_len,
+				en->name);
 	}
 	layer_writer_close(lw);
 	for (size_t done = 0; done < len;) {
@@ -111,8 +111,8 @@ static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
 	wheel_hash(diff, ch->hash);
 	ch->entry = i;
 	ch->at = c->pool_size;
-	ch->csize = (uint32_t)csize;
-	ch->usize = (uint32_t)len;
+	ch->csize = csize;
+	ch->usize = len;
 	ch->crc = (uint32_t)crc;
 	c->pool_size += csize;
 	c->nchanged++;
@@ -131,9 +131,23 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 	const struct wheel *w = c->w;
 	size_t cap = w->record_len + c->nchanged * 80 + 1, at = 0;
 	char *s = malloc(cap);
+	/* Where each changed member's hash and size are in RECORD, found
+	 * once (SIZE_MAX: it has no line), not at each line. */
+	size_t *hash = calloc(c->nchanged + 1, sizeof(*hash));
+	size_t *size = calloc(c->nchanged + 1, sizeof(*size));
 
-	if (!s)
-		return NULL;
+	if (!s || !hash || !size) {
+		free(s);
+		s = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nchanged; i++) {
+		const struct zip_entry *en = &w->zip.entry[c->changed[i].entry];
+
+		if (wheel_record_find(w, en->name, en->name_len, &hash[i],
+				      &size[i]) < 0)
+			hash[i] = SIZE_MAX;
+	}
 	/* A pass over RECORD, line by line. */
 	for (const char *p = w->record_text, *end = p + w->record_len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -143,19 +157,16 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 
 		for (size_t i = 0; i < c->nchanged && !done; i++) {
 			const struct changed *ch = &c->changed[i];
-			const struct zip_entry *en = &w->zip.entry[ch->entry];
-			size_t hash, size, size_end;
+			size_t size_end;
 
-			if (wheel_record_find(w, en->name, en->name_len, &hash,
-					      &size) < 0 || hash < start ||
-			    hash >= line_end)
+			if (hash[i] < start || hash[i] >= line_end)
 				continue;
-			size_end = size + strspn(w->record_text + size,
-						 "0123456789");
-			memcpy(s + at, w->record_text + start, hash - start);
-			at += hash - start;
+			size_end = size[i] + strspn(w->record_text + size[i],
+						    "0123456789");
+			memcpy(s + at, w->record_text + start, hash[i] - start);
+			at += hash[i] - start;
 			at += (size_t)snprintf(s + at, cap - at, "sha256=%s,%"
-					       PRIu32, ch->hash, ch->usize);
+					       PRIu64, ch->hash, ch->usize);
 			memcpy(s + at, w->record_text + size_end,
 			       line_end - size_end);
 			at += line_end - size_end;
@@ -170,11 +181,15 @@ static char *new_record(const struct prune_ctx *c, size_t *len)
 	}
 	s[at] = 0;
 	*len = at;
+out:
+	free(hash);
+	free(size);
 	return s;
 }
 
 /* The pool's bytes given to zip_rewrite. */
-static int write_wheel(struct prune_ctx *c, const char *path, struct err *e)
+static int write_wheel(struct prune_ctx *c, struct io_out *out,
+		       struct err *e)
 {
 	struct zip_new *nw = calloc(c->nchanged + 1, sizeof(*nw));
 	struct io_in pool;
@@ -190,14 +205,14 @@ static int write_wheel(struct prune_ctx *c, const char *path, struct err *e)
 		nw[i] = (struct zip_new){ ch->entry, pool.data + ch->at,
 					  ch->csize, ch->usize, ch->crc };
 	}
-	rc = zip_rewrite(&c->w->in, &c->w->zip, nw, c->nchanged, path,
+	rc = zip_rewrite(&c->w->in, &c->w->zip, nw, c->nchanged, out,
 			 &c->res->after, e);
 out:
 	free(nw);
 	return rc;
 }
 
-int wheel_prune(struct wheel *w, const char *out,
+int wheel_prune(struct wheel *w, struct io_out *out,
 		const struct wheel_prune_opts *o,
 		struct wheel_prune_result *res, struct err *e)
 {
@@ -212,7 +227,7 @@ int wheel_prune(struct wheel *w, const char *out,
 	memset(res, 0, sizeof(*res));
 	res->before = w->in.len;
 	if (!o->dry_run && io_scratch_open(&c.pool, e) < 0)
-		return -1;
+		return err_wrap(e, e->code, "the members written again");
 	if (wheel_walk(w, hosts_member_wanted, rewrite,
 		       o->dry_run ? NULL : replaced, &c, e) < 0)
 		goto out;

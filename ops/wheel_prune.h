@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "../core/io_types.h"
 #include "prune_types.h"
 #include "wheel.h"
 
@@ -29,9 +30,10 @@ struct wheel_prune_result {
 	uint64_t before, after;		/* the wheel's */
 };
 
-/* Prune w into the file out: 0, or -1 with e filled (nothing left at
- * out). */
-int wheel_prune(struct wheel *w, const char *out,
+/* Prune w into out, opened by the caller (NULL for a dry run), who
+ * commits or discards it: 0, or -1 with e filled.  With no member
+ * pruned, out gets the wheel as it was. */
+int wheel_prune(struct wheel *w, struct io_out *out,
 		const struct wheel_prune_opts *o,
 		struct wheel_prune_result *res, struct err *e);
 

@@ -1,8 +1,8 @@
 /* Fuzz target: zip archives (formats/zip.c) read and checked; a sound one
  * is written again as a wheel's prune writes it (each member's headers
- * copied, its CRC, sizes and offsets set anew, the descriptor flag
- * cleared where the member's sizes move into its local header) and must
- * read again to the same members.
+ * made from its own, its CRC, sizes and offsets set anew, ZIP64 fields
+ * kept, the descriptor flag cleared where the member's sizes move into
+ * its local header) and must read again to the same members.
  * libFuzzer: -max_len=8192
  */
 #include <stdlib.h>
@@ -12,26 +12,28 @@
 #include "../../formats/zip.h"
 
 /* z written again, members in the order of their data, descriptors
- * dropped: *len bytes, or NULL when out of memory. */
+ * dropped: *len bytes, or NULL when out of memory or when a header's
+ * extra fields would pass their bound. */
 static uint8_t *rewrite(const struct zip *z, size_t *len)
 {
-	uint8_t *out = malloc(z->len + 1);
-	uint32_t *local = calloc(z->n + 1, sizeof(*local));
-	size_t at = 0, central;
+	/* A header may grow by a ZIP64 field (28 bytes), the end by the
+	 * ZIP64 records. */
+	uint8_t *out = malloc(z->len + 28 * (z->n + 1) + ZIP_END_MAX);
+	uint64_t *local = calloc(z->n + 1, sizeof(*local));
+	uint8_t *head = malloc(ZIP_HEADER_MAX);
+	size_t at = 0, central, n;
 
-	if (!out || !local) {
-		free(out);
-		free(local);
-		return NULL;
-	}
+	if (!out || !local || !head)
+		goto fail;
 	for (size_t k = 0; k < z->n; k++) {
 		const struct zip_entry *en = &z->entry[z->by_offset[k]];
-		size_t head = (size_t)(en->data - en->local);
 
-		local[z->by_offset[k]] = (uint32_t)at;
-		memcpy(out + at, z->buf + en->local, head);
-		zip_local_set(out + at, en->crc, en->csize, en->usize);
-		at += head;
+		local[z->by_offset[k]] = at;
+		if (!(n = zip_local_make(z, en, en->crc, en->csize, en->usize,
+					 head)))
+			goto fail;
+		memcpy(out + at, head, n);
+		at += n;
 		memcpy(out + at, z->buf + en->data, en->csize);
 		at += en->csize;
 	}
@@ -39,17 +41,22 @@ static uint8_t *rewrite(const struct zip *z, size_t *len)
 	for (size_t i = 0; i < z->n; i++) {
 		const struct zip_entry *en = &z->entry[i];
 
-		memcpy(out + at, z->buf + en->central, en->central_len);
-		zip_central_set(out + at, en->crc, en->csize, en->usize);
-		zip_central_set_local(out + at, local[i]);
-		at += en->central_len;
+		if (!(n = zip_central_make(z, en, en->crc, en->csize, en->usize,
+					   local[i], true, head)))
+			goto fail;
+		memcpy(out + at, head, n);
+		at += n;
 	}
-	memcpy(out + at, z->buf + z->eocd, z->len - z->eocd);
-	zip_eocd_set(out + at, (uint32_t)central, (uint32_t)(at - central));
-	at += z->len - z->eocd;
+	at += zip_end_make(z, z->n, central, at - central, out + at);
 	free(local);
+	free(head);
 	*len = at;
 	return out;
+fail:
+	free(out);
+	free(local);
+	free(head);
+	return NULL;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -70,13 +77,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	out = rewrite(&z, &len);
 	if (out) {
-		FUZZ_CHECK(len <= size);
+		FUZZ_CHECK(len <= size + 28 * (z.n + 1) + 76);
 		FUZZ_CHECK(zip_open(&again, out, len, &e) == 0);
 		FUZZ_CHECK(again.n == z.n);
 		for (size_t i = 0; i < z.n; i++) {
 			FUZZ_CHECK(again.entry[i].name_len == z.entry[i].name_len);
 			FUZZ_CHECK(again.entry[i].crc == z.entry[i].crc);
 			FUZZ_CHECK(again.entry[i].usize == z.entry[i].usize);
+			FUZZ_CHECK(again.entry[i].csize == z.entry[i].csize);
 			FUZZ_CHECK(!(again.entry[i].flags & ZIP_FLAG_DESCRIPTOR));
 		}
 		zip_close(&again);

@@ -9,7 +9,12 @@ makes it damaged: bad-hash (app's RECORD hash wrong), dotdot (a member
 overlap (a member's data runs into the next one's, as a zip bomb's
 entries share theirs),
 cut (the archive ends early), inflate (a member inflates past its
-declared size), method (app's method says bzip2, which is not read)."""
+declared size), method (app's method says bzip2, which is not read).
+KIND zip64 makes it sound but in ZIP64's records, as an archive past
+4 GiB or 65535 members has them: each local header's sizes in its ZIP64
+field (zipfile's force_zip64), each central record's sizes and offset in
+its ZIP64 field, the ZIP64 end record and locator before the end record,
+whose fields say to look there."""
 import base64
 import hashlib
 import os
@@ -57,8 +62,42 @@ with zipfile.ZipFile(out, "w") as z:
         zi.compress_type = zipfile.ZIP_STORED if name.endswith("METADATA") \
             else zipfile.ZIP_DEFLATED
         zi.external_attr = (0o100000 | mode) << 16
-        z.writestr(zi, data)
+        if kind == "zip64":
+            with z.open(zi, "w", force_zip64=True) as f:
+                f.write(data)
+        else:
+            z.writestr(zi, data)
 raw = bytearray(open(out, "rb").read())
+
+
+def zip64_directory(raw):
+    """The central directory and end records made again in ZIP64's."""
+    eocd = raw.rindex(b"PK\x05\x06")
+    n, size, cd = struct.unpack_from("<HII", raw, eocd + 10)
+    new, at = bytearray(), cd
+    for _ in range(n):
+        (sig, made, need, flags, method, time, date, crc, csize, usize, nlen,
+         xlen, clen, disk, iattr, eattr, off) = struct.unpack_from(
+             "<IHHHHHHIIIHHHHHII", raw, at)
+        name = raw[at + 46:at + 46 + nlen]
+        comment = raw[at + 46 + nlen + xlen:at + 46 + nlen + xlen + clen]
+        x = struct.pack("<HHQQQ", 1, 24, usize, csize, off)
+        new += struct.pack("<IHHHHHHIIIHHHHHII", sig, made, 45, flags,
+                           method, time, date, crc, 0xffffffff, 0xffffffff,
+                           nlen, len(x), clen, disk, iattr, eattr,
+                           0xffffffff) + name + x + comment
+        at += 46 + nlen + xlen + clen
+    end64 = cd + len(new)
+    new += struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, n, n,
+                       len(new), cd)
+    new += struct.pack("<IIQI", 0x07064b50, 0, end64, 1)
+    new += struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xffff, 0xffff,
+                       0xffffffff, 0xffffffff, 0)
+    return raw[:cd] + new
+
+
+if kind == "zip64":
+    raw = zip64_directory(raw)
 if kind == "disagree":
     raw[14] ^= 0xff                     # the first local header's CRC
 elif kind == "cut":

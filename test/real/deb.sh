@@ -7,8 +7,9 @@
 # unpacked tree (md5sum -c) and Installed-Size moved by the change
 # dpkg-gencontrol's rule gives for the unpacked trees
 # (test/package/installed_size.py); dpkg -i installs it into a root of
-# its own and dpkg --verify reports nothing; the pruned library lists the
-# kept target alone.  Prints the sizes before and after, prune's time
+# its own and dpkg --verify reports nothing; lintian reports no tag the
+# original's report lacks; the pruned library lists the kept target
+# alone.  Prints the sizes before and after, prune's time
 # against the floor (dpkg-deb -b of the pruned tree with the package's
 # compressor) and prune's peak resident memory.
 #
@@ -59,6 +60,11 @@ one() {
 	testing "$name: the library lists $keep's code alone" \
 		"offload du \$(find r -name '$lib' -type f | head -1) | awk '\$NF ~ /^(sm|compute|gfx)/ { print \$NF }' | sort -u | tr '\\n' ' '" \
 		"$4" "" 0
+	# lintian on the result under the original's name (some tags quote
+	# it): every tag line it prints, sorted, is one the original has.
+	testing "$name: lintian reports no tag the original has not" \
+		"mkdir -p lint && cp out.deb lint/\$(basename \"$deb\") && lintian --tag-display-limit 0 \"$deb\" 2>/dev/null | sort -u > lint-old; lintian --tag-display-limit 0 lint/\$(basename \"$deb\") 2>/dev/null | sort -u > lint-new; comm -13 lint-old lint-new; rm -rf lint" \
+		"" "" 0
 	# The floor: dpkg-deb -b of the pruned tree with the same compressor.
 	z=$(ar t "$deb" | sed -n 's/^data\.tar\.\{0,1\}//p')
 	case $z in xz) Z=xz ;; zst) Z=zstd ;; gz) Z=gzip ;; *) Z=none ;; esac
