@@ -246,14 +246,14 @@ static int replace_paths(void *ctx, const struct layer_member *m,
 	return 1;
 }
 
-/* A tar walked into a new .tar.zst in the scratch file out; its bytes
- * and CRC told for the zip. */
+/* A tar walked into a new .tar.zst in the scratch file out (seen through
+ * view); its bytes and CRC told for the zip. */
 static int write_tar(struct layer_walk *w, struct io_out *out,
-		     struct zip_new *nw, size_t entry, struct err *e)
+		     struct io_in *view, struct zip_new *nw, size_t entry,
+		     struct err *e)
 {
 	struct layer_writer *lw = NULL;
 	char diff[SHA256_HEX + 1], blob[SHA256_HEX + 1];
-	struct io_in view;
 	uint64_t size;
 	uLong crc = crc32(0, NULL, 0);
 	int rc = -1;
@@ -265,21 +265,24 @@ static int write_tar(struct layer_walk *w, struct io_out *out,
 	w->write_ctx = lw;
 	if (layer_walk(w, e) < 0 ||
 	    layer_writer_finish(lw, diff, blob, &size, e) < 0 ||
-	    io_scratch_map(out, &view, e) < 0)
+	    io_scratch_view(out, view, e) < 0)
 		goto out;
 	if (size > UINT32_MAX) {
 		err_code_set(e, ERR_MALFORMED, "the package would need ZIP64");
 		goto out;
 	}
-	for (size_t at = 0; at < view.len;) {
-		size_t part = view.len - at > (1u << 30) ? 1u << 30
-							 : view.len - at;
+	/* Its pages let go as they are summed, and copied by the kernel
+	 * into the package (zip_new.from). */
+	for (size_t at = 0; at < view->len;) {
+		size_t part = view->len - at > (8u << 20) ? 8u << 20
+							  : view->len - at;
 
-		crc = crc32(crc, view.data + at, (uInt)part);
+		crc = crc32(crc, view->data + at, (uInt)part);
+		io_in_hint(view, at, at + part, IO_IN_DONE);
 		at += part;
 	}
-	*nw = (struct zip_new){ entry, view.data, (uint32_t)size,
-				(uint32_t)size, (uint32_t)crc };
+	*nw = (struct zip_new){ entry, view->data, (uint32_t)size,
+				(uint32_t)size, (uint32_t)crc, view };
 	rc = 0;
 out:
 	layer_writer_close(lw);
@@ -298,6 +301,7 @@ int conda_prune(const char *path, const char *out,
 	struct paths_ctx pc = { 0 };
 	struct layer_memory mr;
 	struct zip_new nw[2];
+	struct io_in view[2];
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -315,7 +319,7 @@ int conda_prune(const char *path, const char *out,
 		w.read = layer_reader_read;
 		w.read_ctx = r;
 		if (o->dry_run ? layer_walk(&w, e) < 0
-			       : write_tar(&w, &pkg, &nw[0], c.pkg, e) < 0) {
+			       : write_tar(&w, &pkg, &view[0], &nw[0], c.pkg, e) < 0) {
 			err_wrap(e, e->code, "%.*s", (int)en->name_len,
 				 en->name);
 			goto out;
@@ -344,7 +348,7 @@ int conda_prune(const char *path, const char *out,
 		pc.len = strlen(text);
 		pc.text = text;
 		mr = (struct layer_memory){ c.info_tar, c.info_len, 0 };
-		if (write_tar(&w, &info, &nw[1], c.info, e) < 0)
+		if (write_tar(&w, &info, &view[1], &nw[1], c.info, e) < 0)
 			goto out;
 	}
 	rc = zip_rewrite(&c.in, &c.zip, nw, 2, out, &res->after, e);

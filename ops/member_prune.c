@@ -30,7 +30,7 @@ int member_prune_write(struct member_prune *mp, const struct io_in *data,
 {
 	if (io_scratch_open(&mp->scratch, e) < 0 ||
 	    prune_write(data, &mp->plan, &mp->scratch, e) < 0 ||
-	    io_scratch_map(&mp->scratch, repl, e) < 0)
+	    io_scratch_view(&mp->scratch, repl, e) < 0)
 		return -1;
 	return 0;
 }

@@ -200,7 +200,7 @@ int wheel_walk(struct wheel *w, layer_wants_fn *wants, layer_member_fn *member,
 		if (io_scratch_open(&out, e) < 0)
 			goto out;
 		if (inflate_member(w, en, head, 0, &got, &out, e) < 0 ||
-		    io_scratch_map(&out, &data, e) < 0) {
+		    io_scratch_view(&out, &data, e) < 0) {
 			io_out_discard(&out);
 			goto out;
 		}

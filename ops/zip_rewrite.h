@@ -14,11 +14,14 @@
 #include "../core/io_in.h"
 #include "../formats/zip.h"
 
-/* A member's new bytes, compressed as its method says. */
+/* A member's new bytes, compressed as its method says; from, when not
+ * NULL, the scratch view (io_scratch_view) data lies in: they are then
+ * copied by the kernel, never read into our memory. */
 struct zip_new {
 	size_t entry;
 	const uint8_t *data;
 	uint32_t csize, usize, crc;
+	const struct io_in *from;
 };
 
 /* Write in (read as z) to path with the n members of repl replaced:
