@@ -201,7 +201,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 					      (int)m->name_len, m->name) : 0;
 	p->res->files++;
 	if (sum) {
-		if (sha256_of(data->data, data->len, hex, e) < 0)
+		if (member_prune_sha256(data, hex, e) < 0)
 			return -1;
 		if (strcmp(hex, sum))
 			return err_code_set(e, ERR_MALFORMED, "'%.*s' does not "
@@ -212,7 +212,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	if (p->o->dry_run)
 		return 0;
 	if (member_prune_write(&p->mp, data, repl, e) < 0 ||
-	    sha256_of(repl->data, repl->len, hex, e) < 0)
+	    member_prune_sha256(repl, hex, e) < 0)
 		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
 				m->name);
 	if (entry && (json_object_set_new(entry, "sha256", json_string(hex)) ||

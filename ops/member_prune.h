@@ -34,4 +34,8 @@ int member_prune_plan(struct member_prune *mp, const struct io_in *data,
 int member_prune_write(struct member_prune *mp, const struct io_in *data,
 		       struct io_in *repl, struct err *e);
 
+/* The SHA-256 (hex[SHA256_HEX + 1]) of a file's bytes, a run at a time,
+ * the pages of a scratch view let go as they are hashed: 0, or -1. */
+int member_prune_sha256(const struct io_in *in, char *hex, struct err *e);
+
 #endif

@@ -45,22 +45,6 @@ static size_t run_at(const struct io_in *in, size_t off)
 	return in->len - off < RUN ? in->len - off : RUN;
 }
 
-/* The SHA-256 of in's bytes, as hex. */
-static int sha256_view(const struct io_in *in, char *hex, struct err *e)
-{
-	struct sha256 *s = sha256_new();
-
-	if (!s)
-		return err_nomem(e);
-	for (size_t off = 0; off < in->len; off += run_at(in, off)) {
-		sha256_update(s, in->data + off, run_at(in, off));
-		io_in_hint(in, off, off + run_at(in, off), IO_IN_DONE);
-	}
-	sha256_hex(s, hex);
-	sha256_free(s);
-	return 0;
-}
-
 static int rewrite(void *ctx, const struct layer_member *m,
 		   const struct io_in *data, struct io_in *repl, struct err *e)
 {
@@ -79,7 +63,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	if (wheel_record_find(c->w, m->name, m->name_len, &hash, &size) == 0) {
 		const char *h = c->w->record_text + hash;
 
-		if (sha256_view(data, hex, e) < 0)
+		if (member_prune_sha256(data, hex, e) < 0)
 			return -1;
 		wheel_hash(hex, b64);
 		if (strncmp(h, "sha256=", 7) || size - hash != 7 + 43 + 1 ||
