@@ -245,7 +245,7 @@ demo: all
 
 # Ours against LLVM 22 on the same work (BENCH_MB per input, default 500).
 bench: all
-	@python3 test/bench.py --mb $(or $(BENCH_MB),500)
+	@python3 test/bench.py --mb $(or $(BENCH_MB),500) $(if $(BENCH_ONLY),--only "$(BENCH_ONLY)")
 
 # Completion: bash-completion loads completions/<command> on first use, so
 # each link gets its name there too; zsh's file names its commands itself.

@@ -113,6 +113,15 @@ int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e)
 	return scratch_view(o, (uint64_t)st.st_size, view, e);
 }
 
+int io_scratch_view(struct io_out *o, struct io_in *view, struct err *e)
+{
+	if (io_scratch_map(o, view, e) < 0)
+		return -1;
+	view->fd = o->fd;
+	view->map = o->map;
+	view->path = o->path;
+	return 0;
+}
 
 int io_scratch_writable(struct io_out *o, uint64_t size, uint8_t **map,
 			struct err *e)

@@ -14,6 +14,12 @@
  * closes it, and the file is gone. */
 int io_scratch_open(struct io_out *o, struct err *e);
 int io_scratch_map(struct io_out *o, struct io_in *view, struct err *e);
+/* io_scratch_map for a view read once, in order, however large: its
+ * descriptor (view->fd) lets io_out_copy copy by the kernel, and its map
+ * (view->map) lets io_in_hint(IO_IN_DONE) drop the pages read, so that
+ * reading it costs no resident memory that grows with it.  The view is
+ * the scratch file's still: never io_in_close it. */
+int io_scratch_view(struct io_out *o, struct io_in *view, struct err *e);
 /* Make the scratch file size bytes long and map all of it now, for bytes
  * still to be written (each readable once written and flushed). */
 int io_scratch_reserve(struct io_out *o, uint64_t size, struct io_in *view,

@@ -314,12 +314,12 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	if (!(ch->name = strndup(m->name, m->name_len)))
 		return err_nomem(e);
 	p->nchanged++;
-	if (sha256_of(data->data, data->len, ch->old_hex, e) < 0)
+	if (member_prune_sha256(data, ch->old_hex, e) < 0)
 		return -1;
 	if (p->o->dry_run)
 		return 0;
 	if (member_prune_write(&p->mp, data, repl, e) < 0 ||
-	    sha256_of(repl->data, repl->len, ch->new_hex, e) < 0)
+	    member_prune_sha256(repl, ch->new_hex, e) < 0)
 		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
 				m->name);
 	ch->new_size = repl->len;
@@ -413,14 +413,14 @@ static void free_changed(struct prune_ctx *p)
 	free(p->changed);
 }
 
-/* A tar walked into a new .tar.zst in the scratch file out; its bytes
- * and CRC told for the zip. */
+/* A tar walked into a new .tar.zst in the scratch file out (seen through
+ * view); its bytes and CRC told for the zip. */
 static int write_tar(struct layer_walk *w, struct io_out *out,
-		     struct zip_new *nw, size_t entry, struct err *e)
+		     struct io_in *view, struct zip_new *nw, size_t entry,
+		     struct err *e)
 {
 	struct layer_writer *lw = NULL;
 	char diff[SHA256_HEX + 1], blob[SHA256_HEX + 1];
-	struct io_in view;
 	uint64_t size;
 	uLong crc = crc32(0, NULL, 0);
 	int rc = -1;
@@ -432,16 +432,20 @@ static int write_tar(struct layer_walk *w, struct io_out *out,
 	w->write_ctx = lw;
 	if (layer_walk(w, e) < 0 ||
 	    layer_writer_finish(lw, diff, blob, &size, e) < 0 ||
-	    io_scratch_map(out, &view, e) < 0)
+	    io_scratch_view(out, view, e) < 0)
 		goto out;
-	for (size_t at = 0; at < view.len;) {
-		size_t part = view.len - at > (1u << 30) ? 1u << 30
-							 : view.len - at;
+	/* Its pages let go as they are summed, and copied by the kernel
+	 * into the package (zip_new.from). */
+	for (size_t at = 0; at < view->len;) {
+		size_t part = view->len - at > (8u << 20) ? 8u << 20
+							  : view->len - at;
 
-		crc = crc32(crc, view.data + at, (uInt)part);
+		crc = crc32(crc, view->data + at, (uInt)part);
+		io_in_hint(view, at, at + part, IO_IN_DONE);
 		at += part;
 	}
-	*nw = (struct zip_new){ entry, view.data, size, size, (uint32_t)crc };
+	*nw = (struct zip_new){ entry, view->data, size, size, (uint32_t)crc,
+				view };
 	rc = 0;
 out:
 	layer_writer_close(lw);
@@ -461,6 +465,7 @@ static int prune_zip(struct conda *c, struct prune_ctx *p, struct io_out *out,
 	struct paths_ctx pc = { 0 };
 	struct layer_memory mr;
 	struct zip_new nw[2];
+	struct io_in view[2];
 	int rc = -1;
 
 	if (layer_reader_open(&r, LAYER_ZSTD, c->in.data + en->data,
@@ -469,7 +474,7 @@ static int prune_zip(struct conda *c, struct prune_ctx *p, struct io_out *out,
 	w.read = layer_reader_read;
 	w.read_ctx = r;
 	if ((p->o->dry_run ? layer_walk(&w, e) < 0
-			   : write_tar(&w, &pkg, &nw[0], c->pkg, e) < 0) ||
+			   : write_tar(&w, &pkg, &view[0], &nw[0], c->pkg, e) < 0) ||
 	    update_paths(p, e) < 0) {
 		err_wrap(e, e->code, "%.*s", (int)en->name_len, en->name);
 		goto out;
@@ -491,7 +496,7 @@ static int prune_zip(struct conda *c, struct prune_ctx *p, struct io_out *out,
 
 		mr = (struct layer_memory){ c->info_tar, c->info_len, 0 };
 		if (dump_paths(c, &pc, e) < 0 ||
-		    write_tar(&iw, &info, &nw[1], c->info, e) < 0)
+		    write_tar(&iw, &info, &view[1], &nw[1], c->info, e) < 0)
 			goto out;
 	}
 	rc = zip_rewrite(&c->in, &c->zip, nw, 2, out, &p->res->after, e);

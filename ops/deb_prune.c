@@ -32,18 +32,19 @@ struct prune_ctx {
 	size_t nchanged;
 };
 
-static void md5_hex(const uint8_t *p, size_t len,
-		    char hex[MD5_DIGEST_STRING_LENGTH])
+/* The MD5 of in's bytes: a run at a time, the pages of a scratch view (a
+ * spilled or pruned file) let go as they are hashed. */
+static void md5_hex(const struct io_in *in, char hex[MD5_DIGEST_STRING_LENGTH])
 {
+	enum { RUN = 8 << 20 };
 	MD5_CTX m;
 
 	MD5Init(&m);
-	while (len) {
-		size_t part = len > (1u << 30) ? 1u << 30 : len;
+	for (size_t off = 0; off < in->len; off += RUN) {
+		size_t n = in->len - off < RUN ? in->len - off : RUN;
 
-		MD5Update(&m, p, part);
-		p += part;
-		len -= part;
+		MD5Update(&m, in->data + off, n);
+		io_in_hint(in, off, off + n, IO_IN_DONE);
 	}
 	MD5End(&m, hex);
 }
@@ -75,7 +76,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 			     : 0;
 	c->res->files++;
 	if (sum) {
-		md5_hex(data->data, data->len, hex);
+		md5_hex(data, hex);
 		if (memcmp(hex, sum, 32))
 			return err_code_set(e, ERR_MALFORMED, "'%.*s' does not "
 					    "match its md5sums line (it is "
@@ -94,7 +95,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	c->nchanged++;
 	if (member_prune_write(&c->mp, data, repl, e) < 0)
 		return err_wrap(e, e->code, "'%.*s'", (int)len, name);
-	md5_hex(repl->data, repl->len, ch->md5);
+	md5_hex(repl, ch->md5);
 	ch->before = data->len;
 	ch->after = repl->len;
 	c->res->code_before += data->len;
@@ -324,8 +325,8 @@ static int write_deb(struct deb *d, struct io_out *out, struct io_out *ctl,
 					(m->size & 1), e) < 0)
 				return -1;
 		} else if (put_header(out, d, m, size, e) < 0 ||
-			   io_scratch_map(from, &view, e) < 0 ||
-			   io_out_write(out, view.data, view.len, e) < 0 ||
+			   io_scratch_view(from, &view, e) < 0 ||
+			   io_out_copy(out, &view, 0, view.len, e) < 0 ||
 			   ((size & 1) && io_out_write(out, "\n", 1, e) < 0)) {
 			return -1;
 		}

@@ -128,7 +128,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 		return r;
 	if (io_scratch_open(&c->scratch, e) < 0 ||
 	    prune_write(data, &c->plan, &c->scratch, e) < 0 ||
-	    io_scratch_map(&c->scratch, repl, e) < 0)
+	    io_scratch_view(&c->scratch, repl, e) < 0)
 		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
 				m->name);
 	c->res->code_before += data->len;

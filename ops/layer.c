@@ -230,7 +230,24 @@ static int hold(struct layer_walk *w, uint64_t size, const uint8_t *head,
 			return -1;
 		left -= want;
 	}
-	return io_scratch_map(spill, view, e);
+	return io_scratch_view(spill, view, e);
+}
+
+/* A file's bytes written, a run at a time: a view of a scratch file (a
+ * spilled file, a pruned one) leaves our memory behind the writer. */
+static int put_view(struct layer_walk *w, const struct io_in *view,
+		    struct err *e)
+{
+	enum { RUN = 8 << 20 };
+
+	for (size_t off = 0; off < view->len; off += RUN) {
+		size_t n = view->len - off < RUN ? view->len - off : RUN;
+
+		if (put(w, view->data + off, n, e) < 0)
+			return -1;
+		io_in_hint(view, off, off + n, IO_IN_DONE);
+	}
+	return 0;
 }
 
 static int put_padding(struct layer_walk *w, uint64_t size, struct err *e)
@@ -269,14 +286,16 @@ static int file(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 	if (r == 0) {
 		w->after += lm->size;
 		rc = put_headers(w, m, hdr, false, 0, e) < 0 ||
-		     put(w, data.data, data.len, e) < 0 ||
+		     put_view(w, &data, e) < 0 ||
 		     put(w, pad, padding, e) < 0 ? -1 : 0;
 		goto out;
 	}
 	w->replaced++;
 	w->after += repl.len;
+	/* What the caller read of the file (its plan, its sum) let go. */
+	io_in_hint(&data, 0, data.len, IO_IN_DONE);
 	rc = put_headers(w, m, hdr, true, repl.len, e) < 0 ||
-	     put(w, repl.data, repl.len, e) < 0 ||
+	     put_view(w, &repl, e) < 0 ||
 	     put_padding(w, repl.len, e) < 0 ? -1 : 0;
 out:
 	if (spill.fd >= 0)

@@ -41,7 +41,7 @@ typedef int layer_member_fn(void *ctx, const struct layer_member *m,
  * LAYER_PEEK of them, fewer when it is shorter) are head. */
 typedef bool layer_wants_fn(void *ctx, const uint8_t *head, size_t len);
 
-enum { LAYER_PEEK = 64 * 1024, LAYER_SPILL_DEFAULT = 256 << 20 };
+enum { LAYER_PEEK = 64 * 1024, LAYER_SPILL_DEFAULT = 64 << 20 };
 
 struct layer_walk {
 	/* The stream in: fill buf[0..n), *got < n only at its end. */

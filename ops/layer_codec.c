@@ -117,13 +117,14 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 		break;
 	case LAYER_XZ: {
 		/* Blocks decoded on a thread per CPU (dpkg-deb and xz -T0
-		 * write many); one block, or over 1 GiB of buffers, goes on
-		 * one.  No limit past that: a dictionary is at most what
-		 * xz -9 asks, 64 MiB. */
+		 * write many), as many as 128 MiB of buffers holds (a block
+		 * is held whole, in and out: dpkg-deb's at level 6 are 24
+		 * MiB); one block goes on one.  No limit past that: a
+		 * dictionary is at most what xz -9 asks, 64 MiB. */
 		lzma_mt mt = {
 			.flags = LZMA_CONCATENATED,
 			.threads = lzma_cputhreads(),
-			.memlimit_threading = 1u << 30,
+			.memlimit_threading = 128u << 20,
 			.memlimit_stop = UINT64_MAX,
 		};
 
@@ -313,10 +314,13 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 	if (rc == 0)
 		sha256_update(r->sha, buf, *got);
 	sha256_update(r->blob_sha, r->blob + from, r->pos - from);
-	if (r->in && r->pos - r->done >= LET_GO) {
+	/* The blob's bytes read leave our memory when they lie in a mapped
+	 * input (an image's blob, a package's member): by address, as the
+	 * reader may not know the map. */
+	if (r->pos - r->done >= LET_GO) {
 		size_t to = r->pos / LET_GO * LET_GO;
 
-		io_in_hint(r->in, r->done, to, IO_IN_DONE);
+		io_in_release(r->blob + r->done, to - r->done);
 		r->done = to;
 	}
 	return rc;
@@ -375,8 +379,15 @@ static int emit(struct layer_writer *w, const uint8_t *p, size_t n,
 	return io_out_write(w->out, p, n, e);
 }
 
-/* xz at level (0: 6, xz's and dpkg's default), CRC64, in blocks on as
- * many threads as there are CPUs, as xz -T0 and dpkg-deb compress. */
+/* xz at level (0: 6, xz's and dpkg's default), CRC64, in blocks of
+ * liblzma's default size (three dictionaries) on threads, as xz -T0 and
+ * dpkg-deb compress: the bytes depend on the block size, not on the
+ * number of threads, so they are dpkg-deb's whatever that number.  A
+ * thread per CPU, as many as XZ_THREADS_MEMORY holds (a thread at level
+ * 6 costs 165 MiB: two threads; dpkg-deb stops at what memory is free),
+ * so that a prune's memory does not grow with the machine. */
+enum { XZ_THREADS_MEMORY = 330 << 20 };
+
 static int xz_open(struct layer_writer *w, int level)
 {
 	lzma_mt mt = {
@@ -387,6 +398,9 @@ static int xz_open(struct layer_writer *w, int level)
 
 	if (!mt.threads)
 		mt.threads = 1;
+	while (mt.threads > 1 &&
+	       lzma_stream_encoder_mt_memusage(&mt) > XZ_THREADS_MEMORY)
+		mt.threads--;
 	w->xz = (lzma_stream)LZMA_STREAM_INIT;
 	if (lzma_stream_encoder_mt(&w->xz, &mt) != LZMA_OK)
 		return -1;

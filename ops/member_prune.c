@@ -3,6 +3,7 @@
 
 #include "member_prune.h"
 #include "../core/io_scratch.h"
+#include "../core/sha256.h"
 
 void member_prune_done(struct member_prune *mp)
 {
@@ -30,7 +31,25 @@ int member_prune_write(struct member_prune *mp, const struct io_in *data,
 {
 	if (io_scratch_open(&mp->scratch, e) < 0 ||
 	    prune_write(data, &mp->plan, &mp->scratch, e) < 0 ||
-	    io_scratch_map(&mp->scratch, repl, e) < 0)
+	    io_scratch_view(&mp->scratch, repl, e) < 0)
 		return -1;
+	return 0;
+}
+
+int member_prune_sha256(const struct io_in *in, char *hex, struct err *e)
+{
+	enum { RUN = 8 << 20 };
+	struct sha256 *s = sha256_new();
+
+	if (!s)
+		return err_nomem(e);
+	for (size_t off = 0; off < in->len; off += RUN) {
+		size_t n = in->len - off < RUN ? in->len - off : RUN;
+
+		sha256_update(s, in->data + off, n);
+		io_in_hint(in, off, off + n, IO_IN_DONE);
+	}
+	sha256_hex(s, hex);
+	sha256_free(s);
 	return 0;
 }

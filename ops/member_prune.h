@@ -27,8 +27,15 @@ void member_prune_done(struct member_prune *mp);
  * entries to drop, 0 none (no offload code included), -1 failed. */
 int member_prune_plan(struct member_prune *mp, const struct io_in *data,
 		      const struct prune_opts *po, struct err *e);
-/* The plan written into the scratch file, mapped as *repl: 0, or -1. */
+/* The plan written into the scratch file, mapped as *repl (a scratch
+ * view: io_in_hint lets its pages go as they are read): 0, or -1.  The
+ * kept bytes of a data that has a descriptor (a file spilled by the
+ * layer walk) are copied by the kernel, never read into our memory. */
 int member_prune_write(struct member_prune *mp, const struct io_in *data,
 		       struct io_in *repl, struct err *e);
+
+/* The SHA-256 (hex[SHA256_HEX + 1]) of a file's bytes, a run at a time,
+ * the pages of a scratch view let go as they are hashed: 0, or -1. */
+int member_prune_sha256(const struct io_in *in, char *hex, struct err *e);
 
 #endif

@@ -227,7 +227,7 @@ int wheel_walk(struct wheel *w, layer_wants_fn *wants, layer_member_fn *member,
 			goto out;
 		}
 		if (inflate_member(w, en, head, 0, &got, &out, e) < 0 ||
-		    io_scratch_map(&out, &data, e) < 0) {
+		    io_scratch_view(&out, &data, e) < 0) {
 			if (e->path[0])
 				err_wrap(e, e->code, "'%.*s'",
 					 (int)en->name_len, en->name);

@@ -38,6 +38,15 @@ struct prune_ctx {
 	size_t nchanged;
 };
 
+/* Runs of a file read once, in order: a scratch view's pages (a member
+ * inflated, a pruned file) leave our memory behind the reader. */
+enum { RUN = 8 << 20 };
+
+static size_t run_at(const struct io_in *in, size_t off)
+{
+	return in->len - off < RUN ? in->len - off : RUN;
+}
+
 static int rewrite(void *ctx, const struct layer_member *m,
 		   const struct io_in *data, struct io_in *repl, struct err *e)
 {
@@ -56,7 +65,7 @@ static int rewrite(void *ctx, const struct layer_member *m,
 	if (wheel_record_find(c->w, m->name, m->name_len, &hash, &size) == 0) {
 		const char *h = c->w->record_text + hash;
 
-		if (sha256_of(data->data, data->len, hex, e) < 0)
+		if (member_prune_sha256(data, hex, e) < 0)
 			return -1;
 		wheel_hash(hex, b64);
 		if (strncmp(h, "sha256=", 7) || size - hash != 7 + 43 + 1 ||
@@ -77,9 +86,10 @@ static int rewrite(void *ctx, const struct layer_member *m,
 }
 
 /* New bytes for entry i, compressed as it was into the pool. */
-static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
-		       size_t len, struct err *e)
+static int add_changed(struct prune_ctx *c, size_t i, const struct io_in *in,
+		       struct err *e)
 {
+	size_t len = in->len;
 	const struct zip_entry *en = &c->w->zip.entry[i];
 	enum layer_codec codec = en->method == ZIP_DEFLATED ? LAYER_DEFLATE
 							     : LAYER_NONE;
@@ -95,19 +105,22 @@ static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
 	ch = &c->changed[c->nchanged];
 	if (layer_writer_open(&lw, codec, 6, &c->pool, e) < 0)
 		return -1;
-	if (layer_writer_write(lw, p, len, e) < 0 ||
-	    layer_writer_finish(lw, diff, blob, &csize, e) < 0) {
+	for (size_t off = 0; off < len; off += run_at(in, off)) {
+		size_t n = run_at(in, off);
+
+		crc = crc32(crc, in->data + off, (uInt)n);
+		if (layer_writer_write(lw, in->data + off, n, e) < 0) {
+			layer_writer_close(lw);
+			return -1;
+		}
+		io_in_hint(in, off, off + n, IO_IN_DONE);
+	}
+	if (layer_writer_finish(lw, diff, blob, &csize, e) < 0) {
 		layer_writer_close(lw);
 		return err_wrap(e, e->code, "'%.*s'", (int)en->name_len,
 				en->name);
 	}
 	layer_writer_close(lw);
-	for (size_t done = 0; done < len;) {
-		size_t part = len - done > (1u << 30) ? 1u << 30 : len - done;
-
-		crc = crc32(crc, p + done, (uInt)part);
-		done += part;
-	}
 	wheel_hash(diff, ch->hash);
 	ch->entry = i;
 	ch->at = c->pool_size;
@@ -122,7 +135,7 @@ static int add_changed(struct prune_ctx *c, size_t i, const uint8_t *p,
 static int replaced(void *ctx, size_t entry, const struct io_in *repl,
 		    struct err *e)
 {
-	return add_changed(ctx, entry, repl->data, repl->len, e);
+	return add_changed(ctx, entry, repl, e);
 }
 
 /* RECORD with each changed member's hash and size. */
@@ -197,13 +210,14 @@ static int write_wheel(struct prune_ctx *c, struct io_out *out,
 
 	if (!nw)
 		return err_nomem(e);
-	if (io_scratch_map(&c->pool, &pool, e) < 0)
+	if (io_scratch_view(&c->pool, &pool, e) < 0)
 		goto out;
 	for (size_t i = 0; i < c->nchanged; i++) {
 		const struct changed *ch = &c->changed[i];
 
 		nw[i] = (struct zip_new){ ch->entry, pool.data + ch->at,
-					  ch->csize, ch->usize, ch->crc };
+					  ch->csize, ch->usize, ch->crc,
+					  &pool };
 	}
 	rc = zip_rewrite(&c->w->in, &c->w->zip, nw, c->nchanged, out,
 			 &c->res->after, e);
@@ -240,9 +254,14 @@ int wheel_prune(struct wheel *w, struct io_out *out,
 		err_nomem(e);
 		goto out;
 	}
-	if ((record && add_changed(&c, w->record, (const uint8_t *)record,
-				   record_len, e) < 0) ||
-	    write_wheel(&c, out, e) < 0)
+	if (record) {
+		struct io_in text = { .data = (const uint8_t *)record,
+				      .len = record_len, .fd = -1 };
+
+		if (add_changed(&c, w->record, &text, e) < 0)
+			goto out;
+	}
+	if (write_wheel(&c, out, e) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -55,7 +55,10 @@ int zip_rewrite(const struct io_in *in, const struct zip *z,
 			goto out;
 		}
 		if (io_out_write(out, copy, len, e) < 0 ||
-		    io_out_write(out, ch->data, ch->csize, e) < 0)
+		    (ch->from ? io_out_copy(out, ch->from,
+					    (uint64_t)(ch->data - ch->from->data),
+					    ch->csize, e)
+			      : io_out_write(out, ch->data, ch->csize, e)) < 0)
 			goto out;
 		at += len + ch->csize;
 	}

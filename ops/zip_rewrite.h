@@ -16,12 +16,15 @@
 #include "../core/io_types.h"
 #include "../formats/zip.h"
 
-/* A member's new bytes, compressed as its method says. */
+/* A member's new bytes, compressed as its method says; from, when not
+ * NULL, the scratch view (io_scratch_view) data lies in: they are then
+ * copied by the kernel, never read into our memory. */
 struct zip_new {
 	size_t entry;
 	const uint8_t *data;
 	uint64_t csize, usize;
 	uint32_t crc;
+	const struct io_in *from;
 };
 
 /* Write in (read as z) to out, opened by the caller (who commits it),

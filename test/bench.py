@@ -86,6 +86,15 @@ PRUNE_TREE = os.environ.get(
 COMPRESS_LIB = os.environ.get(
     "BENCH_COMPRESS_LIB", "/var/cache/offload-test/real/rocsparse/pkg/usr/"
     "lib/x86_64-linux-gnu/librocsparse.so.1.0")
+# prune of a real package and image (issues 41 and 40), where they are
+# here: sid contrib's libtorch-cuda-2.6 (test/real/deb.sh), or BENCH_DEB,
+# and test/real/image.sh's rocSPARSE image, or BENCH_IMAGE.
+BENCH_DEB = os.environ.get("BENCH_DEB", "/var/cache/offload-test/debs/"
+                           "libtorch-cuda-2.6_*_amd64.deb")
+BENCH_IMAGE = os.environ.get("BENCH_IMAGE",
+                             "/var/cache/offload-test/image-rocsparse")
+BENCH_DEB_KEEP = os.environ.get("BENCH_DEB_KEEP", "sm_80")
+BENCH_IMAGE_KEEP = os.environ.get("BENCH_IMAGE_KEEP", "gfx90a")
 OURS_CCOB = os.path.join(BIN, "offload") + " ccob"
 # The offcode Python package's jobs: Debian's Python, this tree's library.
 PYTHON = "/usr/bin/python3"
@@ -504,6 +513,74 @@ def prune_tree_jobs(d, runs, only):
     ]
 
 
+def wanted(name, only):
+    """Whether --only asks for the job name."""
+    return not only or any(name.startswith(p) or p.startswith(name)
+                           for p in only)
+
+
+def package_jobs(d, runs, only):
+    """prune of a real .deb (BENCH_DEB) against its floor, dpkg-deb -b of
+    the pruned tree with the package's compressor at dpkg-deb's level
+    (issue 41: be no slower); prune of a real image (BENCH_IMAGE) against
+    its floor, each layer prune changes decompressed and compressed again
+    by its codec's tool at our level (gzip -6, zstd -3; issue 40: within
+    1.5x).  Ours runs once first, to know the tree and the layers.  None
+    where the inputs are not here."""
+    jobs = []
+    debs = sorted(glob.glob(BENCH_DEB))
+    if debs and wanted("prune .deb", only):
+        deb = debs[-1]
+        members = subprocess.run(["ar", "t", deb], capture_output=True,
+                                 text=True, check=True).stdout.split()
+        data = [m for m in members if m.startswith("data.tar")][0]
+        z = {".xz": "xz", ".zst": "zstd", ".gz": "gzip"}.get(
+            os.path.splitext(data)[1], "none")
+        pruned = os.path.join(d, "pkg.first")
+        subprocess.run(OURS_PRUNE + " -q --keep %s %s -o %s >/dev/null" % (
+            BENCH_DEB_KEEP, deb, pruned), shell=True, check=True)
+        subprocess.run(["dpkg-deb", "-R", pruned, os.path.join(d, "pkgtree")],
+                       check=True)
+        os.unlink(pruned)
+        jobs.append(("prune .deb, vs dpkg-deb",
+                     "{R} -q --keep %s %s -o pkg.{N}" % (BENCH_DEB_KEEP, deb),
+                     ("pkg.{N}",),
+                     "dpkg-deb --root-owner-group -Z%s -b pkgtree fl.deb "
+                     ">/dev/null" % z, ("fl.deb",), runs))
+    if os.path.isfile(os.path.join(BENCH_IMAGE, "index.json")) and \
+            wanted("prune image", only):
+        said = subprocess.run(
+            OURS_PRUNE + " -n --keep %s %s" % (BENCH_IMAGE_KEEP, BENCH_IMAGE),
+            shell=True, capture_output=True, text=True, check=True).stdout
+        floor = []
+        for line in said.splitlines():
+            # "layer sha256:DIGEST: ...": the layers that change.
+            if not line.startswith("layer ") or "unchanged" in line:
+                continue
+            blob = layer_blob(BENCH_IMAGE, line.split()[1].rstrip(":")[7:])
+            tool = "zstd -q -3 -T1" if blob[1] == "zstd" else "gzip -6"
+            floor.append("%s -dc %s | %s > /dev/null" % (
+                "zstd -q" if blob[1] == "zstd" else "gzip", blob[0], tool))
+        if floor:
+            jobs.append(("prune image, vs recompress",
+                         "{R} -q --keep %s %s -o img.{N}" % (
+                             BENCH_IMAGE_KEEP, BENCH_IMAGE),
+                         ("img.{N}",), " && ".join(floor), (), runs))
+    return jobs
+
+
+def layer_blob(layout, digest):
+    """The blob path and codec ("gzip", "zstd") of the layer of layout
+    (its first manifest) whose digest is digest (hex)."""
+    import json
+    index = json.load(open(os.path.join(layout, "index.json")))
+    man = json.load(open(os.path.join(layout, "blobs", "sha256",
+                                      index["manifests"][0]["digest"][7:])))
+    layer = [x for x in man["layers"] if x["digest"][7:] == digest][0]
+    return (os.path.join(layout, "blobs", "sha256", digest),
+            "zstd" if layer["mediaType"].endswith("zstd") else "gzip")
+
+
 def real_compress_jobs(runs):
     """prune --compress of Debian sid's librocsparse.so.1.0 (1.67 GB; see
     test/real/rocsparse.sh, or BENCH_COMPRESS_LIB) on two threads and on
@@ -664,8 +741,11 @@ def main():
     d = tempfile.mkdtemp(prefix="offload-bench-")
     try:
         only = args.only.split(",") if args.only else []
-        # The NVIDIA and the Python jobs make inputs of their own.
-        if not only or any(not p.startswith(("nvidia", "python")) for p in only):
+        # The NVIDIA and Python jobs make inputs of their own; the real
+        # package and image jobs need none.
+        if not only or any(not p.startswith(("nvidia", "python",
+                                             "prune .deb", "prune image"))
+                           for p in only):
             make_inputs(d, args.mb)
         want_kernels = not only or any(
             "kernels".startswith(p) or p.startswith("kernels") for p in only)
@@ -784,6 +864,7 @@ def main():
                 jobs += got[0]
                 py_cmd = got[1]
         jobs += image_jobs(d, args.runs, only)
+        jobs += package_jobs(d, args.runs, only)
         if only:
             jobs = [j for j in jobs
                     if any(j[0].startswith(p) for p in only)]
