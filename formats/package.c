@@ -1,6 +1,8 @@
 /* package: LLVM's offload binary; see package.h.  Version 1 is written
  * exactly as LLVM 22 writes it; versions 1 to 3 are read, with every offset
- * checked against the binary that holds it. */
+ * checked against the binary that holds it.  Over 800 lines because each
+ * release's checks (22, 23, 24: which error, in which order) must stand
+ * beside the one reader they order; split, they would be read apart. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
