@@ -94,7 +94,12 @@ static int visit(void *ctx, const struct inspect_node *n)
 		w->failed = true;
 		return 1;
 	}
-	if ((w->rc = w->fn(w->ctx, en, b.data, (size_t)b.size)) != 0)
+	w->rc = w->fn(w->ctx, en, b.data, (size_t)b.size);
+	/* Code read from the file's map is not read again by the walk: its
+	 * pages leave the process (not the page cache), as extract's do, so
+	 * that a walk over a large file keeps its memory flat. */
+	io_in_release(b.data, (size_t)b.size);
+	if (w->rc != 0)
 		return 1;
 	return w->only != (size_t)-1 ? 1 : 0;
 }
