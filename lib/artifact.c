@@ -15,6 +15,7 @@
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kind.h"
+#include "../ops/entry.h"
 #include "../ops/kinds.h"
 #include "../formats/ccob.h"
 #include "../formats/package.h"
@@ -300,6 +301,21 @@ static void split_target(struct keep *k, struct offcode_entry *e)
 			    : "";
 }
 
+/* Whether n's code is its bytes as the file stores them, so that reading
+ * it is reading them (code.c), with no walk to it: what extract writes of
+ * it is those bytes. */
+static bool direct(const offcode_artifact *a, const struct kind *kind,
+		   const struct inspect_node *n)
+{
+	struct entry_bytes b;
+
+	return n->in_file && kind->entry_bytes == entry_bytes_stored &&
+	       n->offset <= a->len && n->size <= a->len - n->offset &&
+	       kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b) ==
+		       ENTRY_WHOLE &&
+	       b.data == a->data + n->offset && b.size == n->size;
+}
+
 static int keep_entry(struct keep *k, const struct inspect_node *n)
 {
 	offcode_artifact *a = k->a;
@@ -351,6 +367,7 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 		free(uri);
 	}
 	e->fields = keep_fields(k, &kf, &e->nfields);
+	e->direct = direct(a, kind, n);
 	/* As selection sees it (applets/selection.c's applet_entry_of). */
 	if (!(id = kinds_entry_id(n, &t, &id_len)))
 		return -1;

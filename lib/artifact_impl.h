@@ -48,6 +48,9 @@ struct offcode_entry {
 	const char *processor, *features, *image_kind, *uri;
 	uint64_t size, offset;
 	bool has_offset, compressed;
+	/* Its code is the file's bytes [offset, offset + size), as stored:
+	 * read from there, with no walk (code.c). */
+	bool direct;
 	struct offcode_field *fields;
 	size_t nfields;
 	/* What selection sees of it (core/select.h): its ID as -t matches

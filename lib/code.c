@@ -1,6 +1,8 @@
 /* code: an entry's code for liboffcode (include/offcode.h), decoded as
- * extract decodes it: the walk is run again, inflating, up to the entry
- * (ops/inspect.h), and its bytes taken by its kind's rule (ops/entry.h). */
+ * extract decodes it.  An entry the file stores as it is (entry.direct,
+ * found at open) is read from its offset; any other is reached by the
+ * walk, run again, inflating, up to it (ops/inspect.h), its bytes taken by
+ * its kind's rule (ops/entry.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "artifact_impl.h"
+#include "code.h"
 #include "error.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
@@ -153,47 +156,119 @@ static int keep_code(void *ctx, const offcode_entry *e, const void *code,
 	return 0;
 }
 
+/* Whether e is one of a's entries: 0, or a failure's code. */
+static int check(offcode_artifact *a, const offcode_entry *e)
+{
+	if (!a || !artifact_owns_entry(a, e))
+		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no such "
+					      "entry in this artefact")
+			 : OFFCODE_INVALID;
+	return 0;
+}
+
+/* a's bytes [off, off + n) into dst: 0, or a failure's code.  A mapped
+ * file's are read with pread (its map's pages are not faulted in, so
+ * reading every entry one by one keeps memory flat); a file cut short
+ * since it was opened is a change, not a crash. */
+static int copy_stored(offcode_artifact *a, uint64_t off, void *dst,
+		       size_t n)
+{
+	size_t done = 0;
+	struct err e;
+
+	if (!a->in.map || a->in.fd < 0) {
+		memcpy(dst, a->data + off, n);
+		return 0;
+	}
+	while (done < n) {
+		ssize_t r = pread(a->in.fd, (uint8_t *)dst + done, n - done,
+				  (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err_sys(&e, a->path, errno);
+			return artifact_fail(a, &e);
+		}
+		if (r == 0)
+			return artifact_fail_code(a, OFFCODE_CHANGED, "cut "
+						  "short since it was opened");
+		done += (size_t)r;
+	}
+	return 0;
+}
+
 /* Entry e's code in a->cache: 0, or a failure's code (a->last set). */
 static int load(offcode_artifact *a, const offcode_entry *e)
 {
 	int rc;
 
-	if (!a || !artifact_owns_entry(a, e))
-		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no such "
-					      "entry in this artefact")
-			 : OFFCODE_INVALID;
+	if ((rc = check(a, e)))
+		return rc;
 	if (a->cached == e->ordinal + 1)
 		return 0;
+	if (e->direct) {
+		uint8_t *p = malloc(e->size ? e->size : 1);
+
+		if (!p)
+			return artifact_fail_code(a, OFFCODE_NOMEM,
+						  "out of memory");
+		if ((rc = copy_stored(a, e->offset, p, (size_t)e->size))) {
+			free(p);
+			return rc;
+		}
+		free(a->cache);
+		a->cache = p;
+		a->cache_len = e->size;
+		a->cached = e->ordinal + 1;
+		return 0;
+	}
 	rc = code_walk(a, e->ordinal, keep_code, a);
 	if (rc == OFFCODE_NOMEM)
 		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
 	return rc;
 }
 
-int offcode_entry_read(offcode_artifact *a, const offcode_entry *e, void *buf,
-		       size_t cap, uint64_t *size)
+int code_at_hand(offcode_artifact *a, const offcode_entry *e,
+		 const uint8_t **code, uint64_t *size)
 {
 	int rc = load(a, e);
 
 	if (rc)
 		return rc;
+	*code = a->cache;
+	*size = a->cache_len;
+	return 0;
+}
+
+int offcode_entry_read(offcode_artifact *a, const offcode_entry *e, void *buf,
+		       size_t cap, uint64_t *size)
+{
+	uint64_t len;
+	int rc = e && e->direct ? check(a, e) : load(a, e);
+
+	if (rc)
+		return rc;
+	len = e->direct ? e->size : a->cache_len;
 	if (size)
-		*size = a->cache_len;
-	if (cap < a->cache_len) {
+		*size = len;
+	if (cap < len) {
 		if (!buf && !cap)
 			return 0;	/* the size alone was asked */
 		return artifact_fail_code(a, OFFCODE_RANGE, "the buffer is "
 					  "smaller than the code");
 	}
-	if (a->cache_len)
-		memcpy(buf, a->cache, a->cache_len);
+	if (!len)
+		return 0;
+	if (e->direct)
+		return copy_stored(a, e->offset, buf, (size_t)len);
+	memcpy(buf, a->cache, (size_t)len);
 	return 0;
 }
 
-static int write_all(offcode_artifact *a, int fd, const char *name)
+static int write_all(offcode_artifact *a, int fd, const char *name,
+		     const uint8_t *p, uint64_t left)
 {
-	const uint8_t *p = a->cache;
-	uint64_t left = a->cache_len;
 	struct err e;
 
 	while (left) {
@@ -212,12 +287,38 @@ static int write_all(offcode_artifact *a, int fd, const char *name)
 	return 0;
 }
 
+/* Entry e's code written to fd: a stored one a piece at a time from the
+ * file, any other from a->cache. */
+static int write_code(offcode_artifact *a, const offcode_entry *e, int fd,
+		      const char *name)
+{
+	enum { PIECE = 1 << 20 };
+	uint64_t done = 0;
+	uint8_t *buf;
+	int rc = 0;
+
+	if (!e->direct)
+		return write_all(a, fd, name, a->cache, a->cache_len);
+	if (!(buf = malloc(e->size < PIECE ? e->size + 1 : PIECE)))
+		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
+	while (!rc && done < e->size) {
+		size_t n = e->size - done < PIECE ? (size_t)(e->size - done)
+						  : PIECE;
+
+		if (!(rc = copy_stored(a, e->offset + done, buf, n)))
+			rc = write_all(a, fd, name, buf, n);
+		done += n;
+	}
+	free(buf);
+	return rc;
+}
+
 int offcode_entry_write_fd(offcode_artifact *a, const offcode_entry *e,
 			   int fd)
 {
-	int rc = load(a, e);
+	int rc = e && e->direct ? check(a, e) : load(a, e);
 
-	return rc ? rc : write_all(a, fd, "<fd>");
+	return rc ? rc : write_code(a, e, fd, "<fd>");
 }
 
 /* A temporary beside path, written and renamed over it: no partial file
@@ -234,7 +335,7 @@ int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
 	if (!path)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no path")
 			 : OFFCODE_INVALID;
-	if ((rc = load(a, e)))
+	if ((rc = e && e->direct ? check(a, e) : load(a, e)))
 		return rc;
 	len = strlen(path);
 	if (!(tmp = malloc(len + 16)))
@@ -245,7 +346,7 @@ int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
 		free(tmp);
 		return artifact_fail(a, &er);
 	}
-	if ((rc = write_all(a, fd, path)) == 0 && fchmod(fd, 0644) < 0) {
+	if ((rc = write_code(a, e, fd, path)) == 0 && fchmod(fd, 0644) < 0) {
 		err_sys(&er, path, errno);
 		rc = artifact_fail(a, &er);
 	}
