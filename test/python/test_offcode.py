@@ -159,6 +159,11 @@ def extracted(path, tmp_path):
                        cwd=TOP, capture_output=True, env=ENV)
     if b"not a file of a known format" in r.stderr:
         return []
+    if b"error: no archive for" in r.stderr:
+        # A kpack-split binary whose archives are not beside it: extract
+        # refuses it whole, the library reads its CCOB (the kpack suites
+        # compare those with archives).
+        pytest.skip("extract refuses a split binary without its archives")
     assert r.returncode == 0, r.stderr
     return sorted(hashlib.sha256(p.read_bytes()).hexdigest()
                   for p in out.iterdir()) if out.exists() else []
