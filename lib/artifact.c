@@ -11,6 +11,7 @@
 
 #include "artifact_impl.h"
 #include "error.h"
+#include "unsupported.h"
 #include "../ops/host.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
@@ -496,9 +497,22 @@ static int artifact_walk(offcode_artifact *a)
 }
 
 /* The end of every open: *out the handle, or its failure in *err. */
+/* A refusal of what a is (unsupported.h): its code, a's last error set. */
+static int refuse_what(offcode_artifact *a, const char *what)
+{
+	char why[600];
+
+	unsupported_reason(why, sizeof(why), a->path, what);
+	return artifact_fail_code(a, OFFCODE_UNSUPPORTED, why);
+}
+
 static int opened(offcode_artifact *a, int rc, offcode_artifact **out,
 		  offcode_error **err)
 {
+	const char *what;
+
+	if (rc == 0 && (what = unsupported_bytes(a->path, a->data, a->len)))
+		rc = refuse_what(a, what);
 	if (rc == 0)
 		rc = artifact_walk(a);
 	if (rc == 0) {
@@ -564,12 +578,18 @@ int offcode_open_path(const char *path,
 		      offcode_artifact **out, offcode_error **err)
 {
 	offcode_artifact *a;
+	const char *what;
 	struct err e;
 	int fd, rc;
 
 	if (!path || !out)
 		return refuse(out, err, OFFCODE_INVALID, "no path, or no place "
 			      "for the handle");
+	if ((what = unsupported_path(path))) {
+		if (!(a = artifact_new(path, options)))
+			return refuse(out, err, OFFCODE_NOMEM, NULL);
+		return opened(a, refuse_what(a, what), out, err);
+	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		if (!(a = artifact_new(path, options)))
 			return refuse(out, err, OFFCODE_NOMEM, NULL);
