@@ -270,6 +270,8 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 		.size = n->size, .has_version = kind->versioned,
 		.version = n->version, .first_entry = a->nentries,
 		.bad_hash = n->hash == INSPECT_HASH_BAD,
+		.alone = n->in_file && !n->in_bitcode && n->offset <= a->len &&
+			 n->size <= a->len - n->offset,
 	};
 	if (up && up->kind == INSPECT_SECTION) {
 		c->in_section = true;

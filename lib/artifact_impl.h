@@ -36,6 +36,9 @@ struct offcode_container {
 	struct offcode_field *fields;
 	size_t nfields;
 	bool bad_hash;		/* checked (OFFCODE_OPEN_VERIFY) and wrong */
+	/* Its bytes are the file's [offset, offset + size): its entries'
+	 * code may be read by walking them alone (code.c). */
+	bool alone;
 };
 
 struct offcode_entry {

@@ -21,24 +21,42 @@
 struct code_walk {
 	offcode_artifact *a;
 	size_t next;		/* ordinal of the next entry */
+	size_t end;		/* past the last ordinal the walk may see */
 	size_t only;		/* (size_t)-1: all */
 	offcode_code_fn fn;
 	void *ctx;
 	int rc;			/* fn's nonzero, or a failure's code */
 	struct err e;		/* the failure, when rc is one of ours */
 	bool failed;
+	/* A walk of one container's bytes alone: its entry `only` must be
+	 * the one the headers' walk found there, else `strange` is set and
+	 * nothing is handed over (the whole file is walked then). */
+	bool alone, strange;
 };
 
-static uint64_t next_data(const void *in, uint64_t off)
+/* The file's bytes as the walk sees them: from base on (a container's
+ * bytes walked alone start at its offset). */
+struct span {
+	const struct io_in *in;
+	uint64_t base, len;
+};
+
+static uint64_t next_data(const void *ctx, uint64_t off)
 {
-	return io_in_next_data(in, off);
+	const struct span *s = ctx;
+	uint64_t at = io_in_next_data(s->in, s->base + off);
+
+	return at - s->base < s->len ? at - s->base : s->len;
 }
 
-static void reading(const void *in, uint64_t off, uint64_t len, bool start)
+static void reading(const void *ctx, uint64_t off, uint64_t len, bool start)
 {
-	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
+	const struct span *s = ctx;
+
+	off += s->base;
+	io_in_hint(s->in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
 	if (!start)
-		io_in_hint(in, off, off + len, IO_IN_SPARSE);
+		io_in_hint(s->in, off, off + len, IO_IN_SPARSE);
 }
 
 /* Entry n's bytes: 0 with *b, or -1 with w->e saying why not. */
@@ -84,7 +102,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	i = w->next++;
 	if (w->only != (size_t)-1 && i != w->only)
 		return 0;
-	if (i >= w->a->nentries) {
+	if (i >= w->end) {
 		/* The walk that inflates found more than the one of the
 		 * headers: the file changed under us. */
 		err_code_set(&w->e, ERR_CHANGED, "more entries than when it "
@@ -93,6 +111,10 @@ static int visit(void *ctx, const struct inspect_node *n)
 		return 1;
 	}
 	en = &w->a->entries[i];
+	if (w->alone && (n->index != en->index || n->size != en->size)) {
+		w->strange = true;
+		return 1;
+	}
 	if (bytes_of(w, n, en, &b) < 0) {
 		w->failed = true;
 		return 1;
@@ -107,37 +129,79 @@ static int visit(void *ctx, const struct inspect_node *n)
 	return w->only != (size_t)-1 ? 1 : 0;
 }
 
-/* Walk a, inflating, calling fn for entry `only` or all: 0, fn's value, or
- * a failure's code with a->last set. */
-static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
-		     void *ctx)
+/* Walk a's bytes [base, base + len), inflating, calling fn for entry
+ * `only` or all of those in [first, end): 0, fn's value, or -1 with w's
+ * failure. */
+static int walk_span(offcode_artifact *a, uint64_t base, uint64_t len,
+		     struct code_walk *w)
 {
-	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx };
+	struct span sp = { &a->in, base, len };
 	struct inspect_opts o;
 	int rc;
 
 	artifact_code_walk(a, &o);
 	if (a->is_file) {
 		o.next_data = next_data;
-		o.data_ctx = &a->in;
+		o.data_ctx = &sp;
 		o.reading = reading;
 	}
-	rc = inspect_walk(a->data, a->len, &o, visit, &w, &w.e);
-	if (w.failed) {
-		/* A code of the library's own (a hash that does not hold):
-		 * its record says so too. */
-		if (w.rc)
-			return artifact_fail_code(a, w.rc, w.e.why);
-		return artifact_fail(a, &w.e);
+	rc = inspect_walk(a->data + base, (size_t)len, &o, visit, w, &w->e);
+	if (w->strange)
+		return -1;
+	if (w->failed || rc == -1)
+		return -1;
+	if (rc == 0 && w->only != (size_t)-1 && w->next <= w->only) {
+		err_code_set(&w->e, ERR_CHANGED, "fewer entries than when it "
+			     "was opened");
+		w->failed = true;
+		return -1;
 	}
-	if (rc == -1)
-		return artifact_fail(a, &w.e);
-	if (rc == 0 && only != (size_t)-1 && w.next <= only)
-		return artifact_fail_code(a, OFFCODE_CHANGED, "fewer entries "
-					  "than when it was opened");
-	return w.rc;
+	return w->rc;
 }
 
+/* w's failure as a's last error: its code. */
+static int walk_failed(offcode_artifact *a, const struct code_walk *w)
+{
+	/* A code of the library's own (a hash that does not hold): its
+	 * record says so too. */
+	if (w->failed && w->rc)
+		return artifact_fail_code(a, w->rc, w->e.why);
+	return artifact_fail(a, &w->e);
+}
+
+/* Walk a, inflating, calling fn for entry `only` or all: 0, fn's value, or
+ * a failure's code with a->last set. */
+static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
+		     void *ctx)
+{
+	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx,
+			       .end = a->nentries };
+	int rc = walk_span(a, 0, a->len, &w);
+
+	return rc == -1 ? walk_failed(a, &w) : rc;
+}
+
+/* Entry `only` (e), reached by walking the bytes of its container alone
+ * when they are the file's at its offset (a CCOB, an NVIDIA fatbin): no
+ * walk over what comes before it.  What that walk cannot read as the
+ * headers' walk did (a container that is no file alone, an entry that is
+ * not the one found there, any failure) is left to the walk of the whole
+ * file, which says what is wrong: 1 then. */
+static int container_walk(offcode_artifact *a, const offcode_entry *e,
+			  offcode_code_fn fn, void *ctx)
+{
+	const offcode_container *c = &a->containers[e->container];
+	struct code_walk w = { .a = a, .only = e->ordinal, .fn = fn,
+			       .ctx = ctx, .next = c->first_entry,
+			       .end = c->first_entry + c->entries,
+			       .alone = true };
+	int rc;
+
+	if (!c->alone || c->bad_hash)
+		return 1;
+	rc = walk_span(a, c->offset, c->size, &w);
+	return rc == -1 ? 1 : rc;
+}
 /* ---- one entry, kept ---- */
 
 static int keep_code(void *ctx, const offcode_entry *e, const void *code,
@@ -223,7 +287,9 @@ static int load(offcode_artifact *a, const offcode_entry *e)
 		a->cached = e->ordinal + 1;
 		return 0;
 	}
-	rc = code_walk(a, e->ordinal, keep_code, a);
+	rc = container_walk(a, e, keep_code, a);
+	if (rc == 1)
+		rc = code_walk(a, e->ordinal, keep_code, a);
 	if (rc == OFFCODE_NOMEM)
 		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
 	return rc;
