@@ -496,26 +496,35 @@ static void *run(void *arg)
 	return NULL;
 }
 
-/* Each entry's code read into a buffer of its own, hashed into *h. */
+/* Each entry's code read into a buffer (one, grown as needed: what is
+ * measured is the library's memory, not the allocator's), hashed into *h. */
 static int read_each(offcode_artifact *a, uint64_t *h)
 {
-	for (size_t i = 0; i < offcode_entry_count(a); i++) {
+	void *buf = NULL;
+	uint64_t cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < offcode_entry_count(a); i++) {
 		const offcode_entry *e = offcode_entry_at(a, i);
 		uint64_t size;
-		void *buf;
-		int rc;
 
 		if ((rc = offcode_entry_read(a, e, NULL, 0, &size)))
-			return rc;
-		if (!(buf = malloc(size ? size : 1)))
-			return OFFCODE_NOMEM;
-		if (!(rc = offcode_entry_read(a, e, buf, size, &size)))
+			break;
+		if (size > cap) {
+			void *p = realloc(buf, size);
+
+			if (!p) {
+				rc = OFFCODE_NOMEM;
+				break;
+			}
+			buf = p;
+			cap = size;
+		}
+		if (!(rc = offcode_entry_read(a, e, buf, cap, &size)))
 			sum(h, e, buf, size);
-		free(buf);
-		if (rc)
-			return rc;
 	}
-	return 0;
+	free(buf);
+	return rc;
 }
 
 /* Every entry's code hashed, by foreach (walk) or read one by one. */
