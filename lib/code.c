@@ -254,9 +254,13 @@ static int copy_stored(offcode_artifact *a, uint64_t off, void *dst,
 			err_sys(&e, a->path, errno);
 			return artifact_fail(a, &e);
 		}
-		if (r == 0)
-			return artifact_fail_code(a, OFFCODE_CHANGED, "cut "
-						  "short since it was opened");
+		if (r == 0) {
+			char why[600];
+
+			snprintf(why, sizeof(why), "'%.500s': cut short since "
+				 "it was opened", a->path);
+			return artifact_fail_code(a, OFFCODE_CHANGED, why);
+		}
 		done += (size_t)r;
 	}
 	return 0;

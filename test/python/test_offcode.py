@@ -448,6 +448,23 @@ def test_bytes_are_contents_not_paths():
         assert a.entries == []
 
 
+# An entry the file stores as it is is read from its offset (issue 37):
+# a file cut short since it was opened is a change, said with its name,
+# not a crash; nothing is written for it.
+def test_read_of_a_file_cut_short_since_open(tmp_path):
+    f = tmp_path / "t.so"
+    f.write_bytes(open(os.path.join(TOP, APP), "rb").read())
+    with offcode.open(str(f)) as a:
+        e = a.entries[-1]
+        first = a.entries[1].read()
+        os.truncate(f, e.offset)
+        with pytest.raises(offcode.ChangedError) as x:
+            e.read()
+        assert x.value.reason == "'%s': cut short since it was opened" % f
+        assert a.entries[1].read() == first
+    assert sorted(os.listdir(tmp_path)) == ["t.so"]
+
+
 # offcode.h: packages and images fail with OFFCODE_UNSUPPORTED, each
 # saying what it is (issue 37: a wheel or a .deb was opened as the zip or
 # ar archive it also is, with no code; an image directory failed as a
