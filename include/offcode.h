@@ -13,9 +13,14 @@
  *
  * Every value below is the one `offload ls --json` prints under the same
  * key (schema version 5, man/offload-ls.1), so a program may check itself
- * against the tool.  Container images and Debian, wheel and conda packages
- * are not read by this version (offcode_open_* fails with
- * OFFCODE_UNSUPPORTED on them).
+ * against the tool.  Container images (an OCI layout directory, an
+ * oci:, oci-archive: or docker-archive: spec, a tar archive) and Debian,
+ * wheel and conda packages are not read by this version: offcode_open_*
+ * and offcode_prune fail with OFFCODE_UNSUPPORTED on them, the reason
+ * saying which it is ("'x.deb': a Debian package: ...").  They are told
+ * apart as the tool tells them: a .deb by its bytes, a wheel (*.whl) and a
+ * conda package (*.conda, *.tar.bz2) by the name's suffix and the bytes,
+ * so an fd or a buffer is one only when named so.
  *
  * Rules that hold for every function:
  *   - Nothing is printed, nothing exits, no signal handler is installed.

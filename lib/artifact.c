@@ -11,10 +11,12 @@
 
 #include "artifact_impl.h"
 #include "error.h"
+#include "unsupported.h"
 #include "../ops/host.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kind.h"
+#include "../ops/entry.h"
 #include "../ops/kinds.h"
 #include "../formats/ccob.h"
 #include "../formats/package.h"
@@ -268,6 +270,8 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 		.size = n->size, .has_version = kind->versioned,
 		.version = n->version, .first_entry = a->nentries,
 		.bad_hash = n->hash == INSPECT_HASH_BAD,
+		.alone = n->in_file && !n->in_bitcode && n->offset <= a->len &&
+			 n->size <= a->len - n->offset,
 	};
 	if (up && up->kind == INSPECT_SECTION) {
 		c->in_section = true;
@@ -298,6 +302,21 @@ static void split_target(struct keep *k, struct offcode_entry *e)
 	e->features = colon ? artifact_keep(k->a, colon + 1,
 					    e->arch_len - plen - 1, &k->oom)
 			    : "";
+}
+
+/* Whether n's code is its bytes as the file stores them, so that reading
+ * it is reading them (code.c), with no walk to it: what extract writes of
+ * it is those bytes. */
+static bool direct(const offcode_artifact *a, const struct kind *kind,
+		   const struct inspect_node *n)
+{
+	struct entry_bytes b;
+
+	return n->in_file && kind->entry_bytes == entry_bytes_stored &&
+	       n->offset <= a->len && n->size <= a->len - n->offset &&
+	       kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b) ==
+		       ENTRY_WHOLE &&
+	       b.data == a->data + n->offset && b.size == n->size;
 }
 
 static int keep_entry(struct keep *k, const struct inspect_node *n)
@@ -351,6 +370,7 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 		free(uri);
 	}
 	e->fields = keep_fields(k, &kf, &e->nfields);
+	e->direct = direct(a, kind, n);
 	/* As selection sees it (applets/selection.c's applet_entry_of). */
 	if (!(id = kinds_entry_id(n, &t, &id_len)))
 		return -1;
@@ -479,9 +499,22 @@ static int artifact_walk(offcode_artifact *a)
 }
 
 /* The end of every open: *out the handle, or its failure in *err. */
+/* A refusal of what a is (unsupported.h): its code, a's last error set. */
+static int refuse_what(offcode_artifact *a, const char *what)
+{
+	char why[600];
+
+	unsupported_reason(why, sizeof(why), a->path, what);
+	return artifact_fail_code(a, OFFCODE_UNSUPPORTED, why);
+}
+
 static int opened(offcode_artifact *a, int rc, offcode_artifact **out,
 		  offcode_error **err)
 {
+	const char *what;
+
+	if (rc == 0 && (what = unsupported_bytes(a->path, a->data, a->len)))
+		rc = refuse_what(a, what);
 	if (rc == 0)
 		rc = artifact_walk(a);
 	if (rc == 0) {
@@ -547,12 +580,18 @@ int offcode_open_path(const char *path,
 		      offcode_artifact **out, offcode_error **err)
 {
 	offcode_artifact *a;
+	const char *what;
 	struct err e;
 	int fd, rc;
 
 	if (!path || !out)
 		return refuse(out, err, OFFCODE_INVALID, "no path, or no place "
 			      "for the handle");
+	if ((what = unsupported_path(path))) {
+		if (!(a = artifact_new(path, options)))
+			return refuse(out, err, OFFCODE_NOMEM, NULL);
+		return opened(a, refuse_what(a, what), out, err);
+	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		if (!(a = artifact_new(path, options)))
 			return refuse(out, err, OFFCODE_NOMEM, NULL);

@@ -36,6 +36,9 @@ struct offcode_container {
 	struct offcode_field *fields;
 	size_t nfields;
 	bool bad_hash;		/* checked (OFFCODE_OPEN_VERIFY) and wrong */
+	/* Its bytes are the file's [offset, offset + size): its entries'
+	 * code may be read by walking them alone (code.c). */
+	bool alone;
 };
 
 struct offcode_entry {
@@ -48,6 +51,9 @@ struct offcode_entry {
 	const char *processor, *features, *image_kind, *uri;
 	uint64_t size, offset;
 	bool has_offset, compressed;
+	/* Its code is the file's bytes [offset, offset + size), as stored:
+	 * read from there, with no walk (code.c). */
+	bool direct;
 	struct offcode_field *fields;
 	size_t nfields;
 	/* What selection sees of it (core/select.h): its ID as -t matches

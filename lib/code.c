@@ -1,6 +1,8 @@
 /* code: an entry's code for liboffcode (include/offcode.h), decoded as
- * extract decodes it: the walk is run again, inflating, up to the entry
- * (ops/inspect.h), and its bytes taken by its kind's rule (ops/entry.h). */
+ * extract decodes it.  An entry the file stores as it is (entry.direct,
+ * found at open) is read from its offset; any other is reached by the
+ * walk, run again, inflating, up to it (ops/inspect.h), its bytes taken by
+ * its kind's rule (ops/entry.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "artifact_impl.h"
+#include "code.h"
 #include "error.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
@@ -18,24 +21,42 @@
 struct code_walk {
 	offcode_artifact *a;
 	size_t next;		/* ordinal of the next entry */
+	size_t end;		/* past the last ordinal the walk may see */
 	size_t only;		/* (size_t)-1: all */
 	offcode_code_fn fn;
 	void *ctx;
 	int rc;			/* fn's nonzero, or a failure's code */
 	struct err e;		/* the failure, when rc is one of ours */
 	bool failed;
+	/* A walk of one container's bytes alone: its entry `only` must be
+	 * the one the headers' walk found there, else `strange` is set and
+	 * nothing is handed over (the whole file is walked then). */
+	bool alone, strange;
 };
 
-static uint64_t next_data(const void *in, uint64_t off)
+/* The file's bytes as the walk sees them: from base on (a container's
+ * bytes walked alone start at its offset). */
+struct span {
+	const struct io_in *in;
+	uint64_t base, len;
+};
+
+static uint64_t next_data(const void *ctx, uint64_t off)
 {
-	return io_in_next_data(in, off);
+	const struct span *s = ctx;
+	uint64_t at = io_in_next_data(s->in, s->base + off);
+
+	return at - s->base < s->len ? at - s->base : s->len;
 }
 
-static void reading(const void *in, uint64_t off, uint64_t len, bool start)
+static void reading(const void *ctx, uint64_t off, uint64_t len, bool start)
 {
-	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
+	const struct span *s = ctx;
+
+	off += s->base;
+	io_in_hint(s->in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
 	if (!start)
-		io_in_hint(in, off, off + len, IO_IN_SPARSE);
+		io_in_hint(s->in, off, off + len, IO_IN_SPARSE);
 }
 
 /* Entry n's bytes: 0 with *b, or -1 with w->e saying why not. */
@@ -81,7 +102,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	i = w->next++;
 	if (w->only != (size_t)-1 && i != w->only)
 		return 0;
-	if (i >= w->a->nentries) {
+	if (i >= w->end) {
 		/* The walk that inflates found more than the one of the
 		 * headers: the file changed under us. */
 		err_code_set(&w->e, ERR_CHANGED, "more entries than when it "
@@ -90,13 +111,62 @@ static int visit(void *ctx, const struct inspect_node *n)
 		return 1;
 	}
 	en = &w->a->entries[i];
+	if (w->alone && (n->index != en->index || n->size != en->size)) {
+		w->strange = true;
+		return 1;
+	}
 	if (bytes_of(w, n, en, &b) < 0) {
 		w->failed = true;
 		return 1;
 	}
-	if ((w->rc = w->fn(w->ctx, en, b.data, (size_t)b.size)) != 0)
+	w->rc = w->fn(w->ctx, en, b.data, (size_t)b.size);
+	/* Code read from the file's map is not read again by the walk: its
+	 * pages leave the process (not the page cache), as extract's do, so
+	 * that a walk over a large file keeps its memory flat. */
+	io_in_release(b.data, (size_t)b.size);
+	if (w->rc != 0)
 		return 1;
 	return w->only != (size_t)-1 ? 1 : 0;
+}
+
+/* Walk a's bytes [base, base + len), inflating, calling fn for entry
+ * `only` or all of those in [first, end): 0, fn's value, or -1 with w's
+ * failure. */
+static int walk_span(offcode_artifact *a, uint64_t base, uint64_t len,
+		     struct code_walk *w)
+{
+	struct span sp = { &a->in, base, len };
+	struct inspect_opts o;
+	int rc;
+
+	artifact_code_walk(a, &o);
+	if (a->is_file) {
+		o.next_data = next_data;
+		o.data_ctx = &sp;
+		o.reading = reading;
+	}
+	rc = inspect_walk(a->data + base, (size_t)len, &o, visit, w, &w->e);
+	if (w->strange)
+		return -1;
+	if (w->failed || rc == -1)
+		return -1;
+	if (rc == 0 && w->only != (size_t)-1 && w->next <= w->only) {
+		err_code_set(&w->e, ERR_CHANGED, "fewer entries than when it "
+			     "was opened");
+		w->failed = true;
+		return -1;
+	}
+	return w->rc;
+}
+
+/* w's failure as a's last error: its code. */
+static int walk_failed(offcode_artifact *a, const struct code_walk *w)
+{
+	/* A code of the library's own (a hash that does not hold): its
+	 * record says so too. */
+	if (w->failed && w->rc)
+		return artifact_fail_code(a, w->rc, w->e.why);
+	return artifact_fail(a, &w->e);
 }
 
 /* Walk a, inflating, calling fn for entry `only` or all: 0, fn's value, or
@@ -104,32 +174,34 @@ static int visit(void *ctx, const struct inspect_node *n)
 static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 		     void *ctx)
 {
-	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx };
-	struct inspect_opts o;
-	int rc;
+	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx,
+			       .end = a->nentries };
+	int rc = walk_span(a, 0, a->len, &w);
 
-	artifact_code_walk(a, &o);
-	if (a->is_file) {
-		o.next_data = next_data;
-		o.data_ctx = &a->in;
-		o.reading = reading;
-	}
-	rc = inspect_walk(a->data, a->len, &o, visit, &w, &w.e);
-	if (w.failed) {
-		/* A code of the library's own (a hash that does not hold):
-		 * its record says so too. */
-		if (w.rc)
-			return artifact_fail_code(a, w.rc, w.e.why);
-		return artifact_fail(a, &w.e);
-	}
-	if (rc == -1)
-		return artifact_fail(a, &w.e);
-	if (rc == 0 && only != (size_t)-1 && w.next <= only)
-		return artifact_fail_code(a, OFFCODE_CHANGED, "fewer entries "
-					  "than when it was opened");
-	return w.rc;
+	return rc == -1 ? walk_failed(a, &w) : rc;
 }
 
+/* Entry `only` (e), reached by walking the bytes of its container alone
+ * when they are the file's at its offset (a CCOB, an NVIDIA fatbin): no
+ * walk over what comes before it.  What that walk cannot read as the
+ * headers' walk did (a container that is no file alone, an entry that is
+ * not the one found there, any failure) is left to the walk of the whole
+ * file, which says what is wrong: 1 then. */
+static int container_walk(offcode_artifact *a, const offcode_entry *e,
+			  offcode_code_fn fn, void *ctx)
+{
+	const offcode_container *c = &a->containers[e->container];
+	struct code_walk w = { .a = a, .only = e->ordinal, .fn = fn,
+			       .ctx = ctx, .next = c->first_entry,
+			       .end = c->first_entry + c->entries,
+			       .alone = true };
+	int rc;
+
+	if (!c->alone || c->bad_hash)
+		return 1;
+	rc = walk_span(a, c->offset, c->size, &w);
+	return rc == -1 ? 1 : rc;
+}
 /* ---- one entry, kept ---- */
 
 static int keep_code(void *ctx, const offcode_entry *e, const void *code,
@@ -148,47 +220,125 @@ static int keep_code(void *ctx, const offcode_entry *e, const void *code,
 	return 0;
 }
 
+/* Whether e is one of a's entries: 0, or a failure's code. */
+static int check(offcode_artifact *a, const offcode_entry *e)
+{
+	if (!a || !artifact_owns_entry(a, e))
+		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no such "
+					      "entry in this artefact")
+			 : OFFCODE_INVALID;
+	return 0;
+}
+
+/* a's bytes [off, off + n) into dst: 0, or a failure's code.  A mapped
+ * file's are read with pread (its map's pages are not faulted in, so
+ * reading every entry one by one keeps memory flat); a file cut short
+ * since it was opened is a change, not a crash. */
+static int copy_stored(offcode_artifact *a, uint64_t off, void *dst,
+		       size_t n)
+{
+	size_t done = 0;
+	struct err e;
+
+	if (!a->in.map || a->in.fd < 0) {
+		memcpy(dst, a->data + off, n);
+		return 0;
+	}
+	while (done < n) {
+		ssize_t r = pread(a->in.fd, (uint8_t *)dst + done, n - done,
+				  (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err_sys(&e, a->path, errno);
+			return artifact_fail(a, &e);
+		}
+		if (r == 0) {
+			char why[600];
+
+			snprintf(why, sizeof(why), "'%.500s': cut short since "
+				 "it was opened", a->path);
+			return artifact_fail_code(a, OFFCODE_CHANGED, why);
+		}
+		done += (size_t)r;
+	}
+	return 0;
+}
+
 /* Entry e's code in a->cache: 0, or a failure's code (a->last set). */
 static int load(offcode_artifact *a, const offcode_entry *e)
 {
 	int rc;
 
-	if (!a || !artifact_owns_entry(a, e))
-		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no such "
-					      "entry in this artefact")
-			 : OFFCODE_INVALID;
+	if ((rc = check(a, e)))
+		return rc;
 	if (a->cached == e->ordinal + 1)
 		return 0;
-	rc = code_walk(a, e->ordinal, keep_code, a);
+	if (e->direct) {
+		uint8_t *p = malloc(e->size ? e->size : 1);
+
+		if (!p)
+			return artifact_fail_code(a, OFFCODE_NOMEM,
+						  "out of memory");
+		if ((rc = copy_stored(a, e->offset, p, (size_t)e->size))) {
+			free(p);
+			return rc;
+		}
+		free(a->cache);
+		a->cache = p;
+		a->cache_len = e->size;
+		a->cached = e->ordinal + 1;
+		return 0;
+	}
+	rc = container_walk(a, e, keep_code, a);
+	if (rc == 1)
+		rc = code_walk(a, e->ordinal, keep_code, a);
 	if (rc == OFFCODE_NOMEM)
 		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
 	return rc;
 }
 
-int offcode_entry_read(offcode_artifact *a, const offcode_entry *e, void *buf,
-		       size_t cap, uint64_t *size)
+int code_at_hand(offcode_artifact *a, const offcode_entry *e,
+		 const uint8_t **code, uint64_t *size)
 {
 	int rc = load(a, e);
 
 	if (rc)
 		return rc;
+	*code = a->cache;
+	*size = a->cache_len;
+	return 0;
+}
+
+int offcode_entry_read(offcode_artifact *a, const offcode_entry *e, void *buf,
+		       size_t cap, uint64_t *size)
+{
+	uint64_t len;
+	int rc = e && e->direct ? check(a, e) : load(a, e);
+
+	if (rc)
+		return rc;
+	len = e->direct ? e->size : a->cache_len;
 	if (size)
-		*size = a->cache_len;
-	if (cap < a->cache_len) {
+		*size = len;
+	if (cap < len) {
 		if (!buf && !cap)
 			return 0;	/* the size alone was asked */
 		return artifact_fail_code(a, OFFCODE_RANGE, "the buffer is "
 					  "smaller than the code");
 	}
-	if (a->cache_len)
-		memcpy(buf, a->cache, a->cache_len);
+	if (!len)
+		return 0;
+	if (e->direct)
+		return copy_stored(a, e->offset, buf, (size_t)len);
+	memcpy(buf, a->cache, (size_t)len);
 	return 0;
 }
 
-static int write_all(offcode_artifact *a, int fd, const char *name)
+static int write_all(offcode_artifact *a, int fd, const char *name,
+		     const uint8_t *p, uint64_t left)
 {
-	const uint8_t *p = a->cache;
-	uint64_t left = a->cache_len;
 	struct err e;
 
 	while (left) {
@@ -207,12 +357,38 @@ static int write_all(offcode_artifact *a, int fd, const char *name)
 	return 0;
 }
 
+/* Entry e's code written to fd: a stored one a piece at a time from the
+ * file, any other from a->cache. */
+static int write_code(offcode_artifact *a, const offcode_entry *e, int fd,
+		      const char *name)
+{
+	enum { PIECE = 1 << 20 };
+	uint64_t done = 0;
+	uint8_t *buf;
+	int rc = 0;
+
+	if (!e->direct)
+		return write_all(a, fd, name, a->cache, a->cache_len);
+	if (!(buf = malloc(e->size < PIECE ? e->size + 1 : PIECE)))
+		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
+	while (!rc && done < e->size) {
+		size_t n = e->size - done < PIECE ? (size_t)(e->size - done)
+						  : PIECE;
+
+		if (!(rc = copy_stored(a, e->offset + done, buf, n)))
+			rc = write_all(a, fd, name, buf, n);
+		done += n;
+	}
+	free(buf);
+	return rc;
+}
+
 int offcode_entry_write_fd(offcode_artifact *a, const offcode_entry *e,
 			   int fd)
 {
-	int rc = load(a, e);
+	int rc = e && e->direct ? check(a, e) : load(a, e);
 
-	return rc ? rc : write_all(a, fd, "<fd>");
+	return rc ? rc : write_code(a, e, fd, "<fd>");
 }
 
 /* A temporary beside path, written and renamed over it: no partial file
@@ -229,7 +405,7 @@ int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
 	if (!path)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no path")
 			 : OFFCODE_INVALID;
-	if ((rc = load(a, e)))
+	if ((rc = e && e->direct ? check(a, e) : load(a, e)))
 		return rc;
 	len = strlen(path);
 	if (!(tmp = malloc(len + 16)))
@@ -240,7 +416,7 @@ int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
 		free(tmp);
 		return artifact_fail(a, &er);
 	}
-	if ((rc = write_all(a, fd, path)) == 0 && fchmod(fd, 0644) < 0) {
+	if ((rc = write_code(a, e, fd, path)) == 0 && fchmod(fd, 0644) < 0) {
 		err_sys(&er, path, errno);
 		rc = artifact_fail(a, &er);
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "artifact_impl.h"
+#include "code.h"
 #include "../ops/amdgpu_occupancy.h"
 #include "../formats/kernels.h"
 #include "../formats/kernels_parse.h"
@@ -38,6 +39,7 @@ int offcode_entry_kernels(offcode_artifact *a, const offcode_entry *e,
 {
 	struct lib_kernels_node *node;
 	struct kernel_list l;
+	const uint8_t *code;
 	uint64_t size;
 	struct err er;
 	int rc;
@@ -47,9 +49,9 @@ int offcode_entry_kernels(offcode_artifact *a, const offcode_entry *e,
 	if (!out)
 		return artifact_fail_code(a, OFFCODE_INVALID, "out is NULL");
 	*out = NULL;
-	if ((rc = offcode_entry_read(a, e, NULL, 0, &size)))
+	if ((rc = code_at_hand(a, e, &code, &size)))
 		return rc;
-	switch (kernels_parse(a->cache, (size_t)a->cache_len, &l, &er)) {
+	switch (kernels_parse(code, (size_t)size, &l, &er)) {
 	case 1:
 		break;
 	case -1:

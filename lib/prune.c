@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "error.h"
+#include "unsupported.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/select.h"
@@ -132,15 +133,25 @@ static int prune_in(const char *in_path, const char *out_path,
 	struct err e;
 	int rc;
 
+	const char *what = unsupported_path(in_path);
+	char why[600];
+
+	if (what) {
+		unsupported_reason(why, sizeof(why), in_path, what);
+		return refuse(err, OFFCODE_UNSUPPORTED, why);
+	}
 	if (io_in_open(&in, in_path, &e) < 0)
 		return fail(err, &e, in_path);
+	if ((what = unsupported_bytes(in_path, in.data, in.len))) {
+		unsupported_reason(why, sizeof(why), in_path, what);
+		rc = refuse(err, OFFCODE_UNSUPPORTED, why);
+		goto out;
+	}
 	if (prune_plan(in.data, in.len, po, &plan, &e) < 0) {
 		rc = fail(err, &e, in_path);
 		goto out;
 	}
 	if ((missed = unmatched(&s->drop))) {
-		char why[300];
-
 		snprintf(why, sizeof(why), "no code object matches the drop "
 			 "rule '%.200s'", missed);
 		err_code_file(&e, ERR_NOTHING, 0, in_path, "%s", why);

@@ -470,7 +470,9 @@ def open(source: Source, *, name: Optional[str] = None, verify: bool = False,
     fd or bytes.  ``verify`` inflates every CCOB and checks its hash at
     open (``ls --verify``).  The CCOB limits are the tool's
     OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO (0: its defaults; the
-    environment is not read)."""
+    environment is not read).  Container images and Debian, wheel and
+    conda packages raise UnsupportedError (a wheel or a conda package is
+    known by its name: pass ``name`` for an fd or bytes)."""
     if isinstance(source, bool):
         raise TypeError("offcode.open() takes a path, a file descriptor or bytes")
     if ccob_max_size < 0 or ccob_max_ratio < 0:

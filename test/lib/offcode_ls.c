@@ -14,6 +14,11 @@
  *   offcode_ls -k FILE            each entry's kernels and resources
  *   offcode_ls -p KEEP IN OUT     IN pruned to OUT, keeping what KEEP takes
  *                                 (prune --keep KEEP IN -o OUT)
+ *   offcode_ls -f FILE            every entry's code hashed, as foreach
+ *                                 hands it over
+ *   offcode_ls -r FILE            the same, each entry read into a buffer
+ *                                 of its own (test/libtest.test bounds the
+ *                                 memory both take of a large file)
  *   offcode_ls -t FILE            two threads, each with its own handle,
  *                                 list and read FILE at once: their outputs
  *                                 must be the same
@@ -21,6 +26,7 @@
  * link of its chain after, and exit status 1. */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,6 +496,57 @@ static void *run(void *arg)
 	return NULL;
 }
 
+/* Each entry's code read into a buffer (one, grown as needed: what is
+ * measured is the library's memory, not the allocator's), hashed into *h. */
+static int read_each(offcode_artifact *a, uint64_t *h)
+{
+	void *buf = NULL;
+	uint64_t cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < offcode_entry_count(a); i++) {
+		const offcode_entry *e = offcode_entry_at(a, i);
+		uint64_t size;
+
+		if ((rc = offcode_entry_read(a, e, NULL, 0, &size)))
+			break;
+		if (size > cap) {
+			void *p = realloc(buf, size);
+
+			if (!p) {
+				rc = OFFCODE_NOMEM;
+				break;
+			}
+			buf = p;
+			cap = size;
+		}
+		if (!(rc = offcode_entry_read(a, e, buf, cap, &size)))
+			sum(h, e, buf, size);
+	}
+	free(buf);
+	return rc;
+}
+
+/* Every entry's code hashed, by foreach (walk) or read one by one. */
+static int sums(const char *path, bool walk)
+{
+	uint64_t h = 14695981039346656037u;
+	offcode_artifact *a;
+	int rc;
+
+	if (open_it(path, &a))
+		return 1;
+	rc = walk ? offcode_code_foreach(a, sum, &h) : read_each(a, &h);
+	if (rc)
+		fprintf(stderr, "error: %s: %s\n", offcode_code_name(rc),
+			offcode_error_message(offcode_last_error(a)));
+	else
+		printf("%zu entries, code %016" PRIx64 "\n",
+		       offcode_entry_count(a), h);
+	offcode_close(a);
+	return rc != 0;
+}
+
 static int threads(const char *path)
 {
 	struct job j[2] = { { .path = path }, { .path = path } };
@@ -523,6 +580,8 @@ int main(int argc, char **argv)
 		return kernels(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "-p"))
 		return prune(argv[2], argv[3], argv[4]);
+	if (argc == 3 && (!strcmp(argv[1], "-f") || !strcmp(argv[1], "-r")))
+		return sums(argv[2], argv[1][1] == 'f');
 	if (argc == 3 && !strcmp(argv[1], "-t"))
 		return threads(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "-v")) {
