@@ -363,9 +363,16 @@ int kpack_split_finish(struct split *sp)
 			free(list);
 			return err_nomem(sp->e);
 		}
-		if (a->started && (io_out_move_under(&a->o, rel, dest,
-						     sp->e) < 0 ||
-				   kpack_split_claim(sp, rel, dest, a->arch) < 0)) {
+		/* claim takes rel over, whatever it returns; a move that
+		 * fails leaves it to us. */
+		if (a->started && io_out_move_under(&a->o, rel, dest,
+						    sp->e) < 0) {
+			free(rel);
+			free(dest);
+			free(list);
+			return -1;
+		}
+		if (a->started && kpack_split_claim(sp, rel, dest, a->arch) < 0) {
 			free(dest);
 			free(list);
 			return -1;
