@@ -147,7 +147,7 @@ static PyTypeObject artifact_type;
  * finish): 0 with the GIL and the lock held and the artefact open, or -1
  * with an exception.  each_code holds the lock while its function runs:
  * a call on the artefact from there is refused, not deadlocked. */
-static int lock(Artifact *self)
+static int take(Artifact *self)
 {
 	if (self->walker && self->walker == PyThread_get_thread_ident()) {
 		PyErr_SetString(PyExc_RuntimeError,
@@ -159,6 +159,13 @@ static int lock(Artifact *self)
 		PyThread_acquire_lock(self->lock, WAIT_LOCK);
 		Py_END_ALLOW_THREADS
 	}
+	return 0;
+}
+
+static int lock(Artifact *self)
+{
+	if (take(self) < 0)
+		return -1;
 	if (self->a)
 		return 0;
 	PyThread_release_lock(self->lock);
@@ -206,11 +213,13 @@ static Artifact *artifact_new(void)
 	return self;
 }
 
-/* 0, or -1 with an exception (closed from inside each_code). */
+/* 0, or -1 with an exception (closed from inside each_code).  Closed
+ * already by the time the lock is taken (another thread's close() went
+ * first while this one waited) is no error. */
 static int artifact_release(Artifact *self)
 {
 	if (self->a) {
-		if (lock(self) < 0)
+		if (take(self) < 0)
 			return -1;
 		offcode_close(self->a);
 		self->a = NULL;
