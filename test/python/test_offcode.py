@@ -164,9 +164,12 @@ def extracted(path, tmp_path):
                   for p in out.iterdir()) if out.exists() else []
 
 
+# Binaries split by kpack (their code in archives the library does not
+# follow: offload extract looks for them) are left out, as are packages;
+# kpack/artifacts holds the split artifacts' host binaries too.
 READ_FIXTURES = [p for p in FIXTURES
                  if "/kpack/split" not in p and "/kpack/tree" not in p
-                 and "/package/" not in p]
+                 and "/kpack/artifacts/" not in p and "/package/" not in p]
 
 
 @pytest.mark.parametrize("path", READ_FIXTURES)
