@@ -151,6 +151,12 @@ static int parse_paths(struct conda *c, const struct io_in *data,
 {
 	json_error_t jerr;
 
+	/* Held and parsed whole: bounded as a .conda's info tar is (a few
+	 * KB of bzip2 could make it any size). */
+	if (data->len > CONDA_INFO_MAX)
+		return err_code_set(e, ERR_MALFORMED, "info/paths.json of %zu "
+				    "bytes (at most %d)", data->len,
+				    CONDA_INFO_MAX);
 	json_decref(c->paths);
 	c->paths = json_loadb((const char *)data->data, data->len,
 			      JSON_REJECT_DUPLICATES, &jerr);

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""bigtarbz2.py OUT MB: a conda .tar.bz2 of info/index.json, info/paths.json
-(each file's sha256 and size), a file of MB MiB of zeros (a few KB of
-bzip2) and the HIP program of test/files/inspect as bin/app, for the
-package suite's memory bound."""
+"""bigtarbz2.py OUT MB [PAD]: a conda .tar.bz2 of info/index.json,
+info/paths.json (each file's sha256 and size; with PAD, a string of PAD
+MiB beside them), a file of MB MiB of zeros (a few KB of bzip2) and the
+HIP program of test/files/inspect as bin/app, for the package suite's
+memory bounds."""
 import bz2
 import hashlib
 import io
@@ -13,6 +14,7 @@ import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 out, mb = sys.argv[1], int(sys.argv[2])
+pad = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 app = open(os.path.join(HERE, "..", "files", "inspect", "app"), "rb").read()
 mib = bytes(1 << 20)
 zeros = hashlib.sha256()
@@ -45,7 +47,8 @@ with bz2.open(out, "wb") as f, tarfile.open(fileobj=f, mode="w|",
         ti.size, ti.mtime = size, 1700000000
         t.addfile(ti, data)
     for name, text in (("info/index.json", {"name": "big", "version": "1.0", "build": "0"}),
-                       ("info/paths.json", {"paths": paths, "paths_version": 1})):
+                       ("info/paths.json", dict({"paths": paths, "paths_version": 1},
+                                                 **({"pad": "a" * (pad << 20)} if pad else {})))):
         b = json.dumps(text).encode()
         add(name, len(b), io.BytesIO(b))
     add("share/zeros", mb << 20, io.BufferedReader(Zeros(mb << 20)))
