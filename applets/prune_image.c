@@ -102,6 +102,34 @@ static bool is_input(const char *path, const struct image *im)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* Whether path, or the directory it would be made in, is inside the
+ * input's layout directory: written there it would replace the input's
+ * own files (its index.json, a blob).  Both resolved; a path whose
+ * directory does not exist is not written at all. */
+static bool in_input(const char *path, const struct image *im)
+{
+	char *dir = realpath(im->where, NULL), *copy = strdup(path);
+	char *slash = copy ? strrchr(copy, '/') : NULL, *at = NULL;
+	struct stat st;
+	bool in = false;
+
+	if (dir && copy && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (slash)
+			*(slash == copy ? slash + 1 : slash) = 0;
+		at = realpath(slash ? copy : ".", NULL);
+	}
+	if (at) {
+		size_t n = strlen(dir);
+
+		in = !strncmp(at, dir, n) && (!at[n] || at[n] == '/' ||
+					      !strcmp(dir, "/"));
+	}
+	free(at);
+	free(copy);
+	free(dir);
+	return in;
+}
+
 int prune_image(struct options *o, const char *spec)
 {
 	struct image_prune_opts po = {
@@ -150,6 +178,12 @@ int prune_image(struct options *o, const char *spec)
 	if (out && is_input(out, &im)) {
 		applet_fail("prune", "cannot write", out, "it is the input (an "
 			    "image is written to a new one)");
+		goto out;
+	}
+	if (out && in_input(out, &im)) {
+		applet_fail("prune", "cannot write", out, "it is inside the "
+			    "input '%s' (an image is written to a new one)",
+			    spec);
 		goto out;
 	}
 	if (!(res = calloc(im.nlayer + 1, sizeof(*res)))) {

@@ -151,6 +151,12 @@ static int parse_paths(struct conda *c, const struct io_in *data,
 {
 	json_error_t jerr;
 
+	/* Held and parsed whole: bounded as a .conda's info tar is (a few
+	 * KB of bzip2 could make it any size). */
+	if (data->len > CONDA_INFO_MAX)
+		return err_code_set(e, ERR_MALFORMED, "info/paths.json of %zu "
+				    "bytes (at most %d)", data->len,
+				    CONDA_INFO_MAX);
 	json_decref(c->paths);
 	c->paths = json_loadb((const char *)data->data, data->len,
 			      JSON_REJECT_DUPLICATES, &jerr);
@@ -523,8 +529,7 @@ static int prune_tarbz2(struct conda *c, struct prune_ctx *p,
 	struct layer_writer *lw = NULL, *bz = NULL;
 	struct io_out tar = { .fd = -1 };
 	struct paths_ctx pc = { 0 };
-	struct layer_memory mr;
-	struct io_in view;
+	struct layer_file fr = { .fd = -1 };
 	char diff[SHA256_HEX + 1], blob[SHA256_HEX + 1];
 	uint64_t size;
 	int rc = -1;
@@ -564,18 +569,20 @@ static int prune_tarbz2(struct conda *c, struct prune_ctx *p,
 		rc = 0;
 		goto out;
 	}
+	/* The scratch tar read back once, by pread: mapped, its pages
+	 * stayed (a member of 100 MiB took as much memory). */
 	if (layer_writer_finish(lw, diff, blob, &size, e) < 0 ||
-	    io_scratch_map(&tar, &view, e) < 0 || dump_paths(c, &pc, e) < 0 ||
+	    io_out_flush(&tar, e) < 0 || dump_paths(c, &pc, e) < 0 ||
 	    layer_writer_open(&bz, LAYER_BZIP2, c->in.data[3] - '0', out, e) < 0)
 		goto out;
 	{
-		struct layer_walk bw = { .read = layer_memory_read,
-					 .read_ctx = &mr, .wants = wants_json,
+		struct layer_walk bw = { .read = layer_file_read,
+					 .read_ctx = &fr, .wants = wants_json,
 					 .member = replace_paths, .ctx = &pc,
 					 .write = layer_writer_write,
 					 .write_ctx = bz };
 
-		mr = (struct layer_memory){ view.data, view.len, 0 };
+		fr = (struct layer_file){ .fd = tar.fd, .len = size };
 		if (layer_walk(&bw, e) < 0 ||
 		    layer_writer_finish(bz, diff, blob, &p->res->after, e) < 0)
 			goto out;

@@ -313,17 +313,32 @@ static int apply(struct tree *t, const struct image_root_note *n,
 	const char *name;
 	size_t len;
 	uint32_t d, old, target, file = NONE;
-	int r = parent_of(t, n->name, n->name_len, true, (uint32_t)layer, &d,
-			  &name, &len, e);
+	size_t at = n->name_len;
+	bool whiteout;
+	int r;
 
+	/* The last name (trailing slashes aside) says a whiteout, which
+	 * makes no directory: under a name that is none (a file, or
+	 * nothing) it removes nothing, as umoci unpacks it. */
+	while (at && n->name[at - 1] == '/')
+		at--;
+	while (at && n->name[at - 1] != '/')
+		at--;
+	whiteout = n->name_len - at >= 4 && !memcmp(n->name + at, ".wh.", 4);
+	r = parent_of(t, n->name, n->name_len, !whiteout, (uint32_t)layer, &d,
+		      &name, &len, e);
 	if (r)
-		return r < 0 ? -1 : 0;	/* 1: the root itself, nothing */
+		return r < 0 ? -1 : 0;	/* 1: the root itself, or no
+					 * directory for a whiteout */
 	if (len >= 4 && !memcmp(name, ".wh.", 4)) {
 		if (len == 12 && !memcmp(name, ".wh..wh..opq", 12))
 			return opaque(t, d, (uint32_t)layer, e);
 		if (len >= 8 && !memcmp(name, ".wh..wh.", 8))
 			return 0;	/* aufs' own, not whiteouts */
-		if ((old = child(t, d, name + 4, len - 4)) != NONE)
+		/* Only what lower layers wrote: a file of this layer
+		 * stays, before its whiteout or after it. */
+		if ((old = child(t, d, name + 4, len - 4)) != NONE &&
+		    t->v[old].layer != (uint32_t)layer)
 			t->v[old].dead = true;
 		return 0;
 	}

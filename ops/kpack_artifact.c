@@ -2,10 +2,12 @@
  * kpack_artifact.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kpack_artifact.h"
 #include "../core/io_in.h"
@@ -69,6 +71,31 @@ static bool within(const char *a, const char *b)
 	return !strncmp(a, b, n) && (!a[n] || a[n] == '/');
 }
 
+/* The manifest at path read into in: a regular file (or a directory, which
+ * io_in refuses in its words); a FIFO would wait for a writer for ever,
+ * so it is opened without waiting and refused. */
+static int manifest_open(struct io_in *in, const char *path, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return err_sys(e, path, errno);
+	if (fstat(fd, &st) < 0) {
+		int saved = errno;
+
+		close(fd);
+		return err_sys(e, path, saved);
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		close(fd);
+		return err_code_file(e, ERR_MALFORMED, 0, path, "is no "
+				     "regular file (a FIFO, device or "
+				     "socket)");
+	}
+	return io_in_open_fd(in, fd, path, e);
+}
+
 int kpack_manifest_read(const char *dir, char ***prefixes, size_t *n,
 			struct err *e)
 {
@@ -82,7 +109,7 @@ int kpack_manifest_read(const char *dir, char ***prefixes, size_t *n,
 	if (!path)
 		return err_nomem(e);
 	sprintf(path, "%s/%s", dir, KPACK_MANIFEST);
-	if (io_in_open(&in, path, e) < 0)
+	if (manifest_open(&in, path, e) < 0)
 		goto out;
 	for (size_t at = 0; at < in.len;) {
 		const char *line = (const char *)in.data + at;

@@ -11,6 +11,9 @@
 
 struct kpack_outs {
 	struct strmap map;	/* keys are the rels of v */
+	struct strmap dirs;	/* the directories above them: keys are
+				 * beginnings of the rels of v, values
+				 * the number of a path under each */
 	struct kpack_out {
 		char *rel;	/* the path in the output directory */
 		char *from;	/* what goes there, for messages */
@@ -19,8 +22,9 @@ struct kpack_outs {
 };
 
 /* rel (malloc'd, taken over) claimed for from: 0; 1 when it was claimed
- * before, *by then naming what for (rel freed); -1 when out of memory
- * (rel freed). */
+ * before, or a directory above it was, or it is one above a path claimed
+ * (a file under a link, written through it), *by then naming what for
+ * (rel freed); -1 when out of memory (rel freed). */
 int kpack_outs_claim(struct kpack_outs *o, char *rel, const char *from,
 		     const char **by);
 void kpack_outs_free(struct kpack_outs *o);

@@ -1,6 +1,8 @@
 /* layer: a tar stream walked and written again (layer.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "layer.h"
 #include "../core/io_out.h"
@@ -456,6 +458,32 @@ int layer_memory_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
 	if (*got)
 		memcpy(buf, m->p + m->pos, *got);
 	m->pos += *got;
+	return 0;
+}
+
+int layer_file_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
+		    struct err *e)
+{
+	struct layer_file *f = ctx;
+	ssize_t r;
+
+	if (n > f->len - f->pos)
+		n = (size_t)(f->len - f->pos);
+	*got = 0;
+	while (*got < n) {
+		r = pread(f->fd, buf + *got, n - *got,
+			  (off_t)(f->pos + *got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_sys(e, "temporary file", errno);
+		if (!r)
+			return err_code_set(e, ERR_TRUNCATED, "temporary file "
+					    "cut short at %llu bytes",
+					    (unsigned long long)(f->pos + *got));
+		*got += (size_t)r;
+	}
+	f->pos += *got;
 	return 0;
 }
 

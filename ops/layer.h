@@ -77,4 +77,13 @@ int layer_memory_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e);
 bool layer_every_file(void *ctx, const uint8_t *head, size_t len);
 
+/* A stream in a file (a scratch tar read once), for .read with .read_ctx
+ * a struct layer_file: read with pread, no page of it mapped and held. */
+struct layer_file {
+	int fd;
+	uint64_t len, pos;
+};
+int layer_file_read(void *ctx, uint8_t *buf, size_t n, size_t *got,
+		    struct err *e);
+
 #endif

@@ -9,6 +9,7 @@
  * it. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <structmember.h>
 
 #include <offcode.h>
@@ -147,7 +148,7 @@ static PyTypeObject artifact_type;
  * finish): 0 with the GIL and the lock held and the artefact open, or -1
  * with an exception.  each_code holds the lock while its function runs:
  * a call on the artefact from there is refused, not deadlocked. */
-static int lock(Artifact *self)
+static int take(Artifact *self)
 {
 	if (self->walker && self->walker == PyThread_get_thread_ident()) {
 		PyErr_SetString(PyExc_RuntimeError,
@@ -159,6 +160,13 @@ static int lock(Artifact *self)
 		PyThread_acquire_lock(self->lock, WAIT_LOCK);
 		Py_END_ALLOW_THREADS
 	}
+	return 0;
+}
+
+static int lock(Artifact *self)
+{
+	if (take(self) < 0)
+		return -1;
 	if (self->a)
 		return 0;
 	PyThread_release_lock(self->lock);
@@ -177,6 +185,39 @@ static void unlock(Artifact *self)
 		stmt; \
 		Py_END_ALLOW_THREADS \
 	} while (0)
+
+/* PyArg "O&" converters of Python ints that fail with OverflowError past
+ * the C type's range ("K" and "I" wrap silently: 2**64 would be 0, the
+ * library's default, instead of refused). */
+static int u64_arg(PyObject *o, void *to)
+{
+	unsigned long long v;
+
+	if (!PyLong_Check(o)) {
+		PyErr_Format(PyExc_TypeError, "an integer is required, not %.100s",
+			     Py_TYPE(o)->tp_name);
+		return 0;
+	}
+	v = PyLong_AsUnsignedLongLong(o);
+	if (v == (unsigned long long)-1 && PyErr_Occurred())
+		return 0;
+	*(unsigned long long *)to = v;
+	return 1;
+}
+
+static int uint_arg(PyObject *o, void *to)
+{
+	unsigned long long v;
+
+	if (!u64_arg(o, &v))
+		return 0;
+	if (v > UINT_MAX) {
+		PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C unsigned int");
+		return 0;
+	}
+	*(unsigned *)to = (unsigned)v;
+	return 1;
+}
 
 static int open_options(struct offcode_open_options *o, int verify,
 			unsigned long long max_size, unsigned long long max_ratio)
@@ -206,11 +247,13 @@ static Artifact *artifact_new(void)
 	return self;
 }
 
-/* 0, or -1 with an exception (closed from inside each_code). */
+/* 0, or -1 with an exception (closed from inside each_code).  Closed
+ * already by the time the lock is taken (another thread's close() went
+ * first while this one waited) is no error. */
 static int artifact_release(Artifact *self)
 {
 	if (self->a) {
-		if (lock(self) < 0)
+		if (take(self) < 0)
 			return -1;
 		offcode_close(self->a);
 		self->a = NULL;
@@ -269,8 +312,8 @@ static PyObject *open_path(PyObject *mod, PyObject *args)
 	Artifact *self;
 
 	(void)mod;
-	if (!PyArg_ParseTuple(args, "O&|pKK", PyUnicode_FSConverter, &path,
-			      &verify, &max_size, &max_ratio))
+	if (!PyArg_ParseTuple(args, "O&|pO&O&", PyUnicode_FSConverter, &path,
+			      &verify, u64_arg, &max_size, u64_arg, &max_ratio))
 		return NULL;
 	open_options(&o, verify, max_size, max_ratio);
 	self = artifact_new();
@@ -302,8 +345,8 @@ static PyObject *open_fd(PyObject *mod, PyObject *args)
 	Artifact *self;
 
 	(void)mod;
-	if (!PyArg_ParseTuple(args, "iO&|pKK", &fd, PyUnicode_FSConverter, &name,
-			      &verify, &max_size, &max_ratio))
+	if (!PyArg_ParseTuple(args, "iO&|pO&O&", &fd, PyUnicode_FSConverter, &name,
+			      &verify, u64_arg, &max_size, u64_arg, &max_ratio))
 		return NULL;
 	open_options(&o, verify, max_size, max_ratio);
 	self = artifact_new();
@@ -337,8 +380,8 @@ static PyObject *open_memory(PyObject *mod, PyObject *args)
 	Artifact *self;
 
 	(void)mod;
-	if (!PyArg_ParseTuple(args, "OO&|pKK", &buf, PyUnicode_FSConverter, &name,
-			      &verify, &max_size, &max_ratio))
+	if (!PyArg_ParseTuple(args, "OO&|pO&O&", &buf, PyUnicode_FSConverter, &name,
+			      &verify, u64_arg, &max_size, u64_arg, &max_ratio))
 		return NULL;
 	open_options(&o, verify, max_size, max_ratio);
 	o.flags |= OFFCODE_OPEN_BORROW;
@@ -999,12 +1042,13 @@ static PyObject *mod_prune(PyObject *mod, PyObject *args, PyObject *kw)
 	offcode_error *err = NULL;
 
 	(void)mod;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|zzpppiIiIKK", names,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|zzpppiO&iO&O&O&", names,
 					 PyUnicode_FSConverter, &in,
 					 PyUnicode_FSConverter, &out, &keep, &drop,
 					 &exact, &allow_empty, &keep_layout, &compress,
-					 &ccob_version, &level, &threads,
-					 &max_size, &max_ratio)) {
+					 uint_arg, &ccob_version, &level,
+					 uint_arg, &threads, u64_arg, &max_size,
+					 u64_arg, &max_ratio)) {
 		Py_XDECREF(in);
 		return NULL;
 	}

@@ -7,7 +7,8 @@ absolute (a member /etc/passwd), not-tar (a layer of gzip'd text), pax-huge
 (a pax header of 2 MiB), longname-cut (a GNU
 long name cut short by the layer's end), bad-json (index.json cut
 short), escaped (the manifest's digest in index.json written with a
-\\u escape, which JSON allows and an edit in place cannot follow)."""
+\\u escape, which JSON allows and an edit in place cannot follow),
+wh-same-layer and opq-under-file (whiteouts that remove nothing)."""
 import gzip
 import hashlib
 import io
@@ -123,6 +124,18 @@ def main():
         index["manifests"][0]["digest"] = store(out, mb)
         index["manifests"][0]["size"] = len(mb)
         json.dump(index, open(os.path.join(out, "index.json"), "w"))
+    elif kind in ("wh-same-layer", "opq-under-file"):
+        # Whiteouts that remove nothing (umoci keeps the file): one of a
+        # file written in its own layer, before and after it; an opaque
+        # marker under a name that is a file.
+        names = [".wh.a", "a", ".wh.a"] if kind == "wh-same-layer" else ["x", "x/.wh..wh..opq"]
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+            for n in names:
+                ti = tarfile.TarInfo(n)
+                ti.size, ti.mtime = 2, 1700000000
+                t.addfile(ti, io.BytesIO(b"x\n"))
+        replace_layer(out, buf.getvalue())
     elif kind == "bad-json":
         p = os.path.join(out, "index.json")
         open(p, "w").write(open(p).read()[:-5])

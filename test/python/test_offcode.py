@@ -413,6 +413,52 @@ def test_close_while_threads_read():
         assert a.closed
 
 
+def test_close_from_many_threads_at_once():
+    # close() is idempotent: threads closing one artefact together while
+    # others read it all return, none raises that it is closed (a closer
+    # waiting for a reader found another closer had been first).
+    for _ in range(50):
+        a = offcode.open("test/files/kpack/zstd.kpack")
+        errors = []
+
+        def read():
+            try:
+                for _ in range(20):
+                    for e in a.entries:
+                        e.read()
+            except ValueError:
+                pass
+
+        def close():
+            try:
+                a.close()
+            except Exception as e:  # noqa: BLE001 (any is the failure)
+                errors.append(repr(e))
+        threads = [threading.Thread(target=read) for _ in range(2)] + \
+            [threading.Thread(target=close) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == [] and a.closed
+
+
+@pytest.mark.parametrize("kw", [{"ccob_max_size": 2 ** 64}, {"ccob_max_ratio": 10 ** 30}])
+def test_open_refuses_limits_past_64_bits(kw):
+    # A limit no 64-bit value holds is refused, not wrapped to another.
+    with pytest.raises(OverflowError):
+        offcode.open(APP, **kw)
+
+
+@pytest.mark.parametrize("kw", [{"ccob_max_size": 2 ** 64}, {"ccob_max_ratio": 2 ** 65 + 1},
+                                {"threads": 2 ** 32}, {"ccob_version": 2 ** 32 + 3},
+                                {"compression_level": 2 ** 40}])
+def test_prune_refuses_options_past_their_width(tmp_path, kw):
+    with pytest.raises(OverflowError):
+        offcode.prune(APP, tmp_path / "out", keep="gfx90a", **kw)
+    assert not os.listdir(tmp_path)
+
+
 def test_each_code_exception_propagates():
     with offcode.open(APP) as a:
         with pytest.raises(ZeroDivisionError):
