@@ -6,7 +6,9 @@
  * the long calls (open, read, prune) run without the GIL, so each artefact
  * has a lock that every call on it takes (waiting for it without the GIL),
  * and closing it takes too: an entry a call found cannot be freed under
- * it. */
+ * it.  Over 800 lines: the artefact type, its entry and kernel views and
+ * the error classes share that lock and the conversions; they are one
+ * object model, split they would export helpers to each other. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <limits.h>
