@@ -188,10 +188,11 @@ static int central_zip64(struct zip_entry *en, const uint8_t *x, size_t len,
 static int read_central(struct zip *z, size_t i, uint64_t *at, struct err *e)
 {
 	struct zip_entry *en = &z->entry[i];
-	const uint8_t *p = z->buf + *at;
+	const uint8_t *p;
 	size_t n, m, k;
 
-	if (z->end - *at < ZIP_CENTRAL_LEN || memcmp(p, CENTRAL_SIG, 4))
+	if (*at > z->end || z->end - *at < ZIP_CENTRAL_LEN ||
+	    memcmp((p = z->buf + *at), CENTRAL_SIG, 4))
 		return err_code_set(e, ERR_MALFORMED, "zip central record %zu "
 				    "at %llu is not one", i,
 				    (unsigned long long)*at);
@@ -275,13 +276,15 @@ static int read_descriptor(const struct zip *z, const struct zip_entry *en,
  * descriptor are inside the archive. */
 static int read_local(struct zip *z, struct zip_entry *en, struct err *e)
 {
-	const uint8_t *p = z->buf + en->local;
+	const uint8_t *p;
 	size_t n, m, dlen = 0;
 	uint64_t csize = 0, usize = 0;
 	bool desc = en->flags & ZIP_FLAG_DESCRIPTOR;
 
+	/* The pointer is made only once the offset is known to be inside:
+	 * a ZIP64 offset may be anything. */
 	if (en->local > z->central || z->central - en->local < ZIP_LOCAL_LEN ||
-	    memcmp(p, LOCAL_SIG, 4))
+	    memcmp((p = z->buf + en->local), LOCAL_SIG, 4))
 		return err_code_set(e, ERR_MALFORMED, "zip member '%.*s': no "
 				    "local header at %llu", (int)en->name_len,
 				    en->name, (unsigned long long)en->local);
