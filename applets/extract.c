@@ -411,13 +411,6 @@ struct image_run {
 	int rc;
 };
 
-static int found(void *ctx, const struct inspect_node *n)
-{
-	if (n->depth > 0)
-		*(bool *)ctx = true;
-	return 0;
-}
-
 static int image_member(void *ctx, const struct layer_member *m,
 			const struct io_in *data, struct io_in *repl,
 			struct err *e)
@@ -425,13 +418,11 @@ static int image_member(void *ctx, const struct layer_member *m,
 	struct image_run *ir = ctx;
 	struct inspect_opts walk = ir->o->walk;
 	struct io_in in = *data;
-	bool any = false;
 	char *path;
 
 	(void)repl;
 	walk.inflate = false;
-	if (inspect_walk(data->data, data->len, &walk, found, &any, e) == 0 &&
-	    !any)
+	if (!inspect_worth_walking(data->data, data->len, &walk))
 		return 0;	/* no offload code; what is wrong is said below */
 	if (!(path = strndup(m->name, m->name_len)))
 		return err_nomem(e);

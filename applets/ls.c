@@ -435,13 +435,6 @@ struct image_list {
 	int rc;
 };
 
-static int found(void *ctx, const struct inspect_node *n)
-{
-	if (n->depth > 0)
-		*(bool *)ctx = true;
-	return 0;
-}
-
 static int image_member(void *ctx, const struct layer_member *m,
 			const struct io_in *data, struct io_in *repl,
 			struct err *e)
@@ -449,13 +442,11 @@ static int image_member(void *ctx, const struct layer_member *m,
 	struct image_list *il = ctx;
 	struct inspect_opts walk = il->o->walk;
 	struct io_in in = *data;
-	bool any = false;
 	char *path;
 
 	(void)repl;
 	walk.image_kinds = false;
-	if (inspect_walk(data->data, data->len, &walk, found, &any, e) == 0 &&
-	    !any)
+	if (!inspect_worth_walking(data->data, data->len, &walk))
 		return 0;	/* no offload code; what is wrong is said below */
 	if (asprintf(&path, "%s/%.*s", il->layer, (int)m->name_len,
 		     m->name) < 0)

@@ -59,6 +59,22 @@ int inspect_diagnose(const uint8_t *buf, size_t len,
 	return -1;
 }
 
+static int below_top(void *ctx, const struct inspect_node *n)
+{
+	if (n->depth > 0)
+		*(bool *)ctx = true;
+	return 0;
+}
+
+bool inspect_worth_walking(const uint8_t *buf, size_t len,
+			   const struct inspect_opts *o)
+{
+	struct err e;
+	bool any = false;
+
+	return inspect_walk(buf, len, o, below_top, &any, &e) < 0 || any;
+}
+
 int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		 inspect_visit_fn visit, void *ctx, struct err *e)
 {

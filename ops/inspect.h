@@ -18,6 +18,7 @@
 #define OPS_INSPECT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../core/err.h"
@@ -28,6 +29,12 @@
  * file that is none of the formats above. */
 int inspect_walk(const uint8_t *buf, size_t len, const struct inspect_opts *o,
 		 inspect_visit_fn visit, void *ctx, struct err *e);
+/* Whether a file met inside another (a layer's or a package's member) is
+ * worth a command's full walk: a walk by o's rules finds a container in
+ * it, or fails (the full walk then says why).  False only for a file
+ * walked whole that holds no offload code. */
+bool inspect_worth_walking(const uint8_t *buf, size_t len,
+			   const struct inspect_opts *o);
 /* What is wrong with buf, as a walk of its headers alone finds it (o's
  * limits): -1 with e filled when it is damaged, 0 (e untouched) when the
  * headers are whole (or the file is of no format).  A walk that inflates
