@@ -11,6 +11,7 @@
 #include "../core/json.h"
 #include "../ops/hosts.h"
 #include "../ops/kinds.h"
+#include "../core/strjoin.h"
 
 #define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)
 
@@ -31,7 +32,7 @@ int du_find_target(struct options *o, const char *name, size_t len)
 		o->cap = cap;
 	}
 	memset(&o->t[o->n], 0, sizeof(o->t[o->n]));
-	if (!(o->t[o->n].name = applet_cat(name, len, "", "", 0)))
+	if (!(o->t[o->n].name = strjoin(name, len, "", "", 0)))
 		return -1;
 	return (int)o->n++;
 }

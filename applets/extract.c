@@ -35,6 +35,7 @@
 #include "../ops/deb.h"
 #include "../ops/image.h"
 #include "../ops/wheel.h"
+#include "../core/strjoin.h"
 
 static const char usage[] =
 	"Usage: offload extract [OPTIONS] FILE|URI...\n"
@@ -237,7 +238,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 		j->section[0] = 0;
 		if (n->depth) {
 			free(j->member[n->depth]);
-			j->member[n->depth] = applet_cat(n->name, n->name_len,
+			j->member[n->depth] = strjoin(n->name, n->name_len,
 							 "", "", 0);
 			if (!j->member[n->depth])
 				return j->rc = fail("cannot extract from", j->path,

@@ -14,6 +14,7 @@
 #include "../core/io_out.h"
 #include "../core/io_write.h"
 #include "../formats/ccob_decode.h"
+#include "../core/strjoin.h"
 
 /* The extension, from the code's first bytes, else from what the
  * container says. */
@@ -131,7 +132,7 @@ static int open_out(const struct options *o, const struct io_in *in,
 	} else {
 		if (!(n = strdup(name)) || !(n = outnames_unique(o->names, n)))
 			return fail("cannot write", name, "out of memory");
-		*path = applet_cat(o->dir, strlen(o->dir), "/", n, strlen(n));
+		*path = strjoin(o->dir, strlen(o->dir), "/", n, strlen(n));
 	}
 	if (!*path)
 		return fail("cannot write", name, "out of memory");

@@ -14,23 +14,6 @@
 #include "../formats/kernels_parse.h"
 #include "../formats/nvfatbin.h"
 
-char *applet_cat(const char *a, size_t alen, const char *sep,
-		 const char *b, size_t blen)
-{
-	size_t slen = strlen(sep);
-	char *s = malloc(alen + slen + blen + 1);
-
-	if (s) {
-		if (alen)
-			memcpy(s, a, alen);
-		memcpy(s + alen, sep, slen);
-		if (blen)
-			memcpy(s + alen + slen, b, blen);
-		s[alen + slen + blen] = 0;
-	}
-	return s;
-}
-
 int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n)
 {
 	struct inspect_target t;

@@ -25,10 +25,6 @@ struct applet_entry {
 };
 
 /* Fill ae from n: -1 when out of memory. */
-/* a[0, alen) + sep + b[0, blen), NUL-terminated, malloc'd (NULL when out
- * of memory). */
-char *applet_cat(const char *a, size_t alen, const char *sep, const char *b,
-		 size_t blen);
 int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n);
 void applet_entry_free(struct applet_entry *ae);
 

@@ -13,6 +13,7 @@
 #include "../formats/kpack.h"
 #include "../formats/nvfatbin.h"
 #include "../formats/package.h"
+#include "../core/strjoin.h"
 
 static void set(const char **s, size_t *len, const char *v, size_t n)
 {
@@ -32,24 +33,6 @@ static const char *image_name(uint16_t kind)
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
-}
-
-/* a, sep and b in one malloc'd string, NUL-terminated. */
-static char *cat(const char *a, size_t alen, const char *sep,
-		 const char *b, size_t blen)
-{
-	size_t slen = strlen(sep);
-	char *s = malloc(alen + slen + blen + 1);
-
-	if (s) {
-		if (alen)
-			memcpy(s, a, alen);
-		memcpy(s + alen, sep, slen);
-		if (blen)
-			memcpy(s + alen + slen, b, blen);
-		s[alen + slen + blen] = 0;
-	}
-	return s;
 }
 
 static const char *entries_word(size_t n)
@@ -89,7 +72,7 @@ void kind_present_target_from_id(const struct inspect_node *n,
 char *kind_present_id_as_is(const struct inspect_node *n, size_t *len)
 {
 	*len = n->name_len;
-	return cat(n->name, n->name_len, "", "", 0);
+	return strjoin(n->name, n->name_len, "", "", 0);
 }
 
 void kind_present_summary_plain(const struct inspect_node *n, char *buf,
@@ -210,11 +193,11 @@ char *kind_present_package_id(const struct inspect_node *n,
 	(void)n;
 	for (size_t i = 0; i < t->triple_len; i++)
 		dashes += t->triple[i] == '-';
-	a = cat(kind, strlen(kind), "-", t->triple ? t->triple : "",
+	a = strjoin(kind, strlen(kind), "-", t->triple ? t->triple : "",
 		t->triple_len);
 	if (!a)
 		return NULL;
-	b = cat(a, strlen(a), dashes == 2 ? "--" : "-",
+	b = strjoin(a, strlen(a), dashes == 2 ? "--" : "-",
 		t->arch ? t->arch : "", t->arch_len);
 	free(a);
 	*len = b ? strlen(b) : 0;
@@ -399,7 +382,7 @@ void kind_present_kpack_target(const struct inspect_node *n,
 char *kind_present_kpack_id(const struct inspect_node *n,
 			    const struct inspect_target *t, size_t *len)
 {
-	char *id = cat(n->name, n->name_len, "-", t->arch, t->arch_len);
+	char *id = strjoin(n->name, n->name_len, "-", t->arch, t->arch_len);
 
 	*len = id ? strlen(id) : 0;
 	return id;
