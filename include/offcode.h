@@ -304,7 +304,9 @@ OFFCODE_API const char *offcode_entry_target_id(const offcode_entry *e,
 OFFCODE_API const char *offcode_entry_processor(const offcode_entry *e);
 OFFCODE_API const char *offcode_entry_features(const offcode_entry *e);
 /* "elf", "bitcode", "cubin", "fatbin", "ptx", "spirv" or NULL
- * ("image_kind": a bundle entry's from its code's first bytes; NULL
+ * ("image_kind": a bundle entry's from its code's first bytes, read
+ * from the file when first asked for, not at open, so a call on the
+ * artefact as any other, and NULL when the file no longer has them; NULL
  * inside a CCOB unless opened with OFFCODE_OPEN_VERIFY). */
 OFFCODE_API const char *offcode_entry_image_kind(const offcode_entry *e);
 /* Its code's bytes as stored ("size"). */
