@@ -357,6 +357,23 @@ typedef int (*offcode_code_fn)(void *ctx, const offcode_entry *e,
 OFFCODE_API int offcode_code_foreach(offcode_artifact *a, offcode_code_fn fn,
 				     void *ctx);
 
+/* Called for each entry, in order, to say where its code goes: *path set
+ * to a file to write (held by the caller until its next call or the
+ * return of offcode_code_foreach_path), or left NULL to pass the entry
+ * by; nonzero stops the walk, and offcode_code_foreach_path returns that
+ * value. */
+typedef int (*offcode_path_fn)(void *ctx, const offcode_entry *e,
+			       const char **path);
+/* Every entry's code written to the file fn names, as
+ * offcode_entry_write_path writes it (a temporary beside it, renamed into
+ * place), in one walk: each CCOB inflated once, code the file stores as
+ * it is copied by the kernel (copy_file_range, where the two files allow
+ * it), never through the caller's memory.  0, fn's nonzero, or a
+ * failure's code (offcode_last_error says which file, the files before it
+ * written). */
+OFFCODE_API int offcode_code_foreach_path(offcode_artifact *a,
+					  offcode_path_fn fn, void *ctx);
+
 /* -------------------------------------------------------------- matching */
 
 /* Flags of offcode_entry_matches. */
