@@ -169,6 +169,23 @@ static int walk_failed(offcode_artifact *a, const struct code_walk *w)
 	return artifact_fail(a, &w->e);
 }
 
+/* 0 when a's file is as long as when it was opened, else the change as
+ * a's last error: a walk over the map of a file cut short would meet
+ * SIGBUS where its pages are gone (a file cut short while walked still
+ * does: offcode.h). */
+static int still_whole(offcode_artifact *a)
+{
+	struct stat st;
+	char why[600];
+
+	if (!a->is_file || !a->in.map || a->in.fd < 0 ||
+	    fstat(a->in.fd, &st) < 0 || (uint64_t)st.st_size >= a->len)
+		return 0;
+	snprintf(why, sizeof(why), "'%.500s': cut short since it was opened",
+		 a->path);
+	return artifact_fail_code(a, OFFCODE_CHANGED, why);
+}
+
 /* Walk a, inflating, calling fn for entry `only` or all: 0, fn's value, or
  * a failure's code with a->last set. */
 static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
@@ -176,7 +193,11 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 {
 	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx,
 			       .end = a->nentries };
-	int rc = walk_span(a, 0, a->len, &w);
+	int rc = still_whole(a);
+
+	if (rc)
+		return rc;
+	rc = walk_span(a, 0, a->len, &w);
 
 	return rc == -1 ? walk_failed(a, &w) : rc;
 }
@@ -199,6 +220,8 @@ static int container_walk(offcode_artifact *a, const offcode_entry *e,
 
 	if (!c->alone || c->bad_hash)
 		return 1;
+	if ((rc = still_whole(a)))
+		return rc;
 	rc = walk_span(a, c->offset, c->size, &w);
 	return rc == -1 ? 1 : rc;
 }
@@ -516,13 +539,37 @@ static int to_path(void *ctx, const offcode_entry *e, const void *code,
 	return write_path(t->a, e, path, code, size);
 }
 
+/* Every entry stored as it is (a library of bundles): written from the
+ * file alone, with no walk over its headers, whose map a file cut short
+ * would make a SIGBUS; the kernel's copy says the change instead. */
+static int stored_to_paths(offcode_artifact *a, offcode_path_fn fn,
+			   void *ctx)
+{
+	for (size_t i = 0; i < a->nentries; i++) {
+		const offcode_entry *e = &a->entries[i];
+		const char *path = NULL;
+		int rc = fn(ctx, e, &path);
+
+		if (rc)
+			return rc;
+		if (path && (rc = write_path(a, e, path, NULL, 0)))
+			return rc;
+	}
+	return 0;
+}
+
 int offcode_code_foreach_path(offcode_artifact *a, offcode_path_fn fn,
 			      void *ctx)
 {
 	struct to_paths t = { a, fn, ctx };
+	size_t i = 0;
 
 	if (!a || !fn)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
 			 : OFFCODE_INVALID;
+	while (i < a->nentries && a->entries[i].direct)
+		i++;
+	if (i == a->nentries)
+		return stored_to_paths(a, fn, ctx);
 	return code_walk(a, (size_t)-1, to_path, &t);
 }
