@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import codecs
 import os
-from typing import (Any, Callable, Dict, Iterator, List, NamedTuple, Optional,
-                    Sequence, Tuple, Union)
+# typing (with the re, enum and collections it imports) costs more than
+# listing a large library does (issue 37): annotations are strings (the
+# __future__ import above) and the few classes below are made without it.
+from _collections_abc import Sequence
 
 from . import _offcode
 from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
@@ -41,8 +43,12 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
-               bytearray, memoryview]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import (Any, Callable, Dict, Iterator, List, Optional, Tuple,
+                        Union)
+    Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
+                   bytearray, memoryview]
 
 
 # Strings from inside files are bytes; they read as ls --json writes them:
@@ -100,20 +106,63 @@ def _fields(rows: Sequence[Tuple[Optional[str], int, int, Optional[bytes]]]) -> 
     return top
 
 
-class Section(NamedTuple):
-    """The section a container lies in (ELF, COFF, PE)."""
-    index: int
-    name: str
-    kind: str
+class Section(tuple):
+    """The section a container lies in (ELF, COFF, PE): a named tuple
+    (index, name, kind)."""
+    __slots__ = ()
+
+    def __new__(cls, index: int, name: str, kind: str) -> "Section":
+        return tuple.__new__(cls, (index, name, kind))
+
+    @property
+    def index(self) -> int:
+        return self[0]
+
+    @property
+    def name(self) -> str:
+        return self[1]
+
+    @property
+    def kind(self) -> str:
+        return self[2]
+
+    def __repr__(self) -> str:
+        return "Section(index=%r, name=%r, kind=%r)" % tuple(self)
 
 
-class PruneResult(NamedTuple):
-    """What ``prune`` did."""
-    size_before: int
-    size_after: int
-    entries_kept: int
-    entries_dropped: int
-    changed: bool
+class PruneResult(tuple):
+    """What ``prune`` did: a named tuple (size_before, size_after,
+    entries_kept, entries_dropped, changed)."""
+    __slots__ = ()
+
+    def __new__(cls, size_before: int, size_after: int, entries_kept: int,
+                entries_dropped: int, changed: bool) -> "PruneResult":
+        return tuple.__new__(cls, (size_before, size_after, entries_kept,
+                                   entries_dropped, changed))
+
+    @property
+    def size_before(self) -> int:
+        return self[0]
+
+    @property
+    def size_after(self) -> int:
+        return self[1]
+
+    @property
+    def entries_kept(self) -> int:
+        return self[2]
+
+    @property
+    def entries_dropped(self) -> int:
+        return self[3]
+
+    @property
+    def changed(self) -> bool:
+        return self[4]
+
+    def __repr__(self) -> str:
+        return ("PruneResult(size_before=%r, size_after=%r, entries_kept=%r, "
+                "entries_dropped=%r, changed=%r)" % tuple(self))
 
 
 _AMDGPU_RESOURCES = ("sgprs", "vgprs", "agprs", "sgpr_spills", "vgpr_spills",
@@ -208,10 +257,13 @@ class Input:
         return "<offcode.Input %s (%s)>" % (self.name, self.format)
 
 
+_UNREAD: Any = object()     # an image kind not read yet
+
+
 class Entry:
     """One code object: its ID, target, where it lies, and its code."""
     __slots__ = ("_art", "_i", "container", "index", "id_bytes", "offload_kind",
-                 "triple", "arch", "processor", "features", "image_kind",
+                 "triple", "arch", "processor", "features", "_image_kind",
                  "size", "offset", "compressed", "fields", "uri")
 
     def __init__(self, art: "Artifact", i: int, t: Tuple[Any, ...],
@@ -226,7 +278,7 @@ class Entry:
         self.arch: Optional[str] = _text(t[5])
         self.processor: Optional[str] = t[6]
         self.features: Optional[str] = t[7]
-        self.image_kind: Optional[str] = t[8]
+        self._image_kind: Optional[str] = _UNREAD
         self.size: int = t[9]
         self.offset: Optional[int] = t[10]
         self.compressed: bool = t[11]
@@ -239,6 +291,16 @@ class Entry:
     def id(self) -> Optional[str]:
         """Its bundle ID or kpack TOC key (None for kinds that name none)."""
         return _text(self.id_bytes)
+
+    @property
+    def image_kind(self) -> Optional[str]:
+        """"elf", "bitcode", "cubin", "fatbin", "ptx", "spirv" or None
+        (ls --json's image_kind): for code that lies in the file, read
+        from its first bytes when first asked for, not at open."""
+        k = self._image_kind
+        if k is _UNREAD:
+            k = self._image_kind = self._art._handle().image_kind(self._i)
+        return k
 
     @property
     def target_id(self) -> Optional[str]:
@@ -413,6 +475,18 @@ class Artifact:
         True."""
         entries = self.entries
         return bool(self._h.each_code(lambda i, code: fn(entries[i], code)))
+
+    def extract_all(self, where: Callable[[Entry], Union[None, str, bytes, "os.PathLike[str]"]]) -> None:
+        """Write every entry's code to the file ``where(entry)`` names
+        (None: leave that entry out), in one walk as ``offload extract
+        --all`` does: each CCOB inflated once, code the file stores as it
+        is copied by the kernel, never through Python.  Each file is
+        written under a temporary name and renamed into place; on a
+        failure the files before it are whole and the error is raised.
+        ``where`` may not read code from the artefact (``entry.read()``
+        raises RuntimeError there); its attributes are all at hand."""
+        entries = self.entries
+        self._h.each_path(lambda i: where(entries[i]))
 
     def codes(self) -> Iterator[Tuple[Entry, bytes]]:
         """(entry, code) for every entry, in order, one ``read()`` each."""
