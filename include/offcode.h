@@ -342,7 +342,7 @@ OFFCODE_API int offcode_entry_read(offcode_artifact *a, const offcode_entry *e,
 				   void *buf, size_t cap, uint64_t *size);
 /* The same written to fd (at its offset, all of it), or to a new file path
  * (written beside it under a temporary name, renamed into place; an
- * existing file is replaced). */
+ * existing file is replaced, never the artefact's own: OFFCODE_INVALID). */
 OFFCODE_API int offcode_entry_write_fd(offcode_artifact *a,
 				       const offcode_entry *e, int fd);
 OFFCODE_API int offcode_entry_write_path(offcode_artifact *a,

@@ -467,10 +467,22 @@ static int write_path(offcode_artifact *a, const offcode_entry *e,
 		      const char *path, const uint8_t *code, uint64_t len)
 {
 	size_t plen = strlen(path);
+	struct stat in, out;
 	char *tmp;
 	struct err er;
 	int rc, fd;
 
+	/* Never over the artefact's own file (a name of it: the rename
+	 * would put its code where the file was). */
+	if (a->is_file && a->in.fd >= 0 && lstat(path, &out) == 0 &&
+	    fstat(a->in.fd, &in) == 0 && in.st_dev == out.st_dev &&
+	    in.st_ino == out.st_ino) {
+		char why[600];
+
+		snprintf(why, sizeof(why), "'%.500s': is the artefact's own "
+			 "file, not written over", path);
+		return artifact_fail_code(a, OFFCODE_INVALID, why);
+	}
 	if (!(tmp = malloc(plen + 16)))
 		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
 	snprintf(tmp, plen + 16, "%s.tmp-XXXXXX", path);

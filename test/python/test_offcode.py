@@ -713,3 +713,25 @@ def test_walks_of_a_file_cut_short_since_open(src, tmp_path):
         with pytest.raises(offcode.ChangedError):
             a.extract_all(lambda e: tmp_path / ("o%d" % e.index))
     assert [n for n in os.listdir(tmp_path) if "tmp" in n] == []
+
+
+# Code is never written over the artefact's own file, by any name of it
+# (a rename would put an entry's code where the input was).
+def test_code_never_written_over_its_artefact(tmp_path):
+    f = tmp_path / "t.so"
+    data = open(os.path.join(TOP, APP), "rb").read()
+    f.write_bytes(data)
+    os.link(f, tmp_path / "hard")
+    os.symlink("t.so", tmp_path / "soft")
+    with offcode.open(str(f)) as a:
+        for where in (f, tmp_path / "hard"):
+            with pytest.raises(offcode.InvalidError) as x:
+                a.entries[1].extract(where)
+            assert x.value.reason == "'%s': is the artefact's own file, not written over" % where
+            with pytest.raises(offcode.InvalidError):
+                a.extract_all(lambda e: where)
+        # a symbolic link to it is replaced, as any link is
+        a.entries[1].extract(tmp_path / "soft")
+        assert (tmp_path / "soft").read_bytes() == a.entries[1].read()
+    assert f.read_bytes() == data
+    assert sorted(os.listdir(tmp_path)) == ["hard", "soft", "t.so"]
