@@ -268,21 +268,26 @@ class Entry:
 
     def __init__(self, art: "Artifact", i: int, t: Tuple[Any, ...],
                  containers: List["Container"]) -> None:
+        # (made for every entry of a listing: calls kept out of it)
         self._art = art
         self._i = i
         self.container: Container = containers[t[0]]
         self.index: int = t[1]
         self.id_bytes: Optional[bytes] = t[2]
-        self.offload_kind: Optional[str] = _text(t[3])
-        self.triple: Optional[str] = _text(t[4])
-        self.arch: Optional[str] = _text(t[5])
+        k, tr, a = t[3], t[4], t[5]
+        self.offload_kind: Optional[str] = (
+            None if k is None else k.decode("utf-8", "offcode-bytes"))
+        self.triple: Optional[str] = (
+            None if tr is None else tr.decode("utf-8", "offcode-bytes"))
+        self.arch: Optional[str] = (
+            None if a is None else a.decode("utf-8", "offcode-bytes"))
         self.processor: Optional[str] = t[6]
         self.features: Optional[str] = t[7]
         self._image_kind: Optional[str] = _UNREAD
         self.size: int = t[9]
         self.offset: Optional[int] = t[10]
         self.compressed: bool = t[11]
-        self.fields: Dict[str, Any] = _fields(t[12])
+        self.fields: Dict[str, Any] = _fields(t[12]) if t[12] else {}
         # file://PATH#offset=N&size=N where its bytes lie as they are, the
         # path percent-encoded (None elsewhere)
         self.uri: Optional[str] = t[13]
@@ -433,12 +438,13 @@ class Artifact:
         self.inputs: List[Input] = []
         for t in inputs_t:
             self.inputs.append(Input(t, self.inputs))
-        self.containers: List[Container] = [Container(t, self.inputs) for t in containers_t]
-        self.entries: List[Entry] = []
-        for i, t in enumerate(entries_t):
-            e = Entry(self, i, t, self.containers)
-            e.container.entries.append(e)
-            self.entries.append(e)
+        containers = [Container(t, self.inputs) for t in containers_t]
+        self.containers: List[Container] = containers
+        entries = [Entry(self, i, t, containers) for i, t in enumerate(entries_t)]
+        self.entries: List[Entry] = entries
+        # each container's entries: (first entry, count) of its row
+        for c, t in zip(containers, containers_t):
+            c.entries = entries[t[8]:t[8] + t[9]]
 
     def _handle(self) -> Any:
         return self._h
