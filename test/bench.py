@@ -23,9 +23,10 @@ with its sizes before and after.
 Then offload ccob -c (from a file and from a pipe) and -d of the code-like
 input, against zstd -3 --long=27 -T1 and zstd -d; and prune --compress of
 Debian sid's librocsparse.so.1.0 where it is here (test/real/rocsparse.sh,
-or BENCH_COMPRESS_LIB) against zstd -3 -T1 of it and zstd -3 --long=27 -T1
-(LLVM's parameters), a row each, with each command's busiest thread's CPU
-time (the wall time it would take on an idle machine).
+or BENCH_COMPRESS_LIB) against zstd -3 -T1 of it, zstd -3 --long=27 -T1
+(LLVM's parameters) and the work its CCOBs' bytes ask for without I/O
+(test/bench_ccob_floor.c), a row each, with each command's busiest
+thread's CPU time (the wall time it would take on an idle machine).
 
 Then the offcode Python package (issue 37) on the same librocsparse:
 listing it and writing out every code object of it from Python
@@ -633,23 +634,53 @@ def layer_blob(layout, digest):
             "zstd" if layer["mediaType"].endswith("zstd") else "gzip")
 
 
-def real_compress_jobs(runs):
+def ccob_floor(d, lib):
+    """The command of the third floor of real_compress_jobs, or None:
+    test/bench_ccob_floor.c built here, given lib's bundles (their offsets
+    and sizes, as offload ls lists them)."""
+    exe = os.path.join(d, "ccob_floor")
+    top = os.path.join(HERE, "..")
+    p = subprocess.run(["cc", "-O2", "-o", exe,
+                        os.path.join(HERE, "bench_ccob_floor.c"),
+                        os.path.join(top, "build", "obj", "core",
+                                     "md5lanes.o"), "-lzstd", "-lmd"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        print("bench: no floor of the CCOBs' own work: %s" % p.stderr)
+        return None
+    ls = subprocess.run([os.path.join(BIN, "offload"), "ls", lib],
+                        capture_output=True, text=True, check=True).stdout
+    with open(os.path.join(d, "bundles.txt"), "w") as f:
+        for line in ls.splitlines():
+            w = line.split()
+            # "    bundle #N at OFFSET: SIZE bytes, ..."
+            if len(w) > 4 and w[0] == "bundle" and w[2] == "at":
+                f.write("%s %s\n" % (w[3].rstrip(":"), w[4]))
+    return "./ccob_floor %s < bundles.txt" % lib
+
+
+def real_compress_jobs(d, runs):
     """prune --compress of Debian sid's librocsparse.so.1.0 (1.67 GB; see
     test/real/rocsparse.sh, or BENCH_COMPRESS_LIB) on two threads and on
-    one, against both floors of issue 36 in the same runs: zstd -3 -T1 of
+    one, against both floors of issue 36 in the same turns: zstd -3 -T1 of
     it (CPU within 1.1x, wall under it with two threads, peak RSS under
     256 MB) and zstd -3 --long=27 -T1 (LLVM's parameters, which the CCOBs'
-    bytes pin: long-distance matching, a 2^27 window); with each command's
-    busiest thread (run_once), what its wall time would be on an idle
+    bytes pin: long-distance matching, a 2^27 window); and a third, the
+    work those bytes ask for and no I/O (test/bench_ccob_floor.c: each
+    bundle compressed by LLVM's zstd call and hashed, the file mapped whole
+    first, so its RSS is the file's).  With each command's busiest
+    thread's CPU time (run_once), what its wall time would be on an idle
     machine.  None where the file is not here."""
     if not os.path.exists(COMPRESS_LIB):
         return []
     lib = COMPRESS_LIB
     pc = "{R} -q --compress %s %s -o rc.{N}"
-    more = {"label": "zstd -3 -T1",
-            "floors": [("zstd --long=27", "zstd -q -3 --long=27 -T1 -f "
-                        "%s -o z9.out" % lib, ("z9.out",))],
-            "threads": True}
+    floors = [("zstd --long=27", "zstd -q -3 --long=27 -T1 -f %s -o z9.out"
+               % lib, ("z9.out",))]
+    own = ccob_floor(d, lib)
+    if own:
+        floors.append(("LLVM's zstd+MD5", own, ()))
+    more = {"label": "zstd -3 -T1", "floors": floors, "threads": True}
     return [
         ("rocsparse -j%d, vs zstd" % j, pc % ("-j%d" % j, lib), ("rc.{N}",),
          "zstd -q -3 -T1 -f %s -o z8.out" % lib, ("z8.out",), runs, 1, more)
@@ -908,7 +939,9 @@ def main():
                 ("ccob -d", "{C} -q -d -c cc.ours > cd.{N}", ("cd.{N}",),
                  "zstd -q -d -c z6.out > zd2.out", ("zd2.out",), args.runs),
             ]
-            jobs += real_compress_jobs(args.runs)
+            if not only or any(p.startswith("rocsparse") or
+                               "rocsparse".startswith(p) for p in only):
+                jobs += real_compress_jobs(d, args.runs)
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
         jobs += prune_tree_jobs(d, args.runs, only)
