@@ -80,8 +80,8 @@ static int add_at(struct kpack_find *h, size_t sp, char *path, char *target,
 	 * waited on when one is put there after the look. */
 	if (dirfd >= 0 && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISLNK(st.st_mode)) {
-		err_file(&a->e, a->path, "is a symbolic link, which is not "
-			 "followed out of the artifact");
+		err_code_file(&a->e, ERR_MALFORMED, 0, a->path, "is a symbolic "
+			      "link, which is not followed out of the artifact");
 		return 0;
 	}
 	if ((dirfd >= 0 ? fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)
