@@ -39,7 +39,8 @@ static const char usage[] =
 	"file, section, container (bundle, CCOB, package, fatbin, kpack), code\n"
 	"object with its target, its size\n"
 	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
-	"headers are read.\n"
+	"headers are read.  With -r, every file under each directory FILE, in\n"
+	"name order.\n"
 	"\n";
 
 enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
