@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "applets.h"
 #include "messages.h"
@@ -554,9 +556,16 @@ static int list_tree_file(struct options *o, const struct tree *t,
 			  struct tree_cursor *cur, const struct tree_file *f)
 {
 	struct io_in in = { .fd = -1 };
+	struct stat out;
 	struct err e;
-	int fd = tree_file_open(t, cur, f, &e), rc;
+	int fd, rc;
 
+	/* The listing itself, when it is written into the tree (ls -r . >
+	 * list), is passed by, as tar passes by its archive. */
+	if (fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) &&
+	    out.st_dev == f->dev && out.st_ino == f->ino)
+		return 0;
+	fd = tree_file_open(t, cur, f, &e);
 	if (fd < 0 || io_in_open_fd(&in, fd, f->path, &e) < 0)
 		return applet_fail_err("ls", "cannot read", f->path, 0, &e);
 	if (is_package(f->path, &in))
@@ -569,7 +578,8 @@ static int list_tree_file(struct options *o, const struct tree *t,
 /* Every regular file under path (path itself when it is one), in the
  * walk's order: each directory's names sorted, a directory's files where
  * its name sorts; a file of several names once, by the first; symbolic
- * links under path not followed, devices, FIFOs and sockets passed by. */
+ * links under path not followed, devices, FIFOs and sockets passed by,
+ * and so is standard output's file. */
 static int list_tree(struct options *o, const char *path)
 {
 	struct tree t = { 0 };
