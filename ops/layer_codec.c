@@ -93,6 +93,13 @@ void layer_reader_mapped(struct layer_reader *r, const struct io_in *in)
 int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 		      const uint8_t *blob, size_t len, struct err *e)
 {
+	return layer_reader_open_threads(rp, c, blob, len, 0, e);
+}
+
+int layer_reader_open_threads(struct layer_reader **rp, enum layer_codec c,
+			      const uint8_t *blob, size_t len,
+			      unsigned threads, struct err *e)
+{
 	struct layer_reader *r = calloc(1, sizeof(*r));
 
 	*rp = NULL;
@@ -120,10 +127,12 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 		 * write many), as many as 128 MiB of buffers holds (a block
 		 * is held whole, in and out: dpkg-deb's at level 6 are 24
 		 * MiB); one block goes on one.  No limit past that: a
-		 * dictionary is at most what xz -9 asks, 64 MiB. */
+		 * dictionary is at most what xz -9 asks, 64 MiB.  One
+		 * thread (threads 1) decodes on the caller's, in the
+		 * dictionary's memory alone. */
 		lzma_mt mt = {
 			.flags = LZMA_CONCATENATED,
-			.threads = lzma_cputhreads(),
+			.threads = threads ? threads : lzma_cputhreads(),
 			.memlimit_threading = 128u << 20,
 			.memlimit_stop = UINT64_MAX,
 		};
@@ -379,15 +388,14 @@ static int emit(struct layer_writer *w, const uint8_t *p, size_t n,
 	return io_out_write(w->out, p, n, e);
 }
 
-/* xz at level (0: 6, xz's and dpkg's default), CRC64, in blocks of
- * liblzma's default size (three dictionaries) on threads, as xz -T0 and
- * dpkg-deb compress: the bytes depend on the block size, not on the
- * number of threads, so they are dpkg-deb's whatever that number.  A
- * thread per CPU, as many as XZ_THREADS_MEMORY holds (a thread at level
- * 6 costs 165 MiB: two threads; dpkg-deb stops at what memory is free),
- * so that a prune's memory does not grow with the machine. */
-enum { XZ_THREADS_MEMORY = 330 << 20 };
-
+/* xz as dpkg-deb compresses (lib/dpkg/compress.c, filter_lzma_init):
+ * level (0: 6, xz's and dpkg's default), CRC64, liblzma's default block
+ * size (three dictionaries: 24 MiB at level 6), a thread per CPU
+ * (lzma_cputhreads), as many as fit in half the physical memory
+ * (dpkg-deb's bound when it cannot read MemAvailable; the threads'
+ * count moves no byte of the output, the block size does).  A thread
+ * at level 6 costs 165 MiB by liblzma's count: a bound of 330 MiB, as
+ * this had, was 2^18 bytes short of two threads and ran one. */
 static int xz_open(struct layer_writer *w, int level)
 {
 	lzma_mt mt = {
@@ -395,11 +403,14 @@ static int xz_open(struct layer_writer *w, int level)
 		.preset = (uint32_t)(level ? level : 6),
 		.check = LZMA_CHECK_CRC64,
 	};
+	uint64_t limit = lzma_physmem() / 2;
 
+	if (!limit)
+		limit = 128u << 20;
 	if (!mt.threads)
 		mt.threads = 1;
 	while (mt.threads > 1 &&
-	       lzma_stream_encoder_mt_memusage(&mt) > XZ_THREADS_MEMORY)
+	       lzma_stream_encoder_mt_memusage(&mt) >= limit)
 		mt.threads--;
 	w->xz = (lzma_stream)LZMA_STREAM_INIT;
 	if (lzma_stream_encoder_mt(&w->xz, &mt) != LZMA_OK)

@@ -41,6 +41,11 @@ struct layer_reader;
  * comes out (the layer's diff_id).  -1: out of memory. */
 int layer_reader_open(struct layer_reader **r, enum layer_codec c,
 		      const uint8_t *blob, size_t len, struct err *e);
+/* The same on threads decoder threads (xz's alone; 0: a thread per CPU,
+ * 1: the caller's, without the blocks' buffers, 128 MiB at most). */
+int layer_reader_open_threads(struct layer_reader **r, enum layer_codec c,
+			      const uint8_t *blob, size_t len,
+			      unsigned threads, struct err *e);
 /* The blob is in's bytes, mapped: what has been read of it leaves the
  * process's map as the stream goes (io_in_hint), so that a layer's
  * resident memory does not grow with it. */
