@@ -34,7 +34,7 @@
  *     zeroes;
  *   - pages are cut by the largest p_align of the file's PT_LOADs, not by
  *     4 KiB, when that is larger (a cut of 4 KiB pages leaves the segments
- *     after it misaligned, and the dynamic loader refuses the file);
+ *     after it misaligned, which glibc's loader before 2.35 refuses);
  *   - RELATIVE is the machine's (the splitter writes x86-64's);
  *   - reserved1 is written whole (the splitter writes its low 4 bytes);
  *   - where the program headers would fit in place when the map's PT_LOAD

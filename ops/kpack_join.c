@@ -4,11 +4,12 @@
  * "Binary Conversion"), with the code objects its archives hold.
  *
  * What the splitters did, and what is undone:
- *   - .hip_fatbin's bytes were dropped.  rocm-kpack "zero-pages" it: the
- *     section NOBITS, its whole pages cut from the file, its PT_LOAD split
- *     into pieces (one with no file bytes); address, size and alignment
- *     stay.  offload kpack split puts .rocm_kpack_ref at its start and
- *     makes the rest an unallocated NOBITS section (a hole, or cut out of
+ *   - .hip_fatbin's bytes were dropped.  rocm-kpack (and offload kpack
+ *     split, ops/kpack_host.c) "zero-pages" it: the section NOBITS, its
+ *     whole pages cut from the file, its PT_LOAD split into pieces (one
+ *     with no file bytes); address, size and alignment stay.  Older
+ *     versions of offload kpack split put .rocm_kpack_ref at its start and
+ *     made the rest an unallocated NOBITS section (a hole, or cut out of
  *     the file, the program headers perhaps moved there).  Either way the
  *     range it had is known (struct region), and where each bundle was:
  *     one bundle per wrapper, in wrapper order, each at the section's
