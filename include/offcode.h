@@ -149,6 +149,10 @@ enum {
 	 * of what its walk found before the damage (the caller closes it),
 	 * as `offload du` counts it. */
 	OFFCODE_OPEN_PARTIAL = 1u << 3,
+	/* Headers alone: a bundle entry's image_kind, which needs its code's
+	 * first bytes (a page read for each entry), is NULL
+	 * (`offload du` reads no page of code). */
+	OFFCODE_OPEN_HEADERS_ONLY = 1u << 4,
 };
 
 /* How to open: a versioned struct.  Set size to sizeof(struct
@@ -442,7 +446,7 @@ struct offcode_layer_stats {
 /* Walk layer i of a (opened with or without OFFCODE_OPEN_STREAM), handing
  * each file a format claims to fn: 0, fn's nonzero value, or a failure's
  * code (a's last error; the files before it were handed over).  stats may
- * be NULL. */
+ * be NULL.  Not from fn, nor offcode_manifest_root (OFFCODE_INVALID). */
 OFFCODE_API int offcode_layer_walk(offcode_artifact *a, size_t i,
 				   unsigned flags, offcode_member_fn fn,
 				   void *ctx, struct offcode_layer_stats *stats);

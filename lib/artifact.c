@@ -490,7 +490,7 @@ offcode_artifact *artifact_new(const char *name,
 	a->verify = flags & OFFCODE_OPEN_VERIFY;
 	a->walk = (struct inspect_opts){
 		.accept_other = true,
-		.image_kinds = true,
+		.image_kinds = !(flags & OFFCODE_OPEN_HEADERS_ONLY),
 		.inflate = a->verify,
 		.no_hash = !a->verify,
 		.ccob = { .max_ratio = max_ratio ? max_ratio

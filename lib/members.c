@@ -37,6 +37,8 @@ struct lib_members {
 	struct image_root_layer *root;	/* per layer (OFFCODE_WALK_ROOT) */
 	bool *rooted;		/* per layer: walked with the flag */
 	size_t nlayers;
+	bool ready;		/* opened whole (else its layers are none) */
+	bool walking;		/* a layer walk is under way (not re-entered) */
 	struct kept_member *kept;
 	size_t nkept, cap_kept;
 	members_open_fn *open_file;
@@ -100,7 +102,7 @@ static void members_free(offcode_artifact *a)
 
 size_t offcode_layer_count(const offcode_artifact *a)
 {
-	return a && a->members ? a->members->nlayers : 0;
+	return a && a->members && a->members->ready ? a->members->nlayers : 0;
 }
 
 int offcode_layer_info(const offcode_artifact *a, size_t i,
@@ -111,7 +113,7 @@ int offcode_layer_info(const offcode_artifact *a, size_t i,
 
 	if (!info || info->size < sizeof(l))
 		return OFFCODE_INVALID;
-	if (!m || i >= m->nlayers)
+	if (!m || !m->ready || i >= m->nlayers)
 		return OFFCODE_RANGE;
 	switch (m->kind) {
 	case MEMBERS_DEB: {
@@ -145,8 +147,8 @@ int offcode_layer_info(const offcode_artifact *a, size_t i,
 
 size_t offcode_manifest_count(const offcode_artifact *a)
 {
-	return a && a->members && a->members->kind == MEMBERS_IMAGE
-		       ? a->members->im.nmanifest : 0;
+	return a && a->members && a->members->ready &&
+	       a->members->kind == MEMBERS_IMAGE ? a->members->im.nmanifest : 0;
 }
 
 int offcode_manifest_info(const offcode_artifact *a, size_t i,
@@ -279,16 +281,21 @@ int offcode_layer_walk(offcode_artifact *a, size_t i, unsigned flags,
 	if (!a || !fn)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
 			 : OFFCODE_INVALID;
-	if (!m || i >= m->nlayers)
+	if (!m || !m->ready || i >= m->nlayers)
 		return artifact_fail_code(a, OFFCODE_RANGE, "no such layer");
 	if (stats && stats->size < sizeof(*stats))
 		return artifact_fail_code(a, OFFCODE_INVALID, "stats too small");
+	if (m->walking)
+		return artifact_fail_code(a, OFFCODE_INVALID, "a walk of its "
+					  "layers is under way (called from "
+					  "its callback)");
 	if (flags & OFFCODE_WALK_ROOT) {
 		image_root_layer_free(&m->root[i]);
 		m->rooted[i] = false;
 		w.entry = image_root_note;
 		w.entry_ctx = &m->root[i];
 	}
+	m->walking = true;
 	switch (m->kind) {
 	case MEMBERS_DEB:
 		rc = deb_data_walk(&m->deb, &w, &e);
@@ -314,6 +321,7 @@ int offcode_layer_walk(offcode_artifact *a, size_t i, unsigned flags,
 		rc = image_layer_walk(&m->im, i, &w, &e);
 		break;
 	}
+	m->walking = false;
 	if (mw.rc)
 		return mw.rc;
 	if (rc < 0)
@@ -356,6 +364,9 @@ int offcode_manifest_root(offcode_artifact *a, size_t i, offcode_root_fn fn,
 			 : OFFCODE_INVALID;
 	if (i >= offcode_manifest_count(a))
 		return artifact_fail_code(a, OFFCODE_RANGE, "no such manifest");
+	if (a->members->walking)
+		return artifact_fail_code(a, OFFCODE_INVALID, "a walk of its "
+					  "layers is under way");
 	mf = &a->members->im.manifest[i];
 	r.layers = mf->layer;
 	for (size_t k = 0; k < mf->nlayers; k++)
@@ -579,6 +590,8 @@ int members_open(offcode_artifact *a, const char *spec,
 	m->open_file = open_file;
 	m->kind = kind;
 	m->deb.in.fd = m->wheel.in.fd = -1;
+	if (members_input(a, kind_names[m->kind]) < 0)
+		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
 	/* The package's bytes, borrowed: its walks never close a's. */
 	m->view = (struct io_in){ .data = a->data, .len = a->len, .fd = -1,
 				  .path = a->path };
@@ -602,9 +615,9 @@ int members_open(offcode_artifact *a, const char *spec,
 	if (rc < 0)
 		return artifact_fail(a, &e);
 	if (!(m->root = calloc(m->nlayers + 1, sizeof(*m->root))) ||
-	    !(m->rooted = calloc(m->nlayers + 1, sizeof(*m->rooted))) ||
-	    members_input(a, kind_names[m->kind]) < 0)
+	    !(m->rooted = calloc(m->nlayers + 1, sizeof(*m->rooted))))
 		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
+	m->ready = true;
 	if (a->opts.flags & OFFCODE_OPEN_STREAM)
 		return 0;
 	for (size_t i = 0; i < m->nlayers && !rc; i++)

@@ -14,26 +14,30 @@
 #include "members.h"
 #include "../ops/image.h"
 
-static int opened_as(offcode_artifact *a, int rc, const char *spec,
-		     offcode_artifact **out, offcode_error **err);
+static int open_memory(const void *buf, size_t len, const char *name,
+		       const struct offcode_open_options *options, bool plain,
+		       offcode_artifact **out, offcode_error **err);
 
-/* A file of a package, its bytes borrowed (members.c's hook). */
+/* A file of a package, its bytes borrowed (members.c's hook): read as a
+ * file whatever it is (a .deb in an image is the ar archive it is, as the
+ * tool lists it). */
 static int open_file(const void *buf, size_t len, const char *name,
 		     const struct offcode_open_options *options,
 		     offcode_artifact **out, offcode_error **err)
 {
-	return offcode_open_memory(buf, len, name, options, out, err);
+	return open_memory(buf, len, name, options, true, out, err);
 }
 
 /* The end of every open: a package or an image (spec: the image's) opened
- * as one, else a's bytes walked; *out the handle, or its failure in *err
- * (with OFFCODE_OPEN_PARTIAL, a damaged file's handle too). */
+ * as one (unless plain), else a's bytes walked; *out the handle, or its
+ * failure in *err (with OFFCODE_OPEN_PARTIAL, a damaged file's handle
+ * too, a package's saying what it is). */
 static int opened_as(offcode_artifact *a, int rc, const char *spec,
-		     offcode_artifact **out, offcode_error **err)
+		     bool plain, offcode_artifact **out, offcode_error **err)
 {
 	bool walked = false;
 
-	if (rc == 0) {
+	if (rc == 0 && !plain) {
 		rc = members_open(a, spec, open_file);
 		walked = rc != -1;
 		if (rc == -1)
@@ -54,7 +58,7 @@ static int opened_as(offcode_artifact *a, int rc, const char *spec,
 		*err = a->last == error_nomem() ? NULL : a->last;
 		a->last = NULL;
 	}
-	if ((a->opts.flags & OFFCODE_OPEN_PARTIAL) && !walked &&
+	if ((a->opts.flags & OFFCODE_OPEN_PARTIAL) && (!walked || a->members) &&
 	    rc != OFFCODE_NOMEM && a->data) {
 		*out = a;
 		return rc;
@@ -66,7 +70,7 @@ static int opened_as(offcode_artifact *a, int rc, const char *spec,
 static int opened(offcode_artifact *a, int rc, offcode_artifact **out,
 		  offcode_error **err)
 {
-	return opened_as(a, rc, NULL, out, err);
+	return opened_as(a, rc, NULL, false, out, err);
 }
 
 static int refuse(offcode_artifact **out, offcode_error **err,
@@ -125,7 +129,7 @@ int offcode_open_path(const char *path,
 		if (!(a = artifact_new(path, options)))
 			return refuse(out, err, OFFCODE_NOMEM, NULL);
 		a->data = (const uint8_t *)"";
-		return opened_as(a, 0, path, out, err);
+		return opened_as(a, 0, path, false, out, err);
 	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		if (!(a = artifact_new(path, options)))
@@ -141,6 +145,13 @@ int offcode_open_path(const char *path,
 int offcode_open_memory(const void *buf, size_t len, const char *name,
 			const struct offcode_open_options *options,
 			offcode_artifact **out, offcode_error **err)
+{
+	return open_memory(buf, len, name, options, false, out, err);
+}
+
+static int open_memory(const void *buf, size_t len, const char *name,
+		       const struct offcode_open_options *options, bool plain,
+		       offcode_artifact **out, offcode_error **err)
 {
 	offcode_artifact *a;
 
@@ -167,5 +178,5 @@ int offcode_open_memory(const void *buf, size_t len, const char *name,
 		a->data = a->copy;
 	}
 	a->len = len;
-	return opened(a, 0, out, err);
+	return opened_as(a, 0, NULL, plain, out, err);
 }

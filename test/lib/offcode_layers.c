@@ -7,6 +7,8 @@
  *                         file handed over (its layer, index, size, name,
  *                         entries, and du's figures of them), the walk's
  *                         counts; then each manifest and its root's files
+ *   offcode_layers -h FILE  each entry's image_kind, opened as usual and
+ *                         with OFFCODE_OPEN_HEADERS_ONLY
  * A failure: "error: CODE: MESSAGE" on stderr, exit status 1. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -53,6 +55,33 @@ static int fail(offcode_artifact *a, int rc)
 	return 1;
 }
 
+static int headers(const char *path)
+{
+	for (int only = 0; only < 2; only++) {
+		struct offcode_open_options o = {
+			.size = sizeof(o),
+			.flags = only ? OFFCODE_OPEN_HEADERS_ONLY : 0 };
+		offcode_artifact *a;
+		offcode_error *err;
+		int rc = offcode_open_path(path, &o, &a, &err);
+
+		if (rc) {
+			fprintf(stderr, "error: %s\n", offcode_code_name(rc));
+			offcode_error_free(err);
+			return 1;
+		}
+		printf("%s:", only ? "headers only" : "as usual");
+		for (size_t i = 0; i < offcode_entry_count(a); i++) {
+			const char *k = offcode_entry_image_kind(offcode_entry_at(a, i));
+
+			printf(" %s", k ? k : "-");
+		}
+		printf("\n");
+		offcode_close(a);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct offcode_open_options o = { .size = sizeof(o),
@@ -61,6 +90,8 @@ int main(int argc, char **argv)
 	offcode_error *err;
 	int rc;
 
+	if (argc == 3 && !strcmp(argv[1], "-h"))
+		return headers(argv[2]);
 	if (argc != 2)
 		return 2;
 	if ((rc = offcode_open_path(argv[1], &o, &a, &err))) {

@@ -631,8 +631,18 @@ def test_images_streamed(tmp_path):
         m = a.manifests()
         assert [(x.platform, x.layers) for x in m] == [("linux/amd64", (0, 1))]
         assert a.manifest_root(0) == [(0, 6, 13), (1, 0, 47568), (1, 2, 14632), (1, 6, 29)]
-        # a true result stops the walk
+        # a true result stops the walk; an exception stops it and is raised
         assert a.walk_layer(1, lambda m, f, e: True) is None
+
+        def boom(m, f, e):
+            raise KeyError(m.name)
+        with pytest.raises(KeyError):
+            a.walk_layer(1, boom)
+
+        def nested(m, f, e):
+            a.walk_layer(0, each)
+        with pytest.raises(RuntimeError):
+            a.walk_layer(1, nested)
         with pytest.raises(IndexError):
             a.walk_layer(2, each)
 
