@@ -176,7 +176,11 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 {
 	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx,
 			       .end = a->nentries };
-	int rc = walk_span(a, 0, a->len, &w);
+	int rc;
+
+	if (a->members_code)	/* a package's: its layers walked again */
+		return a->members_code(a, only, fn, ctx);
+	rc = walk_span(a, 0, a->len, &w);
 
 	return rc == -1 ? walk_failed(a, &w) : rc;
 }
