@@ -78,6 +78,8 @@ struct layer_reader {
 	bz_stream bz;
 	bool bz_open;
 	struct sha256 *sha, *blob_sha;
+	struct sha256 *mark;	/* sha at the last mark, or NULL */
+	uint64_t given, mark_len;
 	const struct io_in *in;	/* the blob's map, or NULL */
 	size_t done;		/* the bytes of it let go of */
 };
@@ -311,8 +313,10 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		rc = bzip2_read(r, buf, n, got, e);
 		break;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		sha256_update(r->sha, buf, *got);
+		r->given += *got;
+	}
 	sha256_update(r->blob_sha, r->blob + from, r->pos - from);
 	/* The blob's bytes read leave our memory when they lie in a mapped
 	 * input (an image's blob, a package's member): by address, as the
@@ -329,6 +333,30 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 void layer_reader_digest(const struct layer_reader *r, char *hex)
 {
 	sha256_hex(r->sha, hex);
+}
+
+int layer_reader_mark(struct layer_reader *r, struct err *e)
+{
+	if ((!r->mark && !(r->mark = sha256_new())) ||
+	    sha256_copy(r->mark, r->sha) < 0)
+		return err_nomem(e);
+	r->mark_len = r->given;
+	return 0;
+}
+
+bool layer_reader_marked(const struct layer_reader *r, char *hex,
+			 uint64_t *len)
+{
+	if (!r->mark)
+		return false;
+	sha256_hex(r->mark, hex);
+	*len = r->mark_len;
+	return true;
+}
+
+uint64_t layer_reader_given(const struct layer_reader *r)
+{
+	return r->given;
 }
 
 void layer_reader_blob_digest(struct layer_reader *r, char *hex)
@@ -351,6 +379,7 @@ void layer_reader_close(struct layer_reader *r)
 		BZ2_bzDecompressEnd(&r->bz);
 	sha256_free(r->sha);
 	sha256_free(r->blob_sha);
+	sha256_free(r->mark);
 	free(r);
 }
 
@@ -450,6 +479,21 @@ int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
 nomem:
 	layer_writer_close(w);
 	return err_nomem(e);
+}
+
+int layer_writer_threads(struct layer_writer *w, unsigned threads,
+			 struct err *e)
+{
+	size_t r;
+
+	if (w->codec != LAYER_ZSTD)
+		return 0;
+	r = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_nbWorkers,
+				   threads ? (int)threads : 1);
+	if (ZSTD_isError(r))
+		return err_code_set(e, ERR_DECOMPRESS, "zstd: %s",
+				    ZSTD_getErrorName(r));
+	return 0;
 }
 
 static int gzip_write(struct layer_writer *w, const uint8_t *buf, size_t n,
