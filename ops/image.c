@@ -767,7 +767,8 @@ int image_layer_walk(struct image *im, size_t layer, struct layer_walk *w,
 	/* No OCI layer is xz: such a blob is read as the tar it is not. */
 	if (!layer_codec_oci(l->codec))
 		l->codec = LAYER_NONE;
-	if (layer_reader_open(&r, l->codec, in.data, in.len, e) < 0)
+	if (layer_reader_open(&r, l->codec, in.data, in.len, e) < 0 ||
+	    layer_reader_thread(r, e) < 0)
 		goto out;
 	if (in.map)
 		layer_reader_mapped(r, &in);

@@ -50,6 +50,10 @@ int layer_reader_read(void *r, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e);
 /* The digest of all it gave (hex[SHA256_HEX + 1]). */
 void layer_reader_digest(const struct layer_reader *r, char *hex);
+/* Its digest of what it gives taken on a thread of its own
+ * (ops/sha_pipe.c), the caller's thread left to the walk: 0, or -1 with
+ * e filled. */
+int layer_reader_thread(struct layer_reader *r, struct err *e);
 /* What it gave so far marked: its digest and length kept (the last mark
  * replaces the one before).  0, or -1 out of memory. */
 int layer_reader_mark(struct layer_reader *r, struct err *e);
@@ -70,10 +74,11 @@ struct layer_writer;
  * size in 100 kB; xz on a thread per CPU); both digests taken. */
 int layer_writer_open(struct layer_writer **w, enum layer_codec c, int level,
 		      struct io_out *out, struct err *e);
-/* zstd compressed by libzstd's worker threads, as many as threads (at
- * least one), before the first write: the bytes are zstd's with workers
- * (the zstd tool's -3, -T0 or -T1: the same whatever their number), not
- * its single thread's.  Any other codec has none: ignored. */
+/* Before the first write: the tar's digest taken on a thread of its own
+ * (ops/sha_pipe.c), and zstd compressed by libzstd's worker threads, as
+ * many as threads (at least one): the bytes are zstd's with workers (the
+ * zstd tool's -3, -T0 or -T1: the same whatever their number), not its
+ * single thread's.  The other codecs have no threads of their own. */
 int layer_writer_threads(struct layer_writer *w, unsigned threads,
 			 struct err *e);
 /* layer_walk's write. */
