@@ -35,7 +35,10 @@ int image_replay(struct image *im, size_t layer, const struct layer_walk *w,
 		err_nomem(e);
 		goto out;
 	}
-	if (layer_reader_open(&r, l->codec, in.data, in.len, e) < 0)
+	/* Its digest on a thread too: the part read again may be most of
+	 * a layer (a big file before the one that changes). */
+	if (layer_reader_open(&r, l->codec, in.data, in.len, e) < 0 ||
+	    layer_reader_thread(r, e) < 0)
 		goto out;
 	if (in.map)
 		layer_reader_mapped(r, &in);
