@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "layer_codec.h"
+#include "sha_pipe.h"
 #include "../core/io_write.h"
 
 static const struct {
@@ -78,6 +79,9 @@ struct layer_reader {
 	bz_stream bz;
 	bool bz_open;
 	struct sha256 *sha, *blob_sha;
+	struct sha256 *mark;	/* sha at the last mark, or NULL */
+	uint64_t given, mark_len;
+	struct sha_pipe *pipe;	/* sha taken on a thread, or NULL */
 	const struct io_in *in;	/* the blob's map, or NULL */
 	size_t done;		/* the bytes of it let go of */
 };
@@ -320,8 +324,12 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		rc = bzip2_read(r, buf, n, got, e);
 		break;
 	}
-	if (rc == 0)
+	if (rc == 0 && r->pipe)
+		sha_pipe_put(r->pipe, buf, *got);
+	else if (rc == 0)
 		sha256_update(r->sha, buf, *got);
+	if (rc == 0)
+		r->given += *got;
 	sha256_update(r->blob_sha, r->blob + from, r->pos - from);
 	/* The blob's bytes read leave our memory when they lie in a mapped
 	 * input (an image's blob, a package's member): by address, as the
@@ -337,7 +345,45 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 
 void layer_reader_digest(const struct layer_reader *r, char *hex)
 {
+	if (r->pipe)
+		sha_pipe_drain(r->pipe);
 	sha256_hex(r->sha, hex);
+}
+
+int layer_reader_thread(struct layer_reader *r, struct err *e)
+{
+	if (!r->mark && !(r->mark = sha256_new()))
+		return err_nomem(e);
+	return (r->pipe = sha_pipe_new(r->sha, r->mark, e)) ? 0 : -1;
+}
+
+int layer_reader_mark(struct layer_reader *r, struct err *e)
+{
+	if (!r->mark && !(r->mark = sha256_new()))
+		return err_nomem(e);
+	if (r->pipe)
+		sha_pipe_mark(r->pipe);
+	else if (sha256_copy(r->mark, r->sha) < 0)
+		return err_nomem(e);
+	r->mark_len = r->given;
+	return 0;
+}
+
+bool layer_reader_marked(const struct layer_reader *r, char *hex,
+			 uint64_t *len)
+{
+	if (!r->mark || !r->mark_len)
+		return false;
+	if (r->pipe && sha_pipe_drain(r->pipe) < 0)
+		return false;
+	sha256_hex(r->mark, hex);
+	*len = r->mark_len;
+	return true;
+}
+
+uint64_t layer_reader_given(const struct layer_reader *r)
+{
+	return r->given;
 }
 
 void layer_reader_blob_digest(struct layer_reader *r, char *hex)
@@ -358,8 +404,10 @@ void layer_reader_close(struct layer_reader *r)
 		lzma_end(&r->xz);
 	if (r->bz_open)
 		BZ2_bzDecompressEnd(&r->bz);
+	sha_pipe_free(r->pipe);
 	sha256_free(r->sha);
 	sha256_free(r->blob_sha);
+	sha256_free(r->mark);
 	free(r);
 }
 
@@ -376,6 +424,7 @@ struct layer_writer {
 	bz_stream bz;
 	bool bz_open;
 	struct sha256 *tar_sha, *blob_sha;
+	struct sha_pipe *pipe;	/* tar_sha taken on a thread, or NULL */
 	uint64_t size;
 	uint8_t *buf;
 };
@@ -463,6 +512,23 @@ nomem:
 	return err_nomem(e);
 }
 
+int layer_writer_threads(struct layer_writer *w, unsigned threads,
+			 struct err *e)
+{
+	size_t r;
+
+	if (!w->pipe && !(w->pipe = sha_pipe_new(w->tar_sha, NULL, e)))
+		return -1;
+	if (w->codec != LAYER_ZSTD)
+		return 0;
+	r = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_nbWorkers,
+				   threads ? (int)threads : 1);
+	if (ZSTD_isError(r))
+		return err_code_set(e, ERR_DECOMPRESS, "zstd: %s",
+				    ZSTD_getErrorName(r));
+	return 0;
+}
+
 static int gzip_write(struct layer_writer *w, const uint8_t *buf, size_t n,
 		      int flush, struct err *e)
 {
@@ -548,7 +614,10 @@ int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 {
 	struct layer_writer *w = wp;
 
-	sha256_update(w->tar_sha, buf, n);
+	if (w->pipe)
+		sha_pipe_put(w->pipe, buf, n);
+	else
+		sha256_update(w->tar_sha, buf, n);
 	switch (w->codec) {
 	case LAYER_NONE:
 		return emit(w, buf, n, e);
@@ -606,6 +675,8 @@ int layer_writer_finish(struct layer_writer *w, char *diff_hex,
 	}
 	if (rc < 0)
 		return -1;
+	if (w->pipe)
+		sha_pipe_drain(w->pipe);
 	sha256_hex(w->tar_sha, diff_hex);
 	sha256_hex(w->blob_sha, blob_hex);
 	*blob_size = w->size;
@@ -623,6 +694,7 @@ void layer_writer_close(struct layer_writer *w)
 		lzma_end(&w->xz);
 	if (w->bz_open)
 		BZ2_bzCompressEnd(&w->bz);
+	sha_pipe_free(w->pipe);
 	sha256_free(w->tar_sha);
 	sha256_free(w->blob_sha);
 	free(w->buf);
