@@ -97,7 +97,7 @@ $(OFFCODE_A): $(OFFCODE_OBJS) $(LIB)
 	$(Q)objcopy --localize-hidden build/obj/offcode.o
 	$(Q)rm -f $@ && $(AR) rcs $@ build/obj/offcode.o
 
-$(BIN): $(APPLET_OBJS) $(LIB)
+$(BIN): $(APPLET_OBJS) $(OFFCODE_OBJS) $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)

@@ -1,5 +1,6 @@
 /* du: what each GPU target costs in a set of files and directories, read
- * from headers as ls reads them (formats/inspect.h), the files found by
+ * from headers as ls reads them, through liboffcode (include/offcode.h)
+ * alone: a client of the library like any other; the files found by
  * core/tree.h. */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,17 +17,8 @@
 #include "opts.h"
 #include "progress.h"
 #include "selection.h"
-#include "../core/io_in.h"
-#include "../core/json.h"
 #include "../core/tree.h"
-#include "../ops/hosts.h"
-#include "../ops/conda.h"
-#include "../ops/deb.h"
-#include "../ops/image.h"
-#include "../ops/wheel.h"
-#include "../ops/inspect.h"
-#include "../ops/kinds.h"
-#include "../ops/kpack_find.h"
+#include "../include/offcode.h"
 #include "du_sums.h"
 #include "du_layers.h"
 
@@ -62,52 +54,51 @@ static int cmp_file(const void *pa, const void *pb)
 /* A kpack-split binary's code is in its archives: those its search paths
  * find outside the files walked are counted too, after them, each once
  * (rocm-kpack, docs/multi_arch_packaging_with_kpack.md, "Binary
- * Conversion"; ops/kpack_find.h).  -1 when out of memory. */
-static int split_archives(struct options *o, const char *path,
-			  const struct io_in *in)
+ * Conversion"; offcode_kpack_archives).  -1 when out of memory. */
+static int split_archives(struct options *o, offcode_artifact *a)
 {
-	struct kpack_find h;
-	struct err e;
-	int split = kpack_find_open(&h, path, in->data, in->len, &e);
+	const char *const *paths;
+	size_t n;
+	int rc = 0;
+
 	/* A damaged reference is ls --verify's to name; out of memory is
 	 * du's own failure. */
-	int rc = split < 0 && e.code == ERR_NOMEM ? -1 : 0;
+	if (offcode_kpack_archives(a, &paths, &n))
+		return offcode_error_code(offcode_last_error(a)) ==
+		       OFFCODE_NOMEM ? -1 : 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct tree_file key = { 0 }, *v;
+		struct stat st;
+		bool known = false;
 
-	if (split > 0)
-		for (size_t i = 0; i < h.na && !rc; i++) {
-			struct tree_file key = { 0 }, *v;
-			struct stat st;
-			bool known = false;
-
-			if (stat(h.a[i].path, &st) < 0 || !S_ISREG(st.st_mode))
-				continue;	/* ls --verify says so */
-			key.dev = st.st_dev;
-			key.ino = st.st_ino;
-			known = bsearch(&key, o->seen, o->nseen, sizeof(key),
-					cmp_file);
-			for (size_t k = 0; k < o->nextra && !known; k++)
-				known = !cmp_file(&key, &o->extra[k]);
-			if (known)
-				continue;
-			if (!(v = realloc(o->extra, (o->nextra + 1) * sizeof(*v))) ||
-			    !(key.path = strdup(h.a[i].path))) {
-				if (v)
-					o->extra = v;
-				rc = -1;
-				break;
-			}
-			key.size = (uint64_t)st.st_size;
-			o->extra = v;
-			o->extra[o->nextra++] = key;
+		if (stat(paths[i], &st) < 0 || !S_ISREG(st.st_mode))
+			continue;	/* ls --verify says so */
+		key.dev = st.st_dev;
+		key.ino = st.st_ino;
+		known = bsearch(&key, o->seen, o->nseen, sizeof(key),
+				cmp_file);
+		for (size_t k = 0; k < o->nextra && !known; k++)
+			known = !cmp_file(&key, &o->extra[k]);
+		if (known)
+			continue;
+		if (!(v = realloc(o->extra, (o->nextra + 1) * sizeof(*v))) ||
+		    !(key.path = strdup(paths[i]))) {
+			if (v)
+				o->extra = v;
+			rc = -1;
+			break;
 		}
-	kpack_find_close(&h);
+		key.size = (uint64_t)st.st_size;
+		o->extra = v;
+		o->extra[o->nextra++] = key;
+	}
 	return rc;
 }
 
 /* An archive a split binary found, outside the tree: the regular file
- * that was looked at (a FIFO put there is neither waited on nor read). */
-static int open_extra(struct io_in *in, const struct tree_file *f,
-		      struct err *e)
+ * that was looked at (a FIFO put there is neither waited on nor read).
+ * Its descriptor, or -1 with e filled. */
+static int open_extra(const struct tree_file *f, struct err *e)
 {
 	int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
@@ -120,7 +111,18 @@ static int open_extra(struct io_in *in, const struct tree_file *f,
 		return err_code_file(e, ERR_CHANGED, 0, f->path, "changed "
 				     "since it was found");
 	}
-	return io_in_open_fd(in, fd, f->path, e);
+	return fd;
+}
+
+/* Whether a is a package (input 0's format). */
+static bool is_package(const offcode_artifact *a)
+{
+	const char *f;
+
+	if (!offcode_input_count(a))	/* (damaged before its first byte) */
+		return false;
+	f = offcode_input_format(offcode_input_at(a, 0));
+	return !strcmp(f, "deb") || !strcmp(f, "wheel") || !strcmp(f, "conda");
 }
 
 /* A file walked (extra false: else one a split binary found). */
@@ -128,31 +130,50 @@ static int du_file(struct options *o, const struct tree_file *f, bool extra)
 {
 	struct scan sc = { .o = o,
 			   .file = (size_t)(o->files + o->package_numbers) };
-	struct io_in in;
-	struct err e;
-	int rc = 0, fd = -1, opened;
+	offcode_artifact *a = NULL;
+	offcode_error *err = NULL;
+	struct err te;
+	int rc = 0, fd;
 
 	o->total += f->size;
 	if (extra)
-		opened = open_extra(&in, f, &e);
-	else if ((fd = tree_file_open(o->tree, &o->cur, f, &e)) >= 0)
-		opened = io_in_open_fd(&in, fd, f->path, &e);
+		fd = open_extra(f, &te);
 	else
-		opened = -1;
-	if (opened < 0) {
-		o->errors++;
+		fd = tree_file_open(o->tree, &o->cur, f, &te);
+	if (fd >= 0) {
+		rc = offcode_open_fd(fd, f->path, &o->open, &a, &err);
+		close(fd);
+	}
+	if (fd < 0 || !a) {
 		o->other_files++;
-		return applet_fail_err("du", "cannot read", f->path, 0, &e);
+		/* (An image archive, which the library reads by its path
+		 * alone: a file with no device code, as a tar is.) */
+		if (fd >= 0 && err && offcode_error_code(err) ==
+				      OFFCODE_UNSUPPORTED) {
+			offcode_error_free(err);
+			return 0;
+		}
+		o->errors++;
+		if (fd < 0)
+			rc = applet_fail_err("du", "cannot read", f->path, 0,
+					     &te);
+		else
+			rc = du_fail("cannot read", f->path, NULL, err);
+		offcode_error_free(err);
+		return rc;
 	}
 	/* A package counts as the tree it unpacks to. */
-	if (!extra && du_tree_package_is(f->path, &in)) {
-		return du_tree_package(o, f->path, &in);
+	if (!extra && is_package(a)) {
+		rc = du_tree_package(o, f->path, a, err);
+		offcode_error_free(err);
+		offcode_close(a);
+		return rc;
 	}
-	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
-	rc = du_walk(o, &sc, f->path, &in);
-	if (split_archives(o, f->path, &in) < 0)
+	rc = du_walk(o, &sc, f->path, a, err);
+	if (!err && split_archives(o, a) < 0)
 		rc = fail("cannot read", f->path, "out of memory");
-	io_in_close(&in);
+	offcode_error_free(err);
+	offcode_close(a);
 	return rc;
 }
 
@@ -181,12 +202,13 @@ static const struct opt rows[] = {
 static const struct opts table = {
 	.applet = "du", .usage = usage, .column = 26, OPTS_ROWS(rows),
 	.no_operand = "no input file",
-	.ccob_env = true, .ccob_at = AT(walk.ccob),
+	.ccob_env = true, .ccob_at = AT(open), .ccob_offcode = true,
 };
 
 static int du_run(struct options *o, int argc, char **argv)
 {
 	struct tree tree = { 0 };
+	const char *kind;
 	struct err e;
 	int rc, first;
 
@@ -201,11 +223,10 @@ static int du_run(struct options *o, int argc, char **argv)
 	    select_check_ids(&o->drop, &e) < 0)
 		return usage_error("%s %s", o->keep.n ? "--keep" : "--drop",
 				   e.msg);
-	if (argc - first == 1 && image_is(argv[first]))
+	kind = argc - first == 1 ? offcode_path_kind(argv[first]) : NULL;
+	if (kind && !strcmp(kind, "image"))
 		return du_image(o, argv[first]);
-	if (argc - first == 1 && (deb_is(argv[first]) ||
-				   wheel_is(argv[first]) ||
-				   conda_is(argv[first])))
+	if (kind)
 		return du_package(o, argv[first]);
 	for (int i = first; i < argc; i++)
 		if (tree_add(&tree, argv[i], true) < 0)
@@ -260,13 +281,10 @@ int du_main(int argc, char **argv)
 {
 	struct options o = {
 		.cur = TREE_CURSOR_INIT,
-		.walk = {
-			.accept_other = true,
-			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-				  .max_size = CCOB_DEFAULT_MAX_SIZE },
-			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
-				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
-		},
+		/* (CCOB limits 0: the library's defaults, the tool's.) */
+		.open = { .size = sizeof(struct offcode_open_options),
+			  .flags = OFFCODE_OPEN_STREAM | OFFCODE_OPEN_PARTIAL |
+				   OFFCODE_OPEN_HEADERS_ONLY },
 	};
 	int rc = du_run(&o, argc, argv);
 

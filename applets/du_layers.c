@@ -1,6 +1,7 @@
 /* du_layers.c: du of a container image (a table per layer, then all
- * layers) and of a package (its files), each file walked as du.c walks a
- * tree's. */
+ * layers) and of a package (its files), each file counted as du.c counts
+ * a tree's; the layers walked by liboffcode (offcode_layer_walk), the
+ * roots made by it (offcode_manifest_root). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +11,6 @@
 #include "du_layers.h"
 #include "messages.h"
 #include "../core/json.h"
-#include "../ops/conda.h"
-#include "../ops/deb.h"
-#include "../ops/hosts.h"
-#include "../ops/image.h"
-#include "../ops/image_root.h"
-#include "../ops/wheel.h"
 
 #define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)
 
@@ -26,10 +21,8 @@ struct member_sums {
 	struct options s;
 };
 
-/* One layer of an image: its members (for the roots) and the sums of its
- * wanted files, by member index. */
+/* One layer of an image: the sums of its wanted files, by member index. */
 struct layer_sums {
-	struct image_root_layer root;
 	struct member_sums *v;
 	size_t n, cap;
 };
@@ -43,6 +36,7 @@ struct image_scan {
 	uint64_t base, wanted;	/* files before the layer; walked */
 	struct layer_sums *sums;	/* an image's, or NULL */
 	int rc;
+	int nomem;		/* the walk stopped: out of memory */
 };
 
 /* o's sums set to nothing (its options and selections kept). */
@@ -94,30 +88,26 @@ static int merge(struct options *o, const struct options *l)
 }
 
 /* A package's file counted into its sums. */
-static int du_member(void *ctx, const struct layer_member *m,
-		     const struct io_in *data, struct io_in *repl,
-		     struct err *e)
+static int du_member(void *ctx, const struct offcode_member *m,
+		     offcode_artifact *file, const offcode_error *err)
 {
 	struct image_scan *is = ctx;
 	struct scan sc = { .o = is->o, .file = (size_t)(is->base + m->index + 1) };
 	char *path;
 
-	(void)repl;
-	(void)e;
 	is->wanted++;
 	if (asprintf(&path, "%s: %s %s: %.*s", is->spec, is->what, is->layer,
 		     (int)m->name_len, m->name) < 0)
-		return err_nomem(e);
-	is->rc |= du_walk(is->o, &sc, path, data);
+		return is->nomem = 1;
+	is->rc |= du_walk(is->o, &sc, path, file, err);
 	free(path);
 	return 0;
 }
 
 /* An image's file counted alone, then into its layer's sums, and kept
  * for the roots. */
-static int du_layer_member(void *ctx, const struct layer_member *m,
-			   const struct io_in *data, struct io_in *repl,
-			   struct err *e)
+static int du_layer_member(void *ctx, const struct offcode_member *m,
+			   offcode_artifact *file, const offcode_error *err)
 {
 	struct image_scan *is = ctx;
 	struct layer_sums *ls = is->sums;
@@ -127,7 +117,7 @@ static int du_layer_member(void *ctx, const struct layer_member *m,
 
 	no_sums(&one);
 	alone.o = &one;
-	rc = du_member(&alone, m, data, repl, e);
+	rc = du_member(&alone, m, file, err);
 	is->wanted = alone.wanted;
 	is->rc = alone.rc;
 	/* The selections note what they matched: the layer's again. */
@@ -135,19 +125,19 @@ static int du_layer_member(void *ctx, const struct layer_member *m,
 	l->keep = one.keep;
 	l->drop = one.drop;
 	if (rc == 0 && merge(l, &one) < 0)
-		rc = err_nomem(e);
+		rc = 1;
 	if (rc == 0 && ls->n == ls->cap) {
 		size_t cap = ls->cap ? 2 * ls->cap : 64;
 		struct member_sums *v = realloc(ls->v, cap * sizeof(*v));
 
 		if (!v)
-			rc = err_nomem(e);
+			rc = 1;
 		else
 			ls->v = v, ls->cap = cap;
 	}
-	if (rc < 0) {
+	if (rc) {
 		free_sums(&one);
-		return -1;
+		return is->nomem = 1;
 	}
 	ls->v[ls->n++] = (struct member_sums){ .index = m->index, .s = one };
 	return 0;
@@ -156,14 +146,13 @@ static int du_layer_member(void *ctx, const struct layer_member *m,
 /* One root of the image: a manifest's layers unpacked. */
 struct root_scan {
 	struct options *r;
-	const struct image_manifest *m;
 	const struct layer_sums *sums;
 };
 
 static int root_file(void *ctx, size_t layer, uint64_t index, uint64_t size)
 {
 	struct root_scan *rs = ctx;
-	const struct layer_sums *ls = &rs->sums[rs->m->layer[layer]];
+	const struct layer_sums *ls = &rs->sums[layer];
 	size_t lo = 0, hi = ls->n;
 
 	rs->r->total += size;
@@ -177,51 +166,60 @@ static int root_file(void *ctx, size_t layer, uint64_t index, uint64_t size)
 			hi = mid;
 	}
 	if (lo < ls->n && ls->v[lo].index == index)
-		return merge(rs->r, &ls->v[lo].s);
+		return merge(rs->r, &ls->v[lo].s) < 0 ? OFFCODE_NOMEM : 0;
 	rs->r->other_files++;
 	return 0;
 }
 
 /* The root each manifest's layers make, as its table or JSON. */
-static int du_roots(struct options *o, const struct image *im,
+static int du_roots(struct options *o, offcode_artifact *im,
 		    const struct layer_sums *sums, const char *spec)
 {
 	int rc = 0;
 
-	for (size_t k = 0; k < im->nmanifest && !rc; k++) {
-		const struct image_manifest *m = &im->manifest[k];
-		const struct image_root_layer **layers;
+	for (size_t k = 0; k < offcode_manifest_count(im) && !rc; k++) {
+		struct offcode_manifest m = { .size = sizeof(m) };
 		struct options r = *o;
-		struct root_scan rs = { .r = &r, .m = m, .sums = sums };
-		struct err e;
+		struct root_scan rs = { .r = &r, .sums = sums };
+		int got;
 
 		no_sums(&r);
-		if (!(layers = calloc(m->nlayers + 1, sizeof(*layers))))
-			return fail("cannot read image", spec, "out of memory");
-		for (size_t i = 0; i < m->nlayers; i++)
-			layers[i] = &sums[m->layer[i]].root;
-		if (image_root_files(layers, m->nlayers, root_file, &rs, &e) < 0)
-			rc = fail("cannot read image", spec, "%s", e.code ==
-				  ERR_NOMEM ? "out of memory" : e.msg);
-		free(layers);
+		offcode_manifest_info(im, k, &m);
+		if ((got = offcode_manifest_root(im, k, root_file, &rs)))
+			rc = got == OFFCODE_NOMEM
+				     ? fail("cannot read image", spec,
+					    "out of memory")
+				     : du_fail("cannot read image", spec, im,
+					       offcode_last_error(im));
 		if (!rc && r.n)
 			qsort(r.t, r.n, sizeof(*r.t), du_by_stored);
 		if (!rc && o->json) {
 			fputs(k ? ",{\"manifest\":" : "{\"manifest\":", stdout);
-			json_put_str(stdout, m->digest, strlen(m->digest));
+			json_put_str(stdout, m.digest, strlen(m.digest));
 			fputs(",\"platform\":", stdout);
-			json_put_str(stdout, m->platform, strlen(m->platform));
-			printf(",\"layers\":%zu,\"du\":", m->nlayers);
+			json_put_str(stdout, m.platform, strlen(m.platform));
+			printf(",\"layers\":%zu,\"du\":", m.layer_count);
 			du_print_json(&r, "}}");
 		} else if (!rc) {
 			printf("root of %zu layer%s%s%s (as unpacked):\n",
-			       m->nlayers, m->nlayers == 1 ? "" : "s",
-			       m->platform[0] ? " for " : "", m->platform);
+			       m.layer_count, m.layer_count == 1 ? "" : "s",
+			       m.platform[0] ? " for " : "", m.platform);
 			du_print_text(&r);
 		}
 		free_sums(&r);
 	}
 	return rc;
+}
+
+/* The failure of a walk of a's layer (rc its code; is->nomem when du ran
+ * out of memory): the line said; 1. */
+static int walk_failed(const char *what, const char *path,
+		       offcode_artifact *a, const struct image_scan *is)
+{
+	if (is->nomem)
+		return fail(what, path, "out of memory");
+	/* (Said as a failure to open: the file the record names.) */
+	return du_fail(what, path, NULL, offcode_last_error(a));
 }
 
 /* du IMAGE: a table per layer (its files, as a tree's), then one for the
@@ -230,17 +228,21 @@ static int du_roots(struct options *o, const struct image *im,
 int du_image(struct options *o, const char *spec)
 {
 	struct layer_sums *sums = NULL;
-	struct image im;
-	struct err e;
+	offcode_artifact *im = NULL;
+	offcode_error *err = NULL;
 	uint64_t base = 0;
+	size_t nlayer;
 	int rc = 0;
 
-	if (image_open(&im, spec, &e) < 0) {
-		image_close(&im);
-		return applet_fail_err("du", "cannot read image", spec, 0, &e);
+	if (offcode_open_path(spec, &o->open, &im, &err)) {
+		rc = du_fail("cannot read image", spec, NULL, err);
+		offcode_error_free(err);
+		offcode_close(im);
+		return rc;
 	}
-	if (!(sums = calloc(im.nlayer + 1, sizeof(*sums)))) {
-		image_close(&im);
+	nlayer = offcode_layer_count(im);
+	if (!(sums = calloc(nlayer + 1, sizeof(*sums)))) {
+		offcode_close(im);
 		return fail("cannot read image", spec, "out of memory");
 	}
 	if (o->json) {
@@ -248,27 +250,25 @@ int du_image(struct options *o, const char *spec)
 		json_put_str(stdout, spec, strlen(spec));
 		fputs(",\"layers\":[", stdout);
 	}
-	for (size_t i = 0; i < im.nlayer && !rc; i++) {
+	for (size_t i = 0; i < nlayer && !rc; i++) {
 		struct options l = *o;
-		const struct image_layer *il = &im.layer[i];
+		struct offcode_layer il = { .size = sizeof(il) };
+		struct offcode_layer_stats st = { .size = sizeof(st) };
 		struct image_scan is = { .o = &l, .spec = spec, .what = "layer",
-					 .layer = il->digest[0] ? il->digest
-								: il->path,
 					 .sums = &sums[i], .base = base };
-		struct layer_walk w = { .wants = hosts_member_wanted,
-					.member = du_layer_member, .ctx = &is,
-					.entry = image_root_note,
-					.entry_ctx = &sums[i].root };
 
+		offcode_layer_info(im, i, &il);
+		is.layer = il.name;
 		no_sums(&l);
-		if (image_layer_walk(&im, i, &w, &e) < 0) {
-			rc = applet_fail_err("du", "cannot read image", spec, 0,
-					     &e);
+		if (offcode_layer_walk(im, i, OFFCODE_WALK_ROOT,
+				       du_layer_member, &is, &st)) {
+			rc = walk_failed("cannot read image", spec, im, &is);
 		} else {
-			l.total = w.file_bytes;
-			l.files = w.files;
-			l.other_files += w.files - is.wanted;
-			base += w.members;
+			offcode_layer_info(im, i, &il);	/* (its codec, read) */
+			l.total = st.file_bytes;
+			l.files = st.files;
+			l.other_files += st.files - is.wanted;
+			base += st.members;
 			rc = is.rc;
 			if (l.n)
 				qsort(l.t, l.n, sizeof(*l.t), du_by_stored);
@@ -276,13 +276,12 @@ int du_image(struct options *o, const char *spec)
 				printf("%s{\"layer\":", i ? "," : "");
 				json_put_str(stdout, is.layer, strlen(is.layer));
 				printf(",\"blob\":%" PRIu64 ",\"compression\":"
-				       "\"%s\",\"du\":", il->size,
-				       layer_codec_name(il->codec));
+				       "\"%s\",\"du\":", il.stored,
+				       il.compression);
 				du_print_json(&l, "}}");
 			} else {
 				printf("layer %s: %" PRIu64 " bytes (%s)\n",
-				       is.layer, il->size,
-				       layer_codec_name(il->codec));
+				       is.layer, il.stored, il.compression);
 				du_print_text(&l);
 			}
 		}
@@ -296,149 +295,106 @@ int du_image(struct options *o, const char *spec)
 	if (!rc) {
 		if (o->json)
 			fputs("],\"roots\":[", stdout);
-		rc = du_roots(o, &im, sums, spec);
+		rc = du_roots(o, im, sums, spec);
 	}
 	if (o->json)
 		fputs("]}\n", stdout);
-	for (size_t i = 0; i < im.nlayer; i++) {
+	for (size_t i = 0; i < nlayer; i++) {
 		for (size_t j = 0; j < sums[i].n; j++)
 			free_sums(&sums[i].v[j].s);
 		free(sums[i].v);
-		image_root_layer_free(&sums[i].root);
 	}
 	free(sums);
-	image_close(&im);
+	offcode_close(im);
 	if (rc)
 		return rc;
 	return applet_select_unmatched("du", "--target", NULL, &o->targets);
 }
 
-bool du_tree_package_is(const char *name, const struct io_in *in)
-{
-	return deb_probe(in->data, in->len) ||
-	       wheel_probe(name, in->data, in->len) ||
-	       conda_probe(name, in->data, in->len);
-}
-
-int du_tree_package(struct options *o, const char *path, struct io_in *in)
+int du_tree_package(struct options *o, const char *path, offcode_artifact *a,
+		    const offcode_error *err)
 {
 	struct image_scan is = { .o = o, .spec = path, .what = "member",
 				 .layer = "", .base = o->files +
 						     o->package_numbers };
-	struct layer_walk w = { .wants = hosts_member_wanted, .member = du_member,
-				.ctx = &is };
-	struct wheel wh = { .in = { .fd = -1 } };
-	struct deb d = { .in = { .fd = -1 } };
-	bool deb = deb_probe(in->data, in->len);
-	bool conda = !deb && conda_probe(path, in->data, in->len);
-	uint64_t total = 0, files = 0, numbers = 0, size = in->len;
-	struct err e;
-	int rc;
+	struct offcode_layer_stats st = { .size = sizeof(st) };
+	int rc = err ? -1 : 0;
 
-	if (conda)
-		rc = conda_walk_in(in, &w, &e);
-	else if (deb)
-		rc = deb_open_in(&d, in, path, &e) < 0 ||
-		     deb_data_walk(&d, &w, &e) < 0 ? -1 : 0;
-	else
-		rc = wheel_open_in(&wh, in, path, &e) < 0 ||
-		     wheel_walk(&wh, hosts_member_wanted, du_member, NULL, &is,
-				&e) < 0 ? -1 : 0;
-	total = w.file_bytes;
-	files = w.files;
-	numbers = w.members;
-	for (size_t i = 0; rc == 0 && !deb && !conda && i < wh.zip.n; i++) {
-		const struct zip_entry *en = &wh.zip.entry[i];
-
-		files += en->name_len && en->name[en->name_len - 1] != '/';
-		total += en->usize;
-		numbers = wh.zip.n;
-	}
-	deb_close(&d);
-	wheel_close(&wh);
-	io_in_close(in);
+	if (!rc && offcode_layer_walk(a, 0, 0, du_member, &is, &st))
+		rc = -1;
 	if (rc < 0) {
 		o->errors++;
 		o->other_files++;
-		return applet_fail_err("du", "cannot read package", path, 0, &e);
+		if (err)
+			return du_fail("cannot read package", path, NULL, err);
+		return walk_failed("cannot read package", path, a, &is);
 	}
 	/* The package itself was counted as one file of its bytes. */
-	o->total += total;
-	o->total -= size;
-	o->files += files;
+	o->total += st.file_bytes;
+	o->total -= offcode_artifact_size(a);
+	o->files += st.files;
 	o->files--;
-	o->other_files += files - is.wanted;
-	o->package_numbers += numbers + 1;
+	o->other_files += st.files - is.wanted;
+	o->package_numbers += st.members + 1;
 	return is.rc;
 }
 
-/* du PKG: the files of a Debian package's data.tar or of a wheel, as a
- * tree's, under a line saying what holds them (the data member, its size
- * and compression; the wheel). */
+/* du PKG: the files of a Debian package's data.tar, a wheel or a conda
+ * package, as a tree's, under a line saying what holds them (the data
+ * member, its size and compression; the wheel; the conda tar). */
 int du_package(struct options *o, const char *path)
 {
-	struct image_scan is = { .o = o, .spec = path, .what = "member" };
-	struct layer_walk w = { .wants = hosts_member_wanted, .member = du_member,
-				.ctx = &is };
-	const struct deb_member *m = NULL;
-	bool deb = deb_is(path), conda = !deb && conda_is(path);
-	bool tarbz2 = conda && conda_is_tarbz2(path);
-	struct wheel wh = { .in = { .fd = -1 } };
-	struct deb d = { .in = { .fd = -1 } };
-	struct err e;
-	int rc = 1;
+	struct image_scan is = { .o = o, .spec = path, .what = "member",
+				 .layer = "" };
+	struct offcode_layer l = { .size = sizeof(l) };
+	struct offcode_layer_stats st = { .size = sizeof(st) };
+	offcode_artifact *a = NULL;
+	offcode_error *err = NULL;
+	const char *format;
+	int rc;
 
-	if (conda ? conda_walk(path, &w, &e) < 0
-	    : deb ? deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0
-		: wheel_open(&wh, path, &e) < 0 ||
-		  wheel_walk(&wh, hosts_member_wanted, du_member, NULL, &is, &e) < 0) {
-		rc = applet_fail_err("du", "cannot read package", path, 0, &e);
-		goto out;
+	if (offcode_open_path(path, &o->open, &a, &err)) {
+		rc = du_fail("cannot read package", path, NULL, err);
+		offcode_error_free(err);
+		offcode_close(a);
+		return rc;
 	}
-	o->total = w.file_bytes;
-	o->files = w.files;
-	for (size_t i = 0; !deb && !conda && i < wh.zip.n; i++) {
-		const struct zip_entry *en = &wh.zip.entry[i];
-
-		o->files += en->name_len && en->name[en->name_len - 1] != '/';
-		o->total += en->usize;
+	if (offcode_layer_walk(a, 0, 0, du_member, &is, &st)) {
+		rc = walk_failed("cannot read package", path, a, &is);
+		offcode_close(a);
+		return rc;
 	}
+	offcode_layer_info(a, 0, &l);
+	format = offcode_input_format(offcode_input_at(a, 0));
+	o->total = st.file_bytes;
+	o->files = st.files;
 	o->other_files += o->files - is.wanted;
 	if (o->n)
 		qsort(o->t, o->n, sizeof(*o->t), du_by_stored);
-	if (deb)
-		m = &d.member[d.data];
 	if (o->json) {
 		fputs("{\"version\":1,\"package\":", stdout);
 		json_put_str(stdout, path, strlen(path));
-		if (m) {
+		if (l.name[0]) {
 			fputs(",\"member\":", stdout);
-			json_put_str(stdout, m->name, strlen(m->name));
+			json_put_str(stdout, l.name, strlen(l.name));
 		}
 		printf(",\"size\":%" PRIu64 ",\"compression\":\"%s\",\"du\":",
-		       m ? m->size : (uint64_t)wh.in.len,
-		       m ? layer_codec_name(m->codec) : tarbz2 ? "bzip2" :
-		       conda ? "zstd" : "zip");
+		       l.stored, l.compression);
 		du_print_json(o, "}}\n");
-	} else if (m) {
-		printf("%s: %s, %" PRIu64 " bytes (%s)\n", path, m->name,
-		       m->size, layer_codec_name(m->codec));
+	} else if (!strcmp(format, "deb")) {
+		printf("%s: %s, %" PRIu64 " bytes (%s)\n", path, l.name,
+		       l.stored, l.compression);
 		du_print_text(o);
 	} else {
-		if (tarbz2)
+		if (!strcmp(l.compression, "bzip2"))
 			printf("%s: tar (bzip2)\n", path);
-		else if (conda)
+		else if (!strcmp(format, "conda"))
 			printf("%s: pkg tar (zstd)\n", path);
 		else
-			printf("%s: %zu bytes (zip)\n", path, wh.in.len);
+			printf("%s: %" PRIu64 " bytes (zip)\n", path, l.stored);
 		du_print_text(o);
 	}
-	rc = is.rc | applet_select_unmatched("du", "--target", NULL,
-					     &o->targets);
-out:
-	if (deb)
-		deb_close(&d);
-	else if (!conda)
-		wheel_close(&wh);
-	return rc;
+	offcode_close(a);
+	return is.rc | applet_select_unmatched("du", "--target", NULL,
+					       &o->targets);
 }

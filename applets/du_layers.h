@@ -7,13 +7,14 @@
 /* du IMAGE: a table per layer (its files, as a tree's), then the sums;
  * the exit status. */
 int du_image(struct options *o, const char *spec);
-/* du PKG: a Debian package's data.tar, a wheel's or a .conda's files. */
+/* du PKG: a Debian package's data.tar, a wheel's or a conda package's
+ * files. */
 int du_package(struct options *o, const char *path);
-/* Whether a file of a tree (its name and bytes) is a package; and its
- * files counted in o as the tree it unpacks to would be, in place of the
- * package's own bytes (in taken; the package counted as one file
+/* A package found in a tree (a, opened with OFFCODE_OPEN_STREAM; err its
+ * open's failure, or NULL): its files counted in o as the tree it unpacks
+ * to would be, in place of the package's own bytes (counted as one file
  * already): 0, or 1 said. */
-bool du_tree_package_is(const char *name, const struct io_in *in);
-int du_tree_package(struct options *o, const char *path, struct io_in *in);
+int du_tree_package(struct options *o, const char *path,
+		    offcode_artifact *a, const offcode_error *err);
 
 #endif

@@ -1,6 +1,7 @@
-/* du_sums.c: one file's device code walked and counted into du's sums
- * (per target ID, host entries, what --keep or --drop would drop), and the
- * sums printed as du's table or its JSON. */
+/* du_sums.c: one file's device code, as liboffcode lists it (an entry's
+ * figures, offcode_entry_du_sizes), counted into du's sums (per target
+ * ID, host entries, what --keep or --drop would drop), and the sums
+ * printed as du's table or its JSON. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,6 @@
 #include "du_sums.h"
 #include "messages.h"
 #include "../core/json.h"
-#include "../ops/hosts.h"
-#include "../ops/kinds.h"
 #include "../core/strjoin.h"
 
 #define fail(what, file, ...) applet_fail("du", what, file, __VA_ARGS__)
@@ -87,83 +86,76 @@ static int count(struct scan *sc, const struct select_entry *en,
 	return 0;
 }
 
-static int visit(void *ctx, const struct inspect_node *n)
+/* One entry of the library's (include/offcode.h), as selection sees it
+ * and with du's figures. */
+static int count_entry(struct scan *sc, const offcode_entry *e)
 {
-	struct scan *sc = ctx;
-	struct applet_entry ae;
+	struct select_entry en = { .id = NULL };
 	uint64_t bytes, stored;
-	int rc;
+	size_t kind_len;
+	const char *kind = offcode_entry_offload_kind(e, &kind_len);
 
-	if (n->update)
-		return 0;
-	if (n->depth == 0) {
-		sc->format = n->format;
-		sc->machine = n->machine;
-		return 0;
-	}
-	sc->children = true;
-	if (sc->packed_depth && n->depth <= sc->packed_depth)
-		sc->packed_depth = 0;
-	if (n->kind == INSPECT_CONTAINER && kinds_get(n->container)->packed &&
-	    kinds_get(n->container)->packed(n, &sc->packed_stored,
-					    &sc->packed_raw))
-		sc->packed_depth = n->depth;
-	if (n->kind != INSPECT_ENTRY)
-		return 0;
-	if (applet_entry_of(&ae, n) < 0)
-		return -1;
-	bytes = stored = n->size;
-	if (kinds_get(n->container)->sizes)	/* as its kind counts them */
-		kinds_get(n->container)->sizes(n, &bytes, &stored);
-	if (!n->in_file && sc->packed_depth && sc->packed_raw)
-		stored = (uint64_t)((unsigned __int128)sc->packed_stored *
-				    n->size / sc->packed_raw);
-	rc = count(sc, &ae.en, bytes, stored);
-	applet_entry_free(&ae);
-	return rc;
+	en.id = offcode_entry_rule_id(e, &en.id_len);
+	en.arch = offcode_entry_rule_target(e, &en.arch_len);
+	en.triple = offcode_entry_triple(e, &en.triple_len);
+	en.host = kind && kind_len == 4 && !memcmp(kind, "host", 4);
+	offcode_entry_du_sizes(e, &bytes, &stored);
+	return count(sc, &en, bytes, stored);
 }
 
 /* A file that is itself one code object: counted as one entry. */
-static int lone_code(struct scan *sc, const uint8_t *buf, size_t len)
+static int lone_code(struct scan *sc, const offcode_artifact *a)
 {
 	struct select_entry en;
-	char name[APPLET_CODE_NAME];
+	const char *target, *triple;
+	uint64_t len = offcode_artifact_size(a);
 
-	if (!(sc->format == INSPECT_ELF && (sc->machine == EM_AMDGPU_ ||
-					    sc->machine == EM_CUDA_)) &&
-	    sc->format != INSPECT_TEXT)
+	if (!offcode_artifact_code_object(a, &target, &triple))
 		return 0;
-	switch (applet_lone_code(buf, len, name, &en)) {
-	case 1:
-		break;
-	case -1:
-		return -1;
-	default:
-		return 0;
-	}
+	memset(&en, 0, sizeof(en));
+	en.id = en.arch = target;
+	en.id_len = en.arch_len = strlen(target);
+	en.triple = triple;
+	en.triple_len = strlen(triple);
 	sc->children = true;
 	return count(sc, &en, len, len) < 0 ? -1 : 1;
 }
 
-static uint64_t next_data(const void *in, uint64_t off)
+int du_fail(const char *what, const char *path, const offcode_artifact *a,
+	    const offcode_error *err)
 {
-	return io_in_next_data(in, off);
+	const char *epath = err ? offcode_error_path(err) : "";
+
+	if (!err)
+		return fail(what, path, "out of memory");
+	/* Opening: the file the record names, and why.  Reading: the file
+	 * opened, and the record's message (a file of its own named). */
+	if (!a)
+		return fail(what, epath[0] ? epath : path, "%s",
+			    offcode_error_reason(err));
+	return fail(what, path, "%s", strcmp(epath, offcode_artifact_path(a))
+				     ? offcode_error_message(err)
+				     : offcode_error_reason(err));
 }
 
-/* The bytes of one file (path) walked and counted. */
 int du_walk(struct options *o, struct scan *sc, const char *path,
-		   const struct io_in *in)
+	    offcode_artifact *a, const offcode_error *err)
 {
-	struct inspect_opts walk = o->walk;
-	struct err e;
+	size_t n = a ? offcode_entry_count(a) : 0;
 	int rc = 0, lone = 0;
 
-	walk.next_data = next_data;
-	walk.data_ctx = (void *)in;
-	if (inspect_walk(in->data, in->len, &walk, visit, sc, &e) != 0) {
+	sc->children = a && (offcode_input_count(a) > 1 ||
+			     offcode_container_count(a) > 0);
+	for (size_t i = 0; i < n && !sc->oom; i++)
+		if (count_entry(sc, offcode_entry_at(a, i)) < 0)
+			sc->oom = 1;
+	if (sc->oom) {
 		o->errors++;
-		rc = fail("cannot read", path, "%s", e.msg);
-	} else if (!sc->children && (lone = lone_code(sc, in->data, in->len)) < 0) {
+		rc = fail("cannot read", path, "out of memory");
+	} else if (err || !a) {
+		o->errors++;
+		rc = du_fail("cannot read", path, a, err);
+	} else if (!sc->children && (lone = lone_code(sc, a)) < 0) {
 		rc = fail("cannot read", path, "out of memory");
 	}
 	if (!sc->children)
@@ -174,7 +166,7 @@ int du_walk(struct options *o, struct scan *sc, const char *path,
 	o->drop_sum.stored += sc->dropped.stored;
 	o->drop_sum.entries += sc->dropped.entries;
 	if (sc->device && !sc->kept && !sc->host_bytes &&
-	    (lone > 0 || hosts_offload_only(in->data, in->len)))
+	    (lone > 0 || (a && offcode_artifact_offload_only(a))))
 		o->drop_sum.files++;
 	return rc;
 }

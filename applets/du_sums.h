@@ -9,11 +9,8 @@
 #include <stdint.h>
 
 #include "selection.h"
-#include "../core/io_in.h"
 #include "../core/tree.h"
-#include "../ops/inspect.h"
-
-enum { EM_AMDGPU_ = 224, EM_CUDA_ = 190 };
+#include "../include/offcode.h"
 
 struct sum {
 	uint64_t bytes, stored, entries, files;
@@ -28,7 +25,10 @@ struct target {
 struct options {
 	struct select targets, keep, drop;
 	bool json, quiet;
-	struct inspect_opts walk;
+	/* How files are opened (the CCOB limits of OFFLOAD_CCOB_MAX_*): a
+	 * package or image streamed, a damaged file's entries before the
+	 * damage counted. */
+	struct offcode_open_options open;
 	/* What was found. */
 	struct target *t;
 	size_t n, cap;
@@ -50,18 +50,11 @@ struct options {
 	struct tree_cursor cur;
 };
 
-/* One file's walk. */
+/* One file's count. */
 struct scan {
 	struct options *o;
 	size_t file;		/* its number, from 1 */
-	enum inspect_format format;
-	uint16_t machine;
 	bool children;		/* anything found under the file */
-	/* The container whose entries come now, if it compresses them
-	 * together (a CCOB; its row's packed): their stored bytes are its,
-	 * shared in proportion to their sizes. */
-	unsigned packed_depth;	/* 0: none */
-	uint64_t packed_stored, packed_raw;
 	/* For --keep/--drop: device entries seen and kept, host bytes. */
 	uint64_t device, kept, host_bytes;
 	struct sum dropped;
@@ -71,9 +64,14 @@ struct scan {
 /* The index of target NAME (len bytes) in o->t, added if new; -1: out of
  * memory. */
 int du_find_target(struct options *o, const char *name, size_t len);
-/* Walk the file path whose bytes in holds into sc; 0, or 1 said. */
+/* Count the file path, opened as a (NULL when it could not be), its
+ * walk's failure err (or NULL), into sc; 0, or 1 said. */
 int du_walk(struct options *o, struct scan *sc, const char *path,
-	    const struct io_in *in);
+	    offcode_artifact *a, const offcode_error *err);
+/* The one line of a failure to open or read what a names (a NULL: it
+ * could not be opened): "offload du: error: WHAT 'FILE': WHY"; 1. */
+int du_fail(const char *what, const char *path, const offcode_artifact *a,
+	    const offcode_error *err);
 /* qsort's order of o->t: the most stored first. */
 int du_by_stored(const void *pa, const void *pb);
 /* The sums of o as one JSON object ended by end, or as the table. */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "applets.h"
 #include "messages.h"
@@ -20,6 +22,7 @@
 #include "../ops/kinds.h"
 #include "selection.h"
 #include "../core/io_in.h"
+#include "../core/tree.h"
 #include "../core/uri.h"
 #include "../ops/inspect.h"
 
@@ -38,7 +41,8 @@ static const char usage[] =
 	"file, section, container (bundle, CCOB, package, fatbin, kpack), code\n"
 	"object with its target, its size\n"
 	"and, where its bytes sit uncompressed in FILE, a file:// URI.  Only\n"
-	"headers are read.\n"
+	"headers are read.  With -r, every file under each directory FILE, in\n"
+	"name order.\n"
 	"\n";
 
 enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
@@ -180,7 +184,7 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 struct options {
 	enum format format;
 	struct inspect_opts walk;
-	bool kernels, verify, demangle, quiet;
+	bool kernels, verify, demangle, quiet, recursive;
 	struct select targets;
 	/* Across the files listed: roc-obj's bundles so far, and whether a
 	 * JSON object came before (the next one is after a comma). */
@@ -496,35 +500,105 @@ static int package_member(void *ctx, const struct layer_member *m,
 	return image_member(ctx, &named, data, repl, e);
 }
 
-static int list_package(struct options *o, const char *path)
+/* The package in (taken), a Debian package, a conda package or a wheel
+ * as its bytes and its name say. */
+static int list_package_in(struct options *o, const char *path,
+			   struct io_in *in)
 {
-	struct deb d;
-	struct err e;
 	struct image_list il = { .o = o, .layer = path };
 	struct layer_walk w = { .wants = hosts_member_wanted,
 				.member = package_member, .ctx = &il };
+	struct wheel wh = { .in = { .fd = -1 } };
+	struct deb d = { .in = { .fd = -1 } };
+	struct err e;
+	int failed;
 
-	if (conda_is(path))
-		return conda_walk(path, &w, &e) < 0 ?
-		       applet_fail_err("ls", "cannot read package", path, 0,
-				       &e) : il.rc;
-	if (!deb_is(path)) {
-		struct wheel wh;
-		int rc = wheel_open(&wh, path, &e) < 0 ||
-			 wheel_walk(&wh, hosts_member_wanted, image_member, NULL, &il,
-				    &e) < 0;
-
-		wheel_close(&wh);
-		return rc ? applet_fail_err("ls", "cannot read package", path,
-					    0, &e) : il.rc;
-	}
-	if (deb_open(&d, path, &e) < 0 || deb_data_walk(&d, &w, &e) < 0) {
+	if (deb_probe(in->data, in->len)) {
+		failed = deb_open_in(&d, in, path, &e) < 0 ||
+			 deb_data_walk(&d, &w, &e) < 0;
 		deb_close(&d);
+	} else if (conda_probe(path, in->data, in->len)) {
+		failed = conda_walk_in(in, &w, &e) < 0;
+	} else {
+		failed = wheel_open_in(&wh, in, path, &e) < 0 ||
+			 wheel_walk(&wh, hosts_member_wanted, image_member,
+				    NULL, &il, &e) < 0;
+		wheel_close(&wh);
+	}
+	return failed ? applet_fail_err("ls", "cannot read package", path, 0,
+					&e) : il.rc;
+}
+
+static int list_package(struct options *o, const char *path)
+{
+	struct io_in in = { .fd = -1 };
+	struct err e;
+
+	if (io_in_open(&in, path, &e) < 0)
 		return applet_fail_err("ls", "cannot read package", path, 0,
 				       &e);
+	return list_package_in(o, path, &in);
+}
+
+/* ---- -r: every file under a directory ---- */
+
+static bool is_package(const char *name, const struct io_in *in)
+{
+	return deb_probe(in->data, in->len) ||
+	       wheel_probe(name, in->data, in->len) ||
+	       conda_probe(name, in->data, in->len);
+}
+
+/* A file the walk met, reached again through the directories walked
+ * (tree_file_open: a FIFO or device swapped in is neither waited on nor
+ * read), listed as a package or as any other file. */
+static int list_tree_file(struct options *o, const struct tree *t,
+			  struct tree_cursor *cur, const struct tree_file *f)
+{
+	struct io_in in = { .fd = -1 };
+	struct stat out;
+	struct err e;
+	int fd, rc;
+
+	/* The listing itself, when it is written into the tree (ls -r . >
+	 * list), is passed by, as tar passes by its archive. */
+	if (fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) &&
+	    out.st_dev == f->dev && out.st_ino == f->ino)
+		return 0;
+	fd = tree_file_open(t, cur, f, &e);
+	if (fd < 0 || io_in_open_fd(&in, fd, f->path, &e) < 0)
+		return applet_fail_err("ls", "cannot read", f->path, 0, &e);
+	if (is_package(f->path, &in))
+		return list_package_in(o, f->path, &in);
+	rc = list_in(o, f->path, &in);
+	io_in_close(&in);
+	return rc;
+}
+
+/* Every regular file under path (path itself when it is one), in the
+ * walk's order: each directory's names sorted, a directory's files where
+ * its name sorts; a file of several names once, by the first; symbolic
+ * links under path not followed, devices, FIFOs and sockets passed by,
+ * and so is standard output's file. */
+static int list_tree(struct options *o, const char *path)
+{
+	struct tree t = { 0 };
+	struct tree_cursor cur = TREE_CURSOR_INIT;
+	int rc = 0;
+
+	if (tree_add(&t, path, true) < 0 || tree_links(&t) < 0) {
+		tree_free(&t);
+		return fail("cannot read", path, "out of memory");
 	}
-	deb_close(&d);
-	return il.rc;
+	/* What could not be walked first, as du says it. */
+	for (size_t i = 0; i < t.nerr; i++)
+		rc = applet_fail_err("ls", "cannot read", t.err[i].path, 0,
+				     &t.err[i]);
+	for (size_t i = 0; i < t.n; i++)
+		rc |= list_tree_file(o, &t, &cur, &t.file[i]);
+	tree_cursor_close(&cur);
+	tree_free(&t);
+	return rc;
 }
 
 /* ---- options ---- */
@@ -577,6 +651,10 @@ static const struct opt rows[] = {
 		     "check that every wrapper's code object is in\n"
 		     "every archive found, whole, for its target", set_verify),
 	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
+	OPT_FLAG('r', "recursive", "list every file under each directory FILE, in\n"
+		 "name order (packages as packages; symbolic\n"
+		 "links under it are not followed, devices,\n"
+		 "FIFOs and sockets passed by)", AT(recursive)),
 	OPT_CALLBACK(0, "kernels", OPT_NO_VALUE, NULL,
 		     "list each code object's kernels and what each\n"
 		     "uses (registers, LDS or shared memory, scratch\n"
@@ -625,6 +703,7 @@ static int ls_run(struct options *o, int argc, char **argv)
 		rc |= image_is(argv[i]) ? list_image(o, argv[i])
 		      : deb_is(argv[i]) || wheel_is(argv[i]) || conda_is(argv[i])
 				? list_package(o, argv[i])
+		      : o->recursive ? list_tree(o, argv[i])
 					: list_one(o, argv[i]);
 	if (o->format == JSON)
 		fputs("]}\n", stdout);

@@ -10,6 +10,7 @@
 #include "selection.h"
 #include "../core/env.h"
 #include "../formats/ccob.h"
+#include "../include/offcode.h"
 
 static bool listing;
 
@@ -140,10 +141,15 @@ int opts_parse(const struct opts *t, void *options, int argc, char **argv,
 	}
 	if (t->ccob_env) {
 		struct ccob_limits *lim = (void *)((char *)options + t->ccob_at);
+		struct offcode_open_options *oo = (void *)lim;
+		uint64_t *size = t->ccob_offcode ? &oo->ccob_max_size
+						 : &lim->max_size;
+		uint64_t *ratio = t->ccob_offcode ? &oo->ccob_max_ratio
+						  : &lim->max_ratio;
 		struct err e;
 
-		if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", &lim->max_size, &e) < 0 ||
-		    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", &lim->max_ratio, &e) < 0) {
+		if (env_positive_u64("OFFLOAD_CCOB_MAX_SIZE", size, &e) < 0 ||
+		    env_positive_u64("OFFLOAD_CCOB_MAX_RATIO", ratio, &e) < 0) {
 			rc = applet_usage_error(t->applet, "%s", e.msg);
 			goto out;
 		}

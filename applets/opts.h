@@ -70,6 +70,9 @@ struct opts {
 	 * options may (ccob_env), as every applet that reads CCOBs has it. */
 	bool ccob_env;
 	size_t ccob_at;
+	/* ccob_at is a struct offcode_open_options (a client of
+	 * liboffcode), not a struct ccob_limits. */
+	bool ccob_offcode;
 };
 
 /* The rows, as a table writes them: letter (or 0), long name, the value's

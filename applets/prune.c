@@ -142,6 +142,10 @@ static const struct opt rows[] = {
 		 "GPUs dropped and nothing else (code objects,\n"
 		 "bundles, CCOBs, fatbins, kpack archives: by\n"
 		 "content, not name)", AT(remove_files)),
+	OPT_FLAG(0, "break-links", "with -i or -r, prune a hard-linked file all the\n"
+		 "same: its other names (-r: those outside the tree)\n"
+		 "keep the old bytes (by default it is refused)",
+		 AT(break_links)),
 	OPT_CALLBACK('j', "jobs", OPT_VALUE, "N",
 		     "with -r, prune N files at once; with --compress,\n"
 		     "compress N containers of a file at once; of an\n"

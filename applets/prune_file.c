@@ -243,6 +243,38 @@ static int prune_relink(struct options *o, int dirfd, const char *path,
 	return rc;
 }
 
+/* A file replaced by its pruned self (-i, -r) whose other names would
+ * keep the old bytes, silently no longer one file with it: refused
+ * (said, 1) unless --break-links.  -i: any other hard link; -r: a link
+ * outside the tree (those inside are relinked).  0 when it may go on. */
+static int other_links(const struct options *o, const char *path,
+		       const struct io_in *in)
+{
+	unsigned long long all, here = 1;
+	struct stat st;
+
+	if (o->break_links || o->dry_run)
+		return 0;
+	if (o->walked) {
+		all = o->walked->nlink;
+		here += o->walked->nlinks;
+	} else {
+		if (in->fd < 0 || fstat(in->fd, &st) < 0)
+			return 0;
+		all = st.st_nlink;
+	}
+	if (all <= here)
+		return 0;
+	if (o->walked)
+		return fail("cannot prune", path, "%llu of its %llu hard links "
+			    "%s outside the tree, and would keep the old bytes "
+			    "(--break-links to prune it all the same)",
+			    all - here, all, all - here == 1 ? "is" : "are");
+	return fail("cannot prune", path, "it has %llu hard links, whose "
+		    "other names would keep the old bytes (--break-links to "
+		    "replace this one alone)", all);
+}
+
 /* A package in the tree (-r): pruned into a new file that replaces it
  * in the directory walked, as a file is, its other links in the tree
  * made links of it; left as it was when no file in it changes.  in is
@@ -256,6 +288,10 @@ static int prune_walked_package(struct options *o, const char *path,
 	uint64_t files = 0, after = 0;
 	struct err e;
 
+	if (other_links(o, path, in)) {
+		io_in_close(in);
+		return 1;
+	}
 	if (!o->dry_run) {
 		if (io_out_open_at(&out, dirfd, o->walked->name, path, &e) < 0) {
 			io_in_close(in);
@@ -431,6 +467,8 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 		 * back over it (a failure or a signal leaves the old file). */
 		bool at = o->walked && dest == path;
 
+		if (dest == path && other_links(o, path, &in))
+			goto out;
 		if ((at ? io_out_open_at(&out, dirfd, o->walked->name, path, &e)
 			: io_out_open_replace(&out, dest, &e)) < 0) {
 			applet_fail_io("prune", dest, &e);

@@ -30,6 +30,10 @@ struct options {
 	/* -r: directories walked, files that hold only dropped code
 	 * removed, workers. */
 	bool recurse, remove_files;
+	/* -i and -r: a file with hard links not rewritten (-i: any other;
+	 * -r: any outside the tree) replaced all the same, those names left
+	 * with the old bytes; else refused. */
+	bool break_links;
 	unsigned jobs;
 	/* --compress: bundles of a file compressed at once (-j; with -r,
 	 * what the workers leave of it). */

@@ -191,7 +191,13 @@ int prune_image(struct options *o, const char *spec)
 		goto out;
 	}
 	if (image_prune(&im, out, &po, res, &e) < 0) {
-		applet_fail_err("prune", "cannot prune image", spec, 0, &e);
+		/* A failure of the output names it as the user gave it,
+		 * never as the image. */
+		if (out && e.path[0] && err_names(&e, out))
+			applet_fail_io("prune", out, &e);
+		else
+			applet_fail_err("prune", "cannot prune image", spec, 0,
+					&e);
 		goto out;
 	}
 	for (size_t i = 0; i < im.nlayer; i++) {

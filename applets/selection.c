@@ -7,11 +7,11 @@
 
 #include "messages.h"
 #include "selection.h"
+#include "../ops/inspect.h"
 #include "../core/native.h"
 #include "../ops/kinds.h"
-#include "../formats/amdgpu_target.h"
+#include "../ops/lone_code.h"
 #include "../formats/kernels.h"
-#include "../formats/kernels_parse.h"
 #include "../formats/nvfatbin.h"
 
 int applet_entry_of(struct applet_entry *ae, const struct inspect_node *n)
@@ -138,43 +138,18 @@ int applet_select_option(const char *applet, const char *option,
 int applet_lone_code(const uint8_t *buf, size_t len,
 		     char name[APPLET_CODE_NAME], struct select_entry *en)
 {
-	struct kernel_list kl;
-	const char *t;
-	struct err e;
+	struct lone_code lc;
+	int rc = lone_code_of(buf, len, &lc);
 
-	/* An AMDGPU code object's header names its target: the rest of a
-	 * large file is not read. */
-	if (amdgpu_target_of(buf, len, name, APPLET_CODE_NAME) == 1) {
-		memset(en, 0, sizeof(*en));
-		en->id = en->arch = name;
-		en->id_len = en->arch_len = strlen(name);
-		en->triple = "amdgcn-amd-amdhsa";
-		en->triple_len = strlen(en->triple);
-		return 1;
-	}
-	switch (kernels_parse(buf, len, &kl, &e)) {
-	case 1:
-		break;
-	case -1:
-		/* A damaged code object is none; out of memory, nothing can
-		 * be said. */
-		return e.code == ERR_NOMEM ? -1 : 0;
-	default:
-		return 0;
-	}
-	t = kl.target[0] ? kl.target : kl.processor;
-	if (strstr(t, "--"))
-		t = strstr(t, "--") + 2;
-	if (kl.source == KERNELS_PTX && !strncmp(t, "sm_", 3))
-		snprintf(name, APPLET_CODE_NAME, "compute_%s", t + 3);
-	else
-		snprintf(name, APPLET_CODE_NAME, "%s", *t ? t : "?");
+	if (rc != 1)
+		return rc;
+	_Static_assert((int)APPLET_CODE_NAME == (int)LONE_CODE_NAME,
+		       "the same room");
+	memcpy(name, lc.name, APPLET_CODE_NAME);
 	memset(en, 0, sizeof(*en));
 	en->id = en->arch = name;
 	en->id_len = en->arch_len = strlen(name);
-	en->triple = kl.source == KERNELS_AMDGPU ? "amdgcn-amd-amdhsa"
-						 : "nvptx64-nvidia-cuda";
+	en->triple = lc.triple;
 	en->triple_len = strlen(en->triple);
-	kernels_free(&kl);
 	return 1;
 }

@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #include "../core/select.h"
-#include "../ops/inspect.h"
+
+struct inspect_node;	/* ops/inspect_node.h: the walk's (applet_entry_of) */
 
 /* An entry of the inspection walk as selection sees it: its bundle ID
  * (for a package entry one made the bundler's way,

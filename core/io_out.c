@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "io_commit.h"
 #include "io_at.h"
 #include "io_in.h"
 #include "io_out.h"
@@ -96,25 +97,34 @@ static int rename_failed(struct err *e, const char *path, const char *destdir,
 
 int io_out_together_end(bool ok, struct err *e)
 {
+	struct io_commit *c = NULL;
 	sigset_t all, was;
 	int rc = 0;
 
+	if (ok && together.n &&
+	    !(c = calloc(together.n, sizeof(*c))))
+		rc = err_nomem(e);
 	/* All renamed or none: a signal waits till the last is (and then
 	 * finds no temporary to remove). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &was);
+	for (size_t i = 0; c && i < together.n; i++) {
+		struct held *h = &together.out[i];
+
+		c[i] = (struct io_commit){
+			.dirfd = h->dirfd, .tmp = h->tmp, .dest = h->dest,
+			.path = h->path, .destdir = h->destdir,
+			.dir_dev = h->dir_dev, .dir_ino = h->dir_ino,
+			.expect = h->expect, .dev = h->dev, .ino = h->ino,
+		};
+	}
+	if (c && rc == 0)
+		rc = io_commit_all(c, together.n, e);
 	for (size_t i = 0; i < together.n; i++) {
 		struct held *h = &together.out[i];
 
-		if (ok && rc == 0 && (h->expect ?
-				      io_at_replace(h->dirfd, h->tmp, h->dest,
-						    h->dev, h->ino) :
-				      rename_under(h->dirfd, h->tmp, h->destdir,
-						   h->dir_dev, h->dir_ino,
-						   h->dest)) < 0)
-			rc = rename_failed(e, h->path, h->destdir, errno);
-		/* (the one whose rename failed too) */
-		if (!ok || rc < 0)
+		/* (io_commit_all left none) */
+		if (!c)
 			unlinkat(h->dirfd, h->tmp, 0);
 		io_pending_remove(h->tmp);
 		free(h->tmp);
@@ -133,6 +143,7 @@ int io_out_together_end(bool ok, struct err *e)
 		free(d->path);
 	}
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	free(c);
 	free(together.out);
 	free(together.dirs);
 	memset(&together, 0, sizeof(together));

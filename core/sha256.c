@@ -55,6 +55,11 @@ void sha256_free(struct sha256 *s)
 	free(s);
 }
 
+int sha256_copy(struct sha256 *dst, const struct sha256 *src)
+{
+	return EVP_MD_CTX_copy_ex(dst->ctx, src->ctx) == 1 ? 0 : -1;
+}
+
 int sha256_of(const void *p, size_t n, char *hex, struct err *e)
 {
 	struct sha256 *s = sha256_new();

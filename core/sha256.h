@@ -20,6 +20,9 @@ void sha256_update(struct sha256 *s, const void *p, size_t n);
  * (hex[SHA256_HEX + 1]); s can be given more after. */
 void sha256_hex(const struct sha256 *s, char *hex);
 void sha256_free(struct sha256 *s);
+/* dst made to hold what src holds (a digest in progress, marked to be
+ * finished later while src goes on): 0, or -1 out of memory. */
+int sha256_copy(struct sha256 *dst, const struct sha256 *src);
 /* The digest of p[0..n) at once. */
 int sha256_of(const void *p, size_t n, char *hex, struct err *e);
 

@@ -13,14 +13,16 @@
  *
  * Every value below is the one `offload ls --json` prints under the same
  * key (schema version 5, man/offload-ls.1), so a program may check itself
- * against the tool.  Container images (an OCI layout directory, an
- * oci:, oci-archive: or docker-archive: spec, a tar archive) and Debian,
- * wheel and conda packages are not read by this version: offcode_open_*
- * and offcode_prune fail with OFFCODE_UNSUPPORTED on them, the reason
- * saying which it is ("'x.deb': a Debian package: ...").  They are told
- * apart as the tool tells them: a .deb by its bytes, a wheel (*.whl) and a
- * conda package (*.conda, *.tar.bz2) by the name's suffix and the bytes,
- * so an fd or a buffer is one only when named so.
+ * against the tool.  Debian, wheel and conda packages and container
+ * images (an OCI layout directory, an oci:, oci-archive: or
+ * docker-archive: spec, a tar archive named by its path) are artefacts
+ * too: their files are inputs (see "packages and images" below).  They
+ * are told apart as the tool tells them: a .deb by its bytes, a wheel
+ * (*.whl) and a conda package (*.conda, *.tar.bz2) by the name's suffix
+ * and the bytes, so an fd or a buffer is one only when named so; an image
+ * by its path alone (by fd or buffer: OFFCODE_UNSUPPORTED).
+ * offcode_prune does not write them (OFFCODE_UNSUPPORTED; `offload
+ * prune` does).
  *
  * Rules that hold for every function:
  *   - Nothing is printed, nothing exits, no signal handler is installed.
@@ -138,6 +140,19 @@ enum {
 	/* Keep no copy of a memory buffer (offcode_open_memory): the caller
 	 * keeps it unchanged until offcode_close. */
 	OFFCODE_OPEN_BORROW = 1u << 1,
+	/* A package or an image is opened without its files being walked:
+	 * offcode_layer_walk hands them over one at a time (memory stays
+	 * that of one file, however many the image holds).  No effect on
+	 * other files. */
+	OFFCODE_OPEN_STREAM = 1u << 2,
+	/* A damaged file still fails to open, but *out is then the artefact
+	 * of what its walk found before the damage (the caller closes it),
+	 * as `offload du` counts it. */
+	OFFCODE_OPEN_PARTIAL = 1u << 3,
+	/* Headers alone: a bundle entry's image_kind, which needs its code's
+	 * first bytes (a page read for each entry), is NULL
+	 * (`offload du` reads no page of code). */
+	OFFCODE_OPEN_HEADERS_ONLY = 1u << 4,
 };
 
 /* How to open: a versioned struct.  Set size to sizeof(struct
@@ -327,6 +342,140 @@ OFFCODE_API bool offcode_entry_compressed(const offcode_entry *e);
 OFFCODE_API size_t offcode_entry_field_count(const offcode_entry *e);
 OFFCODE_API int offcode_entry_field(const offcode_entry *e, size_t i,
 				    struct offcode_field *f);
+
+/* ---------------------------------------------------------- du's figures */
+
+/* What `offload du` counts of entry e: the bytes of its code (inflated,
+ * as offcode_entry_read gives them) and the bytes it takes as stored (its
+ * share, in proportion to its size, of a CCOB that compresses its
+ * container's entries together; a kpack entry's frame). */
+OFFCODE_API void offcode_entry_du_sizes(const offcode_entry *e,
+					uint64_t *code, uint64_t *stored);
+/* The name the target rules (offcode_entry_matches' -t) see the entry by:
+ * its bundle ID, or one made the bundler's way for a package's entry
+ * (<kind>-<triple>-<target ID>), an NVIDIA entry's arch; and the target
+ * du counts it under ("gfx90a:xnack+", "sm_80", PTX as "compute_80"),
+ * NULL when it has none. */
+OFFCODE_API const char *offcode_entry_rule_id(const offcode_entry *e,
+					      size_t *len);
+OFFCODE_API const char *offcode_entry_rule_target(const offcode_entry *e,
+						  size_t *len);
+/* A file that is itself one code object (an AMDGPU code object, a cubin,
+ * PTX text), with no container: true with its target as du names it
+ * ("gfx90a:xnack+" from its metadata, "sm_80", PTX "compute_80") and its
+ * triple; false otherwise (or when it cannot be read). */
+OFFCODE_API bool offcode_artifact_code_object(const offcode_artifact *a,
+					      const char **target,
+					      const char **triple);
+/* Whether the file is offload code alone (a bare bundle, CCOB, package,
+ * fatbin or kpack archive): prune removes such a file when it keeps
+ * nothing of it. */
+OFFCODE_API bool offcode_artifact_offload_only(const offcode_artifact *a);
+/* A kpack-split binary's archives (its kpack reference's search paths
+ * resolved, rocm-kpack's way): 0 with *paths (owned by a) and *n, none
+ * for another file; a reference that cannot be read is an error
+ * (OFFCODE_NOMEM among them). */
+OFFCODE_API int offcode_kpack_archives(offcode_artifact *a,
+				       const char *const **paths, size_t *n);
+
+/* -------------------------------------------------- packages and images */
+
+/* A package or an image holds its files in compressed streams, its
+ * layers: an image's layer blobs, bottom first, each once; a package's
+ * one (a .deb's data.tar, a wheel's or a conda package's files).  Opened,
+ * input 0's format says which it is: "deb", "wheel", "conda" or "image",
+ * and its size is the file's (an image directory's: 0).
+ *
+ * Opened as usual, every layer is walked at open: each file of it that a
+ * format the library reads claims (by its first bytes) is an input of
+ * depth 1, named by its path in its package ("./" cut; an image's
+ * "<layer>/<path>", as `offload ls` names them), with its own members, containers and entries after it as a
+ * file's are; their offsets are in that file (offcode_entry_offset false,
+ * no uri), and reading their code walks the layer again to it.  Opened
+ * with OFFCODE_OPEN_STREAM, nothing is walked at open and the caller walks
+ * the layers (offcode_layer_walk). */
+
+/* The kind of what path names, as offcode_open_path reads it: "image",
+ * "deb", "wheel", "conda", or NULL for any other file (or none).  Reads
+ * the first bytes of a file; a FIFO is not opened. */
+OFFCODE_API const char *offcode_path_kind(const char *path);
+
+/* The layers: 0 for a file that is neither. */
+OFFCODE_API size_t offcode_layer_count(const offcode_artifact *a);
+struct offcode_layer {
+	size_t size;		/* sizeof, set by the caller */
+	/* An image layer's blob digest ("sha256:..."), or its member's path
+	 * in a legacy docker archive; a .deb's data member ("data.tar.xz");
+	 * "" for a wheel's or a conda package's. */
+	const char *name;
+	/* "none", "gzip", "zstd", "xz", "bzip2", or "zip" (a wheel). */
+	const char *compression;
+	/* The bytes that hold it: the blob, the data member, the file. */
+	uint64_t stored;
+};
+/* Layer i's description into *info: 0, or OFFCODE_RANGE. */
+OFFCODE_API int offcode_layer_info(const offcode_artifact *a, size_t i,
+				   struct offcode_layer *info);
+
+/* A file of a layer as offcode_layer_walk hands it over. */
+struct offcode_member {
+	size_t layer;
+	const char *name;	/* its path in the layer (not NUL-safe: len) */
+	size_t name_len;
+	uint64_t index;		/* its place in the layer's stream, from 0 */
+	uint64_t size;
+};
+/* Called for each file worth reading: file is it opened as an artefact
+ * (with the options the package was, OFFCODE_OPEN_STREAM aside; named
+ * as `offload ls` names it: "<package>/<path>", "<layer>/<path>"), or NULL with err saying why it could not be
+ * (with OFFCODE_OPEN_PARTIAL, both may be set).  Both live until fn
+ * returns; nonzero stops the walk, which returns that value. */
+typedef int (*offcode_member_fn)(void *ctx, const struct offcode_member *m,
+				 offcode_artifact *file,
+				 const offcode_error *err);
+/* Flags of offcode_layer_walk. */
+enum {
+	/* Note every member's name, kind and link (a few bytes each), for
+	 * offcode_manifest_root. */
+	OFFCODE_WALK_ROOT = 1u << 0,
+};
+/* What a layer walk saw: members of the stream, regular files and their
+ * bytes (a wheel's: its zip directory's). */
+struct offcode_layer_stats {
+	size_t size;		/* sizeof, set by the caller */
+	uint64_t members, files, file_bytes;
+};
+/* Walk layer i of a (opened with or without OFFCODE_OPEN_STREAM), handing
+ * each file a format claims to fn: 0, fn's nonzero value, or a failure's
+ * code (a's last error; the files before it were handed over).  stats may
+ * be NULL.  Not from fn, nor offcode_manifest_root (OFFCODE_INVALID). */
+OFFCODE_API int offcode_layer_walk(offcode_artifact *a, size_t i,
+				   unsigned flags, offcode_member_fn fn,
+				   void *ctx, struct offcode_layer_stats *stats);
+
+/* An image's manifests (a multi-platform index has several; 0 for a
+ * package). */
+OFFCODE_API size_t offcode_manifest_count(const offcode_artifact *a);
+struct offcode_manifest {
+	size_t size;		/* sizeof, set by the caller */
+	const char *digest;	/* "" for a legacy docker image */
+	const char *platform;	/* "linux/amd64", "" when none is said */
+	size_t layer_count;
+	const size_t *layers;	/* indices of offcode_layer_info, bottom
+				 * first */
+};
+OFFCODE_API int offcode_manifest_info(const offcode_artifact *a, size_t i,
+				      struct offcode_manifest *info);
+/* The regular files of the root manifest i's layers make unpacked, each
+ * once (a file a later layer writes again or removes is not in it; a hard
+ * link is the file it names), in the order written: fn gets its layer
+ * (an index of offcode_layer_info), its index in that layer's stream and
+ * its size; nonzero stops.  Every layer of the manifest must have been
+ * walked with OFFCODE_WALK_ROOT (else OFFCODE_INVALID). */
+typedef int (*offcode_root_fn)(void *ctx, size_t layer, uint64_t index,
+			       uint64_t size);
+OFFCODE_API int offcode_manifest_root(offcode_artifact *a, size_t i,
+				      offcode_root_fn fn, void *ctx);
 
 /* ------------------------------------------------------------------ code */
 

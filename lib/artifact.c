@@ -12,7 +12,6 @@
 #include "artifact_impl.h"
 #include "error.h"
 #include "image_kind.h"
-#include "unsupported.h"
 #include "../ops/host.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
@@ -128,6 +127,8 @@ void offcode_close(offcode_artifact *a)
 	free(a->containers);
 	free(a->entries);
 	free(a->cache);
+	if (a->free_members)
+		a->free_members(a);
 	offcode_error_free(a->last);
 	free(a->path);
 	free(a);
@@ -149,6 +150,10 @@ struct keep {
 	struct open_node *stack;
 	size_t depth_cap;
 	struct inspect_node container;	/* the last container's node */
+	/* The container whose entries come now, if it compresses them
+	 * together (du's share of its stored bytes): its depth, 0 none. */
+	unsigned packed_depth;
+	uint64_t packed_stored, packed_raw;
 	bool oom;
 };
 
@@ -233,6 +238,12 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 						    : formats[n->format],
 		.offset = n->offset, .size = n->size,
 	};
+	/* Where du looks for one code object with no container: an AMDGPU
+	 * or CUDA ELF file, or text (PTX). */
+	if (!n->depth)
+		a->lone_candidate = (n->format == INSPECT_ELF &&
+				     (n->machine == 224 || n->machine == 190)) ||
+				    n->format == INSPECT_TEXT;
 	if (n->depth) {
 		in->name = artifact_keep(a, n->name, n->name_len, &k->oom);
 		in->name_len = n->name_len;
@@ -281,6 +292,8 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 		c->section_kind = up->section_kind;
 	}
 	c->fields = keep_fields(k, &kf, &c->nfields);
+	if (kind->packed && kind->packed(n, &k->packed_stored, &k->packed_raw))
+		k->packed_depth = n->depth;
 	k->container = *n;
 	k->stack[n->depth] = (struct open_node){ INSPECT_CONTAINER,
 						 a->ncontainers++, 0, NULL,
@@ -382,6 +395,14 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf), &sarch_len);
 	e->select_arch = artifact_keep(a, sarch, sarch_len, &k->oom);
 	e->select_arch_len = sarch_len;
+	/* du's figures: as its kind counts them, a packed container's
+	 * share. */
+	e->du_code = e->du_stored = n->size;
+	if (kind->sizes)
+		kind->sizes(n, &e->du_code, &e->du_stored);
+	if (!n->in_file && k->packed_depth && k->packed_raw)
+		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
+					  n->size / k->packed_raw);
 	a->containers[e->container].entries++;
 	a->nentries++;
 	return 0;
@@ -401,6 +422,9 @@ static int keep_node(void *ctx, const struct inspect_node *n)
 		k->stack = s;
 		k->depth_cap = cap;
 	}
+	if (n->depth && !n->update && k->packed_depth &&
+	    n->depth <= k->packed_depth)
+		k->packed_depth = 0;
 	switch (n->kind) {
 	case INSPECT_INPUT:
 		rc = keep_input(k, n);
@@ -437,7 +461,7 @@ void artifact_code_walk(const offcode_artifact *a, struct inspect_opts *o)
 
 /* ---- opening ---- */
 
-static offcode_artifact *artifact_new(const char *name,
+offcode_artifact *artifact_new(const char *name,
 				      const struct offcode_open_options *opt)
 {
 	offcode_artifact *a = calloc(1, sizeof(*a));
@@ -462,6 +486,9 @@ static offcode_artifact *artifact_new(const char *name,
 		max_ratio = opt->ccob_max_ratio;
 	}
 	a->in.fd = -1;
+	a->opts = (struct offcode_open_options){
+		.size = sizeof(a->opts), .flags = flags,
+		.ccob_max_size = max_size, .ccob_max_ratio = max_ratio };
 	a->verify = flags & OFFCODE_OPEN_VERIFY;
 	a->walk = (struct inspect_opts){
 		.accept_other = true,
@@ -480,9 +507,7 @@ static offcode_artifact *artifact_new(const char *name,
 	return a;
 }
 
-/* Walk a's bytes and keep what the walk finds: 0, or a code with
- * a->last set. */
-static int artifact_walk(offcode_artifact *a)
+int artifact_walk(offcode_artifact *a)
 {
 	struct keep k = { .a = a };
 	struct inspect_opts o = a->walk;
@@ -500,141 +525,4 @@ static int artifact_walk(offcode_artifact *a)
 	if (rc != -1 || k.oom)
 		err_nomem(&e);
 	return artifact_fail(a, &e);
-}
-
-/* The end of every open: *out the handle, or its failure in *err. */
-/* A refusal of what a is (unsupported.h): its code, a's last error set. */
-static int refuse_what(offcode_artifact *a, const char *what)
-{
-	char why[600];
-
-	unsupported_reason(why, sizeof(why), a->path, what);
-	return artifact_fail_code(a, OFFCODE_UNSUPPORTED, why);
-}
-
-static int opened(offcode_artifact *a, int rc, offcode_artifact **out,
-		  offcode_error **err)
-{
-	const char *what;
-
-	if (rc == 0 && (what = unsupported_bytes(a->path, a->data, a->len)))
-		rc = refuse_what(a, what);
-	if (rc == 0)
-		rc = artifact_walk(a);
-	if (rc == 0) {
-		*out = a;
-		if (err)
-			*err = NULL;
-		return 0;
-	}
-	*out = NULL;
-	if (err) {
-		/* Handed over: the caller frees it (the shared record of
-		 * out of memory is none to free: NULL). */
-		*err = a->last == error_nomem() ? NULL : a->last;
-		a->last = NULL;
-	}
-	offcode_close(a);
-	return rc;
-}
-
-static int refuse(offcode_artifact **out, offcode_error **err,
-		  enum offcode_code code, const char *reason)
-{
-	if (out)
-		*out = NULL;
-	if (err)
-		*err = reason ? error_new(code, reason) : NULL;
-	return code;
-}
-
-int offcode_open_fd(int fd, const char *name,
-		    const struct offcode_open_options *options,
-		    offcode_artifact **out, offcode_error **err)
-{
-	char fdname[32];
-	offcode_artifact *a;
-	struct err e;
-	int own;
-
-	if (!out)
-		return refuse(out, err, OFFCODE_INVALID, "no place for the "
-			      "handle (out is NULL)");
-	if (!name) {
-		snprintf(fdname, sizeof(fdname), "<fd %d>", fd);
-		name = fdname;
-	}
-	if (!(a = artifact_new(name, options)))
-		return refuse(out, err, OFFCODE_NOMEM, NULL);
-	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-		err_sys(&e, a->path, errno);
-		return opened(a, artifact_fail(a, &e), out, err);
-	}
-	if (io_in_open_fd(&a->in, own, a->path, &e) < 0)
-		return opened(a, artifact_fail(a, &e), out, err);
-	a->is_file = true;
-	a->data = a->in.data;
-	a->len = a->in.len;
-	io_in_hint(&a->in, 0, a->in.len, IO_IN_SPARSE);
-	return opened(a, 0, out, err);
-}
-
-int offcode_open_path(const char *path,
-		      const struct offcode_open_options *options,
-		      offcode_artifact **out, offcode_error **err)
-{
-	offcode_artifact *a;
-	const char *what;
-	struct err e;
-	int fd, rc;
-
-	if (!path || !out)
-		return refuse(out, err, OFFCODE_INVALID, "no path, or no place "
-			      "for the handle");
-	if ((what = unsupported_path(path))) {
-		if (!(a = artifact_new(path, options)))
-			return refuse(out, err, OFFCODE_NOMEM, NULL);
-		return opened(a, refuse_what(a, what), out, err);
-	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (!(a = artifact_new(path, options)))
-			return refuse(out, err, OFFCODE_NOMEM, NULL);
-		err_sys(&e, path, errno);
-		return opened(a, artifact_fail(a, &e), out, err);
-	}
-	rc = offcode_open_fd(fd, path, options, out, err);
-	close(fd);
-	return rc;
-}
-
-int offcode_open_memory(const void *buf, size_t len, const char *name,
-			const struct offcode_open_options *options,
-			offcode_artifact **out, offcode_error **err)
-{
-	offcode_artifact *a;
-
-	if (!out || (!buf && len))
-		return refuse(out, err, OFFCODE_INVALID, "no buffer, or no "
-			      "place for the handle");
-	if (!(a = artifact_new(name ? name : "<memory>", options)))
-		return refuse(out, err, OFFCODE_NOMEM, NULL);
-	if (!len) {
-		/* (never NULL, which the parsers may not be handed) */
-		a->data = (const uint8_t *)"";
-	} else if (options && options->size >= offsetof(struct
-							offcode_open_options,
-							flags) +
-					       sizeof(unsigned) &&
-		   (options->flags & OFFCODE_OPEN_BORROW)) {
-		a->data = buf;
-	} else {
-		if (!(a->copy = malloc(len))) {
-			offcode_close(a);
-			return refuse(out, err, OFFCODE_NOMEM, NULL);
-		}
-		memcpy(a->copy, buf, len);
-		a->data = a->copy;
-	}
-	a->len = len;
-	return opened(a, 0, out, err);
 }

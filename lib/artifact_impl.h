@@ -63,6 +63,8 @@ struct offcode_entry {
 	 * it, its arch as -t matches it. */
 	const char *select_id, *select_arch;
 	size_t select_id_len, select_arch_len;
+	/* du's figures (offcode_entry_du_sizes). */
+	uint64_t du_code, du_stored;
 };
 
 /* Memory the artefact owns, freed with it: a list of blocks. */
@@ -73,6 +75,8 @@ struct arena_block {
 };
 
 struct lib_kernels_node;
+struct lib_members;
+struct lone_code;
 
 struct offcode_artifact {
 	char *path;
@@ -101,8 +105,29 @@ struct offcode_artifact {
 	 * back by name). */
 	struct lib_kernels_node *kernels;
 	void (*free_kernels)(offcode_artifact *a);
+	/* The options it was opened with (all fields set), for the files of
+	 * a package, which are opened as it was. */
+	struct offcode_open_options opts;
+	/* A package's or an image's layers (members.c); NULL for a file.
+	 * Set by members.c with the hooks by which offcode_close frees them
+	 * and code.c reads the code of their files' entries (a part is not
+	 * called back by name). */
+	struct lib_members *members;
+	void (*free_members)(offcode_artifact *a);
+	int (*members_code)(offcode_artifact *a, size_t only,
+			    offcode_code_fn fn, void *ctx);
+	/* Whether it is one code object (du.c), once asked; NULL before. */
+	struct lone_code *lone;
+	bool lone_candidate;	/* input 0 may be one (artifact.c) */
 };
 
+/* A handle named name, opened with opt (NULL: the defaults), holding
+ * nothing yet; NULL when out of memory. */
+offcode_artifact *artifact_new(const char *name,
+			       const struct offcode_open_options *opt);
+/* Walk a's bytes and keep what the walk finds: 0, or a code with a's
+ * last error set. */
+int artifact_walk(offcode_artifact *a);
 /* Copy of len bytes at s with a NUL after them, owned by a (NULL when s
  * is); NULL out of memory with *oom set. */
 const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,

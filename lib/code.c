@@ -193,8 +193,11 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 {
 	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx,
 			       .end = a->nentries };
-	int rc = still_whole(a);
+	int rc;
 
+	if (a->members_code)	/* a package's: its layers walked again */
+		return a->members_code(a, only, fn, ctx);
+	rc = still_whole(a);
 	if (rc)
 		return rc;
 	rc = walk_span(a, 0, a->len, &w);

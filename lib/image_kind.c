@@ -64,7 +64,8 @@ const char *image_kind_read(offcode_artifact *a, offcode_entry *e)
 	uint8_t head[INSPECT_HEAD];
 	size_t n;
 
-	if (!e->image_later)
+	/* Headers alone: no page of code read, ever (offcode.h). */
+	if (!e->image_later || (a->opts.flags & OFFCODE_OPEN_HEADERS_ONLY))
 		return e->image_kind;
 	n = first_bytes(a, e->offset, e->size, head, sizeof(head));
 	/* The sniff looks at the first INSPECT_HEAD bytes alone, and at the

@@ -1,10 +1,8 @@
-/* unsupported: the inputs liboffcode does not read: Debian, wheel and
- * conda packages and container images.  The tool reads each of them as
- * many files (a package's or a layer's members, streamed through scratch
- * files: ops/deb.c, wheel.c, conda.c, image.c), where an artefact of the
- * library is one file whose entries lie at offsets in it.  They are told
- * apart as the tool tells them (ls's dispatch), so that none is walked as
- * the ar archive, zip or tar it also is and listed with no code. */
+/* unsupported: the inputs offcode_prune does not write: Debian, wheel and
+ * conda packages and container images (the library reads them,
+ * members.c; `offload prune` writes them: applets/prune_package.c,
+ * prune_image.c).  They are told apart as the tool tells them, so that
+ * none is pruned as the ar archive, zip or tar it also is. */
 #include <stdio.h>
 #include <string.h>
 
@@ -48,7 +46,7 @@ const char *unsupported_bytes(const char *name, const uint8_t *p,
 void unsupported_reason(char *buf, size_t cap, const char *name,
 			const char *what)
 {
-	snprintf(buf, cap, "'%.400s': %s: liboffcode does not read packages "
-		 "or container images (offload ls, extract and prune do)",
+	snprintf(buf, cap, "'%.400s': %s: liboffcode does not prune packages "
+		 "or container images (offload prune does)",
 		 name, what);
 }

@@ -1,11 +1,11 @@
-/* unsupported: the inputs liboffcode refuses (unsupported.c). */
+/* unsupported: the inputs offcode_prune refuses (unsupported.c). */
 #ifndef LIB_UNSUPPORTED_H
 #define LIB_UNSUPPORTED_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* What the file at path is of the inputs the library does not read (a
+/* What the file at path is of the inputs the library does not prune (a
  * container image: an OCI layout directory, a transport spec such as
  * oci-archive:, a tar archive), or NULL; before it is opened. */
 const char *unsupported_path(const char *path);

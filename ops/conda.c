@@ -516,41 +516,77 @@ out:
 	return rc;
 }
 
-/* A .tar.bz2: one tar, info/ first, so two passes: the files pruned into
- * an uncompressed scratch tar (paths.json read on the way), then that
- * tar with the new paths.json compressed into out with bzip2 at the
- * input's block size. */
+/* The second pass over a .tar.bz2: the changed files in the order the
+ * first met them, the next one due, and paths.json's new text. */
+struct again {
+	struct prune_ctx *p;
+	struct paths_ctx *pc;
+	size_t next;
+};
+
+/* A file pruned again, as the first pass pruned it: the same file (by
+ * name) and the same bytes (by sha256), else the package changed between
+ * the passes; paths.json replaced. */
+static int rewrite_again(void *ctx, const struct layer_member *m,
+			 const struct io_in *data, struct io_in *repl,
+			 struct err *e)
+{
+	struct again *a = ctx;
+	struct prune_ctx *p = a->p;
+	const struct changed *ch = a->next < p->nchanged ?
+				   &p->changed[a->next] : NULL;
+	char hex[SHA256_HEX + 1];
+	int planned;
+
+	if (is_paths(m))
+		return replace_paths(a->pc, m, data, repl, e);
+	if ((planned = member_prune_plan(&p->mp, data, &p->o->prune, e)) < 0)
+		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
+				m->name);
+	if (!planned && !(ch && strlen(ch->name) == m->name_len &&
+			  !memcmp(ch->name, m->name, m->name_len)))
+		return 0;
+	if (!planned || !ch || strlen(ch->name) != m->name_len ||
+	    memcmp(ch->name, m->name, m->name_len))
+		return err_code_set(e, ERR_CHANGED, "'%.*s' changed since it "
+				    "was read", (int)m->name_len, m->name);
+	if (member_prune_write(&p->mp, data, repl, e) < 0 ||
+	    member_prune_sha256(repl, hex, e) < 0)
+		return err_wrap(e, e->code, "'%.*s'", (int)m->name_len,
+				m->name);
+	if (strcmp(hex, ch->new_hex) || repl->len != ch->new_size)
+		return err_code_set(e, ERR_CHANGED, "'%.*s' changed since it "
+				    "was read", (int)m->name_len, m->name);
+	a->next++;
+	return 1;
+}
+
+/* A .tar.bz2: one tar, info/paths.json in it before the files whose sums
+ * it holds (conda-build and cph put info/ first), so two passes over the
+ * stream, no copy of the tar kept: the first prunes each file to learn
+ * its new sha256 and size (and reads paths.json), the second prunes them
+ * again, paths.json made new, into out with bzip2 at the input's block
+ * size.  Only the file at hand is held: in memory, or over the spill
+ * bound in a temporary file, and its pruned form in another, each let
+ * go with the next file (it was the whole tar, uncompressed, in one). */
 static int prune_tarbz2(struct conda *c, struct prune_ctx *p,
 			struct io_out *out, struct err *e)
 {
 	struct layer_walk w = { .wants = wants_code_or_json, .member = rewrite,
 				.ctx = p };
 	struct layer_reader *r = NULL;
-	struct layer_writer *lw = NULL, *bz = NULL;
-	struct io_out tar = { .fd = -1 };
+	struct layer_writer *bz = NULL;
 	struct paths_ctx pc = { 0 };
-	struct layer_file fr = { .fd = -1 };
+	struct again a = { .p = p, .pc = &pc };
 	char diff[SHA256_HEX + 1], blob[SHA256_HEX + 1];
-	uint64_t size;
 	int rc = -1;
 
 	if (layer_reader_open(&r, LAYER_BZIP2, c->in.data, c->in.len, e) < 0)
 		goto out;
 	w.read = layer_reader_read;
 	w.read_ctx = r;
-	if (!p->o->dry_run) {
-		if (io_scratch_open(&tar, e) < 0 ||
-		    layer_writer_open(&lw, LAYER_NONE, 0, &tar, e) < 0)
-			goto out;
-		w.write = layer_writer_write;
-		w.write_ctx = lw;
-	}
-	if (layer_walk(&w, e) < 0) {
-		/* (the scratch tar failing: a full disk) */
-		if (e->path[0])
-			err_wrap(e, e->code, "the tar written again");
+	if (layer_walk(&w, e) < 0)
 		goto out;
-	}
 	if (p->res->files && !c->paths) {
 		err_code_set(e, ERR_MALFORMED, "no info/paths.json");
 		goto out;
@@ -569,32 +605,31 @@ static int prune_tarbz2(struct conda *c, struct prune_ctx *p,
 		rc = 0;
 		goto out;
 	}
-	/* The scratch tar read back once, by pread: mapped, its pages
-	 * stayed (a member of 100 MiB took as much memory). */
-	if (layer_writer_finish(lw, diff, blob, &size, e) < 0 ||
-	    io_out_flush(&tar, e) < 0 || dump_paths(c, &pc, e) < 0 ||
+	layer_reader_close(r);
+	r = NULL;
+	if (dump_paths(c, &pc, e) < 0 ||
+	    layer_reader_open(&r, LAYER_BZIP2, c->in.data, c->in.len, e) < 0 ||
 	    layer_writer_open(&bz, LAYER_BZIP2, c->in.data[3] - '0', out, e) < 0)
 		goto out;
-	{
-		struct layer_walk bw = { .read = layer_file_read,
-					 .read_ctx = &fr, .wants = wants_json,
-					 .member = replace_paths, .ctx = &pc,
-					 .write = layer_writer_write,
-					 .write_ctx = bz };
-
-		fr = (struct layer_file){ .fd = tar.fd, .len = size };
-		if (layer_walk(&bw, e) < 0 ||
-		    layer_writer_finish(bz, diff, blob, &p->res->after, e) < 0)
-			goto out;
+	w = (struct layer_walk){ .read = layer_reader_read, .read_ctx = r,
+				 .wants = wants_code_or_json,
+				 .member = rewrite_again, .ctx = &a,
+				 .write = layer_writer_write,
+				 .write_ctx = bz };
+	if (layer_walk(&w, e) < 0)
+		goto out;
+	if (a.next != p->nchanged) {
+		err_code_set(e, ERR_CHANGED, "'%s' changed since it was read",
+			     p->changed[a.next].name);
+		goto out;
 	}
+	if (layer_writer_finish(bz, diff, blob, &p->res->after, e) < 0)
+		goto out;
 	rc = 0;
 out:
 	layer_reader_close(r);
-	layer_writer_close(lw);
 	layer_writer_close(bz);
 	free(pc.text);
-	if (tar.fd >= 0)
-		io_out_discard(&tar);
 	return rc;
 }
 

@@ -277,8 +277,9 @@ int deb_data_walk(struct deb *d, struct layer_walk *w, struct err *e)
 	struct layer_reader *r = NULL;
 	int rc;
 
-	if (layer_reader_open(&r, m->codec, d->in.data + m->offset,
-			      (size_t)m->size, e) < 0)
+	if (layer_reader_open_threads(&r, m->codec, d->in.data + m->offset,
+				      (size_t)m->size, d->decode_threads,
+				      e) < 0)
 		return -1;
 	w->read = layer_reader_read;
 	w->read_ctx = r;

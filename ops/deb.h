@@ -40,6 +40,9 @@ struct deb {
 	size_t control_len;
 	char *md5sums, *control_text;	/* NUL-ended copies, or NULL */
 	size_t md5sums_len, control_text_len;
+	/* Decoder threads for the data tar (0: a thread per CPU); a prune
+	 * sets 1, its xz encoder having the CPUs and the memory. */
+	unsigned decode_threads;
 };
 
 /* Whether buf (a file's first bytes) is a Debian package: an ar archive

@@ -357,6 +357,11 @@ int deb_prune(struct deb *d, struct io_out *out, const struct deb_prune_opts *o,
 		rc = deb_data_walk(d, &w, e);
 		goto done;
 	}
+	/* The data tar decoded on this thread: xz's encoder has a thread
+	 * per CPU and waits on none but this one, which keeps ahead of
+	 * it (decoding is a twentieth of the encoding's CPU), and a
+	 * threaded decoder's block buffers would be 128 MiB more. */
+	d->decode_threads = 1;
 	if (write_member(&w, d, d->data, &data, &data_size, e) < 0 ||
 	    write_control(&c, &ctl, &ctl_size, e) < 0 ||
 	    write_deb(d, out, &ctl, ctl_size, &data, data_size,

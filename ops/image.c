@@ -10,6 +10,7 @@
 
 #include "image.h"
 #include "image_archive.h"
+#include "image_pack.h"
 
 enum { INDEX_DEPTH_MAX = 4, MANIFESTS_MAX = 4096, LAYERS_MAX = 4096 };
 
@@ -496,6 +497,44 @@ static int oci(struct image *im, struct err *e)
 	return rc;
 }
 
+/* Every RepoTag of a legacy image kept whole, for a docker archive
+ * written of it: each NAME:TAG of a reference's characters
+ * (image_pack_ref_ok: none to escape in JSON). */
+static int repo_tags(struct image *im, struct image_manifest *m, json_t *tags,
+		     struct err *e)
+{
+	size_t n = json_is_array(tags) ? json_array_size(tags) : 0;
+
+	if (!n)
+		return 0;
+	if (n > IMAGE_REPO_TAGS_MAX)
+		return err_code_file(e, ERR_MALFORMED, 0, im->where,
+				     "manifest.json: %zu RepoTags (at most %d)",
+				     n, IMAGE_REPO_TAGS_MAX);
+	if (!(m->repo_tags = calloc(n, sizeof(char *))))
+		return err_nomem(e);
+	for (size_t i = 0; i < n; i++) {
+		json_t *t = json_array_get(tags, i);
+		const char *tag = json_is_string(t) ? json_string_value(t) : "";
+
+		const char *colon = strrchr(tag, ':');
+
+		/* NAME:TAG, as docker save writes them and docker and
+		 * podman load take them. */
+		if (!image_pack_ref_ok(tag) || strchr(tag, '@') || !colon ||
+		    strchr(colon, '/') || !colon[1] ||
+		    strlen(tag) != json_string_length(t))
+			return err_code_file(e, ERR_MALFORMED, 0, im->where,
+					     "manifest.json: RepoTag %zu is no "
+					     "NAME:TAG (letters, digits, _ . : "
+					     "/ -)", i + 1);
+		if (!(m->repo_tags[i] = strdup(tag)))
+			return err_nomem(e);
+		m->nrepo_tags++;
+	}
+	return 0;
+}
+
 /* One image of a legacy docker save archive: its config and the names
  * of its layers' tar files. */
 static int docker_image(struct image *im, json_t *d, struct err *e)
@@ -546,6 +585,8 @@ static int docker_image(struct image *im, json_t *d, struct err *e)
 					     "bytes (at most %zu)", ok,
 					     sizeof(m->ref) - 1);
 		snprintf(m->ref, sizeof(m->ref), "%s", ref);
+		if (repo_tags(im, m, tags, e) < 0)
+			return -1;
 	}
 	m->config = strndup((const char *)cin.data, cin.len);
 	m->config_len = cin.len;
@@ -672,6 +713,9 @@ void image_close(struct image *im)
 		free(m->text);
 		free(m->config);
 		free(m->layer);
+		for (size_t t = 0; t < m->nrepo_tags; t++)
+			free(m->repo_tags[t]);
+		free(m->repo_tags);
 	}
 	for (size_t i = 0; i < im->nlayer; i++) {
 		free(im->layer[i].path);
@@ -723,7 +767,8 @@ int image_layer_walk(struct image *im, size_t layer, struct layer_walk *w,
 	/* No OCI layer is xz: such a blob is read as the tar it is not. */
 	if (!layer_codec_oci(l->codec))
 		l->codec = LAYER_NONE;
-	if (layer_reader_open(&r, l->codec, in.data, in.len, e) < 0)
+	if (layer_reader_open(&r, l->codec, in.data, in.len, e) < 0 ||
+	    layer_reader_thread(r, e) < 0)
 		goto out;
 	if (in.map)
 		layer_reader_mapped(r, &in);
@@ -752,4 +797,19 @@ out:
 	layer_reader_close(r);
 	image_file_close(&in, &path);
 	return rc;
+}
+
+int image_layer_codec(struct image *im, size_t layer, enum layer_codec *c,
+		      struct err *e)
+{
+	struct io_in in;
+	char *path;
+
+	if (image_layer_blob(im, layer, false, &in, &path, e) < 0)
+		return -1;
+	*c = layer_codec_probe(in.data, in.len);
+	if (!layer_codec_oci(*c))
+		*c = LAYER_NONE;
+	image_file_close(&in, &path);
+	return 0;
 }

@@ -26,7 +26,7 @@ enum image_transport {
 };
 
 /* "sha256:" and 64 hex digits. */
-enum { IMAGE_DIGEST_MAX = 7 + SHA256_HEX + 1 };
+enum { IMAGE_DIGEST_MAX = 7 + SHA256_HEX + 1, IMAGE_REPO_TAGS_MAX = 256 };
 
 struct image_layer {
 	char digest[IMAGE_DIGEST_MAX];	/* of the blob ("" legacy docker) */
@@ -43,6 +43,8 @@ struct image_manifest {
 	char *media_type;
 	char platform[64];	/* "linux/amd64", "" when the index says none */
 	char ref[128];		/* legacy docker: the tag of its first RepoTag */
+	char **repo_tags;	/* legacy docker: its RepoTags, whole */
+	size_t nrepo_tags;
 	char *text;		/* the manifest's bytes (legacy: NULL) */
 	size_t len;
 	char config_digest[IMAGE_DIGEST_MAX];
@@ -96,5 +98,9 @@ void image_blob_close(struct io_in *in, char **path);
  * damaged blob may have been walked in part). */
 int image_layer_walk(struct image *im, size_t layer, struct layer_walk *w,
 		     struct err *e);
+/* The codec of the layer's blob, by its first bytes, as the walk takes
+ * it: 0, or -1 with e filled. */
+int image_layer_codec(struct image *im, size_t layer, enum layer_codec *c,
+		      struct err *e);
 
 #endif

@@ -159,10 +159,97 @@ static bool written(const struct image_pack_image *img, size_t k, size_t j)
 	return false;
 }
 
+/* A reference's repository (its length) and tag ("latest" when it has
+ * none); false for one by digest (repo@sha256:...), which has no tag. */
+static bool repo_and_tag(const char *ref, size_t *repo_len, const char **tag)
+{
+	const char *slash = strrchr(ref, '/'), *colon = strrchr(ref, ':');
+
+	if (strchr(ref, '@'))
+		return false;
+	if (colon && (!slash || colon > slash)) {
+		*repo_len = (size_t)(colon - ref);
+		*tag = colon + 1;
+	} else {
+		*repo_len = strlen(ref);
+		*tag = "latest";
+	}
+	return *repo_len > 0;
+}
+
+/* Whether the repository of img[k].refs[t] came in a reference before. */
+static bool repo_seen(const struct image_pack_image *img, size_t k, size_t t,
+		      const char *repo, size_t len)
+{
+	for (size_t a = 0; a <= k; a++)
+		for (size_t b = 0; b < (a == k ? t : img[a].nrefs); b++) {
+			size_t l;
+			const char *tag;
+
+			if (repo_and_tag(img[a].refs[b], &l, &tag) &&
+			    l == len && !memcmp(img[a].refs[b], repo, len))
+				return true;
+		}
+	return false;
+}
+
+/* `repositories`: {"REPO":{"TAG":"TOP LAYER",...},...}, each repository
+ * once, its tags in the order the images give them; empty when no image
+ * is tagged. */
+static void repositories(struct text *t, const struct image_pack_image *img,
+			 size_t n)
+{
+	bool first = true;
+
+	for (size_t k = 0; k < n; k++)
+		for (size_t r = 0; r < img[k].nrefs; r++) {
+			const char *ref = img[k].refs[r], *tag;
+			size_t len;
+			bool first_tag = true;
+			char *repo;
+
+			if (!repo_and_tag(ref, &len, &tag) ||
+			    repo_seen(img, k, r, ref, len))
+				continue;
+			if (!(repo = strndup(ref, len))) {
+				t->oom = true;
+				return;
+			}
+			add(t, first ? "{\"" : ",\"");
+			add(t, repo);
+			add(t, "\":{");
+			first = false;
+			/* Every tag of this repository, from here on. */
+			for (size_t a = k; a < n; a++)
+				for (size_t b = a == k ? r : 0;
+				     b < img[a].nrefs; b++) {
+					size_t l;
+					const char *tg;
+
+					if (!img[a].nlayers ||
+					    !repo_and_tag(img[a].refs[b], &l,
+							  &tg) || l != len ||
+					    memcmp(img[a].refs[b], ref, len))
+						continue;
+					add(t, first_tag ? "\"" : ",\"");
+					add(t, tg);
+					add(t, "\":\"");
+					add(t, img[a].layers[img[a].nlayers - 1]
+					       + 7);
+					add(t, "\"");
+					first_tag = false;
+				}
+			add(t, "}");
+			free(repo);
+		}
+	if (!first)
+		add(t, "}\n");
+}
+
 int image_pack_docker(const char *dir, const struct image_pack_image *img,
 		      size_t n, struct io_out *out, struct err *e)
 {
-	struct text man = { 0 };
+	struct text man = { 0 }, repos = { 0 };
 	char path[4096], name[128];
 	int rc = -1;
 
@@ -183,9 +270,9 @@ int image_pack_docker(const char *dir, const struct image_pack_image *img,
 		add(&man, k ? ",{\"Config\":\"" : "{\"Config\":\"");
 		add(&man, name);
 		add(&man, "\",\"RepoTags\":[");
-		if (img[k].ref) {
-			add(&man, "\"");
-			add(&man, img[k].ref);
+		for (size_t t = 0; t < img[k].nrefs; t++) {
+			add(&man, t ? ",\"" : "\"");
+			add(&man, img[k].refs[t]);
 			add(&man, "\"");
 		}
 		add(&man, "],\"Layers\":[");
@@ -214,9 +301,17 @@ int image_pack_docker(const char *dir, const struct image_pack_image *img,
 		err_nomem(e);
 		goto out;
 	}
+	repositories(&repos, img, n);
+	if (repos.oom) {
+		err_nomem(e);
+		goto out;
+	}
 	rc = bytes_member(out, "manifest.json", man.s, man.len, e) < 0 ||
+	     (repos.len && bytes_member(out, "repositories", repos.s,
+					repos.len, e) < 0) ||
 	     end(out, e) < 0 ? -1 : 0;
 out:
 	free(man.s);
+	free(repos.s);
 	return rc;
 }

@@ -16,17 +16,22 @@
 
 /* One image of a docker archive: its config's and its layers' digests
  * ("sha256:HEX", the layers' blobs in the layout their plain tars) and
- * the reference it is tagged by, or NULL. */
+ * the references it is tagged by (its RepoTags, each image_pack_ref_ok),
+ * none or more. */
 struct image_pack_image {
 	const char *config;
 	const char **layers;
 	size_t nlayers;
-	const char *ref;
+	const char *const *refs;
+	size_t nrefs;
 };
 
 /* The layout dir written to out as an OCI archive: 0, or -1 with e. */
 int image_pack_oci(const char *dir, struct io_out *out, struct err *e);
-/* The images of the layout dir written to out as a docker archive. */
+/* The images of the layout dir written to out as a docker archive: its
+ * manifest.json, and, when an image is tagged, the older `repositories`
+ * (each repository's tags, naming the image's top layer) docker save
+ * writes beside it. */
 int image_pack_docker(const char *dir, const struct image_pack_image *img,
 		      size_t n, struct io_out *out, struct err *e);
 /* Whether ref may name an image in a docker archive: the characters of

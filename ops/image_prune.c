@@ -15,6 +15,7 @@
 #include "hosts.h"
 #include "image_pack.h"
 #include "image_prune.h"
+#include "image_replay.h"
 #include "prune.h"
 #include "prune_plan.h"
 #include "../core/io_out.h"
@@ -24,20 +25,30 @@
 #include "../core/workpool.h"
 #include "../formats/json_edit.h"
 
-/* One layer's walk: the file replaced last, held till the next. */
-struct member_ctx {
-	const struct image_prune_opts *o;
-	struct image_layer_result *res;
-	struct prune_plan plan;
-	bool planned;
-	struct io_out scratch;
-};
-
 struct job {
 	struct image *im;
 	const struct image_prune_opts *o;
 	struct image_layer_result *res;
 	const char *tmp;	/* the layout being built */
+	unsigned zstd_threads;	/* libzstd's workers for each layer */
+};
+
+/* One layer's one walk: the file replaced last, held till the next; the
+ * layer's new blob, written from the first file that changes on (the tar
+ * before it read again then, image_replay), or from the start where the
+ * layer is written whatever happens (a docker archive's, decompressed). */
+struct member_ctx {
+	struct job *j;
+	size_t i;			/* the layer */
+	struct layer_walk *walk;
+	struct image_layer_result *res;
+	struct prune_plan plan;
+	bool planned;
+	struct io_out scratch;
+	bool mark_failed;		/* out of memory in wants */
+	struct layer_writer *w;		/* the new blob, once begun */
+	struct io_out out;
+	char path[4096];
 };
 
 /* The files made in the layout being built: a deadly signal removes
@@ -89,12 +100,12 @@ static void member_done(struct member_ctx *c)
 
 /* The member's plan: 0 nothing to drop, 1 a plan to write, -1 failed. */
 static int plan(struct member_ctx *c, const struct layer_member *m,
-		const struct io_in *data, bool decide, struct err *e)
+		const struct io_in *data, struct err *e)
 {
-	struct prune_opts po = c->o->prune;
+	struct prune_opts po = c->j->o->prune;
 
 	member_done(c);
-	po.decide_only = decide;
+	po.decide_only = c->j->o->dry_run;
 	if (prune_plan(data->data, data->len, &po, &c->plan, e) < 0) {
 		if (e->code == ERR_NOTHING)
 			return 0;
@@ -105,27 +116,67 @@ static int plan(struct member_ctx *c, const struct layer_member *m,
 	return c->plan.entries_dropped ? 1 : 0;
 }
 
-static int decide(void *ctx, const struct layer_member *m,
-		  const struct io_in *data, struct io_in *repl, struct err *e)
+/* A docker archive's layers are plain tars, as docker save writes them. */
+static bool plain(const struct image_prune_opts *o)
 {
-	struct member_ctx *c = ctx;
-	int r = plan(c, m, data, true, e);
-
-	(void)repl;
-	if (r == 1)
-		c->res->files++;
-	member_done(c);
-	return r < 0 ? -1 : 0;
+	return o->output == IMAGE_OUT_DOCKER_ARCHIVE;
 }
 
-static int rewrite(void *ctx, const struct layer_member *m,
-		   const struct io_in *data, struct io_in *repl, struct err *e)
+/* The layer's new blob begun: a temporary file in the layout, and the
+ * writer that compresses into it, made the walk's output. */
+static int begin(struct member_ctx *c, struct err *e)
+{
+	struct job *j = c->j;
+	struct image_layer_result *r = c->res;
+
+	r->codec = plain(j->o) ? LAYER_NONE : j->o->recompress ? j->o->codec
+		   : j->im->layer[c->i].codec;
+	snprintf(c->path, sizeof(c->path), "%s/blobs/sha256/layer-%zu",
+		 j->tmp, c->i);
+	if (io_out_open(&c->out, c->path, e) < 0 ||
+	    layer_writer_open(&c->w, r->codec, j->o->level, &c->out, e) < 0 ||
+	    layer_writer_threads(c->w, j->zstd_threads, e) < 0)
+		return -1;
+	c->walk->write = layer_writer_write;
+	c->walk->write_ctx = c->w;
+	return 0;
+}
+
+/* A file the walk may hand over: its head read so far marked, so that
+ * the tar before it can be read again if it changes. */
+static bool wanted(void *ctx, const uint8_t *head, size_t len)
 {
 	struct member_ctx *c = ctx;
-	int r = plan(c, m, data, false, e);
+	struct err e;
 
-	if (r <= 0)
+	if (!hosts_member_wanted(NULL, head, len))
+		return false;
+	if (!c->w && !c->j->o->dry_run && image_replay_mark(c->walk, &e) < 0)
+		c->mark_failed = true;
+	return true;
+}
+
+static int prune_member(void *ctx, const struct layer_member *m,
+			const struct io_in *data, struct io_in *repl,
+			struct err *e)
+{
+	struct member_ctx *c = ctx;
+	int r;
+
+	if (c->mark_failed)
+		return err_nomem(e);
+	if ((r = plan(c, m, data, e)) <= 0)
 		return r;
+	c->res->files++;
+	if (c->j->o->dry_run) {
+		member_done(c);
+		return 0;
+	}
+	/* The first file that changes: the tar before it written now. */
+	if (!c->w && (begin(c, e) < 0 ||
+		      image_replay(c->j->im, c->i, c->walk, m->at,
+				   layer_writer_write, c->w, e) < 0))
+		return -1;
 	if (io_scratch_open(&c->scratch, e) < 0 ||
 	    prune_write(data, &c->plan, &c->scratch, e) < 0 ||
 	    io_scratch_view(&c->scratch, repl, e) < 0)
@@ -172,95 +223,83 @@ static int keep_blob(struct job *j, size_t i, const struct io_in *in,
 	return 0;
 }
 
-/* A docker archive's layers are plain tars, as docker save writes them. */
-static bool plain(const struct image_prune_opts *o)
+/* The layer's new blob finished and named by its digest. */
+static int finish(struct member_ctx *c, struct err *e)
 {
-	return o->output == IMAGE_OUT_DOCKER_ARCHIVE;
-}
+	struct image_layer_result *r = c->res;
+	char final[4096], diff[SHA256_HEX + 1], hex[SHA256_HEX + 1];
 
-/* A layer written again into the layout: a changed one, pruned; with
- * prune false, an unchanged one decompressed (a docker archive's). */
-static int write_layer(struct job *j, size_t i, struct member_ctx *c,
-		       bool prune, struct err *e)
-{
-	struct image_layer_result *r = &j->res[i];
-	struct layer_writer *w = NULL;
-	struct io_out out = { .fd = -1 };
-	char path[4096], final[4096], diff[SHA256_HEX + 1], hex[SHA256_HEX + 1];
-	struct layer_walk walk = {
-		.wants = prune ? hosts_member_wanted : NULL,
-		.member = prune ? rewrite : NULL, .ctx = c,
-		.spill = j->o->spill,
-	};
-	int rc = -1;
-
-	r->codec = plain(j->o) ? LAYER_NONE : j->o->recompress ? j->o->codec
-		   : j->im->layer[i].codec;
-	snprintf(path, sizeof(path), "%s/blobs/sha256/layer-%zu", j->tmp, i);
-	if (io_out_open(&out, path, e) < 0 ||
-	    layer_writer_open(&w, r->codec, j->o->level, &out, e) < 0)
-		goto out;
-	walk.write = layer_writer_write;
-	walk.write_ctx = w;
-	r->code_before = r->code_after = 0;
-	if (image_layer_walk(j->im, i, &walk, e) < 0 ||
-	    layer_writer_finish(w, diff, hex, &r->blob_after, e) < 0 ||
-	    io_out_commit(&out, e) < 0)
-		goto out;
+	if (layer_writer_finish(c->w, diff, hex, &r->blob_after, e) < 0 ||
+	    io_out_commit(&c->out, e) < 0)
+		return -1;
 	snprintf(r->digest, sizeof(r->digest), "sha256:%s", hex);
 	snprintf(r->diff_id, sizeof(r->diff_id), "sha256:%s", diff);
 	/* The same tar, decompressed: its diff_id, checked by the walk. */
-	if (!prune && strcmp(r->diff_id, j->im->layer[i].diff_id)) {
-		err_code_set(e, ERR_CHANGED, "layer %s decompressed is %s, not "
-			     "its diff_id", j->im->layer[i].digest, r->diff_id);
-		goto out;
+	if (!r->changed && strcmp(r->diff_id, c->j->im->layer[c->i].diff_id)) {
+		unlink(c->path);
+		return err_code_set(e, ERR_CHANGED, "layer %s decompressed is "
+				    "%s, not its diff_id",
+				    c->j->im->layer[c->i].digest, r->diff_id);
 	}
-	if (blob_path(final, sizeof(final), j->tmp, hex) < 0 ||
-	    rename(path, final) < 0) {
+	if (blob_path(final, sizeof(final), c->j->tmp, hex) < 0 ||
+	    rename(c->path, final) < 0) {
 		err_sys(e, final, errno);
-		unlink(path);
-		goto out;
+		unlink(c->path);
+		return -1;
 	}
 	made(final);
-	rc = 0;
-out:
-	member_done(c);
-	layer_writer_close(w);
-	if (rc < 0)
-		io_out_discard(&out);
-	return rc;
+	return 0;
 }
 
+/* A layer walked once: pruned and written where a file in it changes
+ * (or where every layer is written, a docker archive's compressed ones),
+ * else its blob kept. */
 static int layer_job(void *ctx, size_t i, struct err *e)
 {
 	struct job *j = ctx;
 	struct image_layer_result *r = &j->res[i];
-	struct member_ctx c = { .o = j->o, .res = r, .scratch = { .fd = -1 } };
 	struct layer_walk walk = {
-		.wants = hosts_member_wanted, .member = decide, .ctx = &c,
-		.spill = j->o->spill,
+		.wants = wanted, .member = prune_member, .spill = j->o->spill,
 	};
+	struct member_ctx c = { .j = j, .i = i, .walk = &walk, .res = r,
+				.scratch = { .fd = -1 }, .out = { .fd = -1 } };
+	enum layer_codec codec;
 	struct io_in in;
 	char *in_path = NULL;
-	int rc;
+	int rc = -1;
 
+	walk.ctx = &c;
 	snprintf(r->diff_id, sizeof(r->diff_id), "%s", j->im->layer[i].diff_id);
-	if (image_layer_walk(j->im, i, &walk, e) < 0)
+	if (image_layer_codec(j->im, i, &codec, e) < 0)
 		return -1;
+	j->im->layer[i].codec = codec;
+	if (!j->o->dry_run && plain(j->o) && codec != LAYER_NONE &&
+	    begin(&c, e) < 0)
+		goto out;
+	if (image_layer_walk(j->im, i, &walk, e) < 0)
+		goto out;
+	member_done(&c);
 	r->blob_before = r->blob_after = j->im->layer[i].size;
-	r->codec = j->im->layer[i].codec;
 	r->changed = r->files > 0;
-	if (j->o->dry_run)
-		return 0;
-	if (r->changed)
-		return write_layer(j, i, &c, true, e);
-	if (plain(j->o) && r->codec != LAYER_NONE)
-		return write_layer(j, i, &c, false, e);
+	if (!c.w)
+		r->codec = j->im->layer[i].codec;
+	if (j->o->dry_run) {
+		rc = 0;
+		goto out;
+	}
+	if (c.w) {
+		rc = finish(&c, e);
+		goto out;
+	}
 	/* Checked by the walk just made. */
 	if (image_layer_blob(j->im, i, false, &in, &in_path, e) < 0)
-		return -1;
+		goto out;
 	rc = keep_blob(j, i, &in, in_path, e);
 	image_blob_close(&in, &in_path);
+out:
+	member_done(&c);
+	layer_writer_close(c.w);
+	io_out_discard(&c.out);
 	return rc;
 }
 
@@ -627,8 +666,15 @@ static int pack(struct image *im, const char *tmp, const char *out,
 		const struct image_manifest *m = &im->manifest[k];
 
 		img[k].config = configs[k];
-		/* One image alone may carry a tag: the first. */
-		img[k].ref = k ? NULL : o->ref;
+		/* -o docker-archive:FILE:REF tags the first image with REF
+		 * alone; else each keeps its RepoTags (a legacy input's). */
+		if (!k && o->ref) {
+			img[k].refs = &o->ref;
+			img[k].nrefs = 1;
+		} else {
+			img[k].refs = (const char *const *)m->repo_tags;
+			img[k].nrefs = m->nrepo_tags;
+		}
 		img[k].nlayers = m->nlayers;
 		if (!(img[k].layers = calloc(m->nlayers + 1, sizeof(char *)))) {
 			err_nomem(e);
@@ -730,6 +776,16 @@ int image_prune(struct image *im, const char *out,
 		}
 		io_pending_add_dir(blobs);
 		io_pending_add_dir(parent);
+	}
+	/* Each layer's compression on the CPUs the layers leave. */
+	{
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned layers = o->jobs > 1 ? o->jobs : 1;
+
+		if (layers > im->nlayer && im->nlayer)
+			layers = (unsigned)im->nlayer;
+		j.zstd_threads = cpus > (long)layers && cpus < 1024
+				 ? (unsigned)cpus / layers : 1;
 	}
 	if (workpool_run(im->nlayer, o->jobs, layer_job, NULL, &j, e) < 0)
 		goto out;

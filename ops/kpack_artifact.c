@@ -1,6 +1,7 @@
 /* kpack_artifact: artifact directories, their manifests and batches; see
  * kpack_artifact.h. */
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -73,12 +74,16 @@ static bool within(const char *a, const char *b)
 
 /* The manifest at path read into in: a regular file (or a directory, which
  * io_in refuses in its words); a FIFO would wait for a writer for ever,
- * so it is opened without waiting and refused. */
+ * so it is opened without waiting and refused; a symbolic link could
+ * lead out of the artifact, and is not followed. */
 static int manifest_open(struct io_in *in, const char *path, struct err *e)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 
+	if (fd < 0 && errno == ELOOP)
+		return err_code_file(e, ERR_MALFORMED, 0, path, "is a symbolic "
+				     "link, which is not followed");
 	if (fd < 0)
 		return err_sys(e, path, errno);
 	if (fstat(fd, &st) < 0) {
@@ -168,6 +173,71 @@ out:
 	}
 	io_in_close(&in);
 	free(path);
+	return rc;
+}
+
+int kpack_prefix_dir(const char *dir, const char *prefix, const char *path,
+		     struct stat *st, struct err *e)
+{
+	const char *at = prefix;
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), rc = -1;
+
+	if (fd < 0)
+		return err_sys(e, dir, errno);
+	/* (bad_prefix let only names through: none empty, "." or "..") */
+	for (;;) {
+		const char *slash = strchr(at, '/');
+		char *name = slash ? strndup(at, (size_t)(slash - at))
+				   : strdup(at);
+		int sub;
+
+		if (!name) {
+			err_nomem(e);
+			break;
+		}
+		if (fstatat(fd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				rc = 0;
+			else
+				err_sys(e, path, errno);
+			free(name);
+			break;
+		}
+		if (S_ISLNK(st->st_mode)) {
+			err_code_file(e, ERR_MALFORMED, 0, path, "is a prefix of "
+				      "the artifact's manifest, and '%.*s' a "
+				      "symbolic link, which is not followed",
+				      (int)(slash ? slash - prefix
+					    : (ptrdiff_t)strlen(prefix)),
+				      prefix);
+			free(name);
+			break;
+		}
+		if (!S_ISDIR(st->st_mode)) {
+			err_code_file(e, ERR_MALFORMED, 0, path, "is a prefix of "
+				      "the artifact's manifest, and no "
+				      "directory");
+			free(name);
+			break;
+		}
+		sub = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			     O_CLOEXEC);
+		free(name);
+		if (sub < 0 || fstat(sub, st) < 0) {
+			err_sys(e, path, errno);
+			if (sub >= 0)
+				close(sub);
+			break;
+		}
+		close(fd);
+		fd = sub;
+		if (!slash) {
+			rc = 1;
+			break;
+		}
+		at = slash + 1;
+	}
+	close(fd);
 	return rc;
 }
 

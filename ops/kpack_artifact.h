@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "../core/err.h"
 
@@ -41,6 +42,14 @@ char *kpack_artifact_prefix(const char *name, bool *generic);
  * filled. */
 int kpack_batch_list(const char *dir, char ***names, size_t *n, size_t *seen,
 		     struct err *e);
+/* The directory of prefix in the artifact directory dir (path: theirs
+ * joined, for messages), reached one name at a time with no symbolic
+ * link followed: a prefix is read where the manifest is, never out of
+ * it (rocm-kpack follows a link there; we refuse it).  1 with *st the
+ * directory's, 0 when nothing is there (a prefix without files), -1
+ * with e filled: a symbolic link on the way, or no directory. */
+int kpack_prefix_dir(const char *dir, const char *prefix, const char *path,
+		     struct stat *st, struct err *e);
 void kpack_strings_free(char **v, size_t n);
 
 #endif

@@ -15,6 +15,7 @@
 #include "inspect_kpack.h"
 #include "kpack_find.h"
 #include "../core/elfscan.h"
+#include "../core/io_at.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -52,8 +53,10 @@ static char *join(const char *a, const char *b)
 }
 
 /* Add the archive path (taken) for target (taken; NULL: none) found by
- * search path sp, and open it. */
-static int add(struct kpack_find *h, size_t sp, char *path, char *target)
+ * search path sp, and open it: by path, or with dirfd >= 0 as name in
+ * dirfd, a symbolic link not followed (an artifact's, kpack join). */
+static int add_at(struct kpack_find *h, size_t sp, char *path, char *target,
+		  int dirfd, const char *name)
 {
 	struct kpack_find_archive *a, *v;
 	struct stat st;
@@ -75,9 +78,18 @@ static int add(struct kpack_find *h, size_t sp, char *path, char *target)
 	/* Only a file: a FIFO or a device of the name is not read (the
 	 * search paths are the binary's to say, anything at all), nor
 	 * waited on when one is put there after the look. */
-	if (stat(a->path, &st) < 0 ||
+	if (dirfd >= 0 && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode)) {
+		err_code_file(&a->e, ERR_MALFORMED, 0, a->path, "is a symbolic "
+			      "link, which is not followed out of the artifact");
+		return 0;
+	}
+	if ((dirfd >= 0 ? fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)
+	     : stat(a->path, &st)) < 0 ||
 	    (S_ISREG(st.st_mode) &&
-	     ((fd = open(a->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
+	     ((fd = dirfd >= 0 ? openat(dirfd, name, O_RDONLY | O_NONBLOCK |
+					O_NOFOLLOW | O_CLOEXEC)
+	       : open(a->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
 	      fstat(fd, &st) < 0))) {
 		err_sys(&a->e, a->path, errno);
 		if (fd >= 0)
@@ -107,6 +119,11 @@ static int add(struct kpack_find *h, size_t sp, char *path, char *target)
 	return 0;
 }
 
+static int add(struct kpack_find *h, size_t sp, char *path, char *target)
+{
+	return add_at(h, sp, path, target, -1, NULL);
+}
+
 size_t kpack_find_lookup(const struct kpack_find_archive *a,
 			 const char *key, size_t *from)
 {
@@ -128,16 +145,22 @@ size_t kpack_find_lookup(const struct kpack_find_archive *a,
 
 /* The archives of search path sp in the directory dir, its pattern's
  * base name base; a directory that cannot be opened sets *no_dir. */
-static int search_dir(struct kpack_find *h, size_t sp, const char *dir,
-		      const char *base, bool *no_dir)
+static int search_dir_at(struct kpack_find *h, size_t sp, const char *dir,
+			 const char *base, bool *no_dir, int dirfd)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	DIR *d;
+	DIR *d = NULL;
 	struct dirent *de;
-	int rc = -1;
+	int rc = -1, fd;
 
-	if (!(d = opendir(dir))) {
+	/* (dirfd >= 0: the directory dir is, reached without a link) */
+	if (dirfd >= 0 && (fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
+				       O_CLOEXEC)) >= 0 && !(d = fdopendir(fd)))
+		close(fd);
+	if (dirfd < 0)
+		d = opendir(dir);
+	if (!d) {
 		*no_dir = true;
 		return 0;
 	}
@@ -167,7 +190,7 @@ static int search_dir(struct kpack_find *h, size_t sp, const char *dir,
 			free(apath);
 			goto out;
 		}
-		if (add(h, sp, apath, target) < 0)
+		if (add_at(h, sp, apath, target, dirfd, names[i]) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -177,6 +200,12 @@ out:
 		free(names[i]);
 	free(names);
 	return rc;
+}
+
+static int search_dir(struct kpack_find *h, size_t sp, const char *dir,
+		      const char *base, bool *no_dir)
+{
+	return search_dir_at(h, sp, dir, base, no_dir, -1);
 }
 
 /* rel, a relative path, with "." and "name/.." taken out (in place);
@@ -218,7 +247,7 @@ static int search_alt(struct kpack_find *h, size_t sp,
 	const char *pattern = h->ref.paths[sp], *base;
 	char *rel, *full = NULL, *dir = NULL;
 	bool no_dir = false;
-	int rc = -1;
+	int rc = -1, rootfd = -1, dirfd = -1;
 
 	if (pattern[0] == '/')
 		return 0;
@@ -231,18 +260,28 @@ static int search_alt(struct kpack_find *h, size_t sp,
 	if (!(full = join(alt->root, rel)) || !(dir = dir_of(full)))
 		goto out;
 	base = strrchr(full, '/') + 1;
+	/* Its directory under root, reached one name at a time, never
+	 * through a symbolic link: nothing is read out of the artifact. */
+	rc = 0;
+	if ((rootfd = open(alt->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (dirfd = io_at_walk(rootfd, rel, (size_t)(strrchr(rel, '/') ?
+					 strrchr(rel, '/') - rel : 0))) < 0)
+		goto out;
 	if (!strstr(base, "@GFXARCH@")) {
 		struct stat st;
 
-		rc = 0;
-		if (stat(full, &st) == 0) {
-			rc = add(h, sp, full, NULL);
+		if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			rc = add_at(h, sp, full, NULL, dirfd, base);
 			full = NULL;
 		}
 		goto out;
 	}
-	rc = search_dir(h, sp, dir, base, &no_dir);
+	rc = search_dir_at(h, sp, dir, base, &no_dir, dirfd);
 out:
+	if (dirfd >= 0 && dirfd != rootfd)
+		close(dirfd);
+	if (rootfd >= 0)
+		close(rootfd);
 	free(rel);
 	free(full);
 	free(dir);

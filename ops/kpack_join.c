@@ -4,11 +4,12 @@
  * "Binary Conversion"), with the code objects its archives hold.
  *
  * What the splitters did, and what is undone:
- *   - .hip_fatbin's bytes were dropped.  rocm-kpack "zero-pages" it: the
- *     section NOBITS, its whole pages cut from the file, its PT_LOAD split
- *     into pieces (one with no file bytes); address, size and alignment
- *     stay.  offload kpack split puts .rocm_kpack_ref at its start and
- *     makes the rest an unallocated NOBITS section (a hole, or cut out of
+ *   - .hip_fatbin's bytes were dropped.  rocm-kpack (and offload kpack
+ *     split, ops/kpack_host.c) "zero-pages" it: the section NOBITS, its
+ *     whole pages cut from the file, its PT_LOAD split into pieces (one
+ *     with no file bytes); address, size and alignment stay.  Older
+ *     versions of offload kpack split put .rocm_kpack_ref at its start and
+ *     made the rest an unallocated NOBITS section (a hole, or cut out of
  *     the file, the program headers perhaps moved there).  Either way the
  *     range it had is known (struct region), and where each bundle was:
  *     one bundle per wrapper, in wrapper order, each at the section's
@@ -231,9 +232,53 @@ enum place {
 			 * program headers moved into it */
 };
 
+/* Whether PT_LOAD p, past the range, begins on a page (of page bytes)
+ * that holds the range's end: the loader maps that whole page from p's
+ * file bytes, over what the segments of the range map (the reference
+ * splitter's piece after .hip_fatbin, whose page begins with the last
+ * bytes of .hip_fatbin).  The addresses of the range it maps so in *sub,
+ * their file offset in *fo. */
+static bool shares_page(const uint8_t *p, const struct region *rg,
+			uint64_t page,
+			struct region *sub, uint64_t *fo)
+{
+	uint64_t va = get_le(p + 16, 8), off = get_le(p + 8, 8);
+	uint64_t end = rg->addr + rg->size, from = va & ~(page - 1);
+
+	if (get_le(p, 4) != PT_LOAD_ || va < end || from >= end)
+		return false;
+	if (from < rg->addr)
+		from = rg->addr;
+	sub->addr = from;
+	sub->size = end - from;
+	sub->align = 1;
+	*fo = va - from <= off ? off - (va - from) : UINT64_MAX;
+	return true;
+}
+
+/* Whether every page shares_page finds is bytes of the file that belong
+ * to nothing else, to be written with the range's new bytes. */
+static bool shared_clear(const struct join *j, const struct phdrs *ph,
+			 const struct region *rg, uint64_t page)
+{
+	for (size_t i = 0; i < ph->n; i++) {
+		struct region sub;
+		uint64_t fo;
+
+		if (!shares_page(j->buf + ph->off + i * PHDR, rg, page, &sub,
+				 &fo))
+			continue;
+		if (fo > j->len || sub.size > j->len - fo ||
+		    !clear(j, ph, &sub, fo, sub.size))
+			return false;
+	}
+	return true;
+}
+
 /* Which, and for IN_PLACE the file offset of the range's start. */
 static enum place choose(const struct join *j, const struct phdrs *ph,
-			 const struct region *rg, bool in_room, uint64_t *at)
+			 const struct region *rg, bool in_room, uint64_t page,
+			 uint64_t *at)
 {
 	uint64_t end = rg->addr + rg->size;
 	bool inside = true;
@@ -262,7 +307,8 @@ static enum place choose(const struct join *j, const struct phdrs *ph,
 		    (va < rg->addr || mem > end - va))
 			inside = false;
 	}
-	return inside && clear(j, ph, rg, 0, 0) ? REPOINT : NEW_SEGMENT;
+	return inside && clear(j, ph, rg, 0, 0) &&
+	       shared_clear(j, ph, rg, page) ? REPOINT : NEW_SEGMENT;
 }
 
 /* The largest power-of-two alignment of the loadable segments (a page
@@ -366,8 +412,8 @@ static int rewrite(struct join *j, const struct region *rg, bool in_room,
 	if (!ph.n)
 		return err_code_set(j->e, ERR_MALFORMED, "no program headers: "
 				    "not a linked file");
-	where = choose(j, &ph, rg, in_room, &at);
 	loads(j, &ph, &page, &top);
+	where = choose(j, &ph, rg, in_room, page, &at);
 	switch (where) {
 	case IN_PLACE:
 		break;
@@ -418,6 +464,21 @@ static int rewrite(struct join *j, const struct region *rg, bool in_room,
 			put_le(p + 8, at + rel, 8);
 			put_le(p + 32, fsize > rel ? (fsize - rel < mem ?
 						      fsize - rel : mem) : 0, 8);
+		}
+		/* The pages a later segment maps over the range's end get
+		 * the new bytes too (zeros past them). */
+		for (size_t i = 0; i < ph.n; i++) {
+			struct region sub;
+			uint64_t sub_at;
+
+			if (!shares_page(j->buf + ph.off + i * PHDR, rg, page,
+					 &sub, &sub_at))
+				continue;
+			for (uint64_t k = 0; k < sub.size; k++) {
+				uint64_t rel = sub.addr - rg->addr + k;
+
+				o[sub_at + k] = rel < fsize ? fat[rel] : 0;
+			}
 		}
 		break;
 	case NEW_SEGMENT:

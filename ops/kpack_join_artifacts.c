@@ -213,6 +213,7 @@ static int one_prefix(struct joining *jn, const char *root, const char *prefix,
 	char *dir = join3(root, prefix, NULL);
 	bool listed = false;
 	struct stat sb;
+	int found;
 	int rc = -1;
 
 	if (!dir)
@@ -231,9 +232,10 @@ static int one_prefix(struct joining *jn, const char *root, const char *prefix,
 		jn->listed = v;
 		jn->nlisted++;
 	}
-	if (stat(dir, &sb) < 0 && errno == ENOENT) {
+	/* Not there: no files; a symbolic link on the way: refused. */
+	if ((found = kpack_prefix_dir(root, prefix, dir, &sb, jn->e)) <= 0) {
 		free(dir);
-		return 0;
+		return found;
 	}
 	if (tree_add(&t, dir, true) < 0) {
 		err_nomem(jn->e);
@@ -241,6 +243,11 @@ static int one_prefix(struct joining *jn, const char *root, const char *prefix,
 	}
 	if (t.nerr) {
 		*jn->e = t.err[0];
+		goto out;
+	}
+	if (!t.ndir || t.dir[0].dev != sb.st_dev || t.dir[0].ino != sb.st_ino) {
+		err_code_file(jn->e, ERR_CHANGED, 0, dir, "changed since the "
+			      "artifact's manifest was read: not followed");
 		goto out;
 	}
 	if (t.others) {

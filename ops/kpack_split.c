@@ -422,6 +422,15 @@ static int split_tree(struct split *sp, struct kpack_split_stats *st)
 		*sp->e = t.err[0];
 		goto out;
 	}
+	/* The prefix walked is the directory looked at, not a link put
+	 * there since. */
+	if (sp->src[sp->isrc].checked &&
+	    (!t.ndir || t.dir[0].dev != sp->src[sp->isrc].dev ||
+	     t.dir[0].ino != sp->src[sp->isrc].ino)) {
+		err_code_file(sp->e, ERR_CHANGED, 0, dir, "changed since the "
+			      "artifact's manifest was read: not followed");
+		goto out;
+	}
 	/* OUT is the tree installed again: a FIFO, device or socket in it
 	 * cannot be copied, and leaving it out would lose it silently. */
 	if (t.others) {
@@ -495,29 +504,27 @@ static int split_artifact(struct split *sp, const char *dir, const char *name,
 	for (size_t i = 0; i < n; i++) {
 		struct source *src = &sp->src[sp->nsrc];
 		struct stat sb;
+		int found;
 
 		if (!(src->path = kpack_split_join(dir, prefix[i]))) {
 			err_nomem(sp->e);
 			goto out;
 		}
 		/* A prefix that has no directory had no files (the
-		 * splitter skips it); one that is no directory is wrong. */
-		if (stat(src->path, &sb) < 0 && errno == ENOENT) {
+		 * splitter skips it); one that is no directory, or a
+		 * symbolic link on the way to it, is wrong. */
+		if ((found = kpack_prefix_dir(dir, prefix[i], src->path, &sb,
+					      sp->e)) <= 0) {
 			free(src->path);
+			if (found < 0)
+				goto out;
 			continue;
 		}
 		src->key = src->out = prefix[i];
+		src->dev = sb.st_dev;
+		src->ino = sb.st_ino;
+		src->checked = true;
 		sp->nsrc++;
-		if (stat(src->path, &sb) < 0) {
-			err_sys(sp->e, src->path, errno);
-			goto out;
-		}
-		if (!S_ISDIR(sb.st_mode)) {
-			err_code_file(sp->e, ERR_MALFORMED, 0, src->path,
-				      "is a prefix of the "
-				 "artifact's manifest, and no directory");
-			goto out;
-		}
 	}
 	rc = split_sources(sp, st);
 out:

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "kpack_outs.h"
 #include "../core/err.h"
@@ -29,6 +30,11 @@ struct source {
 	char *path;		/* on disk */
 	const char *key;	/* in TOC keys, metadata and manifests */
 	const char *out;	/* where its files go, installed ("": OUT) */
+	/* A prefix of a manifest: the directory found there, which the
+	 * walk must meet (kpack_prefix_dir). */
+	bool checked;
+	dev_t dev;
+	ino_t ino;
 };
 
 /* A GPU of the artifact: its archive, written as its code objects come

@@ -53,7 +53,10 @@ static void meta_reset(struct meta *m)
 static int get(struct layer_walk *w, uint8_t *buf, size_t n, size_t *got,
 	       struct err *e)
 {
-	return w->read(w->read_ctx, buf, n, got, e);
+	if (w->read(w->read_ctx, buf, n, got, e) < 0)
+		return -1;
+	w->pos += *got;
+	return 0;
 }
 
 static int get_all(struct layer_walk *w, uint8_t *buf, size_t n,
@@ -308,10 +311,12 @@ out:
 
 /* The member whose header is hdr (h), its meta read before it. */
 static int member(struct layer_walk *w, struct meta *m, uint8_t *hdr,
-		  const struct tar_header *h, uint8_t *chunk, struct err *e)
+		  const struct tar_header *h, uint64_t at, uint8_t *chunk,
+		  struct err *e)
 {
 	struct layer_member lm = { .name = h->name, .h = h, .size = h->size,
-				   .index = w->members };
+				   .index = w->members, .at = at,
+				   .data_at = w->pos };
 	const char *link = h->linkname;
 	size_t link_len = strlen(h->linkname);
 
@@ -380,6 +385,7 @@ int layer_walk(struct layer_walk *w, struct err *e)
 	struct tar_header h;
 	uint8_t hdr[TAR_BLOCK];
 	uint8_t *chunk = malloc(LAYER_PEEK);
+	uint64_t at = 0;
 	int rc = -1;
 
 	if (!chunk)
@@ -388,6 +394,8 @@ int layer_walk(struct layer_walk *w, struct err *e)
 		const uint8_t *data;
 		size_t got;
 
+		if (!m.len)
+			at = w->pos;	/* a member's first header */
 		if (get(w, hdr, TAR_BLOCK, &got, e) < 0)
 			goto out;
 		if (got == 0 && !m.len) {
@@ -437,7 +445,7 @@ int layer_walk(struct layer_walk *w, struct err *e)
 		case TAR_OTHER:
 			break;
 		}
-		if (member(w, &m, hdr, &h, chunk, e) < 0)
+		if (member(w, &m, hdr, &h, at, chunk, e) < 0)
 			goto out;
 		meta_reset(&m);
 	}

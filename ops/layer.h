@@ -29,6 +29,10 @@ struct layer_member {
 	const struct tar_header *h;
 	uint64_t size;		/* of its data, the pax record's if any */
 	uint64_t index;		/* of the member in the stream */
+	/* Where in the stream its first header (a pax or GNU one, if any)
+	 * begins, and where its data begins: a caller that starts writing
+	 * mid-walk (image_prune) writes the stream before at itself. */
+	uint64_t at, data_at;
 };
 
 /* A file's bytes (data) seen by the caller, which may give new bytes for
@@ -48,7 +52,9 @@ struct layer_walk {
 	int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got,
 		    struct err *e);
 	void *read_ctx;
-	/* The stream out, or NULL (a walk that only looks). */
+	/* The stream out, or NULL (a walk that only looks); a member hook
+	 * may set it, to write from its member on (its headers and data
+	 * are put after the hook returns). */
 	int (*write)(void *ctx, const uint8_t *buf, size_t n, struct err *e);
 	void *write_ctx;
 	layer_wants_fn *wants;
@@ -62,6 +68,7 @@ struct layer_walk {
 	/* Told: members walked, regular files and their bytes, files
 	 * replaced and the bytes of the files offered before and after. */
 	uint64_t members, files, file_bytes, replaced, before, after;
+	uint64_t pos;		/* bytes of the stream read */
 };
 
 /* Walk the stream: 0, or -1 with e filled. */

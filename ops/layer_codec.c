@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "layer_codec.h"
+#include "sha_pipe.h"
 #include "../core/io_write.h"
 
 static const struct {
@@ -78,6 +79,9 @@ struct layer_reader {
 	bz_stream bz;
 	bool bz_open;
 	struct sha256 *sha, *blob_sha;
+	struct sha256 *mark;	/* sha at the last mark, or NULL */
+	uint64_t given, mark_len;
+	struct sha_pipe *pipe;	/* sha taken on a thread, or NULL */
 	const struct io_in *in;	/* the blob's map, or NULL */
 	size_t done;		/* the bytes of it let go of */
 };
@@ -92,6 +96,13 @@ void layer_reader_mapped(struct layer_reader *r, const struct io_in *in)
 
 int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 		      const uint8_t *blob, size_t len, struct err *e)
+{
+	return layer_reader_open_threads(rp, c, blob, len, 0, e);
+}
+
+int layer_reader_open_threads(struct layer_reader **rp, enum layer_codec c,
+			      const uint8_t *blob, size_t len,
+			      unsigned threads, struct err *e)
 {
 	struct layer_reader *r = calloc(1, sizeof(*r));
 
@@ -120,10 +131,12 @@ int layer_reader_open(struct layer_reader **rp, enum layer_codec c,
 		 * write many), as many as 128 MiB of buffers holds (a block
 		 * is held whole, in and out: dpkg-deb's at level 6 are 24
 		 * MiB); one block goes on one.  No limit past that: a
-		 * dictionary is at most what xz -9 asks, 64 MiB. */
+		 * dictionary is at most what xz -9 asks, 64 MiB.  One
+		 * thread (threads 1) decodes on the caller's, in the
+		 * dictionary's memory alone. */
 		lzma_mt mt = {
 			.flags = LZMA_CONCATENATED,
-			.threads = lzma_cputhreads(),
+			.threads = threads ? threads : lzma_cputhreads(),
 			.memlimit_threading = 128u << 20,
 			.memlimit_stop = UINT64_MAX,
 		};
@@ -311,8 +324,12 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		rc = bzip2_read(r, buf, n, got, e);
 		break;
 	}
-	if (rc == 0)
+	if (rc == 0 && r->pipe)
+		sha_pipe_put(r->pipe, buf, *got);
+	else if (rc == 0)
 		sha256_update(r->sha, buf, *got);
+	if (rc == 0)
+		r->given += *got;
 	sha256_update(r->blob_sha, r->blob + from, r->pos - from);
 	/* The blob's bytes read leave our memory when they lie in a mapped
 	 * input (an image's blob, a package's member): by address, as the
@@ -328,7 +345,45 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 
 void layer_reader_digest(const struct layer_reader *r, char *hex)
 {
+	if (r->pipe)
+		sha_pipe_drain(r->pipe);
 	sha256_hex(r->sha, hex);
+}
+
+int layer_reader_thread(struct layer_reader *r, struct err *e)
+{
+	if (!r->mark && !(r->mark = sha256_new()))
+		return err_nomem(e);
+	return (r->pipe = sha_pipe_new(r->sha, r->mark, e)) ? 0 : -1;
+}
+
+int layer_reader_mark(struct layer_reader *r, struct err *e)
+{
+	if (!r->mark && !(r->mark = sha256_new()))
+		return err_nomem(e);
+	if (r->pipe)
+		sha_pipe_mark(r->pipe);
+	else if (sha256_copy(r->mark, r->sha) < 0)
+		return err_nomem(e);
+	r->mark_len = r->given;
+	return 0;
+}
+
+bool layer_reader_marked(const struct layer_reader *r, char *hex,
+			 uint64_t *len)
+{
+	if (!r->mark || !r->mark_len)
+		return false;
+	if (r->pipe && sha_pipe_drain(r->pipe) < 0)
+		return false;
+	sha256_hex(r->mark, hex);
+	*len = r->mark_len;
+	return true;
+}
+
+uint64_t layer_reader_given(const struct layer_reader *r)
+{
+	return r->given;
 }
 
 void layer_reader_blob_digest(struct layer_reader *r, char *hex)
@@ -349,8 +404,10 @@ void layer_reader_close(struct layer_reader *r)
 		lzma_end(&r->xz);
 	if (r->bz_open)
 		BZ2_bzDecompressEnd(&r->bz);
+	sha_pipe_free(r->pipe);
 	sha256_free(r->sha);
 	sha256_free(r->blob_sha);
+	sha256_free(r->mark);
 	free(r);
 }
 
@@ -367,6 +424,7 @@ struct layer_writer {
 	bz_stream bz;
 	bool bz_open;
 	struct sha256 *tar_sha, *blob_sha;
+	struct sha_pipe *pipe;	/* tar_sha taken on a thread, or NULL */
 	uint64_t size;
 	uint8_t *buf;
 };
@@ -379,15 +437,14 @@ static int emit(struct layer_writer *w, const uint8_t *p, size_t n,
 	return io_out_write(w->out, p, n, e);
 }
 
-/* xz at level (0: 6, xz's and dpkg's default), CRC64, in blocks of
- * liblzma's default size (three dictionaries) on threads, as xz -T0 and
- * dpkg-deb compress: the bytes depend on the block size, not on the
- * number of threads, so they are dpkg-deb's whatever that number.  A
- * thread per CPU, as many as XZ_THREADS_MEMORY holds (a thread at level
- * 6 costs 165 MiB: two threads; dpkg-deb stops at what memory is free),
- * so that a prune's memory does not grow with the machine. */
-enum { XZ_THREADS_MEMORY = 330 << 20 };
-
+/* xz as dpkg-deb compresses (lib/dpkg/compress.c, filter_lzma_init):
+ * level (0: 6, xz's and dpkg's default), CRC64, liblzma's default block
+ * size (three dictionaries: 24 MiB at level 6), a thread per CPU
+ * (lzma_cputhreads), as many as fit in half the physical memory
+ * (dpkg-deb's bound when it cannot read MemAvailable; the threads'
+ * count moves no byte of the output, the block size does).  A thread
+ * at level 6 costs 165 MiB by liblzma's count: a bound of 330 MiB, as
+ * this had, was 2^18 bytes short of two threads and ran one. */
 static int xz_open(struct layer_writer *w, int level)
 {
 	lzma_mt mt = {
@@ -395,11 +452,14 @@ static int xz_open(struct layer_writer *w, int level)
 		.preset = (uint32_t)(level ? level : 6),
 		.check = LZMA_CHECK_CRC64,
 	};
+	uint64_t limit = lzma_physmem() / 2;
 
+	if (!limit)
+		limit = 128u << 20;
 	if (!mt.threads)
 		mt.threads = 1;
 	while (mt.threads > 1 &&
-	       lzma_stream_encoder_mt_memusage(&mt) > XZ_THREADS_MEMORY)
+	       lzma_stream_encoder_mt_memusage(&mt) >= limit)
 		mt.threads--;
 	w->xz = (lzma_stream)LZMA_STREAM_INIT;
 	if (lzma_stream_encoder_mt(&w->xz, &mt) != LZMA_OK)
@@ -450,6 +510,23 @@ int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
 nomem:
 	layer_writer_close(w);
 	return err_nomem(e);
+}
+
+int layer_writer_threads(struct layer_writer *w, unsigned threads,
+			 struct err *e)
+{
+	size_t r;
+
+	if (!w->pipe && !(w->pipe = sha_pipe_new(w->tar_sha, NULL, e)))
+		return -1;
+	if (w->codec != LAYER_ZSTD)
+		return 0;
+	r = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_nbWorkers,
+				   threads ? (int)threads : 1);
+	if (ZSTD_isError(r))
+		return err_code_set(e, ERR_DECOMPRESS, "zstd: %s",
+				    ZSTD_getErrorName(r));
+	return 0;
 }
 
 static int gzip_write(struct layer_writer *w, const uint8_t *buf, size_t n,
@@ -537,7 +614,10 @@ int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 {
 	struct layer_writer *w = wp;
 
-	sha256_update(w->tar_sha, buf, n);
+	if (w->pipe)
+		sha_pipe_put(w->pipe, buf, n);
+	else
+		sha256_update(w->tar_sha, buf, n);
 	switch (w->codec) {
 	case LAYER_NONE:
 		return emit(w, buf, n, e);
@@ -595,6 +675,8 @@ int layer_writer_finish(struct layer_writer *w, char *diff_hex,
 	}
 	if (rc < 0)
 		return -1;
+	if (w->pipe)
+		sha_pipe_drain(w->pipe);
 	sha256_hex(w->tar_sha, diff_hex);
 	sha256_hex(w->blob_sha, blob_hex);
 	*blob_size = w->size;
@@ -612,6 +694,7 @@ void layer_writer_close(struct layer_writer *w)
 		lzma_end(&w->xz);
 	if (w->bz_open)
 		BZ2_bzCompressEnd(&w->bz);
+	sha_pipe_free(w->pipe);
 	sha256_free(w->tar_sha);
 	sha256_free(w->blob_sha);
 	free(w->buf);

@@ -41,6 +41,11 @@ struct layer_reader;
  * comes out (the layer's diff_id).  -1: out of memory. */
 int layer_reader_open(struct layer_reader **r, enum layer_codec c,
 		      const uint8_t *blob, size_t len, struct err *e);
+/* The same on threads decoder threads (xz's alone; 0: a thread per CPU,
+ * 1: the caller's, without the blocks' buffers, 128 MiB at most). */
+int layer_reader_open_threads(struct layer_reader **r, enum layer_codec c,
+			      const uint8_t *blob, size_t len,
+			      unsigned threads, struct err *e);
 /* The blob is in's bytes, mapped: what has been read of it leaves the
  * process's map as the stream goes (io_in_hint), so that a layer's
  * resident memory does not grow with it. */
@@ -50,6 +55,19 @@ int layer_reader_read(void *r, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e);
 /* The digest of all it gave (hex[SHA256_HEX + 1]). */
 void layer_reader_digest(const struct layer_reader *r, char *hex);
+/* Its digest of what it gives taken on a thread of its own
+ * (ops/sha_pipe.c), the caller's thread left to the walk: 0, or -1 with
+ * e filled. */
+int layer_reader_thread(struct layer_reader *r, struct err *e);
+/* What it gave so far marked: its digest and length kept (the last mark
+ * replaces the one before).  0, or -1 out of memory. */
+int layer_reader_mark(struct layer_reader *r, struct err *e);
+/* The digest and length of what it had given at the last mark: false
+ * when it was never marked. */
+bool layer_reader_marked(const struct layer_reader *r, char *hex,
+			 uint64_t *len);
+/* How many bytes it gave. */
+uint64_t layer_reader_given(const struct layer_reader *r);
 /* The digest of the blob, hashed as it was read (what it did not read,
  * past the end of its stream, hashed now). */
 void layer_reader_blob_digest(struct layer_reader *r, char *hex);
@@ -61,6 +79,13 @@ struct layer_writer;
  * size in 100 kB; xz on a thread per CPU); both digests taken. */
 int layer_writer_open(struct layer_writer **w, enum layer_codec c, int level,
 		      struct io_out *out, struct err *e);
+/* Before the first write: the tar's digest taken on a thread of its own
+ * (ops/sha_pipe.c), and zstd compressed by libzstd's worker threads, as
+ * many as threads (at least one): the bytes are zstd's with workers (the
+ * zstd tool's -3, -T0 or -T1: the same whatever their number), not its
+ * single thread's.  The other codecs have no threads of their own. */
+int layer_writer_threads(struct layer_writer *w, unsigned threads,
+			 struct err *e);
 /* layer_walk's write. */
 int layer_writer_write(void *w, const uint8_t *buf, size_t n, struct err *e);
 /* The stream ended: the digests of the tar (diff_id) and of the blob,

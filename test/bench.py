@@ -23,7 +23,10 @@ with its sizes before and after.
 Then offload ccob -c (from a file and from a pipe) and -d of the code-like
 input, against zstd -3 --long=27 -T1 and zstd -d; and prune --compress of
 Debian sid's librocsparse.so.1.0 where it is here (test/real/rocsparse.sh,
-or BENCH_COMPRESS_LIB) against zstd -3 -T1 of it.
+or BENCH_COMPRESS_LIB) against zstd -3 -T1 of it, zstd -3 --long=27 -T1
+(LLVM's parameters) and the work its CCOBs' bytes ask for without I/O
+(test/bench_ccob_floor.c), a row each, with each command's busiest
+thread's CPU time (the wall time it would take on an idle machine).
 
 Then the offcode Python package (issue 37) on the same librocsparse:
 listing it and writing out every code object of it from Python
@@ -41,7 +44,10 @@ against cp -a of it, and -n against du --keep of it.
 Then prune --keep gfx90a of an OCI image (issue 40) whose second layer
 holds clib.so, gzip and zstd, against the floor the issue sets: that
 layer decompressed and compressed again (zcat | gzip -6, zstd -dc |
-zstd -3), ours -j1 as the floor is one thread.
+zstd -3), ours -j1 as the floor is one thread; and of one whose two
+layers hold it, -j1 and -j2 (layers in parallel), against both layers
+recompressed.  With --only "image 10 GB" alone: an image of 10 GB
+(test/image/mkbig.py) for its peak RSS.
 
 Then NVIDIA: a CUDA library (BENCH_CUDA_LIB, else the CUDA toolkits'
 libcublasLt.so installed under /usr/local/cuda and /usr/lib, else one made
@@ -126,14 +132,52 @@ NV_ARCHS = ("75", "80", "90", "120")
 EVICT = "dd if={F} iflag=nocache count=0 status=none && "
 
 
-def run_once(cmd, cwd, repeat, fresh):
-    """Wall time, CPU time and peak RSS (MB) of one run of cmd.  GNU time
+def descendants(pid):
+    """pid and every process under it (/proc/PID/task/TID/children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for tid in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, tid)) as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def thread_cpu(pids, seen):
+    """Each thread's CPU seconds so far (its schedstat), into seen."""
+    for p in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (p, tid)) as f:
+                    seen[(p, tid)] = int(f.read().split()[0]) / 1e9
+            except (OSError, ValueError, IndexError):
+                pass
+
+
+def run_once(cmd, cwd, repeat, fresh, threads=False):
+    """Wall time, CPU time, peak RSS (MB) of one run of cmd, and with
+    threads the CPU time of its busiest thread (else None).  GNU time
     measures, so that Python's own memory (copied into a forked child before
     exec) does not count.  With repeat, cmd runs that many times in one shell
     and the times are per run.  The files in fresh are removed first: every
     run, ours, LLVM's and the floor's, writes new files, since replacing a
     large file costs the release of its old pages (about 1 s per GB on ext4
-    here) and would count in one run and not another."""
+    here) and would count in one run and not another.
+
+    The busiest thread's CPU time is what the command's wall time would
+    be on an idle machine were that thread never kept waiting, and no
+    less: on this shared machine each session's processes get one share
+    of the CPUs (the kernel's autogroups), so that a second thread adds
+    nothing to a command's share and the wall time measures the load.
+    Polled every 5 ms from /proc (a thread's last 5 ms may be missed)."""
     if repeat > 1:
         cmd = "i=0; while [ $i -lt %d ]; do %s; i=$((i+1)); done" % (
             repeat, cmd)
@@ -147,34 +191,46 @@ def run_once(cmd, cwd, repeat, fresh):
     # first, so that no run pays for the one before it.
     os.sync()
     start = time.monotonic()
-    p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "sh", "-c", cmd],
-                       cwd=cwd, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - start
+    # Standard error into a file: polling, nothing reads a pipe.
+    with tempfile.TemporaryFile("w+") as errf:
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M", "sh",
+                              "-c", cmd], cwd=cwd,
+                             stdout=subprocess.DEVNULL, stderr=errf)
+        seen = {}
+        while threads and p.poll() is None:
+            # time's and the shell's threads too: they hardly run.
+            thread_cpu(descendants(p.pid), seen)
+            time.sleep(0.005)
+        p.wait()
+        wall = time.monotonic() - start
+        errf.seek(0)
+        err = errf.read()
     if p.returncode != 0:
-        raise SystemExit("bench: failed: %s\n%s" % (cmd, p.stderr))
-    user, sys_, rss = p.stderr.strip().split("\n")[-1].split()
+        raise SystemExit("bench: failed: %s\n%s" % (cmd, err))
+    user, sys_, rss = err.strip().split("\n")[-1].split()
     return (wall / repeat, (float(user) + float(sys_)) / repeat,
-            int(rss) / 1024.0)
+            int(rss) / 1024.0, max(seen.values()) if seen else None)
 
 
-def measure(cmds, cwd, repeat=1):
+def measure(cmds, cwd, repeat=1, threads=False):
     """For each (cmd, fresh, runs) of cmds: the best wall time, the least
     CPU time and the largest peak RSS over its runs (a shared machine only
-    ever adds to the times).  The commands take turns, run by run, so that
-    what the machine does meanwhile falls on all of them alike."""
+    ever adds to the times), and with threads the least CPU time of its
+    busiest thread (run_once).  The commands take turns, run by run, so
+    that what the machine does meanwhile falls on all of them alike."""
     best = [None] * len(cmds)
     for r in range(max(c[2] for c in cmds)):
         for i, (cmd, fresh, runs) in enumerate(cmds):
             if r >= runs:
                 continue
-            sample = run_once(cmd, cwd, repeat, fresh)
+            sample = run_once(cmd, cwd, repeat, fresh, threads)
             if best[i] is None:
                 best[i] = sample
                 continue
             best[i] = (min(best[i][0], sample[0]),
                        min(best[i][1], sample[1]),
-                       max(best[i][2], sample[2]))
+                       max(best[i][2], sample[2]),
+                       min(best[i][3], sample[3]) if threads else None)
     return best
 
 
@@ -585,25 +641,57 @@ def layer_blob(layout, digest):
             "zstd" if layer["mediaType"].endswith("zstd") else "gzip")
 
 
-def real_compress_jobs(runs):
+def ccob_floor(d, lib):
+    """The command of the third floor of real_compress_jobs, or None:
+    test/bench_ccob_floor.c built here, given lib's bundles (their offsets
+    and sizes, as offload ls lists them)."""
+    exe = os.path.join(d, "ccob_floor")
+    top = os.path.join(HERE, "..")
+    p = subprocess.run(["cc", "-O2", "-o", exe,
+                        os.path.join(HERE, "bench_ccob_floor.c"),
+                        os.path.join(top, "build", "obj", "core",
+                                     "md5lanes.o"), "-lzstd", "-lmd"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        print("bench: no floor of the CCOBs' own work: %s" % p.stderr)
+        return None
+    ls = subprocess.run([os.path.join(BIN, "offload"), "ls", lib],
+                        capture_output=True, text=True, check=True).stdout
+    with open(os.path.join(d, "bundles.txt"), "w") as f:
+        for line in ls.splitlines():
+            w = line.split()
+            # "    bundle #N at OFFSET: SIZE bytes, ..."
+            if len(w) > 4 and w[0] == "bundle" and w[2] == "at":
+                f.write("%s %s\n" % (w[3].rstrip(":"), w[4]))
+    return "./ccob_floor %s < bundles.txt" % lib
+
+
+def real_compress_jobs(d, runs):
     """prune --compress of Debian sid's librocsparse.so.1.0 (1.67 GB; see
     test/real/rocsparse.sh, or BENCH_COMPRESS_LIB) on two threads and on
-    one, against zstd -3 -T1 of it (issue 36: CPU within 1.1x, wall under
-    it with two threads, peak RSS under 256 MB), and against zstd -3
-    --long=27 -T1 (the parameters of LLVM's CCOBs).  None where the file is
-    not here."""
+    one, against both floors of issue 36 in the same turns: zstd -3 -T1 of
+    it (CPU within 1.1x, wall under it with two threads, peak RSS under
+    256 MB) and zstd -3 --long=27 -T1 (LLVM's parameters, which the CCOBs'
+    bytes pin: long-distance matching, a 2^27 window); and a third, the
+    work those bytes ask for and no I/O (test/bench_ccob_floor.c: each
+    bundle compressed by LLVM's zstd call and hashed, the file mapped whole
+    first, so its RSS is the file's).  With each command's busiest
+    thread's CPU time (run_once), what its wall time would be on an idle
+    machine.  None where the file is not here."""
     if not os.path.exists(COMPRESS_LIB):
         return []
     lib = COMPRESS_LIB
     pc = "{R} -q --compress %s %s -o rc.{N}"
+    floors = [("zstd --long=27", "zstd -q -3 --long=27 -T1 -f %s -o z9.out"
+               % lib, ("z9.out",))]
+    own = ccob_floor(d, lib)
+    if own:
+        floors.append(("LLVM's zstd+MD5", own, ()))
+    more = {"label": "zstd -3 -T1", "floors": floors, "threads": True}
     return [
-        ("rocsparse -j2, vs zstd", pc % ("-j2", lib), ("rc.{N}",),
-         "zstd -q -3 -T1 -f %s -o z8.out" % lib, ("z8.out",), runs),
-        ("rocsparse -j1, vs zstd", pc % ("-j1", lib), ("rc.{N}",),
-         "zstd -q -3 -T1 -f %s -o z8.out" % lib, ("z8.out",), runs),
-        ("rocsparse -j1, vs --long", pc % ("-j1", lib), ("rc.{N}",),
-         "zstd -q -3 --long=27 -T1 -f %s -o z9.out" % lib, ("z9.out",),
-         runs),
+        ("rocsparse -j%d, vs zstd" % j, pc % ("-j%d" % j, lib), ("rc.{N}",),
+         "zstd -q -3 -T1 -f %s -o z8.out" % lib, ("z8.out",), runs, 1, more)
+        for j in (2, 1)
     ]
 
 
@@ -681,8 +769,8 @@ def image_jobs(d, runs, only):
     as usr/lib/libbig.so), its layers gzip (mkimage's level 9) or zstd -3,
     against the changed layer decompressed and compressed again at the
     codecs' defaults.  Made only when an image job is asked for."""
-    if only and not any("image".startswith(p) or p.startswith("image")
-                        for p in only):
+    if only and not any(("image".startswith(p) or p.startswith("image"))
+                        and not p.startswith("image 10") for p in only):
         return []
     jobs = []
     for codec, floor in (("gzip", "zcat %s | gzip -6 > fi.out"),
@@ -702,7 +790,54 @@ def image_jobs(d, runs, only):
         jobs.append(("image prune, %s" % codec,
                      "{R} -q -j1 --keep gfx90a %s -o io.{N}" % img,
                      ("io.{N}",), floor % blob, ("fi.out",), runs))
+    # Two layers that change (clib.so in each), -j1 and -j2: layers in
+    # parallel, against both layers recompressed one after the other.
+    img = "img.zstd2"
+    subprocess.run([sys.executable, MKIMAGE, img, "--codec", "zstd",
+                    "--add0", "usr/lib/libbig0.so=clib.so",
+                    "--add", "usr/lib/libbig.so=clib.so"], cwd=d, check=True)
+    floor = " && ".join(
+        "zstd -q -dc %s/blobs/sha256/%s | zstd -q -3 > fi%d.out" % (
+            img, subprocess.run([sys.executable, DIGEST, img, str(i)],
+                                cwd=d, check=True, capture_output=True,
+                                text=True).stdout.strip(), i)
+        for i in (0, 1))
+    for j in (1, 2):
+        jobs.append(("image 2 layers, -j%d" % j,
+                     "{R} -q -j%d --keep gfx90a %s -o i2.{N}" % (j, img),
+                     ("i2.{N}",), floor, ("fi0.out", "fi1.out"), runs))
     return jobs
+
+
+MKBIG = os.path.join(HERE, "image", "mkbig.py")
+BIGLIB = os.path.join(HERE, "biglib.py")
+
+
+def image_big_jobs(d, runs, only):
+    """prune --keep gfx90a of an image of 10 GB (test/image/mkbig.py: one
+    zstd layer of 8.4 GiB of zeros, then a sparse fat binary of 1.7 GiB,
+    test/biglib.py's, 111 bundles of eight 2 MiB code objects), for its
+    peak RSS (issue 40: under 512 MB whatever the largest file; the
+    library is held in a temporary file), against the layer decompressed
+    and compressed again.  Made only when --only names it ("image 10
+    GB"): it takes minutes and 2 GB of disk."""
+    if not only or not any(p.startswith("image 10") for p in only):
+        return []
+    subprocess.run([sys.executable, BIGLIB, "make", "big.so", "111", "9",
+                    "2048"], cwd=d, check=True)
+    subprocess.run([sys.executable, MKBIG, "img.big", "8600", "big.so"],
+                   cwd=d, check=True)
+    layer = subprocess.run([sys.executable, DIGEST, "img.big", "0"], cwd=d,
+                           check=True, capture_output=True,
+                           text=True).stdout.strip()
+    tar = 8600 * (1 << 20) + os.path.getsize(os.path.join(d, "big.so"))
+    os.unlink(os.path.join(d, "big.so"))
+    print("image 10 GB: a zstd layer of %d bytes holding %d bytes of tar; "
+          "floor: zstd -dc LAYER | zstd -3" % (os.path.getsize(os.path.join(
+              d, "img.big", "blobs", "sha256", layer)), tar))
+    return [("image 10 GB", "{R} -q --keep gfx90a img.big -o ib.{N}",
+             ("ib.{N}",), "zstd -q -dc img.big/blobs/sha256/%s | zstd -q -3 "
+             "> fb.out" % layer, ("fb.out",), runs)]
 
 
 def tree_said(d):
@@ -780,7 +915,8 @@ def main():
         # The NVIDIA and Python jobs make inputs of their own; the real
         # package and image jobs need none.
         if not only or any(not p.startswith(("nvidia", "python",
-                                             "prune .deb", "prune image"))
+                                             "prune .deb", "prune image",
+                                             "rocsparse", "image 10"))
                            for p in only):
             make_inputs(d, args.mb)
         want_kernels = not only or any(
@@ -889,7 +1025,9 @@ def main():
                 ("ccob -d", "{C} -q -d -c cc.ours > cd.{N}", ("cd.{N}",),
                  "zstd -q -d -c z6.out > zd2.out", ("zd2.out",), args.runs),
             ]
-            jobs += real_compress_jobs(args.runs)
+            if not only or any(p.startswith("rocsparse") or
+                               "rocsparse".startswith(p) for p in only):
+                jobs += real_compress_jobs(d, args.runs)
         if want_kernels:
             jobs += kernel_jobs(args.runs, want_nv)
         jobs += prune_tree_jobs(d, args.runs, only)
@@ -900,6 +1038,7 @@ def main():
                 jobs += got[0]
                 py_cmd = got[1]
         jobs += image_jobs(d, args.runs, only)
+        jobs += image_big_jobs(d, args.runs, only)
         jobs += package_jobs(d, args.runs, only)
         if only:
             jobs = [j for j in jobs
@@ -914,6 +1053,9 @@ def main():
         results = {}
         for name, cmd, outs, floor, floor_outs, runs, *rest in jobs:
             repeat = rest[0] if rest else 1
+            # Floors after the first (measured in the same turns) and
+            # the busiest thread's CPU time (real_compress_jobs).
+            more = rest[1] if len(rest) > 1 else {}
             # Ours against the floor is the target, and the machine's
             # noise only ever adds: more runs of both, for a surer best.
             close = max(runs, args.close_runs) if floor else runs
@@ -932,10 +1074,12 @@ def main():
                     [o.format(N="llvm") for o in outs], runs))
             if floor:
                 cmds.append((floor, floor_outs, close))
-            got = measure(cmds, d, repeat)
+            extra = more.get("floors", [])
+            cmds += [(c, o, close) for _, c, o in extra]
+            got = measure(cmds, d, repeat, more.get("threads", False))
             ours = got[0]
             theirs = got[1] if llvm_has else None
-            fl = got[-1] if floor else None
+            fl = got[-1 - len(extra)] if floor else None
             results[name] = (ours, fl)
             floor_cols = ("%7.3f %7.2f %7.1f %6.2f %6.2f" % (
                 fl[0], fl[1], fl[2], ours[0] / fl[0],
@@ -945,6 +1089,22 @@ def main():
                 print("%-22s %8.4f %7.2f %7.1f | %8s %7s %7s | %6s %6s | %s"
                       % (name, ours[0], ours[1], ours[2], "-", "-", "-", "-",
                          "-", floor_cols))
+                for (label, _, _), f in zip(extra, got[-len(extra):]
+                                            if extra else []):
+                    print("%-22s %8.4f %7.2f %7.1f | %8s %7s %7s | %6s %6s "
+                          "| %7.3f %7.2f %7.1f %6.2f %6.2f" % (
+                              "  vs " + label, ours[0], ours[1], ours[2],
+                              "-", "-", "-", "-", "-", f[0], f[1], f[2],
+                              ours[0] / f[0], ours[1] / f[1] if f[1] else 0))
+                if more.get("threads"):
+                    fls = [fl] + got[-len(extra):] if extra else [fl]
+                    print("  busiest thread's CPU s (idle-machine wall): "
+                          "ours %.2f; %s" % (ours[3], ", ".join(
+                              "%s %.2f (/floor %.2f)" % (lb, f[3],
+                                                         ours[3] / f[3])
+                              for lb, f in zip([more.get("label", "floor")]
+                                               + [e[0] for e in extra],
+                                               fls))))
                 continue
             print("%-22s %8.4f %7.2f %7.1f | %8.4f %7.2f %7.1f | %6.2f %6.2f "
                   "| %s" % (

@@ -18,8 +18,11 @@ header declares that is not defined in the header's own .c: a header
 declares one file's functions (X.h those of X.c; X_impl.h, the inside of
 X.c that its parts share, also X.c's), so that a hub header cannot hide
 an edge (HEADER_EXCEPTIONS lists the ones allowed, each with its reason),
-and every function the public header include/offcode.h declares that no
-module of lib/ defines (it declares the library's functions alone).
+every function the public header include/offcode.h declares that no
+module of lib/ defines (it declares the library's functions alone), and
+every edge from a client applet (CLIENTS: the applets that read through
+liboffcode alone, issue 37) to a module of ops/ or formats/: it reads what
+it reads through include/offcode.h, as any program does.
 Nothing printed and exit 0 when the house is in order.
 Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
 """
@@ -42,6 +45,10 @@ def layers(top):
         return os.path.isdir(os.path.join(top, l)) and os.path.isdir(d) and \
             any(n.endswith(".o") for n in os.listdir(d))
     return [l for l in LAYERS if l not in OPTIONAL_LAYERS or built(l)]
+# The applets that read through the public library alone, and their
+# parts: none of them includes or calls a module of ops/ or formats/.
+CLIENTS = {"applets/du", "applets/du_sums", "applets/du_layers"}
+BELOW_THE_LIBRARY = {"ops", "formats"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 # (header, name): declared there though defined in another file, and why.
@@ -262,6 +269,11 @@ def main():
         for a, b in sorted(edges):
             if LAYERS[a.split("/")[0]] < LAYERS[b.split("/")[0]]:
                 bad.append("%s against the flow: %s -> %s" % (what, a, b))
+    for what, edges in (("includes", inc), ("calls", call)):
+        for a, b in sorted(edges):
+            if a in CLIENTS and b.split("/")[0] in BELOW_THE_LIBRARY:
+                bad.append("a client of liboffcode %s what is below it: "
+                           "%s -> %s" % (what, a, b))
     # One graph: a loop may go by an include one way and a call the other.
     for c in cycles(inc | call):
         bad.append("cycle: %s" % " -> ".join(c))

@@ -23,7 +23,8 @@
 #                    packager's against LLVM 24's root (fewer still, with
 #                    24's compression options)
 #   LLVM 24 (test/refroot.sh 24): golden-24 its own cases from a golden,
-#   live-24 zstd's high levels live; bundler-24 and sweep-24 (make
+#   live-24 zstd's high levels and what LLVM 24's lit tests exercise, live;
+#   bundler-24 and sweep-24 (make
 #   check-long alone) 23's bundler cases and damaged inputs live against it
 #
 # While they run, each suite's line comes as it ends, with its wall time

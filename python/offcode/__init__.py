@@ -39,6 +39,7 @@ __all__ = [
     "TruncatedError", "MalformedError", "DecompressError", "OutOfMemoryError",
     "NothingError", "FatalError", "ChangedError", "InvalidError", "RangeError",
     "UnsupportedError", "BadHashError",
+    "path_kind", "Layer", "Member", "LayerStats", "Manifest", "RootFile",
 ]
 
 __version__ = "0.1.0"
@@ -348,6 +349,18 @@ class Entry:
         ``exact``, names are compared, not what a GPU loads."""
         return self._art._handle().matches(self._i, rules, exact)
 
+    def du(self) -> Tuple[int, int]:
+        """(code, stored): what ``offload du`` counts of it, its code's
+        bytes and its share of the bytes stored."""
+        code, stored, _, _ = self._art._handle().du(self._i)
+        return code, stored
+
+    @property
+    def rule_target(self) -> Optional[str]:
+        """The target ``-t`` and du see it by ("gfx90a:xnack+", "sm_80",
+        PTX "compute_80"), or None."""
+        return _text(self._art._handle().du(self._i)[3])
+
     def kernels(self) -> Optional[Kernels]:
         """Its kernels, or None for code with none to read."""
         t = self._art._handle().kernels(self._i)
@@ -422,7 +435,87 @@ class Container(Sequence[Entry]):
 _ARRAYS = {"elf": ("sections", "containers"), "coff": ("sections", "containers"),
            "pe": ("sections", "containers"), "raw": ("containers",),
            "bitcode": ("containers",),
-           "archive": ("members",)}
+           "archive": ("members",),
+           # packages and images: their files (offcode_layer(3))
+           "deb": ("members",), "wheel": ("members",), "conda": ("members",),
+           "image": ("members",)}
+
+
+def _record(name: str, fields: str, doc: str) -> type:
+    """A named tuple class made without typing's or collections' import
+    (their cost is a listing's, above): a tuple whose fields are also
+    read by name, printed as a named tuple prints."""
+    names = tuple(fields.split())
+
+    def __new__(cls, *values):
+        if len(values) != len(names):
+            raise TypeError("%s takes %d values" % (name, len(names)))
+        return tuple.__new__(cls, values)
+
+    def __repr__(self):
+        return "%s(%s)" % (name, ", ".join(
+            "%s=%r" % kv for kv in zip(names, self)))
+
+    body = {"__slots__": (), "__doc__": doc, "__new__": __new__,
+            "__repr__": __repr__, "_fields": names}
+    for i, f in enumerate(names):
+        body[f] = property(lambda self, i=i: self[i])
+    return type(name, (tuple,), body)
+
+
+# The records of packages and images: NamedTuples to a type checker,
+# _record's classes when run (the documented ones, below).
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class Layer(NamedTuple):
+        name: str
+        compression: str
+        stored: int
+
+    class Member(NamedTuple):
+        layer: int
+        name: str
+        index: int
+        size: int
+
+    class LayerStats(NamedTuple):
+        members: int
+        files: int
+        file_bytes: int
+
+    class Manifest(NamedTuple):
+        digest: str
+        platform: str
+        layers: Tuple[int, ...]
+
+    class RootFile(NamedTuple):
+        layer: int
+        index: int
+        size: int
+
+else:
+    Layer = _record("Layer", "name compression stored", """
+        A package's or an image's layer (offcode_layer_info): an image
+        layer's blob digest, a .deb's data member, "" for a wheel or a conda
+        package; its compression; the bytes that hold it.""")
+    Member = _record("Member", "layer name index size", """
+        A file of a layer, as ``walk_layer`` hands it over: its layer, its
+        path in the stream, its index there, its size.""")
+    LayerStats = _record("LayerStats", "members files file_bytes", """
+        What a layer's walk saw: members of the stream, regular files and
+        their bytes.""")
+    Manifest = _record("Manifest", "digest platform layers", """
+        An image's manifest: its digest, platform and layers (indices of
+        ``layers()``, bottom first).""")
+    RootFile = _record("RootFile", "layer index size", """
+        A regular file of the root a manifest's layers make unpacked.""")
+
+
+def path_kind(path: Union[str, "os.PathLike[str]"]) -> Optional[str]:
+    """What ``path`` names: "image", "deb", "wheel", "conda", or None for
+    any other file."""
+    return _offcode.path_kind(os.fspath(path))
 
 
 class Artifact:
@@ -535,13 +628,62 @@ class Artifact:
                             if m.holds_code() or m.format == "thin-member"]
         return d
 
+    # ---- packages and images (offcode_layer(3)) ----
+
+    def layers(self) -> List[Layer]:
+        """A package's or an image's layers ([] for any other file)."""
+        return [Layer(*t) for t in self._h.layers()]
+
+    def walk_layer(self, i: int,
+                   fn: Callable[[Member, Optional["Artifact"], Optional[Error]], Any],
+                   root: bool = False) -> Optional[LayerStats]:
+        """Walk layer ``i``, calling ``fn(member, file, error)`` for each
+        file worth reading: ``file`` is it opened as an Artifact of its own
+        (closed when ``fn`` returns: keep nothing of it that reads), or
+        None with ``error`` saying why it could not be.  One file at a
+        time: memory stays that of the largest however many there are
+        (open with ``stream=True`` to walk nothing at open).  ``root``
+        notes the members for ``manifest_root``.  The stream's counts, or
+        None when a true result of ``fn`` stopped it."""
+        def one(m: Tuple[int, bytes, int, int], h: Any, err: Optional[Error]) -> Any:
+            member = Member(m[0], _text(m[1]) or "", m[2], m[3])
+            return fn(member, Artifact(h) if h is not None else None, err)
+        r = self._h.walk_layer(i, one, root)
+        return None if r is True else LayerStats(*r)
+
+    def manifests(self) -> List[Manifest]:
+        """An image's manifests ([] for a package)."""
+        return [Manifest(*t) for t in self._h.manifests()]
+
+    def manifest_root(self, i: int) -> List[RootFile]:
+        """The regular files of the root manifest ``i``'s layers make
+        unpacked, each once, in the order written; each of its layers
+        walked with ``root=True`` first."""
+        return [RootFile(*t) for t in self._h.manifest_root(i)]
+
+    # ---- what offload du counts (offcode_du(3)) ----
+
+    def code_object(self) -> Optional[Tuple[str, str]]:
+        """(target, triple) of a file that is itself one code object with
+        no container, else None."""
+        return self._h.file_facts()[0]
+
+    def offload_only(self) -> bool:
+        """Whether the file is offload code alone."""
+        return bool(self._h.file_facts()[1])
+
+    def kpack_archives(self) -> List[str]:
+        """A kpack-split binary's archives, found as rocm-kpack finds them."""
+        return list(self._h.file_facts()[2])
+
     def __repr__(self) -> str:
         return "<offcode.Artifact %s: %d containers, %d entries>" % (
             self.path, len(self.containers), len(self.entries))
 
 
 def open(source: Source, *, name: Optional[str] = None, verify: bool = False,
-         ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> Artifact:
+         ccob_max_size: int = 0, ccob_max_ratio: int = 0,
+         stream: bool = False) -> Artifact:
     """Open an artefact and walk its headers.
 
     ``source`` is a path, a file descriptor (int: duplicated, the caller
@@ -550,9 +692,11 @@ def open(source: Source, *, name: Optional[str] = None, verify: bool = False,
     fd or bytes.  ``verify`` inflates every CCOB and checks its hash at
     open (``ls --verify``).  The CCOB limits are the tool's
     OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO (0: its defaults; the
-    environment is not read).  Container images and Debian, wheel and
-    conda packages raise UnsupportedError (a wheel or a conda package is
-    known by its name: pass ``name`` for an fd or bytes)."""
+    environment is not read).  A Debian, wheel or conda package or a
+    container image (by its path) opens with its files as inputs (a wheel
+    or a conda package is known by its name: pass ``name`` for an fd or
+    bytes); with ``stream`` (a path), none is walked at open, and
+    ``walk_layer`` hands them over one at a time."""
     if isinstance(source, bool):
         raise TypeError("offcode.open() takes a path, a file descriptor or bytes")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
@@ -563,6 +707,9 @@ def open(source: Source, *, name: Optional[str] = None, verify: bool = False,
     elif isinstance(source, (bytes, bytearray, memoryview)):
         h = _offcode.open_memory(source, name if name is not None else "<memory>",
                                  verify, ccob_max_size, ccob_max_ratio)
+    elif stream:
+        h = _offcode.open_stream(os.fspath(source), verify, ccob_max_size,
+                                 ccob_max_ratio)
     else:
         h = _offcode.open_path(os.fspath(source), verify, ccob_max_size,
                                ccob_max_ratio)

@@ -142,6 +142,9 @@ typedef struct {
 	unsigned long walker;	/* the thread in each_code, or 0 */
 	Py_buffer view;		/* the caller's bytes, borrowed while open */
 	int has_view;
+	/* A file of a package handed over by walk_layer: the library's, for
+	 * the call alone (never closed here; a is cleared after it). */
+	int borrowed;
 } Artifact;
 
 static PyTypeObject artifact_type;
@@ -241,6 +244,7 @@ static Artifact *artifact_new(void)
 	self->a = NULL;
 	self->walker = 0;
 	self->has_view = 0;
+	self->borrowed = 0;
 	self->lock = PyThread_allocate_lock();
 	if (!self->lock) {
 		Py_DECREF(self);
@@ -257,7 +261,8 @@ static int artifact_release(Artifact *self)
 	if (self->a) {
 		if (take(self) < 0)
 			return -1;
-		offcode_close(self->a);
+		if (!self->borrowed)
+			offcode_close(self->a);
 		self->a = NULL;
 		unlock(self);
 	}
@@ -271,7 +276,8 @@ static int artifact_release(Artifact *self)
 static void artifact_dealloc(Artifact *self)
 {
 	/* nobody else holds it now: no call is under way */
-	offcode_close(self->a);
+	if (!self->borrowed)
+		offcode_close(self->a);
 	self->a = NULL;
 	if (self->has_view)
 		PyBuffer_Release(&self->view);
@@ -1080,6 +1086,323 @@ out:
 	return r;
 }
 
+/* ---- packages and images (offcode_layer(3)), du's figures ---- */
+
+/* open_stream(path, verify, ccob_max_size, ccob_max_ratio): a package or
+ * an image opened with OFFCODE_OPEN_STREAM (any other file as open_path). */
+static PyObject *open_stream(PyObject *mod, PyObject *args)
+{
+	PyObject *path = NULL;
+	int verify = 0, rc;
+	unsigned long long max_size = 0, max_ratio = 0;
+	struct offcode_open_options o;
+	offcode_error *err = NULL;
+	Artifact *self;
+
+	(void)mod;
+	if (!PyArg_ParseTuple(args, "O&|pO&O&", PyUnicode_FSConverter, &path,
+			      &verify, u64_arg, &max_size, u64_arg, &max_ratio))
+		return NULL;
+	open_options(&o, verify, max_size, max_ratio);
+	o.flags |= OFFCODE_OPEN_STREAM;
+	self = artifact_new();
+	if (!self) {
+		Py_DECREF(path);
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	rc = offcode_open_path(PyBytes_AS_STRING(path), &o, &self->a, &err);
+	Py_END_ALLOW_THREADS
+	Py_DECREF(path);
+	if (rc) {
+		raise_error(rc, err);
+		offcode_error_free(err);
+		Py_DECREF(self);
+		return NULL;
+	}
+	return (PyObject *)self;
+}
+
+/* path_kind(path): "image", "deb", "wheel", "conda" or None. */
+static PyObject *mod_path_kind(PyObject *mod, PyObject *arg)
+{
+	PyObject *path = NULL;
+	const char *kind;
+
+	(void)mod;
+	if (!PyUnicode_FSConverter(arg, &path))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	kind = offcode_path_kind(PyBytes_AS_STRING(path));
+	Py_END_ALLOW_THREADS
+	Py_DECREF(path);
+	return str_or_none(kind);
+}
+
+/* layers(): [(name, compression, stored)] */
+static PyObject *artifact_layers(Artifact *self, PyObject *unused)
+{
+	PyObject *list;
+
+	(void)unused;
+	if (lock(self) < 0)
+		return NULL;
+	list = PyList_New(0);
+	for (size_t i = 0; list && i < offcode_layer_count(self->a); i++) {
+		struct offcode_layer l = { .size = sizeof(l) };
+		PyObject *t;
+
+		offcode_layer_info(self->a, i, &l);
+		t = Py_BuildValue("(ssK)", l.name, l.compression,
+				  (unsigned long long)l.stored);
+		if (!t || PyList_Append(list, t) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(t);
+	}
+	unlock(self);
+	return list;
+}
+
+struct walk {
+	Artifact *self;
+	PyObject *fn;
+	PyThreadState *ts;
+	int failed;
+};
+
+/* The exception of a record, as an object (not raised). */
+static PyObject *error_object(const offcode_error *e)
+{
+	PyObject *type, *value, *tb;
+
+	raise_error(e ? (int)offcode_error_code(e) : OFFCODE_NOMEM, e);
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	Py_XDECREF(type);
+	Py_XDECREF(tb);
+	return value;
+}
+
+static int walk_one(void *ctx, const struct offcode_member *m,
+		    offcode_artifact *file, const offcode_error *err)
+{
+	struct walk *w = ctx;
+	PyObject *member = NULL, *fileobj = NULL, *errobj = NULL, *r = NULL;
+	Artifact *f = NULL;
+	int stop;
+
+	PyEval_RestoreThread(w->ts);
+	member = Py_BuildValue("(ny#KK)", (Py_ssize_t)m->layer, m->name,
+			       (Py_ssize_t)m->name_len,
+			       (unsigned long long)m->index,
+			       (unsigned long long)m->size);
+	if (file && member && (f = artifact_new())) {
+		f->a = file;
+		f->borrowed = 1;
+	}
+	fileobj = f ? (PyObject *)f : (Py_INCREF(Py_None), Py_None);
+	errobj = err ? error_object(err) : (Py_INCREF(Py_None), Py_None);
+	if (member && (!file || f) && errobj)
+		r = PyObject_CallFunctionObjArgs(w->fn, member, fileobj, errobj,
+						 NULL);
+	if (f) {	/* the library's again: closed with the walk's step */
+		take(f);
+		f->a = NULL;
+		unlock(f);
+	}
+	Py_XDECREF(member);
+	Py_XDECREF(fileobj);
+	Py_XDECREF(errobj);
+	if (!r) {
+		w->failed = 1;
+		stop = 1;
+	} else {
+		stop = PyObject_IsTrue(r) ? 2 : 0;
+		Py_DECREF(r);
+	}
+	w->ts = PyEval_SaveThread();
+	return stop;
+}
+
+/* walk_layer(i, fn, root): fn(member, file, error) for each file worth
+ * reading; (members, files, file_bytes), or True when fn stopped it. */
+static PyObject *artifact_walk_layer(Artifact *self, PyObject *args)
+{
+	Py_ssize_t i;
+	int root = 0, rc;
+	struct walk w = { .self = self };
+	struct offcode_layer_stats st = { .size = sizeof(st) };
+	PyObject *r = NULL;
+
+	if (!PyArg_ParseTuple(args, "nO|p", &i, &w.fn, &root))
+		return NULL;
+	if (!PyCallable_Check(w.fn)) {
+		PyErr_SetString(PyExc_TypeError, "walk_layer() takes a callable");
+		return NULL;
+	}
+	if (i < 0) {
+		PyErr_SetString(PyExc_IndexError, "no such layer");
+		return NULL;
+	}
+	if (lock(self) < 0)
+		return NULL;
+	Py_INCREF(self);
+	self->walker = PyThread_get_thread_ident();
+	w.ts = PyEval_SaveThread();
+	rc = offcode_layer_walk(self->a, (size_t)i, root ? OFFCODE_WALK_ROOT : 0,
+				walk_one, &w, &st);
+	PyEval_RestoreThread(w.ts);
+	self->walker = 0;
+	if (w.failed)
+		;
+	else if (rc == 2)
+		r = (Py_INCREF(Py_True), Py_True);
+	else if (rc == OFFCODE_RANGE)
+		PyErr_SetString(PyExc_IndexError, "no such layer");
+	else if (rc)
+		last_error(self, rc);
+	else
+		r = Py_BuildValue("(KKK)", (unsigned long long)st.members,
+				  (unsigned long long)st.files,
+				  (unsigned long long)st.file_bytes);
+	unlock(self);
+	Py_DECREF(self);
+	return r;
+}
+
+/* manifests(): [(digest, platform, (layer, ...))] */
+static PyObject *artifact_manifests(Artifact *self, PyObject *unused)
+{
+	PyObject *list;
+
+	(void)unused;
+	if (lock(self) < 0)
+		return NULL;
+	list = PyList_New(0);
+	for (size_t i = 0; list && i < offcode_manifest_count(self->a); i++) {
+		struct offcode_manifest m = { .size = sizeof(m) };
+		PyObject *layers, *t = NULL;
+
+		offcode_manifest_info(self->a, i, &m);
+		if ((layers = PyTuple_New((Py_ssize_t)m.layer_count)))
+			for (size_t k = 0; k < m.layer_count; k++)
+				PyTuple_SET_ITEM(layers, (Py_ssize_t)k,
+						 PyLong_FromSize_t(m.layers[k]));
+		if (layers)
+			t = Py_BuildValue("(ssN)", m.digest, m.platform, layers);
+		if (!t || PyList_Append(list, t) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(t);
+	}
+	unlock(self);
+	return list;
+}
+
+static int root_one(void *ctx, size_t layer, uint64_t index, uint64_t size)
+{
+	PyObject *t = Py_BuildValue("(nKK)", (Py_ssize_t)layer,
+				    (unsigned long long)index,
+				    (unsigned long long)size);
+	int rc = t ? PyList_Append(ctx, t) : -1;
+
+	Py_XDECREF(t);
+	return rc < 0 ? 1 : 0;
+}
+
+/* manifest_root(i): [(layer, index, size)], the lock and GIL held (each
+ * row is a Python object). */
+static PyObject *artifact_manifest_root(Artifact *self, PyObject *arg)
+{
+	Py_ssize_t i = PyLong_AsSsize_t(arg);
+	PyObject *list;
+	int rc;
+
+	if (i == -1 && PyErr_Occurred())
+		return NULL;
+	if (lock(self) < 0)
+		return NULL;
+	if (i < 0 || (size_t)i >= offcode_manifest_count(self->a)) {
+		unlock(self);
+		PyErr_SetString(PyExc_IndexError, "no such manifest");
+		return NULL;
+	}
+	if (!(list = PyList_New(0))) {
+		unlock(self);
+		return NULL;
+	}
+	rc = offcode_manifest_root(self->a, (size_t)i, root_one, list);
+	if (rc == 1 && PyErr_Occurred())
+		Py_CLEAR(list);
+	else if (rc) {
+		Py_CLEAR(list);
+		last_error(self, rc);
+	}
+	unlock(self);
+	return list;
+}
+
+/* du(i): (code, stored, rule_id, rule_target) */
+static PyObject *artifact_du(Artifact *self, PyObject *arg)
+{
+	const offcode_entry *e = locked_entry(self, PyLong_AsSsize_t(arg));
+	uint64_t code, stored;
+	const char *id, *target;
+	size_t id_len, target_len;
+	PyObject *r;
+
+	if (!e)
+		return NULL;
+	offcode_entry_du_sizes(e, &code, &stored);
+	id = offcode_entry_rule_id(e, &id_len);
+	target = offcode_entry_rule_target(e, &target_len);
+	r = Py_BuildValue("(KKNN)", (unsigned long long)code,
+			  (unsigned long long)stored,
+			  text_or_none(id, id_len),
+			  text_or_none(target, target_len));
+	unlock(self);
+	return r;
+}
+
+/* file_facts(): (code object's (target, triple) or None, offload only,
+ * [kpack archive paths]) */
+static PyObject *artifact_file_facts(Artifact *self, PyObject *unused)
+{
+	const char *target, *triple, *const *paths;
+	size_t n;
+	PyObject *lone, *archives, *r = NULL;
+	int rc;
+
+	(void)unused;
+	if (lock(self) < 0)
+		return NULL;
+	if (offcode_artifact_code_object(self->a, &target, &triple))
+		lone = Py_BuildValue("(ss)", target, triple);
+	else
+		lone = (Py_INCREF(Py_None), Py_None);
+	if ((rc = offcode_kpack_archives(self->a, &paths, &n))) {
+		Py_XDECREF(lone);
+		last_error(self, rc);
+		unlock(self);
+		return NULL;
+	}
+	archives = PyList_New(0);
+	for (size_t i = 0; archives && i < n; i++) {
+		PyObject *p = PyUnicode_DecodeFSDefault(paths[i]);
+
+		if (!p || PyList_Append(archives, p) < 0)
+			Py_CLEAR(archives);
+		Py_XDECREF(p);
+	}
+	if (lone && archives)
+		r = Py_BuildValue("(OOO)", lone,
+				  offcode_artifact_offload_only(self->a)
+					  ? Py_True : Py_False, archives);
+	Py_XDECREF(lone);
+	Py_XDECREF(archives);
+	unlock(self);
+	return r;
+}
+
 static PyMethodDef artifact_methods[] = {
 	{ "close", (PyCFunction)artifact_close, METH_NOARGS, "Free the artefact." },
 	{ "listing", (PyCFunction)artifact_listing, METH_NOARGS,
@@ -1102,6 +1425,18 @@ static PyMethodDef artifact_methods[] = {
 	{ "matches", (PyCFunction)artifact_matches, METH_VARARGS,
 	  "Whether entry i is taken by rules." },
 	{ "kernels", (PyCFunction)artifact_kernels, METH_O, "Entry i's kernels." },
+	{ "layers", (PyCFunction)artifact_layers, METH_NOARGS,
+	  "A package's or an image's layers: (name, compression, stored)." },
+	{ "walk_layer", (PyCFunction)artifact_walk_layer, METH_VARARGS,
+	  "fn(member, file, error) for each file of layer i worth reading." },
+	{ "manifests", (PyCFunction)artifact_manifests, METH_NOARGS,
+	  "An image's manifests: (digest, platform, layers)." },
+	{ "manifest_root", (PyCFunction)artifact_manifest_root, METH_O,
+	  "The files of the root manifest i's layers make: (layer, index, size)." },
+	{ "du", (PyCFunction)artifact_du, METH_O,
+	  "Entry i as du counts it: (code, stored, rule_id, rule_target)." },
+	{ "file_facts", (PyCFunction)artifact_file_facts, METH_NOARGS,
+	  "(code object, offload only, kpack archives) of the file." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -1209,6 +1544,10 @@ static PyMethodDef module_methods[] = {
 	{ "open_path", open_path, METH_VARARGS, "Open a file by its path." },
 	{ "open_fd", open_fd, METH_VARARGS, "Open a file descriptor." },
 	{ "open_memory", open_memory, METH_VARARGS, "Open bytes in memory." },
+	{ "open_stream", open_stream, METH_VARARGS,
+	  "Open a package or an image by its path, its files walked later." },
+	{ "path_kind", mod_path_kind, METH_O,
+	  "What a path names: image, deb, wheel, conda, or None." },
 	{ "prune", (PyCFunction)(void (*)(void))mod_prune, METH_VARARGS | METH_KEYWORDS,
 	  "offcode_prune." },
 	{ "target_id_compatible", mod_target_id_compatible, METH_VARARGS,

@@ -20,6 +20,16 @@
  * And a signal mid-run: with any FAULT, FAULT_SIGNAL=N is raised once
  * FAULT_SIGNAL_AFTER bytes have been written (as an interrupt at a
  * point the test chooses).
+ * And a rename that fails, with or without FAULT: FAULT_RENAME=N fails
+ * the Nth call of rename, renameat or renameat2 (counted from 1) with
+ * FAULT_RENAME_ERRNO (EXDEV, EACCES, ENOSPC, EISDIR, EROFS or EPERM;
+ * EXDEV by default) before it moves anything, as a destination on
+ * another file system, a directory entry we may not replace or a full
+ * directory would; with FAULT_RENAME (0: none fails) every rename is
+ * logged to FAULT_LOG by the name it goes to ("renameat2 NAME -> 0", or
+ * "-> fail").  FAULT_RENAME_FLAGS=einval: renameat2 with flags
+ * (RENAME_EXCHANGE, RENAME_NOREPLACE) fails with EINVAL, as on a file
+ * system that has neither (it is not counted then).
  * Test code, not part of offload: built by the Makefile into build/test/. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -48,11 +58,39 @@ static int cut_punch;
 static int sig_num;
 static unsigned long long sig_after;
 
+static unsigned long rename_at, renames;
+static int rename_on, rename_flags_einval;
+static int rename_errno = EXDEV;
+
+/* FAULT_RENAME_ERRNO's value. */
+static int errno_named(const char *name)
+{
+	static const struct { const char *name; int value; } names[] = {
+		{ "EXDEV", EXDEV }, { "EACCES", EACCES }, { "ENOSPC", ENOSPC },
+		{ "EISDIR", EISDIR }, { "EROFS", EROFS }, { "EPERM", EPERM },
+	};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(name, names[i].name))
+			return names[i].value;
+	return EXDEV;
+}
+
 __attribute__((constructor)) static void init(void)
 {
 	const char *m = getenv("FAULT"), *a = getenv("FAULT_AFTER"),
-		   *l = getenv("FAULT_LOG");
+		   *l = getenv("FAULT_LOG"), *r = getenv("FAULT_RENAME");
 
+	if (r) {
+		rename_on = 1;
+		rename_flags_einval = getenv("FAULT_RENAME_FLAGS") &&
+			!strcmp(getenv("FAULT_RENAME_FLAGS"), "einval");
+		rename_at = strtoul(r, NULL, 10);
+		rename_errno = errno_named(getenv("FAULT_RENAME_ERRNO"));
+	}
+	if (l && (m || r))
+		log_fd = open(l, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			      0644);
 	if (!m)
 		return;
 	if (!strcmp(m, "count"))
@@ -83,9 +121,6 @@ __attribute__((constructor)) static void init(void)
 		cut_to = ct ? strtoull(ct, NULL, 10) : 0;
 		cut_punch = ch && !strcmp(ch, "punch");
 	}
-	if (l)
-		log_fd = open(l, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-			      0644);
 }
 
 static void *real(const char *name)
@@ -334,4 +369,62 @@ int fallocate(int fd, int how, off_t off, off_t len)
 		return -1;
 	}
 	return f(fd, how, off, len);
+}
+
+/* The Nth rename fails (FAULT_RENAME); each is logged by the name it
+ * goes to. */
+static int rename_fails(const char *call, const char *to)
+{
+	char line[400];
+	int n, fail = rename_at && ++renames == rename_at;
+
+	if (log_fd >= 0) {
+		const char *base = strrchr(to, '/');
+
+		n = snprintf(line, sizeof(line), "%s %.300s -> %s\n", call,
+			     base ? base + 1 : to, fail ? "fail" : "0");
+		if (n > 0)
+			(void)syscall(SYS_write, log_fd, line, (size_t)n);
+	}
+	if (fail)
+		errno = rename_errno;
+	return fail;
+}
+
+int rename(const char *from, const char *to)
+{
+	static int (*f)(const char *, const char *);
+
+	if (!f)
+		f = real("rename");
+	if (rename_on && rename_fails("rename", to))
+		return -1;
+	return f(from, to);
+}
+
+int renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+	static int (*f)(int, const char *, int, const char *);
+
+	if (!f)
+		f = real("renameat");
+	if (rename_on && rename_fails("renameat", to))
+		return -1;
+	return f(fromfd, from, tofd, to);
+}
+
+int renameat2(int fromfd, const char *from, int tofd, const char *to,
+	      unsigned flags)
+{
+	static int (*f)(int, const char *, int, const char *, unsigned);
+
+	if (!f)
+		f = real("renameat2");
+	if (rename_flags_einval && flags) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rename_on && rename_fails("renameat2", to))
+		return -1;
+	return f(fromfd, from, tofd, to, flags);
 }

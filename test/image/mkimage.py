@@ -10,7 +10,8 @@ long name, a whiteout and an opaque whiteout, odd modes, owners and
 times.  Everything is fixed (times, owners, gzip headers), so the image,
 and what offload prune makes of it, is the same byte for byte each time.
 --index2 adds a second platform (linux/arm64) that shares the layers;
---add NAME=FILE adds FILE to the second layer as NAME (repeatable).
+--add NAME=FILE adds FILE to the second layer as NAME (repeatable);
+--add0 NAME=FILE to the first.
 --docker writes `docker save`'s legacy archive (manifest.json) to OUT.
 --root makes three layers instead, whose unpacked root is not the sum of
 them (for du IMAGE): a library written again above, one whited out, an
@@ -47,7 +48,7 @@ def member(tar, name, data=b"", kind=tarfile.REGTYPE, mode=0o644, **kw):
         tar.addfile(ti)
 
 
-def layer_base():
+def layer_base(extra=()):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as t:
         for d in ("etc", "usr", "usr/lib", "usr/bin", "dev", "opt"):
@@ -61,6 +62,8 @@ def layer_base():
         member(t, "dev/fifo", kind=tarfile.FIFOTYPE, mode=0o600)
         member(t, "dev/null", kind=tarfile.CHRTYPE, mode=0o666,
                devmajor=1, devminor=3)
+        for name, path in extra:
+            member(t, name, open(path, "rb").read(), mode=0o755)
     return buf.getvalue()
 
 
@@ -146,7 +149,10 @@ def main():
     out = args[0]
     codec = args[args.index("--codec") + 1] if "--codec" in args else "gzip"
     extra = [a.split("=", 1) for a, flag in zip(args[1:], args) if flag == "--add"]
-    layers = layers_root() if "--root" in args else [layer_base(), layer_gpu(extra)]
+    extra0 = [a.split("=", 1) for a, flag in zip(args[1:], args)
+              if flag == "--add0"]
+    layers = layers_root() if "--root" in args else [layer_base(extra0),
+                                                     layer_gpu(extra)]
     config = {"architecture": "amd64", "os": "linux",
               "config": {"Env": ["PATH=/usr/bin"], "Labels": {"test": "offload"}},
               "rootfs": {"type": "layers",

@@ -15,7 +15,8 @@
 # package of the host for 22, of test/refroot.sh's root for 23 and 24) is
 # taken when the mirror has its tarball, else the newest that it has, and
 # the file SOURCE in the directory says which it was.  A directory made by
-# hand (the tests of a snapshot the mirror lacks) is used as it is.
+# hand (the tests of a snapshot the mirror lacks: LLVM 24's, whose files
+# and commits test/lit/llvm24.files lists) is used as it is.
 set -eu
 path_only=
 if [ "${1:-}" = --path ]; then

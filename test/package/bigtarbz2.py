@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""bigtarbz2.py OUT MB [PAD]: a conda .tar.bz2 of info/index.json,
+"""bigtarbz2.py OUT MB [PAD [FILL]]: a conda .tar.bz2 of info/index.json,
 info/paths.json (each file's sha256 and size; with PAD, a string of PAD
-MiB beside them), a file of MB MiB of zeros (a few KB of bzip2) and the
-HIP program of test/files/inspect as bin/app, for the package suite's
-memory bounds."""
+MiB beside them), a file of MB MiB of zeros (a few KB of bzip2; with
+FILL, of that byte instead: "x", text no host format claims, is passed
+by unheld) and the HIP program of test/files/inspect as bin/app, for
+the package suite's memory and disk bounds."""
 import bz2
 import hashlib
 import io
@@ -15,8 +16,9 @@ import tarfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 out, mb = sys.argv[1], int(sys.argv[2])
 pad = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+fill = sys.argv[4].encode() if len(sys.argv) > 4 else b"\0"
 app = open(os.path.join(HERE, "..", "files", "inspect", "app"), "rb").read()
-mib = bytes(1 << 20)
+mib = fill * (1 << 20)
 zeros = hashlib.sha256()
 for _ in range(mb):
     zeros.update(mib)
@@ -35,7 +37,7 @@ class Zeros(io.RawIOBase):
 
     def readinto(self, b):
         k = min(len(b), self.n)
-        b[:k] = bytes(k)
+        b[:k] = fill * k
         self.n -= k
         return k
 

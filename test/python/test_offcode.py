@@ -94,13 +94,13 @@ def test_listing_is_ls_json(path):
         return
     if files and files[0]["format"] in ("directory",):
         return
-    try:
-        art = offcode.open(path)
-    except offcode.UnsupportedError:
-        # packages and images: not read by this version of the library
-        assert ls("--format=text", path)[1].decode().startswith(path + "/")
-        return
-    with art:
+    with offcode.open(path) as art:
+        if art.layers():
+            # a package among the fixtures: its files are its members, as
+            # ls lists each of them as a file of its own
+            names = [i.name for i in art.inputs if i.depth == 1]
+            assert [f["path"] for f in files] == [path + "/" + n for n in names]
+            return
         assert art.to_json() == project(files[0])
 
 
@@ -514,11 +514,11 @@ def test_read_of_a_file_cut_short_since_open(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["t.so"]
 
 
-# offcode.h: packages and images fail with OFFCODE_UNSUPPORTED, each
-# saying what it is (issue 37: a wheel or a .deb was opened as the zip or
-# ar archive it also is, with no code; an image directory failed as a
-# directory), from a path, an fd (named) or bytes (named); prune refuses
-# them and writes nothing.  offload ls lists the code in each.
+# offcode.h, "packages and images" (issue 37): a .deb, a wheel, a conda
+# package and an image open with their files as inputs, named as ls names
+# them, their code the unpacked file's; streamed, each file is handed over
+# as an artefact of its own, an image's root made; prune refuses them and
+# writes nothing.
 def make_packages(d):
     import tarfile
     import zipfile
@@ -540,46 +540,143 @@ def make_packages(d):
         info.size = 3
         t.addfile(info, __import__("io").BytesIO(b"{}\n"))
         t.add(app, "lib/app")
-    (d / "img").mkdir()
-    (d / "img/oci-layout").write_text('{"imageLayoutVersion":"1.0.0"}')
-    (d / "img/index.json").write_text('{"schemaVersion":2,"manifests":[]}')
+    subprocess.run(["python3", os.path.join(TOP, "test/image/mkimage.py"), str(d / "img")],
+                   check=True, capture_output=True)
     with tarfile.open(d / "img.tar", "w", format=tarfile.USTAR_FORMAT) as t:
-        t.add(d / "img/oci-layout", "oci-layout")
-        t.add(d / "img/index.json", "index.json")
-    return {"x_1_amd64.deb": "a Debian package", "x-1.0-py3-none-any.whl": "a wheel",
-            "x-1.0-0.tar.bz2": "a conda package", "img": "a container image",
-            "img.tar": "a container image"}
+        t.add(d / "img", ".")
+    return {"x_1_amd64.deb": ("deb", ["usr/lib/app"]),
+            "x-1.0-py3-none-any.whl": ("wheel", ["pkg/app"]),
+            "x-1.0-0.tar.bz2": ("conda", ["lib/app"]),
+            "img": ("image", [L1 + "/usr/bin/app", L1 + "/usr/lib/libz.so.1"]),
+            "img.tar": ("image", [L1 + "/usr/bin/app", L1 + "/usr/lib/libz.so.1"])}
 
 
-UNSUPPORTED = ": liboffcode does not read packages or container images (offload ls, extract and prune do)"
+L1 = "sha256:5d705a46d9d6ebd94b9e5e61e0dd624a9ff3d403863b202ea5bcdfc710b8f87a"
+NOT_PRUNED = ": liboffcode does not prune packages or container images (offload prune does)"
 
 
-def test_packages_and_images_unsupported(tmp_path):
+def code_of(path):
+    with offcode.open(path) as a:
+        return [e.read() for e in a.entries]
+
+
+def test_packages_and_images_open(tmp_path):
     kinds = make_packages(tmp_path)
-    for f, what in kinds.items():
+    app = code_of(os.path.join(TOP, APP))
+    for f, (kind, names) in kinds.items():
         path = str(tmp_path / f)
-        with pytest.raises(offcode.UnsupportedError) as e:
-            offcode.open(path)
-        assert e.value.code_name == "unsupported"
-        assert e.value.reason == "'%s': %s%s" % (path, what, UNSUPPORTED)
-        if what != "a container image":
-            # the tool lists the code inside; by an fd or bytes, named as
-            # the file is (a wheel and a conda package are told by name)
-            assert b"/app: ELF" in ls(path)[1] or b"pkg/app: ELF" in ls(path)[1], f
+        assert offcode.path_kind(path) == kind
+        with offcode.open(path) as a:
+            assert a.inputs[0].format == kind
+            assert [i.name for i in a.inputs if i.depth == 1] == names
+            assert [m["member"] for m in a.to_json()["members"]] == names
+            codes = [e.read() for e in a.entries]
+            walked = []
+            a.each_code(lambda e, code: walked.append(code))
+            assert codes == walked
+            if kind != "image":
+                assert codes == app
+            assert all(e.offset is None and e.uri is None for e in a.entries)
+        if kind != "image":
+            # by an fd or bytes, named as the file is (a wheel and a conda
+            # package are told by name)
             fd = os.open(path, os.O_RDONLY)
             try:
-                with pytest.raises(offcode.UnsupportedError):
-                    offcode.open(fd, name=f)
+                with offcode.open(fd, name=f) as a:
+                    assert [e.read() for e in a.entries] == app
             finally:
                 os.close(fd)
-            with pytest.raises(offcode.UnsupportedError) as e:
-                offcode.open(open(path, "rb").read(), name=f)
-            assert e.value.reason == "'%s': %s%s" % (f, what, UNSUPPORTED)
-        with pytest.raises(offcode.UnsupportedError):
+            with offcode.open(open(path, "rb").read(), name=f) as a:
+                assert [i.name for i in a.inputs if i.depth == 1] == names
+        with pytest.raises(offcode.UnsupportedError) as e:
             offcode.prune(path, str(tmp_path / "out"), keep="gfx1100")
+        assert e.value.reason.endswith(NOT_PRUNED)
         assert not os.path.exists(tmp_path / "out")
-    with pytest.raises(offcode.UnsupportedError):
-        offcode.open("oci-archive:" + str(tmp_path / "img.tar"))
+    with offcode.open("oci-archive:" + str(tmp_path / "img.tar")) as a:
+        assert len(a.entries) == 12
+    # An image is read by its path alone.
+    fd = os.open(str(tmp_path / "img.tar"), os.O_RDONLY)
+    try:
+        with pytest.raises(offcode.UnsupportedError):
+            offcode.open(fd, name="img.tar")
+    finally:
+        os.close(fd)
+    assert offcode.path_kind(os.path.join(TOP, APP)) is None
+
+
+def test_images_streamed(tmp_path):
+    make_packages(tmp_path)
+    with offcode.open(str(tmp_path / "img"), stream=True) as a:
+        assert a.entries == [] and a.inputs[0].format == "image"
+        layers = a.layers()
+        # (an image layer's compression as its manifest says, until walked)
+        assert [(l.compression, l.stored) for l in layers] == [("none", 360), ("none", 12140)]
+        assert layers[1].name == L1
+        with pytest.raises(offcode.InvalidError):
+            a.manifest_root(0)      # not walked for the root yet
+        seen, kept = [], []
+
+        def each(m, file, err):
+            assert err is None
+            kept.append(file)
+            seen.append((m.layer, m.index, m.name, len(file.entries),
+                         sum(e.du()[1] for e in file.entries)))
+        stats = [a.walk_layer(i, each, root=True) for i in range(len(layers))]
+        assert stats == [(13, 3, 49), (7, 5, 62229)]
+        assert [l.compression for l in a.layers()] == ["gzip", "gzip"]
+        assert seen == [(1, 0, "usr/bin/app", 6, 20224), (1, 2, "usr/lib/libz.so.1", 6, 2353)]
+        assert all(f.closed for f in kept)   # the library's, for the call
+        with pytest.raises(ValueError):
+            kept[0].entries[1].read()
+        m = a.manifests()
+        assert [(x.platform, x.layers) for x in m] == [("linux/amd64", (0, 1))]
+        assert a.manifest_root(0) == [(0, 6, 13), (1, 0, 47568), (1, 2, 14632), (1, 6, 29)]
+        # a true result stops the walk; an exception stops it and is raised
+        assert a.walk_layer(1, lambda m, f, e: True) is None
+
+        def boom(m, f, e):
+            raise KeyError(m.name)
+        with pytest.raises(KeyError):
+            a.walk_layer(1, boom)
+
+        def nested(m, f, e):
+            a.walk_layer(0, each)
+        with pytest.raises(RuntimeError):
+            a.walk_layer(1, nested)
+        with pytest.raises(IndexError):
+            a.walk_layer(2, each)
+
+
+def test_du_figures_are_du_json():
+    """Entry.du(), rule_target and code_object() summed per target are what
+    offload du --json counts of each fixture."""
+    split = 0
+    for path in FIXTURES:
+        r = subprocess.run([OFFLOAD, "du", "--json", path], cwd=TOP,
+                           capture_output=True, env=ENV)
+        if r.returncode or offcode.path_kind(path):
+            continue
+        du = json.loads(r.stdout)
+        want = {t["target"]: (t["bytes"], t["stored"], t["entries"]) for t in du["targets"]}
+        got = {}
+        with offcode.open(path) as a:
+            for e in a.entries:
+                code, stored = e.du()
+                if e.offload_kind == "host":
+                    continue
+                name = e.rule_target or e.triple or "?"
+                b, s_, n = got.get(name, (0, 0, 0))
+                got[name] = (b + code, s_ + stored, n + 1)
+            lone = a.code_object()
+            if lone and not a.containers:
+                got[lone[0]] = (a.size, a.size, 1)
+            if a.kpack_archives():
+                split += 1
+                continue    # du counts its archives too
+        assert got == want, path
+    assert split > 0    # the split binaries' archives were found
+def test_a_directory_is_no_image(tmp_path):
+    (tmp_path / "deb").mkdir()
     # A directory that is no image is still a directory.
     with pytest.raises(offcode.SystemCallError):
         offcode.open(str(tmp_path / "deb"))

@@ -57,6 +57,7 @@ measure j1 offload prune -q --compress -j1 "$LIB" -o out1
 for n in zstd zlong j2 j1; do say $n; done
 ratio "prune --compress -j2 over zstd -3 -T1:" j2 zstd
 ratio "prune --compress -j1 over zstd -3 -T1:" j1 zstd
+ratio "prune --compress -j2 over zstd -3 --long=27 -T1:" j2 zlong
 ratio "prune --compress -j1 over zstd -3 --long=27 -T1:" j1 zlong
 
 testing "the file written before the spool, byte for byte" \
