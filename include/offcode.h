@@ -319,7 +319,9 @@ OFFCODE_API const char *offcode_entry_target_id(const offcode_entry *e,
 OFFCODE_API const char *offcode_entry_processor(const offcode_entry *e);
 OFFCODE_API const char *offcode_entry_features(const offcode_entry *e);
 /* "elf", "bitcode", "cubin", "fatbin", "ptx", "spirv" or NULL
- * ("image_kind": a bundle entry's from its code's first bytes; NULL
+ * ("image_kind": a bundle entry's from its code's first bytes, read
+ * from the file when first asked for, not at open, so a call on the
+ * artefact as any other, and NULL when the file no longer has them; NULL
  * inside a CCOB unless opened with OFFCODE_OPEN_VERIFY). */
 OFFCODE_API const char *offcode_entry_image_kind(const offcode_entry *e);
 /* Its code's bytes as stored ("size"). */
@@ -489,7 +491,7 @@ OFFCODE_API int offcode_entry_read(offcode_artifact *a, const offcode_entry *e,
 				   void *buf, size_t cap, uint64_t *size);
 /* The same written to fd (at its offset, all of it), or to a new file path
  * (written beside it under a temporary name, renamed into place; an
- * existing file is replaced). */
+ * existing file is replaced, never the artefact's own: OFFCODE_INVALID). */
 OFFCODE_API int offcode_entry_write_fd(offcode_artifact *a,
 				       const offcode_entry *e, int fd);
 OFFCODE_API int offcode_entry_write_path(offcode_artifact *a,
@@ -503,6 +505,23 @@ typedef int (*offcode_code_fn)(void *ctx, const offcode_entry *e,
 /* Every entry's code, in order, each CCOB inflated once. */
 OFFCODE_API int offcode_code_foreach(offcode_artifact *a, offcode_code_fn fn,
 				     void *ctx);
+
+/* Called for each entry, in order, to say where its code goes: *path set
+ * to a file to write (held by the caller until its next call or the
+ * return of offcode_code_foreach_path), or left NULL to pass the entry
+ * by; nonzero stops the walk, and offcode_code_foreach_path returns that
+ * value. */
+typedef int (*offcode_path_fn)(void *ctx, const offcode_entry *e,
+			       const char **path);
+/* Every entry's code written to the file fn names, as
+ * offcode_entry_write_path writes it (a temporary beside it, renamed into
+ * place), in one walk: each CCOB inflated once, code the file stores as
+ * it is copied by the kernel (copy_file_range, where the two files allow
+ * it), never through the caller's memory.  0, fn's nonzero, or a
+ * failure's code (offcode_last_error says which file, the files before it
+ * written). */
+OFFCODE_API int offcode_code_foreach_path(offcode_artifact *a,
+					  offcode_path_fn fn, void *ctx);
 
 /* -------------------------------------------------------------- matching */
 

@@ -11,6 +11,7 @@
 
 #include "artifact_impl.h"
 #include "error.h"
+#include "image_kind.h"
 #include "../ops/host.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
@@ -373,6 +374,7 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	e->arch = artifact_keep(a, t.arch, t.arch_len, &k->oom);
 	e->arch_len = t.arch_len;
 	e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
+	e->image_later = image_kind_later(n);
 	split_target(k, e);
 	if (n->in_file) {
 		char *uri = uri_file(a->path, n->offset, n->size);
@@ -490,7 +492,9 @@ offcode_artifact *artifact_new(const char *name,
 	a->verify = flags & OFFCODE_OPEN_VERIFY;
 	a->walk = (struct inspect_opts){
 		.accept_other = true,
-		.image_kinds = !(flags & OFFCODE_OPEN_HEADERS_ONLY),
+		/* each entry's code is looked at when its image kind is
+		 * asked for (image_kind.c), not here */
+		.image_kinds = false,
 		.inflate = a->verify,
 		.no_hash = !a->verify,
 		.ccob = { .max_ratio = max_ratio ? max_ratio

@@ -54,6 +54,9 @@ struct offcode_entry {
 	/* Its code is the file's bytes [offset, offset + size), as stored:
 	 * read from there, with no walk (code.c). */
 	bool direct;
+	/* Its image_kind is read from its code when first asked for
+	 * (image_kind.c). */
+	bool image_later;
 	struct offcode_field *fields;
 	size_t nfields;
 	/* What selection sees of it (core/select.h): its ID as -t matches

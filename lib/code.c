@@ -169,6 +169,23 @@ static int walk_failed(offcode_artifact *a, const struct code_walk *w)
 	return artifact_fail(a, &w->e);
 }
 
+/* 0 when a's file is as long as when it was opened, else the change as
+ * a's last error: a walk over the map of a file cut short would meet
+ * SIGBUS where its pages are gone (a file cut short while walked still
+ * does: offcode.h). */
+static int still_whole(offcode_artifact *a)
+{
+	struct stat st;
+	char why[600];
+
+	if (!a->is_file || !a->in.map || a->in.fd < 0 ||
+	    fstat(a->in.fd, &st) < 0 || (uint64_t)st.st_size >= a->len)
+		return 0;
+	snprintf(why, sizeof(why), "'%.500s': cut short since it was opened",
+		 a->path);
+	return artifact_fail_code(a, OFFCODE_CHANGED, why);
+}
+
 /* Walk a, inflating, calling fn for entry `only` or all: 0, fn's value, or
  * a failure's code with a->last set. */
 static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
@@ -180,6 +197,9 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 
 	if (a->members_code)	/* a package's: its layers walked again */
 		return a->members_code(a, only, fn, ctx);
+	rc = still_whole(a);
+	if (rc)
+		return rc;
 	rc = walk_span(a, 0, a->len, &w);
 
 	return rc == -1 ? walk_failed(a, &w) : rc;
@@ -203,6 +223,8 @@ static int container_walk(offcode_artifact *a, const offcode_entry *e,
 
 	if (!c->alone || c->bad_hash)
 		return 1;
+	if ((rc = still_whole(a)))
+		return rc;
 	rc = walk_span(a, c->offset, c->size, &w);
 	return rc == -1 ? 1 : rc;
 }
@@ -361,10 +383,50 @@ static int write_all(offcode_artifact *a, int fd, const char *name,
 	return 0;
 }
 
-/* Entry e's code written to fd: a stored one a piece at a time from the
- * file, any other from a->cache. */
+/* A stored entry's len bytes at off of a mapped file copied to fd by
+ * the kernel (copy_file_range: no page of either passes through the
+ * process, as extract copies them): 0, 1 when the kernel cannot copy
+ * between these two (other file systems, a pipe: nothing was copied), or
+ * a failure's code. */
+static int kernel_copy(offcode_artifact *a, int fd, const char *name,
+		       uint64_t off, uint64_t len)
+{
+	loff_t from = (loff_t)off;
+	bool any = false;
+	struct err e;
+
+	while (len) {
+		size_t chunk = len > (1u << 30) ? 1u << 30 : (size_t)len;
+		ssize_t n = copy_file_range(a->in.fd, &from, fd, NULL, chunk,
+					    0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && !any && (errno == EXDEV || errno == EINVAL ||
+				      errno == ENOSYS || errno == EOPNOTSUPP ||
+				      errno == EBADF))
+			return 1;
+		if (n < 0) {
+			err_sys(&e, name, errno);
+			return artifact_fail(a, &e);
+		}
+		if (n == 0) {
+			char why[600];
+
+			snprintf(why, sizeof(why), "'%.500s': cut short since "
+				 "it was opened", a->path);
+			return artifact_fail_code(a, OFFCODE_CHANGED, why);
+		}
+		any = true;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Entry e's code written to fd: a stored one from the file (copied by the
+ * kernel, else a piece at a time), any other from code, len bytes. */
 static int write_code(offcode_artifact *a, const offcode_entry *e, int fd,
-		      const char *name)
+		      const char *name, const uint8_t *code, uint64_t len)
 {
 	enum { PIECE = 1 << 20 };
 	uint64_t done = 0;
@@ -372,9 +434,14 @@ static int write_code(offcode_artifact *a, const offcode_entry *e, int fd,
 	int rc = 0;
 
 	if (!e->direct)
-		return write_all(a, fd, name, a->cache, a->cache_len);
+		return write_all(a, fd, name, code, len);
+	if (!a->in.map || a->in.fd < 0)
+		return write_all(a, fd, name, a->data + e->offset, e->size);
+	if ((rc = kernel_copy(a, fd, name, e->offset, e->size)) != 1)
+		return rc;
 	if (!(buf = malloc(e->size < PIECE ? e->size + 1 : PIECE)))
 		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
+	rc = 0;
 	while (!rc && done < e->size) {
 		size_t n = e->size - done < PIECE ? (size_t)(e->size - done)
 						  : PIECE;
@@ -392,35 +459,43 @@ int offcode_entry_write_fd(offcode_artifact *a, const offcode_entry *e,
 {
 	int rc = e && e->direct ? check(a, e) : load(a, e);
 
-	return rc ? rc : write_code(a, e, fd, "<fd>");
+	return rc ? rc : write_code(a, e, fd, "<fd>", a->cache, a->cache_len);
 }
 
-/* A temporary beside path, written and renamed over it: no partial file
- * is ever at path, and nothing of the tool's own signal handling (which
- * a library must not install) is needed. */
-int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
-			     const char *path)
+/* Entry e's code (code, len bytes, unless stored) written to a temporary
+ * beside path and renamed over it: no partial file is ever at path, and
+ * nothing of the tool's own signal handling (which a library must not
+ * install) is needed. */
+static int write_path(offcode_artifact *a, const offcode_entry *e,
+		      const char *path, const uint8_t *code, uint64_t len)
 {
-	size_t len;
+	size_t plen = strlen(path);
+	struct stat in, out;
 	char *tmp;
 	struct err er;
 	int rc, fd;
 
-	if (!path)
-		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no path")
-			 : OFFCODE_INVALID;
-	if ((rc = e && e->direct ? check(a, e) : load(a, e)))
-		return rc;
-	len = strlen(path);
-	if (!(tmp = malloc(len + 16)))
+	/* Never over the artefact's own file (a name of it: the rename
+	 * would put its code where the file was). */
+	if (a->is_file && a->in.fd >= 0 && lstat(path, &out) == 0 &&
+	    fstat(a->in.fd, &in) == 0 && in.st_dev == out.st_dev &&
+	    in.st_ino == out.st_ino) {
+		char why[600];
+
+		snprintf(why, sizeof(why), "'%.500s': is the artefact's own "
+			 "file, not written over", path);
+		return artifact_fail_code(a, OFFCODE_INVALID, why);
+	}
+	if (!(tmp = malloc(plen + 16)))
 		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
-	snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
+	snprintf(tmp, plen + 16, "%s.tmp-XXXXXX", path);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
 		err_sys(&er, path, errno);
 		free(tmp);
 		return artifact_fail(a, &er);
 	}
-	if ((rc = write_code(a, e, fd, path)) == 0 && fchmod(fd, 0644) < 0) {
+	if ((rc = write_code(a, e, fd, path, code, len)) == 0 &&
+	    fchmod(fd, 0644) < 0) {
 		err_sys(&er, path, errno);
 		rc = artifact_fail(a, &er);
 	}
@@ -438,10 +513,78 @@ int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
 	return rc;
 }
 
+int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
+			     const char *path)
+{
+	int rc;
+
+	if (!path)
+		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no path")
+			 : OFFCODE_INVALID;
+	if ((rc = e && e->direct ? check(a, e) : load(a, e)))
+		return rc;
+	return write_path(a, e, path, a->cache, a->cache_len);
+}
+
 int offcode_code_foreach(offcode_artifact *a, offcode_code_fn fn, void *ctx)
 {
 	if (!a || !fn)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
 			 : OFFCODE_INVALID;
 	return code_walk(a, (size_t)-1, fn, ctx);
+}
+
+/* ---- every entry's code to files ---- */
+
+struct to_paths {
+	offcode_artifact *a;
+	offcode_path_fn fn;
+	void *ctx;
+};
+
+static int to_path(void *ctx, const offcode_entry *e, const void *code,
+		   size_t size)
+{
+	struct to_paths *t = ctx;
+	const char *path = NULL;
+	int rc = t->fn(t->ctx, e, &path);
+
+	if (rc || !path)
+		return rc;
+	return write_path(t->a, e, path, code, size);
+}
+
+/* Every entry stored as it is (a library of bundles): written from the
+ * file alone, with no walk over its headers, whose map a file cut short
+ * would make a SIGBUS; the kernel's copy says the change instead. */
+static int stored_to_paths(offcode_artifact *a, offcode_path_fn fn,
+			   void *ctx)
+{
+	for (size_t i = 0; i < a->nentries; i++) {
+		const offcode_entry *e = &a->entries[i];
+		const char *path = NULL;
+		int rc = fn(ctx, e, &path);
+
+		if (rc)
+			return rc;
+		if (path && (rc = write_path(a, e, path, NULL, 0)))
+			return rc;
+	}
+	return 0;
+}
+
+int offcode_code_foreach_path(offcode_artifact *a, offcode_path_fn fn,
+			      void *ctx)
+{
+	struct to_paths t = { a, fn, ctx };
+	size_t i = 0;
+
+	if (!a || !fn)
+		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
+			 : OFFCODE_INVALID;
+	while (i < a->nentries && a->entries[i].direct)
+		i++;
+	if (i == a->nentries)
+		return stored_to_paths(a, fn, ctx);
+	return code_walk(a, (size_t)-1, to_path, &t);
 }

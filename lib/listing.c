@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "artifact_impl.h"
+#include "image_kind.h"
 
 /* A text and its length (len may be NULL). */
 static const char *text(const char *s, size_t n, size_t *len)
@@ -202,6 +203,11 @@ const char *offcode_entry_features(const offcode_entry *e)
 
 const char *offcode_entry_image_kind(const offcode_entry *e)
 {
+	/* The entry and its artefact are the caller's, not const: the
+	 * header's const says the listing does not change. */
+	if (e->image_later)
+		return image_kind_read((offcode_artifact *)e->owner,
+				       (offcode_entry *)e);
 	return e->image_kind;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "artifact_impl.h"
+#include "image_kind.h"
 #include "members.h"
 #include "../ops/conda.h"
 #include "../ops/deb.h"
@@ -444,6 +445,9 @@ static int adopt(offcode_artifact *a, offcode_artifact *f,
 	for (size_t i = 0; i < f->nentries; i++) {
 		struct offcode_entry *e = &a->entries[a->nentries++];
 
+		/* Its image kind read now, while the walk holds its bytes
+		 * (image_kind.c reads a's own file, which these are not). */
+		image_kind_read(f, &f->entries[i]);
 		*e = f->entries[i];
 		e->owner = a;
 		e->container += c0;

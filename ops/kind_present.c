@@ -26,7 +26,7 @@ static void set_str(const char **s, size_t *len, const char *v)
 	set(s, len, v, v ? strlen(v) : 0);
 }
 
-static const char *image_name(uint16_t kind)
+const char *kind_present_image_name(uint16_t kind)
 {
 	static const char *const names[] = {
 		NULL, "elf", "bitcode", "cubin", "fatbin", "ptx", "spirv",
@@ -60,7 +60,7 @@ void kind_present_target_from_id(const struct inspect_node *n,
 		    (size_t)(n->name + n->name_len - dash[0] - 1));
 		return;
 	}
-	set_str(&t->image, &t->image_len, image_name(n->image_kind));
+	set_str(&t->image, &t->image_len, kind_present_image_name(n->image_kind));
 	/* An empty environment ("amdgcn-amd-amdhsa-") is left out. */
 	set(&t->triple, &t->triple_len, dash[0] + 1,
 	    (size_t)(dash[4] - dash[0] - 1) -
@@ -178,7 +178,7 @@ void kind_present_package_target(const struct inspect_node *n,
 			package_offload_kind_describe(n->offload_kind));
 	set(&t->triple, &t->triple_len, n->triple, n->triple_len);
 	set(&t->arch, &t->arch_len, n->arch, n->arch_len);
-	set_str(&t->image, &t->image_len, image_name(n->image_kind));
+	set_str(&t->image, &t->image_len, kind_present_image_name(n->image_kind));
 }
 
 /* kind-triple-arch, as the packager names what it extracts ("--" when
@@ -375,7 +375,7 @@ void kind_present_kpack_target(const struct inspect_node *n,
 {
 	set(&t->triple, &t->triple_len, n->triple, n->triple_len);
 	set(&t->arch, &t->arch_len, n->arch, n->arch_len);
-	set_str(&t->image, &t->image_len, image_name(n->image_kind));
+	set_str(&t->image, &t->image_len, kind_present_image_name(n->image_kind));
 }
 
 /* The TOC key and the target: "bin/app#0-gfx90a". */

@@ -5,9 +5,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kind.h"
 
+/* What an image kind (enum package_image_kind) is called in ls --json
+ * ("elf", "bitcode", ...); NULL for none. */
+const char *kind_present_image_name(uint16_t kind);
 /* The defaults (kinds.c): entries named by a bundle ID. */
 void kind_present_target_from_id(const struct inspect_node *n,
 				 struct inspect_target *t);

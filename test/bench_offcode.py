@@ -5,17 +5,22 @@ offcode package against `offload ls` and `offload extract` (issue 37).
   ls FILE           every container and entry, one line each, as a
                     program listing the file would (open, walk, print)
   extract FILE DIR  every code object, decompressed, written to a file of
-                    its own in DIR (each CCOB inflated once: each_code)
+                    its own in DIR, as extract --all does: one walk
+                    (Artifact.extract_all), each CCOB inflated once, stored
+                    code copied by the kernel
+  read FILE         every code object, decompressed, handed to Python as
+                    bytes (Artifact.each_code), its length summed
+  startup           nothing: the interpreter's start and this script's,
+                    offcode not imported (bench.py's floor for Python)
 
 PYTHONPATH names the extension built against this tree (bench.py builds
 it)."""
 import os
 import sys
 
-import offcode
-
 
 def ls(path):
+    import offcode
     out = []
     with offcode.open(path) as art:
         for c in art:
@@ -27,17 +32,30 @@ def ls(path):
 
 
 def extract(path, d):
+    import offcode
     os.makedirs(d, exist_ok=True)
-
-    def write(e, code):
-        with open(os.path.join(d, "%d.%d.co" % (e.container.number, e.index)), "wb") as f:
-            f.write(code)
     with offcode.open(path) as art:
-        art.each_code(write)
+        art.extract_all(lambda e: os.path.join(
+            d, "%d.%d.co" % (e.container.number, e.index)))
+
+
+def read(path):
+    import offcode
+    total = [0]
+
+    def add(e, code):
+        total[0] += len(code)
+    with offcode.open(path) as art:
+        art.each_code(add)
+    print(total[0])
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "ls":
+    if sys.argv[1] == "startup":
+        pass
+    elif sys.argv[1] == "ls":
         ls(sys.argv[2])
+    elif sys.argv[1] == "read":
+        read(sys.argv[2])
     else:
         extract(sys.argv[2], sys.argv[3])

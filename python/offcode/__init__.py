@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import codecs
 import os
-from typing import (Any, Callable, Dict, Iterator, List, NamedTuple, Optional,
-                    Sequence, Tuple, Union)
+# typing (with the re, enum and collections it imports) costs more than
+# listing a large library does (issue 37): annotations are strings (the
+# __future__ import above) and the few classes below are made without it.
+from _collections_abc import Sequence
 
 from . import _offcode
 from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
@@ -42,8 +44,12 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
-               bytearray, memoryview]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import (Any, Callable, Dict, Iterator, List, Optional, Tuple,
+                        Union)
+    Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
+                   bytearray, memoryview]
 
 
 # Strings from inside files are bytes; they read as ls --json writes them:
@@ -101,20 +107,63 @@ def _fields(rows: Sequence[Tuple[Optional[str], int, int, Optional[bytes]]]) -> 
     return top
 
 
-class Section(NamedTuple):
-    """The section a container lies in (ELF, COFF, PE)."""
-    index: int
-    name: str
-    kind: str
+class Section(tuple):
+    """The section a container lies in (ELF, COFF, PE): a named tuple
+    (index, name, kind)."""
+    __slots__ = ()
+
+    def __new__(cls, index: int, name: str, kind: str) -> "Section":
+        return tuple.__new__(cls, (index, name, kind))
+
+    @property
+    def index(self) -> int:
+        return self[0]
+
+    @property
+    def name(self) -> str:
+        return self[1]
+
+    @property
+    def kind(self) -> str:
+        return self[2]
+
+    def __repr__(self) -> str:
+        return "Section(index=%r, name=%r, kind=%r)" % tuple(self)
 
 
-class PruneResult(NamedTuple):
-    """What ``prune`` did."""
-    size_before: int
-    size_after: int
-    entries_kept: int
-    entries_dropped: int
-    changed: bool
+class PruneResult(tuple):
+    """What ``prune`` did: a named tuple (size_before, size_after,
+    entries_kept, entries_dropped, changed)."""
+    __slots__ = ()
+
+    def __new__(cls, size_before: int, size_after: int, entries_kept: int,
+                entries_dropped: int, changed: bool) -> "PruneResult":
+        return tuple.__new__(cls, (size_before, size_after, entries_kept,
+                                   entries_dropped, changed))
+
+    @property
+    def size_before(self) -> int:
+        return self[0]
+
+    @property
+    def size_after(self) -> int:
+        return self[1]
+
+    @property
+    def entries_kept(self) -> int:
+        return self[2]
+
+    @property
+    def entries_dropped(self) -> int:
+        return self[3]
+
+    @property
+    def changed(self) -> bool:
+        return self[4]
+
+    def __repr__(self) -> str:
+        return ("PruneResult(size_before=%r, size_after=%r, entries_kept=%r, "
+                "entries_dropped=%r, changed=%r)" % tuple(self))
 
 
 _AMDGPU_RESOURCES = ("sgprs", "vgprs", "agprs", "sgpr_spills", "vgpr_spills",
@@ -209,29 +258,37 @@ class Input:
         return "<offcode.Input %s (%s)>" % (self.name, self.format)
 
 
+_UNREAD: Any = object()     # an image kind not read yet
+
+
 class Entry:
     """One code object: its ID, target, where it lies, and its code."""
     __slots__ = ("_art", "_i", "container", "index", "id_bytes", "offload_kind",
-                 "triple", "arch", "processor", "features", "image_kind",
+                 "triple", "arch", "processor", "features", "_image_kind",
                  "size", "offset", "compressed", "fields", "uri")
 
     def __init__(self, art: "Artifact", i: int, t: Tuple[Any, ...],
                  containers: List["Container"]) -> None:
+        # (made for every entry of a listing: calls kept out of it)
         self._art = art
         self._i = i
         self.container: Container = containers[t[0]]
         self.index: int = t[1]
         self.id_bytes: Optional[bytes] = t[2]
-        self.offload_kind: Optional[str] = _text(t[3])
-        self.triple: Optional[str] = _text(t[4])
-        self.arch: Optional[str] = _text(t[5])
+        k, tr, a = t[3], t[4], t[5]
+        self.offload_kind: Optional[str] = (
+            None if k is None else k.decode("utf-8", "offcode-bytes"))
+        self.triple: Optional[str] = (
+            None if tr is None else tr.decode("utf-8", "offcode-bytes"))
+        self.arch: Optional[str] = (
+            None if a is None else a.decode("utf-8", "offcode-bytes"))
         self.processor: Optional[str] = t[6]
         self.features: Optional[str] = t[7]
-        self.image_kind: Optional[str] = t[8]
+        self._image_kind: Optional[str] = _UNREAD
         self.size: int = t[9]
         self.offset: Optional[int] = t[10]
         self.compressed: bool = t[11]
-        self.fields: Dict[str, Any] = _fields(t[12])
+        self.fields: Dict[str, Any] = _fields(t[12]) if t[12] else {}
         # file://PATH#offset=N&size=N where its bytes lie as they are, the
         # path percent-encoded (None elsewhere)
         self.uri: Optional[str] = t[13]
@@ -240,6 +297,16 @@ class Entry:
     def id(self) -> Optional[str]:
         """Its bundle ID or kpack TOC key (None for kinds that name none)."""
         return _text(self.id_bytes)
+
+    @property
+    def image_kind(self) -> Optional[str]:
+        """"elf", "bitcode", "cubin", "fatbin", "ptx", "spirv" or None
+        (ls --json's image_kind): for code that lies in the file, read
+        from its first bytes when first asked for, not at open."""
+        k = self._image_kind
+        if k is _UNREAD:
+            k = self._image_kind = self._art._handle().image_kind(self._i)
+        return k
 
     @property
     def target_id(self) -> Optional[str]:
@@ -374,45 +441,75 @@ _ARRAYS = {"elf": ("sections", "containers"), "coff": ("sections", "containers")
            "image": ("members",)}
 
 
-class Layer(NamedTuple):
-    """A package's or an image's layer (offcode_layer_info): an image
-    layer's blob digest, a .deb's data member, "" for a wheel or a conda
-    package; its compression; the bytes that hold it."""
-    name: str
-    compression: str
-    stored: int
+def _record(name: str, fields: str, doc: str) -> type:
+    """A named tuple class made without typing's or collections' import
+    (their cost is a listing's, above): a tuple whose fields are also
+    read by name, printed as a named tuple prints."""
+    names = tuple(fields.split())
+
+    def __new__(cls, *values):
+        if len(values) != len(names):
+            raise TypeError("%s takes %d values" % (name, len(names)))
+        return tuple.__new__(cls, values)
+
+    def __repr__(self):
+        return "%s(%s)" % (name, ", ".join(
+            "%s=%r" % kv for kv in zip(names, self)))
+
+    body = {"__slots__": (), "__doc__": doc, "__new__": __new__,
+            "__repr__": __repr__, "_fields": names}
+    for i, f in enumerate(names):
+        body[f] = property(lambda self, i=i: self[i])
+    return type(name, (tuple,), body)
 
 
-class Member(NamedTuple):
-    """A file of a layer, as ``walk_layer`` hands it over: its layer, its
-    path in the stream, its index there, its size."""
-    layer: int
-    name: str
-    index: int
-    size: int
+# The records of packages and images: NamedTuples to a type checker,
+# _record's classes when run (the documented ones, below).
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
+    class Layer(NamedTuple):
+        name: str
+        compression: str
+        stored: int
 
-class LayerStats(NamedTuple):
-    """What a layer's walk saw: members of the stream, regular files and
-    their bytes."""
-    members: int
-    files: int
-    file_bytes: int
+    class Member(NamedTuple):
+        layer: int
+        name: str
+        index: int
+        size: int
 
+    class LayerStats(NamedTuple):
+        members: int
+        files: int
+        file_bytes: int
 
-class Manifest(NamedTuple):
-    """An image's manifest: its digest, platform and layers (indices of
-    ``layers()``, bottom first)."""
-    digest: str
-    platform: str
-    layers: Tuple[int, ...]
+    class Manifest(NamedTuple):
+        digest: str
+        platform: str
+        layers: Tuple[int, ...]
 
+    class RootFile(NamedTuple):
+        layer: int
+        index: int
+        size: int
 
-class RootFile(NamedTuple):
-    """A regular file of the root a manifest's layers make unpacked."""
-    layer: int
-    index: int
-    size: int
+else:
+    Layer = _record("Layer", "name compression stored", """
+        A package's or an image's layer (offcode_layer_info): an image
+        layer's blob digest, a .deb's data member, "" for a wheel or a conda
+        package; its compression; the bytes that hold it.""")
+    Member = _record("Member", "layer name index size", """
+        A file of a layer, as ``walk_layer`` hands it over: its layer, its
+        path in the stream, its index there, its size.""")
+    LayerStats = _record("LayerStats", "members files file_bytes", """
+        What a layer's walk saw: members of the stream, regular files and
+        their bytes.""")
+    Manifest = _record("Manifest", "digest platform layers", """
+        An image's manifest: its digest, platform and layers (indices of
+        ``layers()``, bottom first).""")
+    RootFile = _record("RootFile", "layer index size", """
+        A regular file of the root a manifest's layers make unpacked.""")
 
 
 def path_kind(path: Union[str, "os.PathLike[str]"]) -> Optional[str]:
@@ -434,12 +531,13 @@ class Artifact:
         self.inputs: List[Input] = []
         for t in inputs_t:
             self.inputs.append(Input(t, self.inputs))
-        self.containers: List[Container] = [Container(t, self.inputs) for t in containers_t]
-        self.entries: List[Entry] = []
-        for i, t in enumerate(entries_t):
-            e = Entry(self, i, t, self.containers)
-            e.container.entries.append(e)
-            self.entries.append(e)
+        containers = [Container(t, self.inputs) for t in containers_t]
+        self.containers: List[Container] = containers
+        entries = [Entry(self, i, t, containers) for i, t in enumerate(entries_t)]
+        self.entries: List[Entry] = entries
+        # each container's entries: (first entry, count) of its row
+        for c, t in zip(containers, containers_t):
+            c.entries = entries[t[8]:t[8] + t[9]]
 
     def _handle(self) -> Any:
         return self._h
@@ -476,6 +574,18 @@ class Artifact:
         True."""
         entries = self.entries
         return bool(self._h.each_code(lambda i, code: fn(entries[i], code)))
+
+    def extract_all(self, where: Callable[[Entry], Union[None, str, bytes, "os.PathLike[str]"]]) -> None:
+        """Write every entry's code to the file ``where(entry)`` names
+        (None: leave that entry out), in one walk as ``offload extract
+        --all`` does: each CCOB inflated once, code the file stores as it
+        is copied by the kernel, never through Python.  Each file is
+        written under a temporary name and renamed into place; on a
+        failure the files before it are whole and the error is raised.
+        ``where`` may not read code from the artefact (``entry.read()``
+        raises RuntimeError there); its attributes are all at hand."""
+        entries = self.entries
+        self._h.each_path(lambda i: where(entries[i]))
 
     def codes(self) -> Iterator[Tuple[Entry, bytes]]:
         """(entry, code) for every entry, in order, one ``read()`` each."""

@@ -602,7 +602,8 @@ static PyObject *artifact_listing(Artifact *self, PyObject *unused)
 				  text_or_none(arch, larch),
 				  str_or_none(offcode_entry_processor(e)),
 				  str_or_none(offcode_entry_features(e)),
-				  str_or_none(offcode_entry_image_kind(e)),
+				  /* (read when asked: image_kind(i)) */
+				  (Py_INCREF(Py_None), Py_None),
 				  (unsigned long long)offcode_entry_size(e),
 				  u64_if(has_offset, offset),
 				  PyBool_FromLong(offcode_entry_compressed(e)),
@@ -853,6 +854,98 @@ static PyObject *artifact_each_code(Artifact *self, PyObject *fn)
 	unlock(self);
 	Py_DECREF(self);
 	return r;
+}
+
+/* each_path(fn): every entry's code written to the file fn(i) names (a
+ * path, or None to leave it out), in one walk (offcode_code_foreach_path):
+ * the code never enters Python.  fn runs with the GIL, the lock held, as
+ * each_code's does; an exception from it stops the walk and is raised. */
+struct each_path {
+	Artifact *self;
+	PyObject *fn;
+	PyThreadState *ts;
+	size_t next;		/* the index of the entry to come */
+	PyObject *path;		/* fn's last path (bytes), held until the next */
+	int failed;
+};
+
+static int each_path_one(void *ctx, const offcode_entry *e, const char **path)
+{
+	struct each_path *w = ctx;
+	size_t i = w->next, n = offcode_entry_count(w->self->a);
+	PyObject *r;
+	int stop = 0;
+
+	while (i < n && offcode_entry_at(w->self->a, i) != e)
+		i++;
+	w->next = i + 1;
+	PyEval_RestoreThread(w->ts);
+	Py_CLEAR(w->path);
+	r = PyObject_CallFunction(w->fn, "n", (Py_ssize_t)i);
+	if (!r || (r != Py_None && !PyUnicode_FSConverter(r, &w->path))) {
+		w->failed = 1;
+		stop = 1;
+	} else if (r != Py_None) {
+		*path = PyBytes_AS_STRING(w->path);
+	}
+	Py_XDECREF(r);
+	w->ts = PyEval_SaveThread();
+	return stop;
+}
+
+static PyObject *artifact_each_path(Artifact *self, PyObject *fn)
+{
+	struct each_path w = { self, fn, NULL, 0, NULL, 0 };
+	PyObject *r = NULL;
+	int rc;
+
+	if (!PyCallable_Check(fn)) {
+		PyErr_SetString(PyExc_TypeError, "each_path() takes a callable");
+		return NULL;
+	}
+	if (lock(self) < 0)
+		return NULL;
+	Py_INCREF(self);
+	self->walker = PyThread_get_thread_ident();
+	w.ts = PyEval_SaveThread();
+	rc = offcode_code_foreach_path(self->a, each_path_one, &w);
+	PyEval_RestoreThread(w.ts);
+	self->walker = 0;
+	Py_XDECREF(w.path);
+	if (w.failed)
+		;
+	else if (rc)
+		last_error(self, rc);
+	else
+		r = (Py_INCREF(Py_None), Py_None);
+	unlock(self);
+	Py_DECREF(self);
+	return r;
+}
+
+/* image_kind(i): entry i's image kind, read from its code's first bytes
+ * the first time it is asked (listing() leaves it out: a read of the file
+ * for each entry, which a listing does without).  Allowed from inside
+ * each_code and each_path, whose walk holds the lock on this thread: the
+ * read touches nothing of the walk's. */
+static PyObject *artifact_image_kind(Artifact *self, PyObject *arg)
+{
+	Py_ssize_t i = PyLong_AsSsize_t(arg);
+	const offcode_entry *e;
+	const char *kind;
+
+	if (i == -1 && PyErr_Occurred())
+		return NULL;
+	if (self->walker && self->walker == PyThread_get_thread_ident()) {
+		if (!(e = entry_of(self, i)))
+			return NULL;
+		return str_or_none(offcode_entry_image_kind(e));
+	}
+	if (!(e = locked_entry(self, i)))
+		return NULL;
+	UNLOCKED_GIL(kind = offcode_entry_image_kind(e));
+	unlock(self);
+	return str_or_none(kind);
 }
 
 /* ---- matching ---- */
@@ -1325,6 +1418,10 @@ static PyMethodDef artifact_methods[] = {
 	  "Entry i's code to a file descriptor." },
 	{ "each_code", (PyCFunction)artifact_each_code, METH_O,
 	  "fn(i, code) for each entry's code, as bytes." },
+	{ "each_path", (PyCFunction)artifact_each_path, METH_O,
+	  "Each entry's code written to the file fn(i) names, in one walk." },
+	{ "image_kind", (PyCFunction)artifact_image_kind, METH_O,
+	  "Entry i's image kind, read when first asked." },
 	{ "matches", (PyCFunction)artifact_matches, METH_VARARGS,
 	  "Whether entry i is taken by rules." },
 	{ "kernels", (PyCFunction)artifact_kernels, METH_O, "Entry i's kernels." },

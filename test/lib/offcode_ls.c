@@ -10,6 +10,8 @@
  *                                 place in the file), read three ways (into
  *                                 a buffer, foreach, write_path) that must
  *                                 agree
+ *   offcode_ls -w DIR FILE        each entry's code written to DIR/N in one
+ *                                 walk (offcode_code_foreach_path)
  *   offcode_ls -m RULES FILE      each entry: whether RULES take it
  *   offcode_ls -k FILE            each entry's kernels and resources
  *   offcode_ls -p KEEP IN OUT     IN pruned to OUT, keeping what KEEP takes
@@ -375,6 +377,42 @@ static int codes(const char *dir, const char *path)
 	return rc || s.bad;
 }
 
+/* ---- code to files, in one walk ---- */
+
+struct named {
+	const char *dir;
+	size_t n;
+	char path[4096];
+};
+
+static int name_next(void *ctx, const offcode_entry *e, const char **path)
+{
+	struct named *w = ctx;
+
+	(void)e;
+	snprintf(w->path, sizeof(w->path), "%s/%zu", w->dir, w->n++);
+	*path = w->path;
+	return 0;
+}
+
+static int write_all_codes(const char *dir, const char *path)
+{
+	offcode_artifact *a;
+	struct named w = { .dir = dir };
+	int rc;
+
+	if (open_it(path, &a))
+		return 1;
+	rc = offcode_code_foreach_path(a, name_next, &w);
+	if (rc)
+		fprintf(stderr, "error: %s: %s\n", offcode_code_name(rc),
+			offcode_error_message(offcode_last_error(a)));
+	else
+		printf("%zu entries\n", w.n);
+	offcode_close(a);
+	return rc != 0;
+}
+
 /* ---- matching, kernels ---- */
 
 static int matches(const char *rules, const char *path)
@@ -574,6 +612,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "-c"))
 		return codes(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "-w"))
+		return write_all_codes(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "-m"))
 		return matches(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "-k"))

@@ -680,3 +680,155 @@ def test_a_directory_is_no_image(tmp_path):
     # A directory that is no image is still a directory.
     with pytest.raises(offcode.SystemCallError):
         offcode.open(str(tmp_path / "deb"))
+
+
+# ---- every entry's code to files in one walk, image kinds read when asked
+# (issue 37's performance: extract_all is what offload extract --all does,
+# the listing reads no code) ----
+
+@pytest.mark.parametrize("path", READ_FIXTURES)
+def test_extract_all_is_what_extract_writes(path, tmp_path):
+    if ls("--json", path)[0]:
+        pytest.skip("ls fails on it")
+    try:
+        art = offcode.open(path)
+    except offcode.UnsupportedError:
+        return
+    out = tmp_path / "all"
+    out.mkdir()
+    with art:
+        art.extract_all(lambda e: out / str(e._i))
+        codes = [e.read() for e in art.entries]
+    assert sorted(os.listdir(out), key=int) == [str(i) for i in range(len(codes))]
+    assert [(out / str(i)).read_bytes() for i in range(len(codes))] == codes
+    assert sorted(hashlib.sha256(c).hexdigest() for c in codes) == extracted(path, tmp_path)
+
+
+def test_extract_all_leaves_out_none_and_takes_bytes(tmp_path):
+    with offcode.open(APP) as a:
+        n = {id(e): i for i, e in enumerate(a.entries)}
+        seen = []
+
+        def where(e):
+            seen.append((e.index, e.image_kind))
+            return None if n[id(e)] % 2 else os.fsencode(tmp_path / str(n[id(e)]))
+        assert a.extract_all(where) is None
+        assert seen == [(e.index, e.image_kind) for e in a.entries]
+        assert sorted(os.listdir(tmp_path)) == [str(i) for i in range(0, len(n), 2)]
+        for i in range(0, len(n), 2):
+            assert (tmp_path / str(i)).read_bytes() == a.entries[i].read()
+
+
+def test_extract_all_stops_on_an_exception(tmp_path):
+    with offcode.open(APP) as a:
+        n = {id(e): i for i, e in enumerate(a.entries)}
+
+        def where(e):
+            if n[id(e)] == 2:
+                raise KeyError("stop")
+            return tmp_path / str(n[id(e)])
+        with pytest.raises(KeyError):
+            a.extract_all(where)
+        assert sorted(os.listdir(tmp_path)) == ["0", "1"]
+        with pytest.raises(TypeError):
+            a.extract_all(lambda e: 3)
+        with pytest.raises(ValueError):
+            a.extract_all(lambda e: "x\0y")
+        with pytest.raises(RuntimeError):
+            a.extract_all(lambda e: e.read())
+        # usable after all of those
+        assert a.entries[1].read()
+
+
+def test_extract_all_fails_naming_the_file(tmp_path):
+    with offcode.open(APP) as a:
+        with pytest.raises(offcode.SystemCallError) as x:
+            a.extract_all(lambda e: tmp_path / "no" / "such" / str(e.index))
+        assert x.value.errno == errno.ENOENT
+        assert x.value.path == str(tmp_path / "no" / "such" / "0")
+    assert os.listdir(tmp_path) == []
+
+
+def test_extract_all_of_a_file_cut_short_since_open(tmp_path):
+    f = tmp_path / "t.so"
+    f.write_bytes(open(os.path.join(TOP, APP), "rb").read())
+    out = tmp_path / "out"
+    out.mkdir()
+    with offcode.open(str(f)) as a:
+        last = a.entries[-1]
+        os.truncate(f, last.offset + 1)
+        with pytest.raises(offcode.ChangedError) as x:
+            a.extract_all(lambda e: out / str(e.offset))
+        assert x.value.reason == "'%s': cut short since it was opened" % f
+    # the entries before the last whole, no temporary left
+    assert all(not n.startswith(".") and "tmp" not in n for n in os.listdir(out))
+    assert str(last.offset) not in os.listdir(out)
+
+
+def test_image_kind_read_when_asked(tmp_path):
+    f = tmp_path / "t.so"
+    f.write_bytes(open(os.path.join(TOP, APP), "rb").read())
+    with offcode.open(str(f)) as a:
+        want = [e.to_json()["image_kind"] for e in a.entries]
+    _, files, _ = ls_json(APP)
+    assert want == [e["image_kind"] for s in files[0]["sections"]
+                    for c in s["containers"] for e in c["entries"]]
+    # Not read at open: a file cut short after it has none to give.
+    with offcode.open(str(f)) as a:
+        os.truncate(f, 0)
+        assert [e.image_kind for e in a.entries] == [None] * len(a.entries)
+
+
+def test_section_and_prune_result_are_named_tuples():
+    s = offcode.Section(18, ".hip_fatbin", "hip-fatbin")
+    assert s == (18, ".hip_fatbin", "hip-fatbin") and s.name == ".hip_fatbin"
+    assert repr(s) == "Section(index=18, name='.hip_fatbin', kind='hip-fatbin')"
+    r = offcode.PruneResult(10, 5, 1, 2, True)
+    assert (r.size_before, r.size_after, r.entries_kept, r.entries_dropped,
+            r.changed) == tuple(r) == (10, 5, 1, 2, True)
+
+
+def test_import_reads_no_typing():
+    r = subprocess.run(["/usr/bin/python3", "-c",
+                        "import sys, offcode; print('typing' in sys.modules)"],
+                       capture_output=True, text=True)
+    assert (r.stdout, r.returncode) == ("False\n", 0), r.stderr
+
+
+# A walk over a file cut short since it was opened is refused before it
+# reads the map (whose lost pages would be a SIGBUS): each_code, and
+# extract_all over CCOBs, say the change.
+@pytest.mark.parametrize("src", [APP, "test/files/inspect/fatbin-z.bin"])
+def test_walks_of_a_file_cut_short_since_open(src, tmp_path):
+    f = tmp_path / "t"
+    f.write_bytes(open(os.path.join(TOP, src), "rb").read())
+    with offcode.open(str(f)) as a:
+        os.truncate(f, os.path.getsize(f) // 2)
+        with pytest.raises(offcode.ChangedError) as x:
+            a.each_code(lambda e, code: None)
+        assert x.value.reason == "'%s': cut short since it was opened" % f
+        with pytest.raises(offcode.ChangedError):
+            a.extract_all(lambda e: tmp_path / ("o%d" % e.index))
+    assert [n for n in os.listdir(tmp_path) if "tmp" in n] == []
+
+
+# Code is never written over the artefact's own file, by any name of it
+# (a rename would put an entry's code where the input was).
+def test_code_never_written_over_its_artefact(tmp_path):
+    f = tmp_path / "t.so"
+    data = open(os.path.join(TOP, APP), "rb").read()
+    f.write_bytes(data)
+    os.link(f, tmp_path / "hard")
+    os.symlink("t.so", tmp_path / "soft")
+    with offcode.open(str(f)) as a:
+        for where in (f, tmp_path / "hard"):
+            with pytest.raises(offcode.InvalidError) as x:
+                a.entries[1].extract(where)
+            assert x.value.reason == "'%s': is the artefact's own file, not written over" % where
+            with pytest.raises(offcode.InvalidError):
+                a.extract_all(lambda e: where)
+        # a symbolic link to it is replaced, as any link is
+        a.entries[1].extract(tmp_path / "soft")
+        assert (tmp_path / "soft").read_bytes() == a.entries[1].read()
+    assert f.read_bytes() == data
+    assert sorted(os.listdir(tmp_path)) == ["hard", "soft", "t.so"]
