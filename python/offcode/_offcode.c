@@ -309,8 +309,8 @@ static const offcode_entry *entry_of(Artifact *self, Py_ssize_t i)
 	return e;
 }
 
-/* open_path(path, verify, ccob_max_size, ccob_max_ratio) */
-static PyObject *open_path(PyObject *mod, PyObject *args)
+/* open_path's arguments, opened with these flags besides. */
+static PyObject *open_path_with(PyObject *args, unsigned flags)
 {
 	PyObject *path = NULL;
 	int verify = 0, rc;
@@ -319,11 +319,11 @@ static PyObject *open_path(PyObject *mod, PyObject *args)
 	offcode_error *err = NULL;
 	Artifact *self;
 
-	(void)mod;
 	if (!PyArg_ParseTuple(args, "O&|pO&O&", PyUnicode_FSConverter, &path,
 			      &verify, u64_arg, &max_size, u64_arg, &max_ratio))
 		return NULL;
 	open_options(&o, verify, max_size, max_ratio);
+	o.flags |= flags;
 	self = artifact_new();
 	if (!self) {
 		Py_DECREF(path);
@@ -340,6 +340,13 @@ static PyObject *open_path(PyObject *mod, PyObject *args)
 		return NULL;
 	}
 	return (PyObject *)self;
+}
+
+/* open_path(path, verify, ccob_max_size, ccob_max_ratio) */
+static PyObject *open_path(PyObject *mod, PyObject *args)
+{
+	(void)mod;
+	return open_path_with(args, 0);
 }
 
 /* open_fd(fd, name, verify, ccob_max_size, ccob_max_ratio) */
@@ -1092,35 +1099,8 @@ out:
  * an image opened with OFFCODE_OPEN_STREAM (any other file as open_path). */
 static PyObject *open_stream(PyObject *mod, PyObject *args)
 {
-	PyObject *path = NULL;
-	int verify = 0, rc;
-	unsigned long long max_size = 0, max_ratio = 0;
-	struct offcode_open_options o;
-	offcode_error *err = NULL;
-	Artifact *self;
-
 	(void)mod;
-	if (!PyArg_ParseTuple(args, "O&|pO&O&", PyUnicode_FSConverter, &path,
-			      &verify, u64_arg, &max_size, u64_arg, &max_ratio))
-		return NULL;
-	open_options(&o, verify, max_size, max_ratio);
-	o.flags |= OFFCODE_OPEN_STREAM;
-	self = artifact_new();
-	if (!self) {
-		Py_DECREF(path);
-		return NULL;
-	}
-	Py_BEGIN_ALLOW_THREADS
-	rc = offcode_open_path(PyBytes_AS_STRING(path), &o, &self->a, &err);
-	Py_END_ALLOW_THREADS
-	Py_DECREF(path);
-	if (rc) {
-		raise_error(rc, err);
-		offcode_error_free(err);
-		Py_DECREF(self);
-		return NULL;
-	}
-	return (PyObject *)self;
+	return open_path_with(args, OFFCODE_OPEN_STREAM);
 }
 
 /* path_kind(path): "image", "deb", "wheel", "conda" or None. */
