@@ -292,9 +292,12 @@ int deb_data_walk(struct deb *d, struct layer_walk *w, struct err *e)
 
 const char *deb_md5sum(const struct deb *d, const char *name, size_t len)
 {
-	const char *p = d->md5sums, *end = p + d->md5sums_len;
+	const char *p = d->md5sums, *end;
 
-	while (p && p < end) {
+	if (!p)		/* a package without md5sums */
+		return NULL;
+	end = p + d->md5sums_len;
+	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *n = p + 34;
 		size_t nlen;
