@@ -129,53 +129,104 @@ PyObject *code_write_fd(Artifact *self, PyObject *args)
 	return r;
 }
 
-/* each_code(fn): fn(i, code) for every entry in order, each CCOB inflated
- * once.  The code is handed over as bytes, a copy: the library's bytes are
- * valid during the call only, and a memoryview of them (or a slice of one)
- * kept past it could not be taken back.  A true result of fn stops the
- * walk.  The lock is held throughout, fn running with the GIL. */
-struct each {
+/* each_code and each_path: one walk of every entry in order, the
+ * library's, fn called for each with the GIL, the artefact's lock held on
+ * this thread throughout (a call on the artefact from fn is refused, not
+ * deadlocked: handle_take); an exception from fn stops the walk and is
+ * raised.
+ *
+ * each_code(fn): fn(i, code) for every entry, each CCOB inflated once.
+ * The code is handed over as bytes, a copy: the library's bytes are valid
+ * during the call only, and a memoryview of them (or a slice of one) kept
+ * past it could not be taken back.  A true result of fn stops the walk.
+ *
+ * each_path(fn): every entry's code written to the file fn(i) names (a
+ * path, or None to leave it out), offcode_code_foreach_path: the code
+ * never enters Python. */
+struct code_walk {
 	Artifact *self;
 	PyObject *fn;
-	PyThreadState *ts;
+	PyThreadState *ts;	/* the thread's state while the library runs */
 	size_t next;		/* the index of the entry to come */
-	int failed;
+	PyObject *path;		/* each_path: fn's last path (bytes), held until the next */
+	int failed;		/* fn raised: its exception is the walk's */
+	int stopped;		/* fn's true result stopped it (each_code) */
 };
 
-static int each_one(void *ctx, const offcode_entry *e, const void *code, size_t size)
+/* The GIL taken back for entry e: its index, found from where the last
+ * entry was (they come in order). */
+static Py_ssize_t walk_resume(struct code_walk *w, const offcode_entry *e)
 {
-	struct each *w = ctx;
-	PyObject *bytes, *r;
 	size_t i = w->next, n = offcode_entry_count(w->self->a);
-	int stop;
 
-	/* Entries come in order: find e from where the last one was. */
 	while (i < n && offcode_entry_at(w->self->a, i) != e)
 		i++;
 	w->next = i + 1;
 	PyEval_RestoreThread(w->ts);
-	bytes = PyBytes_FromStringAndSize(code, (Py_ssize_t)size);
-	r = bytes ? PyObject_CallFunction(w->fn, "nO", (Py_ssize_t)i, bytes) : NULL;
-	Py_XDECREF(bytes);
+	return (Py_ssize_t)i;
+}
+
+/* fn's result r (NULL: it raised) let go and the GIL with it: what the
+ * library's walk is told, nonzero to stop (an exception; fn's true result
+ * when stops).  The flags say which: the walk returns that value, and a
+ * failure of its own returns a code, any of which could be the same. */
+static int walk_pause(struct code_walk *w, PyObject *r, int stops)
+{
+	int stop = 0;
+
 	if (!r) {
 		w->failed = 1;
 		stop = 1;
-	} else {
-		stop = PyObject_IsTrue(r) ? 2 : 0;
-		Py_DECREF(r);
+	} else if (stops && PyObject_IsTrue(r)) {
+		w->stopped = 1;
+		stop = 1;
 	}
+	Py_XDECREF(r);
 	w->ts = PyEval_SaveThread();
 	return stop;
 }
 
-PyObject *code_each_code(Artifact *self, PyObject *fn)
+static int code_one(void *ctx, const offcode_entry *e, const void *code, size_t size)
 {
-	struct each w = { self, fn, NULL, 0, 0 };
+	struct code_walk *w = ctx;
+	Py_ssize_t i = walk_resume(w, e);
+	PyObject *bytes = PyBytes_FromStringAndSize(code, (Py_ssize_t)size);
+	PyObject *r = bytes ? PyObject_CallFunction(w->fn, "nO", i, bytes) : NULL;
+
+	Py_XDECREF(bytes);
+	return walk_pause(w, r, 1);
+}
+
+static int path_one(void *ctx, const offcode_entry *e, const char **path)
+{
+	struct code_walk *w = ctx;
+	Py_ssize_t i = walk_resume(w, e);
+	PyObject *r;
+
+	Py_CLEAR(w->path);
+	r = PyObject_CallFunction(w->fn, "n", i);
+	if (r && r != Py_None) {
+		if (PyUnicode_FSConverter(r, &w->path)) {
+			*path = PyBytes_AS_STRING(w->path);
+		} else {
+			Py_DECREF(r);
+			r = NULL;
+		}
+	}
+	return walk_pause(w, r, 0);
+}
+
+/* The walk, fn's function code_one (each_code) or path_one (each_path):
+ * True when fn stopped it, None when it went to the end. */
+static PyObject *code_walk(Artifact *self, PyObject *fn, int paths)
+{
+	struct code_walk w = { .self = self, .fn = fn };
 	PyObject *r = NULL;
 	int rc;
 
 	if (!PyCallable_Check(fn)) {
-		PyErr_SetString(PyExc_TypeError, "each_code() takes a callable");
+		PyErr_Format(PyExc_TypeError, "%s() takes a callable",
+			     paths ? "each_path" : "each_code");
 		return NULL;
 	}
 	if (handle_lock(self) < 0)
@@ -183,12 +234,14 @@ PyObject *code_each_code(Artifact *self, PyObject *fn)
 	Py_INCREF(self);
 	self->walker = PyThread_get_thread_ident();
 	w.ts = PyEval_SaveThread();
-	rc = offcode_code_foreach(self->a, each_one, &w);
+	rc = paths ? offcode_code_foreach_path(self->a, path_one, &w)
+		   : offcode_code_foreach(self->a, code_one, &w);
 	PyEval_RestoreThread(w.ts);
 	self->walker = 0;
+	Py_XDECREF(w.path);
 	if (w.failed)
 		;
-	else if (rc == 2)
+	else if (w.stopped)
 		r = (Py_INCREF(Py_True), Py_True);
 	else if (rc)
 		handle_raise_last(self, rc);
@@ -199,71 +252,14 @@ PyObject *code_each_code(Artifact *self, PyObject *fn)
 	return r;
 }
 
-/* each_path(fn): every entry's code written to the file fn(i) names (a
- * path, or None to leave it out), in one walk (offcode_code_foreach_path):
- * the code never enters Python.  fn runs with the GIL, the lock held, as
- * each_code's does; an exception from it stops the walk and is raised. */
-struct each_path {
-	Artifact *self;
-	PyObject *fn;
-	PyThreadState *ts;
-	size_t next;		/* the index of the entry to come */
-	PyObject *path;		/* fn's last path (bytes), held until the next */
-	int failed;
-};
-
-static int each_path_one(void *ctx, const offcode_entry *e, const char **path)
+PyObject *code_each_code(Artifact *self, PyObject *fn)
 {
-	struct each_path *w = ctx;
-	size_t i = w->next, n = offcode_entry_count(w->self->a);
-	PyObject *r;
-	int stop = 0;
-
-	while (i < n && offcode_entry_at(w->self->a, i) != e)
-		i++;
-	w->next = i + 1;
-	PyEval_RestoreThread(w->ts);
-	Py_CLEAR(w->path);
-	r = PyObject_CallFunction(w->fn, "n", (Py_ssize_t)i);
-	if (!r || (r != Py_None && !PyUnicode_FSConverter(r, &w->path))) {
-		w->failed = 1;
-		stop = 1;
-	} else if (r != Py_None) {
-		*path = PyBytes_AS_STRING(w->path);
-	}
-	Py_XDECREF(r);
-	w->ts = PyEval_SaveThread();
-	return stop;
+	return code_walk(self, fn, 0);
 }
 
 PyObject *code_each_path(Artifact *self, PyObject *fn)
 {
-	struct each_path w = { self, fn, NULL, 0, NULL, 0 };
-	PyObject *r = NULL;
-	int rc;
-
-	if (!PyCallable_Check(fn)) {
-		PyErr_SetString(PyExc_TypeError, "each_path() takes a callable");
-		return NULL;
-	}
-	if (handle_lock(self) < 0)
-		return NULL;
-	Py_INCREF(self);
-	self->walker = PyThread_get_thread_ident();
-	w.ts = PyEval_SaveThread();
-	rc = offcode_code_foreach_path(self->a, each_path_one, &w);
-	PyEval_RestoreThread(w.ts);
-	self->walker = 0;
-	Py_XDECREF(w.path);
-	if (w.failed)
-		;
-	else if (rc)
-		handle_raise_last(self, rc);
-	else
-		r = (Py_INCREF(Py_None), Py_None);
-	handle_unlock(self);
-	Py_DECREF(self);
-	return r;
+	return code_walk(self, fn, 1);
 }
 
 /* image_kind(i): entry i's image kind, read from its code's first bytes

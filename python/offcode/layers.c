@@ -35,6 +35,9 @@ struct walk {
 	PyObject *fn;
 	PyThreadState *ts;
 	int failed;
+	int stopped;	/* fn's true result stopped it (the walk returns that
+			 * value, and a failure of its own a code: either could
+			 * be 2) */
 };
 
 static int walk_one(void *ctx, const struct offcode_member *m,
@@ -71,7 +74,7 @@ static int walk_one(void *ctx, const struct offcode_member *m,
 		w->failed = 1;
 		stop = 1;
 	} else {
-		stop = PyObject_IsTrue(r) ? 2 : 0;
+		stop = w->stopped = PyObject_IsTrue(r) ? 1 : 0;
 		Py_DECREF(r);
 	}
 	w->ts = PyEval_SaveThread();
@@ -109,7 +112,7 @@ PyObject *layers_walk(Artifact *self, PyObject *args)
 	self->walker = 0;
 	if (w.failed)
 		;
-	else if (rc == 2)
+	else if (w.stopped)
 		r = (Py_INCREF(Py_True), Py_True);
 	else if (rc == OFFCODE_RANGE)
 		PyErr_SetString(PyExc_IndexError, "no such layer");
