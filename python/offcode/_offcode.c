@@ -27,7 +27,9 @@
 static PyMethodDef artifact_methods[] = {
 	{ "close", (PyCFunction)handle_close, METH_NOARGS, "Free the artefact." },
 	{ "listing", (PyCFunction)listing_of, METH_NOARGS,
-	  "(inputs, containers, entries) as tuples." },
+	  "(inputs, containers) as tuples." },
+	{ "entries", (PyCFunction)listing_entries, METH_VARARGS,
+	  "Every entry, an object of cls in its container of containers." },
 	{ "read", (PyCFunction)code_read, METH_O, "Entry i's code as bytes." },
 	{ "read_into", (PyCFunction)code_read_into, METH_VARARGS,
 	  "Entry i's code into a writable buffer; its length." },
@@ -179,8 +181,10 @@ PyMODINIT_FUNC PyInit__offcode(void)
 		return NULL;
 	handle_type.tp_methods = artifact_methods;
 	handle_type.tp_getset = artifact_getset;
-	if (PyType_Ready(&handle_type) < 0 || errors_add(m) < 0 ||
-	    PyModule_AddObjectRef(m, "Artifact", (PyObject *)&handle_type) < 0)
+	if (PyType_Ready(&handle_type) < 0 || PyType_Ready(listing_entry_type()) < 0 ||
+	    errors_add(m) < 0 ||
+	    PyModule_AddObjectRef(m, "Artifact", (PyObject *)&handle_type) < 0 ||
+	    PyModule_AddObjectRef(m, "Entry", (PyObject *)listing_entry_type()) < 0)
 		goto fail;
 	return m;
 fail:

@@ -263,18 +263,15 @@ PyObject *code_each_path(Artifact *self, PyObject *fn)
 }
 
 /* image_kind(i): entry i's image kind, read from its code's first bytes
- * the first time it is asked (listing() leaves it out: a read of the file
- * for each entry, which a listing does without).  Allowed from inside
+ * the first time it is asked (the listing leaves it out: a read of the
+ * file for each entry, which a listing does without).  Allowed from inside
  * each_code and each_path, whose walk holds the lock on this thread: the
  * read touches nothing of the walk's. */
-PyObject *code_image_kind(Artifact *self, PyObject *arg)
+PyObject *code_image_kind_of(Artifact *self, Py_ssize_t i)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
 	const offcode_entry *e;
 	const char *kind;
 
-	if (i == -1 && PyErr_Occurred())
-		return NULL;
 	if (handle_walking_here(self)) {
 		if (!(e = handle_entry(self, i)))
 			return NULL;
@@ -285,6 +282,15 @@ PyObject *code_image_kind(Artifact *self, PyObject *arg)
 	UNLOCKED_GIL(kind = offcode_entry_image_kind(e));
 	handle_unlock(self);
 	return convert_str_or_none(kind);
+}
+
+PyObject *code_image_kind(Artifact *self, PyObject *arg)
+{
+	Py_ssize_t i = PyLong_AsSsize_t(arg);
+
+	if (i == -1 && PyErr_Occurred())
+		return NULL;
+	return code_image_kind_of(self, i);
 }
 
 /* ---- matching ---- */

@@ -23,8 +23,11 @@ PyObject *code_write_fd(Artifact *self, PyObject *args);
 PyObject *code_each_code(Artifact *self, PyObject *fn);
 /* each_path(fn): each entry's code written to the file fn(i) names */
 PyObject *code_each_path(Artifact *self, PyObject *fn);
-/* image_kind(i): read from the code's first bytes when first asked */
+/* image_kind(i): read from the code's first bytes when first asked (the
+ * same for the C caller: entry i's kind, None, or NULL with an
+ * exception) */
 PyObject *code_image_kind(Artifact *self, PyObject *arg);
+PyObject *code_image_kind_of(Artifact *self, Py_ssize_t i);
 /* matches(i, rules, exact) */
 PyObject *code_matches(Artifact *self, PyObject *args);
 /* kernels(i): (source, ..., [kernel rows]) or None */

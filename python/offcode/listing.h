@@ -8,9 +8,15 @@
 
 #include "handle.h"
 
-/* listing(): (inputs, containers, entries), each a list of tuples
- * (_offcode.pyi describes them); objects are named by their index in
- * these lists. */
+/* listing(): (inputs, containers), each a list of tuples (_offcode.pyi
+ * describes them); objects are named by their index in these lists. */
 PyObject *listing_of(Artifact *self, PyObject *unused);
+/* entries(cls, containers): every entry, an object of cls (a subclass of
+ * _offcode.Entry) whose fields are read from the library's record when
+ * asked for; containers, the objects made of listing()'s rows, each
+ * entry's .container. */
+PyObject *listing_entries(Artifact *self, PyObject *args);
+/* _offcode.Entry, for the module to make ready and add. */
+PyTypeObject *listing_entry_type(void);
 
 #endif
