@@ -533,23 +533,29 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 PyObject *listing_entries(Artifact *self, PyObject *args)
 {
 	PyTypeObject *cls;
-	PyObject *containers, *list = NULL;
+	PyObject *given, *containers = NULL, *list = NULL;
 	struct uri_file last = { NULL, 0, NULL };
 	const offcode_artifact *a;
 	size_t ne, nc;
 
-	if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &cls, &PyList_Type, &containers))
+	if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &cls, &PyList_Type, &given))
 		return NULL;
 	if (!PyType_IsSubtype(cls, &entry_type)) {
 		PyErr_SetString(PyExc_TypeError, "entries() makes subclasses of _offcode.Entry");
 		return NULL;
 	}
-	if (handle_lock(self) < 0)
+	/* (a tuple: what the collector runs while entries are made cannot
+	 * change it under the loop) */
+	if (!(containers = PyList_AsTuple(given)))
 		return NULL;
+	if (handle_lock(self) < 0) {
+		Py_DECREF(containers);
+		return NULL;
+	}
 	a = self->a;
 	ne = offcode_entry_count(a);
 	nc = offcode_container_count(a);
-	if ((size_t)PyList_GET_SIZE(containers) != nc) {
+	if ((size_t)PyTuple_GET_SIZE(containers) != nc) {
 		PyErr_SetString(PyExc_ValueError, "entries() takes a container for each of the listing's");
 		goto out;
 	}
@@ -571,7 +577,7 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 			Py_CLEAR(list);
 			goto out;
 		}
-		o = entry_new(cls, self, i, e, PyList_GET_ITEM(containers, (Py_ssize_t)c),
+		o = entry_new(cls, self, i, e, PyTuple_GET_ITEM(containers, (Py_ssize_t)c),
 			      &last);
 		if (!o) {
 			Py_CLEAR(list);
@@ -582,5 +588,6 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 out:
 	Py_XDECREF(last.str);
 	handle_unlock(self);
+	Py_DECREF(containers);
 	return list;
 }
