@@ -244,11 +244,12 @@ class Input:
 class Entry(_offcode.Entry):
     """One code object: its ID, target, where it lies, and its code.
 
-    Its fields are the extension's (``_offcode.Entry``), read from the
-    library's record when asked for, not made for every entry at open: a
-    listing makes one object per entry.  They read the same once the
-    artefact is closed, but ``image_kind``, read from the code when first
-    asked for, and what reads code."""
+    Its fields are the extension's (``_offcode.Entry``): its texts are
+    copied out of the library's record when it is made, and each field
+    becomes a Python object when it is read, so that a listing makes one
+    object per entry.  They read the same once the artefact is closed,
+    but for ``image_kind`` (read from the code when first asked for) and
+    what reads code."""
     __slots__ = ()
     # (the extension's, read-only; here for readers and type checkers)
     container: Container
