@@ -8,6 +8,7 @@ Where liboffcode comes from, first that answers:
                                   rpath to it: for trying it out here, not
                                   for installing elsewhere.
 """
+import glob
 import os
 import shlex
 import subprocess
@@ -40,8 +41,14 @@ def flags():
 cflags, libs, rpath = flags()
 setup(ext_modules=[Extension(
     "offcode._offcode",
-    sources=["python/offcode/_offcode.c"],
-    extra_compile_args=cflags + ["-std=c11", "-Wall", "-Wextra"],
+    # _offcode.c is the module; the others its parts (its comment lists
+    # them), their names hidden: the module's PyInit is all it exports
+    sources=["python/offcode/%s.c" % f for f in (
+        "_offcode", "errors", "convert", "handle", "open", "listing", "code",
+        "layers")],
+    depends=glob.glob(os.path.join("python", "offcode", "*.h")),
+    extra_compile_args=cflags + ["-std=c11", "-Wall", "-Wextra",
+                                 "-fvisibility=hidden"],
     extra_link_args=libs,
     runtime_library_dirs=rpath,
 )])

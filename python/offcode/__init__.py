@@ -21,12 +21,24 @@ from __future__ import annotations
 
 import codecs
 import os
+import sys
 # typing (with the re, enum and collections it imports) costs more than
 # listing a large library does (issue 37): annotations are strings (the
 # __future__ import above) and the few classes below are made without it.
 from _collections_abc import Sequence
 
-from . import _offcode
+# The extension, and liboffcode with it, bound lazily as the offload
+# binary is (Python's dlopen binds every symbol of the library and of
+# libcrypto, libzstd... at import, RTLD_NOW: some 3 ms, a third of what
+# `offload ls` of a large library takes); the flags are the process's,
+# put back at once.
+_flags = sys.getdlopenflags()
+sys.setdlopenflags((_flags & ~os.RTLD_NOW) | os.RTLD_LAZY)
+try:
+    from . import _offcode
+finally:
+    sys.setdlopenflags(_flags)
+    del _flags
 from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
                        ErrorRecord, FatalError, InvalidError, MalformedError,
                        NothingError, OtherError, OutOfMemoryError, RangeError,
@@ -76,35 +88,6 @@ def target_id_compatible(target: str, request: str) -> bool:
     """Whether a loader asked for ``request`` (a target ID such as
     ``gfx90a:xnack+``) takes code built for ``target``."""
     return _offcode.target_id_compatible(target, request)
-
-
-# ---- the kinds' own fields, nested as ls --json nests them ----
-
-_UINT, _HEX, _BOOL, _TEXT, _OBJECT, _END = range(6)
-
-
-def _fields(rows: Sequence[Tuple[Optional[str], int, int, Optional[bytes]]]) -> Dict[str, Any]:
-    top: Dict[str, Any] = {}
-    stack = [top]
-    for key, kind, number, text in rows:
-        if kind == _END:
-            stack.pop()
-            continue
-        value: Any
-        if kind == _OBJECT:
-            value = {}
-        elif kind == _UINT:
-            value = number
-        elif kind == _HEX:
-            value = "0x%016x" % number
-        elif kind == _BOOL:
-            value = bool(number)
-        else:
-            value = _text(text)
-        stack[-1][key] = value
-        if kind == _OBJECT:
-            stack.append(value)
-    return top
 
 
 class Section(tuple):
@@ -258,55 +241,36 @@ class Input:
         return "<offcode.Input %s (%s)>" % (self.name, self.format)
 
 
-_UNREAD: Any = object()     # an image kind not read yet
+class Entry(_offcode.Entry):
+    """One code object: its ID, target, where it lies, and its code.
 
-
-class Entry:
-    """One code object: its ID, target, where it lies, and its code."""
-    __slots__ = ("_art", "_i", "container", "index", "id_bytes", "offload_kind",
-                 "triple", "arch", "processor", "features", "_image_kind",
-                 "size", "offset", "compressed", "fields", "uri")
-
-    def __init__(self, art: "Artifact", i: int, t: Tuple[Any, ...],
-                 containers: List["Container"]) -> None:
-        # (made for every entry of a listing: calls kept out of it)
-        self._art = art
-        self._i = i
-        self.container: Container = containers[t[0]]
-        self.index: int = t[1]
-        self.id_bytes: Optional[bytes] = t[2]
-        k, tr, a = t[3], t[4], t[5]
-        self.offload_kind: Optional[str] = (
-            None if k is None else k.decode("utf-8", "offcode-bytes"))
-        self.triple: Optional[str] = (
-            None if tr is None else tr.decode("utf-8", "offcode-bytes"))
-        self.arch: Optional[str] = (
-            None if a is None else a.decode("utf-8", "offcode-bytes"))
-        self.processor: Optional[str] = t[6]
-        self.features: Optional[str] = t[7]
-        self._image_kind: Optional[str] = _UNREAD
-        self.size: int = t[9]
-        self.offset: Optional[int] = t[10]
-        self.compressed: bool = t[11]
-        self.fields: Dict[str, Any] = _fields(t[12]) if t[12] else {}
-        # file://PATH#offset=N&size=N where its bytes lie as they are, the
-        # path percent-encoded (None elsewhere)
-        self.uri: Optional[str] = t[13]
-
-    @property
-    def id(self) -> Optional[str]:
-        """Its bundle ID or kpack TOC key (None for kinds that name none)."""
-        return _text(self.id_bytes)
-
-    @property
-    def image_kind(self) -> Optional[str]:
-        """"elf", "bitcode", "cubin", "fatbin", "ptx", "spirv" or None
-        (ls --json's image_kind): for code that lies in the file, read
-        from its first bytes when first asked for, not at open."""
-        k = self._image_kind
-        if k is _UNREAD:
-            k = self._image_kind = self._art._handle().image_kind(self._i)
-        return k
+    Its fields are the extension's (``_offcode.Entry``): its texts are
+    copied out of the library's record when it is made, and each field
+    becomes a Python object when it is read, so that a listing makes one
+    object per entry.  They read the same once the artefact is closed,
+    but for ``image_kind`` (read from the code when first asked for) and
+    what reads code."""
+    __slots__ = ()
+    # (the extension's, read-only; here for readers and type checkers)
+    container: Container
+    index: int
+    id: Optional[str]           # bundle ID or kpack TOC key; None: unnamed
+    id_bytes: Optional[bytes]
+    offload_kind: Optional[str]
+    triple: Optional[str]
+    arch: Optional[str]
+    processor: Optional[str]
+    features: Optional[str]
+    # "elf", "bitcode", "cubin", "fatbin", "ptx", "spirv" or None (ls
+    # --json's image_kind): read from its first bytes when first asked for
+    image_kind: Optional[str]
+    size: int
+    offset: Optional[int]
+    compressed: bool
+    fields: Dict[str, Any]
+    # file://PATH#offset=N&size=N where its bytes lie as they are, the
+    # path percent-encoded (None elsewhere)
+    uri: Optional[str]
 
     @property
     def target_id(self) -> Optional[str]:
@@ -320,20 +284,20 @@ class Entry:
 
     def read(self) -> bytes:
         """Its code, decompressed, as ``offload extract`` writes it."""
-        return self._art._handle().read(self._i)
+        return self._h.read(self._i)
 
     def read_into(self, buffer: Any) -> int:
         """Its code into a writable buffer: the bytes written.  Raises
         RangeError when the buffer is too small (``code_size()`` says)."""
-        return self._art._handle().read_into(self._i, buffer)
+        return self._h.read_into(self._i, buffer)
 
     def code_size(self) -> int:
         """The length of its code, decompressed."""
-        return self._art._handle().code_size(self._i)
+        return self._h.code_size(self._i)
 
     def extract(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write its code to a new file (temporary, renamed into place)."""
-        self._art._handle().write_path(self._i, path)
+        self._h.write_path(self._i, path)
 
     def write_to(self, fd: Any) -> None:
         """Write its code to a file descriptor or an object with fileno()."""
@@ -341,29 +305,29 @@ class Entry:
             if hasattr(fd, "flush"):
                 fd.flush()
             fd = fd.fileno()
-        self._art._handle().write_fd(self._i, fd)
+        self._h.write_fd(self._i, fd)
 
     def matches(self, rules: str, exact: bool = False) -> bool:
         """Whether ``rules`` (as ``offload ls -t`` takes them: a GPU's
         target ID, a glob, a bundle ID, comma-separated) take it; with
         ``exact``, names are compared, not what a GPU loads."""
-        return self._art._handle().matches(self._i, rules, exact)
+        return self._h.matches(self._i, rules, exact)
 
     def du(self) -> Tuple[int, int]:
         """(code, stored): what ``offload du`` counts of it, its code's
         bytes and its share of the bytes stored."""
-        code, stored, _, _ = self._art._handle().du(self._i)
+        code, stored, _, _ = self._h.du(self._i)
         return code, stored
 
     @property
     def rule_target(self) -> Optional[str]:
         """The target ``-t`` and du see it by ("gfx90a:xnack+", "sm_80",
         PTX "compute_80"), or None."""
-        return _text(self._art._handle().du(self._i)[3])
+        return _text(self._h.du(self._i)[3])
 
     def kernels(self) -> Optional[Kernels]:
         """Its kernels, or None for code with none to read."""
-        t = self._art._handle().kernels(self._i)
+        t = self._h.kernels(self._i)
         return None if t is None else Kernels(t)
 
     def to_json(self, kernels: bool = False) -> Dict[str, Any]:
@@ -405,7 +369,7 @@ class Container(Sequence[Entry]):
         s = t[6]
         self.section: Optional[Section] = (
             Section(s[0], _text(s[1]) or "", s[2]) if s is not None else None)
-        self.fields: Dict[str, Any] = _fields(t[7])
+        self.fields: Dict[str, Any] = t[7]
         self.entries: List[Entry] = []
         self.input.containers.append(self)
 
@@ -527,13 +491,13 @@ class Artifact:
         self._h = handle
         self.path: str = handle.path
         self.size: int = handle.size
-        inputs_t, containers_t, entries_t = handle.listing()
+        inputs_t, containers_t = handle.listing()
         self.inputs: List[Input] = []
         for t in inputs_t:
             self.inputs.append(Input(t, self.inputs))
         containers = [Container(t, self.inputs) for t in containers_t]
         self.containers: List[Container] = containers
-        entries = [Entry(self, i, t, containers) for i, t in enumerate(entries_t)]
+        entries = handle.entries(Entry, containers)
         self.entries: List[Entry] = entries
         # each container's entries: (first entry, count) of its row
         for c, t in zip(containers, containers_t):

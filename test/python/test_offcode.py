@@ -247,6 +247,59 @@ def test_closed_artifact_refuses():
         e.read()
 
 
+def test_entry_fields_read_the_same_once_closed():
+    # An entry's fields are the extension's, copied out of the library's
+    # record when the entry is made: closing the artefact frees the record,
+    # not them (its image kind, read from the code, is read while open).
+    with offcode.open(APP) as a:
+        before = [e.to_json() for e in a.entries]
+        kept = list(a.entries)
+    assert a.closed
+    for e, d in zip(kept, before):
+        assert (e.index, e.id, e.offload_kind, e.triple, e.arch, e.size,
+                e.offset, e.uri, e.compressed) == \
+            (d["index"], d["id"], d["offload_kind"], d["triple"], d["arch"],
+             d["size"], d["offset"], d["uri"], d["compressed"])
+        assert e.id_bytes == d["id"].encode()
+        assert e.container.entries[e.index] is e
+    assert kept[1].image_kind == before[1]["image_kind"]   # read while open
+    with offcode.open(APP) as a:
+        e = a.entries[1]
+    with pytest.raises(ValueError):
+        e.image_kind                      # not read before the close
+    assert e.uri == kept[1].uri
+
+
+def test_entries_are_made_by_the_artifact_alone():
+    with pytest.raises(TypeError):
+        offcode.Entry()
+    with offcode.open(APP) as a:
+        h = a._handle()
+        with pytest.raises(TypeError):
+            h.entries(dict, a.containers)
+        with pytest.raises(ValueError):
+            h.entries(offcode.Entry, a.containers[:-1] if a.containers else [1])
+        again = h.entries(offcode.Entry, a.containers)
+        assert [e.uri for e in again] == [e.uri for e in a.entries]
+
+
+def test_entries_let_go_with_their_artifact():
+    # entry -> container -> its entries -> entry is a cycle: the collector
+    # frees it (the entry type takes part in it), and the artefact with it.
+    import gc
+
+    def count():
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if isinstance(o, offcode.Entry))
+    n = count()
+    for _ in range(5):
+        a = offcode.open(APP)
+        assert len(a.entries) > 1
+        a.close()
+        del a
+    assert count() == n
+
+
 def test_each_code_stops():
     with offcode.open(APP) as a:
         seen = []

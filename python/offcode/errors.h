@@ -1,0 +1,21 @@
+/* errors: the offcode.Error classes, one per enum offcode_code, and each
+ * offcode_error chain turned into an exception of its code's class. */
+#ifndef OFFCODE_PY_ERRORS_H
+#define OFFCODE_PY_ERRORS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <offcode.h>
+
+/* Raise the class of code (the record's own when there is one) with the
+ * record's message, its fields as attributes and its chain (.chain, the
+ * outermost first); NULL, for returning. */
+PyObject *errors_raise(int code, const offcode_error *e);
+/* The exception of a record, as an object (not raised). */
+PyObject *errors_object(const offcode_error *e);
+/* The classes and ErrorRecord added to module m: 0, or -1 with an
+ * exception. */
+int errors_add(PyObject *m);
+
+#endif

@@ -1,0 +1,601 @@
+/* listing: an artefact's inputs, containers and entries handed to Python
+ * (listing.h).
+ *
+ * An entry is an object of the type made here (offcode.Entry is its
+ * subclass), whose fields are read from the library's record when they
+ * are asked for: a listing makes one object per entry and nothing per
+ * field (a tuple of fourteen values and the objects in it for each entry,
+ * made up front, cost a listing of librocsparse more than `offload ls`
+ * takes).  Its texts are copied out of the record when it is made, so that
+ * they read the same once the artefact is closed, as its numbers do. */
+#define _GNU_SOURCE	/* memmem */
+#include "listing.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "code.h"
+#include "convert.h"
+#include "handle.h"
+
+/* A text of a file (an ID, a triple) as str: valid UTF-8 as it is, each
+ * other byte as the character of its value (the "offcode-bytes" handler
+ * offcode/__init__.py registers), as ls --json writes it. */
+static PyObject *file_text(const char *s, size_t len)
+{
+	PyObject *r;
+
+	if (!s)
+		Py_RETURN_NONE;
+	r = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, NULL);
+	if (r || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+		return r;
+	PyErr_Clear();
+	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "offcode-bytes");
+}
+
+/* A kind's own fields nested as ls --json nests them: a dict. */
+static PyObject *fields_of(size_t n, int (*get)(const void *, size_t, struct offcode_field *),
+			   const void *what)
+{
+	enum { DEPTH = 16 };
+	PyObject *stack[DEPTH];
+	size_t depth = 0;
+
+	if (!(stack[0] = PyDict_New()))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct offcode_field f;
+		PyObject *value = NULL;
+		int rc;
+
+		memset(&f, 0, sizeof(f));
+		if (get(what, i, &f)) {
+			PyErr_SetString(PyExc_RuntimeError, "field past the count");
+			goto fail;
+		}
+		switch (f.type) {
+		case OFFCODE_FIELD_END:
+			if (depth == 0) {
+				PyErr_SetString(PyExc_RuntimeError, "a field's object closed twice");
+				goto fail;
+			}
+			depth--;
+			continue;
+		case OFFCODE_FIELD_OBJECT:
+			value = PyDict_New();
+			break;
+		case OFFCODE_FIELD_UINT:
+			value = PyLong_FromUnsignedLongLong(f.number);
+			break;
+		case OFFCODE_FIELD_HEX: {
+			char hex[19];
+
+			snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)f.number);
+			value = PyUnicode_FromString(hex);
+			break;
+		}
+		case OFFCODE_FIELD_BOOL:
+			value = PyBool_FromLong(f.number != 0);
+			break;
+		case OFFCODE_FIELD_TEXT:
+			value = file_text(f.text, f.text_len);
+			break;
+		}
+		if (!value) {
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_RuntimeError, "a field of type %d",
+					     (int)f.type);
+			goto fail;
+		}
+		rc = PyDict_SetItemString(stack[depth], f.key ? f.key : "", value);
+		if (rc == 0 && f.type == OFFCODE_FIELD_OBJECT) {
+			if (depth + 1 == DEPTH) {
+				PyErr_SetString(PyExc_RuntimeError, "fields nested too deep");
+				rc = -1;
+			} else {
+				stack[++depth] = value;	/* borrowed: its parent holds it */
+			}
+		}
+		Py_DECREF(value);
+		if (rc < 0)
+			goto fail;
+	}
+	return stack[0];
+fail:
+	Py_DECREF(stack[0]);
+	return NULL;
+}
+
+static int container_field(const void *c, size_t i, struct offcode_field *f)
+{
+	return offcode_container_field(c, i, f);
+}
+
+static int entry_field(const void *e, size_t i, struct offcode_field *f)
+{
+	return offcode_entry_field(e, i, f);
+}
+
+/* (inputs, containers): each a list of tuples, which offcode/__init__.py
+ * describes (Input, Container).  Objects are named by their index in these
+ * lists; the entries are listing_entries'. */
+PyObject *listing_of(Artifact *self, PyObject *unused)
+{
+	PyObject *inputs = NULL, *containers = NULL, *r = NULL;
+	const offcode_artifact *a;
+	size_t ni, nc, e0 = 0;
+
+	(void)unused;
+	if (handle_lock(self) < 0)
+		return NULL;
+	a = self->a;
+	ni = offcode_input_count(a);
+	nc = offcode_container_count(a);
+	inputs = PyList_New((Py_ssize_t)ni);
+	containers = PyList_New((Py_ssize_t)nc);
+	if (!inputs || !containers)
+		goto out;
+	for (size_t i = 0; i < ni; i++) {
+		const offcode_input *in = offcode_input_at(a, i);
+		const offcode_input *parent = offcode_input_parent(in);
+		Py_ssize_t p = -1;
+		size_t len = 0;
+		const char *name = offcode_input_name(in, &len);
+		PyObject *t;
+
+		for (size_t k = 0; parent && k < i; k++)
+			if (offcode_input_at(a, k) == parent)
+				p = (Py_ssize_t)k;
+		t = Py_BuildValue("(NsKKIn)", convert_bytes_or_none(name, len),
+				  offcode_input_format(in),
+				  (unsigned long long)offcode_input_offset(in),
+				  (unsigned long long)offcode_input_size(in),
+				  offcode_input_depth(in), p);
+		if (!t)
+			goto out;
+		PyList_SET_ITEM(inputs, (Py_ssize_t)i, t);
+	}
+	for (size_t i = 0; i < nc; i++) {
+		const offcode_container *c = offcode_container_at(a, i);
+		const offcode_input *in = offcode_container_input(c);
+		uint64_t offset = 0;
+		unsigned version = 0;
+		uint32_t sindex = 0;
+		const char *sname = NULL, *skind = NULL;
+		bool has_offset = offcode_container_offset(c, &offset);
+		bool has_version = offcode_container_version(c, &version);
+		size_t n = offcode_container_entry_count(c);
+		Py_ssize_t input = -1;
+		PyObject *section, *t;
+
+		for (size_t k = 0; k < ni; k++)
+			if (offcode_input_at(a, k) == in)
+				input = (Py_ssize_t)k;
+		if (offcode_container_section(c, &sindex, &sname, &skind))
+			section = Py_BuildValue("(INN)", (unsigned)sindex,
+						convert_bytes_or_none(sname, sname ? strlen(sname) : 0),
+						convert_str_or_none(skind));
+		else
+			section = (Py_INCREF(Py_None), Py_None);
+		t = Py_BuildValue("(nIsNKNNNnn)", input,
+				  offcode_container_number(c),
+				  offcode_container_format(c),
+				  convert_u64_if(has_offset, offset),
+				  (unsigned long long)offcode_container_size(c),
+				  convert_u64_if(has_version, version), section,
+				  fields_of(offcode_container_field_count(c),
+					    container_field, c),
+				  (Py_ssize_t)e0, (Py_ssize_t)n);
+		if (!t)
+			goto out;
+		PyList_SET_ITEM(containers, (Py_ssize_t)i, t);
+		e0 += n;
+	}
+	r = PyTuple_Pack(2, inputs, containers);
+out:
+	handle_unlock(self);
+	Py_XDECREF(inputs);
+	Py_XDECREF(containers);
+	return r;
+}
+
+/* ---- entries ---- */
+
+/* The texts an entry copies out of its record, in the order of the
+ * offcode_entry_* calls that give them. */
+enum entry_text {
+	TEXT_ID, TEXT_OFFLOAD_KIND, TEXT_TRIPLE, TEXT_ARCH, TEXT_PROCESSOR,
+	TEXT_FEATURES, TEXT_URI, TEXTS
+};
+
+typedef struct {
+	PyObject_VAR_HEAD
+	Artifact *handle;	/* the artefact it is entry i of */
+	Py_ssize_t i;
+	PyObject *container;	/* the offcode.Container it is in */
+	PyObject *fields;	/* its kind's own fields, made when first read */
+	PyObject *image_kind;	/* read when first asked for, then kept */
+	/* The URI's part before its '#' (file://PATH), as str: the same
+	 * object for the entries of one file, whose URIs differ after it
+	 * alone (the texts copied are most of a listing's memory, and a
+	 * page first touched costs more than the copy). */
+	PyObject *uri_file;
+	uint64_t size, offset;
+	unsigned index;
+	bool has_offset, compressed;
+	/* each text's place in bytes and its length; at NO_TEXT: none (NULL);
+	 * TEXT_URI's is the part from its '#' when uri_file is set */
+	struct { uint32_t at, len; } text[TEXTS];
+	char bytes[];		/* the texts (one inside another is not copied
+				 * again: the triple and arch of a bundle's ID) */
+} Entry;
+
+#define NO_TEXT UINT32_MAX
+
+static PyTypeObject entry_type;
+
+static int entry_traverse(Entry *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->handle);
+	Py_VISIT(self->container);
+	Py_VISIT(self->fields);
+	Py_VISIT(self->image_kind);
+	Py_VISIT(self->uri_file);
+	return 0;
+}
+
+static int entry_clear(Entry *self)
+{
+	Py_CLEAR(self->handle);
+	Py_CLEAR(self->container);
+	Py_CLEAR(self->fields);
+	Py_CLEAR(self->image_kind);
+	Py_CLEAR(self->uri_file);
+	return 0;
+}
+
+static void entry_dealloc(Entry *self)
+{
+	PyObject_GC_UnTrack(self);
+	entry_clear(self);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static const char *entry_text(const Entry *self, enum entry_text t, size_t *len)
+{
+	if (self->text[t].at == NO_TEXT)
+		return NULL;
+	*len = self->text[t].len;
+	return self->bytes + self->text[t].at;
+}
+
+static PyObject *get_id_bytes(Entry *self, void *unused)
+{
+	size_t len = 0;
+	const char *s = entry_text(self, TEXT_ID, &len);
+
+	(void)unused;
+	return convert_bytes_or_none(s, len);
+}
+
+/* The texts read as ls --json writes them (file_text): closure is the
+ * enum entry_text.  processor, features and uri are ours, not the file's:
+ * UTF-8, or surrogateescape where a path in the URI is not. */
+static PyObject *get_text(Entry *self, void *closure)
+{
+	enum entry_text t = (enum entry_text)(intptr_t)closure;
+	size_t len = 0;
+	const char *s = entry_text(self, t, &len);
+
+	PyObject *ours, *uri;
+
+	switch (t) {
+	case TEXT_ID:
+	case TEXT_OFFLOAD_KIND:
+	case TEXT_TRIPLE:
+	case TEXT_ARCH:
+		return file_text(s, len);
+	case TEXT_URI:
+	case TEXT_PROCESSOR:
+	case TEXT_FEATURES:
+	case TEXTS:
+		break;
+	}
+	if (!s)
+		Py_RETURN_NONE;
+	ours = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "surrogateescape");
+	if (!ours || t != TEXT_URI || !self->uri_file)
+		return ours;
+	uri = PyUnicode_Concat(self->uri_file, ours);
+	Py_DECREF(ours);
+	return uri;
+}
+
+static PyObject *get_index(Entry *self, void *unused)
+{
+	(void)unused;
+	return PyLong_FromUnsignedLong(self->index);
+}
+
+static PyObject *get_size(Entry *self, void *unused)
+{
+	(void)unused;
+	return PyLong_FromUnsignedLongLong(self->size);
+}
+
+static PyObject *get_offset(Entry *self, void *unused)
+{
+	(void)unused;
+	return convert_u64_if(self->has_offset, self->offset);
+}
+
+static PyObject *get_compressed(Entry *self, void *unused)
+{
+	(void)unused;
+	return PyBool_FromLong(self->compressed);
+}
+
+static PyObject *get_container(Entry *self, void *unused)
+{
+	(void)unused;
+	return Py_NewRef(self->container);
+}
+
+static PyObject *get_handle(Entry *self, void *unused)
+{
+	(void)unused;
+	return Py_NewRef((PyObject *)self->handle);
+}
+
+static PyObject *get_i(Entry *self, void *unused)
+{
+	(void)unused;
+	return PyLong_FromSsize_t(self->i);
+}
+
+/* Made at listing_entries for the entries that have fields (NVIDIA's
+ * headers), an empty dict here for the rest (most: no dict made for them
+ * unless asked). */
+static PyObject *get_fields(Entry *self, void *unused)
+{
+	(void)unused;
+	if (!self->fields && !(self->fields = PyDict_New()))
+		return NULL;
+	return Py_NewRef(self->fields);
+}
+
+/* Read from the code's first bytes the first time (the artefact open:
+ * ValueError once it is closed, as reading its code does). */
+static PyObject *get_image_kind(Entry *self, void *unused)
+{
+	(void)unused;
+	if (!self->image_kind &&
+	    !(self->image_kind = code_image_kind_of(self->handle, self->i)))
+		return NULL;
+	return Py_NewRef(self->image_kind);
+}
+
+#define TEXT(name, t, doc) { name, (getter)get_text, NULL, doc, (void *)(intptr_t)(t) }
+
+static PyGetSetDef entry_getset[] = {
+	TEXT("id", TEXT_ID, "Its bundle ID or kpack TOC key (None for kinds that name none)."),
+	{ "id_bytes", (getter)get_id_bytes, NULL, "id, the file's bytes.", NULL },
+	TEXT("offload_kind", TEXT_OFFLOAD_KIND, "\"hipv4\", \"openmp\", \"cuda\", \"host\"... or None."),
+	TEXT("triple", TEXT_TRIPLE, "\"amdgcn-amd-amdhsa\", \"nvptx64-nvidia-cuda\"... or None."),
+	TEXT("arch", TEXT_ARCH, "The target ID (\"gfx90a:xnack+\") or NVIDIA arch (\"sm_80\"), or None."),
+	TEXT("processor", TEXT_PROCESSOR, "The target ID's processor (\"gfx90a\"), or None."),
+	TEXT("features", TEXT_FEATURES, "The target ID's features (\"xnack+\"), or None."),
+	TEXT("uri", TEXT_URI, "file://PATH#offset=N&size=N where its bytes lie as they are "
+	     "(the path percent-encoded), or None."),
+	{ "index", (getter)get_index, NULL, "Its index in its container.", NULL },
+	{ "size", (getter)get_size, NULL, "Its size as stored.", NULL },
+	{ "offset", (getter)get_offset, NULL, "Where its bytes lie in the file, or None.", NULL },
+	{ "compressed", (getter)get_compressed, NULL, "Whether it is stored compressed.", NULL },
+	{ "container", (getter)get_container, NULL, "The container it is in.", NULL },
+	{ "fields", (getter)get_fields, NULL, "Its kind's own fields, as ls --json nests them.", NULL },
+	{ "image_kind", (getter)get_image_kind, NULL,
+	  "\"elf\", \"bitcode\", \"cubin\", \"fatbin\", \"ptx\", \"spirv\" or None, "
+	  "read from its code's first bytes when first asked for.", NULL },
+	{ "_h", (getter)get_handle, NULL, "The artefact (_offcode.Artifact).", NULL },
+	{ "_i", (getter)get_i, NULL, "Its index among the artefact's entries.", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+static PyTypeObject entry_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "offcode._offcode.Entry",
+	.tp_basicsize = offsetof(Entry, bytes),
+	.tp_itemsize = 1,
+	.tp_dealloc = (destructor)entry_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.tp_doc = "One code object of an artefact (made by Artifact.entries()).",
+	.tp_traverse = (traverseproc)entry_traverse,
+	.tp_clear = (inquiry)entry_clear,
+	.tp_getset = entry_getset,
+};
+
+PyTypeObject *listing_entry_type(void)
+{
+	return &entry_type;
+}
+
+/* The file:// part of the URIs of the entries made so far: the last one
+ * seen, as its bytes and as str. */
+struct uri_file {
+	const char *bytes;
+	size_t len;
+	PyObject *str;
+};
+
+/* uri's part before its '#' as the str shared with the entries before
+ * (a new one when it differs), *rest the part from the '#'; NULL with an
+ * exception, or with none when the URI has no '#' (copied whole). */
+static PyObject *uri_file_of(struct uri_file *last, const char *uri, const char **rest)
+{
+	const char *hash = strchr(uri, '#');
+	size_t len;
+
+	if (!hash)
+		return NULL;
+	len = (size_t)(hash - uri);
+	if (!last->str || last->len != len || memcmp(last->bytes, uri, len)) {
+		PyObject *str = PyUnicode_DecodeUTF8(uri, (Py_ssize_t)len, "surrogateescape");
+
+		if (!str)
+			return NULL;
+		Py_XSETREF(last->str, str);
+		last->bytes = uri;
+		last->len = len;
+	}
+	*rest = hash;
+	return last->str;
+}
+
+/* Entry i of the artefact, record e, as an object of type cls in
+ * container. */
+static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
+			   const offcode_entry *e, PyObject *container,
+			   struct uri_file *last)
+{
+	const char *texts[TEXTS];
+	size_t lens[TEXTS] = { 0 }, skip[TEXTS] = { 0 }, room = 0;
+	int in[TEXTS];
+	PyObject *uri_file = NULL;
+	Entry *o;
+	char *at;
+
+	texts[TEXT_ID] = offcode_entry_id(e, &lens[TEXT_ID]);
+	texts[TEXT_OFFLOAD_KIND] = offcode_entry_offload_kind(e, &lens[TEXT_OFFLOAD_KIND]);
+	texts[TEXT_TRIPLE] = offcode_entry_triple(e, &lens[TEXT_TRIPLE]);
+	texts[TEXT_ARCH] = offcode_entry_target_id(e, &lens[TEXT_ARCH]);
+	texts[TEXT_PROCESSOR] = offcode_entry_processor(e);
+	texts[TEXT_FEATURES] = offcode_entry_features(e);
+	texts[TEXT_URI] = offcode_entry_uri(e);
+	if (texts[TEXT_URI] &&
+	    !(uri_file = uri_file_of(last, texts[TEXT_URI], &texts[TEXT_URI])) &&
+	    PyErr_Occurred())
+		return NULL;
+	for (int t = TEXT_PROCESSOR; t <= TEXT_URI; t++)
+		lens[t] = texts[t] ? strlen(texts[t]) : 0;
+	/* Each text copied, or found inside one copied before it: where. */
+	for (int t = 0; t < TEXTS; t++) {
+		in[t] = -1;
+		for (int u = 0; texts[t] && u < t && in[t] < 0; u++) {
+			const char *found;
+
+			if (!texts[u] || in[u] >= 0 ||
+			    !(found = memmem(texts[u], lens[u], texts[t], lens[t])))
+				continue;
+			in[t] = u;
+			skip[t] = (size_t)(found - texts[u]);
+		}
+		if (texts[t] && in[t] < 0) {
+			if (lens[t] >= NO_TEXT - room) {
+				PyErr_NoMemory();
+				return NULL;
+			}
+			room += lens[t];
+		}
+	}
+	o = (Entry *)cls->tp_alloc(cls, (Py_ssize_t)room);
+	if (!o)
+		return NULL;
+	o->handle = (Artifact *)Py_NewRef((PyObject *)self);
+	o->i = (Py_ssize_t)i;
+	o->container = Py_NewRef(container);
+	o->uri_file = Py_XNewRef(uri_file);
+	o->index = offcode_entry_index(e);
+	o->size = offcode_entry_size(e);
+	o->has_offset = offcode_entry_offset(e, &o->offset);
+	o->compressed = offcode_entry_compressed(e);
+	at = o->bytes;
+	for (int t = 0; t < TEXTS; t++) {
+		o->text[t].len = (uint32_t)lens[t];
+		if (!texts[t]) {
+			o->text[t].at = NO_TEXT;
+		} else if (in[t] >= 0) {
+			o->text[t].at = o->text[in[t]].at + (uint32_t)skip[t];
+		} else {
+			memcpy(at, texts[t], lens[t]);
+			o->text[t].at = (uint32_t)(at - o->bytes);
+			at += lens[t];
+		}
+	}
+	if (offcode_entry_field_count(e) &&
+	    !(o->fields = fields_of(offcode_entry_field_count(e), entry_field, e))) {
+		Py_DECREF(o);
+		return NULL;
+	}
+	return (PyObject *)o;
+}
+
+PyObject *listing_entries(Artifact *self, PyObject *args)
+{
+	PyTypeObject *cls;
+	PyObject *given, *containers = NULL, *list = NULL;
+	struct uri_file last = { NULL, 0, NULL };
+	const offcode_artifact *a;
+	size_t ne, nc;
+	int collecting = 0;
+
+	if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &cls, &PyList_Type, &given))
+		return NULL;
+	if (!PyType_IsSubtype(cls, &entry_type)) {
+		PyErr_SetString(PyExc_TypeError, "entries() makes subclasses of _offcode.Entry");
+		return NULL;
+	}
+	/* (a tuple: what the collector runs while entries are made cannot
+	 * change it under the loop) */
+	if (!(containers = PyList_AsTuple(given)))
+		return NULL;
+	if (handle_lock(self) < 0) {
+		Py_DECREF(containers);
+		return NULL;
+	}
+	a = self->a;
+	ne = offcode_entry_count(a);
+	nc = offcode_container_count(a);
+	if ((size_t)PyTuple_GET_SIZE(containers) != nc) {
+		PyErr_SetString(PyExc_ValueError, "entries() takes a container for each of the listing's");
+		goto out;
+	}
+	if (!(list = PyList_New((Py_ssize_t)ne)))
+		goto out;
+	/* The collector off while they are made: none of them can be garbage
+	 * before the list is handed back, and its passes over them, one each
+	 * 700 objects made, cost a fresh process more than making them (the
+	 * GIL is held throughout: no other thread sees it off). */
+	collecting = PyGC_Disable();
+	/* Entries come container by container (offcode.h), so the entry's
+	 * container is found by walking them alongside. */
+	for (size_t i = 0, c = 0, end = 0; i < ne; i++) {
+		const offcode_entry *e = offcode_entry_at(a, i);
+		PyObject *o;
+
+		while (c < nc && i >= end + offcode_container_entry_count(offcode_container_at(a, c))) {
+			end += offcode_container_entry_count(offcode_container_at(a, c));
+			c++;
+		}
+		if (c >= nc || offcode_container_at(a, c) != offcode_entry_container(e)) {
+			PyErr_SetString(PyExc_RuntimeError,
+					"entries out of their containers' order");
+			Py_CLEAR(list);
+			goto out;
+		}
+		o = entry_new(cls, self, i, e, PyTuple_GET_ITEM(containers, (Py_ssize_t)c),
+			      &last);
+		if (!o) {
+			Py_CLEAR(list);
+			goto out;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, o);
+	}
+out:
+	if (collecting)
+		PyGC_Enable();
+	Py_XDECREF(last.str);
+	handle_unlock(self);
+	Py_DECREF(containers);
+	return list;
+}
