@@ -226,6 +226,38 @@ OFFCODE_API const char *offcode_input_format(const offcode_input *in);
 OFFCODE_API uint64_t offcode_input_offset(const offcode_input *in);
 OFFCODE_API uint64_t offcode_input_size(const offcode_input *in);
 
+/* What an ELF, COFF or PE input's own headers say: the "elf", "coff" and
+ * "pe" objects of ls --json, and the words `offload ls` prints after
+ * "<file>: ".  A versioned struct: set size to sizeof(struct
+ * offcode_host) before the call. */
+struct offcode_host {
+	size_t size;
+	const char *format;	/* "elf", "coff" or "pe" */
+	/* ELF: 32 or 64 ("class"); PE: 64 for PE32+ ("pe32plus"), else 32;
+	 * COFF: 0 (the header does not say). */
+	unsigned bits;
+	bool big_endian;	/* ELF ("byte_order" "big") */
+	/* ELF: "relocatable", "executable", "shared object", "core file",
+	 * NULL for another e_type ("type"; type_number is e_type). */
+	const char *type;
+	unsigned type_number;
+	/* "x86-64", "AMDGPU", "CUDA", "ARM64", ... or NULL for a machine not
+	 * named ("machine"); machine_number is e_machine or COFF's Machine. */
+	const char *machine;
+	unsigned machine_number;
+	bool bigobj;		/* COFF: a bigobj file */
+	bool dll;		/* PE: a DLL, not an executable */
+	/* "ELF 64-bit LSB shared object, x86-64", "COFF bigobj object,
+	 * x86-64", "PE32+ DLL, ARM64" (a type or machine not named: "type 9",
+	 * "machine 0x1234"), NUL-terminated in the caller's struct. */
+	char description[80];
+};
+/* in's headers into *h: 0; OFFCODE_NOTHING for an input of another format
+ * (an archive, bitcode, a bare container...); OFFCODE_INVALID when h is
+ * NULL or h->size too small. */
+OFFCODE_API int offcode_input_host(const offcode_input *in,
+				   struct offcode_host *h);
+
 /* ------------------------------------------------------------ containers */
 
 /* Every container of the artefact, in the order `ls` lists them (members'

@@ -238,6 +238,7 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 						    : formats[n->format],
 		.offset = n->offset, .size = n->size,
 	};
+	inspect_host_header(n, &in->host);
 	/* Where du looks for one code object with no container: an AMDGPU
 	 * or CUDA ELF file, or text (PTX). */
 	if (!n->depth)

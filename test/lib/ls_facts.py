@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ls_facts.py: the facts test/lib/offcode_ls.c prints, from `offload ls
 --json` (read on standard input): one JSON object a line, each file's
-format, then each container (the chain of inputs it is in, its section)
+format, then the ELF, COFF or PE headers of it and of its members, then
+each container (the chain of inputs it is in, its section)
 and its entries, with the keys and order of ls --json less what the
 library does not give (an entry's kernels, a kpack wrapper), plus an
 entry's processor and features (its arch split at its first ':').
@@ -38,10 +39,21 @@ def walk(chain, node):
         walk(chain + [m["member"]], m)
 
 
+def hosts(chain, node):
+    """The "elf", "coff" or "pe" object of the file and its members, in
+    the order they lie."""
+    for key in ("elf", "coff", "pe"):
+        if key in node:
+            dump({"host": chain, key: node[key]})
+    for m in node.get("members", []):
+        hosts(chain + [m["member"]], m)
+
+
 def main():
     doc = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     for f in doc["files"]:
         dump({"file": f["path"], "format": f["format"]})
+        hosts([f["path"]], f)
         walk([f["path"]], f)
 
 
