@@ -288,6 +288,12 @@ OFFCODE_API bool offcode_container_version(const offcode_container *c,
 OFFCODE_API bool offcode_container_section(const offcode_container *c,
 					   uint32_t *index, const char **name,
 					   const char **kind);
+/* Where that section lies in its input's file ("offset" and "size" of
+ * the section in ls --json): true with *offset and *size (either may be
+ * NULL), false for a container outside sections. */
+OFFCODE_API bool offcode_container_section_extent(const offcode_container *c,
+						  uint64_t *offset,
+						  uint64_t *size);
 /* Its entries. */
 OFFCODE_API size_t offcode_container_entry_count(const offcode_container *c);
 OFFCODE_API const offcode_entry *

@@ -35,6 +35,7 @@ struct offcode_container {
 	unsigned version;
 	uint32_t section_index;
 	const char *section_name, *section_kind;
+	uint64_t section_offset, section_size;	/* in the input's file */
 	size_t first_entry, entries;
 	struct offcode_field *fields;
 	size_t nfields;

@@ -1,5 +1,7 @@
 /* host: what an ELF, COFF or PE input's own headers say, as ls names it
- * (offcode_input_host), from what the walk kept of them (artifact.c). */
+ * (offcode_input_host), and where a container's section lies
+ * (offcode_container_section_extent), from what the walk kept of them
+ * (artifact.c). */
 #include <string.h>
 
 #include "artifact_impl.h"
@@ -45,4 +47,16 @@ int offcode_input_host(const offcode_input *in, struct offcode_host *h)
 	out.size = h->size;
 	memcpy(h, &out, sizeof(out));
 	return 0;
+}
+
+bool offcode_container_section_extent(const offcode_container *c,
+				      uint64_t *offset, uint64_t *size)
+{
+	if (!c || !c->in_section)
+		return false;
+	if (offset)
+		*offset = c->section_offset;
+	if (size)
+		*size = c->section_size;
+	return true;
 }

@@ -277,10 +277,15 @@ static void list(FILE *f, offcode_artifact *a)
 		bool in_sec = offcode_container_section(c, &sec, NULL, NULL);
 		bool has_off = offcode_container_offset(c, &off);
 		bool has_version = offcode_container_version(c, &version);
+		uint64_t sec_off, sec_size;
 
 		fputs("{\"input\":", f);
 		put_chain(f, offcode_container_input(c));
 		put_opt(f, "section", in_sec, sec);
+		if (offcode_container_section_extent(c, &sec_off, &sec_size)) {
+			put_opt(f, "section_offset", true, sec_off);
+			put_opt(f, "section_size", true, sec_size);
+		}
 		put_opt(f, "number", true, offcode_container_number(c));
 		put_text(f, "format", offcode_container_format(c),
 			 strlen(offcode_container_format(c)));
