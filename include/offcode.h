@@ -603,6 +603,13 @@ typedef struct offcode_kernel offcode_kernel;
 OFFCODE_API int offcode_entry_kernels(offcode_artifact *a,
 				      const offcode_entry *e,
 				      const offcode_kernels **out);
+/* The kernels of the file itself when it is a code object with no
+ * container around it (one `offload extract` wrote: `ls --kernels` lists
+ * them under the file), as offcode_entry_kernels: OFFCODE_NOTHING for a
+ * file that holds containers or members, or whose bytes are no code
+ * object. */
+OFFCODE_API int offcode_artifact_kernels(offcode_artifact *a,
+					 const offcode_kernels **out);
 OFFCODE_API void offcode_kernels_free(offcode_artifact *a,
 				      const offcode_kernels *k);
 /* "amdgpu", "cubin" or "ptx" ("source"). */

@@ -69,8 +69,9 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #   ops/inspect, ops/inspect_node, ops/kind(s), ops/host, ops/hosts,
 #   ops/inspect_names, core/uri: ls's printers and extract's visitor are
 #     the walk's visitors, not readers of offcode_artifact records (the
-#     text lines of a container kind, the host headers'
-#     words: offcode_input_host has the headers);
+#     text lines of a container kind; offcode_input_host has the host
+#     headers and their words, offcode_container_section_extent a
+#     section's place);
 #   ops/image, deb, wheel, conda, core/io_in: packages, images and pipes
 #     read by the applet (offcode_layer_walk hands over artefacts, which
 #     the printers above cannot take yet; a pipe is read once);
@@ -78,7 +79,8 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     split binaries listed and claimed (offcode_kpack_archives gives the
 #     paths alone);
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
-#     (offcode_entry_kernels needs an artefact's entry);
+#     (offcode_entry_kernels and offcode_artifact_kernels read an
+#     artefact, which ls does not open yet);
 #   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines;
 #   formats/ccob, ccob_decode, core/outnames: extract's streamed CCOBs and
 #     its file names.

@@ -499,40 +499,51 @@ static int matches(const char *rules, const char *path)
 	return rc != 0;
 }
 
+/* One list of kernels (or why there is none), after its label. */
+static void print_kernels(offcode_artifact *a, int rc, const offcode_kernels *k)
+{
+	if (rc) {
+		printf(" %s\n", offcode_code_name(rc));
+		return;
+	}
+	printf(" %s %zu kernels\n", offcode_kernels_source(k),
+	       offcode_kernels_count(k));
+	for (size_t j = 0; j < offcode_kernels_count(k); j++) {
+		const offcode_kernel *kn = offcode_kernels_at(k, j);
+
+		printf("  %s", offcode_kernel_name(kn));
+		for (int r = 0; r < OFFCODE_RESOURCES; r++) {
+			uint64_t v;
+
+			if (offcode_kernel_resource(kn, r, &v))
+				printf(" %s=%" PRIu64,
+				       offcode_resource_name(r), v);
+		}
+		putchar('\n');
+	}
+	offcode_kernels_free(a, k);
+}
+
+/* -k: each entry's kernels, then the file's own (a code object's). */
 static int kernels(const char *path)
 {
 	offcode_artifact *a;
+	const offcode_kernels *k;
+	int rc;
 
 	if (open_it(path, &a))
 		return 1;
 	for (size_t i = 0; i < offcode_entry_count(a); i++) {
 		const offcode_entry *e = offcode_entry_at(a, i);
-		const offcode_kernels *k;
 		const char *arch = offcode_entry_target_id(e, NULL);
-		int rc = offcode_entry_kernels(a, e, &k);
 
+		rc = offcode_entry_kernels(a, e, &k);
 		printf("entry %zu %s:", i, arch ? arch : "-");
-		if (rc) {
-			printf(" %s\n", offcode_code_name(rc));
-			continue;
-		}
-		printf(" %s %zu kernels\n", offcode_kernels_source(k),
-		       offcode_kernels_count(k));
-		for (size_t j = 0; j < offcode_kernels_count(k); j++) {
-			const offcode_kernel *kn = offcode_kernels_at(k, j);
-
-			printf("  %s", offcode_kernel_name(kn));
-			for (int r = 0; r < OFFCODE_RESOURCES; r++) {
-				uint64_t v;
-
-				if (offcode_kernel_resource(kn, r, &v))
-					printf(" %s=%" PRIu64,
-					       offcode_resource_name(r), v);
-			}
-			putchar('\n');
-		}
-		offcode_kernels_free(a, k);
+		print_kernels(a, rc, k);
 	}
+	rc = offcode_artifact_kernels(a, &k);
+	fputs("file:", stdout);
+	print_kernels(a, rc, k);
 	offcode_close(a);
 	return 0;
 }
