@@ -241,40 +241,22 @@ static void print_input(const struct rows *rs, size_t i, const char *path)
 	const struct inspect_node *n = &rs->v[i].n;
 	char *name = applet_escape(n->depth ? n->name : path,
 				   n->depth ? n->name_len : strlen(path), false);
-	const char *tname;
 
 	printf("%*s%s%s: ", 2 * n->depth, "", n->depth ? "member " : "",
 	       name ? name : "?");
 	free(name);
 	switch (n->format) {
 	case INSPECT_ELF:
-		tname = inspect_elf_type_name(n->elf_type);
-		printf("ELF %d-bit %s ", n->is64 ? 64 : 32,
-		       n->big_endian ? "MSB" : "LSB");
-		if (tname)
-			printf("%s, ", tname);
-		else
-			printf("type %u, ", n->elf_type);
-		if (inspect_machine_name(n->machine))
-			fputs(inspect_machine_name(n->machine), stdout);
-		else
-			printf("machine %u", n->machine);
-		break;
 	case INSPECT_COFF:
-		printf("COFF %sobject, ", n->bigobj ? "bigobj " : "");
-		if (inspect_coff_machine_name(n->machine))
-			fputs(inspect_coff_machine_name(n->machine), stdout);
-		else
-			printf("machine 0x%x", n->machine);
+	case INSPECT_PE: {
+		struct inspect_host_header h;
+		char words[96];
+
+		inspect_host_header(n, &h);
+		inspect_host_words(&h, words, sizeof(words));
+		fputs(words, stdout);
 		break;
-	case INSPECT_PE:
-		printf("PE%s %s, ", n->is64 ? "32+" : "32",
-		       n->dll ? "DLL" : "executable");
-		if (inspect_coff_machine_name(n->machine))
-			fputs(inspect_coff_machine_name(n->machine), stdout);
-		else
-			printf("machine 0x%x", n->machine);
-		break;
+	}
 	case INSPECT_ARCHIVE:
 		fputs("archive", stdout);
 		break;

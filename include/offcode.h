@@ -226,6 +226,38 @@ OFFCODE_API const char *offcode_input_format(const offcode_input *in);
 OFFCODE_API uint64_t offcode_input_offset(const offcode_input *in);
 OFFCODE_API uint64_t offcode_input_size(const offcode_input *in);
 
+/* What an ELF, COFF or PE input's own headers say: the "elf", "coff" and
+ * "pe" objects of ls --json, and the words `offload ls` prints after
+ * "<file>: ".  A versioned struct: set size to sizeof(struct
+ * offcode_host) before the call. */
+struct offcode_host {
+	size_t size;
+	const char *format;	/* "elf", "coff" or "pe" */
+	/* ELF: 32 or 64 ("class"); PE: 64 for PE32+ ("pe32plus"), else 32;
+	 * COFF: 0 (the header does not say). */
+	unsigned bits;
+	bool big_endian;	/* ELF ("byte_order" "big") */
+	/* ELF: "relocatable", "executable", "shared object", "core file",
+	 * NULL for another e_type ("type"; type_number is e_type). */
+	const char *type;
+	unsigned type_number;
+	/* "x86-64", "AMDGPU", "CUDA", "ARM64", ... or NULL for a machine not
+	 * named ("machine"); machine_number is e_machine or COFF's Machine. */
+	const char *machine;
+	unsigned machine_number;
+	bool bigobj;		/* COFF: a bigobj file */
+	bool dll;		/* PE: a DLL, not an executable */
+	/* "ELF 64-bit LSB shared object, x86-64", "COFF bigobj object,
+	 * x86-64", "PE32+ DLL, ARM64" (a type or machine not named: "type 9",
+	 * "machine 0x1234"), NUL-terminated in the caller's struct. */
+	char description[80];
+};
+/* in's headers into *h: 0; OFFCODE_NOTHING for an input of another format
+ * (an archive, bitcode, a bare container...); OFFCODE_INVALID when h is
+ * NULL or h->size too small. */
+OFFCODE_API int offcode_input_host(const offcode_input *in,
+				   struct offcode_host *h);
+
 /* ------------------------------------------------------------ containers */
 
 /* Every container of the artefact, in the order `ls` lists them (members'
@@ -256,6 +288,12 @@ OFFCODE_API bool offcode_container_version(const offcode_container *c,
 OFFCODE_API bool offcode_container_section(const offcode_container *c,
 					   uint32_t *index, const char **name,
 					   const char **kind);
+/* Where that section lies in its input's file ("offset" and "size" of
+ * the section in ls --json): true with *offset and *size (either may be
+ * NULL), false for a container outside sections. */
+OFFCODE_API bool offcode_container_section_extent(const offcode_container *c,
+						  uint64_t *offset,
+						  uint64_t *size);
 /* Its entries. */
 OFFCODE_API size_t offcode_container_entry_count(const offcode_container *c);
 OFFCODE_API const offcode_entry *
@@ -565,6 +603,13 @@ typedef struct offcode_kernel offcode_kernel;
 OFFCODE_API int offcode_entry_kernels(offcode_artifact *a,
 				      const offcode_entry *e,
 				      const offcode_kernels **out);
+/* The kernels of the file itself when it is a code object with no
+ * container around it (one `offload extract` wrote: `ls --kernels` lists
+ * them under the file), as offcode_entry_kernels: OFFCODE_NOTHING for a
+ * file that holds containers or members, or whose bytes are no code
+ * object. */
+OFFCODE_API int offcode_artifact_kernels(offcode_artifact *a,
+					 const offcode_kernels **out);
 OFFCODE_API void offcode_kernels_free(offcode_artifact *a,
 				      const offcode_kernels *k);
 /* "amdgpu", "cubin" or "ptx" ("source"). */

@@ -143,6 +143,7 @@ struct open_node {
 	size_t index;
 	uint32_t section_index;
 	const char *section_name, *section_kind;
+	uint64_t section_offset, section_size;
 };
 
 struct keep {
@@ -238,6 +239,7 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 						    : formats[n->format],
 		.offset = n->offset, .size = n->size,
 	};
+	inspect_host_header(n, &in->host);
 	/* Where du looks for one code object with no container: an AMDGPU
 	 * or CUDA ELF file, or text (PTX). */
 	if (!n->depth)
@@ -251,8 +253,8 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 		in->name = a->path;
 		in->name_len = strlen(a->path);
 	}
-	k->stack[n->depth] = (struct open_node){ INSPECT_INPUT, a->ninputs++,
-						 0, NULL, NULL };
+	k->stack[n->depth] = (struct open_node){ .kind = INSPECT_INPUT,
+						 .index = a->ninputs++ };
 	return 0;
 }
 
@@ -290,14 +292,15 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 		c->section_index = up->section_index;
 		c->section_name = up->section_name;
 		c->section_kind = up->section_kind;
+		c->section_offset = up->section_offset;
+		c->section_size = up->section_size;
 	}
 	c->fields = keep_fields(k, &kf, &c->nfields);
 	if (kind->packed && kind->packed(n, &k->packed_stored, &k->packed_raw))
 		k->packed_depth = n->depth;
 	k->container = *n;
-	k->stack[n->depth] = (struct open_node){ INSPECT_CONTAINER,
-						 a->ncontainers++, 0, NULL,
-						 NULL };
+	k->stack[n->depth] = (struct open_node){ .kind = INSPECT_CONTAINER,
+						 .index = a->ncontainers++ };
 	return 0;
 }
 
@@ -431,9 +434,12 @@ static int keep_node(void *ctx, const struct inspect_node *n)
 		break;
 	case INSPECT_SECTION:
 		k->stack[n->depth] = (struct open_node){
-			INSPECT_SECTION, 0, n->section_index,
-			artifact_keep(k->a, n->name, n->name_len, &k->oom),
-			inspect_section_kind_name(n->section_kind) };
+			.kind = INSPECT_SECTION,
+			.section_index = n->section_index,
+			.section_name = artifact_keep(k->a, n->name, n->name_len,
+						      &k->oom),
+			.section_kind = inspect_section_kind_name(n->section_kind),
+			.section_offset = n->offset, .section_size = n->size };
 		break;
 	case INSPECT_CONTAINER:
 		rc = keep_container(k, n);

@@ -10,6 +10,7 @@
 #include "../include/offcode.h"
 #include "../core/err.h"
 #include "../core/io_in.h"
+#include "../ops/inspect.h"
 #include "../ops/inspect_node.h"
 
 struct offcode_input {
@@ -20,6 +21,8 @@ struct offcode_input {
 	size_t name_len;
 	const char *format;
 	uint64_t offset, size;
+	/* An ELF, COFF or PE file's headers (offcode_input_host). */
+	struct inspect_host_header host;
 };
 
 struct offcode_container {
@@ -32,6 +35,7 @@ struct offcode_container {
 	unsigned version;
 	uint32_t section_index;
 	const char *section_name, *section_kind;
+	uint64_t section_offset, section_size;	/* in the input's file */
 	size_t first_entry, entries;
 	struct offcode_field *fields;
 	size_t nfields;

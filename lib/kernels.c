@@ -34,23 +34,14 @@ static void free_all(offcode_artifact *a)
 		offcode_kernels_free(a, (const offcode_kernels *)a->kernels);
 }
 
-int offcode_entry_kernels(offcode_artifact *a, const offcode_entry *e,
-			  const offcode_kernels **out)
+/* The kernels of the code object at code, handed out as a's. */
+static int hand_out(offcode_artifact *a, const uint8_t *code, uint64_t size,
+		    const offcode_kernels **out)
 {
 	struct lib_kernels_node *node;
 	struct kernel_list l;
-	const uint8_t *code;
-	uint64_t size;
 	struct err er;
-	int rc;
 
-	if (!a)
-		return OFFCODE_INVALID;
-	if (!out)
-		return artifact_fail_code(a, OFFCODE_INVALID, "out is NULL");
-	*out = NULL;
-	if ((rc = code_at_hand(a, e, &code, &size)))
-		return rc;
 	switch (kernels_parse(code, (size_t)size, &l, &er)) {
 	case 1:
 		break;
@@ -88,6 +79,38 @@ int offcode_entry_kernels(offcode_artifact *a, const offcode_entry *e,
 	a->free_kernels = free_all;
 	*out = (const offcode_kernels *)node;
 	return 0;
+}
+
+int offcode_entry_kernels(offcode_artifact *a, const offcode_entry *e,
+			  const offcode_kernels **out)
+{
+	const uint8_t *code;
+	uint64_t size;
+	int rc;
+
+	if (!a)
+		return OFFCODE_INVALID;
+	if (!out)
+		return artifact_fail_code(a, OFFCODE_INVALID, "out is NULL");
+	*out = NULL;
+	if ((rc = code_at_hand(a, e, &code, &size)))
+		return rc;
+	return hand_out(a, code, size, out);
+}
+
+int offcode_artifact_kernels(offcode_artifact *a, const offcode_kernels **out)
+{
+	if (!a)
+		return OFFCODE_INVALID;
+	if (!out)
+		return artifact_fail_code(a, OFFCODE_INVALID, "out is NULL");
+	*out = NULL;
+	/* As ls: a file in which the walk found nothing, read whole (a
+	 * package's or an image's files are artefacts of their own). */
+	if (a->ncontainers || a->members || a->ninputs != 1)
+		return artifact_fail_code(a, OFFCODE_NOTHING, "the file holds "
+					  "containers, it is no code object");
+	return hand_out(a, a->data, a->len, out);
 }
 
 void offcode_kernels_free(offcode_artifact *a, const offcode_kernels *k)

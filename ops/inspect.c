@@ -7,6 +7,7 @@
 #include "../formats/package.h"
 #include "hosts.h"
 #include "inspect.h"
+#include "inspect_names.h"
 #include "inspect_hosts.h"
 #include "inspect_walk.h"
 #include "kinds.h"
@@ -123,6 +124,59 @@ const char *inspect_coff_machine_name(uint16_t machine)
 	case 0xa641: return "ARM64EC";
 	case 0xa64e: return "ARM64X";
 	default: return NULL;
+	}
+}
+
+void inspect_host_header(const struct inspect_node *n,
+			 struct inspect_host_header *h)
+{
+	*h = (struct inspect_host_header){
+		.format = n->format, .is64 = n->is64,
+		.big_endian = n->big_endian, .bigobj = n->bigobj, .dll = n->dll,
+		.elf_type = n->elf_type, .machine = n->machine,
+	};
+}
+
+void inspect_host_words(const struct inspect_host_header *h, char *buf,
+			size_t cap)
+{
+	char type[32], machine[32];
+	const char *t, *m;
+
+	if (!cap)
+		return;
+	buf[0] = 0;
+	m = h->format == INSPECT_ELF ? inspect_machine_name(h->machine)
+				     : inspect_coff_machine_name(h->machine);
+	if (!m) {
+		snprintf(machine, sizeof(machine), h->format == INSPECT_ELF ?
+			 "machine %u" : "machine 0x%x", h->machine);
+		m = machine;
+	}
+	switch (h->format) {
+	case INSPECT_ELF:
+		if (!(t = inspect_elf_type_name(h->elf_type))) {
+			snprintf(type, sizeof(type), "type %u", h->elf_type);
+			t = type;
+		}
+		snprintf(buf, cap, "ELF %d-bit %s %s, %s", h->is64 ? 64 : 32,
+			 h->big_endian ? "MSB" : "LSB", t, m);
+		break;
+	case INSPECT_COFF:
+		snprintf(buf, cap, "COFF %sobject, %s",
+			 h->bigobj ? "bigobj " : "", m);
+		break;
+	case INSPECT_PE:
+		snprintf(buf, cap, "PE%s %s, %s", h->is64 ? "32+" : "32",
+			 h->dll ? "DLL" : "executable", m);
+		break;
+	case INSPECT_ARCHIVE:
+	case INSPECT_RAW:
+	case INSPECT_THIN_MEMBER:
+	case INSPECT_OTHER:
+	case INSPECT_TEXT:
+	case INSPECT_HOST:
+		break;
 	}
 }
 

@@ -53,4 +53,22 @@ void inspect_entry_target(const struct inspect_node *n,
 const char *inspect_machine_name(uint16_t machine);
 const char *inspect_coff_machine_name(uint16_t machine);
 
+/* What an ELF, COFF or PE input's own headers say (an input node's
+ * fields, kept apart from the node by the library, which hands them out
+ * after the walk). */
+struct inspect_host_header {
+	enum inspect_format format;	/* ELF, COFF, PE; another: none */
+	bool is64, big_endian;		/* ELF; is64 also PE32+ */
+	bool bigobj, dll;		/* COFF; PE */
+	uint16_t elf_type, machine;
+};
+void inspect_host_header(const struct inspect_node *n,
+			 struct inspect_host_header *h);
+/* The words ls prints after "<file>: " for those headers, into buf (cap
+ * bytes, cut to fit): "ELF 64-bit LSB shared object, x86-64", "COFF
+ * bigobj object, x86-64", "PE32+ DLL, ARM64" (a type or machine not named:
+ * "type 9", "machine 0x1234"); "" for another format. */
+void inspect_host_words(const struct inspect_host_header *h, char *buf,
+			size_t cap);
+
 #endif

@@ -170,6 +170,30 @@ int main(int argc, char **argv)
 		offcode_error_free(err);
 	}
 
+	{
+		struct offcode_host h = { .size = sizeof(h) - 1 };
+		const offcode_kernels *k;
+		uint64_t off = 7;
+
+		say("host into a struct too small",
+		    offcode_input_host(offcode_input_at(a, 0), &h), NULL);
+		h.size = sizeof(h);
+		say("host of input NULL", offcode_input_host(NULL, &h), NULL);
+		rc = offcode_input_host(offcode_input_at(a, 0), &h);
+		printf("host: %s, %s\n", offcode_code_name(rc), h.description);
+		rc = offcode_artifact_kernels(a, &k);
+		say("kernels of a file of containers", rc, offcode_last_error(a));
+		rc = offcode_artifact_kernels(a, NULL);
+		say("kernels into NULL", rc, offcode_last_error(a));
+		printf("section extent of NULL: %s; ",
+		       offcode_container_section_extent(NULL, &off, NULL) ?
+		       "yes" : "no");
+		printf("of the first container: %s",
+		       offcode_container_section_extent(
+			       offcode_container_at(a, 0), &off, NULL) ?
+		       "yes" : "no");
+		printf(" at %llu\n", (unsigned long long)off);
+	}
 	printf("code names: %s %s %s; past the enum: %s\n",
 	       offcode_code_name(OFFCODE_OK), offcode_code_name(OFFCODE_NOMEM),
 	       offcode_code_name(OFFCODE_BAD_HASH),

@@ -203,6 +203,62 @@ static void put_chain(FILE *f, const offcode_input *in)
 	putc(']', f);
 }
 
+/* A name or null. */
+static void put_name(FILE *f, const char *key, const char *s)
+{
+	if (s) {
+		put_text(f, key, s, strlen(s));
+		return;
+	}
+	put_key(f, key);
+	fputs("null", f);
+}
+
+/* The "elf", "coff" or "pe" object of each input that ls lists (the
+ * file, and the members that hold code), as ls --json writes it. */
+static void list_hosts(FILE *f, offcode_artifact *a)
+{
+	size_t n = offcode_input_count(a);
+	bool *listed = calloc(n ? n : 1, 1);
+
+	if (!listed)
+		return;
+	listed[0] = true;
+	for (size_t i = 0; i < offcode_container_count(a); i++)
+		for (const offcode_input *in = offcode_container_input(
+			     offcode_container_at(a, i));
+		     in; in = offcode_input_parent(in))
+			for (size_t j = 0; j < n; j++)
+				if (offcode_input_at(a, j) == in)
+					listed[j] = true;
+	for (size_t j = 0; j < n; j++) {
+		const offcode_input *in = offcode_input_at(a, j);
+		struct offcode_host h = { .size = sizeof(h) };
+
+		if (!listed[j] || offcode_input_host(in, &h))
+			continue;
+		fputs("{\"host\":", f);
+		put_chain(f, in);
+		put_key(f, h.format);
+		if (!strcmp(h.format, "elf"))
+			fprintf(f, "{\"class\":%u,\"byte_order\":\"%s\"", h.bits,
+				h.big_endian ? "big" : "little");
+		else if (!strcmp(h.format, "coff"))
+			fprintf(f, "{\"bigobj\":%s", h.bigobj ? "true" : "false");
+		else
+			fprintf(f, "{\"pe32plus\":%s,\"dll\":%s",
+				h.bits == 64 ? "true" : "false",
+				h.dll ? "true" : "false");
+		if (!strcmp(h.format, "elf")) {
+			put_name(f, "type", h.type);
+			fprintf(f, ",\"type_number\":%u", h.type_number);
+		}
+		put_name(f, "machine", h.machine);
+		fprintf(f, ",\"machine_number\":%u}}\n", h.machine_number);
+	}
+	free(listed);
+}
+
 static void list(FILE *f, offcode_artifact *a)
 {
 	const offcode_input *top = offcode_input_at(a, 0);
@@ -212,6 +268,7 @@ static void list(FILE *f, offcode_artifact *a)
 	put_text(f, "format", offcode_input_format(top),
 		 strlen(offcode_input_format(top)));
 	fputs("}\n", f);
+	list_hosts(f, a);
 	for (size_t i = 0; i < offcode_container_count(a); i++) {
 		const offcode_container *c = offcode_container_at(a, i);
 		uint64_t off;
@@ -220,10 +277,15 @@ static void list(FILE *f, offcode_artifact *a)
 		bool in_sec = offcode_container_section(c, &sec, NULL, NULL);
 		bool has_off = offcode_container_offset(c, &off);
 		bool has_version = offcode_container_version(c, &version);
+		uint64_t sec_off, sec_size;
 
 		fputs("{\"input\":", f);
 		put_chain(f, offcode_container_input(c));
 		put_opt(f, "section", in_sec, sec);
+		if (offcode_container_section_extent(c, &sec_off, &sec_size)) {
+			put_opt(f, "section_offset", true, sec_off);
+			put_opt(f, "section_size", true, sec_size);
+		}
 		put_opt(f, "number", true, offcode_container_number(c));
 		put_text(f, "format", offcode_container_format(c),
 			 strlen(offcode_container_format(c)));
@@ -437,40 +499,51 @@ static int matches(const char *rules, const char *path)
 	return rc != 0;
 }
 
+/* One list of kernels (or why there is none), after its label. */
+static void print_kernels(offcode_artifact *a, int rc, const offcode_kernels *k)
+{
+	if (rc) {
+		printf(" %s\n", offcode_code_name(rc));
+		return;
+	}
+	printf(" %s %zu kernels\n", offcode_kernels_source(k),
+	       offcode_kernels_count(k));
+	for (size_t j = 0; j < offcode_kernels_count(k); j++) {
+		const offcode_kernel *kn = offcode_kernels_at(k, j);
+
+		printf("  %s", offcode_kernel_name(kn));
+		for (int r = 0; r < OFFCODE_RESOURCES; r++) {
+			uint64_t v;
+
+			if (offcode_kernel_resource(kn, r, &v))
+				printf(" %s=%" PRIu64,
+				       offcode_resource_name(r), v);
+		}
+		putchar('\n');
+	}
+	offcode_kernels_free(a, k);
+}
+
+/* -k: each entry's kernels, then the file's own (a code object's). */
 static int kernels(const char *path)
 {
 	offcode_artifact *a;
+	const offcode_kernels *k;
+	int rc;
 
 	if (open_it(path, &a))
 		return 1;
 	for (size_t i = 0; i < offcode_entry_count(a); i++) {
 		const offcode_entry *e = offcode_entry_at(a, i);
-		const offcode_kernels *k;
 		const char *arch = offcode_entry_target_id(e, NULL);
-		int rc = offcode_entry_kernels(a, e, &k);
 
+		rc = offcode_entry_kernels(a, e, &k);
 		printf("entry %zu %s:", i, arch ? arch : "-");
-		if (rc) {
-			printf(" %s\n", offcode_code_name(rc));
-			continue;
-		}
-		printf(" %s %zu kernels\n", offcode_kernels_source(k),
-		       offcode_kernels_count(k));
-		for (size_t j = 0; j < offcode_kernels_count(k); j++) {
-			const offcode_kernel *kn = offcode_kernels_at(k, j);
-
-			printf("  %s", offcode_kernel_name(kn));
-			for (int r = 0; r < OFFCODE_RESOURCES; r++) {
-				uint64_t v;
-
-				if (offcode_kernel_resource(kn, r, &v))
-					printf(" %s=%" PRIu64,
-					       offcode_resource_name(r), v);
-			}
-			putchar('\n');
-		}
-		offcode_kernels_free(a, k);
+		print_kernels(a, rc, k);
 	}
+	rc = offcode_artifact_kernels(a, &k);
+	fputs("file:", stdout);
+	print_kernels(a, rc, k);
 	offcode_close(a);
 	return 0;
 }
@@ -606,6 +679,29 @@ static int threads(const char *path)
 	return 0;
 }
 
+/* -d: each file's headers in the words ls prints after its name, or "-"
+ * for a file of another format. */
+static int describe(int n, char **paths)
+{
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		offcode_artifact *a;
+		struct offcode_host h = { .size = sizeof(h) };
+
+		if (open_it(paths[i], &a)) {
+			rc = 1;
+			continue;
+		}
+		if (offcode_input_host(offcode_input_at(a, 0), &h))
+			printf("%s: -\n", paths[i]);
+		else
+			printf("%s: %s\n", paths[i], h.description);
+		offcode_close(a);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 0;
@@ -624,6 +720,8 @@ int main(int argc, char **argv)
 		return sums(argv[2], argv[1][1] == 'f');
 	if (argc == 3 && !strcmp(argv[1], "-t"))
 		return threads(argv[2]);
+	if (argc >= 2 && !strcmp(argv[1], "-d"))
+		return describe(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "-v")) {
 		offcode_artifact *a;
 
