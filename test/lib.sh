@@ -44,8 +44,8 @@ testing() {
 	# slow ones (the suites' own times are run.sh's).
 	[ -z "${TEST_TIMES:-}" ] ||
 		echo "$(( ($(date +%s%N) - t_start) / 1000000 )) $t_name" >>"$TEST_TIMES"
-	got_out=$(cat "$CAPTURE/stdout")
-	got_err=$(cat "$CAPTURE/stderr")
+	got_out=; [ ! -s "$CAPTURE/stdout" ] || got_out=$(cat "$CAPTURE/stdout")
+	got_err=; [ ! -s "$CAPTURE/stderr" ] || got_err=$(cat "$CAPTURE/stderr")
 	if [ "$got_out" = "$want_out" ] && [ "$got_err" = "$want_err" ] &&
 	   [ "$got_rc" = "$want_rc" ]; then
 		PASSED=$((PASSED + 1))
