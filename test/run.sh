@@ -52,7 +52,7 @@ export OFFLOAD_LLVM
 # The suites: every test/NAME.test, and the tables of suite_cmd below.
 # LONG, the longest (measured with `make check`, which prints each suite's
 # time), go first, longest (CPU) first, so that none ends the run alone; then the others.
-LONG="debian bundler shrink faults prune extract object ls differential diagnosis golden-23 cuobjdump coff writefaults packdiff kernels headers newllvm differential-23 packdiff-23 packdiff-24 ar-diff ar-diff-23"
+LONG="package debian shrink prune bundler faults object cuobjdump ls extract image differential sketch diagnosis headers kernels packdiff coff newllvm ccob differential-23 driver writefaults packdiff-23 ar-diff ar-diff-23 packdiff-24"
 TABLES="golden golden-23 live-23 golden-24 live-24 triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
@@ -149,6 +149,15 @@ RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/offload-run.XXXXXX") || exit 1
 trap 'rm -rf "$RUN_DIR"' EXIT
 trap 'exit 130' INT TERM
 export RUN_DIR
+# python3 is the interpreter PATH names, found once: a version manager's
+# shim (pyenv's: a bash script that runs pyenv, 0.1 s of CPU) is not run
+# at each of the thousands of starts of the run (test/lib.sh, alone).
+py_real=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -x "$py_real" ] &&
+   [ "$(readlink -f "$py_real")" != "$(readlink -f "$(command -v python3)")" ]; then
+	mkdir "$RUN_DIR/bin" && ln -s "$py_real" "$RUN_DIR/bin/python3" &&
+		PATH=$RUN_DIR/bin:$PATH && export PATH
+fi
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 start=$(date +%s%N)
