@@ -182,7 +182,7 @@ build/test/lib/%: test/lib/%.c include/offcode.h build/lib/liboffcode.so
 check: all $(UNIT) $(FUZZ_REPLAY) $(FAULTINJECT) $(RACEINJECT) $(LIBTEST)
 	@sh test/run.sh $(T)
 
-LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 packdiff-24 bundler-24 sweep-24 faults
+LONG_SUITES := differential differential-23 ar-diff ar-diff-23 packdiff packdiff-23 packdiff-24 bundler-23 bundler-24 sweep-24 faults
 check-long: all $(UNIT)
 	@DIFF_SEED=$${DIFF_SEED:-random} DIFF_CASES=$${DIFF_CASES:-2000} \
 	AR_DIFF_CASES=$${AR_DIFF_CASES:-600} \

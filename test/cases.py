@@ -11,9 +11,11 @@ them byte for byte.
   cases.py record TOOLDIR CASEFILE          print records
   cases.py record --root VERSION CASEFILE   print LLVM VERSION's records,
                                             its tools run in its root
-  cases.py check [--release VERSION] TOOLDIR CASEFILE GOLDEN
+  cases.py check [--release VERSION] TOOLDIR CASEFILE... GOLDEN
                                             compare with a golden file (ours
-                                            following LLVM VERSION, default 22)
+                                            following LLVM VERSION, default 22;
+                                            the records of several case files
+                                            one after the other)
   cases.py live VERSION TOOLDIR CASEFILE... compare with LLVM VERSION's
                                             tools in its root (Root)
 """
@@ -115,8 +117,12 @@ class Root:
                 if os.path.exists(os.path.join(d, name)):
                     shutil.copy(os.path.join(d, name), lib)
                     break
-        shutil.copytree(os.path.join(HERE, "objects"),
-                        os.path.join(self.staged, "test", "objects"))
+        # The fixtures the cases copy ($HERE/objects, $HERE/files), as
+        # outside the root: a case must not compare two tools' "no such
+        # file" alone.
+        for d in ("objects", "files"):
+            shutil.copytree(os.path.join(HERE, d),
+                            os.path.join(self.staged, "test", d))
         for f in os.listdir(HERE):
             if f.endswith(".py"):
                 shutil.copy(os.path.join(HERE, f),
@@ -136,6 +142,15 @@ class Root:
 TIMERS = re.compile(r"===-{73}===\n +(Timer group for [^\n]*)\n===-{73}===\n"
                     r"  Total Execution Time: [^\n]*\n\n[^\n]*--- Name ---\n"
                     r"((?:[^\n]*\n)*?)[^\n]*  Total\n\n")
+
+
+PY_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):\n(?:  .*\n)*",
+                          re.M)
+
+
+def traceback_frames(m):
+    return "".join(l for l in m.group(0).splitlines(True)
+                   if not l.startswith("    "))
 
 
 def timer_names(m):
@@ -198,6 +213,10 @@ def record_in(d, tooldir, script, timeout=120, extra_env=None, llvm="22",
     # timer tables: each becomes the sorted names of its rows.
     err = re.sub(r"(speed: )[0-9.]+( MB/s)", r"\1N\2", stderr)
     err = TIMERS.sub(timer_names, err)
+    # A Python traceback (a case's script that fails after a tool did):
+    # its frames alone, without the source lines and carets that newer
+    # Pythons (the roots') print and older ones not.
+    err = PY_TRACEBACK.sub(traceback_frames, err)
     out = ["rc=%d" % rc, "--- stdout", stdout, "--- stderr", err]
     for name in sorted(os.listdir(d)):
         path = os.path.join(d, name)
@@ -265,8 +284,10 @@ def main():
         del sys.argv[2:4]
     if len(sys.argv) >= 5 and sys.argv[1] in ("check", "live"):
         if sys.argv[1] == "check":
-            got = record(sys.argv[2], sys.argv[3], llvm=release)
-            want = split_golden(sys.argv[4])
+            got = []
+            for cases in sys.argv[3:-1]:
+                got += record(sys.argv[2], cases, llvm=release)
+            want = split_golden(sys.argv[-1])
         else:
             root = Root(sys.argv[2])
             why = root.why_not()

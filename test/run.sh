@@ -22,6 +22,9 @@
 #   PACKAGER_DIFF_CASES_24=N, PACKAGER_ARCHIVE_CASES_24=N  packdiff-24, the
 #                    packager's against LLVM 24's root (fewer still, with
 #                    24's compression options)
+#   LLVM 23 (test/refroot.sh 23): golden-23 the bundler's cases from a
+#   golden recorded in its root (test/golden/regen-23.sh), live-23 its own
+#   cases live; bundler-23 (make check-long alone) all of them live
 #   LLVM 24 (test/refroot.sh 24): golden-24 its own cases from a golden,
 #   live-24 zstd's high levels and what LLVM 24's lit tests exercise, live;
 #   bundler-24 and sweep-24 (make
@@ -49,8 +52,8 @@ export OFFLOAD_LLVM
 # The suites: every test/NAME.test, and the tables of suite_cmd below.
 # LONG, the longest (measured with `make check`, which prints each suite's
 # time), go first, longest (CPU) first, so that none ends the run alone; then the others.
-LONG="debian bundler shrink faults prune extract object ls differential diagnosis golden-23 cuobjdump coff writefaults packdiff kernels headers newllvm differential-23 packdiff-23 packdiff-24 ar-diff ar-diff-23"
-TABLES="golden golden-23 golden-24 live-24 triple targetid llvmhash fuzz-replay"
+LONG="package debian shrink prune bundler faults object cuobjdump ls extract image differential sketch diagnosis headers kernels packdiff coff newllvm ccob differential-23 driver writefaults packdiff-23 ar-diff ar-diff-23 packdiff-24"
+TABLES="golden golden-23 live-23 golden-24 live-24 triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
 	for n in $TABLES; do echo "$n"; done)
@@ -80,7 +83,13 @@ suite_cmd() {
 	packdiff-24) python3 test/packager_diff.py --release 24 $SEED \
 		--cases "${PACKAGER_DIFF_CASES_24:-10}" \
 		--archive-cases "${PACKAGER_ARCHIVE_CASES_24:-3}" --coff-cases 5 ;;
-	golden-23) python3 test/cases.py live 23 build/bin test/bundler.cases \
+	# LLVM 23: the bundler's cases from a golden recorded in its root
+	# (test/golden/regen.sh 23); 23's own cases live, that a changed
+	# LLVM 23 shows; all of them live in make check-long (bundler-23).
+	golden-23) python3 test/cases.py check --release 23 build/bin \
+		test/bundler.cases test/bundler23.cases test/golden/bundler23.golden ;;
+	live-23) python3 test/cases.py live 23 build/bin test/bundler23.cases ;;
+	bundler-23) python3 test/cases.py live 23 build/bin test/bundler.cases \
 		test/bundler23.cases ;;
 	# LLVM 24: its own cases from a golden recorded in its root; zstd's
 	# high levels live (the bytes depend on the libzstd linked); 23's
@@ -128,7 +137,7 @@ if [ "${1:-}" = --one ]; then
 fi
 
 # Suites run only when named (make check-long): too long for make check.
-NAMED_ONLY="bundler-24 sweep-24"
+NAMED_ONLY="bundler-23 bundler-24 sweep-24"
 names=${*:-$ALL}
 for name in $names; do
 	case " $(echo $ALL $NAMED_ONLY) " in
@@ -140,6 +149,15 @@ RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/offload-run.XXXXXX") || exit 1
 trap 'rm -rf "$RUN_DIR"' EXIT
 trap 'exit 130' INT TERM
 export RUN_DIR
+# python3 is the interpreter PATH names, found once: a version manager's
+# shim (pyenv's: a bash script that runs pyenv, 0.1 s of CPU) is not run
+# at each of the thousands of starts of the run (test/lib.sh, alone).
+py_real=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -x "$py_real" ] &&
+   [ "$(readlink -f "$py_real")" != "$(readlink -f "$(command -v python3)")" ]; then
+	mkdir "$RUN_DIR/bin" && ln -s "$py_real" "$RUN_DIR/bin/python3" &&
+		PATH=$RUN_DIR/bin:$PATH && export PATH
+fi
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 start=$(date +%s%N)
