@@ -122,23 +122,12 @@ void prune_look(struct options *o, const char *path)
 	io_in_close(&in);
 }
 
-/* A name of the walked file: its first, or one of its other links. */
-static struct tree_link name_of(const struct tree_file *f, size_t i)
-{
-	if (i)
-		return f->links[i - 1];
-	return (struct tree_link){ f->path, f->dir, f->name };
-}
-
 /* A file that holds only code of dropped GPUs: removed (all its links in
- * the tree, each only while it is still the file walked) with
- * --remove-files, else left; one line says which. */
+ * the tree, by the tree's commit, prune_tree.c) with --remove-files,
+ * else left; one line says which. */
 static int prune_remove(struct options *o, const struct io_in *in,
 			struct prune_result *res)
 {
-	const struct tree_file *f = o->walked;
-	int rc = 0;
-
 	if (!o->remove_files) {
 		res->action = PRUNE_LEFT;
 		fprintf(o->report, "%s: only code for GPUs dropped, %zu bytes; "
@@ -149,27 +138,7 @@ static int prune_remove(struct options *o, const struct io_in *in,
 	res->after = 0;
 	fprintf(o->report, "%s: %s, %zu bytes of code for GPUs dropped alone\n",
 		o->file, o->dry_run ? "would remove" : "removed", in->len);
-	if (o->dry_run)
-		return 0;
-	/* Every name of it in the tree: its hard links go too. */
-	for (size_t i = 0; i <= f->nlinks; i++) {
-		struct tree_link l = name_of(f, i);
-		struct err e;
-		int dfd = tree_dir_fd(o->tree, o->cursor, l.dir, l.path, &e);
-
-		if (dfd < 0) {
-			res->action = PRUNE_FAILED;
-			rc = applet_fail_err("prune", "cannot remove", l.path, 0,
-					     &e);
-		} else if (io_at_remove(dfd, l.name, f->dev, f->ino) < 0 &&
-			   errno != ENOENT) {
-			res->action = PRUNE_FAILED;
-			rc = fail("cannot remove", l.path, "%s", errno == ESTALE ?
-				  "changed since it was walked: left as it is" :
-				  strerror(errno));
-		}
-	}
-	return rc;
+	return 0;
 }
 
 /* A file prune_plan found no offload code in: left, unless it is itself
@@ -190,57 +159,33 @@ static int prune_lone(struct options *o, const char *path, const struct io_in *i
 	return prune_remove(o, in, res);
 }
 
-/* The file's other links in the tree, made links of its new self (name
- * in dirfd, the file ours): each made beside the link under a temporary
- * name, put in its place only while the link is still the file walked
- * (core/io_at.h). */
-static int prune_relink(struct options *o, int dirfd, const char *path,
-			const struct stat *ours)
+/* The pruned file of a tree kept for the tree's commit (prune_tree.c):
+ * its temporary named in res, signals held off from before it leaves
+ * the table of temporaries (the worker lets them in once it has sent the
+ * name).  0, or 1 said. */
+static int keep_for_commit(struct io_out *out, const char *path,
+			   struct prune_result *res)
 {
-	const struct tree_file *f = o->walked;
-	int rc = 0;
+	struct stat st;
+	sigset_t all;
+	struct err e;
 
-	for (size_t i = 0; i < f->nlinks; i++) {
-		const struct tree_link *l = &f->links[i];
-		struct err e;
-		int ldfd = tree_dir_fd(o->tree, o->cursor, l->dir, l->path, &e);
-		char tmp[300];
-		struct stat st;
-		sigset_t all, was;
-		int saved = 0;
-		bool linked;
-
-		if (ldfd < 0) {
-			rc = fail("cannot relink", l->path, "%s (it keeps the "
-				  "code pruned from '%s')", e.why, path);
-			continue;
-		}
-		io_at_temp_name(tmp, sizeof(tmp), l->name, "link");
-		/* No signal while the temporary link is there. */
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &was);
-		linked = linkat(dirfd, f->name, ldfd, tmp, 0) == 0;
-		if (!linked)
-			saved = errno;
-		else if (fstatat(ldfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			saved = errno;
-		else if (st.st_dev != ours->st_dev || st.st_ino != ours->st_ino)
-			saved = ESTALE;	/* the new file is no longer there */
-		else if (io_at_replace(ldfd, tmp, l->name, f->dev, f->ino) < 0)
-			saved = errno;
-		if (saved && linked)
-			unlinkat(ldfd, tmp, 0);
-		pthread_sigmask(SIG_SETMASK, &was, NULL);
-		if (saved == ESTALE)
-			rc = fail("cannot relink", l->path, "changed since it "
-				  "was walked: left as it is (it keeps the code "
-				  "pruned from '%s')", path);
-		else if (saved)
-			rc = fail("cannot relink", l->path, "%s (it keeps the "
-				  "code pruned from '%s')", strerror(saved),
-				  path);
+	if (fstat(out->fd, &st) < 0) {
+		err_sys(&e, path, errno);
+		io_out_discard(out);
+		res->write_failed = true;
+		return applet_fail_io("prune", path, &e);
 	}
-	return rc;
+	res->tmp_dev = st.st_dev;
+	res->tmp_ino = st.st_ino;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	if (io_out_close_kept(out, res->tmp, sizeof(res->tmp), &e) < 0) {
+		res->tmp[0] = 0;
+		res->write_failed = true;
+		return applet_fail_io("prune", path, &e);
+	}
+	return 0;
 }
 
 /* A file replaced by its pruned self (-i, -r) whose other names would
@@ -284,7 +229,6 @@ static int prune_walked_package(struct options *o, const char *path,
 				struct prune_result *res)
 {
 	struct io_out out = { .fd = -1 };
-	struct stat ours;
 	uint64_t files = 0, after = 0;
 	struct err e;
 
@@ -295,6 +239,7 @@ static int prune_walked_package(struct options *o, const char *path,
 	if (!o->dry_run) {
 		if (io_out_open_at(&out, dirfd, o->walked->name, path, &e) < 0) {
 			io_in_close(in);
+			res->write_failed = true;
 			return applet_fail_io("prune", path, &e);
 		}
 		io_out_expect(&out, o->walked->dev, o->walked->ino);
@@ -304,8 +249,10 @@ static int prune_walked_package(struct options *o, const char *path,
 			  &files, &after, &e) < 0) {
 		if (!o->dry_run)
 			io_out_discard(&out);
-		if (!o->dry_run && e.path[0] && err_names(&e, path))
+		if (!o->dry_run && e.path[0] && err_names(&e, path)) {
+			res->write_failed = true;
 			return applet_fail_io("prune", path, &e);
+		}
 		return applet_fail_err("prune", "cannot prune package", path,
 				       0, &e);
 	}
@@ -316,15 +263,10 @@ static int prune_walked_package(struct options *o, const char *path,
 		io_out_discard(&out);
 		return 0;
 	}
-	if (fstat(out.fd, &ours) < 0) {
-		err_sys(&e, path, errno);
-		io_out_discard(&out);
-		return applet_fail_io("prune", path, &e);
-	}
-	if (io_out_commit(&out, &e) < 0)
-		return applet_fail_io("prune", path, &e);
+	if (keep_for_commit(&out, path, res))
+		return 1;
 	res->after = after;
-	return prune_relink(o, dirfd, path, &ours);
+	return 0;
 }
 
 /* The input: the walked file reached through the directories walked
@@ -379,7 +321,7 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	struct io_out out = { .fd = -1 };
 	const char *dest = o->in_place ? path : o->output;
 	struct io_in in;
-	struct stat st, ours = { 0 };
+	struct stat st;
 	char *shown = NULL;
 	struct err e;
 	int rc = 1, dirfd = -1;
@@ -471,6 +413,8 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 			goto out;
 		if ((at ? io_out_open_at(&out, dirfd, o->walked->name, path, &e)
 			: io_out_open_replace(&out, dest, &e)) < 0) {
+			if (res)
+				res->write_failed = true;
 			applet_fail_io("prune", dest, &e);
 			goto out;
 		}
@@ -482,11 +426,9 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 			io_out_mode_from(&out, &in);
 		if (prune_write(&in, &plan, &out, &e) < 0)
 			goto write_failed;
-		if (at && fstat(out.fd, &ours) < 0) {
-			err_sys(&e, path, errno);
-			goto write_failed;
-		}
-		if (io_out_commit(&out, &e) < 0)
+		if (at && keep_for_commit(&out, path, res))
+			goto out;
+		if (!at && io_out_commit(&out, &e) < 0)
 			goto write_failed;
 	}
 	summary(o->report, o->file, &plan, o->dry_run);
@@ -494,13 +436,13 @@ int prune_one(struct options *o, const char *path, struct prune_result *res)
 	if (res) {
 		res->action = PRUNE_PRUNED;
 		res->after = plan.size_after;
-		if (!o->dry_run && o->walked)
-			rc = prune_relink(o, dirfd, path, &ours);
 	}
 	goto out;
 write_failed:
 	io_out_discard(&out);
 	/* What the rewriting found wrong in the input names no file. */
+	if (e.path[0] && res)
+		res->write_failed = true;
 	if (e.path[0])
 		applet_fail_io("prune", dest, &e);
 	else

@@ -66,17 +66,28 @@ enum prune_action {
 	PRUNE_SKIPPED,		/* nothing to drop, or no offload code */
 };
 
+/* In a tree nothing is put in place by prune_one: the pruned file's
+ * temporary is kept, named here, and the files to remove are only said,
+ * for the commit of the whole tree (prune_tree.c), all or none. */
 struct prune_result {
 	enum prune_action action;
 	uint64_t before, after;	/* bytes of the file */
+	char tmp[300];		/* PRUNE_PRUNED: the new file, a name in the
+				 * file's directory ("": none, a dry run) */
+	dev_t tmp_dev;
+	ino_t tmp_ino;
+	/* The output could not be written (a full disk, a directory we may
+	 * not write, a rename refused): nothing of the tree is replaced. */
+	bool write_failed;
 };
 
 /* Prune path (in place, or as o says) and say so; with res (in a tree,
  * o->walked the file at path)
  * a file with no offload code or nothing to drop is skipped, a code object
  * of a dropped GPU, or a bundle, CCOB or fatbin file keeping no device
- * code, is removed (--remove-files) or left, and the file's other links in
- * the tree are made links of the new one.  0, or 1 after saying what
+ * code, is to be removed (--remove-files) or left, and a pruned file's
+ * temporary is kept in res, signals held off (the caller lets them in
+ * once it has noted the name).  0, or 1 after saying what
  * failed, or PRUNE_UNMATCHED (without res) when a --drop pattern took
  * nothing and so nothing was written (main says so, once for all). */
 enum { PRUNE_UNMATCHED = 2 };

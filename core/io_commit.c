@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,25 @@ static bool unsupported(int errnum)
 static bool is(const struct stat *st, dev_t dev, ino_t ino)
 {
 	return st->st_dev == dev && st->st_ino == ino;
+}
+
+/* The directory c's temporary is a name in. */
+static int tmpdir(const struct io_commit *c)
+{
+	return c->reach_dir ? c->to : c->dirfd;
+}
+
+/* c's directory reached again (a tree's: the caller's one descriptor
+ * moved there): 0, or an errno (ESTALE: it is another now). */
+static int again(struct io_commit *c)
+{
+	if (!c->reach_dir)
+		return 0;
+	c->to = c->reach_dir(c->ctx, c->dir);
+	if (c->to >= 0)
+		return 0;
+	return errno == ENOTDIR || errno == ELOOP || errno == ENOENT ?
+	       ESTALE : errno;
 }
 
 /* Why c cannot go in place, errnum the call's errno: the record. */
@@ -49,6 +69,10 @@ static int reach(struct io_commit *c)
 	struct stat st;
 
 	c->to = -1;
+	if (c->reach_dir) {
+		c->name = c->dest;
+		return again(c);
+	}
 	if (c->dirfd == AT_FDCWD) {
 		const char *slash = strrchr(c->dest, '/');
 		char *dir;
@@ -87,15 +111,22 @@ static int prepare(struct io_commit *c)
 
 	if (rc)
 		return rc;
-	if (fstatat(c->dirfd, c->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (c->tmp && fstatat(tmpdir(c), c->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno;
-	c->our_dev = st.st_dev;
-	c->our_ino = st.st_ino;
-	if (fstatat(c->to, c->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	c->our_dev = c->tmp ? st.st_dev : 0;
+	c->our_ino = c->tmp ? st.st_ino : 0;
+	if (fstatat(c->to, c->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT && !c->tmp)
+			c->how = COMMIT_SAME;	/* gone already */
 		return errno == ENOENT ? 0 : errno;
+	}
 	c->old = true;
 	if (S_ISDIR(st.st_mode))
 		return EISDIR;
+	if (!c->tmp && c->expect && !is(&st, c->dev, c->ino))
+		return ESTALE;
+	if (!c->tmp)
+		return 0;
 	if (is(&st, c->our_dev, c->our_ino))
 		c->how = COMMIT_SAME;	/* the same file met twice */
 	else if (c->expect && !is(&st, c->dev, c->ino))
@@ -109,14 +140,14 @@ static int replace_kept(struct io_commit *c)
 {
 	struct stat st;
 
-	if (renameat2(c->dirfd, c->tmp, c->to, c->name, RENAME_EXCHANGE) == 0) {
+	if (renameat2(tmpdir(c), c->tmp, c->to, c->name, RENAME_EXCHANGE) == 0) {
 		c->how = COMMIT_EXCHANGED;
 		/* What came out is what was looked at (or read), else back. */
 		if (!c->expect ||
-		    (fstatat(c->dirfd, c->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (fstatat(tmpdir(c), c->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		     is(&st, c->dev, c->ino)))
 			return 0;
-		renameat2(c->dirfd, c->tmp, c->to, c->name, RENAME_EXCHANGE);
+		renameat2(tmpdir(c), c->tmp, c->to, c->name, RENAME_EXCHANGE);
 		c->how = COMMIT_WAITING;
 		return ESTALE;
 	}
@@ -128,7 +159,7 @@ static int replace_kept(struct io_commit *c)
 		return ESTALE;
 	io_at_temp_name(c->backup, sizeof(c->backup), c->name, "old");
 	if (linkat(c->to, c->name, c->to, c->backup, 0) == 0) {
-		if (renameat(c->dirfd, c->tmp, c->to, c->name) == 0) {
+		if (renameat(tmpdir(c), c->tmp, c->to, c->name) == 0) {
 			c->how = COMMIT_BACKED;
 			return 0;
 		}
@@ -139,20 +170,49 @@ static int replace_kept(struct io_commit *c)
 	}
 	/* No second name either (a file system without hard links): the
 	 * one output that cannot be put back. */
-	if (renameat(c->dirfd, c->tmp, c->to, c->name) < 0)
+	if (renameat(tmpdir(c), c->tmp, c->to, c->name) < 0)
 		return errno;
 	c->how = COMMIT_UNSAVED;
 	return 0;
 }
 
+/* The file at c's destination, to be removed, kept aside under a name of
+ * ours till the end, and only while it is the file expected: 0, or an
+ * errno. */
+static int remove_kept(struct io_commit *c)
+{
+	struct stat st;
+
+	io_at_temp_name(c->backup, sizeof(c->backup), c->name, "old");
+	if (renameat2(c->to, c->name, c->to, c->backup, RENAME_NOREPLACE) < 0 &&
+	    (!unsupported(errno) ||
+	     renameat(c->to, c->name, c->to, c->backup) < 0))
+		return errno;
+	c->how = COMMIT_REMOVED;
+	if (!c->expect ||
+	    (fstatat(c->to, c->backup, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	     is(&st, c->dev, c->ino)))
+		return 0;
+	/* Another file came meanwhile: back where it was. */
+	renameat2(c->to, c->backup, c->to, c->name, RENAME_NOREPLACE);
+	c->how = COMMIT_WAITING;
+	return ESTALE;
+}
+
 /* c's temporary in place: 0, or an errno. */
 static int put(struct io_commit *c)
 {
+	int rc;
+
 	if (c->how == COMMIT_SAME)
 		return 0;
+	if ((rc = again(c)) != 0)
+		return rc;
+	if (!c->tmp)
+		return remove_kept(c);
 	if (c->old)
 		return replace_kept(c);
-	if (renameat2(c->dirfd, c->tmp, c->to, c->name, RENAME_NOREPLACE) == 0) {
+	if (renameat2(tmpdir(c), c->tmp, c->to, c->name, RENAME_NOREPLACE) == 0) {
 		c->how = COMMIT_NEW;
 		return 0;
 	}
@@ -161,11 +221,22 @@ static int put(struct io_commit *c)
 		c->old = true;
 		return replace_kept(c);
 	}
-	if (!unsupported(errno) || renameat(c->dirfd, c->tmp, c->to,
+	if (!unsupported(errno) || renameat(tmpdir(c), c->tmp, c->to,
 					    c->name) < 0)
 		return errno;
 	c->how = COMMIT_NEW;
 	return 0;
+}
+
+/* c's directory for undoing what put did: the one kept since, else
+ * reached again.  0, or an errno. */
+static int back(struct io_commit *c)
+{
+	if (c->reach_dir && c->held >= 0) {
+		c->to = c->held;
+		return 0;
+	}
+	return again(c);
 }
 
 /* c put back as it was before put. */
@@ -173,9 +244,16 @@ static void undo(struct io_commit *c)
 {
 	struct stat st;
 
+	if (c->how != COMMIT_WAITING && back(c) != 0) {
+		c->how = COMMIT_WAITING;	/* out of reach now */
+		return;
+	}
 	switch (c->how) {
+	case COMMIT_REMOVED:
+		renameat2(c->to, c->backup, c->to, c->name, RENAME_NOREPLACE);
+		break;
 	case COMMIT_EXCHANGED:
-		renameat2(c->to, c->name, c->dirfd, c->tmp, RENAME_EXCHANGE);
+		renameat2(c->to, c->name, tmpdir(c), c->tmp, RENAME_EXCHANGE);
 		break;
 	case COMMIT_BACKED:
 		renameat(c->to, c->backup, c->to, c->name);
@@ -194,15 +272,42 @@ static void undo(struct io_commit *c)
 	c->how = COMMIT_WAITING;
 }
 
+/* A tree's directory kept open from c's put (shared by the rows in it),
+ * while there are fewer than cap. */
+static void hold(struct io_commit *c, int *fds, size_t *dirs, size_t *n,
+		 size_t cap)
+{
+	int fd;
+
+	for (size_t i = *n; i-- > 0;)
+		if (dirs[i] == c->dir) {
+			c->held = fds[i];
+			return;
+		}
+	if (*n >= cap ||
+	    (fd = fcntl(c->to, F_DUPFD_CLOEXEC, 3)) < 0)
+		return;
+	dirs[*n] = c->dir;
+	fds[(*n)++] = c->held = fd;
+}
+
 int io_commit_all(struct io_commit *c, size_t n, struct err *e)
 {
-	size_t done = 0;
-	int rc = 0, errnum;
+	size_t done = 0, nheld = 0, held_dir[IO_COMMIT_HELD];
+	size_t cap = IO_COMMIT_HELD;
+	int rc = 0, errnum, held_fd[IO_COMMIT_HELD];
+	struct rlimit lim;
 
+	/* A sixteenth of the descriptors at most: the caller holds some,
+	 * reaching a directory takes two. */
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur / 16 < cap)
+		cap = (size_t)(lim.rlim_cur / 16);
 	for (size_t i = 0; i < n; i++) {
 		c[i].how = COMMIT_WAITING;
 		c[i].old = false;
 		c[i].to = -1;
+		if (!c[i].reach_dir)
+			c[i].held = -1;
 	}
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if ((errnum = prepare(&c[i])) != 0)
@@ -210,6 +315,9 @@ int io_commit_all(struct io_commit *c, size_t n, struct err *e)
 	for (; done < n && rc == 0; done++)
 		if ((errnum = put(&c[done])) != 0)
 			rc = failed(&c[done], errnum, e);
+		else if (c[done].reach_dir && c[done].held < 0 &&
+			 c[done].how != COMMIT_SAME)
+			hold(&c[done], held_fd, held_dir, &nheld, cap);
 	if (rc < 0) {
 		/* The one that failed is not done; those before, undone,
 		 * the last first. */
@@ -221,15 +329,19 @@ int io_commit_all(struct io_commit *c, size_t n, struct err *e)
 	for (size_t i = 0; i < n; i++) {
 		struct io_commit *k = &c[i];
 
+		if (k->reach_dir && back(k) != 0)
+			continue;	/* (left where they are: out of reach) */
 		/* Left at tmp: the old file, or ours not put in place. */
-		if (k->how != COMMIT_NEW && k->how != COMMIT_BACKED &&
+		if (k->tmp && k->how != COMMIT_NEW && k->how != COMMIT_BACKED &&
 		    k->how != COMMIT_UNSAVED)
-			unlinkat(k->dirfd, k->tmp, 0);
-		if (k->how == COMMIT_BACKED)
+			unlinkat(tmpdir(k), k->tmp, 0);
+		if (k->how == COMMIT_BACKED || k->how == COMMIT_REMOVED)
 			unlinkat(k->to, k->backup, 0);
-		if (k->to >= 0 && k->to != k->dirfd)
+		if (!k->reach_dir && k->to >= 0 && k->to != k->dirfd)
 			close(k->to);
 		k->to = -1;
 	}
+	for (size_t i = 0; i < nheld; i++)
+		close(held_fd[i]);
 	return rc;
 }

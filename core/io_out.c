@@ -717,6 +717,32 @@ int io_out_commit(struct io_out *o, struct err *e)
 	return rc;
 }
 
+int io_out_close_kept(struct io_out *o, char *tmp, size_t n, struct err *e)
+{
+	int rc = io_out_flush(o, e);
+
+	if (rc == 0 && (!o->at || !o->tmp || strlen(o->tmp) >= n))
+		rc = err_sys(e, o->path, EINVAL);
+	if (rc == 0 && o->holes && ftruncate(o->fd, (off_t)o->pos) < 0)
+		rc = err_sys(e, o->path, errno);
+	if (rc == 0 && io_input_cut())
+		rc = err_code_file(e, ERR_CHANGED, 0, io_input_cut(),
+				   "file changed size while being read");
+	if (rc == 0 && fchmod(o->fd, o->mode) < 0)
+		rc = err_sys(e, o->path, errno);
+	if (o->fd > 1 && close(o->fd) < 0 && rc == 0)
+		rc = err_sys(e, o->path, errno);
+	o->fd = -1;
+	if (rc == 0) {
+		strcpy(tmp, o->tmp);
+		io_pending_remove(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	release(o, rc < 0);
+	return rc;
+}
+
 void io_out_discard(struct io_out *o)
 {
 	if (o->fd > 1)

@@ -73,6 +73,13 @@ void io_out_mode_from(struct io_out *o, const struct io_in *in);
 void io_out_keep_mode(struct io_out *o, const struct io_in *in);
 /* Close and rename into place.  Does nothing more if o was never opened. */
 int io_out_commit(struct io_out *o, struct err *e);
+/* Close an output of io_out_open_at and leave its temporary for the
+ * caller to put in place or remove (core/io_commit.h): its name in the
+ * directory, in tmp of size n.  A signal no longer removes it: the
+ * caller holds signals off from before this call till it has noted the
+ * name where its own cleanup finds it.  0, or -1 with e filled (the
+ * temporary removed). */
+int io_out_close_kept(struct io_out *o, char *tmp, size_t n, struct err *e);
 /* Close and remove the temporary; the destination keeps its old content. */
 void io_out_discard(struct io_out *o);
 /* Outputs of one command that commit together, all or none (extract,

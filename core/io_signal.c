@@ -193,6 +193,45 @@ static int remove_tree_at(int dirfd, const char *name, int depth)
 	return unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
+static volatile sig_atomic_t *volatile deferred;
+
+void io_signal_defer(volatile sig_atomic_t *flag)
+{
+	deferred = flag;
+}
+
+static bool a_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGFPE || sig == SIGTRAP || sig == SIGSYS ||
+	       sig == SIGABRT;
+}
+
+static void cleanup_and_die(int sig);
+
+void io_signal_die(int sig)
+{
+	sigset_t one;
+
+	deferred = NULL;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	cleanup_and_die(sig);
+}
+
+static void on_signal(int sig)
+{
+	volatile sig_atomic_t *flag = deferred;
+
+	if (flag && !a_fault(sig)) {
+		if (!*flag)
+			*flag = sig;
+		return;
+	}
+	cleanup_and_die(sig);
+}
+
 static void cleanup_and_die(int sig)
 {
 	for (struct pending_block *b = &pending.head; b; b = b->next)
@@ -244,7 +283,7 @@ static void catch_signal(int sig)
 	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cleanup_and_die;
+	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	/* Keep an inherited "ignore" (nohup, a shell's background job). */
 	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)

@@ -2,6 +2,8 @@
 #ifndef CORE_IO_SIGNAL_H
 #define CORE_IO_SIGNAL_H
 
+#include <signal.h>
+
 /* Remove every temporary still open and die by sig: installed for every
  * signal whose default action ends the process (SIGINT, SIGTERM, SIGHUP,
  * SIGPIPE, SIGQUIT, SIGUSR1, SIGALRM, SIGSEGV, the real-time signals...)
@@ -12,6 +14,16 @@
  * input is not deadly: the file shrank, the read goes on over zero pages
  * and io_input_cut names the file. */
 void io_install_signal_cleanup(void);
+
+/* While flag is set (a command that must undo more than the table holds
+ * before it ends: prune -r's parent, its workers' temporaries), a deadly
+ * signal sent to us (none of the faults: SIGSEGV, SIGBUS, SIGILL,
+ * SIGFPE, SIGTRAP, SIGSYS, SIGABRT) is noted in *flag, not acted on; the
+ * caller cleans up and calls io_signal_die.  NULL: acted on again. */
+void io_signal_defer(volatile sig_atomic_t *flag);
+/* Remove every temporary still open and die by sig, as the handler
+ * does. */
+void io_signal_die(int sig);
 
 /* Temporaries a deadly signal removes (io_signal.c); a fixed table, so
  * that a signal handler need not allocate. */

@@ -19,7 +19,8 @@
  * FAULT_CUT_TO bytes turned into a hole (its size kept).
  * And a signal mid-run: with any FAULT, FAULT_SIGNAL=N is raised once
  * FAULT_SIGNAL_AFTER bytes have been written (as an interrupt at a
- * point the test chooses).
+ * point the test chooses); with FAULT_SIGNAL_PARENT=1 it is sent to the
+ * parent instead (prune -r's, whose workers write).
  * And a rename that fails, with or without FAULT: FAULT_RENAME=N fails
  * the Nth call of rename, renameat or renameat2 (counted from 1) with
  * FAULT_RENAME_ERRNO (EXDEV, EACCES, ENOSPC, EISDIR, EROFS or EPERM;
@@ -55,7 +56,7 @@ static int log_fd = -1;
 static const char *cut_path;
 static unsigned long long cut_after, cut_to;
 static int cut_punch;
-static int sig_num;
+static int sig_num, sig_parent;
 static unsigned long long sig_after;
 
 static unsigned long rename_at, renames;
@@ -110,6 +111,8 @@ __attribute__((constructor)) static void init(void)
 		const char *sa = getenv("FAULT_SIGNAL_AFTER");
 
 		sig_num = atoi(getenv("FAULT_SIGNAL"));
+		sig_parent = getenv("FAULT_SIGNAL_PARENT") &&
+			     atoi(getenv("FAULT_SIGNAL_PARENT"));
 		sig_after = sa ? strtoull(sa, NULL, 10) : 0;
 	}
 	if ((cut_path = getenv("FAULT_CUT"))) {
@@ -220,7 +223,10 @@ static ssize_t done(const char *call, int fd, size_t want, ssize_t got)
 			int n = sig_num;
 
 			sig_num = 0;
-			raise(n);
+			if (sig_parent)
+				kill(getppid(), n);
+			else
+				raise(n);
 		}
 	}
 	errno = saved;
