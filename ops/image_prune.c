@@ -149,7 +149,7 @@ static bool wanted(void *ctx, const uint8_t *head, size_t len)
 	struct member_ctx *c = ctx;
 	struct err e;
 
-	if (!hosts_member_wanted(NULL, head, len))
+	if (!hosts_member_prunable(NULL, head, len))
 		return false;
 	if (!c->w && !c->j->o->dry_run && image_replay_mark(c->walk, &e) < 0)
 		c->mark_failed = true;
