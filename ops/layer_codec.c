@@ -80,7 +80,11 @@ struct layer_reader {
 	bool bz_open;
 	struct sha256 *sha, *blob_sha;
 	struct sha256 *mark;	/* sha at the last mark, or NULL */
+	struct sha256 *blob_mark;	/* blob_sha at the last mark */
 	uint64_t given, mark_len;
+	size_t blob_mark_len;
+	bool marked;
+	bool unhashed;		/* neither tar nor blob hashed: read again */
 	struct sha_pipe *pipe;	/* sha taken on a thread, or NULL */
 	const struct io_in *in;	/* the blob's map, or NULL */
 	size_t done;		/* the bytes of it let go of */
@@ -324,13 +328,14 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		rc = bzip2_read(r, buf, n, got, e);
 		break;
 	}
-	if (rc == 0 && r->pipe)
+	if (rc == 0 && !r->unhashed && r->pipe)
 		sha_pipe_put(r->pipe, buf, *got);
-	else if (rc == 0)
+	else if (rc == 0 && !r->unhashed)
 		sha256_update(r->sha, buf, *got);
 	if (rc == 0)
 		r->given += *got;
-	sha256_update(r->blob_sha, r->blob + from, r->pos - from);
+	if (!r->unhashed)
+		sha256_update(r->blob_sha, r->blob + from, r->pos - from);
 	/* The blob's bytes read leave our memory when they lie in a mapped
 	 * input (an image's blob, a package's member): by address, as the
 	 * reader may not know the map. */
@@ -359,26 +364,47 @@ int layer_reader_thread(struct layer_reader *r, struct err *e)
 
 int layer_reader_mark(struct layer_reader *r, struct err *e)
 {
-	if (!r->mark && !(r->mark = sha256_new()))
+	if ((!r->mark && !(r->mark = sha256_new())) ||
+	    (!r->blob_mark && !(r->blob_mark = sha256_new())) ||
+	    sha256_copy(r->blob_mark, r->blob_sha) < 0)
 		return err_nomem(e);
 	if (r->pipe)
 		sha_pipe_mark(r->pipe);
 	else if (sha256_copy(r->mark, r->sha) < 0)
 		return err_nomem(e);
 	r->mark_len = r->given;
+	r->blob_mark_len = r->pos;
+	r->marked = true;
 	return 0;
 }
 
-bool layer_reader_marked(const struct layer_reader *r, char *hex,
-			 uint64_t *len)
+bool layer_reader_marked(struct layer_reader *r, struct layer_mark *m)
 {
-	if (!r->mark || !r->mark_len)
+	if (!r->marked)
 		return false;
 	if (r->pipe && sha_pipe_drain(r->pipe) < 0)
 		return false;
-	sha256_hex(r->mark, hex);
-	*len = r->mark_len;
+	m->len = r->mark_len;
+	m->tar = r->mark;
+	m->blob_len = r->blob_mark_len;
+	sha256_hex(r->blob_mark, m->blob_hex);
 	return true;
+}
+
+int layer_reader_again(const struct layer_reader *r,
+		       struct layer_reader **again, struct err *e)
+{
+	if (layer_reader_open(again, r->codec, r->blob, r->len, e) < 0)
+		return -1;
+	(*again)->unhashed = true;
+	return 0;
+}
+
+size_t layer_reader_blob_read(const struct layer_reader *r,
+			      const uint8_t **blob)
+{
+	*blob = r->blob;
+	return r->pos;
 }
 
 uint64_t layer_reader_given(const struct layer_reader *r)
@@ -408,6 +434,7 @@ void layer_reader_close(struct layer_reader *r)
 	sha256_free(r->sha);
 	sha256_free(r->blob_sha);
 	sha256_free(r->mark);
+	sha256_free(r->blob_mark);
 	free(r);
 }
 
@@ -425,6 +452,7 @@ struct layer_writer {
 	bool bz_open;
 	struct sha256 *tar_sha, *blob_sha;
 	struct sha_pipe *pipe;	/* tar_sha taken on a thread, or NULL */
+	uint64_t known;		/* bytes yet to come whose digest it has */
 	uint64_t size;
 	uint8_t *buf;
 };
@@ -610,14 +638,25 @@ static int bzip2_write(struct layer_writer *w, const uint8_t *buf, size_t n,
 	return 0;
 }
 
+int layer_writer_known(struct layer_writer *w, const struct sha256 *tar,
+		       uint64_t len, struct err *e)
+{
+	if (sha256_copy(w->tar_sha, tar) < 0)
+		return err_nomem(e);
+	w->known = len;
+	return 0;
+}
+
 int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 {
 	struct layer_writer *w = wp;
+	size_t known = w->known < n ? (size_t)w->known : n;
 
+	w->known -= known;
 	if (w->pipe)
-		sha_pipe_put(w->pipe, buf, n);
+		sha_pipe_put(w->pipe, buf + known, n - known);
 	else
-		sha256_update(w->tar_sha, buf, n);
+		sha256_update(w->tar_sha, buf + known, n - known);
 	switch (w->codec) {
 	case LAYER_NONE:
 		return emit(w, buf, n, e);
