@@ -54,9 +54,9 @@ void layer_reader_mapped(struct layer_reader *r, const struct io_in *in);
 int layer_reader_read(void *r, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e);
 /* The digest of all it gave (hex[SHA256_HEX + 1]). */
-void layer_reader_digest(const struct layer_reader *r, char *hex);
+void layer_reader_digest(struct layer_reader *r, char *hex);
 /* Its digest of what it gives taken on a thread of its own
- * (ops/sha_pipe.c), the caller's thread left to the walk: 0, or -1 with
+ * (core/bytepipe.c, copied), the caller's thread left to the walk: 0, or -1 with
  * e filled. */
 int layer_reader_thread(struct layer_reader *r, struct err *e);
 /* What it gave so far marked: the digests of that tar and of the blob
@@ -98,7 +98,7 @@ struct layer_writer;
 int layer_writer_open(struct layer_writer **w, enum layer_codec c, int level,
 		      struct io_out *out, struct err *e);
 /* Before the first write: the tar's digest taken on a thread of its own
- * (ops/sha_pipe.c), and zstd compressed by libzstd's worker threads, as
+ * (core/bytepipe.c, copied), and zstd compressed by libzstd's worker threads, as
  * many as threads (at least one): the bytes are zstd's with workers (the
  * zstd tool's -3, -T0 or -T1: the same whatever their number), not its
  * single thread's.  The other codecs have no threads of their own. */
