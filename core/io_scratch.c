@@ -59,9 +59,15 @@ int io_scratch_open(struct io_out *o, struct err *e)
 		return err_nomem(e);
 	o->scratch = true;
 	o->fd = io_scratch_fd(&dir);
-	if (o->fd < 0)
+	if (o->fd < 0) {
+		int err = errno;
+
+		/* Nothing to discard: the caller sees fd -1. */
+		free(o->path);
+		o->path = NULL;
 		return err_set(e, "temporary file in '%s': %s", dir,
-			       strerror(errno));
+			       strerror(err));
+	}
 	return 0;
 }
 

@@ -39,6 +39,10 @@ struct host {
 	/* Plan its prune (prune_impl.h): -1 with ERR_NOTHING when it holds
 	 * no offload code. */
 	int (*prune)(struct pruner *p, const uint8_t *buf, size_t len);
+	/* Whether a file of it whose first bytes are head (len of them, a
+	 * stream's peek) can be seen to hold no offload code, so that a
+	 * prune of a stream need not hold it whole (NULL: never seen). */
+	bool (*barren)(const uint8_t *head, size_t len);
 	/* The file is offload code and nothing else: pruned of every GPU's
 	 * code (and no host entry), it goes whole (prune removes it, du
 	 * counts it among the files prune would remove). */

@@ -38,11 +38,25 @@ const struct host host_pe = {
 	.what = "PE image", .probe = coff_is_image,
 	.walk = inspect_walk_pe, .prune = prune_coff,
 };
+/* An object of no sections: a file that starts with twenty zero bytes
+ * is one, as LLVM's identify_magic takes it (a disk image, a sparse
+ * file, a tensor), and holds no offload section. */
+static bool coff_barren(const uint8_t *head, size_t len)
+{
+	struct coff_header h;
+	struct err e;
+
+	return !coff_is_image(head, len) &&
+	       coff_read_header(head, len, &h, &e) == 0 && h.nsec == 0 &&
+	       !h.import_library;
+}
+
 /* By its magic, so that a damaged one is said to be damaged, not
  * unknown (coff_probe). */
 const struct host host_coff = {
 	.what = "COFF object", .probe = coff_probe,
 	.walk = inspect_walk_coff, .prune = prune_coff,
+	.barren = coff_barren,
 	.llvm = HOST_LLVM_COFF,
 };
 const struct host host_bitcode = {
@@ -93,6 +107,15 @@ bool hosts_probe(const uint8_t *buf, size_t len, enum host_format *f)
 			return true;
 		}
 	return false;
+}
+
+bool hosts_member_prunable(void *ctx, const uint8_t *head, size_t len)
+{
+	enum host_format f;
+
+	(void)ctx;
+	return hosts_probe(head, len, &f) &&
+	       !(hosts[f]->barren && hosts[f]->barren(head, len));
 }
 
 bool hosts_is(const uint8_t *buf, size_t len, enum host_format f)

@@ -37,6 +37,11 @@ bool hosts_probe(const uint8_t *buf, size_t len, enum host_format *f);
  * (an image layer, a package) starting with head (len bytes) is one of
  * the host formats, so worth reading whole. */
 bool hosts_member_wanted(void *ctx, const uint8_t *head, size_t len);
+/* A prune's .wants: hosts_member_wanted, but for the files whose head
+ * shows they hold no offload code (the row's barren), which a prune of
+ * an image would otherwise hold whole (spilled, a temporary file as large
+ * as the file) to find nothing in. */
+bool hosts_member_prunable(void *ctx, const uint8_t *head, size_t len);
 /* Whether buf is of format f, as hosts_probe finds it (the probes in
  * the table's order): for the commands that take one format alone. */
 bool hosts_is(const uint8_t *buf, size_t len, enum host_format f);

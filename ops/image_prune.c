@@ -45,7 +45,6 @@ struct member_ctx {
 	struct prune_plan plan;
 	bool planned;
 	struct io_out scratch;
-	bool mark_failed;		/* out of memory in wants */
 	struct layer_writer *w;		/* the new blob, once begun */
 	struct io_out out;
 	char path[4096];
@@ -142,18 +141,17 @@ static int begin(struct member_ctx *c, struct err *e)
 	return 0;
 }
 
-/* A file the walk may hand over: its head read so far marked, so that
- * the tar before it can be read again if it changes. */
-static bool wanted(void *ctx, const uint8_t *head, size_t len)
+/* Each member's start marked until the layer is being written, so that
+ * the tar before a file that changes can be read again, its digest so
+ * far kept. */
+static int starts(void *ctx, uint64_t at, struct err *e)
 {
 	struct member_ctx *c = ctx;
-	struct err e;
 
-	if (!hosts_member_wanted(NULL, head, len))
-		return false;
-	if (!c->w && !c->j->o->dry_run && image_replay_mark(c->walk, &e) < 0)
-		c->mark_failed = true;
-	return true;
+	(void)at;
+	if (c->w || c->j->o->dry_run)
+		return 0;
+	return image_replay_mark(c->walk, e);
 }
 
 static int prune_member(void *ctx, const struct layer_member *m,
@@ -163,8 +161,6 @@ static int prune_member(void *ctx, const struct layer_member *m,
 	struct member_ctx *c = ctx;
 	int r;
 
-	if (c->mark_failed)
-		return err_nomem(e);
 	if ((r = plan(c, m, data, e)) <= 0)
 		return r;
 	c->res->files++;
@@ -174,8 +170,8 @@ static int prune_member(void *ctx, const struct layer_member *m,
 	}
 	/* The first file that changes: the tar before it written now. */
 	if (!c->w && (begin(c, e) < 0 ||
-		      image_replay(c->j->im, c->i, c->walk, m->at,
-				   layer_writer_write, c->w, e) < 0))
+		      image_replay(c->j->im, c->i, c->walk, m->at, c->w,
+				   e) < 0))
 		return -1;
 	if (io_scratch_open(&c->scratch, e) < 0 ||
 	    prune_write(data, &c->plan, &c->scratch, e) < 0 ||
@@ -259,7 +255,8 @@ static int layer_job(void *ctx, size_t i, struct err *e)
 	struct job *j = ctx;
 	struct image_layer_result *r = &j->res[i];
 	struct layer_walk walk = {
-		.wants = wanted, .member = prune_member, .spill = j->o->spill,
+		.wants = hosts_member_prunable, .member = prune_member,
+		.starts = starts, .spill = j->o->spill,
 	};
 	struct member_ctx c = { .j = j, .i = i, .walk = &walk, .res = r,
 				.scratch = { .fd = -1 }, .out = { .fd = -1 } };

@@ -394,8 +394,11 @@ int layer_walk(struct layer_walk *w, struct err *e)
 		const uint8_t *data;
 		size_t got;
 
-		if (!m.len)
+		if (!m.len) {
 			at = w->pos;	/* a member's first header */
+			if (w->starts && w->starts(w->ctx, at, e) < 0)
+				goto out;
+		}
 		if (get(w, hdr, TAR_BLOCK, &got, e) < 0)
 			goto out;
 		if (got == 0 && !m.len) {

@@ -64,6 +64,10 @@ struct layer_walk {
 	 * with e filled. */
 	int (*entry)(void *ctx, const struct layer_member *m, struct err *e);
 	void *entry_ctx;
+	/* Told where each member's first header begins (and the end's
+	 * blocks), before it is read, with ctx (NULL: not told): 0, or -1
+	 * with e filled. */
+	int (*starts)(void *ctx, uint64_t at, struct err *e);
 	uint64_t spill;		/* 0: LAYER_SPILL_DEFAULT */
 	/* Told: members walked, regular files and their bytes, files
 	 * replaced and the bytes of the files offered before and after. */

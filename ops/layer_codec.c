@@ -8,7 +8,7 @@
 #include <zstd.h>
 
 #include "layer_codec.h"
-#include "sha_pipe.h"
+#include "../core/bytepipe.h"
 #include "../core/io_write.h"
 
 static const struct {
@@ -80,13 +80,22 @@ struct layer_reader {
 	bool bz_open;
 	struct sha256 *sha, *blob_sha;
 	struct sha256 *mark;	/* sha at the last mark, or NULL */
+	struct sha256 *blob_mark;	/* blob_sha at the last mark */
 	uint64_t given, mark_len;
-	struct sha_pipe *pipe;	/* sha taken on a thread, or NULL */
+	size_t blob_mark_len;
+	bool marked;
+	bool unhashed;		/* neither tar nor blob hashed: read again */
+	/* sha taken on a thread (core/bytepipe, copied), marks among the
+	 * bytes; mark_failed when a mark's copy could not be made. */
+	struct bytepipe pipe;
+	bool piped, mark_failed;
 	const struct io_in *in;	/* the blob's map, or NULL */
 	size_t done;		/* the bytes of it let go of */
 };
 
-enum { LET_GO = 32 << 20 };
+/* LET_GO: how much of a mapped blob is let go of at a time; HASH_RING:
+ * what a stream may run ahead of its digest's thread. */
+enum { LET_GO = 32 << 20, HASH_RING = 1 << 20 };
 
 void layer_reader_mapped(struct layer_reader *r, const struct io_in *in)
 {
@@ -324,13 +333,14 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 		rc = bzip2_read(r, buf, n, got, e);
 		break;
 	}
-	if (rc == 0 && r->pipe)
-		sha_pipe_put(r->pipe, buf, *got);
-	else if (rc == 0)
+	if (rc == 0 && !r->unhashed && r->piped)
+		bytepipe_push(&r->pipe, buf, *got);
+	else if (rc == 0 && !r->unhashed)
 		sha256_update(r->sha, buf, *got);
 	if (rc == 0)
 		r->given += *got;
-	sha256_update(r->blob_sha, r->blob + from, r->pos - from);
+	if (!r->unhashed)
+		sha256_update(r->blob_sha, r->blob + from, r->pos - from);
 	/* The blob's bytes read leave our memory when they lie in a mapped
 	 * input (an image's blob, a package's member): by address, as the
 	 * reader may not know the map. */
@@ -343,42 +353,78 @@ int layer_reader_read(void *rp, uint8_t *buf, size_t n, size_t *got,
 	return rc;
 }
 
-void layer_reader_digest(const struct layer_reader *r, char *hex)
+void layer_reader_digest(struct layer_reader *r, char *hex)
 {
-	if (r->pipe)
-		sha_pipe_drain(r->pipe);
+	if (r->piped)
+		bytepipe_drain(&r->pipe);
 	sha256_hex(r->sha, hex);
+}
+
+/* The consumer of its pipe: bytes hashed, a mark (no bytes) copied. */
+static void reader_hash(void *ctx, const uint8_t *p, size_t n)
+{
+	struct layer_reader *r = ctx;
+
+	if (p)
+		sha256_update(r->sha, p, n);
+	else if (sha256_copy(r->mark, r->sha) < 0)
+		r->mark_failed = true;
 }
 
 int layer_reader_thread(struct layer_reader *r, struct err *e)
 {
 	if (!r->mark && !(r->mark = sha256_new()))
 		return err_nomem(e);
-	return (r->pipe = sha_pipe_new(r->sha, r->mark, e)) ? 0 : -1;
+	bytepipe_start_copied(&r->pipe, reader_hash, r, HASH_RING);
+	r->piped = true;
+	return 0;
 }
 
 int layer_reader_mark(struct layer_reader *r, struct err *e)
 {
-	if (!r->mark && !(r->mark = sha256_new()))
+	if ((!r->mark && !(r->mark = sha256_new())) ||
+	    (!r->blob_mark && !(r->blob_mark = sha256_new())) ||
+	    sha256_copy(r->blob_mark, r->blob_sha) < 0)
 		return err_nomem(e);
-	if (r->pipe)
-		sha_pipe_mark(r->pipe);
+	if (r->piped)
+		bytepipe_mark(&r->pipe);
 	else if (sha256_copy(r->mark, r->sha) < 0)
 		return err_nomem(e);
 	r->mark_len = r->given;
+	r->blob_mark_len = r->pos;
+	r->marked = true;
 	return 0;
 }
 
-bool layer_reader_marked(const struct layer_reader *r, char *hex,
-			 uint64_t *len)
+bool layer_reader_marked(struct layer_reader *r, struct layer_mark *m)
 {
-	if (!r->mark || !r->mark_len)
+	if (!r->marked)
 		return false;
-	if (r->pipe && sha_pipe_drain(r->pipe) < 0)
+	if (r->piped)
+		bytepipe_drain(&r->pipe);
+	if (r->mark_failed)
 		return false;
-	sha256_hex(r->mark, hex);
-	*len = r->mark_len;
+	m->len = r->mark_len;
+	m->tar = r->mark;
+	m->blob_len = r->blob_mark_len;
+	sha256_hex(r->blob_mark, m->blob_hex);
 	return true;
+}
+
+int layer_reader_again(const struct layer_reader *r,
+		       struct layer_reader **again, struct err *e)
+{
+	if (layer_reader_open(again, r->codec, r->blob, r->len, e) < 0)
+		return -1;
+	(*again)->unhashed = true;
+	return 0;
+}
+
+size_t layer_reader_blob_read(const struct layer_reader *r,
+			      const uint8_t **blob)
+{
+	*blob = r->blob;
+	return r->pos;
 }
 
 uint64_t layer_reader_given(const struct layer_reader *r)
@@ -404,10 +450,12 @@ void layer_reader_close(struct layer_reader *r)
 		lzma_end(&r->xz);
 	if (r->bz_open)
 		BZ2_bzDecompressEnd(&r->bz);
-	sha_pipe_free(r->pipe);
+	if (r->piped)
+		bytepipe_end(&r->pipe);
 	sha256_free(r->sha);
 	sha256_free(r->blob_sha);
 	sha256_free(r->mark);
+	sha256_free(r->blob_mark);
 	free(r);
 }
 
@@ -424,7 +472,9 @@ struct layer_writer {
 	bz_stream bz;
 	bool bz_open;
 	struct sha256 *tar_sha, *blob_sha;
-	struct sha_pipe *pipe;	/* tar_sha taken on a thread, or NULL */
+	struct bytepipe pipe;	/* tar_sha taken on a thread, if piped */
+	bool piped;
+	uint64_t known;		/* bytes yet to come whose digest it has */
 	uint64_t size;
 	uint8_t *buf;
 };
@@ -512,13 +562,21 @@ nomem:
 	return err_nomem(e);
 }
 
+static void writer_hash(void *ctx, const uint8_t *p, size_t n)
+{
+	sha256_update(ctx, p, n);
+}
+
 int layer_writer_threads(struct layer_writer *w, unsigned threads,
 			 struct err *e)
 {
 	size_t r;
 
-	if (!w->pipe && !(w->pipe = sha_pipe_new(w->tar_sha, NULL, e)))
-		return -1;
+	if (!w->piped) {
+		bytepipe_start_copied(&w->pipe, writer_hash, w->tar_sha,
+				      HASH_RING);
+		w->piped = true;
+	}
 	if (w->codec != LAYER_ZSTD)
 		return 0;
 	r = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_nbWorkers,
@@ -610,14 +668,25 @@ static int bzip2_write(struct layer_writer *w, const uint8_t *buf, size_t n,
 	return 0;
 }
 
+int layer_writer_known(struct layer_writer *w, const struct sha256 *tar,
+		       uint64_t len, struct err *e)
+{
+	if (sha256_copy(w->tar_sha, tar) < 0)
+		return err_nomem(e);
+	w->known = len;
+	return 0;
+}
+
 int layer_writer_write(void *wp, const uint8_t *buf, size_t n, struct err *e)
 {
 	struct layer_writer *w = wp;
+	size_t known = w->known < n ? (size_t)w->known : n;
 
-	if (w->pipe)
-		sha_pipe_put(w->pipe, buf, n);
+	w->known -= known;
+	if (w->piped)
+		bytepipe_push(&w->pipe, buf + known, n - known);
 	else
-		sha256_update(w->tar_sha, buf, n);
+		sha256_update(w->tar_sha, buf + known, n - known);
 	switch (w->codec) {
 	case LAYER_NONE:
 		return emit(w, buf, n, e);
@@ -675,8 +744,8 @@ int layer_writer_finish(struct layer_writer *w, char *diff_hex,
 	}
 	if (rc < 0)
 		return -1;
-	if (w->pipe)
-		sha_pipe_drain(w->pipe);
+	if (w->piped)
+		bytepipe_drain(&w->pipe);
 	sha256_hex(w->tar_sha, diff_hex);
 	sha256_hex(w->blob_sha, blob_hex);
 	*blob_size = w->size;
@@ -694,7 +763,8 @@ void layer_writer_close(struct layer_writer *w)
 		lzma_end(&w->xz);
 	if (w->bz_open)
 		BZ2_bzCompressEnd(&w->bz);
-	sha_pipe_free(w->pipe);
+	if (w->piped)
+		bytepipe_end(&w->pipe);
 	sha256_free(w->tar_sha);
 	sha256_free(w->blob_sha);
 	free(w->buf);

@@ -54,18 +54,36 @@ void layer_reader_mapped(struct layer_reader *r, const struct io_in *in);
 int layer_reader_read(void *r, uint8_t *buf, size_t n, size_t *got,
 		      struct err *e);
 /* The digest of all it gave (hex[SHA256_HEX + 1]). */
-void layer_reader_digest(const struct layer_reader *r, char *hex);
+void layer_reader_digest(struct layer_reader *r, char *hex);
 /* Its digest of what it gives taken on a thread of its own
- * (ops/sha_pipe.c), the caller's thread left to the walk: 0, or -1 with
+ * (core/bytepipe.c, copied), the caller's thread left to the walk: 0, or -1 with
  * e filled. */
 int layer_reader_thread(struct layer_reader *r, struct err *e);
-/* What it gave so far marked: its digest and length kept (the last mark
- * replaces the one before).  0, or -1 out of memory. */
+/* What it gave so far marked: the digests of that tar and of the blob
+ * its decoder read for it kept (the last mark replaces the one before).
+ * 0, or -1 out of memory. */
 int layer_reader_mark(struct layer_reader *r, struct err *e);
-/* The digest and length of what it had given at the last mark: false
- * when it was never marked. */
-bool layer_reader_marked(const struct layer_reader *r, char *hex,
-			 uint64_t *len);
+/* The last mark: the tar's length and its digest in progress (the
+ * reader's, valid while it is open and not marked again), how much of
+ * the blob the decoder had read and that part's digest. */
+struct layer_mark {
+	uint64_t len;
+	const struct sha256 *tar;
+	size_t blob_len;
+	char blob_hex[SHA256_HEX + 1];
+};
+/* False when it was never marked, or a mark could not be made. */
+bool layer_reader_marked(struct layer_reader *r, struct layer_mark *m);
+/* A reader of r's blob from its start, r's bytes (the same map: the same
+ * file, whatever its name names now), that hashes neither its tar nor
+ * its blob: a tar read again, checked by its caller.  0, or -1 with e
+ * filled. */
+int layer_reader_again(const struct layer_reader *r,
+		       struct layer_reader **again, struct err *e);
+/* How many bytes of its blob its decoder has read; *blob where the
+ * blob's bytes are. */
+size_t layer_reader_blob_read(const struct layer_reader *r,
+			      const uint8_t **blob);
 /* How many bytes it gave. */
 uint64_t layer_reader_given(const struct layer_reader *r);
 /* The digest of the blob, hashed as it was read (what it did not read,
@@ -80,12 +98,18 @@ struct layer_writer;
 int layer_writer_open(struct layer_writer **w, enum layer_codec c, int level,
 		      struct io_out *out, struct err *e);
 /* Before the first write: the tar's digest taken on a thread of its own
- * (ops/sha_pipe.c), and zstd compressed by libzstd's worker threads, as
+ * (core/bytepipe.c, copied), and zstd compressed by libzstd's worker threads, as
  * many as threads (at least one): the bytes are zstd's with workers (the
  * zstd tool's -3, -T0 or -T1: the same whatever their number), not its
  * single thread's.  The other codecs have no threads of their own. */
 int layer_writer_threads(struct layer_writer *w, unsigned threads,
 			 struct err *e);
+/* Before the first write: the tar's first len bytes are ones whose
+ * digest in progress is tar (a tar read again, image_replay): tar's
+ * state carried over and those bytes compressed, not hashed again.  0,
+ * or -1 out of memory. */
+int layer_writer_known(struct layer_writer *w, const struct sha256 *tar,
+		       uint64_t len, struct err *e);
 /* layer_walk's write. */
 int layer_writer_write(void *w, const uint8_t *buf, size_t n, struct err *e);
 /* The stream ended: the digests of the tar (diff_id) and of the blob,

@@ -1,11 +1,11 @@
 #!/bin/sh
 # image-cuda.sh: offload du and prune of a real NVIDIA container image
-# (issue 40): an OCI image of two layers made by umoci from Debian sid
-# contrib's libtorch-cuda-2.6 (libtorch_cuda.so.2.6.0, 1.18 GB, code for
-# sm_50 to sm_90a and compute_90), its documents in one layer and its
-# libraries in the other, pruned to sm_80.  Checks: the documents' layer
-# is the same blob; umoci unpack (every digest and diff_id) and skopeo
-# take the result, and podman loads it with its new layers; du IMAGE's
+# (issue 40): an OCI image of a Debian root (test/image/debimage.sh:
+# mmdebstrap's sid minbase, one layer) with Debian sid contrib's
+# libtorch-cuda-2.6 (libtorch_cuda.so.2.6.0, 1.18 GB, code for sm_50 to
+# sm_90a and compute_90) unpacked in a second layer, pruned to sm_80.
+# Checks: the Debian root's layer is the same blob; umoci unpack (every
+# digest and diff_id) and skopeo (inspect, copy) take the result, and podman loads it with its new layers; du IMAGE's
 # root is du of the unpacked root; in it, cuobjdump -lelf (CUDA 12.4,
 # test/nvroot.sh) lists sm_80 ELF entries alone, as many as the library
 # had, and every sm_80 code object is the same bytes.  Prints the sizes
@@ -17,32 +17,26 @@
 # download, fetched once with a private apt configuration as
 # test/real/rocblas.sh says, into $DEBS (default
 # /var/cache/offload-test/debs): apt-get download libtorch-cuda-2.6 (sid
-# contrib).  The image is made once, into
-# /var/cache/offload-test/image-torch-cuda.  Without the package or umoci
+# contrib); and mmdebstrap, umoci.  The image is made once, into
+# /var/cache/offload-test/image-debian-cuda.  Without the package or umoci
 # it says SKIP and succeeds; without CUDA 12.4's cuobjdump it skips that
 # case alone.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../image/debimage.sh"
 TOP=$(cd "$TOP/.." && pwd)
 PATH=$TOP/build/bin:$PATH
 export TOP PATH
 DEBS=${DEBS:-/var/cache/offload-test/debs}
-CACHE=${CACHE:-/var/cache/offload-test/image-torch-cuda}
+CACHE=${CACHE:-/var/cache/offload-test/image-debian-cuda}
 DEB=$(ls "$DEBS"/libtorch-cuda-2.6_*_amd64.deb 2>/dev/null | tail -1)
-if [ -z "$DEB" ] || ! command -v umoci >/dev/null 2>&1; then
-	echo "SKIP: no $DEBS/libtorch-cuda-2.6_*_amd64.deb or no umoci (see test/real/image-cuda.sh)"
+if [ -z "$DEB" ] || ! command -v umoci >/dev/null 2>&1 ||
+   { [ ! -f "$BASE" ] && ! command -v mmdebstrap >/dev/null 2>&1; }; then
+	echo "SKIP: no $DEBS/libtorch-cuda-2.6_*_amd64.deb, or no umoci or mmdebstrap (see test/real/image-cuda.sh)"
 	finish
 	exit
 fi
 scratch
-if [ ! -f "$CACHE/index.json" ]; then
-	rm -rf "$CACHE" "$CACHE.new" && mkdir -p "$(dirname "$CACHE")" &&
-	dpkg -x "$DEB" root &&
-	umoci init --layout "$CACHE.new" && umoci new --image "$CACHE.new:sid" &&
-	umoci insert --image "$CACHE.new:sid" root/usr/share /usr/share &&
-	umoci insert --image "$CACHE.new:sid" root/usr/lib /usr/lib &&
-	mv "$CACHE.new" "$CACHE" || { echo "cannot make the image"; exit 1; }
-	rm -rf root
-fi
+debimage "$CACHE" "$DEB" || { echo "cannot make the image"; exit 1; }
 secs() { date +%s.%N; }
 took() { echo "$2 $1" | awk '{ printf "%.1f", $1 - $2 }'; }
 blobs() { du -b --apparent-size -c "$1"/blobs/sha256/* | tail -1 | cut -f1; }
@@ -65,7 +59,7 @@ echo "image $(blobs "$CACHE") -> $(blobs out) bytes of blobs; prune ${prune_time
 	"zcat | gzip -6 of the changed layer ${floor}s; peak RSS $(cat rss) KiB"
 
 testing "prune --keep sm_80 succeeds" "exit $rc" "" "" 0
-testing "the documents' layer is the same blob" \
+testing "the Debian root's layer is the same blob" \
 	"cmp $CACHE/blobs/sha256/\$($layer $CACHE 0) out/blobs/sha256/\$($layer out 0) && echo same" "same" "" 0
 testing "umoci unpacks it (every digest and diff_id checked)" \
 	"umoci unpack --image out:sid b > /dev/null && echo ok" "ok" "" 0
@@ -91,6 +85,8 @@ same" "" 0
 if command -v skopeo >/dev/null 2>&1; then
 	testing "skopeo inspects it" \
 		"skopeo inspect oci:out:sid | grep -c sha256:" "3" "" 0
+	testing "skopeo copies it into a docker archive, which offload reads" \
+		"skopeo copy -q oci:out:sid docker-archive:d.tar:pruned:1 && offload du -q docker-archive:d.tar | sed -n '/^root/,\$p' | sed 1d | diff image.txt - && echo same" "same" "" 0
 fi
 if command -v podman >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 	mkdir pt
