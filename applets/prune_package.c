@@ -129,6 +129,15 @@ static int prune_deb(struct options *o, const char *path, struct io_in *in,
 	fprintf(o->report, "package %llu -> %llu bytes\n",
 		(unsigned long long)r.deb_before,
 		(unsigned long long)r.deb_after);
+	if (o->verbose && (r.blocks_copied || r.blocks_made))
+		fprintf(o->report, "%s: %s: %llu xz block%s copied (%llu "
+			"bytes of tar), %llu compressed again (%llu bytes)\n",
+			written, d.member[d.data].name,
+			(unsigned long long)r.blocks_copied,
+			r.blocks_copied == 1 ? "" : "s",
+			(unsigned long long)r.bytes_copied,
+			(unsigned long long)r.blocks_made,
+			(unsigned long long)r.bytes_made);
 out:
 	deb_close(&d);
 	return rc;

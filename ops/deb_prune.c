@@ -11,6 +11,7 @@
 #include "member_prune.h"
 #include "prune.h"
 #include "prune_plan.h"
+#include "xz_splice.h"
 #include "../core/io_out.h"
 #include "../core/io_scratch.h"
 #include "../core/io_write.h"
@@ -263,6 +264,38 @@ out:
 	return rc;
 }
 
+/* The data tar in xz: written again with the original's blocks that
+ * hold none of the changed files copied as they are (ops/xz_splice.c),
+ * the rest compressed as dpkg-deb compresses. */
+static int write_data_xz(struct layer_walk *w, struct deb *d,
+			 struct io_out *out, uint64_t *size,
+			 struct deb_prune_result *res, struct err *e)
+{
+	const struct deb_member *m = &d->member[d->data];
+	struct xz_splice *s = NULL;
+	struct xz_splice_told t;
+	int rc = -1;
+
+	if (io_scratch_open(out, e) < 0 ||
+	    xz_splice_open(&s, &d->in, m->offset, m->size,
+			   dpkg_level(LAYER_XZ), out, e) < 0)
+		goto out;
+	w->write = xz_splice_write;
+	w->span = xz_splice_span;
+	w->write_ctx = s;
+	if (deb_data_walk(d, w, e) < 0 || xz_splice_finish(s, size, e) < 0)
+		goto out;
+	xz_splice_told(s, &t);
+	res->blocks_copied = t.blocks_copied;
+	res->bytes_copied = t.bytes_copied;
+	res->blocks_made = t.blocks_made;
+	res->bytes_made = t.bytes_made;
+	rc = 0;
+out:
+	xz_splice_close(s);
+	return rc;
+}
+
 /* The control tar written again with the new md5sums and control. */
 static int write_control(struct prune_ctx *c, struct io_out *out,
 			 uint64_t *size, struct err *e)
@@ -362,7 +395,9 @@ int deb_prune(struct deb *d, struct io_out *out, const struct deb_prune_opts *o,
 	 * it (decoding is a twentieth of the encoding's CPU), and a
 	 * threaded decoder's block buffers would be 128 MiB more. */
 	d->decode_threads = 1;
-	if (write_member(&w, d, d->data, &data, &data_size, e) < 0 ||
+	if ((d->member[d->data].codec == LAYER_XZ ?
+	     write_data_xz(&w, d, &data, &data_size, res, e) :
+	     write_member(&w, d, d->data, &data, &data_size, e)) < 0 ||
 	    write_control(&c, &ctl, &ctl_size, e) < 0 ||
 	    write_deb(d, out, &ctl, ctl_size, &data, data_size,
 		      &res->deb_after, e) < 0)

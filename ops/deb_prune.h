@@ -3,7 +3,8 @@
  * headers as they were but for the sizes; data.tar is written again
  * (ops/layer.c: only the pruned files' sizes and bytes differ) and
  * compressed as it was, at dpkg-deb's level for its codec (gzip 9, xz 6,
- * zstd 3); control.tar's md5sums gets the pruned files' new sums and
+ * zstd 3), an xz data tar's blocks that hold no changed file copied as
+ * they are (ops/xz_splice.h); control.tar's md5sums gets the pruned files' new sums and
  * control its Installed-Size recomputed as dpkg-gencontrol computes it
  * (KiB, each file rounded up), by the change in each pruned file's size.
  * A pruned file whose bytes do not match its md5sums line is refused: its
@@ -32,6 +33,9 @@ struct deb_prune_result {
 	uint64_t code_before, code_after;	/* their bytes */
 	uint64_t data_before, data_after;	/* data.tar.*'s */
 	uint64_t deb_before, deb_after;
+	/* A data.tar.xz's blocks copied as they were and compressed anew,
+	 * and the tar's bytes in them (ops/xz_splice.h). */
+	uint64_t blocks_copied, bytes_copied, blocks_made, bytes_made;
 	long long installed_before, installed_after;	/* KiB; -1: none */
 };
 

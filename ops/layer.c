@@ -78,6 +78,14 @@ static int put(struct layer_walk *w, const uint8_t *p, size_t n, struct err *e)
 	return w->write(w->write_ctx, p, n, e);
 }
 
+/* The writer told what comes from at on (layer_walk.span). */
+static int span(struct layer_walk *w, uint64_t at, bool same, struct err *e)
+{
+	if (!w->write || !w->span)
+		return 0;
+	return w->span(w->write_ctx, at, same, e);
+}
+
 /* n bytes of the stream passed through (the data blocks of a member). */
 static int pass(struct layer_walk *w, uint64_t n, uint8_t *chunk, struct err *e)
 {
@@ -276,7 +284,8 @@ static int file(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 	if (get_all(w, chunk, head, "a member's data", e) < 0)
 		return -1;
 	if (!w->wants || !w->wants(w->ctx, chunk, head)) {
-		if (put_headers(w, m, hdr, false, 0, e) < 0 ||
+		if (span(w, lm->at, true, e) < 0 ||
+		    put_headers(w, m, hdr, false, 0, e) < 0 ||
 		    put(w, chunk, head, e) < 0)
 			return -1;
 		return pass_member(w, lm->size, head, chunk, e);
@@ -288,6 +297,8 @@ static int file(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 	if ((r = w->member(w->ctx, lm, &data, &repl, e)) < 0)
 		goto out;
 	w->before += lm->size;
+	if (span(w, lm->at, r == 0, e) < 0)
+		goto out;
 	if (r == 0) {
 		w->after += lm->size;
 		rc = put_headers(w, m, hdr, false, 0, e) < 0 ||
@@ -358,7 +369,8 @@ static int member(struct layer_walk *w, struct meta *m, uint8_t *hdr,
 		return -1;
 	if (h->kind == TAR_FILE && lm.size && w->member)
 		return file(w, m, hdr, &lm, chunk, e);
-	if (put_headers(w, m, hdr, false, 0, e) < 0)
+	if (span(w, at, true, e) < 0 ||
+	    put_headers(w, m, hdr, false, 0, e) < 0)
 		return -1;
 	return pass_member(w, lm.size, 0, chunk, e);
 }
@@ -369,7 +381,8 @@ static int rest(struct layer_walk *w, const uint8_t *zero, uint8_t *chunk,
 {
 	size_t got;
 
-	if (put(w, zero, TAR_BLOCK, e) < 0)
+	if (span(w, w->pos - TAR_BLOCK, true, e) < 0 ||
+	    put(w, zero, TAR_BLOCK, e) < 0)
 		return -1;
 	do {
 		if (get(w, chunk, LAYER_PEEK, &got, e) < 0 ||

@@ -57,6 +57,13 @@ struct layer_walk {
 	 * are put after the hook returns). */
 	int (*write)(void *ctx, const uint8_t *buf, size_t n, struct err *e);
 	void *write_ctx;
+	/* Told, with write_ctx, before each member's headers are written
+	 * and before the end's zero blocks (NULL: not told): from at, an
+	 * offset in the stream read, the bytes written are the stream's
+	 * own, as read (same), or not (a replaced member), until the next
+	 * call.  A writer that can reuse what it read (ops/xz_splice.c)
+	 * learns where it may.  0, or -1 with e filled. */
+	int (*span)(void *write_ctx, uint64_t at, bool same, struct err *e);
 	layer_wants_fn *wants;
 	layer_member_fn *member;
 	void *ctx;

@@ -488,19 +488,19 @@ static int emit(struct layer_writer *w, const uint8_t *p, size_t n,
 }
 
 /* xz as dpkg-deb compresses (lib/dpkg/compress.c, filter_lzma_init):
- * level (0: 6, xz's and dpkg's default), CRC64, liblzma's default block
- * size (three dictionaries: 24 MiB at level 6), a thread per CPU
+ * level (0: 6, xz's and dpkg's default), liblzma's default block size
+ * (three dictionaries: 24 MiB at level 6), a thread per CPU
  * (lzma_cputhreads), as many as fit in half the physical memory
  * (dpkg-deb's bound when it cannot read MemAvailable; the threads'
  * count moves no byte of the output, the block size does).  A thread
  * at level 6 costs 165 MiB by liblzma's count: a bound of 330 MiB, as
  * this had, was 2^18 bytes short of two threads and ran one. */
-static int xz_open(struct layer_writer *w, int level)
+int layer_xz_encoder(lzma_stream *xz, int level, lzma_check check)
 {
 	lzma_mt mt = {
 		.threads = lzma_cputhreads(),
 		.preset = (uint32_t)(level ? level : 6),
-		.check = LZMA_CHECK_CRC64,
+		.check = check,
 	};
 	uint64_t limit = lzma_physmem() / 2;
 
@@ -511,8 +511,14 @@ static int xz_open(struct layer_writer *w, int level)
 	while (mt.threads > 1 &&
 	       lzma_stream_encoder_mt_memusage(&mt) >= limit)
 		mt.threads--;
+	return lzma_stream_encoder_mt(xz, &mt) == LZMA_OK ? 0 : -1;
+}
+
+/* dpkg-deb's check, CRC64. */
+static int xz_open(struct layer_writer *w, int level)
+{
 	w->xz = (lzma_stream)LZMA_STREAM_INIT;
-	if (lzma_stream_encoder_mt(&w->xz, &mt) != LZMA_OK)
+	if (layer_xz_encoder(&w->xz, level, LZMA_CHECK_CRC64) < 0)
 		return -1;
 	w->xz_open = true;
 	return 0;

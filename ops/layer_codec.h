@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <lzma.h>
 
 #include "../core/err.h"
 #include "../core/io_in.h"
@@ -117,5 +118,11 @@ int layer_writer_write(void *w, const uint8_t *buf, size_t n, struct err *e);
 int layer_writer_finish(struct layer_writer *w, char *diff_hex,
 			char *blob_hex, uint64_t *blob_size, struct err *e);
 void layer_writer_close(struct layer_writer *w);
+
+/* xz's encoder set up in xz (LZMA_STREAM_INIT, or an encoder of this
+ * kind again) as dpkg-deb sets it up at level (0: 6), with check:
+ * liblzma's threaded encoder, its blocks of three dictionaries, on a
+ * thread per CPU as memory allows.  0, or -1 (out of memory). */
+int layer_xz_encoder(lzma_stream *xz, int level, lzma_check check);
 
 #endif
