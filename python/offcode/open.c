@@ -19,6 +19,18 @@ static int open_options(struct offcode_open_options *o, int verify,
 	return 0;
 }
 
+/* The artefact an opener made, or its error raised and the handle let go. */
+static PyObject *opened(Artifact *self, int rc, offcode_error *err)
+{
+	if (rc) {
+		errors_raise(rc, err);
+		offcode_error_free(err);
+		Py_DECREF(self);
+		return NULL;
+	}
+	return (PyObject *)self;
+}
+
 /* open_path's arguments, opened with these flags besides. */
 static PyObject *open_path_with(PyObject *args, unsigned flags)
 {
@@ -43,13 +55,7 @@ static PyObject *open_path_with(PyObject *args, unsigned flags)
 	rc = offcode_open_path(PyBytes_AS_STRING(path), &o, &self->a, &err);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(path);
-	if (rc) {
-		errors_raise(rc, err);
-		offcode_error_free(err);
-		Py_DECREF(self);
-		return NULL;
-	}
-	return (PyObject *)self;
+	return opened(self, rc, err);
 }
 
 /* open_path(path, verify, ccob_max_size, ccob_max_ratio) */
@@ -83,13 +89,7 @@ PyObject *open_fd(PyObject *mod, PyObject *args)
 	rc = offcode_open_fd(fd, PyBytes_AS_STRING(name), &o, &self->a, &err);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(name);
-	if (rc) {
-		errors_raise(rc, err);
-		offcode_error_free(err);
-		Py_DECREF(self);
-		return NULL;
-	}
-	return (PyObject *)self;
+	return opened(self, rc, err);
 }
 
 /* open_memory(buffer, name, verify, ccob_max_size, ccob_max_ratio): the
@@ -126,13 +126,7 @@ PyObject *open_memory(PyObject *mod, PyObject *args)
 				 PyBytes_AS_STRING(name), &o, &self->a, &err);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(name);
-	if (rc) {
-		errors_raise(rc, err);
-		offcode_error_free(err);
-		Py_DECREF(self);
-		return NULL;
-	}
-	return (PyObject *)self;
+	return opened(self, rc, err);
 }
 
 /* open_stream(path, verify, ccob_max_size, ccob_max_ratio): a package or
