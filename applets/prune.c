@@ -137,7 +137,9 @@ static const struct opt rows[] = {
 	OPT_FLAG('r', "recursive", "prune every file under each directory PATH, in\n"
 		 "place, and say one line of totals (-v or -n: a\n"
 		 "line per file changed); hard links stay links,\n"
-		 "symbolic links are not followed", AT(recurse)),
+		 "symbolic links are not followed; the tree changes\n"
+		 "all at once at the end, or not at all if a write\n"
+		 "fails or a signal comes", AT(recurse)),
 	OPT_FLAG(0, "remove-files", "with -r, remove the files that hold code of the\n"
 		 "GPUs dropped and nothing else (code objects,\n"
 		 "bundles, CCOBs, fatbins, kpack archives: by\n"
