@@ -14,30 +14,6 @@
 #include "../core/bytes.h"
 #include "../core/elfscan.h"
 
-static void get_phdr(const uint8_t *p, struct phdr *h)
-{
-	h->type = (uint32_t)get_le(p, 4);
-	h->flags = (uint32_t)get_le(p + 4, 4);
-	h->offset = get_le(p + 8, 8);
-	h->vaddr = get_le(p + 16, 8);
-	h->paddr = get_le(p + 24, 8);
-	h->filesz = get_le(p + 32, 8);
-	h->memsz = get_le(p + 40, 8);
-	h->align = get_le(p + 48, 8);
-}
-
-static void put_phdr(uint8_t *p, const struct phdr *h)
-{
-	put_le(p, h->type, 4);
-	put_le(p + 4, h->flags, 4);
-	put_le(p + 8, h->offset, 8);
-	put_le(p + 16, h->vaddr, 8);
-	put_le(p + 24, h->paddr, 8);
-	put_le(p + 32, h->filesz, 8);
-	put_le(p + 40, h->memsz, 8);
-	put_le(p + 48, h->align, 8);
-}
-
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -54,13 +30,13 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 		  const struct elfscan *sc,
 		  const struct elf_shrink_hole *hole, size_t nholes,
 		  const struct elf_shrink_word *w, size_t nw,
-		  enum elf_shrink_place place, struct phdr *ph,
+		  enum elf_shrink_place place, struct elf64_phdr *ph,
 		  struct cut *cut)
 {
 	uint64_t phoff = get_le(buf + 32, 8), shoff = get_le(buf + 40, 8);
 	size_t phnum = get_le(buf + 56, 2), shnum = get_le(buf + 60, 2);
 	uint64_t page = MIN_PAGE, bias = 0, at = 0, phsize;
-	struct phdr *nph = NULL;
+	struct elf64_phdr *nph = NULL;
 	size_t ncut = 0, first = phnum, nnew = 0, room;
 	size_t max_phdrs = get_le(buf + 16, 2) == ET_EXEC_ ? MAX_PHDRS_PROGRAM
 							   : MAX_PHDRS_LIBRARY;
@@ -68,7 +44,7 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 	int rc;
 
 	for (size_t j = 0; j < phnum; j++) {
-		get_phdr(buf + phoff + j * PHDR_LEN, &ph[j]);
+		elf64_phdr_get(&ph[j], buf + phoff + j * PHDR_LEN);
 		if (ph[j].type == PT_INTERP_)	/* the kernel loads it */
 			max_phdrs = MAX_PHDRS_PROGRAM;
 		if (ph[j].type != PT_LOAD_)
@@ -166,7 +142,7 @@ static int layout(struct elf_shrink *s, const uint8_t *buf, size_t len,
 		rc = elf_shrink_check_phdrs(s, nph, nnew,
 					    out_offset(cut, ncut, shoff));
 	for (size_t j = 0; rc > 0 && j < nnew; j++)
-		put_phdr(s->phdrs + j * PHDR_LEN, &nph[j]);
+		elf64_phdr_put(s->phdrs + j * PHDR_LEN, &nph[j]);
 	free(nph);
 	if (rc <= 0)
 		return rc;
@@ -220,7 +196,7 @@ int elf_shrink_plan(const uint8_t *buf, size_t len,
 		    struct err *e)
 {
 	struct elfscan sc = { 0 };
-	struct phdr *ph = NULL;
+	struct elf64_phdr *ph = NULL;
 	struct cut *cut = NULL;
 	uint64_t phoff, shoff;
 	size_t phnum, shnum;

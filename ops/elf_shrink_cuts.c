@@ -27,7 +27,8 @@ static int by_size_desc(const void *a, const void *b)
 
 /* The cuts the holes allow, in offset order (0: none, s->why set). */
 int elf_shrink_find_cuts(struct elf_shrink *s, const struct elfscan *sc,
-			 const struct phdr *ph, size_t phnum, uint64_t page,
+			 const struct elf64_phdr *ph,
+			 size_t phnum, uint64_t page,
 			 const struct elf_shrink_hole *hole, size_t nholes,
 			 struct cut *cut, size_t *ncut)
 {
@@ -86,7 +87,8 @@ void elf_shrink_largest_cuts(struct cut *cut, size_t *ncut, size_t n)
  * section's bytes holds (0, s->why set, when the first PT_LOAD does not
  * map the ELF header). */
 size_t elf_shrink_ehdr_room(struct elf_shrink *s, const struct elfscan *sc,
-			    const struct phdr *ph, size_t phnum, size_t first,
+			    const struct elf64_phdr *ph,
+			    size_t phnum, size_t first,
 			    uint64_t bias, const struct cut *cut, size_t ncut)
 {
 	uint64_t lim = ph[first].filesz;
@@ -125,7 +127,8 @@ size_t elf_shrink_ehdr_room(struct elf_shrink *s, const struct elfscan *sc,
  * does not fit there with every cut, the smaller cuts after the first give
  * way; when it does not fit with one, the first cut does. */
 int elf_shrink_in_first_cut(struct elf_shrink *s, const struct elfscan *sc,
-			    const struct phdr *ph, size_t phnum, uint64_t page,
+			    const struct elf64_phdr *ph,
+			    size_t phnum, uint64_t page,
 			    uint64_t bias, struct cut *cut, size_t *ncut,
 			    uint64_t *at)
 {

@@ -23,7 +23,7 @@ static bool holds_code(const struct elfscan *sc, uint64_t va, uint64_t len)
 
 /* A piece of a split PT_LOAD that holds no executable section loses PF_X
  * (it maps offload code only: nothing runs it). */
-static void piece_flags(const struct elfscan *sc, struct phdr *p)
+static void piece_flags(const struct elfscan *sc, struct elf64_phdr *p)
 {
 	if ((p->flags & PF_X_) && !holds_code(sc, p->vaddr, p->memsz))
 		p->flags &= ~(uint32_t)PF_X_;
@@ -31,20 +31,20 @@ static void piece_flags(const struct elfscan *sc, struct phdr *p)
 
 /* The new program headers: a split PT_LOAD becomes its pieces. */
 int elf_shrink_new_phdrs(struct elf_shrink *s, const struct elfscan *sc,
-			 const struct phdr *ph, size_t phnum,
+			 const struct elf64_phdr *ph, size_t phnum,
 			 const struct cut *cut, size_t ncut, uint64_t phoff,
-			 uint64_t bias, struct phdr *out, size_t *nout)
+			 uint64_t bias, struct elf64_phdr *out, size_t *nout)
 {
 	size_t n = 0;
 	size_t phsize = (phnum + ncut) * PHDR_LEN;
 
 	for (size_t j = 0; j < phnum; j++) {
-		struct phdr h = ph[j];
+		struct elf64_phdr h = ph[j];
 		uint64_t start = h.offset, end = h.offset + h.filesz;
 		bool split = false;
 
 		for (size_t c = 0; c < ncut; c++) {
-			struct phdr p = h;
+			struct elf64_phdr p = h;
 
 			if (cut[c].seg != j)
 				continue;
@@ -92,7 +92,7 @@ int elf_shrink_new_phdrs(struct elf_shrink *s, const struct elfscan *sc,
 
 /* What the loader needs of the new table: PT_LOADs in address order, not
  * overlapping, each inside the file and congruent. */
-int elf_shrink_check_phdrs(struct elf_shrink *s, const struct phdr *ph,
+int elf_shrink_check_phdrs(struct elf_shrink *s, const struct elf64_phdr *ph,
 			   size_t n, uint64_t file_len)
 {
 	uint64_t end = 0;

@@ -12,10 +12,10 @@
 struct elfscan;
 
 int elf_shrink_new_phdrs(struct elf_shrink *s, const struct elfscan *sc,
-			 const struct phdr *ph, size_t phnum,
+			 const struct elf64_phdr *ph, size_t phnum,
 			 const struct cut *cut, size_t ncut, uint64_t phoff,
-			 uint64_t bias, struct phdr *out, size_t *nout);
-int elf_shrink_check_phdrs(struct elf_shrink *s, const struct phdr *ph,
+			 uint64_t bias, struct elf64_phdr *out, size_t *nout);
+int elf_shrink_check_phdrs(struct elf_shrink *s, const struct elf64_phdr *ph,
 			   size_t n, uint64_t file_len);
 int elf_shrink_new_shdrs(struct elf_shrink *s, const struct elfscan *sc,
 			 const uint8_t *buf, uint64_t shoff, size_t shnum,

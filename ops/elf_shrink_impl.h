@@ -13,9 +13,10 @@
 #include <stdio.h>
 
 #include "elf_shrink_types.h"
+#include "../core/elf64hdr.h"
 
 enum {
-	EHDR_LEN = 64, PHDR_LEN = 56, SHDR_LEN = 64,
+	EHDR_LEN = 64, PHDR_LEN = ELF64_PHDR_LEN, SHDR_LEN = ELF64_SHDR_LEN,
 	ET_EXEC_ = 2, ET_DYN_ = 3,
 	PT_LOAD_ = 1, PT_DYNAMIC_ = 2, PT_INTERP_ = 3, PT_NOTE_ = 4,
 	PT_PHDR_ = 6, PT_TLS_ = 7,
@@ -30,11 +31,6 @@ enum {
 	MIN_PAGE = 4096, MAX_PAGE = 1 << 30,
 	SHT_RELA_ = 4, SHT_REL_ = 9, SHT_RELR_ = 19, SHT_DYNSYM_ = 11,
 	SHT_SYMTAB_ = 2, STT_SECTION_ = 3, STT_FILE_ = 4, STT_TLS_ = 6,
-};
-
-struct phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
 };
 
 struct cut {

@@ -14,7 +14,8 @@
  * headers?  Only a section of offload containers may cover it, and no
  * segment but the PT_LOAD it is in (seg). */
 int elf_shrink_clear_range(struct elf_shrink *s, const struct elfscan *sc,
-			   const struct phdr *ph, size_t phnum, size_t seg,
+			   const struct elf64_phdr *ph,
+			   size_t phnum, size_t seg,
 			   uint64_t lo, uint64_t hi)
 {
 	uint64_t va = ph[seg].vaddr + (lo - ph[seg].offset);
@@ -207,7 +208,8 @@ static bool symtab_hits(const struct words *x, const struct elfscan_section *y)
 int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			      const uint8_t *buf,
 			      const struct elf_shrink_word *w, size_t nw,
-			      const struct phdr *ph, const struct cut *cut,
+			      const struct elf64_phdr *ph,
+			      const struct cut *cut,
 			      size_t ncut, struct span table)
 {
 	struct span *sp = calloc(ncut + 1, sizeof(*sp));

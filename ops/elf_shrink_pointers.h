@@ -12,14 +12,16 @@
 struct elfscan;
 
 int elf_shrink_clear_range(struct elf_shrink *s, const struct elfscan *sc,
-			   const struct phdr *ph, size_t phnum, size_t seg,
+			   const struct elf64_phdr *ph,
+			   size_t phnum, size_t seg,
 			   uint64_t lo, uint64_t hi);
 uint64_t elf_shrink_word_at(const uint8_t *buf, const struct elf_shrink_word *w,
 			    size_t nw, uint64_t off);
 int elf_shrink_check_pointers(struct elf_shrink *s, const struct elfscan *sc,
 			      const uint8_t *buf,
 			      const struct elf_shrink_word *w, size_t nw,
-			      const struct phdr *ph, const struct cut *cut,
+			      const struct elf64_phdr *ph,
+			      const struct cut *cut,
 			      size_t ncut, struct span table);
 
 #endif

@@ -47,6 +47,7 @@
 #include "kpack_image.h"
 #include "prune_pointers.h"
 #include "../core/bytes.h"
+#include "../core/elf64hdr.h"
 #include "../core/elfscan.h"
 #include "../core/io_write.h"
 #include "../core/sections.h"
@@ -55,8 +56,8 @@
 enum {
 	SHT_PROGBITS_ = 1, SHT_RELA_ = 4, SHT_NOBITS_ = 8, SHT_REL_ = 9,
 	SHF_ALLOC_ = 2, ET_EXEC_ = 2, ET_DYN_ = 3, PT_LOAD_ = 1, PT_PHDR_ = 6,
-	PF_R_ = 4, WRAPPER = 24, EHDR = 64, PHDR = 56, SHDR = 64, RELA = 24,
-	REL = 16, PAGE = 4096, SPARE = 16,
+	PF_R_ = 4, WRAPPER = 24, EHDR = 64, PHDR = ELF64_PHDR_LEN,
+	SHDR = ELF64_SHDR_LEN, RELA = 24, REL = 16, PAGE = 4096, SPARE = 16,
 	/* More section names than any linked file has: a bigger table is
 	 * refused rather than copied into memory. */
 	SHSTRTAB_MAX = 16 << 20,
@@ -255,76 +256,15 @@ out:
 	return rc;
 }
 
-/* The headers as the splitter holds them while it edits. */
-struct phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
-struct shdr {
-	uint32_t name, type, link, info;
-	uint64_t flags, addr, offset, size, align, entsize;
-};
 struct surgery {
 	struct kpack_image m;
 	uint64_t phoff, shoff;
-	struct phdr *ph;	/* what the file's table says now */
+	struct elf64_phdr *ph;	/* what the file's table says now */
 	size_t nph;
-	struct shdr *sh;
+	struct elf64_shdr *sh;
 	size_t nsh;
 	struct err *e;
 };
-
-static void phdr_get(struct phdr *p, const uint8_t *b)
-{
-	p->type = (uint32_t)get_le(b, 4);
-	p->flags = (uint32_t)get_le(b + 4, 4);
-	p->offset = get_le(b + 8, 8);
-	p->vaddr = get_le(b + 16, 8);
-	p->paddr = get_le(b + 24, 8);
-	p->filesz = get_le(b + 32, 8);
-	p->memsz = get_le(b + 40, 8);
-	p->align = get_le(b + 48, 8);
-}
-
-static void phdr_put(uint8_t *b, const struct phdr *p)
-{
-	put_le(b, p->type, 4);
-	put_le(b + 4, p->flags, 4);
-	put_le(b + 8, p->offset, 8);
-	put_le(b + 16, p->vaddr, 8);
-	put_le(b + 24, p->paddr, 8);
-	put_le(b + 32, p->filesz, 8);
-	put_le(b + 40, p->memsz, 8);
-	put_le(b + 48, p->align, 8);
-}
-
-static void shdr_get(struct shdr *s, const uint8_t *b)
-{
-	s->name = (uint32_t)get_le(b, 4);
-	s->type = (uint32_t)get_le(b + 4, 4);
-	s->flags = get_le(b + 8, 8);
-	s->addr = get_le(b + 16, 8);
-	s->offset = get_le(b + 24, 8);
-	s->size = get_le(b + 32, 8);
-	s->link = (uint32_t)get_le(b + 40, 4);
-	s->info = (uint32_t)get_le(b + 44, 4);
-	s->align = get_le(b + 48, 8);
-	s->entsize = get_le(b + 56, 8);
-}
-
-static void shdr_put(uint8_t *b, const struct shdr *s)
-{
-	put_le(b, s->name, 4);
-	put_le(b + 4, s->type, 4);
-	put_le(b + 8, s->flags, 8);
-	put_le(b + 16, s->addr, 8);
-	put_le(b + 24, s->offset, 8);
-	put_le(b + 32, s->size, 8);
-	put_le(b + 40, s->link, 4);
-	put_le(b + 44, s->info, 4);
-	put_le(b + 48, s->align, 8);
-	put_le(b + 56, s->entsize, 8);
-}
 
 static int too_far(struct surgery *g)
 {
@@ -342,7 +282,7 @@ static bool round_up(uint64_t v, uint64_t a, uint64_t *r)
 }
 
 /* The first page boundary past every PT_LOAD of ph (allocate_vaddr). */
-static int next_vaddr(struct surgery *g, const struct phdr *ph, size_t n,
+static int next_vaddr(struct surgery *g, const struct elf64_phdr *ph, size_t n,
 		      uint64_t *va)
 {
 	uint64_t end = 0;
@@ -375,7 +315,7 @@ static int write_shdr(struct surgery *g, size_t i)
 {
 	uint8_t b[SHDR];
 
-	shdr_put(b, &g->sh[i]);
+	elf64_shdr_put(b, &g->sh[i]);
 	return kpack_image_write(&g->m, g->shoff + i * SHDR, b, SHDR, g->e);
 }
 
@@ -383,8 +323,8 @@ static int write_shdr(struct surgery *g, size_t i)
  * table is when they fit before the first content after it (counted with
  * the segments of seen, as the splitter counts them), else at the end of
  * the file (ProgramHeaderManager.apply). */
-static int phdrs_apply(struct surgery *g, struct phdr *ph, size_t n,
-		       const struct phdr *seen, size_t nseen)
+static int phdrs_apply(struct surgery *g, struct elf64_phdr *ph, size_t n,
+		       const struct elf64_phdr *seen, size_t nseen)
 {
 	uint64_t first = kpack_image_len(&g->m), off, va, cap;
 	uint8_t b[PHDR];
@@ -402,7 +342,7 @@ static int phdrs_apply(struct surgery *g, struct phdr *ph, size_t n,
 	g->nph = n;
 	if (first >= g->phoff && (first - g->phoff) / PHDR >= n) {
 		for (size_t i = 0; i < n; i++) {
-			phdr_put(b, &ph[i]);
+			elf64_phdr_put(b, &ph[i]);
 			if (kpack_image_write(&g->m, g->phoff + i * PHDR, b,
 					      PHDR, g->e) < 0)
 				return -1;
@@ -419,12 +359,12 @@ static int phdrs_apply(struct surgery *g, struct phdr *ph, size_t n,
 			ph[i].filesz = ph[i].memsz = cap * PHDR;
 			break;
 		}
-	ph[n] = (struct phdr){ .type = PT_LOAD_, .flags = PF_R_,
+	ph[n] = (struct elf64_phdr){ .type = PT_LOAD_, .flags = PF_R_,
 		.offset = off, .vaddr = va, .paddr = va,
 		.filesz = cap * PHDR, .memsz = cap * PHDR, .align = PAGE };
 	g->nph = ++n;
 	for (size_t i = 0; i < n; i++) {
-		phdr_put(b, &ph[i]);
+		elf64_phdr_put(b, &ph[i]);
 		if (kpack_image_append(&g->m, b, PHDR, g->e) < 0)
 			return -1;
 	}
@@ -434,9 +374,9 @@ static int phdrs_apply(struct surgery *g, struct phdr *ph, size_t n,
 }
 
 /* g->ph and room for extra more, copied. */
-static struct phdr *phdrs_copy(struct surgery *g, size_t extra)
+static struct elf64_phdr *phdrs_copy(struct surgery *g, size_t extra)
 {
-	struct phdr *p = calloc(g->nph + extra, sizeof(*p));
+	struct elf64_phdr *p = calloc(g->nph + extra, sizeof(*p));
 
 	if (!p) {
 		err_nomem(g->e);
@@ -452,7 +392,7 @@ static int add_section(struct surgery *g, const uint8_t *buf, size_t str,
 		       const uint8_t *ref, size_t ref_len)
 {
 	static const char name[] = ".rocm_kpack_ref";
-	struct shdr *sh = realloc(g->sh, (g->nsh + 1) * sizeof(*sh));
+	struct elf64_shdr *sh = realloc(g->sh, (g->nsh + 1) * sizeof(*sh));
 	uint64_t from;
 
 	if (!sh)
@@ -461,7 +401,7 @@ static int add_section(struct surgery *g, const uint8_t *buf, size_t str,
 	if (sh[str].size > UINT32_MAX - sizeof(name))
 		return err_code_set(g->e, ERR_MALFORMED, "the section name "
 				    "table is too large");
-	sh[g->nsh] = (struct shdr){ .name = (uint32_t)sh[str].size,
+	sh[g->nsh] = (struct elf64_shdr){ .name = (uint32_t)sh[str].size,
 		.type = SHT_PROGBITS_, .offset = kpack_image_len(&g->m),
 		.size = ref_len, .align = 1 };
 	if (kpack_image_append(&g->m, ref, ref_len, g->e) < 0)
@@ -478,7 +418,7 @@ static int add_section(struct surgery *g, const uint8_t *buf, size_t str,
 	for (size_t i = 0; i < g->nsh; i++) {
 		uint8_t b[SHDR];
 
-		shdr_put(b, &sh[i]);
+		elf64_shdr_put(b, &sh[i]);
 		if (kpack_image_append(&g->m, b, SHDR, g->e) < 0)
 			return -1;
 	}
@@ -489,9 +429,9 @@ static int add_section(struct surgery *g, const uint8_t *buf, size_t str,
 static int map_ref(struct surgery *g, const uint8_t *ref, size_t ref_len,
 		   uint64_t *va)
 {
-	struct shdr *s = &g->sh[g->nsh - 1];
+	struct elf64_shdr *s = &g->sh[g->nsh - 1];
 	uint64_t off = s->offset;
-	struct phdr *ph;
+	struct elf64_phdr *ph;
 
 	if (next_vaddr(g, g->ph, g->nph, va) < 0)
 		return -1;
@@ -501,13 +441,13 @@ static int map_ref(struct surgery *g, const uint8_t *ref, size_t ref_len,
 		return -1;
 	if (!(ph = phdrs_copy(g, 2)))
 		return -1;
-	ph[g->nph] = (struct phdr){ .type = PT_LOAD_, .flags = PF_R_,
+	ph[g->nph] = (struct elf64_phdr){ .type = PT_LOAD_, .flags = PF_R_,
 		.offset = off, .vaddr = *va, .paddr = *va, .filesz = ref_len,
 		.memsz = ref_len, .align = PAGE };
 	{
 		/* The splitter counts the content after the table with the
 		 * segments it had. */
-		struct phdr *seen = phdrs_copy(g, 0);
+		struct elf64_phdr *seen = phdrs_copy(g, 0);
 		int rc;
 
 		if (!seen) {
@@ -575,11 +515,11 @@ static uint64_t granule(const struct surgery *g)
 /* Step 4 (conservative_zero_page): .hip_fatbin's whole pages cut out. */
 static int zero_page(struct surgery *g, const struct kpack_host *h)
 {
-	struct shdr *fat = &g->sh[h->fat_index];
+	struct elf64_shdr *fat = &g->sh[h->fat_index];
 	uint64_t va = fat->addr, size = fat->size, end = va + size, off;
 	uint64_t a = granule(g), lo, hi, cut;
-	const struct phdr *t = NULL;
-	struct phdr *ph;
+	const struct elf64_phdr *t = NULL;
+	struct elf64_phdr *ph;
 	size_t n = 0;
 
 	if (!a || !round_up(va, a, &lo))
@@ -612,8 +552,8 @@ static int zero_page(struct surgery *g, const struct kpack_host *h)
 	if (g->shoff > off)
 		g->shoff -= cut;
 	for (size_t i = 0; i < g->nph; i++) {
-		const struct phdr *p = &g->ph[i];
-		struct phdr piece = *p;
+		const struct elf64_phdr *p = &g->ph[i];
+		struct elf64_phdr piece = *p;
 
 		if (p != t) {
 			if (piece.offset > off)
@@ -654,7 +594,7 @@ static int zero_page(struct surgery *g, const struct kpack_host *h)
 	if (phdrs_apply(g, ph, n, ph, n) < 0)
 		return -1;
 	for (size_t i = 0; i < g->nsh; i++) {
-		struct shdr *s = &g->sh[i];
+		struct elf64_shdr *s = &g->sh[i];
 
 		if (i == h->fat_index)
 			s->type = SHT_NOBITS_;
@@ -690,9 +630,9 @@ int kpack_host_write(const uint8_t *buf, size_t len,
 		goto out;
 	}
 	for (size_t i = 0; i < phnum; i++)
-		phdr_get(&g.ph[i], buf + g.phoff + i * PHDR);
+		elf64_phdr_get(&g.ph[i], buf + g.phoff + i * PHDR);
 	for (size_t i = 0; i < g.nsh; i++)
-		shdr_get(&g.sh[i], buf + g.shoff + i * SHDR);
+		elf64_shdr_get(&g.sh[i], buf + g.shoff + i * SHDR);
 	if (add_section(&g, buf, str, ref, ref_len) < 0 ||
 	    map_ref(&g, ref, ref_len, &va) < 0 ||
 	    wrappers(&g, buf, h, va) < 0 || zero_page(&g, h) < 0)
