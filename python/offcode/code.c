@@ -229,15 +229,11 @@ static PyObject *code_walk(Artifact *self, PyObject *fn, int paths)
 			     paths ? "each_path" : "each_code");
 		return NULL;
 	}
-	if (handle_lock(self) < 0)
+	if (handle_walk_begin(self, &w.ts) < 0)
 		return NULL;
-	Py_INCREF(self);
-	self->walker = PyThread_get_thread_ident();
-	w.ts = PyEval_SaveThread();
 	rc = paths ? offcode_code_foreach_path(self->a, path_one, &w)
 		   : offcode_code_foreach(self->a, code_one, &w);
-	PyEval_RestoreThread(w.ts);
-	self->walker = 0;
+	handle_walk_end(self, w.ts);
 	Py_XDECREF(w.path);
 	if (w.failed)
 		;
@@ -247,8 +243,7 @@ static PyObject *code_walk(Artifact *self, PyObject *fn, int paths)
 		handle_raise_last(self, rc);
 	else
 		r = (Py_INCREF(Py_None), Py_None);
-	handle_unlock(self);
-	Py_DECREF(self);
+	handle_walk_done(self);
 	return r;
 }
 

@@ -61,6 +61,28 @@ void handle_unlock(Artifact *self)
 	PyThread_release_lock(self->lock);
 }
 
+int handle_walk_begin(Artifact *self, PyThreadState **ts)
+{
+	if (handle_lock(self) < 0)
+		return -1;
+	Py_INCREF(self);
+	self->walker = PyThread_get_thread_ident();
+	*ts = PyEval_SaveThread();
+	return 0;
+}
+
+void handle_walk_end(Artifact *self, PyThreadState *ts)
+{
+	PyEval_RestoreThread(ts);
+	self->walker = 0;
+}
+
+void handle_walk_done(Artifact *self)
+{
+	handle_unlock(self);
+	Py_DECREF(self);
+}
+
 Artifact *handle_new(void)
 {
 	Artifact *self = PyObject_New(Artifact, &handle_type);

@@ -42,6 +42,16 @@ int handle_take(Artifact *self);
  * lock not held. */
 int handle_lock(Artifact *self);
 void handle_unlock(Artifact *self);
+/* A walk (each_code, each_path, walk_layer) begun: self locked and held,
+ * this thread its walker, the GIL let go (*ts its state, which the
+ * walk's callbacks take it back with): 0, or -1 with an exception. */
+int handle_walk_begin(Artifact *self, PyThreadState **ts);
+/* The walk over: the GIL taken back (ts), self walked no more; still
+ * locked and held, for the caller to read its results first, then
+ * handle_walk_done. */
+void handle_walk_end(Artifact *self, PyThreadState *ts);
+/* self unlocked and let go, as handle_walk_begin took it. */
+void handle_walk_done(Artifact *self);
 /* Whether this thread is the one walking self (its lock held for it). */
 int handle_walking_here(const Artifact *self);
 /* Entry i, the lock held (NULL with IndexError). */

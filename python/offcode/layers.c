@@ -101,15 +101,11 @@ PyObject *layers_walk(Artifact *self, PyObject *args)
 		PyErr_SetString(PyExc_IndexError, "no such layer");
 		return NULL;
 	}
-	if (handle_lock(self) < 0)
+	if (handle_walk_begin(self, &w.ts) < 0)
 		return NULL;
-	Py_INCREF(self);
-	self->walker = PyThread_get_thread_ident();
-	w.ts = PyEval_SaveThread();
 	rc = offcode_layer_walk(self->a, (size_t)i, root ? OFFCODE_WALK_ROOT : 0,
 				walk_one, &w, &st);
-	PyEval_RestoreThread(w.ts);
-	self->walker = 0;
+	handle_walk_end(self, w.ts);
 	if (w.failed)
 		;
 	else if (w.stopped)
@@ -122,8 +118,7 @@ PyObject *layers_walk(Artifact *self, PyObject *args)
 		r = Py_BuildValue("(KKK)", (unsigned long long)st.members,
 				  (unsigned long long)st.files,
 				  (unsigned long long)st.file_bytes);
-	handle_unlock(self);
-	Py_DECREF(self);
+	handle_walk_done(self);
 	return r;
 }
 
