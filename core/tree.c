@@ -17,15 +17,24 @@
 
 /* ---- what the walk keeps ---- */
 
-static int add_err(struct tree *t, const char *path, int errnum)
+/* A new record at the end of t's (NULL when out of memory). */
+static struct err *new_err(struct tree *t)
 {
 	struct err *v = realloc(t->err, (t->nerr + 1) * sizeof(*v));
 
 	if (!v)
-		return -1;
+		return NULL;
 	t->err = v;
-	err_sys(&v[t->nerr], path, errnum);
-	t->nerr++;
+	return &v[t->nerr++];
+}
+
+static int add_err(struct tree *t, const char *path, int errnum)
+{
+	struct err *e = new_err(t);
+
+	if (!e)
+		return -1;
+	err_sys(e, path, errnum);
 	return 0;
 }
 
@@ -437,7 +446,13 @@ int tree_add(struct tree *t, const char *path, bool recurse)
 	if (S_ISREG(st.st_mode))
 		return add_operand_file(t, path, &st);
 	if (!S_ISDIR(st.st_mode)) {
-		t->others++;
+		/* Named, not met: passed over in silence it would look like a
+		 * file with nothing in it (a FIFO, a device, a socket). */
+		struct err *e = new_err(t);
+
+		if (!e)
+			return -1;
+		err_file(e, path, "not a regular file or directory");
 		return 0;
 	}
 	if (!recurse)

@@ -74,7 +74,8 @@ struct tree {
 
 /* Add the files at path: path itself when it is a file, everything under
  * it when it is a directory and recurse is set (a directory without
- * recurse is an error record with errnum EISDIR).  Failures to
+ * recurse is an error record with errnum EISDIR; a FIFO, device or socket
+ * one saying it is not a regular file or directory).  Failures to
  * read a directory or look at a file become records and the walk goes on;
  * -1 only when out of memory. */
 int tree_add(struct tree *t, const char *path, bool recurse);
