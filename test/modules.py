@@ -186,11 +186,12 @@ def call_edges(top, defined=None):
         if not objs:
             sys.exit("modules.py: no objects in %s: build first" % d)
         # One nm for the layer (an nm a file cost a few seconds a run):
-        # -A puts "NAME.o:" before each line of the file's.
+        # -A puts "NAME.o:" before each line of the file's (the last colon
+        # of the line: a C symbol has none).
         out = subprocess.run(["nm", "-g", "-A"] + objs, cwd=d,
                              capture_output=True, text=True, check=True)
         for line in out.stdout.splitlines():
-            name, line = line.split(":", 1)
+            name, _, line = line.rpartition(":")
             mod = os.path.join(layer, name[:-2])
             f = line.split()
             if len(f) == 2 and f[0] == "U":
