@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -167,11 +168,33 @@ def record_one(tooldir, script, root=None, llvm="22"):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def wait_bounded(p, timeout, runaway, *outs):
+    """p's exit status; None when it ran past timeout seconds, or (with
+    runaway) wrote more than runaway bytes to one of outs, when p and all
+    it started are killed.  A damaged bundle can make LLVM's -list loop
+    printing the same names: at a few MB/s of CPU it would spin out the
+    whole timeout (idle wall time for the suite, its CPU uncounted)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            return p.wait(timeout=left if runaway is None else min(left, 0.1))
+        except subprocess.TimeoutExpired:
+            pass
+        if time.monotonic() >= deadline or runaway is not None and any(
+                os.fstat(f.fileno()).st_size > runaway for f in outs):
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            return None
+
+
 def record_in(d, tooldir, script, timeout=120, extra_env=None, llvm="22",
-              root=None):
+              root=None, runaway=None):
     """Run script in directory d and describe what it did; our LLVM-named
     tools follow LLVM release llvm (OFFLOAD_LLVM).  With a Root, d is in it
-    and the script runs there, chrooted, tooldir as the root sees it."""
+    and the script runs there, chrooted, tooldir as the root sees it.
+    runaway=N: a script whose stdout or stderr passes N bytes is a hang
+    (LLVM looping as it writes), killed then rather than at the timeout."""
     env = dict(os.environ)
     env["OFFLOAD_LLVM"] = llvm
     env["PATH"] = os.path.abspath(tooldir) + ":" + env.get("PATH", "")
@@ -199,11 +222,8 @@ def record_in(d, tooldir, script, timeout=120, extra_env=None, llvm="22",
         p = subprocess.Popen(argv, cwd=cwd, env=env,
                              stdin=subprocess.DEVNULL, stdout=so, stderr=se,
                              start_new_session=True)
-        try:
-            rc = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+        rc = wait_bounded(p, timeout, runaway, so, se)
+        if rc is None:
             return "rc=timeout"
         so.seek(0)
         se.seek(0)

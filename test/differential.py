@@ -199,7 +199,8 @@ def run(tooldir, files, script, other):
         for name, data in files.items():
             with open(os.path.join(d, name), "wb") as f:
                 f.write(data)
-        return cases.record_in(d, tooldir, script, timeout=10,
+        # Output past what a record keeps (1 MiB) is LLVM looping.
+        return cases.record_in(d, tooldir, script, timeout=10, runaway=1 << 20,
                                extra_env={"OTHER": other if ROOT else
                                           os.path.abspath(other)},
                                llvm=RELEASE, root=ROOT)

@@ -185,16 +185,19 @@ def call_edges(top, defined=None):
             continue    # not built in this tree (a test's partial build)
         if not objs:
             sys.exit("modules.py: no objects in %s: build first" % d)
-        for name in objs:
+        # One nm for the layer (an nm a file cost a few seconds a run):
+        # -A puts "NAME.o:" before each line of the file's (the last colon
+        # of the line: a C symbol has none).
+        out = subprocess.run(["nm", "-g", "-A"] + objs, cwd=d,
+                             capture_output=True, text=True, check=True)
+        for line in out.stdout.splitlines():
+            name, _, line = line.rpartition(":")
             mod = os.path.join(layer, name[:-2])
-            out = subprocess.run(["nm", "-g", os.path.join(d, name)],
-                                 capture_output=True, text=True, check=True)
-            for line in out.stdout.splitlines():
-                f = line.split()
-                if len(f) == 2 and f[0] == "U":
-                    used.append((mod, f[1]))
-                elif len(f) == 3 and f[1] not in "Uvw":
-                    defined[f[2]] = mod
+            f = line.split()
+            if len(f) == 2 and f[0] == "U":
+                used.append((mod, f[1]))
+            elif len(f) == 3 and f[1] not in "Uvw":
+                defined[f[2]] = mod
     return {(mod, defined[sym]) for mod, sym in used
             if sym in defined and defined[sym] != mod}
 

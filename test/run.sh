@@ -52,7 +52,7 @@ export OFFLOAD_LLVM
 # The suites: every test/NAME.test, and the tables of suite_cmd below.
 # LONG, the longest (measured with `make check`, which prints each suite's
 # time), go first, longest (CPU) first, so that none ends the run alone; then the others.
-LONG="package debian shrink prune bundler faults object cuobjdump ls extract image differential sketch diagnosis headers kernels packdiff coff newllvm ccob differential-23 driver writefaults packdiff-23 ar-diff ar-diff-23 packdiff-24"
+LONG="debian package shrink prune bundler faults ls object extract cuobjdump differential packdiff writefaults diagnosis ccob kernels coff image driver differential-23 newllvm ar-diff packdiff-23 ar-diff-23 packdiff-24"
 TABLES="golden golden-23 live-23 golden-24 live-24 triple targetid llvmhash fuzz-replay"
 ALL=$(for n in $LONG; do echo "$n"; done
 	for f in test/*.test; do n=${f#test/}; echo "${n%.test}"; done
