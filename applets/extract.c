@@ -22,8 +22,6 @@
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
-#include "../core/outnames.h"
-#include "../core/uri.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
 #include "../ops/kpack_find.h"
@@ -501,29 +499,32 @@ static int run_package(struct options *o, const char *path, bool counting,
 static int run_uri(struct options *o, const char *s, bool counting,
 		   size_t *count, struct held *held)
 {
-	struct uri u;
+	struct offcode_uri u = { .size = sizeof(u) };
+	offcode_error *why = NULL;
 	struct io_in in;
-	struct err e;
 	char *name = NULL;
 	int rc = 1;
 
-	if (uri_parse(s, &u, &e) < 0)
-		return fail("cannot read", s, "%s", e.msg);
+	if (offcode_uri_parse(s, &u, &why)) {
+		rc = fail("cannot read", s, "%s", offcode_error_reason(why));
+		offcode_error_free(why);
+		return rc;
+	}
 	/* A device or a pipe is read only as far as the URI needs. */
-	if (open_input(&in, u.path, u.has_size && u.offset <= UINT64_MAX -
-		       u.size ? u.offset + u.size : 0, counting, held) != 0) {
-		uri_free(&u);
+	if (open_input(&in, u.path, u.has_length && u.offset <= UINT64_MAX -
+		       u.length ? u.offset + u.length : 0, counting, held) != 0) {
+		offcode_uri_free(&u);
 		return 1;
 	}
-	if (!u.has_size)
-		u.size = u.offset <= in.len ? in.len - u.offset : 0;
-	if (u.offset > in.len || u.size > in.len - u.offset) {
+	if (!u.has_length)
+		u.length = u.offset <= in.len ? in.len - u.offset : 0;
+	if (u.offset > in.len || u.length > in.len - u.offset) {
 		fail("cannot read", s, "offset %" PRIu64 " and size %" PRIu64
-		     " run past the end of '%s' (%zu bytes)", u.offset, u.size,
+		     " run past the end of '%s' (%zu bytes)", u.offset, u.length,
 		     u.path, in.len);
 		goto out;
 	}
-	if (!u.size) {
+	if (!u.length) {
 		/* Said once: with -o -, in the writing pass. */
 		if (!counting)
 			fprintf(stderr, "offload extract: warning: '%s': size 0, "
@@ -541,12 +542,12 @@ static int run_uri(struct options *o, const char *s, bool counting,
 		goto out;
 	}
 	sprintf(name, "%s-offset%" PRIu64 "-size%" PRIu64 ".co",
-		extract_base_name(u.path), u.offset, u.size);
-	rc = extract_write_out(o, &in, name, NULL, u.offset, u.size);
+		extract_base_name(u.path), u.offset, u.length);
+	rc = extract_write_out(o, &in, name, NULL, u.offset, u.length);
 out:
 	free(name);
 	close_input(&in, counting, held);
-	uri_free(&u);
+	offcode_uri_free(&u);
 	return rc;
 }
 
@@ -559,7 +560,7 @@ static int run_all(struct options *o, char **args, int n, bool counting,
 		rc |= image_is(args[i]) ? run_image(o, args[i], counting, count)
 		      : deb_is(args[i]) || wheel_is(args[i]) || conda_is(args[i])
 			? run_package(o, args[i], counting, count)
-		      : (uri_is_uri(args[i]) ? run_uri : run_file)(
+		      : (offcode_uri_is(args[i]) ? run_uri : run_file)(
 			o, args[i], counting, count, held ? &held[i] : NULL);
 	return rc;
 }
@@ -613,16 +614,18 @@ int extract_main(int argc, char **argv)
 				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
 		},
 	};
-	struct outnames names = { 0 };
 	struct held *held = NULL;
 	struct err e;
 	size_t count = 0;
 	int rc = 0, first;
 
-	o.names = &names;
 	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		goto out;
 	rc = 0;
+	if (offcode_names_new(&o.names)) {
+		rc = fail("cannot read", argv[first], "out of memory");
+		goto out;
+	}
 	/* -v's names are the progress then. */
 	progress_init("extract", o.quiet || o.verbose);
 	/* The files of one command are written together or not at all: a
@@ -674,7 +677,7 @@ out:
 		if (held[i].kept)
 			io_in_close(&held[i].in);
 	free(held);
-	outnames_free(&names);
+	offcode_names_free(o.names);
 	select_free(&o.targets);
 	free(o.claims);
 	return rc;

@@ -15,7 +15,6 @@
 #include "extract_kpack.h"
 #include "extract_write.h"
 #include "../core/io_in.h"
-#include "../core/uri.h"
 #include "../ops/inspect.h"
 #include "../ops/kpack_find.h"
 #include "../formats/kpack.h"
@@ -222,7 +221,7 @@ int extract_claim_splits(struct options *o, char **args, int n)
 		struct err e;
 
 		/* Only files: a pipe or a device is read once, later. */
-		if (uri_is_uri(args[f]) || stat(args[f], &st) < 0 ||
+		if (offcode_uri_is(args[f]) || stat(args[f], &st) < 0 ||
 		    !S_ISREG(st.st_mode) || io_in_open(&in, args[f], &e) < 0)
 			continue;	/* said when it is read */
 		if (kpack_find_open(&h, args[f], in.data, in.len, &e) > 0)

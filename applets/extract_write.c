@@ -122,7 +122,7 @@ static int open_out(const struct options *o, const struct io_in *in,
 		    const char *name, struct io_out *out, char **path)
 {
 	struct err e;
-	char *n = NULL;
+	const char *n = NULL;
 
 	*path = NULL;
 	if (write_failed)
@@ -130,7 +130,7 @@ static int open_out(const struct options *o, const struct io_in *in,
 	if (!o->dir) {
 		*path = strdup("-");
 	} else {
-		if (!(n = strdup(name)) || !(n = outnames_unique(o->names, n)))
+		if (offcode_names_take(o->names, name, &n))
 			return fail("cannot write", name, "out of memory");
 		*path = strjoin(o->dir, strlen(o->dir), "/", n, strlen(n));
 	}

@@ -561,6 +561,55 @@ typedef int (*offcode_path_fn)(void *ctx, const offcode_entry *e,
 OFFCODE_API int offcode_code_foreach_path(offcode_artifact *a,
 					  offcode_path_fn fn, void *ctx);
 
+/* ------------------------------------------------------- files written */
+
+/* The names of the files one program writes, each once, as `offload
+ * extract` names its outputs: a name taken again becomes name-2.ext,
+ * name-3.ext, ... (the first of them not taken; ".ext" is the name from
+ * its last '.', nothing when it has none).  The set owns every name it
+ * gives. */
+typedef struct offcode_names offcode_names;
+/* A new, empty set: 0 with *out, or OFFCODE_INVALID (out NULL),
+ * OFFCODE_NOMEM. */
+OFFCODE_API int offcode_names_new(offcode_names **out);
+/* name if the set has not given it yet, else its first name-k.ext not
+ * given: 0 with *out (owned by names, until offcode_names_free), or
+ * OFFCODE_INVALID (an argument NULL), OFFCODE_NOMEM (*out NULL). */
+OFFCODE_API int offcode_names_take(offcode_names *names, const char *name,
+				   const char **out);
+/* Free the set and every name it gave; NULL is fine. */
+OFFCODE_API void offcode_names_free(offcode_names *names);
+
+/* A code object URI, file://PATH#offset=N&size=N, as offcode_entry_uri,
+ * `offload ls` and ROCm's roc-obj tools write them, and `offload extract`
+ * and roc-obj-extract read them. */
+/* Whether s has a scheme ("name://"): a URI to parse, not a path. */
+OFFCODE_API bool offcode_uri_is(const char *s);
+/* A file URI taken apart (a versioned struct: size = sizeof before the
+ * call). */
+struct offcode_uri {
+	size_t size;
+	/* The path, percent-decoded: freed by offcode_uri_free. */
+	char *path;
+	uint64_t offset;	/* "offset=N": 0 when missing */
+	uint64_t length;	/* "size=N", when has_length; */
+	bool has_length;	/* else to the end of the file */
+};
+/* Parse s as roc-obj-extract reads it: the scheme in any case, the path
+ * up to the first '#' or '?' percent-decoded, then "offset=N" and
+ * "size=N" joined by '&', each N decimal, 0x hex or 0 octal.  0 with *u
+ * filled (offcode_uri_free frees it), or OFFCODE_INVALID (an argument
+ * NULL, u->size too small), OFFCODE_OTHER (another scheme than file://),
+ * OFFCODE_MALFORMED (no path, a bad escape, an unknown attribute, a number
+ * that is not one), OFFCODE_NOMEM; then, when err is not NULL, *err is a
+ * record the caller frees with offcode_error_free (its reason what
+ * `offload extract` says after "cannot read '<URI>': "). */
+OFFCODE_API int offcode_uri_parse(const char *s, struct offcode_uri *u,
+				  offcode_error **err);
+/* Free what offcode_uri_parse filled u with (u->path NULL after); NULL
+ * is fine. */
+OFFCODE_API void offcode_uri_free(struct offcode_uri *u);
+
 /* -------------------------------------------------------------- matching */
 
 /* Flags of offcode_entry_matches. */

@@ -82,17 +82,17 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     (offcode_entry_kernels and offcode_artifact_kernels read an
 #     artefact, which ls does not open yet);
 #   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines;
-#   formats/ccob, ccob_decode, core/outnames: extract's streamed CCOBs and
-#     its file names.
+#   formats/ccob, ccob_decode: extract's streamed CCOBs (its file names
+#     and URIs are offcode_names_take's and offcode_uri_parse's).
 OWED = {
-    "applets/extract": "core/io_in core/outnames core/uri formats/ccob_decode "
-                       "formats/kpack ops/conda ops/deb ops/hosts ops/image "
-                       "ops/inspect ops/kinds ops/kpack_find ops/wheel",
-    "applets/extract_impl": "core/io_in core/outnames formats/ccob "
-                            "ops/inspect ops/kpack_find",
-    "applets/extract_kpack": "core/io_in core/uri formats/kpack ops/inspect "
+    "applets/extract": "core/io_in formats/ccob_decode formats/kpack "
+                       "ops/conda ops/deb ops/hosts ops/image ops/inspect "
+                       "ops/kinds ops/kpack_find ops/wheel",
+    "applets/extract_impl": "core/io_in formats/ccob ops/inspect "
+                            "ops/kpack_find",
+    "applets/extract_kpack": "core/io_in formats/kpack ops/inspect "
                              "ops/kpack_find",
-    "applets/extract_write": "core/outnames formats/ccob_decode",
+    "applets/extract_write": "formats/ccob_decode",
     "applets/ls": "core/io_in core/uri ops/conda ops/deb ops/hosts "
                   "ops/image ops/inspect ops/kinds ops/wheel",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
