@@ -24,9 +24,6 @@
 #include "../core/io_write.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
-#include "../ops/kpack_find.h"
-#include "../formats/ccob_decode.h"
-#include "../formats/kpack.h"
 
 #include "../ops/hosts.h"
 #include "../ops/conda.h"

@@ -14,7 +14,6 @@
 #include "../formats/ccob.h"
 #include "../core/select.h"
 #include "../ops/inspect.h"
-#include "../ops/kpack_find.h"
 #include "../include/offcode.h"
 
 /* A kpack archive's entry that a split binary named in the same command

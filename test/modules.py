@@ -85,11 +85,9 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #   formats/ccob, ccob_decode: extract's streamed CCOBs (its file names
 #     and URIs are offcode_names_take's and offcode_uri_parse's).
 OWED = {
-    "applets/extract": "core/io_in formats/ccob_decode formats/kpack "
-                       "ops/conda ops/deb ops/hosts ops/image ops/inspect "
-                       "ops/kinds ops/kpack_find ops/wheel",
-    "applets/extract_impl": "core/io_in formats/ccob ops/inspect "
-                            "ops/kpack_find",
+    "applets/extract": "core/io_in ops/conda ops/deb ops/hosts ops/image "
+                       "ops/inspect ops/kinds ops/wheel",
+    "applets/extract_impl": "core/io_in formats/ccob ops/inspect",
     "applets/extract_kpack": "core/io_in formats/kpack ops/inspect "
                              "ops/kpack_find",
     "applets/extract_write": "formats/ccob_decode",
