@@ -11,7 +11,6 @@
 #include "../core/err.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
-#include "../formats/ccob.h"
 #include "../core/select.h"
 #include "../ops/inspect.h"
 #include "../include/offcode.h"
@@ -90,7 +89,6 @@ struct route {
 struct pending {
 	const uint8_t *p;
 	uint64_t size, pos;
-	struct ccob_header h;
 	struct route *v;
 	size_t n, cap;
 	bool on;

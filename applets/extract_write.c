@@ -13,7 +13,6 @@
 #include "extract_write.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
-#include "../formats/ccob_decode.h"
 #include "../core/strjoin.h"
 
 /* The extension, from the code's first bytes, else from what the
@@ -177,11 +176,10 @@ out:
 
 /* ---- entries of a CCOB, streamed ---- */
 
-static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
+static int route_sink(void *ctx, const void *p, size_t n)
 {
 	struct pending *pd = ctx;
 
-	(void)e;
 	for (size_t i = 0; i < pd->n; i++) {
 		struct route *r = &pd->v[i];
 		uint64_t lo = r->off > pd->pos ? r->off : pd->pos;
@@ -204,7 +202,6 @@ void extract_pend_begin(struct job *j, const struct inspect_node *n)
 	pd->on = true;
 	pd->p = n->data;
 	pd->size = n->size;
-	pd->h = n->ccob;
 	pd->n = 0;
 }
 
@@ -239,20 +236,22 @@ int extract_pend_open(struct job *j, const char *name, uint64_t off,
  * entry to its output, and commit them in the order they came. */
 int extract_pend_finish(struct job *j)
 {
+	const struct ccob_limits *lim = &j->o->walk.ccob;
 	struct pending *pd = j->pend;
-	size_t used;
-	struct err e;
+	offcode_error *why = NULL;
 	int rc = 0, bad;
 
 	if (!pd || !pd->on)
 		return 0;
 	pd->on = false;
 	pd->pos = 0;
-	bad = pd->n && ccob_decompress_stream(pd->p, (size_t)pd->size, &pd->h,
-					      &j->o->walk.ccob, route_sink, pd,
-					      &used, NULL, &e) < 0;
+	bad = pd->n && offcode_ccob_inflate(pd->p, (size_t)pd->size,
+					    lim->max_size, lim->max_ratio,
+					    route_sink, pd, &why) != 0;
 	if (bad)
-		rc = fail("cannot extract from", j->path, "%s", e.msg);
+		rc = fail("cannot extract from", j->path, "%s",
+			  offcode_error_message(why));
+	offcode_error_free(why);
 	for (size_t i = 0; i < pd->n; i++) {
 		struct route *r = &pd->v[i];
 

@@ -610,6 +610,26 @@ OFFCODE_API int offcode_uri_parse(const char *s, struct offcode_uri *u,
  * is fine. */
 OFFCODE_API void offcode_uri_free(struct offcode_uri *u);
 
+/* A CCOB's code written out as it is inflated, never held whole, as
+ * `offload extract` writes a CCOB's entries (each to its file, by where
+ * it lies in the bundle inside), however large: fn gets the inflated
+ * bytes in order, in pieces of at most 1 MiB, valid during the call;
+ * nonzero stops. */
+typedef int (*offcode_bytes_fn)(void *ctx, const void *p, size_t n);
+/* Inflate the CCOB at the start of the len bytes at ccob (its header,
+ * then its zlib stream or zstd frames: a container of format "ccob", its
+ * offset and size) to fn, believing its declared size within max_size
+ * and max_ratio (as offcode_open_options'; 0: the tool's defaults).  0;
+ * fn's nonzero; or a failure's code (OFFCODE_INVALID for an argument
+ * NULL, the damage found otherwise), with *err, when err is not NULL, a
+ * record the caller frees with offcode_error_free.  Pieces may have gone
+ * to fn before a failure.  The hash is not checked (OFFCODE_OPEN_VERIFY
+ * does). */
+OFFCODE_API int offcode_ccob_inflate(const void *ccob, size_t len,
+				     uint64_t max_size, uint64_t max_ratio,
+				     offcode_bytes_fn fn, void *ctx,
+				     offcode_error **err);
+
 /* -------------------------------------------------------------- matching */
 
 /* Flags of offcode_entry_matches. */

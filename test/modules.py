@@ -81,16 +81,15 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
 #     (offcode_entry_kernels and offcode_artifact_kernels read an
 #     artefact, which ls does not open yet);
-#   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines;
-#   formats/ccob, ccob_decode: extract's streamed CCOBs (its file names
-#     and URIs are offcode_names_take's and offcode_uri_parse's).
+#   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines.
+# (extract's file names, URIs and streamed CCOBs are offcode_names_take's,
+# offcode_uri_parse's and offcode_ccob_inflate's.)
 OWED = {
     "applets/extract": "core/io_in ops/conda ops/deb ops/hosts ops/image "
                        "ops/inspect ops/kinds ops/wheel",
-    "applets/extract_impl": "core/io_in formats/ccob ops/inspect",
+    "applets/extract_impl": "core/io_in ops/inspect",
     "applets/extract_kpack": "core/io_in formats/kpack ops/inspect "
                              "ops/kpack_find",
-    "applets/extract_write": "formats/ccob_decode",
     "applets/ls": "core/io_in core/uri ops/conda ops/deb ops/hosts "
                   "ops/image ops/inspect ops/kinds ops/wheel",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
