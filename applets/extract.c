@@ -197,7 +197,8 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	code = b.data;
 	size = b.size;
 	if (!(name = extract_entry_name(j, n->number, id, id_len,
-				extract_extension(code, size, &t)))) {
+				extract_extension(code, size, t.image,
+						  t.image_len)))) {
 		rc = fail("cannot extract from", j->path, "out of memory");
 		goto out;
 	}
@@ -364,7 +365,7 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 		goto out;
 	}
-	if ((j.rc |= extract_split_file(&j, &in)))
+	if ((j.rc |= extract_split_file(&j, in.data, in.len)))
 		goto out;
 	if (!j.count && !j.claimed && !o->targets.n && !counting)
 		fprintf(stderr, "offload extract: warning: '%s': no device code\n",
@@ -387,7 +388,7 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 	}
 	extract_pend_finish(&j);
-	j.rc |= extract_split_file(&j, &in);
+	j.rc |= extract_split_file(&j, in.data, in.len);
 	progress_end();
 	nv_report(&j);
 	*count += j.count;

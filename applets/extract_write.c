@@ -18,7 +18,7 @@
 /* The extension, from the code's first bytes, else from what the
  * container says. */
 const char *extract_extension(const uint8_t *p, uint64_t len,
-			     const struct inspect_target *t)
+			      const char *image, size_t image_len)
 {
 	if (len >= 20 && !memcmp(p, "\x7f" "ELF", 4)) {
 		unsigned machine = p[5] == 2 ? p[18] << 8 | p[19]
@@ -31,9 +31,9 @@ const char *extract_extension(const uint8_t *p, uint64_t len,
 		return "bc";
 	if (len >= 4 && !memcmp(p, "\x50\xed\x55\xba", 4))
 		return "fatbin";
-	if (t->image && t->image_len == 3 && !memcmp(t->image, "ptx", 3))
+	if (image && image_len == 3 && !memcmp(image, "ptx", 3))
 		return "ptx";
-	if (t->image && t->image_len == 5 && !memcmp(t->image, "spirv", 5))
+	if (image && image_len == 5 && !memcmp(image, "spirv", 5))
 		return "spv";
 	return "bin";
 }
@@ -95,14 +95,25 @@ int extract_cmp_claim(const void *pa, const void *pb)
 	return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
-/* Whether name in directory dirfd is the file in (not following it). */
-static bool same_file(int dirfd, const char *name, const struct io_in *in)
+/* The file in is, when it is one. */
+static struct extract_file_id id_of(const struct io_in *in)
 {
-	struct stat sa, sb;
+	struct extract_file_id id = { 0 };
+	struct stat st;
 
-	return in->fd >= 0 && fstatat(dirfd, name, &sa, 0) == 0 &&
-	       fstat(in->fd, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
+	if (in->fd >= 0 && fstat(in->fd, &st) == 0)
+		id = (struct extract_file_id){ true, st.st_dev, st.st_ino };
+	return id;
+}
+
+/* Whether name in directory dirfd is the file id (not following it). */
+static bool same_file(int dirfd, const char *name,
+		      const struct extract_file_id *id)
+{
+	struct stat st;
+
+	return id->has && fstatat(dirfd, name, &st, 0) == 0 &&
+	       st.st_dev == id->dev && st.st_ino == id->ino;
 }
 
 /* An output failed (a full disk): the outputs commit together, so none
@@ -117,7 +128,7 @@ static int fail_write(const char *path, const struct err *e)
 
 /* Open the output for an entry called name: 0, or 1 (reported).  *path
  * (malloc'd) is set either way, or NULL. */
-static int open_out(const struct options *o, const struct io_in *in,
+static int open_out(const struct options *o, const struct extract_file_id *in,
 		    const char *name, struct io_out *out, char **path)
 {
 	struct err e;
@@ -146,17 +157,18 @@ static int open_out(const struct options *o, const struct io_in *in,
 	return 0;
 }
 
-/* Write len bytes: from the input at off when code is NULL, else code. */
-int extract_write_out(const struct options *o, const struct io_in *in,
-		      const char *name, const uint8_t *code, uint64_t off,
-		      uint64_t len)
+/* Write len bytes: from the input at off when code is NULL, else code;
+ * never over the file from (when it has an ID). */
+static int write_out(const struct options *o, const struct io_in *in,
+		     const struct extract_file_id *from, const char *name,
+		     const uint8_t *code, uint64_t off, uint64_t len)
 {
 	struct io_out out = { .fd = -1 };
 	char *path = NULL;
 	struct err e;
 	int rc = 1;
 
-	if (open_out(o, in, name, &out, &path))
+	if (open_out(o, from, name, &out, &path))
 		goto out;
 	if ((code ? io_out_write(&out, code, (size_t)len, &e)
 		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
@@ -172,6 +184,22 @@ out:
 	io_out_discard(&out);
 	free(path);
 	return rc;
+}
+
+int extract_write_out(const struct options *o, const struct io_in *in,
+		      const char *name, const uint8_t *code, uint64_t off,
+		      uint64_t len)
+{
+	struct extract_file_id id = id_of(in);
+
+	return write_out(o, in, &id, name, code, off, len);
+}
+
+int extract_write_code(const struct options *o,
+		       const struct extract_file_id *from, const char *name,
+		       const uint8_t *code, uint64_t len)
+{
+	return write_out(o, NULL, from, name, code, 0, len);
 }
 
 /* ---- entries of a CCOB, streamed ---- */
@@ -209,6 +237,7 @@ void extract_pend_begin(struct job *j, const struct inspect_node *n)
 int extract_pend_open(struct job *j, const char *name, uint64_t off,
 		     uint64_t size)
 {
+	struct extract_file_id id = id_of(j->in);
 	struct pending *pd = j->pend;
 	struct route *r;
 
@@ -223,7 +252,7 @@ int extract_pend_open(struct job *j, const char *name, uint64_t off,
 	}
 	r = &pd->v[pd->n];
 	*r = (struct route){ .out = { .fd = -1 }, .off = off, .size = size };
-	if (open_out(j->o, j->in, name, &r->out, &r->path)) {
+	if (open_out(j->o, &id, name, &r->out, &r->path)) {
 		io_out_discard(&r->out);
 		free(r->path);
 		return 1;

@@ -630,6 +630,105 @@ OFFCODE_API int offcode_ccob_inflate(const void *ccob, size_t len,
 				     offcode_bytes_fn fn, void *ctx,
 				     offcode_error **err);
 
+/* A kpack-split binary (AMD's rocm-kpack): a host binary whose device
+ * code was moved to kpack archives, which its .rocm_kpack_ref names by
+ * search paths (resolved against its directory, "@GFXARCH@" standing for
+ * any target), and whose HIPK wrappers each stand for one code object,
+ * found in an archive by its TOC key "<kernel name>#<index>".  What
+ * `offload extract` writes of one: each wrapper's code object from each
+ * archive found, named as the fat binary's entry was. */
+typedef struct offcode_split offcode_split;
+/* Open the split binary at path (mapped), or the len bytes at buf
+ * (borrowed until offcode_split_close; path names them, and archives are
+ * looked for from its directory).  Every archive the search paths find
+ * is opened and its TOC read, one that cannot be read or is damaged
+ * saying why (offcode_split_archive).  0 with *out; OFFCODE_NOTHING with
+ * *out NULL for a file that is no split binary (*err NULL); else *out
+ * NULL and a failure's code (a damaged reference or wrappers,
+ * OFFCODE_NOMEM, a file that cannot be read, OFFCODE_INVALID for an
+ * argument NULL) with *err, when err is not NULL, a record the caller
+ * frees. */
+OFFCODE_API int offcode_split_open_path(const char *path, offcode_split **out,
+					offcode_error **err);
+OFFCODE_API int offcode_split_open_memory(const void *buf, size_t len,
+					  const char *path,
+					  offcode_split **out,
+					  offcode_error **err);
+/* Free it, and everything it gave; NULL is fine. */
+OFFCODE_API void offcode_split_close(offcode_split *s);
+
+/* Its search paths, in the reference's order (a versioned struct: size =
+ * sizeof before the call; 0, OFFCODE_INVALID, or OFFCODE_RANGE for i
+ * past the count). */
+struct offcode_split_search {
+	size_t size;
+	const char *path;	/* as the reference says it */
+	const char *dir;	/* the directory its archives are looked in */
+	bool no_dir;		/* which could not be opened */
+	size_t archives;	/* how many it found */
+};
+OFFCODE_API size_t offcode_split_search_count(const offcode_split *s);
+OFFCODE_API int offcode_split_search(const offcode_split *s, size_t i,
+				     struct offcode_split_search *info);
+
+/* The archives found, each search path's in turn, by name (as
+ * offcode_split_search). */
+struct offcode_split_archive {
+	size_t size;
+	size_t search;		/* the search path that found it */
+	const char *path;
+	/* The target its name gives ("gfx90a"), NULL for a search path
+	 * without "@GFXARCH@". */
+	const char *target;
+	/* NULL when it was read; else why not (owned by s), and damaged
+	 * when it was read but is no kpack archive. */
+	const offcode_error *error;
+	bool damaged;
+	/* The file read (st_dev, st_ino), when error is NULL and has_id. */
+	bool has_id;
+	uint64_t device, inode;
+};
+OFFCODE_API size_t offcode_split_archive_count(const offcode_split *s);
+OFFCODE_API int offcode_split_archive(const offcode_split *s, size_t k,
+				      struct offcode_split_archive *info);
+
+/* Its HIPK wrappers, in the binary's order: each one's code object index
+ * (the "#<index>" of its key, the number of the fat binary's container
+ * it came from) and TOC key (in s, valid until the next call on s).
+ * 0, OFFCODE_INVALID or OFFCODE_RANGE. */
+OFFCODE_API size_t offcode_split_wrapper_count(const offcode_split *s);
+OFFCODE_API int offcode_split_wrapper(offcode_split *s, size_t w,
+				      uint64_t *index, const char **key);
+
+/* The entries of archive k (read) that hold wrapper w's code object,
+ * those of its TOC key, in TOC order: how many, and the x-th one's index
+ * in the archive (SIZE_MAX past them or for an archive not read). */
+OFFCODE_API size_t offcode_split_code_count(offcode_split *s, size_t k,
+					    size_t w);
+OFFCODE_API size_t offcode_split_code(offcode_split *s, size_t k, size_t w,
+				      size_t x);
+/* Entry i of archive k: its target ("gfx90a:xnack+"), the bundle ID its
+ * code object had in the fat binary (the TOC's metadata, NULL when it
+ * says none), and its code's size.  0, OFFCODE_INVALID, or OFFCODE_RANGE
+ * (no such entry, an archive not read). */
+struct offcode_split_entry {
+	size_t size;
+	const char *target;
+	const char *bundle_id;
+	uint64_t code_size;
+};
+OFFCODE_API int offcode_split_entry(const offcode_split *s, size_t k,
+				    size_t i, struct offcode_split_entry *info);
+/* Its code, decompressed (a zstd-per-kernel archive's inflated within
+ * max_size and max_ratio, as offcode_ccob_inflate's): 0 with *code and
+ * *size (owned by s, valid until the next offcode_split_read or
+ * offcode_split_close), or a failure's code with *err as
+ * offcode_split_open's. */
+OFFCODE_API int offcode_split_read(offcode_split *s, size_t k, size_t i,
+				   uint64_t max_size, uint64_t max_ratio,
+				   const void **code, uint64_t *size,
+				   offcode_error **err);
+
 /* -------------------------------------------------------------- matching */
 
 /* Flags of offcode_entry_matches. */
