@@ -18,6 +18,10 @@ struct offcode_split {
 	offcode_error **why;	/* per archive: NULL when read */
 	uint8_t *code;		/* the last entry read, when inflated */
 	char key[4200];		/* the last wrapper's key asked for */
+	/* The last lookup (archive k, wrapper w: n entries from by_key
+	 * [from]), so that a caller's count and then each code cost one. */
+	bool looked;
+	size_t look_k, look_w, look_from, look_n;
 };
 
 /* The failure into *err (or freed); its code. */
@@ -208,8 +212,16 @@ static size_t lookup(offcode_split *s, size_t k, size_t w, size_t *from)
 {
 	if (!s || k >= s->h.na || !s->h.a[k].read || w >= s->h.nhipk)
 		return 0;
-	kpack_find_key(&s->h, w, s->key, sizeof(s->key));
-	return kpack_find_lookup(&s->h.a[k], s->key, from);
+	if (!s->looked || s->look_k != k || s->look_w != w) {
+		kpack_find_key(&s->h, w, s->key, sizeof(s->key));
+		s->look_n = kpack_find_lookup(&s->h.a[k], s->key,
+					      &s->look_from);
+		s->look_k = k;
+		s->look_w = w;
+		s->looked = true;
+	}
+	*from = s->look_from;
+	return s->look_n;
 }
 
 size_t offcode_split_code_count(offcode_split *s, size_t k, size_t w)
