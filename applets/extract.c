@@ -25,11 +25,6 @@
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
 
-#include "../ops/hosts.h"
-#include "../ops/conda.h"
-#include "../ops/deb.h"
-#include "../ops/image.h"
-#include "../ops/wheel.h"
 #include "../core/strjoin.h"
 
 static const char usage[] =
@@ -399,99 +394,69 @@ out:
 	return j.rc;
 }
 
-/* The files of an image's layers that hold offload code, each as a file
- * of its name in the layer. */
+/* The files of a package's or an image's layers that hold offload code,
+ * each as a file of its name in its layer (a package's without "./"). */
 struct image_run {
 	struct options *o;
 	bool counting;
 	size_t *count;
+	bool nomem;
 	int rc;
 };
 
-static int image_member(void *ctx, const struct layer_member *m,
-			const struct io_in *data, struct io_in *repl,
-			struct err *e)
+static int layer_file(void *ctx, const struct offcode_member *m,
+		      const void *bytes, size_t len, int fd)
 {
 	struct image_run *ir = ctx;
 	struct inspect_opts walk = ir->o->walk;
-	struct io_in in = *data;
+	struct io_in in = { .data = bytes, .len = len, .fd = fd };
 	char *path;
 
-	(void)repl;
 	walk.inflate = false;
-	if (!inspect_worth_walking(data->data, data->len, &walk))
+	if (!inspect_worth_walking(bytes, len, &walk))
 		return 0;	/* no offload code; what is wrong is said below */
-	if (!(path = strndup(m->name, m->name_len)))
-		return err_nomem(e);
+	if (!(path = strndup(m->name, m->name_len))) {
+		ir->nomem = true;
+		return 1;
+	}
+	in.path = path;
 	ir->rc |= run_in(ir->o, path, &in, ir->counting, ir->count);
 	free(path);
 	return 0;
 }
 
-static int run_image(struct options *o, const char *spec, bool counting,
-		     size_t *count)
+/* The package or image at path (what: "image" or "package"), its
+ * layers walked in turn through liboffcode. */
+static int run_layers(struct options *o, const char *path, const char *what,
+		      bool counting, size_t *count)
 {
-	struct image im;
-	struct err e;
+	struct offcode_open_options oo = { .size = sizeof(oo),
+					   .flags = OFFCODE_OPEN_STREAM };
+	char fail_what[32];
+	offcode_artifact *a = NULL;
+	offcode_error *why = NULL;
 	int rc = 0;
 
-	if (image_open(&im, spec, &e) < 0) {
-		image_close(&im);
-		return applet_fail_err("extract", "cannot read image", spec, 0,
-				       &e);
+	snprintf(fail_what, sizeof(fail_what), "cannot read %s", what);
+	if (offcode_open_path(path, &oo, &a, &why)) {
+		rc = extract_fail_record(fail_what, path, why);
+		offcode_error_free(why);
+		return rc;
 	}
-	for (size_t i = 0; i < im.nlayer; i++) {
+	for (size_t i = 0; i < offcode_layer_count(a); i++) {
 		struct image_run ir = { .o = o, .counting = counting,
 					.count = count };
-		struct layer_walk w = { .wants = hosts_member_wanted,
-					.member = image_member, .ctx = &ir };
 
-		if (image_layer_walk(&im, i, &w, &e) < 0) {
-			rc = applet_fail_err("extract", "cannot read image",
-					     spec, 0, &e);
+		if (offcode_layer_walk_bytes(a, i, layer_file, &ir)) {
+			rc = ir.nomem ? fail(fail_what, path, "out of memory")
+				      : extract_fail_record(fail_what, path,
+							    offcode_last_error(a));
 			break;
 		}
 		rc |= ir.rc;
 	}
-	image_close(&im);
+	offcode_close(a);
 	return rc;
-}
-
-/* A Debian package's data.tar or a wheel: each file that holds offload
- * code, as an image's (its name without "./"). */
-static int package_member(void *ctx, const struct layer_member *m,
-			  const struct io_in *data, struct io_in *repl,
-			  struct err *e)
-{
-	struct layer_member named = *m;
-
-	named.name = deb_name(m->name, &named.name_len);
-	return image_member(ctx, &named, data, repl, e);
-}
-
-static int run_package(struct options *o, const char *path, bool counting,
-		       size_t *count)
-{
-	struct image_run ir = { .o = o, .counting = counting, .count = count };
-	struct layer_walk w = { .wants = hosts_member_wanted,
-				.member = package_member, .ctx = &ir };
-	struct wheel wh = { .in = { .fd = -1 } };
-	struct deb d = { .in = { .fd = -1 } };
-	bool deb = deb_is(path), conda = conda_is(path);
-	struct err e;
-	int rc = conda ? conda_walk(path, &w, &e) < 0
-		 : deb ? deb_open(&d, path, &e) < 0 ||
-		       deb_data_walk(&d, &w, &e) < 0
-		     : wheel_open(&wh, path, &e) < 0 ||
-		       wheel_walk(&wh, hosts_member_wanted, image_member, NULL, &ir,
-				  &e) < 0;
-
-	if (deb)
-		deb_close(&d);
-	else
-		wheel_close(&wh);
-	return rc ? applet_fail_err("extract", "cannot read package", path, 0,
-				    &e) : ir.rc;
 }
 
 static int run_uri(struct options *o, const char *s, bool counting,
@@ -554,12 +519,14 @@ static int run_all(struct options *o, char **args, int n, bool counting,
 {
 	int rc = 0;
 
-	for (int i = 0; i < n; i++)
-		rc |= image_is(args[i]) ? run_image(o, args[i], counting, count)
-		      : deb_is(args[i]) || wheel_is(args[i]) || conda_is(args[i])
-			? run_package(o, args[i], counting, count)
+	for (int i = 0; i < n; i++) {
+		const char *kind = offcode_path_kind(args[i]);
+
+		rc |= kind ? run_layers(o, args[i], strcmp(kind, "image") ?
+					"package" : "image", counting, count)
 		      : (offcode_uri_is(args[i]) ? run_uri : run_file)(
 			o, args[i], counting, count, held ? &held[i] : NULL);
+	}
 	return rc;
 }
 

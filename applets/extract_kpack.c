@@ -79,18 +79,6 @@ static bool split_archive_selected(struct options *o, const char *target)
 	return !o->targets.n || !target || select_match(&o->targets, &se);
 }
 
-/* A failure an offcode_error says, as applet_fail_err says a record:
- * "<what> '<the file it names, else file>': <why>". */
-static int fail_record(const char *what, const char *file,
-		       const offcode_error *r)
-{
-	const char *p = offcode_error_path(r);
-
-	return applet_fail("extract", what, err_display_path(*p ? p : file, 0),
-			   "%s", *p ? offcode_error_reason(r)
-				    : offcode_error_message(r));
-}
-
 /* Wrapper w's code object, entry i of archive k (at a): counted, or
  * written as the fat binary's entry of container #<index> would be
  * (FILE.N.hipv4-amdgcn-amd-amdhsa--TARGET.co). */
@@ -212,8 +200,8 @@ int extract_split_file(struct job *j, const void *data, size_t len)
 			rc = a.damaged ? fail("cannot extract from", a.path,
 					      "kpack archive: %s",
 					      offcode_error_message(a.error))
-				       : fail_record("cannot read", a.path,
-						     a.error);
+				       : extract_fail_record("cannot read",
+							     a.path, a.error);
 	}
 	offcode_split_close(s);
 	return rc;

@@ -95,6 +95,16 @@ int extract_cmp_claim(const void *pa, const void *pb)
 	return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
+int extract_fail_record(const char *what, const char *file,
+			const offcode_error *r)
+{
+	const char *p = offcode_error_path(r);
+
+	return applet_fail("extract", what, err_display_path(*p ? p : file, 0),
+			   "%s", *p ? offcode_error_reason(r)
+				    : offcode_error_message(r));
+}
+
 /* The file in is, when it is one. */
 static struct extract_file_id id_of(const struct io_in *in)
 {

@@ -31,6 +31,10 @@ int extract_write_code(const struct options *o,
 		       const struct extract_file_id *from, const char *name,
 		       const uint8_t *code, uint64_t len);
 int extract_cmp_claim(const void *pa, const void *pb);
+/* A failure an offcode_error says, as applet_fail_err says a record:
+ * "<what> '<the file it names, else file>': <why>".  Returns 1. */
+int extract_fail_record(const char *what, const char *file,
+			const offcode_error *r);
 
 /* The CCOB entry n starts (the walk's stream_ccob): its selected
  * entries' outputs are opened as they come (extract_pend_open: 0 or 1,

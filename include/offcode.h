@@ -630,6 +630,23 @@ OFFCODE_API int offcode_ccob_inflate(const void *ccob, size_t len,
 				     offcode_bytes_fn fn, void *ctx,
 				     offcode_error **err);
 
+/* A package's or an image's files handed over as bytes, unopened, for a
+ * program that reads them itself (`offload extract` walks each as a
+ * file): offcode_layer_walk's walk, each file a format the library reads
+ * claims by its first bytes given to fn as they are -- its bytes (valid
+ * during the call) and, when the walk holds them in a file of its own (a
+ * file too large to keep in memory), a descriptor of that file, whose
+ * first len bytes they are, for copying them by the kernel (-1 else).
+ * m->name is its path in the layer, a Debian or conda package's without
+ * its leading "./".  Nonzero from fn stops the walk and is returned; else
+ * 0, or a failure's code as offcode_layer_walk's (a's last error). */
+typedef int (*offcode_member_bytes_fn)(void *ctx,
+				       const struct offcode_member *m,
+				       const void *bytes, size_t len, int fd);
+OFFCODE_API int offcode_layer_walk_bytes(offcode_artifact *a, size_t i,
+					 offcode_member_bytes_fn fn,
+					 void *ctx);
+
 /* A kpack-split binary (AMD's rocm-kpack): a host binary whose device
  * code was moved to kpack archives, which its .rocm_kpack_ref names by
  * search paths (resolved against its directory, "@GFXARCH@" standing for

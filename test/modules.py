@@ -82,12 +82,11 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     (offcode_entry_kernels and offcode_artifact_kernels read an
 #     artefact, which ls does not open yet);
 #   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines.
-# (extract's file names, URIs, streamed CCOBs and split binaries are
-# offcode_names_take's, offcode_uri_parse's, offcode_ccob_inflate's and
-# offcode_split's.)
+# (extract's file names, URIs, streamed CCOBs, split binaries, packages
+# and images are offcode_names_take's, offcode_uri_parse's,
+# offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
 OWED = {
-    "applets/extract": "core/io_in ops/conda ops/deb ops/hosts ops/image "
-                       "ops/inspect ops/kinds ops/wheel",
+    "applets/extract": "core/io_in ops/inspect ops/kinds",
     "applets/extract_impl": "core/io_in ops/inspect",
     "applets/ls": "core/io_in core/uri ops/conda ops/deb ops/hosts "
                   "ops/image ops/inspect ops/kinds ops/wheel",
