@@ -22,19 +22,9 @@
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
-#include "../core/outnames.h"
-#include "../core/uri.h"
 #include "../ops/inspect.h"
 #include "../ops/kinds.h"
-#include "../ops/kpack_find.h"
-#include "../formats/ccob_decode.h"
-#include "../formats/kpack.h"
 
-#include "../ops/hosts.h"
-#include "../ops/conda.h"
-#include "../ops/deb.h"
-#include "../ops/image.h"
-#include "../ops/wheel.h"
 #include "../core/strjoin.h"
 
 static const char usage[] =
@@ -202,7 +192,8 @@ static int extract_entry(struct job *j, const struct inspect_node *n)
 	code = b.data;
 	size = b.size;
 	if (!(name = extract_entry_name(j, n->number, id, id_len,
-				extract_extension(code, size, &t)))) {
+				extract_extension(code, size, t.image,
+						  t.image_len)))) {
 		rc = fail("cannot extract from", j->path, "out of memory");
 		goto out;
 	}
@@ -369,7 +360,7 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 		goto out;
 	}
-	if ((j.rc |= extract_split_file(&j, &in)))
+	if ((j.rc |= extract_split_file(&j, in.data, in.len)))
 		goto out;
 	if (!j.count && !j.claimed && !o->targets.n && !counting)
 		fprintf(stderr, "offload extract: warning: '%s': no device code\n",
@@ -392,7 +383,7 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 		j.rc = fail("cannot extract from", path, "%s", e.msg);
 	}
 	extract_pend_finish(&j);
-	j.rc |= extract_split_file(&j, &in);
+	j.rc |= extract_split_file(&j, in.data, in.len);
 	progress_end();
 	nv_report(&j);
 	*count += j.count;
@@ -403,127 +394,100 @@ out:
 	return j.rc;
 }
 
-/* The files of an image's layers that hold offload code, each as a file
- * of its name in the layer. */
+/* The files of a package's or an image's layers that hold offload code,
+ * each as a file of its name in its layer (a package's without "./"). */
 struct image_run {
 	struct options *o;
 	bool counting;
 	size_t *count;
+	bool nomem;
 	int rc;
 };
 
-static int image_member(void *ctx, const struct layer_member *m,
-			const struct io_in *data, struct io_in *repl,
-			struct err *e)
+static int layer_file(void *ctx, const struct offcode_member *m,
+		      const void *bytes, size_t len, int fd)
 {
 	struct image_run *ir = ctx;
 	struct inspect_opts walk = ir->o->walk;
-	struct io_in in = *data;
+	struct io_in in = { .data = bytes, .len = len, .fd = fd };
 	char *path;
 
-	(void)repl;
 	walk.inflate = false;
-	if (!inspect_worth_walking(data->data, data->len, &walk))
+	if (!inspect_worth_walking(bytes, len, &walk))
 		return 0;	/* no offload code; what is wrong is said below */
-	if (!(path = strndup(m->name, m->name_len)))
-		return err_nomem(e);
+	if (!(path = strndup(m->name, m->name_len))) {
+		ir->nomem = true;
+		return 1;
+	}
+	in.path = path;
 	ir->rc |= run_in(ir->o, path, &in, ir->counting, ir->count);
 	free(path);
 	return 0;
 }
 
-static int run_image(struct options *o, const char *spec, bool counting,
-		     size_t *count)
+/* The package or image at path (what: "image" or "package"), its
+ * layers walked in turn through liboffcode. */
+static int run_layers(struct options *o, const char *path, const char *what,
+		      bool counting, size_t *count)
 {
-	struct image im;
-	struct err e;
+	struct offcode_open_options oo = { .size = sizeof(oo),
+					   .flags = OFFCODE_OPEN_STREAM };
+	char fail_what[32];
+	offcode_artifact *a = NULL;
+	offcode_error *why = NULL;
 	int rc = 0;
 
-	if (image_open(&im, spec, &e) < 0) {
-		image_close(&im);
-		return applet_fail_err("extract", "cannot read image", spec, 0,
-				       &e);
+	snprintf(fail_what, sizeof(fail_what), "cannot read %s", what);
+	if (offcode_open_path(path, &oo, &a, &why)) {
+		rc = extract_fail_record(fail_what, path, why);
+		offcode_error_free(why);
+		return rc;
 	}
-	for (size_t i = 0; i < im.nlayer; i++) {
+	for (size_t i = 0; i < offcode_layer_count(a); i++) {
 		struct image_run ir = { .o = o, .counting = counting,
 					.count = count };
-		struct layer_walk w = { .wants = hosts_member_wanted,
-					.member = image_member, .ctx = &ir };
 
-		if (image_layer_walk(&im, i, &w, &e) < 0) {
-			rc = applet_fail_err("extract", "cannot read image",
-					     spec, 0, &e);
+		if (offcode_layer_walk_bytes(a, i, layer_file, &ir)) {
+			rc = ir.nomem ? fail(fail_what, path, "out of memory")
+				      : extract_fail_record(fail_what, path,
+							    offcode_last_error(a));
 			break;
 		}
 		rc |= ir.rc;
 	}
-	image_close(&im);
+	offcode_close(a);
 	return rc;
-}
-
-/* A Debian package's data.tar or a wheel: each file that holds offload
- * code, as an image's (its name without "./"). */
-static int package_member(void *ctx, const struct layer_member *m,
-			  const struct io_in *data, struct io_in *repl,
-			  struct err *e)
-{
-	struct layer_member named = *m;
-
-	named.name = deb_name(m->name, &named.name_len);
-	return image_member(ctx, &named, data, repl, e);
-}
-
-static int run_package(struct options *o, const char *path, bool counting,
-		       size_t *count)
-{
-	struct image_run ir = { .o = o, .counting = counting, .count = count };
-	struct layer_walk w = { .wants = hosts_member_wanted,
-				.member = package_member, .ctx = &ir };
-	struct wheel wh = { .in = { .fd = -1 } };
-	struct deb d = { .in = { .fd = -1 } };
-	bool deb = deb_is(path), conda = conda_is(path);
-	struct err e;
-	int rc = conda ? conda_walk(path, &w, &e) < 0
-		 : deb ? deb_open(&d, path, &e) < 0 ||
-		       deb_data_walk(&d, &w, &e) < 0
-		     : wheel_open(&wh, path, &e) < 0 ||
-		       wheel_walk(&wh, hosts_member_wanted, image_member, NULL, &ir,
-				  &e) < 0;
-
-	if (deb)
-		deb_close(&d);
-	else
-		wheel_close(&wh);
-	return rc ? applet_fail_err("extract", "cannot read package", path, 0,
-				    &e) : ir.rc;
 }
 
 static int run_uri(struct options *o, const char *s, bool counting,
 		   size_t *count, struct held *held)
 {
-	struct uri u;
+	struct offcode_uri u = { .size = sizeof(u) };
+	offcode_error *why = NULL;
 	struct io_in in;
-	struct err e;
 	char *name = NULL;
 	int rc = 1;
 
-	if (uri_parse(s, &u, &e) < 0)
-		return fail("cannot read", s, "%s", e.msg);
+	if (offcode_uri_parse(s, &u, &why)) {
+		rc = fail("cannot read", s, "%s", offcode_error_reason(why));
+		offcode_error_free(why);
+		return rc;
+	}
 	/* A device or a pipe is read only as far as the URI needs. */
-	if (open_input(&in, u.path, u.has_size && u.offset <= UINT64_MAX -
-		       u.size ? u.offset + u.size : 0, counting, held) != 0) {
-		uri_free(&u);
+	if (open_input(&in, u.path, u.has_length && u.offset <= UINT64_MAX -
+		       u.length ? u.offset + u.length : 0, counting, held) != 0) {
+		offcode_uri_free(&u);
 		return 1;
 	}
-	if (!u.has_size)
-		u.size = u.offset <= in.len ? in.len - u.offset : 0;
-	if (u.offset > in.len || u.size > in.len - u.offset) {
+	if (!u.has_length)
+		u.length = u.offset <= in.len ? in.len - u.offset : 0;
+	if (u.offset > in.len || u.length > in.len - u.offset) {
 		fail("cannot read", s, "offset %" PRIu64 " and size %" PRIu64
-		     " run past the end of '%s' (%zu bytes)", u.offset, u.size,
+		     " run past the end of '%s' (%zu bytes)", u.offset, u.length,
 		     u.path, in.len);
 		goto out;
 	}
-	if (!u.size) {
+	if (!u.length) {
 		/* Said once: with -o -, in the writing pass. */
 		if (!counting)
 			fprintf(stderr, "offload extract: warning: '%s': size 0, "
@@ -541,12 +505,12 @@ static int run_uri(struct options *o, const char *s, bool counting,
 		goto out;
 	}
 	sprintf(name, "%s-offset%" PRIu64 "-size%" PRIu64 ".co",
-		extract_base_name(u.path), u.offset, u.size);
-	rc = extract_write_out(o, &in, name, NULL, u.offset, u.size);
+		extract_base_name(u.path), u.offset, u.length);
+	rc = extract_write_out(o, &in, name, NULL, u.offset, u.length);
 out:
 	free(name);
 	close_input(&in, counting, held);
-	uri_free(&u);
+	offcode_uri_free(&u);
 	return rc;
 }
 
@@ -555,12 +519,14 @@ static int run_all(struct options *o, char **args, int n, bool counting,
 {
 	int rc = 0;
 
-	for (int i = 0; i < n; i++)
-		rc |= image_is(args[i]) ? run_image(o, args[i], counting, count)
-		      : deb_is(args[i]) || wheel_is(args[i]) || conda_is(args[i])
-			? run_package(o, args[i], counting, count)
-		      : (uri_is_uri(args[i]) ? run_uri : run_file)(
+	for (int i = 0; i < n; i++) {
+		const char *kind = offcode_path_kind(args[i]);
+
+		rc |= kind ? run_layers(o, args[i], strcmp(kind, "image") ?
+					"package" : "image", counting, count)
+		      : (offcode_uri_is(args[i]) ? run_uri : run_file)(
 			o, args[i], counting, count, held ? &held[i] : NULL);
+	}
 	return rc;
 }
 
@@ -613,16 +579,18 @@ int extract_main(int argc, char **argv)
 				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
 		},
 	};
-	struct outnames names = { 0 };
 	struct held *held = NULL;
 	struct err e;
 	size_t count = 0;
 	int rc = 0, first;
 
-	o.names = &names;
 	if ((rc = opts_parse(&table, &o, argc, argv, &first)) >= 0)
 		goto out;
 	rc = 0;
+	if (offcode_names_new(&o.names)) {
+		rc = fail("cannot read", argv[first], "out of memory");
+		goto out;
+	}
 	/* -v's names are the progress then. */
 	progress_init("extract", o.quiet || o.verbose);
 	/* The files of one command are written together or not at all: a
@@ -674,7 +642,7 @@ out:
 		if (held[i].kept)
 			io_in_close(&held[i].in);
 	free(held);
-	outnames_free(&names);
+	offcode_names_free(o.names);
 	select_free(&o.targets);
 	free(o.claims);
 	return rc;

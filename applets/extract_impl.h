@@ -11,11 +11,9 @@
 #include "../core/err.h"
 #include "../core/io_in.h"
 #include "../core/io_out.h"
-#include "../core/outnames.h"
-#include "../formats/ccob.h"
 #include "../core/select.h"
 #include "../ops/inspect.h"
-#include "../ops/kpack_find.h"
+#include "../include/offcode.h"
 
 /* A kpack archive's entry that a split binary named in the same command
  * resolves to: written under the binary's name, not again as the
@@ -32,7 +30,7 @@ struct options {
 	struct select targets;	/* -t */
 	bool all, verbose, quiet;
 	struct inspect_opts walk;
-	struct outnames *names;	/* written in this run */
+	offcode_names *names;	/* written in this run */
 	struct claim *claims;	/* sorted */
 	size_t nclaims;
 };
@@ -91,7 +89,6 @@ struct route {
 struct pending {
 	const uint8_t *p;
 	uint64_t size, pos;
-	struct ccob_header h;
 	struct route *v;
 	size_t n, cap;
 	bool on;

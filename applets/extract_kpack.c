@@ -1,6 +1,7 @@
 /* extract_kpack: extract's kpack-split binaries (extract_kpack.c): each
  * wrapper's code object, read from the archives the binary names,
- * written as the fat binary's entry would be. */
+ * written as the fat binary's entry would be; all through liboffcode's
+ * offcode_split (include/offcode.h). */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,11 +15,7 @@
 #include "selection.h"
 #include "extract_kpack.h"
 #include "extract_write.h"
-#include "../core/io_in.h"
-#include "../core/uri.h"
-#include "../ops/inspect.h"
-#include "../ops/kpack_find.h"
-#include "../formats/kpack.h"
+#include "../include/offcode.h"
 
 /* The bundle ID a split binary's code object had in the fat binary: the
  * splitter keeps it in the entry's metadata ("target"), its TOC target
@@ -27,7 +24,8 @@
  * the ID clang writes for HIP, hipv4-amdgcn-amd-amdhsa--<target ID>. */
 static const char hip_id[] = "hipv4-amdgcn-amd-amdhsa--";
 
-static void split_id(const struct kpack_entry *en, char *id, size_t cap)
+static void split_id(const struct offcode_split_entry *en, char *id,
+		     size_t cap)
 {
 	const char *b = en->bundle_id, *dash = NULL;
 
@@ -42,16 +40,29 @@ static void split_id(const struct kpack_entry *en, char *id, size_t cap)
 /* Whether -t (or, without it, the default) takes the code object the
  * split binary's entry en is, its bundle ID made in id (room for
  * sizeof(hip_id) + target). */
-static bool split_selected(struct options *o, const struct kpack_entry *en,
-			   char *id, size_t cap)
+static bool split_selected(struct options *o,
+			   const struct offcode_split_entry *en, char *id,
+			   size_t cap)
 {
 	struct select_entry se;
 
 	split_id(en, id, cap);
 	select_entry_from_id(&se, id, strlen(id));
 	if (!o->targets.n)
-		return en->size > 0;
+		return en->code_size > 0;
 	return select_match(&o->targets, &se);
+}
+
+/* Entry i of archive k, into *en: whether it is one the split binary may
+ * write (a target of at most 255 bytes) and -t takes, its ID in id. */
+static bool split_entry_taken(struct options *o, const offcode_split *s,
+			      size_t k, size_t i,
+			      struct offcode_split_entry *en, char *id,
+			      size_t cap)
+{
+	*en = (struct offcode_split_entry){ .size = sizeof(*en) };
+	return offcode_split_entry(s, k, i, en) == 0 &&
+	       strlen(en->target) <= 255 && split_selected(o, en, id, cap);
 }
 
 /* Does -t take the archive of target (NULL: no target in its name) as a
@@ -68,142 +79,158 @@ static bool split_archive_selected(struct options *o, const char *target)
 	return !o->targets.n || !target || select_match(&o->targets, &se);
 }
 
-/* Wrapper w's code object, entry i of archive a: counted, or written as
- * the fat binary's entry of container #<index> would be
+/* Wrapper w's code object, entry i of archive k (at a): counted, or
+ * written as the fat binary's entry of container #<index> would be
  * (FILE.N.hipv4-amdgcn-amd-amdhsa--TARGET.co). */
-static int split_write(struct job *j, const struct kpack_find *h, size_t w,
-		       const struct kpack_find_archive *a, size_t i)
+static int split_write(struct job *j, offcode_split *s, uint64_t index,
+		       size_t k, const struct offcode_split_archive *a,
+		       size_t i)
 {
-	const struct kpack_entry *en = &a->k.v[i];
-	struct inspect_target t = { 0 };
-	struct inspect_node n;
-	uint8_t *code = NULL;
+	struct extract_file_id from = { a->has_id, (dev_t)a->device,
+					(ino_t)a->inode };
+	struct offcode_split_entry en;
+	offcode_error *why = NULL;
+	const void *code;
+	uint64_t size;
 	char id[sizeof(hip_id) + 256], *name = NULL;
-	struct err e;
 	int rc = 0;
 
-	if (strlen(en->target) > 255 ||
-	    !split_selected(j->o, en, id, sizeof(id)))
+	if (!split_entry_taken(j->o, s, k, i, &en, id, sizeof(id)))
 		return 0;
 	j->count++;
 	if (j->counting)
 		return 0;
-	if (kpack_find_entry(a, i, true, &j->o->walk.ccob, &n, &code, &e) < 0)
-		return fail("cannot extract from", a->path, "kpack archive: %s",
-			    e.msg);
+	if (offcode_split_read(s, k, i, j->o->walk.ccob.max_size,
+			       j->o->walk.ccob.max_ratio, &code, &size, &why)) {
+		rc = fail("cannot extract from", a->path, "kpack archive: %s",
+			  offcode_error_message(why));
+		offcode_error_free(why);
+		return rc;
+	}
 	/* The container number the fat binary gave it: its wrapper's
 	 * index (the splitter counts each target's code objects in the
 	 * fat binary's order, and numbers the wrappers the same). */
-	if (h->index[w] > UINT_MAX ||
-	    !(name = extract_entry_name(j, (unsigned)h->index[w], id, strlen(id),
-				extract_extension(n.data, n.size, &t)))) {
+	if (index > UINT_MAX ||
+	    !(name = extract_entry_name(j, (unsigned)index, id, strlen(id),
+				extract_extension(code, size, NULL, 0)))) {
 		rc = fail("cannot extract from", j->path, "out of memory");
 		goto out;
 	}
-	rc = extract_write_out(j->o, &a->in, name, n.data, 0, n.size);
+	rc = extract_write_code(j->o, &from, name, code, size);
 	progress_show(j->count, j->total);
 out:
 	free(name);
-	free(code);
 	return rc;
 }
 
-/* A kpack-split binary (in, at path): each wrapper's code object in each
- * archive its search paths find, counted or written.  An archive that
- * cannot be read, or lacks a wrapper's code object, fails the command
- * (the install is damaged: offload ls --verify says where); so does a
- * binary whose search paths find no archive at all. */
-int extract_split_file(struct job *j, const struct io_in *in)
+/* Archive k of the split binary s (read): each wrapper's code object in
+ * it written, and, of an archive -t takes or one whose code objects it
+ * takes, each wrapper's missing said. */
+static int split_archive(struct job *j, offcode_split *s, size_t k,
+			 const struct offcode_split_archive *a, bool taken)
 {
-	struct kpack_find h;
-	struct err e;
-	int rc = 0, split = kpack_find_open(&h, j->path, in->data, in->len,
-					    &e);
+	size_t before = j->count, nw = offcode_split_wrapper_count(s);
+	int rc = 0;
 
-	if (split < 0)
-		rc = fail("cannot extract from", j->path, "%s", e.msg);
-	for (size_t sp = 0; split > 0 && sp < h.ref.npaths; sp++) {
-		size_t found = 0;
+	for (size_t w = 0; w < nw; w++) {
+		size_t n = offcode_split_code_count(s, k, w);
+		uint64_t index = 0;
 
-		for (size_t k = 0; k < h.na; k++)
-			found += h.a[k].search == sp;
-		if (h.no_dir[sp])
-			rc = fail("no archive for", j->path, "search path '%s': "
-				  "no directory '%s'", h.ref.paths[sp],
-				  h.dir[sp]);
-		else if (!found)
-			rc = fail("no archive for", j->path, "search path '%s' "
-				  "finds no archive", h.ref.paths[sp]);
+		offcode_split_wrapper(s, w, &index, NULL);
+		for (size_t x = 0; x < n; x++)
+			rc |= split_write(j, s, index, k, a,
+					  offcode_split_code(s, k, w, x));
 	}
-	for (size_t k = 0; split > 0 && k < h.na; k++) {
-		const struct kpack_find_archive *a = &h.a[k];
-		bool taken = split_archive_selected(j->o, a->target);
-		size_t before = j->count;
+	for (size_t w = 0; w < nw && (taken || j->count > before); w++) {
+		const char *key = "";
+		uint64_t index = 0;
 
-		if (!a->read) {
-			if (taken)
-				rc = a->damaged ?
-				     fail("cannot extract from", a->path,
-					  "kpack archive: %s", a->e.msg) :
-				     applet_fail_err("extract", "cannot read",
-						     a->path, 0, &a->e);
+		if (offcode_split_code_count(s, k, w))
 			continue;
-		}
-		for (size_t w = 0; w < h.nhipk; w++) {
-			char key[4200];
-
-			size_t from, n;
-
-			kpack_find_key(&h, w, key, sizeof(key));
-			n = kpack_find_lookup(a, key, &from);
-			for (size_t x = from; x < from + n; x++)
-				rc |= split_write(j, &h, w, a,
-						  a->by_key[x].entry);
-		}
-		/* What is missing, of an archive -t takes or one whose code
-		 * objects it takes. */
-		for (size_t w = 0; w < h.nhipk && (taken || j->count > before);
-		     w++) {
-			char key[4200];
-			size_t from;
-
-			kpack_find_key(&h, w, key, sizeof(key));
-			if (!kpack_find_lookup(a, key, &from))
-				rc = fail("missing code object for", j->path,
-					  "wrapper #%" PRIu64 ": no '%s' in '%s'",
-					  h.index[w], key, a->path);
-		}
+		offcode_split_wrapper(s, w, &index, &key);
+		rc = fail("missing code object for", j->path, "wrapper #%" PRIu64
+			  ": no '%s' in '%s'", index, key, a->path);
 	}
-	kpack_find_close(&h);
 	return rc;
 }
 
-/* The entries of archive a that the split binary h writes: claimed. */
-static int claim_archive(struct options *o, const struct kpack_find *h,
-			 const struct kpack_find_archive *a)
+/* A kpack-split binary (its len bytes at data, at j->path): each
+ * wrapper's code object in each archive its search paths find, counted
+ * or written.  An archive that cannot be read, or lacks a wrapper's code
+ * object, fails the command (the install is damaged: offload ls --verify
+ * says where); so does a binary whose search paths find no archive at
+ * all. */
+int extract_split_file(struct job *j, const void *data, size_t len)
 {
-	struct stat st;
+	offcode_split *s = NULL;
+	offcode_error *why = NULL;
+	int rc = 0, opened = offcode_split_open_memory(data, len, j->path, &s,
+							&why);
 
-	if (!a->read || fstat(a->in.fd, &st) < 0)
+	if (opened == OFFCODE_NOTHING)
 		return 0;
-	for (size_t w = 0; w < h->nhipk; w++) {
-		char key[4200], id[sizeof(hip_id) + 256];
-		size_t from, cnt;
+	if (opened) {
+		rc = fail("cannot extract from", j->path, "%s",
+			  offcode_error_message(why));
+		offcode_error_free(why);
+		return rc;
+	}
+	for (size_t sp = 0; sp < offcode_split_search_count(s); sp++) {
+		struct offcode_split_search p = { .size = sizeof(p) };
 
-		kpack_find_key(h, w, key, sizeof(key));
-		cnt = kpack_find_lookup(a, key, &from);
-		for (size_t x = from; x < from + cnt; x++) {
-			size_t i = a->by_key[x].entry;
+		if (offcode_split_search(s, sp, &p))
+			continue;
+		if (p.no_dir)
+			rc = fail("no archive for", j->path, "search path '%s': "
+				  "no directory '%s'", p.path, p.dir);
+		else if (!p.archives)
+			rc = fail("no archive for", j->path, "search path '%s' "
+				  "finds no archive", p.path);
+	}
+	for (size_t k = 0; k < offcode_split_archive_count(s); k++) {
+		struct offcode_split_archive a = { .size = sizeof(a) };
+		bool taken;
+
+		if (offcode_split_archive(s, k, &a))
+			continue;
+		taken = split_archive_selected(j->o, a.target);
+		if (!a.error)
+			rc |= split_archive(j, s, k, &a, taken);
+		else if (taken)
+			rc = a.damaged ? fail("cannot extract from", a.path,
+					      "kpack archive: %s",
+					      offcode_error_message(a.error))
+				       : extract_fail_record("cannot read",
+							     a.path, a.error);
+	}
+	offcode_split_close(s);
+	return rc;
+}
+
+/* The entries of archive k that the split binary s writes: claimed. */
+static int claim_archive(struct options *o, offcode_split *s, size_t k)
+{
+	struct offcode_split_archive a = { .size = sizeof(a) };
+
+	if (offcode_split_archive(s, k, &a) || a.error || !a.has_id)
+		return 0;
+	for (size_t w = 0; w < offcode_split_wrapper_count(s); w++) {
+		size_t n = offcode_split_code_count(s, k, w);
+
+		for (size_t x = 0; x < n; x++) {
+			size_t i = offcode_split_code(s, k, w, x);
+			struct offcode_split_entry en;
+			char id[sizeof(hip_id) + 256];
 			struct claim *v;
 
-			if (strlen(a->k.v[i].target) > 255 ||
-			    !split_selected(o, &a->k.v[i], id, sizeof(id)))
+			if (!split_entry_taken(o, s, k, i, &en, id, sizeof(id)))
 				continue;
 			v = realloc(o->claims, (o->nclaims + 1) * sizeof(*v));
 			if (!v)
 				return -1;
 			o->claims = v;
-			v[o->nclaims++] = (struct claim){ st.st_dev, st.st_ino, i };
+			v[o->nclaims++] = (struct claim){ (dev_t)a.device,
+							  (ino_t)a.inode, i };
 		}
 	}
 	return 0;
@@ -216,20 +243,19 @@ int extract_claim_splits(struct options *o, char **args, int n)
 	int rc = 0;
 
 	for (int f = 0; f < n && !rc; f++) {
-		struct kpack_find h;
-		struct io_in in;
+		offcode_split *s = NULL;
 		struct stat st;
-		struct err e;
 
-		/* Only files: a pipe or a device is read once, later. */
-		if (uri_is_uri(args[f]) || stat(args[f], &st) < 0 ||
-		    !S_ISREG(st.st_mode) || io_in_open(&in, args[f], &e) < 0)
-			continue;	/* said when it is read */
-		if (kpack_find_open(&h, args[f], in.data, in.len, &e) > 0)
-			for (size_t k = 0; k < h.na && !rc; k++)
-				rc = claim_archive(o, &h, &h.a[k]);
-		kpack_find_close(&h);
-		io_in_close(&in);
+		/* Only files: a pipe or a device is read once, later; what
+		 * cannot be read is said when it is. */
+		if (offcode_uri_is(args[f]) || stat(args[f], &st) < 0 ||
+		    !S_ISREG(st.st_mode) ||
+		    offcode_split_open_path(args[f], &s, NULL))
+			continue;
+		for (size_t k = 0; k < offcode_split_archive_count(s) && !rc;
+		     k++)
+			rc = claim_archive(o, s, k);
+		offcode_split_close(s);
 	}
 	if (o->nclaims)
 		qsort(o->claims, o->nclaims, sizeof(*o->claims), extract_cmp_claim);

@@ -13,13 +13,12 @@
 #include "extract_write.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
-#include "../formats/ccob_decode.h"
 #include "../core/strjoin.h"
 
 /* The extension, from the code's first bytes, else from what the
  * container says. */
 const char *extract_extension(const uint8_t *p, uint64_t len,
-			     const struct inspect_target *t)
+			      const char *image, size_t image_len)
 {
 	if (len >= 20 && !memcmp(p, "\x7f" "ELF", 4)) {
 		unsigned machine = p[5] == 2 ? p[18] << 8 | p[19]
@@ -32,9 +31,9 @@ const char *extract_extension(const uint8_t *p, uint64_t len,
 		return "bc";
 	if (len >= 4 && !memcmp(p, "\x50\xed\x55\xba", 4))
 		return "fatbin";
-	if (t->image && t->image_len == 3 && !memcmp(t->image, "ptx", 3))
+	if (image && image_len == 3 && !memcmp(image, "ptx", 3))
 		return "ptx";
-	if (t->image && t->image_len == 5 && !memcmp(t->image, "spirv", 5))
+	if (image && image_len == 5 && !memcmp(image, "spirv", 5))
 		return "spv";
 	return "bin";
 }
@@ -96,14 +95,35 @@ int extract_cmp_claim(const void *pa, const void *pb)
 	return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
-/* Whether name in directory dirfd is the file in (not following it). */
-static bool same_file(int dirfd, const char *name, const struct io_in *in)
+int extract_fail_record(const char *what, const char *file,
+			const offcode_error *r)
 {
-	struct stat sa, sb;
+	const char *p = offcode_error_path(r);
 
-	return in->fd >= 0 && fstatat(dirfd, name, &sa, 0) == 0 &&
-	       fstat(in->fd, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
+	return applet_fail("extract", what, err_display_path(*p ? p : file, 0),
+			   "%s", *p ? offcode_error_reason(r)
+				    : offcode_error_message(r));
+}
+
+/* The file in is, when it is one. */
+static struct extract_file_id id_of(const struct io_in *in)
+{
+	struct extract_file_id id = { 0 };
+	struct stat st;
+
+	if (in->fd >= 0 && fstat(in->fd, &st) == 0)
+		id = (struct extract_file_id){ true, st.st_dev, st.st_ino };
+	return id;
+}
+
+/* Whether name in directory dirfd is the file id (not following it). */
+static bool same_file(int dirfd, const char *name,
+		      const struct extract_file_id *id)
+{
+	struct stat st;
+
+	return id->has && fstatat(dirfd, name, &st, 0) == 0 &&
+	       st.st_dev == id->dev && st.st_ino == id->ino;
 }
 
 /* An output failed (a full disk): the outputs commit together, so none
@@ -118,11 +138,11 @@ static int fail_write(const char *path, const struct err *e)
 
 /* Open the output for an entry called name: 0, or 1 (reported).  *path
  * (malloc'd) is set either way, or NULL. */
-static int open_out(const struct options *o, const struct io_in *in,
+static int open_out(const struct options *o, const struct extract_file_id *in,
 		    const char *name, struct io_out *out, char **path)
 {
 	struct err e;
-	char *n = NULL;
+	const char *n = NULL;
 
 	*path = NULL;
 	if (write_failed)
@@ -130,7 +150,7 @@ static int open_out(const struct options *o, const struct io_in *in,
 	if (!o->dir) {
 		*path = strdup("-");
 	} else {
-		if (!(n = strdup(name)) || !(n = outnames_unique(o->names, n)))
+		if (offcode_names_take(o->names, name, &n))
 			return fail("cannot write", name, "out of memory");
 		*path = strjoin(o->dir, strlen(o->dir), "/", n, strlen(n));
 	}
@@ -147,17 +167,18 @@ static int open_out(const struct options *o, const struct io_in *in,
 	return 0;
 }
 
-/* Write len bytes: from the input at off when code is NULL, else code. */
-int extract_write_out(const struct options *o, const struct io_in *in,
-		      const char *name, const uint8_t *code, uint64_t off,
-		      uint64_t len)
+/* Write len bytes: from the input at off when code is NULL, else code;
+ * never over the file from (when it has an ID). */
+static int write_out(const struct options *o, const struct io_in *in,
+		     const struct extract_file_id *from, const char *name,
+		     const uint8_t *code, uint64_t off, uint64_t len)
 {
 	struct io_out out = { .fd = -1 };
 	char *path = NULL;
 	struct err e;
 	int rc = 1;
 
-	if (open_out(o, in, name, &out, &path))
+	if (open_out(o, from, name, &out, &path))
 		goto out;
 	if ((code ? io_out_write(&out, code, (size_t)len, &e)
 		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
@@ -175,13 +196,28 @@ out:
 	return rc;
 }
 
+int extract_write_out(const struct options *o, const struct io_in *in,
+		      const char *name, const uint8_t *code, uint64_t off,
+		      uint64_t len)
+{
+	struct extract_file_id id = id_of(in);
+
+	return write_out(o, in, &id, name, code, off, len);
+}
+
+int extract_write_code(const struct options *o,
+		       const struct extract_file_id *from, const char *name,
+		       const uint8_t *code, uint64_t len)
+{
+	return write_out(o, NULL, from, name, code, 0, len);
+}
+
 /* ---- entries of a CCOB, streamed ---- */
 
-static int route_sink(void *ctx, const void *p, size_t n, struct err *e)
+static int route_sink(void *ctx, const void *p, size_t n)
 {
 	struct pending *pd = ctx;
 
-	(void)e;
 	for (size_t i = 0; i < pd->n; i++) {
 		struct route *r = &pd->v[i];
 		uint64_t lo = r->off > pd->pos ? r->off : pd->pos;
@@ -204,7 +240,6 @@ void extract_pend_begin(struct job *j, const struct inspect_node *n)
 	pd->on = true;
 	pd->p = n->data;
 	pd->size = n->size;
-	pd->h = n->ccob;
 	pd->n = 0;
 }
 
@@ -212,6 +247,7 @@ void extract_pend_begin(struct job *j, const struct inspect_node *n)
 int extract_pend_open(struct job *j, const char *name, uint64_t off,
 		     uint64_t size)
 {
+	struct extract_file_id id = id_of(j->in);
 	struct pending *pd = j->pend;
 	struct route *r;
 
@@ -226,7 +262,7 @@ int extract_pend_open(struct job *j, const char *name, uint64_t off,
 	}
 	r = &pd->v[pd->n];
 	*r = (struct route){ .out = { .fd = -1 }, .off = off, .size = size };
-	if (open_out(j->o, j->in, name, &r->out, &r->path)) {
+	if (open_out(j->o, &id, name, &r->out, &r->path)) {
 		io_out_discard(&r->out);
 		free(r->path);
 		return 1;
@@ -239,20 +275,22 @@ int extract_pend_open(struct job *j, const char *name, uint64_t off,
  * entry to its output, and commit them in the order they came. */
 int extract_pend_finish(struct job *j)
 {
+	const struct ccob_limits *lim = &j->o->walk.ccob;
 	struct pending *pd = j->pend;
-	size_t used;
-	struct err e;
+	offcode_error *why = NULL;
 	int rc = 0, bad;
 
 	if (!pd || !pd->on)
 		return 0;
 	pd->on = false;
 	pd->pos = 0;
-	bad = pd->n && ccob_decompress_stream(pd->p, (size_t)pd->size, &pd->h,
-					      &j->o->walk.ccob, route_sink, pd,
-					      &used, NULL, &e) < 0;
+	bad = pd->n && offcode_ccob_inflate(pd->p, (size_t)pd->size,
+					    lim->max_size, lim->max_ratio,
+					    route_sink, pd, &why) != 0;
 	if (bad)
-		rc = fail("cannot extract from", j->path, "%s", e.msg);
+		rc = fail("cannot extract from", j->path, "%s",
+			  offcode_error_message(why));
+	offcode_error_free(why);
 	for (size_t i = 0; i < pd->n; i++) {
 		struct route *r = &pd->v[i];
 

@@ -6,20 +6,35 @@
 #include "extract_impl.h"
 
 /* The extension, from the code's first bytes, else from what the
- * container says. */
+ * container says its image is (image_len bytes; NULL: nothing). */
 const char *extract_extension(const uint8_t *p, uint64_t len,
-			      const struct inspect_target *t);
+			      const char *image, size_t image_len);
 /* The file name path is read from ("stdin" for -). */
 const char *extract_base_name(const char *path);
 /* file[.member...].N.ID.ext, bytes unsafe in a name as '_', cut to 255
  * bytes; malloc'd. */
 char *extract_entry_name(const struct job *j, unsigned number, const char *id,
 			 size_t id_len, const char *ext);
+/* A file an output must not be written over (the one its bytes come
+ * from): its device and inode, when has. */
+struct extract_file_id {
+	bool has;
+	dev_t dev;
+	ino_t ino;
+};
 /* Write len bytes at off of in (or data, when not NULL) to name. */
 int extract_write_out(const struct options *o, const struct io_in *in,
 		      const char *name, const uint8_t *data, uint64_t off,
 		      uint64_t len);
+/* Write the len bytes at code to name, never over the file from. */
+int extract_write_code(const struct options *o,
+		       const struct extract_file_id *from, const char *name,
+		       const uint8_t *code, uint64_t len);
 int extract_cmp_claim(const void *pa, const void *pb);
+/* A failure an offcode_error says, as applet_fail_err says a record:
+ * "<what> '<the file it names, else file>': <why>".  Returns 1. */
+int extract_fail_record(const char *what, const char *file,
+			const offcode_error *r);
 
 /* The CCOB entry n starts (the walk's stream_ccob): its selected
  * entries' outputs are opened as they come (extract_pend_open: 0 or 1,

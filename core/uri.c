@@ -63,14 +63,14 @@ static int number(const char *s, size_t len, uint64_t *v, struct err *e,
 	unsigned long long n;
 
 	if (!len || len >= sizeof(buf) || !isdigit((unsigned char)s[0]))
-		return err_set(e, "%s '%.*s' is not a number", what,
+		return err_bad(e, "%s '%.*s' is not a number", what,
 			       (int)(len > 40 ? 40 : len), s);
 	memcpy(buf, s, len);
 	buf[len] = 0;
 	errno = 0;
 	n = strtoull(buf, &end, 0);
 	if (*end || errno)
-		return err_set(e, "%s '%s' is not a number (decimal, 0x hex or 0 "
+		return err_bad(e, "%s '%s' is not a number (decimal, 0x hex or 0 "
 			       "octal) that fits 64 bits", what, buf);
 	*v = n;
 	return 0;
@@ -88,7 +88,7 @@ int uri_parse(const char *s, struct uri *u, struct err *e)
 	plen = strcspn(path, "#?");
 	spec = path[plen] ? path + plen + 1 : NULL;
 	if (!plen)
-		return err_set(e, "no file name");
+		return err_bad(e, "no file name");
 	u->path = malloc(plen + 1);
 	if (!u->path)
 		return err_nomem(e);
@@ -99,7 +99,7 @@ int uri_parse(const char *s, struct uri *u, struct err *e)
 
 			if (lo < 0 || (hi == 0 && lo == 0)) {
 				uri_free(u);
-				return err_set(e, "bad escape in the file name");
+				return err_bad(e, "bad escape in the file name");
 			}
 			u->path[o++] = (char)(hi * 16 + lo);
 			i += 2;
@@ -118,7 +118,7 @@ int uri_parse(const char *s, struct uri *u, struct err *e)
 			rc = number(p + 5, len - 5, &u->size, e, "size");
 			u->has_size = true;
 		} else
-			rc = err_set(e, "unknown range attribute '%.*s' (offset= "
+			rc = err_bad(e, "unknown range attribute '%.*s' (offset= "
 				     "or size=)", (int)(len > 40 ? 40 : len), p);
 		if (rc < 0) {
 			uri_free(u);

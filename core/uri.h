@@ -24,8 +24,9 @@ struct uri {
 };
 
 bool uri_is_uri(const char *s);		/* has a scheme ("name://") */
-/* -1 with e saying what is wrong: another scheme (memory:// included), a
- * bad escape, an unknown attribute, a number that is not one. */
+/* -1 with e saying what is wrong: another scheme (memory:// included),
+ * or (ERR_MALFORMED) no path, a bad escape, an unknown attribute, a
+ * number that is not one. */
 int uri_parse(const char *s, struct uri *u, struct err *e);
 void uri_free(struct uri *u);
 

@@ -561,6 +561,191 @@ typedef int (*offcode_path_fn)(void *ctx, const offcode_entry *e,
 OFFCODE_API int offcode_code_foreach_path(offcode_artifact *a,
 					  offcode_path_fn fn, void *ctx);
 
+/* ------------------------------------------------------- files written */
+
+/* The names of the files one program writes, each once, as `offload
+ * extract` names its outputs: a name taken again becomes name-2.ext,
+ * name-3.ext, ... (the first of them not taken; ".ext" is the name from
+ * its last '.', nothing when it has none).  The set owns every name it
+ * gives. */
+typedef struct offcode_names offcode_names;
+/* A new, empty set: 0 with *out, or OFFCODE_INVALID (out NULL),
+ * OFFCODE_NOMEM. */
+OFFCODE_API int offcode_names_new(offcode_names **out);
+/* name if the set has not given it yet, else its first name-k.ext not
+ * given: 0 with *out (owned by names, until offcode_names_free), or
+ * OFFCODE_INVALID (an argument NULL), OFFCODE_NOMEM (*out NULL). */
+OFFCODE_API int offcode_names_take(offcode_names *names, const char *name,
+				   const char **out);
+/* Free the set and every name it gave; NULL is fine. */
+OFFCODE_API void offcode_names_free(offcode_names *names);
+
+/* A code object URI, file://PATH#offset=N&size=N, as offcode_entry_uri,
+ * `offload ls` and ROCm's roc-obj tools write them, and `offload extract`
+ * and roc-obj-extract read them. */
+/* Whether s has a scheme ("name://"): a URI to parse, not a path. */
+OFFCODE_API bool offcode_uri_is(const char *s);
+/* A file URI taken apart (a versioned struct: size = sizeof before the
+ * call). */
+struct offcode_uri {
+	size_t size;
+	/* The path, percent-decoded: freed by offcode_uri_free. */
+	char *path;
+	uint64_t offset;	/* "offset=N": 0 when missing */
+	uint64_t length;	/* "size=N", when has_length; */
+	bool has_length;	/* else to the end of the file */
+};
+/* Parse s as roc-obj-extract reads it: the scheme in any case, the path
+ * up to the first '#' or '?' percent-decoded, then "offset=N" and
+ * "size=N" joined by '&', each N decimal, 0x hex or 0 octal.  0 with *u
+ * filled (offcode_uri_free frees it), or OFFCODE_INVALID (an argument
+ * NULL, u->size too small), OFFCODE_OTHER (another scheme than file://),
+ * OFFCODE_MALFORMED (no path, a bad escape, an unknown attribute, a number
+ * that is not one), OFFCODE_NOMEM; then, when err is not NULL, *err is a
+ * record the caller frees with offcode_error_free (its reason what
+ * `offload extract` says after "cannot read '<URI>': "). */
+OFFCODE_API int offcode_uri_parse(const char *s, struct offcode_uri *u,
+				  offcode_error **err);
+/* Free what offcode_uri_parse filled u with (u->path NULL after); NULL
+ * is fine. */
+OFFCODE_API void offcode_uri_free(struct offcode_uri *u);
+
+/* A CCOB's code written out as it is inflated, never held whole, as
+ * `offload extract` writes a CCOB's entries (each to its file, by where
+ * it lies in the bundle inside), however large: fn gets the inflated
+ * bytes in order, in pieces of at most 1 MiB, valid during the call;
+ * nonzero stops. */
+typedef int (*offcode_bytes_fn)(void *ctx, const void *p, size_t n);
+/* Inflate the CCOB at the start of the len bytes at ccob (its header,
+ * then its zlib stream or zstd frames: a container of format "ccob", its
+ * offset and size) to fn, believing its declared size within max_size
+ * and max_ratio (as offcode_open_options'; 0: the tool's defaults).  0;
+ * fn's nonzero; or a failure's code (OFFCODE_INVALID for an argument
+ * NULL, the damage found otherwise), with *err, when err is not NULL, a
+ * record the caller frees with offcode_error_free.  Pieces may have gone
+ * to fn before a failure.  The hash is not checked (OFFCODE_OPEN_VERIFY
+ * does). */
+OFFCODE_API int offcode_ccob_inflate(const void *ccob, size_t len,
+				     uint64_t max_size, uint64_t max_ratio,
+				     offcode_bytes_fn fn, void *ctx,
+				     offcode_error **err);
+
+/* A package's or an image's files handed over as bytes, unopened, for a
+ * program that reads them itself (`offload extract` walks each as a
+ * file): offcode_layer_walk's walk, each file a format the library reads
+ * claims by its first bytes given to fn as they are -- its bytes (valid
+ * during the call) and, when the walk holds them in a file of its own (a
+ * file too large to keep in memory), a descriptor of that file, whose
+ * first len bytes they are, for copying them by the kernel (-1 else).
+ * m->name is its path in the layer, a Debian or conda package's without
+ * its leading "./".  Nonzero from fn stops the walk and is returned; else
+ * 0, or a failure's code as offcode_layer_walk's (a's last error). */
+typedef int (*offcode_member_bytes_fn)(void *ctx,
+				       const struct offcode_member *m,
+				       const void *bytes, size_t len, int fd);
+OFFCODE_API int offcode_layer_walk_bytes(offcode_artifact *a, size_t i,
+					 offcode_member_bytes_fn fn,
+					 void *ctx);
+
+/* A kpack-split binary (AMD's rocm-kpack): a host binary whose device
+ * code was moved to kpack archives, which its .rocm_kpack_ref names by
+ * search paths (resolved against its directory, "@GFXARCH@" standing for
+ * any target), and whose HIPK wrappers each stand for one code object,
+ * found in an archive by its TOC key "<kernel name>#<index>".  What
+ * `offload extract` writes of one: each wrapper's code object from each
+ * archive found, named as the fat binary's entry was. */
+typedef struct offcode_split offcode_split;
+/* Open the split binary at path (mapped), or the len bytes at buf
+ * (borrowed until offcode_split_close; path names them, and archives are
+ * looked for from its directory).  Every archive the search paths find
+ * is opened and its TOC read, one that cannot be read or is damaged
+ * saying why (offcode_split_archive).  0 with *out; OFFCODE_NOTHING with
+ * *out NULL for a file that is no split binary (*err NULL); else *out
+ * NULL and a failure's code (a damaged reference or wrappers,
+ * OFFCODE_NOMEM, a file that cannot be read, OFFCODE_INVALID for an
+ * argument NULL) with *err, when err is not NULL, a record the caller
+ * frees. */
+OFFCODE_API int offcode_split_open_path(const char *path, offcode_split **out,
+					offcode_error **err);
+OFFCODE_API int offcode_split_open_memory(const void *buf, size_t len,
+					  const char *path,
+					  offcode_split **out,
+					  offcode_error **err);
+/* Free it, and everything it gave; NULL is fine. */
+OFFCODE_API void offcode_split_close(offcode_split *s);
+
+/* Its search paths, in the reference's order (a versioned struct: size =
+ * sizeof before the call; 0, OFFCODE_INVALID, or OFFCODE_RANGE for i
+ * past the count). */
+struct offcode_split_search {
+	size_t size;
+	const char *path;	/* as the reference says it */
+	const char *dir;	/* the directory its archives are looked in */
+	bool no_dir;		/* which could not be opened */
+	size_t archives;	/* how many it found */
+};
+OFFCODE_API size_t offcode_split_search_count(const offcode_split *s);
+OFFCODE_API int offcode_split_search(const offcode_split *s, size_t i,
+				     struct offcode_split_search *info);
+
+/* The archives found, each search path's in turn, by name (as
+ * offcode_split_search). */
+struct offcode_split_archive {
+	size_t size;
+	size_t search;		/* the search path that found it */
+	const char *path;
+	/* The target its name gives ("gfx90a"), NULL for a search path
+	 * without "@GFXARCH@". */
+	const char *target;
+	/* NULL when it was read; else why not (owned by s), and damaged
+	 * when it was read but is no kpack archive. */
+	const offcode_error *error;
+	bool damaged;
+	/* The file read (st_dev, st_ino), when error is NULL and has_id. */
+	bool has_id;
+	uint64_t device, inode;
+};
+OFFCODE_API size_t offcode_split_archive_count(const offcode_split *s);
+OFFCODE_API int offcode_split_archive(const offcode_split *s, size_t k,
+				      struct offcode_split_archive *info);
+
+/* Its HIPK wrappers, in the binary's order: each one's code object index
+ * (the "#<index>" of its key, the number of the fat binary's container
+ * it came from) and TOC key (in s, valid until the next call on s).
+ * 0, OFFCODE_INVALID or OFFCODE_RANGE. */
+OFFCODE_API size_t offcode_split_wrapper_count(const offcode_split *s);
+OFFCODE_API int offcode_split_wrapper(offcode_split *s, size_t w,
+				      uint64_t *index, const char **key);
+
+/* The entries of archive k (read) that hold wrapper w's code object,
+ * those of its TOC key, in TOC order: how many, and the x-th one's index
+ * in the archive (SIZE_MAX past them or for an archive not read). */
+OFFCODE_API size_t offcode_split_code_count(offcode_split *s, size_t k,
+					    size_t w);
+OFFCODE_API size_t offcode_split_code(offcode_split *s, size_t k, size_t w,
+				      size_t x);
+/* Entry i of archive k: its target ("gfx90a:xnack+"), the bundle ID its
+ * code object had in the fat binary (the TOC's metadata, NULL when it
+ * says none), and its code's size.  0, OFFCODE_INVALID, or OFFCODE_RANGE
+ * (no such entry, an archive not read). */
+struct offcode_split_entry {
+	size_t size;
+	const char *target;
+	const char *bundle_id;
+	uint64_t code_size;
+};
+OFFCODE_API int offcode_split_entry(const offcode_split *s, size_t k,
+				    size_t i, struct offcode_split_entry *info);
+/* Its code, decompressed (a zstd-per-kernel archive's inflated within
+ * max_size and max_ratio, as offcode_ccob_inflate's): 0 with *code and
+ * *size (owned by s, valid until the next offcode_split_read or
+ * offcode_split_close), or a failure's code with *err as
+ * offcode_split_open's. */
+OFFCODE_API int offcode_split_read(offcode_split *s, size_t k, size_t i,
+				   uint64_t max_size, uint64_t max_ratio,
+				   const void **code, uint64_t *size,
+				   offcode_error **err);
+
 /* -------------------------------------------------------------- matching */
 
 /* Flags of offcode_entry_matches. */

@@ -205,6 +205,7 @@ struct member_walk {
 	offcode_artifact *a;
 	size_t layer;
 	offcode_member_fn fn;
+	members_bytes_fn *bytes;	/* instead of fn: the bytes unopened */
 	void *ctx;
 	int rc;			/* fn's nonzero */
 };
@@ -236,6 +237,14 @@ static int member_seen(void *ctx, const struct layer_member *lm,
 	int rc;
 
 	(void)repl;
+	if (w->bytes) {
+		/* A Debian or conda package's path without its "./", as
+		 * extract names its files. */
+		if (m->kind == MEMBERS_DEB || m->kind == MEMBERS_CONDA)
+			mb.name = deb_name(lm->name, &mb.name_len);
+		rc = w->bytes(w->ctx, &mb, data->data, data->len, data->fd);
+		goto out;
+	}
 	/* Named as ls names it: "<layer>/<path>" in an image,
 	 * "<package>/<path>" ("./" cut). */
 	if (m->kind == MEMBERS_IMAGE) {
@@ -259,6 +268,7 @@ static int member_seen(void *ctx, const struct layer_member *lm,
 	rc = w->fn(w->ctx, &mb, file, err);
 	offcode_close(file);
 	offcode_error_free(err);
+out:
 	if (rc) {
 		w->rc = rc;
 		/* (not a failure: the caller stopped, w->rc says so) */
@@ -271,15 +281,23 @@ int offcode_layer_walk(offcode_artifact *a, size_t i, unsigned flags,
 		       offcode_member_fn fn, void *ctx,
 		       struct offcode_layer_stats *stats)
 {
+	return members_layer_walk(a, i, flags, fn, NULL, ctx, stats);
+}
+
+int members_layer_walk(offcode_artifact *a, size_t i, unsigned flags,
+		       offcode_member_fn fn, members_bytes_fn *bytes,
+		       void *ctx, struct offcode_layer_stats *stats)
+{
 	struct lib_members *m = a ? a->members : NULL;
-	struct member_walk mw = { .a = a, .layer = i, .fn = fn, .ctx = ctx };
+	struct member_walk mw = { .a = a, .layer = i, .fn = fn,
+				  .bytes = bytes, .ctx = ctx };
 	struct layer_walk w = { .wants = hosts_member_wanted,
 				.member = member_seen, .ctx = &mw };
 	struct io_in view;
 	struct err e;
 	int rc = 0;
 
-	if (!a || !fn)
+	if (!a || (!fn && !bytes))
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
 			 : OFFCODE_INVALID;
 	if (!m || !m->ready || i >= m->nlayers)

@@ -22,4 +22,16 @@ typedef int members_open_fn(const void *buf, size_t len, const char *name,
 int members_open(offcode_artifact *a, const char *spec,
 		 members_open_fn *open_file);
 
+/* Each file of a layer worth reading handed over unopened: its bytes
+ * (valid during the call) and a descriptor of a file that holds them from
+ * its start (a scratch file the walk spilled them to), or -1; nonzero
+ * stops the walk. */
+typedef int members_bytes_fn(void *ctx, const struct offcode_member *m,
+			     const void *bytes, size_t len, int fd);
+/* offcode_layer_walk, handing each file to fn opened or, when bytes is
+ * not NULL, to bytes as it is. */
+int members_layer_walk(offcode_artifact *a, size_t i, unsigned flags,
+		       offcode_member_fn fn, members_bytes_fn *bytes,
+		       void *ctx, struct offcode_layer_stats *stats);
+
 #endif

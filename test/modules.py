@@ -76,23 +76,18 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     read by the applet (offcode_layer_walk hands over artefacts, which
 #     the printers above cannot take yet; a pipe is read once);
 #   ops/kpack_find, formats/kpack, formats/amdgpu_co: kpack archives and
-#     split binaries listed and claimed (offcode_kpack_archives gives the
-#     paths alone);
+#     split binaries listed (offcode_split has extract's: search paths,
+#     archives, wrappers, their code; not ls's TOC and code objects);
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
 #     (offcode_entry_kernels and offcode_artifact_kernels read an
 #     artefact, which ls does not open yet);
-#   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines;
-#   formats/ccob, ccob_decode, core/outnames: extract's streamed CCOBs and
-#     its file names.
+#   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines.
+# (extract's file names, URIs, streamed CCOBs, split binaries, packages
+# and images are offcode_names_take's, offcode_uri_parse's,
+# offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
 OWED = {
-    "applets/extract": "core/io_in core/outnames core/uri formats/ccob_decode "
-                       "formats/kpack ops/conda ops/deb ops/hosts ops/image "
-                       "ops/inspect ops/kinds ops/kpack_find ops/wheel",
-    "applets/extract_impl": "core/io_in core/outnames formats/ccob "
-                            "ops/inspect ops/kpack_find",
-    "applets/extract_kpack": "core/io_in core/uri formats/kpack ops/inspect "
-                             "ops/kpack_find",
-    "applets/extract_write": "core/outnames formats/ccob_decode",
+    "applets/extract": "core/io_in ops/inspect ops/kinds",
+    "applets/extract_impl": "core/io_in ops/inspect",
     "applets/ls": "core/io_in core/uri ops/conda ops/deb ops/hosts "
                   "ops/image ops/inspect ops/kinds ops/wheel",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
