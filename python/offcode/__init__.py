@@ -272,32 +272,23 @@ class Entry(_offcode.Entry):
             self.container.format, self.index, self.id, self.arch, self.size)
 
 
-class Container(Sequence[Entry]):
+class Container(_offcode.Container, Sequence[Entry]):
     """A bundle, CCOB, offload package, NVIDIA fatbin or kpack archive:
-    a sequence of its entries."""
+    a sequence of its entries.
 
-    def __init__(self, t: "Tuple[Any, ...]", inputs: "List[Input]") -> None:
-        self.input: Input = inputs[t[0]]
-        self.number: int = t[1]
-        self.format: str = t[2]
-        self.offset: Optional[int] = t[3]
-        self.size: int = t[4]
-        self.version: Optional[int] = t[5]
-        s = t[6]
-        self.section: Optional[Section] = (
-            Section(s[0], _text(s[1]) or "", s[2]) if s is not None else None)
-        self.fields: Dict[str, Any] = t[7]
-        self.entries: List[Entry] = []
-        self.input.containers.append(self)
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return self.entries[i]
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __iter__(self) -> "Iterator[Entry]":
-        return iter(self.entries)
+    Its fields are the extension's (``_offcode.Container``), each a Python
+    object when it is read: a listing makes one object per container (the
+    format and the section shared by the containers that have them)."""
+    # (the extension's, read-only; here for readers and type checkers)
+    input: "Input"
+    number: int
+    format: str
+    offset: "Optional[int]"
+    size: int
+    version: "Optional[int]"
+    section: "Optional[Section]"
+    fields: "Dict[str, Any]"
+    entries: "List[Entry]"
 
     def to_json(self, kernels: bool = False) -> "Dict[str, Any]":
         d: Dict[str, Any] = {"number": self.number, "format": self.format,
@@ -337,17 +328,15 @@ class Artifact:
         self._h = handle
         self.path: str = handle.path
         self.size: int = handle.size
-        inputs_t, containers_t = handle.listing()
         self.inputs: List[Input] = []
-        for t in inputs_t:
+        for t in handle.inputs():
             self.inputs.append(Input(t, self.inputs))
-        containers = [Container(t, self.inputs) for t in containers_t]
+        containers = handle.containers(Container, Section, self.inputs)
         self.containers: List[Container] = containers
-        entries = handle.entries(Entry, containers)
-        self.entries: List[Entry] = entries
-        # each container's entries: (first entry, count) of its row
-        for c, t in zip(containers, containers_t):
-            c.entries = entries[t[8]:t[8] + t[9]]
+        for c in containers:
+            c.input.containers.append(c)
+        # (each container given its entries too)
+        self.entries: List[Entry] = handle.entries(Entry, containers)
 
     def _handle(self) -> "Any":
         return self._h

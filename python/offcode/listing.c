@@ -1,5 +1,5 @@
-/* listing: an artefact's inputs, containers and entries handed to Python
- * (listing.h).
+/* listing: an artefact's inputs and entries handed to Python (listing.h;
+ * its containers are container.c's).
  *
  * An entry is an object of the type made here (offcode.Entry is its
  * subclass), whose fields are read from the library's record when they
@@ -15,126 +15,29 @@
 #include <string.h>
 
 #include "code.h"
+#include "container.h"
 #include "convert.h"
 #include "handle.h"
-
-/* A text of a file (an ID, a triple) as str: valid UTF-8 as it is, each
- * other byte as the character of its value (the "offcode-bytes" handler
- * offcode/__init__.py registers), as ls --json writes it. */
-static PyObject *file_text(const char *s, size_t len)
-{
-	PyObject *r;
-
-	if (!s)
-		Py_RETURN_NONE;
-	r = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, NULL);
-	if (r || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-		return r;
-	PyErr_Clear();
-	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "offcode-bytes");
-}
-
-/* A kind's own fields nested as ls --json nests them: a dict. */
-static PyObject *fields_of(size_t n, int (*get)(const void *, size_t, struct offcode_field *),
-			   const void *what)
-{
-	enum { DEPTH = 16 };
-	PyObject *stack[DEPTH];
-	size_t depth = 0;
-
-	if (!(stack[0] = PyDict_New()))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		struct offcode_field f;
-		PyObject *value = NULL;
-		int rc;
-
-		memset(&f, 0, sizeof(f));
-		if (get(what, i, &f)) {
-			PyErr_SetString(PyExc_RuntimeError, "field past the count");
-			goto fail;
-		}
-		switch (f.type) {
-		case OFFCODE_FIELD_END:
-			if (depth == 0) {
-				PyErr_SetString(PyExc_RuntimeError, "a field's object closed twice");
-				goto fail;
-			}
-			depth--;
-			continue;
-		case OFFCODE_FIELD_OBJECT:
-			value = PyDict_New();
-			break;
-		case OFFCODE_FIELD_UINT:
-			value = PyLong_FromUnsignedLongLong(f.number);
-			break;
-		case OFFCODE_FIELD_HEX: {
-			char hex[19];
-
-			snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)f.number);
-			value = PyUnicode_FromString(hex);
-			break;
-		}
-		case OFFCODE_FIELD_BOOL:
-			value = PyBool_FromLong(f.number != 0);
-			break;
-		case OFFCODE_FIELD_TEXT:
-			value = file_text(f.text, f.text_len);
-			break;
-		}
-		if (!value) {
-			if (!PyErr_Occurred())
-				PyErr_Format(PyExc_RuntimeError, "a field of type %d",
-					     (int)f.type);
-			goto fail;
-		}
-		rc = PyDict_SetItemString(stack[depth], f.key ? f.key : "", value);
-		if (rc == 0 && f.type == OFFCODE_FIELD_OBJECT) {
-			if (depth + 1 == DEPTH) {
-				PyErr_SetString(PyExc_RuntimeError, "fields nested too deep");
-				rc = -1;
-			} else {
-				stack[++depth] = value;	/* borrowed: its parent holds it */
-			}
-		}
-		Py_DECREF(value);
-		if (rc < 0)
-			goto fail;
-	}
-	return stack[0];
-fail:
-	Py_DECREF(stack[0]);
-	return NULL;
-}
-
-static int container_field(const void *c, size_t i, struct offcode_field *f)
-{
-	return offcode_container_field(c, i, f);
-}
 
 static int entry_field(const void *e, size_t i, struct offcode_field *f)
 {
 	return offcode_entry_field(e, i, f);
 }
 
-/* (inputs, containers): each a list of tuples, which offcode/__init__.py
- * describes (Input, Container).  Objects are named by their index in these
- * lists; the entries are listing_entries'. */
-PyObject *listing_of(Artifact *self, PyObject *unused)
+/* inputs(): a list of tuples, which offcode/__init__.py describes (Input);
+ * an input is named by its index in it. */
+PyObject *listing_inputs(Artifact *self, PyObject *unused)
 {
-	PyObject *inputs = NULL, *containers = NULL, *r = NULL;
+	PyObject *inputs = NULL;
 	const offcode_artifact *a;
-	size_t ni, nc, e0 = 0;
+	size_t ni;
 
 	(void)unused;
 	if (handle_lock(self) < 0)
 		return NULL;
 	a = self->a;
 	ni = offcode_input_count(a);
-	nc = offcode_container_count(a);
-	inputs = PyList_New((Py_ssize_t)ni);
-	containers = PyList_New((Py_ssize_t)nc);
-	if (!inputs || !containers)
+	if (!(inputs = PyList_New((Py_ssize_t)ni)))
 		goto out;
 	for (size_t i = 0; i < ni; i++) {
 		const offcode_input *in = offcode_input_at(a, i);
@@ -152,52 +55,15 @@ PyObject *listing_of(Artifact *self, PyObject *unused)
 				  (unsigned long long)offcode_input_offset(in),
 				  (unsigned long long)offcode_input_size(in),
 				  offcode_input_depth(in), p);
-		if (!t)
+		if (!t) {
+			Py_CLEAR(inputs);
 			goto out;
+		}
 		PyList_SET_ITEM(inputs, (Py_ssize_t)i, t);
 	}
-	for (size_t i = 0; i < nc; i++) {
-		const offcode_container *c = offcode_container_at(a, i);
-		const offcode_input *in = offcode_container_input(c);
-		uint64_t offset = 0;
-		unsigned version = 0;
-		uint32_t sindex = 0;
-		const char *sname = NULL, *skind = NULL;
-		bool has_offset = offcode_container_offset(c, &offset);
-		bool has_version = offcode_container_version(c, &version);
-		size_t n = offcode_container_entry_count(c);
-		Py_ssize_t input = -1;
-		PyObject *section, *t;
-
-		for (size_t k = 0; k < ni; k++)
-			if (offcode_input_at(a, k) == in)
-				input = (Py_ssize_t)k;
-		if (offcode_container_section(c, &sindex, &sname, &skind))
-			section = Py_BuildValue("(INN)", (unsigned)sindex,
-						convert_bytes_or_none(sname, sname ? strlen(sname) : 0),
-						convert_str_or_none(skind));
-		else
-			section = (Py_INCREF(Py_None), Py_None);
-		t = Py_BuildValue("(nIsNKNNNnn)", input,
-				  offcode_container_number(c),
-				  offcode_container_format(c),
-				  convert_u64_if(has_offset, offset),
-				  (unsigned long long)offcode_container_size(c),
-				  convert_u64_if(has_version, version), section,
-				  fields_of(offcode_container_field_count(c),
-					    container_field, c),
-				  (Py_ssize_t)e0, (Py_ssize_t)n);
-		if (!t)
-			goto out;
-		PyList_SET_ITEM(containers, (Py_ssize_t)i, t);
-		e0 += n;
-	}
-	r = PyTuple_Pack(2, inputs, containers);
 out:
 	handle_unlock(self);
-	Py_XDECREF(inputs);
-	Py_XDECREF(containers);
-	return r;
+	return inputs;
 }
 
 /* ---- entries ---- */
@@ -295,7 +161,7 @@ static PyObject *get_text(Entry *self, void *closure)
 	case TEXT_OFFLOAD_KIND:
 	case TEXT_TRIPLE:
 	case TEXT_ARCH:
-		return file_text(s, len);
+		return convert_file_text(s, len);
 	case TEXT_URI:
 	case TEXT_PROCESSOR:
 	case TEXT_FEATURES:
@@ -551,7 +417,7 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 		}
 	}
 	if (offcode_entry_field_count(e) &&
-	    !(o->fields = fields_of(offcode_entry_field_count(e), entry_field, e))) {
+	    !(o->fields = convert_fields(offcode_entry_field_count(e), entry_field, e))) {
 		Py_DECREF(o);
 		return NULL;
 	}
@@ -618,6 +484,16 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 			goto out;
 		}
 		PyList_SET_ITEM(list, (Py_ssize_t)i, o);
+	}
+	/* each container its entries, a slice of them (the collector still
+	 * off: 142 lists more for it to walk, at librocsparse) */
+	for (size_t c = 0, from = 0; list && c < nc; c++) {
+		size_t n = offcode_container_entry_count(offcode_container_at(a, c));
+
+		if (container_set_entries(PyTuple_GET_ITEM(containers, (Py_ssize_t)c), list,
+					  (Py_ssize_t)from, (Py_ssize_t)(from + n)) < 0)
+			Py_CLEAR(list);
+		from += n;
 	}
 out:
 	if (collecting)
