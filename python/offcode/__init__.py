@@ -39,10 +39,6 @@ try:
 finally:
     sys.setdlopenflags(_flags)
     del _flags
-from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
-                       ErrorRecord, FatalError, InvalidError, MalformedError,
-                       NothingError, OtherError, OutOfMemoryError, RangeError,
-                       SystemCallError, TruncatedError, UnsupportedError)
 
 __all__ = [
     "open", "prune", "target_id_compatible", "library_version",
@@ -62,11 +58,23 @@ if TYPE_CHECKING:
                         Union)
     Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
                    bytearray, memoryview]
+    from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
+                           ErrorRecord, FatalError, InvalidError,
+                           MalformedError, NothingError, OtherError,
+                           OutOfMemoryError, RangeError, SystemCallError,
+                           TruncatedError, UnsupportedError)
     from ._records import (Kernel, Kernels, Layer, LayerStats, Manifest,
                            Member, PruneResult, RootFile)
 
+# Named here, made when first named: the records (_records.py) and the
+# error classes (the extension's, made with the first raised or named).
 _RECORDS = frozenset(("Kernel", "Kernels", "PruneResult", "Layer", "Member",
                       "LayerStats", "Manifest", "RootFile"))
+_ERRORS = frozenset((
+    "Error", "ErrorRecord", "OtherError", "SystemCallError", "TruncatedError",
+    "MalformedError", "DecompressError", "OutOfMemoryError", "NothingError",
+    "FatalError", "ChangedError", "InvalidError", "RangeError",
+    "UnsupportedError", "BadHashError"))
 
 
 def __getattr__(name: str) -> "Any":
@@ -75,11 +83,14 @@ def __getattr__(name: str) -> "Any":
         from . import _records
         value = globals()[name] = getattr(_records, name)
         return value
+    if name in _ERRORS:
+        value = globals()[name] = getattr(_offcode, name)
+        return value
     raise AttributeError("module 'offcode' has no attribute %r" % (name,))
 
 
 def __dir__() -> "List[str]":
-    return sorted(set(globals()) | _RECORDS)
+    return sorted(set(globals()) | _RECORDS | _ERRORS)
 
 
 # Strings from inside files are bytes; they read as ls --json writes them:
@@ -262,7 +273,7 @@ class Entry(_offcode.Entry):
             try:
                 k = self.kernels()
                 d["kernels"] = k.to_json() if k is not None else None
-            except Error as e:
+            except _offcode.Error as e:
                 d["kernels"] = {"source": None, "error": e.reason,
                                 "error_code": e.code_name}
         return d

@@ -167,6 +167,8 @@ static PyMethodDef module_methods[] = {
 	{ "target_id_compatible", mod_target_id_compatible, METH_VARARGS,
 	  "Whether a loader asked for request takes code built for target." },
 	{ "version", mod_version, METH_NOARGS, "liboffcode's version." },
+	{ "__getattr__", errors_getattr, METH_O,
+	  "The error classes and ErrorRecord, made when first named." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 class PruneResult(tuple):
     """What ``prune`` did: a named tuple (size_before, size_after,
     entries_kept, entries_dropped, changed)."""
+    __module__ = "offcode"   # (named there, made here)
     __slots__ = ()
 
     def __new__(cls, size_before: int, size_after: int, entries_kept: int,
@@ -57,6 +58,7 @@ _CUBIN_RESOURCES = ("registers", "stack_bytes", "shared_bytes", "local_bytes",
 
 class Kernel:
     """One kernel of a code object and its resources (ls --kernels)."""
+    __module__ = "offcode"   # (named there, made here)
     __slots__ = ("symbol", "name", "resources", "constant_bytes", "descriptor",
                  "_source")
 
@@ -91,6 +93,7 @@ class Kernel:
 
 class Kernels(Sequence[Kernel]):
     """An entry's kernels, read from its code."""
+    __module__ = "offcode"   # (named there, made here)
 
     def __init__(self, t: Tuple[Any, ...]) -> None:
         self.source: str = t[0]
@@ -130,6 +133,7 @@ def _record(name: str, fields: str, doc: str) -> type:
             "%s=%r" % kv for kv in zip(names, self)))
 
     body = {"__slots__": (), "__doc__": doc, "__new__": __new__,
+            "__module__": "offcode",
             "__repr__": __repr__, "_fields": names}
     for i, f in enumerate(names):
         body[f] = property(lambda self, i=i: self[i])
