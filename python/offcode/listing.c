@@ -87,6 +87,11 @@ typedef struct {
 	 * alone (the texts copied are most of a listing's memory, and a
 	 * page first touched costs more than the copy). */
 	PyObject *uri_file;
+	/* Its ID and target ID as str (None for none), the texts most read:
+	 * one object for the entries at one place of their containers that
+	 * name the same (a library's bundles list the same targets in the
+	 * same order), not one made at each read. */
+	PyObject *id_str, *arch_str;
 	uint64_t size, offset;
 	unsigned index;
 	bool has_offset, compressed;
@@ -108,6 +113,8 @@ static int entry_traverse(Entry *self, visitproc visit, void *arg)
 	Py_VISIT(self->fields);
 	Py_VISIT(self->image_kind);
 	Py_VISIT(self->uri_file);
+	Py_VISIT(self->id_str);
+	Py_VISIT(self->arch_str);
 	return 0;
 }
 
@@ -118,6 +125,8 @@ static int entry_clear(Entry *self)
 	Py_CLEAR(self->fields);
 	Py_CLEAR(self->image_kind);
 	Py_CLEAR(self->uri_file);
+	Py_CLEAR(self->id_str);
+	Py_CLEAR(self->arch_str);
 	return 0;
 }
 
@@ -145,6 +154,14 @@ static PyObject *get_id_bytes(Entry *self, void *unused)
 	return convert_bytes_or_none(s, len);
 }
 
+static bool ascii(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return false;
+	return true;
+}
+
 /* The texts read as ls --json writes them (file_text): closure is the
  * enum entry_text.  processor, features and uri are ours, not the file's:
  * UTF-8, or surrogateescape where a path in the URI is not. */
@@ -158,9 +175,11 @@ static PyObject *get_text(Entry *self, void *closure)
 
 	switch (t) {
 	case TEXT_ID:
+		return Py_NewRef(self->id_str);
+	case TEXT_ARCH:
+		return Py_NewRef(self->arch_str);
 	case TEXT_OFFLOAD_KIND:
 	case TEXT_TRIPLE:
-	case TEXT_ARCH:
 		return convert_file_text(s, len);
 	case TEXT_URI:
 	case TEXT_PROCESSOR:
@@ -170,6 +189,18 @@ static PyObject *get_text(Entry *self, void *closure)
 	}
 	if (!s)
 		Py_RETURN_NONE;
+	if (t == TEXT_URI && self->uri_file && PyUnicode_IS_ASCII(self->uri_file) &&
+	    ascii(s, len)) {
+		/* (the usual URI: made at once, not decoded and joined) */
+		Py_ssize_t head = PyUnicode_GET_LENGTH(self->uri_file);
+
+		if (!(uri = PyUnicode_New(head + (Py_ssize_t)len, 127)))
+			return NULL;
+		memcpy(PyUnicode_1BYTE_DATA(uri), PyUnicode_1BYTE_DATA(self->uri_file),
+		       (size_t)head);
+		memcpy(PyUnicode_1BYTE_DATA(uri) + head, s, len);
+		return uri;
+	}
 	ours = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "surrogateescape");
 	if (!ours || t != TEXT_URI || !self->uri_file)
 		return ours;
@@ -343,11 +374,59 @@ static const char *text_inside(const char *u, size_t ulen, const char *t, size_t
 	return memmem(u, ulen, t, tlen);
 }
 
+/* The str of an entry's text (as convert_file_text makes it) that an
+ * entry before it at the same place of its container had (*seen), or a
+ * new one, kept there for the next. */
+struct seen_text {
+	char *bytes;
+	size_t len;
+	PyObject *str;
+};
+
+enum { SEEN_PLACES = 64 };	/* places told apart; the rest share */
+
+struct seen {
+	struct seen_text id[SEEN_PLACES], arch[SEEN_PLACES];
+};
+
+static PyObject *seen_text_of(struct seen_text *seen, const char *s, size_t len)
+{
+	PyObject *str;
+	char *copy;
+
+	if (!s)
+		Py_RETURN_NONE;
+	if (seen->str && seen->len == len && !memcmp(seen->bytes, s, len))
+		return Py_NewRef(seen->str);
+	if (!(str = convert_file_text(s, len)))
+		return NULL;
+	if (!(copy = PyMem_Malloc(len ? len : 1))) {
+		Py_DECREF(str);
+		return PyErr_NoMemory();
+	}
+	memcpy(copy, s, len);
+	PyMem_Free(seen->bytes);
+	seen->bytes = copy;
+	seen->len = len;
+	Py_XSETREF(seen->str, Py_NewRef(str));
+	return str;
+}
+
+static void seen_free(struct seen *seen)
+{
+	for (int k = 0; k < SEEN_PLACES; k++) {
+		PyMem_Free(seen->id[k].bytes);
+		Py_XDECREF(seen->id[k].str);
+		PyMem_Free(seen->arch[k].bytes);
+		Py_XDECREF(seen->arch[k].str);
+	}
+}
+
 /* Entry i of the artefact, record e, as an object of type cls in
- * container. */
+ * container, at place k of it. */
 static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
-			   const offcode_entry *e, PyObject *container,
-			   struct uri_file *last)
+			   const offcode_entry *e, PyObject *container, size_t k,
+			   struct uri_file *last, struct seen *seen)
 {
 	const char *texts[TEXTS];
 	size_t lens[TEXTS] = { 0 }, skip[TEXTS] = { 0 }, room = 0;
@@ -399,6 +478,13 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 	o->i = (Py_ssize_t)i;
 	o->container = Py_NewRef(container);
 	o->uri_file = Py_XNewRef(uri_file);
+	o->id_str = seen_text_of(&seen->id[k % SEEN_PLACES], texts[TEXT_ID], lens[TEXT_ID]);
+	o->arch_str = seen_text_of(&seen->arch[k % SEEN_PLACES], texts[TEXT_ARCH],
+				   lens[TEXT_ARCH]);
+	if (!o->id_str || !o->arch_str) {
+		Py_DECREF(o);
+		return NULL;
+	}
 	o->index = offcode_entry_index(e);
 	o->size = offcode_entry_size(e);
 	o->has_offset = offcode_entry_offset(e, &o->offset);
@@ -429,6 +515,7 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 	PyTypeObject *cls;
 	PyObject *given, *containers = NULL, *list = NULL;
 	struct uri_file last = { NULL, 0, NULL };
+	struct seen seen;
 	const offcode_artifact *a;
 	size_t ne, nc;
 	int collecting = 0;
@@ -443,6 +530,7 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 	 * change it under the loop) */
 	if (!(containers = PyList_AsTuple(given)))
 		return NULL;
+	memset(&seen, 0, sizeof(seen));
 	if (handle_lock(self) < 0) {
 		Py_DECREF(containers);
 		return NULL;
@@ -478,7 +566,7 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 			goto out;
 		}
 		o = entry_new(cls, self, i, e, PyTuple_GET_ITEM(containers, (Py_ssize_t)c),
-			      &last);
+			      i - end, &last, &seen);
 		if (!o) {
 			Py_CLEAR(list);
 			goto out;
@@ -499,6 +587,7 @@ out:
 	if (collecting)
 		PyGC_Enable();
 	Py_XDECREF(last.str);
+	seen_free(&seen);
 	handle_unlock(self);
 	Py_DECREF(containers);
 	return list;
