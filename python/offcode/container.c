@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <structmember.h>
+
 #include "convert.h"
 
 typedef struct {
@@ -72,24 +74,6 @@ static PyObject *get_entries(Container *self, void *unused)
 	return Py_XNewRef(entries_of(self));
 }
 
-static PyObject *get_input(Container *self, void *unused)
-{
-	(void)unused;
-	return Py_NewRef(self->input);
-}
-
-static PyObject *get_format(Container *self, void *unused)
-{
-	(void)unused;
-	return Py_NewRef(self->format);
-}
-
-static PyObject *get_section(Container *self, void *unused)
-{
-	(void)unused;
-	return Py_NewRef(self->section);
-}
-
 static PyObject *get_fields(Container *self, void *unused)
 {
 	(void)unused;
@@ -123,18 +107,25 @@ static PyObject *get_version(Container *self, void *unused)
 }
 
 static PyGetSetDef container_getset[] = {
-	{ "input", (getter)get_input, NULL, "The input (file or member) it is in.", NULL },
 	{ "number", (getter)get_number, NULL, "Its number in the file, as ls numbers it.", NULL },
-	{ "format", (getter)get_format, NULL,
-	  "\"bundle\", \"ccob\", \"offload-package\", \"nv-fatbin\", \"kpack\"...", NULL },
 	{ "offset", (getter)get_offset, NULL, "Where it lies in the file, or None.", NULL },
 	{ "size", (getter)get_size, NULL, "Its size in bytes.", NULL },
 	{ "version", (getter)get_version, NULL, "Its format's version, or None.", NULL },
-	{ "section", (getter)get_section, NULL,
-	  "The section it lies in (index, name, kind), or None.", NULL },
 	{ "fields", (getter)get_fields, NULL, "Its kind's own fields, as ls --json nests them.", NULL },
 	{ "entries", (getter)get_entries, NULL, "Its entries, a list.", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+/* The objects it holds read as members (read in place, where a getter is
+ * a call: listing.c's entry_members). */
+static PyMemberDef container_members[] = {
+	{ "input", T_OBJECT_EX, offsetof(Container, input), READONLY,
+	  "The input (file or member) it is in." },
+	{ "format", T_OBJECT_EX, offsetof(Container, format), READONLY,
+	  "\"bundle\", \"ccob\", \"offload-package\", \"nv-fatbin\", \"kpack\"..." },
+	{ "section", T_OBJECT_EX, offsetof(Container, section), READONLY,
+	  "The section it lies in (index, name, kind), or None." },
+	{ NULL, 0, 0, 0, NULL },
 };
 
 /* A sequence of its entries: len, [i] (and slices), iteration. */
@@ -181,6 +172,7 @@ static PyTypeObject container_type = {
 	.tp_clear = (inquiry)container_clear,
 	.tp_iter = (getiterfunc)container_iter,
 	.tp_getset = container_getset,
+	.tp_members = container_members,
 };
 
 PyTypeObject *container_type_of(void)

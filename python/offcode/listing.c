@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <structmember.h>
+
 #include "code.h"
 #include "container.h"
 #include "convert.h"
@@ -233,12 +235,6 @@ static PyObject *get_compressed(Entry *self, void *unused)
 	return PyBool_FromLong(self->compressed);
 }
 
-static PyObject *get_container(Entry *self, void *unused)
-{
-	(void)unused;
-	return Py_NewRef(self->container);
-}
-
 static PyObject *get_handle(Entry *self, void *unused)
 {
 	(void)unused;
@@ -276,11 +272,9 @@ static PyObject *get_image_kind(Entry *self, void *unused)
 #define TEXT(name, t, doc) { name, (getter)get_text, NULL, doc, (void *)(intptr_t)(t) }
 
 static PyGetSetDef entry_getset[] = {
-	TEXT("id", TEXT_ID, "Its bundle ID or kpack TOC key (None for kinds that name none)."),
 	{ "id_bytes", (getter)get_id_bytes, NULL, "id, the file's bytes.", NULL },
 	TEXT("offload_kind", TEXT_OFFLOAD_KIND, "\"hipv4\", \"openmp\", \"cuda\", \"host\"... or None."),
 	TEXT("triple", TEXT_TRIPLE, "\"amdgcn-amd-amdhsa\", \"nvptx64-nvidia-cuda\"... or None."),
-	TEXT("arch", TEXT_ARCH, "The target ID (\"gfx90a:xnack+\") or NVIDIA arch (\"sm_80\"), or None."),
 	TEXT("processor", TEXT_PROCESSOR, "The target ID's processor (\"gfx90a\"), or None."),
 	TEXT("features", TEXT_FEATURES, "The target ID's features (\"xnack+\"), or None."),
 	TEXT("uri", TEXT_URI, "file://PATH#offset=N&size=N where its bytes lie as they are "
@@ -289,7 +283,6 @@ static PyGetSetDef entry_getset[] = {
 	{ "size", (getter)get_size, NULL, "Its size as stored.", NULL },
 	{ "offset", (getter)get_offset, NULL, "Where its bytes lie in the file, or None.", NULL },
 	{ "compressed", (getter)get_compressed, NULL, "Whether it is stored compressed.", NULL },
-	{ "container", (getter)get_container, NULL, "The container it is in.", NULL },
 	{ "fields", (getter)get_fields, NULL, "Its kind's own fields, as ls --json nests them.", NULL },
 	{ "image_kind", (getter)get_image_kind, NULL,
 	  "\"elf\", \"bitcode\", \"cubin\", \"fatbin\", \"ptx\", \"spirv\" or None, "
@@ -297,6 +290,19 @@ static PyGetSetDef entry_getset[] = {
 	{ "_h", (getter)get_handle, NULL, "The artefact (_offcode.Artifact).", NULL },
 	{ "_i", (getter)get_i, NULL, "Its index among the artefact's entries.", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+/* The objects it holds read as members: Python 3.11 reads a member of a
+ * slot-like type in place (LOAD_ATTR_SLOT) where a getter is a call, a
+ * third of reading a listing's IDs and target IDs (issue 37). */
+static PyMemberDef entry_members[] = {
+	{ "id", T_OBJECT_EX, offsetof(Entry, id_str), READONLY,
+	  "Its bundle ID or kpack TOC key (None for kinds that name none)." },
+	{ "arch", T_OBJECT_EX, offsetof(Entry, arch_str), READONLY,
+	  "The target ID (\"gfx90a:xnack+\") or NVIDIA arch (\"sm_80\"), or None." },
+	{ "container", T_OBJECT_EX, offsetof(Entry, container), READONLY,
+	  "The container it is in." },
+	{ NULL, 0, 0, 0, NULL },
 };
 
 static PyTypeObject entry_type = {
@@ -310,6 +316,7 @@ static PyTypeObject entry_type = {
 	.tp_traverse = (traverseproc)entry_traverse,
 	.tp_clear = (inquiry)entry_clear,
 	.tp_getset = entry_getset,
+	.tp_members = entry_members,
 };
 
 PyTypeObject *listing_entry_type(void)
