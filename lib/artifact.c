@@ -35,7 +35,8 @@ const char *offcode_version(void)
 
 /* ---- what the handle owns ---- */
 
-void *artifact_alloc(offcode_artifact *a, size_t size)
+/* size bytes of the arena, as they were (16-aligned), or NULL. */
+static void *arena_take(offcode_artifact *a, size_t size)
 {
 	struct arena_block *b = a->arena;
 
@@ -51,7 +52,14 @@ void *artifact_alloc(offcode_artifact *a, size_t size)
 		a->arena = b;
 	}
 	b->used += size;
-	return memset(b->data + b->used - size, 0, size);
+	return b->data + b->used - size;
+}
+
+void *artifact_alloc(offcode_artifact *a, size_t size)
+{
+	void *p = arena_take(a, size);
+
+	return p ? memset(p, 0, size) : NULL;
 }
 
 const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,
@@ -61,7 +69,8 @@ const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,
 
 	if (!s)
 		return NULL;
-	if (!(p = artifact_alloc(a, len + 1))) {
+	/* (not zeroed first: ten of these an entry) */
+	if (!(p = arena_take(a, len + 1))) {
 		*oom = true;
 		return NULL;
 	}
@@ -336,6 +345,12 @@ static bool direct(const offcode_artifact *a, const struct kind *kind,
 	       b.data == a->data + n->offset && b.size == n->size;
 }
 
+/* Whether kept (NUL-terminated, or NULL) holds the len bytes at s. */
+static bool same_text(const char *kept, size_t kept_len, const char *s, size_t len)
+{
+	return kept && s && kept_len == len && !memcmp(kept, s, len);
+}
+
 static int keep_entry(struct keep *k, const struct inspect_node *n)
 {
 	offcode_artifact *a = k->a;
@@ -396,11 +411,14 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	/* As selection sees it (applets/selection.c's applet_entry_of). */
 	if (!(id = kinds_entry_id(n, &t, &id_len)))
 		return -1;
-	e->select_id = artifact_keep(a, id, id_len, &k->oom);
+	/* (each the text kept above when it is the same, as it mostly is) */
+	e->select_id = same_text(e->id, e->id_len, id, id_len) ? e->id :
+		       artifact_keep(a, id, id_len, &k->oom);
 	e->select_id_len = id_len;
 	free(id);
 	sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf), &sarch_len);
-	e->select_arch = artifact_keep(a, sarch, sarch_len, &k->oom);
+	e->select_arch = same_text(e->arch, e->arch_len, sarch, sarch_len) ? e->arch :
+			 artifact_keep(a, sarch, sarch_len, &k->oom);
 	e->select_arch_len = sarch_len;
 	/* du's figures: as its kind counts them, a packed container's
 	 * share. */
