@@ -4,6 +4,7 @@
  * entries, and what the handle owns. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,10 @@ struct keep {
 	 * together (du's share of its stored bytes): its depth, 0 none. */
 	unsigned packed_depth;
 	uint64_t packed_stored, packed_raw;
+	/* Every URI's part before its '#', file://PATH, made once (NULL: not
+	 * yet), as uri_file makes it: the path percent-encoded, '#' too. */
+	char *uri_head;
+	size_t uri_head_len;
 	bool oom;
 };
 
@@ -345,6 +350,35 @@ static bool direct(const offcode_artifact *a, const struct kind *kind,
 	       b.data == a->data + n->offset && b.size == n->size;
 }
 
+/* uri_file(path, offset, size), kept: the file's part made once and
+ * copied, the rest printed after it (not the path encoded again and the
+ * URI copied for each entry), or NULL (k->oom when out of memory). */
+static const char *keep_uri(struct keep *k, uint64_t offset, uint64_t size)
+{
+	char tail[64], *p;
+	int len;
+
+	if (!k->uri_head) {
+		char *hash;
+
+		if (!(k->uri_head = uri_file(k->a->path, 0, 0))) {
+			k->oom = true;
+			return NULL;
+		}
+		hash = strchr(k->uri_head, '#');
+		k->uri_head_len = hash ? (size_t)(hash - k->uri_head) : strlen(k->uri_head);
+	}
+	len = snprintf(tail, sizeof(tail), "#offset=%" PRIu64 "&size=%" PRIu64, offset, size);
+	if (len < 0 || (size_t)len >= sizeof(tail) ||
+	    !(p = arena_take(k->a, k->uri_head_len + (size_t)len + 1))) {
+		k->oom = true;
+		return NULL;
+	}
+	memcpy(p, k->uri_head, k->uri_head_len);
+	memcpy(p + k->uri_head_len, tail, (size_t)len + 1);
+	return p;
+}
+
 /* Whether kept (NUL-terminated, or NULL) holds the len bytes at s. */
 static bool same_text(const char *kept, size_t kept_len, const char *s, size_t len)
 {
@@ -398,14 +432,8 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
 	e->image_later = image_kind_later(n);
 	split_target(k, e);
-	if (n->in_file) {
-		char *uri = uri_file(a->path, n->offset, n->size);
-
-		if (!uri)
-			return -1;
-		e->uri = artifact_keep(a, uri, strlen(uri), &k->oom);
-		free(uri);
-	}
+	if (n->in_file && !(e->uri = keep_uri(k, n->offset, n->size)))
+		return -1;
 	e->fields = keep_fields(k, &kf, &e->nfields);
 	e->direct = direct(a, kind, n);
 	/* As selection sees it (applets/selection.c's applet_entry_of). */
@@ -548,6 +576,7 @@ int artifact_walk(offcode_artifact *a)
 	}
 	rc = inspect_walk(a->data, a->len, &o, keep_node, &k, &e);
 	free(k.stack);
+	free(k.uri_head);
 	if (rc == 0)
 		return 0;
 	if (rc != -1 || k.oom)
