@@ -32,10 +32,10 @@ typedef struct {
 
 static PyTypeObject container_type;
 
+/* (its format, a str, is not the collector's: not visited) */
 static int container_traverse(Container *self, visitproc visit, void *arg)
 {
 	Py_VISIT(self->input);
-	Py_VISIT(self->format);
 	Py_VISIT(self->section);
 	Py_VISIT(self->fields);
 	Py_VISIT(self->entries);
