@@ -428,6 +428,19 @@ static void seen_free(struct seen *seen)
 	}
 }
 
+/* The texts each text may lie inside (before it; -1: none): a bundle ID
+ * holds its kind, triple and target ID, a target ID its processor and
+ * features (tried in the ID too, where there is no target ID). */
+static const int holders[TEXTS][2] = {
+	[TEXT_ID] = { -1, -1 },
+	[TEXT_OFFLOAD_KIND] = { TEXT_ID, -1 },
+	[TEXT_TRIPLE] = { TEXT_ID, -1 },
+	[TEXT_ARCH] = { TEXT_ID, -1 },
+	[TEXT_PROCESSOR] = { TEXT_ARCH, TEXT_ID },
+	[TEXT_FEATURES] = { TEXT_ARCH, TEXT_ID },
+	[TEXT_URI] = { -1, -1 },
+};
+
 /* Entry i of the artefact, record e, as an object of type cls in
  * container, at place k of it. */
 static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
@@ -455,14 +468,16 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 	for (int t = TEXT_PROCESSOR; t <= TEXT_URI; t++)
 		lens[t] = texts[t] ? strlen(texts[t]) : 0;
 	/* Each text copied, or found inside one before it (itself copied or
-	 * inside another): where.  Only the ID is searched all through (for
-	 * the triple): the rest lie at one end of the text that holds them. */
+	 * inside another) that holds it as a bundle's texts do: where.  Only
+	 * the ID is searched all through (for the triple): the rest lie at
+	 * one end of the text that holds them. */
 	for (int t = 0; t < TEXTS; t++) {
 		in[t] = -1;
-		for (int u = 0; texts[t] && u < t && in[t] < 0; u++) {
+		for (int h = 0; texts[t] && h < 2 && in[t] < 0; h++) {
+			int u = holders[t][h];
 			const char *found;
 
-			if (!texts[u] ||
+			if (u < 0 || !texts[u] ||
 			    !(found = text_inside(texts[u], lens[u], texts[t], lens[t],
 						  u == TEXT_ID && t == TEXT_TRIPLE)))
 				continue;
