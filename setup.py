@@ -44,8 +44,8 @@ setup(ext_modules=[Extension(
     # _offcode.c is the module; the others its parts (its comment lists
     # them), their names hidden: the module's PyInit is all it exports
     sources=["python/offcode/%s.c" % f for f in (
-        "_offcode", "errors", "convert", "handle", "open", "listing", "code",
-        "layers")],
+        "_offcode", "errors", "convert", "handle", "open", "listing",
+        "container", "code", "layers")],
     depends=glob.glob(os.path.join("python", "offcode", "*.h")),
     extra_compile_args=cflags + ["-std=c11", "-Wall", "-Wextra",
                                  "-fvisibility=hidden"],

@@ -35,7 +35,8 @@ const char *offcode_version(void)
 
 /* ---- what the handle owns ---- */
 
-void *artifact_alloc(offcode_artifact *a, size_t size)
+/* size bytes of the arena, as they were (16-aligned), or NULL. */
+static void *arena_take(offcode_artifact *a, size_t size)
 {
 	struct arena_block *b = a->arena;
 
@@ -51,7 +52,14 @@ void *artifact_alloc(offcode_artifact *a, size_t size)
 		a->arena = b;
 	}
 	b->used += size;
-	return memset(b->data + b->used - size, 0, size);
+	return b->data + b->used - size;
+}
+
+void *artifact_alloc(offcode_artifact *a, size_t size)
+{
+	void *p = arena_take(a, size);
+
+	return p ? memset(p, 0, size) : NULL;
 }
 
 const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,
@@ -61,7 +69,8 @@ const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,
 
 	if (!s)
 		return NULL;
-	if (!(p = artifact_alloc(a, len + 1))) {
+	/* (not zeroed first: ten of these an entry) */
+	if (!(p = arena_take(a, len + 1))) {
 		*oom = true;
 		return NULL;
 	}
@@ -155,6 +164,10 @@ struct keep {
 	 * together (du's share of its stored bytes): its depth, 0 none. */
 	unsigned packed_depth;
 	uint64_t packed_stored, packed_raw;
+	/* Every URI's part before its '#', file://PATH, made once (NULL: not
+	 * yet), as uri_file makes it: the path percent-encoded, '#' too. */
+	char *uri_head;
+	size_t uri_head_len;
 	bool oom;
 };
 
@@ -336,12 +349,69 @@ static bool direct(const offcode_artifact *a, const struct kind *kind,
 	       b.data == a->data + n->offset && b.size == n->size;
 }
 
+/* v in decimal at out (up to 20 digits, no NUL): their count. */
+static size_t put_decimal(char *out, uint64_t v)
+{
+	char digits[20];
+	size_t n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		out[i] = digits[n - 1 - i];
+	return n;
+}
+
+/* uri_file(path, offset, size), kept: the file's part made once and
+ * copied, the rest printed after it (not the path encoded again and the
+ * URI copied for each entry), or NULL (k->oom when out of memory). */
+static const char *keep_uri(struct keep *k, uint64_t offset, uint64_t size)
+{
+	char tail[64], *p;
+	size_t len;
+
+	if (!k->uri_head) {
+		char *hash;
+
+		if (!(k->uri_head = uri_file(k->a->path, 0, 0))) {
+			k->oom = true;
+			return NULL;
+		}
+		hash = strchr(k->uri_head, '#');
+		k->uri_head_len = hash ? (size_t)(hash - k->uri_head) : strlen(k->uri_head);
+	}
+	/* (printed by hand: snprintf's parsing was a tenth of an open) */
+	memcpy(tail, "#offset=", 8);
+	len = 8 + put_decimal(tail + 8, offset);
+	memcpy(tail + len, "&size=", 6);
+	len += 6 + put_decimal(tail + len + 6, size);
+	if (!(p = arena_take(k->a, k->uri_head_len + len + 1))) {
+		k->oom = true;
+		return NULL;
+	}
+	memcpy(p, k->uri_head, k->uri_head_len);
+	memcpy(p + k->uri_head_len, tail, len);
+	p[k->uri_head_len + len] = 0;
+	return p;
+}
+
+/* Whether kept (NUL-terminated, or NULL) holds the len bytes at s. */
+static bool same_text(const char *kept, size_t kept_len, const char *s, size_t len)
+{
+	return kept && s && kept_len == len && !memcmp(kept, s, len);
+}
+
 static int keep_entry(struct keep *k, const struct inspect_node *n)
 {
 	offcode_artifact *a = k->a;
 	const struct kind *kind = kinds_get(n->container);
 	struct kind_text d[KIND_DETAILS];
-	struct kind_fields kf = { .n = 0 };
+	/* (its rows and buffers are written before they are read: not its
+	 * 1.4 KB zeroed for each entry, a tenth of what keeping an entry
+	 * cost; issue 37) */
+	struct kind_fields kf;
 	struct inspect_target t;
 	struct offcode_entry *e;
 	char archbuf[24], *id;
@@ -350,6 +420,7 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 
 	if (!a->ncontainers)	/* an entry outside a container: none */
 		return 0;
+	kf.n = kf.nbuf = 0;
 	if (grow((void **)&a->entries, &a->cap_entries, a->nentries,
 		 sizeof(*e)) < 0)
 		return -1;
@@ -379,24 +450,21 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
 	e->image_later = image_kind_later(n);
 	split_target(k, e);
-	if (n->in_file) {
-		char *uri = uri_file(a->path, n->offset, n->size);
-
-		if (!uri)
-			return -1;
-		e->uri = artifact_keep(a, uri, strlen(uri), &k->oom);
-		free(uri);
-	}
+	if (n->in_file && !(e->uri = keep_uri(k, n->offset, n->size)))
+		return -1;
 	e->fields = keep_fields(k, &kf, &e->nfields);
 	e->direct = direct(a, kind, n);
 	/* As selection sees it (applets/selection.c's applet_entry_of). */
 	if (!(id = kinds_entry_id(n, &t, &id_len)))
 		return -1;
-	e->select_id = artifact_keep(a, id, id_len, &k->oom);
+	/* (each the text kept above when it is the same, as it mostly is) */
+	e->select_id = same_text(e->id, e->id_len, id, id_len) ? e->id :
+		       artifact_keep(a, id, id_len, &k->oom);
 	e->select_id_len = id_len;
 	free(id);
 	sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf), &sarch_len);
-	e->select_arch = artifact_keep(a, sarch, sarch_len, &k->oom);
+	e->select_arch = same_text(e->arch, e->arch_len, sarch, sarch_len) ? e->arch :
+			 artifact_keep(a, sarch, sarch_len, &k->oom);
 	e->select_arch_len = sarch_len;
 	/* du's figures: as its kind counts them, a packed container's
 	 * share. */
@@ -526,6 +594,7 @@ int artifact_walk(offcode_artifact *a)
 	}
 	rc = inspect_walk(a->data, a->len, &o, keep_node, &k, &e);
 	free(k.stack);
+	free(k.uri_head);
 	if (rc == 0)
 		return 0;
 	if (rc != -1 || k.oom)

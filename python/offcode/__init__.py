@@ -17,14 +17,14 @@ file's object as far as the library describes it.  Failures raise
 ``offcode.Error`` subclasses carrying the library's code and its chain of
 records.
 """
-from __future__ import annotations
-
 import codecs
 import os
 import sys
 # typing (with the re, enum and collections it imports) costs more than
-# listing a large library does (issue 37): annotations are strings (the
-# __future__ import above) and the few classes below are made without it.
+# listing a large library does (issue 37): annotations are strings, written
+# so (the __future__ import that would make them so is a module to find and
+# load), and the few classes below are made without it; the records a
+# listing makes none of are _records', imported when first named.
 from _collections_abc import Sequence
 
 # The extension, and liboffcode with it, bound lazily as the offload
@@ -39,10 +39,6 @@ try:
 finally:
     sys.setdlopenflags(_flags)
     del _flags
-from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
-                       ErrorRecord, FatalError, InvalidError, MalformedError,
-                       NothingError, OtherError, OutOfMemoryError, RangeError,
-                       SystemCallError, TruncatedError, UnsupportedError)
 
 __all__ = [
     "open", "prune", "target_id_compatible", "library_version",
@@ -62,11 +58,44 @@ if TYPE_CHECKING:
                         Union)
     Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
                    bytearray, memoryview]
+    from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
+                           ErrorRecord, FatalError, InvalidError,
+                           MalformedError, NothingError, OtherError,
+                           OutOfMemoryError, RangeError, SystemCallError,
+                           TruncatedError, UnsupportedError)
+    from ._records import (Kernel, Kernels, Layer, LayerStats, Manifest,
+                           Member, PruneResult, RootFile)
+
+# Named here, made when first named: the records (_records.py) and the
+# error classes (the extension's, made with the first raised or named).
+_RECORDS = frozenset(("Kernel", "Kernels", "PruneResult", "Layer", "Member",
+                      "LayerStats", "Manifest", "RootFile"))
+_ERRORS = frozenset((
+    "Error", "ErrorRecord", "OtherError", "SystemCallError", "TruncatedError",
+    "MalformedError", "DecompressError", "OutOfMemoryError", "NothingError",
+    "FatalError", "ChangedError", "InvalidError", "RangeError",
+    "UnsupportedError", "BadHashError"))
+
+
+def __getattr__(name: str) -> "Any":
+    # (PEP 562: only names the module does not have yet reach here)
+    if name in _RECORDS:
+        from . import _records
+        value = globals()[name] = getattr(_records, name)
+        return value
+    if name in _ERRORS:
+        value = globals()[name] = getattr(_offcode, name)
+        return value
+    raise AttributeError("module 'offcode' has no attribute %r" % (name,))
+
+
+def __dir__() -> "List[str]":
+    return sorted(set(globals()) | _RECORDS | _ERRORS)
 
 
 # Strings from inside files are bytes; they read as ls --json writes them:
 # valid UTF-8 as it is, each other byte as the character of its value.
-def _byte_as_char(exc: UnicodeError) -> Tuple[str, int]:
+def _byte_as_char(exc: "UnicodeError") -> "Tuple[str, int]":
     if isinstance(exc, UnicodeDecodeError):
         return chr(exc.object[exc.start]), exc.start + 1
     raise exc
@@ -75,7 +104,7 @@ def _byte_as_char(exc: UnicodeError) -> Tuple[str, int]:
 codecs.register_error("offcode-bytes", _byte_as_char)
 
 
-def _text(b: Optional[bytes]) -> Optional[str]:
+def _text(b: "Optional[bytes]") -> "Optional[str]":
     return None if b is None else b.decode("utf-8", "offcode-bytes")
 
 
@@ -114,114 +143,12 @@ class Section(tuple):
         return "Section(index=%r, name=%r, kind=%r)" % tuple(self)
 
 
-class PruneResult(tuple):
-    """What ``prune`` did: a named tuple (size_before, size_after,
-    entries_kept, entries_dropped, changed)."""
-    __slots__ = ()
-
-    def __new__(cls, size_before: int, size_after: int, entries_kept: int,
-                entries_dropped: int, changed: bool) -> "PruneResult":
-        return tuple.__new__(cls, (size_before, size_after, entries_kept,
-                                   entries_dropped, changed))
-
-    @property
-    def size_before(self) -> int:
-        return self[0]
-
-    @property
-    def size_after(self) -> int:
-        return self[1]
-
-    @property
-    def entries_kept(self) -> int:
-        return self[2]
-
-    @property
-    def entries_dropped(self) -> int:
-        return self[3]
-
-    @property
-    def changed(self) -> bool:
-        return self[4]
-
-    def __repr__(self) -> str:
-        return ("PruneResult(size_before=%r, size_after=%r, entries_kept=%r, "
-                "entries_dropped=%r, changed=%r)" % tuple(self))
-
-
-_AMDGPU_RESOURCES = ("sgprs", "vgprs", "agprs", "sgpr_spills", "vgpr_spills",
-                     "lds_bytes", "scratch_bytes_per_lane", "kernarg_bytes",
-                     "wavefront_size", "max_flat_workgroup_size",
-                     "dynamic_stack", "occupancy_waves_per_simd")
-_CUBIN_RESOURCES = ("registers", "stack_bytes", "shared_bytes", "local_bytes",
-                    "constant_bytes", "max_threads")
-
-
-class Kernel:
-    """One kernel of a code object and its resources (ls --kernels)."""
-    __slots__ = ("symbol", "name", "resources", "constant_bytes", "descriptor",
-                 "_source")
-
-    def __init__(self, source: str, row: Tuple[Any, ...]) -> None:
-        self._source = source
-        self.symbol: str = row[0]
-        self.name: str = row[1]
-        self.resources: Dict[str, int] = row[2]
-        self.constant_bytes: Dict[str, int] = row[3]
-        self.descriptor: Optional[Dict[str, int]] = row[4]
-
-    def __getattr__(self, key: str) -> Any:
-        if key in _AMDGPU_RESOURCES or key in _CUBIN_RESOURCES:
-            v = self.resources.get(key)
-            return bool(v) if key == "dynamic_stack" and v is not None else v
-        raise AttributeError(key)
-
-    def to_json(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {"symbol": self.symbol, "name": self.name}
-        if self._source == "amdgpu":
-            for k in _AMDGPU_RESOURCES:
-                d[k] = getattr(self, k)
-            d["descriptor"] = self.descriptor
-        elif self._source == "cubin":
-            for k in _CUBIN_RESOURCES:
-                d[k] = dict(self.constant_bytes) if k == "constant_bytes" else getattr(self, k)
-        return d
-
-    def __repr__(self) -> str:
-        return "<offcode.Kernel %s>" % self.name
-
-
-class Kernels(Sequence[Kernel]):
-    """An entry's kernels, read from its code."""
-
-    def __init__(self, t: Tuple[Any, ...]) -> None:
-        self.source: str = t[0]
-        self.code_object_version: Optional[int] = t[1] or None
-        self.target: Optional[str] = t[2]
-        self.processor: Optional[str] = t[3]
-        self.ptx_version: Optional[str] = t[4]
-        self._list = [Kernel(t[0], k) for k in t[5]]
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return self._list[i]
-
-    def __len__(self) -> int:
-        return len(self._list)
-
-    def to_json(self) -> Dict[str, Any]:
-        return {"source": self.source, "error": None, "error_code": None,
-                "code_object_version": self.code_object_version,
-                "target": self.target, "processor": self.processor,
-                "ptx_version": self.ptx_version,
-                "list": [k.to_json() for k in self._list]}
-
-
 class Input:
     """The file (depth 0) or an archive member in it."""
     __slots__ = ("name", "format", "offset", "size", "depth", "parent",
                  "containers", "members")
 
-    def __init__(self, t: Tuple[Any, ...], inputs: List["Input"]) -> None:
+    def __init__(self, t: "Tuple[Any, ...]", inputs: "List[Input]") -> None:
         self.name: str = _text(t[0]) or ""
         self.format: str = t[1]
         self.offset: int = t[2]
@@ -252,33 +179,33 @@ class Entry(_offcode.Entry):
     what reads code."""
     __slots__ = ()
     # (the extension's, read-only; here for readers and type checkers)
-    container: Container
+    container: "Container"
     index: int
-    id: Optional[str]           # bundle ID or kpack TOC key; None: unnamed
-    id_bytes: Optional[bytes]
-    offload_kind: Optional[str]
-    triple: Optional[str]
-    arch: Optional[str]
-    processor: Optional[str]
-    features: Optional[str]
+    id: "Optional[str]"           # bundle ID or kpack TOC key; None: unnamed
+    id_bytes: "Optional[bytes]"
+    offload_kind: "Optional[str]"
+    triple: "Optional[str]"
+    arch: "Optional[str]"
+    processor: "Optional[str]"
+    features: "Optional[str]"
     # "elf", "bitcode", "cubin", "fatbin", "ptx", "spirv" or None (ls
     # --json's image_kind): read from its first bytes when first asked for
-    image_kind: Optional[str]
+    image_kind: "Optional[str]"
     size: int
-    offset: Optional[int]
+    offset: "Optional[int]"
     compressed: bool
-    fields: Dict[str, Any]
+    fields: "Dict[str, Any]"
     # file://PATH#offset=N&size=N where its bytes lie as they are, the
     # path percent-encoded (None elsewhere)
-    uri: Optional[str]
+    uri: "Optional[str]"
 
     @property
-    def target_id(self) -> Optional[str]:
+    def target_id(self) -> "Optional[str]":
         """The target ID ("gfx90a:xnack+") or NVIDIA arch: ``arch``."""
         return self.arch
 
     @property
-    def nv(self) -> Optional[Dict[str, Any]]:
+    def nv(self) -> "Optional[Dict[str, Any]]":
         """An NVIDIA entry's header fields (ls --json's "nv")."""
         return self.fields.get("nv")
 
@@ -286,7 +213,7 @@ class Entry(_offcode.Entry):
         """Its code, decompressed, as ``offload extract`` writes it."""
         return self._h.read(self._i)
 
-    def read_into(self, buffer: Any) -> int:
+    def read_into(self, buffer: "Any") -> int:
         """Its code into a writable buffer: the bytes written.  Raises
         RangeError when the buffer is too small (``code_size()`` says)."""
         return self._h.read_into(self._i, buffer)
@@ -295,11 +222,11 @@ class Entry(_offcode.Entry):
         """The length of its code, decompressed."""
         return self._h.code_size(self._i)
 
-    def extract(self, path: Union[str, "os.PathLike[str]"]) -> None:
+    def extract(self, path: "Union[str, os.PathLike[str]]") -> None:
         """Write its code to a new file (temporary, renamed into place)."""
         self._h.write_path(self._i, path)
 
-    def write_to(self, fd: Any) -> None:
+    def write_to(self, fd: "Any") -> None:
         """Write its code to a file descriptor or an object with fileno()."""
         if not isinstance(fd, int):
             if hasattr(fd, "flush"):
@@ -313,24 +240,25 @@ class Entry(_offcode.Entry):
         ``exact``, names are compared, not what a GPU loads."""
         return self._h.matches(self._i, rules, exact)
 
-    def du(self) -> Tuple[int, int]:
+    def du(self) -> "Tuple[int, int]":
         """(code, stored): what ``offload du`` counts of it, its code's
         bytes and its share of the bytes stored."""
         code, stored, _, _ = self._h.du(self._i)
         return code, stored
 
     @property
-    def rule_target(self) -> Optional[str]:
+    def rule_target(self) -> "Optional[str]":
         """The target ``-t`` and du see it by ("gfx90a:xnack+", "sm_80",
         PTX "compute_80"), or None."""
         return _text(self._h.du(self._i)[3])
 
-    def kernels(self) -> Optional[Kernels]:
+    def kernels(self) -> "Optional[Kernels]":
         """Its kernels, or None for code with none to read."""
+        from ._records import Kernels
         t = self._h.kernels(self._i)
         return None if t is None else Kernels(t)
 
-    def to_json(self, kernels: bool = False) -> Dict[str, Any]:
+    def to_json(self, kernels: bool = False) -> "Dict[str, Any]":
         """Its object in ``offload ls --json`` (``--kernels`` with kernels)."""
         d: Dict[str, Any] = {
             "index": self.index, "id": self.id,
@@ -345,7 +273,7 @@ class Entry(_offcode.Entry):
             try:
                 k = self.kernels()
                 d["kernels"] = k.to_json() if k is not None else None
-            except Error as e:
+            except _offcode.Error as e:
                 d["kernels"] = {"source": None, "error": e.reason,
                                 "error_code": e.code_name}
         return d
@@ -355,34 +283,25 @@ class Entry(_offcode.Entry):
             self.container.format, self.index, self.id, self.arch, self.size)
 
 
-class Container(Sequence[Entry]):
+class Container(_offcode.Container, Sequence[Entry]):
     """A bundle, CCOB, offload package, NVIDIA fatbin or kpack archive:
-    a sequence of its entries."""
+    a sequence of its entries.
 
-    def __init__(self, t: Tuple[Any, ...], inputs: List[Input]) -> None:
-        self.input: Input = inputs[t[0]]
-        self.number: int = t[1]
-        self.format: str = t[2]
-        self.offset: Optional[int] = t[3]
-        self.size: int = t[4]
-        self.version: Optional[int] = t[5]
-        s = t[6]
-        self.section: Optional[Section] = (
-            Section(s[0], _text(s[1]) or "", s[2]) if s is not None else None)
-        self.fields: Dict[str, Any] = t[7]
-        self.entries: List[Entry] = []
-        self.input.containers.append(self)
+    Its fields are the extension's (``_offcode.Container``), each a Python
+    object when it is read: a listing makes one object per container (the
+    format and the section shared by the containers that have them)."""
+    # (the extension's, read-only; here for readers and type checkers)
+    input: "Input"
+    number: int
+    format: str
+    offset: "Optional[int]"
+    size: int
+    version: "Optional[int]"
+    section: "Optional[Section]"
+    fields: "Dict[str, Any]"
+    entries: "List[Entry]"
 
-    def __getitem__(self, i):  # type: ignore[override]
-        return self.entries[i]
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __iter__(self) -> Iterator[Entry]:
-        return iter(self.entries)
-
-    def to_json(self, kernels: bool = False) -> Dict[str, Any]:
+    def to_json(self, kernels: bool = False) -> "Dict[str, Any]":
         d: Dict[str, Any] = {"number": self.number, "format": self.format,
                              "offset": self.offset, "size": self.size,
                              "version": self.version}
@@ -405,78 +324,7 @@ _ARRAYS = {"elf": ("sections", "containers"), "coff": ("sections", "containers")
            "image": ("members",)}
 
 
-def _record(name: str, fields: str, doc: str) -> type:
-    """A named tuple class made without typing's or collections' import
-    (their cost is a listing's, above): a tuple whose fields are also
-    read by name, printed as a named tuple prints."""
-    names = tuple(fields.split())
-
-    def __new__(cls, *values):
-        if len(values) != len(names):
-            raise TypeError("%s takes %d values" % (name, len(names)))
-        return tuple.__new__(cls, values)
-
-    def __repr__(self):
-        return "%s(%s)" % (name, ", ".join(
-            "%s=%r" % kv for kv in zip(names, self)))
-
-    body = {"__slots__": (), "__doc__": doc, "__new__": __new__,
-            "__repr__": __repr__, "_fields": names}
-    for i, f in enumerate(names):
-        body[f] = property(lambda self, i=i: self[i])
-    return type(name, (tuple,), body)
-
-
-# The records of packages and images: NamedTuples to a type checker,
-# _record's classes when run (the documented ones, below).
-if TYPE_CHECKING:
-    from typing import NamedTuple
-
-    class Layer(NamedTuple):
-        name: str
-        compression: str
-        stored: int
-
-    class Member(NamedTuple):
-        layer: int
-        name: str
-        index: int
-        size: int
-
-    class LayerStats(NamedTuple):
-        members: int
-        files: int
-        file_bytes: int
-
-    class Manifest(NamedTuple):
-        digest: str
-        platform: str
-        layers: Tuple[int, ...]
-
-    class RootFile(NamedTuple):
-        layer: int
-        index: int
-        size: int
-
-else:
-    Layer = _record("Layer", "name compression stored", """
-        A package's or an image's layer (offcode_layer_info): an image
-        layer's blob digest, a .deb's data member, "" for a wheel or a conda
-        package; its compression; the bytes that hold it.""")
-    Member = _record("Member", "layer name index size", """
-        A file of a layer, as ``walk_layer`` hands it over: its layer, its
-        path in the stream, its index there, its size.""")
-    LayerStats = _record("LayerStats", "members files file_bytes", """
-        What a layer's walk saw: members of the stream, regular files and
-        their bytes.""")
-    Manifest = _record("Manifest", "digest platform layers", """
-        An image's manifest: its digest, platform and layers (indices of
-        ``layers()``, bottom first).""")
-    RootFile = _record("RootFile", "layer index size", """
-        A regular file of the root a manifest's layers make unpacked.""")
-
-
-def path_kind(path: Union[str, "os.PathLike[str]"]) -> Optional[str]:
+def path_kind(path: "Union[str, os.PathLike[str]]") -> "Optional[str]":
     """What ``path`` names: "image", "deb", "wheel", "conda", or None for
     any other file."""
     return _offcode.path_kind(os.fspath(path))
@@ -487,23 +335,21 @@ class Artifact:
     open; iterating it gives its containers.  A context manager: leaving
     the ``with`` block closes it."""
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: "Any") -> None:
         self._h = handle
         self.path: str = handle.path
         self.size: int = handle.size
-        inputs_t, containers_t = handle.listing()
         self.inputs: List[Input] = []
-        for t in inputs_t:
+        for t in handle.inputs():
             self.inputs.append(Input(t, self.inputs))
-        containers = [Container(t, self.inputs) for t in containers_t]
+        containers = handle.containers(Container, Section, self.inputs)
         self.containers: List[Container] = containers
-        entries = handle.entries(Entry, containers)
-        self.entries: List[Entry] = entries
-        # each container's entries: (first entry, count) of its row
-        for c, t in zip(containers, containers_t):
-            c.entries = entries[t[8]:t[8] + t[9]]
+        for c in containers:
+            c.input.containers.append(c)
+        # (each container given its entries too)
+        self.entries: List[Entry] = handle.entries(Entry, containers)
 
-    def _handle(self) -> Any:
+    def _handle(self) -> "Any":
         return self._h
 
     def close(self) -> None:
@@ -517,21 +363,21 @@ class Artifact:
     def __enter__(self) -> "Artifact":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: "Any") -> None:
         self.close()
 
-    def __iter__(self) -> Iterator[Container]:
+    def __iter__(self) -> "Iterator[Container]":
         return iter(self.containers)
 
     def __len__(self) -> int:
         return len(self.containers)
 
-    def match(self, rules: str, exact: bool = False) -> List[Entry]:
+    def match(self, rules: str, exact: bool = False) -> "List[Entry]":
         """The entries ``rules`` take (see ``Entry.matches``): for a GPU's
         target ID, the code its loader would load."""
         return [e for e in self.entries if e.matches(rules, exact)]
 
-    def each_code(self, fn: Callable[[Entry, bytes], Any]) -> bool:
+    def each_code(self, fn: "Callable[[Entry, bytes], Any]") -> bool:
         """Call ``fn(entry, code)`` for every entry in order, each CCOB
         inflated once (``read()`` entry by entry inflates a CCOB for each of
         its entries).  A true result stops the walk, and each_code returns
@@ -539,7 +385,7 @@ class Artifact:
         entries = self.entries
         return bool(self._h.each_code(lambda i, code: fn(entries[i], code)))
 
-    def extract_all(self, where: Callable[[Entry], Union[None, str, bytes, "os.PathLike[str]"]]) -> None:
+    def extract_all(self, where: "Callable[[Entry], Union[None, str, bytes, os.PathLike[str]]]") -> None:
         """Write every entry's code to the file ``where(entry)`` names
         (None: leave that entry out), in one walk as ``offload extract
         --all`` does: each CCOB inflated once, code the file stores as it
@@ -551,22 +397,22 @@ class Artifact:
         entries = self.entries
         self._h.each_path(lambda i: where(entries[i]))
 
-    def codes(self) -> Iterator[Tuple[Entry, bytes]]:
+    def codes(self) -> "Iterator[Tuple[Entry, bytes]]":
         """(entry, code) for every entry, in order, one ``read()`` each."""
         for e in self.entries:
             yield e, e.read()
 
-    def prune(self, dest: Union[str, "os.PathLike[str]"], **options: Any) -> PruneResult:
+    def prune(self, dest: "Union[str, os.PathLike[str]]", **options: "Any") -> "PruneResult":
         """``prune(self.path, dest, ...)``: for an artefact opened by path."""
         return prune(self.path, dest, **options)
 
-    def to_json(self, kernels: bool = False) -> Dict[str, Any]:
+    def to_json(self, kernels: bool = False) -> "Dict[str, Any]":
         """The file's object in ``offload ls --json`` (``--kernels`` with
         kernels), of what the library describes: not the ELF, COFF or PE
         headers' object nor a kpack-split binary's ``kpack``."""
         return self._input_json(self.inputs[0], kernels)
 
-    def _input_json(self, inp: Input, kernels: bool) -> Dict[str, Any]:
+    def _input_json(self, inp: "Input", kernels: bool) -> "Dict[str, Any]":
         d: Dict[str, Any] = {"member" if inp.depth else "path": inp.name,
                              "format": inp.format, "offset": inp.offset,
                              "size": inp.size, "kernels": None}
@@ -594,13 +440,14 @@ class Artifact:
 
     # ---- packages and images (offcode_layer(3)) ----
 
-    def layers(self) -> List[Layer]:
+    def layers(self) -> "List[Layer]":
         """A package's or an image's layers ([] for any other file)."""
+        from ._records import Layer
         return [Layer(*t) for t in self._h.layers()]
 
     def walk_layer(self, i: int,
-                   fn: Callable[[Member, Optional["Artifact"], Optional[Error]], Any],
-                   root: bool = False) -> Optional[LayerStats]:
+                   fn: "Callable[[Member, Optional[Artifact], Optional[Error]], Any]",
+                   root: bool = False) -> "Optional[LayerStats]":
         """Walk layer ``i``, calling ``fn(member, file, error)`` for each
         file worth reading: ``file`` is it opened as an Artifact of its own
         (closed when ``fn`` returns: keep nothing of it that reads), or
@@ -609,25 +456,29 @@ class Artifact:
         (open with ``stream=True`` to walk nothing at open).  ``root``
         notes the members for ``manifest_root``.  The stream's counts, or
         None when a true result of ``fn`` stopped it."""
-        def one(m: Tuple[int, bytes, int, int], h: Any, err: Optional[Error]) -> Any:
+        from ._records import LayerStats, Member
+
+        def one(m: "Tuple[int, bytes, int, int]", h: "Any", err: "Optional[Error]") -> "Any":
             member = Member(m[0], _text(m[1]) or "", m[2], m[3])
             return fn(member, Artifact(h) if h is not None else None, err)
         r = self._h.walk_layer(i, one, root)
         return None if r is True else LayerStats(*r)
 
-    def manifests(self) -> List[Manifest]:
+    def manifests(self) -> "List[Manifest]":
         """An image's manifests ([] for a package)."""
+        from ._records import Manifest
         return [Manifest(*t) for t in self._h.manifests()]
 
-    def manifest_root(self, i: int) -> List[RootFile]:
+    def manifest_root(self, i: int) -> "List[RootFile]":
         """The regular files of the root manifest ``i``'s layers make
         unpacked, each once, in the order written; each of its layers
         walked with ``root=True`` first."""
+        from ._records import RootFile
         return [RootFile(*t) for t in self._h.manifest_root(i)]
 
     # ---- what offload du counts (offcode_du(3)) ----
 
-    def code_object(self) -> Optional[Tuple[str, str]]:
+    def code_object(self) -> "Optional[Tuple[str, str]]":
         """(target, triple) of a file that is itself one code object with
         no container, else None."""
         return self._h.file_facts()[0]
@@ -636,7 +487,7 @@ class Artifact:
         """Whether the file is offload code alone."""
         return bool(self._h.file_facts()[1])
 
-    def kpack_archives(self) -> List[str]:
+    def kpack_archives(self) -> "List[str]":
         """A kpack-split binary's archives, found as rocm-kpack finds them."""
         return list(self._h.file_facts()[2])
 
@@ -645,9 +496,9 @@ class Artifact:
             self.path, len(self.containers), len(self.entries))
 
 
-def open(source: Source, *, name: Optional[str] = None, verify: bool = False,
+def open(source: "Source", *, name: "Optional[str]" = None, verify: bool = False,
          ccob_max_size: int = 0, ccob_max_ratio: int = 0,
-         stream: bool = False) -> Artifact:
+         stream: bool = False) -> "Artifact":
     """Open an artefact and walk its headers.
 
     ``source`` is a path, a file descriptor (int: duplicated, the caller
@@ -687,12 +538,12 @@ def open(source: Source, *, name: Optional[str] = None, verify: bool = False,
 _COMPRESS = {None: 0, False: 0, "none": 0, True: 1, "zstd": 1, "zlib": 2}
 
 
-def prune(src: Union[str, "os.PathLike[str]"], dest: Union[str, "os.PathLike[str]"], *,
-          keep: Optional[str] = None, drop: Optional[str] = None,
+def prune(src: "Union[str, os.PathLike[str]]", dest: "Union[str, os.PathLike[str]]", *,
+          keep: "Optional[str]" = None, drop: "Optional[str]" = None,
           exact: bool = False, allow_empty: bool = False,
-          keep_layout: bool = False, compress: Union[None, bool, str] = None,
+          keep_layout: bool = False, compress: "Union[None, bool, str]" = None,
           ccob_version: int = 0, compression_level: int = 0, threads: int = 0,
-          ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> PruneResult:
+          ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> "PruneResult":
     """``offload prune SRC -o DEST``: keep the entries ``keep`` takes and
     ``drop`` does not (rules as ``Entry.matches``); ``compress`` is None,
     "zstd" (or True) or "zlib".  DEST is written under a temporary name and
@@ -704,6 +555,7 @@ def prune(src: Union[str, "os.PathLike[str]"], dest: Union[str, "os.PathLike[str
                         ("ccob_max_ratio", ccob_max_ratio)):
         if value < 0:
             raise ValueError("%s: not below 0 (%d)" % (name, value))
+    from ._records import PruneResult
     return PruneResult(*_offcode.prune(
         os.fspath(src), os.fspath(dest), keep, drop, exact, allow_empty,
         keep_layout, _COMPRESS[compress], ccob_version, compression_level,

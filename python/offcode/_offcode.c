@@ -7,7 +7,8 @@
  *   convert.c   C values to Python objects and arguments to C values
  *   handle.c    the Artifact object and its lock
  *   open.c      the openers and their arguments
- *   listing.c   inputs, containers and entries
+ *   listing.c   inputs and entries
+ *   container.c containers
  *   code.c      an entry's code read, written, walked; matching, kernels
  *   layers.c    packages' and images' layers and manifests; du's figures */
 #define PY_SSIZE_T_CLEAN
@@ -17,6 +18,7 @@
 #include <offcode.h>
 
 #include "code.h"
+#include "container.h"
 #include "convert.h"
 #include "errors.h"
 #include "handle.h"
@@ -26,8 +28,9 @@
 
 static PyMethodDef artifact_methods[] = {
 	{ "close", (PyCFunction)handle_close, METH_NOARGS, "Free the artefact." },
-	{ "listing", (PyCFunction)listing_of, METH_NOARGS,
-	  "(inputs, containers) as tuples." },
+	{ "inputs", (PyCFunction)listing_inputs, METH_NOARGS, "The inputs as tuples." },
+	{ "containers", (PyCFunction)container_list, METH_VARARGS,
+	  "Every container, an object of cls, its section of section_cls, in inputs." },
 	{ "entries", (PyCFunction)listing_entries, METH_VARARGS,
 	  "Every entry, an object of cls in its container of containers." },
 	{ "read", (PyCFunction)code_read, METH_O, "Entry i's code as bytes." },
@@ -164,6 +167,8 @@ static PyMethodDef module_methods[] = {
 	{ "target_id_compatible", mod_target_id_compatible, METH_VARARGS,
 	  "Whether a loader asked for request takes code built for target." },
 	{ "version", mod_version, METH_NOARGS, "liboffcode's version." },
+	{ "__getattr__", errors_getattr, METH_O,
+	  "The error classes and ErrorRecord, made when first named." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -182,9 +187,10 @@ PyMODINIT_FUNC PyInit__offcode(void)
 	handle_type.tp_methods = artifact_methods;
 	handle_type.tp_getset = artifact_getset;
 	if (PyType_Ready(&handle_type) < 0 || PyType_Ready(listing_entry_type()) < 0 ||
-	    errors_add(m) < 0 ||
+	    PyType_Ready(container_type_of()) < 0 || errors_add(m) < 0 ||
 	    PyModule_AddObjectRef(m, "Artifact", (PyObject *)&handle_type) < 0 ||
-	    PyModule_AddObjectRef(m, "Entry", (PyObject *)listing_entry_type()) < 0)
+	    PyModule_AddObjectRef(m, "Entry", (PyObject *)listing_entry_type()) < 0 ||
+	    PyModule_AddObjectRef(m, "Container", (PyObject *)container_type_of()) < 0)
 		goto fail;
 	return m;
 fail:

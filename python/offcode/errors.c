@@ -2,13 +2,20 @@
  * its code (errors.h). */
 #include "errors.h"
 
+#include <string.h>
+
 #include "convert.h"
 
 #define CODES (OFFCODE_BAD_HASH + 1)
 
+/* Made when first named or raised (errors_ready): sixteen classes and a
+ * struct sequence type, made at import, were half of what the module's
+ * own start cost, and a listing raises none (issue 37). */
 static PyObject *error_base;
 static PyObject *error_class[CODES];
 static PyTypeObject error_record_type;
+static PyObject *error_module;	/* the module they are added to */
+static int errors_ready(void);
 
 static PyStructSequence_Field record_fields[] = {
 	{ "code", "the enum offcode_code value" },
@@ -67,6 +74,8 @@ PyObject *errors_raise(int code, const offcode_error *e)
 		code = offcode_error_code(e);
 	if (code == OFFCODE_NOMEM && !e)
 		return PyErr_NoMemory();
+	if (errors_ready() < 0)
+		return NULL;
 	cls = code > 0 && code < CODES ? error_class[code] : error_base;
 	if (!e) {
 		const char *name = offcode_code_name(code);
@@ -143,32 +152,100 @@ static const struct {
 _Static_assert(sizeof(classes) / sizeof(classes[0]) == CODES - 1,
 	       "a class for each enum offcode_code but OFFCODE_OK");
 
-int errors_add(PyObject *m)
+/* The classes made and added to the module, once: 0, or -1 with an
+ * exception (none published then: the next call tries again). */
+static int errors_ready(void)
 {
+	PyObject *base, *made[CODES] = { NULL };
+	int rc = -1;
+
+	if (error_base)
+		return 0;
 	if (!error_record_type.tp_name &&
 	    PyStructSequence_InitType2(&error_record_type, &record_desc) < 0)
 		return -1;
-	error_base = PyErr_NewExceptionWithDoc("offcode.Error",
+	base = PyErr_NewExceptionWithDoc("offcode.Error",
 		"A failure of liboffcode: .code (enum offcode_code), .code_name, "
 		".errno, .offset, .path, .reason and .chain (ErrorRecord, the "
 		"outermost first).", NULL, NULL);
-	if (!error_base || PyModule_AddObjectRef(m, "Error", error_base) < 0)
+	if (!base)
 		return -1;
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
 		char qual[64];
-		PyObject *bases, *cls;
+		PyObject *bases;
 
 		snprintf(qual, sizeof(qual), "offcode.%s", classes[i].name);
 		bases = classes[i].builtin ?
-			PyTuple_Pack(2, error_base, *classes[i].builtin) :
-			PyTuple_Pack(1, error_base);
+			PyTuple_Pack(2, base, *classes[i].builtin) :
+			PyTuple_Pack(1, base);
 		if (!bases)
-			return -1;
-		cls = PyErr_NewException(qual, bases, NULL);
+			goto out;
+		made[classes[i].code] = PyErr_NewException(qual, bases, NULL);
 		Py_DECREF(bases);
-		if (!cls || PyModule_AddObjectRef(m, classes[i].name, cls) < 0)
-			return -1;
-		error_class[classes[i].code] = cls;
+		if (!made[classes[i].code])
+			goto out;
 	}
-	return PyModule_AddObjectRef(m, "ErrorRecord", (PyObject *)&error_record_type);
+	/* (what ran meanwhile, the collector's finalizers, may have made
+	 * them first: theirs stay) */
+	if (error_base) {
+		rc = 0;
+		goto out;
+	}
+	if (PyModule_AddObjectRef(error_module, "Error", base) < 0 ||
+	    PyModule_AddObjectRef(error_module, "ErrorRecord",
+				  (PyObject *)&error_record_type) < 0)
+		goto out;
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (PyModule_AddObjectRef(error_module, classes[i].name,
+					  made[classes[i].code]) < 0)
+			goto out;
+	error_base = Py_NewRef(base);
+	for (int code = 0; code < CODES; code++)
+		error_class[code] = Py_XNewRef(made[code]);
+	rc = 0;
+out:
+	Py_DECREF(base);
+	for (int code = 0; code < CODES; code++)
+		Py_XDECREF(made[code]);
+	return rc;
+}
+
+/* Whether name is one errors_ready adds. */
+static int errors_named(PyObject *name)
+{
+	const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+
+	if (!s) {
+		PyErr_Clear();
+		return 0;
+	}
+	if (!strcmp(s, "Error") || !strcmp(s, "ErrorRecord"))
+		return 1;
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (!strcmp(s, classes[i].name))
+			return 1;
+	return 0;
+}
+
+PyObject *errors_getattr(PyObject *m, PyObject *name)
+{
+	PyObject *v = NULL;
+
+	if (errors_named(name)) {
+		if (errors_ready() < 0)
+			return NULL;
+		v = PyDict_GetItemWithError(PyModule_GetDict(m), name);
+		if (PyErr_Occurred())
+			return NULL;
+	}
+	if (!v)
+		PyErr_Format(PyExc_AttributeError,
+			     "module 'offcode._offcode' has no attribute %R", name);
+	return Py_XNewRef(v);
+}
+
+int errors_add(PyObject *m)
+{
+	error_module = Py_NewRef(m);
+	return 0;
 }

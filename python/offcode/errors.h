@@ -14,8 +14,11 @@
 PyObject *errors_raise(int code, const offcode_error *e);
 /* The exception of a record, as an object (not raised). */
 PyObject *errors_object(const offcode_error *e);
-/* The classes and ErrorRecord added to module m: 0, or -1 with an
- * exception. */
+/* Module m is where the classes and ErrorRecord are added, when first
+ * named (errors_getattr) or raised: 0, or -1 with an exception. */
 int errors_add(PyObject *m);
+/* The module's __getattr__ (PEP 562): a class or ErrorRecord, made and
+ * added first if need be; AttributeError for any other name. */
+PyObject *errors_getattr(PyObject *m, PyObject *name);
 
 #endif

@@ -1,5 +1,5 @@
-/* listing: an artefact's inputs, containers and entries handed to Python
- * (listing.h).
+/* listing: an artefact's inputs and entries handed to Python (listing.h;
+ * its containers are container.c's).
  *
  * An entry is an object of the type made here (offcode.Entry is its
  * subclass), whose fields are read from the library's record when they
@@ -14,127 +14,32 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <structmember.h>
+
 #include "code.h"
+#include "container.h"
 #include "convert.h"
 #include "handle.h"
-
-/* A text of a file (an ID, a triple) as str: valid UTF-8 as it is, each
- * other byte as the character of its value (the "offcode-bytes" handler
- * offcode/__init__.py registers), as ls --json writes it. */
-static PyObject *file_text(const char *s, size_t len)
-{
-	PyObject *r;
-
-	if (!s)
-		Py_RETURN_NONE;
-	r = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, NULL);
-	if (r || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-		return r;
-	PyErr_Clear();
-	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "offcode-bytes");
-}
-
-/* A kind's own fields nested as ls --json nests them: a dict. */
-static PyObject *fields_of(size_t n, int (*get)(const void *, size_t, struct offcode_field *),
-			   const void *what)
-{
-	enum { DEPTH = 16 };
-	PyObject *stack[DEPTH];
-	size_t depth = 0;
-
-	if (!(stack[0] = PyDict_New()))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		struct offcode_field f;
-		PyObject *value = NULL;
-		int rc;
-
-		memset(&f, 0, sizeof(f));
-		if (get(what, i, &f)) {
-			PyErr_SetString(PyExc_RuntimeError, "field past the count");
-			goto fail;
-		}
-		switch (f.type) {
-		case OFFCODE_FIELD_END:
-			if (depth == 0) {
-				PyErr_SetString(PyExc_RuntimeError, "a field's object closed twice");
-				goto fail;
-			}
-			depth--;
-			continue;
-		case OFFCODE_FIELD_OBJECT:
-			value = PyDict_New();
-			break;
-		case OFFCODE_FIELD_UINT:
-			value = PyLong_FromUnsignedLongLong(f.number);
-			break;
-		case OFFCODE_FIELD_HEX: {
-			char hex[19];
-
-			snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)f.number);
-			value = PyUnicode_FromString(hex);
-			break;
-		}
-		case OFFCODE_FIELD_BOOL:
-			value = PyBool_FromLong(f.number != 0);
-			break;
-		case OFFCODE_FIELD_TEXT:
-			value = file_text(f.text, f.text_len);
-			break;
-		}
-		if (!value) {
-			if (!PyErr_Occurred())
-				PyErr_Format(PyExc_RuntimeError, "a field of type %d",
-					     (int)f.type);
-			goto fail;
-		}
-		rc = PyDict_SetItemString(stack[depth], f.key ? f.key : "", value);
-		if (rc == 0 && f.type == OFFCODE_FIELD_OBJECT) {
-			if (depth + 1 == DEPTH) {
-				PyErr_SetString(PyExc_RuntimeError, "fields nested too deep");
-				rc = -1;
-			} else {
-				stack[++depth] = value;	/* borrowed: its parent holds it */
-			}
-		}
-		Py_DECREF(value);
-		if (rc < 0)
-			goto fail;
-	}
-	return stack[0];
-fail:
-	Py_DECREF(stack[0]);
-	return NULL;
-}
-
-static int container_field(const void *c, size_t i, struct offcode_field *f)
-{
-	return offcode_container_field(c, i, f);
-}
 
 static int entry_field(const void *e, size_t i, struct offcode_field *f)
 {
 	return offcode_entry_field(e, i, f);
 }
 
-/* (inputs, containers): each a list of tuples, which offcode/__init__.py
- * describes (Input, Container).  Objects are named by their index in these
- * lists; the entries are listing_entries'. */
-PyObject *listing_of(Artifact *self, PyObject *unused)
+/* inputs(): a list of tuples, which offcode/__init__.py describes (Input);
+ * an input is named by its index in it. */
+PyObject *listing_inputs(Artifact *self, PyObject *unused)
 {
-	PyObject *inputs = NULL, *containers = NULL, *r = NULL;
+	PyObject *inputs = NULL;
 	const offcode_artifact *a;
-	size_t ni, nc, e0 = 0;
+	size_t ni;
 
 	(void)unused;
 	if (handle_lock(self) < 0)
 		return NULL;
 	a = self->a;
 	ni = offcode_input_count(a);
-	nc = offcode_container_count(a);
-	inputs = PyList_New((Py_ssize_t)ni);
-	containers = PyList_New((Py_ssize_t)nc);
-	if (!inputs || !containers)
+	if (!(inputs = PyList_New((Py_ssize_t)ni)))
 		goto out;
 	for (size_t i = 0; i < ni; i++) {
 		const offcode_input *in = offcode_input_at(a, i);
@@ -152,52 +57,15 @@ PyObject *listing_of(Artifact *self, PyObject *unused)
 				  (unsigned long long)offcode_input_offset(in),
 				  (unsigned long long)offcode_input_size(in),
 				  offcode_input_depth(in), p);
-		if (!t)
+		if (!t) {
+			Py_CLEAR(inputs);
 			goto out;
+		}
 		PyList_SET_ITEM(inputs, (Py_ssize_t)i, t);
 	}
-	for (size_t i = 0; i < nc; i++) {
-		const offcode_container *c = offcode_container_at(a, i);
-		const offcode_input *in = offcode_container_input(c);
-		uint64_t offset = 0;
-		unsigned version = 0;
-		uint32_t sindex = 0;
-		const char *sname = NULL, *skind = NULL;
-		bool has_offset = offcode_container_offset(c, &offset);
-		bool has_version = offcode_container_version(c, &version);
-		size_t n = offcode_container_entry_count(c);
-		Py_ssize_t input = -1;
-		PyObject *section, *t;
-
-		for (size_t k = 0; k < ni; k++)
-			if (offcode_input_at(a, k) == in)
-				input = (Py_ssize_t)k;
-		if (offcode_container_section(c, &sindex, &sname, &skind))
-			section = Py_BuildValue("(INN)", (unsigned)sindex,
-						convert_bytes_or_none(sname, sname ? strlen(sname) : 0),
-						convert_str_or_none(skind));
-		else
-			section = (Py_INCREF(Py_None), Py_None);
-		t = Py_BuildValue("(nIsNKNNNnn)", input,
-				  offcode_container_number(c),
-				  offcode_container_format(c),
-				  convert_u64_if(has_offset, offset),
-				  (unsigned long long)offcode_container_size(c),
-				  convert_u64_if(has_version, version), section,
-				  fields_of(offcode_container_field_count(c),
-					    container_field, c),
-				  (Py_ssize_t)e0, (Py_ssize_t)n);
-		if (!t)
-			goto out;
-		PyList_SET_ITEM(containers, (Py_ssize_t)i, t);
-		e0 += n;
-	}
-	r = PyTuple_Pack(2, inputs, containers);
 out:
 	handle_unlock(self);
-	Py_XDECREF(inputs);
-	Py_XDECREF(containers);
-	return r;
+	return inputs;
 }
 
 /* ---- entries ---- */
@@ -221,6 +89,11 @@ typedef struct {
 	 * alone (the texts copied are most of a listing's memory, and a
 	 * page first touched costs more than the copy). */
 	PyObject *uri_file;
+	/* Its ID and target ID as str (None for none), the texts most read:
+	 * one object for the entries at one place of their containers that
+	 * name the same (a library's bundles list the same targets in the
+	 * same order), not one made at each read. */
+	PyObject *id_str, *arch_str;
 	uint64_t size, offset;
 	unsigned index;
 	bool has_offset, compressed;
@@ -235,13 +108,14 @@ typedef struct {
 
 static PyTypeObject entry_type;
 
+/* What can be in a cycle with it, alone: its container and its fields
+ * (the artefact's handle and the strs are not the collector's; a visit
+ * to each, twice over each new entry at the collector's next pass, was a
+ * third of that pass). */
 static int entry_traverse(Entry *self, visitproc visit, void *arg)
 {
-	Py_VISIT(self->handle);
 	Py_VISIT(self->container);
 	Py_VISIT(self->fields);
-	Py_VISIT(self->image_kind);
-	Py_VISIT(self->uri_file);
 	return 0;
 }
 
@@ -252,6 +126,8 @@ static int entry_clear(Entry *self)
 	Py_CLEAR(self->fields);
 	Py_CLEAR(self->image_kind);
 	Py_CLEAR(self->uri_file);
+	Py_CLEAR(self->id_str);
+	Py_CLEAR(self->arch_str);
 	return 0;
 }
 
@@ -279,6 +155,14 @@ static PyObject *get_id_bytes(Entry *self, void *unused)
 	return convert_bytes_or_none(s, len);
 }
 
+static bool ascii(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return false;
+	return true;
+}
+
 /* The texts read as ls --json writes them (file_text): closure is the
  * enum entry_text.  processor, features and uri are ours, not the file's:
  * UTF-8, or surrogateescape where a path in the URI is not. */
@@ -292,10 +176,12 @@ static PyObject *get_text(Entry *self, void *closure)
 
 	switch (t) {
 	case TEXT_ID:
+		return Py_NewRef(self->id_str);
+	case TEXT_ARCH:
+		return Py_NewRef(self->arch_str);
 	case TEXT_OFFLOAD_KIND:
 	case TEXT_TRIPLE:
-	case TEXT_ARCH:
-		return file_text(s, len);
+		return convert_file_text(s, len);
 	case TEXT_URI:
 	case TEXT_PROCESSOR:
 	case TEXT_FEATURES:
@@ -304,6 +190,18 @@ static PyObject *get_text(Entry *self, void *closure)
 	}
 	if (!s)
 		Py_RETURN_NONE;
+	if (t == TEXT_URI && self->uri_file && PyUnicode_IS_ASCII(self->uri_file) &&
+	    ascii(s, len)) {
+		/* (the usual URI: made at once, not decoded and joined) */
+		Py_ssize_t head = PyUnicode_GET_LENGTH(self->uri_file);
+
+		if (!(uri = PyUnicode_New(head + (Py_ssize_t)len, 127)))
+			return NULL;
+		memcpy(PyUnicode_1BYTE_DATA(uri), PyUnicode_1BYTE_DATA(self->uri_file),
+		       (size_t)head);
+		memcpy(PyUnicode_1BYTE_DATA(uri) + head, s, len);
+		return uri;
+	}
 	ours = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "surrogateescape");
 	if (!ours || t != TEXT_URI || !self->uri_file)
 		return ours;
@@ -334,12 +232,6 @@ static PyObject *get_compressed(Entry *self, void *unused)
 {
 	(void)unused;
 	return PyBool_FromLong(self->compressed);
-}
-
-static PyObject *get_container(Entry *self, void *unused)
-{
-	(void)unused;
-	return Py_NewRef(self->container);
 }
 
 static PyObject *get_handle(Entry *self, void *unused)
@@ -379,11 +271,9 @@ static PyObject *get_image_kind(Entry *self, void *unused)
 #define TEXT(name, t, doc) { name, (getter)get_text, NULL, doc, (void *)(intptr_t)(t) }
 
 static PyGetSetDef entry_getset[] = {
-	TEXT("id", TEXT_ID, "Its bundle ID or kpack TOC key (None for kinds that name none)."),
 	{ "id_bytes", (getter)get_id_bytes, NULL, "id, the file's bytes.", NULL },
 	TEXT("offload_kind", TEXT_OFFLOAD_KIND, "\"hipv4\", \"openmp\", \"cuda\", \"host\"... or None."),
 	TEXT("triple", TEXT_TRIPLE, "\"amdgcn-amd-amdhsa\", \"nvptx64-nvidia-cuda\"... or None."),
-	TEXT("arch", TEXT_ARCH, "The target ID (\"gfx90a:xnack+\") or NVIDIA arch (\"sm_80\"), or None."),
 	TEXT("processor", TEXT_PROCESSOR, "The target ID's processor (\"gfx90a\"), or None."),
 	TEXT("features", TEXT_FEATURES, "The target ID's features (\"xnack+\"), or None."),
 	TEXT("uri", TEXT_URI, "file://PATH#offset=N&size=N where its bytes lie as they are "
@@ -392,7 +282,6 @@ static PyGetSetDef entry_getset[] = {
 	{ "size", (getter)get_size, NULL, "Its size as stored.", NULL },
 	{ "offset", (getter)get_offset, NULL, "Where its bytes lie in the file, or None.", NULL },
 	{ "compressed", (getter)get_compressed, NULL, "Whether it is stored compressed.", NULL },
-	{ "container", (getter)get_container, NULL, "The container it is in.", NULL },
 	{ "fields", (getter)get_fields, NULL, "Its kind's own fields, as ls --json nests them.", NULL },
 	{ "image_kind", (getter)get_image_kind, NULL,
 	  "\"elf\", \"bitcode\", \"cubin\", \"fatbin\", \"ptx\", \"spirv\" or None, "
@@ -400,6 +289,19 @@ static PyGetSetDef entry_getset[] = {
 	{ "_h", (getter)get_handle, NULL, "The artefact (_offcode.Artifact).", NULL },
 	{ "_i", (getter)get_i, NULL, "Its index among the artefact's entries.", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+/* The objects it holds read as members: Python 3.11 reads a member of a
+ * slot-like type in place (LOAD_ATTR_SLOT) where a getter is a call, a
+ * third of reading a listing's IDs and target IDs (issue 37). */
+static PyMemberDef entry_members[] = {
+	{ "id", T_OBJECT_EX, offsetof(Entry, id_str), READONLY,
+	  "Its bundle ID or kpack TOC key (None for kinds that name none)." },
+	{ "arch", T_OBJECT_EX, offsetof(Entry, arch_str), READONLY,
+	  "The target ID (\"gfx90a:xnack+\") or NVIDIA arch (\"sm_80\"), or None." },
+	{ "container", T_OBJECT_EX, offsetof(Entry, container), READONLY,
+	  "The container it is in." },
+	{ NULL, 0, 0, 0, NULL },
 };
 
 static PyTypeObject entry_type = {
@@ -413,6 +315,7 @@ static PyTypeObject entry_type = {
 	.tp_traverse = (traverseproc)entry_traverse,
 	.tp_clear = (inquiry)entry_clear,
 	.tp_getset = entry_getset,
+	.tp_members = entry_members,
 };
 
 PyTypeObject *listing_entry_type(void)
@@ -452,11 +355,97 @@ static PyObject *uri_file_of(struct uri_file *last, const char *uri, const char 
 	return last->str;
 }
 
+/* Where text t lies inside text u, or NULL: at its usual places (a
+ * bundle ID starts with its offload kind, then a '-' and its triple, and
+ * ends with its target ID, which starts with its processor and ends with
+ * its features), or with anywhere, anywhere in u.  memmem's setup, at each
+ * of twenty pairs an entry, was a tenth of a listing's Python time (issue
+ * 37). */
+static const char *text_inside(const char *u, size_t ulen, const char *t, size_t tlen,
+			       bool anywhere)
+{
+	const char *dash;
+
+	if (tlen > ulen)
+		return NULL;
+	if (!memcmp(u, t, tlen))
+		return u;
+	if (!memcmp(u + ulen - tlen, t, tlen))
+		return u + ulen - tlen;
+	if (!anywhere)
+		return NULL;
+	dash = memchr(u, '-', ulen);
+	if (dash && (size_t)(u + ulen - dash - 1) >= tlen && !memcmp(dash + 1, t, tlen))
+		return dash + 1;
+	return memmem(u, ulen, t, tlen);
+}
+
+/* The str of an entry's text (as convert_file_text makes it) that an
+ * entry before it at the same place of its container had (*seen), or a
+ * new one, kept there for the next. */
+struct seen_text {
+	char *bytes;
+	size_t len;
+	PyObject *str;
+};
+
+enum { SEEN_PLACES = 64 };	/* places told apart; the rest share */
+
+struct seen {
+	struct seen_text id[SEEN_PLACES], arch[SEEN_PLACES];
+};
+
+static PyObject *seen_text_of(struct seen_text *seen, const char *s, size_t len)
+{
+	PyObject *str;
+	char *copy;
+
+	if (!s)
+		Py_RETURN_NONE;
+	if (seen->str && seen->len == len && !memcmp(seen->bytes, s, len))
+		return Py_NewRef(seen->str);
+	if (!(str = convert_file_text(s, len)))
+		return NULL;
+	if (!(copy = PyMem_Malloc(len ? len : 1))) {
+		Py_DECREF(str);
+		return PyErr_NoMemory();
+	}
+	memcpy(copy, s, len);
+	PyMem_Free(seen->bytes);
+	seen->bytes = copy;
+	seen->len = len;
+	Py_XSETREF(seen->str, Py_NewRef(str));
+	return str;
+}
+
+static void seen_free(struct seen *seen)
+{
+	for (int k = 0; k < SEEN_PLACES; k++) {
+		PyMem_Free(seen->id[k].bytes);
+		Py_XDECREF(seen->id[k].str);
+		PyMem_Free(seen->arch[k].bytes);
+		Py_XDECREF(seen->arch[k].str);
+	}
+}
+
+/* The texts each text may lie inside (before it; -1: none): a bundle ID
+ * holds its kind, triple and target ID, a target ID its processor and
+ * features (tried in the ID too, where there is no target ID). */
+static const int holders[TEXTS][2] = {
+	[TEXT_ID] = { -1, -1 },
+	[TEXT_OFFLOAD_KIND] = { TEXT_ID, -1 },
+	[TEXT_TRIPLE] = { TEXT_ID, -1 },
+	[TEXT_ARCH] = { TEXT_ID, -1 },
+	[TEXT_PROCESSOR] = { TEXT_ARCH, TEXT_ID },
+	[TEXT_FEATURES] = { TEXT_ARCH, TEXT_ID },
+	[TEXT_URI] = { -1, -1 },
+};
+
 /* Entry i of the artefact, record e, as an object of type cls in
- * container. */
+ * container, at place k of it. */
 static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
-			   const offcode_entry *e, PyObject *container,
-			   struct uri_file *last)
+			   const offcode_entry *e, PyObject *container, size_t k,
+			   struct uri_file *last, struct seen *seen)
 {
 	const char *texts[TEXTS];
 	size_t lens[TEXTS] = { 0 }, skip[TEXTS] = { 0 }, room = 0;
@@ -478,14 +467,19 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 		return NULL;
 	for (int t = TEXT_PROCESSOR; t <= TEXT_URI; t++)
 		lens[t] = texts[t] ? strlen(texts[t]) : 0;
-	/* Each text copied, or found inside one copied before it: where. */
+	/* Each text copied, or found inside one before it (itself copied or
+	 * inside another) that holds it as a bundle's texts do: where.  Only
+	 * the ID is searched all through (for the triple): the rest lie at
+	 * one end of the text that holds them. */
 	for (int t = 0; t < TEXTS; t++) {
 		in[t] = -1;
-		for (int u = 0; texts[t] && u < t && in[t] < 0; u++) {
+		for (int h = 0; texts[t] && h < 2 && in[t] < 0; h++) {
+			int u = holders[t][h];
 			const char *found;
 
-			if (!texts[u] || in[u] >= 0 ||
-			    !(found = memmem(texts[u], lens[u], texts[t], lens[t])))
+			if (u < 0 || !texts[u] ||
+			    !(found = text_inside(texts[u], lens[u], texts[t], lens[t],
+						  u == TEXT_ID && t == TEXT_TRIPLE)))
 				continue;
 			in[t] = u;
 			skip[t] = (size_t)(found - texts[u]);
@@ -505,6 +499,13 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 	o->i = (Py_ssize_t)i;
 	o->container = Py_NewRef(container);
 	o->uri_file = Py_XNewRef(uri_file);
+	o->id_str = seen_text_of(&seen->id[k % SEEN_PLACES], texts[TEXT_ID], lens[TEXT_ID]);
+	o->arch_str = seen_text_of(&seen->arch[k % SEEN_PLACES], texts[TEXT_ARCH],
+				   lens[TEXT_ARCH]);
+	if (!o->id_str || !o->arch_str) {
+		Py_DECREF(o);
+		return NULL;
+	}
 	o->index = offcode_entry_index(e);
 	o->size = offcode_entry_size(e);
 	o->has_offset = offcode_entry_offset(e, &o->offset);
@@ -523,7 +524,7 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 		}
 	}
 	if (offcode_entry_field_count(e) &&
-	    !(o->fields = fields_of(offcode_entry_field_count(e), entry_field, e))) {
+	    !(o->fields = convert_fields(offcode_entry_field_count(e), entry_field, e))) {
 		Py_DECREF(o);
 		return NULL;
 	}
@@ -535,6 +536,7 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 	PyTypeObject *cls;
 	PyObject *given, *containers = NULL, *list = NULL;
 	struct uri_file last = { NULL, 0, NULL };
+	struct seen seen;
 	const offcode_artifact *a;
 	size_t ne, nc;
 	int collecting = 0;
@@ -549,6 +551,7 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 	 * change it under the loop) */
 	if (!(containers = PyList_AsTuple(given)))
 		return NULL;
+	memset(&seen, 0, sizeof(seen));
 	if (handle_lock(self) < 0) {
 		Py_DECREF(containers);
 		return NULL;
@@ -584,17 +587,28 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 			goto out;
 		}
 		o = entry_new(cls, self, i, e, PyTuple_GET_ITEM(containers, (Py_ssize_t)c),
-			      &last);
+			      i - end, &last, &seen);
 		if (!o) {
 			Py_CLEAR(list);
 			goto out;
 		}
 		PyList_SET_ITEM(list, (Py_ssize_t)i, o);
 	}
+	/* each container its entries, a slice of them (the collector still
+	 * off: 142 lists more for it to walk, at librocsparse) */
+	for (size_t c = 0, from = 0; list && c < nc; c++) {
+		size_t n = offcode_container_entry_count(offcode_container_at(a, c));
+
+		if (container_set_entries(PyTuple_GET_ITEM(containers, (Py_ssize_t)c), list,
+					  (Py_ssize_t)from, (Py_ssize_t)(from + n)) < 0)
+			Py_CLEAR(list);
+		from += n;
+	}
 out:
 	if (collecting)
 		PyGC_Enable();
 	Py_XDECREF(last.str);
+	seen_free(&seen);
 	handle_unlock(self);
 	Py_DECREF(containers);
 	return list;

@@ -8,13 +8,13 @@
 
 #include "handle.h"
 
-/* listing(): (inputs, containers), each a list of tuples (_offcode.pyi
- * describes them); objects are named by their index in these lists. */
-PyObject *listing_of(Artifact *self, PyObject *unused);
+/* inputs(): a list of tuples (_offcode.pyi describes them); an input is
+ * named by its index in it. */
+PyObject *listing_inputs(Artifact *self, PyObject *unused);
 /* entries(cls, containers): every entry, an object of cls (a subclass of
  * _offcode.Entry) whose fields are read from the library's record when
- * asked for; containers, the objects made of listing()'s rows, each
- * entry's .container. */
+ * asked for; containers, containers()' objects, each entry's .container,
+ * each given its entries (container_set_entries) unless it has them. */
 PyObject *listing_entries(Artifact *self, PyObject *args);
 /* _offcode.Entry, for the module to make ready and add. */
 PyTypeObject *listing_entry_type(void);

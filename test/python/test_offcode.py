@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -306,6 +307,67 @@ def test_entries_let_go_with_their_artifact():
         a.close()
         del a
     assert count() == n
+
+
+def test_containers_are_made_by_the_artifact_alone():
+    # a container is an object of the extension's type: its section one
+    # object for the containers of one section, its format the one str of
+    # its kind; a sequence of its entries as a list is
+    with pytest.raises(TypeError):
+        offcode.Container()
+    with offcode.open(APP) as a:
+        c, d = a.containers
+        assert isinstance(c, offcode._offcode.Container) and c.input is a.inputs[0]
+        assert a.inputs[0].containers == [c, d]
+        assert c.section is d.section and c.format is d.format
+        assert c.fields is c.fields and c.fields == {}
+        assert len(c) == len(c.entries) == 3
+        assert (c[0], c[-1], c[1:], list(c), list(reversed(c))) == \
+            (c.entries[0], c.entries[2], c.entries[1:], c.entries, c.entries[::-1])
+        assert c[1] in c and c.index(c[2]) == 2 and c.count(c[0]) == 1
+        with pytest.raises(IndexError):
+            c[3]
+        with pytest.raises(AttributeError):
+            c.size = 1                    # its fields are the library's
+        c.note = "mine"                   # an attribute of the caller's own
+        assert c.note == "mine"
+        h = a._handle()
+        with pytest.raises(TypeError):
+            h.containers(dict, offcode.Section, a.inputs)
+        with pytest.raises(TypeError):
+            h.containers(offcode.Container, dict, a.inputs)
+        with pytest.raises(ValueError):
+            h.containers(offcode.Container, offcode.Section, [])
+        again = h.containers(offcode.Container, offcode.Section, a.inputs)
+        assert [(x.number, x.offset, x.size, x.section) for x in again] == \
+            [(x.number, x.offset, x.size, x.section) for x in a.containers]
+        assert again[0].entries == []     # none until entries() gives them
+        h.entries(offcode.Entry, again)
+        assert [e.uri for e in again[1]] == [e.uri for e in d]
+        assert c.entries[0] is a.entries[0]   # given once, kept
+    assert a.closed and len(c) == 3 and c.section.name == ".hip_fatbin"
+
+
+def test_records_and_errors_are_made_when_first_named():
+    # offcode._records and the error classes are not made at import; named,
+    # they are the package's, the same objects each time
+    code = ("import sys, offcode; "
+            "print('offcode._records' in sys.modules, 'Error' in vars(offcode._offcode)); "
+            "print(offcode.Layer.__module__, offcode.Kernels.__module__, offcode.Error.__module__); "
+            "print('offcode._records' in sys.modules, offcode.Layer is offcode._records.Layer); "
+            "print(offcode.TruncatedError is offcode._offcode.TruncatedError, "
+            "issubclass(offcode.SystemCallError, (offcode.Error, OSError))); "
+            "print(all(n in dir(offcode) for n in offcode.__all__))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True).stdout
+    assert out == "False False\noffcode offcode offcode\nTrue True\nTrue True\nTrue\n"
+    with pytest.raises(AttributeError):
+        offcode.NoSuchName
+    with pytest.raises(AttributeError):
+        offcode._offcode.NoSuchError
+    ns = {}
+    exec("from offcode import *", ns)
+    assert ns["BadHashError"] is offcode.BadHashError and ns["RootFile"] is offcode.RootFile
 
 
 def test_each_code_stops():

@@ -1,0 +1,23 @@
+/* container: an artefact's containers handed to Python, objects of a type
+ * of the extension's (offcode.Container is its subclass). */
+#ifndef OFFCODE_PY_CONTAINER_H
+#define OFFCODE_PY_CONTAINER_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "handle.h"
+
+/* containers(cls, section_cls, inputs): every container, an object of cls
+ * (a subclass of _offcode.Container) whose numbers are read when asked
+ * for; its section an object of section_cls (a tuple subclass: index,
+ * name, kind), one for the containers of one section; its input the
+ * object of inputs (made of inputs()' rows) at the input's index. */
+PyObject *container_list(Artifact *self, PyObject *args);
+/* Give c (an object of containers()) its entries, all[from:to], unless it
+ * has them: 0, or -1 with an exception.  Nothing for another object. */
+int container_set_entries(PyObject *c, PyObject *all, Py_ssize_t from, Py_ssize_t to);
+/* _offcode.Container, for the module to make ready and add. */
+PyTypeObject *container_type_of(void);
+
+#endif
