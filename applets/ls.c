@@ -19,11 +19,10 @@
 #include "ls_rows.h"
 #include "ls_text.h"
 #include "ls_types.h"
-#include "../ops/kinds.h"
 #include "selection.h"
 #include "../core/io_in.h"
 #include "../core/tree.h"
-#include "../core/uri.h"
+#include "../include/offcode.h"
 #include "../ops/inspect.h"
 
 #include "../ops/hosts.h"
@@ -51,121 +50,42 @@ enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
 
 #define usage_error(...) applet_usage_error("ls", __VA_ARGS__)
 
-/* ---- collecting the tree ---- */
-
-/* m is an archive member that ls_shown leaves out, now that a node at
- * depth comes after it: nothing under it was kept. */
-static bool hidden_member(const struct inspect_node *m, unsigned depth)
-{
-	return m->kind == INSPECT_INPUT && m->depth > 0 && m->depth >= depth &&
-	       m->format != INSPECT_ARCHIVE && m->format != INSPECT_THIN_MEMBER;
-}
-
-static int keep(void *ctx, const struct inspect_node *n)
-{
-	struct rows *rs = ctx;
-	struct row *r;
-
-	if (n->update) {
-		/* A streamed CCOB's hash, known after its entries. */
-		for (size_t i = rs->n; i-- > 0;)
-			if (rs->v[i].n.kind == INSPECT_CONTAINER &&
-			    rs->v[i].n.number == n->number) {
-				rs->v[i].n.hash = n->hash;
-				rs->v[i].n.computed_hash = n->computed_hash;
-				break;
-			}
-		return 0;
-	}
-	if (rs->verify && n->kind == INSPECT_ENTRY &&
-	    n->container == FATBIN_KPACK && rs->later && ls_wanted(rs, n))
-		ls_kpack_verify_entry(rs->later, rs->path, n);
-	if (n->kind == INSPECT_ENTRY && !ls_wanted(rs, n)) {
-		/* Its container counts the entries listed. */
-		for (size_t i = rs->n; i-- > 0;)
-			if (rs->v[i].n.depth + 1 == n->depth) {
-				rs->v[i].n.entries--;
-				break;
-			}
-		return 0;
-	}
-	/* NVIDIA entries stay rows: a --verify failure is reported from them
-	 * (nv_undecoded). */
-	if (rs->entries_as_text && n->kind == INSPECT_ENTRY &&
-	    !kinds_get(n->container)->entry_coded && rs->n &&
-	    rs->v[rs->n - 1].n.kind == INSPECT_CONTAINER)
-		return ls_entry_as_text(rs, n);
-	/* An archive member that closed with nothing under it is not shown
-	 * (ls_shown): its row goes at once, so a library of many members
-	 * costs memory only for what is printed. */
-	while (rs->n > 1 && hidden_member(&rs->v[rs->n - 1].n, n->depth)) {
-		ls_row_free(&rs->v[rs->n - 1]);
-		rs->n--;
-	}
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 64;
-		struct row *v = realloc(rs->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		rs->v = v;
-		rs->cap = cap;
-	}
-	r = &rs->v[rs->n];
-	if (ls_row_fill(r, n) < 0)
-		return -1;
-	rs->n++;
-	if (rs->kernels && n->kind == INSPECT_ENTRY)
-		return ls_entry_kernels(r, n);
-	return 0;
-}
-
-static void rows_free(struct rows *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		ls_row_free(&rs->v[i]);
-	free(rs->v);
-	memset(rs, 0, sizeof(*rs));
-}
-
 /* ---- roc-obj: roc-obj-ls's lines ---- */
 
 /* Bundles are numbered from 1 across all files, as roc-obj-ls does:
  * *bundles counts them. */
-static int print_roc_obj(const struct rows *rs, const char *path,
+static int print_roc_obj(const struct ls_list *l, const char *path,
 			 unsigned *bundles)
 {
 	size_t skipped = 0;
 
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct inspect_node *n = &rs->v[i].n;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_item *c = &l->v[i];
 
-		if (n->kind != INSPECT_CONTAINER)
+		if (c->kind != OFFCODE_NODE_CONTAINER)
 			continue;
 		/* roc-obj-ls lists bundles in the file; it does not look
 		 * into CCOBs, packages, NVIDIA fatbins or kpack archives
-		 * (the rows say which it lists, and which it counts). */
-		if (!kinds_get(n->container)->roc_obj_lists) {
-			if (kinds_get(n->container)->roc_obj_counts)
-				skipped += n->entries;
+		 * (the library says which it lists, and which it counts). */
+		if (c->roc != OFFCODE_ROC_OBJ_LISTED) {
+			if (c->roc == OFFCODE_ROC_OBJ_COUNTED)
+				skipped += c->entries;
 			continue;
 		}
 		++*bundles;
-		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
-			const struct inspect_node *en = &rs->v[i + k].n;
-			char *uri = uri_file(path, en->offset, en->size);
+		for (size_t k = 1; k <= c->entries && i + k < l->n; k++) {
+			const struct ls_item *en = &l->v[i + k];
 			/* One line per entry, three fields, whatever the ID
 			 * holds (a newline, a space, a NUL). */
-			char *id = applet_escape(en->name, en->name_len, true);
+			char *id = applet_escape(en->id ? en->id : "",
+						 en->id_len, true);
 
-			if (!uri || !id) {
-				free(uri);
+			if (!id || !en->uri) {
 				free(id);
 				return fail("cannot list", path, "out of memory");
 			}
 			printf("%-8u%-40s%35s%s\n", *bundles, id, "file://",
-			       uri + 7);
-			free(uri);
+			       en->uri + 7);
 			free(id);
 		}
 	}
@@ -192,21 +112,22 @@ struct options {
 	bool json_started;
 };
 
-/* One line for the NVIDIA container at rs->v[i] if any of its entries
- * does not decode (--verify): how many, which, and why the first. */
-static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
+/* One line for the coded (NVIDIA) container at l->v[i] if any of its
+ * entries does not decode (--verify): how many, which, and why the
+ * first. */
+static int nv_undecoded(const struct ls_list *l, size_t i, const char *path)
 {
-	const struct row *first = NULL;
-	size_t bad = 0, len = 0, n = rs->v[i].n.entries;
+	const struct ls_item *first = NULL;
+	size_t bad = 0, len = 0, n = l->v[i].entries;
 	char list[64] = "";
 
-	for (size_t k = i + 1; k <= i + n && k < rs->n; k++) {
-		const struct inspect_node *en = &rs->v[k].n;
+	for (size_t k = i + 1; k <= i + n && k < l->n; k++) {
+		const struct ls_item *en = &l->v[k];
 
-		if (en->hash != INSPECT_HASH_BAD)
+		if (!en->why)
 			continue;
 		if (!bad++)
-			first = &rs->v[k];
+			first = en;
 		if (len + 16 < sizeof(list))
 			len += (size_t)snprintf(list + len, sizeof(list) - len,
 						"%s%u", len ? ", " : "",
@@ -216,17 +137,16 @@ static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
 	}
 	if (!bad)
 		return 0;
-	return fail("cannot decode", path, "nv-fatbin #%u at offset %" PRIu64
-		    ": %zu of %zu entr%s (%s); entry %u: %s",
-		    rs->v[i].n.number, rs->v[i].n.offset, bad, n,
-		    n == 1 ? "y" : "ies", list, first->n.index,
-		    first->why ? first->why : "?");
+	return fail("cannot decode", path, "%s #%u at offset %" PRIu64
+		    ": %zu of %zu entr%s (%s); entry %u: %s", l->v[i].format,
+		    l->v[i].number, l->v[i].offset, bad, n,
+		    n == 1 ? "y" : "ies", list, first->index, first->why);
 }
 
-/* The entry at rs->v[i] is a code object whose kernels cannot be read. */
-static int kernels_unread(const struct rows *rs, size_t i, const char *path)
+/* Item i's kernels cannot be read. */
+static int kernels_unread(const struct ls_list *l, size_t i, const char *path)
 {
-	char *why = ls_kernels_unread(&rs->v[i]);
+	char *why = ls_text_unread(&l->v[i]);
 	int rc = fail("cannot read kernels in", path, "%s",
 		      why ? why : "out of memory");
 
@@ -234,17 +154,31 @@ static int kernels_unread(const struct rows *rs, size_t i, const char *path)
 	return rc;
 }
 
-static uint64_t next_data(const void *in, uint64_t off)
+/* The hints of a walk over the mapped input in: where its data go on
+ * past a hole, and what it reads in order (the internal walk's, for
+ * --json and cuobjdump's lines, and the public walk's). */
+static uint64_t next_data_of(const void *in, uint64_t off)
 {
 	return io_in_next_data(in, off);
 }
 
-static void reading(const void *in, uint64_t off, uint64_t len, bool start)
+static uint64_t next_data(void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
+}
+
+static void reading_of(const void *in, uint64_t off, uint64_t len,
+		       bool start)
 {
 	/* Done: the range's pages go, and it is sparse again as the rest. */
 	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
 	if (!start)
 		io_in_hint(in, off, off + len, IO_IN_SPARSE);
+}
+
+static void reading(void *in, uint64_t off, uint64_t len, bool start)
+{
+	reading_of(in, off, len, start);
 }
 
 /* A directory among the files named (a shell glob's, say) is listed as
@@ -333,6 +267,9 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 			   .targets = (struct select *)&o->targets,
 			   .entries_as_text = o->format == TEXT,
 			   .path = path };
+	struct ls_list l = { .rs = &rs };
+	struct offcode_walk_options wo = { .size = sizeof(wo) };
+	offcode_error *werr = NULL;
 	char *later = NULL;
 	size_t later_len = 0;
 	struct io_in in = *in_;
@@ -342,10 +279,10 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	/* Headers are read where they are; what the walk inflates (CCOBs,
 	 * NVIDIA entries) is read ahead, and let go of after. */
 	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
-	walk.reading = reading;
+	walk.reading = reading_of;
 	/* A CCOB's code objects are read one at a time as it inflates. */
 	walk.stream = true;
-	walk.next_data = next_data;
+	walk.next_data = next_data_of;
 	walk.data_ctx = &in;
 	if (walk.inflate && progress_on()) {
 		progress_name(path);
@@ -371,18 +308,31 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
-	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
+	/* The public walk (include/offcode.h) over the bytes mapped here,
+	 * with the same hints. */
+	wo.flags = (walk.inflate ? OFFCODE_WALK_CODE : 0) |
+		   (o->verify ? OFFCODE_WALK_VERIFY : 0);
+	wo.ccob_max_size = walk.ccob.max_size;
+	wo.ccob_max_ratio = walk.ccob.max_ratio;
+	wo.progress = walk.ccob.progress;
+	wo.next_data = next_data;
+	wo.reading = reading;
+	wo.hint_ctx = &in;
+	if ((rc = offcode_walk_memory(in.data, in.len, path, &wo,
+				      ls_text_visit, &l, &werr)) != 0) {
 		progress_end();
-		rc = fail("cannot list", path, "%s", e.msg);
+		rc = fail("cannot list", path, "%s", werr ?
+			  offcode_error_reason(werr) : "out of memory");
+		offcode_error_free(werr);
 		goto out;
 	}
 	if (o->targets.n)
-		ls_drop_unselected(&rs);
+		ls_text_drop_unselected(&l);
 	progress_end();
 	/* A file that is itself a code object (one offload extract wrote,
 	 * say) is described, and with --kernels has its kernels listed. */
-	if (rs.n == 1 && !ls_has_children(&rs, 0) &&
-	    ls_file_kernels(&rs.v[0], in.data, in.len) < 0) {
+	if (l.n == 1 && !ls_text_has_children(&l, 0) &&
+	    ls_file_kernels(&l.v[0].k, in.data, in.len) < 0) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
@@ -390,7 +340,7 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	case CUOBJDUMP:		/* printed above */
 		break;
 	case TEXT:
-		ls_text(&rs, path);
+		ls_text(&l, path);
 		rc |= ls_kpack_host(path, in.data, in.len,
 				    &(struct ls_kpack_opts){
 					    .verify = o->verify,
@@ -398,24 +348,18 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 				    &ls_kpack_text, &rs);
 		break;
 	case ROC_OBJ:
-		rc = print_roc_obj(&rs, path, &o->roc_bundles);
+		rc = print_roc_obj(&l, path, &o->roc_bundles);
 		break;
 	case JSON:		/* printed as walked */
 		break;
 	}
-	for (size_t i = 0; i < rs.n; i++) {
-		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
-		    rs.v[i].n.hash == INSPECT_HASH_BAD) {
-			char why[160];
-
-			kinds_bad_hash(&rs.v[i].n, why, sizeof(why));
-			rc = fail("bad hash in", path, "%s", why);
-		}
-		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
-		    kinds_get(rs.v[i].n.container)->entry_coded)
-			rc |= nv_undecoded(&rs, i, path);
-		if (rs.v[i].kernels_why && o->kernels)
-			rc = kernels_unread(&rs, i, path);
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.v[i].hash_why)
+			rc = fail("bad hash in", path, "%s", l.v[i].hash_why);
+		if (l.v[i].kind == OFFCODE_NODE_CONTAINER && l.v[i].coded)
+			rc |= nv_undecoded(&l, i, path);
+		if (l.v[i].k.kernels_why && o->kernels)
+			rc = kernels_unread(&l, i, path);
 	}
 	if (rs.later && !fclose(rs.later) && later_len) {
 		fflush(stdout);
@@ -427,7 +371,7 @@ out:
 	if (rs.later)
 		fclose(rs.later);
 	free(later);
-	rows_free(&rs);
+	ls_list_free(&l);
 	return rc;
 }
 

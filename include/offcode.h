@@ -512,6 +512,10 @@ offcode_container_roc_obj(const offcode_container *c);
  * It belongs to the container. */
 OFFCODE_API const offcode_error *
 offcode_container_hash_error(const offcode_container *c);
+/* Whether its entries are compressed each on its own and decoded one by
+ * one, so that one may fail alone (NVIDIA fatbins:
+ * offcode_entry_decode_error). */
+OFFCODE_API bool offcode_container_coded(const offcode_container *c);
 /* The entry's columns on its line, as many as its kind has (a bundle's
  * ID; an NVIDIA entry's kind and arch, ...): cell i (NULL with *len 0
  * where the kind says nothing there: `ls` prints "-"). */

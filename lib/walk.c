@@ -478,6 +478,11 @@ const offcode_error *offcode_container_hash_error(const offcode_container *c)
 	return c ? c->hash_error : NULL;
 }
 
+bool offcode_container_coded(const offcode_container *c)
+{
+	return c && kinds_get(c->node.container)->entry_coded;
+}
+
 size_t offcode_entry_cell_count(const offcode_entry *e)
 {
 	return e ? e->ncells : 0;

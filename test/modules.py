@@ -93,8 +93,8 @@ OWED = {
     "applets/extract_kpack": "core/io_in core/uri formats/kpack ops/inspect "
                              "ops/kpack_find",
     "applets/extract_write": "core/outnames formats/ccob_decode",
-    "applets/ls": "core/io_in core/uri ops/conda ops/deb ops/hosts "
-                  "ops/image ops/inspect ops/kinds ops/wheel",
+    "applets/ls": "core/io_in ops/conda ops/deb ops/hosts "
+                  "ops/image ops/inspect ops/wheel",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
     "applets/ls_json": "core/uri formats/kpack ops/inspect_names "
@@ -109,9 +109,6 @@ OWED = {
     "applets/ls_kpack": "formats/amdgpu_co formats/kernels formats/kpack "
                         "ops/kpack_find",
     "applets/ls_rows": "formats/kernels ops/inspect ops/inspect_node "
-                       "ops/kinds",
-    "applets/ls_text": "core/uri formats/fatbin formats/kpack ops/host "
-                       "ops/inspect ops/inspect_names ops/inspect_node "
                        "ops/kinds",
     "applets/ls_types": "formats/kernels ops/inspect ops/kind",
 }

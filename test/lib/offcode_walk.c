@@ -208,12 +208,13 @@ static int line(void *ctx, const struct offcode_node *n)
 					  offcode_container_entry_count(
 						  n->container),
 					  summary, sizeof(summary));
-		printf("%s %s #%u%s (%s, roc-obj %s, %zu fields)",
+		printf("%s %s #%u%s (%s, roc-obj %s%s, %zu fields)",
 		       n->kind == OFFCODE_NODE_CONTAINER ? "container" : "end",
 		       offcode_container_format(n->container),
 		       offcode_container_number(n->container), summary,
 		       offcode_container_what(n->container),
 		       roc[offcode_container_roc_obj(n->container)],
+		       offcode_container_coded(n->container) ? ", coded" : "",
 		       offcode_container_field_count(n->container));
 		put_err("hash", offcode_container_hash_error(n->container));
 		putchar('\n');
