@@ -212,26 +212,29 @@ static int list_directory(struct options *o, const char *path)
 /* --json: printed as the walk goes (see ls_json.c); what failed said
  * after the file's object. */
 static int list_json(struct options *o, const struct rows *rs,
-		     const struct io_in *in, const struct inspect_opts *walk,
-		     const char *path)
+		     const struct io_in *in,
+		     const struct offcode_walk_options *wo, const char *path)
 {
 	struct ls_json js = { .rs = rs, .path = path, .data = in->data,
 			      .len = in->len, .comma = o->json_started,
 			      .verify = o->verify };
+	offcode_error *werr = NULL;
 	char *errs = NULL;
 	size_t errs_len = 0;
-	struct err e;
 	int walked, rc;
 
 	js.errs = open_memstream(&errs, &errs_len);
-	walked = inspect_walk(in->data, in->len, walk, ls_json_visit, &js, &e);
+	walked = offcode_walk_memory(in->data, in->len, path, wo,
+				     ls_json_visit, &js, &werr);
 	progress_end();
 	rc = ls_json_end(&js, walked == 0);
 	o->json_started |= js.printed;
 	if (walked != 0)
-		rc = fail("cannot list", path, "%s", e.msg);
+		rc = fail("cannot list", path, "%s", werr ?
+			  offcode_error_reason(werr) : "out of memory");
 	else if (rc < 0)
 		rc = fail("cannot list", path, "out of memory");
+	offcode_error_free(werr);
 	if (js.errs && !fclose(js.errs) && errs_len) {
 		fflush(stdout);
 		fputs(errs, stderr);
@@ -299,15 +302,6 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 				  "(cuobjdump fails too)");
 		goto out;
 	}
-	if (o->format == JSON) {
-		rc = list_json(o, &rs, &in, &walk, path);
-		goto out;
-	}
-	if ((o->kernels || o->verify) &&
-	    !(rs.later = open_memstream(&later, &later_len))) {
-		rc = fail("cannot list", path, "out of memory");
-		goto out;
-	}
 	/* The public walk (include/offcode.h) over the bytes mapped here,
 	 * with the same hints. */
 	wo.flags = (walk.inflate ? OFFCODE_WALK_CODE : 0) |
@@ -318,6 +312,15 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	wo.next_data = next_data;
 	wo.reading = reading;
 	wo.hint_ctx = &in;
+	if (o->format == JSON) {
+		rc = list_json(o, &rs, &in, &wo, path);
+		goto out;
+	}
+	if ((o->kernels || o->verify) &&
+	    !(rs.later = open_memstream(&later, &later_len))) {
+		rc = fail("cannot list", path, "out of memory");
+		goto out;
+	}
 	if ((rc = offcode_walk_memory(in.data, in.len, path, &wo,
 				      ls_text_visit, &l, &werr)) != 0) {
 		progress_end();

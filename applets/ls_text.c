@@ -51,9 +51,7 @@ static void entry_line(const offcode_entry *e, char **cell, int *ncells,
 	*ncells = k;
 }
 
-/* "nv-fatbin #0 entry 1 (sm_80)": what names an entry whose kernels
- * cannot be read (malloc'd; NULL out of memory). */
-static char *entry_name(const struct offcode_node *n)
+char *ls_text_entry_name(const struct offcode_node *n)
 {
 	size_t alen;
 	const char *a = offcode_entry_target_id(n->entry, &alen);
@@ -128,7 +126,7 @@ static int entry_kernels_text(struct rows *rs, struct entry_text *t,
 	if (fclose(f) == 0 && text_add(t, text, len) == 0)
 		rc = 0;
 	if (r.kernels_why && rs->later) {
-		char *name = entry_name(n);
+		char *name = ls_text_entry_name(n);
 
 		fprintf(rs->later, "offload ls: error: cannot read kernels in "
 			"'%s': %s: %s\n", rs->path, name ? name : "?",
@@ -270,7 +268,7 @@ static int fill(struct ls_item *it, const struct offcode_node *n)
 		    !(it->why = strdup(offcode_error_reason(
 			      offcode_entry_decode_error(n->entry)))))
 			return -1;
-		return (it->unread = entry_name(n)) ? 0 : -1;
+		return (it->unread = ls_text_entry_name(n)) ? 0 : -1;
 	case OFFCODE_NODE_CONTAINER_END:
 		break;
 	}

@@ -68,5 +68,8 @@ void ls_text(const struct ls_list *l, const char *path);
  * kernels in 'FILE': " (malloc'd). */
 char *ls_text_unread(const struct ls_item *it);
 void ls_list_free(struct ls_list *l);
+/* "nv-fatbin #0 entry 1 (sm_80)": what names an entry whose kernels
+ * cannot be read (malloc'd; NULL out of memory). */
+char *ls_text_entry_name(const struct offcode_node *n);
 
 #endif

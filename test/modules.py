@@ -97,12 +97,10 @@ OWED = {
                   "ops/image ops/inspect ops/wheel",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
-    "applets/ls_json": "core/uri formats/kpack ops/inspect_names "
-                       "ops/inspect_node ops/kinds",
+
     "applets/ls_json_kpack": "formats/kpack",
-    "applets/ls_json_node": "core/uri formats/kernels formats/kpack ops/host "
-                            "ops/inspect ops/inspect_names ops/inspect_node "
-                            "ops/kinds",
+    "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
+                            "ops/inspect_node ops/kinds",
     "applets/ls_json_put": "formats/kernels",
     "applets/ls_kernels": "formats/kernels formats/kernels_parse "
                           "ops/amdgpu_occupancy ops/inspect_node ops/kinds",
