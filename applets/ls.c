@@ -25,12 +25,6 @@
 #include "../include/offcode.h"
 #include "../ops/inspect.h"
 
-#include "../ops/hosts.h"
-#include "../ops/conda.h"
-#include "../ops/deb.h"
-#include "../ops/image.h"
-#include "../ops/wheel.h"
-
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
 	"List the device code in each FILE (an ELF object, executable or shared\n"
@@ -378,123 +372,110 @@ out:
 	return rc;
 }
 
-/* The files of an image's layers that hold offload code, each listed as
- * "<layer digest>/<its name>". */
-struct image_list {
+/* ---- packages and images, through the library's layer walk ---- */
+
+/* A failure the library recorded, as ls says it: the file the record
+ * names (what was opened, unless it names another) and why. */
+static int fail_record(const char *what, const char *path,
+		       const offcode_error *err)
+{
+	const char *epath = err ? offcode_error_path(err) : "";
+
+	if (!err)
+		return fail(what, path, "out of memory");
+	return applet_fail("ls", what, err_display_path(epath[0] ? epath
+							       : path, 0),
+			   "%s", offcode_error_reason(err));
+}
+
+/* How ls opens a package or an image: its layers walked by ls, a file at
+ * a time (each file opened as the package was, its damage said by ls's
+ * own walk of its bytes). */
+static struct offcode_open_options package_options(const struct options *o)
+{
+	return (struct offcode_open_options){
+		.size = sizeof(struct offcode_open_options),
+		.flags = OFFCODE_OPEN_STREAM | OFFCODE_OPEN_PARTIAL,
+		.ccob_max_size = o->walk.ccob.max_size,
+		.ccob_max_ratio = o->walk.ccob.max_ratio,
+	};
+}
+
+struct layer_list {
 	struct options *o;
-	const char *layer;
 	int rc;
 };
 
-static int image_member(void *ctx, const struct layer_member *m,
-			const struct io_in *data, struct io_in *repl,
-			struct err *e)
+/* A file of a layer that holds offload code (or is damaged), listed as
+ * "<layer digest>/<its name>" or "<package>/<its name>", the library's
+ * name for it. */
+static int layer_member(void *ctx, const struct offcode_member *m,
+			offcode_artifact *file, const offcode_error *err)
 {
-	struct image_list *il = ctx;
-	struct inspect_opts walk = il->o->walk;
-	struct io_in in = *data;
-	char *path;
+	struct layer_list *ll = ctx;
+	struct io_in in = { .fd = -1 };
+	uint64_t len;
 
-	(void)repl;
-	walk.image_kinds = false;
-	if (!inspect_worth_walking(data->data, data->len, &walk))
-		return 0;	/* no offload code; what is wrong is said below */
-	if (asprintf(&path, "%s/%.*s", il->layer, (int)m->name_len,
-		     m->name) < 0)
-		return err_nomem(e);
-	il->rc |= list_in(il->o, path, &in);
-	free(path);
+	(void)m;
+	if (!file) {
+		ll->rc |= fail_record("cannot list", "?", err);
+		return err ? 0 : -1;
+	}
+	if (!err && !offcode_container_count(file))
+		return 0;	/* no offload code */
+	in.data = offcode_artifact_bytes(file, &len);
+	in.len = (size_t)len;
+	ll->rc |= list_in(ll->o, offcode_artifact_path(file), &in);
 	return 0;
 }
 
-static int list_image(struct options *o, const char *spec)
+/* Every layer of a, which path names (what: "cannot read image"...). */
+static int list_layers(struct options *o, const char *what, const char *path,
+		       offcode_artifact *a)
 {
-	struct image im;
-	struct err e;
-	int rc = 0;
+	struct layer_list ll = { .o = o };
 
-	if (image_open(&im, spec, &e) < 0) {
-		image_close(&im);
-		return applet_fail_err("ls", "cannot read image", spec, 0, &e);
-	}
-	for (size_t i = 0; i < im.nlayer; i++) {
-		const struct image_layer *l = &im.layer[i];
-		struct image_list il = { .o = o, .layer = l->digest[0] ?
-					 l->digest : l->path };
-		struct layer_walk w = { .wants = hosts_member_wanted,
-					.member = image_member, .ctx = &il };
+	for (size_t i = 0; i < offcode_layer_count(a); i++) {
+		int rc = offcode_layer_walk(a, i, 0, layer_member, &ll, NULL);
 
-		if (image_layer_walk(&im, i, &w, &e) < 0) {
-			rc = applet_fail_err("ls", "cannot read image", spec,
-					     0, &e);
+		if (rc == -1)
+			return fail("cannot list", path, "out of memory") | ll.rc;
+		if (rc) {
+			ll.rc |= fail_record(what, path, offcode_last_error(a));
 			break;
 		}
-		rc |= il.rc;
 	}
-	image_close(&im);
+	return ll.rc;
+}
+
+/* An image, or a package (a file named path, or its bytes in, which
+ * stay the caller's), as the library opens it. */
+static int list_package(struct options *o, const char *what,
+			const char *path, const struct io_in *in)
+{
+	struct offcode_open_options po = package_options(o);
+	offcode_artifact *a = NULL;
+	offcode_error *err = NULL;
+	int rc;
+
+	if (in) {
+		po.flags |= OFFCODE_OPEN_BORROW;
+		rc = offcode_open_memory(in->data, in->len, path, &po, &a, &err);
+	} else {
+		rc = offcode_open_path(path, &po, &a, &err);
+	}
+	if (rc) {
+		rc = fail_record(what, path, err);
+		offcode_error_free(err);
+		offcode_close(a);
+		return rc;
+	}
+	rc = list_layers(o, what, path, a);
+	offcode_close(a);
 	return rc;
 }
 
-/* The files of a Debian package's data.tar or of a wheel that hold
- * offload code, each listed as "<package>/<its name>". */
-static int package_member(void *ctx, const struct layer_member *m,
-			  const struct io_in *data, struct io_in *repl,
-			  struct err *e)
-{
-	struct layer_member named = *m;
-
-	named.name = deb_name(m->name, &named.name_len);
-	return image_member(ctx, &named, data, repl, e);
-}
-
-/* The package in (taken), a Debian package, a conda package or a wheel
- * as its bytes and its name say. */
-static int list_package_in(struct options *o, const char *path,
-			   struct io_in *in)
-{
-	struct image_list il = { .o = o, .layer = path };
-	struct layer_walk w = { .wants = hosts_member_wanted,
-				.member = package_member, .ctx = &il };
-	struct wheel wh = { .in = { .fd = -1 } };
-	struct deb d = { .in = { .fd = -1 } };
-	struct err e;
-	int failed;
-
-	if (deb_probe(in->data, in->len)) {
-		failed = deb_open_in(&d, in, path, &e) < 0 ||
-			 deb_data_walk(&d, &w, &e) < 0;
-		deb_close(&d);
-	} else if (conda_probe(path, in->data, in->len)) {
-		failed = conda_walk_in(in, &w, &e) < 0;
-	} else {
-		failed = wheel_open_in(&wh, in, path, &e) < 0 ||
-			 wheel_walk(&wh, hosts_member_wanted, image_member,
-				    NULL, &il, &e) < 0;
-		wheel_close(&wh);
-	}
-	return failed ? applet_fail_err("ls", "cannot read package", path, 0,
-					&e) : il.rc;
-}
-
-static int list_package(struct options *o, const char *path)
-{
-	struct io_in in = { .fd = -1 };
-	struct err e;
-
-	if (io_in_open(&in, path, &e) < 0)
-		return applet_fail_err("ls", "cannot read package", path, 0,
-				       &e);
-	return list_package_in(o, path, &in);
-}
-
 /* ---- -r: every file under a directory ---- */
-
-static bool is_package(const char *name, const struct io_in *in)
-{
-	return deb_probe(in->data, in->len) ||
-	       wheel_probe(name, in->data, in->len) ||
-	       conda_probe(name, in->data, in->len);
-}
 
 /* A file the walk met, reached again through the directories walked
  * (tree_file_open: a FIFO or device swapped in is neither waited on nor
@@ -515,9 +496,10 @@ static int list_tree_file(struct options *o, const struct tree *t,
 	fd = tree_file_open(t, cur, f, &e);
 	if (fd < 0 || io_in_open_fd(&in, fd, f->path, &e) < 0)
 		return applet_fail_err("ls", "cannot read", f->path, 0, &e);
-	if (is_package(f->path, &in))
-		return list_package_in(o, f->path, &in);
-	rc = list_in(o, f->path, &in);
+	if (offcode_memory_kind(in.data, in.len, f->path))
+		rc = list_package(o, "cannot read package", f->path, &in);
+	else
+		rc = list_in(o, f->path, &in);
 	io_in_close(&in);
 	return rc;
 }
@@ -646,12 +628,17 @@ static int ls_run(struct options *o, int argc, char **argv)
 					       &e);
 	if (o->format == JSON)
 		fputs("{\"version\":5,\"files\":[", stdout);
-	for (int i = first; i < argc; i++)
-		rc |= image_is(argv[i]) ? list_image(o, argv[i])
-		      : deb_is(argv[i]) || wheel_is(argv[i]) || conda_is(argv[i])
-				? list_package(o, argv[i])
+	for (int i = first; i < argc; i++) {
+		const char *kind = offcode_path_kind(argv[i]);
+
+		rc |= kind && !strcmp(kind, "image")
+			      ? list_package(o, "cannot read image", argv[i],
+					     NULL)
+		      : kind ? list_package(o, "cannot read package", argv[i],
+					    NULL)
 		      : o->recursive ? list_tree(o, argv[i])
-					: list_one(o, argv[i]);
+				     : list_one(o, argv[i]);
+	}
 	if (o->format == JSON)
 		fputs("]}\n", stdout);
 	return rc | applet_select_unmatched("ls", "--target", NULL, &o->targets);

@@ -482,6 +482,19 @@ OFFCODE_API int offcode_walk_memory(const void *buf, size_t len,
 				    offcode_walk_fn fn, void *ctx,
 				    offcode_error **err);
 
+/* The bytes of a's file as the library reads them (mapped, the caller's
+ * buffer, or, during offcode_layer_walk's call, the file of a package's
+ * layer), for a reader of the caller's own, with *len (0 for an image):
+ * valid until offcode_close (a layer's file: until its callback
+ * returns). */
+OFFCODE_API const void *offcode_artifact_bytes(const offcode_artifact *a,
+					       uint64_t *len);
+/* What len bytes at buf named name are, as offcode_open_memory tells it:
+ * "deb", "wheel", "conda", or NULL for any other file (offcode_path_kind
+ * for a file at hand). */
+OFFCODE_API const char *offcode_memory_kind(const void *buf, size_t len,
+					    const char *name);
+
 /* What `offload ls` prints of the records, for a program that lists as
  * it does (of a walk's records and an artefact's alike). */
 /* An input's words after "<file>: ": "ELF 64-bit LSB shared object,

@@ -93,8 +93,7 @@ OWED = {
     "applets/extract_kpack": "core/io_in core/uri formats/kpack ops/inspect "
                              "ops/kpack_find",
     "applets/extract_write": "core/outnames formats/ccob_decode",
-    "applets/ls": "core/io_in ops/conda ops/deb ops/hosts "
-                  "ops/image ops/inspect ops/wheel",
+    "applets/ls": "core/io_in ops/inspect",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
 

@@ -21,6 +21,10 @@
  *   offcode_walk -s N FILE     -l's lines, the visitor stopping the walk at
  *                              the Nth node (returning 7)
  *   offcode_walk -n            the walk's refusals of bad arguments
+ *   offcode_walk -b FILE...    each file's kind as its bytes say
+ *                              (offcode_memory_kind, named as given), and
+ *                              whether its artefact's bytes
+ *                              (offcode_artifact_bytes) are the file's
  * A walk that fails: "error: CODE: REASON" on stdout (its path, and each
  * link of its chain), after what was handed over. */
 #include <fcntl.h>
@@ -343,12 +347,58 @@ static int refusals(void)
 	return rc ? said(rc, err) : 0;
 }
 
+/* The file's bytes, whole (NULL for none). */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	unsigned char *buf = NULL;
+	FILE *f = fopen(path, "rb");
+
+	*len = 0;
+	if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (buf = malloc((size_t)st.st_size + 1)))
+		*len = fread(buf, 1, (size_t)st.st_size, f);
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static int bytes(int n, char **paths)
+{
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		unsigned char *buf = slurp(paths[i], &len);
+		const char *kind = buf ? offcode_memory_kind(buf, len, paths[i])
+				       : NULL;
+		offcode_artifact *a = NULL;
+		const void *got;
+		uint64_t glen = 1;
+
+		printf("%s: %s", paths[i], kind ? kind : "-");
+		if (offcode_open_path(paths[i], NULL, &a, NULL) == 0) {
+			got = offcode_artifact_bytes(a, &glen);
+			printf(", %s", !glen ? "no bytes" :
+				       glen == len && !memcmp(got, buf, len)
+					       ? "its bytes" : "other bytes");
+		}
+		putchar('\n');
+		offcode_close(a);
+		free(buf);
+	}
+	printf("NULL: %s, %s\n", offcode_memory_kind(NULL, 0, "x.whl") ?
+	       "a kind" : "none", offcode_artifact_bytes(NULL, NULL) ? "bytes"
+							      : "none");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 0;
 
 	if (argc == 2 && !strcmp(argv[1], "-n"))
 		return refusals();
+	if (argc >= 3 && !strcmp(argv[1], "-b"))
+		return bytes(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "-f"))
 		return lines_fd(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "-m"))
