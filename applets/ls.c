@@ -23,7 +23,6 @@
 #include "../core/io_in.h"
 #include "../core/tree.h"
 #include "../include/offcode.h"
-#include "../ops/inspect.h"
 
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
@@ -97,7 +96,10 @@ static int print_roc_obj(const struct ls_list *l, const char *path,
 
 struct options {
 	enum format format;
-	struct inspect_opts walk;
+	/* The CCOB limits (OFFLOAD_CCOB_MAX_*; 0: the library's defaults),
+	 * and whether the walk inflates (--verify, --kernels). */
+	struct offcode_open_options open;
+	bool inflate;
 	bool kernels, verify, demangle, quiet, recursive;
 	struct select targets;
 	/* Across the files listed: roc-obj's bundles so far, and whether a
@@ -258,7 +260,6 @@ static int list_one(struct options *o, const char *path)
 
 static int list_in(struct options *o, const char *path, struct io_in *in_)
 {
-	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
 			   .verify = o->verify,
 			   .targets = (struct select *)&o->targets,
@@ -276,18 +277,20 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	/* Headers are read where they are; what the walk inflates (CCOBs,
 	 * NVIDIA entries) is read ahead, and let go of after. */
 	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
-	walk.reading = reading_of;
-	/* A CCOB's code objects are read one at a time as it inflates. */
-	walk.stream = true;
-	walk.next_data = next_data_of;
-	walk.data_ctx = &in;
-	if (walk.inflate && progress_on()) {
+	if (o->inflate && progress_on()) {
 		progress_name(path);
-		walk.ccob.progress = progress_callback;
+		wo.progress = progress_callback;
 	}
 	if (o->format == CUOBJDUMP) {
+		struct ls_cuobjdump_opts co = {
+			.inflate = o->inflate, .verify = o->verify,
+			.ccob_max_size = o->open.ccob_max_size,
+			.ccob_max_ratio = o->open.ccob_max_ratio,
+			.progress = wo.progress, .next_data = next_data_of,
+			.reading = reading_of, .hint_ctx = &in };
+
 		/* Printed as the walk goes, nothing kept. */
-		rc = ls_cuobjdump(&rs, in.data, in.len, &walk, &e);
+		rc = ls_cuobjdump(&rs, in.data, in.len, &co, &e);
 		progress_end();
 		if (rc < 0)
 			rc = fail("cannot list", path, "%s", e.msg);
@@ -298,11 +301,10 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	}
 	/* The public walk (include/offcode.h) over the bytes mapped here,
 	 * with the same hints. */
-	wo.flags = (walk.inflate ? OFFCODE_WALK_CODE : 0) |
+	wo.flags = (o->inflate ? OFFCODE_WALK_CODE : 0) |
 		   (o->verify ? OFFCODE_WALK_VERIFY : 0);
-	wo.ccob_max_size = walk.ccob.max_size;
-	wo.ccob_max_ratio = walk.ccob.max_ratio;
-	wo.progress = walk.ccob.progress;
+	wo.ccob_max_size = o->open.ccob_max_size;
+	wo.ccob_max_ratio = o->open.ccob_max_ratio;
 	wo.next_data = next_data;
 	wo.reading = reading;
 	wo.hint_ctx = &in;
@@ -396,8 +398,8 @@ static struct offcode_open_options package_options(const struct options *o)
 	return (struct offcode_open_options){
 		.size = sizeof(struct offcode_open_options),
 		.flags = OFFCODE_OPEN_STREAM | OFFCODE_OPEN_PARTIAL,
-		.ccob_max_size = o->walk.ccob.max_size,
-		.ccob_max_ratio = o->walk.ccob.max_ratio,
+		.ccob_max_size = o->open.ccob_max_size,
+		.ccob_max_ratio = o->open.ccob_max_ratio,
 	};
 }
 
@@ -542,7 +544,7 @@ static int set_verify(void *options, const char *value)
 	struct options *o = options;
 
 	(void)value;
-	o->verify = o->walk.inflate = true;
+	o->verify = o->inflate = true;
 	return 0;
 }
 
@@ -552,7 +554,7 @@ static int set_kernels(void *options, const char *value)
 
 	(void)value;
 	/* The code inside CCOBs and NVIDIA fatbins is needed. */
-	o->kernels = o->walk.inflate = true;
+	o->kernels = o->inflate = true;
 	return 0;
 }
 
@@ -601,7 +603,7 @@ static const struct opt rows[] = {
 static const struct opts table = {
 	.applet = "ls", .usage = usage, .column = 26, OPTS_ROWS(rows),
 	.no_operand = "no input file",
-	.ccob_env = true, .ccob_at = AT(walk.ccob),
+	.ccob_env = true, .ccob_at = AT(open), .ccob_offcode = true,
 };
 
 /* ls_main, with the options it fills and frees. */
@@ -615,11 +617,10 @@ static int ls_run(struct options *o, int argc, char **argv)
 	rc = 0;
 	/* --kernels inflates CCOBs for their code, not to check them: LLVM
 	 * does not check a CCOB's hash either, and MD5 would take most of
-	 * the time (issue 18).  Only --verify checks it. */
-	o->walk.no_hash = !o->verify;
-	/* The JSON says what each bundle entry's code is: its first bytes are
-	 * read; the other formats read headers only. */
-	o->walk.image_kinds = o->format == JSON;
+	 * the time (issue 18).  Only --verify checks it
+	 * (OFFCODE_WALK_VERIFY).  The JSON says what each bundle entry's
+	 * code is (offcode_entry_image_kind reads its first bytes); the
+	 * other formats read headers only. */
 	progress_init("ls", o->quiet);
 	/* Nothing goes out over an input (the JSON's head would). */
 	for (int i = first; i < argc; i++)
@@ -649,13 +650,7 @@ int ls_main(int argc, char **argv)
 	struct options o = {
 		.format = TEXT,
 		.demangle = true,
-		.walk = {
-			.accept_other = true,
-			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-				  .max_size = CCOB_DEFAULT_MAX_SIZE },
-			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
-				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
-		},
+		.open = { .size = sizeof(struct offcode_open_options) },
 	};
 	int rc = ls_run(&o, argc, argv);
 

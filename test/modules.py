@@ -93,7 +93,7 @@ OWED = {
     "applets/extract_kpack": "core/io_in core/uri formats/kpack ops/inspect "
                              "ops/kpack_find",
     "applets/extract_write": "core/outnames formats/ccob_decode",
-    "applets/ls": "core/io_in ops/inspect",
+    "applets/ls": "core/io_in",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
 
