@@ -331,7 +331,8 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	/* A file that is itself a code object (one offload extract wrote,
 	 * say) is described, and with --kernels has its kernels listed. */
 	if (l.n == 1 && !ls_text_has_children(&l, 0) &&
-	    ls_file_kernels(&l.v[0].k, in.data, in.len) < 0) {
+	    (!ls_text_kernels_row(&l.v[0]) ||
+	     ls_file_kernels(l.v[0].k, in.data, in.len) < 0)) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
@@ -357,7 +358,7 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 			rc = fail("bad hash in", path, "%s", l.v[i].hash_why);
 		if (l.v[i].kind == OFFCODE_NODE_CONTAINER && l.v[i].coded)
 			rc |= nv_undecoded(&l, i, path);
-		if (l.v[i].k.kernels_why && o->kernels)
+		if (l.v[i].k && l.v[i].k->kernels_why && o->kernels)
 			rc = kernels_unread(&l, i, path);
 	}
 	if (rs.later && !fclose(rs.later) && later_len) {

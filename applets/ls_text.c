@@ -78,11 +78,11 @@ char *ls_text_unread(const struct ls_item *it)
 	int len;
 
 	if (it->kind == OFFCODE_NODE_INPUT || !it->unread)
-		return strdup(it->k.kernels_why);
-	len = snprintf(NULL, 0, "%s: %s", it->unread, it->k.kernels_why);
+		return strdup(it->k->kernels_why);
+	len = snprintf(NULL, 0, "%s: %s", it->unread, it->k->kernels_why);
 	if (len >= 0 && (why = malloc((size_t)len + 1)))
 		snprintf(why, (size_t)len + 1, "%s: %s", it->unread,
-			 it->k.kernels_why);
+			 it->k->kernels_why);
 	return why;
 }
 
@@ -172,6 +172,13 @@ static int entry_as_text(struct ls_list *l, const struct offcode_node *n)
 
 /* ---- the items ---- */
 
+struct row *ls_text_kernels_row(struct ls_item *it)
+{
+	if (!it->k && (it->k = calloc(1, sizeof(*it->k))))
+		it->k->kernels_code = ERR_OTHER;
+	return it->k;
+}
+
 static void item_free(struct ls_item *it)
 {
 	free(it->name);
@@ -189,7 +196,9 @@ static void item_free(struct ls_item *it)
 	free(it->uri);
 	free(it->why);
 	free(it->unread);
-	ls_row_free(&it->k);
+	if (it->k)
+		ls_row_free(it->k);
+	free(it->k);
 	memset(it, 0, sizeof(*it));
 }
 
@@ -213,7 +222,8 @@ static char *copy(const char *s, size_t len)
 	return p;
 }
 
-static int fill(struct ls_item *it, const struct offcode_node *n)
+static int fill(const struct ls_list *l, struct ls_item *it,
+		const struct offcode_node *n)
 {
 	const char *s;
 	size_t len;
@@ -221,7 +231,6 @@ static int fill(struct ls_item *it, const struct offcode_node *n)
 	memset(it, 0, sizeof(*it));
 	it->kind = n->kind;
 	it->depth = n->depth;
-	it->k.kernels_code = ERR_OTHER;
 	switch (n->kind) {
 	case OFFCODE_NODE_INPUT:
 		s = offcode_input_format(n->input);
@@ -257,18 +266,28 @@ static int fill(struct ls_item *it, const struct offcode_node *n)
 	case OFFCODE_NODE_ENTRY:
 		it->index = offcode_entry_index(n->entry);
 		it->size = offcode_entry_size(n->entry);
-		entry_line(n->entry, it->cell, &it->ncells, &it->right);
-		if ((s = offcode_entry_id(n->entry, &len)) &&
-		    !(it->id = copy(s, len)))
-			return -1;
-		it->id_len = len;
-		if ((s = offcode_entry_uri(n->entry)) && !(it->uri = strdup(s)))
-			return -1;
+		/* What is printed of it: its line in text, its ID and URI in
+		 * roc-obj's; why it does not decode, or its kernels cannot
+		 * be read. */
+		if (l->rs->entries_as_text) {
+			entry_line(n->entry, it->cell, &it->ncells,
+				   &it->right);
+		} else {
+			if ((s = offcode_entry_id(n->entry, &len)) &&
+			    !(it->id = copy(s, len)))
+				return -1;
+			it->id_len = len;
+			if ((s = offcode_entry_uri(n->entry)) &&
+			    !(it->uri = strdup(s)))
+				return -1;
+		}
 		if (offcode_entry_decode_error(n->entry) &&
 		    !(it->why = strdup(offcode_error_reason(
 			      offcode_entry_decode_error(n->entry)))))
 			return -1;
-		return (it->unread = ls_text_entry_name(n)) ? 0 : -1;
+		if (l->rs->kernels && !(it->unread = ls_text_entry_name(n)))
+			return -1;
+		return 0;
 	case OFFCODE_NODE_CONTAINER_END:
 		break;
 	}
@@ -360,13 +379,15 @@ int ls_text_visit(void *ctx, const struct offcode_node *n)
 		l->cap = cap;
 	}
 	it = &l->v[l->n];
-	if (fill(it, n) < 0) {
+	if (fill(l, it, n) < 0) {
 		item_free(it);
 		return -1;
 	}
 	l->n++;
 	if (rs->kernels && n->kind == OFFCODE_NODE_ENTRY && n->code)
-		return ls_file_kernels(&it->k, n->code, (size_t)n->code_size);
+		return ls_text_kernels_row(it) ? ls_file_kernels(it->k, n->code,
+							 (size_t)n->code_size)
+					      : -1;
 	return 0;
 }
 
@@ -456,7 +477,8 @@ static void print_entries(const struct ls_list *l, size_t i, int indent)
 			else
 				printf("%-*s  ", (int)w[c], s);
 		}
-		ls_print_kernels(stdout, l->rs, &e->k, indent + 2);
+		if (e->k)
+			ls_print_kernels(stdout, l->rs, e->k, indent + 2);
 	}
 }
 
@@ -489,14 +511,14 @@ static void print_input(const struct ls_list *l, size_t i, const char *path)
 	free(name);
 	if (!strcmp(it->words, "offload data"))
 		raw_kind(l, i);
-	if (it->k.kernels || it->k.kernels_why)
-		ls_describe_code(&it->k);
+	if (it->k && (it->k->kernels || it->k->kernels_why))
+		ls_describe_code(it->k);
 	else if (!ls_text_has_children(l, i) && !it->thin)
 		fputs(rs->targets && rs->targets->n ? ": nothing selected"
 						    : ": no offload code", stdout);
 	putchar('\n');
-	if (rs->kernels)
-		ls_print_kernels(stdout, rs, &it->k, 2 * (it->depth + 1));
+	if (rs->kernels && it->k)
+		ls_print_kernels(stdout, rs, it->k, 2 * (it->depth + 1));
 }
 
 void ls_text(const struct ls_list *l, const char *path)
