@@ -84,6 +84,10 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines;
 #   formats/ccob, ccob_decode, core/outnames: extract's streamed CCOBs and
 #     its file names.
+# ls's text, roc-obj and JSON listings, its packages and images read the
+# library alone (offcode_walk_*, offcode_layer_walk): what ls still owes
+# is its kpack lines, --kernels' tables, cuobjdump's lines, the struct row
+# they share, and its map of each input (core/io_in).
 OWED = {
     "applets/extract": "core/io_in core/outnames core/uri formats/ccob_decode "
                        "formats/kpack ops/conda ops/deb ops/hosts ops/image "
@@ -96,7 +100,6 @@ OWED = {
     "applets/ls": "core/io_in",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
-
     "applets/ls_json_kpack": "formats/kpack",
     "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
                             "ops/inspect_node ops/kinds",
