@@ -14,6 +14,16 @@
 #include "../ops/kinds.h"
 #include "../core/uri.h"
 
+/* A kernel's figure, null where the code object gives none. */
+static void json_u32(bool *first, const char *key, uint32_t v)
+{
+	json_key(first, key);
+	if (v == KERNEL_NONE)
+		fputs("null", stdout);
+	else
+		printf("%" PRIu32, v);
+}
+
 /* One kernel: its name as in the symbol table and as ls prints it, and
  * each figure the code object gives (null where it gives none). */
 static void json_kernel(const struct rows *rs, const struct kernel_list *kl,

@@ -103,7 +103,6 @@ OWED = {
     "applets/ls_json_kpack": "formats/kpack",
     "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
                             "ops/inspect_node ops/kinds",
-    "applets/ls_json_put": "formats/kernels",
     "applets/ls_kernels": "formats/kernels formats/kernels_parse "
                           "ops/amdgpu_occupancy ops/inspect_node ops/kinds",
     "applets/ls_kpack": "formats/amdgpu_co formats/kernels formats/kpack "
