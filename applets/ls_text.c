@@ -181,7 +181,8 @@ struct row *ls_text_kernels_row(struct ls_item *it)
 
 static void item_free(struct ls_item *it)
 {
-	free(it->name);
+	if (it->kind != OFFCODE_NODE_INPUT)
+		free(it->name);		/* an input's is in its words' block */
 	free(it->words);
 	free(it->summary);
 	free(it->hash_why);
@@ -225,8 +226,8 @@ static char *copy(const char *s, size_t len)
 static int fill(const struct ls_list *l, struct ls_item *it,
 		const struct offcode_node *n)
 {
-	const char *s;
-	size_t len;
+	const char *s, *words;
+	size_t len, wlen;
 
 	memset(it, 0, sizeof(*it));
 	it->kind = n->kind;
@@ -239,9 +240,20 @@ static int fill(const struct ls_list *l, struct ls_item *it,
 		it->offset = offcode_input_offset(n->input);
 		it->size = offcode_input_size(n->input);
 		s = offcode_input_name(n->input, &len);
-		if (!(it->words = strdup(offcode_input_words(n->input))) ||
-		    (n->depth && !(it->name = copy(s, len))))
+		words = offcode_input_words(n->input);
+		wlen = strlen(words);
+		/* Its name and words in one block: a library's members come
+		 * and go by the thousand. */
+		if (!n->depth)
+			len = 0;
+		if (!(it->words = malloc(wlen + 1 + len + 1)))
 			return -1;
+		memcpy(it->words, words, wlen + 1);
+		if (n->depth) {
+			it->name = it->words + wlen + 1;
+			memcpy(it->name, s, len);
+			it->name[len] = 0;
+		}
 		it->name_len = len;
 		return 0;
 	case OFFCODE_NODE_SECTION:

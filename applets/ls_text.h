@@ -20,8 +20,9 @@ struct ls_item {
 	uint64_t offset, size;
 	char *name;		/* a member's or a section's, as stored */
 	size_t name_len;
-	/* INPUT: its words (offcode_input_words); an archive or a thin
-	 * archive's member (shown without code under it) */
+	/* INPUT: its words (offcode_input_words), with its name after them
+	 * in the same block; an archive or a thin archive's member (shown
+	 * without code under it) */
 	char *words;
 	bool archive, thin;
 	/* SECTION: its index; CONTAINER: its number */
