@@ -19,18 +19,10 @@
 #include "ls_rows.h"
 #include "ls_text.h"
 #include "ls_types.h"
-#include "../ops/kinds.h"
 #include "selection.h"
 #include "../core/io_in.h"
 #include "../core/tree.h"
-#include "../core/uri.h"
-#include "../ops/inspect.h"
-
-#include "../ops/hosts.h"
-#include "../ops/conda.h"
-#include "../ops/deb.h"
-#include "../ops/image.h"
-#include "../ops/wheel.h"
+#include "../include/offcode.h"
 
 static const char usage[] =
 	"Usage: offload ls [OPTIONS] FILE...\n"
@@ -51,121 +43,42 @@ enum format { TEXT, JSON, ROC_OBJ, CUOBJDUMP };
 
 #define usage_error(...) applet_usage_error("ls", __VA_ARGS__)
 
-/* ---- collecting the tree ---- */
-
-/* m is an archive member that ls_shown leaves out, now that a node at
- * depth comes after it: nothing under it was kept. */
-static bool hidden_member(const struct inspect_node *m, unsigned depth)
-{
-	return m->kind == INSPECT_INPUT && m->depth > 0 && m->depth >= depth &&
-	       m->format != INSPECT_ARCHIVE && m->format != INSPECT_THIN_MEMBER;
-}
-
-static int keep(void *ctx, const struct inspect_node *n)
-{
-	struct rows *rs = ctx;
-	struct row *r;
-
-	if (n->update) {
-		/* A streamed CCOB's hash, known after its entries. */
-		for (size_t i = rs->n; i-- > 0;)
-			if (rs->v[i].n.kind == INSPECT_CONTAINER &&
-			    rs->v[i].n.number == n->number) {
-				rs->v[i].n.hash = n->hash;
-				rs->v[i].n.computed_hash = n->computed_hash;
-				break;
-			}
-		return 0;
-	}
-	if (rs->verify && n->kind == INSPECT_ENTRY &&
-	    n->container == FATBIN_KPACK && rs->later && ls_wanted(rs, n))
-		ls_kpack_verify_entry(rs->later, rs->path, n);
-	if (n->kind == INSPECT_ENTRY && !ls_wanted(rs, n)) {
-		/* Its container counts the entries listed. */
-		for (size_t i = rs->n; i-- > 0;)
-			if (rs->v[i].n.depth + 1 == n->depth) {
-				rs->v[i].n.entries--;
-				break;
-			}
-		return 0;
-	}
-	/* NVIDIA entries stay rows: a --verify failure is reported from them
-	 * (nv_undecoded). */
-	if (rs->entries_as_text && n->kind == INSPECT_ENTRY &&
-	    !kinds_get(n->container)->entry_coded && rs->n &&
-	    rs->v[rs->n - 1].n.kind == INSPECT_CONTAINER)
-		return ls_entry_as_text(rs, n);
-	/* An archive member that closed with nothing under it is not shown
-	 * (ls_shown): its row goes at once, so a library of many members
-	 * costs memory only for what is printed. */
-	while (rs->n > 1 && hidden_member(&rs->v[rs->n - 1].n, n->depth)) {
-		ls_row_free(&rs->v[rs->n - 1]);
-		rs->n--;
-	}
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 64;
-		struct row *v = realloc(rs->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		rs->v = v;
-		rs->cap = cap;
-	}
-	r = &rs->v[rs->n];
-	if (ls_row_fill(r, n) < 0)
-		return -1;
-	rs->n++;
-	if (rs->kernels && n->kind == INSPECT_ENTRY)
-		return ls_entry_kernels(r, n);
-	return 0;
-}
-
-static void rows_free(struct rows *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		ls_row_free(&rs->v[i]);
-	free(rs->v);
-	memset(rs, 0, sizeof(*rs));
-}
-
 /* ---- roc-obj: roc-obj-ls's lines ---- */
 
 /* Bundles are numbered from 1 across all files, as roc-obj-ls does:
  * *bundles counts them. */
-static int print_roc_obj(const struct rows *rs, const char *path,
+static int print_roc_obj(const struct ls_list *l, const char *path,
 			 unsigned *bundles)
 {
 	size_t skipped = 0;
 
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct inspect_node *n = &rs->v[i].n;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_item *c = &l->v[i];
 
-		if (n->kind != INSPECT_CONTAINER)
+		if (c->kind != OFFCODE_NODE_CONTAINER)
 			continue;
 		/* roc-obj-ls lists bundles in the file; it does not look
 		 * into CCOBs, packages, NVIDIA fatbins or kpack archives
-		 * (the rows say which it lists, and which it counts). */
-		if (!kinds_get(n->container)->roc_obj_lists) {
-			if (kinds_get(n->container)->roc_obj_counts)
-				skipped += n->entries;
+		 * (the library says which it lists, and which it counts). */
+		if (c->roc != OFFCODE_ROC_OBJ_LISTED) {
+			if (c->roc == OFFCODE_ROC_OBJ_COUNTED)
+				skipped += c->entries;
 			continue;
 		}
 		++*bundles;
-		for (size_t k = 1; k <= n->entries && i + k < rs->n; k++) {
-			const struct inspect_node *en = &rs->v[i + k].n;
-			char *uri = uri_file(path, en->offset, en->size);
+		for (size_t k = 1; k <= c->entries && i + k < l->n; k++) {
+			const struct ls_item *en = &l->v[i + k];
 			/* One line per entry, three fields, whatever the ID
 			 * holds (a newline, a space, a NUL). */
-			char *id = applet_escape(en->name, en->name_len, true);
+			char *id = applet_escape(en->id ? en->id : "",
+						 en->id_len, true);
 
-			if (!uri || !id) {
-				free(uri);
+			if (!id || !en->uri) {
 				free(id);
 				return fail("cannot list", path, "out of memory");
 			}
 			printf("%-8u%-40s%35s%s\n", *bundles, id, "file://",
-			       uri + 7);
-			free(uri);
+			       en->uri + 7);
 			free(id);
 		}
 	}
@@ -183,7 +96,10 @@ static int print_roc_obj(const struct rows *rs, const char *path,
 
 struct options {
 	enum format format;
-	struct inspect_opts walk;
+	/* The CCOB limits (OFFLOAD_CCOB_MAX_*; 0: the library's defaults),
+	 * and whether the walk inflates (--verify, --kernels). */
+	struct offcode_open_options open;
+	bool inflate;
 	bool kernels, verify, demangle, quiet, recursive;
 	struct select targets;
 	/* Across the files listed: roc-obj's bundles so far, and whether a
@@ -192,21 +108,22 @@ struct options {
 	bool json_started;
 };
 
-/* One line for the NVIDIA container at rs->v[i] if any of its entries
- * does not decode (--verify): how many, which, and why the first. */
-static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
+/* One line for the coded (NVIDIA) container at l->v[i] if any of its
+ * entries does not decode (--verify): how many, which, and why the
+ * first. */
+static int nv_undecoded(const struct ls_list *l, size_t i, const char *path)
 {
-	const struct row *first = NULL;
-	size_t bad = 0, len = 0, n = rs->v[i].n.entries;
+	const struct ls_item *first = NULL;
+	size_t bad = 0, len = 0, n = l->v[i].entries;
 	char list[64] = "";
 
-	for (size_t k = i + 1; k <= i + n && k < rs->n; k++) {
-		const struct inspect_node *en = &rs->v[k].n;
+	for (size_t k = i + 1; k <= i + n && k < l->n; k++) {
+		const struct ls_item *en = &l->v[k];
 
-		if (en->hash != INSPECT_HASH_BAD)
+		if (!en->why)
 			continue;
 		if (!bad++)
-			first = &rs->v[k];
+			first = en;
 		if (len + 16 < sizeof(list))
 			len += (size_t)snprintf(list + len, sizeof(list) - len,
 						"%s%u", len ? ", " : "",
@@ -216,17 +133,16 @@ static int nv_undecoded(const struct rows *rs, size_t i, const char *path)
 	}
 	if (!bad)
 		return 0;
-	return fail("cannot decode", path, "nv-fatbin #%u at offset %" PRIu64
-		    ": %zu of %zu entr%s (%s); entry %u: %s",
-		    rs->v[i].n.number, rs->v[i].n.offset, bad, n,
-		    n == 1 ? "y" : "ies", list, first->n.index,
-		    first->why ? first->why : "?");
+	return fail("cannot decode", path, "%s #%u at offset %" PRIu64
+		    ": %zu of %zu entr%s (%s); entry %u: %s", l->v[i].format,
+		    l->v[i].number, l->v[i].offset, bad, n,
+		    n == 1 ? "y" : "ies", list, first->index, first->why);
 }
 
-/* The entry at rs->v[i] is a code object whose kernels cannot be read. */
-static int kernels_unread(const struct rows *rs, size_t i, const char *path)
+/* Item i's kernels cannot be read. */
+static int kernels_unread(const struct ls_list *l, size_t i, const char *path)
 {
-	char *why = ls_kernels_unread(&rs->v[i]);
+	char *why = ls_text_unread(&l->v[i]);
 	int rc = fail("cannot read kernels in", path, "%s",
 		      why ? why : "out of memory");
 
@@ -234,17 +150,31 @@ static int kernels_unread(const struct rows *rs, size_t i, const char *path)
 	return rc;
 }
 
-static uint64_t next_data(const void *in, uint64_t off)
+/* The hints of a walk over the mapped input in: where its data go on
+ * past a hole, and what it reads in order (the internal walk's, for
+ * --json and cuobjdump's lines, and the public walk's). */
+static uint64_t next_data_of(const void *in, uint64_t off)
 {
 	return io_in_next_data(in, off);
 }
 
-static void reading(const void *in, uint64_t off, uint64_t len, bool start)
+static uint64_t next_data(void *in, uint64_t off)
+{
+	return io_in_next_data(in, off);
+}
+
+static void reading_of(const void *in, uint64_t off, uint64_t len,
+		       bool start)
 {
 	/* Done: the range's pages go, and it is sparse again as the rest. */
 	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
 	if (!start)
 		io_in_hint(in, off, off + len, IO_IN_SPARSE);
+}
+
+static void reading(void *in, uint64_t off, uint64_t len, bool start)
+{
+	reading_of(in, off, len, start);
 }
 
 /* A directory among the files named (a shell glob's, say) is listed as
@@ -278,26 +208,29 @@ static int list_directory(struct options *o, const char *path)
 /* --json: printed as the walk goes (see ls_json.c); what failed said
  * after the file's object. */
 static int list_json(struct options *o, const struct rows *rs,
-		     const struct io_in *in, const struct inspect_opts *walk,
-		     const char *path)
+		     const struct io_in *in,
+		     const struct offcode_walk_options *wo, const char *path)
 {
 	struct ls_json js = { .rs = rs, .path = path, .data = in->data,
 			      .len = in->len, .comma = o->json_started,
 			      .verify = o->verify };
+	offcode_error *werr = NULL;
 	char *errs = NULL;
 	size_t errs_len = 0;
-	struct err e;
 	int walked, rc;
 
 	js.errs = open_memstream(&errs, &errs_len);
-	walked = inspect_walk(in->data, in->len, walk, ls_json_visit, &js, &e);
+	walked = offcode_walk_memory(in->data, in->len, path, wo,
+				     ls_json_visit, &js, &werr);
 	progress_end();
 	rc = ls_json_end(&js, walked == 0);
 	o->json_started |= js.printed;
 	if (walked != 0)
-		rc = fail("cannot list", path, "%s", e.msg);
+		rc = fail("cannot list", path, "%s", werr ?
+			  offcode_error_reason(werr) : "out of memory");
 	else if (rc < 0)
 		rc = fail("cannot list", path, "out of memory");
+	offcode_error_free(werr);
 	if (js.errs && !fclose(js.errs) && errs_len) {
 		fflush(stdout);
 		fputs(errs, stderr);
@@ -327,12 +260,14 @@ static int list_one(struct options *o, const char *path)
 
 static int list_in(struct options *o, const char *path, struct io_in *in_)
 {
-	struct inspect_opts walk = o->walk;
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
 			   .verify = o->verify,
 			   .targets = (struct select *)&o->targets,
 			   .entries_as_text = o->format == TEXT,
 			   .path = path };
+	struct ls_list l = { .rs = &rs };
+	struct offcode_walk_options wo = { .size = sizeof(wo) };
+	offcode_error *werr = NULL;
 	char *later = NULL;
 	size_t later_len = 0;
 	struct io_in in = *in_;
@@ -342,18 +277,20 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	/* Headers are read where they are; what the walk inflates (CCOBs,
 	 * NVIDIA entries) is read ahead, and let go of after. */
 	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
-	walk.reading = reading;
-	/* A CCOB's code objects are read one at a time as it inflates. */
-	walk.stream = true;
-	walk.next_data = next_data;
-	walk.data_ctx = &in;
-	if (walk.inflate && progress_on()) {
+	if (o->inflate && progress_on()) {
 		progress_name(path);
-		walk.ccob.progress = progress_callback;
+		wo.progress = progress_callback;
 	}
 	if (o->format == CUOBJDUMP) {
+		struct ls_cuobjdump_opts co = {
+			.inflate = o->inflate, .verify = o->verify,
+			.ccob_max_size = o->open.ccob_max_size,
+			.ccob_max_ratio = o->open.ccob_max_ratio,
+			.progress = wo.progress, .next_data = next_data_of,
+			.reading = reading_of, .hint_ctx = &in };
+
 		/* Printed as the walk goes, nothing kept. */
-		rc = ls_cuobjdump(&rs, in.data, in.len, &walk, &e);
+		rc = ls_cuobjdump(&rs, in.data, in.len, &co, &e);
 		progress_end();
 		if (rc < 0)
 			rc = fail("cannot list", path, "%s", e.msg);
@@ -362,8 +299,17 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 				  "(cuobjdump fails too)");
 		goto out;
 	}
+	/* The public walk (include/offcode.h) over the bytes mapped here,
+	 * with the same hints. */
+	wo.flags = (o->inflate ? OFFCODE_WALK_CODE : 0) |
+		   (o->verify ? OFFCODE_WALK_VERIFY : 0);
+	wo.ccob_max_size = o->open.ccob_max_size;
+	wo.ccob_max_ratio = o->open.ccob_max_ratio;
+	wo.next_data = next_data;
+	wo.reading = reading;
+	wo.hint_ctx = &in;
 	if (o->format == JSON) {
-		rc = list_json(o, &rs, &in, &walk, path);
+		rc = list_json(o, &rs, &in, &wo, path);
 		goto out;
 	}
 	if ((o->kernels || o->verify) &&
@@ -371,18 +317,22 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
-	if (inspect_walk(in.data, in.len, &walk, keep, &rs, &e) != 0) {
+	if ((rc = offcode_walk_memory(in.data, in.len, path, &wo,
+				      ls_text_visit, &l, &werr)) != 0) {
 		progress_end();
-		rc = fail("cannot list", path, "%s", e.msg);
+		rc = fail("cannot list", path, "%s", werr ?
+			  offcode_error_reason(werr) : "out of memory");
+		offcode_error_free(werr);
 		goto out;
 	}
 	if (o->targets.n)
-		ls_drop_unselected(&rs);
+		ls_text_drop_unselected(&l);
 	progress_end();
 	/* A file that is itself a code object (one offload extract wrote,
 	 * say) is described, and with --kernels has its kernels listed. */
-	if (rs.n == 1 && !ls_has_children(&rs, 0) &&
-	    ls_file_kernels(&rs.v[0], in.data, in.len) < 0) {
+	if (l.n == 1 && !ls_text_has_children(&l, 0) &&
+	    (!ls_text_kernels_row(&l.v[0]) ||
+	     ls_file_kernels(l.v[0].k, in.data, in.len) < 0)) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
@@ -390,7 +340,7 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	case CUOBJDUMP:		/* printed above */
 		break;
 	case TEXT:
-		ls_text(&rs, path);
+		ls_text(&l, path);
 		rc |= ls_kpack_host(path, in.data, in.len,
 				    &(struct ls_kpack_opts){
 					    .verify = o->verify,
@@ -398,24 +348,18 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 				    &ls_kpack_text, &rs);
 		break;
 	case ROC_OBJ:
-		rc = print_roc_obj(&rs, path, &o->roc_bundles);
+		rc = print_roc_obj(&l, path, &o->roc_bundles);
 		break;
 	case JSON:		/* printed as walked */
 		break;
 	}
-	for (size_t i = 0; i < rs.n; i++) {
-		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
-		    rs.v[i].n.hash == INSPECT_HASH_BAD) {
-			char why[160];
-
-			kinds_bad_hash(&rs.v[i].n, why, sizeof(why));
-			rc = fail("bad hash in", path, "%s", why);
-		}
-		if (rs.v[i].n.kind == INSPECT_CONTAINER &&
-		    kinds_get(rs.v[i].n.container)->entry_coded)
-			rc |= nv_undecoded(&rs, i, path);
-		if (rs.v[i].kernels_why && o->kernels)
-			rc = kernels_unread(&rs, i, path);
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.v[i].hash_why)
+			rc = fail("bad hash in", path, "%s", l.v[i].hash_why);
+		if (l.v[i].kind == OFFCODE_NODE_CONTAINER && l.v[i].coded)
+			rc |= nv_undecoded(&l, i, path);
+		if (l.v[i].k && l.v[i].k->kernels_why && o->kernels)
+			rc = kernels_unread(&l, i, path);
 	}
 	if (rs.later && !fclose(rs.later) && later_len) {
 		fflush(stdout);
@@ -427,127 +371,114 @@ out:
 	if (rs.later)
 		fclose(rs.later);
 	free(later);
-	rows_free(&rs);
+	ls_list_free(&l);
 	return rc;
 }
 
-/* The files of an image's layers that hold offload code, each listed as
- * "<layer digest>/<its name>". */
-struct image_list {
+/* ---- packages and images, through the library's layer walk ---- */
+
+/* A failure the library recorded, as ls says it: the file the record
+ * names (what was opened, unless it names another) and why. */
+static int fail_record(const char *what, const char *path,
+		       const offcode_error *err)
+{
+	const char *epath = err ? offcode_error_path(err) : "";
+
+	if (!err)
+		return fail(what, path, "out of memory");
+	return applet_fail("ls", what, err_display_path(epath[0] ? epath
+							       : path, 0),
+			   "%s", offcode_error_reason(err));
+}
+
+/* How ls opens a package or an image: its layers walked by ls, a file at
+ * a time (each file opened as the package was, its damage said by ls's
+ * own walk of its bytes). */
+static struct offcode_open_options package_options(const struct options *o)
+{
+	return (struct offcode_open_options){
+		.size = sizeof(struct offcode_open_options),
+		.flags = OFFCODE_OPEN_STREAM | OFFCODE_OPEN_PARTIAL,
+		.ccob_max_size = o->open.ccob_max_size,
+		.ccob_max_ratio = o->open.ccob_max_ratio,
+	};
+}
+
+struct layer_list {
 	struct options *o;
-	const char *layer;
 	int rc;
 };
 
-static int image_member(void *ctx, const struct layer_member *m,
-			const struct io_in *data, struct io_in *repl,
-			struct err *e)
+/* A file of a layer that holds offload code (or is damaged), listed as
+ * "<layer digest>/<its name>" or "<package>/<its name>", the library's
+ * name for it. */
+static int layer_member(void *ctx, const struct offcode_member *m,
+			offcode_artifact *file, const offcode_error *err)
 {
-	struct image_list *il = ctx;
-	struct inspect_opts walk = il->o->walk;
-	struct io_in in = *data;
-	char *path;
+	struct layer_list *ll = ctx;
+	struct io_in in = { .fd = -1 };
+	uint64_t len;
 
-	(void)repl;
-	walk.image_kinds = false;
-	if (!inspect_worth_walking(data->data, data->len, &walk))
-		return 0;	/* no offload code; what is wrong is said below */
-	if (asprintf(&path, "%s/%.*s", il->layer, (int)m->name_len,
-		     m->name) < 0)
-		return err_nomem(e);
-	il->rc |= list_in(il->o, path, &in);
-	free(path);
+	(void)m;
+	if (!file) {
+		ll->rc |= fail_record("cannot list", "?", err);
+		return err ? 0 : -1;
+	}
+	if (!err && !offcode_container_count(file))
+		return 0;	/* no offload code */
+	in.data = offcode_artifact_bytes(file, &len);
+	in.len = (size_t)len;
+	ll->rc |= list_in(ll->o, offcode_artifact_path(file), &in);
 	return 0;
 }
 
-static int list_image(struct options *o, const char *spec)
+/* Every layer of a, which path names (what: "cannot read image"...). */
+static int list_layers(struct options *o, const char *what, const char *path,
+		       offcode_artifact *a)
 {
-	struct image im;
-	struct err e;
-	int rc = 0;
+	struct layer_list ll = { .o = o };
 
-	if (image_open(&im, spec, &e) < 0) {
-		image_close(&im);
-		return applet_fail_err("ls", "cannot read image", spec, 0, &e);
-	}
-	for (size_t i = 0; i < im.nlayer; i++) {
-		const struct image_layer *l = &im.layer[i];
-		struct image_list il = { .o = o, .layer = l->digest[0] ?
-					 l->digest : l->path };
-		struct layer_walk w = { .wants = hosts_member_wanted,
-					.member = image_member, .ctx = &il };
+	for (size_t i = 0; i < offcode_layer_count(a); i++) {
+		int rc = offcode_layer_walk(a, i, 0, layer_member, &ll, NULL);
 
-		if (image_layer_walk(&im, i, &w, &e) < 0) {
-			rc = applet_fail_err("ls", "cannot read image", spec,
-					     0, &e);
+		if (rc == -1)
+			return fail("cannot list", path, "out of memory") | ll.rc;
+		if (rc) {
+			ll.rc |= fail_record(what, path, offcode_last_error(a));
 			break;
 		}
-		rc |= il.rc;
 	}
-	image_close(&im);
+	return ll.rc;
+}
+
+/* An image, or a package (a file named path, or its bytes in, which
+ * stay the caller's), as the library opens it. */
+static int list_package(struct options *o, const char *what,
+			const char *path, const struct io_in *in)
+{
+	struct offcode_open_options po = package_options(o);
+	offcode_artifact *a = NULL;
+	offcode_error *err = NULL;
+	int rc;
+
+	if (in) {
+		po.flags |= OFFCODE_OPEN_BORROW;
+		rc = offcode_open_memory(in->data, in->len, path, &po, &a, &err);
+	} else {
+		rc = offcode_open_path(path, &po, &a, &err);
+	}
+	if (rc) {
+		rc = fail_record(what, path, err);
+		offcode_error_free(err);
+		offcode_close(a);
+		return rc;
+	}
+	rc = list_layers(o, what, path, a);
+	offcode_close(a);
 	return rc;
 }
 
-/* The files of a Debian package's data.tar or of a wheel that hold
- * offload code, each listed as "<package>/<its name>". */
-static int package_member(void *ctx, const struct layer_member *m,
-			  const struct io_in *data, struct io_in *repl,
-			  struct err *e)
-{
-	struct layer_member named = *m;
-
-	named.name = deb_name(m->name, &named.name_len);
-	return image_member(ctx, &named, data, repl, e);
-}
-
-/* The package in (taken), a Debian package, a conda package or a wheel
- * as its bytes and its name say. */
-static int list_package_in(struct options *o, const char *path,
-			   struct io_in *in)
-{
-	struct image_list il = { .o = o, .layer = path };
-	struct layer_walk w = { .wants = hosts_member_wanted,
-				.member = package_member, .ctx = &il };
-	struct wheel wh = { .in = { .fd = -1 } };
-	struct deb d = { .in = { .fd = -1 } };
-	struct err e;
-	int failed;
-
-	if (deb_probe(in->data, in->len)) {
-		failed = deb_open_in(&d, in, path, &e) < 0 ||
-			 deb_data_walk(&d, &w, &e) < 0;
-		deb_close(&d);
-	} else if (conda_probe(path, in->data, in->len)) {
-		failed = conda_walk_in(in, &w, &e) < 0;
-	} else {
-		failed = wheel_open_in(&wh, in, path, &e) < 0 ||
-			 wheel_walk(&wh, hosts_member_wanted, image_member,
-				    NULL, &il, &e) < 0;
-		wheel_close(&wh);
-	}
-	return failed ? applet_fail_err("ls", "cannot read package", path, 0,
-					&e) : il.rc;
-}
-
-static int list_package(struct options *o, const char *path)
-{
-	struct io_in in = { .fd = -1 };
-	struct err e;
-
-	if (io_in_open(&in, path, &e) < 0)
-		return applet_fail_err("ls", "cannot read package", path, 0,
-				       &e);
-	return list_package_in(o, path, &in);
-}
-
 /* ---- -r: every file under a directory ---- */
-
-static bool is_package(const char *name, const struct io_in *in)
-{
-	return deb_probe(in->data, in->len) ||
-	       wheel_probe(name, in->data, in->len) ||
-	       conda_probe(name, in->data, in->len);
-}
 
 /* A file the walk met, reached again through the directories walked
  * (tree_file_open: a FIFO or device swapped in is neither waited on nor
@@ -568,9 +499,10 @@ static int list_tree_file(struct options *o, const struct tree *t,
 	fd = tree_file_open(t, cur, f, &e);
 	if (fd < 0 || io_in_open_fd(&in, fd, f->path, &e) < 0)
 		return applet_fail_err("ls", "cannot read", f->path, 0, &e);
-	if (is_package(f->path, &in))
-		return list_package_in(o, f->path, &in);
-	rc = list_in(o, f->path, &in);
+	if (offcode_memory_kind(in.data, in.len, f->path))
+		rc = list_package(o, "cannot read package", f->path, &in);
+	else
+		rc = list_in(o, f->path, &in);
 	io_in_close(&in);
 	return rc;
 }
@@ -613,7 +545,7 @@ static int set_verify(void *options, const char *value)
 	struct options *o = options;
 
 	(void)value;
-	o->verify = o->walk.inflate = true;
+	o->verify = o->inflate = true;
 	return 0;
 }
 
@@ -623,7 +555,7 @@ static int set_kernels(void *options, const char *value)
 
 	(void)value;
 	/* The code inside CCOBs and NVIDIA fatbins is needed. */
-	o->kernels = o->walk.inflate = true;
+	o->kernels = o->inflate = true;
 	return 0;
 }
 
@@ -672,7 +604,7 @@ static const struct opt rows[] = {
 static const struct opts table = {
 	.applet = "ls", .usage = usage, .column = 26, OPTS_ROWS(rows),
 	.no_operand = "no input file",
-	.ccob_env = true, .ccob_at = AT(walk.ccob),
+	.ccob_env = true, .ccob_at = AT(open), .ccob_offcode = true,
 };
 
 /* ls_main, with the options it fills and frees. */
@@ -686,11 +618,10 @@ static int ls_run(struct options *o, int argc, char **argv)
 	rc = 0;
 	/* --kernels inflates CCOBs for their code, not to check them: LLVM
 	 * does not check a CCOB's hash either, and MD5 would take most of
-	 * the time (issue 18).  Only --verify checks it. */
-	o->walk.no_hash = !o->verify;
-	/* The JSON says what each bundle entry's code is: its first bytes are
-	 * read; the other formats read headers only. */
-	o->walk.image_kinds = o->format == JSON;
+	 * the time (issue 18).  Only --verify checks it
+	 * (OFFCODE_WALK_VERIFY).  The JSON says what each bundle entry's
+	 * code is (offcode_entry_image_kind reads its first bytes); the
+	 * other formats read headers only. */
 	progress_init("ls", o->quiet);
 	/* Nothing goes out over an input (the JSON's head would). */
 	for (int i = first; i < argc; i++)
@@ -699,12 +630,17 @@ static int ls_run(struct options *o, int argc, char **argv)
 					       &e);
 	if (o->format == JSON)
 		fputs("{\"version\":5,\"files\":[", stdout);
-	for (int i = first; i < argc; i++)
-		rc |= image_is(argv[i]) ? list_image(o, argv[i])
-		      : deb_is(argv[i]) || wheel_is(argv[i]) || conda_is(argv[i])
-				? list_package(o, argv[i])
+	for (int i = first; i < argc; i++) {
+		const char *kind = offcode_path_kind(argv[i]);
+
+		rc |= kind && !strcmp(kind, "image")
+			      ? list_package(o, "cannot read image", argv[i],
+					     NULL)
+		      : kind ? list_package(o, "cannot read package", argv[i],
+					    NULL)
 		      : o->recursive ? list_tree(o, argv[i])
-					: list_one(o, argv[i]);
+				     : list_one(o, argv[i]);
+	}
 	if (o->format == JSON)
 		fputs("]}\n", stdout);
 	return rc | applet_select_unmatched("ls", "--target", NULL, &o->targets);
@@ -715,13 +651,7 @@ int ls_main(int argc, char **argv)
 	struct options o = {
 		.format = TEXT,
 		.demangle = true,
-		.walk = {
-			.accept_other = true,
-			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-				  .max_size = CCOB_DEFAULT_MAX_SIZE },
-			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
-				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
-		},
+		.open = { .size = sizeof(struct offcode_open_options) },
 	};
 	int rc = ls_run(&o, argc, argv);
 

@@ -222,14 +222,28 @@ static int visit(void *ctx, const struct inspect_node *n)
 }
 
 int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
-		 const struct inspect_opts *walk, struct err *e)
+		 const struct ls_cuobjdump_opts *o, struct err *e)
 {
 	struct state st = { .rs = rs, .buf = buf, .path = rs->path };
+	struct inspect_opts walk = {
+		.inflate = o->inflate, .no_hash = !o->verify,
+		/* a CCOB's code objects read one at a time as it inflates */
+		.stream = true, .accept_other = true,
+		.ccob = { .max_ratio = o->ccob_max_ratio ? o->ccob_max_ratio
+							 : CCOB_DEFAULT_MAX_RATIO,
+			  .max_size = o->ccob_max_size ? o->ccob_max_size
+						       : CCOB_DEFAULT_MAX_SIZE,
+			  .progress = o->progress },
+		.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
+			     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
+		.next_data = o->next_data, .reading = o->reading,
+		.data_ctx = o->hint_ctx,
+	};
 	int rc;
 
 	if (!(st.base = cut_name(rs->path, strlen(rs->path))))
 		return err_nomem(e);
-	rc = inspect_walk(buf, len, walk, visit, &st, e);
+	rc = inspect_walk(buf, len, &walk, visit, &st, e);
 	if (st.oom)
 		rc = err_nomem(e);
 	if (!rc)

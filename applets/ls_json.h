@@ -8,14 +8,39 @@
 #include <stdio.h>
 
 #include "ls_types.h"
-#include "../ops/inspect_node.h"
+#include "../include/offcode.h"
 
-/* One file's tree as a JSON object (see man/offload-ls.1),
- * printed as the walk goes: ls_json_visit is the walk's visitor, and
- * memory is the nodes open above the one printed, whatever the number of
- * entries.  A node is held only until something under it is printed. */
+/* One file's tree as a JSON object (see man/offload-ls.1), printed as
+ * the public walk goes (include/offcode.h, offcode_walk_*):
+ * ls_json_visit is its visitor, and memory is the nodes open above the
+ * one printed, whatever the number of entries.  A node is held (what it
+ * prints, copied out of its record) only until something under it is
+ * printed. */
+struct ls_json_node {
+	enum offcode_node_kind kind_of;
+	unsigned depth;
+	char *name;		/* a member's or a section's name, as stored */
+	size_t name_len;
+	char *format;		/* an input's or a container's */
+	uint64_t offset, size;
+	/* INPUT: its ELF, COFF or PE headers (has_host), the strings
+	 * copied */
+	bool has_host;
+	struct offcode_host host;
+	char *host_type, *host_machine;
+	/* SECTION: its index and kind; CONTAINER: its number */
+	unsigned number;
+	char *kind;
+	/* CONTAINER */
+	bool has_offset, has_version, coded;
+	unsigned version;
+	struct offcode_field *fields;	/* before its entries, copied */
+	size_t nfields;
+};
 struct ls_json_level {
-	struct row r;
+	struct ls_json_node v;
+	struct row k;		/* an input's kernels (a file that is one
+				 * code object) */
 	bool shown;		/* its opening and fields are printed */
 	bool first;		/* no key printed in it yet */
 	bool any;		/* something printed in the array open */
@@ -41,7 +66,7 @@ struct ls_json {
 	struct ls_json_level *lv;	/* by depth */
 	size_t n, cap;
 };
-int ls_json_visit(void *ctx, const struct inspect_node *n);
+int ls_json_visit(void *ctx, const struct offcode_node *n);
 /* Close what is open (walked: the walk ended well); 0, 1 when something
  * failed (in js->errs), -1 when out of memory. */
 int ls_json_end(struct ls_json *js, bool walked);

@@ -1,5 +1,6 @@
-/* ls_json_node: the fields of one node in ls's JSON output: an input's,
- * a container's, a section's, an entry's (with its kernels). */
+/* ls_json_node: the fields of a row's entry in ls's JSON output (a
+ * kpack-split binary's code objects, ls_json_kpack.c), and the kernels
+ * of a row (ls_json.c's entries and files too). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +10,19 @@
 #include "ls_json_put.h"
 #include "ls_kernels.h"
 #include "ls_rows.h"
-#include "../ops/host.h"
 #include "../ops/inspect.h"
-#include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
 #include "../core/uri.h"
-#include "../formats/kpack.h"
+
+/* A kernel's figure, null where the code object gives none. */
+static void json_u32(bool *first, const char *key, uint32_t v)
+{
+	json_key(first, key);
+	if (v == KERNEL_NONE)
+		fputs("null", stdout);
+	else
+		printf("%" PRIu32, v);
+}
 
 /* One kernel: its name as in the symbol table and as ls prints it, and
  * each figure the code object gives (null where it gives none). */
@@ -81,8 +89,7 @@ static void json_kernel(const struct rows *rs, const struct kernel_list *kl,
 	putchar('}');
 }
 
-static void json_kernels(bool *first, const struct rows *rs,
-			 const struct row *r)
+void ls_json_kernels(bool *first, const struct rows *rs, const struct row *r)
 {
 	const struct kernel_list *kl = r->kernels;
 	bool f = true;
@@ -209,108 +216,6 @@ void ls_json_entry(const struct rows *rs, const struct row *r,
 		kinds_get(n->container)->entry_json(n, c, r->detail, &kf);
 		json_fields(&f, &kf);
 	}
-	json_kernels(&f, rs, r);
+	ls_json_kernels(&f, rs, r);
 	putchar('}');
-}
-
-/* The "elf", "coff" or "pe" object of a file or member. */
-static void json_object_file(const struct inspect_node *n, bool *f)
-{
-	const char *m;
-
-	if (n->format == INSPECT_ELF) {
-		const char *t = inspect_elf_type_name(n->elf_type);
-
-		m = inspect_machine_name(n->machine);
-		json_key(f, "elf");
-		printf("{\"class\":%d,\"byte_order\":\"%s\",\"type\":",
-		       n->is64 ? 64 : 32, n->big_endian ? "big" : "little");
-		json_put_str(stdout, t, t ? strlen(t) : 0);
-		printf(",\"type_number\":%u,\"machine\":", n->elf_type);
-	} else if (n->format == INSPECT_COFF) {
-		m = inspect_coff_machine_name(n->machine);
-		json_key(f, "coff");
-		printf("{\"bigobj\":%s,\"machine\":",
-		       n->bigobj ? "true" : "false");
-	} else if (n->format == INSPECT_PE) {
-		m = inspect_coff_machine_name(n->machine);
-		json_key(f, "pe");
-		printf("{\"pe32plus\":%s,\"dll\":%s,\"machine\":",
-		       n->is64 ? "true" : "false", n->dll ? "true" : "false");
-	} else {
-		return;
-	}
-	json_put_str(stdout, m, m ? strlen(m) : 0);
-	printf(",\"machine_number\":%u}", n->machine);
-}
-
-/* A file or archive member: what it is (what is in it follows). */
-void ls_json_input(const struct rows *rs, const struct row *r, bool *f,
-		   const char *path)
-{
-	static const char *const formats[] = {
-		"elf", "archive", "raw", "thin-member", "other", "coff", "text",
-		"pe", NULL,	/* INSPECT_HOST: its row's */
-	};
-	_Static_assert(sizeof(formats) / sizeof(formats[0]) == INSPECT_FORMATS,
-		       "a name for each enum inspect_format");
-	const struct inspect_node *n = &r->n;
-
-	if (n->depth)
-		json_text(f, "member", n->name, n->name_len);
-	else
-		json_text(f, "path", path, strlen(path));
-	json_key(f, "format");
-	printf("\"%s\"", n->format == INSPECT_HOST ? n->host->json_format
-						   : formats[n->format]);
-	json_u64(f, "offset", n->offset);
-	json_u64(f, "size", n->size);
-	json_kernels(f, rs, r);
-	json_object_file(n, f);
-}
-
-/* A container's fields after its entries (a CCOB's header and hash). */
-void ls_json_container_end(const struct inspect_node *n, bool *f)
-{
-	struct kind_fields kf = { .n = 0 };
-
-	if (!kinds_get(n->container)->container_json_end)
-		return;
-	kinds_get(n->container)->container_json_end(n, &kf);
-	json_fields(f, &kf);
-}
-
-/* A container's header (its entries follow, then a CCOB's hash). */
-void ls_json_container(const struct inspect_node *n, bool *f)
-{
-	json_u64(f, "number", n->number);
-	json_key(f, "format");
-	printf("\"%s\"", kinds_name(n->container));
-	json_key(f, "offset");
-	if (n->in_bitcode)	/* bits of the module's array */
-		fputs("null", stdout);
-	else
-		printf("%" PRIu64, n->offset);
-	json_u64(f, "size", n->size);
-	json_key(f, "version");
-	if (kinds_get(n->container)->versioned)
-		printf("%u", n->version);
-	else
-		fputs("null", stdout);
-	if (kinds_get(n->container)->container_json) {
-		struct kind_fields kf = { .n = 0 };
-
-		kinds_get(n->container)->container_json(n, &kf);
-		json_fields(f, &kf);
-	}
-}
-
-void ls_json_section(const struct inspect_node *n, bool *f)
-{
-	json_u64(f, "index", n->section_index);
-	json_text(f, "name", n->name, n->name_len);
-	json_key(f, "kind");
-	printf("\"%s\"", inspect_section_kind_name(n->section_kind));
-	json_u64(f, "offset", n->offset);
-	json_u64(f, "size", n->size);
 }

@@ -10,7 +10,6 @@
 #include <stdio.h>
 
 #include "../core/json.h"
-#include "../formats/kernels.h"
 
 static inline void json_key(bool *first, const char *key)
 {
@@ -35,15 +34,6 @@ static inline void json_hex(bool *first, const char *key, uint64_t v)
 {
 	json_key(first, key);
 	printf("\"0x%016" PRIx64 "\"", v);
-}
-
-static inline void json_u32(bool *first, const char *key, uint32_t v)
-{
-	json_key(first, key);
-	if (v == KERNEL_NONE)
-		fputs("null", stdout);
-	else
-		printf("%" PRIu32, v);
 }
 
 #endif

@@ -68,20 +68,20 @@ bool ls_wanted(const struct rows *rs, const struct inspect_node *n)
 	return take;
 }
 
-/* With -t: the sections and containers no entry selected is left in go
- * too (archive members with none are not shown anyway). */
-void ls_drop_unselected(struct rows *rs)
+bool ls_wanted_entry(const struct rows *rs, const offcode_entry *e)
 {
-	for (size_t i = rs->n; i-- > 0;) {
-		struct row *r = &rs->v[i];
+	struct select_entry en = { .id = NULL };
+	size_t kind_len;
+	const char *kind = offcode_entry_offload_kind(e, &kind_len);
 
-		if ((r->n.kind != INSPECT_SECTION &&
-		     r->n.kind != INSPECT_CONTAINER) || ls_has_children(rs, i))
-			continue;
-		ls_row_free(r);
-		memmove(r, r + 1, (rs->n - i - 1) * sizeof(*r));
-		rs->n--;
-	}
+	if (!rs->targets || !rs->targets->n)
+		return true;
+	/* As selection sees it (selection.h's applet_entry_of). */
+	en.id = offcode_entry_rule_id(e, &en.id_len);
+	en.arch = offcode_entry_rule_target(e, &en.arch_len);
+	en.triple = offcode_entry_triple(e, &en.triple_len);
+	en.host = kind && kind_len == 4 && !memcmp(kind, "host", 4);
+	return !en.host && select_match(rs->targets, &en);
 }
 
 void ls_describe_code(const struct row *r)

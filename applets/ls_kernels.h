@@ -10,13 +10,15 @@
 #include "ls_types.h"
 #include "../core/err.h"
 #include "../ops/inspect_node.h"
+#include "../include/offcode.h"
 
 /* Whether -t takes an entry; read the kernels of an
  * entry's code, or of a whole file that is itself a code object, into r
  * (nothing when it is none; r->kernels_why when damaged): -1 only when out
  * of memory; print r's kernels in text, indented. */
 bool ls_wanted(const struct rows *rs, const struct inspect_node *n);
-void ls_drop_unselected(struct rows *rs);
+/* The same of an entry of the public walk (include/offcode.h). */
+bool ls_wanted_entry(const struct rows *rs, const offcode_entry *e);
 int ls_entry_kernels(struct row *r, const struct inspect_node *n);
 int ls_file_kernels(struct row *r, const uint8_t *data, size_t len);
 void ls_print_kernels(FILE *out, const struct rows *rs, const struct row *r,

@@ -85,19 +85,33 @@ bool ls_kpack_code_for(const uint8_t *code, uint64_t n, const char *target,
 	return ok;
 }
 
-int ls_kpack_verify_entry(FILE *errs, const char *path,
-			  const struct inspect_node *n)
+int ls_kpack_verify_code(FILE *errs, const char *path, const void *code,
+			 uint64_t size, const char *key, size_t key_len,
+			 const char *target, size_t target_len)
 {
-	char got[96];
+	char got[96], *t;
+	bool ok;
 
-	if (!n->data || ls_kpack_code_for(n->data, n->size, n->arch, got,
-					  sizeof(got)))
+	if (!code)
+		return 0;
+	if (!(t = strndup(target ? target : "", target ? target_len : 0)))
+		return 0;
+	ok = ls_kpack_code_for(code, size, t, got, sizeof(got));
+	free(t);
+	if (ok)
 		return 0;
 	if (errs)
 		fprintf(errs, "offload ls: error: bad code object in '%s': "
-			"'%.*s' for %.*s: %s\n", path, (int)n->name_len,
-			n->name, (int)n->arch_len, n->arch, got);
+			"'%.*s' for %.*s: %s\n", path, (int)key_len, key,
+			(int)target_len, target, got);
 	return 1;
+}
+
+int ls_kpack_verify_entry(FILE *errs, const char *path,
+			  const struct inspect_node *n)
+{
+	return ls_kpack_verify_code(errs, path, n->data, n->size, n->name,
+				    n->name_len, n->arch, n->arch_len);
 }
 
 /* The entry i of archive a, which wrapper w resolves to: told, and with

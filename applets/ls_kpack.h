@@ -63,5 +63,10 @@ bool ls_kpack_code_for(const uint8_t *code, uint64_t n, const char *target,
  * and the error line into errs (when not NULL). */
 int ls_kpack_verify_entry(FILE *errs, const char *path,
 			  const struct inspect_node *n);
+/* The same of an entry's code (size bytes; NULL: not at hand, passed),
+ * its TOC key and target as the public walk gives them. */
+int ls_kpack_verify_code(FILE *errs, const char *path, const void *code,
+			 uint64_t size, const char *key, size_t key_len,
+			 const char *target, size_t target_len);
 
 #endif

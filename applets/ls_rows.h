@@ -10,12 +10,6 @@
 #include "ls_types.h"
 #include "../ops/inspect_node.h"
 
-/* Whether row i has anything under it (rows, or entries kept
- * as text); whether it is shown (archive members without device code are
- * left out). */
-bool ls_has_children(const struct rows *rs, size_t i);
-bool ls_shown(const struct rows *rs, size_t i);
-
 /* Fill r with the node n, its strings copied (-1: out of
  * memory); free what r holds.  Why r's kernels cannot be read, as ls
  * says it after "cannot read kernels in 'FILE': " (malloc'd). */

@@ -1,5 +1,9 @@
-/* ls_text: the ls applet's text listing (the default format): a tree of
- * files, sections and containers, the entries of each in columns. */
+/* ls_text: the ls applet's text listing (the default format), gathered
+ * from the public streaming walk (include/offcode.h): a tree of files,
+ * sections and containers, the entries of each in columns.  What is kept
+ * is what is printed: an archive member with no code under it goes when
+ * the next node comes, and a container's entries become lines of text as
+ * they come. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,24 +11,13 @@
 
 #include "messages.h"
 #include "ls_kernels.h"
+#include "ls_kpack.h"
 #include "ls_rows.h"
 #include "ls_text.h"
-#include "../ops/inspect_names.h"
-#include "../ops/kinds.h"
-#include "../core/uri.h"
-#include "../formats/kpack.h"
-#include "../ops/host.h"
-#include "../ops/inspect.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };
-_Static_assert(KIND_CELLS + 2 <= MAX_CELLS, "a kind's cells, the size, "
-	       "the place");
 
-/* One entry line: cells, the size one right-aligned. */
-struct line {
-	char *cell[MAX_CELLS];
-	int ncells, right;
-};
+/* ---- an entry's line ---- */
 
 static char *dup_text(const char *s, size_t len)
 {
@@ -39,38 +32,58 @@ static char *fmt_u64(uint64_t v)
 	return strdup(buf);
 }
 
-static char *location(const struct inspect_node *n, const char *path)
+/* The entry's columns: what names it (its kind says which), its size and
+ * where it is. */
+static void entry_line(const offcode_entry *e, char **cell, int *ncells,
+		       int *right)
 {
-	const struct kind *k = kinds_get(n->container);
-	char buf[96];
-
-	if (n->in_file)
-		return uri_file(path, n->offset, n->size);
-	if (n->in_bitcode)
-		return strdup("(in bitcode)");
-	if (k->where && k->where(n, buf, sizeof(buf)))
-		return strdup(buf);
-	return strdup("(compressed)");
-}
-
-/* The entry's columns: what names it (its kind's row says which), its
- * size and where it is. */
-static void entry_line(const struct inspect_node *n, const char *path,
-		       struct line *l)
-{
-	struct inspect_target t;
-	struct kind_cells c;
+	size_t n = offcode_entry_cell_count(e), len;
 	int k = 0;
 
-	inspect_entry_target(n, &t);
-	kinds_entry_cells(n, &t, &c);
-	memset(l, 0, sizeof(*l));
-	for (unsigned i = 0; i < c.n; i++)
-		l->cell[k++] = dup_text(c.v[i].s, c.v[i].len);
-	l->right = k;
-	l->cell[k++] = fmt_u64(n->size);
-	l->cell[k++] = location(n, path);
-	l->ncells = k;
+	for (size_t i = 0; i < n && k < MAX_CELLS - 2; i++) {
+		const char *s = offcode_entry_cell(e, i, &len);
+
+		cell[k++] = dup_text(s, len);
+	}
+	*right = k;
+	cell[k++] = fmt_u64(offcode_entry_size(e));
+	cell[k++] = strdup(offcode_entry_location(e));
+	*ncells = k;
+}
+
+char *ls_text_entry_name(const struct offcode_node *n)
+{
+	size_t alen;
+	const char *a = offcode_entry_target_id(n->entry, &alen);
+	char *arch = a ? applet_escape(a, alen, false) : NULL, *s = NULL;
+	const char *fmt = "%s #%u entry %u%s%s%s";
+	int len = snprintf(NULL, 0, fmt, offcode_container_format(n->container),
+			   offcode_container_number(n->container),
+			   offcode_entry_index(n->entry), arch ? " (" : "",
+			   arch ? arch : "", arch ? ")" : "");
+
+	if (len >= 0 && (s = malloc((size_t)len + 1)))
+		snprintf(s, (size_t)len + 1, fmt,
+			 offcode_container_format(n->container),
+			 offcode_container_number(n->container),
+			 offcode_entry_index(n->entry), arch ? " (" : "",
+			 arch ? arch : "", arch ? ")" : "");
+	free(arch);
+	return s;
+}
+
+char *ls_text_unread(const struct ls_item *it)
+{
+	char *why = NULL;
+	int len;
+
+	if (it->kind == OFFCODE_NODE_INPUT || !it->unread)
+		return strdup(it->k->kernels_why);
+	len = snprintf(NULL, 0, "%s: %s", it->unread, it->k->kernels_why);
+	if (len >= 0 && (why = malloc((size_t)len + 1)))
+		snprintf(why, (size_t)len + 1, "%s: %s", it->unread,
+			 it->k->kernels_why);
+	return why;
 }
 
 /* Append s and its NUL to t's buffer. */
@@ -97,17 +110,15 @@ static int text_add(struct entry_text *t, const char *s, size_t len)
  * text, after its line's cells; why they cannot be read kept for the end
  * of the file. */
 static int entry_kernels_text(struct rows *rs, struct entry_text *t,
-			      const struct inspect_node *n, int indent)
+			      const struct offcode_node *n, int indent)
 {
-	struct row r;
+	struct row r = { .kernels_code = ERR_OTHER };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int rc = -1;
 
-	if (ls_row_fill(&r, n) < 0)
-		return -1;
-	if (ls_entry_kernels(&r, n) < 0)
+	if (n->code && ls_file_kernels(&r, n->code, (size_t)n->code_size) < 0)
 		goto out;
 	if (!(f = open_memstream(&text, &len)))
 		goto out;
@@ -115,11 +126,12 @@ static int entry_kernels_text(struct rows *rs, struct entry_text *t,
 	if (fclose(f) == 0 && text_add(t, text, len) == 0)
 		rc = 0;
 	if (r.kernels_why && rs->later) {
-		char *why = ls_kernels_unread(&r);
+		char *name = ls_text_entry_name(n);
 
 		fprintf(rs->later, "offload ls: error: cannot read kernels in "
-			"'%s': %s\n", rs->path, why ? why : "out of memory");
-		free(why);
+			"'%s': %s: %s\n", rs->path, name ? name : "?",
+			r.kernels_why);
+		free(name);
 	}
 out:
 	free(text);
@@ -127,36 +139,301 @@ out:
 	return rc;
 }
 
-/* Format the entry n of the container last kept into that container's
- * text (see struct entry_text). */
-int ls_entry_as_text(struct rows *rs, const struct inspect_node *n)
+/* Entry n of the container last kept, as a line of its text. */
+static int entry_as_text(struct ls_list *l, const struct offcode_node *n)
 {
-	struct row *c = &rs->v[rs->n - 1];
+	struct ls_item *c = &l->v[l->n - 1];
 	struct entry_text *t = c->text;
-	struct line l;
-	int rc = 0;
+	char *cell[MAX_CELLS] = { NULL };
+	int ncells, right, rc = 0;
 
 	if (!t && !(t = c->text = calloc(1, sizeof(*t))))
 		return -1;
-	entry_line(n, rs->path, &l);
-	t->ncells = l.ncells;
-	t->right = l.right;
-	for (int k = 0; k < l.ncells; k++) {
-		const char *s = l.cell[k] ? l.cell[k] : "?";
+	entry_line(n->entry, cell, &ncells, &right);
+	t->ncells = ncells;
+	t->right = right;
+	for (int k = 0; k < ncells; k++) {
+		const char *s = cell[k] ? cell[k] : "?";
 		size_t len = strlen(s);
 
 		if (len > t->w[k])
 			t->w[k] = len;
 		if (!rc)
 			rc = text_add(t, s, len);
-		free(l.cell[k]);
+		free(cell[k]);
 	}
 	t->n++;
-	if (!rc && rs->kernels) {
+	if (!rc && l->rs->kernels) {
 		t->tails = true;
-		rc = entry_kernels_text(rs, t, n, 2 * (int)n->depth + 2);
+		rc = entry_kernels_text(l->rs, t, n, 2 * (int)n->depth + 2);
 	}
 	return rc;
+}
+
+/* ---- the items ---- */
+
+struct row *ls_text_kernels_row(struct ls_item *it)
+{
+	if (!it->k && (it->k = calloc(1, sizeof(*it->k))))
+		it->k->kernels_code = ERR_OTHER;
+	return it->k;
+}
+
+static void item_free(struct ls_item *it)
+{
+	if (it->kind != OFFCODE_NODE_INPUT)
+		free(it->name);		/* an input's is in its words' block */
+	free(it->words);
+	free(it->summary);
+	free(it->hash_why);
+	free(it->format);
+	free(it->what);
+	if (it->text)
+		free(it->text->buf);
+	free(it->text);
+	for (int k = 0; k < it->ncells; k++)
+		free(it->cell[k]);
+	free(it->id);
+	free(it->uri);
+	free(it->why);
+	free(it->unread);
+	if (it->k)
+		ls_row_free(it->k);
+	free(it->k);
+	memset(it, 0, sizeof(*it));
+}
+
+void ls_list_free(struct ls_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		item_free(&l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+static char *copy(const char *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (p) {
+		memcpy(p, s, len);
+		p[len] = 0;
+	}
+	return p;
+}
+
+static int fill(const struct ls_list *l, struct ls_item *it,
+		const struct offcode_node *n)
+{
+	const char *s, *words;
+	size_t len, wlen;
+
+	memset(it, 0, sizeof(*it));
+	it->kind = n->kind;
+	it->depth = n->depth;
+	switch (n->kind) {
+	case OFFCODE_NODE_INPUT:
+		s = offcode_input_format(n->input);
+		it->archive = !strcmp(s, "archive");
+		it->thin = !strcmp(s, "thin-member");
+		it->offset = offcode_input_offset(n->input);
+		it->size = offcode_input_size(n->input);
+		s = offcode_input_name(n->input, &len);
+		words = offcode_input_words(n->input);
+		wlen = strlen(words);
+		/* Its name and words in one block: a library's members come
+		 * and go by the thousand. */
+		if (!n->depth)
+			len = 0;
+		if (!(it->words = malloc(wlen + 1 + len + 1)))
+			return -1;
+		memcpy(it->words, words, wlen + 1);
+		if (n->depth) {
+			it->name = it->words + wlen + 1;
+			memcpy(it->name, s, len);
+			it->name[len] = 0;
+		}
+		it->name_len = len;
+		return 0;
+	case OFFCODE_NODE_SECTION:
+		it->number = n->section_index;
+		it->offset = n->section_offset;
+		it->size = n->section_size;
+		it->name_len = n->section_name_len;
+		return (it->name = copy(n->section_name, n->section_name_len))
+			       ? 0 : -1;
+	case OFFCODE_NODE_CONTAINER:
+		it->number = offcode_container_number(n->container);
+		offcode_container_offset(n->container, &it->offset);
+		it->size = offcode_container_size(n->container);
+		if (!(it->format = strdup(offcode_container_format(
+			      n->container))) ||
+		    !(it->what = strdup(offcode_container_what(n->container))))
+			return -1;
+		it->roc = offcode_container_roc_obj(n->container);
+		it->coded = offcode_container_coded(n->container);
+		it->entries = offcode_container_entry_count(n->container);
+		return 0;
+	case OFFCODE_NODE_ENTRY:
+		it->index = offcode_entry_index(n->entry);
+		it->size = offcode_entry_size(n->entry);
+		/* What is printed of it: its line in text, its ID and URI in
+		 * roc-obj's; why it does not decode, or its kernels cannot
+		 * be read. */
+		if (l->rs->entries_as_text) {
+			entry_line(n->entry, it->cell, &it->ncells,
+				   &it->right);
+		} else {
+			if ((s = offcode_entry_id(n->entry, &len)) &&
+			    !(it->id = copy(s, len)))
+				return -1;
+			it->id_len = len;
+			if ((s = offcode_entry_uri(n->entry)) &&
+			    !(it->uri = strdup(s)))
+				return -1;
+		}
+		if (offcode_entry_decode_error(n->entry) &&
+		    !(it->why = strdup(offcode_error_reason(
+			      offcode_entry_decode_error(n->entry)))))
+			return -1;
+		if (l->rs->kernels && !(it->unread = ls_text_entry_name(n)))
+			return -1;
+		return 0;
+	case OFFCODE_NODE_CONTAINER_END:
+		break;
+	}
+	return 0;
+}
+
+/* m is an archive member that ls_shown leaves out, now that a node at
+ * depth comes after it: nothing under it was kept. */
+static bool hidden_member(const struct ls_item *m, unsigned depth)
+{
+	return m->kind == OFFCODE_NODE_INPUT && m->depth > 0 &&
+	       m->depth >= depth && !m->archive && !m->thin;
+}
+
+/* The container item an entry or an end at depth d belongs to. */
+static struct ls_item *container_of(struct ls_list *l, unsigned d)
+{
+	for (size_t i = l->n; i-- > 0;)
+		if (l->v[i].kind == OFFCODE_NODE_CONTAINER && l->v[i].depth == d)
+			return &l->v[i];
+	return NULL;
+}
+
+/* A container's end: its summary, counting the entries listed, and a
+ * hash found wrong. */
+static int container_end(struct ls_list *l, const struct offcode_node *n)
+{
+	struct ls_item *c = container_of(l, n->depth);
+	const offcode_error *bad = offcode_container_hash_error(n->container);
+	char tail[256];
+
+	if (!c)
+		return 0;
+	offcode_container_summary(n->container, c->entries, tail, sizeof(tail));
+	if (!(c->summary = strdup(tail)))
+		return -1;
+	if (bad && !(c->hash_why = strdup(offcode_error_reason(bad))))
+		return -1;
+	return 0;
+}
+
+int ls_text_visit(void *ctx, const struct offcode_node *n)
+{
+	struct ls_list *l = ctx;
+	struct rows *rs = l->rs;
+	struct ls_item *it;
+
+	if (n->kind == OFFCODE_NODE_CONTAINER_END)
+		return container_end(l, n);
+	if (n->kind == OFFCODE_NODE_ENTRY) {
+		bool wanted = ls_wanted_entry(rs, n->entry);
+		size_t klen, alen;
+		const char *key = offcode_entry_id(n->entry, &klen);
+		const char *arch = offcode_entry_target_id(n->entry, &alen);
+
+		/* A kpack archive's entry (its TOC's key and target) is
+		 * checked for its target (--verify). */
+		if (rs->verify && rs->later && wanted &&
+		    !strcmp(offcode_container_format(n->container), "kpack"))
+			ls_kpack_verify_code(rs->later, rs->path, n->code,
+					     n->code_size, key, klen, arch,
+					     alen);
+		if (!wanted) {
+			/* Its container counts the entries listed. */
+			struct ls_item *c = container_of(l, n->depth - 1);
+
+			if (c)
+				c->entries--;
+			return 0;
+		}
+		/* A coded container's entries stay items: a --verify
+		 * failure is reported from them (nv_undecoded). */
+		if (rs->entries_as_text && !offcode_container_coded(n->container)
+		    && l->n && l->v[l->n - 1].kind == OFFCODE_NODE_CONTAINER)
+			return entry_as_text(l, n);
+	}
+	/* An archive member that closed with nothing under it is not shown
+	 * (ls_shown): its item goes at once, so a library of many members
+	 * costs memory only for what is printed. */
+	while (l->n > 1 && hidden_member(&l->v[l->n - 1], n->depth))
+		item_free(&l->v[--l->n]);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct ls_item *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	it = &l->v[l->n];
+	if (fill(l, it, n) < 0) {
+		item_free(it);
+		return -1;
+	}
+	l->n++;
+	if (rs->kernels && n->kind == OFFCODE_NODE_ENTRY && n->code)
+		return ls_text_kernels_row(it) ? ls_file_kernels(it->k, n->code,
+							 (size_t)n->code_size)
+					      : -1;
+	return 0;
+}
+
+/* ---- the tree, printed ---- */
+
+bool ls_text_has_children(const struct ls_list *l, size_t i)
+{
+	return (l->v[i].text && l->v[i].text->n) ||
+	       (i + 1 < l->n && l->v[i + 1].depth > l->v[i].depth);
+}
+
+void ls_text_drop_unselected(struct ls_list *l)
+{
+	for (size_t i = l->n; i-- > 0;) {
+		struct ls_item *it = &l->v[i];
+
+		if ((it->kind != OFFCODE_NODE_SECTION &&
+		     it->kind != OFFCODE_NODE_CONTAINER) ||
+		    ls_text_has_children(l, i))
+			continue;
+		item_free(it);
+		memmove(it, it + 1, (l->n - i - 1) * sizeof(*it));
+		l->n--;
+	}
+}
+
+/* Members without offload code are left out (a static library has many);
+ * a thin archive's members, which are not read, are shown. */
+static bool shown(const struct ls_list *l, size_t i)
+{
+	const struct ls_item *it = &l->v[i];
+
+	return !(it->kind == OFFCODE_NODE_INPUT && it->depth > 0 &&
+		 !it->archive && !it->thin && !ls_text_has_children(l, i));
 }
 
 /* Entry lines kept as text, printed in their columns. */
@@ -182,144 +459,106 @@ static void print_entry_text(const struct entry_text *t, int indent)
 	}
 }
 
-/* The entries of the container at rs->v[i], aligned in columns. */
-static void print_entries(const struct rows *rs, size_t i, const char *path,
-			  int indent)
+/* The entries of the container at l->v[i], aligned in columns. */
+static void print_entries(const struct ls_list *l, size_t i, int indent)
 {
-	size_t n = rs->v[i].n.entries, w[MAX_CELLS] = { 0 };
-	struct line *l;
+	size_t n = l->v[i].entries, w[MAX_CELLS] = { 0 };
 
-	if (rs->v[i].text) {
-		print_entry_text(rs->v[i].text, indent);
+	if (l->v[i].text) {
+		print_entry_text(l->v[i].text, indent);
 		return;
 	}
-	if (!(l = calloc(n ? n : 1, sizeof(*l))))
-		return;
-	for (size_t k = 0; k < n && i + 1 + k < rs->n; k++) {
-		entry_line(&rs->v[i + 1 + k].n, path, &l[k]);
-		for (int c = 0; c < l[k].ncells; c++)
-			if (l[k].cell[c] && strlen(l[k].cell[c]) > w[c])
-				w[c] = strlen(l[k].cell[c]);
+	for (size_t k = 0; k < n && i + 1 + k < l->n; k++) {
+		const struct ls_item *e = &l->v[i + 1 + k];
+
+		for (int c = 0; c < e->ncells; c++)
+			if (e->cell[c] && strlen(e->cell[c]) > w[c])
+				w[c] = strlen(e->cell[c]);
 	}
-	for (size_t k = 0; k < n && i + 1 + k < rs->n; k++) {
+	for (size_t k = 0; k < n && i + 1 + k < l->n; k++) {
+		const struct ls_item *e = &l->v[i + 1 + k];
+
 		printf("%*s", indent, "");
-		for (int c = 0; c < l[k].ncells; c++) {
-			const char *s = l[k].cell[c] ? l[k].cell[c] : "?";
+		for (int c = 0; c < e->ncells; c++) {
+			const char *s = e->cell[c] ? e->cell[c] : "?";
 
-			if (c == l[k].ncells - 1)
+			if (c == e->ncells - 1)
 				printf("%s\n", s);
-			else if (c == l[k].right)
+			else if (c == e->right)
 				printf("%*s  ", (int)w[c], s);
 			else
 				printf("%-*s  ", (int)w[c], s);
-			free(l[k].cell[c]);
 		}
-		ls_print_kernels(stdout, rs, &rs->v[i + 1 + k], indent + 2);
+		if (e->k)
+			ls_print_kernels(stdout, l->rs, e->k, indent + 2);
 	}
-	free(l);
 }
 
 /* What a raw file's containers are, when all are of one kind. */
-static void raw_kind(const struct rows *rs, size_t i)
+static void raw_kind(const struct ls_list *l, size_t i)
 {
-	int kind = -1;
+	const char *kind = NULL;
 
-	for (size_t k = i + 1; k < rs->n && rs->v[k].n.depth > rs->v[i].n.depth;
-	     k++) {
-		if (rs->v[k].n.kind != INSPECT_CONTAINER)
+	for (size_t k = i + 1; k < l->n && l->v[k].depth > l->v[i].depth; k++) {
+		if (l->v[k].kind != OFFCODE_NODE_CONTAINER)
 			continue;
-		if (kind >= 0 && kind != (int)rs->v[k].n.container)
+		if (kind && strcmp(kind, l->v[k].what))
 			return;
-		kind = (int)rs->v[k].n.container;
+		kind = l->v[k].what;
 	}
-	if (kind >= 0)
-		printf(" (%s)", fatbin_codecs[kind]->what);
+	if (kind)
+		printf(" (%s)", kind);
 }
 
-static void print_input(const struct rows *rs, size_t i, const char *path)
+static void print_input(const struct ls_list *l, size_t i, const char *path)
 {
-	const struct inspect_node *n = &rs->v[i].n;
-	char *name = applet_escape(n->depth ? n->name : path,
-				   n->depth ? n->name_len : strlen(path), false);
+	const struct ls_item *it = &l->v[i];
+	const struct rows *rs = l->rs;
+	char *name = applet_escape(it->depth ? it->name : path,
+				   it->depth ? it->name_len : strlen(path),
+				   false);
 
-	printf("%*s%s%s: ", 2 * n->depth, "", n->depth ? "member " : "",
-	       name ? name : "?");
+	printf("%*s%s%s: %s", 2 * it->depth, "", it->depth ? "member " : "",
+	       name ? name : "?", it->words);
 	free(name);
-	switch (n->format) {
-	case INSPECT_ELF:
-	case INSPECT_COFF:
-	case INSPECT_PE: {
-		struct inspect_host_header h;
-		char words[96];
-
-		inspect_host_header(n, &h);
-		inspect_host_words(&h, words, sizeof(words));
-		fputs(words, stdout);
-		break;
-	}
-	case INSPECT_ARCHIVE:
-		fputs("archive", stdout);
-		break;
-	case INSPECT_RAW:
-		fputs("offload data", stdout);
-		raw_kind(rs, i);
-		break;
-	case INSPECT_THIN_MEMBER:
-		fputs("thin archive member (not read)", stdout);
-		break;
-	case INSPECT_TEXT:
-		fputs(n->ld_script ? "linker script" : "text", stdout);
-		break;
-	case INSPECT_HOST:
-		fputs(n->host->ls_word, stdout);
-		break;
-	default:
-		fputs(n->size ? "other data" : "empty", stdout);
-		break;
-	}
-	if (rs->v[i].kernels || rs->v[i].kernels_why)
-		ls_describe_code(&rs->v[i]);
-	else if (!ls_has_children(rs, i) && n->format != INSPECT_THIN_MEMBER)
+	if (!strcmp(it->words, "offload data"))
+		raw_kind(l, i);
+	if (it->k && (it->k->kernels || it->k->kernels_why))
+		ls_describe_code(it->k);
+	else if (!ls_text_has_children(l, i) && !it->thin)
 		fputs(rs->targets && rs->targets->n ? ": nothing selected"
 						    : ": no offload code", stdout);
 	putchar('\n');
-	if (rs->kernels)
-		ls_print_kernels(stdout, rs, &rs->v[i], 2 * (n->depth + 1));
+	if (rs->kernels && it->k)
+		ls_print_kernels(stdout, rs, it->k, 2 * (it->depth + 1));
 }
 
-static void print_container(const struct inspect_node *n)
+void ls_text(const struct ls_list *l, const char *path)
 {
-	char tail[256];
-
-	kinds_summary(n, tail, sizeof(tail));
-	printf("%*s%s #%u%s\n", 2 * n->depth, "", kinds_name(n->container),
-	       n->number, tail);
-}
-
-void ls_text(const struct rows *rs, const char *path)
-{
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct inspect_node *n = &rs->v[i].n;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_item *it = &l->v[i];
 		char *name;
 
-		if (!ls_shown(rs, i))
+		if (!shown(l, i))
 			continue;
-		switch (n->kind) {
-		case INSPECT_INPUT:
-			print_input(rs, i, path);
+		switch (it->kind) {
+		case OFFCODE_NODE_INPUT:
+			print_input(l, i, path);
 			break;
-		case INSPECT_SECTION:
-			name = applet_escape(n->name, n->name_len, false);
+		case OFFCODE_NODE_SECTION:
+			name = applet_escape(it->name, it->name_len, false);
 			printf("%*ssection [%u] %s: offset %" PRIu64 ", %" PRIu64
-			       " bytes\n", 2 * n->depth, "", n->section_index,
-			       name ? name : "?", n->offset, n->size);
+			       " bytes\n", 2 * it->depth, "", it->number,
+			       name ? name : "?", it->offset, it->size);
 			free(name);
 			break;
-		case INSPECT_CONTAINER:
-			print_container(n);
-			print_entries(rs, i, path, 2 * (n->depth + 1));
+		case OFFCODE_NODE_CONTAINER:
+			printf("%*s%s #%u%s\n", 2 * it->depth, "", it->format,
+			       it->number, it->summary ? it->summary : "");
+			print_entries(l, i, 2 * (it->depth + 1));
 			break;
-		default:
+		case OFFCODE_NODE_ENTRY:
+		case OFFCODE_NODE_CONTAINER_END:
 			break;
 		}
 	}

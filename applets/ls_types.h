@@ -1,7 +1,9 @@
-/* ls_types: the rows the parts of the ls applet share: the command
- * (ls.c) calls its text and JSON printers (ls_text.c, ls_json.c),
- * cuobjdump's lines (ls_cuobjdump.c), kernels (ls_kernels.c) and rows
- * (ls_rows.c); each declares its functions in its own header. */
+/* ls_types: what the parts of the ls applet share: the command (ls.c)
+ * calls its text and JSON printers (ls_text.c, ls_json.c), cuobjdump's
+ * lines (ls_cuobjdump.c), kernels (ls_kernels.c) and rows (ls_rows.c);
+ * each declares its functions in its own header.  The text listing reads
+ * the public walk (ls_text.h's items); a row, of the internal walk's
+ * nodes, is what --json, kpack's lines and cuobjdump's still read. */
 #ifndef APPLETS_LS_TYPES_H
 #define APPLETS_LS_TYPES_H
 
@@ -48,9 +50,8 @@ struct row {
 	enum err_code kernels_code;	/* what kind of damage (see kernels_why) */
 };
 
+/* What the parts are asked for (the options of one file's listing). */
 struct rows {
-	struct row *v;
-	size_t n, cap;
 	bool kernels;		/* read each entry's kernels */
 	bool verify;		/* check each kpack entry's code */
 	bool demangle;

@@ -381,6 +381,170 @@ OFFCODE_API size_t offcode_entry_field_count(const offcode_entry *e);
 OFFCODE_API int offcode_entry_field(const offcode_entry *e, size_t i,
 				    struct offcode_field *f);
 
+/* ------------------------------------------------------------- the walk */
+
+/* A streaming walk: the nodes of one file handed to a visitor as they are
+ * found, nothing kept after it returns, so that memory is what the caller
+ * keeps (a static library of 100,000 members costs none per member; a
+ * CCOB walked with OFFCODE_WALK_CODE is inflated one code object at a
+ * time).  The records a node points to are read with the accessors above
+ * (offcode_input_*, offcode_container_*, offcode_entry_*, but
+ * offcode_container_entry_at, which is NULL in a walk) and the ones below;
+ * they and their strings live until the visitor returns.  A function that
+ * takes the artefact (offcode_entry_read, _matches, _kernels) does not
+ * take them.  Nodes come parents first, in the order `offload ls` lists
+ * them; a package or an image is read by offcode_open_* and
+ * offcode_layer_walk, not here (OFFCODE_UNSUPPORTED for an image). */
+enum offcode_node_kind {
+	OFFCODE_NODE_INPUT,		/* the file, or an archive member */
+	OFFCODE_NODE_SECTION,		/* a section holding containers */
+	OFFCODE_NODE_CONTAINER,		/* before its entries */
+	OFFCODE_NODE_ENTRY,
+	/* The container again, after its entries: what is known only then
+	 * (a streamed CCOB's hash, its "hash_check" field, its summary) is
+	 * in its record now, its later fields after the ones it had
+	 * before. */
+	OFFCODE_NODE_CONTAINER_END,
+};
+struct offcode_node {
+	size_t size;		/* sizeof as the library knows it */
+	enum offcode_node_kind kind;
+	unsigned depth;		/* 0 for the file */
+	const offcode_input *input;	/* the input (the one it is in) */
+	const offcode_container *container;	/* CONTAINER*, ENTRY */
+	const offcode_entry *entry;		/* ENTRY */
+	/* SECTION: its index, name (not NUL-safe: name_len), kind
+	 * ("hip-fatbin", ...) and place in the input's file. */
+	uint32_t section_index;
+	const char *section_name;
+	size_t section_name_len;
+	const char *section_kind;
+	uint64_t section_offset, section_size;
+	/* ENTRY, walked with OFFCODE_WALK_CODE: its code as
+	 * offcode_entry_read gives it, when the walk has it whole (NULL
+	 * otherwise: one that cannot be decoded, see
+	 * offcode_entry_decode_error). */
+	const void *code;
+	uint64_t code_size;
+};
+/* Return 0 to go on; nonzero stops the walk, which returns it. */
+typedef int (*offcode_walk_fn)(void *ctx, const struct offcode_node *n);
+
+/* Flags of offcode_walk_options (bit 0 is offcode_layer_walk's
+ * OFFCODE_WALK_ROOT). */
+enum {
+	/* Inflate every CCOB (a stream, one code object at a time) and
+	 * decode every NVIDIA entry: each entry's code is in its node
+	 * (`ls --kernels`). */
+	OFFCODE_WALK_CODE = 1u << 1,
+	/* With OFFCODE_WALK_CODE, check each CCOB's hash (known at its
+	 * OFFCODE_NODE_CONTAINER_END: offcode_container_hash_error), as
+	 * `ls --verify` does. */
+	OFFCODE_WALK_VERIFY = 1u << 2,
+};
+/* How to walk: a versioned struct (size = sizeof, the rest zeroed, or
+ * NULL for the defaults). */
+struct offcode_walk_options {
+	size_t size;
+	unsigned flags;			/* OFFCODE_WALK_* */
+	uint64_t ccob_max_size, ccob_max_ratio;	/* as offcode_open_options */
+	/* Called as a CCOB is inflated (NULL: not). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+	/* For offcode_walk_memory over a mapped file (path and fd walks do
+	 * this themselves): where the data go on at or after off, past a
+	 * hole (NULL: every byte is looked at); and the walk is about to
+	 * read [off, off + len) in order (start true), or is done with it:
+	 * a hint, which may come from another thread. */
+	uint64_t (*next_data)(void *ctx, uint64_t off);
+	void (*reading)(void *ctx, uint64_t off, uint64_t len, bool start);
+	void *hint_ctx;
+};
+/* Walk one file, handing each node to fn: 0; fn's nonzero value; or an
+ * enum offcode_code with *err (when err is not NULL) a record the caller
+ * frees, whose reason is what `offload ls` says after "cannot list
+ * '<file>': " (the nodes before the damage were handed over).  A file
+ * of no format the library reads is one input of format "other" or
+ * "text".  path: mapped, as offcode_open_path; fd: duplicated, name as
+ * offcode_open_fd's; buf: len bytes the caller keeps unchanged until the
+ * walk returns, name as offcode_open_memory's. */
+OFFCODE_API int offcode_walk_path(const char *path,
+				  const struct offcode_walk_options *o,
+				  offcode_walk_fn fn, void *ctx,
+				  offcode_error **err);
+OFFCODE_API int offcode_walk_fd(int fd, const char *name,
+				const struct offcode_walk_options *o,
+				offcode_walk_fn fn, void *ctx,
+				offcode_error **err);
+OFFCODE_API int offcode_walk_memory(const void *buf, size_t len,
+				    const char *name,
+				    const struct offcode_walk_options *o,
+				    offcode_walk_fn fn, void *ctx,
+				    offcode_error **err);
+
+/* The bytes of a's file as the library reads them (mapped, the caller's
+ * buffer, or, during offcode_layer_walk's call, the file of a package's
+ * layer), for a reader of the caller's own, with *len (0 for an image):
+ * valid until offcode_close (a layer's file: until its callback
+ * returns). */
+OFFCODE_API const void *offcode_artifact_bytes(const offcode_artifact *a,
+					       uint64_t *len);
+/* What len bytes at buf named name are, as offcode_open_memory tells it:
+ * "deb", "wheel", "conda", or NULL for any other file (offcode_path_kind
+ * for a file at hand). */
+OFFCODE_API const char *offcode_memory_kind(const void *buf, size_t len,
+					    const char *name);
+
+/* What `offload ls` prints of the records, for a program that lists as
+ * it does (of a walk's records and an artefact's alike). */
+/* An input's words after "<file>: ": "ELF 64-bit LSB shared object,
+ * x86-64", "archive", "offload data", "thin archive member (not read)",
+ * "LLVM bitcode", "linker script", "text", "other data", "empty". */
+OFFCODE_API const char *offcode_input_words(const offcode_input *in);
+/* What a container is, in the plural of a file of them alone ("offload
+ * bundle", "CCOB", ...: `offload ls` says "offload data (CCOB)"). */
+OFFCODE_API const char *offcode_container_what(const offcode_container *c);
+/* The words after "<format> #<number>" on its line (" at 4096:
+ * version 3, zstd, ..., 2 entries"), saying it has `entries` entries
+ * (offcode_container_entry_count, or as many as the caller lists), into
+ * buf: cap bytes, NUL-terminated, cut to fit. */
+OFFCODE_API void offcode_container_summary(const offcode_container *c,
+					   size_t entries, char *buf,
+					   size_t cap);
+/* What ROCm's roc-obj-ls does with its entries (ls --format=roc-obj). */
+enum offcode_roc_obj {
+	OFFCODE_ROC_OBJ_IGNORED,	/* neither lists nor counts them */
+	OFFCODE_ROC_OBJ_LISTED,		/* one line each */
+	OFFCODE_ROC_OBJ_COUNTED,	/* counted as having no file:// URI */
+};
+OFFCODE_API enum offcode_roc_obj
+offcode_container_roc_obj(const offcode_container *c);
+/* A CCOB whose hash was checked and is wrong (OFFCODE_WALK_VERIFY, or
+ * OFFCODE_OPEN_VERIFY): a record of code OFFCODE_BAD_HASH whose reason is
+ * what `offload ls` says after "bad hash in '<file>': "; NULL otherwise.
+ * It belongs to the container. */
+OFFCODE_API const offcode_error *
+offcode_container_hash_error(const offcode_container *c);
+/* Whether its entries are compressed each on its own and decoded one by
+ * one, so that one may fail alone (NVIDIA fatbins:
+ * offcode_entry_decode_error). */
+OFFCODE_API bool offcode_container_coded(const offcode_container *c);
+/* The entry's columns on its line, as many as its kind has (a bundle's
+ * ID; an NVIDIA entry's kind and arch, ...): cell i (NULL with *len 0
+ * where the kind says nothing there: `ls` prints "-"). */
+OFFCODE_API size_t offcode_entry_cell_count(const offcode_entry *e);
+OFFCODE_API const char *offcode_entry_cell(const offcode_entry *e, size_t i,
+					   size_t *len);
+/* Where its code is, the line's last column: its uri, or "(in bitcode)",
+ * "(compressed)", or a kind's own ("(zstd-compressed, 4096 bytes
+ * uncompressed)" for an NVIDIA entry). */
+OFFCODE_API const char *offcode_entry_location(const offcode_entry *e);
+/* An entry the walk could not decode (an NVIDIA entry, walked with
+ * OFFCODE_WALK_CODE): why, a record owned by the entry; NULL for one
+ * decoded, or not tried. */
+OFFCODE_API const offcode_error *
+offcode_entry_decode_error(const offcode_entry *e);
+
 /* ---------------------------------------------------------- du's figures */
 
 /* What `offload du` counts of entry e: the bytes of its code (inflated,

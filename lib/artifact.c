@@ -62,6 +62,30 @@ void *artifact_alloc(offcode_artifact *a, size_t size)
 	return p ? memset(p, 0, size) : NULL;
 }
 
+struct arena_mark artifact_mark(const offcode_artifact *a)
+{
+	return (struct arena_mark){ a->arena, a->arena ? a->arena->used : 0 };
+}
+
+void artifact_release(offcode_artifact *a, struct arena_mark m)
+{
+	while (a->arena && a->arena != m.block) {
+		struct arena_block *next = a->arena->next;
+
+		if (next == m.block) {
+			/* The first block after the mark stays, empty: a walk
+			 * that takes and gives back a little for each node
+			 * does not allocate a block each time. */
+			a->arena->used = 0;
+			return;
+		}
+		free(a->arena);
+		a->arena = next;
+	}
+	if (a->arena)
+		a->arena->used = m.used;
+}
+
 const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,
 			  bool *oom)
 {
@@ -125,6 +149,10 @@ void offcode_close(offcode_artifact *a)
 		return;
 	if (a->free_kernels)
 		a->free_kernels(a);
+	for (size_t i = 0; i < a->ncontainers; i++)
+		offcode_error_free(a->containers[i].hash_error);
+	for (size_t i = 0; i < a->nentries; i++)
+		offcode_error_free(a->entries[i].decode_error);
 	for (struct arena_block *b = a->arena, *next; b; b = next) {
 		next = b->next;
 		free(b);
@@ -144,32 +172,6 @@ void offcode_close(offcode_artifact *a)
 }
 
 /* ---- the walk of the headers, kept ---- */
-
-/* What the walk has open at each depth: an input, a section or a
- * container, by index (sections: their fields). */
-struct open_node {
-	enum inspect_kind kind;
-	size_t index;
-	uint32_t section_index;
-	const char *section_name, *section_kind;
-	uint64_t section_offset, section_size;
-};
-
-struct keep {
-	offcode_artifact *a;
-	struct open_node *stack;
-	size_t depth_cap;
-	struct inspect_node container;	/* the last container's node */
-	/* The container whose entries come now, if it compresses them
-	 * together (du's share of its stored bytes): its depth, 0 none. */
-	unsigned packed_depth;
-	uint64_t packed_stored, packed_raw;
-	/* Every URI's part before its '#', file://PATH, made once (NULL: not
-	 * yet), as uri_file makes it: the path percent-encoded, '#' too. */
-	char *uri_head;
-	size_t uri_head_len;
-	bool oom;
-};
 
 static int grow(void **v, size_t *cap, size_t n, size_t size)
 {
@@ -230,6 +232,35 @@ static size_t input_above(const struct keep *k, unsigned d)
 	return 0;
 }
 
+/* What ls prints of an input after "<file>: " (offcode_input_words). */
+static const char *input_words(struct keep *k, const struct inspect_node *n)
+{
+	struct inspect_host_header h;
+	char words[96];
+
+	switch (n->format) {
+	case INSPECT_ELF:
+	case INSPECT_COFF:
+	case INSPECT_PE:
+		inspect_host_header(n, &h);
+		inspect_host_words(&h, words, sizeof(words));
+		return artifact_keep(k->a, words, strlen(words), &k->oom);
+	case INSPECT_ARCHIVE:
+		return "archive";
+	case INSPECT_RAW:
+		return "offload data";
+	case INSPECT_THIN_MEMBER:
+		return "thin archive member (not read)";
+	case INSPECT_TEXT:
+		return n->ld_script ? "linker script" : "text";
+	case INSPECT_HOST:
+		return n->host->ls_word;
+	case INSPECT_OTHER:
+		break;
+	}
+	return n->size ? "other data" : "empty";
+}
+
 static int keep_input(struct keep *k, const struct inspect_node *n)
 {
 	static const char *const formats[] = {
@@ -253,6 +284,7 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 		.offset = n->offset, .size = n->size,
 	};
 	inspect_host_header(n, &in->host);
+	in->words = input_words(k, n);
 	/* Where du looks for one code object with no container: an AMDGPU
 	 * or CUDA ELF file, or text (PTX). */
 	if (!n->depth)
@@ -271,25 +303,20 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 	return 0;
 }
 
-static int keep_container(struct keep *k, const struct inspect_node *n)
+/* Container c's record from n: its fields before its entries alone
+ * (head), or all of them. */
+static int fill_container(struct keep *k, struct offcode_container *c,
+			  const struct inspect_node *n, bool head)
 {
 	offcode_artifact *a = k->a;
 	const struct kind *kind = kinds_get(n->container);
 	struct kind_fields kf = { .n = 0 };
 	const struct open_node *up = n->depth ? &k->stack[n->depth - 1] : NULL;
-	struct offcode_container *c;
 
-	if (n->update) {	/* a streamed CCOB's hash: not walked so */
-		return 0;
-	}
-	if (grow((void **)&a->containers, &a->cap_containers,
-		 a->ncontainers, sizeof(*c)) < 0)
-		return -1;
 	if (kind->container_json)
 		kind->container_json(n, &kf);
-	if (kind->container_json_end)
+	if (kind->container_json_end && !head)
 		kind->container_json_end(n, &kf);
-	c = &a->containers[a->ncontainers];
 	*c = (struct offcode_container){
 		.owner = a, .input = input_above(k, n->depth),
 		.number = n->number, .format = kinds_name(n->container),
@@ -299,7 +326,17 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 		.bad_hash = n->hash == INSPECT_HASH_BAD,
 		.alone = n->in_file && !n->in_bitcode && n->offset <= a->len &&
 			 n->size <= a->len - n->offset,
+		.node = *n,
 	};
+	/* What the presentation hooks read are its values: what it points
+	 * to is the walk's. */
+	c->node.name = NULL;
+	c->node.name_len = 0;
+	c->node.data = c->node.head = c->node.nv_base = NULL;
+	c->node.triple = c->node.arch = NULL;
+	c->node.decode_err = NULL;
+	if (k->stream)
+		c->entries = n->entries;
 	if (up && up->kind == INSPECT_SECTION) {
 		c->in_section = true;
 		c->section_index = up->section_index;
@@ -309,6 +346,38 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 		c->section_size = up->section_size;
 	}
 	c->fields = keep_fields(k, &kf, &c->nfields);
+	if (c->bad_hash) {
+		char why[160];
+
+		kinds_bad_hash(n, why, sizeof(why));
+		if (!(c->hash_error = error_new(OFFCODE_BAD_HASH, why)))
+			return -1;
+	}
+	return 0;
+}
+
+int artifact_refill_container(struct keep *k, struct offcode_container *c,
+			      const struct inspect_node *n)
+{
+	offcode_error_free(c->hash_error);
+	c->hash_error = NULL;
+	return fill_container(k, c, n, false);
+}
+
+static int keep_container(struct keep *k, const struct inspect_node *n)
+{
+	offcode_artifact *a = k->a;
+	const struct kind *kind = kinds_get(n->container);
+	struct offcode_container *c;
+
+	if (n->update)	/* a streamed CCOB's hash: walk.c's */
+		return 0;
+	if (grow((void **)&a->containers, &a->cap_containers,
+		 a->ncontainers, sizeof(*c)) < 0)
+		return -1;
+	c = &a->containers[a->ncontainers];
+	if (fill_container(k, c, n, k->stream) < 0)
+		return -1;
 	if (kind->packed && kind->packed(n, &k->packed_stored, &k->packed_raw))
 		k->packed_depth = n->depth;
 	k->container = *n;
@@ -403,6 +472,39 @@ static bool same_text(const char *kept, size_t kept_len, const char *s, size_t l
 	return kept && s && kept_len == len && !memcmp(kept, s, len);
 }
 
+/* What ls prints of entry e (n) on its line: the columns that name it,
+ * where its code is; why it cannot be decoded. */
+static int keep_presentation(struct keep *k, struct offcode_entry *e,
+			     const struct kind *kind,
+			     const struct inspect_node *n,
+			     const struct inspect_target *t)
+{
+	struct kind_cells c;
+	char buf[96];
+	_Static_assert(KIND_CELLS == sizeof(e->cells) / sizeof(e->cells[0]),
+		       "a kind's cells");
+
+	kinds_entry_cells(n, t, &c);
+	for (unsigned i = 0; i < c.n && i < KIND_CELLS; i++) {
+		e->cells[i].s = artifact_keep(k->a, c.v[i].s, c.v[i].len,
+					      &k->oom);
+		e->cells[i].len = c.v[i].s ? c.v[i].len : 0;
+	}
+	e->ncells = c.n < KIND_CELLS ? c.n : KIND_CELLS;
+	if (n->in_file)
+		e->location = e->uri;
+	else if (n->in_bitcode)
+		e->location = "(in bitcode)";
+	else if (kind->where && kind->where(n, buf, sizeof(buf)))
+		e->location = artifact_keep(k->a, buf, strlen(buf), &k->oom);
+	else
+		e->location = "(compressed)";
+	if (n->decode_err &&
+	    !(e->decode_error = error_from(n->decode_err, "")))
+		return -1;
+	return 0;
+}
+
 static int keep_entry(struct keep *k, const struct inspect_node *n)
 {
 	offcode_artifact *a = k->a;
@@ -474,14 +576,16 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	if (!n->in_file && k->packed_depth && k->packed_raw)
 		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
 					  n->size / k->packed_raw);
-	a->containers[e->container].entries++;
+	if (keep_presentation(k, e, kind, n, &t) < 0)
+		return -1;
+	if (!k->stream)
+		a->containers[e->container].entries++;
 	a->nentries++;
 	return 0;
 }
 
-static int keep_node(void *ctx, const struct inspect_node *n)
+int artifact_keep_node(struct keep *k, const struct inspect_node *n)
 {
-	struct keep *k = ctx;
 	int rc = 0;
 
 	if (n->depth >= k->depth_cap) {
@@ -517,6 +621,11 @@ static int keep_node(void *ctx, const struct inspect_node *n)
 		break;
 	}
 	return rc < 0 || k->oom ? -1 : 0;
+}
+
+static int keep_visit(void *ctx, const struct inspect_node *n)
+{
+	return artifact_keep_node(ctx, n);
 }
 
 static uint64_t next_data(const void *in, uint64_t off)
@@ -592,7 +701,7 @@ int artifact_walk(offcode_artifact *a)
 		o.next_data = next_data;
 		o.data_ctx = &a->in;
 	}
-	rc = inspect_walk(a->data, a->len, &o, keep_node, &k, &e);
+	rc = inspect_walk(a->data, a->len, &o, keep_visit, &k, &e);
 	free(k.stack);
 	free(k.uri_head);
 	if (rc == 0)

@@ -23,6 +23,7 @@ struct offcode_input {
 	uint64_t offset, size;
 	/* An ELF, COFF or PE file's headers (offcode_input_host). */
 	struct inspect_host_header host;
+	const char *words;	/* offcode_input_words */
 };
 
 struct offcode_container {
@@ -43,6 +44,10 @@ struct offcode_container {
 	/* Its bytes are the file's [offset, offset + size): its entries'
 	 * code may be read by walking them alone (code.c). */
 	bool alone;
+	/* Its node, what it points to cut off (the presentation hooks read
+	 * its values: offcode_container_summary, walk.c). */
+	struct inspect_node node;
+	offcode_error *hash_error;	/* bad_hash's record (freed with it) */
 };
 
 struct offcode_entry {
@@ -69,6 +74,11 @@ struct offcode_entry {
 	size_t select_id_len, select_arch_len;
 	/* du's figures (offcode_entry_du_sizes). */
 	uint64_t du_code, du_stored;
+	/* ls's columns and place (offcode_entry_cell, _location). */
+	struct { const char *s; size_t len; } cells[4];
+	unsigned ncells;
+	const char *location;
+	offcode_error *decode_error;	/* freed with it */
 };
 
 /* Memory the artefact owns, freed with it: a list of blocks. */
@@ -76,6 +86,13 @@ struct arena_block {
 	struct arena_block *next;
 	size_t used, cap;
 	_Alignas(16) unsigned char data[];
+};
+
+/* A place in the arena, to give back what was taken after it
+ * (artifact_release): the walk's records, one node at a time. */
+struct arena_mark {
+	struct arena_block *block;
+	size_t used;
 };
 
 struct lib_kernels_node;
@@ -124,6 +141,46 @@ struct offcode_artifact {
 	struct lone_code *lone;
 	bool lone_candidate;	/* input 0 may be one (artifact.c) */
 };
+
+/* What the walk of the headers has open at each depth: an input, a
+ * section or a container, by index (sections: their fields). */
+struct open_node {
+	enum inspect_kind kind;
+	size_t index;
+	uint32_t section_index;
+	const char *section_name, *section_kind;
+	uint64_t section_offset, section_size;
+};
+/* The walk's visitor's state (artifact_keep_node), kept into k->a. */
+struct keep {
+	offcode_artifact *a;
+	struct open_node *stack;
+	size_t depth_cap;
+	struct inspect_node container;	/* the last container's node */
+	/* The container whose entries come now, if it compresses them
+	 * together (du's share of its stored bytes): its depth, 0 none. */
+	unsigned packed_depth;
+	uint64_t packed_stored, packed_raw;
+	/* Every URI's part before its '#', file://PATH, made once (NULL: not
+	 * yet), as uri_file makes it: the path percent-encoded, '#' too;
+	 * freed by whoever ends the walk. */
+	char *uri_head;
+	size_t uri_head_len;
+	bool oom;
+	/* A streaming walk's (walk.c): a container's record has its fields
+	 * before its entries alone, and counts the entries to come; an
+	 * update fills it again, all its fields. */
+	bool stream;
+};
+/* Keep node n into k->a: 0, or -1 out of memory. */
+int artifact_keep_node(struct keep *k, const struct inspect_node *n);
+/* Container c's record made again from n, all its fields (walk.c, at
+ * its end). */
+int artifact_refill_container(struct keep *k, struct offcode_container *c,
+			      const struct inspect_node *n);
+/* The arena's place now, and everything allocated after it freed. */
+struct arena_mark artifact_mark(const offcode_artifact *a);
+void artifact_release(offcode_artifact *a, struct arena_mark m);
 
 /* A handle named name, opened with opt (NULL: the defaults), holding
  * nothing yet; NULL when out of memory. */

@@ -85,28 +85,24 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 # (extract's file names, URIs, streamed CCOBs, split binaries, packages
 # and images are offcode_names_take's, offcode_uri_parse's,
 # offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
+# ls's text, roc-obj and JSON listings, its packages and images read the
+# library alone (offcode_walk_*, offcode_layer_walk): what ls still owes
+# is its kpack lines, --kernels' tables, cuobjdump's lines, the struct row
+# they share, and its map of each input (core/io_in).
 OWED = {
     "applets/extract": "core/io_in ops/inspect ops/kinds",
     "applets/extract_impl": "core/io_in ops/inspect",
-    "applets/ls": "core/io_in core/uri ops/conda ops/deb ops/hosts "
-                  "ops/image ops/inspect ops/kinds ops/wheel",
+    "applets/ls": "core/io_in",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
-    "applets/ls_json": "core/uri formats/kpack ops/inspect_names "
-                       "ops/inspect_node ops/kinds",
     "applets/ls_json_kpack": "formats/kpack",
-    "applets/ls_json_node": "core/uri formats/kernels formats/kpack ops/host "
-                            "ops/inspect ops/inspect_names ops/inspect_node "
-                            "ops/kinds",
-    "applets/ls_json_put": "formats/kernels",
+    "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
+                            "ops/inspect_node ops/kinds",
     "applets/ls_kernels": "formats/kernels formats/kernels_parse "
                           "ops/amdgpu_occupancy ops/inspect_node ops/kinds",
     "applets/ls_kpack": "formats/amdgpu_co formats/kernels formats/kpack "
                         "ops/kpack_find",
     "applets/ls_rows": "formats/kernels ops/inspect ops/inspect_node "
-                       "ops/kinds",
-    "applets/ls_text": "core/uri formats/fatbin formats/kpack ops/host "
-                       "ops/inspect ops/inspect_names ops/inspect_node "
                        "ops/kinds",
     "applets/ls_types": "formats/kernels ops/inspect ops/kind",
 }

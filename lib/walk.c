@@ -1,0 +1,512 @@
+/* walk: liboffcode's streaming walk (include/offcode.h, "the walk"): the
+ * walk of the headers (ops/inspect.h) handed to the caller a node at a
+ * time, as records of the same types as an artefact keeps (artifact.c
+ * fills both, artifact_keep_node), each given back after its visit: the
+ * handle under it keeps the inputs open above the node, the one container
+ * open and the one entry, and its arena is given back to where it was
+ * when each was kept (artifact_release), so memory is what is open, not
+ * what was walked: a library of 100,000 members, a CCOB of thousands of
+ * code objects inflated one at a time (inspect_opts.stream), as `offload
+ * ls` needs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "artifact_impl.h"
+#include "error.h"
+#include "../ops/entry.h"
+#include "../ops/inspect.h"
+#include "../ops/inspect_names.h"
+#include "../ops/kinds.h"
+#include "../ops/image.h"
+#include "../formats/fatbin_codec.h"
+
+struct walker {
+	struct keep k;
+	offcode_walk_fn fn;
+	void *ctx;
+	bool code;		/* OFFCODE_WALK_CODE */
+	/* Where the arena was before each kept input (by its index), and
+	 * before the container open. */
+	struct arena_mark *marks;
+	size_t cap_marks;
+	struct arena_mark container_mark;
+	bool container_open;
+	unsigned container_depth;
+	int stopped;		/* fn's nonzero */
+	/* the caller's hints, for offcode_walk_memory */
+	const struct offcode_walk_options *o;
+};
+
+static int call(struct walker *w, struct offcode_node *n)
+{
+	int rc = w->fn(w->ctx, n);
+
+	if (rc)
+		w->stopped = rc;
+	return rc;
+}
+
+/* The container open, after its entries: its record with all its
+ * fields, as the last node said them (a streamed CCOB's update). */
+static int close_container(struct walker *w)
+{
+	offcode_artifact *a = w->k.a;
+	struct offcode_container *c = &a->containers[0];
+	struct offcode_node n = { .size = sizeof(n),
+				  .kind = OFFCODE_NODE_CONTAINER_END,
+				  .depth = w->container_depth };
+	int rc;
+
+	w->container_open = false;
+	if (artifact_refill_container(&w->k, c, &w->k.container) < 0)
+		rc = -1;
+	else {
+		n.container = c;
+		n.input = &a->inputs[c->input];
+		rc = call(w, &n);
+	}
+	offcode_error_free(c->hash_error);
+	c->hash_error = NULL;
+	a->ncontainers = 0;
+	artifact_release(a, w->container_mark);
+	return rc;
+}
+
+/* An input at depth d comes: those at d and below it are done. */
+static void pop_inputs(struct walker *w, unsigned d)
+{
+	offcode_artifact *a = w->k.a;
+	size_t i = a->ninputs;
+
+	while (i > 0 && a->inputs[i - 1].depth >= d)
+		i--;
+	if (i < a->ninputs) {
+		artifact_release(a, w->marks[i]);
+		a->ninputs = i;
+	}
+}
+
+static int visit_input(struct walker *w, const struct inspect_node *n)
+{
+	offcode_artifact *a = w->k.a;
+	struct offcode_node node = { .size = sizeof(node),
+				     .kind = OFFCODE_NODE_INPUT,
+				     .depth = n->depth };
+
+	pop_inputs(w, n->depth);
+	if (a->ninputs >= w->cap_marks) {
+		size_t cap = w->cap_marks * 2 + 8;
+		struct arena_mark *m = realloc(w->marks, cap * sizeof(*m));
+
+		if (!m)
+			return -1;
+		w->marks = m;
+		w->cap_marks = cap;
+	}
+	w->marks[a->ninputs] = artifact_mark(a);
+	if (artifact_keep_node(&w->k, n) < 0)
+		return -1;
+	node.input = &a->inputs[a->ninputs - 1];
+	return call(w, &node);
+}
+
+static int visit_section(struct walker *w, const struct inspect_node *n)
+{
+	offcode_artifact *a = w->k.a;
+	const struct open_node *s;
+	struct offcode_node node = { .size = sizeof(node),
+				     .kind = OFFCODE_NODE_SECTION,
+				     .depth = n->depth };
+
+	if (artifact_keep_node(&w->k, n) < 0)
+		return -1;
+	s = &w->k.stack[n->depth];
+	node.input = a->ninputs ? &a->inputs[a->ninputs - 1] : NULL;
+	node.section_index = s->section_index;
+	node.section_name = s->section_name;
+	node.section_name_len = n->name_len;
+	node.section_kind = s->section_kind;
+	node.section_offset = s->section_offset;
+	node.section_size = s->section_size;
+	return call(w, &node);
+}
+
+static int visit_container(struct walker *w, const struct inspect_node *n)
+{
+	offcode_artifact *a = w->k.a;
+	struct offcode_node node = { .size = sizeof(node),
+				     .kind = OFFCODE_NODE_CONTAINER,
+				     .depth = n->depth };
+
+	w->container_mark = artifact_mark(a);
+	a->ncontainers = 0;
+	if (artifact_keep_node(&w->k, n) < 0)
+		return -1;
+	w->container_open = true;
+	w->container_depth = n->depth;
+	node.container = &a->containers[0];
+	node.input = &a->inputs[node.container->input];
+	return call(w, &node);
+}
+
+static int visit_entry(struct walker *w, const struct inspect_node *n)
+{
+	offcode_artifact *a = w->k.a;
+	struct arena_mark m = artifact_mark(a);
+	struct offcode_node node = { .size = sizeof(node),
+				     .kind = OFFCODE_NODE_ENTRY,
+				     .depth = n->depth };
+	struct entry_bytes b;
+	int rc = 0;
+
+	a->nentries = 0;
+	if (artifact_keep_node(&w->k, n) < 0)
+		return -1;
+	if (!a->nentries)	/* outside a container: none */
+		return 0;
+	node.entry = &a->entries[0];
+	node.container = &a->containers[0];
+	node.input = &a->inputs[node.container->input];
+	/* Its code as offcode_entry_read gives it (the hash aside: a
+	 * damaged CCOB's code is described too). */
+	if (w->code && kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b) ==
+			       ENTRY_WHOLE) {
+		node.code = b.data;
+		node.code_size = b.size;
+	}
+	rc = call(w, &node);
+	offcode_error_free(a->entries[0].decode_error);
+	a->entries[0].decode_error = NULL;
+	a->nentries = 0;
+	artifact_release(a, m);
+	return rc;
+}
+
+static int visit(void *ctx, const struct inspect_node *n)
+{
+	struct walker *w = ctx;
+
+	if (n->update) {
+		/* A streamed CCOB's hash, after its entries: said at its
+		 * end. */
+		if (w->container_open && n->depth == w->container_depth)
+			w->k.container = *n;
+		return 0;
+	}
+	if (n->depth >= w->k.depth_cap) {
+		size_t cap = w->k.depth_cap * 2 + 8;
+		struct open_node *s = realloc(w->k.stack, cap * sizeof(*s));
+
+		if (!s)
+			return -1;
+		w->k.stack = s;
+		w->k.depth_cap = cap;
+	}
+	if (w->container_open && n->depth <= w->container_depth) {
+		int rc = close_container(w);
+
+		if (rc)
+			return rc;
+	}
+	switch (n->kind) {
+	case INSPECT_INPUT:
+		return visit_input(w, n);
+	case INSPECT_SECTION:
+		return visit_section(w, n);
+	case INSPECT_CONTAINER:
+		return visit_container(w, n);
+	case INSPECT_ENTRY:
+		return visit_entry(w, n);
+	}
+	return 0;
+}
+
+/* ---- the caller's hints, and a file's own ---- */
+
+static uint64_t caller_next_data(const void *ctx, uint64_t off)
+{
+	const struct walker *w = ctx;
+
+	return w->o->next_data(w->o->hint_ctx, off);
+}
+
+static void caller_reading(const void *ctx, uint64_t off, uint64_t len,
+			   bool start)
+{
+	const struct walker *w = ctx;
+
+	w->o->reading(w->o->hint_ctx, off, len, start);
+}
+
+static uint64_t file_next_data(const void *ctx, uint64_t off)
+{
+	const struct walker *w = ctx;
+
+	return io_in_next_data(&w->k.a->in, off);
+}
+
+/* As `offload ls` reads a file: what the walk inflates read ahead, and
+ * let go of after (sparse again, as the rest). */
+static void file_reading(const void *ctx, uint64_t off, uint64_t len,
+			 bool start)
+{
+	const struct walker *w = ctx;
+	const struct io_in *in = &w->k.a->in;
+
+	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
+	if (!start)
+		io_in_hint(in, off, off + len, IO_IN_SPARSE);
+}
+
+/* The options, as far as the caller's version of the struct has them. */
+static const struct offcode_walk_options *options(
+	const struct offcode_walk_options *o, struct offcode_walk_options *buf)
+{
+	memset(buf, 0, sizeof(*buf));
+	if (o)
+		memcpy(buf, o, o->size < sizeof(*buf) ? o->size : sizeof(*buf));
+	buf->size = sizeof(*buf);
+	return buf;
+}
+
+/* Walk a's bytes (set by the caller) with o, handing nodes to fn. */
+static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
+		offcode_walk_fn fn, void *ctx, offcode_error **err)
+{
+	struct walker w = { .k = { .a = a, .stream = true }, .fn = fn,
+			    .ctx = ctx, .o = o,
+			    .code = o->flags & OFFCODE_WALK_CODE };
+	struct inspect_opts io = a->walk;
+	struct err e;
+	int rc;
+
+	io.inflate = w.code;
+	io.stream = w.code;
+	io.no_hash = !(o->flags & OFFCODE_WALK_VERIFY);
+	io.ccob.progress = o->progress;
+	io.ccob.progress_ctx = o->progress_ctx;
+	io.data_ctx = &w;
+	if (a->is_file) {
+		io.next_data = file_next_data;
+		io.reading = file_reading;
+	} else {
+		io.next_data = o->next_data ? caller_next_data : NULL;
+		io.reading = o->reading ? caller_reading : NULL;
+	}
+	rc = inspect_walk(a->data, a->len, &io, visit, &w, &e);
+	/* The container open ends, also when the walk failed in it (what it
+	 * holds was handed over). */
+	if (w.container_open && !w.stopped) {
+		int end = close_container(&w);
+
+		if (end && !rc)
+			rc = end;
+		if (end == -1)
+			rc = -1;
+	}
+	free(w.k.stack);
+	free(w.k.uri_head);
+	free(w.marks);
+	if (w.stopped)
+		rc = w.stopped;
+	else if (rc != 0) {
+		if (rc != -1 || w.k.oom)
+			err_nomem(&e);
+		rc = artifact_fail(a, &e);
+		if (err) {
+			*err = a->last == error_nomem() ? NULL : a->last;
+			a->last = NULL;
+		}
+		return rc;
+	}
+	if (err)
+		*err = NULL;
+	return rc;
+}
+
+static int refused(offcode_error **err, enum offcode_code code,
+		   const char *reason)
+{
+	if (err)
+		*err = reason ? error_new(code, reason) : NULL;
+	return code;
+}
+
+/* A handle for the walk (no image: its layers are offcode_layer_walk's). */
+static offcode_artifact *handle(const char *name,
+				const struct offcode_walk_options *o)
+{
+	struct offcode_open_options oo = { .size = sizeof(oo),
+					   .ccob_max_size = o->ccob_max_size,
+					   .ccob_max_ratio = o->ccob_max_ratio };
+
+	return artifact_new(name, &oo);
+}
+
+int offcode_walk_fd(int fd, const char *name,
+		    const struct offcode_walk_options *o, offcode_walk_fn fn,
+		    void *ctx, offcode_error **err)
+{
+	struct offcode_walk_options ob;
+	char fdname[32];
+	offcode_artifact *a;
+	struct err e;
+	int own, rc;
+
+	if (!fn)
+		return refused(err, OFFCODE_INVALID, "no visitor (fn is NULL)");
+	o = options(o, &ob);
+	if (!name) {
+		snprintf(fdname, sizeof(fdname), "<fd %d>", fd);
+		name = fdname;
+	}
+	if (!(a = handle(name, o)))
+		return refused(err, OFFCODE_NOMEM, NULL);
+	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		rc = err_sys(&e, a->path, errno);
+	else
+		rc = io_in_open_fd(&a->in, own, a->path, &e);
+	if (rc < 0) {
+		rc = artifact_fail(a, &e);
+		if (err) {
+			*err = a->last == error_nomem() ? NULL : a->last;
+			a->last = NULL;
+		}
+		offcode_close(a);
+		return rc;
+	}
+	a->is_file = true;
+	a->data = a->in.data;
+	a->len = a->in.len;
+	io_in_hint(&a->in, 0, a->in.len, IO_IN_SPARSE);
+	rc = walk(a, o, fn, ctx, err);
+	offcode_close(a);
+	return rc;
+}
+
+int offcode_walk_path(const char *path, const struct offcode_walk_options *o,
+		      offcode_walk_fn fn, void *ctx, offcode_error **err)
+{
+	int fd, rc;
+
+	if (!path || !fn)
+		return refused(err, OFFCODE_INVALID, "no path, or no visitor");
+	if (image_is(path))
+		return refused(err, OFFCODE_UNSUPPORTED, "an image is walked "
+			       "by offcode_layer_walk");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		struct err e;
+		offcode_error *r;
+
+		err_sys(&e, path, errno);
+		r = error_from(&e, path);
+		rc = r ? offcode_error_code(r) : OFFCODE_NOMEM;
+		if (err)
+			*err = r;
+		else
+			offcode_error_free(r);
+		return rc;
+	}
+	rc = offcode_walk_fd(fd, path, o, fn, ctx, err);
+	close(fd);
+	return rc;
+}
+
+int offcode_walk_memory(const void *buf, size_t len, const char *name,
+			const struct offcode_walk_options *o,
+			offcode_walk_fn fn, void *ctx, offcode_error **err)
+{
+	struct offcode_walk_options ob;
+	offcode_artifact *a;
+	int rc;
+
+	if ((!buf && len) || !fn)
+		return refused(err, OFFCODE_INVALID, "no buffer, or no visitor");
+	o = options(o, &ob);
+	if (!(a = handle(name ? name : "<memory>", o)))
+		return refused(err, OFFCODE_NOMEM, NULL);
+	/* (never NULL, which the parsers may not be handed) */
+	a->data = len ? buf : (const uint8_t *)"";
+	a->len = len;
+	rc = walk(a, o, fn, ctx, err);
+	offcode_close(a);
+	return rc;
+}
+
+/* ---- what ls prints of the records ---- */
+
+const char *offcode_input_words(const offcode_input *in)
+{
+	return in ? in->words : NULL;
+}
+
+const char *offcode_container_what(const offcode_container *c)
+{
+	return c ? fatbin_codecs[c->node.container]->what : NULL;
+}
+
+void offcode_container_summary(const offcode_container *c, size_t entries,
+			       char *buf, size_t cap)
+{
+	struct inspect_node n;
+
+	if (!buf || !cap)
+		return;
+	buf[0] = 0;
+	if (!c)
+		return;
+	n = c->node;
+	n.entries = entries;
+	kinds_summary(&n, buf, cap);
+}
+
+enum offcode_roc_obj offcode_container_roc_obj(const offcode_container *c)
+{
+	const struct kind *k = c ? kinds_get(c->node.container) : NULL;
+
+	return !k ? OFFCODE_ROC_OBJ_IGNORED
+	       : k->roc_obj_lists ? OFFCODE_ROC_OBJ_LISTED
+	       : k->roc_obj_counts ? OFFCODE_ROC_OBJ_COUNTED
+				   : OFFCODE_ROC_OBJ_IGNORED;
+}
+
+const offcode_error *offcode_container_hash_error(const offcode_container *c)
+{
+	return c ? c->hash_error : NULL;
+}
+
+bool offcode_container_coded(const offcode_container *c)
+{
+	return c && kinds_get(c->node.container)->entry_coded;
+}
+
+size_t offcode_entry_cell_count(const offcode_entry *e)
+{
+	return e ? e->ncells : 0;
+}
+
+const char *offcode_entry_cell(const offcode_entry *e, size_t i, size_t *len)
+{
+	if (!e || i >= e->ncells) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = e->cells[i].len;
+	return e->cells[i].s;
+}
+
+const char *offcode_entry_location(const offcode_entry *e)
+{
+	return e ? e->location : NULL;
+}
+
+const offcode_error *offcode_entry_decode_error(const offcode_entry *e)
+{
+	return e ? e->decode_error : NULL;
+}
