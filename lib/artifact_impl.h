@@ -108,6 +108,9 @@ struct offcode_artifact {
 	uint8_t *copy;		/* offcode_open_memory's copy, or NULL */
 	struct inspect_opts walk;
 	bool verify;
+	/* A streaming walk's handle (walk.c): it holds the open nodes alone,
+	 * so its containers' entries are not there to be looked up. */
+	bool streaming;
 	struct offcode_input *inputs;
 	size_t ninputs, cap_inputs;
 	struct offcode_container *containers;

@@ -126,7 +126,11 @@ size_t offcode_container_entry_count(const offcode_container *c)
 const offcode_entry *offcode_container_entry_at(const offcode_container *c,
 						size_t i)
 {
-	return i < c->entries ? &c->owner->entries[c->first_entry + i] : NULL;
+	/* (a walk's record counts the entries to come, which its handle
+	 * never holds together: none, as offcode.h says) */
+	if (c->owner->streaming || i >= c->entries)
+		return NULL;
+	return &c->owner->entries[c->first_entry + i];
 }
 
 static int field(const struct offcode_field *v, size_t n, size_t i,

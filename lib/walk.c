@@ -284,6 +284,7 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 	struct err e;
 	int rc;
 
+	a->streaming = true;
 	io.inflate = w.code;
 	io.stream = w.code;
 	io.no_hash = !(o->flags & OFFCODE_WALK_VERIFY);

@@ -208,6 +208,11 @@ static int line(void *ctx, const struct offcode_node *n)
 		break;
 	case OFFCODE_NODE_CONTAINER:
 	case OFFCODE_NODE_CONTAINER_END:
+		/* A walk keeps no container's entries together: none to look
+		 * up, whatever the count says (offcode.h). */
+		for (size_t i = 0; i < 3; i++)
+			if (offcode_container_entry_at(n->container, i))
+				printf("(entry_at %zu is not NULL in a walk) ", i);
 		offcode_container_summary(n->container,
 					  offcode_container_entry_count(
 						  n->container),
@@ -224,6 +229,9 @@ static int line(void *ctx, const struct offcode_node *n)
 		putchar('\n');
 		break;
 	case OFFCODE_NODE_ENTRY:
+		for (size_t i = 0; i < 3; i++)
+			if (offcode_container_entry_at(n->container, i))
+				printf("(entry_at %zu is not NULL in a walk) ", i);
 		printf("entry %u:", offcode_entry_index(n->entry));
 		for (size_t i = 0; i < offcode_entry_cell_count(n->entry); i++) {
 			s = offcode_entry_cell(n->entry, i, &len);
