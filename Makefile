@@ -17,9 +17,16 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 
 # libbz2 has no pkg-config file in Debian 12: named at the end.
-LIBS_PKG := libelf libzstd zlib libxxhash libmd liblz4 msgpack libcrypto jansson liblzma
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PKG) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PKG) 2>/dev/null || echo -lelf -lzstd -lz -lxxhash -lmd -llz4 -lmsgpackc -lcrypto -ljansson -llzma) -liberty -lbz2
+LIBS_PKG := libelf libzstd zlib libxxhash libmd liblz4 msgpack jansson liblzma
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PKG) libcrypto 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PKG) 2>/dev/null || echo -lelf -lzstd -lz -lxxhash -lmd -llz4 -lmsgpackc -ljansson -llzma) -liberty -lbz2
+# libcrypto is not linked but loaded by core/sha256.c when the first
+# digest is made (its relocations cost every start more than half a
+# millisecond, and only images and packages are hashed): by the name the
+# libcrypto.so we would have linked gives itself, its SONAME.
+CRYPTO_SO := $(or $(wildcard $(shell $(PKG_CONFIG) --variable=libdir libcrypto 2>/dev/null)/libcrypto.so),$(shell $(CC) -print-file-name=libcrypto.so))
+CRYPTO_SONAME := $(shell objdump -p $(CRYPTO_SO) 2>/dev/null | sed -n 's/^ *SONAME *//p')
+PKG_CFLAGS += $(if $(CRYPTO_SONAME),-DLIBCRYPTO_SONAME='"$(CRYPTO_SONAME)"')
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
@@ -140,7 +147,8 @@ $(UNIT): build/test/%: build/obj/test/$$(subst _test,,$$*)/%.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# The fault-injection library test/writefaults.test preloads (see
+# The fault-injection library test/writefaults.test and lazyload.test
+# preload (see
 # test/faultinject/faultinject.c): test code, built without sanitizers.
 FAULTINJECT := build/test/faultinject.so
 $(FAULTINJECT): test/faultinject/faultinject.c

@@ -78,12 +78,14 @@ static int hash_blob(struct image *im, const struct io_in *in, char *hex,
 		     struct err *e)
 {
 	enum { PIECE = 1 << 20 };
-	struct sha256 *s = sha256_new();
+	struct sha256 *s = sha256_new(e);
 	uint8_t *buf = NULL;
 	uint64_t off = 0;
 	int rc = -1;
 
-	if (!s || (in->fd >= 0 && !(buf = malloc(PIECE)))) {
+	if (!s)
+		goto out;
+	if (in->fd >= 0 && !(buf = malloc(PIECE))) {
 		err_nomem(e);
 		goto out;
 	}

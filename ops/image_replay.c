@@ -58,7 +58,9 @@ int image_replay(struct image *im, size_t layer, const struct layer_walk *w,
 	if (!layer_reader_marked(w->read_ctx, &mark) || n != mark.len)
 		return err_code_set(e, ERR_MALFORMED, "layer %s read again "
 				    "to where it was not marked", name);
-	if (!(buf = malloc(LAYER_PEEK)) || !(bc.sha = sha256_new())) {
+	if (!(bc.sha = sha256_new(e)))
+		goto out;
+	if (!(buf = malloc(LAYER_PEEK))) {
 		err_nomem(e);
 		goto out;
 	}

@@ -116,8 +116,12 @@ int layer_reader_open_threads(struct layer_reader **rp, enum layer_codec c,
 	struct layer_reader *r = calloc(1, sizeof(*r));
 
 	*rp = NULL;
-	if (!r || !(r->sha = sha256_new()) || !(r->blob_sha = sha256_new()))
-		goto nomem;
+	if (!r)
+		return err_nomem(e);
+	if (!(r->sha = sha256_new(e)) || !(r->blob_sha = sha256_new(e))) {
+		layer_reader_close(r);
+		return -1;
+	}
 	r->codec = c;
 	r->blob = blob;
 	r->len = len;
@@ -373,8 +377,8 @@ static void reader_hash(void *ctx, const uint8_t *p, size_t n)
 
 int layer_reader_thread(struct layer_reader *r, struct err *e)
 {
-	if (!r->mark && !(r->mark = sha256_new()))
-		return err_nomem(e);
+	if (!r->mark && !(r->mark = sha256_new(e)))
+		return -1;
 	bytepipe_start_copied(&r->pipe, reader_hash, r, HASH_RING);
 	r->piped = true;
 	return 0;
@@ -382,9 +386,10 @@ int layer_reader_thread(struct layer_reader *r, struct err *e)
 
 int layer_reader_mark(struct layer_reader *r, struct err *e)
 {
-	if ((!r->mark && !(r->mark = sha256_new())) ||
-	    (!r->blob_mark && !(r->blob_mark = sha256_new())) ||
-	    sha256_copy(r->blob_mark, r->blob_sha) < 0)
+	if ((!r->mark && !(r->mark = sha256_new(e))) ||
+	    (!r->blob_mark && !(r->blob_mark = sha256_new(e))))
+		return -1;
+	if (sha256_copy(r->blob_mark, r->blob_sha) < 0)
 		return err_nomem(e);
 	if (r->piped)
 		bytepipe_mark(&r->pipe);
@@ -530,8 +535,13 @@ int layer_writer_open(struct layer_writer **wp, enum layer_codec c, int level,
 	struct layer_writer *w = calloc(1, sizeof(*w));
 
 	*wp = NULL;
-	if (!w || !(w->tar_sha = sha256_new()) ||
-	    !(w->blob_sha = sha256_new()) || !(w->buf = malloc(OUT_CHUNK)))
+	if (!w)
+		return err_nomem(e);
+	if (!(w->tar_sha = sha256_new(e)) || !(w->blob_sha = sha256_new(e))) {
+		layer_writer_close(w);
+		return -1;
+	}
+	if (!(w->buf = malloc(OUT_CHUNK)))
 		goto nomem;
 	w->codec = c;
 	w->out = out;

@@ -39,10 +39,10 @@ int member_prune_write(struct member_prune *mp, const struct io_in *data,
 int member_prune_sha256(const struct io_in *in, char *hex, struct err *e)
 {
 	enum { RUN = 8 << 20 };
-	struct sha256 *s = sha256_new();
+	struct sha256 *s = sha256_new(e);
 
 	if (!s)
-		return err_nomem(e);
+		return -1;
 	for (size_t off = 0; off < in->len; off += RUN) {
 		size_t n = in->len - off < RUN ? in->len - off : RUN;
 

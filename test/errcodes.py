@@ -31,8 +31,9 @@ LAYERS = ("core", "formats", "ops", "lib", "applets")
 # with the kpack readers' bounds (TOC, .rocm_kpack_ref), refused as a
 # limit reached, and the writer's, which writes nothing they would refuse.
 # lib 1: liboffcode's prune refusing a file that would keep no device
-# code, as the prune applet refuses it.)
-LIMITS = {"core": 44, "formats": 41, "ops": 57, "lib": 1, "applets": 3}
+# code, as the prune applet refuses it.  core 44 -> 46: 45 on main before,
+# and SHA-256's libcrypto that cannot be loaded, core/sha256.c.)
+LIMITS = {"core": 46, "formats": 41, "ops": 57, "lib": 1, "applets": 3}
 
 CALL = re.compile(r"\berr_(set|file|code_set|code_file|llvm|wrap|sys|nomem|bad|"
                   r"cut)"

@@ -29,7 +29,7 @@ from _collections_abc import Sequence
 
 # The extension, and liboffcode with it, bound lazily as the offload
 # binary is (Python's dlopen binds every symbol of the library and of
-# libcrypto, libzstd... at import, RTLD_NOW: some 3 ms, a third of what
+# libzstd, libelf... at import, RTLD_NOW: milliseconds, a good part of what
 # `offload ls` of a large library takes); the flags are the process's,
 # put back at once.
 _flags = sys.getdlopenflags()

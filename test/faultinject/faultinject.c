@@ -31,6 +31,9 @@
  * "-> fail").  FAULT_RENAME_FLAGS=einval: renameat2 with flags
  * (RENAME_EXCHANGE, RENAME_NOREPLACE) fails with EINVAL, as on a file
  * system that has neither (it is not counted then).
+ * And a library that is not there: FAULT_DLOPEN=NAME makes dlopen(NAME)
+ * open /nonexistent/NAME instead, so that it fails as dlopen of a library
+ * that is not installed fails, with dlerror's own words.
  * Test code, not part of offload: built by the Makefile into build/test/. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -433,4 +436,16 @@ int renameat2(int fromfd, const char *from, int tofd, const char *to,
 	if (rename_on && rename_fails("renameat2", to))
 		return -1;
 	return f(fromfd, from, tofd, to, flags);
+}
+
+void *dlopen(const char *file, int flags)
+{
+	void *(*f)(const char *, int) = (void *(*)(const char *, int))real("dlopen");
+	const char *gone = getenv("FAULT_DLOPEN");
+	char path[4096];
+
+	if (!file || !gone || strcmp(file, gone) ||
+	    snprintf(path, sizeof(path), "/nonexistent/%s", file) >= (int)sizeof(path))
+		return f(file, flags);
+	return f(path, flags);
 }
