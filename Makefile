@@ -87,19 +87,12 @@ all: $(BIN) $(APPLET_LINKS:%=build/bin/%) $(LLVM_DIR_LINKS) \
 	$(OFFCODE_SO) build/lib/$(OFFCODE_SONAME) build/lib/liboffcode.so \
 	$(OFFCODE_A)
 
-# libcrypto named first of its libraries: a program that loads it at run
-# time (Python's import of the offcode extension) binds libcrypto's 4,000
-# symbols at load (it is linked -z now), each looked up in the libraries
-# before it, so that order alone cost a Python listing a third of a
-# millisecond (issue 37); no two of them define a name in common.
-OFFCODE_SO_LIBS := $(filter -lcrypto,$(PKG_LIBS)) $(filter-out -lcrypto,$(PKG_LIBS))
-
 $(OFFCODE_SO): $(OFFCODE_OBJS) $(LIB) lib/offcode.map
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(OFFCODE_SONAME) \
 		-Wl,--version-script=lib/offcode.map $(OFFCODE_NO_UNDEFINED) \
-		-o $@ $(OFFCODE_OBJS) $(LIB) $(OFFCODE_SO_LIBS) -pthread
+		-o $@ $(OFFCODE_OBJS) $(LIB) $(PKG_LIBS) -pthread
 
 build/lib/$(OFFCODE_SONAME) build/lib/liboffcode.so: $(OFFCODE_SO)
 	$(Q)ln -sf $(notdir $(OFFCODE_SO)) $@
