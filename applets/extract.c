@@ -321,7 +321,7 @@ static void close_input(struct io_in *in, bool counting, struct held *h)
  * finds a damaged file before anything is written; then, unless only
  * counting, walk it again inflating, and write them. */
 static int run_in(struct options *o, const char *path, struct io_in *in_,
-		  bool counting, size_t *count);
+		  bool counting, size_t *count, bool inner);
 
 static int run_file(struct options *o, const char *path, bool counting,
 		    size_t *count, struct held *held)
@@ -331,16 +331,19 @@ static int run_file(struct options *o, const char *path, bool counting,
 
 	if (open_input(&in, path, 0, counting, held) != 0)
 		return 1;
-	rc = run_in(o, path, &in, counting, count);
+	rc = run_in(o, path, &in, counting, count, false);
 	close_input(&in, counting, held);
 	return rc;
 }
 
 /* The file path whose bytes in holds (see run_file). */
+/* inner: path is a file's name inside a package or an image, not one
+ * the user gave (its bytes unsafe in a name are made safe too). */
 static int run_in(struct options *o, const char *path, struct io_in *in_,
-		  bool counting, size_t *count)
+		  bool counting, size_t *count, bool inner)
 {
-	struct job j = { .o = o, .path = path, .counting = true };
+	struct job j = { .o = o, .path = path, .counting = true,
+			 .inner = inner };
 	struct pending pend = { 0 };
 	struct inspect_opts walk = o->walk;
 	struct io_in in = *in_;
@@ -420,7 +423,7 @@ static int layer_file(void *ctx, const struct offcode_member *m,
 		return 1;
 	}
 	in.path = path;
-	ir->rc |= run_in(ir->o, path, &in, ir->counting, ir->count);
+	ir->rc |= run_in(ir->o, path, &in, ir->counting, ir->count, true);
 	free(path);
 	return 0;
 }

@@ -43,6 +43,9 @@ struct job {
 	struct options *o;
 	const struct io_in *in;
 	const char *path;
+	/* path is a name from inside a package or an image: its file name
+	 * is made safe too, not kept as the user typed it. */
+	bool inner;
 	unsigned ccob_number;		/* the last CCOB walked, */
 	uint64_t ccob_offset;		/* where in its member or file, */
 	enum inspect_hash ccob_hash;	/* whether its hash held, */

@@ -56,7 +56,8 @@ const char *extract_base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/* file[.member...].N.ID.ext, with bytes unsafe in a name as '_', cut to
+/* file[.member...].N.ID.ext, with bytes unsafe in a name as '_' (file's
+ * own only when it comes from inside a package or an image), cut to
  * fit 255 bytes (the ID gives way); malloc'd. */
 char *extract_entry_name(const struct job *j, unsigned number, const char *id,
 			size_t id_len, const char *ext)
@@ -76,7 +77,11 @@ char *extract_entry_name(const struct job *j, unsigned number, const char *id,
 	head += (size_t)snprintf(name + head, cap - head, ".%u.", number);
 	memcpy(name + head, id, id_len);
 	name[head + id_len] = 0;
-	make_safe(name + strlen(base), head + id_len - strlen(base));
+	/* (the file's own name as the user gave it; one from inside a
+	 * package or an image is made safe as the rest is) */
+	size_t keep = j->inner ? 0 : strlen(base);
+
+	make_safe(name + keep, head + id_len - keep);
 	if (strlen(name) > 250 - strlen(ext))
 		name[250 - strlen(ext)] = 0;
 	strcat(name, ".");
