@@ -34,7 +34,6 @@ int offcode_ccob_inflate(const void *ccob, size_t len, uint64_t max_size,
 	offcode_error *r;
 	size_t used;
 	struct err e;
-	int code;
 
 	if (err)
 		*err = NULL;
@@ -51,12 +50,5 @@ int offcode_ccob_inflate(const void *ccob, size_t len, uint64_t max_size,
 		return pc.stopped;
 	r = error_from(&e, NULL);
 fail:
-	if (!r)
-		r = error_nomem();
-	code = offcode_error_code(r);
-	if (err)
-		*err = r;
-	else
-		offcode_error_free(r);
-	return code;
+	return error_give(r, err);
 }

@@ -206,3 +206,17 @@ const char *offcode_code_name(enum offcode_code code)
 	}
 	return NULL;
 }
+
+int error_give(offcode_error *r, offcode_error **err)
+{
+	int code;
+
+	if (!r)
+		r = error_nomem();
+	code = r ? offcode_error_code(r) : OFFCODE_NOMEM;
+	if (err)
+		*err = r;
+	else
+		offcode_error_free(r);
+	return code;
+}

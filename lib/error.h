@@ -16,5 +16,8 @@ offcode_error *error_from(const struct err *e, const char *path);
 offcode_error *error_new(enum offcode_code code, const char *reason);
 /* The record every out-of-memory failure may share: never freed. */
 offcode_error *error_nomem(void);
+/* A public call's failure r handed to its caller: into *err when err is
+ * not NULL, else freed; r NULL is out of memory.  Its code. */
+int error_give(offcode_error *r, offcode_error **err);
 
 #endif

@@ -24,21 +24,6 @@ struct offcode_split {
 	size_t look_k, look_w, look_from, look_n;
 };
 
-/* The failure into *err (or freed); its code. */
-static int give(offcode_error *r, offcode_error **err)
-{
-	int code;
-
-	if (!r)
-		r = error_nomem();
-	code = offcode_error_code(r);
-	if (err)
-		*err = r;
-	else
-		offcode_error_free(r);
-	return code;
-}
-
 /* Open s over buf (len bytes; s->path names them). */
 static int split_open(offcode_split *s, const void *buf, size_t len,
 		      offcode_split **out, offcode_error **err)
@@ -50,11 +35,11 @@ static int split_open(offcode_split *s, const void *buf, size_t len,
 		offcode_error *r = split < 0 ? error_from(&e, NULL) : NULL;
 
 		offcode_split_close(s);
-		return split < 0 ? give(r, err) : OFFCODE_NOTHING;
+		return split < 0 ? error_give(r, err) : OFFCODE_NOTHING;
 	}
 	if (s->h.na && !(s->why = calloc(s->h.na, sizeof(*s->why)))) {
 		offcode_split_close(s);
-		return give(NULL, err);
+		return error_give(NULL, err);
 	}
 	/* Each record as the archive's own: its message is what the tool
 	 * says after "kpack archive: ". */
@@ -62,7 +47,7 @@ static int split_open(offcode_split *s, const void *buf, size_t len,
 		if (!s->h.a[k].read &&
 		    !(s->why[k] = error_from(&s->h.a[k].e, NULL))) {
 			offcode_split_close(s);
-			return give(NULL, err);
+			return error_give(NULL, err);
 		}
 	*out = s;
 	return OFFCODE_OK;
@@ -79,13 +64,13 @@ static offcode_split *split_new(const char *path, offcode_split **out,
 	if (out)
 		*out = NULL;
 	if (!path || !out) {
-		*rc = give(error_new(OFFCODE_INVALID, "no path, or no place "
+		*rc = error_give(error_new(OFFCODE_INVALID, "no path, or no place "
 				     "for the handle"), err);
 		return NULL;
 	}
 	if (!(s = calloc(1, sizeof(*s))) || !(s->path = strdup(path))) {
 		free(s);
-		*rc = give(NULL, err);
+		*rc = error_give(NULL, err);
 		return NULL;
 	}
 	s->in.fd = -1;
@@ -103,7 +88,7 @@ int offcode_split_open_path(const char *path, offcode_split **out,
 		return rc;
 	if (io_in_open(&s->in, s->path, &e) < 0) {
 		offcode_split_close(s);
-		return give(error_from(&e, path), err);
+		return error_give(error_from(&e, path), err);
 	}
 	return split_open(s, s->in.data, s->in.len, out, err);
 }
@@ -118,7 +103,7 @@ int offcode_split_open_memory(const void *buf, size_t len, const char *path,
 		return rc;
 	if (!buf && len) {
 		offcode_split_close(s);
-		return give(error_new(OFFCODE_INVALID, "no bytes"), err);
+		return error_give(error_new(OFFCODE_INVALID, "no bytes"), err);
 	}
 	return split_open(s, buf ? buf : "", len, out, err);
 }
@@ -268,14 +253,14 @@ int offcode_split_read(offcode_split *s, size_t k, size_t i,
 	if (err)
 		*err = NULL;
 	if (!s || !code || !size)
-		return give(error_new(OFFCODE_INVALID, "no handle, or no place "
+		return error_give(error_new(OFFCODE_INVALID, "no handle, or no place "
 				      "for the code"), err);
 	if (k >= s->h.na || !s->h.a[k].read || i >= s->h.a[k].k.n)
-		return give(error_new(OFFCODE_RANGE, "no such entry"), err);
+		return error_give(error_new(OFFCODE_RANGE, "no such entry"), err);
 	free(s->code);
 	s->code = NULL;
 	if (kpack_find_entry(&s->h.a[k], i, true, &lim, &n, &s->code, &e) < 0)
-		return give(error_from(&e, NULL), err);
+		return error_give(error_from(&e, NULL), err);
 	*code = n.data;
 	*size = n.size;
 	return OFFCODE_OK;

@@ -17,7 +17,6 @@ int offcode_uri_parse(const char *s, struct offcode_uri *u,
 	struct uri parsed;
 	struct err e;
 	offcode_error *r;
-	int code;
 
 	if (err)
 		*err = NULL;
@@ -37,14 +36,7 @@ int offcode_uri_parse(const char *s, struct offcode_uri *u,
 	u->has_length = parsed.has_size;
 	return OFFCODE_OK;
 fail:
-	if (!r)
-		r = error_nomem();
-	code = offcode_error_code(r);
-	if (err)
-		*err = r;
-	else
-		offcode_error_free(r);
-	return code;
+	return error_give(r, err);
 }
 
 void offcode_uri_free(struct offcode_uri *u)

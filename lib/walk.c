@@ -401,16 +401,9 @@ int offcode_walk_path(const char *path, const struct offcode_walk_options *o,
 			       "by offcode_layer_walk");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		struct err e;
-		offcode_error *r;
 
 		err_sys(&e, path, errno);
-		r = error_from(&e, path);
-		rc = r ? offcode_error_code(r) : OFFCODE_NOMEM;
-		if (err)
-			*err = r;
-		else
-			offcode_error_free(r);
-		return rc;
+		return error_give(error_from(&e, path), err);
 	}
 	rc = offcode_walk_fd(fd, path, o, fn, ctx, err);
 	close(fd);
