@@ -122,6 +122,34 @@ int artifact_fail_code(offcode_artifact *a, enum offcode_code code,
 	return offcode_error_code(a->last);
 }
 
+void artifact_give_last(offcode_artifact *a, offcode_error **err)
+{
+	if (!err)
+		return;
+	*err = a->last == error_nomem() ? NULL : a->last;
+	a->last = NULL;
+}
+
+int artifact_map_fd(offcode_artifact *a, int fd)
+{
+	struct err e;
+	int own;
+
+	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		err_sys(&e, a->path, errno);
+		return artifact_fail(a, &e);
+	}
+	if (io_in_open_fd(&a->in, own, a->path, &e) < 0)
+		return artifact_fail(a, &e);
+	a->is_file = true;
+	a->data = a->in.data;
+	a->len = a->in.len;
+	/* Headers are read where they are; what a walk inflates is read
+	 * ahead and let go of after. */
+	io_in_hint(&a->in, 0, a->in.len, IO_IN_SPARSE);
+	return 0;
+}
+
 const offcode_error *offcode_last_error(const offcode_artifact *a)
 {
 	return a ? a->last : NULL;

@@ -203,6 +203,13 @@ void *artifact_alloc(offcode_artifact *a, size_t size);
 int artifact_fail(offcode_artifact *a, const struct err *e);
 int artifact_fail_code(offcode_artifact *a, enum offcode_code code,
 		       const char *reason);
+/* a's last error handed to the caller of a public call: into *err (the
+ * shared record of out of memory as NULL, which is none to free) and no
+ * longer a's; nothing when err is NULL. */
+void artifact_give_last(offcode_artifact *a, offcode_error **err);
+/* a's bytes: fd's file (duplicated, mapped or read), as is_file: 0, or a
+ * failure's code with a's last error set. */
+int artifact_map_fd(offcode_artifact *a, int fd);
 /* The walk options for reading code: everything inflated, a CCOB's entries
  * one at a time. */
 void artifact_code_walk(const offcode_artifact *a, struct inspect_opts *o);

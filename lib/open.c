@@ -52,12 +52,8 @@ static int opened_as(offcode_artifact *a, int rc, const char *spec,
 		return 0;
 	}
 	*out = NULL;
-	if (err) {
-		/* Handed over: the caller frees it (the shared record of
-		 * out of memory is none to free: NULL). */
-		*err = a->last == error_nomem() ? NULL : a->last;
-		a->last = NULL;
-	}
+	/* Handed over: the caller frees it. */
+	artifact_give_last(a, err);
 	if ((a->opts.flags & OFFCODE_OPEN_PARTIAL) && (!walked || a->members) &&
 	    rc != OFFCODE_NOMEM && a->data) {
 		*out = a;
@@ -89,8 +85,6 @@ int offcode_open_fd(int fd, const char *name,
 {
 	char fdname[32];
 	offcode_artifact *a;
-	struct err e;
-	int own;
 
 	if (!out)
 		return refuse(out, err, OFFCODE_INVALID, "no place for the "
@@ -101,17 +95,7 @@ int offcode_open_fd(int fd, const char *name,
 	}
 	if (!(a = artifact_new(name, options)))
 		return refuse(out, err, OFFCODE_NOMEM, NULL);
-	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-		err_sys(&e, a->path, errno);
-		return opened(a, artifact_fail(a, &e), out, err);
-	}
-	if (io_in_open_fd(&a->in, own, a->path, &e) < 0)
-		return opened(a, artifact_fail(a, &e), out, err);
-	a->is_file = true;
-	a->data = a->in.data;
-	a->len = a->in.len;
-	io_in_hint(&a->in, 0, a->in.len, IO_IN_SPARSE);
-	return opened(a, 0, out, err);
+	return opened(a, artifact_map_fd(a, fd), out, err);
 }
 
 int offcode_open_path(const char *path,

@@ -318,10 +318,7 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 		if (rc != -1 || w.k.oom)
 			err_nomem(&e);
 		rc = artifact_fail(a, &e);
-		if (err) {
-			*err = a->last == error_nomem() ? NULL : a->last;
-			a->last = NULL;
-		}
+		artifact_give_last(a, err);
 		return rc;
 	}
 	if (err)
@@ -355,8 +352,7 @@ int offcode_walk_fd(int fd, const char *name,
 	struct offcode_walk_options ob;
 	char fdname[32];
 	offcode_artifact *a;
-	struct err e;
-	int own, rc;
+	int rc;
 
 	if (!fn)
 		return refused(err, OFFCODE_INVALID, "no visitor (fn is NULL)");
@@ -367,24 +363,10 @@ int offcode_walk_fd(int fd, const char *name,
 	}
 	if (!(a = handle(name, o)))
 		return refused(err, OFFCODE_NOMEM, NULL);
-	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
-		rc = err_sys(&e, a->path, errno);
+	if ((rc = artifact_map_fd(a, fd)))
+		artifact_give_last(a, err);
 	else
-		rc = io_in_open_fd(&a->in, own, a->path, &e);
-	if (rc < 0) {
-		rc = artifact_fail(a, &e);
-		if (err) {
-			*err = a->last == error_nomem() ? NULL : a->last;
-			a->last = NULL;
-		}
-		offcode_close(a);
-		return rc;
-	}
-	a->is_file = true;
-	a->data = a->in.data;
-	a->len = a->in.len;
-	io_in_hint(&a->in, 0, a->in.len, IO_IN_SPARSE);
-	rc = walk(a, o, fn, ctx, err);
+		rc = walk(a, o, fn, ctx, err);
 	offcode_close(a);
 	return rc;
 }
