@@ -154,21 +154,19 @@ out:
 	ls_row_free(&c.kernels);
 }
 
-/* Archive k: each wrapper's code object in it. */
-static void archive(struct kpack_lister *h, size_t k)
+/* Archive k (a): each wrapper's code object in it. */
+static void archive(struct kpack_lister *h, size_t k,
+		    const struct offcode_split_archive *a)
 {
-	struct offcode_split_archive a = { .size = sizeof(a) };
-
-	if (offcode_split_archive(h->s, k, &a) ||
-	    (a.target && !selected(h, NULL, a.target)))
+	if (a->target && !selected(h, NULL, a->target))
 		return;
-	h->sink->archive(h->ctx, &a);
-	if (a.error) {
-		if (a.damaged)
-			error(h, "cannot list", a.path, "kpack archive: %s",
-			      offcode_error_message(a.error));
+	h->sink->archive(h->ctx, a);
+	if (a->error) {
+		if (a->damaged)
+			error(h, "cannot list", a->path, "kpack archive: %s",
+			      offcode_error_message(a->error));
 		else
-			error_record(h, "cannot read", a.path, a.error);
+			error_record(h, "cannot read", a->path, a->error);
 		h->sink->end(h->ctx, 2);
 		return;
 	}
@@ -190,14 +188,14 @@ static void archive(struct kpack_lister *h, size_t k)
 
 			if (!offcode_split_entry(h->s, k, i, &en) &&
 			    selected(h, key, en.target))
-				entry(h, k, &a, index, i);
+				entry(h, k, a, index, i);
 		}
 		if (!n) {
-			h->sink->missing(h->ctx, &a, index, key);
+			h->sink->missing(h->ctx, a, index, key);
 			if (h->o->verify)
 				error(h, "missing code object for", h->path,
 				      "wrapper #%" PRIu64 ": no '%s' in '%s'",
-				      index, key, a.path);
+				      index, key, a->path);
 		}
 		free(key);
 	}
@@ -221,7 +219,8 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 		return h.rc;
 	}
 	sink->host(ctx, h.s);
-	for (size_t sp = 0; sp < offcode_split_search_count(h.s); sp++) {
+	/* (the archives come each search path's in turn: k runs on) */
+	for (size_t sp = 0, k = 0; sp < offcode_split_search_count(h.s); sp++) {
 		struct offcode_split_search p = { .size = sizeof(p) };
 
 		if (offcode_split_search(h.s, sp, &p))
@@ -230,11 +229,12 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 		if (p.no_dir && o->verify)
 			error(&h, "no archive for", path, "search path '%s': no "
 			      "directory '%s'", p.path, p.dir);
-		for (size_t k = 0; k < offcode_split_archive_count(h.s); k++) {
+		for (; k < offcode_split_archive_count(h.s); k++) {
 			struct offcode_split_archive a = { .size = sizeof(a) };
 
-			if (!offcode_split_archive(h.s, k, &a) && a.search == sp)
-				archive(&h, k);
+			if (offcode_split_archive(h.s, k, &a) || a.search != sp)
+				break;
+			archive(&h, k, &a);
 		}
 		if (!p.archives && !p.no_dir && o->verify)
 			error(&h, "no archive for", path, "search path '%s' "

@@ -29,6 +29,7 @@ struct offcode_split {
 	struct io_in in;	/* when opened by path */
 	struct kpack_find h;
 	offcode_error **why;	/* per archive: NULL when read */
+	size_t *found;		/* per search path: its archives */
 	uint8_t *code;		/* the last entry read, when inflated */
 	char *uri;		/* the last URI asked for */
 	char key[4200];		/* the last wrapper's key asked for */
@@ -51,10 +52,13 @@ static int split_open(offcode_split *s, const void *buf, size_t len,
 		offcode_split_close(s);
 		return split < 0 ? error_give(r, err) : OFFCODE_NOTHING;
 	}
-	if (s->h.na && !(s->why = calloc(s->h.na, sizeof(*s->why)))) {
+	if ((s->h.na && !(s->why = calloc(s->h.na, sizeof(*s->why)))) ||
+	    !(s->found = calloc(s->h.ref.npaths + 1, sizeof(*s->found)))) {
 		offcode_split_close(s);
 		return error_give(NULL, err);
 	}
+	for (size_t k = 0; k < s->h.na; k++)
+		s->found[s->h.a[k].search]++;
 	/* Each record as the archive's own: its message is what the tool
 	 * says after "kpack archive: ". */
 	for (size_t k = 0; k < s->h.na; k++)
@@ -129,6 +133,7 @@ void offcode_split_close(offcode_split *s)
 	for (size_t k = 0; s->why && k < s->h.na; k++)
 		offcode_error_free(s->why[k]);
 	free(s->why);
+	free(s->found);
 	kpack_find_close(&s->h);
 	io_in_close(&s->in);
 	free(s->code);
@@ -152,9 +157,7 @@ int offcode_split_search(const offcode_split *s, size_t i,
 	info->path = s->h.ref.paths[i];
 	info->dir = s->h.dir[i];
 	info->no_dir = s->h.no_dir[i];
-	info->archives = 0;
-	for (size_t k = 0; k < s->h.na; k++)
-		info->archives += s->h.a[k].search == i;
+	info->archives = s->found[i];
 	return OFFCODE_OK;
 }
 
