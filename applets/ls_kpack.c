@@ -248,13 +248,24 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 
 /* ---- the text lines ---- */
 
+/* s as ls shows a name (the reference's texts and the archives' are the
+ * binary's to say, control bytes and all): applet_escape's. */
+static void put_shown(const char *s)
+{
+	char *shown = applet_escape(s, strlen(s), false);
+
+	fputs(shown ? shown : "?", stdout);
+	free(shown);
+}
+
 static void text_host(void *ctx, offcode_split *s)
 {
 	size_t n = offcode_split_wrapper_count(s);
 
 	(void)ctx;
-	printf("  kpack-split: code '%s', %zu HIPK wrapper%s",
-	       offcode_split_kernel_name(s), n, n == 1 ? "" : "s");
+	fputs("  kpack-split: code '", stdout);
+	put_shown(offcode_split_kernel_name(s));
+	printf("', %zu HIPK wrapper%s", n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		uint64_t index = 0;
 
@@ -267,13 +278,19 @@ static void text_host(void *ctx, offcode_split *s)
 static void text_search(void *ctx, const struct offcode_split_search *p)
 {
 	(void)ctx;
-	printf("    search path %s\n", p->path);
+	fputs("    search path ", stdout);
+	put_shown(p->path);
+	putchar('\n');
 }
 
 static void text_archive(void *ctx, const struct offcode_split_archive *a)
 {
 	(void)ctx;
-	printf("    archive %s (%s)", a->path, a->target ? a->target : "?");
+	fputs("    archive ", stdout);
+	put_shown(a->path);
+	fputs(" (", stdout);
+	put_shown(a->target ? a->target : "?");
+	putchar(')');
 	if (!a->error)
 		printf(": %s, %zu entr%s", a->compression_scheme, a->entries,
 		       a->entries == 1 ? "y" : "ies");
@@ -288,7 +305,11 @@ static void text_entry(void *ctx, offcode_split *s,
 
 	(void)s;
 	(void)a;
-	printf("      %s  %s  %" PRIu64 "\n", c->key, c->target, c->size);
+	fputs("      ", stdout);
+	put_shown(c->key);
+	fputs("  ", stdout);
+	put_shown(c->target);
+	printf("  %" PRIu64 "\n", c->size);
 	if (rs && rs->kernels)
 		ls_print_kernels(stdout, rs, &c->kernels, 8);
 }
@@ -299,7 +320,9 @@ static void text_missing(void *ctx, const struct offcode_split_archive *a,
 	(void)ctx;
 	(void)a;
 	(void)wrapper;
-	printf("      %s  missing\n", key);
+	fputs("      ", stdout);
+	put_shown(key);
+	fputs("  missing\n", stdout);
 }
 
 static void text_end(void *ctx, int level)
