@@ -21,7 +21,10 @@ struct ls_kpack_opts {
 };
 
 /* A code object a wrapper resolves to: entry index of archive archive
- * (offcode_split_entry's, for the sink's own questions of s). */
+ * (offcode_split_entry's, for the sink's own questions of s: its URI).
+ * Its code is read when it lies in the archive as it is, or is to be
+ * checked or its kernels listed; one that cannot be read is told with
+ * what the TOC says alone (in_file false, no image kind). */
 struct ls_kpack_code {
 	size_t archive, index;
 	uint64_t wrapper;	/* the wrapper's code object index */
@@ -38,7 +41,8 @@ struct ls_kpack_code {
 /* What is found, in order: the host, then for each search path the
  * archives it finds (those -t takes), in each the code object every
  * wrapper resolves to (those -t takes), or that it is missing.  An
- * archive that cannot be read has no entries (a->error set). */
+ * archive that cannot be read has no entries (a->error set).  What
+ * the sink is handed is valid during the call. */
 struct ls_kpack_sink {
 	void (*host)(void *ctx, offcode_split *s);
 	void (*search)(void *ctx, const struct offcode_split_search *p);
@@ -57,7 +61,7 @@ extern const struct ls_kpack_sink ls_kpack_text;
 /* If buf (len bytes, the file path) is an ELF file with a .rocm_kpack_ref
  * section: tell sink its reference, its HIPK wrappers, and for each
  * archive its search paths find, the code object each wrapper resolves to
- * (with --kernels their kernels, in the row).  With verify, every wrapper
+ * (with --kernels their kernels, c->kernels).  With verify, every wrapper
  * index must resolve in every archive found, with the size the TOC
  * declares, to a code object for the archive's target; each miss is one
  * error line.  With rules in sel (-t), only the archives for a target
