@@ -868,6 +868,14 @@ struct offcode_split_archive {
 	/* The file read (st_dev, st_ino), when error is NULL and has_id. */
 	bool has_id;
 	uint64_t device, inode;
+	/* Its TOC, when error is NULL (else 0 and NULL): the kpack format's
+	 * version, its compression scheme ("none", "zstd-per-kernel"), the
+	 * file's size and its entries.  (Added after the fields above: a
+	 * caller whose size ends before one is not given it.) */
+	unsigned version;
+	const char *compression_scheme;
+	uint64_t file_size;
+	size_t entries;
 };
 OFFCODE_API size_t offcode_split_archive_count(const offcode_split *s);
 OFFCODE_API int offcode_split_archive(const offcode_split *s, size_t k,
@@ -880,6 +888,11 @@ OFFCODE_API int offcode_split_archive(const offcode_split *s, size_t k,
 OFFCODE_API size_t offcode_split_wrapper_count(const offcode_split *s);
 OFFCODE_API int offcode_split_wrapper(offcode_split *s, size_t w,
 				      uint64_t *index, const char **key);
+/* Its reference's kernel name, the part of each TOC key before its
+ * "#" (owned by s); and how many of its wrappers are HIPF ones, whose
+ * code was not split off (left in the binary). */
+OFFCODE_API const char *offcode_split_kernel_name(const offcode_split *s);
+OFFCODE_API size_t offcode_split_unsplit_count(const offcode_split *s);
 
 /* The entries of archive k (read) that hold wrapper w's code object,
  * those of its TOC key, in TOC order: how many, and the x-th one's index
@@ -897,6 +910,14 @@ struct offcode_split_entry {
 	const char *target;
 	const char *bundle_id;
 	uint64_t code_size;
+	/* (Added after the fields above, as offcode_split_archive's.)  Its
+	 * TOC key ("<kernel name>#<index>"), and whether its code lies in
+	 * the archive's file as it is, whole (an archive of compression
+	 * scheme "none"): then code_size bytes at offset (offcode_split_uri
+	 * names them). */
+	const char *key;
+	bool in_file;
+	uint64_t offset;
 };
 OFFCODE_API int offcode_split_entry(const offcode_split *s, size_t k,
 				    size_t i, struct offcode_split_entry *info);
@@ -909,6 +930,27 @@ OFFCODE_API int offcode_split_read(offcode_split *s, size_t k, size_t i,
 				   uint64_t max_size, uint64_t max_ratio,
 				   const void **code, uint64_t *size,
 				   offcode_error **err);
+/* Entry i of archive k's code object URI, file://PATH#offset=N&size=N
+ * (PATH the archive's, percent-encoded, as offcode_entry_uri's), when
+ * its code lies in the file as it is (in_file); NULL otherwise, or out
+ * of memory.  Valid until the next offcode_split_uri or
+ * offcode_split_close. */
+OFFCODE_API const char *offcode_split_uri(offcode_split *s, size_t k,
+					  size_t i);
+/* The image kind of code (size bytes, as offcode_split_read gives it),
+ * as `ls --json` names an entry's: "elf", "bitcode", "cubin", "fatbin"
+ * or "spirv", from its first bytes; NULL for none of them. */
+OFFCODE_API const char *offcode_split_image_kind(const void *code,
+						 uint64_t size);
+/* Whether code (size bytes) is an AMDGPU code object for target (its
+ * metadata's target ID, or its processor): what `offload ls --verify`
+ * asks of each code object an archive holds.  When not, got (got_len
+ * bytes, NULL for none) says what it is instead: "not an AMDGPU code
+ * object", "no target", or its target ID ("gfx1100"), cut short to
+ * fit. */
+OFFCODE_API bool offcode_split_code_for(const void *code, uint64_t size,
+					const char *target, char *got,
+					size_t got_len);
 
 /* -------------------------------------------------------------- matching */
 

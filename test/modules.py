@@ -75,9 +75,6 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #   ops/image, deb, wheel, conda, core/io_in: packages, images and pipes
 #     read by the applet (offcode_layer_walk hands over artefacts, which
 #     the printers above cannot take yet; a pipe is read once);
-#   ops/kpack_find, formats/kpack, formats/amdgpu_co: kpack archives and
-#     split binaries listed (offcode_split has extract's: search paths,
-#     archives, wrappers, their code; not ls's TOC and code objects);
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
 #     (offcode_entry_kernels and offcode_artifact_kernels read an
 #     artefact, which ls does not open yet);
@@ -86,22 +83,21 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 # and images are offcode_names_take's, offcode_uri_parse's,
 # offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
 # ls's text, roc-obj and JSON listings, its packages and images read the
-# library alone (offcode_walk_*, offcode_layer_walk): what ls still owes
-# is its kpack lines, --kernels' tables, cuobjdump's lines, the struct row
-# they share, and its map of each input (core/io_in).
+# library alone (offcode_walk_*, offcode_layer_walk), and so do a
+# kpack-split binary's lines (offcode_split: its reference, archives and
+# their TOCs, each code object, --verify's check): what ls still owes is
+# --kernels' tables, cuobjdump's lines, the struct row they share, and its
+# map of each input (core/io_in).
 OWED = {
     "applets/extract": "core/io_in ops/inspect ops/kinds",
     "applets/extract_impl": "core/io_in ops/inspect",
     "applets/ls": "core/io_in",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
-    "applets/ls_json_kpack": "formats/kpack",
     "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
                             "ops/inspect_node ops/kinds",
     "applets/ls_kernels": "formats/kernels formats/kernels_parse "
                           "ops/amdgpu_occupancy ops/inspect_node ops/kinds",
-    "applets/ls_kpack": "formats/amdgpu_co formats/kernels formats/kpack "
-                        "ops/kpack_find",
     "applets/ls_rows": "formats/kernels ops/inspect ops/inspect_node "
                        "ops/kinds",
     "applets/ls_types": "formats/kernels ops/inspect ops/kind",
