@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -465,8 +466,17 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
 	return (uint64_t)d < in->len ? (uint64_t)d : in->len;
 }
 
+/* The name of an input noted as cut short, kept past its close: the
+ * path it was opened under may be freed with it (a library handle's
+ * copy), before the note is reported. */
+static char cut_kept[ERR_PATH_MAX];
+
 void io_in_close(struct io_in *in)
 {
+	if (in->path && input_cut == in->path) {
+		snprintf(cut_kept, sizeof(cut_kept), "%s", in->path);
+		input_cut = cut_kept;
+	}
 	if (in->map) {
 		map_remove(in->map);
 		munmap(in->map, in->len);
