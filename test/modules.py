@@ -74,7 +74,8 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     section's place);
 #   ops/image, deb, wheel, conda, core/io_in: packages, images and pipes
 #     read by the applet (offcode_layer_walk hands over artefacts, which
-#     the printers above cannot take yet; a pipe is read once);
+#     the printers above cannot take yet; extract reads a pipe once for two
+#     passes, which offcode_source_* can do);
 #   ops/kpack_find, formats/kpack, formats/amdgpu_co: kpack archives and
 #     split binaries listed (offcode_split has extract's: search paths,
 #     archives, wrappers, their code; not ls's TOC and code objects);
@@ -86,13 +87,12 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 # and images are offcode_names_take's, offcode_uri_parse's,
 # offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
 # ls's text, roc-obj and JSON listings, its packages and images read the
-# library alone (offcode_walk_*, offcode_layer_walk): what ls still owes
-# is its kpack lines, --kernels' tables, cuobjdump's lines, the struct row
-# they share, and its map of each input (core/io_in).
+# library alone (offcode_walk_*, offcode_layer_walk), and so does its map
+# of each input (offcode_source_*): what ls still owes is its kpack lines,
+# --kernels' tables, cuobjdump's lines and the struct row they share.
 OWED = {
     "applets/extract": "core/io_in ops/inspect ops/kinds",
     "applets/extract_impl": "core/io_in ops/inspect",
-    "applets/ls": "core/io_in",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
     "applets/ls_json_kpack": "formats/kpack",
