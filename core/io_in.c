@@ -461,8 +461,20 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
 	if (!in->map || in->fd < 0 || off >= in->len || off > INT64_MAX)
 		return off;
 	d = lseek(in->fd, (off_t)off, SEEK_DATA);
+	if (d < 0 && errno == ENXIO) {
+		struct stat st;
+
+		/* No data at or after off: a hole to the end, or a file that
+		 * now ends before off.  That one is cut short as surely as a
+		 * read of its map would have found (the reader skips to the
+		 * end and reads no zeros to fault on). */
+		if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->len &&
+		    !input_cut)
+			input_cut = in->path;
+		return in->len;
+	}
 	if (d < 0)
-		return errno == ENXIO ? in->len : off;
+		return off;
 	return (uint64_t)d < in->len ? (uint64_t)d : in->len;
 }
 
