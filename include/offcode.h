@@ -495,6 +495,52 @@ OFFCODE_API const void *offcode_artifact_bytes(const offcode_artifact *a,
 OFFCODE_API const char *offcode_memory_kind(const void *buf, size_t len,
 					    const char *name);
 
+/* The bytes of one input as the library reads them, for a program that
+ * walks them (offcode_walk_memory) and reads them after, or twice, as
+ * `offload ls` does: a regular file is mapped (a map the tool guards
+ * against SIGBUS as it guards its own: see the rules above), headers
+ * read where they lie; a pipe, a FIFO, a device or standard input is
+ * read once to its end into memory, refused past $OFFLOAD_STREAM_MAX
+ * bytes (1 GiB by default; /dev/zero is an error, not a hang).  Open a
+ * path ("-": standard input) or a descriptor (duplicated, fd stays the
+ * caller's; name NULL: "<fd N>"): 0, or an enum offcode_code with *err
+ * (when err is not NULL) a record the caller frees, whose reason is what
+ * `offload ls` says after "cannot read '<file>': ".  A directory is
+ * OFFCODE_SYSTEM with offcode_error_errno EISDIR; the regular file that
+ * standard output writes to is OFFCODE_OTHER, "input file is output
+ * file" (offcode_source_check_stdout says so before anything is
+ * written). */
+typedef struct offcode_source offcode_source;
+OFFCODE_API int offcode_source_open_path(const char *path,
+					 offcode_source **out,
+					 offcode_error **err);
+OFFCODE_API int offcode_source_open_fd(int fd, const char *name,
+				       offcode_source **out,
+				       offcode_error **err);
+/* The same for a caller that needs only the first want bytes (want > 0:
+ * a code object's place in a file:// URI): a pipe or a device is read no
+ * further, and not refused for holding more; a file is mapped whole. */
+OFFCODE_API int offcode_source_open_part(const char *path, uint64_t want,
+					 offcode_source **out,
+					 offcode_error **err);
+OFFCODE_API int offcode_source_check_stdout(const char *path,
+					    offcode_error **err);
+/* Its bytes and *len (never NULL for an open source), valid until
+ * offcode_source_close; the descriptor of a mapped file (kept open by
+ * s: fstat it, copy from it), -1 for bytes read into memory. */
+OFFCODE_API const void *offcode_source_bytes(const offcode_source *s,
+					     uint64_t *len);
+OFFCODE_API int offcode_source_fd(const offcode_source *s);
+/* A walk's hints over s, as offcode_walk_options' next_data and reading
+ * with hint_ctx = s (NULL: off, and nothing): where its data go on past
+ * a hole of a sparse file, and the pages of what the walk reads in order
+ * read ahead, then let go of (a walk's resident memory does not grow
+ * with the file); nothing for bytes read into memory. */
+OFFCODE_API uint64_t offcode_source_next_data(void *s, uint64_t off);
+OFFCODE_API void offcode_source_reading(void *s, uint64_t off, uint64_t len,
+					bool start);
+OFFCODE_API void offcode_source_close(offcode_source *s);
+
 /* What `offload ls` prints of the records, for a program that lists as
  * it does (of a walk's records and an artefact's alike). */
 /* An input's words after "<file>: ": "ELF 64-bit LSB shared object,

@@ -2,16 +2,14 @@
  * bytes (a path or descriptor mapped, a buffer copied or borrowed), the
  * walk of its headers (ops/inspect.h) kept as inputs, containers and
  * entries, and what the handle owns. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "artifact_impl.h"
 #include "error.h"
 #include "image_kind.h"
+#include "source.h"
 #include "../ops/host.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
@@ -133,20 +131,12 @@ void artifact_give_last(offcode_artifact *a, offcode_error **err)
 int artifact_map_fd(offcode_artifact *a, int fd)
 {
 	struct err e;
-	int own;
 
-	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-		err_sys(&e, a->path, errno);
-		return artifact_fail(a, &e);
-	}
-	if (io_in_open_fd(&a->in, own, a->path, &e) < 0)
+	if (source_map_fd(&a->in, fd, a->path, &e) < 0)
 		return artifact_fail(a, &e);
 	a->is_file = true;
 	a->data = a->in.data;
 	a->len = a->in.len;
-	/* Headers are read where they are; what a walk inflates is read
-	 * ahead and let go of after. */
-	io_in_hint(&a->in, 0, a->in.len, IO_IN_SPARSE);
 	return 0;
 }
 

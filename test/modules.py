@@ -74,7 +74,8 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     section's place);
 #   ops/image, deb, wheel, conda, core/io_in: packages, images and pipes
 #     read by the applet (offcode_layer_walk hands over artefacts, which
-#     the printers above cannot take yet; a pipe is read once);
+#     the printers above cannot take yet; extract reads a pipe once for two
+#     passes, which offcode_source_* can do);
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
 #     (offcode_entry_kernels and offcode_artifact_kernels read an
 #     artefact, which ls does not open yet);
@@ -85,13 +86,12 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 # ls's text, roc-obj and JSON listings, its packages and images read the
 # library alone (offcode_walk_*, offcode_layer_walk), and so do a
 # kpack-split binary's lines (offcode_split: its reference, archives and
-# their TOCs, each code object, --verify's check): what ls still owes is
-# --kernels' tables, cuobjdump's lines, the struct row they share, and its
-# map of each input (core/io_in).
+# their TOCs, each code object, --verify's check) and its map of each
+# input (offcode_source_*): what ls still owes is --kernels' tables,
+# cuobjdump's lines and the struct row they share.
 OWED = {
     "applets/extract": "core/io_in ops/inspect ops/kinds",
     "applets/extract_impl": "core/io_in ops/inspect",
-    "applets/ls": "core/io_in",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
     "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
