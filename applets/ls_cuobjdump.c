@@ -59,6 +59,8 @@ struct state {
 	/* The section the containers that follow are in: whether it is
 	 * __nv_relfatbin, and whether cuobjdump reads it (.nv_fatbin too). */
 	bool in_section, rel_section, nv_section;
+	/* The container open is an NVIDIA fatbin where cuobjdump looks. */
+	bool nv_container;
 	struct list exec, rel;	/* of the input being walked */
 	bool oom;
 };
@@ -165,7 +167,7 @@ static int visit_input(struct state *st, const struct offcode_node *n)
 	unsigned sm;
 
 	flush(st);
-	st->in_section = false;
+	st->in_section = st->nv_container = false;
 	name = offcode_input_name(n->input, &len);
 	if (n->depth == 1) {
 		if (!(cut = applet_escape(name, len, false)))
@@ -196,6 +198,7 @@ static int visit(void *ctx, const struct offcode_node *n)
 		break;
 	case OFFCODE_NODE_SECTION:
 		st->in_section = true;
+		st->nv_container = false;
 		st->nv_section = nv_section(n->section_kind);
 		st->rel_section = n->section_kind &&
 				  !strcmp(n->section_kind, "nv-relfatbin");
@@ -204,11 +207,12 @@ static int visit(void *ctx, const struct offcode_node *n)
 		/* A fatbin with no entries left (nvprune's, when nothing
 		 * matched) is device code to cuobjdump: it lists nothing and
 		 * succeeds. */
-		if (nv_place(st, n->container))
+		st->nv_container = nv_place(st, n->container);
+		if (st->nv_container)
 			st->device_code = true;
 		break;
 	case OFFCODE_NODE_ENTRY:
-		if (!nv_place(st, n->container) ||
+		if (!st->nv_container ||
 		    offcode_entry_nv(n->entry, &nv) != 0 ||
 		    (nv.kind != OFFCODE_NV_PTX && nv.kind != OFFCODE_NV_ELF) ||
 		    !ls_wanted_entry(st->rs, n->entry))
