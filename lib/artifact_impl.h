@@ -23,10 +23,10 @@ struct offcode_input {
 	uint64_t offset, size;
 	/* An ELF, COFF or PE file's headers (offcode_input_host). */
 	struct inspect_host_header host;
-	const char *words;	/* offcode_input_words */
 	/* A cubin's SM, from its ELF header (offcode_input_cubin_arch); 0
-	 * for another input. */
+	 * for another input.  (In the hole after host: no larger a record.) */
 	unsigned cubin_arch;
+	const char *words;	/* offcode_input_words */
 };
 
 struct offcode_container {
