@@ -157,19 +157,6 @@ struct input {
 	offcode_source *src;
 };
 
-/* The hints of the internal walk (cuobjdump's lines) over a source: the
- * library's, as the public walk takes them. */
-static uint64_t next_data_of(const void *src, uint64_t off)
-{
-	return offcode_source_next_data((void *)src, off);
-}
-
-static void reading_of(const void *src, uint64_t off, uint64_t len,
-		       bool start)
-{
-	offcode_source_reading((void *)src, off, len, start);
-}
-
 /* A directory among the files named (a shell glob's, say) is listed as
  * one and is no error; ls reads files, it does not search directories. */
 static int list_directory(struct options *o, const char *path)
@@ -285,7 +272,6 @@ static int list_in(struct options *o, const char *path,
 	char *later = NULL;
 	size_t later_len = 0;
 	struct input in = *in_;
-	struct err e;
 	int rc = 0;
 
 	/* Headers are read where they are (the source's hint at its open);
@@ -300,15 +286,18 @@ static int list_in(struct options *o, const char *path,
 			.inflate = o->inflate, .verify = o->verify,
 			.ccob_max_size = o->open.ccob_max_size,
 			.ccob_max_ratio = o->open.ccob_max_ratio,
-			.progress = wo.progress, .next_data = next_data_of,
-			.reading = reading_of, .hint_ctx = in.src };
+			.progress = wo.progress,
+			.next_data = offcode_source_next_data,
+			.reading = offcode_source_reading, .hint_ctx = in.src };
 
 		/* Printed as the walk goes, nothing kept. */
-		rc = ls_cuobjdump(&rs, in.data, in.len, &co, &e);
+		rc = ls_cuobjdump(&rs, in.data, in.len, &co, &werr);
 		progress_end();
-		if (rc < 0)
-			rc = fail("cannot list", path, "%s", e.msg);
-		else if (rc)
+		if (rc < 0) {
+			rc = fail("cannot list", path, "%s", werr ?
+				  offcode_error_reason(werr) : "out of memory");
+			offcode_error_free(werr);
+		} else if (rc)
 			rc = fail("cannot list", path, "no NVIDIA device code "
 				  "(cuobjdump fails too)");
 		goto out;

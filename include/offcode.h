@@ -591,6 +591,48 @@ OFFCODE_API const char *offcode_entry_location(const offcode_entry *e);
 OFFCODE_API const offcode_error *
 offcode_entry_decode_error(const offcode_entry *e);
 
+/* ------------------------------------------------------- NVIDIA entries */
+
+/* What an NVIDIA fatbin's entry header says, the names and arches
+ * `cuobjdump -lelf -lptx` prints (`offload ls --format=cuobjdump`): the
+ * fields of ls --json's "nv" object named here.  A versioned struct: set
+ * size to sizeof(struct offcode_nv_entry) before the call. */
+enum offcode_nv_kind {
+	OFFCODE_NV_PTX = 1,		/* PTX text */
+	OFFCODE_NV_ELF = 2,		/* a cubin */
+	OFFCODE_NV_OLD_CUBIN = 4,	/* a cubin of CUDA's first releases */
+};
+struct offcode_nv_entry {
+	size_t size;
+	/* enum offcode_nv_kind, or another value the header holds ("kind") */
+	unsigned kind;
+	unsigned arch;		/* 80 for sm_80 ("arch") */
+	/* "a" (sm_90a), "f" (sm_103f), "" for code of no variant
+	 * ("variant"); a static string. */
+	const char *variant;
+	uint64_t flags;		/* the header's flags, as stored ("flags") */
+	/* The source file's path nvcc -G writes, by which cuobjdump names
+	 * the entry ("identifier"), and a PTX entry's ptxas options
+	 * ("ptxas_options"): len bytes (NUL-terminated), or NULL with len 0
+	 * when the header has none; owned by the entry's record. */
+	const char *identifier;
+	size_t identifier_len;
+	const char *ptxas_options;
+	size_t ptxas_options_len;
+};
+/* e's header into *nv: 0; OFFCODE_NOTHING for an entry of another kind
+ * of container; OFFCODE_INVALID when e or nv is NULL or nv->size too
+ * small. */
+OFFCODE_API int offcode_entry_nv(const offcode_entry *e,
+				 struct offcode_nv_entry *nv);
+/* An input that is itself a cubin (a little-endian ELF of machine CUDA):
+ * true with *arch its SM as its ELF header says (e_flags' bits 0-7, or
+ * 8-15 from ABI version 8: CUDA 12.8 and later), which is how cuobjdump
+ * lists a lone cubin; false for another input (and for one whose header
+ * says SM 0, which cuobjdump does not list).  arch may be NULL. */
+OFFCODE_API bool offcode_input_cubin_arch(const offcode_input *in,
+					  unsigned *arch);
+
 /* ---------------------------------------------------------- du's figures */
 
 /* What `offload du` counts of entry e: the bytes of its code (inflated,

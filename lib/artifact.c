@@ -9,6 +9,7 @@
 #include "artifact_impl.h"
 #include "error.h"
 #include "image_kind.h"
+#include "nv.h"
 #include "source.h"
 #include "../ops/host.h"
 #include "../ops/inspect.h"
@@ -17,6 +18,7 @@
 #include "../ops/entry.h"
 #include "../ops/kinds.h"
 #include "../formats/ccob.h"
+#include "../formats/cubin.h"
 #include "../formats/package.h"
 #include "../core/env.h"
 #include "../core/uri.h"
@@ -303,6 +305,10 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 	};
 	inspect_host_header(n, &in->host);
 	in->words = input_words(k, n);
+	if (n->format == INSPECT_ELF && n->offset <= a->len &&
+	    n->size <= a->len - n->offset)
+		in->cubin_arch = cubin_header_arch(a->data + n->offset,
+						   (size_t)n->size);
 	/* Where du looks for one code object with no container: an AMDGPU
 	 * or CUDA ELF file, or text (PTX). */
 	if (!n->depth)
@@ -523,6 +529,25 @@ static int keep_presentation(struct keep *k, struct offcode_entry *e,
 	return 0;
 }
 
+/* An NVIDIA entry's header (offcode_entry_nv), its texts copied. */
+static int keep_nv(struct keep *k, struct offcode_entry *e,
+		   const struct inspect_node *n)
+{
+	struct offcode_nv_entry h, *nv;
+
+	if (!nv_header(n, &h))
+		return 0;
+	if (!(nv = artifact_alloc(k->a, sizeof(*nv))))
+		return -1;
+	*nv = h;
+	nv->identifier = artifact_keep(k->a, h.identifier, h.identifier_len,
+				       &k->oom);
+	nv->ptxas_options = artifact_keep(k->a, h.ptxas_options,
+					  h.ptxas_options_len, &k->oom);
+	e->nv = nv;
+	return 0;
+}
+
 static int keep_entry(struct keep *k, const struct inspect_node *n)
 {
 	offcode_artifact *a = k->a;
@@ -594,7 +619,8 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	if (!n->in_file && k->packed_depth && k->packed_raw)
 		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
 					  n->size / k->packed_raw);
-	if (keep_presentation(k, e, kind, n, &t) < 0)
+	if (keep_presentation(k, e, kind, n, &t) < 0 ||
+	    keep_nv(k, e, n) < 0)
 		return -1;
 	if (!k->stream)
 		a->containers[e->container].entries++;

@@ -78,22 +78,20 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     passes, which offcode_source_* can do);
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
 #     (offcode_entry_kernels and offcode_artifact_kernels read an
-#     artefact, which ls does not open yet);
-#   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines.
+#     artefact, which ls does not open yet).
 # (extract's file names, URIs, streamed CCOBs, split binaries, packages
 # and images are offcode_names_take's, offcode_uri_parse's,
 # offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
 # ls's text, roc-obj and JSON listings, its packages and images read the
 # library alone (offcode_walk_*, offcode_layer_walk), and so do a
 # kpack-split binary's lines (offcode_split: its reference, archives and
-# their TOCs, each code object, --verify's check) and its map of each
-# input (offcode_source_*): what ls still owes is --kernels' tables,
-# cuobjdump's lines and the struct row they share.
+# their TOCs, each code object, --verify's check), its cuobjdump lines
+# (offcode_entry_nv, offcode_input_cubin_arch) and its map of each input
+# (offcode_source_*): what ls still owes is --kernels' tables and the
+# struct row they share.
 OWED = {
     "applets/extract": "core/io_in ops/inspect ops/kinds",
     "applets/extract_impl": "core/io_in ops/inspect",
-    "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
-                            "ops/inspect ops/inspect_node",
     "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
                             "ops/inspect_node ops/kinds",
     "applets/ls_kernels": "formats/kernels formats/kernels_parse "
