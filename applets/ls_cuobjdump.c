@@ -36,7 +36,7 @@
 
 #include "messages.h"
 #include "ls_cuobjdump.h"
-#include "ls_kernels.h"
+#include "ls_rows.h"
 #include "../formats/fatbin.h"
 #include "../core/bytes.h"
 

@@ -1,5 +1,6 @@
-/* ls_json_node: a row's entry and kernels in ls's JSON output
- * (ls_json_node.c); ls_json.c prints the walk's records around them. */
+/* ls_json_node: a code object's kernels and a row's entry in ls's JSON
+ * output (ls_json_node.c); ls_json.c prints the walk's records around
+ * them. */
 #ifndef APPLETS_LS_JSON_NODE_H
 #define APPLETS_LS_JSON_NODE_H
 
@@ -14,7 +15,8 @@
 void ls_json_entry(const struct rows *rs, const struct row *r,
 		   const struct inspect_node *c, const char *path,
 		   int64_t wrapper);
-/* "kernels": r's, or null without --kernels. */
-void ls_json_kernels(bool *first, const struct rows *rs, const struct row *r);
+/* "kernels": k's, or null without --kernels. */
+void ls_json_kernels(bool *first, const struct rows *rs,
+		     const struct code_kernels *k);
 
 #endif

@@ -1,11 +1,14 @@
-/* ls_rows: what the text and JSON printers ask of the rows ls.c gathers. */
+/* ls_rows: the rows of the internal walk's nodes that kpack's lines
+ * print, their kernels, and cuobjdump's -t. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ls_kernels.h"
 #include "ls_rows.h"
-#include "../ops/kinds.h"
 #include "messages.h"
+#include "selection.h"
+#include "../ops/kinds.h"
 
 int ls_row_fill(struct row *r, const struct inspect_node *n)
 {
@@ -17,10 +20,8 @@ int ls_row_fill(struct row *r, const struct inspect_node *n)
 	r->n.nv_base = NULL;
 	r->n.decode_err = NULL;
 	r->why = NULL;
-	r->text = NULL;
-	r->kernels = NULL;
+	r->kernels = (struct code_kernels){ NULL, NULL };
 	r->kernels_why = NULL;
-	r->kernels_code = ERR_OTHER;
 	memset(r->detail, 0, sizeof(r->detail));
 	memset(d, 0, sizeof(d));
 	if (n->kind == INSPECT_ENTRY && kinds_get(n->container)->details)
@@ -67,13 +68,7 @@ void ls_row_free(struct row *r)
 {
 	free(r->strings);
 	free(r->why);
-	free(r->kernels_why);
-	if (r->text)
-		free(r->text->buf);
-	free(r->text);
-	if (r->kernels)
-		kernels_free(r->kernels);
-	free(r->kernels);
+	ls_code_kernels_free(&r->kernels);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -99,4 +94,46 @@ char *ls_kernels_unread(const struct row *r)
 			 arch ? ")" : "", r->kernels_why);
 	free(arch);
 	return why;
+}
+
+/* Whether -t takes the entry (all do without -t; host entries never
+ * with it).  Out of memory, it is left out. */
+bool ls_wanted(const struct rows *rs, const struct inspect_node *n)
+{
+	struct applet_entry ae;
+	bool take;
+
+	if (!rs->targets || !rs->targets->n)
+		return true;
+	if (applet_entry_of(&ae, n) < 0)
+		return false;
+	take = !ae.en.host && select_match(rs->targets, &ae.en);
+	applet_entry_free(&ae);
+	return take;
+}
+
+int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
+{
+	int rc = ls_code_kernels(&r->kernels, data, len);
+
+	r->kernels_why = ls_kernels_why(&r->kernels);
+	return rc;
+}
+
+/* The kernels of an entry's code, when it is a code object the kernel
+ * readers know. */
+int ls_entry_kernels(struct row *r, const struct inspect_node *n)
+{
+	struct entry_bytes b;
+
+	/* ls describes what is there, a damaged CCOB's code too. */
+	if (kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b) != ENTRY_WHOLE)
+		return 0;
+	return ls_file_kernels(r, b.data, (size_t)b.size);
+}
+
+void ls_print_kernels(FILE *out, const struct rows *rs, const struct row *r,
+		      int indent)
+{
+	ls_print_code_kernels(out, rs, &r->kernels, indent);
 }

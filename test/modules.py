@@ -94,13 +94,9 @@ OWED = {
     "applets/extract_impl": "core/io_in ops/inspect",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
-    "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
-                            "ops/inspect_node ops/kinds",
-    "applets/ls_kernels": "formats/kernels formats/kernels_parse "
-                          "ops/amdgpu_occupancy ops/inspect_node ops/kinds",
-    "applets/ls_rows": "formats/kernels ops/inspect ops/inspect_node "
-                       "ops/kinds",
-    "applets/ls_types": "formats/kernels ops/inspect ops/kind",
+    "applets/ls_json_node": "core/uri ops/inspect ops/inspect_node "
+                            "ops/kinds",
+    "applets/ls_rows": "ops/inspect ops/inspect_node ops/kinds",
 }
 OWED = {(a, b) for a, bs in OWED.items() for b in bs.split()}
 
