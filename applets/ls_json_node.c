@@ -23,7 +23,7 @@ static void json_res(bool *first, const offcode_kernel *k,
 
 	json_key(first, offcode_resource_name(r));
 	if (offcode_kernel_resource(k, r, &v))
-		printf("%" PRIu64, v);
+		json_put_u64(v);
 	else
 		fputs("null", stdout);
 }

@@ -103,16 +103,20 @@ const char *ls_kernel_name(const struct rows *rs, const offcode_kernel *k)
 	return rs->demangle ? offcode_kernel_name(k) : offcode_kernel_symbol(k);
 }
 
-/* A resource's cell: its figure, "-" where the code object gives none. */
+/* A resource's cell: its figure, "-" where the code object gives none
+ * (in decimal by hand: snprintf was most of what a table cost). */
 static char *cell_of(const offcode_kernel *k, enum offcode_resource r)
 {
-	char buf[24];
+	char buf[24], *p = buf + sizeof(buf);
 	uint64_t v;
 
 	if (!offcode_kernel_resource(k, r, &v))
 		return strdup("-");
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return strdup(buf);
+	*--p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return strdup(p);
 }
 
 enum { AMD_COLS = 12, NV_COLS = 6 };

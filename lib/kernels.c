@@ -52,12 +52,17 @@ static int make(const uint8_t *code, uint64_t size,
 	if ((rc = kernels_parse(code, (size_t)size, &l, er)) != 1)
 		return rc < 0 && er->code == ERR_NOMEM ? -2 : rc;
 	amdgpu_occupancy_fill(&l);
-	if (!(node = calloc(1, sizeof(struct offcode_kernels))) ||
-	    !(node->v = calloc(l.n ? l.n : 1, sizeof(*node->v)))) {
-		free(node);
+	/* The node and its kernels in one block (a listing makes one for
+	 * each code object). */
+	if (l.n > (SIZE_MAX - sizeof(struct offcode_kernels)) /
+		  sizeof(*node->v) ||
+	    !(node = malloc(sizeof(struct offcode_kernels) +
+			    l.n * sizeof(*node->v)))) {
 		kernels_free(&l);
 		return -2;
 	}
+	node->next = NULL;
+	node->v = (struct offcode_kernel *)((struct offcode_kernels *)node + 1);
 	node->list = l;
 	for (size_t i = 0; i < l.n; i++)
 		node->v[i] = (struct offcode_kernel){ &node->list.v[i],
@@ -71,7 +76,6 @@ static void node_free(struct lib_kernels_node *node)
 	for (size_t i = 0; i < node->list.n; i++)
 		if (node->v[i].name != node->list.v[i].name)
 			free(node->v[i].name);
-	free(node->v);
 	kernels_free(&node->list);
 	free(node);
 }
