@@ -76,9 +76,6 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     read by the applet (offcode_layer_walk hands over artefacts, which
 #     the printers above cannot take yet; extract reads a pipe once for two
 #     passes, which offcode_source_* can do);
-#   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
-#     (offcode_entry_kernels and offcode_artifact_kernels read an
-#     artefact, which ls does not open yet);
 #   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines.
 # (extract's file names, URIs, streamed CCOBs, split binaries, packages
 # and images are offcode_names_take's, offcode_uri_parse's,
@@ -86,9 +83,9 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 # ls's text, roc-obj and JSON listings, its packages and images read the
 # library alone (offcode_walk_*, offcode_layer_walk), and so do a
 # kpack-split binary's lines (offcode_split: its reference, archives and
-# their TOCs, each code object, --verify's check) and its map of each
-# input (offcode_source_*): what ls still owes is --kernels' tables,
-# cuobjdump's lines and the struct row they share.
+# their TOCs, each code object, --verify's check), its map of each input
+# (offcode_source_*) and --kernels' tables and JSON (offcode_code_kernels
+# of the code at hand): what ls still owes is cuobjdump's lines.
 OWED = {
     "applets/extract": "core/io_in ops/inspect ops/kinds",
     "applets/extract_impl": "core/io_in ops/inspect",
