@@ -36,7 +36,8 @@
 
 #include "messages.h"
 #include "ls_cuobjdump.h"
-#include "ls_rows.h"
+#include "selection.h"
+#include "../ops/inspect.h"
 #include "../formats/fatbin.h"
 #include "../core/bytes.h"
 
@@ -169,6 +170,23 @@ static bool nv_place(const struct state *st)
 	return !st->in_section || fatbin_in_section(FATBIN_NV, st->section);
 }
 
+/* Whether -t takes the entry (all do without -t; host entries never
+ * with it), as ls_kernels.h's ls_wanted_entry of the public walk's.  Out
+ * of memory, it is left out. */
+static bool wanted(const struct rows *rs, const struct inspect_node *n)
+{
+	struct applet_entry ae;
+	bool take;
+
+	if (!rs->targets || !rs->targets->n)
+		return true;
+	if (applet_entry_of(&ae, n) < 0)
+		return false;
+	take = !ae.en.host && select_match(rs->targets, &ae.en);
+	applet_entry_free(&ae);
+	return take;
+}
+
 static int visit(void *ctx, const struct inspect_node *n)
 {
 	struct state *st = ctx;
@@ -210,7 +228,7 @@ static int visit(void *ctx, const struct inspect_node *n)
 	case INSPECT_ENTRY:
 		if (n->container != FATBIN_NV ||
 		    (n->nv.kind != NVFATBIN_PTX && n->nv.kind != NVFATBIN_ELF) ||
-		    !nv_place(st) || !ls_wanted(st->rs, n))
+		    !nv_place(st) || !wanted(st->rs, n))
 			break;
 		if (add(st, n) < 0)
 			return st->oom = true, -1;

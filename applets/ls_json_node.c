@@ -1,7 +1,6 @@
 /* ls_json_node: the kernels of a code object in ls's JSON output, read
- * through the public library (ls_json.c's entries and files, and kpack's
- * code objects), and the fields of a row's entry (a kpack-split binary's
- * code objects, ls_json_kpack.c: the internal walk's nodes). */
+ * through the public library (ls_json.c's entries and files, and a
+ * kpack-split binary's code objects, ls_json_kpack.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +9,6 @@
 #include "ls_json_node.h"
 #include "ls_json_put.h"
 #include "ls_kernels.h"
-#include "ls_rows.h"
-#include "../ops/inspect.h"
-#include "../ops/kinds.h"
-#include "../core/uri.h"
 
 /* A kernel's figure, null where the code object gives none. */
 static void json_res(bool *first, const offcode_kernel *k,
@@ -152,90 +147,4 @@ void ls_json_kernels(bool *first, const struct rows *rs,
 		json_kernel(rs, source, offcode_kernels_at(kl, i));
 	}
 	fputs("]}", stdout);
-}
-
-/* A kind's own fields (kind.h), as its row made them. */
-static void json_fields(bool *first, const struct kind_fields *kf)
-{
-	bool inner[4], *f = first;
-	size_t depth = 0;
-
-	for (size_t i = 0; i < kf->n; i++) {
-		const struct kind_field *k = &kf->v[i];
-
-		switch (k->type) {
-		case KIND_FIELD_U64:
-			json_u64(f, k->key, k->u);
-			break;
-		case KIND_FIELD_HEX:
-			json_hex(f, k->key, k->u);
-			break;
-		case KIND_FIELD_BOOL:
-			json_key(f, k->key);
-			fputs(k->u ? "true" : "false", stdout);
-			break;
-		case KIND_FIELD_TEXT:
-			json_text(f, k->key, k->t.s, k->t.len);
-			break;
-		case KIND_FIELD_OPEN:
-			if (depth == sizeof(inner) / sizeof(inner[0]))
-				break;
-			json_key(f, k->key);
-			putchar('{');
-			inner[depth] = true;
-			f = &inner[depth++];
-			break;
-		case KIND_FIELD_CLOSE:
-			if (!depth)
-				break;
-			putchar('}');
-			f = --depth ? &inner[depth - 1] : first;
-			break;
-		}
-	}
-	for (; depth; depth--)
-		putchar('}');
-}
-
-/* An entry of a container of path; a kpack-split binary's code object
- * (in the archive path) also names its wrapper's index (else -1). */
-void ls_json_entry(const struct rows *rs, const struct row *r,
-		   const struct inspect_node *c, const char *path,
-		   int64_t wrapper)
-{
-	const struct inspect_node *n = &r->n;
-	struct inspect_target t;
-	bool f = true;
-	char *uri;
-
-	inspect_entry_target(n, &t);
-	putchar('{');
-	json_u64(&f, "index", n->index);
-	json_text(&f, "id", kinds_get(n->container)->ids ? n->name : NULL,
-		  n->name_len);
-	json_text(&f, "offload_kind", t.kind, t.kind_len);
-	json_text(&f, "triple", t.triple, t.triple_len);
-	json_text(&f, "arch", t.arch, t.arch_len);
-	json_text(&f, "image_kind", t.image, t.image_len);
-	json_u64(&f, "size", n->size);
-	json_key(&f, "offset");
-	if (n->in_file)
-		printf("%" PRIu64, n->offset);
-	else
-		fputs("null", stdout);
-	uri = n->in_file ? uri_file(path, n->offset, n->size) : NULL;
-	json_text(&f, "uri", uri, uri ? strlen(uri) : 0);
-	free(uri);
-	json_key(&f, "compressed");
-	fputs(n->in_file || n->in_bitcode ? "false" : "true", stdout);
-	if (wrapper >= 0)	/* a kpack-split binary's code object */
-		json_u64(&f, "wrapper", (uint64_t)wrapper);
-	if (kinds_get(n->container)->entry_json) {
-		struct kind_fields kf = { .n = 0 };
-
-		kinds_get(n->container)->entry_json(n, c, r->detail, &kf);
-		json_fields(&f, &kf);
-	}
-	ls_json_kernels(&f, rs, &r->kernels);
-	putchar('}');
 }

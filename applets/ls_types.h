@@ -1,10 +1,9 @@
 /* ls_types: what the parts of the ls applet share: the command (ls.c)
  * calls its text and JSON printers (ls_text.c, ls_json.c), cuobjdump's
- * lines (ls_cuobjdump.c), kernels (ls_kernels.c) and rows (ls_rows.c);
- * each declares its functions in its own header.  The text and JSON
- * listings read the public walk (ls_text.h's items), and a code object's
- * kernels the public library; a row (ls_rows.h), of the internal walk's
- * nodes, is what kpack's lines still read. */
+ * lines (ls_cuobjdump.c), kpack's (ls_kpack.c, ls_json_kpack.c) and
+ * kernels (ls_kernels.c, ls_json_node.c); each declares its functions in
+ * its own header.  All but cuobjdump's lines read the public library
+ * alone (the walk, offcode_split, offcode_code_kernels). */
 #ifndef APPLETS_LS_TYPES_H
 #define APPLETS_LS_TYPES_H
 
@@ -36,10 +35,6 @@ struct code_kernels {
 				 * readers know, not at hand, or damaged */
 	offcode_error *error;	/* why a damaged one cannot be read, or NULL */
 };
-
-/* A node of the internal walk, with its strings copied (ls_rows.h): what
- * kpack's lines still read. */
-struct row;
 
 /* What the parts are asked for (the options of one file's listing). */
 struct rows {

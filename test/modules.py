@@ -91,9 +91,6 @@ OWED = {
     "applets/extract_impl": "core/io_in ops/inspect",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
-    "applets/ls_json_node": "core/uri ops/inspect ops/inspect_node "
-                            "ops/kinds",
-    "applets/ls_rows": "ops/inspect ops/inspect_node ops/kinds",
 }
 OWED = {(a, b) for a, bs in OWED.items() for b in bs.split()}
 
