@@ -131,9 +131,17 @@ static void entry(struct kpack_lister *h, size_t k,
 		goto out;
 	}
 	h->sink->entry(h->ctx, h->s, a, &c);
-	if (kernels && c.kernels.error)
-		error(h, "cannot read kernels in", a->path, "%s",
-		      ls_kernels_why(&c.kernels));
+	if (kernels && c.kernels.error) {
+		/* Named as the archive's listing names its entry. */
+		char *t = *en.target ? applet_escape(en.target,
+						     strlen(en.target), false)
+				     : NULL;
+
+		error(h, "cannot read kernels in", a->path,
+		      "kpack #0 entry %zu%s%s%s: %s", i, t ? " (" : "",
+		      t ? t : "", t ? ")" : "", ls_kernels_why(&c.kernels));
+		free(t);
+	}
 	if (!o->verify)
 		goto out;
 	if (a->target && strcmp(en.target, a->target) &&
