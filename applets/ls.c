@@ -16,7 +16,6 @@
 #include "ls_json.h"
 #include "ls_kpack.h"
 #include "ls_kernels.h"
-#include "ls_rows.h"
 #include "ls_text.h"
 #include "ls_types.h"
 #include "selection.h"
@@ -335,7 +334,7 @@ static int list_in(struct options *o, const char *path,
 	 * say) is described, and with --kernels has its kernels listed. */
 	if (l.n == 1 && !ls_text_has_children(&l, 0) &&
 	    (!ls_text_kernels_row(&l.v[0]) ||
-	     ls_file_kernels(l.v[0].k, in.data, in.len) < 0)) {
+	     ls_code_kernels(l.v[0].k, in.data, in.len) < 0)) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
@@ -361,7 +360,7 @@ static int list_in(struct options *o, const char *path,
 			rc = fail("bad hash in", path, "%s", l.v[i].hash_why);
 		if (l.v[i].kind == OFFCODE_NODE_CONTAINER && l.v[i].coded)
 			rc |= nv_undecoded(&l, i, path);
-		if (l.v[i].k && l.v[i].k->kernels_why && o->kernels)
+		if (l.v[i].k && l.v[i].k->error && o->kernels)
 			rc = kernels_unread(&l, i, path);
 	}
 	if (rs.later && !fclose(rs.later) && later_len) {

@@ -12,7 +12,6 @@
 
 #include "ls_kernels.h"
 #include "ls_kpack.h"
-#include "ls_rows.h"
 #include "messages.h"
 
 struct kpack_lister {
@@ -127,17 +126,21 @@ static void entry(struct kpack_lister *h, size_t k,
 	c.in_file = en.in_file;
 	c.offset = en.offset;
 	c.image_kind = code ? offcode_split_image_kind(code, size) : NULL;
-	if (kernels && ls_file_kernels(&c.kernels, code, (size_t)size) < 0) {
+	if (kernels && ls_code_kernels(&c.kernels, code, (size_t)size) < 0) {
 		error(h, "cannot list", h->path, "out of memory");
 		goto out;
 	}
 	h->sink->entry(h->ctx, h->s, a, &c);
-	if (kernels && c.kernels.kernels_why) {
-		char *unread = ls_kernels_unread(&c.kernels);
+	if (kernels && c.kernels.error) {
+		/* Named as the archive's listing names its entry. */
+		char *t = *en.target ? applet_escape(en.target,
+						     strlen(en.target), false)
+				     : NULL;
 
-		error(h, "cannot read kernels in", a->path, "%s",
-		      unread ? unread : "out of memory");
-		free(unread);
+		error(h, "cannot read kernels in", a->path,
+		      "kpack #0 entry %zu%s%s%s: %s", i, t ? " (" : "",
+		      t ? t : "", t ? ")" : "", ls_kernels_why(&c.kernels));
+		free(t);
 	}
 	if (!o->verify)
 		goto out;
@@ -151,7 +154,7 @@ static void entry(struct kpack_lister *h, size_t k,
 		      en.key, en.target, got);
 out:
 	offcode_error_free(why);
-	ls_row_free(&c.kernels);
+	ls_code_kernels_free(&c.kernels);
 }
 
 /* Archive k (a): each wrapper's code object in it. */
@@ -311,7 +314,7 @@ static void text_entry(void *ctx, offcode_split *s,
 	put_shown(c->target);
 	printf("  %" PRIu64 "\n", c->size);
 	if (rs && rs->kernels)
-		ls_print_kernels(stdout, rs, &c->kernels, 8);
+		ls_print_code_kernels(stdout, rs, &c->kernels, 8);
 }
 
 static void text_missing(void *ctx, const struct offcode_split_archive *a,

@@ -33,9 +33,9 @@ struct ls_kpack_code {
 	bool in_file;		/* its code in the archive as it is, at */
 	uint64_t offset;
 	const char *image_kind;	/* of its code, when read; else NULL */
-	/* --kernels: its code's kernels, or why they cannot be read (the
-	 * kernels fields of a row alone: ls_file_kernels'). */
-	struct row kernels;
+	/* --kernels: its code's kernels, or why they cannot be read
+	 * (ls_kernels.h's ls_code_kernels). */
+	struct code_kernels kernels;
 };
 
 /* What is found, in order: the host, then for each search path the

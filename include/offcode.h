@@ -1091,19 +1091,41 @@ OFFCODE_API int offcode_artifact_kernels(offcode_artifact *a,
 					 const offcode_kernels **out);
 OFFCODE_API void offcode_kernels_free(offcode_artifact *a,
 				      const offcode_kernels *k);
+/* The kernels of size bytes of code the caller holds (a walk's entry's
+ * code, struct offcode_node's code and code_size; a file read by the
+ * caller that is itself a code object), read as offcode_entry_kernels
+ * reads an entry's: 0 with *out, the caller's own, freed with
+ * offcode_code_kernels_free (code may go as soon as this returns);
+ * OFFCODE_NOTHING with *out NULL and no record for bytes that are no
+ * AMDGPU code object, cubin or PTX; else *out NULL and the code of the
+ * damage (`ls --kernels`' "error_code"), OFFCODE_NOMEM, or
+ * OFFCODE_INVALID (out NULL, code NULL with size not 0), with *err, when
+ * err is not NULL, a record the caller frees with offcode_error_free
+ * (its reason what `ls --kernels` says after "cannot read kernels in
+ * '<file>': [<entry>: ]").  One thread at a time may use a list (its
+ * names are demangled when first asked for). */
+OFFCODE_API int offcode_code_kernels(const void *code, size_t size,
+				     offcode_kernels **out,
+				     offcode_error **err);
+/* Free a list of offcode_code_kernels; NULL is fine. */
+OFFCODE_API void offcode_code_kernels_free(offcode_kernels *k);
 /* "amdgpu", "cubin" or "ptx" ("source"). */
 OFFCODE_API const char *offcode_kernels_source(const offcode_kernels *k);
 /* The code object version (AMDGPU), or 0. */
 OFFCODE_API unsigned offcode_kernels_code_object_version(const offcode_kernels *k);
 /* "target", "processor", "ptx_version"; NULL where the code gives none. */
 OFFCODE_API const char *offcode_kernels_target(const offcode_kernels *k);
+/* An AMDGPU code object's target ID, as its metadata's target names it
+ * after the triple ("gfx90a:xnack+", with the features it was built
+ * for); NULL for other code or where the metadata names none. */
+OFFCODE_API const char *offcode_kernels_target_id(const offcode_kernels *k);
 OFFCODE_API const char *offcode_kernels_processor(const offcode_kernels *k);
 OFFCODE_API const char *offcode_kernels_ptx_version(const offcode_kernels *k);
 OFFCODE_API size_t offcode_kernels_count(const offcode_kernels *k);
 OFFCODE_API const offcode_kernel *offcode_kernels_at(const offcode_kernels *k,
 						     size_t i);
 /* Its symbol as in the symbol table, and its name as `ls` prints it
- * (demangled). */
+ * (demangled as c++filt does; the symbol when it is no mangled name). */
 OFFCODE_API const char *offcode_kernel_symbol(const offcode_kernel *k);
 OFFCODE_API const char *offcode_kernel_name(const offcode_kernel *k);
 
@@ -1139,7 +1161,9 @@ OFFCODE_API bool offcode_kernel_resource(const offcode_kernel *k,
 					 enum offcode_resource r,
 					 uint64_t *value);
 /* A cubin's constant bank sizes ("constant_bytes"): true with the bytes of
- * bank `bank` (0 to 17) when the kernel uses it. */
+ * bank `bank` (0 to OFFCODE_CONSTANT_BANKS - 1) when the kernel uses
+ * it. */
+enum { OFFCODE_CONSTANT_BANKS = 18 };
 OFFCODE_API bool offcode_kernel_constant_bytes(const offcode_kernel *k,
 					       unsigned bank, uint64_t *value);
 /* An AMDGPU kernel's descriptor as stored ("descriptor"): true and *d

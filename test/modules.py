@@ -77,8 +77,7 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     the printers above cannot take yet; extract reads a pipe once for two
 #     passes, which offcode_source_* can do);
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
-#     (offcode_entry_kernels and offcode_artifact_kernels read an
-#     artefact, which ls does not open yet).
+#     (offcode_code_kernels reads the code at hand).
 # (extract's file names, URIs, streamed CCOBs, split binaries, packages
 # and images are offcode_names_take's, offcode_uri_parse's,
 # offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
@@ -86,19 +85,12 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 # library alone (offcode_walk_*, offcode_layer_walk), and so do a
 # kpack-split binary's lines (offcode_split: its reference, archives and
 # their TOCs, each code object, --verify's check), its cuobjdump lines
-# (offcode_entry_nv, offcode_input_cubin_arch) and its map of each input
-# (offcode_source_*): what ls still owes is --kernels' tables and the
-# struct row they share.
+# (offcode_entry_nv, offcode_input_cubin_arch), its map of each input
+# (offcode_source_*) and --kernels' tables and JSON (offcode_code_kernels
+# of the code at hand): ls owes nothing.
 OWED = {
     "applets/extract": "core/io_in ops/inspect ops/kinds",
     "applets/extract_impl": "core/io_in ops/inspect",
-    "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
-                            "ops/inspect_node ops/kinds",
-    "applets/ls_kernels": "formats/kernels formats/kernels_parse "
-                          "ops/amdgpu_occupancy ops/inspect_node ops/kinds",
-    "applets/ls_rows": "formats/kernels ops/inspect ops/inspect_node "
-                       "ops/kinds",
-    "applets/ls_types": "formats/kernels ops/inspect ops/kind",
 }
 OWED = {(a, b) for a, bs in OWED.items() for b in bs.split()}
 
