@@ -181,6 +181,8 @@ struct row *ls_text_kernels_row(struct ls_item *it)
 
 static void item_free(struct ls_item *it)
 {
+	if (it->rec)		/* a member passed by: it owns nothing */
+		return;
 	if (it->kind != OFFCODE_NODE_INPUT)
 		free(it->name);		/* an input's is in its words' block */
 	free(it->words);
@@ -223,11 +225,31 @@ static char *copy(const char *s, size_t len)
 	return p;
 }
 
+/* Input item it's words and name, copied from in: one block. */
+static int copy_words(struct ls_item *it, const offcode_input *in)
+{
+	const char *words = offcode_input_words(in), *s;
+	size_t len = 0, wlen = strlen(words);
+
+	s = it->depth ? offcode_input_name(in, &len) : NULL;
+	if (!(it->words = malloc(wlen + 1 + len + 1)))
+		return -1;
+	memcpy(it->words, words, wlen + 1);
+	if (it->depth) {
+		it->name = it->words + wlen + 1;
+		memcpy(it->name, s, len);
+		it->name[len] = 0;
+	}
+	it->name_len = len;
+	it->rec = NULL;
+	return 0;
+}
+
 static int fill(const struct ls_list *l, struct ls_item *it,
 		const struct offcode_node *n)
 {
-	const char *s, *words;
-	size_t len, wlen;
+	const char *s;
+	size_t len;
 
 	memset(it, 0, sizeof(*it));
 	it->kind = n->kind;
@@ -239,23 +261,13 @@ static int fill(const struct ls_list *l, struct ls_item *it,
 		it->thin = !strcmp(s, "thin-member");
 		it->offset = offcode_input_offset(n->input);
 		it->size = offcode_input_size(n->input);
-		s = offcode_input_name(n->input, &len);
-		words = offcode_input_words(n->input);
-		wlen = strlen(words);
-		/* Its name and words in one block: a library's members come
-		 * and go by the thousand. */
-		if (!n->depth)
-			len = 0;
-		if (!(it->words = malloc(wlen + 1 + len + 1)))
-			return -1;
-		memcpy(it->words, words, wlen + 1);
-		if (n->depth) {
-			it->name = it->words + wlen + 1;
-			memcpy(it->name, s, len);
-			it->name[len] = 0;
+		/* A member that may be passed by is copied when something
+		 * comes under it (ls_text_visit), the rest now. */
+		if (n->depth && !it->archive && !it->thin) {
+			it->rec = n->input;
+			return 0;
 		}
-		it->name_len = len;
-		return 0;
+		return copy_words(it, n->input);
 	case OFFCODE_NODE_SECTION:
 		it->number = n->section_index;
 		it->offset = n->section_offset;
@@ -349,6 +361,11 @@ int ls_text_visit(void *ctx, const struct offcode_node *n)
 
 	if (n->kind == OFFCODE_NODE_CONTAINER_END)
 		return container_end(l, n);
+	/* Something under a member that may have been passed by: it is
+	 * shown, its record (open above n) copied. */
+	if (l->n && l->v[l->n - 1].rec && l->v[l->n - 1].depth < n->depth &&
+	    copy_words(&l->v[l->n - 1], l->v[l->n - 1].rec) < 0)
+		return -1;
 	if (n->kind == OFFCODE_NODE_ENTRY) {
 		bool wanted = ls_wanted_entry(rs, n->entry);
 		size_t klen, alen;

@@ -25,6 +25,11 @@ struct ls_item {
 	 * without code under it) */
 	char *words;
 	bool archive, thin;
+	/* A member that may be passed by (ls_shown): the library's record,
+	 * borrowed while the member is open, its words and name copied only
+	 * when something comes under it (NULL once they are, and for the
+	 * rest) -- a library's members cost no copy each. */
+	const offcode_input *rec;
 	/* SECTION: its index; CONTAINER: its number */
 	unsigned number;
 	/* CONTAINER */
