@@ -260,19 +260,17 @@ static size_t input_above(const struct keep *k, unsigned d)
 	return 0;
 }
 
-/* What ls prints of an input after "<file>: " (offcode_input_words). */
-static const char *input_words(struct keep *k, const struct inspect_node *n)
+/* What ls prints of an input after "<file>: " (offcode_input_words):
+ * static words, or NULL with its headers' in words. */
+static const char *input_words(const struct offcode_input *in, char *words,
+			       size_t cap)
 {
-	struct inspect_host_header h;
-	char words[96];
-
-	switch (n->format) {
+	switch (in->inspect_format) {
 	case INSPECT_ELF:
 	case INSPECT_COFF:
 	case INSPECT_PE:
-		inspect_host_header(n, &h);
-		inspect_host_words(&h, words, sizeof(words));
-		return artifact_keep(k->a, words, strlen(words), &k->oom);
+		inspect_host_words(&in->host, words, cap);
+		return NULL;
 	case INSPECT_ARCHIVE:
 		return "archive";
 	case INSPECT_RAW:
@@ -280,13 +278,74 @@ static const char *input_words(struct keep *k, const struct inspect_node *n)
 	case INSPECT_THIN_MEMBER:
 		return "thin archive member (not read)";
 	case INSPECT_TEXT:
-		return n->ld_script ? "linker script" : "text";
+		return in->ld_script ? "linker script" : "text";
 	case INSPECT_HOST:
-		return n->host->ls_word;
+		return in->host_row->ls_word;
 	case INSPECT_OTHER:
 		break;
 	}
-	return n->size ? "other data" : "empty";
+	return in->size ? "other data" : "empty";
+}
+
+/* len bytes at s with a NUL kept for input in: in the arena, unless a
+ * streaming walk is visiting a node under it (the arena above in goes
+ * with that node): then in late[slot], freed as in goes. */
+static const char *input_keep(offcode_artifact *a, struct offcode_input *in,
+			      int slot, const char *s, size_t len)
+{
+	bool oom = false;
+	char *p;
+
+	if (!a->live_keep || a->visiting == in) {
+		const char *kept = artifact_keep(a, s, len, &oom);
+
+		if (oom && a->live_keep)
+			a->live_keep->oom = true;
+		return kept;
+	}
+	if (!(p = malloc(len + 1))) {
+		a->live_keep->oom = true;
+		return NULL;
+	}
+	memcpy(p, s, len);
+	p[len] = 0;
+	if (in->late[slot])
+		free(in->late[slot]);
+	else
+		a->nlate++;
+	in->late[slot] = p;
+	return p;
+}
+
+void artifact_input_fill(const struct offcode_input *cin)
+{
+	/* The record is the handle's, not const: the header's const says
+	 * the listing does not change. */
+	struct offcode_input *in = (struct offcode_input *)cin;
+	offcode_artifact *a = (offcode_artifact *)in->owner;
+	char words[96];
+
+	if (in->words_later) {
+		const char *w = input_words(in, words, sizeof(words));
+
+		in->words = w ? w : input_keep(a, in, 0, words, strlen(words));
+		in->words_later = false;
+	}
+	if (in->name_later) {
+		in->name = input_keep(a, in, 1, in->name_src, in->name_len);
+		in->name_later = false;
+	}
+}
+
+void artifact_input_free_late(offcode_artifact *a, size_t from)
+{
+	for (size_t i = from; a->nlate && i < a->ninputs; i++)
+		for (int k = 0; k < 2; k++)
+			if (a->inputs[i].late[k]) {
+				free(a->inputs[i].late[k]);
+				a->inputs[i].late[k] = NULL;
+				a->nlate--;
+			}
 }
 
 static int keep_input(struct keep *k, const struct inspect_node *n)
@@ -310,9 +369,10 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 		.format = n->format == INSPECT_HOST ? n->host->json_format
 						    : formats[n->format],
 		.offset = n->offset, .size = n->size,
+		.words_later = true, .inspect_format = n->format,
+		.host_row = n->host, .ld_script = n->ld_script,
 	};
 	inspect_host_header(n, &in->host);
-	in->words = input_words(k, n);
 	/* Where du looks for one code object with no container: an AMDGPU
 	 * or CUDA ELF file, or text (PTX). */
 	if (!n->depth)
@@ -320,8 +380,13 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 				     (n->machine == 224 || n->machine == 190)) ||
 				    n->format == INSPECT_TEXT;
 	if (n->depth) {
-		in->name = artifact_keep(a, n->name, n->name_len, &k->oom);
 		in->name_len = n->name_len;
+		if (k->stream) {	/* copied when asked for */
+			in->name_src = n->name;
+			in->name_later = true;
+		} else
+			in->name = artifact_keep(a, n->name, n->name_len,
+						 &k->oom);
 	} else {
 		in->name = a->path;
 		in->name_len = strlen(a->path);
@@ -527,85 +592,138 @@ static int keep_presentation(struct keep *k, struct offcode_entry *e,
 		e->location = artifact_keep(k->a, buf, strlen(buf), &k->oom);
 	else
 		e->location = "(compressed)";
-	if (n->decode_err &&
-	    !(e->decode_error = error_from(n->decode_err, "")))
-		return -1;
 	return 0;
+}
+
+/* Entry e's fields of groups (ENTRY_*) from its node n. */
+static int fill_entry(struct keep *k, struct offcode_entry *e,
+		      const struct inspect_node *n, unsigned groups)
+{
+	offcode_artifact *a = k->a;
+	const struct kind *kind = kinds_get(n->container);
+	struct inspect_target t;
+
+	/* (what they are made of filled first) */
+	if (groups & ENTRY_SELECT)
+		groups |= ENTRY_NAMES;
+	if ((groups & ENTRY_CELLS) && n->in_file)
+		groups |= ENTRY_URI;
+	groups &= e->lazy;
+	e->lazy &= ~groups;
+	inspect_entry_target(n, &t);
+	if (groups & ENTRY_NAMES) {
+		if (kind->ids) {
+			e->id = artifact_keep(a, n->name, n->name_len, &k->oom);
+			e->id_len = n->name_len;
+		}
+		e->kind = artifact_keep(a, t.kind, t.kind_len, &k->oom);
+		e->kind_len = t.kind_len;
+		e->triple = artifact_keep(a, t.triple, t.triple_len, &k->oom);
+		e->triple_len = t.triple_len;
+		e->arch = artifact_keep(a, t.arch, t.arch_len, &k->oom);
+		e->arch_len = t.arch_len;
+		e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
+		e->image_later = image_kind_later(n);
+		split_target(k, e);
+	}
+	if ((groups & ENTRY_URI) && n->in_file &&
+	    !(e->uri = keep_uri(k, n->offset, n->size)))
+		return -1;
+	if (groups & ENTRY_FIELDS) {
+		struct kind_text d[KIND_DETAILS];
+		/* (its rows and buffers are written before they are read:
+		 * not its 1.4 KB zeroed for each entry, a tenth of what
+		 * keeping an entry cost; issue 37) */
+		struct kind_fields kf;
+
+		kf.n = kf.nbuf = 0;
+		memset(d, 0, sizeof(d));
+		if (kind->details)
+			kind->details(n, d);
+		if (kind->entry_json)
+			kind->entry_json(n, &k->container, d, &kf);
+		e->fields = keep_fields(k, &kf, &e->nfields);
+	}
+	if (groups & ENTRY_SELECT) {
+		/* As selection sees it (applets/selection.c's
+		 * applet_entry_of). */
+		char archbuf[24], *id;
+		const char *sarch;
+		size_t id_len, sarch_len;
+
+		if (!(id = kinds_entry_id(n, &t, &id_len)))
+			return -1;
+		/* (each the text kept above when it is the same, as it
+		 * mostly is) */
+		e->select_id = same_text(e->id, e->id_len, id, id_len) ? e->id :
+			       artifact_keep(a, id, id_len, &k->oom);
+		e->select_id_len = id_len;
+		free(id);
+		sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf),
+					  &sarch_len);
+		e->select_arch = same_text(e->arch, e->arch_len, sarch,
+					   sarch_len) ? e->arch :
+				 artifact_keep(a, sarch, sarch_len, &k->oom);
+		e->select_arch_len = sarch_len;
+	}
+	if ((groups & ENTRY_CELLS) && keep_presentation(k, e, kind, n, &t) < 0)
+		return -1;
+	return k->oom ? -1 : 0;
+}
+
+void artifact_entry_fill(const struct offcode_entry *ce, unsigned groups)
+{
+	/* The record is the walk's, not const: the header's const says the
+	 * listing does not change. */
+	struct offcode_entry *e = (struct offcode_entry *)ce;
+	struct keep *k = e->owner->live_keep;
+
+	if (!k || !e->live) {	/* (not in a visit: nothing to fill from) */
+		e->lazy = 0;
+		return;
+	}
+	if (fill_entry(k, e, e->live, groups) < 0)
+		k->oom = true;
 }
 
 static int keep_entry(struct keep *k, const struct inspect_node *n)
 {
 	offcode_artifact *a = k->a;
 	const struct kind *kind = kinds_get(n->container);
-	struct kind_text d[KIND_DETAILS];
-	/* (its rows and buffers are written before they are read: not its
-	 * 1.4 KB zeroed for each entry, a tenth of what keeping an entry
-	 * cost; issue 37) */
-	struct kind_fields kf;
-	struct inspect_target t;
 	struct offcode_entry *e;
-	char archbuf[24], *id;
-	const char *sarch;
-	size_t id_len, sarch_len;
 
 	if (!a->ncontainers)	/* an entry outside a container: none */
 		return 0;
-	kf.n = kf.nbuf = 0;
 	if (grow((void **)&a->entries, &a->cap_entries, a->nentries,
 		 sizeof(*e)) < 0)
 		return -1;
-	inspect_entry_target(n, &t);
-	memset(d, 0, sizeof(d));
-	if (kind->details)
-		kind->details(n, d);
-	if (kind->entry_json)
-		kind->entry_json(n, &k->container, d, &kf);
 	e = &a->entries[a->nentries];
 	*e = (struct offcode_entry){
 		.owner = a, .container = a->ncontainers - 1,
 		.ordinal = a->nentries, .index = n->index,
 		.size = n->size, .offset = n->offset, .has_offset = n->in_file,
 		.compressed = !n->in_file && !n->in_bitcode,
+		.lazy = ENTRY_LAZY,
 	};
-	if (kind->ids) {
-		e->id = artifact_keep(a, n->name, n->name_len, &k->oom);
-		e->id_len = n->name_len;
-	}
-	e->kind = artifact_keep(a, t.kind, t.kind_len, &k->oom);
-	e->kind_len = t.kind_len;
-	e->triple = artifact_keep(a, t.triple, t.triple_len, &k->oom);
-	e->triple_len = t.triple_len;
-	e->arch = artifact_keep(a, t.arch, t.arch_len, &k->oom);
-	e->arch_len = t.arch_len;
-	e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
-	e->image_later = image_kind_later(n);
-	split_target(k, e);
-	if (n->in_file && !(e->uri = keep_uri(k, n->offset, n->size)))
-		return -1;
-	e->fields = keep_fields(k, &kf, &e->nfields);
-	e->direct = direct(a, kind, n);
-	/* As selection sees it (applets/selection.c's applet_entry_of). */
-	if (!(id = kinds_entry_id(n, &t, &id_len)))
-		return -1;
-	/* (each the text kept above when it is the same, as it mostly is) */
-	e->select_id = same_text(e->id, e->id_len, id, id_len) ? e->id :
-		       artifact_keep(a, id, id_len, &k->oom);
-	e->select_id_len = id_len;
-	free(id);
-	sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf), &sarch_len);
-	e->select_arch = same_text(e->arch, e->arch_len, sarch, sarch_len) ? e->arch :
-			 artifact_keep(a, sarch, sarch_len, &k->oom);
-	e->select_arch_len = sarch_len;
 	/* du's figures: as its kind counts them, a packed container's
-	 * share. */
+	 * share (the walk's state now). */
 	e->du_code = e->du_stored = n->size;
 	if (kind->sizes)
 		kind->sizes(n, &e->du_code, &e->du_stored);
 	if (!n->in_file && k->packed_depth && k->packed_raw)
 		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
 					  n->size / k->packed_raw);
-	if (keep_presentation(k, e, kind, n, &t) < 0)
+	if (n->decode_err &&
+	    !(e->decode_error = error_from(n->decode_err, "")))
 		return -1;
+	if (k->stream) {
+		/* The rest when asked for, during its visit (walk.c). */
+		e->live = n;
+	} else {
+		if (fill_entry(k, e, n, ENTRY_LAZY) < 0)
+			return -1;
+		e->direct = direct(a, kind, n);
+	}
 	if (!k->stream)
 		a->containers[e->container].entries++;
 	a->nentries++;

@@ -24,6 +24,18 @@ struct offcode_input {
 	/* An ELF, COFF or PE file's headers (offcode_input_host). */
 	struct inspect_host_header host;
 	const char *words;	/* offcode_input_words */
+	/* Filled when first asked for (input_need), not as it is kept: its
+	 * words (words_later: from what they are made of, below), and, in a
+	 * streaming walk, its name (name_later: from the walk's bytes at
+	 * name_src, which stay while the input is open).  Asked for during
+	 * the visit of a node under it, they are kept in late (malloc'd,
+	 * freed as it goes): the arena above the input is given back with
+	 * that node. */
+	bool words_later, name_later, ld_script;
+	enum inspect_format inspect_format;
+	const struct host *host_row;
+	const char *name_src;
+	char *late[2];
 };
 
 struct offcode_container {
@@ -79,6 +91,22 @@ struct offcode_entry {
 	unsigned ncells;
 	const char *location;
 	offcode_error *decode_error;	/* freed with it */
+	/* In a streaming walk, the fields of the groups in lazy (ENTRY_*)
+	 * are filled when an accessor first asks for them (entry_need),
+	 * from its node, live during its visit: what a visitor does not
+	 * read costs nothing. */
+	unsigned lazy;
+	const struct inspect_node *live;
+};
+/* An entry's fields filled when first asked for, by group. */
+enum {
+	ENTRY_NAMES = 1u << 0,	/* id, kind, triple, arch, processor,
+				 * features, image kind */
+	ENTRY_URI = 1u << 1,
+	ENTRY_FIELDS = 1u << 2,
+	ENTRY_SELECT = 1u << 3,	/* select_id, select_arch */
+	ENTRY_CELLS = 1u << 4,	/* cells, location */
+	ENTRY_LAZY = (1u << 5) - 1,
 };
 
 /* Memory the artefact owns, freed with it: a list of blocks. */
@@ -140,6 +168,12 @@ struct offcode_artifact {
 	void (*free_members)(offcode_artifact *a);
 	int (*members_code)(offcode_artifact *a, size_t only,
 			    offcode_code_fn fn, void *ctx);
+	/* A streaming walk's state (walk.c), while it goes: what fills its
+	 * records' fields when first asked for (entry_need, input_need),
+	 * and the input being visited (its late fields go in the arena). */
+	struct keep *live_keep;
+	const struct offcode_input *visiting;
+	size_t nlate;		/* inputs' late fields held */
 	/* Whether it is one code object (du.c), once asked; NULL before. */
 	struct lone_code *lone;
 	bool lone_candidate;	/* input 0 may be one (artifact.c) */
@@ -181,6 +215,28 @@ int artifact_keep_node(struct keep *k, const struct inspect_node *n);
  * its end). */
 int artifact_refill_container(struct keep *k, struct offcode_container *c,
 			      const struct inspect_node *n);
+/* Entry e's fields of groups (ENTRY_*) filled if they are not yet
+ * (entry_need); out of memory, they stay NULL and the walk fails. */
+void artifact_entry_fill(const struct offcode_entry *e, unsigned groups);
+static inline void entry_need(const struct offcode_entry *e, unsigned groups)
+{
+	if (e && (e->lazy & groups))
+		artifact_entry_fill(e, groups);
+}
+/* Input in's name and words filled if they are not yet (input_need). */
+void artifact_input_fill(const struct offcode_input *in);
+static inline void input_need(const struct offcode_input *in)
+{
+	if (in && (in->words_later || in->name_later))
+		artifact_input_fill(in);
+}
+/* The late fields of inputs [from, ninputs) freed (walk.c, as they go). */
+void artifact_input_free_late(offcode_artifact *a, size_t from);
+static inline void input_free_late(offcode_artifact *a, size_t from)
+{
+	if (a->nlate)	/* (seldom) */
+		artifact_input_free_late(a, from);
+}
 /* The arena's place now, and everything allocated after it freed. */
 struct arena_mark artifact_mark(const offcode_artifact *a);
 void artifact_release(offcode_artifact *a, struct arena_mark m);
