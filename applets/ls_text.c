@@ -245,28 +245,72 @@ static int copy_words(struct ls_item *it, const offcode_input *in)
 	return 0;
 }
 
+/* A member that may be passed by: what is read of it before something
+ * comes under it (ls_shown, ls.c's checks), the rest of it (its place
+ * too) left as it was, and filled when it is shown (pin) -- a library's
+ * members come and go by the thousand. */
+static void fill_passable(struct ls_item *it, const struct offcode_node *n)
+{
+	it->kind = OFFCODE_NODE_INPUT;
+	it->depth = n->depth;
+	it->archive = it->thin = false;
+	it->rec = n->input;
+	it->name = it->words = NULL;
+	it->name_len = 0;
+	it->text = NULL;
+	it->hash_why = NULL;
+	it->k = NULL;
+	/* (what a container's lines would read of an item after it) */
+	it->ncells = 0;
+	it->index = 0;
+	it->id = it->uri = it->why = NULL;
+	it->id_len = 0;
+}
+
+/* Member it shown, now that something comes under it. */
+static int pin(struct ls_item *it)
+{
+	struct ls_item keep = *it;
+
+	memset(it, 0, sizeof(*it));
+	it->kind = keep.kind;
+	it->depth = keep.depth;
+	it->offset = offcode_input_offset(keep.rec);
+	it->size = offcode_input_size(keep.rec);
+	return copy_words(it, keep.rec);
+}
+
+/* Whether format s (offcode_input_format) is f. */
+static bool is_format(const char *s, const char *f)
+{
+	return s[0] == f[0] && !strcmp(s, f);
+}
+
 static int fill(const struct ls_list *l, struct ls_item *it,
 		const struct offcode_node *n)
 {
 	const char *s;
 	size_t len;
 
+	if (n->kind == OFFCODE_NODE_INPUT && n->depth) {
+		s = offcode_input_format(n->input);
+		/* A member that may be passed by is copied when something
+		 * comes under it (ls_text_visit), the rest now. */
+		if (!is_format(s, "archive") && !is_format(s, "thin-member")) {
+			fill_passable(it, n);
+			return 0;
+		}
+	}
 	memset(it, 0, sizeof(*it));
 	it->kind = n->kind;
 	it->depth = n->depth;
 	switch (n->kind) {
 	case OFFCODE_NODE_INPUT:
 		s = offcode_input_format(n->input);
-		it->archive = !strcmp(s, "archive");
-		it->thin = !strcmp(s, "thin-member");
+		it->archive = is_format(s, "archive");
+		it->thin = is_format(s, "thin-member");
 		it->offset = offcode_input_offset(n->input);
 		it->size = offcode_input_size(n->input);
-		/* A member that may be passed by is copied when something
-		 * comes under it (ls_text_visit), the rest now. */
-		if (n->depth && !it->archive && !it->thin) {
-			it->rec = n->input;
-			return 0;
-		}
 		return copy_words(it, n->input);
 	case OFFCODE_NODE_SECTION:
 		it->number = n->section_index;
@@ -364,7 +408,7 @@ int ls_text_visit(void *ctx, const struct offcode_node *n)
 	/* Something under a member that may have been passed by: it is
 	 * shown, its record (open above n) copied. */
 	if (l->n && l->v[l->n - 1].rec && l->v[l->n - 1].depth < n->depth &&
-	    copy_words(&l->v[l->n - 1], l->v[l->n - 1].rec) < 0)
+	    pin(&l->v[l->n - 1]) < 0)
 		return -1;
 	if (n->kind == OFFCODE_NODE_ENTRY) {
 		bool wanted = ls_wanted_entry(rs, n->entry);
