@@ -389,9 +389,13 @@ static int container_end(struct ls_list *l, const struct offcode_node *n)
 
 	if (!c)
 		return 0;
-	offcode_container_summary(n->container, c->entries, tail, sizeof(tail));
-	if (!(c->summary = strdup(tail)))
-		return -1;
+	/* (roc-obj's lines do not say it) */
+	if (l->rs->entries_as_text) {
+		offcode_container_summary(n->container, c->entries, tail,
+					  sizeof(tail));
+		if (!(c->summary = strdup(tail)))
+			return -1;
+	}
 	if (bad && !(c->hash_why = strdup(offcode_error_reason(bad))))
 		return -1;
 	return 0;

@@ -605,17 +605,18 @@ static int fill_entry(struct keep *k, struct offcode_entry *e,
 
 	/* (what they are made of filled first) */
 	if (groups & ENTRY_SELECT)
-		groups |= ENTRY_NAMES;
+		groups |= ENTRY_NAMES | ENTRY_ID;
 	if ((groups & ENTRY_CELLS) && n->in_file)
 		groups |= ENTRY_URI;
 	groups &= e->lazy;
 	e->lazy &= ~groups;
-	inspect_entry_target(n, &t);
+	if (groups & (ENTRY_NAMES | ENTRY_SELECT | ENTRY_CELLS))
+		inspect_entry_target(n, &t);
+	if ((groups & ENTRY_ID) && kind->ids) {
+		e->id = artifact_keep(a, n->name, n->name_len, &k->oom);
+		e->id_len = n->name_len;
+	}
 	if (groups & ENTRY_NAMES) {
-		if (kind->ids) {
-			e->id = artifact_keep(a, n->name, n->name_len, &k->oom);
-			e->id_len = n->name_len;
-		}
 		e->kind = artifact_keep(a, t.kind, t.kind_len, &k->oom);
 		e->kind_len = t.kind_len;
 		e->triple = artifact_keep(a, t.triple, t.triple_len, &k->oom);

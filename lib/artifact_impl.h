@@ -100,13 +100,14 @@ struct offcode_entry {
 };
 /* An entry's fields filled when first asked for, by group. */
 enum {
-	ENTRY_NAMES = 1u << 0,	/* id, kind, triple, arch, processor,
+	ENTRY_NAMES = 1u << 0,	/* kind, triple, arch, processor,
 				 * features, image kind */
 	ENTRY_URI = 1u << 1,
 	ENTRY_FIELDS = 1u << 2,
 	ENTRY_SELECT = 1u << 3,	/* select_id, select_arch */
 	ENTRY_CELLS = 1u << 4,	/* cells, location */
-	ENTRY_LAZY = (1u << 5) - 1,
+	ENTRY_ID = 1u << 5,
+	ENTRY_LAZY = (1u << 6) - 1,
 };
 
 /* Memory the artefact owns, freed with it: a list of blocks. */

@@ -178,7 +178,7 @@ unsigned offcode_entry_index(const offcode_entry *e)
 
 const char *offcode_entry_id(const offcode_entry *e, size_t *len)
 {
-	entry_need(e, ENTRY_NAMES);
+	entry_need(e, ENTRY_ID);
 	return text(e->id, e->id_len, len);
 }
 
