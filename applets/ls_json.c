@@ -523,18 +523,20 @@ static int print_entry(struct ls_json *js, const struct offcode_node *n)
 	struct ls_json_level *c = js->n ? &js->lv[js->n - 1] : NULL;
 	const offcode_error *undecoded = offcode_entry_decode_error(n->entry);
 	struct row k = { .kernels_code = ERR_OTHER };
-	size_t klen, alen;
-	const char *key = offcode_entry_id(n->entry, &klen);
-	const char *arch = offcode_entry_target_id(n->entry, &alen);
 
 	if (js->rs->kernels && n->code &&
 	    ls_file_kernels(&k, n->code, (size_t)n->code_size) < 0)
 		return -1;
 	if (js->verify &&
-	    !strcmp(offcode_container_format(n->container), "kpack") &&
-	    ls_kpack_verify_code(js->errs, js->path, n->code, n->code_size,
-				 key, klen, arch, alen))
-		js->rc = 1;
+	    !strcmp(offcode_container_format(n->container), "kpack")) {
+		size_t klen, alen;
+		const char *key = offcode_entry_id(n->entry, &klen);
+		const char *arch = offcode_entry_target_id(n->entry, &alen);
+
+		if (ls_kpack_verify_code(js->errs, js->path, n->code,
+					 n->code_size, key, klen, arch, alen))
+			js->rc = 1;
+	}
 	if (c) {
 		show(js, js->n - 1);
 		to_array(c, "entries");

@@ -51,6 +51,50 @@ static void entry_line(const offcode_entry *e, char **cell, int *ncells,
 	*ncells = k;
 }
 
+/* Whether ls prints the len bytes at s as they are (applet_escape's
+ * bytes are none of them). */
+static bool plain(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+/* entry_line's cells, for a line made at once (entry_as_text): what
+ * needs no escaping pointed at, not copied (the record's, alive during
+ * the visit), the size printed in scratch; only escaped cells are
+ * malloc'd (owned), and NULL is out of memory. */
+static void entry_cells(const offcode_entry *e, char **cell, bool *owned,
+			int *ncells, int *right, char scratch[][24])
+{
+	size_t n = offcode_entry_cell_count(e), len;
+	int k = 0;
+
+	for (size_t i = 0; i < n && k < MAX_CELLS - 2; i++) {
+		const char *s = offcode_entry_cell(e, i, &len);
+
+		if (!s) {
+			cell[k] = scratch[k];
+			strcpy(scratch[k], "-");
+		} else if (plain(s, len))
+			cell[k] = (char *)s;
+		else
+			owned[k] = (cell[k] = applet_escape(s, len, false)) != NULL;
+		k++;
+	}
+	*right = k;
+	snprintf(scratch[k], sizeof(scratch[k]), "%" PRIu64,
+		 offcode_entry_size(e));
+	cell[k] = scratch[k];
+	k++;
+	cell[k++] = (char *)offcode_entry_location(e);
+	*ncells = k;
+}
+
 char *ls_text_entry_name(const struct offcode_node *n)
 {
 	size_t alen;
@@ -144,12 +188,13 @@ static int entry_as_text(struct ls_list *l, const struct offcode_node *n)
 {
 	struct ls_item *c = &l->v[l->n - 1];
 	struct entry_text *t = c->text;
-	char *cell[MAX_CELLS] = { NULL };
+	char *cell[MAX_CELLS] = { NULL }, scratch[MAX_CELLS][24];
+	bool owned[MAX_CELLS] = { false };
 	int ncells, right, rc = 0;
 
 	if (!t && !(t = c->text = calloc(1, sizeof(*t))))
 		return -1;
-	entry_line(n->entry, cell, &ncells, &right);
+	entry_cells(n->entry, cell, owned, &ncells, &right, scratch);
 	t->ncells = ncells;
 	t->right = right;
 	for (int k = 0; k < ncells; k++) {
@@ -160,7 +205,8 @@ static int entry_as_text(struct ls_list *l, const struct offcode_node *n)
 			t->w[k] = len;
 		if (!rc)
 			rc = text_add(t, s, len);
-		free(cell[k]);
+		if (owned[k])
+			free(cell[k]);
 	}
 	t->n++;
 	if (!rc && l->rs->kernels) {
@@ -188,8 +234,6 @@ static void item_free(struct ls_item *it)
 	free(it->words);
 	free(it->summary);
 	free(it->hash_why);
-	free(it->format);
-	free(it->what);
 	if (it->text)
 		free(it->text->buf);
 	free(it->text);
@@ -209,6 +253,11 @@ void ls_list_free(struct ls_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		item_free(&l->v[i]);
+	for (size_t i = 0; i < l->nnames; i++)
+		free(l->names[i]);
+	free(l->names);
+	l->names = NULL;
+	l->nnames = 0;
 	free(l->v);
 	l->v = NULL;
 	l->n = l->cap = 0;
@@ -286,7 +335,21 @@ static bool is_format(const char *s, const char *f)
 	return s[0] == f[0] && !strcmp(s, f);
 }
 
-static int fill(const struct ls_list *l, struct ls_item *it,
+/* s copied once for the list l (its names), or NULL out of memory. */
+static const char *name_of(struct ls_list *l, const char *s)
+{
+	char **v;
+
+	for (size_t i = 0; i < l->nnames; i++)
+		if (!strcmp(l->names[i], s))
+			return l->names[i];
+	if (!(v = realloc(l->names, (l->nnames + 1) * sizeof(*v))))
+		return NULL;
+	l->names = v;
+	return (v[l->nnames] = strdup(s)) ? v[l->nnames++] : NULL;
+}
+
+static int fill(struct ls_list *l, struct ls_item *it,
 		const struct offcode_node *n)
 {
 	const char *s;
@@ -323,9 +386,10 @@ static int fill(const struct ls_list *l, struct ls_item *it,
 		it->number = offcode_container_number(n->container);
 		offcode_container_offset(n->container, &it->offset);
 		it->size = offcode_container_size(n->container);
-		if (!(it->format = strdup(offcode_container_format(
+		if (!(it->format = name_of(l, offcode_container_format(
 			      n->container))) ||
-		    !(it->what = strdup(offcode_container_what(n->container))))
+		    !(it->what = name_of(l, offcode_container_what(
+			      n->container))))
 			return -1;
 		it->roc = offcode_container_roc_obj(n->container);
 		it->coded = offcode_container_coded(n->container);
@@ -416,17 +480,20 @@ int ls_text_visit(void *ctx, const struct offcode_node *n)
 		return -1;
 	if (n->kind == OFFCODE_NODE_ENTRY) {
 		bool wanted = ls_wanted_entry(rs, n->entry);
-		size_t klen, alen;
-		const char *key = offcode_entry_id(n->entry, &klen);
-		const char *arch = offcode_entry_target_id(n->entry, &alen);
 
 		/* A kpack archive's entry (its TOC's key and target) is
 		 * checked for its target (--verify). */
 		if (rs->verify && rs->later && wanted &&
-		    !strcmp(offcode_container_format(n->container), "kpack"))
+		    !strcmp(offcode_container_format(n->container), "kpack")) {
+			size_t klen, alen;
+			const char *key = offcode_entry_id(n->entry, &klen);
+			const char *arch = offcode_entry_target_id(n->entry,
+								   &alen);
+
 			ls_kpack_verify_code(rs->later, rs->path, n->code,
 					     n->code_size, key, klen, arch,
 					     alen);
+		}
 		if (!wanted) {
 			/* Its container counts the entries listed. */
 			struct ls_item *c = container_of(l, n->depth - 1);

@@ -33,7 +33,8 @@ struct ls_item {
 	/* SECTION: its index; CONTAINER: its number */
 	unsigned number;
 	/* CONTAINER */
-	char *format, *what;	/* the library's words, copied */
+	const char *format, *what;	/* the library's words, copied once
+					 * for the list (ls_list.names) */
 	enum offcode_roc_obj roc;
 	bool coded;
 	size_t entries;		/* listed (-t counts those it takes) */
@@ -58,6 +59,10 @@ struct ls_item {
 struct ls_list {
 	struct ls_item *v;
 	size_t n, cap;
+	/* The containers' formats and kinds, each copied once: a CCOB file
+	 * holds thousands of containers of a few kinds. */
+	char **names;
+	size_t nnames;
 	struct rows *rs;	/* options: kernels, verify, -t, path, later */
 };
 

@@ -396,6 +396,42 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 	return 0;
 }
 
+/* Container c's kind's fields from n: those before its entries alone
+ * (c->fields_head), or all of them. */
+static int container_fields(struct keep *k, struct offcode_container *c,
+			    const struct inspect_node *n)
+{
+	const struct kind *kind = kinds_get(n->container);
+	/* (written before read: not its 1.4 KB zeroed for each) */
+	struct kind_fields kf;
+
+	kf.n = kf.nbuf = 0;
+	if (kind->container_json)
+		kind->container_json(n, &kf);
+	if (kind->container_json_end && !c->fields_head)
+		kind->container_json_end(n, &kf);
+	c->fields = keep_fields(k, &kf, &c->nfields);
+	return k->oom ? -1 : 0;
+}
+
+void artifact_container_fill(const struct offcode_container *cc)
+{
+	/* The record is the walk's, not const: the header's const says the
+	 * listing does not change. */
+	struct offcode_container *c = (struct offcode_container *)cc;
+	offcode_artifact *a = (offcode_artifact *)c->owner;
+	struct keep *k = a->live_keep;
+
+	c->fields_later = false;
+	if (!k)		/* (not in a visit: nothing to fill from) */
+		return;
+	/* Asked during an entry's visit, they go with its arena (walk.c
+	 * makes them later again). */
+	c->fields_for_entry = a->in_entry;
+	if (container_fields(k, c, &k->container) < 0)
+		k->oom = true;
+}
+
 /* Container c's record from n: its fields before its entries alone
  * (head), or all of them. */
 static int fill_container(struct keep *k, struct offcode_container *c,
@@ -403,13 +439,8 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 {
 	offcode_artifact *a = k->a;
 	const struct kind *kind = kinds_get(n->container);
-	struct kind_fields kf = { .n = 0 };
 	const struct open_node *up = n->depth ? &k->stack[n->depth - 1] : NULL;
 
-	if (kind->container_json)
-		kind->container_json(n, &kf);
-	if (kind->container_json_end && !head)
-		kind->container_json_end(n, &kf);
 	*c = (struct offcode_container){
 		.owner = a, .input = input_above(k, n->depth),
 		.number = n->number, .format = kinds_name(n->container),
@@ -438,7 +469,13 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 		c->section_offset = up->section_offset;
 		c->section_size = up->section_size;
 	}
-	c->fields = keep_fields(k, &kf, &c->nfields);
+	/* A streaming walk's, when asked for (container_need), from its
+	 * node as the walk keeps it (k->container). */
+	c->fields_head = head;
+	if (k->stream)
+		c->fields_later = true;
+	else if (container_fields(k, c, n) < 0)
+		return -1;
 	if (c->bad_hash) {
 		char why[160];
 

@@ -60,6 +60,11 @@ struct offcode_container {
 	 * its values: offcode_container_summary, walk.c). */
 	struct inspect_node node;
 	offcode_error *hash_error;	/* bad_hash's record (freed with it) */
+	/* In a streaming walk, its fields are made when first asked for
+	 * (container_need), those before its entries alone (fields_head)
+	 * or all; made during an entry's visit (fields_for_entry), they go
+	 * with it. */
+	bool fields_later, fields_head, fields_for_entry;
 };
 
 struct offcode_entry {
@@ -174,6 +179,7 @@ struct offcode_artifact {
 	 * and the input being visited (its late fields go in the arena). */
 	struct keep *live_keep;
 	const struct offcode_input *visiting;
+	bool in_entry;		/* an entry's visit goes on */
 	size_t nlate;		/* inputs' late fields held */
 	/* Whether it is one code object (du.c), once asked; NULL before. */
 	struct lone_code *lone;
@@ -223,6 +229,13 @@ static inline void entry_need(const struct offcode_entry *e, unsigned groups)
 {
 	if (e && (e->lazy & groups))
 		artifact_entry_fill(e, groups);
+}
+/* Container c's fields made if they are not yet (container_need). */
+void artifact_container_fill(const struct offcode_container *c);
+static inline void container_need(const struct offcode_container *c)
+{
+	if (c && c->fields_later)
+		artifact_container_fill(c);
 }
 /* Input in's name and words filled if they are not yet (input_need). */
 void artifact_input_fill(const struct offcode_input *in);

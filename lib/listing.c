@@ -145,12 +145,14 @@ static int field(const struct offcode_field *v, size_t n, size_t i,
 
 size_t offcode_container_field_count(const offcode_container *c)
 {
+	container_need(c);
 	return c->nfields;
 }
 
 int offcode_container_field(const offcode_container *c, size_t i,
 			    struct offcode_field *f)
 {
+	container_need(c);
 	return field(c->fields, c->nfields, i, f);
 }
 

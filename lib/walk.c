@@ -188,7 +188,9 @@ static int visit_entry(struct walker *w, const struct inspect_node *n)
 		node.code = b.data;
 		node.code_size = b.size;
 	}
+	a->in_entry = true;
 	rc = call(w, &node);
+	a->in_entry = false;
 	if (w->k.oom)
 		rc = -1;
 	/* Its node goes: nothing is filled from it after its visit. */
@@ -198,6 +200,15 @@ static int visit_entry(struct walker *w, const struct inspect_node *n)
 	a->entries[0].decode_error = NULL;
 	a->nentries = 0;
 	artifact_release(a, m);
+	if (node.container->fields_for_entry) {
+		/* (made in the arena given back: made again when asked) */
+		struct offcode_container *c = &a->containers[0];
+
+		c->fields = NULL;
+		c->nfields = 0;
+		c->fields_later = true;
+		c->fields_for_entry = false;
+	}
 	return rc;
 }
 
