@@ -432,6 +432,32 @@ void artifact_container_fill(const struct offcode_container *cc)
 		k->oom = true;
 }
 
+/* n's values kept as c's node (the presentation hooks read its values:
+ * what it points to is the walk's). */
+static void keep_node_values(struct offcode_container *c,
+			     const struct inspect_node *n)
+{
+	c->node = *n;
+	c->node.name = NULL;
+	c->node.name_len = 0;
+	c->node.data = c->node.head = c->node.nv_base = NULL;
+	c->node.triple = c->node.arch = NULL;
+	c->node.decode_err = NULL;
+}
+
+/* bad_hash's record, for a hash checked and wrong: 0, or -1 out of
+ * memory. */
+static int keep_hash_error(struct offcode_container *c,
+			   const struct inspect_node *n)
+{
+	char why[160];
+
+	if (!c->bad_hash)
+		return 0;
+	kinds_bad_hash(n, why, sizeof(why));
+	return (c->hash_error = error_new(OFFCODE_BAD_HASH, why)) ? 0 : -1;
+}
+
 /* Container c's record from n: its fields before its entries alone
  * (head), or all of them. */
 static int fill_container(struct keep *k, struct offcode_container *c,
@@ -450,15 +476,8 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 		.bad_hash = n->hash == INSPECT_HASH_BAD,
 		.alone = n->in_file && !n->in_bitcode && n->offset <= a->len &&
 			 n->size <= a->len - n->offset,
-		.node = *n,
 	};
-	/* What the presentation hooks read are its values: what it points
-	 * to is the walk's. */
-	c->node.name = NULL;
-	c->node.name_len = 0;
-	c->node.data = c->node.head = c->node.nv_base = NULL;
-	c->node.triple = c->node.arch = NULL;
-	c->node.decode_err = NULL;
+	keep_node_values(c, n);
 	if (k->stream)
 		c->entries = n->entries;
 	if (up && up->kind == INSPECT_SECTION) {
@@ -476,14 +495,7 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 		c->fields_later = true;
 	else if (container_fields(k, c, n) < 0)
 		return -1;
-	if (c->bad_hash) {
-		char why[160];
-
-		kinds_bad_hash(n, why, sizeof(why));
-		if (!(c->hash_error = error_new(OFFCODE_BAD_HASH, why)))
-			return -1;
-	}
-	return 0;
+	return keep_hash_error(c, n);
 }
 
 int artifact_refill_container(struct keep *k, struct offcode_container *c,
@@ -491,7 +503,26 @@ int artifact_refill_container(struct keep *k, struct offcode_container *c,
 {
 	offcode_error_free(c->hash_error);
 	c->hash_error = NULL;
-	return fill_container(k, c, n, false);
+	if (!k->stream)
+		return fill_container(k, c, n, false);
+	/* A streaming walk's, at its end: what its node may say now (a
+	 * CCOB's hash checked), the rest as it was kept; all its fields
+	 * when asked for. */
+	c->number = n->number;
+	c->has_offset = !n->in_bitcode;
+	c->offset = n->offset;
+	c->size = n->size;
+	c->version = n->version;
+	c->entries = n->entries;
+	c->bad_hash = n->hash == INSPECT_HASH_BAD;
+	c->alone = n->in_file && !n->in_bitcode && n->offset <= k->a->len &&
+		   n->size <= k->a->len - n->offset;
+	keep_node_values(c, n);
+	c->fields = NULL;
+	c->nfields = 0;
+	c->fields_head = c->fields_for_entry = false;
+	c->fields_later = true;
+	return keep_hash_error(c, n);
 }
 
 static int keep_container(struct keep *k, const struct inspect_node *n)
