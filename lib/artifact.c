@@ -177,6 +177,7 @@ void offcode_close(offcode_artifact *a)
 		return;
 	if (a->free_kernels)
 		a->free_kernels(a);
+	artifact_input_free_late(a, 0);
 	for (size_t i = 0; i < a->ncontainers; i++)
 		offcode_error_free(a->containers[i].hash_error);
 	for (size_t i = 0; i < a->nentries; i++)
@@ -260,16 +261,15 @@ static size_t input_above(const struct keep *k, unsigned d)
 	return 0;
 }
 
-/* What ls prints of an input after "<file>: " (offcode_input_words):
- * static words, or NULL with its headers' in words. */
-static const char *input_words(const struct offcode_input *in, char *words,
-			       size_t cap)
+/* What ls prints of an input after "<file>: " (offcode_input_words),
+ * or NULL for an ELF, COFF or PE file's, made of its headers when asked
+ * for (words_later). */
+static const char *input_words(const struct inspect_node *n)
 {
-	switch (in->inspect_format) {
+	switch (n->format) {
 	case INSPECT_ELF:
 	case INSPECT_COFF:
 	case INSPECT_PE:
-		inspect_host_words(&in->host, words, cap);
 		return NULL;
 	case INSPECT_ARCHIVE:
 		return "archive";
@@ -278,23 +278,23 @@ static const char *input_words(const struct offcode_input *in, char *words,
 	case INSPECT_THIN_MEMBER:
 		return "thin archive member (not read)";
 	case INSPECT_TEXT:
-		return in->ld_script ? "linker script" : "text";
+		return n->ld_script ? "linker script" : "text";
 	case INSPECT_HOST:
-		return in->host_row->ls_word;
+		return n->host->ls_word;
 	case INSPECT_OTHER:
 		break;
 	}
-	return in->size ? "other data" : "empty";
+	return n->size ? "other data" : "empty";
 }
 
 /* len bytes at s with a NUL kept for input in: in the arena, unless a
  * streaming walk is visiting a node under it (the arena above in goes
- * with that node): then in late[slot], freed as in goes. */
+ * with that node): then late (a->late), freed as in goes. */
 static const char *input_keep(offcode_artifact *a, struct offcode_input *in,
-			      int slot, const char *s, size_t len)
+			      const char *s, size_t len)
 {
+	struct input_late *l;
 	bool oom = false;
-	char *p;
 
 	if (!a->live_keep || a->visiting == in) {
 		const char *kept = artifact_keep(a, s, len, &oom);
@@ -303,18 +303,16 @@ static const char *input_keep(offcode_artifact *a, struct offcode_input *in,
 			a->live_keep->oom = true;
 		return kept;
 	}
-	if (!(p = malloc(len + 1))) {
+	if (!(l = malloc(sizeof(*l) + len + 1))) {
 		a->live_keep->oom = true;
 		return NULL;
 	}
-	memcpy(p, s, len);
-	p[len] = 0;
-	if (in->late[slot])
-		free(in->late[slot]);
-	else
-		a->nlate++;
-	in->late[slot] = p;
-	return p;
+	memcpy(l->s, s, len);
+	l->s[len] = 0;
+	l->input = (size_t)(in - a->inputs);
+	l->next = a->late;
+	a->late = l;
+	return l->s;
 }
 
 void artifact_input_fill(const struct offcode_input *cin)
@@ -326,26 +324,24 @@ void artifact_input_fill(const struct offcode_input *cin)
 	char words[96];
 
 	if (in->words_later) {
-		const char *w = input_words(in, words, sizeof(words));
-
-		in->words = w ? w : input_keep(a, in, 0, words, strlen(words));
+		inspect_host_words(&in->host, words, sizeof(words));
+		in->words = input_keep(a, in, words, strlen(words));
 		in->words_later = false;
 	}
 	if (in->name_later) {
-		in->name = input_keep(a, in, 1, in->name_src, in->name_len);
+		in->name = input_keep(a, in, in->name, in->name_len);
 		in->name_later = false;
 	}
 }
 
 void artifact_input_free_late(offcode_artifact *a, size_t from)
 {
-	for (size_t i = from; a->nlate && i < a->ninputs; i++)
-		for (int k = 0; k < 2; k++)
-			if (a->inputs[i].late[k]) {
-				free(a->inputs[i].late[k]);
-				a->inputs[i].late[k] = NULL;
-				a->nlate--;
-			}
+	for (struct input_late **p = &a->late, *l; (l = *p);)
+		if (l->input >= from) {
+			*p = l->next;
+			free(l);
+		} else
+			p = &l->next;
 }
 
 static int keep_input(struct keep *k, const struct inspect_node *n)
@@ -369,9 +365,9 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 		.format = n->format == INSPECT_HOST ? n->host->json_format
 						    : formats[n->format],
 		.offset = n->offset, .size = n->size,
-		.words_later = true, .inspect_format = n->format,
-		.host_row = n->host, .ld_script = n->ld_script,
+		.words = input_words(n),
 	};
+	in->words_later = !in->words;
 	inspect_host_header(n, &in->host);
 	/* Where du looks for one code object with no container: an AMDGPU
 	 * or CUDA ELF file, or text (PTX). */
@@ -382,7 +378,7 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 	if (n->depth) {
 		in->name_len = n->name_len;
 		if (k->stream) {	/* copied when asked for */
-			in->name_src = n->name;
+			in->name = n->name;
 			in->name_later = true;
 		} else
 			in->name = artifact_keep(a, n->name, n->name_len,
@@ -745,13 +741,14 @@ void artifact_entry_fill(const struct offcode_entry *ce, unsigned groups)
 	/* The record is the walk's, not const: the header's const says the
 	 * listing does not change. */
 	struct offcode_entry *e = (struct offcode_entry *)ce;
-	struct keep *k = e->owner->live_keep;
+	const offcode_artifact *a = e->owner;
+	struct keep *k = a->live_keep;
 
-	if (!k || !e->live) {	/* (not in a visit: nothing to fill from) */
-		e->lazy = 0;
+	if (!k || !a->live_entry || e != &a->entries[0]) {
+		e->lazy = 0;	/* (not in its visit: nothing to fill from) */
 		return;
 	}
-	if (fill_entry(k, e, e->live, groups) < 0)
+	if (fill_entry(k, e, a->live_entry, groups) < 0)
 		k->oom = true;
 }
 
@@ -787,7 +784,7 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 		return -1;
 	if (k->stream) {
 		/* The rest when asked for, during its visit (walk.c). */
-		e->live = n;
+		a->live_entry = n;
 	} else {
 		if (fill_entry(k, e, n, ENTRY_LAZY) < 0)
 			return -1;

@@ -23,19 +23,22 @@ struct offcode_input {
 	uint64_t offset, size;
 	/* An ELF, COFF or PE file's headers (offcode_input_host). */
 	struct inspect_host_header host;
+	/* Filled when first asked for (input_need), not as it is kept: an
+	 * ELF, COFF or PE file's words (words_later: from host), and, in a
+	 * streaming walk, its name (name_later: name is then the walk's
+	 * name_len bytes, not NUL-terminated, which stay while the input is
+	 * open).  Asked for during the visit of a node under it, they are
+	 * kept late (a->late, malloc'd, freed as it goes): the arena above
+	 * the input is given back with that node.  (Two flags where the
+	 * struct had padding: an artefact of 200,000 members keeps as many.) */
+	bool words_later, name_later;
 	const char *words;	/* offcode_input_words */
-	/* Filled when first asked for (input_need), not as it is kept: its
-	 * words (words_later: from what they are made of, below), and, in a
-	 * streaming walk, its name (name_later: from the walk's bytes at
-	 * name_src, which stay while the input is open).  Asked for during
-	 * the visit of a node under it, they are kept in late (malloc'd,
-	 * freed as it goes): the arena above the input is given back with
-	 * that node. */
-	bool words_later, name_later, ld_script;
-	enum inspect_format inspect_format;
-	const struct host *host_row;
-	const char *name_src;
-	char *late[2];
+};
+/* An input's field kept late (offcode_input's). */
+struct input_late {
+	struct input_late *next;
+	size_t input;		/* its index */
+	char s[];
 };
 
 struct offcode_container {
@@ -44,6 +47,11 @@ struct offcode_container {
 	unsigned number;
 	const char *format;
 	bool has_offset, has_version, in_section;
+	/* In a streaming walk, its fields are made when first asked for
+	 * (container_need), those before its entries alone (fields_head)
+	 * or all; made during an entry's visit (fields_for_entry), they go
+	 * with it.  (Flags where the struct had padding.) */
+	bool fields_later, fields_head, fields_for_entry;
 	uint64_t offset, size;
 	unsigned version;
 	uint32_t section_index;
@@ -60,11 +68,6 @@ struct offcode_container {
 	 * its values: offcode_container_summary, walk.c). */
 	struct inspect_node node;
 	offcode_error *hash_error;	/* bad_hash's record (freed with it) */
-	/* In a streaming walk, its fields are made when first asked for
-	 * (container_need), those before its entries alone (fields_head)
-	 * or all; made during an entry's visit (fields_for_entry), they go
-	 * with it. */
-	bool fields_later, fields_head, fields_for_entry;
 };
 
 struct offcode_entry {
@@ -83,6 +86,12 @@ struct offcode_entry {
 	/* Its image_kind is read from its code when first asked for
 	 * (image_kind.c). */
 	bool image_later;
+	/* In a streaming walk, the fields of the groups in lazy (ENTRY_*)
+	 * are filled when an accessor first asks for them (entry_need),
+	 * from its node, live during its visit (the handle's live_entry):
+	 * what a visitor does not read costs nothing.  (Where the struct
+	 * had padding.) */
+	unsigned char lazy;
 	struct offcode_field *fields;
 	size_t nfields;
 	/* What selection sees of it (core/select.h): its ID as -t matches
@@ -96,12 +105,6 @@ struct offcode_entry {
 	unsigned ncells;
 	const char *location;
 	offcode_error *decode_error;	/* freed with it */
-	/* In a streaming walk, the fields of the groups in lazy (ENTRY_*)
-	 * are filled when an accessor first asks for them (entry_need),
-	 * from its node, live during its visit: what a visitor does not
-	 * read costs nothing. */
-	unsigned lazy;
-	const struct inspect_node *live;
 };
 /* An entry's fields filled when first asked for, by group. */
 enum {
@@ -180,7 +183,8 @@ struct offcode_artifact {
 	struct keep *live_keep;
 	const struct offcode_input *visiting;
 	bool in_entry;		/* an entry's visit goes on */
-	size_t nlate;		/* inputs' late fields held */
+	const struct inspect_node *live_entry;	/* its node, entries[0]'s */
+	struct input_late *late;	/* inputs' fields kept late */
 	/* Whether it is one code object (du.c), once asked; NULL before. */
 	struct lone_code *lone;
 	bool lone_candidate;	/* input 0 may be one (artifact.c) */
@@ -248,7 +252,7 @@ static inline void input_need(const struct offcode_input *in)
 void artifact_input_free_late(offcode_artifact *a, size_t from);
 static inline void input_free_late(offcode_artifact *a, size_t from)
 {
-	if (a->nlate)	/* (seldom) */
+	if (a->late)	/* (seldom) */
 		artifact_input_free_late(a, from);
 }
 /* The arena's place now, and everything allocated after it freed. */

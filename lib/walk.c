@@ -194,7 +194,7 @@ static int visit_entry(struct walker *w, const struct inspect_node *n)
 	if (w->k.oom)
 		rc = -1;
 	/* Its node goes: nothing is filled from it after its visit. */
-	a->entries[0].live = NULL;
+	a->live_entry = NULL;
 	a->entries[0].lazy = 0;
 	offcode_error_free(a->entries[0].decode_error);
 	a->entries[0].decode_error = NULL;
