@@ -68,31 +68,49 @@ static int copy_fields(struct ls_json_node *v, const offcode_container *c)
 	return 0;
 }
 
-static int node_fill(struct ls_json_node *v, const struct offcode_node *n)
+/* Input v's name, format and headers, copied from its record in. */
+static int input_copy(struct ls_json_node *v, const offcode_input *in)
+{
+	size_t len;
+	const char *s = offcode_input_name(in, &len);
+
+	v->rec = NULL;
+	v->host.size = sizeof(v->host);
+	v->has_host = offcode_input_host(in, &v->host) == 0;
+	if ((v->depth && !(v->name = copy(s, len))) ||
+	    !(v->format = copy_str(offcode_input_format(in))))
+		return -1;
+	v->name_len = len;
+	if (v->has_host &&
+	    ((v->host.type && !(v->host_type = strdup(v->host.type))) ||
+	     (v->host.machine && !(v->host_machine = strdup(v->host.machine)))))
+		return -1;
+	return 0;
+}
+
+/* Whether n is a member printed only if something under it is: its
+ * level holds its record alone until then (show). */
+static bool passable(const struct offcode_node *n)
 {
 	const char *s;
-	size_t len;
 
+	if (n->kind != OFFCODE_NODE_INPUT || !n->depth)
+		return false;
+	s = offcode_input_format(n->input);
+	return !(s[0] == 'a' && !strcmp(s, "archive")) &&
+	       !(s[0] == 't' && !strcmp(s, "thin-member"));
+}
+
+static int node_fill(struct ls_json_node *v, const struct offcode_node *n)
+{
 	memset(v, 0, sizeof(*v));
 	v->kind_of = n->kind;
 	v->depth = n->depth;
 	switch (n->kind) {
 	case OFFCODE_NODE_INPUT:
-		s = offcode_input_name(n->input, &len);
 		v->offset = offcode_input_offset(n->input);
 		v->size = offcode_input_size(n->input);
-		v->host.size = sizeof(v->host);
-		v->has_host = offcode_input_host(n->input, &v->host) == 0;
-		if ((n->depth && !(v->name = copy(s, len))) ||
-		    !(v->format = copy_str(offcode_input_format(n->input))))
-			return -1;
-		v->name_len = len;
-		if (v->has_host &&
-		    ((v->host.type && !(v->host_type = strdup(v->host.type))) ||
-		     (v->host.machine &&
-		      !(v->host_machine = strdup(v->host.machine)))))
-			return -1;
-		return 0;
+		return input_copy(v, n->input);
 	case OFFCODE_NODE_SECTION:
 		v->number = n->section_index;
 		v->offset = n->section_offset;
@@ -373,8 +391,7 @@ static void to_array(struct ls_json_level *l, const char *want)
 static bool deferred(const struct ls_json *js, const struct ls_json_node *v)
 {
 	if (v->kind_of == OFFCODE_NODE_INPUT)
-		return v->depth == 0 || (strcmp(v->format, "archive") &&
-					 strcmp(v->format, "thin-member"));
+		return v->depth == 0;
 	return js->rs->targets && js->rs->targets->n &&
 	       (v->kind_of == OFFCODE_NODE_SECTION ||
 		v->kind_of == OFFCODE_NODE_CONTAINER);
@@ -387,6 +404,21 @@ static void show(struct ls_json *js, size_t d)
 
 	if (l->shown)
 		return;
+	/* (a member's record is open: something under it is printed) */
+	if (l->v.rec) {
+		const offcode_input *in = l->v.rec;
+		unsigned depth = l->v.depth;
+
+		memset(l, 0, sizeof(*l));
+		l->v.kind_of = OFFCODE_NODE_INPUT;
+		l->v.depth = depth;
+		l->v.offset = offcode_input_offset(in);
+		l->v.size = offcode_input_size(in);
+		if (input_copy(&l->v, in) < 0) {
+			js->oom = true;
+			return;
+		}
+	}
 	if (!d && js->comma)
 		putchar(',');	/* after the file before */
 	if (!d)
@@ -445,6 +477,8 @@ static void close_level(struct ls_json *js, const offcode_container *end)
 	const offcode_error *bad = end ? offcode_container_hash_error(end)
 				       : NULL;
 
+	if (v->rec)	/* a member left out: it holds nothing */
+		return;
 	if (!l->shown && v->depth == 0 && js->walked) {
 		/* A file that is itself a code object is described. */
 		if (ls_code_kernels(&l->k, js->data, js->len) < 0)
@@ -487,18 +521,20 @@ static int print_entry(struct ls_json *js, const struct offcode_node *n)
 	struct ls_json_level *c = js->n ? &js->lv[js->n - 1] : NULL;
 	const offcode_error *undecoded = offcode_entry_decode_error(n->entry);
 	struct code_kernels k = { NULL, NULL };
-	size_t klen, alen;
-	const char *key = offcode_entry_id(n->entry, &klen);
-	const char *arch = offcode_entry_target_id(n->entry, &alen);
 
 	if (js->rs->kernels && n->code &&
 	    ls_code_kernels(&k, n->code, (size_t)n->code_size) < 0)
 		return -1;
 	if (js->verify &&
-	    !strcmp(offcode_container_format(n->container), "kpack") &&
-	    ls_kpack_verify_code(js->errs, js->path, n->code, n->code_size,
-				 key, klen, arch, alen))
-		js->rc = 1;
+	    !strcmp(offcode_container_format(n->container), "kpack")) {
+		size_t klen, alen;
+		const char *key = offcode_entry_id(n->entry, &klen);
+		const char *arch = offcode_entry_target_id(n->entry, &alen);
+
+		if (ls_kpack_verify_code(js->errs, js->path, n->code,
+					 n->code_size, key, klen, arch, alen))
+			js->rc = 1;
+	}
 	if (c) {
 		show(js, js->n - 1);
 		to_array(c, "entries");
@@ -522,6 +558,10 @@ static int print_entry(struct ls_json *js, const struct offcode_node *n)
 			else if (!strstr(c->bad_list, "..."))
 				strcpy(c->bad_list + len, ", ...");
 		}
+	}
+	if (js->oom) {
+		ls_code_kernels_free(&k);
+		return -1;
 	}
 	json_entry(js, n, &k);
 	if (k.error && js->rs->kernels) {
@@ -565,13 +605,24 @@ int ls_json_visit(void *ctx, const struct offcode_node *n)
 		js->cap = cap;
 	}
 	l = &js->lv[js->n];
+	if (passable(n)) {
+		/* what is read of it until something under it is printed
+		 * (show), and no more: a library's members come and go by
+		 * the thousand */
+		l->v.kind_of = OFFCODE_NODE_INPUT;
+		l->v.depth = n->depth;
+		l->v.rec = n->input;
+		l->shown = false;
+		js->n++;
+		return 0;
+	}
 	memset(l, 0, sizeof(*l));
 	js->n++;
 	if (node_fill(&l->v, n) < 0)
 		return -1;
 	if (!deferred(js, &l->v))
 		show(js, js->n - 1);
-	return 0;
+	return js->oom ? -1 : 0;
 }
 
 int ls_json_end(struct ls_json *js, bool walked)
@@ -585,6 +636,8 @@ int ls_json_end(struct ls_json *js, bool walked)
 		} else {
 			struct ls_json_level *l = &js->lv[--js->n];
 
+			if (l->v.rec)	/* a member left out: holds nothing */
+				continue;
 			free(l->first_why);
 			node_free(&l->v);
 			ls_code_kernels_free(&l->k);

@@ -28,6 +28,11 @@ struct ls_json_node {
 	bool has_host;
 	struct offcode_host host;
 	char *host_type, *host_machine;
+	/* INPUT, a member that may be left out (deferred): the library's
+	 * record, borrowed while the member is open, and the fields above
+	 * copied from it only when it is printed (NULL once they are, and
+	 * for the rest) -- a library's members cost no copy each. */
+	const offcode_input *rec;
 	/* SECTION: its index and kind; CONTAINER: its number */
 	unsigned number;
 	char *kind;

@@ -50,10 +50,11 @@ bool ls_wanted_entry(const struct rows *rs, const offcode_entry *e)
 {
 	struct select_entry en = { .id = NULL };
 	size_t kind_len;
-	const char *kind = offcode_entry_offload_kind(e, &kind_len);
+	const char *kind;
 
 	if (!rs->targets || !rs->targets->n)
 		return true;
+	kind = offcode_entry_offload_kind(e, &kind_len);
 	/* As selection sees it (selection.h's applet_entry_of). */
 	en.id = offcode_entry_rule_id(e, &en.id_len);
 	en.arch = offcode_entry_rule_target(e, &en.arch_len);

@@ -50,6 +50,50 @@ static void entry_line(const offcode_entry *e, char **cell, int *ncells,
 	*ncells = k;
 }
 
+/* Whether ls prints the len bytes at s as they are (applet_escape's
+ * bytes are none of them). */
+static bool plain(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+/* entry_line's cells, for a line made at once (entry_as_text): what
+ * needs no escaping pointed at, not copied (the record's, alive during
+ * the visit), the size printed in scratch; only escaped cells are
+ * malloc'd (owned), and NULL is out of memory. */
+static void entry_cells(const offcode_entry *e, char **cell, bool *owned,
+			int *ncells, int *right, char scratch[][24])
+{
+	size_t n = offcode_entry_cell_count(e), len;
+	int k = 0;
+
+	for (size_t i = 0; i < n && k < MAX_CELLS - 2; i++) {
+		const char *s = offcode_entry_cell(e, i, &len);
+
+		if (!s) {
+			cell[k] = scratch[k];
+			strcpy(scratch[k], "-");
+		} else if (plain(s, len))
+			cell[k] = (char *)s;
+		else
+			owned[k] = (cell[k] = applet_escape(s, len, false)) != NULL;
+		k++;
+	}
+	*right = k;
+	snprintf(scratch[k], sizeof(scratch[k]), "%" PRIu64,
+		 offcode_entry_size(e));
+	cell[k] = scratch[k];
+	k++;
+	cell[k++] = (char *)offcode_entry_location(e);
+	*ncells = k;
+}
+
 char *ls_text_entry_name(const struct offcode_node *n)
 {
 	size_t alen;
@@ -144,12 +188,13 @@ static int entry_as_text(struct ls_list *l, const struct offcode_node *n)
 {
 	struct ls_item *c = &l->v[l->n - 1];
 	struct entry_text *t = c->text;
-	char *cell[MAX_CELLS] = { NULL };
+	char *cell[MAX_CELLS] = { NULL }, scratch[MAX_CELLS][24];
+	bool owned[MAX_CELLS] = { false };
 	int ncells, right, rc = 0;
 
 	if (!t && !(t = c->text = calloc(1, sizeof(*t))))
 		return -1;
-	entry_line(n->entry, cell, &ncells, &right);
+	entry_cells(n->entry, cell, owned, &ncells, &right, scratch);
 	t->ncells = ncells;
 	t->right = right;
 	for (int k = 0; k < ncells; k++) {
@@ -160,7 +205,8 @@ static int entry_as_text(struct ls_list *l, const struct offcode_node *n)
 			t->w[k] = len;
 		if (!rc)
 			rc = text_add(t, s, len);
-		free(cell[k]);
+		if (owned[k])
+			free(cell[k]);
 	}
 	t->n++;
 	if (!rc && l->rs->kernels) {
@@ -181,13 +227,13 @@ struct code_kernels *ls_text_kernels_row(struct ls_item *it)
 
 static void item_free(struct ls_item *it)
 {
+	if (it->rec)		/* a member passed by: it owns nothing */
+		return;
 	if (it->kind != OFFCODE_NODE_INPUT)
 		free(it->name);		/* an input's is in its words' block */
 	free(it->words);
 	free(it->summary);
 	free(it->hash_why);
-	free(it->format);
-	free(it->what);
 	if (it->text)
 		free(it->text->buf);
 	free(it->text);
@@ -207,6 +253,11 @@ void ls_list_free(struct ls_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		item_free(&l->v[i]);
+	for (size_t i = 0; i < l->nnames; i++)
+		free(l->names[i]);
+	free(l->names);
+	l->names = NULL;
+	l->nnames = 0;
 	free(l->v);
 	l->v = NULL;
 	l->n = l->cap = 0;
@@ -223,39 +274,107 @@ static char *copy(const char *s, size_t len)
 	return p;
 }
 
-static int fill(const struct ls_list *l, struct ls_item *it,
+/* Input item it's words and name, copied from in: one block. */
+static int copy_words(struct ls_item *it, const offcode_input *in)
+{
+	const char *words = offcode_input_words(in), *s;
+	size_t len = 0, wlen = strlen(words);
+
+	s = it->depth ? offcode_input_name(in, &len) : NULL;
+	if (!(it->words = malloc(wlen + 1 + len + 1)))
+		return -1;
+	memcpy(it->words, words, wlen + 1);
+	if (it->depth) {
+		it->name = it->words + wlen + 1;
+		memcpy(it->name, s, len);
+		it->name[len] = 0;
+	}
+	it->name_len = len;
+	it->rec = NULL;
+	return 0;
+}
+
+/* A member that may be passed by: what is read of it before something
+ * comes under it (ls_shown, ls.c's checks), the rest of it (its place
+ * too) left as it was, and filled when it is shown (pin) -- a library's
+ * members come and go by the thousand. */
+static void fill_passable(struct ls_item *it, const struct offcode_node *n)
+{
+	it->kind = OFFCODE_NODE_INPUT;
+	it->depth = n->depth;
+	it->archive = it->thin = false;
+	it->rec = n->input;
+	it->name = it->words = NULL;
+	it->name_len = 0;
+	it->text = NULL;
+	it->hash_why = NULL;
+	it->k = NULL;
+	/* (what a container's lines would read of an item after it) */
+	it->ncells = 0;
+	it->index = 0;
+	it->id = it->uri = it->why = NULL;
+	it->id_len = 0;
+}
+
+/* Member it shown, now that something comes under it. */
+static int pin(struct ls_item *it)
+{
+	struct ls_item keep = *it;
+
+	memset(it, 0, sizeof(*it));
+	it->kind = keep.kind;
+	it->depth = keep.depth;
+	it->offset = offcode_input_offset(keep.rec);
+	it->size = offcode_input_size(keep.rec);
+	return copy_words(it, keep.rec);
+}
+
+/* Whether format s (offcode_input_format) is f. */
+static bool is_format(const char *s, const char *f)
+{
+	return s[0] == f[0] && !strcmp(s, f);
+}
+
+/* s copied once for the list l (its names), or NULL out of memory. */
+static const char *name_of(struct ls_list *l, const char *s)
+{
+	char **v;
+
+	for (size_t i = 0; i < l->nnames; i++)
+		if (!strcmp(l->names[i], s))
+			return l->names[i];
+	if (!(v = realloc(l->names, (l->nnames + 1) * sizeof(*v))))
+		return NULL;
+	l->names = v;
+	return (v[l->nnames] = strdup(s)) ? v[l->nnames++] : NULL;
+}
+
+static int fill(struct ls_list *l, struct ls_item *it,
 		const struct offcode_node *n)
 {
-	const char *s, *words;
-	size_t len, wlen;
+	const char *s;
+	size_t len;
 
+	if (n->kind == OFFCODE_NODE_INPUT && n->depth) {
+		s = offcode_input_format(n->input);
+		/* A member that may be passed by is copied when something
+		 * comes under it (ls_text_visit), the rest now. */
+		if (!is_format(s, "archive") && !is_format(s, "thin-member")) {
+			fill_passable(it, n);
+			return 0;
+		}
+	}
 	memset(it, 0, sizeof(*it));
 	it->kind = n->kind;
 	it->depth = n->depth;
 	switch (n->kind) {
 	case OFFCODE_NODE_INPUT:
 		s = offcode_input_format(n->input);
-		it->archive = !strcmp(s, "archive");
-		it->thin = !strcmp(s, "thin-member");
+		it->archive = is_format(s, "archive");
+		it->thin = is_format(s, "thin-member");
 		it->offset = offcode_input_offset(n->input);
 		it->size = offcode_input_size(n->input);
-		s = offcode_input_name(n->input, &len);
-		words = offcode_input_words(n->input);
-		wlen = strlen(words);
-		/* Its name and words in one block: a library's members come
-		 * and go by the thousand. */
-		if (!n->depth)
-			len = 0;
-		if (!(it->words = malloc(wlen + 1 + len + 1)))
-			return -1;
-		memcpy(it->words, words, wlen + 1);
-		if (n->depth) {
-			it->name = it->words + wlen + 1;
-			memcpy(it->name, s, len);
-			it->name[len] = 0;
-		}
-		it->name_len = len;
-		return 0;
+		return copy_words(it, n->input);
 	case OFFCODE_NODE_SECTION:
 		it->number = n->section_index;
 		it->offset = n->section_offset;
@@ -267,9 +386,10 @@ static int fill(const struct ls_list *l, struct ls_item *it,
 		it->number = offcode_container_number(n->container);
 		offcode_container_offset(n->container, &it->offset);
 		it->size = offcode_container_size(n->container);
-		if (!(it->format = strdup(offcode_container_format(
+		if (!(it->format = name_of(l, offcode_container_format(
 			      n->container))) ||
-		    !(it->what = strdup(offcode_container_what(n->container))))
+		    !(it->what = name_of(l, offcode_container_what(
+			      n->container))))
 			return -1;
 		it->roc = offcode_container_roc_obj(n->container);
 		it->coded = offcode_container_coded(n->container);
@@ -333,9 +453,13 @@ static int container_end(struct ls_list *l, const struct offcode_node *n)
 
 	if (!c)
 		return 0;
-	offcode_container_summary(n->container, c->entries, tail, sizeof(tail));
-	if (!(c->summary = strdup(tail)))
-		return -1;
+	/* (roc-obj's lines do not say it) */
+	if (l->rs->entries_as_text) {
+		offcode_container_summary(n->container, c->entries, tail,
+					  sizeof(tail));
+		if (!(c->summary = strdup(tail)))
+			return -1;
+	}
 	if (bad && !(c->hash_why = strdup(offcode_error_reason(bad))))
 		return -1;
 	return 0;
@@ -349,19 +473,27 @@ int ls_text_visit(void *ctx, const struct offcode_node *n)
 
 	if (n->kind == OFFCODE_NODE_CONTAINER_END)
 		return container_end(l, n);
+	/* Something under a member that may have been passed by: it is
+	 * shown, its record (open above n) copied. */
+	if (l->n && l->v[l->n - 1].rec && l->v[l->n - 1].depth < n->depth &&
+	    pin(&l->v[l->n - 1]) < 0)
+		return -1;
 	if (n->kind == OFFCODE_NODE_ENTRY) {
 		bool wanted = ls_wanted_entry(rs, n->entry);
-		size_t klen, alen;
-		const char *key = offcode_entry_id(n->entry, &klen);
-		const char *arch = offcode_entry_target_id(n->entry, &alen);
 
 		/* A kpack archive's entry (its TOC's key and target) is
 		 * checked for its target (--verify). */
 		if (rs->verify && rs->later && wanted &&
-		    !strcmp(offcode_container_format(n->container), "kpack"))
+		    !strcmp(offcode_container_format(n->container), "kpack")) {
+			size_t klen, alen;
+			const char *key = offcode_entry_id(n->entry, &klen);
+			const char *arch = offcode_entry_target_id(n->entry,
+								   &alen);
+
 			ls_kpack_verify_code(rs->later, rs->path, n->code,
 					     n->code_size, key, klen, arch,
 					     alen);
+		}
 		if (!wanted) {
 			/* Its container counts the entries listed. */
 			struct ls_item *c = container_of(l, n->depth - 1);

@@ -25,10 +25,16 @@ struct ls_item {
 	 * without code under it) */
 	char *words;
 	bool archive, thin;
+	/* A member that may be passed by (ls_shown): the library's record,
+	 * borrowed while the member is open, its words and name copied only
+	 * when something comes under it (NULL once they are, and for the
+	 * rest) -- a library's members cost no copy each. */
+	const offcode_input *rec;
 	/* SECTION: its index; CONTAINER: its number */
 	unsigned number;
 	/* CONTAINER */
-	char *format, *what;	/* the library's words, copied */
+	const char *format, *what;	/* the library's words, copied once
+					 * for the list (ls_list.names) */
 	enum offcode_roc_obj roc;
 	bool coded;
 	size_t entries;		/* listed (-t counts those it takes) */
@@ -53,6 +59,10 @@ struct ls_item {
 struct ls_list {
 	struct ls_item *v;
 	size_t n, cap;
+	/* The containers' formats and kinds, each copied once: a CCOB file
+	 * holds thousands of containers of a few kinds. */
+	char **names;
+	size_t nnames;
 	struct rows *rs;	/* options: kernels, verify, -t, path, later */
 };
 

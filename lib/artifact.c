@@ -169,6 +169,7 @@ void offcode_close(offcode_artifact *a)
 		return;
 	if (a->free_kernels)
 		a->free_kernels(a);
+	artifact_input_free_late(a, 0);
 	for (size_t i = 0; i < a->ncontainers; i++)
 		offcode_error_free(a->containers[i].hash_error);
 	for (size_t i = 0; i < a->nentries; i++)
@@ -252,19 +253,16 @@ static size_t input_above(const struct keep *k, unsigned d)
 	return 0;
 }
 
-/* What ls prints of an input after "<file>: " (offcode_input_words). */
-static const char *input_words(struct keep *k, const struct inspect_node *n)
+/* What ls prints of an input after "<file>: " (offcode_input_words),
+ * or NULL for an ELF, COFF or PE file's, made of its headers when asked
+ * for (words_later). */
+static const char *input_words(const struct inspect_node *n)
 {
-	struct inspect_host_header h;
-	char words[96];
-
 	switch (n->format) {
 	case INSPECT_ELF:
 	case INSPECT_COFF:
 	case INSPECT_PE:
-		inspect_host_header(n, &h);
-		inspect_host_words(&h, words, sizeof(words));
-		return artifact_keep(k->a, words, strlen(words), &k->oom);
+		return NULL;
 	case INSPECT_ARCHIVE:
 		return "archive";
 	case INSPECT_RAW:
@@ -279,6 +277,63 @@ static const char *input_words(struct keep *k, const struct inspect_node *n)
 		break;
 	}
 	return n->size ? "other data" : "empty";
+}
+
+/* len bytes at s with a NUL kept for input in: in the arena, unless a
+ * streaming walk is visiting a node under it (the arena above in goes
+ * with that node): then late (a->late), freed as in goes. */
+static const char *input_keep(offcode_artifact *a, struct offcode_input *in,
+			      const char *s, size_t len)
+{
+	struct input_late *l;
+	bool oom = false;
+
+	if (!a->live_keep || a->visiting == in) {
+		const char *kept = artifact_keep(a, s, len, &oom);
+
+		if (oom && a->live_keep)
+			a->live_keep->oom = true;
+		return kept;
+	}
+	if (!(l = malloc(sizeof(*l) + len + 1))) {
+		a->live_keep->oom = true;
+		return NULL;
+	}
+	memcpy(l->s, s, len);
+	l->s[len] = 0;
+	l->input = (size_t)(in - a->inputs);
+	l->next = a->late;
+	a->late = l;
+	return l->s;
+}
+
+void artifact_input_fill(const struct offcode_input *cin)
+{
+	/* The record is the handle's, not const: the header's const says
+	 * the listing does not change. */
+	struct offcode_input *in = (struct offcode_input *)cin;
+	offcode_artifact *a = (offcode_artifact *)in->owner;
+	char words[96];
+
+	if (in->words_later) {
+		inspect_host_words(&in->host, words, sizeof(words));
+		in->words = input_keep(a, in, words, strlen(words));
+		in->words_later = false;
+	}
+	if (in->name_later) {
+		in->name = input_keep(a, in, in->name, in->name_len);
+		in->name_later = false;
+	}
+}
+
+void artifact_input_free_late(offcode_artifact *a, size_t from)
+{
+	for (struct input_late **p = &a->late, *l; (l = *p);)
+		if (l->input >= from) {
+			*p = l->next;
+			free(l);
+		} else
+			p = &l->next;
 }
 
 static int keep_input(struct keep *k, const struct inspect_node *n)
@@ -302,9 +357,10 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 		.format = n->format == INSPECT_HOST ? n->host->json_format
 						    : formats[n->format],
 		.offset = n->offset, .size = n->size,
+		.words = input_words(n),
 	};
+	in->words_later = !in->words;
 	inspect_host_header(n, &in->host);
-	in->words = input_words(k, n);
 	if (n->format == INSPECT_ELF && n->offset <= a->len &&
 	    n->size <= a->len - n->offset)
 		in->cubin_arch = cubin_header_arch(a->data + n->offset,
@@ -316,8 +372,13 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 				     (n->machine == 224 || n->machine == 190)) ||
 				    n->format == INSPECT_TEXT;
 	if (n->depth) {
-		in->name = artifact_keep(a, n->name, n->name_len, &k->oom);
 		in->name_len = n->name_len;
+		if (k->stream) {	/* copied when asked for */
+			in->name = n->name;
+			in->name_later = true;
+		} else
+			in->name = artifact_keep(a, n->name, n->name_len,
+						 &k->oom);
 	} else {
 		in->name = a->path;
 		in->name_len = strlen(a->path);
@@ -327,6 +388,68 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 	return 0;
 }
 
+/* Container c's kind's fields from n: those before its entries alone
+ * (c->fields_head), or all of them. */
+static int container_fields(struct keep *k, struct offcode_container *c,
+			    const struct inspect_node *n)
+{
+	const struct kind *kind = kinds_get(n->container);
+	/* (written before read: not its 1.4 KB zeroed for each) */
+	struct kind_fields kf;
+
+	kf.n = kf.nbuf = 0;
+	if (kind->container_json)
+		kind->container_json(n, &kf);
+	if (kind->container_json_end && !c->fields_head)
+		kind->container_json_end(n, &kf);
+	c->fields = keep_fields(k, &kf, &c->nfields);
+	return k->oom ? -1 : 0;
+}
+
+void artifact_container_fill(const struct offcode_container *cc)
+{
+	/* The record is the walk's, not const: the header's const says the
+	 * listing does not change. */
+	struct offcode_container *c = (struct offcode_container *)cc;
+	offcode_artifact *a = (offcode_artifact *)c->owner;
+	struct keep *k = a->live_keep;
+
+	c->fields_later = false;
+	if (!k)		/* (not in a visit: nothing to fill from) */
+		return;
+	/* Asked during an entry's visit, they go with its arena (walk.c
+	 * makes them later again). */
+	c->fields_for_entry = a->in_entry;
+	if (container_fields(k, c, &k->container) < 0)
+		k->oom = true;
+}
+
+/* n's values kept as c's node (the presentation hooks read its values:
+ * what it points to is the walk's). */
+static void keep_node_values(struct offcode_container *c,
+			     const struct inspect_node *n)
+{
+	c->node = *n;
+	c->node.name = NULL;
+	c->node.name_len = 0;
+	c->node.data = c->node.head = c->node.nv_base = NULL;
+	c->node.triple = c->node.arch = NULL;
+	c->node.decode_err = NULL;
+}
+
+/* bad_hash's record, for a hash checked and wrong: 0, or -1 out of
+ * memory. */
+static int keep_hash_error(struct offcode_container *c,
+			   const struct inspect_node *n)
+{
+	char why[160];
+
+	if (!c->bad_hash)
+		return 0;
+	kinds_bad_hash(n, why, sizeof(why));
+	return (c->hash_error = error_new(OFFCODE_BAD_HASH, why)) ? 0 : -1;
+}
+
 /* Container c's record from n: its fields before its entries alone
  * (head), or all of them. */
 static int fill_container(struct keep *k, struct offcode_container *c,
@@ -334,13 +457,8 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 {
 	offcode_artifact *a = k->a;
 	const struct kind *kind = kinds_get(n->container);
-	struct kind_fields kf = { .n = 0 };
 	const struct open_node *up = n->depth ? &k->stack[n->depth - 1] : NULL;
 
-	if (kind->container_json)
-		kind->container_json(n, &kf);
-	if (kind->container_json_end && !head)
-		kind->container_json_end(n, &kf);
 	*c = (struct offcode_container){
 		.owner = a, .input = input_above(k, n->depth),
 		.number = n->number, .format = kinds_name(n->container),
@@ -350,15 +468,8 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 		.bad_hash = n->hash == INSPECT_HASH_BAD,
 		.alone = n->in_file && !n->in_bitcode && n->offset <= a->len &&
 			 n->size <= a->len - n->offset,
-		.node = *n,
 	};
-	/* What the presentation hooks read are its values: what it points
-	 * to is the walk's. */
-	c->node.name = NULL;
-	c->node.name_len = 0;
-	c->node.data = c->node.head = c->node.nv_base = NULL;
-	c->node.triple = c->node.arch = NULL;
-	c->node.decode_err = NULL;
+	keep_node_values(c, n);
 	if (k->stream)
 		c->entries = n->entries;
 	if (up && up->kind == INSPECT_SECTION) {
@@ -369,15 +480,14 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 		c->section_offset = up->section_offset;
 		c->section_size = up->section_size;
 	}
-	c->fields = keep_fields(k, &kf, &c->nfields);
-	if (c->bad_hash) {
-		char why[160];
-
-		kinds_bad_hash(n, why, sizeof(why));
-		if (!(c->hash_error = error_new(OFFCODE_BAD_HASH, why)))
-			return -1;
-	}
-	return 0;
+	/* A streaming walk's, when asked for (container_need), from its
+	 * node as the walk keeps it (k->container). */
+	c->fields_head = head;
+	if (k->stream)
+		c->fields_later = true;
+	else if (container_fields(k, c, n) < 0)
+		return -1;
+	return keep_hash_error(c, n);
 }
 
 int artifact_refill_container(struct keep *k, struct offcode_container *c,
@@ -385,7 +495,26 @@ int artifact_refill_container(struct keep *k, struct offcode_container *c,
 {
 	offcode_error_free(c->hash_error);
 	c->hash_error = NULL;
-	return fill_container(k, c, n, false);
+	if (!k->stream)
+		return fill_container(k, c, n, false);
+	/* A streaming walk's, at its end: what its node may say now (a
+	 * CCOB's hash checked), the rest as it was kept; all its fields
+	 * when asked for. */
+	c->number = n->number;
+	c->has_offset = !n->in_bitcode;
+	c->offset = n->offset;
+	c->size = n->size;
+	c->version = n->version;
+	c->entries = n->entries;
+	c->bad_hash = n->hash == INSPECT_HASH_BAD;
+	c->alone = n->in_file && !n->in_bitcode && n->offset <= k->a->len &&
+		   n->size <= k->a->len - n->offset;
+	keep_node_values(c, n);
+	c->fields = NULL;
+	c->nfields = 0;
+	c->fields_head = c->fields_for_entry = false;
+	c->fields_later = true;
+	return keep_hash_error(c, n);
 }
 
 static int keep_container(struct keep *k, const struct inspect_node *n)
@@ -523,9 +652,6 @@ static int keep_presentation(struct keep *k, struct offcode_entry *e,
 		e->location = artifact_keep(k->a, buf, strlen(buf), &k->oom);
 	else
 		e->location = "(compressed)";
-	if (n->decode_err &&
-	    !(e->decode_error = error_from(n->decode_err, "")))
-		return -1;
 	return 0;
 }
 
@@ -548,80 +674,139 @@ static int keep_nv(struct keep *k, struct offcode_entry *e,
 	return 0;
 }
 
+/* Entry e's fields of groups (ENTRY_*) from its node n. */
+static int fill_entry(struct keep *k, struct offcode_entry *e,
+		      const struct inspect_node *n, unsigned groups)
+{
+	offcode_artifact *a = k->a;
+	const struct kind *kind = kinds_get(n->container);
+	struct inspect_target t;
+
+	/* (what they are made of filled first) */
+	if (groups & ENTRY_SELECT)
+		groups |= ENTRY_NAMES | ENTRY_ID;
+	if ((groups & ENTRY_CELLS) && n->in_file)
+		groups |= ENTRY_URI;
+	groups &= e->lazy;
+	e->lazy &= ~groups;
+	if (groups & (ENTRY_NAMES | ENTRY_SELECT | ENTRY_CELLS))
+		inspect_entry_target(n, &t);
+	if ((groups & ENTRY_ID) && kind->ids) {
+		e->id = artifact_keep(a, n->name, n->name_len, &k->oom);
+		e->id_len = n->name_len;
+	}
+	if (groups & ENTRY_NAMES) {
+		e->kind = artifact_keep(a, t.kind, t.kind_len, &k->oom);
+		e->kind_len = t.kind_len;
+		e->triple = artifact_keep(a, t.triple, t.triple_len, &k->oom);
+		e->triple_len = t.triple_len;
+		e->arch = artifact_keep(a, t.arch, t.arch_len, &k->oom);
+		e->arch_len = t.arch_len;
+		e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
+		e->image_later = image_kind_later(n);
+		split_target(k, e);
+	}
+	if ((groups & ENTRY_URI) && n->in_file &&
+	    !(e->uri = keep_uri(k, n->offset, n->size)))
+		return -1;
+	if (groups & ENTRY_FIELDS) {
+		struct kind_text d[KIND_DETAILS];
+		/* (its rows and buffers are written before they are read:
+		 * not its 1.4 KB zeroed for each entry, a tenth of what
+		 * keeping an entry cost; issue 37) */
+		struct kind_fields kf;
+
+		kf.n = kf.nbuf = 0;
+		memset(d, 0, sizeof(d));
+		if (kind->details)
+			kind->details(n, d);
+		if (kind->entry_json)
+			kind->entry_json(n, &k->container, d, &kf);
+		e->fields = keep_fields(k, &kf, &e->nfields);
+	}
+	if (groups & ENTRY_SELECT) {
+		/* As selection sees it (applets/selection.c's
+		 * applet_entry_of). */
+		char archbuf[24], *id;
+		const char *sarch;
+		size_t id_len, sarch_len;
+
+		if (!(id = kinds_entry_id(n, &t, &id_len)))
+			return -1;
+		/* (each the text kept above when it is the same, as it
+		 * mostly is) */
+		e->select_id = same_text(e->id, e->id_len, id, id_len) ? e->id :
+			       artifact_keep(a, id, id_len, &k->oom);
+		e->select_id_len = id_len;
+		free(id);
+		sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf),
+					  &sarch_len);
+		e->select_arch = same_text(e->arch, e->arch_len, sarch,
+					   sarch_len) ? e->arch :
+				 artifact_keep(a, sarch, sarch_len, &k->oom);
+		e->select_arch_len = sarch_len;
+	}
+	if ((groups & ENTRY_CELLS) && keep_presentation(k, e, kind, n, &t) < 0)
+		return -1;
+	return k->oom ? -1 : 0;
+}
+
+void artifact_entry_fill(const struct offcode_entry *ce, unsigned groups)
+{
+	/* The record is the walk's, not const: the header's const says the
+	 * listing does not change. */
+	struct offcode_entry *e = (struct offcode_entry *)ce;
+	const offcode_artifact *a = e->owner;
+	struct keep *k = a->live_keep;
+
+	if (!k || !a->live_entry || e != &a->entries[0]) {
+		e->lazy = 0;	/* (not in its visit: nothing to fill from) */
+		return;
+	}
+	if (fill_entry(k, e, a->live_entry, groups) < 0)
+		k->oom = true;
+}
+
 static int keep_entry(struct keep *k, const struct inspect_node *n)
 {
 	offcode_artifact *a = k->a;
 	const struct kind *kind = kinds_get(n->container);
-	struct kind_text d[KIND_DETAILS];
-	/* (its rows and buffers are written before they are read: not its
-	 * 1.4 KB zeroed for each entry, a tenth of what keeping an entry
-	 * cost; issue 37) */
-	struct kind_fields kf;
-	struct inspect_target t;
 	struct offcode_entry *e;
-	char archbuf[24], *id;
-	const char *sarch;
-	size_t id_len, sarch_len;
 
 	if (!a->ncontainers)	/* an entry outside a container: none */
 		return 0;
-	kf.n = kf.nbuf = 0;
 	if (grow((void **)&a->entries, &a->cap_entries, a->nentries,
 		 sizeof(*e)) < 0)
 		return -1;
-	inspect_entry_target(n, &t);
-	memset(d, 0, sizeof(d));
-	if (kind->details)
-		kind->details(n, d);
-	if (kind->entry_json)
-		kind->entry_json(n, &k->container, d, &kf);
 	e = &a->entries[a->nentries];
 	*e = (struct offcode_entry){
 		.owner = a, .container = a->ncontainers - 1,
 		.ordinal = a->nentries, .index = n->index,
 		.size = n->size, .offset = n->offset, .has_offset = n->in_file,
 		.compressed = !n->in_file && !n->in_bitcode,
+		.lazy = ENTRY_LAZY,
 	};
-	if (kind->ids) {
-		e->id = artifact_keep(a, n->name, n->name_len, &k->oom);
-		e->id_len = n->name_len;
-	}
-	e->kind = artifact_keep(a, t.kind, t.kind_len, &k->oom);
-	e->kind_len = t.kind_len;
-	e->triple = artifact_keep(a, t.triple, t.triple_len, &k->oom);
-	e->triple_len = t.triple_len;
-	e->arch = artifact_keep(a, t.arch, t.arch_len, &k->oom);
-	e->arch_len = t.arch_len;
-	e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
-	e->image_later = image_kind_later(n);
-	split_target(k, e);
-	if (n->in_file && !(e->uri = keep_uri(k, n->offset, n->size)))
-		return -1;
-	e->fields = keep_fields(k, &kf, &e->nfields);
-	e->direct = direct(a, kind, n);
-	/* As selection sees it (applets/selection.c's applet_entry_of). */
-	if (!(id = kinds_entry_id(n, &t, &id_len)))
-		return -1;
-	/* (each the text kept above when it is the same, as it mostly is) */
-	e->select_id = same_text(e->id, e->id_len, id, id_len) ? e->id :
-		       artifact_keep(a, id, id_len, &k->oom);
-	e->select_id_len = id_len;
-	free(id);
-	sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf), &sarch_len);
-	e->select_arch = same_text(e->arch, e->arch_len, sarch, sarch_len) ? e->arch :
-			 artifact_keep(a, sarch, sarch_len, &k->oom);
-	e->select_arch_len = sarch_len;
 	/* du's figures: as its kind counts them, a packed container's
-	 * share. */
+	 * share (the walk's state now). */
 	e->du_code = e->du_stored = n->size;
 	if (kind->sizes)
 		kind->sizes(n, &e->du_code, &e->du_stored);
 	if (!n->in_file && k->packed_depth && k->packed_raw)
 		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
 					  n->size / k->packed_raw);
-	if (keep_presentation(k, e, kind, n, &t) < 0 ||
-	    keep_nv(k, e, n) < 0)
+	if (keep_nv(k, e, n) < 0)
 		return -1;
+	if (n->decode_err &&
+	    !(e->decode_error = error_from(n->decode_err, "")))
+		return -1;
+	if (k->stream) {
+		/* The rest when asked for, during its visit (walk.c). */
+		a->live_entry = n;
+	} else {
+		if (fill_entry(k, e, n, ENTRY_LAZY) < 0)
+			return -1;
+		e->direct = direct(a, kind, n);
+	}
 	if (!k->stream)
 		a->containers[e->container].entries++;
 	a->nentries++;

@@ -26,7 +26,22 @@ struct offcode_input {
 	/* A cubin's SM, from its ELF header (offcode_input_cubin_arch); 0
 	 * for another input.  (In the hole after host: no larger a record.) */
 	unsigned cubin_arch;
+	/* Filled when first asked for (input_need), not as it is kept: an
+	 * ELF, COFF or PE file's words (words_later: from host), and, in a
+	 * streaming walk, its name (name_later: name is then the walk's
+	 * name_len bytes, not NUL-terminated, which stay while the input is
+	 * open).  Asked for during the visit of a node under it, they are
+	 * kept late (a->late, malloc'd, freed as it goes): the arena above
+	 * the input is given back with that node.  (Two flags where the
+	 * struct had padding: an artefact of 200,000 members keeps as many.) */
+	bool words_later, name_later;
 	const char *words;	/* offcode_input_words */
+};
+/* An input's field kept late (offcode_input's). */
+struct input_late {
+	struct input_late *next;
+	size_t input;		/* its index */
+	char s[];
 };
 
 struct offcode_container {
@@ -35,6 +50,11 @@ struct offcode_container {
 	unsigned number;
 	const char *format;
 	bool has_offset, has_version, in_section;
+	/* In a streaming walk, its fields are made when first asked for
+	 * (container_need), those before its entries alone (fields_head)
+	 * or all; made during an entry's visit (fields_for_entry), they go
+	 * with it.  (Flags where the struct had padding.) */
+	bool fields_later, fields_head, fields_for_entry;
 	uint64_t offset, size;
 	unsigned version;
 	uint32_t section_index;
@@ -69,6 +89,12 @@ struct offcode_entry {
 	/* Its image_kind is read from its code when first asked for
 	 * (image_kind.c). */
 	bool image_later;
+	/* In a streaming walk, the fields of the groups in lazy (ENTRY_*)
+	 * are filled when an accessor first asks for them (entry_need),
+	 * from its node, live during its visit (the handle's live_entry):
+	 * what a visitor does not read costs nothing.  (Where the struct
+	 * had padding.) */
+	unsigned char lazy;
 	struct offcode_field *fields;
 	size_t nfields;
 	/* What selection sees of it (core/select.h): its ID as -t matches
@@ -84,6 +110,17 @@ struct offcode_entry {
 	offcode_error *decode_error;	/* freed with it */
 	/* An NVIDIA entry's header (offcode_entry_nv, nv.c), or NULL. */
 	const struct offcode_nv_entry *nv;
+};
+/* An entry's fields filled when first asked for, by group. */
+enum {
+	ENTRY_NAMES = 1u << 0,	/* kind, triple, arch, processor,
+				 * features, image kind */
+	ENTRY_URI = 1u << 1,
+	ENTRY_FIELDS = 1u << 2,
+	ENTRY_SELECT = 1u << 3,	/* select_id, select_arch */
+	ENTRY_CELLS = 1u << 4,	/* cells, location */
+	ENTRY_ID = 1u << 5,
+	ENTRY_LAZY = (1u << 6) - 1,
 };
 
 /* Memory the artefact owns, freed with it: a list of blocks. */
@@ -145,6 +182,14 @@ struct offcode_artifact {
 	void (*free_members)(offcode_artifact *a);
 	int (*members_code)(offcode_artifact *a, size_t only,
 			    offcode_code_fn fn, void *ctx);
+	/* A streaming walk's state (walk.c), while it goes: what fills its
+	 * records' fields when first asked for (entry_need, input_need),
+	 * and the input being visited (its late fields go in the arena). */
+	struct keep *live_keep;
+	const struct offcode_input *visiting;
+	bool in_entry;		/* an entry's visit goes on */
+	const struct inspect_node *live_entry;	/* its node, entries[0]'s */
+	struct input_late *late;	/* inputs' fields kept late */
 	/* Whether it is one code object (du.c), once asked; NULL before. */
 	struct lone_code *lone;
 	bool lone_candidate;	/* input 0 may be one (artifact.c) */
@@ -186,6 +231,35 @@ int artifact_keep_node(struct keep *k, const struct inspect_node *n);
  * its end). */
 int artifact_refill_container(struct keep *k, struct offcode_container *c,
 			      const struct inspect_node *n);
+/* Entry e's fields of groups (ENTRY_*) filled if they are not yet
+ * (entry_need); out of memory, they stay NULL and the walk fails. */
+void artifact_entry_fill(const struct offcode_entry *e, unsigned groups);
+static inline void entry_need(const struct offcode_entry *e, unsigned groups)
+{
+	if (e && (e->lazy & groups))
+		artifact_entry_fill(e, groups);
+}
+/* Container c's fields made if they are not yet (container_need). */
+void artifact_container_fill(const struct offcode_container *c);
+static inline void container_need(const struct offcode_container *c)
+{
+	if (c && c->fields_later)
+		artifact_container_fill(c);
+}
+/* Input in's name and words filled if they are not yet (input_need). */
+void artifact_input_fill(const struct offcode_input *in);
+static inline void input_need(const struct offcode_input *in)
+{
+	if (in && (in->words_later || in->name_later))
+		artifact_input_fill(in);
+}
+/* The late fields of inputs [from, ninputs) freed (walk.c, as they go). */
+void artifact_input_free_late(offcode_artifact *a, size_t from);
+static inline void input_free_late(offcode_artifact *a, size_t from)
+{
+	if (a->late)	/* (seldom) */
+		artifact_input_free_late(a, from);
+}
 /* The arena's place now, and everything allocated after it freed. */
 struct arena_mark artifact_mark(const offcode_artifact *a);
 void artifact_release(offcode_artifact *a, struct arena_mark m);

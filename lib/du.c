@@ -22,6 +22,7 @@ void offcode_entry_du_sizes(const offcode_entry *e, uint64_t *code,
 
 const char *offcode_entry_rule_id(const offcode_entry *e, size_t *len)
 {
+	entry_need(e, ENTRY_SELECT);
 	if (len)
 		*len = e->select_id_len;
 	return e->select_id;
@@ -29,6 +30,7 @@ const char *offcode_entry_rule_id(const offcode_entry *e, size_t *len)
 
 const char *offcode_entry_rule_target(const offcode_entry *e, size_t *len)
 {
+	entry_need(e, ENTRY_SELECT);
 	if (len)
 		*len = e->select_arch_len;
 	return e->select_arch;

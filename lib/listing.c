@@ -38,6 +38,7 @@ const offcode_input *offcode_input_parent(const offcode_input *in)
 
 const char *offcode_input_name(const offcode_input *in, size_t *len)
 {
+	input_need(in);
 	return text(in->name, in->name_len, len);
 }
 
@@ -144,12 +145,14 @@ static int field(const struct offcode_field *v, size_t n, size_t i,
 
 size_t offcode_container_field_count(const offcode_container *c)
 {
+	container_need(c);
 	return c->nfields;
 }
 
 int offcode_container_field(const offcode_container *c, size_t i,
 			    struct offcode_field *f)
 {
+	container_need(c);
 	return field(c->fields, c->nfields, i, f);
 }
 
@@ -177,31 +180,37 @@ unsigned offcode_entry_index(const offcode_entry *e)
 
 const char *offcode_entry_id(const offcode_entry *e, size_t *len)
 {
+	entry_need(e, ENTRY_ID);
 	return text(e->id, e->id_len, len);
 }
 
 const char *offcode_entry_offload_kind(const offcode_entry *e, size_t *len)
 {
+	entry_need(e, ENTRY_NAMES);
 	return text(e->kind, e->kind_len, len);
 }
 
 const char *offcode_entry_triple(const offcode_entry *e, size_t *len)
 {
+	entry_need(e, ENTRY_NAMES);
 	return text(e->triple, e->triple_len, len);
 }
 
 const char *offcode_entry_target_id(const offcode_entry *e, size_t *len)
 {
+	entry_need(e, ENTRY_NAMES);
 	return text(e->arch, e->arch_len, len);
 }
 
 const char *offcode_entry_processor(const offcode_entry *e)
 {
+	entry_need(e, ENTRY_NAMES);
 	return e->processor;
 }
 
 const char *offcode_entry_features(const offcode_entry *e)
 {
+	entry_need(e, ENTRY_NAMES);
 	return e->features;
 }
 
@@ -209,6 +218,7 @@ const char *offcode_entry_image_kind(const offcode_entry *e)
 {
 	/* The entry and its artefact are the caller's, not const: the
 	 * header's const says the listing does not change. */
+	entry_need(e, ENTRY_NAMES);
 	if (e->image_later)
 		return image_kind_read((offcode_artifact *)e->owner,
 				       (offcode_entry *)e);
@@ -229,6 +239,7 @@ bool offcode_entry_offset(const offcode_entry *e, uint64_t *offset)
 
 const char *offcode_entry_uri(const offcode_entry *e)
 {
+	entry_need(e, ENTRY_URI);
 	return e->uri;
 }
 
@@ -239,11 +250,13 @@ bool offcode_entry_compressed(const offcode_entry *e)
 
 size_t offcode_entry_field_count(const offcode_entry *e)
 {
+	entry_need(e, ENTRY_FIELDS);
 	return e->nfields;
 }
 
 int offcode_entry_field(const offcode_entry *e, size_t i,
 			struct offcode_field *f)
 {
+	entry_need(e, ENTRY_FIELDS);
 	return field(e->fields, e->nfields, i, f);
 }

@@ -26,6 +26,7 @@ int offcode_entry_matches(offcode_artifact *a, const offcode_entry *e,
 		       ? artifact_fail_code(a, OFFCODE_NOMEM, "out of memory")
 		       : artifact_fail_code(a, OFFCODE_INVALID, er.why);
 	}
+	entry_need(e, ENTRY_SELECT);
 	en = (struct select_entry){
 		.id = e->select_id, .id_len = e->select_id_len,
 		.arch = e->select_arch, .arch_len = e->select_arch_len,

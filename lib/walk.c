@@ -86,6 +86,7 @@ static void pop_inputs(struct walker *w, unsigned d)
 	while (i > 0 && a->inputs[i - 1].depth >= d)
 		i--;
 	if (i < a->ninputs) {
+		input_free_late(a, i);
 		artifact_release(a, w->marks[i]);
 		a->ninputs = i;
 	}
@@ -97,6 +98,7 @@ static int visit_input(struct walker *w, const struct inspect_node *n)
 	struct offcode_node node = { .size = sizeof(node),
 				     .kind = OFFCODE_NODE_INPUT,
 				     .depth = n->depth };
+	int rc;
 
 	pop_inputs(w, n->depth);
 	if (a->ninputs >= w->cap_marks) {
@@ -112,7 +114,11 @@ static int visit_input(struct walker *w, const struct inspect_node *n)
 	if (artifact_keep_node(&w->k, n) < 0)
 		return -1;
 	node.input = &a->inputs[a->ninputs - 1];
-	return call(w, &node);
+	/* (what it fills when asked for now goes in the arena above it) */
+	a->visiting = node.input;
+	rc = call(w, &node);
+	a->visiting = NULL;
+	return w->k.oom ? -1 : rc;
 }
 
 static int visit_section(struct walker *w, const struct inspect_node *n)
@@ -122,6 +128,7 @@ static int visit_section(struct walker *w, const struct inspect_node *n)
 	struct offcode_node node = { .size = sizeof(node),
 				     .kind = OFFCODE_NODE_SECTION,
 				     .depth = n->depth };
+	int rc;
 
 	if (artifact_keep_node(&w->k, n) < 0)
 		return -1;
@@ -133,7 +140,8 @@ static int visit_section(struct walker *w, const struct inspect_node *n)
 	node.section_kind = s->section_kind;
 	node.section_offset = s->section_offset;
 	node.section_size = s->section_size;
-	return call(w, &node);
+	rc = call(w, &node);
+	return w->k.oom ? -1 : rc;
 }
 
 static int visit_container(struct walker *w, const struct inspect_node *n)
@@ -142,6 +150,7 @@ static int visit_container(struct walker *w, const struct inspect_node *n)
 	struct offcode_node node = { .size = sizeof(node),
 				     .kind = OFFCODE_NODE_CONTAINER,
 				     .depth = n->depth };
+	int rc;
 
 	w->container_mark = artifact_mark(a);
 	a->ncontainers = 0;
@@ -151,7 +160,8 @@ static int visit_container(struct walker *w, const struct inspect_node *n)
 	w->container_depth = n->depth;
 	node.container = &a->containers[0];
 	node.input = &a->inputs[node.container->input];
-	return call(w, &node);
+	rc = call(w, &node);
+	return w->k.oom ? -1 : rc;
 }
 
 static int visit_entry(struct walker *w, const struct inspect_node *n)
@@ -179,11 +189,27 @@ static int visit_entry(struct walker *w, const struct inspect_node *n)
 		node.code = b.data;
 		node.code_size = b.size;
 	}
+	a->in_entry = true;
 	rc = call(w, &node);
+	a->in_entry = false;
+	if (w->k.oom)
+		rc = -1;
+	/* Its node goes: nothing is filled from it after its visit. */
+	a->live_entry = NULL;
+	a->entries[0].lazy = 0;
 	offcode_error_free(a->entries[0].decode_error);
 	a->entries[0].decode_error = NULL;
 	a->nentries = 0;
 	artifact_release(a, m);
+	if (node.container->fields_for_entry) {
+		/* (made in the arena given back: made again when asked) */
+		struct offcode_container *c = &a->containers[0];
+
+		c->fields = NULL;
+		c->nfields = 0;
+		c->fields_later = true;
+		c->fields_for_entry = false;
+	}
 	return rc;
 }
 
@@ -283,6 +309,7 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 	int rc;
 
 	a->streaming = true;
+	a->live_keep = &w.k;
 	io.inflate = w.code;
 	io.stream = w.code;
 	io.no_hash = !(o->flags & OFFCODE_WALK_VERIFY);
@@ -307,6 +334,8 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 		if (end == -1)
 			rc = -1;
 	}
+	a->live_keep = NULL;
+	input_free_late(a, 0);
 	free(w.k.stack);
 	free(w.k.uri_head);
 	free(w.marks);
@@ -415,6 +444,7 @@ int offcode_walk_memory(const void *buf, size_t len, const char *name,
 
 const char *offcode_input_words(const offcode_input *in)
 {
+	input_need(in);
 	return in ? in->words : NULL;
 }
 
@@ -460,11 +490,13 @@ bool offcode_container_coded(const offcode_container *c)
 
 size_t offcode_entry_cell_count(const offcode_entry *e)
 {
+	entry_need(e, ENTRY_CELLS);
 	return e ? e->ncells : 0;
 }
 
 const char *offcode_entry_cell(const offcode_entry *e, size_t i, size_t *len)
 {
+	entry_need(e, ENTRY_CELLS);
 	if (!e || i >= e->ncells) {
 		if (len)
 			*len = 0;
@@ -477,6 +509,7 @@ const char *offcode_entry_cell(const offcode_entry *e, size_t i, size_t *len)
 
 const char *offcode_entry_location(const offcode_entry *e)
 {
+	entry_need(e, ENTRY_CELLS);
 	return e ? e->location : NULL;
 }
 

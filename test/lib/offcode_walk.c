@@ -20,6 +20,12 @@
  *                              no name), with the hints called
  *   offcode_walk -s N FILE     -l's lines, the visitor stopping the walk at
  *                              the Nth node (returning 7)
+ *   offcode_walk -u FILE       each node under an input with the names and
+ *                              words of the inputs open above it, and an
+ *                              entry with its container's fields, first
+ *                              asked for there (the records fill what is
+ *                              asked for when it is: under an input, its
+ *                              arena goes with the node)
  *   offcode_walk -n            the walk's refusals of bad arguments
  *   offcode_walk -b FILE...    each file's kind as its bytes say
  *                              (offcode_memory_kind, named as given), and
@@ -330,6 +336,56 @@ static int nothing(void *ctx, const struct offcode_node *n)
 	return 0;
 }
 
+/* -u's visitor: what is read of the inputs above n and of n's
+ * container, never at their own visits. */
+static int under(void *ctx, const struct offcode_node *n)
+{
+	(void)ctx;
+	if (n->kind == OFFCODE_NODE_INPUT)
+		return 0;
+	printf("%*s%s", 2 * (int)n->depth, "",
+	       n->kind == OFFCODE_NODE_SECTION ? "section" :
+	       n->kind == OFFCODE_NODE_CONTAINER ? "container" :
+	       n->kind == OFFCODE_NODE_ENTRY ? "entry" : "end");
+	if (n->kind == OFFCODE_NODE_ENTRY)	/* (its own, kept first) */
+		printf(" %s", offcode_entry_location(n->entry));
+	/* (first asked for at an entry's visit: what it keeps goes with
+	 * it, what they keep must not) */
+	for (const offcode_input *in = n->input;
+	     in && (n->kind == OFFCODE_NODE_ENTRY ||
+		    n->kind == OFFCODE_NODE_CONTAINER_END);
+	     in = offcode_input_parent(in)) {
+		size_t len;
+		const char *name = offcode_input_name(in, &len);
+
+		printf(" <- %.*s (%s)", (int)len, name,
+		       offcode_input_words(in));
+	}
+	if (n->kind == OFFCODE_NODE_ENTRY) {
+		size_t nf = offcode_container_field_count(n->container);
+		struct offcode_field f;
+
+		printf(", its container's %zu fields", nf);
+		for (size_t i = 0; i < nf; i++)
+			if (offcode_container_field(n->container, i, &f) == 0 &&
+			    f.type == OFFCODE_FIELD_TEXT)
+				printf(" %s=%.*s", f.key, (int)f.text_len,
+				       f.text ? f.text : "null");
+	}
+	putchar('\n');
+	return 0;
+}
+
+static int unders(const char *path)
+{
+	offcode_error *err = NULL;
+	struct offcode_walk_options o = { .size = sizeof(o),
+					  .flags = OFFCODE_WALK_CODE };
+	int rc = offcode_walk_path(path, &o, under, NULL, &err);
+
+	return rc ? said(rc, err) : 0;
+}
+
 /* What a bad argument gets. */
 static int refusals(void)
 {
@@ -411,6 +467,8 @@ int main(int argc, char **argv)
 		return lines_fd(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "-m"))
 		return lines_memory(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "-u"))
+		return unders(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "-s"))
 		return lines(argv[3], atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "-l")) {
@@ -426,7 +484,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2) {
 		fprintf(stderr, "usage: offcode_walk [-v|-l] FILE... | -f FILE "
-			"| -m FILE | -s N FILE | -n\n");
+			"| -m FILE | -s N FILE | -u FILE | -n\n");
 		return 2;
 	}
 	for (int i = 1; i < argc; i++)
