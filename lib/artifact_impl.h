@@ -48,6 +48,10 @@ struct offcode_container {
 	 * its values: offcode_container_summary, walk.c). */
 	struct inspect_node node;
 	offcode_error *hash_error;	/* bad_hash's record (freed with it) */
+	/* A CCOB walked with OFFCODE_WALK_CCOB_LATER: its bytes as stored
+	 * (walk.c's, the walk's own until its end is visited) */
+	const uint8_t *stored;
+	uint64_t stored_len;
 };
 
 struct offcode_entry {
@@ -79,6 +83,10 @@ struct offcode_entry {
 	unsigned ncells;
 	const char *location;
 	offcode_error *decode_error;	/* freed with it */
+	/* An entry of a CCOB walked with OFFCODE_WALK_CCOB_LATER: its code's
+	 * first bytes (walk.c's, the walk's own) */
+	const uint8_t *head;
+	size_t head_len;
 };
 
 /* Memory the artefact owns, freed with it: a list of blocks. */
