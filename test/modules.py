@@ -82,16 +82,18 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     (offcode_entry_kernels and offcode_artifact_kernels read an
 #     artefact, which ls does not open yet);
 #   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines.
-# (extract's file names, URIs, streamed CCOBs, split binaries, packages
-# and images are offcode_names_take's, offcode_uri_parse's,
-# offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
+# (extract's walk, file names, URIs, streamed CCOBs, split binaries,
+# packages and images are offcode_walk_memory's (OFFCODE_WALK_CCOB_LATER),
+# offcode_names_take's, offcode_uri_parse's, offcode_ccob_inflate's,
+# offcode_split's and offcode_layer_walk_bytes': what extract still owes
+# is its map of each input, core/io_in.)
 # ls's text, roc-obj and JSON listings, its packages and images read the
 # library alone (offcode_walk_*, offcode_layer_walk): what ls still owes
 # is its kpack lines, --kernels' tables, cuobjdump's lines, the struct row
 # they share, and its map of each input (core/io_in).
 OWED = {
-    "applets/extract": "core/io_in ops/inspect ops/kinds",
-    "applets/extract_impl": "core/io_in ops/inspect",
+    "applets/extract": "core/io_in",
+    "applets/extract_impl": "core/io_in",
     "applets/ls": "core/io_in",
     "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
                             "ops/inspect ops/inspect_node",
