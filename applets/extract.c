@@ -452,9 +452,13 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 	j.counting = false;
 	j.total = j.count;
 	j.count = 0;
-	/* Then the code: a CCOB's selected entries stream to their files
-	 * (or standard output) once the walk has checked it. */
-	wo.flags |= OFFCODE_WALK_CODE | OFFCODE_WALK_CCOB_LATER;
+	/* Then the code, a CCOB's hash checked before its entries: into a
+	 * directory, its selected entries stream to their files when the
+	 * walk leaves it; to standard output, the one selected is written
+	 * as it comes, its CCOB inflated whole. */
+	wo.flags |= OFFCODE_WALK_CODE | (o->dir ? OFFCODE_WALK_CCOB_LATER
+						: OFFCODE_WALK_CCOB_WHOLE |
+						  OFFCODE_WALK_VERIFY);
 	j.pend = &pend;
 	progress_name(path);
 	walk(&j, in.data, in.len, &wo);

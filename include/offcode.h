@@ -494,11 +494,17 @@ enum {
 	 * files when the walk leaves it (OFFCODE_NODE_CONTAINER_END): memory
 	 * is the CCOB's header however large its code objects. */
 	OFFCODE_WALK_CCOB_LATER = 1u << 3,
+	/* With OFFCODE_WALK_CODE, a CCOB is inflated whole before its
+	 * entries come, its hash checked with OFFCODE_WALK_VERIFY (at its
+	 * OFFCODE_NODE_CONTAINER), each entry's code in its node: memory is
+	 * the inflated CCOB, for one code object written as it comes
+	 * (`offload extract -o -`).  OFFCODE_WALK_CCOB_LATER wins. */
+	OFFCODE_WALK_CCOB_WHOLE = 1u << 4,
 	/* A file of no format the library reads fails the walk (its reason
 	 * "not a file of a known format (ELF file, ...)", as `offload
 	 * extract` says it), rather than being one input of format "other"
 	 * or "text". */
-	OFFCODE_WALK_KNOWN = 1u << 4,
+	OFFCODE_WALK_KNOWN = 1u << 5,
 };
 /* An entry of a CCOB walked with OFFCODE_WALK_CCOB_LATER: its code's
  * first bytes (at most 20: an ELF header's e_machine, a magic number),

@@ -311,7 +311,7 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 
 	a->streaming = true;
 	io.inflate = w.code;
-	io.stream = w.code;
+	io.stream = w.code && !(o->flags & OFFCODE_WALK_CCOB_WHOLE);
 	w.ccob_later = w.code && (o->flags & OFFCODE_WALK_CCOB_LATER);
 	io.stream_ccob = w.ccob_later;
 	io.accept_other = !(o->flags & OFFCODE_WALK_KNOWN);

@@ -28,6 +28,9 @@
  *                              entry with its head (offcode_entry_head); a
  *                              CCOB inflated again at its end, each entry's
  *                              bytes there checked against its head
+ *   offcode_walk -w FILE       the same lines, walked as `offload extract
+ *                              -o -` walks (OFFCODE_WALK_CCOB_WHOLE,
+ *                              _VERIFY, _KNOWN): each entry's code whole
  *   offcode_walk -b FILE...    each file's kind as its bytes say
  *                              (offcode_memory_kind, named as given), and
  *                              whether its artefact's bytes
@@ -502,12 +505,11 @@ static int later_node(void *ctx, const struct offcode_node *n)
 	return 0;
 }
 
-static int later(const char *path)
+static int later(const char *path, unsigned flags)
 {
-	static const struct offcode_walk_options o = {
+	const struct offcode_walk_options o = {
 		.size = sizeof(o),
-		.flags = OFFCODE_WALK_CODE | OFFCODE_WALK_CCOB_LATER |
-			 OFFCODE_WALK_KNOWN,
+		.flags = OFFCODE_WALK_CODE | OFFCODE_WALK_KNOWN | flags,
 	};
 	struct later l = { .n = 0 };
 	offcode_error *err;
@@ -529,7 +531,10 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "-m"))
 		return lines_memory(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "-x"))
-		return later(argv[2]);
+		return later(argv[2], OFFCODE_WALK_CCOB_LATER);
+	if (argc == 3 && !strcmp(argv[1], "-w"))
+		return later(argv[2], OFFCODE_WALK_CCOB_WHOLE |
+					      OFFCODE_WALK_VERIFY);
 	if (argc == 4 && !strcmp(argv[1], "-s"))
 		return lines(argv[3], atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "-l")) {
