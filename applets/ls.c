@@ -16,11 +16,9 @@
 #include "ls_json.h"
 #include "ls_kpack.h"
 #include "ls_kernels.h"
-#include "ls_rows.h"
 #include "ls_text.h"
 #include "ls_types.h"
 #include "selection.h"
-#include "../core/io_in.h"
 #include "../core/tree.h"
 #include "../include/offcode.h"
 
@@ -150,32 +148,13 @@ static int kernels_unread(const struct ls_list *l, size_t i, const char *path)
 	return rc;
 }
 
-/* The hints of a walk over the mapped input in: where its data go on
- * past a hole, and what it reads in order (the internal walk's, for
- * --json and cuobjdump's lines, and the public walk's). */
-static uint64_t next_data_of(const void *in, uint64_t off)
-{
-	return io_in_next_data(in, off);
-}
-
-static uint64_t next_data(void *in, uint64_t off)
-{
-	return io_in_next_data(in, off);
-}
-
-static void reading_of(const void *in, uint64_t off, uint64_t len,
-		       bool start)
-{
-	/* Done: the range's pages go, and it is sparse again as the rest. */
-	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
-	if (!start)
-		io_in_hint(in, off, off + len, IO_IN_SPARSE);
-}
-
-static void reading(void *in, uint64_t off, uint64_t len, bool start)
-{
-	reading_of(in, off, len, start);
-}
+/* A file's bytes, and the library's source of them (NULL for a
+ * package's file, which the library hands over as bytes). */
+struct input {
+	const void *data;
+	size_t len;
+	offcode_source *src;
+};
 
 /* A directory among the files named (a shell glob's, say) is listed as
  * one and is no error; ls reads files, it does not search directories. */
@@ -208,7 +187,7 @@ static int list_directory(struct options *o, const char *path)
 /* --json: printed as the walk goes (see ls_json.c); what failed said
  * after the file's object. */
 static int list_json(struct options *o, const struct rows *rs,
-		     const struct io_in *in,
+		     const struct input *in,
 		     const struct offcode_walk_options *wo, const char *path)
 {
 	struct ls_json js = { .rs = rs, .path = path, .data = in->data,
@@ -239,26 +218,47 @@ static int list_json(struct options *o, const struct rows *rs,
 	return rc ? 1 : 0;
 }
 
-/* The file path whose bytes in holds, listed. */
-static int list_in(struct options *o, const char *path, struct io_in *in_);
+/* A failure the library recorded, as ls says it (below). */
+static int fail_record(const char *what, const char *path,
+		       const offcode_error *err);
 
-static int list_one(struct options *o, const char *path)
+/* The file path whose bytes in holds, listed. */
+static int list_in(struct options *o, const char *path,
+		   const struct input *in_);
+
+/* The file a source holds, listed (src is closed). */
+static int list_source(struct options *o, const char *path,
+		       offcode_source *src)
 {
-	struct io_in in;
-	struct err e;
+	uint64_t len;
+	struct input in = { .src = src };
 	int rc;
 
-	if (io_in_open(&in, path, &e) < 0) {
-		if (e.errnum == EISDIR)
-			return list_directory(o, path);
-		return applet_fail_err("ls", "cannot read", path, 0, &e);
-	}
+	in.data = offcode_source_bytes(src, &len);
+	in.len = (size_t)len;
 	rc = list_in(o, path, &in);
-	io_in_close(&in);
+	offcode_source_close(src);
 	return rc;
 }
 
-static int list_in(struct options *o, const char *path, struct io_in *in_)
+static int list_one(struct options *o, const char *path)
+{
+	offcode_source *src;
+	offcode_error *err = NULL;
+	int rc;
+
+	if (offcode_source_open_path(path, &src, &err)) {
+		rc = err && offcode_error_errno(err) == EISDIR
+			     ? list_directory(o, path)
+			     : fail_record("cannot read", path, err);
+		offcode_error_free(err);
+		return rc;
+	}
+	return list_source(o, path, src);
+}
+
+static int list_in(struct options *o, const char *path,
+		   const struct input *in_)
 {
 	struct rows rs = { .kernels = o->kernels, .demangle = o->demangle,
 			   .verify = o->verify,
@@ -270,13 +270,12 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	offcode_error *werr = NULL;
 	char *later = NULL;
 	size_t later_len = 0;
-	struct io_in in = *in_;
-	struct err e;
+	struct input in = *in_;
 	int rc = 0;
 
-	/* Headers are read where they are; what the walk inflates (CCOBs,
-	 * NVIDIA entries) is read ahead, and let go of after. */
-	io_in_hint(&in, 0, in.len, IO_IN_SPARSE);
+	/* Headers are read where they are (the source's hint at its open);
+	 * what the walk inflates (CCOBs, NVIDIA entries) is read ahead, and
+	 * let go of after. */
 	if (o->inflate && progress_on()) {
 		progress_name(path);
 		wo.progress = progress_callback;
@@ -286,28 +285,31 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 			.inflate = o->inflate, .verify = o->verify,
 			.ccob_max_size = o->open.ccob_max_size,
 			.ccob_max_ratio = o->open.ccob_max_ratio,
-			.progress = wo.progress, .next_data = next_data_of,
-			.reading = reading_of, .hint_ctx = &in };
+			.progress = wo.progress,
+			.next_data = offcode_source_next_data,
+			.reading = offcode_source_reading, .hint_ctx = in.src };
 
 		/* Printed as the walk goes, nothing kept. */
-		rc = ls_cuobjdump(&rs, in.data, in.len, &co, &e);
+		rc = ls_cuobjdump(&rs, in.data, in.len, &co, &werr);
 		progress_end();
-		if (rc < 0)
-			rc = fail("cannot list", path, "%s", e.msg);
-		else if (rc)
+		if (rc < 0) {
+			rc = fail("cannot list", path, "%s", werr ?
+				  offcode_error_reason(werr) : "out of memory");
+			offcode_error_free(werr);
+		} else if (rc)
 			rc = fail("cannot list", path, "no NVIDIA device code "
 				  "(cuobjdump fails too)");
 		goto out;
 	}
-	/* The public walk (include/offcode.h) over the bytes mapped here,
-	 * with the same hints. */
+	/* The public walk (include/offcode.h) over the source's bytes, with
+	 * its hints. */
 	wo.flags = (o->inflate ? OFFCODE_WALK_CODE : 0) |
 		   (o->verify ? OFFCODE_WALK_VERIFY : 0);
 	wo.ccob_max_size = o->open.ccob_max_size;
 	wo.ccob_max_ratio = o->open.ccob_max_ratio;
-	wo.next_data = next_data;
-	wo.reading = reading;
-	wo.hint_ctx = &in;
+	wo.next_data = offcode_source_next_data;
+	wo.reading = offcode_source_reading;
+	wo.hint_ctx = in.src;
 	if (o->format == JSON) {
 		rc = list_json(o, &rs, &in, &wo, path);
 		goto out;
@@ -332,7 +334,7 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 	 * say) is described, and with --kernels has its kernels listed. */
 	if (l.n == 1 && !ls_text_has_children(&l, 0) &&
 	    (!ls_text_kernels_row(&l.v[0]) ||
-	     ls_file_kernels(l.v[0].k, in.data, in.len) < 0)) {
+	     ls_code_kernels(l.v[0].k, in.data, in.len) < 0)) {
 		rc = fail("cannot list", path, "out of memory");
 		goto out;
 	}
@@ -358,7 +360,7 @@ static int list_in(struct options *o, const char *path, struct io_in *in_)
 			rc = fail("bad hash in", path, "%s", l.v[i].hash_why);
 		if (l.v[i].kind == OFFCODE_NODE_CONTAINER && l.v[i].coded)
 			rc |= nv_undecoded(&l, i, path);
-		if (l.v[i].k && l.v[i].k->kernels_why && o->kernels)
+		if (l.v[i].k && l.v[i].k->error && o->kernels)
 			rc = kernels_unread(&l, i, path);
 	}
 	if (rs.later && !fclose(rs.later) && later_len) {
@@ -416,7 +418,7 @@ static int layer_member(void *ctx, const struct offcode_member *m,
 			offcode_artifact *file, const offcode_error *err)
 {
 	struct layer_list *ll = ctx;
-	struct io_in in = { .fd = -1 };
+	struct input in = { 0 };
 	uint64_t len;
 
 	(void)m;
@@ -454,7 +456,7 @@ static int list_layers(struct options *o, const char *what, const char *path,
 /* An image, or a package (a file named path, or its bytes in, which
  * stay the caller's), as the library opens it. */
 static int list_package(struct options *o, const char *what,
-			const char *path, const struct io_in *in)
+			const char *path, const struct input *in)
 {
 	struct offcode_open_options po = package_options(o);
 	offcode_artifact *a = NULL;
@@ -486,9 +488,12 @@ static int list_package(struct options *o, const char *what,
 static int list_tree_file(struct options *o, const struct tree *t,
 			  struct tree_cursor *cur, const struct tree_file *f)
 {
-	struct io_in in = { .fd = -1 };
+	offcode_source *src;
+	offcode_error *err = NULL;
+	const void *bytes;
 	struct stat out;
 	struct err e;
+	uint64_t len;
 	int fd, rc;
 
 	/* The listing itself, when it is written into the tree (ls -r . >
@@ -496,15 +501,24 @@ static int list_tree_file(struct options *o, const struct tree *t,
 	if (fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) &&
 	    out.st_dev == f->dev && out.st_ino == f->ino)
 		return 0;
-	fd = tree_file_open(t, cur, f, &e);
-	if (fd < 0 || io_in_open_fd(&in, fd, f->path, &e) < 0)
+	if ((fd = tree_file_open(t, cur, f, &e)) < 0)
 		return applet_fail_err("ls", "cannot read", f->path, 0, &e);
-	if (offcode_memory_kind(in.data, in.len, f->path))
+	rc = offcode_source_open_fd(fd, f->path, &src, &err);
+	close(fd);
+	if (rc) {
+		rc = fail_record("cannot read", f->path, err);
+		offcode_error_free(err);
+		return rc;
+	}
+	bytes = offcode_source_bytes(src, &len);
+	if (offcode_memory_kind(bytes, (size_t)len, f->path)) {
+		struct input in = { bytes, (size_t)len, src };
+
 		rc = list_package(o, "cannot read package", f->path, &in);
-	else
-		rc = list_in(o, f->path, &in);
-	io_in_close(&in);
-	return rc;
+		offcode_source_close(src);
+		return rc;
+	}
+	return list_source(o, f->path, src);
 }
 
 /* Every regular file under path (path itself when it is one), in the
@@ -610,7 +624,7 @@ static const struct opts table = {
 /* ls_main, with the options it fills and frees. */
 static int ls_run(struct options *o, int argc, char **argv)
 {
-	struct err e;
+	offcode_error *err = NULL;
 	int rc, first;
 
 	if ((rc = opts_parse(&table, o, argc, argv, &first)) >= 0)
@@ -625,9 +639,11 @@ static int ls_run(struct options *o, int argc, char **argv)
 	progress_init("ls", o->quiet);
 	/* Nothing goes out over an input (the JSON's head would). */
 	for (int i = first; i < argc; i++)
-		if (io_in_check_stdout(argv[i], &e) < 0)
-			return applet_fail_err("ls", "cannot read", argv[i], 0,
-					       &e);
+		if (offcode_source_check_stdout(argv[i], &err)) {
+			rc = fail_record("cannot read", argv[i], err);
+			offcode_error_free(err);
+			return rc;
+		}
 	if (o->format == JSON)
 		fputs("{\"version\":5,\"files\":[", stdout);
 	for (int i = first; i < argc; i++) {

@@ -37,15 +37,11 @@
 #include "messages.h"
 #include "ls_cuobjdump.h"
 #include "ls_kernels.h"
-#include "../formats/fatbin.h"
-#include "../core/bytes.h"
-
-enum { EM_CUDA_MACHINE = 190 };
 
 struct nv_line {
 	bool ptx;
 	unsigned arch;
-	const char *suffix;	/* "", "a", "f": static strings */
+	const char *variant;	/* "", "a", "f": static strings */
 	char *ident;		/* the identifier's base name, or NULL */
 };
 
@@ -56,13 +52,15 @@ struct list {
 
 struct state {
 	const struct rows *rs;	/* for -t only */
-	const uint8_t *buf;
 	const char *path;
 	char *base;		/* the file's name as cuobjdump cuts it */
 	unsigned elf_n, ptx_n;
 	bool device_code;
-	enum section_kind section;	/* of the entries that follow */
-	bool in_section;
+	/* The section the containers that follow are in: whether it is
+	 * __nv_relfatbin, and whether cuobjdump reads it (.nv_fatbin too). */
+	bool in_section, rel_section, nv_section;
+	/* The container open is an NVIDIA fatbin where cuobjdump looks. */
+	bool nv_container;
 	struct list exec, rel;	/* of the input being walked */
 	bool oom;
 };
@@ -93,16 +91,16 @@ static void list_free(struct list *l)
 }
 
 static void print_line(struct state *st, bool ptx, unsigned arch,
-		       const char *suffix, const char *ident)
+		       const char *variant, const char *ident)
 {
 	unsigned n = ptx ? ++st->ptx_n : ++st->elf_n;
 
 	if (ident)
 		printf("%s file %4u: %s.sm_%u%s.%s\n", ptx ? "PTX" : "ELF", n,
-		       ident, arch, suffix, ptx ? "ptx" : "cubin");
+		       ident, arch, variant, ptx ? "ptx" : "cubin");
 	else
 		printf("%s file %4u: %s.%u.sm_%u%s.%s\n", ptx ? "PTX" : "ELF",
-		       n, st->base, n, arch, suffix, ptx ? "ptx" : "cubin");
+		       n, st->base, n, arch, variant, ptx ? "ptx" : "cubin");
 	st->device_code = true;
 }
 
@@ -113,16 +111,16 @@ static void flush(struct state *st)
 	struct list *l = st->exec.n ? &st->exec : &st->rel;
 
 	for (size_t i = 0; i < l->n; i++)
-		print_line(st, l->v[i].ptx, l->v[i].arch, l->v[i].suffix,
+		print_line(st, l->v[i].ptx, l->v[i].arch, l->v[i].variant,
 			   l->v[i].ident);
 	list_free(&st->exec);
 	list_free(&st->rel);
 }
 
-static int add(struct state *st, const struct inspect_node *n)
+static int add(struct state *st, const struct offcode_nv_entry *nv)
 {
-	struct list *l = st->in_section && st->section == SECTION_NV_RELFATBIN
-			 ? &st->rel : &st->exec;
+	struct list *l = st->in_section && st->rel_section ? &st->rel
+							   : &st->exec;
 	struct nv_line *e;
 
 	if (l->n == l->cap) {
@@ -135,122 +133,126 @@ static int add(struct state *st, const struct inspect_node *n)
 		l->cap = cap;
 	}
 	e = &l->v[l->n];
-	e->ptx = n->nv.kind == NVFATBIN_PTX;
-	e->arch = n->nv.arch;
-	e->suffix = nvfatbin_arch_suffix(&n->nv);
+	e->ptx = nv->kind == OFFCODE_NV_PTX;
+	e->arch = nv->arch;
+	e->variant = nv->variant;
 	e->ident = NULL;
-	if (n->nv.ident_len &&
-	    !(e->ident = cut_name((const char *)n->nv_base + n->nv.ident_offset,
-				  n->nv.ident_len)))
+	if (nv->identifier_len &&
+	    !(e->ident = cut_name(nv->identifier, nv->identifier_len)))
 		return -1;
 	l->n++;
 	return 0;
 }
 
-/* A lone cubin's SM, from its ELF header's e_flags (bits 0-7, or 8-15
- * from ABI version 8: CUDA 12.8 and later); 0 when it is no cubin. */
-static unsigned cubin_sm(const uint8_t *p, uint64_t len)
+/* Whether a section is one cuobjdump reads, by its kind. */
+static bool nv_section(const char *kind)
 {
-	uint64_t flags;
-
-	if (len < 52 || memcmp(p, "\x7f" "ELF", 4) || p[5] != 1 ||
-	    get_le(p + 18, 2) != EM_CUDA_MACHINE)
-		return 0;
-	if (p[4] == 2 && len < 64)
-		return 0;
-	flags = get_le(p + (p[4] == 2 ? 48 : 36), 4);
-	return (unsigned)(p[8] >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+	return kind && (!strcmp(kind, "nv-fatbin") ||
+			!strcmp(kind, "nv-relfatbin"));
 }
 
 /* Whether what is walked now is where cuobjdump looks: an NVIDIA fatbin
- * section, or a file of fatbins. */
-static bool nv_place(const struct state *st)
+ * section, or a file of fatbins; and c an NVIDIA fatbin. */
+static bool nv_place(const struct state *st, const offcode_container *c)
 {
-	return !st->in_section || fatbin_in_section(FATBIN_NV, st->section);
+	return (!st->in_section || st->nv_section) &&
+	       !strcmp(offcode_container_format(c), "nv-fatbin");
 }
 
-static int visit(void *ctx, const struct inspect_node *n)
+static int visit_input(struct state *st, const struct offcode_node *n)
 {
-	struct state *st = ctx;
-	char *name;
+	const char *name;
+	size_t len;
+	char *cut;
 	unsigned sm;
 
+	flush(st);
+	st->in_section = st->nv_container = false;
+	name = offcode_input_name(n->input, &len);
+	if (n->depth == 1) {
+		if (!(cut = applet_escape(name, len, false)))
+			return -1;
+		printf("\nmember %s:%s:\n", st->path, cut);
+		free(cut);
+	}
+	/* A lone cubin, named as with an identifier. */
+	if (offcode_input_cubin_arch(n->input, &sm)) {
+		if (!(cut = n->depth ? cut_name(name, len)
+				     : cut_name(st->path, strlen(st->path))))
+			return -1;
+		print_line(st, false, sm, "", cut);
+		free(cut);
+	}
+	return 0;
+}
+
+static int visit(void *ctx, const struct offcode_node *n)
+{
+	struct state *st = ctx;
+	struct offcode_nv_entry nv = { .size = sizeof(nv) };
+
 	switch (n->kind) {
-	case INSPECT_INPUT:
-		flush(st);
-		st->in_section = false;
-		if (n->depth == 1) {
-			name = applet_escape(n->name, n->name_len, false);
-			if (!name)
-				return st->oom = true, -1;
-			printf("\nmember %s:%s:\n", st->path, name);
-			free(name);
-		}
-		if (n->format == INSPECT_ELF && n->in_file &&
-		    (sm = cubin_sm(st->buf + n->offset, n->size))) {
-			name = cut_name(n->depth ? n->name : st->path,
-					n->depth ? n->name_len : strlen(st->path));
-			if (!name)
-				return st->oom = true, -1;
-			print_line(st, false, sm, "", name);
-			free(name);
-		}
+	case OFFCODE_NODE_INPUT:
+		if (visit_input(st, n) < 0)
+			return st->oom = true, -1;
 		break;
-	case INSPECT_SECTION:
+	case OFFCODE_NODE_SECTION:
 		st->in_section = true;
-		st->section = n->section_kind;
+		st->nv_container = false;
+		st->nv_section = nv_section(n->section_kind);
+		st->rel_section = n->section_kind &&
+				  !strcmp(n->section_kind, "nv-relfatbin");
 		break;
-	case INSPECT_CONTAINER:
+	case OFFCODE_NODE_CONTAINER:
 		/* A fatbin with no entries left (nvprune's, when nothing
 		 * matched) is device code to cuobjdump: it lists nothing and
 		 * succeeds. */
-		if (n->container == FATBIN_NV && nv_place(st))
+		st->nv_container = nv_place(st, n->container);
+		if (st->nv_container)
 			st->device_code = true;
 		break;
-	case INSPECT_ENTRY:
-		if (n->container != FATBIN_NV ||
-		    (n->nv.kind != NVFATBIN_PTX && n->nv.kind != NVFATBIN_ELF) ||
-		    !nv_place(st) || !ls_wanted(st->rs, n))
+	case OFFCODE_NODE_ENTRY:
+		if (!st->nv_container ||
+		    offcode_entry_nv(n->entry, &nv) != 0 ||
+		    (nv.kind != OFFCODE_NV_PTX && nv.kind != OFFCODE_NV_ELF) ||
+		    !ls_wanted_entry(st->rs, n->entry))
 			break;
-		if (add(st, n) < 0)
+		if (add(st, &nv) < 0)
 			return st->oom = true, -1;
 		break;
-	default:
+	case OFFCODE_NODE_CONTAINER_END:
 		break;
 	}
 	return 0;
 }
 
 int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
-		 const struct ls_cuobjdump_opts *o, struct err *e)
+		 const struct ls_cuobjdump_opts *o, offcode_error **err)
 {
-	struct state st = { .rs = rs, .buf = buf, .path = rs->path };
-	struct inspect_opts walk = {
-		.inflate = o->inflate, .no_hash = !o->verify,
+	struct state st = { .rs = rs, .path = rs->path };
+	struct offcode_walk_options wo = {
+		.size = sizeof(wo),
 		/* a CCOB's code objects read one at a time as it inflates */
-		.stream = true, .accept_other = true,
-		.ccob = { .max_ratio = o->ccob_max_ratio ? o->ccob_max_ratio
-							 : CCOB_DEFAULT_MAX_RATIO,
-			  .max_size = o->ccob_max_size ? o->ccob_max_size
-						       : CCOB_DEFAULT_MAX_SIZE,
-			  .progress = o->progress },
-		.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
-			     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
-		.next_data = o->next_data, .reading = o->reading,
-		.data_ctx = o->hint_ctx,
+		.flags = (o->inflate ? OFFCODE_WALK_CODE : 0) |
+			 (o->verify ? OFFCODE_WALK_VERIFY : 0),
+		.ccob_max_size = o->ccob_max_size,
+		.ccob_max_ratio = o->ccob_max_ratio,
+		.progress = o->progress, .next_data = o->next_data,
+		.reading = o->reading, .hint_ctx = o->hint_ctx,
 	};
 	int rc;
 
+	*err = NULL;
 	if (!(st.base = cut_name(rs->path, strlen(rs->path))))
-		return err_nomem(e);
-	rc = inspect_walk(buf, len, &walk, visit, &st, e);
-	if (st.oom)
-		rc = err_nomem(e);
+		return -1;
+	rc = offcode_walk_memory(buf, len, rs->path, &wo, visit, &st, err);
 	if (!rc)
 		flush(&st);
 	list_free(&st.exec);
 	list_free(&st.rel);
 	free(st.base);
+	/* (stopped by visit: out of memory, with no record, as the
+	 * library's own) */
 	if (rc)
 		return -1;
 	return st.device_code ? 0 : 1;

@@ -13,7 +13,6 @@
 #include "ls_json_put.h"
 #include "ls_kernels.h"
 #include "ls_kpack.h"
-#include "ls_rows.h"
 #include "ls_text.h"
 #include "../core/err.h"
 #include "../core/json.h"
@@ -267,7 +266,7 @@ static void json_section(const struct ls_json_node *v, bool *f)
 }
 
 static void json_entry(const struct ls_json *js, const struct offcode_node *n,
-		       const struct row *k)
+		       const struct code_kernels *k)
 {
 	const offcode_entry *e = n->entry;
 	const char *s;
@@ -448,7 +447,7 @@ static void close_level(struct ls_json *js, const offcode_container *end)
 
 	if (!l->shown && v->depth == 0 && js->walked) {
 		/* A file that is itself a code object is described. */
-		if (ls_file_kernels(&l->k, js->data, js->len) < 0)
+		if (ls_code_kernels(&l->k, js->data, js->len) < 0)
 			js->oom = true;
 		show(js, 0);
 	}
@@ -473,13 +472,13 @@ static void close_level(struct ls_json *js, const offcode_container *end)
 			      l->listed, l->listed == 1 ? "y" : "ies",
 			      l->bad_list, l->first_bad,
 			      l->first_why ? l->first_why : "?");
-		if (l->k.kernels_why && js->rs->kernels)
+		if (l->k.error && js->rs->kernels)
 			later(js, "cannot read kernels in", "%s",
-			      l->k.kernels_why);
+			      ls_kernels_why(&l->k));
 	}
 	free(l->first_why);
 	node_free(&l->v);
-	ls_row_free(&l->k);
+	ls_code_kernels_free(&l->k);
 }
 
 /* An entry: printed at once, what failed in it kept for the end. */
@@ -487,13 +486,13 @@ static int print_entry(struct ls_json *js, const struct offcode_node *n)
 {
 	struct ls_json_level *c = js->n ? &js->lv[js->n - 1] : NULL;
 	const offcode_error *undecoded = offcode_entry_decode_error(n->entry);
-	struct row k = { .kernels_code = ERR_OTHER };
+	struct code_kernels k = { NULL, NULL };
 	size_t klen, alen;
 	const char *key = offcode_entry_id(n->entry, &klen);
 	const char *arch = offcode_entry_target_id(n->entry, &alen);
 
 	if (js->rs->kernels && n->code &&
-	    ls_file_kernels(&k, n->code, (size_t)n->code_size) < 0)
+	    ls_code_kernels(&k, n->code, (size_t)n->code_size) < 0)
 		return -1;
 	if (js->verify &&
 	    !strcmp(offcode_container_format(n->container), "kpack") &&
@@ -525,14 +524,14 @@ static int print_entry(struct ls_json *js, const struct offcode_node *n)
 		}
 	}
 	json_entry(js, n, &k);
-	if (k.kernels_why && js->rs->kernels) {
+	if (k.error && js->rs->kernels) {
 		char *name = ls_text_entry_name(n);
 
 		later(js, "cannot read kernels in", "%s: %s", name ? name : "?",
-		      k.kernels_why);
+		      ls_kernels_why(&k));
 		free(name);
 	}
-	ls_row_free(&k);
+	ls_code_kernels_free(&k);
 	return 0;
 }
 
@@ -567,7 +566,6 @@ int ls_json_visit(void *ctx, const struct offcode_node *n)
 	}
 	l = &js->lv[js->n];
 	memset(l, 0, sizeof(*l));
-	l->k.kernels_code = ERR_OTHER;
 	js->n++;
 	if (node_fill(&l->v, n) < 0)
 		return -1;
@@ -589,7 +587,7 @@ int ls_json_end(struct ls_json *js, bool walked)
 
 			free(l->first_why);
 			node_free(&l->v);
-			ls_row_free(&l->k);
+			ls_code_kernels_free(&l->k);
 		}
 	free(js->lv);
 	js->lv = NULL;

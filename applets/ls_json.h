@@ -39,8 +39,8 @@ struct ls_json_node {
 };
 struct ls_json_level {
 	struct ls_json_node v;
-	struct row k;		/* an input's kernels (a file that is one
-				 * code object) */
+	struct code_kernels k;	/* an input's kernels (a file that is
+				 * one code object) */
 	bool shown;		/* its opening and fields are printed */
 	bool first;		/* no key printed in it yet */
 	bool any;		/* something printed in the array open */

@@ -10,8 +10,7 @@
 #include "ls_json_node.h"
 #include "ls_json_put.h"
 #include "ls_kpack.h"
-#include "ls_rows.h"
-#include "../formats/kpack.h"
+#include "../core/err.h"
 
 struct kpack_json {
 	const struct rows *rs;
@@ -22,26 +21,31 @@ struct kpack_json {
 	bool oom;
 };
 
-static void kj_host(void *ctx, const struct kpack_find *h)
+static void kj_host(void *ctx, offcode_split *s)
 {
+	size_t n = offcode_split_wrapper_count(s);
+	const char *name = offcode_split_kernel_name(s);
 	bool f = false;
 
-	((struct kpack_json *)ctx)->kernel_name = h->ref.kernel_name;
+	((struct kpack_json *)ctx)->kernel_name = name;
 	json_key(&f, "kpack");
 	f = true;
 	putchar('{');
-	json_text(&f, "kernel_name", h->ref.kernel_name,
-		  strlen(h->ref.kernel_name));
+	json_text(&f, "kernel_name", name, strlen(name));
 	json_key(&f, "wrappers");
-	for (size_t i = 0; i < h->nhipk; i++)
-		printf("%s%" PRIu64, i ? "," : "[", h->index[i]);
-	fputs(h->nhipk ? "]" : "[]", stdout);
-	json_u64(&f, "unsplit_wrappers", h->nhipf);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t index = 0;
+
+		offcode_split_wrapper(s, i, &index, NULL);
+		printf("%s%" PRIu64, i ? "," : "[", index);
+	}
+	fputs(n ? "]" : "[]", stdout);
+	json_u64(&f, "unsplit_wrappers", offcode_split_unsplit_count(s));
 	json_key(&f, "search_paths");
 	putchar('[');
 }
 
-static void kj_search(void *ctx, const struct kpack_find *h, size_t sp)
+static void kj_search(void *ctx, const struct offcode_split_search *p)
 {
 	struct kpack_json *kj = ctx;
 	bool f = true;
@@ -49,15 +53,15 @@ static void kj_search(void *ctx, const struct kpack_find *h, size_t sp)
 	fputs(kj->any_search ? ",{" : "{", stdout);
 	kj->any_search = true;
 	kj->any_archive = false;
-	json_text(&f, "pattern", h->ref.paths[sp], strlen(h->ref.paths[sp]));
-	json_text(&f, "directory", h->dir[sp], strlen(h->dir[sp]));
+	json_text(&f, "pattern", p->path, strlen(p->path));
+	json_text(&f, "directory", p->dir, strlen(p->dir));
 	json_key(&f, "directory_found");
-	fputs(h->no_dir[sp] ? "false" : "true", stdout);
+	fputs(p->no_dir ? "false" : "true", stdout);
 	json_key(&f, "archives");
 	putchar('[');
 }
 
-static void kj_archive(void *ctx, const struct kpack_find_archive *a)
+static void kj_archive(void *ctx, const struct offcode_split_archive *a)
 {
 	struct kpack_json *kj = ctx;
 	bool f = true;
@@ -71,48 +75,77 @@ static void kj_archive(void *ctx, const struct kpack_find_archive *a)
 	json_key(&f, "format");
 	fputs("\"kpack\"", stdout);
 	json_key(&f, "version");
-	if (a->read)
-		printf("%u", a->k.version);
+	if (!a->error)
+		printf("%u", a->version);
 	else
 		fputs("null", stdout);
 	json_key(&f, "compression_scheme");
-	if (a->read)
-		printf("\"%s\"", kpack_scheme_name(a->k.scheme));
+	if (!a->error)
+		printf("\"%s\"", a->compression_scheme);
 	else
 		fputs("null", stdout);
 	json_key(&f, "size");
-	if (a->read)
-		printf("%zu", a->in.len);
+	if (!a->error)
+		printf("%" PRIu64, a->file_size);
 	else
 		fputs("null", stdout);
 	/* What the error line says after the archive's name. */
 	json_key(&f, "error");
-	if (a->read) {
+	if (!a->error) {
 		fputs("null", stdout);
 	} else {
+		const char *p = offcode_error_path(a->error);
 		char why[ERR_PATH_MAX + ERR_WHY_MAX + 32];
 
 		snprintf(why, sizeof(why), "%s%s", a->damaged ?
-			 "kpack archive: " : "", a->damaged || !a->e.path[0] ?
-			 a->e.msg : a->e.why);
+			 "kpack archive: " : "", a->damaged || !*p ?
+			 offcode_error_message(a->error) :
+			 offcode_error_reason(a->error));
 		json_put_str(stdout, why, strlen(why));
 	}
 	json_key(&f, "entries");
 	putchar('[');
 }
 
-static void kj_entry(void *ctx, const struct kpack_find_archive *a,
-		     uint64_t wrapper, const struct row *r)
+/* A code object, as an entry of a kpack archive listed as a file, with
+ * its wrapper's index. */
+static void kj_entry(void *ctx, offcode_split *s,
+		     const struct offcode_split_archive *a,
+		     const struct ls_kpack_code *c)
 {
 	struct kpack_json *kj = ctx;
+	const char *uri = c->in_file ? offcode_split_uri(s, c->archive,
+							 c->index) : NULL;
+	bool f = true;
 
+	(void)a;
 	if (kj->any_entry)
 		putchar(',');
 	kj->any_entry = true;
-	ls_json_entry(kj->rs, r, NULL, a->path, (int64_t)wrapper);
+	putchar('{');
+	json_u64(&f, "index", c->index);
+	json_text(&f, "id", c->key, strlen(c->key));
+	json_text(&f, "offload_kind", NULL, 0);
+	json_text(&f, "triple", "amdgcn-amd-amdhsa", 17);
+	json_text(&f, "arch", *c->target ? c->target : NULL,
+		  strlen(c->target));
+	json_text(&f, "image_kind", c->image_kind,
+		  c->image_kind ? strlen(c->image_kind) : 0);
+	json_u64(&f, "size", c->size);
+	json_key(&f, "offset");
+	if (c->in_file)
+		printf("%" PRIu64, c->offset);
+	else
+		fputs("null", stdout);
+	json_text(&f, "uri", uri, uri ? strlen(uri) : 0);
+	json_key(&f, "compressed");
+	fputs(c->in_file ? "false" : "true", stdout);
+	json_u64(&f, "wrapper", c->wrapper);
+	ls_json_kernels(&f, kj->rs, &c->kernels);
+	putchar('}');
 }
 
-static void kj_missing(void *ctx, const struct kpack_find_archive *a,
+static void kj_missing(void *ctx, const struct offcode_split_archive *a,
 		       uint64_t wrapper, const char *key)
 {
 	struct kpack_json *kj = ctx;

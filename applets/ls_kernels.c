@@ -1,71 +1,49 @@
-/* ls_kernels: the kernels ls --kernels reads from each code object and
- * prints under it in text (ls_json.c writes the same in JSON). */
+/* ls_kernels: the kernels ls --kernels reads from each code object
+ * (offcode_code_kernels, include/offcode.h) and prints under it in text
+ * (ls_json_node.c writes the same in JSON). */
 #include <inttypes.h>
-#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "messages.h"
 #include "ls_kernels.h"
-#include "ls_rows.h"
-#include "selection.h"
-#include "../ops/amdgpu_occupancy.h"
-#include "../ops/kinds.h"
-#include "../formats/kernels_parse.h"
 
-int ls_file_kernels(struct row *r, const uint8_t *data, size_t len)
+/* What the code is, from the library's name for it. */
+enum code_source { CODE_AMDGPU, CODE_CUBIN, CODE_PTX };
+static enum code_source source_of(const offcode_kernels *kl)
 {
-	struct kernel_list l;
-	struct err e;
+	const char *s = offcode_kernels_source(kl);
 
-	switch (kernels_parse(data, len, &l, &e)) {
-	case 1:
-		amdgpu_occupancy_fill(&l);
-		if (!(r->kernels = malloc(sizeof(*r->kernels)))) {
-			kernels_free(&l);
-			return -1;
-		}
-		*r->kernels = l;
-		return 0;
-	case -1:
+	return !strcmp(s, "cubin") ? CODE_CUBIN : !strcmp(s, "ptx") ? CODE_PTX
+								    : CODE_AMDGPU;
+}
+
+int ls_code_kernels(struct code_kernels *k, const void *code, size_t len)
+{
+	switch (offcode_code_kernels(code, len, &k->list, &k->error)) {
+	case OFFCODE_NOMEM:
 		/* Out of memory is the listing's failure, not damage in the
 		 * code object. */
-		if (e.code == ERR_NOMEM)
-			return -1;
-		r->kernels_code = e.code;
-		return (r->kernels_why = strdup(e.why)) ? 0 : -1;
-	default:
+		offcode_error_free(k->error);
+		k->error = NULL;
+		return -1;
+	default:	/* read; no code object; damaged (k->error) */
 		return 0;
 	}
 }
 
-/* The kernels of an entry's code, when it is a code object the readers
- * of formats/kernels.h know. */
-int ls_entry_kernels(struct row *r, const struct inspect_node *n)
+void ls_code_kernels_free(struct code_kernels *k)
 {
-	struct entry_bytes b;
-
-	/* ls describes what is there, a damaged CCOB's code too. */
-	if (kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b) != ENTRY_WHOLE)
-		return 0;
-	return ls_file_kernels(r, b.data, (size_t)b.size);
+	offcode_code_kernels_free(k->list);
+	offcode_error_free(k->error);
+	k->list = NULL;
+	k->error = NULL;
 }
 
-/* Whether -t takes the entry (all do without -t; host entries never
- * with it).  Out of memory, it is left out. */
-bool ls_wanted(const struct rows *rs, const struct inspect_node *n)
+const char *ls_kernels_why(const struct code_kernels *k)
 {
-	struct applet_entry ae;
-	bool take;
-
-	if (!rs->targets || !rs->targets->n)
-		return true;
-	if (applet_entry_of(&ae, n) < 0)
-		return false;
-	take = !ae.en.host && select_match(rs->targets, &ae.en);
-	applet_entry_free(&ae);
-	return take;
+	return k->error ? offcode_error_reason(k->error) : NULL;
 }
 
 bool ls_wanted_entry(const struct rows *rs, const offcode_entry *e)
@@ -84,14 +62,14 @@ bool ls_wanted_entry(const struct rows *rs, const offcode_entry *e)
 	return !en.host && select_match(rs->targets, &en);
 }
 
-void ls_describe_code(const struct row *r)
+void ls_describe_code(const struct code_kernels *k)
 {
-	const struct kernel_list *kl = r->kernels;
+	const offcode_kernels *kl = k->list;
 	const char *target;
 
 	if (!kl) {
-		char *why = applet_escape(r->kernels_why, strlen(r->kernels_why),
-					  false);
+		const char *reason = offcode_error_reason(k->error);
+		char *why = applet_escape(reason, strlen(reason), false);
 
 		printf(": a code object that cannot be read (%s)", why ? why : "?");
 		free(why);
@@ -99,89 +77,96 @@ void ls_describe_code(const struct row *r)
 	}
 	/* The target ID after the triple (the metadata's, with its xnack
 	 * and sramecc settings). */
-	target = kl->target_id[0] ? kl->target_id : kl->target[0] ? kl->target
-		 : kl->processor[0] ? kl->processor : "?";
-	if (kl->source == KERNELS_PTX)
-		printf(": PTX %s for %s", kl->ptx_version[0] ? kl->ptx_version
-							    : "?", target);
-	else if (kl->source == KERNELS_CUBIN)
+	if (!(target = offcode_kernels_target_id(kl)) &&
+	    !(target = offcode_kernels_target(kl)) &&
+	    !(target = offcode_kernels_processor(kl)))
+		target = "?";
+	switch (source_of(kl)) {
+	case CODE_PTX:
+		printf(": PTX %s for %s", offcode_kernels_ptx_version(kl) ?
+		       offcode_kernels_ptx_version(kl) : "?", target);
+		break;
+	case CODE_CUBIN:
 		printf(": a code object for %s (cubin)", target);
-	else
+		break;
+	case CODE_AMDGPU:
 		printf(": a code object for %s (code object v%u)", target,
-		       kl->co_version);
+		       offcode_kernels_code_object_version(kl));
+		break;
+	}
 }
 
-/* libiberty's cplus_demangle, the demangler c++filt itself calls, with
- * c++filt's default options: names come out exactly as c++filt prints
- * them, and no C++ runtime is linked for __cxa_demangle. */
-char *ls_kernel_name(const struct rows *rs, const char *name)
+/* Demangled by the library as c++filt does (libiberty's cplus_demangle
+ * with c++filt's options), unless --no-demangle. */
+const char *ls_kernel_name(const struct rows *rs, const offcode_kernel *k)
 {
-	char *d = rs->demangle ? cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI |
-						DMGL_VERBOSE) : NULL;
-
-	return d ? d : strdup(name);
+	return rs->demangle ? offcode_kernel_name(k) : offcode_kernel_symbol(k);
 }
 
-
-
-static char *cell_u32(uint32_t v)
+/* A resource's cell: its figure, "-" where the code object gives none
+ * (in decimal by hand: snprintf was most of what a table cost). */
+static char *cell_of(const offcode_kernel *k, enum offcode_resource r)
 {
-	char buf[16];
+	char buf[24], *p = buf + sizeof(buf);
+	uint64_t v;
 
-	if (v == KERNEL_NONE)
+	if (!offcode_kernel_resource(k, r, &v))
 		return strdup("-");
-	snprintf(buf, sizeof(buf), "%" PRIu32, v);
-	return strdup(buf);
+	*--p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return strdup(p);
 }
 
 enum { AMD_COLS = 12, NV_COLS = 6 };
 
 /* One kernel's cells: figures right-aligned, its name last. */
-static int kernel_cells(const struct rows *rs, const struct kernel_list *kl,
-			const struct kernel *k, char **cell)
+static void kernel_cells(const struct rows *rs, enum code_source source,
+			 const offcode_kernel *k, char **cell)
 {
-	char *name = ls_kernel_name(rs, k->name);
-	char *esc = name ? applet_escape(name, strlen(name), false) : NULL;
+	static const enum offcode_resource amd[] = {
+		OFFCODE_RES_SGPRS, OFFCODE_RES_VGPRS, OFFCODE_RES_AGPRS,
+		OFFCODE_RES_SGPR_SPILLS, OFFCODE_RES_VGPR_SPILLS,
+		OFFCODE_RES_LDS_BYTES, OFFCODE_RES_SCRATCH_BYTES_PER_LANE,
+		OFFCODE_RES_WAVEFRONT_SIZE, OFFCODE_RES_MAX_FLAT_WORKGROUP_SIZE,
+	};
+	static const enum offcode_resource nv[] = {
+		OFFCODE_RES_REGISTERS, OFFCODE_RES_STACK_BYTES,
+		OFFCODE_RES_SHARED_BYTES, OFFCODE_RES_LOCAL_BYTES,
+	};
+	const char *name = ls_kernel_name(rs, k);
 	int c = 0;
 
-	free(name);
-	if (kl->source == KERNELS_AMDGPU) {
-		cell[c++] = cell_u32(k->sgprs);
-		cell[c++] = cell_u32(k->vgprs);
-		cell[c++] = cell_u32(k->agprs);
-		cell[c++] = cell_u32(k->sgpr_spills);
-		cell[c++] = cell_u32(k->vgpr_spills);
-		cell[c++] = cell_u32(k->lds);
-		cell[c++] = cell_u32(k->scratch);
-		cell[c++] = cell_u32(k->wavefront);
-		cell[c++] = cell_u32(k->max_flat_wg);
-		cell[c++] = strdup(k->dynamic_stack < 0 ? "-" :
-				   k->dynamic_stack ? "yes" : "no");
-		cell[c++] = cell_u32(k->occupancy ? k->occupancy : KERNEL_NONE);
+	if (source == CODE_AMDGPU) {
+		uint64_t dyn;
+
+		for (size_t i = 0; i < sizeof(amd) / sizeof(amd[0]); i++)
+			cell[c++] = cell_of(k, amd[i]);
+		cell[c++] = strdup(!offcode_kernel_resource(k,
+				   OFFCODE_RES_DYNAMIC_STACK, &dyn) ? "-" :
+				   dyn ? "yes" : "no");
+		cell[c++] = cell_of(k, OFFCODE_RES_OCCUPANCY_WAVES_PER_SIMD);
 	} else {
 		char banks[160] = "";
 		size_t len = 0;
+		uint64_t v;
 
-		cell[c++] = cell_u32(k->regs);
-		cell[c++] = cell_u32(k->stack);
-		cell[c++] = cell_u32(k->shared);
-		cell[c++] = cell_u32(k->local);
-		for (size_t b = 0; b < sizeof(k->constant) / sizeof(k->constant[0]);
-		     b++)
-			if (k->constant[b] != KERNEL_NONE && len < sizeof(banks) - 24)
+		for (size_t i = 0; i < sizeof(nv) / sizeof(nv[0]); i++)
+			cell[c++] = cell_of(k, nv[i]);
+		for (unsigned b = 0; b < OFFCODE_CONSTANT_BANKS; b++)
+			if (offcode_kernel_constant_bytes(k, b, &v) &&
+			    len < sizeof(banks) - 24)
 				len += (size_t)snprintf(banks + len,
-					sizeof(banks) - len, "%s%zu:%" PRIu32,
-					len ? "," : "", b, k->constant[b]);
+					sizeof(banks) - len, "%s%u:%" PRIu64,
+					len ? "," : "", b, v);
 		cell[c++] = strdup(len ? banks : "-");
 	}
-	cell[c++] = esc;
-	return c;
+	cell[c] = applet_escape(name, strlen(name), false);
 }
 
-/* Under an entry line: its kernels, a table for a code object, the entry
- * names for PTX. */
-void ls_print_kernels(FILE *out, const struct rows *rs, const struct row *r,
-		      int indent)
+void ls_print_code_kernels(FILE *out, const struct rows *rs,
+			   const struct code_kernels *ck, int indent)
 {
 	static const char *const amd_head[AMD_COLS] = {
 		"SGPR", "VGPR", "AGPR", "SSPILL", "VSPILL", "LDS", "SCRATCH",
@@ -190,53 +175,64 @@ void ls_print_kernels(FILE *out, const struct rows *rs, const struct row *r,
 	static const char *const nv_head[NV_COLS] = {
 		"REG", "STACK", "SHARED", "LOCAL", "CONST", "KERNEL",
 	};
-	const struct kernel_list *kl = r->kernels;
+	const offcode_kernels *kl = ck->list;
 	const char *const *head;
-	size_t w[AMD_COLS] = { 0 };
+	size_t w[AMD_COLS] = { 0 }, n;
+	enum code_source source;
 	char **cells;
 	int cols;
 
 	if (!kl)
 		return;
-	if (kl->source == KERNELS_PTX) {
+	n = offcode_kernels_count(kl);
+	source = source_of(kl);
+	if (source == CODE_PTX) {
+		const char *version = offcode_kernels_ptx_version(kl);
+		const char *target = offcode_kernels_target(kl);
+
 		fprintf(out, "%*sPTX %s, target %s: %zu entr%s\n", indent, "",
-		       kl->ptx_version[0] ? kl->ptx_version : "?",
-		       kl->target[0] ? kl->target : "?", kl->n,
-		       kl->n == 1 ? "y" : "ies");
-		for (size_t k = 0; k < kl->n; k++) {
-			char *name = ls_kernel_name(rs, kl->v[k].name);
-			char *esc = name ? applet_escape(name, strlen(name), false)
-					 : NULL;
+			version ? version : "?", target ? target : "?", n,
+			n == 1 ? "y" : "ies");
+		for (size_t k = 0; k < n; k++) {
+			const char *name = ls_kernel_name(rs,
+						offcode_kernels_at(kl, k));
+			char *esc = applet_escape(name, strlen(name), false);
 
 			fprintf(out, "%*s%s\n", indent + 2, "", esc ? esc : "?");
-			free(name);
 			free(esc);
 		}
 		return;
 	}
-	if (kl->source == KERNELS_AMDGPU)
-		fprintf(out, "%*s%zu kernel%s, code object v%u, %s\n", indent, "",
-		       kl->n, kl->n == 1 ? "" : "s", kl->co_version,
-		       kl->target[0] ? kl->target : "no target");
-	else
-		fprintf(out, "%*s%zu kernel%s, %s\n", indent, "", kl->n,
-		       kl->n == 1 ? "" : "s", kl->processor);
-	if (!kl->n)
+	if (source == CODE_AMDGPU) {
+		const char *target = offcode_kernels_target(kl);
+
+		fprintf(out, "%*s%zu kernel%s, code object v%u, %s\n", indent,
+			"", n, n == 1 ? "" : "s",
+			offcode_kernels_code_object_version(kl),
+			target ? target : "no target");
+	} else {
+		const char *processor = offcode_kernels_processor(kl);
+
+		fprintf(out, "%*s%zu kernel%s, %s\n", indent, "", n,
+			n == 1 ? "" : "s", processor ? processor : "");
+	}
+	if (!n)
 		return;
-	head = kl->source == KERNELS_AMDGPU ? amd_head : nv_head;
-	cols = kl->source == KERNELS_AMDGPU ? AMD_COLS : NV_COLS;
-	cells = calloc(kl->n * (size_t)cols, sizeof(*cells));
+	head = source == CODE_AMDGPU ? amd_head : nv_head;
+	cols = source == CODE_AMDGPU ? AMD_COLS : NV_COLS;
+	cells = calloc(n * (size_t)cols, sizeof(*cells));
 	if (!cells)
 		return;
 	for (int c = 0; c < cols; c++)
 		w[c] = strlen(head[c]);
-	for (size_t k = 0; k < kl->n; k++) {
-		kernel_cells(rs, kl, &kl->v[k], cells + k * (size_t)cols);
+	for (size_t k = 0; k < n; k++) {
+		kernel_cells(rs, source, offcode_kernels_at(kl, k),
+			     cells + k * (size_t)cols);
 		for (int c = 0; c < cols; c++)
 			if (cells[k * cols + c] && strlen(cells[k * cols + c]) > w[c])
 				w[c] = strlen(cells[k * cols + c]);
 	}
-	for (size_t k = 0; k <= kl->n; k++) {
+	for (size_t k = 0; k <= n; k++) {
 		fprintf(out, "%*s", indent + 2, "");
 		for (int c = 0; c < cols; c++) {
 			const char *s = !k ? head[c] : cells[(k - 1) * cols + c];
@@ -249,7 +245,7 @@ void ls_print_kernels(FILE *out, const struct rows *rs, const struct row *r,
 				fprintf(out, "%*s  ", (int)w[c], s);
 		}
 	}
-	for (size_t k = 0; k < kl->n * (size_t)cols; k++)
+	for (size_t k = 0; k < n * (size_t)cols; k++)
 		free(cells[k]);
 	free(cells);
 }

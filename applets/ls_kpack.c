@@ -3,7 +3,7 @@
  * .rocm_kpack_ref (the TOC key of its code, the archives' search paths),
  * its HIPK wrappers (each the index of a code object, the "#<index>" of
  * its TOC key), and the code objects the archives hold for them, as
- * ops/kpack_find.h finds them. */
+ * liboffcode's offcode_split finds and reads them (include/offcode.h). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,18 +12,14 @@
 
 #include "ls_kernels.h"
 #include "ls_kpack.h"
-#include "ls_rows.h"
 #include "messages.h"
-#include "../formats/amdgpu_co.h"
-#include "../formats/kernels.h"
-#include "../formats/kpack.h"
-#include "../ops/kpack_find.h"
 
 struct kpack_lister {
 	const struct ls_kpack_opts *o;
 	const struct ls_kpack_sink *sink;
 	void *ctx;
-	struct kpack_find kh;
+	offcode_split *s;
+	const char *path;	/* the binary */
 	int rc;
 };
 
@@ -49,11 +45,15 @@ static void error(struct kpack_lister *h, const char *what, const char *file,
 		applet_fail("ls", what, file, "%s", why);
 }
 
-static void error_err(struct kpack_lister *h, const char *what, const char *file,
-		      const struct err *e)
+/* The failure r about file: the file it names, else file with its whole
+ * message. */
+static void error_record(struct kpack_lister *h, const char *what,
+			 const char *file, const offcode_error *r)
 {
-	error(h, what, e->path[0] ? e->path : file, "%s",
-	      e->path[0] ? e->why : e->msg);
+	const char *p = offcode_error_path(r);
+
+	error(h, what, *p ? p : file, "%s", *p ? offcode_error_reason(r)
+					     : offcode_error_message(r));
 }
 
 /* Does -t take the code for target (with its TOC key id, or none)? */
@@ -69,22 +69,6 @@ static bool selected(struct kpack_lister *h, const char *id, const char *target)
 	return !sel || !sel->n || select_match(sel, &en);
 }
 
-bool ls_kpack_code_for(const uint8_t *code, uint64_t n, const char *target,
-		       char *got, size_t got_len)
-{
-	struct kernel_list l;
-	struct err e;
-	bool ok;
-
-	snprintf(got, got_len, "not an AMDGPU code object");
-	if (amdgpu_co_kernels(code, (size_t)n, &l, &e) < 0)
-		return false;
-	snprintf(got, got_len, "%s", l.target_id[0] ? l.target_id : "no target");
-	ok = !strcmp(l.target_id, target) || !strcmp(l.processor, target);
-	kernels_free(&l);
-	return ok;
-}
-
 int ls_kpack_verify_code(FILE *errs, const char *path, const void *code,
 			 uint64_t size, const char *key, size_t key_len,
 			 const char *target, size_t target_len)
@@ -96,7 +80,7 @@ int ls_kpack_verify_code(FILE *errs, const char *path, const void *code,
 		return 0;
 	if (!(t = strndup(target ? target : "", target ? target_len : 0)))
 		return 0;
-	ok = ls_kpack_code_for(code, size, t, got, sizeof(got));
+	ok = offcode_split_code_for(code, size, t, got, sizeof(got));
 	free(t);
 	if (ok)
 		return 0;
@@ -107,112 +91,116 @@ int ls_kpack_verify_code(FILE *errs, const char *path, const void *code,
 	return 1;
 }
 
-int ls_kpack_verify_entry(FILE *errs, const char *path,
-			  const struct inspect_node *n)
-{
-	return ls_kpack_verify_code(errs, path, n->data, n->size, n->name,
-				    n->name_len, n->arch, n->arch_len);
-}
-
-/* The entry i of archive a, which wrapper w resolves to: told, and with
- * --verify checked. */
-static void entry(struct kpack_lister *h, const struct kpack_find_archive *a,
-		  size_t w, size_t i, const char *target)
+/* The entry i of archive k (at a), which the wrapper of code object
+ * index wrapper resolves to: told, and with --verify checked.  Its code
+ * is read when it lies in the archive as it is (its image kind), or is
+ * to be checked or its kernels listed. */
+static void entry(struct kpack_lister *h, size_t k,
+		  const struct offcode_split_archive *a, uint64_t wrapper,
+		  size_t i)
 {
 	const struct ls_kpack_opts *o = h->o;
-	const struct kpack_entry *en = &a->k.v[i];
-	bool kernels = o->rs && o->rs->kernels;
-	struct inspect_node n;
-	uint8_t *code = NULL;
-	struct row r = { 0 };
-	struct err e;
+	bool kernels = o->rs && o->rs->kernels, want = o->verify || kernels;
+	struct offcode_split_entry en = { .size = sizeof(en) };
+	struct ls_kpack_code c = { .archive = k, .index = i,
+				   .wrapper = wrapper };
+	offcode_error *why = NULL;
+	const void *code = NULL;
+	uint64_t size = 0;
 	char got[96];
 
-	if (kpack_find_entry(a, i, o->verify || kernels,
-			     &(struct ccob_limits){
-				     .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-				     .max_size = CCOB_DEFAULT_MAX_SIZE },
-			     &n, &code, &e) < 0) {
+	if (offcode_split_entry(h->s, k, i, &en))
+		return;
+	c.key = en.key;
+	c.target = en.target;
+	c.size = en.code_size;
+	if ((en.in_file || want) &&
+	    offcode_split_read(h->s, k, i, 0, 0, &code, &size, &why)) {
 		/* Told without its code; what is wrong said. */
-		struct inspect_node bare = {
-			.kind = INSPECT_ENTRY, .container = FATBIN_KPACK,
-			.index = (unsigned)i, .name = en->key,
-			.name_len = strlen(en->key), .arch = en->target,
-			.arch_len = strlen(en->target), .triple = amdgcn,
-			.triple_len = sizeof(amdgcn) - 1, .size = en->size,
-		};
-
-		if (ls_row_fill(&r, &bare) < 0)
-			goto oom;
-		h->sink->entry(h->ctx, a, h->kh.index[w], &r);
-		if (o->verify || kernels)
-			error(h, "bad code object in", a->path, "%s", e.msg);
+		h->sink->entry(h->ctx, h->s, a, &c);
+		if (want)
+			error(h, "bad code object in", a->path, "%s",
+			      offcode_error_message(why));
 		goto out;
 	}
-	if (ls_row_fill(&r, &n) < 0 || (kernels && ls_entry_kernels(&r, &n) < 0))
-		goto oom;
-	h->sink->entry(h->ctx, a, h->kh.index[w], &r);
-	if (kernels && r.kernels_why) {
-		char *why = ls_kernels_unread(&r);
+	c.in_file = en.in_file;
+	c.offset = en.offset;
+	c.image_kind = code ? offcode_split_image_kind(code, size) : NULL;
+	if (kernels && ls_code_kernels(&c.kernels, code, (size_t)size) < 0) {
+		error(h, "cannot list", h->path, "out of memory");
+		goto out;
+	}
+	h->sink->entry(h->ctx, h->s, a, &c);
+	if (kernels && c.kernels.error) {
+		/* Named as the archive's listing names its entry. */
+		char *t = *en.target ? applet_escape(en.target,
+						     strlen(en.target), false)
+				     : NULL;
 
-		error(h, "cannot read kernels in", a->path, "%s",
-		      why ? why : "out of memory");
-		free(why);
+		error(h, "cannot read kernels in", a->path,
+		      "kpack #0 entry %zu%s%s%s: %s", i, t ? " (" : "",
+		      t ? t : "", t ? ")" : "", ls_kernels_why(&c.kernels));
+		free(t);
 	}
 	if (!o->verify)
 		goto out;
-	if (target && strcmp(en->target, target) &&
-	    strncmp(target, en->target, strlen(en->target)))
+	if (a->target && strcmp(en.target, a->target) &&
+	    strncmp(a->target, en.target, strlen(en.target)))
 		error(h, "bad code object in", a->path, "'%s' is for %s, not "
-		      "the archive's %s", en->key, en->target, target);
-	else if (!ls_kpack_code_for(n.data, n.size, en->target, got, sizeof(got)))
+		      "the archive's %s", en.key, en.target, a->target);
+	else if (!offcode_split_code_for(code, size, en.target, got,
+					 sizeof(got)))
 		error(h, "bad code object in", a->path, "'%s' for %s: %s",
-		      en->key, en->target, got);
-	goto out;
-oom:
-	error(h, "cannot list", h->kh.path, "out of memory");
+		      en.key, en.target, got);
 out:
-	ls_row_free(&r);
-	free(code);
+	offcode_error_free(why);
+	ls_code_kernels_free(&c.kernels);
 }
 
-/* One archive: each wrapper's code object in it. */
-static void archive(struct kpack_lister *h, const struct kpack_find_archive *a)
+/* Archive k (a): each wrapper's code object in it. */
+static void archive(struct kpack_lister *h, size_t k,
+		    const struct offcode_split_archive *a)
 {
 	if (a->target && !selected(h, NULL, a->target))
 		return;
 	h->sink->archive(h->ctx, a);
-	if (!a->read) {
+	if (a->error) {
 		if (a->damaged)
 			error(h, "cannot list", a->path, "kpack archive: %s",
-			      a->e.msg);
+			      offcode_error_message(a->error));
 		else
-			error_err(h, "cannot read", a->path, &a->e);
+			error_record(h, "cannot read", a->path, a->error);
 		h->sink->end(h->ctx, 2);
 		return;
 	}
-	for (size_t w = 0; w < h->kh.nhipk; w++) {
-		char key[4200];
-		bool found = false;
+	for (size_t w = 0; w < offcode_split_wrapper_count(h->s); w++) {
+		size_t n = offcode_split_code_count(h->s, k, w);
+		const char *wkey = NULL;
+		uint64_t index = 0;
+		char *key;
 
-		size_t from, n;
-
-		kpack_find_key(&h->kh, w, key, sizeof(key));
-		n = kpack_find_lookup(a, key, &from);
-		found = n > 0;
-		for (size_t x = from; x < from + n; x++) {
-			size_t i = a->by_key[x].entry;
-
-			if (selected(h, key, a->k.v[i].target))
-				entry(h, a, w, i, a->target);
+		/* (the key is s's until the next call: kept) */
+		if (offcode_split_wrapper(h->s, w, &index, &wkey) ||
+		    !(key = strdup(wkey))) {
+			error(h, "cannot list", h->path, "out of memory");
+			break;
 		}
-		if (found)
-			continue;
-		h->sink->missing(h->ctx, a, h->kh.index[w], key);
-		if (h->o->verify)
-			error(h, "missing code object for", h->kh.path,
-			      "wrapper #%" PRIu64 ": no '%s' in '%s'",
-			      h->kh.index[w], key, a->path);
+		for (size_t x = 0; x < n; x++) {
+			size_t i = offcode_split_code(h->s, k, w, x);
+			struct offcode_split_entry en = { .size = sizeof(en) };
+
+			if (!offcode_split_entry(h->s, k, i, &en) &&
+			    selected(h, key, en.target))
+				entry(h, k, a, index, i);
+		}
+		if (!n) {
+			h->sink->missing(h->ctx, a, index, key);
+			if (h->o->verify)
+				error(h, "missing code object for", h->path,
+				      "wrapper #%" PRIu64 ": no '%s' in '%s'",
+				      index, key, a->path);
+		}
+		free(key);
 	}
 	h->sink->end(h->ctx, 2);
 }
@@ -221,89 +209,123 @@ int ls_kpack_host(const char *path, const uint8_t *buf, size_t len,
 		  const struct ls_kpack_opts *o,
 		  const struct ls_kpack_sink *sink, void *ctx)
 {
-	struct kpack_lister h = { .o = o, .sink = sink, .ctx = ctx };
-	struct err e;
-	int split = kpack_find_open(&h.kh, path, buf, len, &e);
+	struct kpack_lister h = { .o = o, .sink = sink, .ctx = ctx,
+				  .path = path };
+	offcode_error *why = NULL;
+	int opened = offcode_split_open_memory(buf, len, path, &h.s, &why);
 
-	if (split < 0) {
-		error(&h, "cannot list", path, "%s", e.msg);
-		goto out;
+	if (opened == OFFCODE_NOTHING)
+		return 0;
+	if (opened) {
+		error(&h, "cannot list", path, "%s", offcode_error_message(why));
+		offcode_error_free(why);
+		return h.rc;
 	}
-	if (!split)
-		goto out;
-	sink->host(ctx, &h.kh);
-	for (size_t sp = 0; sp < h.kh.ref.npaths; sp++) {
-		const char *pattern = h.kh.ref.paths[sp];
-		size_t found = 0;
+	sink->host(ctx, h.s);
+	/* (the archives come each search path's in turn: k runs on) */
+	for (size_t sp = 0, k = 0; sp < offcode_split_search_count(h.s); sp++) {
+		struct offcode_split_search p = { .size = sizeof(p) };
 
-		sink->search(ctx, &h.kh, sp);
-		if (h.kh.no_dir[sp] && o->verify)
+		if (offcode_split_search(h.s, sp, &p))
+			continue;
+		sink->search(ctx, &p);
+		if (p.no_dir && o->verify)
 			error(&h, "no archive for", path, "search path '%s': no "
-			      "directory '%s'", pattern, h.kh.dir[sp]);
-		for (size_t i = 0; i < h.kh.na; i++)
-			if (h.kh.a[i].search == sp) {
-				found++;
-				archive(&h, &h.kh.a[i]);
-			}
-		if (!found && !h.kh.no_dir[sp] && o->verify)
+			      "directory '%s'", p.path, p.dir);
+		for (; k < offcode_split_archive_count(h.s); k++) {
+			struct offcode_split_archive a = { .size = sizeof(a) };
+
+			if (offcode_split_archive(h.s, k, &a) || a.search != sp)
+				break;
+			archive(&h, k, &a);
+		}
+		if (!p.archives && !p.no_dir && o->verify)
 			error(&h, "no archive for", path, "search path '%s' "
-			      "finds no archive", pattern);
+			      "finds no archive", p.path);
 		sink->end(ctx, 1);
 	}
 	sink->end(ctx, 0);
-out:
-	kpack_find_close(&h.kh);
+	offcode_split_close(h.s);
 	return h.rc;
 }
 
 /* ---- the text lines ---- */
 
-static void text_host(void *ctx, const struct kpack_find *h)
+/* s as ls shows a name (the reference's texts and the archives' are the
+ * binary's to say, control bytes and all): applet_escape's. */
+static void put_shown(const char *s)
 {
-	(void)ctx;
-	printf("  kpack-split: code '%s', %zu HIPK wrapper%s", h->ref.kernel_name,
-	       h->nhipk, h->nhipk == 1 ? "" : "s");
-	for (size_t i = 0; i < h->nhipk; i++)
-		printf("%s#%" PRIu64, i ? ", " : " (", h->index[i]);
-	printf("%s\n", h->nhipk ? ")" : "");
+	char *shown = applet_escape(s, strlen(s), false);
+
+	fputs(shown ? shown : "?", stdout);
+	free(shown);
 }
 
-static void text_search(void *ctx, const struct kpack_find *h, size_t sp)
+static void text_host(void *ctx, offcode_split *s)
 {
+	size_t n = offcode_split_wrapper_count(s);
+
 	(void)ctx;
-	printf("    search path %s\n", h->ref.paths[sp]);
+	fputs("  kpack-split: code '", stdout);
+	put_shown(offcode_split_kernel_name(s));
+	printf("', %zu HIPK wrapper%s", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t index = 0;
+
+		offcode_split_wrapper(s, i, &index, NULL);
+		printf("%s#%" PRIu64, i ? ", " : " (", index);
+	}
+	printf("%s\n", n ? ")" : "");
 }
 
-static void text_archive(void *ctx, const struct kpack_find_archive *a)
+static void text_search(void *ctx, const struct offcode_split_search *p)
 {
 	(void)ctx;
-	printf("    archive %s (%s)", a->path, a->target ? a->target : "?");
-	if (a->read)
-		printf(": %s, %zu entr%s", kpack_scheme_name(a->k.scheme), a->k.n,
-		       a->k.n == 1 ? "y" : "ies");
+	fputs("    search path ", stdout);
+	put_shown(p->path);
 	putchar('\n');
 }
 
-static void text_entry(void *ctx, const struct kpack_find_archive *a,
-		       uint64_t wrapper, const struct row *r)
+static void text_archive(void *ctx, const struct offcode_split_archive *a)
+{
+	(void)ctx;
+	fputs("    archive ", stdout);
+	put_shown(a->path);
+	fputs(" (", stdout);
+	put_shown(a->target ? a->target : "?");
+	putchar(')');
+	if (!a->error)
+		printf(": %s, %zu entr%s", a->compression_scheme, a->entries,
+		       a->entries == 1 ? "y" : "ies");
+	putchar('\n');
+}
+
+static void text_entry(void *ctx, offcode_split *s,
+		       const struct offcode_split_archive *a,
+		       const struct ls_kpack_code *c)
 {
 	const struct rows *rs = ctx;
 
+	(void)s;
 	(void)a;
-	(void)wrapper;
-	printf("      %.*s  %.*s  %" PRIu64 "\n", (int)r->n.name_len, r->n.name,
-	       (int)r->n.arch_len, r->n.arch, r->n.size);
+	fputs("      ", stdout);
+	put_shown(c->key);
+	fputs("  ", stdout);
+	put_shown(c->target);
+	printf("  %" PRIu64 "\n", c->size);
 	if (rs && rs->kernels)
-		ls_print_kernels(stdout, rs, r, 8);
+		ls_print_code_kernels(stdout, rs, &c->kernels, 8);
 }
 
-static void text_missing(void *ctx, const struct kpack_find_archive *a,
+static void text_missing(void *ctx, const struct offcode_split_archive *a,
 			 uint64_t wrapper, const char *key)
 {
 	(void)ctx;
 	(void)a;
 	(void)wrapper;
-	printf("      %s  missing\n", key);
+	fputs("      ", stdout);
+	put_shown(key);
+	fputs("  missing\n", stdout);
 }
 
 static void text_end(void *ctx, int level)

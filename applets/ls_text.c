@@ -12,7 +12,6 @@
 #include "messages.h"
 #include "ls_kernels.h"
 #include "ls_kpack.h"
-#include "ls_rows.h"
 #include "ls_text.h"
 
 enum { MAX_CELLS = LS_MAX_CELLS };
@@ -77,12 +76,13 @@ char *ls_text_unread(const struct ls_item *it)
 	char *why = NULL;
 	int len;
 
+	const char *reason = ls_kernels_why(it->k);
+
 	if (it->kind == OFFCODE_NODE_INPUT || !it->unread)
-		return strdup(it->k->kernels_why);
-	len = snprintf(NULL, 0, "%s: %s", it->unread, it->k->kernels_why);
+		return strdup(reason);
+	len = snprintf(NULL, 0, "%s: %s", it->unread, reason);
 	if (len >= 0 && (why = malloc((size_t)len + 1)))
-		snprintf(why, (size_t)len + 1, "%s: %s", it->unread,
-			 it->k->kernels_why);
+		snprintf(why, (size_t)len + 1, "%s: %s", it->unread, reason);
 	return why;
 }
 
@@ -112,30 +112,30 @@ static int text_add(struct entry_text *t, const char *s, size_t len)
 static int entry_kernels_text(struct rows *rs, struct entry_text *t,
 			      const struct offcode_node *n, int indent)
 {
-	struct row r = { .kernels_code = ERR_OTHER };
+	struct code_kernels k = { NULL, NULL };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int rc = -1;
 
-	if (n->code && ls_file_kernels(&r, n->code, (size_t)n->code_size) < 0)
+	if (n->code && ls_code_kernels(&k, n->code, (size_t)n->code_size) < 0)
 		goto out;
 	if (!(f = open_memstream(&text, &len)))
 		goto out;
-	ls_print_kernels(f, rs, &r, indent);
+	ls_print_code_kernels(f, rs, &k, indent);
 	if (fclose(f) == 0 && text_add(t, text, len) == 0)
 		rc = 0;
-	if (r.kernels_why && rs->later) {
+	if (k.error && rs->later) {
 		char *name = ls_text_entry_name(n);
 
 		fprintf(rs->later, "offload ls: error: cannot read kernels in "
 			"'%s': %s: %s\n", rs->path, name ? name : "?",
-			r.kernels_why);
+			ls_kernels_why(&k));
 		free(name);
 	}
 out:
 	free(text);
-	ls_row_free(&r);
+	ls_code_kernels_free(&k);
 	return rc;
 }
 
@@ -172,10 +172,10 @@ static int entry_as_text(struct ls_list *l, const struct offcode_node *n)
 
 /* ---- the items ---- */
 
-struct row *ls_text_kernels_row(struct ls_item *it)
+struct code_kernels *ls_text_kernels_row(struct ls_item *it)
 {
-	if (!it->k && (it->k = calloc(1, sizeof(*it->k))))
-		it->k->kernels_code = ERR_OTHER;
+	if (!it->k)
+		it->k = calloc(1, sizeof(*it->k));
 	return it->k;
 }
 
@@ -198,7 +198,7 @@ static void item_free(struct ls_item *it)
 	free(it->why);
 	free(it->unread);
 	if (it->k)
-		ls_row_free(it->k);
+		ls_code_kernels_free(it->k);
 	free(it->k);
 	memset(it, 0, sizeof(*it));
 }
@@ -397,7 +397,7 @@ int ls_text_visit(void *ctx, const struct offcode_node *n)
 	}
 	l->n++;
 	if (rs->kernels && n->kind == OFFCODE_NODE_ENTRY && n->code)
-		return ls_text_kernels_row(it) ? ls_file_kernels(it->k, n->code,
+		return ls_text_kernels_row(it) ? ls_code_kernels(it->k, n->code,
 							 (size_t)n->code_size)
 					      : -1;
 	return 0;
@@ -490,7 +490,7 @@ static void print_entries(const struct ls_list *l, size_t i, int indent)
 				printf("%-*s  ", (int)w[c], s);
 		}
 		if (e->k)
-			ls_print_kernels(stdout, l->rs, e->k, indent + 2);
+			ls_print_code_kernels(stdout, l->rs, e->k, indent + 2);
 	}
 }
 
@@ -523,14 +523,14 @@ static void print_input(const struct ls_list *l, size_t i, const char *path)
 	free(name);
 	if (!strcmp(it->words, "offload data"))
 		raw_kind(l, i);
-	if (it->k && (it->k->kernels || it->k->kernels_why))
+	if (it->k && (it->k->list || it->k->error))
 		ls_describe_code(it->k);
 	else if (!ls_text_has_children(l, i) && !it->thin)
 		fputs(rs->targets && rs->targets->n ? ": nothing selected"
 						    : ": no offload code", stdout);
 	putchar('\n');
 	if (rs->kernels && it->k)
-		ls_print_kernels(stdout, rs, it->k, 2 * (it->depth + 1));
+		ls_print_code_kernels(stdout, rs, it->k, 2 * (it->depth + 1));
 }
 
 void ls_text(const struct ls_list *l, const char *path)

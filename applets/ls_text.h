@@ -47,7 +47,7 @@ struct ls_item {
 	/* INPUT (a file that is one code object) and ENTRY, --kernels:
 	 * kernels and why they cannot be read (ls_kernels.h), or NULL
 	 * when none were read (an item is small: a listing holds many) */
-	struct row *k;
+	struct code_kernels *k;
 };
 
 struct ls_list {
@@ -70,9 +70,8 @@ void ls_text(const struct ls_list *l, const char *path);
  * kernels in 'FILE': " (malloc'd). */
 char *ls_text_unread(const struct ls_item *it);
 void ls_list_free(struct ls_list *l);
-/* Item it's row of kernels, made when first asked for (NULL out of
- * memory). */
-struct row *ls_text_kernels_row(struct ls_item *it);
+/* Item it's kernels, made when first asked for (NULL out of memory). */
+struct code_kernels *ls_text_kernels_row(struct ls_item *it);
 /* "nv-fatbin #0 entry 1 (sm_80)": what names an entry whose kernels
  * cannot be read (malloc'd; NULL out of memory). */
 char *ls_text_entry_name(const struct offcode_node *n);

@@ -1,9 +1,9 @@
 /* ls_types: what the parts of the ls applet share: the command (ls.c)
  * calls its text and JSON printers (ls_text.c, ls_json.c), cuobjdump's
- * lines (ls_cuobjdump.c), kernels (ls_kernels.c) and rows (ls_rows.c);
- * each declares its functions in its own header.  The text listing reads
- * the public walk (ls_text.h's items); a row, of the internal walk's
- * nodes, is what --json, kpack's lines and cuobjdump's still read. */
+ * lines (ls_cuobjdump.c), kpack's (ls_kpack.c, ls_json_kpack.c) and
+ * kernels (ls_kernels.c, ls_json_node.c); each declares its functions in
+ * its own header.  All but cuobjdump's lines read the public library
+ * alone (the walk, offcode_split, offcode_code_kernels). */
 #ifndef APPLETS_LS_TYPES_H
 #define APPLETS_LS_TYPES_H
 
@@ -11,11 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/err.h"
 #include "../core/select.h"
-#include "../ops/inspect.h"
-#include "../ops/kind.h"
-#include "../formats/kernels.h"
+#include "../include/offcode.h"
 
 /* The entry lines of one container, already formatted (text listings):
  * each line's cells one after another, each with a NUL, and the width of
@@ -31,23 +28,12 @@ struct entry_text {
 			 * it (--kernels), printed as it is */
 };
 
-/* A node as the walk reported it, with its strings copied. */
-struct row {
-	struct entry_text *text;	/* a container's entries, or NULL */
-	struct inspect_node n;
-	char *strings;
-	char *why;		/* n.decode_err's message, or NULL */
-	/* What the kind keeps of an entry beyond the walk (kind.h's
-	 * details: an NVIDIA entry's identifier and ptxas options, which
-	 * n.nv's offsets point to in the fatbin, gone after the walk), in
-	 * strings, NUL-terminated; s NULL: none.  For --json. */
-	struct kind_text detail[KIND_DETAILS];
-	/* --kernels, entries only: what their code holds (NULL when not a
-	 * code object the kernel readers know, or not at hand), or why it
-	 * could not be read. */
-	struct kernel_list *kernels;
-	char *kernels_why;
-	enum err_code kernels_code;	/* what kind of damage (see kernels_why) */
+/* --kernels: the kernels of a code object (an entry's, or a file that is
+ * one), read by ls_kernels.h's ls_code_kernels. */
+struct code_kernels {
+	offcode_kernels *list;	/* NULL when not a code object the kernel
+				 * readers know, not at hand, or damaged */
+	offcode_error *error;	/* why a damaged one cannot be read, or NULL */
 };
 
 /* What the parts are asked for (the options of one file's listing). */

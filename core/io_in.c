@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -460,13 +461,34 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
 	if (!in->map || in->fd < 0 || off >= in->len || off > INT64_MAX)
 		return off;
 	d = lseek(in->fd, (off_t)off, SEEK_DATA);
+	if (d < 0 && errno == ENXIO) {
+		struct stat st;
+
+		/* No data at or after off: a hole to the end, or a file that
+		 * now ends before off.  That one is cut short as surely as a
+		 * read of its map would have found (the reader skips to the
+		 * end and reads no zeros to fault on). */
+		if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->len &&
+		    !input_cut)
+			input_cut = in->path;
+		return in->len;
+	}
 	if (d < 0)
-		return errno == ENXIO ? in->len : off;
+		return off;
 	return (uint64_t)d < in->len ? (uint64_t)d : in->len;
 }
 
+/* The name of an input noted as cut short, kept past its close: the
+ * path it was opened under may be freed with it (a library handle's
+ * copy), before the note is reported. */
+static char cut_kept[ERR_PATH_MAX];
+
 void io_in_close(struct io_in *in)
 {
+	if (in->path && input_cut == in->path) {
+		snprintf(cut_kept, sizeof(cut_kept), "%s", in->path);
+		input_cut = cut_kept;
+	}
 	if (in->map) {
 		map_remove(in->map);
 		munmap(in->map, in->len);

@@ -50,7 +50,8 @@ void io_stdout_input(enum io_stdout_input how);
  * to standard output first (a listing's header): 0, or -1 with e set. */
 int io_in_check_stdout(const char *path, struct err *e);
 /* Where in's data go on at or after off: off itself unless off is in a
- * hole of a sparse file (SEEK_DATA), in->len when only a hole is left.
+ * hole of a sparse file (SEEK_DATA), in->len when only a hole is left
+ * (or the file now ends before off: it is noted as cut, io_input_cut).
  * Off for inputs read into memory, or when the file system cannot say. */
 uint64_t io_in_next_data(const struct io_in *in, uint64_t off);
 

@@ -299,3 +299,16 @@ out:
 	elfscan_free(&c.s);
 	return rc;
 }
+
+unsigned cubin_header_arch(const uint8_t *buf, size_t len)
+{
+	uint64_t flags;
+
+	if (len < 52 || memcmp(buf, "\x7f" "ELF", 4) || buf[5] != 1 ||
+	    get_le(buf + 18, 2) != EM_CUDA)
+		return 0;
+	if (buf[4] == 2 && len < 64)
+		return 0;
+	flags = get_le(buf + (buf[4] == 2 ? 48 : 36), 4);
+	return (unsigned)(buf[8] >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+}

@@ -534,6 +534,52 @@ OFFCODE_API const void *offcode_artifact_bytes(const offcode_artifact *a,
 OFFCODE_API const char *offcode_memory_kind(const void *buf, size_t len,
 					    const char *name);
 
+/* The bytes of one input as the library reads them, for a program that
+ * walks them (offcode_walk_memory) and reads them after, or twice, as
+ * `offload ls` does: a regular file is mapped (a map the tool guards
+ * against SIGBUS as it guards its own: see the rules above), headers
+ * read where they lie; a pipe, a FIFO, a device or standard input is
+ * read once to its end into memory, refused past $OFFLOAD_STREAM_MAX
+ * bytes (1 GiB by default; /dev/zero is an error, not a hang).  Open a
+ * path ("-": standard input) or a descriptor (duplicated, fd stays the
+ * caller's; name NULL: "<fd N>"): 0, or an enum offcode_code with *err
+ * (when err is not NULL) a record the caller frees, whose reason is what
+ * `offload ls` says after "cannot read '<file>': ".  A directory is
+ * OFFCODE_SYSTEM with offcode_error_errno EISDIR; the regular file that
+ * standard output writes to is OFFCODE_OTHER, "input file is output
+ * file" (offcode_source_check_stdout says so before anything is
+ * written). */
+typedef struct offcode_source offcode_source;
+OFFCODE_API int offcode_source_open_path(const char *path,
+					 offcode_source **out,
+					 offcode_error **err);
+OFFCODE_API int offcode_source_open_fd(int fd, const char *name,
+				       offcode_source **out,
+				       offcode_error **err);
+/* The same for a caller that needs only the first want bytes (want > 0:
+ * a code object's place in a file:// URI): a pipe or a device is read no
+ * further, and not refused for holding more; a file is mapped whole. */
+OFFCODE_API int offcode_source_open_part(const char *path, uint64_t want,
+					 offcode_source **out,
+					 offcode_error **err);
+OFFCODE_API int offcode_source_check_stdout(const char *path,
+					    offcode_error **err);
+/* Its bytes and *len (never NULL for an open source), valid until
+ * offcode_source_close; the descriptor of a mapped file (kept open by
+ * s: fstat it, copy from it), -1 for bytes read into memory. */
+OFFCODE_API const void *offcode_source_bytes(const offcode_source *s,
+					     uint64_t *len);
+OFFCODE_API int offcode_source_fd(const offcode_source *s);
+/* A walk's hints over s, as offcode_walk_options' next_data and reading
+ * with hint_ctx = s (NULL: off, and nothing): where its data go on past
+ * a hole of a sparse file, and the pages of what the walk reads in order
+ * read ahead, then let go of (a walk's resident memory does not grow
+ * with the file); nothing for bytes read into memory. */
+OFFCODE_API uint64_t offcode_source_next_data(void *s, uint64_t off);
+OFFCODE_API void offcode_source_reading(void *s, uint64_t off, uint64_t len,
+					bool start);
+OFFCODE_API void offcode_source_close(offcode_source *s);
+
 /* What `offload ls` prints of the records, for a program that lists as
  * it does (of a walk's records and an artefact's alike). */
 /* An input's words after "<file>: ": "ELF 64-bit LSB shared object,
@@ -583,6 +629,48 @@ OFFCODE_API const char *offcode_entry_location(const offcode_entry *e);
  * decoded, or not tried. */
 OFFCODE_API const offcode_error *
 offcode_entry_decode_error(const offcode_entry *e);
+
+/* ------------------------------------------------------- NVIDIA entries */
+
+/* What an NVIDIA fatbin's entry header says, the names and arches
+ * `cuobjdump -lelf -lptx` prints (`offload ls --format=cuobjdump`): the
+ * fields of ls --json's "nv" object named here.  A versioned struct: set
+ * size to sizeof(struct offcode_nv_entry) before the call. */
+enum offcode_nv_kind {
+	OFFCODE_NV_PTX = 1,		/* PTX text */
+	OFFCODE_NV_ELF = 2,		/* a cubin */
+	OFFCODE_NV_OLD_CUBIN = 4,	/* a cubin of CUDA's first releases */
+};
+struct offcode_nv_entry {
+	size_t size;
+	/* enum offcode_nv_kind, or another value the header holds ("kind") */
+	unsigned kind;
+	unsigned arch;		/* 80 for sm_80 ("arch") */
+	/* "a" (sm_90a), "f" (sm_103f), "" for code of no variant
+	 * ("variant"); a static string. */
+	const char *variant;
+	uint64_t flags;		/* the header's flags, as stored ("flags") */
+	/* The source file's path nvcc -G writes, by which cuobjdump names
+	 * the entry ("identifier"), and a PTX entry's ptxas options
+	 * ("ptxas_options"): len bytes (NUL-terminated), or NULL with len 0
+	 * when the header has none; owned by the entry's record. */
+	const char *identifier;
+	size_t identifier_len;
+	const char *ptxas_options;
+	size_t ptxas_options_len;
+};
+/* e's header into *nv: 0; OFFCODE_NOTHING for an entry of another kind
+ * of container; OFFCODE_INVALID when e or nv is NULL or nv->size too
+ * small. */
+OFFCODE_API int offcode_entry_nv(const offcode_entry *e,
+				 struct offcode_nv_entry *nv);
+/* An input that is itself a cubin (a little-endian ELF of machine CUDA):
+ * true with *arch its SM as its ELF header says (e_flags' bits 0-7, or
+ * 8-15 from ABI version 8: CUDA 12.8 and later), which is how cuobjdump
+ * lists a lone cubin; false for another input (and for one whose header
+ * says SM 0, which cuobjdump does not list).  arch may be NULL. */
+OFFCODE_API bool offcode_input_cubin_arch(const offcode_input *in,
+					  unsigned *arch);
 
 /* ---------------------------------------------------------- du's figures */
 
@@ -907,6 +995,14 @@ struct offcode_split_archive {
 	/* The file read (st_dev, st_ino), when error is NULL and has_id. */
 	bool has_id;
 	uint64_t device, inode;
+	/* Its TOC, when error is NULL (else 0 and NULL): the kpack format's
+	 * version, its compression scheme ("none", "zstd-per-kernel"), the
+	 * file's size and its entries.  (Added after the fields above: a
+	 * caller whose size ends before one is not given it.) */
+	unsigned version;
+	const char *compression_scheme;
+	uint64_t file_size;
+	size_t entries;
 };
 OFFCODE_API size_t offcode_split_archive_count(const offcode_split *s);
 OFFCODE_API int offcode_split_archive(const offcode_split *s, size_t k,
@@ -919,6 +1015,11 @@ OFFCODE_API int offcode_split_archive(const offcode_split *s, size_t k,
 OFFCODE_API size_t offcode_split_wrapper_count(const offcode_split *s);
 OFFCODE_API int offcode_split_wrapper(offcode_split *s, size_t w,
 				      uint64_t *index, const char **key);
+/* Its reference's kernel name, the part of each TOC key before its
+ * "#" (owned by s); and how many of its wrappers are HIPF ones, whose
+ * code was not split off (left in the binary). */
+OFFCODE_API const char *offcode_split_kernel_name(const offcode_split *s);
+OFFCODE_API size_t offcode_split_unsplit_count(const offcode_split *s);
 
 /* The entries of archive k (read) that hold wrapper w's code object,
  * those of its TOC key, in TOC order: how many, and the x-th one's index
@@ -936,6 +1037,14 @@ struct offcode_split_entry {
 	const char *target;
 	const char *bundle_id;
 	uint64_t code_size;
+	/* (Added after the fields above, as offcode_split_archive's.)  Its
+	 * TOC key ("<kernel name>#<index>"), and whether its code lies in
+	 * the archive's file as it is, whole (an archive of compression
+	 * scheme "none"): then code_size bytes at offset (offcode_split_uri
+	 * names them). */
+	const char *key;
+	bool in_file;
+	uint64_t offset;
 };
 OFFCODE_API int offcode_split_entry(const offcode_split *s, size_t k,
 				    size_t i, struct offcode_split_entry *info);
@@ -948,6 +1057,27 @@ OFFCODE_API int offcode_split_read(offcode_split *s, size_t k, size_t i,
 				   uint64_t max_size, uint64_t max_ratio,
 				   const void **code, uint64_t *size,
 				   offcode_error **err);
+/* Entry i of archive k's code object URI, file://PATH#offset=N&size=N
+ * (PATH the archive's, percent-encoded, as offcode_entry_uri's), when
+ * its code lies in the file as it is (in_file); NULL otherwise, or out
+ * of memory.  Valid until the next offcode_split_uri or
+ * offcode_split_close. */
+OFFCODE_API const char *offcode_split_uri(offcode_split *s, size_t k,
+					  size_t i);
+/* The image kind of code (size bytes, as offcode_split_read gives it),
+ * as `ls --json` names an entry's: "elf", "bitcode", "cubin", "fatbin"
+ * or "spirv", from its first bytes; NULL for none of them. */
+OFFCODE_API const char *offcode_split_image_kind(const void *code,
+						 uint64_t size);
+/* Whether code (size bytes) is an AMDGPU code object for target (its
+ * metadata's target ID, or its processor): what `offload ls --verify`
+ * asks of each code object an archive holds.  When not, got (got_len
+ * bytes, NULL for none) says what it is instead: "not an AMDGPU code
+ * object", "no target", or its target ID ("gfx1100"), cut short to
+ * fit. */
+OFFCODE_API bool offcode_split_code_for(const void *code, uint64_t size,
+					const char *target, char *got,
+					size_t got_len);
 
 /* -------------------------------------------------------------- matching */
 
@@ -1000,19 +1130,41 @@ OFFCODE_API int offcode_artifact_kernels(offcode_artifact *a,
 					 const offcode_kernels **out);
 OFFCODE_API void offcode_kernels_free(offcode_artifact *a,
 				      const offcode_kernels *k);
+/* The kernels of size bytes of code the caller holds (a walk's entry's
+ * code, struct offcode_node's code and code_size; a file read by the
+ * caller that is itself a code object), read as offcode_entry_kernels
+ * reads an entry's: 0 with *out, the caller's own, freed with
+ * offcode_code_kernels_free (code may go as soon as this returns);
+ * OFFCODE_NOTHING with *out NULL and no record for bytes that are no
+ * AMDGPU code object, cubin or PTX; else *out NULL and the code of the
+ * damage (`ls --kernels`' "error_code"), OFFCODE_NOMEM, or
+ * OFFCODE_INVALID (out NULL, code NULL with size not 0), with *err, when
+ * err is not NULL, a record the caller frees with offcode_error_free
+ * (its reason what `ls --kernels` says after "cannot read kernels in
+ * '<file>': [<entry>: ]").  One thread at a time may use a list (its
+ * names are demangled when first asked for). */
+OFFCODE_API int offcode_code_kernels(const void *code, size_t size,
+				     offcode_kernels **out,
+				     offcode_error **err);
+/* Free a list of offcode_code_kernels; NULL is fine. */
+OFFCODE_API void offcode_code_kernels_free(offcode_kernels *k);
 /* "amdgpu", "cubin" or "ptx" ("source"). */
 OFFCODE_API const char *offcode_kernels_source(const offcode_kernels *k);
 /* The code object version (AMDGPU), or 0. */
 OFFCODE_API unsigned offcode_kernels_code_object_version(const offcode_kernels *k);
 /* "target", "processor", "ptx_version"; NULL where the code gives none. */
 OFFCODE_API const char *offcode_kernels_target(const offcode_kernels *k);
+/* An AMDGPU code object's target ID, as its metadata's target names it
+ * after the triple ("gfx90a:xnack+", with the features it was built
+ * for); NULL for other code or where the metadata names none. */
+OFFCODE_API const char *offcode_kernels_target_id(const offcode_kernels *k);
 OFFCODE_API const char *offcode_kernels_processor(const offcode_kernels *k);
 OFFCODE_API const char *offcode_kernels_ptx_version(const offcode_kernels *k);
 OFFCODE_API size_t offcode_kernels_count(const offcode_kernels *k);
 OFFCODE_API const offcode_kernel *offcode_kernels_at(const offcode_kernels *k,
 						     size_t i);
 /* Its symbol as in the symbol table, and its name as `ls` prints it
- * (demangled). */
+ * (demangled as c++filt does; the symbol when it is no mangled name). */
 OFFCODE_API const char *offcode_kernel_symbol(const offcode_kernel *k);
 OFFCODE_API const char *offcode_kernel_name(const offcode_kernel *k);
 
@@ -1048,7 +1200,9 @@ OFFCODE_API bool offcode_kernel_resource(const offcode_kernel *k,
 					 enum offcode_resource r,
 					 uint64_t *value);
 /* A cubin's constant bank sizes ("constant_bytes"): true with the bytes of
- * bank `bank` (0 to 17) when the kernel uses it. */
+ * bank `bank` (0 to OFFCODE_CONSTANT_BANKS - 1) when the kernel uses
+ * it. */
+enum { OFFCODE_CONSTANT_BANKS = 18 };
 OFFCODE_API bool offcode_kernel_constant_bytes(const offcode_kernel *k,
 					       unsigned bank, uint64_t *value);
 /* An AMDGPU kernel's descriptor as stored ("descriptor"): true and *d

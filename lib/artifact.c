@@ -2,16 +2,15 @@
  * bytes (a path or descriptor mapped, a buffer copied or borrowed), the
  * walk of its headers (ops/inspect.h) kept as inputs, containers and
  * entries, and what the handle owns. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "artifact_impl.h"
 #include "error.h"
 #include "image_kind.h"
+#include "nv.h"
+#include "source.h"
 #include "../ops/host.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_names.h"
@@ -19,6 +18,7 @@
 #include "../ops/entry.h"
 #include "../ops/kinds.h"
 #include "../formats/ccob.h"
+#include "../formats/cubin.h"
 #include "../formats/package.h"
 #include "../core/env.h"
 #include "../core/uri.h"
@@ -133,20 +133,12 @@ void artifact_give_last(offcode_artifact *a, offcode_error **err)
 int artifact_map_fd(offcode_artifact *a, int fd)
 {
 	struct err e;
-	int own;
 
-	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-		err_sys(&e, a->path, errno);
-		return artifact_fail(a, &e);
-	}
-	if (io_in_open_fd(&a->in, own, a->path, &e) < 0)
+	if (source_map_fd(&a->in, fd, a->path, &e) < 0)
 		return artifact_fail(a, &e);
 	a->is_file = true;
 	a->data = a->in.data;
 	a->len = a->in.len;
-	/* Headers are read where they are; what a walk inflates is read
-	 * ahead and let go of after. */
-	io_in_hint(&a->in, 0, a->in.len, IO_IN_SPARSE);
 	return 0;
 }
 
@@ -313,6 +305,10 @@ static int keep_input(struct keep *k, const struct inspect_node *n)
 	};
 	inspect_host_header(n, &in->host);
 	in->words = input_words(k, n);
+	if (n->format == INSPECT_ELF && n->offset <= a->len &&
+	    n->size <= a->len - n->offset)
+		in->cubin_arch = cubin_header_arch(a->data + n->offset,
+						   (size_t)n->size);
 	/* Where du looks for one code object with no container: an AMDGPU
 	 * or CUDA ELF file, or text (PTX). */
 	if (!n->depth)
@@ -533,6 +529,25 @@ static int keep_presentation(struct keep *k, struct offcode_entry *e,
 	return 0;
 }
 
+/* An NVIDIA entry's header (offcode_entry_nv), its texts copied. */
+static int keep_nv(struct keep *k, struct offcode_entry *e,
+		   const struct inspect_node *n)
+{
+	struct offcode_nv_entry h, *nv;
+
+	if (!nv_header(n, &h))
+		return 0;
+	if (!(nv = artifact_alloc(k->a, sizeof(*nv))))
+		return -1;
+	*nv = h;
+	nv->identifier = artifact_keep(k->a, h.identifier, h.identifier_len,
+				       &k->oom);
+	nv->ptxas_options = artifact_keep(k->a, h.ptxas_options,
+					  h.ptxas_options_len, &k->oom);
+	e->nv = nv;
+	return 0;
+}
+
 static int keep_entry(struct keep *k, const struct inspect_node *n)
 {
 	offcode_artifact *a = k->a;
@@ -604,7 +619,8 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	if (!n->in_file && k->packed_depth && k->packed_raw)
 		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
 					  n->size / k->packed_raw);
-	if (keep_presentation(k, e, kind, n, &t) < 0)
+	if (keep_presentation(k, e, kind, n, &t) < 0 ||
+	    keep_nv(k, e, n) < 0)
 		return -1;
 	if (!k->stream)
 		a->containers[e->container].entries++;

@@ -23,6 +23,9 @@ struct offcode_input {
 	uint64_t offset, size;
 	/* An ELF, COFF or PE file's headers (offcode_input_host). */
 	struct inspect_host_header host;
+	/* A cubin's SM, from its ELF header (offcode_input_cubin_arch); 0
+	 * for another input.  (In the hole after host: no larger a record.) */
+	unsigned cubin_arch;
 	const char *words;	/* offcode_input_words */
 };
 
@@ -83,6 +86,8 @@ struct offcode_entry {
 	unsigned ncells;
 	const char *location;
 	offcode_error *decode_error;	/* freed with it */
+	/* An NVIDIA entry's header (offcode_entry_nv, nv.c), or NULL. */
+	const struct offcode_nv_entry *nv;
 	/* An entry of a CCOB walked with OFFCODE_WALK_CCOB_LATER: its code's
 	 * first bytes (walk.c's, the walk's own) */
 	const uint8_t *head;

@@ -7,6 +7,7 @@
 
 #include "artifact_impl.h"
 #include "code.h"
+#include "error.h"
 #include "../ops/amdgpu_occupancy.h"
 #include "../formats/kernels.h"
 #include "../formats/kernels_parse.h"
@@ -14,7 +15,9 @@
 struct offcode_kernel {
 	const struct kernel *k;
 	enum kernel_source source;
-	char *name;		/* demangled, or the symbol */
+	/* demangled, or the symbol: NULL until first asked for (a listing
+	 * without names, ls --no-demangle, demangles none) */
+	char *name;
 };
 
 /* A list handed out, linked in its artefact till freed. */
@@ -34,45 +37,66 @@ static void free_all(offcode_artifact *a)
 		offcode_kernels_free(a, (const offcode_kernels *)a->kernels);
 }
 
+/* The kernels of the code object at code, a list of no artefact's: 1
+ * with *out; 0 for bytes that are no code object the readers know; -1
+ * with *er saying what is damaged; -2 out of memory. */
+static int make(const uint8_t *code, uint64_t size,
+		struct lib_kernels_node **out, struct err *er)
+{
+	struct lib_kernels_node *node;
+	struct kernel_list l;
+	int rc;
+
+	if (size > SIZE_MAX)
+		return 0;
+	if ((rc = kernels_parse(code, (size_t)size, &l, er)) != 1)
+		return rc < 0 && er->code == ERR_NOMEM ? -2 : rc;
+	amdgpu_occupancy_fill(&l);
+	/* The node and its kernels in one block (a listing makes one for
+	 * each code object). */
+	if (l.n > (SIZE_MAX - sizeof(struct offcode_kernels)) /
+		  sizeof(*node->v) ||
+	    !(node = malloc(sizeof(struct offcode_kernels) +
+			    l.n * sizeof(*node->v)))) {
+		kernels_free(&l);
+		return -2;
+	}
+	node->next = NULL;
+	node->v = (struct offcode_kernel *)((struct offcode_kernels *)node + 1);
+	node->list = l;
+	for (size_t i = 0; i < l.n; i++)
+		node->v[i] = (struct offcode_kernel){ &node->list.v[i],
+						      l.source, NULL };
+	*out = node;
+	return 1;
+}
+
+static void node_free(struct lib_kernels_node *node)
+{
+	for (size_t i = 0; i < node->list.n; i++)
+		if (node->v[i].name != node->list.v[i].name)
+			free(node->v[i].name);
+	kernels_free(&node->list);
+	free(node);
+}
+
 /* The kernels of the code object at code, handed out as a's. */
 static int hand_out(offcode_artifact *a, const uint8_t *code, uint64_t size,
 		    const offcode_kernels **out)
 {
 	struct lib_kernels_node *node;
-	struct kernel_list l;
 	struct err er;
 
-	switch (kernels_parse(code, (size_t)size, &l, &er)) {
+	switch (make(code, size, &node, &er)) {
 	case 1:
 		break;
 	case -1:
 		return artifact_fail(a, &er);
+	case -2:
+		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
 	default:
 		return artifact_fail_code(a, OFFCODE_NOTHING, "its code is no "
 					  "AMDGPU code object, cubin or PTX");
-	}
-	amdgpu_occupancy_fill(&l);
-	if (!(node = calloc(1, sizeof(struct offcode_kernels))) ||
-	    !(node->v = calloc(l.n ? l.n : 1, sizeof(*node->v)))) {
-		free(node);
-		kernels_free(&l);
-		return artifact_fail_code(a, OFFCODE_NOMEM, "out of memory");
-	}
-	node->list = l;
-	for (size_t i = 0; i < l.n; i++) {
-		char *d = cplus_demangle(l.v[i].name, DMGL_PARAMS | DMGL_ANSI |
-					 DMGL_VERBOSE);
-
-		node->v[i] = (struct offcode_kernel){
-			&node->list.v[i], l.source,
-			d ? d : strdup(l.v[i].name) };
-		if (!node->v[i].name) {
-			node->next = a->kernels;
-			a->kernels = node;	/* so that the free finds it */
-			offcode_kernels_free(a, (const offcode_kernels *)node);
-			return artifact_fail_code(a, OFFCODE_NOMEM,
-						  "out of memory");
-		}
 	}
 	node->next = a->kernels;
 	a->kernels = node;
@@ -128,12 +152,41 @@ void offcode_kernels_free(offcode_artifact *a, const offcode_kernels *k)
 		struct lib_kernels_node *node = *p;
 
 		*p = node->next;
-		for (size_t i = 0; i < node->list.n; i++)
-			free(node->v[i].name);
-		free(node->v);
-		kernels_free(&node->list);
-		free(node);
+		node_free(node);
 	}
+}
+
+int offcode_code_kernels(const void *code, size_t size, offcode_kernels **out,
+			 offcode_error **err)
+{
+	struct lib_kernels_node *node;
+	struct err er;
+
+	if (err)
+		*err = NULL;
+	if (out)
+		*out = NULL;
+	if (!out || (!code && size))
+		return error_give(error_new(OFFCODE_INVALID, !out ?
+					    "out is NULL" : "code is NULL"),
+				  err);
+	switch (make(code, size, &node, &er)) {
+	case 1:
+		*out = (offcode_kernels *)node;
+		return 0;
+	case -1:
+		return error_give(error_from(&er, NULL), err);
+	case -2:
+		return error_give(NULL, err);
+	default:
+		return OFFCODE_NOTHING;
+	}
+}
+
+void offcode_code_kernels_free(offcode_kernels *k)
+{
+	if (k)
+		node_free(&k->node);
 }
 
 static const char *or_null(const char *s)
@@ -155,6 +208,12 @@ unsigned offcode_kernels_code_object_version(const offcode_kernels *k)
 const char *offcode_kernels_target(const offcode_kernels *k)
 {
 	return or_null(k->node.list.target);
+}
+
+const char *offcode_kernels_target_id(const offcode_kernels *k)
+{
+	return k->node.list.source == KERNELS_AMDGPU ?
+	       or_null(k->node.list.target_id) : NULL;
 }
 
 const char *offcode_kernels_processor(const offcode_kernels *k)
@@ -184,7 +243,17 @@ const char *offcode_kernel_symbol(const offcode_kernel *k)
 
 const char *offcode_kernel_name(const offcode_kernel *k)
 {
-	return k->name;
+	/* Demangled when first asked for, kept by its list (which is the
+	 * caller's own or its artefact's: one thread at a time). */
+	struct offcode_kernel *m = (struct offcode_kernel *)k;
+
+	if (!m->name) {
+		char *d = cplus_demangle(k->k->name, DMGL_PARAMS | DMGL_ANSI |
+					 DMGL_VERBOSE);
+
+		m->name = d ? d : k->k->name;
+	}
+	return m->name;
 }
 
 const char *offcode_resource_name(enum offcode_resource r)

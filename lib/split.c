@@ -1,22 +1,37 @@
 /* split: a kpack-split binary and the archives that hold its code
  * (include/offcode.h, "files written"): ops/kpack_find.c's resolution,
- * its archives' failures made public records, each wrapper's code read
- * from them as extract writes it. */
+ * its archives' failures made public records, their TOCs, each
+ * wrapper's code read from them as extract writes it and checked as ls
+ * --verify checks it. */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "error.h"
 #include "../core/io_in.h"
+#include "../core/uri.h"
+#include "../formats/amdgpu_co.h"
 #include "../formats/ccob.h"
+#include "../formats/kernels.h"
+#include "../ops/inspect_containers.h"
+#include "../ops/kind_present.h"
 #include "../ops/kpack_find.h"
+
+/* Whether a caller's versioned struct (its size set to its sizeof) has
+ * room for field: one made before the field was added has not. */
+#define HAS(info, type, field) \
+	((info)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 struct offcode_split {
 	char *path;		/* the binary, as named */
 	struct io_in in;	/* when opened by path */
 	struct kpack_find h;
 	offcode_error **why;	/* per archive: NULL when read */
+	size_t *found;		/* per search path: its archives */
 	uint8_t *code;		/* the last entry read, when inflated */
+	char *uri;		/* the last URI asked for */
 	char key[4200];		/* the last wrapper's key asked for */
 	/* The last lookup (archive k, wrapper w: n entries from by_key
 	 * [from]), so that a caller's count and then each code cost one. */
@@ -37,10 +52,13 @@ static int split_open(offcode_split *s, const void *buf, size_t len,
 		offcode_split_close(s);
 		return split < 0 ? error_give(r, err) : OFFCODE_NOTHING;
 	}
-	if (s->h.na && !(s->why = calloc(s->h.na, sizeof(*s->why)))) {
+	if ((s->h.na && !(s->why = calloc(s->h.na, sizeof(*s->why)))) ||
+	    !(s->found = calloc(s->h.ref.npaths + 1, sizeof(*s->found)))) {
 		offcode_split_close(s);
 		return error_give(NULL, err);
 	}
+	for (size_t k = 0; k < s->h.na; k++)
+		s->found[s->h.a[k].search]++;
 	/* Each record as the archive's own: its message is what the tool
 	 * says after "kpack archive: ". */
 	for (size_t k = 0; k < s->h.na; k++)
@@ -115,9 +133,11 @@ void offcode_split_close(offcode_split *s)
 	for (size_t k = 0; s->why && k < s->h.na; k++)
 		offcode_error_free(s->why[k]);
 	free(s->why);
+	free(s->found);
 	kpack_find_close(&s->h);
 	io_in_close(&s->in);
 	free(s->code);
+	free(s->uri);
 	free(s->path);
 	free(s);
 }
@@ -137,9 +157,7 @@ int offcode_split_search(const offcode_split *s, size_t i,
 	info->path = s->h.ref.paths[i];
 	info->dir = s->h.dir[i];
 	info->no_dir = s->h.no_dir[i];
-	info->archives = 0;
-	for (size_t k = 0; k < s->h.na; k++)
-		info->archives += s->h.a[k].search == i;
+	info->archives = s->found[i];
 	return OFFCODE_OK;
 }
 
@@ -154,7 +172,7 @@ int offcode_split_archive(const offcode_split *s, size_t k,
 	const struct kpack_find_archive *a;
 	struct stat st;
 
-	if (!s || !info || info->size < sizeof(*info))
+	if (!s || !info || !HAS(info, struct offcode_split_archive, inode))
 		return OFFCODE_INVALID;
 	if (k >= s->h.na)
 		return OFFCODE_RANGE;
@@ -167,12 +185,31 @@ int offcode_split_archive(const offcode_split *s, size_t k,
 	info->has_id = a->read && fstat(a->in.fd, &st) == 0;
 	info->device = info->has_id ? (uint64_t)st.st_dev : 0;
 	info->inode = info->has_id ? (uint64_t)st.st_ino : 0;
+	if (HAS(info, struct offcode_split_archive, version))
+		info->version = a->read ? a->k.version : 0;
+	if (HAS(info, struct offcode_split_archive, compression_scheme))
+		info->compression_scheme = a->read ?
+			kpack_scheme_name(a->k.scheme) : NULL;
+	if (HAS(info, struct offcode_split_archive, file_size))
+		info->file_size = a->read ? a->in.len : 0;
+	if (HAS(info, struct offcode_split_archive, entries))
+		info->entries = a->read ? a->k.n : 0;
 	return OFFCODE_OK;
 }
 
 size_t offcode_split_wrapper_count(const offcode_split *s)
 {
 	return s ? s->h.nhipk : 0;
+}
+
+const char *offcode_split_kernel_name(const offcode_split *s)
+{
+	return s ? s->h.ref.kernel_name : NULL;
+}
+
+size_t offcode_split_unsplit_count(const offcode_split *s)
+{
+	return s ? s->h.nhipf : 0;
 }
 
 int offcode_split_wrapper(offcode_split *s, size_t w, uint64_t *index,
@@ -223,12 +260,22 @@ size_t offcode_split_code(offcode_split *s, size_t k, size_t w, size_t x)
 	return x < n ? s->h.a[k].by_key[from + x].entry : SIZE_MAX;
 }
 
+/* Whether entry i of the archive a (read) is its code as it is, whole
+ * (what the walk gives with the code in the file: kpack_find_entry). */
+static bool in_file(const struct kpack_find_archive *a, size_t i)
+{
+	struct err e;
+
+	return a->k.scheme == KPACK_NONE &&
+	       kpack_entry_stored_whole(&a->k.v[i], &e) == 0;
+}
+
 int offcode_split_entry(const offcode_split *s, size_t k, size_t i,
 			struct offcode_split_entry *info)
 {
 	const struct kpack_entry *en;
 
-	if (!s || !info || info->size < sizeof(*info))
+	if (!s || !info || !HAS(info, struct offcode_split_entry, code_size))
 		return OFFCODE_INVALID;
 	if (k >= s->h.na || !s->h.a[k].read || i >= s->h.a[k].k.n)
 		return OFFCODE_RANGE;
@@ -236,6 +283,12 @@ int offcode_split_entry(const offcode_split *s, size_t k, size_t i,
 	info->target = en->target;
 	info->bundle_id = en->bundle_id;
 	info->code_size = en->size;
+	if (HAS(info, struct offcode_split_entry, key))
+		info->key = en->key;
+	if (HAS(info, struct offcode_split_entry, in_file))
+		info->in_file = in_file(&s->h.a[k], i);
+	if (HAS(info, struct offcode_split_entry, offset))
+		info->offset = in_file(&s->h.a[k], i) ? en->offset : 0;
 	return OFFCODE_OK;
 }
 
@@ -264,4 +317,42 @@ int offcode_split_read(offcode_split *s, size_t k, size_t i,
 	*code = n.data;
 	*size = n.size;
 	return OFFCODE_OK;
+}
+
+const char *offcode_split_uri(offcode_split *s, size_t k, size_t i)
+{
+	const struct kpack_find_archive *a;
+
+	if (!s || k >= s->h.na || !s->h.a[k].read || i >= s->h.a[k].k.n ||
+	    !in_file(&s->h.a[k], i))
+		return NULL;
+	a = &s->h.a[k];
+	free(s->uri);
+	s->uri = uri_file(a->path, a->k.v[i].offset, a->k.v[i].size);
+	return s->uri;
+}
+
+const char *offcode_split_image_kind(const void *code, uint64_t size)
+{
+	return kind_present_image_name(inspect_sniff_image(code, size));
+}
+
+bool offcode_split_code_for(const void *code, uint64_t size,
+			    const char *target, char *got, size_t got_len)
+{
+	struct kernel_list l;
+	struct err e;
+	bool ok;
+
+	if (got && got_len)
+		snprintf(got, got_len, "not an AMDGPU code object");
+	if (!code || !target || size > SIZE_MAX ||
+	    amdgpu_co_kernels(code, (size_t)size, &l, &e) < 0)
+		return false;
+	if (got && got_len)
+		snprintf(got, got_len, "%s", l.target_id[0] ? l.target_id
+							   : "no target");
+	ok = !strcmp(l.target_id, target) || !strcmp(l.processor, target);
+	kernels_free(&l);
+	return ok;
 }

@@ -17,6 +17,7 @@
 
 #include "artifact_impl.h"
 #include "error.h"
+#include "source.h"
 #include "../ops/entry.h"
 #include "../ops/inspect.h"
 #include "../ops/inspect_ccob.h"
@@ -280,11 +281,8 @@ static void file_reading(const void *ctx, uint64_t off, uint64_t len,
 			 bool start)
 {
 	const struct walker *w = ctx;
-	const struct io_in *in = &w->k.a->in;
 
-	io_in_hint(in, off, off + len, start ? IO_IN_WHOLE : IO_IN_DONE);
-	if (!start)
-		io_in_hint(in, off, off + len, IO_IN_SPARSE);
+	source_reading(&w->k.a->in, off, len, start);
 }
 
 /* The options, as far as the caller's version of the struct has them. */

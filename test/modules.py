@@ -74,39 +74,25 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     section's place);
 #   ops/image, deb, wheel, conda, core/io_in: packages, images and pipes
 #     read by the applet (offcode_layer_walk hands over artefacts, which
-#     the printers above cannot take yet; a pipe is read once);
-#   ops/kpack_find, formats/kpack, formats/amdgpu_co: kpack archives and
-#     split binaries listed (offcode_split has extract's: search paths,
-#     archives, wrappers, their code; not ls's TOC and code objects);
+#     the printers above cannot take yet; extract reads a pipe once for two
+#     passes, which offcode_source_* can do);
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
-#     (offcode_entry_kernels and offcode_artifact_kernels read an
-#     artefact, which ls does not open yet);
-#   formats/fatbin, nvfatbin, core/bytes: --format=cuobjdump's lines.
+#     (offcode_code_kernels reads the code at hand).
 # (extract's walk, file names, URIs, streamed CCOBs, split binaries,
 # packages and images are offcode_walk_memory's (OFFCODE_WALK_CCOB_LATER),
 # offcode_names_take's, offcode_uri_parse's, offcode_ccob_inflate's,
 # offcode_split's and offcode_layer_walk_bytes': what extract still owes
 # is its map of each input, core/io_in.)
 # ls's text, roc-obj and JSON listings, its packages and images read the
-# library alone (offcode_walk_*, offcode_layer_walk): what ls still owes
-# is its kpack lines, --kernels' tables, cuobjdump's lines, the struct row
-# they share, and its map of each input (core/io_in).
+# library alone (offcode_walk_*, offcode_layer_walk), and so do a
+# kpack-split binary's lines (offcode_split: its reference, archives and
+# their TOCs, each code object, --verify's check), its cuobjdump lines
+# (offcode_entry_nv, offcode_input_cubin_arch), its map of each input
+# (offcode_source_*) and --kernels' tables and JSON (offcode_code_kernels
+# of the code at hand): ls owes nothing.
 OWED = {
     "applets/extract": "core/io_in",
     "applets/extract_impl": "core/io_in",
-    "applets/ls": "core/io_in",
-    "applets/ls_cuobjdump": "core/bytes formats/fatbin formats/nvfatbin "
-                            "ops/inspect ops/inspect_node",
-    "applets/ls_json_kpack": "formats/kpack",
-    "applets/ls_json_node": "core/uri formats/kernels ops/inspect "
-                            "ops/inspect_node ops/kinds",
-    "applets/ls_kernels": "formats/kernels formats/kernels_parse "
-                          "ops/amdgpu_occupancy ops/inspect_node ops/kinds",
-    "applets/ls_kpack": "formats/amdgpu_co formats/kernels formats/kpack "
-                        "ops/kpack_find",
-    "applets/ls_rows": "formats/kernels ops/inspect ops/inspect_node "
-                       "ops/kinds",
-    "applets/ls_types": "formats/kernels ops/inspect ops/kind",
 }
 OWED = {(a, b) for a, bs in OWED.items() for b in bs.split()}
 

@@ -3,6 +3,7 @@
  * their codes and records say them; then calls made wrong on the first.
  * Usage: offcode_split FILE... */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,40 @@ static uint32_t fnv(const unsigned char *p, uint64_t n)
 	return h;
 }
 
+/* Entry i of archive k (en), its code (NULL: not read): its key, where
+ * its code lies, its image kind, and whether it is for its target and
+ * for another. */
+static void code_facts(offcode_split *s, size_t k, size_t i,
+		       const struct offcode_split_entry *en, const void *code,
+		       uint64_t size)
+{
+	const char *uri = offcode_split_uri(s, k, i);
+	char got[96] = "?";
+	bool ok;
+
+	printf("    key '%s', ", en->key);
+	if (en->in_file)
+		printf("in the file at %" PRIu64 ", %s\n", en->offset, uri);
+	else
+		printf("not in the file (offset %" PRIu64 "), uri %s\n",
+		       en->offset, uri ? uri : "none");
+	if (!code)
+		return;
+	ok = offcode_split_code_for(code, size, en->target, got, sizeof(got));
+	printf("    image kind %s, for %s: %s", offcode_split_image_kind(code,
+								     size),
+	       en->target, ok ? "yes" : got);
+	ok = offcode_split_code_for(code, size, "gfx942", got, sizeof(got));
+	printf(", for gfx942: %s\n", ok ? "yes" : got);
+}
+
 static void show(offcode_split *s)
 {
 	size_t na = offcode_split_archive_count(s);
 	size_t nw = offcode_split_wrapper_count(s);
 
+	printf("kernel name '%s', %zu wrappers, %zu unsplit\n",
+	       offcode_split_kernel_name(s), nw, offcode_split_unsplit_count(s));
 	for (size_t i = 0; i < offcode_split_search_count(s); i++) {
 		struct offcode_split_search p = { .size = sizeof(p) };
 
@@ -58,6 +88,10 @@ static void show(offcode_split *s)
 		if (a.error)
 			printf("  %s: %s\n", a.damaged ? "damaged" : "not read",
 			       offcode_error_message(a.error));
+		printf("  TOC: version %u, %s, %" PRIu64 " bytes, %zu entries\n",
+		       a.version, a.compression_scheme ? a.compression_scheme
+						       : "no scheme",
+		       a.file_size, a.entries);
 		for (size_t w = 0; w < nw; w++) {
 			size_t n = offcode_split_code_count(s, k, w);
 
@@ -89,6 +123,7 @@ static void show(offcode_split *s)
 					printf("%" PRIu64 " bytes, %08x\n", size,
 					       fnv(code, size));
 				offcode_error_free(err);
+				code_facts(s, k, i, &en, rc ? NULL : code, size);
 			}
 		}
 	}
@@ -128,6 +163,61 @@ static void wrong(offcode_split *s)
 	rc = offcode_split_read(s, 0, 0, 0, 2, &code, &size, &err);
 	say_err("read within a ratio of 2", rc, err);
 	offcode_error_free(err);
+	printf("uri past the archive's: %s\n",
+	       offcode_split_uri(s, 0, 1000000) ? "set" : "NULL");
+	printf("uri of an archive past the count: %s\n",
+	       offcode_split_uri(s, na, 0) ? "set" : "NULL");
+	printf("uri of NULL: %s\n", offcode_split_uri(NULL, 0, 0) ? "set"
+								: "NULL");
+}
+
+/* What the calls on code alone and on NULL say. */
+static void code_alone(void)
+{
+	char got[8] = "?";
+	bool ok;
+
+	printf("image kinds: %s %s %s %s %s\n",
+	       offcode_split_image_kind("BC\xc0\xde", 4),
+	       offcode_split_image_kind("\x50\xed\x55\xba", 4),
+	       offcode_split_image_kind("\x03\x02\x23\x07", 4),
+	       offcode_split_image_kind("BC\xc0", 3) ? "?" : "(3 bytes) NULL",
+	       offcode_split_image_kind(NULL, 64) ? "?" : "(NULL) NULL");
+	ok = offcode_split_code_for("BC\xc0\xde", 4, "gfx90a", got, sizeof(got));
+	printf("bitcode for gfx90a: %s, '%s' (cut to 8 bytes)\n",
+	       ok ? "yes" : "no", got);
+	printf("NULL for gfx90a, nowhere to say why: %s\n",
+	       offcode_split_code_for(NULL, 0, "gfx90a", NULL, 0) ? "yes" : "no");
+	printf("kernel name and unsplit wrappers of NULL: %s %zu\n",
+	       offcode_split_kernel_name(NULL) ? "?" : "NULL",
+	       offcode_split_unsplit_count(NULL));
+}
+
+/* A caller built before the fields added at the end of the structs: it
+ * is given those it has room for, and nothing past them. */
+static void older_caller(offcode_split *s)
+{
+	struct offcode_split_entry en = { .key = "untouched", .in_file = true,
+					  .offset = 7 };
+	struct offcode_split_archive a = { .version = 99, .entries = 99 };
+
+	int rc;
+
+	en.size = offsetof(struct offcode_split_entry, key);
+	rc = offcode_split_entry(s, 0, 0, &en);
+	printf("entry of the first size: %s, %s, key %s, in_file %d, offset "
+	       "%" PRIu64 "\n", offcode_code_name(rc), en.target, en.key,
+	       en.in_file, en.offset);
+	en.size = offsetof(struct offcode_split_entry, code_size);
+	printf("entry without room for code_size: %s\n",
+	       offcode_code_name(offcode_split_entry(s, 0, 0, &en)));
+	a.size = offsetof(struct offcode_split_archive, version);
+	rc = offcode_split_archive(s, 0, &a);
+	printf("archive of the first size: %s, %s, version %u, entries %zu\n",
+	       offcode_code_name(rc), a.path, a.version, a.entries);
+	a.size = offsetof(struct offcode_split_archive, inode);
+	printf("archive without room for inode: %s\n",
+	       offcode_code_name(offcode_split_archive(s, 0, &a)));
 }
 
 int main(int argc, char **argv)
@@ -166,8 +256,11 @@ int main(int argc, char **argv)
 	printf("counts of NULL: %zu %zu %zu\n", offcode_split_search_count(NULL),
 	       offcode_split_archive_count(NULL),
 	       offcode_split_wrapper_count(NULL));
-	if (first)
+	code_alone();
+	if (first) {
 		wrong(first);
+		older_caller(first);
+	}
 	offcode_split_close(first);
 	offcode_split_close(NULL);
 	return 0;
