@@ -22,8 +22,6 @@
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
-#include "../ops/inspect.h"
-#include "../ops/kinds.h"
 
 #include "../core/strjoin.h"
 
@@ -61,14 +59,27 @@ struct held {
 
 /* ---- selection ---- */
 
+/* Entry e as the target rules see it (selection.h's applet_entry_of). */
+static void entry_of(struct select_entry *en, const offcode_entry *e)
+{
+	size_t kind_len;
+	const char *kind = offcode_entry_offload_kind(e, &kind_len);
+
+	memset(en, 0, sizeof(*en));
+	en->id = offcode_entry_rule_id(e, &en->id_len);
+	en->arch = offcode_entry_rule_target(e, &en->arch_len);
+	en->triple = offcode_entry_triple(e, &en->triple_len);
+	en->host = kind && kind_len == 4 && !memcmp(kind, "host", 4);
+}
+
 /* Whether the entry is selected (see core/select.h); marks the rules it
  * matches.  Without rules: device code, not empty (--all: everything). */
-static bool selected(struct options *o, const struct inspect_node *n,
-		     const struct applet_entry *ae)
+static bool selected(struct options *o, const offcode_entry *e,
+		     const struct select_entry *en)
 {
 	if (!o->targets.n)
-		return o->all || (!ae->en.host && n->size > 0);
-	return select_match(&o->targets, &ae->en);
+		return o->all || (!en->host && offcode_entry_size(e) > 0);
+	return select_match(&o->targets, en);
 }
 
 /* One line for the NVIDIA container whose entries failed, if any. */
@@ -79,42 +90,56 @@ static void nv_report(struct job *j)
 	fail("cannot extract from", j->path, "nv-fatbin #%u: %zu of %zu "
 	     "entr%s not extracted (%s); %s: %s", j->nv_number, j->nv_failed,
 	     j->nv_entries, j->nv_entries == 1 ? "y" : "ies", j->nv_list,
-	     j->nv_first_what, j->nv_first.msg);
+	     j->nv_first_what, j->nv_first);
 	j->nv_failed = 0;
 }
 
-static void nv_note(struct job *j, const struct inspect_node *n,
-		    const struct inspect_target *t, const struct err *e)
+/* Entry e (of container number) could not be decoded: why says why. */
+static int nv_note(struct job *j, unsigned number, const offcode_entry *e,
+		   const offcode_error *why)
 {
 	size_t len = strlen(j->nv_list);
+	unsigned index = offcode_entry_index(e);
 
-	if (j->nv_failed && j->nv_number != n->number)
+	if (j->nv_failed && j->nv_number != number)
 		nv_report(j);
-	if (!j->nv_failed++) {
-		j->nv_number = n->number;
-		j->nv_first = *e;
+	if (!j->nv_failed) {
+		const char *arch = offcode_entry_target_id(e, NULL);
+		const char *image = offcode_entry_image_kind(e);
+		char *first = strdup(offcode_error_message(why));
+
+		if (!first)
+			return fail("cannot extract from", j->path,
+				    "out of memory");
+		free(j->nv_first);
+		j->nv_first = first;
+		j->nv_number = number;
 		snprintf(j->nv_first_what, sizeof(j->nv_first_what),
-			 "entry %u, %s %.*s", n->index, t->arch_buf,
-			 (int)t->image_len, t->image ? t->image : "");
+			 "entry %u, %s %s", index, arch ? arch : "",
+			 image ? image : "");
 		len = 0;
 		j->nv_list[0] = 0;
 	}
+	j->nv_failed++;
 	/* The indices, as many as fit. */
 	if (len + 16 < sizeof(j->nv_list))
 		snprintf(j->nv_list + len, sizeof(j->nv_list) - len, "%s%u",
-			 len ? ", " : "", n->index);
+			 len ? ", " : "", index);
 	else if (!strstr(j->nv_list, "..."))
 		strcpy(j->nv_list + len, ", ...");
+	return 1;
 }
 
-/* Whether entry n of the file (a kpack archive) is claimed. */
-static bool claimed(const struct job *j, const struct inspect_node *n)
+/* Whether entry e of the file (a kpack archive) is claimed. */
+static bool claimed(const struct job *j, const struct offcode_node *n)
 {
-	struct claim key = { .dev = j->dev, .ino = j->ino, .entry = n->index };
+	struct claim key = { .dev = j->dev, .ino = j->ino,
+			     .entry = offcode_entry_index(n->entry) };
 
-	return j->has_id && j->o->nclaims && n->container == FATBIN_KPACK &&
-	       !j->depth && bsearch(&key, j->o->claims, j->o->nclaims,
-					sizeof(key), extract_cmp_claim);
+	return j->has_id && j->o->nclaims && !j->depth &&
+	       !strcmp(offcode_container_format(n->container), "kpack") &&
+	       bsearch(&key, j->o->claims, j->o->nclaims, sizeof(key),
+		       extract_cmp_claim);
 }
 
 /* A CCOB whose hash does not match, said as prune says it: where it is
@@ -136,126 +161,172 @@ static void ccob_damaged(struct job *j)
 	     (unsigned long long)j->ccob_offset);
 }
 
-static int extract_entry(struct job *j, const struct inspect_node *n)
+/* The file extension of entry e, whose code's first bytes are at code
+ * (all of them, size, or its head). */
+static const char *extension(const offcode_entry *e, const void *code,
+			     uint64_t size)
 {
-	struct inspect_target t;
-	struct applet_entry ae;
-	struct entry_bytes b;
-	const uint8_t *code;
-	uint64_t size;
+	const char *ext = extract_extension(code, size, NULL, 0), *image;
+
+	/* (what the entry's image kind says, when its bytes do not) */
+	if (strcmp(ext, "bin") || !(image = offcode_entry_image_kind(e)))
+		return ext;
+	return extract_extension(code, size, image, strlen(image));
+}
+
+static int extract_entry(struct job *j, const struct offcode_node *n)
+{
+	const offcode_entry *e = n->entry;
+	const offcode_error *undecoded;
+	struct select_entry en;
+	const void *code = n->code, *head;
+	uint64_t size = n->code_size, at = 0;
+	size_t head_len;
 	char *name = NULL;
-	const char *id;
-	size_t id_len;
-	bool stream = false;
+	bool stream = false, in_file;
 	int rc = 0;
 
-	inspect_entry_target(n, &t);
-	if (applet_entry_of(&ae, n) < 0)
-		return fail("cannot extract from", j->path, "out of memory");
-	id = ae.id;
-	id_len = ae.en.id_len;
+	entry_of(&en, e);
 	if (claimed(j, n)) {
 		j->claimed++;
-		goto out;
+		return 0;
 	}
-	if (!selected(j->o, n, &ae))
-		goto out;
+	if (!selected(j->o, e, &en))
+		return 0;
 	j->count++;
 	if (j->counting)
-		goto out;
-	switch (kinds_entry_bytes(n, j->ccob_hash, &b)) {
-	case ENTRY_DAMAGED:
-		rc = 1;
+		return 0;
+	if (j->in_ccob && j->ccob_bad) {
 		if (!j->ccob_reported)
 			ccob_damaged(j);
 		j->ccob_reported = true;
-		goto out;
-	case ENTRY_UNDECODED:
-		/* One that cannot be decoded is noted for its container's
-		 * line (nv_report). */
-		nv_note(j, n, &t, b.why);
-		rc = 1;
-		goto out;
-	case ENTRY_HEAD:
+		return 1;
+	}
+	/* One that cannot be decoded is noted for its container's line
+	 * (nv_report). */
+	if ((undecoded = offcode_entry_decode_error(e)))
+		return nv_note(j, offcode_container_number(n->container), e,
+			       undecoded);
+	if (!code && (head = offcode_entry_head(e, &head_len, &at)) &&
+	    j->pend && j->pend->on) {
 		/* Its first bytes, for the name; the rest streamed. */
-		stream = j->pend && j->pend->on;
-		if (stream)
-			break;
-		/* fall through */
-	case ENTRY_ABSENT:
-		rc = fail("cannot extract from", j->path, "entry %u of #%u: its "
-			  "code is not at hand", n->index, n->number);
-		goto out;
-	case ENTRY_WHOLE:
-		break;
+		stream = true;
+		code = head;
+		size = offcode_entry_size(e);
+	} else if (!code) {
+		return fail("cannot extract from", j->path, "entry %u of #%u: "
+			    "its code is not at hand", offcode_entry_index(e),
+			    offcode_container_number(n->container));
 	}
-	code = b.data;
-	size = b.size;
-	if (!(name = extract_entry_name(j, n->number, id, id_len,
-				extract_extension(code, size, t.image,
-						  t.image_len)))) {
-		rc = fail("cannot extract from", j->path, "out of memory");
-		goto out;
-	}
+	in_file = !stream && offcode_entry_offset(e, &at);
+	if (!(name = extract_entry_name(j, offcode_container_number(n->container),
+					en.id, en.id_len,
+					extension(e, code, size))))
+		return fail("cannot extract from", j->path, "out of memory");
 	/* Bytes in the file are copied from it, the rest written; those of
 	 * a CCOB streamed, once the walk leaves it. */
 	if (stream)
-		rc = extract_pend_open(j, name, n->offset, size);
+		rc = extract_pend_open(j, name, at, size);
 	else
-		rc = extract_write_out(j->o, j->in, name, n->in_file ? NULL : code,
-			       n->offset, size);
-out:
+		rc = extract_write_out(j->o, j->in, name, in_file ? NULL : code,
+				       at, size);
 	free(name);
-	applet_entry_free(&ae);
 	return rc;
 }
 
-static int visit(void *ctx, const struct inspect_node *n)
+/* An input: the archive members the walk is in, for names and messages. */
+static int enter_input(struct job *j, const struct offcode_node *n)
+{
+	const char *name;
+	size_t len;
+
+	if (n->depth >= MAX_DEPTH)
+		return 0;
+	j->depth = n->depth;
+	j->member_offset[n->depth] = offcode_input_offset(n->input);
+	j->section[0] = 0;
+	if (!n->depth)
+		return 0;
+	name = offcode_input_name(n->input, &len);
+	free(j->member[n->depth]);
+	if (!(j->member[n->depth] = strjoin(name, len, "", "", 0)))
+		return j->rc = fail("cannot extract from", j->path,
+				    "out of memory");
+	return 0;
+}
+
+/* A container: a CCOB's place, its hash, its bytes to stream again. */
+static void enter_container(struct job *j, const struct offcode_node *n)
+{
+	const offcode_container *c = n->container;
+	const void *stored;
+	uint64_t off = 0, len;
+
+	j->nv_entries = offcode_container_entry_count(c);
+	j->in_ccob = !strcmp(offcode_container_format(c), "ccob");
+	if (!j->in_ccob)
+		return;
+	offcode_container_offset(c, &off);
+	j->ccob_offset = off - j->member_offset[j->depth];
+	j->ccob_bad = offcode_container_hash_error(c) != NULL;
+	j->ccob_reported = false;
+	stored = offcode_container_stored(c, &len);
+	if (stored && j->pend && !j->counting)
+		extract_pend_begin(j, stored, len);
+}
+
+static int visit(void *ctx, const struct offcode_node *n)
 {
 	struct job *j = ctx;
 
-	if (n->kind != INSPECT_ENTRY)
-		extract_pend_finish(j);
-	if (n->kind != INSPECT_ENTRY)
-		nv_report(j);
-	if (n->kind == INSPECT_CONTAINER)
-		j->nv_entries = n->entries;
-	if (n->kind == INSPECT_SECTION)
-		snprintf(j->section, sizeof(j->section), "%.*s",
-			 (int)n->name_len, n->name);
-	if (n->kind == INSPECT_INPUT && n->depth < MAX_DEPTH) {
-		j->depth = n->depth;
-		j->member_offset[n->depth] = n->offset;
-		j->section[0] = 0;
-		if (n->depth) {
-			free(j->member[n->depth]);
-			j->member[n->depth] = strjoin(n->name, n->name_len,
-							 "", "", 0);
-			if (!j->member[n->depth])
-				return j->rc = fail("cannot extract from", j->path,
-						    "out of memory");
-		}
-	}
-	if (n->kind == INSPECT_CONTAINER && n->container == FATBIN_CCOB) {
-		j->ccob_number = n->number;
-		j->ccob_offset = n->offset - j->member_offset[j->depth];
-		j->ccob_hash = n->hash;
-		j->ccob_reported = false;
-		if (n->data && j->pend && !j->counting)
-			extract_pend_begin(j, n);
-	}
-	if (n->kind == INSPECT_ENTRY) {
+	if (n->depth)
+		j->below = true;
+	switch (n->kind) {
+	case OFFCODE_NODE_ENTRY:
 		j->rc |= extract_entry(j, n);
 		if (!j->counting)
 			progress_show(j->count, j->total);
+		return 0;
+	case OFFCODE_NODE_CONTAINER_END:
+		/* The walk leaves it: its selected entries are written. */
+		extract_pend_finish(j);
+		return 0;
+	case OFFCODE_NODE_INPUT:
+	case OFFCODE_NODE_SECTION:
+	case OFFCODE_NODE_CONTAINER:
+		break;
 	}
+	nv_report(j);
+	if (n->kind == OFFCODE_NODE_INPUT)
+		return enter_input(j, n);
+	if (n->kind == OFFCODE_NODE_SECTION)
+		snprintf(j->section, sizeof(j->section), "%.*s",
+			 (int)n->section_name_len, n->section_name);
+	if (n->kind == OFFCODE_NODE_CONTAINER)
+		enter_container(j, n);
 	return 0;
 }
 
 
-static uint64_t next_data(const void *in, uint64_t off)
+static uint64_t next_data(void *in, uint64_t off)
 {
 	return io_in_next_data(in, off);
+}
+
+/* Walk the len bytes at data (the file path): 0, or 1 said. */
+static int walk(struct job *j, const void *data, size_t len,
+		const struct offcode_walk_options *wo)
+{
+	offcode_error *why = NULL;
+	int rc = offcode_walk_memory(data, len, j->path, wo, visit, j, &why);
+
+	if (rc) {
+		extract_pend_finish(j);
+		j->rc = fail("cannot extract from", j->path, "%s",
+			     why ? offcode_error_reason(why) : "out of memory");
+	}
+	offcode_error_free(why);
+	return rc ? 1 : 0;
 }
 
 static bool unchanged_since(const struct stat *a, const struct stat *b)
@@ -345,24 +416,30 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 	struct job j = { .o = o, .path = path, .counting = true,
 			 .inner = inner };
 	struct pending pend = { 0 };
-	struct inspect_opts walk = o->walk;
+	/* Headers first: a file of no format is an error, as it is not
+	 * for ls. */
+	struct offcode_walk_options wo = {
+		.size = sizeof(wo), .flags = OFFCODE_WALK_KNOWN,
+		.ccob_max_size = o->open.ccob_max_size,
+		.ccob_max_ratio = o->open.ccob_max_ratio,
+		.next_data = next_data,
+	};
 	struct io_in in = *in_;
 	struct stat st;
-	struct err e;
 
 	j.in = &in;
-	walk.inflate = false;
-	walk.next_data = next_data;
-	walk.data_ctx = &in;
+	wo.hint_ctx = &in;
 	if (in.fd >= 0 && fstat(in.fd, &st) == 0) {
 		j.has_id = true;
 		j.dev = st.st_dev;
 		j.ino = st.st_ino;
 	}
-	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
-		j.rc = fail("cannot extract from", path, "%s", e.msg);
+	if (walk(&j, in.data, in.len, &wo))
 		goto out;
-	}
+	/* A file of a package or an image with no offload code in it: none
+	 * of its own (what is wrong with one is said by the walk above). */
+	if (inner && !j.below)
+		goto out;
 	if ((j.rc |= extract_split_file(&j, in.data, in.len)))
 		goto out;
 	if (!j.count && !j.claimed && !o->targets.n && !counting)
@@ -375,16 +452,16 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 	j.counting = false;
 	j.total = j.count;
 	j.count = 0;
-	walk.inflate = true;
-	/* Into a directory, a CCOB's entries stream to their files; to
-	 * standard output, one after the other in the walk's order. */
-	walk.stream_ccob = o->dir != NULL;
+	/* Then the code, a CCOB's hash checked before its entries: into a
+	 * directory, its selected entries stream to their files when the
+	 * walk leaves it; to standard output, the one selected is written
+	 * as it comes, its CCOB inflated whole. */
+	wo.flags |= OFFCODE_WALK_CODE | (o->dir ? OFFCODE_WALK_CCOB_LATER
+						: OFFCODE_WALK_CCOB_WHOLE |
+						  OFFCODE_WALK_VERIFY);
 	j.pend = &pend;
 	progress_name(path);
-	if (inspect_walk(in.data, in.len, &walk, visit, &j, &e) != 0) {
-		extract_pend_finish(&j);
-		j.rc = fail("cannot extract from", path, "%s", e.msg);
-	}
+	walk(&j, in.data, in.len, &wo);
 	extract_pend_finish(&j);
 	j.rc |= extract_split_file(&j, in.data, in.len);
 	progress_end();
@@ -393,6 +470,7 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 out:
 	for (unsigned d = 0; d < MAX_DEPTH; d++)
 		free(j.member[d]);
+	free(j.nv_first);
 	free(pend.v);
 	return j.rc;
 }
@@ -411,13 +489,9 @@ static int layer_file(void *ctx, const struct offcode_member *m,
 		      const void *bytes, size_t len, int fd)
 {
 	struct image_run *ir = ctx;
-	struct inspect_opts walk = ir->o->walk;
 	struct io_in in = { .data = bytes, .len = len, .fd = fd };
 	char *path;
 
-	walk.inflate = false;
-	if (!inspect_worth_walking(bytes, len, &walk))
-		return 0;	/* no offload code; what is wrong is said below */
 	if (!(path = strndup(m->name, m->name_len))) {
 		ir->nomem = true;
 		return 1;
@@ -565,7 +639,7 @@ static const struct opt rows[] = {
 static const struct opts table = {
 	.applet = "extract", .usage = usage, .column = 26, OPTS_ROWS(rows),
 	.no_operand = "no input file",
-	.ccob_env = true, .ccob_at = AT(walk.ccob),
+	.ccob_env = true, .ccob_at = AT(open), .ccob_offcode = true,
 };
 
 int extract_main(int argc, char **argv)
@@ -573,14 +647,7 @@ int extract_main(int argc, char **argv)
 	struct options o = {
 		.dir = ".",
 		.dirfd = -1,
-		.walk = {
-			/* A SPIR-V code object is named .spv by its bytes. */
-			.image_kinds = true,
-			.ccob = { .max_ratio = CCOB_DEFAULT_MAX_RATIO,
-				  .max_size = CCOB_DEFAULT_MAX_SIZE },
-			.package = { .max_ratio = PACKAGE_DEFAULT_MAX_RATIO,
-				     .max_size = PACKAGE_DEFAULT_MAX_SIZE },
-		},
+		.open = { .size = sizeof(o.open) },
 	};
 	struct held *held = NULL;
 	struct err e;

@@ -12,7 +12,6 @@
 #include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/select.h"
-#include "../ops/inspect.h"
 #include "../include/offcode.h"
 
 /* A kpack archive's entry that a split binary named in the same command
@@ -29,7 +28,9 @@ struct options {
 	int dirfd;			/* dir, opened once */
 	struct select targets;	/* -t */
 	bool all, verbose, quiet;
-	struct inspect_opts walk;
+	/* OFFLOAD_CCOB_MAX_* (opts.h's ccob_offcode): the limits of each
+	 * walk and of each CCOB inflated again (0: the library's). */
+	struct offcode_open_options open;
 	offcode_names *names;	/* written in this run */
 	struct claim *claims;	/* sorted */
 	size_t nclaims;
@@ -46,10 +47,14 @@ struct job {
 	/* path is a name from inside a package or an image: its file name
 	 * is made safe too, not kept as the user typed it. */
 	bool inner;
-	unsigned ccob_number;		/* the last CCOB walked, */
+	bool in_ccob;			/* the container walked is a CCOB: */
 	uint64_t ccob_offset;		/* where in its member or file, */
-	enum inspect_hash ccob_hash;	/* whether its hash held, */
+	bool ccob_bad;			/* whether its hash failed, */
 	bool ccob_reported;		/* and whether that was said */
+	/* Whether the first walk met anything below the file itself (an
+	 * archive member, a section, a container): a file from inside a
+	 * package or an image that has none is passed over in silence. */
+	bool below;
 	char section[64];		/* the section the walk is in, or "" */
 	/* NVIDIA entries that cannot be decoded, said once per container
 	 * (a library has thousands): which container, how many entries it
@@ -57,7 +62,7 @@ struct job {
 	unsigned nv_number;
 	size_t nv_entries, nv_failed;
 	char nv_list[64];
-	struct err nv_first;
+	char *nv_first;			/* (malloc'd) */
 	char nv_first_what[48];
 	size_t count;			/* entries selected */
 	size_t total;			/* of them, in this file */
@@ -86,7 +91,7 @@ struct route {
 	bool failed;
 };
 
-/* The CCOB whose entries are being walked (the walk's stream_ccob): its
+/* The CCOB whose entries are being walked (OFFCODE_WALK_CCOB_LATER): its
  * selected entries' outputs are opened as they come, and written by one
  * more pass over the CCOB when the walk leaves it. */
 struct pending {

@@ -100,8 +100,8 @@ static int split_write(struct job *j, offcode_split *s, uint64_t index,
 	j->count++;
 	if (j->counting)
 		return 0;
-	if (offcode_split_read(s, k, i, j->o->walk.ccob.max_size,
-			       j->o->walk.ccob.max_ratio, &code, &size, &why)) {
+	if (offcode_split_read(s, k, i, j->o->open.ccob_max_size,
+			       j->o->open.ccob_max_ratio, &code, &size, &why)) {
 		rc = fail("cannot extract from", a->path, "kpack archive: %s",
 			  offcode_error_message(why));
 		offcode_error_free(why);

@@ -238,13 +238,13 @@ static int route_sink(void *ctx, const void *p, size_t n)
 	return 0;
 }
 
-void extract_pend_begin(struct job *j, const struct inspect_node *n)
+void extract_pend_begin(struct job *j, const void *p, uint64_t size)
 {
 	struct pending *pd = j->pend;
 
 	pd->on = true;
-	pd->p = n->data;
-	pd->size = n->size;
+	pd->p = p;
+	pd->size = size;
 	pd->n = 0;
 }
 
@@ -280,7 +280,7 @@ int extract_pend_open(struct job *j, const char *name, uint64_t off,
  * entry to its output, and commit them in the order they came. */
 int extract_pend_finish(struct job *j)
 {
-	const struct ccob_limits *lim = &j->o->walk.ccob;
+	const struct offcode_open_options *lim = &j->o->open;
 	struct pending *pd = j->pend;
 	offcode_error *why = NULL;
 	int rc = 0, bad;
@@ -290,7 +290,8 @@ int extract_pend_finish(struct job *j)
 	pd->on = false;
 	pd->pos = 0;
 	bad = pd->n && offcode_ccob_inflate(pd->p, (size_t)pd->size,
-					    lim->max_size, lim->max_ratio,
+					    lim->ccob_max_size,
+					    lim->ccob_max_ratio,
 					    route_sink, pd, &why) != 0;
 	if (bad)
 		rc = fail("cannot extract from", j->path, "%s",

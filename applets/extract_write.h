@@ -36,10 +36,11 @@ int extract_cmp_claim(const void *pa, const void *pb);
 int extract_fail_record(const char *what, const char *file,
 			const offcode_error *r);
 
-/* The CCOB entry n starts (the walk's stream_ccob): its selected
- * entries' outputs are opened as they come (extract_pend_open: 0 or 1,
- * reported), and written when the walk leaves it (extract_pend_finish). */
-void extract_pend_begin(struct job *j, const struct inspect_node *n);
+/* The CCOB whose bytes as stored are the size at p starts
+ * (OFFCODE_WALK_CCOB_LATER): its selected entries' outputs are opened as
+ * they come (extract_pend_open: 0 or 1, reported), and written when the
+ * walk leaves it (extract_pend_finish). */
+void extract_pend_begin(struct job *j, const void *p, uint64_t size);
 int extract_pend_open(struct job *j, const char *name, uint64_t off,
 		      uint64_t size);
 int extract_pend_finish(struct job *j);

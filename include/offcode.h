@@ -481,6 +481,45 @@ OFFCODE_API int offcode_walk_memory(const void *buf, size_t len,
 				    const struct offcode_walk_options *o,
 				    offcode_walk_fn fn, void *ctx,
 				    offcode_error **err);
+/* More flags of offcode_walk_options, for a program that writes each
+ * entry's code to a file as `offload extract` does. */
+enum {
+	/* With OFFCODE_WALK_CODE, a CCOB is not held: it is inflated once,
+	 * its hash checked, before its entries come (at its
+	 * OFFCODE_NODE_CONTAINER, offcode_container_hash_error says a bad
+	 * one), each entry with its code's first bytes alone
+	 * (offcode_entry_head; code NULL), and its bytes as stored are the
+	 * caller's to inflate again (offcode_container_stored,
+	 * offcode_ccob_inflate), the entries it wants streamed to their
+	 * files when the walk leaves it (OFFCODE_NODE_CONTAINER_END): memory
+	 * is the CCOB's header however large its code objects. */
+	OFFCODE_WALK_CCOB_LATER = 1u << 3,
+	/* With OFFCODE_WALK_CODE, a CCOB is inflated whole before its
+	 * entries come, its hash checked with OFFCODE_WALK_VERIFY (at its
+	 * OFFCODE_NODE_CONTAINER), each entry's code in its node: memory is
+	 * the inflated CCOB, for one code object written as it comes
+	 * (`offload extract -o -`).  OFFCODE_WALK_CCOB_LATER wins. */
+	OFFCODE_WALK_CCOB_WHOLE = 1u << 4,
+	/* A file of no format the library reads fails the walk (its reason
+	 * "not a file of a known format (ELF file, ...)", as `offload
+	 * extract` says it), rather than being one input of format "other"
+	 * or "text". */
+	OFFCODE_WALK_KNOWN = 1u << 5,
+};
+/* An entry of a CCOB walked with OFFCODE_WALK_CCOB_LATER: its code's
+ * first bytes (at most 20: an ELF header's e_machine, a magic number),
+ * *len of them, and where its code begins in the CCOB's inflated bytes
+ * (*offset: counted in what offcode_ccob_inflate hands over); NULL (*len
+ * and *offset 0) otherwise.  len and offset may be NULL.  Valid while
+ * the entry is. */
+OFFCODE_API const void *offcode_entry_head(const offcode_entry *e,
+					   size_t *len, uint64_t *offset);
+/* A CCOB walked with OFFCODE_WALK_CCOB_LATER: its bytes as stored (its
+ * header, then its compressed stream: what offcode_ccob_inflate takes),
+ * *len of them, at its OFFCODE_NODE_CONTAINER and _END; NULL (*len 0)
+ * otherwise.  Valid until the visit of its end returns. */
+OFFCODE_API const void *offcode_container_stored(const offcode_container *c,
+						 uint64_t *len);
 
 /* The bytes of a's file as the library reads them (mapped, the caller's
  * buffer, or, during offcode_layer_walk's call, the file of a package's

@@ -71,6 +71,10 @@ struct offcode_container {
 	 * its values: offcode_container_summary, walk.c). */
 	struct inspect_node node;
 	offcode_error *hash_error;	/* bad_hash's record (freed with it) */
+	/* A CCOB walked with OFFCODE_WALK_CCOB_LATER: its bytes as stored
+	 * (walk.c's, the walk's own until its end is visited) */
+	const uint8_t *stored;
+	uint64_t stored_len;
 };
 
 struct offcode_entry {
@@ -110,6 +114,10 @@ struct offcode_entry {
 	offcode_error *decode_error;	/* freed with it */
 	/* An NVIDIA entry's header (offcode_entry_nv, nv.c), or NULL. */
 	const struct offcode_nv_entry *nv;
+	/* An entry of a CCOB walked with OFFCODE_WALK_CCOB_LATER: its code's
+	 * first bytes (walk.c's, the walk's own) */
+	const uint8_t *head;
+	size_t head_len;
 };
 /* An entry's fields filled when first asked for, by group. */
 enum {

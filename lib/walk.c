@@ -20,6 +20,7 @@
 #include "source.h"
 #include "../ops/entry.h"
 #include "../ops/inspect.h"
+#include "../ops/inspect_ccob.h"
 #include "../ops/inspect_names.h"
 #include "../ops/kinds.h"
 #include "../ops/image.h"
@@ -30,6 +31,10 @@ struct walker {
 	offcode_walk_fn fn;
 	void *ctx;
 	bool code;		/* OFFCODE_WALK_CODE */
+	/* OFFCODE_WALK_CCOB_LATER: the open CCOB's bytes as stored */
+	bool ccob_later;
+	const uint8_t *stored;
+	uint64_t stored_len;
 	/* Where the arena was before each kept input (by its index), and
 	 * before the container open. */
 	struct arena_mark *marks;
@@ -66,6 +71,8 @@ static int close_container(struct walker *w)
 	if (artifact_refill_container(&w->k, c, &w->k.container) < 0)
 		rc = -1;
 	else {
+		c->stored = w->stored;
+		c->stored_len = w->stored_len;
 		n.container = c;
 		n.input = &a->inputs[c->input];
 		rc = call(w, &n);
@@ -158,6 +165,12 @@ static int visit_container(struct walker *w, const struct inspect_node *n)
 		return -1;
 	w->container_open = true;
 	w->container_depth = n->depth;
+	/* (a CCOB's bytes, to be inflated again by the caller) */
+	w->stored = w->ccob_later && n->container == FATBIN_CCOB ? n->data
+								  : NULL;
+	w->stored_len = w->stored ? n->size : 0;
+	a->containers[0].stored = w->stored;
+	a->containers[0].stored_len = w->stored_len;
 	node.container = &a->containers[0];
 	node.input = &a->inputs[node.container->input];
 	rc = call(w, &node);
@@ -171,6 +184,7 @@ static int visit_entry(struct walker *w, const struct inspect_node *n)
 	struct offcode_node node = { .size = sizeof(node),
 				     .kind = OFFCODE_NODE_ENTRY,
 				     .depth = n->depth };
+	struct offcode_entry *e;
 	struct entry_bytes b;
 	int rc = 0;
 
@@ -179,15 +193,26 @@ static int visit_entry(struct walker *w, const struct inspect_node *n)
 		return -1;
 	if (!a->nentries)	/* outside a container: none */
 		return 0;
-	node.entry = &a->entries[0];
+	node.entry = e = &a->entries[0];
 	node.container = &a->containers[0];
 	node.input = &a->inputs[node.container->input];
 	/* Its code as offcode_entry_read gives it (the hash aside: a
 	 * damaged CCOB's code is described too). */
-	if (w->code && kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b) ==
-			       ENTRY_WHOLE) {
+	switch (w->code ? kinds_entry_bytes(n, INSPECT_HASH_UNCHECKED, &b)
+			: ENTRY_ABSENT) {
+	case ENTRY_WHOLE:
 		node.code = b.data;
 		node.code_size = b.size;
+		break;
+	case ENTRY_HEAD:	/* OFFCODE_WALK_CCOB_LATER */
+		e->head = b.data;
+		e->head_len = b.size < INSPECT_HEAD ? (size_t)b.size
+							     : INSPECT_HEAD;
+		break;
+	case ENTRY_ABSENT:
+	case ENTRY_UNDECODED:
+	case ENTRY_DAMAGED:
+		break;
 	}
 	a->in_entry = true;
 	rc = call(w, &node);
@@ -311,7 +336,10 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 	a->streaming = true;
 	a->live_keep = &w.k;
 	io.inflate = w.code;
-	io.stream = w.code;
+	io.stream = w.code && !(o->flags & OFFCODE_WALK_CCOB_WHOLE);
+	w.ccob_later = w.code && (o->flags & OFFCODE_WALK_CCOB_LATER);
+	io.stream_ccob = w.ccob_later;
+	io.accept_other = !(o->flags & OFFCODE_WALK_KNOWN);
 	io.no_hash = !(o->flags & OFFCODE_WALK_VERIFY);
 	io.ccob.progress = o->progress;
 	io.ccob.progress_ctx = o->progress_ctx;
@@ -516,4 +544,24 @@ const char *offcode_entry_location(const offcode_entry *e)
 const offcode_error *offcode_entry_decode_error(const offcode_entry *e)
 {
 	return e ? e->decode_error : NULL;
+}
+
+const void *offcode_entry_head(const offcode_entry *e, size_t *len,
+			       uint64_t *offset)
+{
+	bool has = e && e->head;
+
+	if (len)
+		*len = has ? e->head_len : 0;
+	if (offset)
+		*offset = has ? e->offset : 0;
+	return has ? e->head : NULL;
+}
+
+const void *offcode_container_stored(const offcode_container *c,
+				     uint64_t *len)
+{
+	if (len)
+		*len = c && c->stored ? c->stored_len : 0;
+	return c ? c->stored : NULL;
 }

@@ -78,9 +78,11 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 #     passes, which offcode_source_* can do);
 #   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
 #     (offcode_code_kernels reads the code at hand).
-# (extract's file names, URIs, streamed CCOBs, split binaries, packages
-# and images are offcode_names_take's, offcode_uri_parse's,
-# offcode_ccob_inflate's, offcode_split's and offcode_layer_walk_bytes'.)
+# (extract's walk, file names, URIs, streamed CCOBs, split binaries,
+# packages and images are offcode_walk_memory's (OFFCODE_WALK_CCOB_LATER),
+# offcode_names_take's, offcode_uri_parse's, offcode_ccob_inflate's,
+# offcode_split's and offcode_layer_walk_bytes': what extract still owes
+# is its map of each input, core/io_in.)
 # ls's text, roc-obj and JSON listings, its packages and images read the
 # library alone (offcode_walk_*, offcode_layer_walk), and so do a
 # kpack-split binary's lines (offcode_split: its reference, archives and
@@ -89,8 +91,8 @@ CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
 # (offcode_source_*) and --kernels' tables and JSON (offcode_code_kernels
 # of the code at hand): ls owes nothing.
 OWED = {
-    "applets/extract": "core/io_in ops/inspect ops/kinds",
-    "applets/extract_impl": "core/io_in ops/inspect",
+    "applets/extract": "core/io_in",
+    "applets/extract_impl": "core/io_in",
 }
 OWED = {(a, b) for a, bs in OWED.items() for b in bs.split()}
 

@@ -27,6 +27,16 @@
  *                              asked for when it is: under an input, its
  *                              arena goes with the node)
  *   offcode_walk -n            the walk's refusals of bad arguments
+ *   offcode_walk -x FILE       walked as `offload extract` walks
+ *                              (OFFCODE_WALK_CCOB_LATER, _KNOWN): each
+ *                              container with its hash record and its bytes
+ *                              as stored (offcode_container_stored), each
+ *                              entry with its head (offcode_entry_head); a
+ *                              CCOB inflated again at its end, each entry's
+ *                              bytes there checked against its head
+ *   offcode_walk -w FILE       the same lines, walked as `offload extract
+ *                              -o -` walks (OFFCODE_WALK_CCOB_WHOLE,
+ *                              _VERIFY, _KNOWN): each entry's code whole
  *   offcode_walk -b FILE...    each file's kind as its bytes say
  *                              (offcode_memory_kind, named as given), and
  *                              whether its artefact's bytes
@@ -455,6 +465,115 @@ static int bytes(int n, char **paths)
 	return 0;
 }
 
+/* ---- walked as extract walks ---- */
+
+struct later {
+	uint64_t pos;			/* of the CCOB inflated again */
+	size_t n;			/* its entries seen */
+	uint64_t off[64], size[64];	/* each one's place there */
+	unsigned char head[64][20];
+	size_t head_len[64];
+	size_t same;			/* of them, whose head is there */
+};
+
+/* A piece of the CCOB inflated again: each entry's first bytes there. */
+static int later_piece(void *ctx, const void *p, size_t n)
+{
+	struct later *l = ctx;
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < l->n; i++)
+		for (size_t k = 0; k < l->head_len[i]; k++) {
+			uint64_t at = l->off[i] + k;
+
+			if (at >= l->pos && at < l->pos + n &&
+			    b[at - l->pos] != l->head[i][k])
+				l->head_len[i] = 0;	/* differs */
+		}
+	l->pos += n;
+	return 0;
+}
+
+static void put_bytes(const void *p, size_t n)
+{
+	for (size_t i = 0; i < n && i < 4; i++)
+		printf("%02x", ((const unsigned char *)p)[i]);
+}
+
+static int later_node(void *ctx, const struct offcode_node *n)
+{
+	struct later *l = ctx;
+	const void *stored, *head;
+	uint64_t len, off;
+	size_t hl;
+	offcode_error *err = NULL;
+	int rc;
+
+	printf("%*s", 2 * (int)n->depth, "");
+	switch (n->kind) {
+	case OFFCODE_NODE_INPUT:
+	case OFFCODE_NODE_SECTION:
+		printf("%s\n", n->kind == OFFCODE_NODE_INPUT ? "input"
+							     : "section");
+		break;
+	case OFFCODE_NODE_CONTAINER:
+	case OFFCODE_NODE_CONTAINER_END:
+		stored = offcode_container_stored(n->container, &len);
+		printf("%s %s #%u: stored %" PRIu64 " ",
+		       n->kind == OFFCODE_NODE_CONTAINER ? "container" : "end",
+		       offcode_container_format(n->container),
+		       offcode_container_number(n->container), len);
+		put_bytes(stored, (size_t)len);
+		put_err("hash", offcode_container_hash_error(n->container));
+		putchar('\n');
+		if (n->kind == OFFCODE_NODE_CONTAINER) {
+			l->n = l->same = 0;
+			l->pos = 0;
+			break;
+		}
+		if (!stored)
+			break;
+		rc = offcode_ccob_inflate(stored, (size_t)len, 0, 0,
+					  later_piece, l, &err);
+		for (size_t i = 0; i < l->n; i++)
+			l->same += l->head_len[i] > 0 || !l->size[i];
+		printf("%*s  inflated again: %d, %" PRIu64 " bytes, %zu of %zu "
+		       "heads there\n", 2 * (int)n->depth, "", rc, l->pos,
+		       l->same, l->n);
+		offcode_error_free(err);
+		break;
+	case OFFCODE_NODE_ENTRY:
+		head = offcode_entry_head(n->entry, &hl, &off);
+		printf("entry %u: size %" PRIu64 ", code %s, head %zu at %"
+		       PRIu64 " ", offcode_entry_index(n->entry),
+		       offcode_entry_size(n->entry), n->code ? "yes" : "NULL",
+		       hl, off);
+		put_bytes(head, hl);
+		putchar('\n');
+		if (head && l->n < 64) {
+			l->off[l->n] = off;
+			l->size[l->n] = offcode_entry_size(n->entry);
+			memcpy(l->head[l->n], head, hl);
+			l->head_len[l->n++] = hl;
+		}
+		break;
+	}
+	return 0;
+}
+
+static int later(const char *path, unsigned flags)
+{
+	const struct offcode_walk_options o = {
+		.size = sizeof(o),
+		.flags = OFFCODE_WALK_CODE | OFFCODE_WALK_KNOWN | flags,
+	};
+	struct later l = { .n = 0 };
+	offcode_error *err;
+	int rc = offcode_walk_path(path, &o, later_node, &l, &err);
+
+	return rc ? said(rc, err) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 0;
@@ -469,6 +588,11 @@ int main(int argc, char **argv)
 		return lines_memory(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "-u"))
 		return unders(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "-x"))
+		return later(argv[2], OFFCODE_WALK_CCOB_LATER);
+	if (argc == 3 && !strcmp(argv[1], "-w"))
+		return later(argv[2], OFFCODE_WALK_CCOB_WHOLE |
+					      OFFCODE_WALK_VERIFY);
 	if (argc == 4 && !strcmp(argv[1], "-s"))
 		return lines(argv[3], atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "-l")) {
