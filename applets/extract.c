@@ -19,7 +19,6 @@
 #include "extract_impl.h"
 #include "extract_kpack.h"
 #include "extract_write.h"
-#include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/io_write.h"
 
@@ -47,7 +46,7 @@ static const char usage[] =
  * pass: a pipe or device, read into memory, is kept (it cannot be read
  * twice); a file is opened again, and must be the one counted. */
 struct held {
-	struct io_in in;
+	offcode_source *src;
 	bool kept;
 	bool mapped;		/* and then st is what it was */
 	struct stat st;
@@ -307,12 +306,6 @@ static int visit(void *ctx, const struct offcode_node *n)
 	return 0;
 }
 
-
-static uint64_t next_data(void *in, uint64_t off)
-{
-	return io_in_next_data(in, off);
-}
-
 /* Walk the len bytes at data (the file path): 0, or 1 said. */
 static int walk(struct job *j, const void *data, size_t len,
 		const struct offcode_walk_options *wo)
@@ -338,79 +331,105 @@ static bool unchanged_since(const struct stat *a, const struct stat *b)
 }
 
 /* Open path for a pass (its first want bytes, for a URI: see
- * io_in_open_part; 0: all), or take it from h (see struct held).  A file
- * the counting pass mapped must come back mapped and the same: replaced
- * by an empty file or a FIFO, it was not checked. */
-static int open_input(struct io_in *in, const char *path, uint64_t want,
+ * offcode_source_open_part; 0: all), or take it from h (see struct
+ * held).  A file the counting pass mapped must come back mapped and the
+ * same: replaced by an empty file or a FIFO, it was not checked. */
+static int open_input(offcode_source **src, const char *path, uint64_t want,
 		      bool counting, struct held *h)
 {
+	offcode_error *why = NULL;
 	struct stat st;
-	struct err e;
+	uint64_t len;
+	int fd, rc;
 
 	if (h && h->kept) {
-		*in = h->in;
-		in->path = path;	/* a URI's path was freed since */
+		*src = h->src;
 		h->kept = false;
 		return 0;
 	}
-	if ((want ? io_in_open_part(in, path, want, &e)
-		  : io_in_open(in, path, &e)) < 0)
-		return applet_fail_err("extract", "cannot read", path, 0, &e);
-	if (!h || (!in->map && (counting || !h->mapped)))
+	if (want ? offcode_source_open_part(path, want, src, &why)
+		 : offcode_source_open_path(path, src, &why)) {
+		rc = extract_fail_record("cannot read", path, why);
+		offcode_error_free(why);
+		return rc;
+	}
+	/* (a descriptor: a file mapped) */
+	fd = offcode_source_fd(*src);
+	if (!h || (fd < 0 && (counting || !h->mapped)))
 		return 0;
-	if (in->map && fstat(in->fd, &st) < 0) {
-		err_sys(&e, path, errno);
-		io_in_close(in);
-		return applet_fail_err("extract", "cannot read", path, 0, &e);
+	if (fd >= 0 && fstat(fd, &st) < 0) {
+		rc = fail("cannot read", path, "%s", strerror(errno));
+		offcode_source_close(*src);
+		return rc;
 	}
 	if (counting) {
 		h->st = st;
 		h->mapped = true;
-	} else if (!in->map || !unchanged_since(&h->st, &st)) {
-		bool resized = (uint64_t)h->st.st_size !=
-			       (in->map ? (uint64_t)st.st_size : in->len);
+	} else if (fd < 0 || !unchanged_since(&h->st, &st)) {
+		bool resized;
 
-		io_in_close(in);
+		offcode_source_bytes(*src, &len);
+		resized = (uint64_t)h->st.st_size !=
+			  (fd >= 0 ? (uint64_t)st.st_size : len);
+		offcode_source_close(*src);
 		return fail("cannot read", path, "file changed%s while being "
 			    "read", resized ? " size" : "");
 	}
 	return 0;
 }
 
-/* The end of a pass over in: closed, or kept in h for the next pass. */
-static void close_input(struct io_in *in, bool counting, struct held *h)
+/* The end of a pass over src: closed, or kept in h for the next pass
+ * (bytes read into memory: a pipe cannot be read twice). */
+static void close_input(offcode_source *src, bool counting, struct held *h)
 {
-	if (h && counting && !in->map) {
-		h->in = *in;
+	if (h && counting && offcode_source_fd(src) < 0) {
+		h->src = src;
 		h->kept = true;
 		return;
 	}
-	io_in_close(in);
+	offcode_source_close(src);
+}
+
+/* The bytes src holds, as a walk and the outputs read them. */
+static struct extract_input input_of(offcode_source *src, const char *path)
+{
+	uint64_t len;
+	struct extract_input in = { .path = path };
+
+	in.data = offcode_source_bytes(src, &len);
+	in.len = (size_t)len;
+	in.fd = offcode_source_fd(src);
+	return in;
 }
 
 /* Walk path: count the entries selected, from headers only, which also
  * finds a damaged file before anything is written; then, unless only
  * counting, walk it again inflating, and write them. */
-static int run_in(struct options *o, const char *path, struct io_in *in_,
+static int run_in(struct options *o, const char *path,
+		  const struct extract_input *in, offcode_source *src,
 		  bool counting, size_t *count, bool inner);
 
 static int run_file(struct options *o, const char *path, bool counting,
 		    size_t *count, struct held *held)
 {
-	struct io_in in;
+	offcode_source *src;
+	struct extract_input in;
 	int rc;
 
-	if (open_input(&in, path, 0, counting, held) != 0)
+	if (open_input(&src, path, 0, counting, held) != 0)
 		return 1;
-	rc = run_in(o, path, &in, counting, count, false);
-	close_input(&in, counting, held);
+	in = input_of(src, path);
+	rc = run_in(o, path, &in, src, counting, count, false);
+	close_input(src, counting, held);
 	return rc;
 }
 
-/* The file path whose bytes in holds (see run_file). */
-/* inner: path is a file's name inside a package or an image, not one
- * the user gave (its bytes unsafe in a name are made safe too). */
-static int run_in(struct options *o, const char *path, struct io_in *in_,
+/* The file path whose bytes in holds (see run_file); src, when they
+ * are a source's, gives the walk its hints.  inner: path is a file's
+ * name inside a package or an image, not one the user gave (its bytes
+ * unsafe in a name are made safe too). */
+static int run_in(struct options *o, const char *path,
+		  const struct extract_input *in, offcode_source *src,
 		  bool counting, size_t *count, bool inner)
 {
 	struct job j = { .o = o, .path = path, .counting = true,
@@ -422,25 +441,24 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 		.size = sizeof(wo), .flags = OFFCODE_WALK_KNOWN,
 		.ccob_max_size = o->open.ccob_max_size,
 		.ccob_max_ratio = o->open.ccob_max_ratio,
-		.next_data = next_data,
+		.next_data = offcode_source_next_data,
+		.reading = offcode_source_reading, .hint_ctx = src,
 	};
-	struct io_in in = *in_;
 	struct stat st;
 
-	j.in = &in;
-	wo.hint_ctx = &in;
-	if (in.fd >= 0 && fstat(in.fd, &st) == 0) {
+	j.in = in;
+	if (in->fd >= 0 && fstat(in->fd, &st) == 0) {
 		j.has_id = true;
 		j.dev = st.st_dev;
 		j.ino = st.st_ino;
 	}
-	if (walk(&j, in.data, in.len, &wo))
+	if (walk(&j, in->data, in->len, &wo))
 		goto out;
 	/* A file of a package or an image with no offload code in it: none
 	 * of its own (what is wrong with one is said by the walk above). */
 	if (inner && !j.below)
 		goto out;
-	if ((j.rc |= extract_split_file(&j, in.data, in.len)))
+	if ((j.rc |= extract_split_file(&j, in->data, in->len)))
 		goto out;
 	if (!j.count && !j.claimed && !o->targets.n && !counting)
 		fprintf(stderr, "offload extract: warning: '%s': no device code\n",
@@ -461,9 +479,9 @@ static int run_in(struct options *o, const char *path, struct io_in *in_,
 						  OFFCODE_WALK_VERIFY);
 	j.pend = &pend;
 	progress_name(path);
-	walk(&j, in.data, in.len, &wo);
+	walk(&j, in->data, in->len, &wo);
 	extract_pend_finish(&j);
-	j.rc |= extract_split_file(&j, in.data, in.len);
+	j.rc |= extract_split_file(&j, in->data, in->len);
 	progress_end();
 	nv_report(&j);
 	*count += j.count;
@@ -489,7 +507,7 @@ static int layer_file(void *ctx, const struct offcode_member *m,
 		      const void *bytes, size_t len, int fd)
 {
 	struct image_run *ir = ctx;
-	struct io_in in = { .data = bytes, .len = len, .fd = fd };
+	struct extract_input in = { .data = bytes, .len = len, .fd = fd };
 	char *path;
 
 	if (!(path = strndup(m->name, m->name_len))) {
@@ -497,7 +515,8 @@ static int layer_file(void *ctx, const struct offcode_member *m,
 		return 1;
 	}
 	in.path = path;
-	ir->rc |= run_in(ir->o, path, &in, ir->counting, ir->count, true);
+	ir->rc |= run_in(ir->o, path, &in, NULL, ir->counting, ir->count,
+			 true);
 	free(path);
 	return 0;
 }
@@ -541,7 +560,8 @@ static int run_uri(struct options *o, const char *s, bool counting,
 {
 	struct offcode_uri u = { .size = sizeof(u) };
 	offcode_error *why = NULL;
-	struct io_in in;
+	offcode_source *src;
+	struct extract_input in;
 	char *name = NULL;
 	int rc = 1;
 
@@ -551,11 +571,12 @@ static int run_uri(struct options *o, const char *s, bool counting,
 		return rc;
 	}
 	/* A device or a pipe is read only as far as the URI needs. */
-	if (open_input(&in, u.path, u.has_length && u.offset <= UINT64_MAX -
+	if (open_input(&src, u.path, u.has_length && u.offset <= UINT64_MAX -
 		       u.length ? u.offset + u.length : 0, counting, held) != 0) {
 		offcode_uri_free(&u);
 		return 1;
 	}
+	in = input_of(src, u.path);
 	if (!u.has_length)
 		u.length = u.offset <= in.len ? in.len - u.offset : 0;
 	if (u.offset > in.len || u.length > in.len - u.offset) {
@@ -586,7 +607,7 @@ static int run_uri(struct options *o, const char *s, bool counting,
 	rc = extract_write_out(o, &in, name, NULL, u.offset, u.length);
 out:
 	free(name);
-	close_input(&in, counting, held);
+	close_input(src, counting, held);
 	offcode_uri_free(&u);
 	return rc;
 }
@@ -710,7 +731,7 @@ out:
 		close(o.dirfd);
 	for (int i = 0; held && i < argc - first; i++)
 		if (held[i].kept)
-			io_in_close(&held[i].in);
+			offcode_source_close(held[i].src);
 	free(held);
 	offcode_names_free(o.names);
 	select_free(&o.targets);

@@ -9,7 +9,6 @@
 #include <sys/types.h>
 
 #include "../core/err.h"
-#include "../core/io_in.h"
 #include "../core/io_out.h"
 #include "../core/select.h"
 #include "../include/offcode.h"
@@ -40,9 +39,20 @@ struct pending;
 
 enum { MAX_DEPTH = 16 };
 
+/* The bytes one walk reads (offcode_source_bytes, or a layer file's):
+ * fd is the descriptor of the file they are mapped from (its ID, and
+ * outputs copied from it in the kernel), -1 for bytes in memory; path
+ * names them in messages. */
+struct extract_input {
+	const uint8_t *data;
+	size_t len;
+	int fd;
+	const char *path;
+};
+
 struct job {
 	struct options *o;
-	const struct io_in *in;
+	const struct extract_input *in;
 	const char *path;
 	/* path is a name from inside a package or an image: its file name
 	 * is made safe too, not kept as the user typed it. */

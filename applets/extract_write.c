@@ -111,7 +111,7 @@ int extract_fail_record(const char *what, const char *file,
 }
 
 /* The file in is, when it is one. */
-static struct extract_file_id id_of(const struct io_in *in)
+static struct extract_file_id id_of(const struct extract_input *in)
 {
 	struct extract_file_id id = { 0 };
 	struct stat st;
@@ -172,9 +172,20 @@ static int open_out(const struct options *o, const struct extract_file_id *in,
 	return 0;
 }
 
+/* Copy len bytes of in at off to out: in the kernel from a mapped
+ * file's descriptor, as io_out_copy does with the input it is given. */
+static int copy_out(struct io_out *out, const struct extract_input *in,
+		    uint64_t off, uint64_t len, struct err *e)
+{
+	struct io_in from = { .data = in->data, .len = in->len, .fd = in->fd,
+			      .path = in->path };
+
+	return io_out_copy(out, &from, off, len, e);
+}
+
 /* Write len bytes: from the input at off when code is NULL, else code;
  * never over the file from (when it has an ID). */
-static int write_out(const struct options *o, const struct io_in *in,
+static int write_out(const struct options *o, const struct extract_input *in,
 		     const struct extract_file_id *from, const char *name,
 		     const uint8_t *code, uint64_t off, uint64_t len)
 {
@@ -186,7 +197,7 @@ static int write_out(const struct options *o, const struct io_in *in,
 	if (open_out(o, from, name, &out, &path))
 		goto out;
 	if ((code ? io_out_write(&out, code, (size_t)len, &e)
-		  : io_out_copy(&out, in, off, len, &e)) < 0 ||
+		  : copy_out(&out, in, off, len, &e)) < 0 ||
 	    io_out_commit(&out, &e) < 0) {
 		io_out_discard(&out);
 		rc = fail_write(path, &e);
@@ -201,8 +212,8 @@ out:
 	return rc;
 }
 
-int extract_write_out(const struct options *o, const struct io_in *in,
-		      const char *name, const uint8_t *code, uint64_t off,
+int extract_write_out(const struct options *o,
+		      const struct extract_input *in, const char *name, const uint8_t *code, uint64_t off,
 		      uint64_t len)
 {
 	struct extract_file_id id = id_of(in);

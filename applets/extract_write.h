@@ -23,8 +23,8 @@ struct extract_file_id {
 	ino_t ino;
 };
 /* Write len bytes at off of in (or data, when not NULL) to name. */
-int extract_write_out(const struct options *o, const struct io_in *in,
-		      const char *name, const uint8_t *data, uint64_t off,
+int extract_write_out(const struct options *o,
+		      const struct extract_input *in, const char *name, const uint8_t *data, uint64_t off,
 		      uint64_t len);
 /* Write the len bytes at code to name, never over the file from. */
 int extract_write_code(const struct options *o,

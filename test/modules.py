@@ -24,10 +24,12 @@ every edge from a client applet (CLIENT_APPLETS, du, ls and extract, and
 their parts: the applets that read through liboffcode alone, issue 37) to
 a module of ops/ or formats/, or of core/ but the command line's own
 (CLIENT_CORE): it reads what it reads through include/offcode.h, as any
-program does; OWED lists the edges ls and extract still have, and a row
-no edge needs is named too, so that the list only shrinks.
+program does; OWED lists the edges a client still has (none now: ls and
+extract owe nothing), and a row no edge needs is named too, so that the
+list only shrinks.
 Nothing printed and exit 0 when the house is in order.
-Usage: modules.py [TOP]  (the source tree; objects in TOP/build/obj).
+Usage: modules.py [--owed CLIENT=MODULE]... [TOP]  (the source tree;
+objects in TOP/build/obj; --owed: one more row of OWED, for a test's tree).
 """
 import os
 import re
@@ -62,37 +64,16 @@ BELOW_THE_LIBRARY = {"ops", "formats"}
 # argument; io_out, io_write: an output written whole or not at all.
 CLIENT_CORE = {"core/err", "core/select", "core/env", "core/json",
                "core/strjoin", "core/tree", "core/io_out", "core/io_write"}
-# What ls and extract still read below the library, edge by edge, until
-# the public API has what each needs (issue 37): a new edge from a client
+# What a client still reads below the library, edge by edge, until the
+# public API has what it needs (issue 37): a new edge from a client
 # fails, and so does a row here that no edge needs any more (strike it:
-# the list only shrinks).  By what the API lacks:
-#   ops/inspect, ops/inspect_node, ops/kind(s), ops/host, ops/hosts,
-#   ops/inspect_names, core/uri: ls's printers and extract's visitor are
-#     the walk's visitors, not readers of offcode_artifact records (the
-#     text lines of a container kind; offcode_input_host has the host
-#     headers and their words, offcode_container_section_extent a
-#     section's place);
-#   ops/image, deb, wheel, conda, core/io_in: packages, images and pipes
-#     read by the applet (offcode_layer_walk hands over artefacts, which
-#     the printers above cannot take yet; extract reads a pipe once for two
-#     passes, which offcode_source_* can do);
-#   formats/kernels, kernels_parse, ops/amdgpu_occupancy: --kernels
-#     (offcode_code_kernels reads the code at hand).
-# (extract's walk, file names, URIs, streamed CCOBs, split binaries,
-# packages and images are offcode_walk_memory's (OFFCODE_WALK_CCOB_LATER),
-# offcode_names_take's, offcode_uri_parse's, offcode_ccob_inflate's,
-# offcode_split's and offcode_layer_walk_bytes': what extract still owes
-# is its map of each input, core/io_in.)
-# ls's text, roc-obj and JSON listings, its packages and images read the
-# library alone (offcode_walk_*, offcode_layer_walk), and so do a
-# kpack-split binary's lines (offcode_split: its reference, archives and
-# their TOCs, each code object, --verify's check), its cuobjdump lines
-# (offcode_entry_nv, offcode_input_cubin_arch), its map of each input
-# (offcode_source_*) and --kernels' tables and JSON (offcode_code_kernels
-# of the code at hand): ls owes nothing.
+# the list only shrinks).  Empty: ls and extract read their inputs
+# (offcode_source_*: a file mapped, a pipe read once for both of
+# extract's passes, a URI's first bytes), walks (offcode_walk_*), names,
+# URIs, split binaries, packages and images (offcode_layer_walk,
+# offcode_layer_walk_bytes) and kernels (offcode_code_kernels) through
+# the library alone.  A test's tree may owe more (--owed).
 OWED = {
-    "applets/extract": "core/io_in",
-    "applets/extract_impl": "core/io_in",
 }
 OWED = {(a, b) for a, bs in OWED.items() for b in bs.split()}
 
@@ -323,7 +304,13 @@ def cycles(edges):
 
 
 def main():
-    top = sys.argv[1] if len(sys.argv) > 1 else \
+    global OWED
+    args = sys.argv[1:]
+    while len(args) >= 2 and args[0] == "--owed":
+        a, _, b = args[1].partition("=")
+        OWED = OWED | {(a, b)}
+        args = args[2:]
+    top = args[0] if args else \
         os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     bad = []
     defined = {}
