@@ -86,7 +86,7 @@ def layer(r, state):
                 state[path] = "d"
             elif kind < 0.75:
                 add(t, path, tarfile.REGTYPE,
-                    os.urandom(r.randint(0, 3000)))
+                    r.randbytes(r.randint(0, 3000)))
                 state[path] = "f"
             elif kind < 0.9:
                 files = [p for p, k in state.items() if k == "f" and p != path]
