@@ -20,29 +20,6 @@
 
 #include <offcode.h>
 
-/* The whole of path, malloc'd (NULL for an empty file or a failure). */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	long n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n))) {
-		if (fread(buf, 1, (size_t)n, f) == (size_t)n) {
-			*len = (size_t)n;
-		} else {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 static const char *or_dash(const char *s)
 {
 	return s ? s : "-";
@@ -136,8 +113,10 @@ static int walked(const char *path)
 	struct offcode_walk_options o = { .size = sizeof(o),
 					  .flags = OFFCODE_WALK_CODE };
 	offcode_error *err = NULL;
-	unsigned char *buf;
-	size_t len, nodes = 0;
+	offcode_source *src;
+	const void *buf;
+	uint64_t len;
+	size_t nodes = 0;
 	int rc;
 
 	printf("%s\n", path);
@@ -153,9 +132,16 @@ static int walked(const char *path)
 		puts(" nothing");
 		return 0;
 	}
-	buf = slurp(path, &len);
+	/* (its bytes as ls has them: the library's source of the file) */
+	if ((rc = offcode_source_open_path(path, &src, &err))) {
+		printf(" error: %s: %s\n", offcode_code_name(rc),
+		       offcode_error_reason(err));
+		offcode_error_free(err);
+		return 1;
+	}
+	buf = offcode_source_bytes(src, &len);
 	code_kernels(buf, len);
-	free(buf);
+	offcode_source_close(src);
 	return 0;
 }
 
