@@ -200,74 +200,9 @@ struct offcode_artifact {
 	struct input_late *late;	/* inputs' fields kept late */
 	/* Whether it is one code object (du.c), once asked; NULL before. */
 	struct lone_code *lone;
-	bool lone_candidate;	/* input 0 may be one (artifact.c) */
+	bool lone_candidate;	/* input 0 may be one (keep.c) */
 };
 
-/* What the walk of the headers has open at each depth: an input, a
- * section or a container, by index (sections: their fields). */
-struct open_node {
-	enum inspect_kind kind;
-	size_t index;
-	uint32_t section_index;
-	const char *section_name, *section_kind;
-	uint64_t section_offset, section_size;
-};
-/* The walk's visitor's state (artifact_keep_node), kept into k->a. */
-struct keep {
-	offcode_artifact *a;
-	struct open_node *stack;
-	size_t depth_cap;
-	struct inspect_node container;	/* the last container's node */
-	/* The container whose entries come now, if it compresses them
-	 * together (du's share of its stored bytes): its depth, 0 none. */
-	unsigned packed_depth;
-	uint64_t packed_stored, packed_raw;
-	/* Every URI's part before its '#', file://PATH, made once (NULL: not
-	 * yet), as uri_file makes it: the path percent-encoded, '#' too;
-	 * freed by whoever ends the walk. */
-	char *uri_head;
-	size_t uri_head_len;
-	bool oom;
-	/* A streaming walk's (walk.c): a container's record has its fields
-	 * before its entries alone, and counts the entries to come; an
-	 * update fills it again, all its fields. */
-	bool stream;
-};
-/* Keep node n into k->a: 0, or -1 out of memory. */
-int artifact_keep_node(struct keep *k, const struct inspect_node *n);
-/* Container c's record made again from n, all its fields (walk.c, at
- * its end). */
-int artifact_refill_container(struct keep *k, struct offcode_container *c,
-			      const struct inspect_node *n);
-/* Entry e's fields of groups (ENTRY_*) filled if they are not yet
- * (entry_need); out of memory, they stay NULL and the walk fails. */
-void artifact_entry_fill(const struct offcode_entry *e, unsigned groups);
-static inline void entry_need(const struct offcode_entry *e, unsigned groups)
-{
-	if (e && (e->lazy & groups))
-		artifact_entry_fill(e, groups);
-}
-/* Container c's fields made if they are not yet (container_need). */
-void artifact_container_fill(const struct offcode_container *c);
-static inline void container_need(const struct offcode_container *c)
-{
-	if (c && c->fields_later)
-		artifact_container_fill(c);
-}
-/* Input in's name and words filled if they are not yet (input_need). */
-void artifact_input_fill(const struct offcode_input *in);
-static inline void input_need(const struct offcode_input *in)
-{
-	if (in && (in->words_later || in->name_later))
-		artifact_input_fill(in);
-}
-/* The late fields of inputs [from, ninputs) freed (walk.c, as they go). */
-void artifact_input_free_late(offcode_artifact *a, size_t from);
-static inline void input_free_late(offcode_artifact *a, size_t from)
-{
-	if (a->late)	/* (seldom) */
-		artifact_input_free_late(a, from);
-}
 /* The arena's place now, and everything allocated after it freed. */
 struct arena_mark artifact_mark(const offcode_artifact *a);
 void artifact_release(offcode_artifact *a, struct arena_mark m);
@@ -276,15 +211,15 @@ void artifact_release(offcode_artifact *a, struct arena_mark m);
  * nothing yet; NULL when out of memory. */
 offcode_artifact *artifact_new(const char *name,
 			       const struct offcode_open_options *opt);
-/* Walk a's bytes and keep what the walk finds: 0, or a code with a's
- * last error set. */
-int artifact_walk(offcode_artifact *a);
 /* Copy of len bytes at s with a NUL after them, owned by a (NULL when s
  * is); NULL out of memory with *oom set. */
 const char *artifact_keep(offcode_artifact *a, const char *s, size_t len,
 			  bool *oom);
 /* Memory of size bytes (zeroed) owned by a, or NULL. */
 void *artifact_alloc(offcode_artifact *a, size_t size);
+/* The same, its bytes as they were (16-aligned): for what is written
+ * whole at once. */
+void *artifact_take(offcode_artifact *a, size_t size);
 /* Record the failure e (or a library one: code, reason) as a's last
  * error; return its code. */
 int artifact_fail(offcode_artifact *a, const struct err *e);
@@ -297,9 +232,13 @@ void artifact_give_last(offcode_artifact *a, offcode_error **err);
 /* a's bytes: fd's file (duplicated, mapped or read), as is_file: 0, or a
  * failure's code with a's last error set. */
 int artifact_map_fd(offcode_artifact *a, int fd);
-/* The walk options for reading code: everything inflated, a CCOB's entries
- * one at a time. */
-void artifact_code_walk(const offcode_artifact *a, struct inspect_opts *o);
+/* The late fields of inputs [from, ninputs) freed (walk.c, as they go; all of them at close). */
+void artifact_input_free_late(offcode_artifact *a, size_t from);
+static inline void input_free_late(offcode_artifact *a, size_t from)
+{
+	if (a->late)	/* (seldom) */
+		artifact_input_free_late(a, from);
+}
 /* Whether e is an entry of a (not one of another artefact's). */
 bool artifact_owns_entry(const offcode_artifact *a, const offcode_entry *e);
 

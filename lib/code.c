@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "artifact_impl.h"
+#include "keep.h"
 #include "code.h"
 #include "error.h"
 #include "../ops/inspect.h"

@@ -1,12 +1,13 @@
 /* du: what `offload du` counts of an artefact, for liboffcode
  * (include/offcode.h, "du's figures"): an entry's two sizes (kept by the
- * walk, artifact.c), the names the target rules see, a file that is one
+ * walk, keep.c), the names the target rules see, a file that is one
  * code object, a file of offload code alone, a split binary's kpack
  * archives. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "artifact_impl.h"
+#include "keep.h"
 #include "../ops/hosts.h"
 #include "../ops/kpack_find.h"
 #include "../ops/lone_code.h"

@@ -1,7 +1,7 @@
 /* host: what an ELF, COFF or PE input's own headers say, as ls names it
  * (offcode_input_host), and where a container's section lies
  * (offcode_container_section_extent), from what the walk kept of them
- * (artifact.c). */
+ * (keep.c). */
 #include <string.h>
 
 #include "artifact_impl.h"

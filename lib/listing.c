@@ -1,9 +1,10 @@
-/* listing: what liboffcode's walk kept of an artefact (artifact.c), read
+/* listing: what liboffcode's walk kept of an artefact (keep.c), read
  * field by field: its inputs, containers and entries, named as ls --json
  * names them. */
 #include <string.h>
 
 #include "artifact_impl.h"
+#include "keep.h"
 #include "image_kind.h"
 
 /* A text and its length (len may be NULL). */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "artifact_impl.h"
+#include "keep.h"
 #include "../core/select.h"
 #include "../core/targetid.h"
 

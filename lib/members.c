@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "artifact_impl.h"
+#include "keep.h"
 #include "image_kind.h"
 #include "members.h"
 #include "../ops/conda.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "artifact_impl.h"
+#include "keep.h"
 #include "error.h"
 #include "members.h"
 #include "../ops/image.h"

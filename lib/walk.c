@@ -1,6 +1,6 @@
 /* walk: liboffcode's streaming walk (include/offcode.h, "the walk"): the
  * walk of the headers (ops/inspect.h) handed to the caller a node at a
- * time, as records of the same types as an artefact keeps (artifact.c
+ * time, as records of the same types as an artefact keeps (keep.c
  * fills both, artifact_keep_node), each given back after its visit: the
  * handle under it keeps the inputs open above the node, the one container
  * open and the one entry, and its arena is given back to where it was
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "artifact_impl.h"
+#include "keep.h"
 #include "error.h"
 #include "source.h"
 #include "../ops/entry.h"

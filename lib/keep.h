@@ -1,0 +1,75 @@
+/* keep: the walk of an artefact's headers kept as its records (keep.c):
+ * inputs, containers and entries filled from the walk's nodes, at once
+ * for an opened artefact, when an accessor asks during a streaming walk's
+ * visit (walk.c). */
+#ifndef LIB_KEEP_H
+#define LIB_KEEP_H
+
+#include "artifact_impl.h"
+
+/* What the walk of the headers has open at each depth: an input, a
+ * section or a container, by index (sections: their fields). */
+struct open_node {
+	enum inspect_kind kind;
+	size_t index;
+	uint32_t section_index;
+	const char *section_name, *section_kind;
+	uint64_t section_offset, section_size;
+};
+/* The walk's visitor's state (artifact_keep_node), kept into k->a. */
+struct keep {
+	offcode_artifact *a;
+	struct open_node *stack;
+	size_t depth_cap;
+	struct inspect_node container;	/* the last container's node */
+	/* The container whose entries come now, if it compresses them
+	 * together (du's share of its stored bytes): its depth, 0 none. */
+	unsigned packed_depth;
+	uint64_t packed_stored, packed_raw;
+	/* Every URI's part before its '#', file://PATH, made once (NULL: not
+	 * yet), as uri_file makes it: the path percent-encoded, '#' too;
+	 * freed by whoever ends the walk. */
+	char *uri_head;
+	size_t uri_head_len;
+	bool oom;
+	/* A streaming walk's (walk.c): a container's record has its fields
+	 * before its entries alone, and counts the entries to come; an
+	 * update fills it again, all its fields. */
+	bool stream;
+};
+/* Keep node n into k->a: 0, or -1 out of memory. */
+int artifact_keep_node(struct keep *k, const struct inspect_node *n);
+/* Container c's record made again from n, all its fields (walk.c, at
+ * its end). */
+int artifact_refill_container(struct keep *k, struct offcode_container *c,
+			      const struct inspect_node *n);
+/* Entry e's fields of groups (ENTRY_*) filled if they are not yet
+ * (entry_need); out of memory, they stay NULL and the walk fails. */
+void artifact_entry_fill(const struct offcode_entry *e, unsigned groups);
+static inline void entry_need(const struct offcode_entry *e, unsigned groups)
+{
+	if (e && (e->lazy & groups))
+		artifact_entry_fill(e, groups);
+}
+/* Container c's fields made if they are not yet (container_need). */
+void artifact_container_fill(const struct offcode_container *c);
+static inline void container_need(const struct offcode_container *c)
+{
+	if (c && c->fields_later)
+		artifact_container_fill(c);
+}
+/* Input in's name and words filled if they are not yet (input_need). */
+void artifact_input_fill(const struct offcode_input *in);
+static inline void input_need(const struct offcode_input *in)
+{
+	if (in && (in->words_later || in->name_later))
+		artifact_input_fill(in);
+}
+/* Walk a's bytes and keep what the walk finds: 0, or a code with a's
+ * last error set. */
+int artifact_walk(offcode_artifact *a);
+/* The walk options for reading code: everything inflated, a CCOB's entries
+ * one at a time. */
+void artifact_code_walk(const offcode_artifact *a, struct inspect_opts *o);
+
+#endif
