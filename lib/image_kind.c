@@ -17,21 +17,14 @@
 
 bool image_kind_later(const struct inspect_node *n)
 {
-	struct inspect_node m;
-	struct inspect_target t;
-
 	/* The two kinds whose walk sniffs in-file code only when asked to
 	 * (inspect_opts.image_kinds); and of those, the entries whose target
-	 * shows an image kind once there is one (a bundle ID without a
-	 * target ID shows none). */
-	if (!n->in_file || n->image_kind != PACKAGE_IMG_NONE ||
-	    (n->container != FATBIN_BUNDLE &&
-	     n->container != FATBIN_OBJECT_BUNDLE))
-		return false;
-	m = *n;
-	m.image_kind = PACKAGE_IMG_OBJECT;
-	inspect_entry_target(&m, &t);
-	return t.image != NULL;
+	 * shows an image kind once there is one: both name their targets by
+	 * bundle ID, and one without a target ID field shows none. */
+	return n->in_file && n->image_kind == PACKAGE_IMG_NONE &&
+	       (n->container == FATBIN_BUNDLE ||
+		n->container == FATBIN_OBJECT_BUNDLE) &&
+	       kind_present_id_shows_image(n);
 }
 
 /* The first min(len, cap) bytes at off into buf: how many were read. */

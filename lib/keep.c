@@ -361,6 +361,27 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 	return 0;
 }
 
+/* The len bytes at s kept (NULL when s is), as the text kept last at
+ * place when it is the same (an opened artefact's: struct keep's last). */
+static const char *keep_shared(struct keep *k, unsigned place, const char *s,
+			       size_t len)
+{
+	const char *p;
+
+	if (!s)
+		return NULL;
+	if (k->stream)
+		return artifact_keep(k->a, s, len, &k->oom);
+	if (k->last[place].s && k->last[place].len == len &&
+	    !memcmp(k->last[place].s, s, len))
+		return k->last[place].s;
+	if ((p = artifact_keep(k->a, s, len, &k->oom))) {
+		k->last[place].s = p;
+		k->last[place].len = len;
+	}
+	return p;
+}
+
 /* The processor and features of a target ID: "gfx90a:xnack+" is gfx90a
  * and xnack+. */
 static void split_target(struct keep *k, struct offcode_entry *e)
@@ -372,9 +393,9 @@ static void split_target(struct keep *k, struct offcode_entry *e)
 		return;
 	colon = memchr(e->arch, ':', e->arch_len);
 	plen = colon ? (size_t)(colon - e->arch) : e->arch_len;
-	e->processor = artifact_keep(k->a, e->arch, plen, &k->oom);
-	e->features = colon ? artifact_keep(k->a, colon + 1,
-					    e->arch_len - plen - 1, &k->oom)
+	e->processor = keep_shared(k, KEPT_PROCESSOR, e->arch, plen);
+	e->features = colon ? keep_shared(k, KEPT_FEATURES, colon + 1,
+					  e->arch_len - plen - 1)
 			    : "";
 }
 
@@ -459,10 +480,15 @@ static int keep_presentation(struct keep *k, struct offcode_entry *e,
 	_Static_assert(KIND_CELLS == sizeof(e->cells) / sizeof(e->cells[0]),
 		       "a kind's cells");
 
+	_Static_assert(KEPT_PLACES - KEPT_CELL == KIND_CELLS, "a cell's place");
+
 	kinds_entry_cells(n, t, &c);
 	for (unsigned i = 0; i < c.n && i < KIND_CELLS; i++) {
-		e->cells[i].s = artifact_keep(k->a, c.v[i].s, c.v[i].len,
-					      &k->oom);
+		/* (a bundle's one cell is its ID, kept already) */
+		e->cells[i].s = same_text(e->id, e->id_len, c.v[i].s,
+					  c.v[i].len) ? e->id :
+				keep_shared(k, KEPT_CELL + i, c.v[i].s,
+					    c.v[i].len);
 		e->cells[i].len = c.v[i].s ? c.v[i].len : 0;
 	}
 	e->ncells = c.n < KIND_CELLS ? c.n : KIND_CELLS;
@@ -518,13 +544,13 @@ static int fill_entry(struct keep *k, struct offcode_entry *e,
 		e->id_len = n->name_len;
 	}
 	if (groups & ENTRY_NAMES) {
-		e->kind = artifact_keep(a, t.kind, t.kind_len, &k->oom);
+		e->kind = keep_shared(k, KEPT_KIND, t.kind, t.kind_len);
 		e->kind_len = t.kind_len;
-		e->triple = artifact_keep(a, t.triple, t.triple_len, &k->oom);
+		e->triple = keep_shared(k, KEPT_TRIPLE, t.triple, t.triple_len);
 		e->triple_len = t.triple_len;
-		e->arch = artifact_keep(a, t.arch, t.arch_len, &k->oom);
+		e->arch = keep_shared(k, KEPT_ARCH, t.arch, t.arch_len);
 		e->arch_len = t.arch_len;
-		e->image_kind = artifact_keep(a, t.image, t.image_len, &k->oom);
+		e->image_kind = keep_shared(k, KEPT_IMAGE, t.image, t.image_len);
 		e->image_later = image_kind_later(n);
 		split_target(k, e);
 	}
@@ -549,18 +575,21 @@ static int fill_entry(struct keep *k, struct offcode_entry *e,
 	if (groups & ENTRY_SELECT) {
 		/* As selection sees it (applets/selection.c's
 		 * applet_entry_of). */
-		char archbuf[24], *id;
-		const char *sarch;
-		size_t id_len, sarch_len;
+		char archbuf[24], *made = NULL;
+		const char *sarch, *id = n->name ? n->name : "";
+		size_t id_len = n->name_len, sarch_len;
 
-		if (!(id = kinds_entry_id(n, &t, &id_len)))
+		/* (a kind of no entry_id hook names it by its ID as it is:
+		 * not copied to be compared) */
+		if (kind->entry_id &&
+		    !(id = made = kinds_entry_id(n, &t, &id_len)))
 			return -1;
 		/* (each the text kept above when it is the same, as it
 		 * mostly is) */
 		e->select_id = same_text(e->id, e->id_len, id, id_len) ? e->id :
 			       artifact_keep(a, id, id_len, &k->oom);
 		e->select_id_len = id_len;
-		free(id);
+		free(made);
 		sarch = kinds_select_arch(n, &t, archbuf, sizeof(archbuf),
 					  &sarch_len);
 		e->select_arch = same_text(e->arch, e->arch_len, sarch,

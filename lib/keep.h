@@ -17,6 +17,12 @@ struct open_node {
 	uint64_t section_offset, section_size;
 };
 /* The walk's visitor's state (artifact_keep_node), kept into k->a. */
+/* The places of an entry's texts that keep_shared shares. */
+enum {
+	KEPT_KIND, KEPT_TRIPLE, KEPT_ARCH, KEPT_PROCESSOR, KEPT_FEATURES,
+	KEPT_IMAGE, KEPT_CELL, KEPT_PLACES = KEPT_CELL + 4
+};
+
 struct keep {
 	offcode_artifact *a;
 	struct open_node *stack;
@@ -32,6 +38,12 @@ struct keep {
 	char *uri_head;
 	size_t uri_head_len;
 	bool oom;
+	/* An opened artefact's last text kept in each place an entry has
+	 * (keep_shared): the next entry's, when the same, points at it (a
+	 * library's entries name a few targets: kept once each, not once an
+	 * entry, the arena's pages a third fewer).  Not in a streaming walk,
+	 * whose texts go with their node. */
+	struct { const char *s; size_t len; } last[KEPT_PLACES];
 	/* A streaming walk's (walk.c): a container's record has its fields
 	 * before its entries alone, and counts the entries to come; an
 	 * update fills it again, all its fields. */

@@ -42,6 +42,15 @@ static const char *entries_word(size_t n)
 
 /* ---- the defaults: entries named by a bundle ID ---- */
 
+bool kind_present_id_shows_image(const struct inspect_node *n)
+{
+	size_t dashes = 0;
+
+	for (size_t i = 0; i < n->name_len && dashes < 5; i++)
+		dashes += n->name[i] == '-';
+	return dashes == 5;
+}
+
 void kind_present_target_from_id(const struct inspect_node *n,
 				 struct inspect_target *t)
 {
