@@ -546,8 +546,9 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
 
     ``source`` is a path, a file descriptor (int: duplicated, the caller
     keeps it), the bytes themselves (bytes, bytearray, memoryview: held,
-    not copied, until closed) or a ``Source`` (its bytes held, as
-    ``offload ls`` walks what it reads: the Source cannot close before the
+    not copied, until closed) or a ``Source`` (a mapped file opened by its
+    descriptor, so that a read finds it cut short since; bytes read into
+    memory held as bytes are: that Source cannot close before the
     artefact does).  ``name`` is what messages and URIs call an fd or
     bytes (a Source's own name by default).  ``verify`` inflates every CCOB and checks its hash at
     open (``ls --verify``).  The CCOB limits are the tool's
@@ -565,8 +566,17 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
         h = _offcode.open_fd(source, name if name is not None else "<fd %d>" % source,
                              verify, ccob_max_size, ccob_max_ratio)
     elif isinstance(source, Source):
-        h = _offcode.open_memory(source, name if name is not None else source.name,
-                                 verify, ccob_max_size, ccob_max_ratio)
+        # A mapped file by its descriptor: the library's own map of it,
+        # whose reads find the file cut short since (ChangedError) where
+        # a read of the source's map would be a SIGBUS; bytes read into
+        # memory (a pipe's) are held as bytes are.
+        fd = source.fd
+        name = name if name is not None else source.name
+        if fd is not None:
+            h = _offcode.open_fd(fd, name, verify, ccob_max_size, ccob_max_ratio)
+        else:
+            h = _offcode.open_memory(source, name, verify, ccob_max_size,
+                                     ccob_max_ratio)
     elif isinstance(source, (bytes, bytearray, memoryview)):
         h = _offcode.open_memory(source, name if name is not None else "<memory>",
                                  verify, ccob_max_size, ccob_max_ratio)

@@ -305,7 +305,9 @@ PyTypeObject source_type = {
 		  "FIFO, device or standard input (\"-\") read once to its end, refused "
 		  "past $OFFLOAD_STREAM_MAX bytes (1 GiB); a file descriptor is "
 		  "duplicated (name: what messages call it).  A context manager; its "
-		  "bytes lent through the buffer protocol (.bytes).",
+		  "bytes lent through the buffer protocol (.bytes).  A mapped file cut "
+		  "short by another process raises SIGBUS where its lost pages are "
+		  "read, as an mmap's does.",
 	.tp_methods = source_methods,
 	.tp_getset = source_getset,
 	.tp_new = source_new,

@@ -343,16 +343,42 @@ def test_source_of_a_file_is_mapped():
 def test_source_open_is_ls_listing():
     with offcode.open(APP) as a:
         want = a.to_json()
+        codes = [e.read() for e in a.entries]
     with offcode.Source(APP) as s:
+        a = offcode.open(s)
+    # a mapped file is opened again by its descriptor: the artefact has its
+    # own map, the source may close first
+    with a:
+        assert (a.to_json(), a.path) == (want, APP)
+        assert [e.read() for e in a.entries] == codes
+    # bytes read into memory are held as bytes are: the source does not
+    # close under the artefact
+    rfd, wfd = os.pipe()
+    t = threading.Thread(target=lambda: (os.write(wfd, open(APP, "rb").read()), os.close(wfd)))
+    t.start()
+    with offcode.Source(rfd, name=APP) as s:
+        t.join()
+        os.close(rfd)
+        assert s.fd is None
         with offcode.open(s) as a:
             assert a.to_json() == want
-            assert a.path == APP
-            assert [len(e.read()) for e in a.entries] == [e.size for e in a.entries]
-            # the artefact holds its bytes: the source does not close under it
+            assert [e.read() for e in a.entries] == codes
             with pytest.raises(BufferError):
                 s.close()
             assert not s.closed
         assert a.closed
+
+
+def test_source_open_of_a_file_cut_short_since(tmp_path):
+    # the artefact's reads find the change, as open(path)'s do: no SIGBUS
+    f = tmp_path / "t.so"
+    f.write_bytes(open(APP, "rb").read())
+    with offcode.Source(str(f)) as s, offcode.open(s) as a:
+        e = a.entries[-1]
+        os.truncate(f, e.offset)
+        with pytest.raises(offcode.ChangedError) as x:
+            e.read()
+    assert x.value.reason == "'%s': cut short since it was opened" % f
 
 
 def test_source_empty_file_and_pipe(tmp_path):
@@ -403,6 +429,13 @@ def test_source_of_a_directory_or_nothing(tmp_path):
     # as ls says it
     rc, _, err = ls_files(missing)
     assert err == "offload ls: error: cannot read '%s': %s\n" % (missing, e.value.reason)
+    fd = os.open(str(tmp_path), os.O_RDONLY)
+    try:
+        with pytest.raises(offcode.SystemCallError) as e:
+            offcode.Source(fd, name="d")
+        assert (e.value.errno, str(e.value)) == (errno.EISDIR, "'d': Is a directory")
+    finally:
+        os.close(fd)
     with pytest.raises(offcode.SystemCallError) as e:
         offcode.Source(-1)
     assert (e.value.errno, str(e.value)) == (errno.EBADF, "'<fd -1>': Bad file descriptor")
