@@ -550,16 +550,17 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
     descriptor, so that a read finds it cut short since; bytes read into
     memory held as bytes are: that Source cannot close before the
     artefact does).  ``name`` is what messages and URIs call an fd or
-    bytes (a Source's own name by default).  ``verify`` inflates every CCOB and checks its hash at
-    open (``ls --verify``).  The CCOB limits are the tool's
-    OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO (0: its defaults; the
-    environment is not read).  A Debian, wheel or conda package or a
+    bytes (a Source's own name by default).  ``verify`` inflates every
+    CCOB and checks its hash at open (``ls --verify``).  The CCOB limits
+    are the tool's OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO (0:
+    its defaults; the environment is not read).  A Debian, wheel or conda
+    package or a
     container image (by its path) opens with its files as inputs (a wheel
     or a conda package is known by its name: pass ``name`` for an fd or
     bytes); with ``stream`` (a path), none is walked at open, and
     ``walk_layer`` hands them over one at a time."""
     if isinstance(source, bool):
-        raise TypeError("offcode.open() takes a path, a file descriptor or bytes")
+        raise TypeError("offcode.open() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
         raise ValueError("the CCOB limits are not below 0")
     if isinstance(source, int):
