@@ -7,6 +7,7 @@ NVIDIA entry's header (offcode_entry_nv) equal to ls --json's "nv" and to
 offcode.Source (offcode_source_*) as ls reads its inputs.  Run by
 test/python.test with test_offcode.py."""
 import errno
+import glob
 import hashlib
 import json
 import mmap
@@ -223,9 +224,19 @@ def test_code_kernels_of_damaged_code_objects(tmp_path):
 # ---- NVIDIA entries' headers and lone cubins ----
 
 NV_KEYS = ("kind", "arch", "variant", "flags", "identifier", "ptxas_options")
+# Besides the fixtures: the NVIDIA inputs of the C suites' that lie
+# elsewhere (libtest's cubin, the damaged fatbins ls still lists)
+NV_MORE = sorted(os.path.relpath(p, TOP) for p in
+                 glob.glob(os.path.join(TOP, "test/fuzz/corpus/kernels/*.cubin")) +
+                 glob.glob(os.path.join(TOP, "test/files/bad/inspect-nv-*.fatbin")) +
+                 glob.glob(os.path.join(TOP, "test/files/bad/kernels-cubin-*")))
 
 
-@pytest.mark.parametrize("path", FIXTURES)
+def test_nv_more_are_there():
+    assert len(NV_MORE) == 9
+
+
+@pytest.mark.parametrize("path", FIXTURES + NV_MORE)
 def test_nv_header_is_ls_json_nv(path):
     try:
         a = offcode.open(path)
@@ -289,7 +300,7 @@ def test_nv_header_refused_inside_each_code():
         a.each_code(one)
 
 
-@pytest.mark.parametrize("path", FIXTURES)
+@pytest.mark.parametrize("path", FIXTURES + NV_MORE)
 def test_cubin_arch_is_cuobjdumps(path):
     # a lone cubin (a file or an archive's member) is listed by cuobjdump as
     # "ELF file 1: <stem>.sm_<SM>.cubin"; no other input has an SM
