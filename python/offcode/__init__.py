@@ -42,6 +42,7 @@ finally:
 
 __all__ = [
     "open", "prune", "target_id_compatible", "library_version",
+    "code_kernels", "check_stdout", "Source", "NvHeader",
     "Artifact", "Input", "Container", "Entry", "Section", "Kernels", "Kernel",
     "PruneResult", "Error", "ErrorRecord", "OtherError", "SystemCallError",
     "TruncatedError", "MalformedError", "DecompressError", "OutOfMemoryError",
@@ -56,20 +57,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import (Any, Callable, Dict, Iterator, List, Optional, Tuple,
                         Union)
-    Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
-                   bytearray, memoryview]
+    Openable = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, int,
+                     bytearray, memoryview, "Source"]
     from ._offcode import (BadHashError, ChangedError, DecompressError, Error,
                            ErrorRecord, FatalError, InvalidError,
                            MalformedError, NothingError, OtherError,
                            OutOfMemoryError, RangeError, SystemCallError,
                            TruncatedError, UnsupportedError)
     from ._records import (Kernel, Kernels, Layer, LayerStats, Manifest,
-                           Member, PruneResult, RootFile)
+                           Member, NvHeader, PruneResult, RootFile)
 
 # Named here, made when first named: the records (_records.py) and the
 # error classes (the extension's, made with the first raised or named).
 _RECORDS = frozenset(("Kernel", "Kernels", "PruneResult", "Layer", "Member",
-                      "LayerStats", "Manifest", "RootFile"))
+                      "LayerStats", "Manifest", "RootFile", "NvHeader"))
 _ERRORS = frozenset((
     "Error", "ErrorRecord", "OtherError", "SystemCallError", "TruncatedError",
     "MalformedError", "DecompressError", "OutOfMemoryError", "NothingError",
@@ -119,6 +120,33 @@ def target_id_compatible(target: str, request: str) -> bool:
     return _offcode.target_id_compatible(target, request)
 
 
+# One input's bytes as the library reads them (offcode_source_*): the
+# extension's type, documented there (help(offcode.Source)).
+Source = _offcode.Source
+
+
+def check_stdout(path: "Union[str, bytes, os.PathLike[str]]") -> None:
+    """Raise ``OtherError`` ("input file is output file") when standard
+    output writes to the regular file ``path`` names, as ``offload``
+    refuses such an input before writing anything."""
+    _offcode.check_stdout(path)
+
+
+def code_kernels(code: "Any") -> "Optional[Kernels]":
+    """The kernels of the code object in ``code`` (bytes, bytearray, a
+    memoryview, an mmap, a ``Source``: any bytes-like object, read in
+    place, without the GIL: leave it unchanged meanwhile), as
+    ``Entry.kernels()`` gives an entry's; None for bytes that are no AMDGPU
+    code object, cubin or PTX.  Damaged code raises the error class and
+    reason ``offload ls --kernels`` reports (TruncatedError,
+    MalformedError, ...)."""
+    t = _offcode.code_kernels(code)
+    if t is None:
+        return None
+    from ._records import Kernels
+    return Kernels(t)
+
+
 class Section(tuple):
     """The section a container lies in (ELF, COFF, PE): a named tuple
     (index, name, kind)."""
@@ -146,7 +174,7 @@ class Section(tuple):
 class Input:
     """The file (depth 0) or an archive member in it."""
     __slots__ = ("name", "format", "offset", "size", "depth", "parent",
-                 "containers", "members")
+                 "containers", "members", "cubin_arch")
 
     def __init__(self, t: "Tuple[Any, ...]", inputs: "List[Input]") -> None:
         self.name: str = _text(t[0]) or ""
@@ -155,6 +183,9 @@ class Input:
         self.size: int = t[3]
         self.depth: int = t[4]
         self.parent: Optional[Input] = inputs[t[5]] if t[5] >= 0 else None
+        # A cubin of its own (no fatbin around it): its SM as its ELF
+        # header says (80 for sm_80), what cuobjdump lists it by; else None
+        self.cubin_arch: Optional[int] = t[6]
         self.containers: List[Container] = []
         self.members: List[Input] = []
         if self.parent is not None:
@@ -208,6 +239,18 @@ class Entry(_offcode.Entry):
     def nv(self) -> "Optional[Dict[str, Any]]":
         """An NVIDIA entry's header fields (ls --json's "nv")."""
         return self.fields.get("nv")
+
+    @property
+    def nv_header(self) -> "Optional[NvHeader]":
+        """An NVIDIA fatbin entry's header as cuobjdump names it (kind,
+        arch, variant, flags, identifier, ptxas_options: the values of
+        ``nv``'s keys of those names), None for an entry of another
+        kind; read from the library's record (the artefact open)."""
+        t = self._h.nv_header(self._i)
+        if t is None:
+            return None
+        from ._records import NvHeader
+        return NvHeader(*t)
 
     def read(self) -> bytes:
         """Its code, decompressed, as ``offload extract`` writes it."""
@@ -496,29 +539,45 @@ class Artifact:
             self.path, len(self.containers), len(self.entries))
 
 
-def open(source: "Source", *, name: "Optional[str]" = None, verify: bool = False,
+def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = False,
          ccob_max_size: int = 0, ccob_max_ratio: int = 0,
          stream: bool = False) -> "Artifact":
     """Open an artefact and walk its headers.
 
     ``source`` is a path, a file descriptor (int: duplicated, the caller
-    keeps it) or the bytes themselves (bytes, bytearray, memoryview: held,
-    not copied, until closed).  ``name`` is what messages and URIs call an
-    fd or bytes.  ``verify`` inflates every CCOB and checks its hash at
-    open (``ls --verify``).  The CCOB limits are the tool's
-    OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO (0: its defaults; the
-    environment is not read).  A Debian, wheel or conda package or a
+    keeps it), the bytes themselves (bytes, bytearray, memoryview: held,
+    not copied, until closed) or a ``Source`` (a mapped file opened by its
+    descriptor, so that a read finds it cut short since; bytes read into
+    memory held as bytes are: that Source cannot close before the
+    artefact does).  ``name`` is what messages and URIs call an fd or
+    bytes (a Source's own name by default).  ``verify`` inflates every
+    CCOB and checks its hash at open (``ls --verify``).  The CCOB limits
+    are the tool's OFFLOAD_CCOB_MAX_SIZE and OFFLOAD_CCOB_MAX_RATIO (0:
+    its defaults; the environment is not read).  A Debian, wheel or conda
+    package or a
     container image (by its path) opens with its files as inputs (a wheel
     or a conda package is known by its name: pass ``name`` for an fd or
     bytes); with ``stream`` (a path), none is walked at open, and
     ``walk_layer`` hands them over one at a time."""
     if isinstance(source, bool):
-        raise TypeError("offcode.open() takes a path, a file descriptor or bytes")
+        raise TypeError("offcode.open() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
         raise ValueError("the CCOB limits are not below 0")
     if isinstance(source, int):
         h = _offcode.open_fd(source, name if name is not None else "<fd %d>" % source,
                              verify, ccob_max_size, ccob_max_ratio)
+    elif isinstance(source, Source):
+        # A mapped file by its descriptor: the library's own map of it,
+        # whose reads find the file cut short since (ChangedError) where
+        # a read of the source's map would be a SIGBUS; bytes read into
+        # memory (a pipe's) are held as bytes are.
+        fd = source.fd
+        name = name if name is not None else source.name
+        if fd is not None:
+            h = _offcode.open_fd(fd, name, verify, ccob_max_size, ccob_max_ratio)
+        else:
+            h = _offcode.open_memory(source, name, verify, ccob_max_size,
+                                     ccob_max_ratio)
     elif isinstance(source, (bytes, bytearray, memoryview)):
         h = _offcode.open_memory(source, name if name is not None else "<memory>",
                                  verify, ccob_max_size, ccob_max_ratio)

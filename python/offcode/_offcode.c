@@ -10,7 +10,10 @@
  *   listing.c   inputs and entries
  *   container.c containers
  *   code.c      an entry's code read, written, walked; matching, kernels
- *   layers.c    packages' and images' layers and manifests; du's figures */
+ *   layers.c    packages' and images' layers and manifests; du's figures
+ *   kernels.c   kernel lists as tuples; the kernels of code at hand
+ *   nv.c        an NVIDIA entry's header
+ *   source.c    offcode.Source, one input's bytes; check_stdout */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
@@ -22,9 +25,12 @@
 #include "convert.h"
 #include "errors.h"
 #include "handle.h"
+#include "kernels.h"
 #include "layers.h"
 #include "listing.h"
+#include "nv.h"
 #include "open.h"
+#include "source.h"
 
 static PyMethodDef artifact_methods[] = {
 	{ "close", (PyCFunction)handle_close, METH_NOARGS, "Free the artefact." },
@@ -51,6 +57,9 @@ static PyMethodDef artifact_methods[] = {
 	{ "matches", (PyCFunction)code_matches, METH_VARARGS,
 	  "Whether entry i is taken by rules." },
 	{ "kernels", (PyCFunction)code_kernels, METH_O, "Entry i's kernels." },
+	{ "nv_header", (PyCFunction)nv_header, METH_O,
+	  "Entry i's NVIDIA header: (kind, arch, variant, flags, identifier, "
+	  "ptxas_options), or None." },
 	{ "layers", (PyCFunction)layers_list, METH_NOARGS,
 	  "A package's or an image's layers: (name, compression, stored)." },
 	{ "walk_layer", (PyCFunction)layers_walk, METH_VARARGS,
@@ -167,6 +176,10 @@ static PyMethodDef module_methods[] = {
 	{ "target_id_compatible", mod_target_id_compatible, METH_VARARGS,
 	  "Whether a loader asked for request takes code built for target." },
 	{ "version", mod_version, METH_NOARGS, "liboffcode's version." },
+	{ "code_kernels", kernels_of_code, METH_O,
+	  "The kernels of a code object in a buffer, as Artifact.kernels gives them, or None." },
+	{ "check_stdout", source_check_stdout, METH_O,
+	  "Raise the library's record when standard output writes to path's file." },
 	{ "__getattr__", errors_getattr, METH_O,
 	  "The error classes and ErrorRecord, made when first named." },
 	{ NULL, NULL, 0, NULL },
@@ -187,10 +200,12 @@ PyMODINIT_FUNC PyInit__offcode(void)
 	handle_type.tp_methods = artifact_methods;
 	handle_type.tp_getset = artifact_getset;
 	if (PyType_Ready(&handle_type) < 0 || PyType_Ready(listing_entry_type()) < 0 ||
-	    PyType_Ready(container_type_of()) < 0 || errors_add(m) < 0 ||
+	    PyType_Ready(container_type_of()) < 0 || PyType_Ready(&source_type) < 0 ||
+	    errors_add(m) < 0 ||
 	    PyModule_AddObjectRef(m, "Artifact", (PyObject *)&handle_type) < 0 ||
 	    PyModule_AddObjectRef(m, "Entry", (PyObject *)listing_entry_type()) < 0 ||
-	    PyModule_AddObjectRef(m, "Container", (PyObject *)container_type_of()) < 0)
+	    PyModule_AddObjectRef(m, "Container", (PyObject *)container_type_of()) < 0 ||
+	    PyModule_AddObjectRef(m, "Source", (PyObject *)&source_type) < 0)
 		goto fail;
 	return m;
 fail:

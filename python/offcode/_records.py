@@ -102,6 +102,10 @@ class Kernels(Sequence[Kernel]):
         self.processor: Optional[str] = t[3]
         self.ptx_version: Optional[str] = t[4]
         self._list = [Kernel(t[0], k) for k in t[5]]
+        # An AMDGPU code object's target ID as its metadata names it
+        # ("gfx90a:xnack+"), what `offload ls` says a lone code object is
+        # for; None for a cubin or PTX, or metadata that name none
+        self.target_id: Optional[str] = t[6]
 
     def __getitem__(self, i):  # type: ignore[override]
         return self._list[i]
@@ -171,6 +175,14 @@ if TYPE_CHECKING:
         index: int
         size: int
 
+    class NvHeader(NamedTuple):
+        kind: int
+        arch: int
+        variant: Optional[str]
+        flags: int
+        identifier: Optional[str]
+        ptxas_options: Optional[str]
+
 else:
     Layer = _record("Layer", "name compression stored", """
         A package's or an image's layer (offcode_layer_info): an image
@@ -187,4 +199,11 @@ else:
         ``layers()``, bottom first).""")
     RootFile = _record("RootFile", "layer index size", """
         A regular file of the root a manifest's layers make unpacked.""")
+    NvHeader = _record("NvHeader", "kind arch variant flags identifier ptxas_options", """
+        An NVIDIA fatbin entry's header (offcode_entry_nv), as cuobjdump
+        names its code: kind (1 PTX, 2 a cubin, 4 an old cubin, or another
+        value the header holds), arch (80 for sm_80), variant ("a", "f",
+        None for none), flags as stored, the nvcc -G source's identifier
+        and a PTX entry's ptxas options (None where the header has none):
+        ls --json's "nv" values under the same keys.""")
 

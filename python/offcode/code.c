@@ -5,6 +5,7 @@
 #include "convert.h"
 #include "errors.h"
 #include "handle.h"
+#include "kernels.h"
 
 /* read(i): entry i's code, decompressed, as bytes. */
 PyObject *code_read(Artifact *self, PyObject *arg)
@@ -316,110 +317,24 @@ PyObject *code_matches(Artifact *self, PyObject *args)
 
 /* ---- kernels ---- */
 
-static PyObject *kernel_of(const offcode_kernel *k)
-{
-	PyObject *res = PyDict_New(), *banks = NULL, *desc = NULL, *r = NULL;
-	struct offcode_kernel_descriptor d;
-
-	if (!res)
-		return NULL;
-	for (int i = 0; i < OFFCODE_RESOURCES; i++) {
-		uint64_t v;
-		PyObject *o;
-
-		if (!offcode_kernel_resource(k, i, &v))
-			continue;
-		o = PyLong_FromUnsignedLongLong(v);
-		if (!o || PyDict_SetItemString(res, offcode_resource_name(i), o) < 0) {
-			Py_XDECREF(o);
-			goto out;
-		}
-		Py_DECREF(o);
-	}
-	banks = PyDict_New();
-	if (!banks)
-		goto out;
-	for (unsigned b = 0; b < 18; b++) {
-		uint64_t v;
-		PyObject *o, *key;
-
-		if (!offcode_kernel_constant_bytes(k, b, &v))
-			continue;
-		o = PyLong_FromUnsignedLongLong(v);
-		key = PyUnicode_FromFormat("%u", b);
-		if (!o || !key || PyDict_SetItem(banks, key, o) < 0) {
-			Py_XDECREF(o);
-			Py_XDECREF(key);
-			goto out;
-		}
-		Py_DECREF(o);
-		Py_DECREF(key);
-	}
-	if (offcode_kernel_descriptor(k, &d))
-		desc = Py_BuildValue("{sKsIsIsIsIsIsIsI}",
-				     "offset", (unsigned long long)d.offset,
-				     "group_segment_fixed_size", d.group_segment_fixed_size,
-				     "private_segment_fixed_size", d.private_segment_fixed_size,
-				     "kernarg_size", d.kernarg_size,
-				     "compute_pgm_rsrc1", d.compute_pgm_rsrc1,
-				     "compute_pgm_rsrc2", d.compute_pgm_rsrc2,
-				     "compute_pgm_rsrc3", d.compute_pgm_rsrc3,
-				     "kernel_code_properties", (unsigned)d.kernel_code_properties);
-	else
-		desc = (Py_INCREF(Py_None), Py_None);
-	if (!desc)
-		goto out;
-	r = Py_BuildValue("(NNOOO)", convert_str_or_none(offcode_kernel_symbol(k)),
-			  convert_str_or_none(offcode_kernel_name(k)), res, banks, desc);
-out:
-	Py_DECREF(res);
-	Py_XDECREF(banks);
-	Py_XDECREF(desc);
-	return r;
-}
-
-/* kernels(i): (source, code_object_version, target, processor,
- * ptx_version, [(symbol, name, resources, constant_bytes, descriptor)]),
- * or None where there are none to read (OFFCODE_NOTHING). */
+/* kernels(i): kernels_tuple's tuple (kernels.h), or None where there are
+ * none to read (OFFCODE_NOTHING). */
 PyObject *code_kernels(Artifact *self, PyObject *arg)
 {
 	const offcode_entry *e = handle_locked_entry(self, PyLong_AsSsize_t(arg));
 	const offcode_kernels *k = NULL;
-	PyObject *list = NULL, *r = NULL;
-	size_t n;
+	PyObject *r = NULL;
 	int rc;
 
 	if (!e)
 		return NULL;
 	UNLOCKED_GIL(rc = offcode_entry_kernels(self->a, e, &k));
-	if (rc == OFFCODE_NOTHING) {
+	if (rc == OFFCODE_NOTHING)
 		r = (Py_INCREF(Py_None), Py_None);
-		goto out;
-	}
-	if (rc) {
+	else if (rc)
 		handle_raise_last(self, rc);
-		goto out;
-	}
-	n = offcode_kernels_count(k);
-	list = PyList_New((Py_ssize_t)n);
-	if (!list)
-		goto out;
-	for (size_t j = 0; j < n; j++) {
-		PyObject *t = kernel_of(offcode_kernels_at(k, j));
-
-		if (!t) {
-			Py_CLEAR(list);
-			goto out;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)j, t);
-	}
-	r = Py_BuildValue("(NINNNO)", convert_str_or_none(offcode_kernels_source(k)),
-			  offcode_kernels_code_object_version(k),
-			  convert_str_or_none(offcode_kernels_target(k)),
-			  convert_str_or_none(offcode_kernels_processor(k)),
-			  convert_str_or_none(offcode_kernels_ptx_version(k)), list);
-out:
-	Py_XDECREF(list);
+	else
+		r = kernels_tuple(k);
 	if (k)
 		offcode_kernels_free(self->a, k);
 	handle_unlock(self);

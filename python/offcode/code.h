@@ -30,7 +30,7 @@ PyObject *code_image_kind(Artifact *self, PyObject *arg);
 PyObject *code_image_kind_of(Artifact *self, Py_ssize_t i);
 /* matches(i, rules, exact) */
 PyObject *code_matches(Artifact *self, PyObject *args);
-/* kernels(i): (source, ..., [kernel rows]) or None */
+/* kernels(i): kernels_tuple's tuple (kernels.h) or None */
 PyObject *code_kernels(Artifact *self, PyObject *arg);
 
 #endif

@@ -47,16 +47,18 @@ PyObject *listing_inputs(Artifact *self, PyObject *unused)
 		Py_ssize_t p = -1;
 		size_t len = 0;
 		const char *name = offcode_input_name(in, &len);
+		unsigned sm = 0;
+		bool cubin = offcode_input_cubin_arch(in, &sm);
 		PyObject *t;
 
 		for (size_t k = 0; parent && k < i; k++)
 			if (offcode_input_at(a, k) == parent)
 				p = (Py_ssize_t)k;
-		t = Py_BuildValue("(NsKKIn)", convert_bytes_or_none(name, len),
+		t = Py_BuildValue("(NsKKInN)", convert_bytes_or_none(name, len),
 				  offcode_input_format(in),
 				  (unsigned long long)offcode_input_offset(in),
 				  (unsigned long long)offcode_input_size(in),
-				  offcode_input_depth(in), p);
+				  offcode_input_depth(in), p, convert_u64_if(cubin, sm));
 		if (!t) {
 			Py_CLEAR(inputs);
 			goto out;
