@@ -234,9 +234,17 @@ static PyObject *get_compressed(Entry *self, void *unused)
 	return PyBool_FromLong(self->compressed);
 }
 
+/* An entry of offcode.walk() has no artefact: what reads its code through
+ * one says so, rather than failing on None. */
 static PyObject *get_handle(Entry *self, void *unused)
 {
 	(void)unused;
+	if (!self->handle) {
+		PyErr_SetString(PyExc_ValueError, "an entry of offcode.walk() has no "
+				"artefact: its code is node.code, read during its visit "
+				"(walk(code=True))");
+		return NULL;
+	}
 	return Py_NewRef((PyObject *)self->handle);
 }
 
@@ -262,6 +270,8 @@ static PyObject *get_fields(Entry *self, void *unused)
 static PyObject *get_image_kind(Entry *self, void *unused)
 {
 	(void)unused;
+	if (!self->image_kind && !self->handle)
+		Py_RETURN_NONE;
 	if (!self->image_kind &&
 	    !(self->image_kind = code_image_kind_of(self->handle, self->i)))
 		return NULL;
@@ -442,7 +452,7 @@ static const int holders[TEXTS][2] = {
 };
 
 /* Entry i of the artefact, record e, as an object of type cls in
- * container, at place k of it. */
+ * container, at place k of it (self NULL: a walk's, of no artefact). */
 static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 			   const offcode_entry *e, PyObject *container, size_t k,
 			   struct uri_file *last, struct seen *seen)
@@ -495,7 +505,7 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 	o = (Entry *)cls->tp_alloc(cls, (Py_ssize_t)room);
 	if (!o)
 		return NULL;
-	o->handle = (Artifact *)Py_NewRef((PyObject *)self);
+	o->handle = (Artifact *)Py_XNewRef((PyObject *)self);
 	o->i = (Py_ssize_t)i;
 	o->container = Py_NewRef(container);
 	o->uri_file = Py_XNewRef(uri_file);
@@ -612,4 +622,20 @@ out:
 	handle_unlock(self);
 	Py_DECREF(containers);
 	return list;
+}
+
+PyObject *listing_entry_of_record(PyTypeObject *cls, const offcode_entry *e,
+				  PyObject *container)
+{
+	struct uri_file last = { NULL, 0, NULL };
+	struct seen seen;
+	Entry *o;
+
+	memset(&seen, 0, sizeof(seen));
+	o = (Entry *)entry_new(cls, NULL, (size_t)-1, e, container, 0, &last, &seen);
+	Py_XDECREF(last.str);
+	seen_free(&seen);
+	if (o && !(o->image_kind = convert_str_or_none(offcode_entry_image_kind(e))))
+		Py_CLEAR(o);
+	return (PyObject *)o;
 }

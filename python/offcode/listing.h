@@ -16,6 +16,11 @@ PyObject *listing_inputs(Artifact *self, PyObject *unused);
  * asked for; containers, containers()' objects, each entry's .container,
  * each given its entries (container_set_entries) unless it has them. */
 PyObject *listing_entries(Artifact *self, PyObject *args);
+/* Record e of a walk (valid during its visit) as an object of cls in
+ * container, every field copied out (image_kind too): no artefact, so
+ * what reads its code raises ValueError. */
+PyObject *listing_entry_of_record(PyTypeObject *cls, const offcode_entry *e,
+				  PyObject *container);
 /* _offcode.Entry, for the module to make ready and add. */
 PyTypeObject *listing_entry_type(void);
 
