@@ -94,6 +94,9 @@ typedef struct {
 	 * name the same (a library's bundles list the same targets in the
 	 * same order), not one made at each read. */
 	PyObject *id_str, *arch_str;
+	/* A walk's record, during its visit: image_kind read from it when
+	 * first asked for (it reads code: not made unless asked). */
+	const offcode_entry *live;
 	uint64_t size, offset;
 	unsigned index;
 	bool has_offset, compressed;
@@ -270,8 +273,12 @@ static PyObject *get_fields(Entry *self, void *unused)
 static PyObject *get_image_kind(Entry *self, void *unused)
 {
 	(void)unused;
-	if (!self->image_kind && !self->handle)
-		Py_RETURN_NONE;
+	if (!self->image_kind && !self->handle) {
+		if (!self->live)
+			Py_RETURN_NONE;
+		self->image_kind = convert_str_or_none(offcode_entry_image_kind(self->live));
+		return Py_XNewRef(self->image_kind);
+	}
 	if (!self->image_kind &&
 	    !(self->image_kind = code_image_kind_of(self->handle, self->i)))
 		return NULL;
@@ -334,9 +341,10 @@ PyTypeObject *listing_entry_type(void)
 }
 
 /* The file:// part of the URIs of the entries made so far: the last one
- * seen, as its bytes and as str. */
+ * seen, as its bytes (a copy: a walk's records go after their visit) and
+ * as str. */
 struct uri_file {
-	const char *bytes;
+	char *bytes;
 	size_t len;
 	PyObject *str;
 };
@@ -354,15 +362,28 @@ static PyObject *uri_file_of(struct uri_file *last, const char *uri, const char 
 	len = (size_t)(hash - uri);
 	if (!last->str || last->len != len || memcmp(last->bytes, uri, len)) {
 		PyObject *str = PyUnicode_DecodeUTF8(uri, (Py_ssize_t)len, "surrogateescape");
+		char *copy;
 
 		if (!str)
 			return NULL;
+		if (!(copy = PyMem_Malloc(len ? len : 1))) {
+			Py_DECREF(str);
+			return PyErr_NoMemory();
+		}
+		memcpy(copy, uri, len);
+		PyMem_Free(last->bytes);
 		Py_XSETREF(last->str, str);
-		last->bytes = uri;
+		last->bytes = copy;
 		last->len = len;
 	}
 	*rest = hash;
 	return last->str;
+}
+
+static void uri_file_free(struct uri_file *last)
+{
+	PyMem_Free(last->bytes);
+	Py_XDECREF(last->str);
 }
 
 /* Where text t lies inside text u, or NULL: at its usual places (a
@@ -617,25 +638,54 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 out:
 	if (collecting)
 		PyGC_Enable();
-	Py_XDECREF(last.str);
+	uri_file_free(&last);
 	seen_free(&seen);
 	handle_unlock(self);
 	Py_DECREF(containers);
 	return list;
 }
 
-PyObject *listing_entry_of_record(PyTypeObject *cls, const offcode_entry *e,
-				  PyObject *container)
-{
-	struct uri_file last = { NULL, 0, NULL };
+struct listing_texts {
+	struct uri_file last;
 	struct seen seen;
-	Entry *o;
+};
 
-	memset(&seen, 0, sizeof(seen));
-	o = (Entry *)entry_new(cls, NULL, (size_t)-1, e, container, 0, &last, &seen);
-	Py_XDECREF(last.str);
-	seen_free(&seen);
-	if (o && !(o->image_kind = convert_str_or_none(offcode_entry_image_kind(e))))
-		Py_CLEAR(o);
+struct listing_texts *listing_texts_new(void)
+{
+	struct listing_texts *t = PyMem_Calloc(1, sizeof(*t));
+
+	if (!t)
+		PyErr_NoMemory();
+	return t;
+}
+
+void listing_texts_free(struct listing_texts *t)
+{
+	if (!t)
+		return;
+	uri_file_free(&t->last);
+	seen_free(&t->seen);
+	PyMem_Free(t);
+}
+
+PyObject *listing_entry_of_record(PyTypeObject *cls, const offcode_entry *e,
+				  PyObject *container, struct listing_texts *texts)
+{
+	Entry *o = (Entry *)entry_new(cls, NULL, (size_t)-1, e, container,
+				      offcode_entry_index(e), &texts->last, &texts->seen);
+
+	if (o)
+		o->live = e;
 	return (PyObject *)o;
+}
+
+int listing_entry_let_go(PyObject *entry, bool kept)
+{
+	Entry *o = (Entry *)entry;
+
+	if (kept && o->live && !o->image_kind &&
+	    !(o->image_kind = convert_str_or_none(offcode_entry_image_kind(o->live))))
+		return -1;
+	o->live = NULL;
+	return 0;
 }

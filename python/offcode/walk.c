@@ -10,7 +10,11 @@
  * copied costs, so a snapshot is made when it is first read, and at the
  * visit's end for a node the visitor kept (it has a reference besides
  * the walk's): a visitor that reads a member's name alone makes no
- * entry, and one that keeps nodes keeps them whole.  The inputs above
+ * entry, and one that keeps nodes keeps them whole.  An entry's image
+ * kind, which reads its code's first bytes, is read when asked for
+ * during the visit, or at its end for an entry kept.  The texts the
+ * entries have alike (IDs, target IDs, the URIs' file part) are one str
+ * each, as an opened artefact's are (listing.c).  The inputs above
  * the node and its container are made once for the nodes under them
  * (the objects the entries' .container and .input share), and let go as
  * the walk leaves them.
@@ -61,6 +65,7 @@ struct walk {
 	PyObject *visit, *make_input;
 	PyTypeObject *entry_cls, *container_cls, *section_cls;
 	PyThreadState *ts;	/* the thread's state while the library runs */
+	unsigned long thread;	/* the thread walking */
 	/* The inputs open above the node, by depth: each record and its
 	 * object (NULL until one is asked for). */
 	const offcode_input **in_rec;
@@ -69,6 +74,7 @@ struct walk {
 	/* The container of the nodes since the last container's node. */
 	const offcode_container *c_rec;
 	PyObject *c_obj;
+	struct listing_texts *texts;	/* what the entries share */
 	PyObject *result;	/* visit's true result, which stopped it */
 	int failed;		/* visit raised: its exception is the walk's */
 };
@@ -174,14 +180,20 @@ static PyObject *container_of(struct walk *w, const offcode_container *c)
 
 /* ---- the node ---- */
 
-/* Whether the node's records may be read (its visit running): else
- * ValueError naming what was asked for. */
+/* Whether the node's records may be read (its visit running, on the
+ * thread walking: another could be let run while a snapshot is made, as
+ * Python code is called, and read on past the visit's end): else
+ * ValueError naming what was asked for, or RuntimeError. */
 static bool live(Node *self, const char *what)
 {
-	if (self->n)
+	if (self->n && self->w->thread == PyThread_get_thread_ident())
 		return true;
-	PyErr_Format(PyExc_ValueError, "node.%s was not read during its visit: a "
-		     "walk's records are the library's until the visit returns", what);
+	if (self->n)
+		PyErr_Format(PyExc_RuntimeError, "node.%s read by a thread other than "
+			     "the one walking, during its visit", what);
+	else
+		PyErr_Format(PyExc_ValueError, "node.%s was not read during its visit: a "
+			     "walk's records are the library's until the visit returns", what);
 	return false;
 }
 
@@ -233,7 +245,8 @@ static PyObject *node_entry(Node *self, void *unused)
 			self->entry = Py_NewRef(Py_None);
 		else if (!(c = container_of(self->w, self->n->container)) ||
 			 !(self->entry = listing_entry_of_record(self->w->entry_cls,
-								 self->n->entry, c)))
+								 self->n->entry, c,
+								 self->w->texts)))
 			return NULL;
 	}
 	return Py_NewRef(self->entry);
@@ -404,6 +417,30 @@ PyTypeObject *walk_node_type(void)
 
 /* ---- the walk ---- */
 
+/* The visit over, its records about to go: a node the visitor kept (a
+ * reference besides the walk's) made whole, and its entry, kept with it
+ * or alone, given its image kind: 0, or -1 with an exception (the
+ * visitor's own, when it raised, the one raised). */
+static int visit_end(Node *node)
+{
+	bool kept = Py_REFCNT(node) > 1;
+	PyObject *et, *ev, *tb;
+	int rc = 0;
+
+	PyErr_Fetch(&et, &ev, &tb);
+	if (kept && node_keep(node) < 0)
+		rc = -1;
+	if (node->entry && node->entry != Py_None &&
+	    listing_entry_let_go(node->entry, rc == 0 && (kept || Py_REFCNT(node->entry) > 1)) < 0)
+		rc = -1;
+	if (et) {
+		PyErr_Clear();
+		PyErr_Restore(et, ev, tb);
+		rc = -1;
+	}
+	return rc;
+}
+
 static int visit_one(void *ctx, const struct offcode_node *n)
 {
 	struct walk *w = ctx;
@@ -437,7 +474,7 @@ static int visit_one(void *ctx, const struct offcode_node *n)
 		node->has_code = n->code != NULL;
 		node->code_size = n->code ? n->code_size : 0;
 		r = PyObject_CallOneArg(w->visit, (PyObject *)node);
-		if (r && Py_REFCNT(node) > 1 && node_keep(node) < 0)
+		if (visit_end(node) < 0)
 			Py_CLEAR(r);
 		node->w = NULL;
 		node->n = NULL;
@@ -504,6 +541,9 @@ PyObject *walk_run(PyObject *mod, PyObject *args)
 		return NULL;
 	if (name_arg != Py_None && !PyUnicode_FSConverter(name_arg, &name))
 		return NULL;
+	w.thread = PyThread_get_thread_ident();
+	if (!(w.texts = listing_texts_new()))
+		goto out;
 	memset(&o, 0, sizeof(o));
 	o.size = sizeof(o);
 	/* (a hash is checked as a CCOB is inflated) */
@@ -556,6 +596,7 @@ out:
 	container_forget(&w);
 	PyMem_Free(w.in_rec);
 	PyMem_Free(w.in_obj);
+	listing_texts_free(w.texts);
 	Py_XDECREF(w.result);
 	if (has_view)
 		PyBuffer_Release(&view);

@@ -436,6 +436,26 @@ def test_fifo_read_to_its_end(tmp_path):
     assert results[1]["path"] == fifo and len(results[1]["sections"][0]["containers"]) == 2
 
 
+def test_a_node_is_read_by_the_thread_walking():
+    got = []
+
+    def other(n):
+        try:
+            n.entry
+        except RuntimeError as e:
+            got.append(str(e))
+
+    def visit(n):
+        if n.kind == "entry" and not got:
+            t = threading.Thread(target=other, args=(n,))
+            t.start()
+            t.join()
+            got.append(n.entry.id)
+    offcode.walk(APP, visit)
+    assert got == ["node.entry read by a thread other than the one walking, during its visit",
+                   "host-x86_64-unknown-linux-gnu-"]
+
+
 def test_walks_in_threads_at_once():
     want = walked_json(LIB_A)
     got = [None] * 4
