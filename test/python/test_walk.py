@@ -221,6 +221,22 @@ def test_an_exception_stops_it_and_is_raised():
     assert walked_json(APP) == project(ls_json(APP)[1][0])
 
 
+def test_a_node_kept_by_a_traceback_is_whole():
+    def visit(n):
+        if n.kind == "entry" and n.entry is not None and n.entry.arch:
+            raise LookupError(n.kind)
+    with pytest.raises(LookupError) as e:
+        offcode.walk(APP, visit, code=True)
+    tb = e.value.__traceback__
+    while tb.tb_next:
+        tb = tb.tb_next
+    n = tb.tb_frame.f_locals["n"]
+    assert (n.entry.id, n.entry.image_kind, n.container.number, n.input.name) == \
+        ("hipv4-amdgcn-amd-amdhsa--gfx1100", "elf", 0, APP)
+    with pytest.raises(ValueError):
+        n.code
+
+
 def test_a_visitor_that_is_no_callable_is_refused():
     with pytest.raises(TypeError):
         offcode.walk(APP, None)
