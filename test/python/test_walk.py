@@ -398,6 +398,50 @@ def test_memory_flat_over_20000_members(tmp_path):
     assert got["open"] > 2 * got["walk"] + 4096, got
 
 
+CODE_MEMORY = r"""
+import sys, offcode
+def hwm():
+    for l in open("/proc/self/status"):
+        if l.startswith("VmHWM:"):
+            return int(l.split()[1])
+before, read = hwm(), [0]
+def visit(n):
+    code = n.code
+    if code:
+        read[0] += len(code)
+offcode.walk(sys.argv[1], visit, code=True)
+print(read[0], hwm() - before)
+"""
+
+
+def test_code_read_memory_flat(tmp_path):
+    # An archive of six bundles of two 4 MB code objects: every one read
+    # into Python, the pages of each let go of after its visit (a walk
+    # that kept them would grow by the 48 MB of the file).
+    for k in (1, 2):
+        (tmp_path / ("c%d.co" % k)).write_bytes(os.urandom(4000000))
+    (tmp_path / "host.o").write_bytes(b"")
+    subprocess.run([OFFLOAD, "bundler", "-type=o",
+                    "-targets=host-x86_64-unknown-linux-gnu-,"
+                    "hipv4-amdgcn-amd-amdhsa--gfx90a,hipv4-amdgcn-amd-amdhsa--gfx1100",
+                    "-input=host.o", "-input=c1.co", "-input=c2.co", "-output=b.bundle"],
+                   cwd=str(tmp_path), env=ENV, check=True)
+    data = (tmp_path / "b.bundle").read_bytes()
+    with open(str(tmp_path / "bigs.a"), "wb") as f:
+        f.write(b"!<arch>\n")
+        for i in range(6):
+            f.write(b"%-16s%-12d%-6d%-6d%-8s%-10d`\n" % (b"b%d/" % i, 0, 0, 0, b"644", len(data)))
+            f.write(data + (b"\n" if len(data) % 2 else b""))
+    env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+               ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0")
+    r = subprocess.run([sys.executable, "-c", CODE_MEMORY, str(tmp_path / "bigs.a")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    read, grew = map(int, r.stdout.split())
+    assert read == 48000000
+    assert grew < 20000, grew       # KB: a code object's bytes and its pages
+
+
 @pytest.mark.parametrize("path", HOSTILE)
 def test_hostile_refused_as_open_refuses(path):
     try:
