@@ -742,6 +742,10 @@ def python_jobs(d, runs):
          "%s %s" % (OURS_LS, lib), (), runs, PY_REPEAT),
         ("python ls, vs --json", "{Y} ls %s" % lib, (),
          "%s --json %s" % (OURS_LS, lib), (), runs, PY_REPEAT),
+        # the same lines from the streaming walk (offcode.walk): no
+        # record kept, against offload ls too
+        ("python walk rocsparse", "{Y} walk %s" % lib, (),
+         "%s %s" % (OURS_LS, lib), (), runs, PY_REPEAT),
         ("python extract rocsparse", "{Y} extract %s py.{N}" % lib,
          ("py.{N}",), "%s -q -o px.out --all %s" % (OURS_EXTRACT, lib),
          ("px.out",), runs),

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""bench_offcode.py ls|extract FILE [DIR]: what test/bench.py times of the
+"""bench_offcode.py ls|walk|extract FILE [DIR]: what test/bench.py times of the
 offcode package against `offload ls` and `offload extract` (issue 37).
 
   ls FILE           every container and entry, one line each, as a
                     program listing the file would (open, walk, print)
+  walk FILE         ls's lines, from the streaming walk (offcode.walk):
+                    each container's line at its end (its entries
+                    counted), each entry's as it comes, nothing kept
   extract FILE DIR  every code object, decompressed, written to a file of
                     its own in DIR, as extract --all does: one walk
                     (Artifact.extract_all), each CCOB inflated once, stored
@@ -37,6 +40,27 @@ def ls(path):
                 c.format, c.number, c.offset, c.size, len(c)))
             for e in c:
                 write("  %s  %s  %d  %s\n" % (e.id, e.arch, e.size, e.uri))
+
+
+def walk(path):
+    # A container's line comes before its entries' as in ls, so they are
+    # held until its end: the one container's, not the file's.
+    import offcode
+    write = sys.stdout.write
+    lines = []
+
+    def visit(n):
+        kind = n.kind
+        if kind == "entry":
+            e = n.entry
+            lines.append("  %s  %s  %d  %s\n" % (e.id, e.arch, e.size, e.uri))
+        elif kind == "container_end":
+            c = n.container
+            write("%s #%d at %s: %d bytes, %d entries\n" % (
+                c.format, c.number, c.offset, c.size, len(lines)))
+            write("".join(lines))
+            del lines[:]
+    offcode.walk(path, visit)
 
 
 def extract(path, d):
@@ -78,6 +102,8 @@ if __name__ == "__main__":
         gc.collect()
         sys.stderr.write("%.9f %.9f\n" % (time.perf_counter() - wall,
                                           time.process_time() - cpu))
+    elif sys.argv[1] == "walk":
+        walk(sys.argv[2])
     elif sys.argv[1] == "read":
         read(sys.argv[2])
     else:

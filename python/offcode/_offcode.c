@@ -13,7 +13,8 @@
  *   layers.c    packages' and images' layers and manifests; du's figures
  *   kernels.c   kernel lists as tuples; the kernels of code at hand
  *   nv.c        an NVIDIA entry's header
- *   source.c    offcode.Source, one input's bytes; check_stdout */
+ *   source.c    offcode.Source, one input's bytes; check_stdout
+ *   walk.c      the streaming walk, its nodes */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "nv.h"
 #include "open.h"
 #include "source.h"
+#include "walk.h"
 
 static PyMethodDef artifact_methods[] = {
 	{ "close", (PyCFunction)handle_close, METH_NOARGS, "Free the artefact." },
@@ -169,6 +171,8 @@ static PyMethodDef module_methods[] = {
 	{ "open_memory", open_memory, METH_VARARGS, "Open bytes in memory." },
 	{ "open_stream", open_stream, METH_VARARGS,
 	  "Open a package or an image by its path, its files walked later." },
+	{ "walk", walk_run, METH_VARARGS,
+	  "The streaming walk: visit(node) for each node of a file, as it comes." },
 	{ "path_kind", open_path_kind, METH_O,
 	  "What a path names: image, deb, wheel, conda, or None." },
 	{ "prune", (PyCFunction)(void (*)(void))mod_prune, METH_VARARGS | METH_KEYWORDS,
@@ -201,11 +205,13 @@ PyMODINIT_FUNC PyInit__offcode(void)
 	handle_type.tp_getset = artifact_getset;
 	if (PyType_Ready(&handle_type) < 0 || PyType_Ready(listing_entry_type()) < 0 ||
 	    PyType_Ready(container_type_of()) < 0 || PyType_Ready(&source_type) < 0 ||
+	    PyType_Ready(walk_node_type()) < 0 ||
 	    errors_add(m) < 0 ||
 	    PyModule_AddObjectRef(m, "Artifact", (PyObject *)&handle_type) < 0 ||
 	    PyModule_AddObjectRef(m, "Entry", (PyObject *)listing_entry_type()) < 0 ||
 	    PyModule_AddObjectRef(m, "Container", (PyObject *)container_type_of()) < 0 ||
-	    PyModule_AddObjectRef(m, "Source", (PyObject *)&source_type) < 0)
+	    PyModule_AddObjectRef(m, "Source", (PyObject *)&source_type) < 0 ||
+	    PyModule_AddObjectRef(m, "Node", (PyObject *)walk_node_type()) < 0)
 		goto fail;
 	return m;
 fail:

@@ -316,3 +316,19 @@ out:
 	handle_unlock(self);
 	return list;
 }
+
+PyObject *container_of_record(PyTypeObject *cls, PyTypeObject *section_cls,
+			      const offcode_container *c, PyObject *input)
+{
+	PyObject *last = NULL, *section, *o;
+	uint32_t last_index = 0;
+	const char *last_name = NULL, *last_kind = NULL;
+
+	section = section_of(c, section_cls, &last, &last_index, &last_name, &last_kind);
+	Py_XDECREF(last);
+	if (!section)
+		return NULL;
+	o = container_new(cls, c, input, section);
+	Py_DECREF(section);
+	return o;
+}

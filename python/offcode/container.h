@@ -17,6 +17,11 @@ PyObject *container_list(Artifact *self, PyObject *args);
 /* Give c (an object of containers()) its entries, all[from:to], unless it
  * has them: 0, or -1 with an exception.  Nothing for another object. */
 int container_set_entries(PyObject *c, PyObject *all, Py_ssize_t from, Py_ssize_t to);
+/* Record c of a walk (valid during its visit) as an object of cls in
+ * input, its section one of section_cls, its fields copied out; its
+ * entries none (a walk hands each over as a node of its own). */
+PyObject *container_of_record(PyTypeObject *cls, PyTypeObject *section_cls,
+			      const offcode_container *c, PyObject *input);
 /* _offcode.Container, for the module to make ready and add. */
 PyTypeObject *container_type_of(void);
 

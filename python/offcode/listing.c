@@ -41,6 +41,11 @@ PyObject *listing_inputs(Artifact *self, PyObject *unused)
 	ni = offcode_input_count(a);
 	if (!(inputs = PyList_New((Py_ssize_t)ni)))
 		goto out;
+	/* (an input's parent is most often the one before it had: a search
+	 * for each of an archive's members was quadratic, 47 s for 200,000) */
+	const offcode_input *last_parent = NULL;
+	Py_ssize_t last_p = -1;
+
 	for (size_t i = 0; i < ni; i++) {
 		const offcode_input *in = offcode_input_at(a, i);
 		const offcode_input *parent = offcode_input_parent(in);
@@ -51,9 +56,13 @@ PyObject *listing_inputs(Artifact *self, PyObject *unused)
 		bool cubin = offcode_input_cubin_arch(in, &sm);
 		PyObject *t;
 
-		for (size_t k = 0; parent && k < i; k++)
+		if (parent && parent == last_parent)
+			p = last_p;
+		for (size_t k = 0; parent && p < 0 && k < i; k++)
 			if (offcode_input_at(a, k) == parent)
 				p = (Py_ssize_t)k;
+		last_parent = parent;
+		last_p = p;
 		t = Py_BuildValue("(NsKKInN)", convert_bytes_or_none(name, len),
 				  offcode_input_format(in),
 				  (unsigned long long)offcode_input_offset(in),
@@ -96,6 +105,9 @@ typedef struct {
 	 * name the same (a library's bundles list the same targets in the
 	 * same order), not one made at each read. */
 	PyObject *id_str, *arch_str;
+	/* A walk's record, during its visit: image_kind read from it when
+	 * first asked for (it reads code: not made unless asked). */
+	const offcode_entry *live;
 	uint64_t size, offset;
 	unsigned index;
 	bool has_offset, compressed;
@@ -236,9 +248,17 @@ static PyObject *get_compressed(Entry *self, void *unused)
 	return PyBool_FromLong(self->compressed);
 }
 
+/* An entry of offcode.walk() has no artefact: what reads its code through
+ * one says so, rather than failing on None. */
 static PyObject *get_handle(Entry *self, void *unused)
 {
 	(void)unused;
+	if (!self->handle) {
+		PyErr_SetString(PyExc_ValueError, "an entry of offcode.walk() has no "
+				"artefact: its code is node.code, read during its visit "
+				"(walk(code=True))");
+		return NULL;
+	}
 	return Py_NewRef((PyObject *)self->handle);
 }
 
@@ -264,6 +284,12 @@ static PyObject *get_fields(Entry *self, void *unused)
 static PyObject *get_image_kind(Entry *self, void *unused)
 {
 	(void)unused;
+	if (!self->image_kind && !self->handle) {
+		if (!self->live)
+			Py_RETURN_NONE;
+		self->image_kind = convert_str_or_none(offcode_entry_image_kind(self->live));
+		return Py_XNewRef(self->image_kind);
+	}
 	if (!self->image_kind &&
 	    !(self->image_kind = code_image_kind_of(self->handle, self->i)))
 		return NULL;
@@ -326,9 +352,10 @@ PyTypeObject *listing_entry_type(void)
 }
 
 /* The file:// part of the URIs of the entries made so far: the last one
- * seen, as its bytes and as str. */
+ * seen, as its bytes (a copy: a walk's records go after their visit) and
+ * as str. */
 struct uri_file {
-	const char *bytes;
+	char *bytes;
 	size_t len;
 	PyObject *str;
 };
@@ -346,15 +373,28 @@ static PyObject *uri_file_of(struct uri_file *last, const char *uri, const char 
 	len = (size_t)(hash - uri);
 	if (!last->str || last->len != len || memcmp(last->bytes, uri, len)) {
 		PyObject *str = PyUnicode_DecodeUTF8(uri, (Py_ssize_t)len, "surrogateescape");
+		char *copy;
 
 		if (!str)
 			return NULL;
+		if (!(copy = PyMem_Malloc(len ? len : 1))) {
+			Py_DECREF(str);
+			return PyErr_NoMemory();
+		}
+		memcpy(copy, uri, len);
+		PyMem_Free(last->bytes);
 		Py_XSETREF(last->str, str);
-		last->bytes = uri;
+		last->bytes = copy;
 		last->len = len;
 	}
 	*rest = hash;
 	return last->str;
+}
+
+static void uri_file_free(struct uri_file *last)
+{
+	PyMem_Free(last->bytes);
+	Py_XDECREF(last->str);
 }
 
 /* Where text t lies inside text u, or NULL: at its usual places (a
@@ -444,7 +484,7 @@ static const int holders[TEXTS][2] = {
 };
 
 /* Entry i of the artefact, record e, as an object of type cls in
- * container, at place k of it. */
+ * container, at place k of it (self NULL: a walk's, of no artefact). */
 static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 			   const offcode_entry *e, PyObject *container, size_t k,
 			   struct uri_file *last, struct seen *seen)
@@ -497,7 +537,7 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 	o = (Entry *)cls->tp_alloc(cls, (Py_ssize_t)room);
 	if (!o)
 		return NULL;
-	o->handle = (Artifact *)Py_NewRef((PyObject *)self);
+	o->handle = (Artifact *)Py_XNewRef((PyObject *)self);
 	o->i = (Py_ssize_t)i;
 	o->container = Py_NewRef(container);
 	o->uri_file = Py_XNewRef(uri_file);
@@ -609,9 +649,54 @@ PyObject *listing_entries(Artifact *self, PyObject *args)
 out:
 	if (collecting)
 		PyGC_Enable();
-	Py_XDECREF(last.str);
+	uri_file_free(&last);
 	seen_free(&seen);
 	handle_unlock(self);
 	Py_DECREF(containers);
 	return list;
+}
+
+struct listing_texts {
+	struct uri_file last;
+	struct seen seen;
+};
+
+struct listing_texts *listing_texts_new(void)
+{
+	struct listing_texts *t = PyMem_Calloc(1, sizeof(*t));
+
+	if (!t)
+		PyErr_NoMemory();
+	return t;
+}
+
+void listing_texts_free(struct listing_texts *t)
+{
+	if (!t)
+		return;
+	uri_file_free(&t->last);
+	seen_free(&t->seen);
+	PyMem_Free(t);
+}
+
+PyObject *listing_entry_of_record(PyTypeObject *cls, const offcode_entry *e,
+				  PyObject *container, struct listing_texts *texts)
+{
+	Entry *o = (Entry *)entry_new(cls, NULL, (size_t)-1, e, container,
+				      offcode_entry_index(e), &texts->last, &texts->seen);
+
+	if (o)
+		o->live = e;
+	return (PyObject *)o;
+}
+
+int listing_entry_let_go(PyObject *entry, bool kept)
+{
+	Entry *o = (Entry *)entry;
+
+	if (kept && o->live && !o->image_kind &&
+	    !(o->image_kind = convert_str_or_none(offcode_entry_image_kind(o->live))))
+		return -1;
+	o->live = NULL;
+	return 0;
 }
