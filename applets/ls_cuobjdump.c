@@ -254,6 +254,7 @@ static int visit(void *ctx, const struct offcode_node *n)
 {
 	struct state *st = ctx;
 	struct offcode_nv_entry nv = { .size = sizeof(nv) };
+	int rc;
 
 	switch (n->kind) {
 	case OFFCODE_NODE_INPUT:
@@ -276,9 +277,13 @@ static int visit(void *ctx, const struct offcode_node *n)
 			st->device_code = true;
 		break;
 	case OFFCODE_NODE_ENTRY:
-		if (!st->nv_container ||
-		    offcode_entry_nv(n->entry, &nv) != 0 ||
-		    (nv.kind != OFFCODE_NV_PTX && nv.kind != OFFCODE_NV_ELF) ||
+		if (!st->nv_container)
+			break;
+		rc = offcode_entry_nv(n->entry, &nv);
+		if (rc == OFFCODE_NOMEM)
+			return st->oom = true, -1;
+		if (rc || (nv.kind != OFFCODE_NV_PTX &&
+			   nv.kind != OFFCODE_NV_ELF) ||
 		    !ls_wanted_entry(st->rs, n->entry))
 			break;
 		if (add(st, &nv) < 0)

@@ -616,7 +616,9 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 	if (!n->in_file && k->packed_depth && k->packed_raw)
 		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
 					  n->size / k->packed_raw);
-	if (keep_nv(k, e, n) < 0)
+	/* (a streaming walk's is read from its node when asked for, nv.c:
+	 * nothing copied for a visitor that does not ask) */
+	if (!k->stream && keep_nv(k, e, n) < 0)
 		return -1;
 	if (n->decode_err &&
 	    !(e->decode_error = error_from(n->decode_err, "")))
