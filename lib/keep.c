@@ -315,13 +315,22 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 int artifact_refill_container(struct keep *k, struct offcode_container *c,
 			      const struct inspect_node *n)
 {
+	if (!k->stream) {
+		offcode_error_free(c->hash_error);
+		c->hash_error = NULL;
+		return fill_container(k, c, n, false);
+	}
+	/* A streaming walk's, at its end: what its node may say now (a
+	 * CCOB's hash checked; when no update came, what it was kept as),
+	 * the rest as it was kept; all its fields when asked for. */
+	c->fields = NULL;
+	c->nfields = 0;
+	c->fields_head = c->fields_for_entry = false;
+	c->fields_later = true;
+	if (!k->container_updated)
+		return 0;
 	offcode_error_free(c->hash_error);
 	c->hash_error = NULL;
-	if (!k->stream)
-		return fill_container(k, c, n, false);
-	/* A streaming walk's, at its end: what its node may say now (a
-	 * CCOB's hash checked), the rest as it was kept; all its fields
-	 * when asked for. */
 	c->number = n->number;
 	c->has_offset = !n->in_bitcode;
 	c->offset = n->offset;
@@ -332,10 +341,6 @@ int artifact_refill_container(struct keep *k, struct offcode_container *c,
 	c->alone = n->in_file && !n->in_bitcode && n->offset <= k->a->len &&
 		   n->size <= k->a->len - n->offset;
 	keep_node_values(c, n);
-	c->fields = NULL;
-	c->nfields = 0;
-	c->fields_head = c->fields_for_entry = false;
-	c->fields_later = true;
 	return keep_hash_error(c, n);
 }
 
@@ -356,6 +361,7 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 	if (kind->packed && kind->packed(n, &k->packed_stored, &k->packed_raw))
 		k->packed_depth = n->depth;
 	k->container = *n;
+	k->container_updated = false;
 	k->stack[n->depth] = (struct open_node){ .kind = INSPECT_CONTAINER,
 						 .index = a->ncontainers++ };
 	return 0;

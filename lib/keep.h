@@ -36,6 +36,9 @@ struct keep {
 	 * before its entries alone, and counts the entries to come; an
 	 * update fills it again, all its fields. */
 	bool stream;
+	/* An update came for the container open (walk.c): its record is
+	 * made again from container at its end, not kept as it was. */
+	bool container_updated;
 };
 /* Keep node n into k->a: 0, or -1 out of memory. */
 int artifact_keep_node(struct keep *k, const struct inspect_node *n);

@@ -246,8 +246,10 @@ static int visit(void *ctx, const struct inspect_node *n)
 	if (n->update) {
 		/* A streamed CCOB's hash, after its entries: said at its
 		 * end. */
-		if (w->container_open && n->depth == w->container_depth)
+		if (w->container_open && n->depth == w->container_depth) {
 			w->k.container = *n;
+			w->k.container_updated = true;
+		}
 		return 0;
 	}
 	if (n->depth >= w->k.depth_cap) {
