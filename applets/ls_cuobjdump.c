@@ -119,17 +119,19 @@ static size_t put_text(char *buf, size_t n, const char *s, size_t len)
  * "%*u" prints it: the count (10 at most, for a width of 4). */
 static size_t put_uint(char *out, unsigned v, size_t width)
 {
-	char digits[10];
-	size_t n = 0, len = 0;
+	size_t digits = 1, len;
+	char *p;
 
+	for (unsigned t = v; t >= 10; t /= 10)
+		digits++;
+	len = digits < width ? width : digits;
+	for (p = out; p < out + len - digits; p++)
+		*p = ' ';
+	p = out + len;
 	do {
-		digits[n++] = (char)('0' + v % 10);
+		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	while (len + n < width)
-		out[len++] = ' ';
-	while (n)
-		out[len++] = digits[--n];
 	return len;
 }
 
