@@ -109,7 +109,7 @@ struct offcode_entry {
 	 * it, its arch as -t matches it. */
 	const char *select_id, *select_arch;
 	size_t select_id_len, select_arch_len;
-	/* du's figures (offcode_entry_du_sizes). */
+	/* du's figures (offcode_entry_du_sizes; ENTRY_DU). */
 	uint64_t du_code, du_stored;
 	/* ls's columns and place (offcode_entry_cell, _location). */
 	struct { const char *s; size_t len; } cells[4];
@@ -132,7 +132,8 @@ enum {
 	ENTRY_SELECT = 1u << 3,	/* select_id, select_arch */
 	ENTRY_CELLS = 1u << 4,	/* cells, location */
 	ENTRY_ID = 1u << 5,
-	ENTRY_LAZY = (1u << 6) - 1,
+	ENTRY_DU = 1u << 6,	/* du_code, du_stored */
+	ENTRY_LAZY = (1u << 7) - 1,
 };
 
 /* Memory the artefact owns, freed with it: a list of blocks. */

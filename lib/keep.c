@@ -588,6 +588,17 @@ static int fill_entry(struct keep *k, struct offcode_entry *e,
 	}
 	if ((groups & ENTRY_CELLS) && keep_presentation(k, e, kind, n, &t) < 0)
 		return -1;
+	if (groups & ENTRY_DU) {
+		/* As its kind counts them, a packed container's share (the
+		 * walk's state while the entry is: its keep, its visit). */
+		e->du_code = e->du_stored = n->size;
+		if (kind->sizes)
+			kind->sizes(n, &e->du_code, &e->du_stored);
+		if (!n->in_file && k->packed_depth && k->packed_raw)
+			e->du_stored = (uint64_t)((unsigned __int128)
+						  k->packed_stored * n->size /
+						  k->packed_raw);
+	}
 	return k->oom ? -1 : 0;
 }
 
@@ -626,14 +637,6 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 		.compressed = !n->in_file && !n->in_bitcode,
 		.lazy = ENTRY_LAZY,
 	};
-	/* du's figures: as its kind counts them, a packed container's
-	 * share (the walk's state now). */
-	e->du_code = e->du_stored = n->size;
-	if (kind->sizes)
-		kind->sizes(n, &e->du_code, &e->du_stored);
-	if (!n->in_file && k->packed_depth && k->packed_raw)
-		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
-					  n->size / k->packed_raw);
 	/* (a streaming walk's is read from its node when asked for, nv.c:
 	 * nothing copied for a visitor that does not ask) */
 	if (!k->stream && keep_nv(k, e, n) < 0)
