@@ -172,15 +172,12 @@ static int open_out(const struct options *o, const struct extract_file_id *in,
 	return 0;
 }
 
-/* Copy len bytes of in at off to out: in the kernel from a mapped
- * file's descriptor, as io_out_copy does with the input it is given. */
+/* Copy len bytes of in at off to out: in the kernel from the file's
+ * descriptor (offcode_source_fd's) where it can, else from its bytes. */
 static int copy_out(struct io_out *out, const struct extract_input *in,
 		    uint64_t off, uint64_t len, struct err *e)
 {
-	struct io_in from = { .data = in->data, .len = in->len, .fd = in->fd,
-			      .path = in->path };
-
-	return io_out_copy(out, &from, off, len, e);
+	return io_out_copy_fd(out, in->fd, in->data, in->path, off, len, e);
 }
 
 /* Write len bytes: from the input at off when code is NULL, else code;

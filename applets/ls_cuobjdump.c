@@ -54,6 +54,7 @@ struct state {
 	const struct rows *rs;	/* for -t only */
 	const char *path;
 	char *base;		/* the file's name as cuobjdump cuts it */
+	size_t base_len;
 	unsigned elf_n, ptx_n;
 	bool device_code;
 	/* The section the containers that follow are in: whether it is
@@ -90,17 +91,82 @@ static void list_free(struct list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* A line is made by hand in a buffer written at once (printf's parsing
+ * was half of a listing's instructions, issue 37). */
+enum {
+	LINE_MAX_BYTES = 256,
+	/* what a line puts between two texts, and after the last: no more
+	 * than ".4294967295.sm_4294967295" or ".cubin\n" */
+	LINE_SLACK = 32,
+};
+
+/* len bytes at s after the n in buf (no more than LINE_MAX_BYTES -
+ * LINE_SLACK after the text before put_text, and LINE_SLACK since): where
+ * the line is now, no more than LINE_MAX_BYTES - LINE_SLACK.  A text that
+ * would leave less goes out with what is before it. */
+static size_t put_text(char *buf, size_t n, const char *s, size_t len)
+{
+	if (n + len > LINE_MAX_BYTES - LINE_SLACK) {
+		fwrite(buf, 1, n, stdout);
+		fwrite(s, 1, len, stdout);
+		return 0;
+	}
+	memcpy(buf + n, s, len);
+	return n + len;
+}
+
+/* v in decimal at out, at least width characters (spaces before), as
+ * "%*u" prints it: the count (10 at most, for a width of 4). */
+static size_t put_uint(char *out, unsigned v, size_t width)
+{
+	size_t digits = 1, len;
+	char *p;
+
+	for (unsigned t = v; t >= 10; t /= 10)
+		digits++;
+	len = digits < width ? width : digits;
+	for (p = out; p < out + len - digits; p++)
+		*p = ' ';
+	p = out + len;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return len;
+}
+
+/* "ELF file   12: NAME.12.sm_80a.cubin", or, named by an identifier,
+ * "ELF file   12: IDENT.sm_80a.cubin". */
 static void print_line(struct state *st, bool ptx, unsigned arch,
 		       const char *variant, const char *ident)
 {
-	unsigned n = ptx ? ++st->ptx_n : ++st->elf_n;
+	unsigned count = ptx ? ++st->ptx_n : ++st->elf_n;
+	char buf[LINE_MAX_BYTES];
+	size_t n;
 
+	memcpy(buf, ptx ? "PTX file " : "ELF file ", 9);
+	n = 9 + put_uint(buf + 9, count, 4);
+	buf[n++] = ':';
+	buf[n++] = ' ';
 	if (ident)
-		printf("%s file %4u: %s.sm_%u%s.%s\n", ptx ? "PTX" : "ELF", n,
-		       ident, arch, variant, ptx ? "ptx" : "cubin");
-	else
-		printf("%s file %4u: %s.%u.sm_%u%s.%s\n", ptx ? "PTX" : "ELF",
-		       n, st->base, n, arch, variant, ptx ? "ptx" : "cubin");
+		n = put_text(buf, n, ident, strlen(ident));
+	else {
+		n = put_text(buf, n, st->base, st->base_len);
+		buf[n++] = '.';
+		n += put_uint(buf + n, count, 0);
+	}
+	memcpy(buf + n, ".sm_", 4);
+	n += 4;
+	n += put_uint(buf + n, arch, 0);
+	n = put_text(buf, n, variant, strlen(variant));
+	if (ptx) {
+		memcpy(buf + n, ".ptx\n", 5);
+		n += 5;
+	} else {
+		memcpy(buf + n, ".cubin\n", 7);
+		n += 7;
+	}
+	fwrite(buf, 1, n, stdout);
 	st->device_code = true;
 }
 
@@ -190,6 +256,7 @@ static int visit(void *ctx, const struct offcode_node *n)
 {
 	struct state *st = ctx;
 	struct offcode_nv_entry nv = { .size = sizeof(nv) };
+	int rc;
 
 	switch (n->kind) {
 	case OFFCODE_NODE_INPUT:
@@ -212,9 +279,13 @@ static int visit(void *ctx, const struct offcode_node *n)
 			st->device_code = true;
 		break;
 	case OFFCODE_NODE_ENTRY:
-		if (!st->nv_container ||
-		    offcode_entry_nv(n->entry, &nv) != 0 ||
-		    (nv.kind != OFFCODE_NV_PTX && nv.kind != OFFCODE_NV_ELF) ||
+		if (!st->nv_container)
+			break;
+		rc = offcode_entry_nv(n->entry, &nv);
+		if (rc == OFFCODE_NOMEM)
+			return st->oom = true, -1;
+		if (rc || (nv.kind != OFFCODE_NV_PTX &&
+			   nv.kind != OFFCODE_NV_ELF) ||
 		    !ls_wanted_entry(st->rs, n->entry))
 			break;
 		if (add(st, &nv) < 0)
@@ -245,6 +316,7 @@ int ls_cuobjdump(const struct rows *rs, const uint8_t *buf, size_t len,
 	*err = NULL;
 	if (!(st.base = cut_name(rs->path, strlen(rs->path))))
 		return -1;
+	st.base_len = strlen(st.base);
 	rc = offcode_walk_memory(buf, len, rs->path, &wo, visit, &st, err);
 	if (!rc)
 		flush(&st);

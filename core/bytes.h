@@ -7,11 +7,35 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The n-byte (1..8) little-endian integer at p. */
 static inline uint64_t get_le(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* One load where n is known, as at nearly every call: the compilers
+	 * do not make one of the loop below (it was a sixth of the
+	 * instructions of a listing of NVIDIA's fatbins). */
+	switch (n) {
+	case 2: {
+		uint16_t v16;
+
+		memcpy(&v16, p, 2);
+		return v16;
+	}
+	case 4: {
+		uint32_t v32;
+
+		memcpy(&v32, p, 4);
+		return v32;
+	}
+	case 8:
+		memcpy(&v, p, 8);
+		return v;
+	}
+#endif
 
 	for (int i = n - 1; i >= 0; i--)
 		v = (v << 8) | p[i];

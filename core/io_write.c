@@ -276,6 +276,15 @@ int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 	return io_out_write(o, in->data + off, (size_t)len, e);
 }
 
+int io_out_copy_fd(struct io_out *o, int fd, const uint8_t *data,
+		   const char *path, uint64_t off, uint64_t len, struct err *e)
+{
+	/* (io_out_copy reads an input's descriptor, bytes and name alone) */
+	const struct io_in in = { .data = data, .fd = fd, .path = path };
+
+	return io_out_copy(o, &in, off, len, e);
+}
+
 int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,
 		  struct err *e)
 {

@@ -22,6 +22,13 @@ int io_out_hole(struct io_out *o, uint64_t n, struct err *e);
  * that shrank since it was opened is an error, not a fault. */
 int io_out_copy(struct io_out *o, const struct io_in *in, uint64_t off,
 		uint64_t len, struct err *e);
+/* The same of an input known by its descriptor fd (-1: none), its bytes
+ * data (those fd holds, mapped or read: written from when the kernel
+ * cannot copy) and its name path for messages (NULL: "input"), for a
+ * caller that has them from elsewhere than a struct io_in (extract, from
+ * liboffcode's offcode_source). */
+int io_out_copy_fd(struct io_out *o, int fd, const uint8_t *data,
+		   const char *path, uint64_t off, uint64_t len, struct err *e);
 /* Overwrite bytes already written, for headers whose fields are known only
  * at the end.  Only for outputs with a temporary (see io_out_seekable). */
 int io_out_pwrite(struct io_out *o, const void *buf, size_t len, uint64_t off,

@@ -661,7 +661,7 @@ struct offcode_nv_entry {
 };
 /* e's header into *nv: 0; OFFCODE_NOTHING for an entry of another kind
  * of container; OFFCODE_INVALID when e or nv is NULL or nv->size too
- * small. */
+ * small; OFFCODE_NOMEM when a walk's entry's texts cannot be kept. */
 OFFCODE_API int offcode_entry_nv(const offcode_entry *e,
 				 struct offcode_nv_entry *nv);
 /* An input that is itself a cubin (a little-endian ELF of machine CUDA):

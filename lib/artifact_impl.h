@@ -67,14 +67,18 @@ struct offcode_container {
 	/* Its bytes are the file's [offset, offset + size): its entries'
 	 * code may be read by walking them alone (code.c). */
 	bool alone;
-	/* Its node, what it points to cut off (the presentation hooks read
-	 * its values: offcode_container_summary, walk.c). */
-	struct inspect_node node;
 	offcode_error *hash_error;	/* bad_hash's record (freed with it) */
 	/* A CCOB walked with OFFCODE_WALK_CCOB_LATER: its bytes as stored
 	 * (walk.c's, the walk's own until its end is visited) */
 	const uint8_t *stored;
 	uint64_t stored_len;
+	/* Its node (the presentation hooks read its values:
+	 * offcode_container_summary, walk.c): an open's with what it points
+	 * to cut off; a streaming walk's whole, what it points to the walk's
+	 * until the container's end, its fields made from it when asked for,
+	 * an update written over it.  Last: what is before it is zeroed
+	 * when it is kept, not the node written over after (keep.c). */
+	struct inspect_node node;
 };
 
 struct offcode_entry {
@@ -105,7 +109,7 @@ struct offcode_entry {
 	 * it, its arch as -t matches it. */
 	const char *select_id, *select_arch;
 	size_t select_id_len, select_arch_len;
-	/* du's figures (offcode_entry_du_sizes). */
+	/* du's figures (offcode_entry_du_sizes; ENTRY_DU). */
 	uint64_t du_code, du_stored;
 	/* ls's columns and place (offcode_entry_cell, _location). */
 	struct { const char *s; size_t len; } cells[4];
@@ -128,7 +132,8 @@ enum {
 	ENTRY_SELECT = 1u << 3,	/* select_id, select_arch */
 	ENTRY_CELLS = 1u << 4,	/* cells, location */
 	ENTRY_ID = 1u << 5,
-	ENTRY_LAZY = (1u << 6) - 1,
+	ENTRY_DU = 1u << 6,	/* du_code, du_stored */
+	ENTRY_LAZY = (1u << 7) - 1,
 };
 
 /* Memory the artefact owns, freed with it: a list of blocks. */

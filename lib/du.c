@@ -15,6 +15,7 @@
 void offcode_entry_du_sizes(const offcode_entry *e, uint64_t *code,
 			    uint64_t *stored)
 {
+	entry_need(e, ENTRY_DU);
 	if (code)
 		*code = e->du_code;
 	if (stored)

@@ -41,6 +41,13 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+/* The node of the container open: in a streaming walk its record's
+ * (containers[0], whole), else the one the walk last kept. */
+static const struct inspect_node *open_container(const struct keep *k)
+{
+	return k->stream ? &k->a->containers[0].node : &k->container;
+}
+
 /* The kind's fields kept: their texts copied. */
 static struct offcode_field *keep_fields(struct keep *k,
 					 const struct kind_fields *kf,
@@ -242,22 +249,19 @@ void artifact_container_fill(const struct offcode_container *cc)
 	/* Asked during an entry's visit, they go with its arena (walk.c
 	 * makes them later again). */
 	c->fields_for_entry = a->in_entry;
-	if (container_fields(k, c, &k->container) < 0)
+	if (container_fields(k, c, open_container(k)) < 0)
 		k->oom = true;
 }
 
-/* n's values kept as c's node (the presentation hooks read its values:
- * what it points to is the walk's). */
-static void keep_node_values(struct offcode_container *c,
-			     const struct inspect_node *n)
+void artifact_node_cut(struct inspect_node *n)
 {
-	c->node = *n;
-	c->node.name = NULL;
-	c->node.name_len = 0;
-	c->node.data = c->node.head = c->node.nv_base = NULL;
-	c->node.triple = c->node.arch = NULL;
-	c->node.decode_err = NULL;
+	n->name = NULL;
+	n->name_len = 0;
+	n->data = n->head = n->nv_base = NULL;
+	n->triple = n->arch = NULL;
+	n->decode_err = NULL;
 }
+
 
 /* bad_hash's record, for a hash checked and wrong: 0, or -1 out of
  * memory. */
@@ -281,19 +285,26 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 	const struct kind *kind = kinds_get(n->container);
 	const struct open_node *up = n->depth ? &k->stack[n->depth - 1] : NULL;
 
-	*c = (struct offcode_container){
-		.owner = a, .input = input_above(k, n->depth),
-		.number = n->number, .format = kinds_name(n->container),
-		.has_offset = !n->in_bitcode, .offset = n->offset,
-		.size = n->size, .has_version = kind->versioned,
-		.version = n->version, .first_entry = a->nentries,
-		.bad_hash = n->hash == INSPECT_HASH_BAD,
-		.alone = n->in_file && !n->in_bitcode && n->offset <= a->len &&
-			 n->size <= a->len - n->offset,
-	};
-	keep_node_values(c, n);
+	/* (all but its node zeroed, then written: not the node twice) */
+	memset(c, 0, offsetof(struct offcode_container, node));
+	c->owner = a;
+	c->input = input_above(k, n->depth);
+	c->number = n->number;
+	c->format = kinds_name(n->container);
+	c->has_offset = !n->in_bitcode;
+	c->offset = n->offset;
+	c->size = n->size;
+	c->has_version = kind->versioned;
+	c->version = n->version;
+	c->first_entry = a->nentries;
+	c->bad_hash = n->hash == INSPECT_HASH_BAD;
+	c->alone = n->in_file && !n->in_bitcode && n->offset <= a->len &&
+		   n->size <= a->len - n->offset;
+	c->node = *n;
 	if (k->stream)
 		c->entries = n->entries;
+	else
+		artifact_node_cut(&c->node);
 	if (up && up->kind == INSPECT_SECTION) {
 		c->in_section = true;
 		c->section_index = up->section_index;
@@ -303,7 +314,7 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 		c->section_size = up->section_size;
 	}
 	/* A streaming walk's, when asked for (container_need), from its
-	 * node as the walk keeps it (k->container). */
+	 * node as the record keeps it. */
 	c->fields_head = head;
 	if (k->stream)
 		c->fields_later = true;
@@ -315,13 +326,23 @@ static int fill_container(struct keep *k, struct offcode_container *c,
 int artifact_refill_container(struct keep *k, struct offcode_container *c,
 			      const struct inspect_node *n)
 {
+	if (!k->stream) {
+		offcode_error_free(c->hash_error);
+		c->hash_error = NULL;
+		return fill_container(k, c, n, false);
+	}
+	/* A streaming walk's, at its end: what its node n, c's own, says
+	 * now (an update written over it, a CCOB's hash checked; when none
+	 * came, what it was kept as), the rest as it was kept; all its
+	 * fields when asked for. */
+	c->fields = NULL;
+	c->nfields = 0;
+	c->fields_head = c->fields_for_entry = false;
+	c->fields_later = true;
+	if (!k->container_updated)
+		return 0;
 	offcode_error_free(c->hash_error);
 	c->hash_error = NULL;
-	if (!k->stream)
-		return fill_container(k, c, n, false);
-	/* A streaming walk's, at its end: what its node may say now (a
-	 * CCOB's hash checked), the rest as it was kept; all its fields
-	 * when asked for. */
 	c->number = n->number;
 	c->has_offset = !n->in_bitcode;
 	c->offset = n->offset;
@@ -331,11 +352,6 @@ int artifact_refill_container(struct keep *k, struct offcode_container *c,
 	c->bad_hash = n->hash == INSPECT_HASH_BAD;
 	c->alone = n->in_file && !n->in_bitcode && n->offset <= k->a->len &&
 		   n->size <= k->a->len - n->offset;
-	keep_node_values(c, n);
-	c->fields = NULL;
-	c->nfields = 0;
-	c->fields_head = c->fields_for_entry = false;
-	c->fields_later = true;
 	return keep_hash_error(c, n);
 }
 
@@ -355,7 +371,9 @@ static int keep_container(struct keep *k, const struct inspect_node *n)
 		return -1;
 	if (kind->packed && kind->packed(n, &k->packed_stored, &k->packed_raw))
 		k->packed_depth = n->depth;
-	k->container = *n;
+	if (!k->stream)		/* (a streaming walk's: c's node) */
+		k->container = *n;
+	k->container_updated = false;
 	k->stack[n->depth] = (struct open_node){ .kind = INSPECT_CONTAINER,
 						 .index = a->ncontainers++ };
 	return 0;
@@ -569,7 +587,7 @@ static int fill_entry(struct keep *k, struct offcode_entry *e,
 		if (kind->details)
 			kind->details(n, d);
 		if (kind->entry_json)
-			kind->entry_json(n, &k->container, d, &kf);
+			kind->entry_json(n, open_container(k), d, &kf);
 		e->fields = keep_fields(k, &kf, &e->nfields);
 	}
 	if (groups & ENTRY_SELECT) {
@@ -599,6 +617,17 @@ static int fill_entry(struct keep *k, struct offcode_entry *e,
 	}
 	if ((groups & ENTRY_CELLS) && keep_presentation(k, e, kind, n, &t) < 0)
 		return -1;
+	if (groups & ENTRY_DU) {
+		/* As its kind counts them, a packed container's share (the
+		 * walk's state while the entry is: its keep, its visit). */
+		e->du_code = e->du_stored = n->size;
+		if (kind->sizes)
+			kind->sizes(n, &e->du_code, &e->du_stored);
+		if (!n->in_file && k->packed_depth && k->packed_raw)
+			e->du_stored = (uint64_t)((unsigned __int128)
+						  k->packed_stored * n->size /
+						  k->packed_raw);
+	}
 	return k->oom ? -1 : 0;
 }
 
@@ -637,15 +666,9 @@ static int keep_entry(struct keep *k, const struct inspect_node *n)
 		.compressed = !n->in_file && !n->in_bitcode,
 		.lazy = ENTRY_LAZY,
 	};
-	/* du's figures: as its kind counts them, a packed container's
-	 * share (the walk's state now). */
-	e->du_code = e->du_stored = n->size;
-	if (kind->sizes)
-		kind->sizes(n, &e->du_code, &e->du_stored);
-	if (!n->in_file && k->packed_depth && k->packed_raw)
-		e->du_stored = (uint64_t)((unsigned __int128)k->packed_stored *
-					  n->size / k->packed_raw);
-	if (keep_nv(k, e, n) < 0)
+	/* (a streaming walk's is read from its node when asked for, nv.c:
+	 * nothing copied for a visitor that does not ask) */
+	if (!k->stream && keep_nv(k, e, n) < 0)
 		return -1;
 	if (n->decode_err &&
 	    !(e->decode_error = error_from(n->decode_err, "")))

@@ -27,7 +27,9 @@ struct keep {
 	offcode_artifact *a;
 	struct open_node *stack;
 	size_t depth_cap;
-	struct inspect_node container;	/* the last container's node */
+	/* The last container's node (an open's: a streaming walk's is its
+	 * record's, open_container). */
+	struct inspect_node container;
 	/* The container whose entries come now, if it compresses them
 	 * together (du's share of its stored bytes): its depth, 0 none. */
 	unsigned packed_depth;
@@ -48,13 +50,20 @@ struct keep {
 	 * before its entries alone, and counts the entries to come; an
 	 * update fills it again, all its fields. */
 	bool stream;
+	/* An update came for the container open (walk.c, written over its
+	 * record's node): its record is made again from it at its end, not
+	 * kept as it was. */
+	bool container_updated;
 };
 /* Keep node n into k->a: 0, or -1 out of memory. */
 int artifact_keep_node(struct keep *k, const struct inspect_node *n);
-/* Container c's record made again from n, all its fields (walk.c, at
- * its end). */
+/* Container c's record made again from n (a streaming walk's: c's own
+ * node), all its fields (walk.c, at its end). */
 int artifact_refill_container(struct keep *k, struct offcode_container *c,
 			      const struct inspect_node *n);
+/* What a kept node points to cut off (NULL), as an open's container
+ * keeps it, for the hooks that read its values. */
+void artifact_node_cut(struct inspect_node *n);
 /* Entry e's fields of groups (ENTRY_*) filled if they are not yet
  * (entry_need); out of memory, they stay NULL and the walk fails. */
 void artifact_entry_fill(const struct offcode_entry *e, unsigned groups);

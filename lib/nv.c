@@ -1,8 +1,9 @@
 /* nv: an NVIDIA entry's header and a lone cubin's SM, as cuobjdump names
  * them (include/offcode.h, "NVIDIA entries"): the header's values, kept
- * with the entry's record when the walk keeps it (artifact.c: a few words,
- * so that a listing of thousands of entries reads them for nothing), and
- * the SM the input's record keeps. */
+ * with the entry's record when an open keeps it (keep.c: a few words), in
+ * a streaming walk read from the entry's node when asked for (a listing
+ * of thousands of entries that does not ask copies nothing), and the SM
+ * the input's record keeps. */
 #include <string.h>
 
 #include "nv.h"
@@ -32,15 +33,40 @@ bool nv_header(const struct inspect_node *n, struct offcode_nv_entry *nv)
 	return true;
 }
 
+/* A streaming walk's entry e, during its visit: its header from its node
+ * (keep.c keeps none), its texts, seldom there, copied (NUL-terminated)
+ * into the arena its visit gives back: 1; 0 for an entry of another
+ * kind (or none visited now); -1 out of memory. */
+static int live_header(const offcode_entry *e, struct offcode_nv_entry *nv)
+{
+	/* The record is the walk's, not const: the header's const says the
+	 * listing does not change. */
+	offcode_artifact *a = (offcode_artifact *)e->owner;
+	bool oom = false;
+
+	if (!a->live_entry || e != &a->entries[0] ||
+	    !nv_header(a->live_entry, nv))
+		return 0;
+	if (nv->identifier)
+		nv->identifier = artifact_keep(a, nv->identifier,
+					       nv->identifier_len, &oom);
+	if (nv->ptxas_options)
+		nv->ptxas_options = artifact_keep(a, nv->ptxas_options,
+						  nv->ptxas_options_len, &oom);
+	return oom ? -1 : 1;
+}
+
 int offcode_entry_nv(const offcode_entry *e, struct offcode_nv_entry *nv)
 {
 	struct offcode_nv_entry out;
+	int rc;
 
 	if (!e || !nv || nv->size < sizeof(out))
 		return OFFCODE_INVALID;
-	if (!e->nv)
-		return OFFCODE_NOTHING;
-	out = *e->nv;
+	if (e->nv)
+		out = *e->nv;
+	else if ((rc = live_header(e, &out)) <= 0)
+		return rc ? OFFCODE_NOMEM : OFFCODE_NOTHING;
 	/* A caller built against a later header keeps its size. */
 	out.size = nv->size;
 	memcpy(nv, &out, sizeof(out));

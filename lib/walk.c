@@ -69,7 +69,7 @@ static int close_container(struct walker *w)
 	int rc;
 
 	w->container_open = false;
-	if (artifact_refill_container(&w->k, c, &w->k.container) < 0)
+	if (artifact_refill_container(&w->k, c, &c->node) < 0)
 		rc = -1;
 	else {
 		c->stored = w->stored;
@@ -246,8 +246,10 @@ static int visit(void *ctx, const struct inspect_node *n)
 	if (n->update) {
 		/* A streamed CCOB's hash, after its entries: said at its
 		 * end. */
-		if (w->container_open && n->depth == w->container_depth)
-			w->k.container = *n;
+		if (w->container_open && n->depth == w->container_depth) {
+			w->k.a->containers[0].node = *n;
+			w->k.container_updated = true;
+		}
 		return 0;
 	}
 	if (n->depth >= w->k.depth_cap) {
@@ -492,7 +494,10 @@ void offcode_container_summary(const offcode_container *c, size_t entries,
 	buf[0] = 0;
 	if (!c)
 		return;
+	/* (as an open keeps it, what it points to cut off, for a streaming
+	 * walk's too) */
 	n = c->node;
+	artifact_node_cut(&n);
 	n.entries = entries;
 	kinds_summary(&n, buf, cap);
 }

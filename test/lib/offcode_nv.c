@@ -24,6 +24,9 @@ static void text(const char *key, const char *s, size_t len)
 		return;
 	}
 	printf(" %s='%.*s'(%zu)", key, (int)len, s, len);
+	/* (the header promises a NUL after them, a walk's as an open's) */
+	if (s[len])
+		printf(" not NUL-terminated");
 }
 
 static void input_line(const offcode_input *in)
