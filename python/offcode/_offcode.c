@@ -10,7 +10,9 @@
  *   listing.c   inputs and entries
  *   container.c containers
  *   code.c      an entry's code read, written, walked; matching, kernels
- *   layers.c    packages' and images' layers and manifests; du's figures */
+ *   layers.c    packages' and images' layers and manifests; du's figures
+ *   split.c     kpack-split binaries (the Split object), a code object's
+ *               image kind and target */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "layers.h"
 #include "listing.h"
 #include "open.h"
+#include "split.h"
 
 static PyMethodDef artifact_methods[] = {
 	{ "close", (PyCFunction)handle_close, METH_NOARGS, "Free the artefact." },
@@ -167,6 +170,14 @@ static PyMethodDef module_methods[] = {
 	{ "target_id_compatible", mod_target_id_compatible, METH_VARARGS,
 	  "Whether a loader asked for request takes code built for target." },
 	{ "version", mod_version, METH_NOARGS, "liboffcode's version." },
+	{ "open_split_path", split_open_path, METH_VARARGS,
+	  "Open a kpack-split binary by its path (None: not one)." },
+	{ "open_split_memory", split_open_memory, METH_VARARGS,
+	  "Open a kpack-split binary in memory, named (None: not one)." },
+	{ "split_image_kind", split_image_kind, METH_O,
+	  "A code object's image kind, from its first bytes." },
+	{ "split_code_for", split_code_for, METH_VARARGS,
+	  "(whether code is an AMDGPU code object for target, what it is)." },
 	{ "__getattr__", errors_getattr, METH_O,
 	  "The error classes and ErrorRecord, made when first named." },
 	{ NULL, NULL, 0, NULL },
