@@ -413,7 +413,8 @@ class Artifact:
     def to_json(self, kernels: bool = False) -> "Dict[str, Any]":
         """The file's object in ``offload ls --json`` (``--kernels`` with
         kernels), of what the library describes: not the ELF, COFF or PE
-        headers' object nor a kpack-split binary's ``kpack``."""
+        headers' object nor a kpack-split binary's ``kpack`` (that is
+        ``open_split(path).to_json()``)."""
         return self._input_json(self.inputs[0], kernels)
 
     def _input_json(self, inp: "Input", kernels: bool) -> "Dict[str, Any]":
