@@ -45,7 +45,7 @@ setup(ext_modules=[Extension(
     # them), their names hidden: the module's PyInit is all it exports
     sources=["python/offcode/%s.c" % f for f in (
         "_offcode", "errors", "convert", "handle", "open", "listing",
-        "container", "code", "layers", "kernels", "nv", "source", "walk")],
+        "container", "code", "layers", "kernels", "nv", "source", "walk", "split")],
     depends=glob.glob(os.path.join("python", "offcode", "*.h")),
     extra_compile_args=cflags + ["-std=c11", "-Wall", "-Wextra",
                                  "-fvisibility=hidden"],

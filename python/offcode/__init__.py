@@ -50,6 +50,8 @@ __all__ = [
     "UnsupportedError", "BadHashError",
     "path_kind", "Layer", "Member", "LayerStats", "Manifest", "RootFile",
     "walk", "Node",
+    "open_split", "image_kind", "code_for", "SplitBinary", "SearchPath",
+    "SplitArchive", "SplitCode", "Wrapper",
 ]
 
 __version__ = "0.1.0"
@@ -66,12 +68,16 @@ if TYPE_CHECKING:
                            OutOfMemoryError, RangeError, SystemCallError,
                            TruncatedError, UnsupportedError)
     from ._records import (Kernel, Kernels, Layer, LayerStats, Manifest,
-                           Member, NvHeader, PruneResult, RootFile)
+                           Member, NvHeader, PruneResult, RootFile,
+                           SearchPath, SplitArchive, SplitBinary, SplitCode,
+                           Wrapper)
 
 # Named here, made when first named: the records (_records.py) and the
 # error classes (the extension's, made with the first raised or named).
 _RECORDS = frozenset(("Kernel", "Kernels", "PruneResult", "Layer", "Member",
-                      "LayerStats", "Manifest", "RootFile", "NvHeader"))
+                      "LayerStats", "Manifest", "RootFile", "NvHeader",
+                      "SplitBinary", "SearchPath", "SplitArchive", "SplitCode",
+                      "Wrapper"))
 _ERRORS = frozenset((
     "Error", "ErrorRecord", "OtherError", "SystemCallError", "TruncatedError",
     "MalformedError", "DecompressError", "OutOfMemoryError", "NothingError",
@@ -453,7 +459,8 @@ class Artifact:
     def to_json(self, kernels: bool = False) -> "Dict[str, Any]":
         """The file's object in ``offload ls --json`` (``--kernels`` with
         kernels), of what the library describes: not the ELF, COFF or PE
-        headers' object nor a kpack-split binary's ``kpack``."""
+        headers' object nor a kpack-split binary's ``kpack`` (that is
+        ``open_split(path).to_json()``)."""
         return self._input_json(self.inputs[0], kernels)
 
     def _input_json(self, inp: "Input", kernels: bool) -> "Dict[str, Any]":
@@ -678,3 +685,47 @@ def prune(src: "Union[str, os.PathLike[str]]", dest: "Union[str, os.PathLike[str
         os.fspath(src), os.fspath(dest), keep, drop, exact, allow_empty,
         keep_layout, _COMPRESS[compress], ccob_version, compression_level,
         threads, ccob_max_size, ccob_max_ratio))
+
+
+# ---- kpack-split binaries (offcode_split(3)) ----
+
+def open_split(source: "Union[str, os.PathLike[str], bytes, bytearray, memoryview]", *,
+               name: "Optional[str]" = None) -> "SplitBinary":
+    """Open a kpack-split binary (AMD's rocm-kpack: a host binary whose
+    device code was moved to kpack archives) and the archives its
+    .rocm_kpack_ref's search paths find, each one's TOC read, as ``offload
+    ls`` shows it (its "kpack-split" lines, ``ls --json``'s "kpack").
+
+    ``source`` is a path, or the bytes themselves (held, not copied, until
+    closed), which ``name`` names (archives are looked for from its
+    directory; "<memory>" by default).  Raises ``NothingError`` for a file
+    that is no split binary, and the ``Error`` of its code for a damaged
+    reference or wrappers or a file that cannot be read; an archive that
+    cannot be read is no failure (``SplitArchive.error`` says why)."""
+    from ._records import SplitBinary
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        h = _offcode.open_split_memory(source, name if name is not None else "<memory>")
+    elif isinstance(source, (str, os.PathLike)):
+        h = _offcode.open_split_path(os.fspath(source))
+    else:
+        raise TypeError("offcode.open_split() takes a path or bytes")
+    try:
+        return SplitBinary(h)
+    except BaseException:
+        h.close()
+        raise
+
+
+def image_kind(code: "Union[bytes, bytearray, memoryview]") -> "Optional[str]":
+    """The image kind of a code object's bytes, as ``ls --json`` names an
+    entry's: "elf", "bitcode", "cubin", "fatbin" or "spirv", from its
+    first bytes; None for none of them."""
+    return _offcode.split_image_kind(code)
+
+
+def code_for(code: "Union[bytes, bytearray, memoryview]", target: str) -> "Tuple[bool, str]":
+    """Whether ``code`` is an AMDGPU code object for ``target`` (its
+    metadata's target ID, or its processor), as ``offload ls --verify``
+    checks each code object of a kpack archive; and what it is: its
+    target ID ("gfx1100"), "no target" or "not an AMDGPU code object"."""
+    return _offcode.split_code_for(code, target)

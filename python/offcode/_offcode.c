@@ -14,7 +14,9 @@
  *   kernels.c   kernel lists as tuples; the kernels of code at hand
  *   nv.c        an NVIDIA entry's header
  *   source.c    offcode.Source, one input's bytes; check_stdout
- *   walk.c      the streaming walk, its nodes */
+ *   walk.c      the streaming walk, its nodes
+ *   split.c     kpack-split binaries (the Split object), a code object's
+ *               image kind and target */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 #include "open.h"
 #include "source.h"
 #include "walk.h"
+#include "split.h"
 
 static PyMethodDef artifact_methods[] = {
 	{ "close", (PyCFunction)handle_close, METH_NOARGS, "Free the artefact." },
@@ -184,6 +187,14 @@ static PyMethodDef module_methods[] = {
 	  "The kernels of a code object in a buffer, as Artifact.kernels gives them, or None." },
 	{ "check_stdout", source_check_stdout, METH_O,
 	  "Raise the library's record when standard output writes to path's file." },
+	{ "open_split_path", split_open_path, METH_VARARGS,
+	  "Open a kpack-split binary by its path (None: not one)." },
+	{ "open_split_memory", split_open_memory, METH_VARARGS,
+	  "Open a kpack-split binary in memory, named (None: not one)." },
+	{ "split_image_kind", split_image_kind, METH_O,
+	  "A code object's image kind, from its first bytes." },
+	{ "split_code_for", split_code_for, METH_VARARGS,
+	  "(whether code is an AMDGPU code object for target, what it is)." },
 	{ "__getattr__", errors_getattr, METH_O,
 	  "The error classes and ErrorRecord, made when first named." },
 	{ NULL, NULL, 0, NULL },
