@@ -15,7 +15,8 @@
 #include "../ops/kind_present.h"
 #include "../formats/package.h"
 
-bool image_kind_later(const struct inspect_node *n)
+bool image_kind_later(const struct inspect_node *n,
+		      const struct inspect_target *t)
 {
 	/* The two kinds whose walk sniffs in-file code only when asked to
 	 * (inspect_opts.image_kinds); and of those, the entries whose target
@@ -24,7 +25,7 @@ bool image_kind_later(const struct inspect_node *n)
 	return n->in_file && n->image_kind == PACKAGE_IMG_NONE &&
 	       (n->container == FATBIN_BUNDLE ||
 		n->container == FATBIN_OBJECT_BUNDLE) &&
-	       kind_present_id_shows_image(n);
+	       t->id_has_target;
 }
 
 /* The first min(len, cap) bytes at off into buf: how many were read. */

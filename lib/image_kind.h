@@ -9,10 +9,11 @@
 
 #include "artifact_impl.h"
 
-/* Whether entry node n, walked without image kinds, is one whose image
- * kind ls --json would give from its code's first bytes in the file:
- * those are read when asked (image_kind_read). */
-bool image_kind_later(const struct inspect_node *n);
+/* Whether entry node n (its target t), walked without image kinds, is
+ * one whose image kind ls --json would give from its code's first bytes
+ * in the file: those are read when asked (image_kind_read). */
+bool image_kind_later(const struct inspect_node *n,
+		      const struct inspect_target *t);
 /* Entry e's image kind ("elf", ...) from its code's first bytes, kept in
  * e: NULL when they say none, or cannot be read (a file cut short since
  * it was opened). */

@@ -569,7 +569,7 @@ static int fill_entry(struct keep *k, struct offcode_entry *e,
 		e->arch = keep_shared(k, KEPT_ARCH, t.arch, t.arch_len);
 		e->arch_len = t.arch_len;
 		e->image_kind = keep_shared(k, KEPT_IMAGE, t.image, t.image_len);
-		e->image_later = image_kind_later(n);
+		e->image_later = image_kind_later(n, &t);
 		split_target(k, e);
 	}
 	if ((groups & ENTRY_URI) && n->in_file &&

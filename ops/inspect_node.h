@@ -184,6 +184,10 @@ struct inspect_target {
 	const char *kind, *triple, *arch, *image;
 	size_t kind_len, triple_len, arch_len, image_len;
 	char arch_buf[16];	/* "sm_NN" for NVIDIA entries */
+	/* A bundle ID with a target ID field (five dashes, even with the
+	 * field empty): its image kind shows once one is known
+	 * (kind_present_target_from_id). */
+	bool id_has_target;
 };
 
 #endif

@@ -42,15 +42,6 @@ static const char *entries_word(size_t n)
 
 /* ---- the defaults: entries named by a bundle ID ---- */
 
-bool kind_present_id_shows_image(const struct inspect_node *n)
-{
-	size_t dashes = 0;
-
-	for (size_t i = 0; i < n->name_len && dashes < 5; i++)
-		dashes += n->name[i] == '-';
-	return dashes == 5;
-}
-
 void kind_present_target_from_id(const struct inspect_node *n,
 				 struct inspect_target *t)
 {
@@ -69,6 +60,7 @@ void kind_present_target_from_id(const struct inspect_node *n,
 		    (size_t)(n->name + n->name_len - dash[0] - 1));
 		return;
 	}
+	t->id_has_target = true;
 	set_str(&t->image, &t->image_len, kind_present_image_name(n->image_kind));
 	/* An empty environment ("amdgcn-amd-amdhsa-") is left out. */
 	set(&t->triple, &t->triple_len, dash[0] + 1,

@@ -13,9 +13,6 @@
  * ("elf", "bitcode", ...); NULL for none. */
 const char *kind_present_image_name(uint16_t kind);
 /* The defaults (kinds.c): entries named by a bundle ID. */
-/* Whether its bundle ID has a target ID field (five dashes), so that its
- * target shows its image kind (kind_present_target_from_id). */
-bool kind_present_id_shows_image(const struct inspect_node *n);
 void kind_present_target_from_id(const struct inspect_node *n,
 				 struct inspect_target *t);
 char *kind_present_id_as_is(const struct inspect_node *n, size_t *len);
