@@ -265,6 +265,38 @@ def test_keyboard_interrupt_stops_at_once():
     assert seen == ["input"]
 
 
+class Interrupted(Exception):
+    pass
+
+
+def test_a_signal_while_a_fifo_waits_for_its_writer_raises_its_handlers(tmp_path):
+    # open() of a FIFO with no writer waits with the GIL let go; a signal
+    # cuts it short (EINTR), and what its handler raises is the call's
+    # exception, as Python's own calls raise it (Ctrl-C's
+    # KeyboardInterrupt), not a SystemCallError with the handler's after
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+
+    def handler(signum, frame):
+        raise Interrupted(signum)
+    old = signal.signal(signal.SIGUSR1, handler)
+    got = []
+    try:
+        for call in (lambda: offcode.walk(fifo, lambda n: None), lambda: offcode.Source(fifo),
+                     lambda: offcode.open(fifo), lambda: offcode.open_split(fifo)):
+            t = threading.Timer(0.2, signal.pthread_kill,
+                                (threading.main_thread().ident, signal.SIGUSR1))
+            t.start()
+            try:
+                call()
+            except Exception as e:
+                got.append(type(e).__name__)
+            t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert got == ["Interrupted"] * 4
+
+
 def test_a_kept_node_reads_as_in_its_visit():
     kept, during = [], []
 
