@@ -192,6 +192,25 @@ def test_path_fd_and_bytes_agree():
     assert unnamed["path"] == "<memory>"
 
 
+def test_a_source_is_walked_as_open_takes_it():
+    # a mapped file by its descriptor, a pipe's bytes as bytes; named by
+    # the source unless a name is given
+    by_path = walked_json(APP)
+    with offcode.Source(APP) as s:
+        assert walked_json(s) == by_path
+        assert walked_json(s, name="x")["path"] == "x"
+    data = open(APP, "rb").read()
+    r, w = os.pipe()
+    t = threading.Thread(target=lambda: (os.write(w, data), os.close(w)))
+    t.start()
+    with offcode.Source(r, name=APP) as s:
+        t.join()
+        os.close(r)
+        assert s.fd is None and walked_json(s) == by_path
+    with pytest.raises(TypeError, match="a path, a file descriptor, bytes or a Source"):
+        offcode.walk(True, lambda n: None)
+
+
 def test_stops_at_a_true_result_which_it_returns():
     kinds = []
 
