@@ -547,6 +547,42 @@ def test_fifo_read_to_its_end(tmp_path):
     assert results[1]["path"] == fifo and len(results[1]["sections"][0]["containers"]) == 2
 
 
+def test_bytes_changed_by_another_thread_as_walked():
+    # A bytearray is written by another thread while the library walks it
+    # without the GIL (a mapped file rewritten in place is the same): the
+    # host table's probe found a file of packages, and the walk of it, a
+    # moment later, none, which it said with no record (its message made
+    # of whatever the stack held; under SANITIZE=1, UBSan's load of a
+    # bool not 0 or 1 stops Python).  A race: a walk that meets it is
+    # ChangedError; one that does not fails as one of the bytes' states.
+    data = open("test/files/bad/inspect-pkg-size.bin", "rb").read()
+    buf = bytearray(data)
+    stop = []
+
+    def flip():
+        while not stop:
+            buf[2] = data[2] ^ 0xff
+            buf[2] = data[2]
+    t = threading.Thread(target=flip)
+    t.start()
+    seen = set()
+    try:
+        for _ in range(20000):
+            try:
+                offcode.walk(buf, lambda n: None)
+            except offcode.Error as e:
+                seen.add("%s: %s" % (type(e).__name__, e))
+    finally:
+        stop.append(1)
+        t.join()
+    assert seen <= {
+        "MalformedError: '<memory>': offload package at offset 0: size 4096 is not "
+        "between 16 and the 336 bytes left",
+        "MalformedError: '<memory>': unrecognised bytes at offset 0: neither zero "
+        "padding nor an offload bundle, CCOB, offload package or NVIDIA fatbin",
+        "ChangedError: '<memory>': changed while it was read"}
+
+
 def test_a_node_is_read_by_the_thread_walking():
     got = []
 
