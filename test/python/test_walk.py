@@ -6,6 +6,7 @@ says; a visitor stops it by its result or an exception; nodes and records
 kept past their visit read as documented; hostile files are refused as
 open() refuses them; and memory stays flat over an archive of 20,000
 members.  Run by test/python.test, as test_offcode.py is."""
+import gc
 import hashlib
 import os
 import signal
@@ -342,6 +343,24 @@ def test_a_kept_node_reads_as_in_its_visit():
                  lambda e: e.code_size()):
         with pytest.raises(ValueError, match="has no artefact"):
             read(entries[1].entry)
+
+
+def test_a_node_in_a_cycle_is_collected():
+    # a node set on its container (whose class takes attributes) is a
+    # cycle: the collector sees the node, and frees them both
+    freed = []
+
+    class Mark:
+        def __del__(self):
+            freed.append(1)
+
+    def visit(n):
+        if n.kind == "container":
+            n.container.cycle = (n, Mark())
+            return True
+    offcode.walk(APP, visit)
+    gc.collect()
+    assert freed == [1]
 
 
 def test_code_read_during_its_visit_is_kept():
