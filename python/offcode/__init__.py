@@ -645,7 +645,11 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
     ``verify`` inflates every CCOB and checks its hash, as ``ls
     --verify``.  A true result of ``visit`` stops the walk, and walk()
     returns it (else None); an exception raised by ``visit`` stops it and
-    is raised.  The GIL is let go while the library walks."""
+    is raised.  The GIL is let go while the library walks.  A path, an fd
+    or a Source is walked through a map: a file cut short while walked
+    (by ``visit`` or another process) raises SIGBUS where the walk reads
+    its lost pages, as a Source's map does (the library installs no
+    handler; the tool does)."""
     if isinstance(source, bool):
         raise TypeError("offcode.walk() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
