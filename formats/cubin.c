@@ -181,7 +181,7 @@ static int one_kernel(const struct cubin *c,
 		      size_t info, struct kernel *k, struct err *e)
 {
 	const struct elfscan *s = &c->s;
-	const char *name = s->sec[info].name + strlen(".nv.info.");
+	const char *name;
 	const uint8_t *p, *val;
 	uint64_t size, pos = 0;
 	uint32_t vlen;
@@ -190,8 +190,13 @@ static int one_kernel(const struct cubin *c,
 	int rc;
 
 	kernel_init(k);
-	if (!(k->name = strdup(name)))
+	/* The name as the scan measured it, copied: the bytes may change
+	 * under us (a buffer another thread writes, a file rewritten under
+	 * its map), and c->key has room for that length alone. */
+	if (!(k->name = strndup(s->sec[info].name + 9,
+				s->sec[info].name_len - 9)))
 		return err_nomem(e);
+	name = k->name;
 	if ((i = find_section(c, ".text.", name))) {
 		if (module_attrs(c, s->sec[i].info & 0xffffff, k, e) < 0)
 			return -1;

@@ -485,7 +485,12 @@ int inspect_walk_bare(struct walk *w, struct inspect_node *in,
 	enum fatbin_kind kind;
 
 	in->format = INSPECT_RAW;
-	if (!fatbin_probe_file(buf, len, &kind) || inspect_emit(w, in) < 0)
+	/* (the host table's probe found a container: none now is bytes
+	 * changed since, a buffer another thread writes or a file rewritten
+	 * in place under its map) */
+	if (!fatbin_probe_file(buf, len, &kind))
+		return err_code_set(w->e, ERR_CHANGED, "changed while it was read");
+	if (inspect_emit(w, in) < 0)
 		return -1;
 	if (!fatbin_codecs[kind]->whole_file)
 		return inspect_walk_containers(w, buf, len, base,

@@ -616,7 +616,7 @@ def _walk_input(name: "Optional[bytes]", format: str, offset: int, size: int,
     return i
 
 
-def walk(source: "Source", visit: "Callable[[Node], Any]", *, code: bool = False,
+def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = False,
          verify: bool = False, name: "Optional[str]" = None,
          ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> "Any":
     """Walk a file's nodes as they are found, calling ``visit(node)`` for
@@ -645,13 +645,23 @@ def walk(source: "Source", visit: "Callable[[Node], Any]", *, code: bool = False
     ``verify`` inflates every CCOB and checks its hash, as ``ls
     --verify``.  A true result of ``visit`` stops the walk, and walk()
     returns it (else None); an exception raised by ``visit`` stops it and
-    is raised.  The GIL is let go while the library walks."""
+    is raised.  The GIL is let go while the library walks.  A path, an fd
+    or a Source is walked through a map: a file cut short while walked
+    (by ``visit`` or another process) raises SIGBUS where the walk reads
+    its lost pages, as a Source's map does (the library installs no
+    handler; the tool does)."""
     if isinstance(source, bool):
-        raise TypeError("offcode.walk() takes a path, a file descriptor or bytes")
+        raise TypeError("offcode.walk() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
         raise ValueError("the CCOB limits are not below 0")
     if isinstance(source, int):
         how, name = "fd", name if name is not None else "<fd %d>" % source
+    elif isinstance(source, Source):
+        # as open() takes one: a mapped file by its descriptor, bytes
+        # read into memory as bytes
+        name = name if name is not None else source.name
+        how = "fd" if source.fd is not None else "memory"
+        source = source.fd if how == "fd" else source
     elif isinstance(source, (bytes, bytearray, memoryview)):
         how, name = "memory", name if name is not None else "<memory>"
     else:

@@ -2,6 +2,7 @@
  * its code (errors.h). */
 #include "errors.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "convert.h"
@@ -70,6 +71,16 @@ PyObject *errors_raise(int code, const offcode_error *e)
 	PyObject *chain = NULL, *exc = NULL, *first, *cls;
 	const offcode_error *link;
 
+	/* A call a signal cut short (a FIFO's open waiting for its writer):
+	 * the signal's Python handler runs now, and what it raises (Ctrl-C's
+	 * KeyboardInterrupt) is the call's exception, as Python's own calls
+	 * raise it (PEP 475), not an EINTR with the handler's after it. */
+	for (link = e; link; link = offcode_error_cause(link))
+		if (offcode_error_errno(link) == EINTR) {
+			if (PyErr_CheckSignals() < 0)
+				return NULL;
+			break;
+		}
 	if (e)
 		code = offcode_error_code(e);
 	if (code == OFFCODE_NOMEM && !e)

@@ -361,9 +361,21 @@ static int node_keep(Node *self)
 	return 0;
 }
 
-static void node_dealloc(Node *self)
+/* The collector's: a visitor may make a cycle of a node (one set on its
+ * container, whose class has a __dict__), which would leak whole. */
+static int node_traverse(Node *self, visitproc visit, void *arg)
 {
-	Py_CLEAR(self->kind);
+	Py_VISIT(self->input);
+	Py_VISIT(self->container);
+	Py_VISIT(self->entry);
+	Py_VISIT(self->section);
+	Py_VISIT(self->hash_error);
+	Py_VISIT(self->decode_error);
+	return 0;
+}
+
+static int node_clear(Node *self)
+{
 	Py_CLEAR(self->input);
 	Py_CLEAR(self->container);
 	Py_CLEAR(self->entry);
@@ -371,7 +383,15 @@ static void node_dealloc(Node *self)
 	Py_CLEAR(self->code);
 	Py_CLEAR(self->hash_error);
 	Py_CLEAR(self->decode_error);
-	PyObject_Free(self);
+	return 0;
+}
+
+static void node_dealloc(Node *self)
+{
+	PyObject_GC_UnTrack(self);
+	node_clear(self);
+	Py_CLEAR(self->kind);
+	PyObject_GC_Del(self);
 }
 
 static PyObject *node_repr(Node *self)
@@ -416,8 +436,10 @@ static PyTypeObject node_type = {
 	.tp_basicsize = sizeof(Node),
 	.tp_dealloc = (destructor)node_dealloc,
 	.tp_repr = (reprfunc)node_repr,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
 	.tp_doc = "A node of offcode.walk(), handed to its visitor.",
+	.tp_traverse = (traverseproc)node_traverse,
+	.tp_clear = (inquiry)node_clear,
 	.tp_getset = node_getset,
 	.tp_members = node_members,
 };
@@ -489,7 +511,7 @@ static int visit_one(void *ctx, const struct offcode_node *n)
 	if ((unsigned)n->kind >= KINDS) {
 		PyErr_Format(PyExc_RuntimeError, "a node of a kind unknown here (%d)",
 			     (int)n->kind);
-	} else if ((node = PyObject_New(Node, &node_type))) {
+	} else if ((node = PyObject_GC_New(Node, &node_type))) {
 		memset((char *)node + sizeof(PyObject), 0, sizeof(*node) - sizeof(PyObject));
 		node->w = w;
 		node->n = n;
@@ -497,6 +519,7 @@ static int visit_one(void *ctx, const struct offcode_node *n)
 		node->depth = n->depth;
 		node->has_code = n->code != NULL;
 		node->code_size = n->code ? n->code_size : 0;
+		PyObject_GC_Track(node);
 		r = PyObject_CallOneArg(w->visit, (PyObject *)node);
 		if (visit_end(node) < 0)
 			Py_CLEAR(r);

@@ -123,6 +123,34 @@ def test_code_kernels_is_an_entrys_kernels():
     assert n == 19
 
 
+def test_code_kernels_of_bytes_another_thread_writes():
+    # A kernel's name is read from its .nv.info.NAME section's name, which
+    # the scan measured to its NUL: copied as measured, not again to a NUL
+    # another thread may have written over since (a heap overflow under
+    # ASan: the name ran on into the next one, past the room made for it).
+    # The count of kernels is the count of those sections, whatever the
+    # names are.
+    data = open("test/files/nv118/a.cubin", "rb").read()
+    nul = data.index(b".nv.info._Z7add_onePii\0") + len(".nv.info._Z7add_onePii")
+    buf = bytearray(data)
+    stop = []
+
+    def flip():
+        while not stop:
+            buf[nul] = 0x78
+            buf[nul] = 0
+    t = threading.Thread(target=flip)
+    t.start()
+    counts = set()
+    try:
+        for _ in range(5000):
+            counts.add(len(offcode.code_kernels(buf)))
+    finally:
+        stop.append(1)
+        t.join()
+    assert counts == {len(offcode.code_kernels(data))} == {1}
+
+
 def test_code_kernels_target_ids():
     with offcode.open(APP) as a:
         got = [(k.source, k.target, k.target_id) if k else None

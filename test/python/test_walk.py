@@ -6,6 +6,7 @@ says; a visitor stops it by its result or an exception; nodes and records
 kept past their visit read as documented; hostile files are refused as
 open() refuses them; and memory stays flat over an archive of 20,000
 members.  Run by test/python.test, as test_offcode.py is."""
+import gc
 import hashlib
 import os
 import signal
@@ -192,6 +193,25 @@ def test_path_fd_and_bytes_agree():
     assert unnamed["path"] == "<memory>"
 
 
+def test_a_source_is_walked_as_open_takes_it():
+    # a mapped file by its descriptor, a pipe's bytes as bytes; named by
+    # the source unless a name is given
+    by_path = walked_json(APP)
+    with offcode.Source(APP) as s:
+        assert walked_json(s) == by_path
+        assert walked_json(s, name="x")["path"] == "x"
+    data = open(APP, "rb").read()
+    r, w = os.pipe()
+    t = threading.Thread(target=lambda: (os.write(w, data), os.close(w)))
+    t.start()
+    with offcode.Source(r, name=APP) as s:
+        t.join()
+        os.close(r)
+        assert s.fd is None and walked_json(s) == by_path
+    with pytest.raises(TypeError, match="a path, a file descriptor, bytes or a Source"):
+        offcode.walk(True, lambda n: None)
+
+
 def test_stops_at_a_true_result_which_it_returns():
     kinds = []
 
@@ -265,6 +285,38 @@ def test_keyboard_interrupt_stops_at_once():
     assert seen == ["input"]
 
 
+class Interrupted(Exception):
+    pass
+
+
+def test_a_signal_while_a_fifo_waits_for_its_writer_raises_its_handlers(tmp_path):
+    # open() of a FIFO with no writer waits with the GIL let go; a signal
+    # cuts it short (EINTR), and what its handler raises is the call's
+    # exception, as Python's own calls raise it (Ctrl-C's
+    # KeyboardInterrupt), not a SystemCallError with the handler's after
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+
+    def handler(signum, frame):
+        raise Interrupted(signum)
+    old = signal.signal(signal.SIGUSR1, handler)
+    got = []
+    try:
+        for call in (lambda: offcode.walk(fifo, lambda n: None), lambda: offcode.Source(fifo),
+                     lambda: offcode.open(fifo), lambda: offcode.open_split(fifo)):
+            t = threading.Timer(0.2, signal.pthread_kill,
+                                (threading.main_thread().ident, signal.SIGUSR1))
+            t.start()
+            try:
+                call()
+            except Exception as e:
+                got.append(type(e).__name__)
+            t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert got == ["Interrupted"] * 4
+
+
 def test_a_kept_node_reads_as_in_its_visit():
     kept, during = [], []
 
@@ -291,6 +343,24 @@ def test_a_kept_node_reads_as_in_its_visit():
                  lambda e: e.code_size()):
         with pytest.raises(ValueError, match="has no artefact"):
             read(entries[1].entry)
+
+
+def test_a_node_in_a_cycle_is_collected():
+    # a node set on its container (whose class takes attributes) is a
+    # cycle: the collector sees the node, and frees them both
+    freed = []
+
+    class Mark:
+        def __del__(self):
+            freed.append(1)
+
+    def visit(n):
+        if n.kind == "container":
+            n.container.cycle = (n, Mark())
+            return True
+    offcode.walk(APP, visit)
+    gc.collect()
+    assert freed == [1]
 
 
 def test_code_read_during_its_visit_is_kept():
@@ -494,6 +564,42 @@ def test_fifo_read_to_its_end(tmp_path):
         t.join()
     assert results[0] == results[1]
     assert results[1]["path"] == fifo and len(results[1]["sections"][0]["containers"]) == 2
+
+
+def test_bytes_changed_by_another_thread_as_walked():
+    # A bytearray is written by another thread while the library walks it
+    # without the GIL (a mapped file rewritten in place is the same): the
+    # host table's probe found a file of packages, and the walk of it, a
+    # moment later, none, which it said with no record (its message made
+    # of whatever the stack held; under SANITIZE=1, UBSan's load of a
+    # bool not 0 or 1 stops Python).  A race: a walk that meets it is
+    # ChangedError; one that does not fails as one of the bytes' states.
+    data = open("test/files/bad/inspect-pkg-size.bin", "rb").read()
+    buf = bytearray(data)
+    stop = []
+
+    def flip():
+        while not stop:
+            buf[2] = data[2] ^ 0xff
+            buf[2] = data[2]
+    t = threading.Thread(target=flip)
+    t.start()
+    seen = set()
+    try:
+        for _ in range(20000):
+            try:
+                offcode.walk(buf, lambda n: None)
+            except offcode.Error as e:
+                seen.add("%s: %s" % (type(e).__name__, e))
+    finally:
+        stop.append(1)
+        t.join()
+    assert seen <= {
+        "MalformedError: '<memory>': offload package at offset 0: size 4096 is not "
+        "between 16 and the 336 bytes left",
+        "MalformedError: '<memory>': unrecognised bytes at offset 0: neither zero "
+        "padding nor an offload bundle, CCOB, offload package or NVIDIA fatbin",
+        "ChangedError: '<memory>': changed while it was read"}
 
 
 def test_a_node_is_read_by_the_thread_walking():
