@@ -578,14 +578,18 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
         # A mapped file by its descriptor: the library's own map of it,
         # whose reads find the file cut short since (ChangedError) where
         # a read of the source's map would be a SIGBUS; bytes read into
-        # memory (a pipe's) are held as bytes are.
-        fd = source.fd
-        name = name if name is not None else source.name
-        if fd is not None:
-            h = _offcode.open_fd(fd, name, verify, ccob_max_size, ccob_max_ratio)
-        else:
-            h = _offcode.open_memory(source, name, verify, ccob_max_size,
+        # memory (a pipe's) are held as bytes are.  A view held till the
+        # library has its own: another thread's close() meanwhile is
+        # refused, not a descriptor number another file may take.
+        with memoryview(source):
+            fd = source.fd
+            name = name if name is not None else source.name
+            if fd is not None:
+                h = _offcode.open_fd(fd, name, verify, ccob_max_size,
                                      ccob_max_ratio)
+            else:
+                h = _offcode.open_memory(source, name, verify, ccob_max_size,
+                                         ccob_max_ratio)
     elif isinstance(source, (bytes, bytearray, memoryview)):
         h = _offcode.open_memory(source, name if name is not None else "<memory>",
                                  verify, ccob_max_size, ccob_max_ratio)
@@ -654,11 +658,15 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
         raise TypeError("offcode.walk() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
         raise ValueError("the CCOB limits are not below 0")
+    held = None
     if isinstance(source, int):
         how, name = "fd", name if name is not None else "<fd %d>" % source
     elif isinstance(source, Source):
         # as open() takes one: a mapped file by its descriptor, bytes
-        # read into memory as bytes
+        # read into memory as bytes; a view held through the walk, so
+        # that the Source's close() (a visitor's, another thread's) is
+        # refused, not its descriptor's number given to another file
+        held = memoryview(source)
         name = name if name is not None else source.name
         how = "fd" if source.fd is not None else "memory"
         source = source.fd if how == "fd" else source
@@ -666,8 +674,13 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
         how, name = "memory", name if name is not None else "<memory>"
     else:
         how, source = "path", os.fspath(source)
-    return _offcode.walk(source, how, name, code, verify, ccob_max_size, ccob_max_ratio,
-                         visit, Entry, Container, Section, _walk_input)
+    try:
+        return _offcode.walk(source, how, name, code, verify, ccob_max_size,
+                             ccob_max_ratio, visit, Entry, Container, Section,
+                             _walk_input)
+    finally:
+        if held is not None:
+            held.release()
 
 
 _COMPRESS = {None: 0, False: 0, "none": 0, True: 1, "zstd": 1, "zlib": 2}

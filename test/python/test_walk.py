@@ -212,6 +212,23 @@ def test_a_source_is_walked_as_open_takes_it():
         offcode.walk(True, lambda n: None)
 
 
+def test_a_source_cannot_close_under_its_walk():
+    # its descriptor is the walk's till it ends: a close() meanwhile is
+    # refused (its number given to another file would be walked on)
+    refused = []
+
+    def visit(n):
+        if n.kind == "container":
+            with pytest.raises(BufferError):
+                s.close()
+            refused.append(s.closed)
+    with offcode.Source(APP) as s:
+        assert walked_json(s) == walked_json(APP)
+        offcode.walk(s, visit)
+        assert refused == [False, False] and not s.closed   # (its two containers)
+    assert s.closed
+
+
 def test_stops_at_a_true_result_which_it_returns():
     kinds = []
 
