@@ -13,11 +13,6 @@ offcode package against `offload ls` and `offload extract` (issue 37).
                     code copied by the kernel
   read FILE         every code object, decompressed, handed to Python as
                     bytes (Artifact.each_code), its length summed
-  ls-timed FILE     ls, and on standard error its own wall and CPU time,
-                    from before offcode is imported to the artefact
-                    closed, its lines flushed and its objects collected
-                    (bench.py's in-process figure: no interpreter start
-                    to take out)
   startup           nothing: the interpreter's start and this script's,
                     offcode not imported (bench.py's floor for Python)
 
@@ -87,21 +82,6 @@ if __name__ == "__main__":
         pass
     elif sys.argv[1] == "ls":
         ls(sys.argv[2])
-    elif sys.argv[1] == "ls-timed":
-        import gc
-        import time
-        # The interpreter's own objects set aside (gc.freeze), so that the
-        # collection timed below is the listing's alone: what its objects
-        # cost the collector at exit, which a figure taken before exit
-        # would leave out.
-        gc.collect()
-        gc.freeze()
-        wall, cpu = time.perf_counter(), time.process_time()
-        ls(sys.argv[2])
-        sys.stdout.flush()
-        gc.collect()
-        sys.stderr.write("%.9f %.9f\n" % (time.perf_counter() - wall,
-                                          time.process_time() - cpu))
     elif sys.argv[1] == "walk":
         walk(sys.argv[2])
     elif sys.argv[1] == "read":
