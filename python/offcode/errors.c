@@ -66,9 +66,30 @@ static PyObject *record_of(const offcode_error *e)
 	return r;
 }
 
+/* Raise cls for chain, a list of records, the outermost first: its
+ * message and fields the first's. */
+static void raise_chain(PyObject *cls, PyObject *chain)
+{
+	PyObject *first = PyList_GET_ITEM(chain, 0);
+	PyObject *exc = PyObject_CallFunctionObjArgs(cls, PyStructSequence_GET_ITEM(first, 6),
+						     NULL);
+
+	if (!exc)
+		return;
+	if (PyObject_SetAttrString(exc, "code", PyStructSequence_GET_ITEM(first, 0)) == 0 &&
+	    PyObject_SetAttrString(exc, "code_name", PyStructSequence_GET_ITEM(first, 1)) == 0 &&
+	    PyObject_SetAttrString(exc, "errno", PyStructSequence_GET_ITEM(first, 2)) == 0 &&
+	    PyObject_SetAttrString(exc, "offset", PyStructSequence_GET_ITEM(first, 3)) == 0 &&
+	    PyObject_SetAttrString(exc, "path", PyStructSequence_GET_ITEM(first, 4)) == 0 &&
+	    PyObject_SetAttrString(exc, "reason", PyStructSequence_GET_ITEM(first, 5)) == 0 &&
+	    PyObject_SetAttrString(exc, "chain", chain) == 0)
+		PyErr_SetObject(cls, exc);
+	Py_DECREF(exc);
+}
+
 PyObject *errors_raise(int code, const offcode_error *e)
 {
-	PyObject *chain = NULL, *exc = NULL, *first, *cls;
+	PyObject *chain = NULL, *cls;
 	const offcode_error *link;
 
 	/* A call a signal cut short (a FIFO's open waiting for its writer):
@@ -106,22 +127,35 @@ PyObject *errors_raise(int code, const offcode_error *e)
 		}
 		Py_DECREF(r);
 	}
-	first = PyList_GET_ITEM(chain, 0);
-	exc = PyObject_CallFunctionObjArgs(cls, PyStructSequence_GET_ITEM(first, 6), NULL);
-	if (!exc)
-		goto out;
-	if (PyObject_SetAttrString(exc, "code", PyStructSequence_GET_ITEM(first, 0)) < 0 ||
-	    PyObject_SetAttrString(exc, "code_name", PyStructSequence_GET_ITEM(first, 1)) < 0 ||
-	    PyObject_SetAttrString(exc, "errno", PyStructSequence_GET_ITEM(first, 2)) < 0 ||
-	    PyObject_SetAttrString(exc, "offset", PyStructSequence_GET_ITEM(first, 3)) < 0 ||
-	    PyObject_SetAttrString(exc, "path", PyStructSequence_GET_ITEM(first, 4)) < 0 ||
-	    PyObject_SetAttrString(exc, "reason", PyStructSequence_GET_ITEM(first, 5)) < 0 ||
-	    PyObject_SetAttrString(exc, "chain", chain) < 0)
-		goto out;
-	PyErr_SetObject(cls, exc);
+	raise_chain(cls, chain);
 out:
 	Py_XDECREF(chain);
-	Py_XDECREF(exc);
+	return NULL;
+}
+
+PyObject *errors_raise_own(int code, PyObject *path, const char *reason)
+{
+	const char *name = offcode_code_name(code);
+	PyObject *r, *chain;
+
+	if (errors_ready() < 0 || !(r = PyStructSequence_New(&error_record_type)))
+		return NULL;
+	PyStructSequence_SET_ITEM(r, 0, PyLong_FromLong(code));
+	PyStructSequence_SET_ITEM(r, 1, PyUnicode_FromString(name ? name : "?"));
+	PyStructSequence_SET_ITEM(r, 2, PyLong_FromLong(0));
+	PyStructSequence_SET_ITEM(r, 3, Py_NewRef(Py_None));
+	PyStructSequence_SET_ITEM(r, 4, Py_NewRef(path));
+	PyStructSequence_SET_ITEM(r, 5, PyUnicode_FromString(reason));
+	PyStructSequence_SET_ITEM(r, 6, PyUnicode_FromFormat("'%U': %s", path, reason));
+	for (Py_ssize_t i = 0; i < 7; i++)
+		if (!PyStructSequence_GET_ITEM(r, i)) {
+			Py_DECREF(r);
+			return NULL;
+		}
+	if (!(chain = Py_BuildValue("[N]", r)))
+		return NULL;
+	raise_chain(code > 0 && code < CODES ? error_class[code] : error_base, chain);
+	Py_DECREF(chain);
 	return NULL;
 }
 

@@ -12,6 +12,10 @@
  * record's message, its fields as attributes and its chain (.chain, the
  * outermost first); NULL, for returning. */
 PyObject *errors_raise(int code, const offcode_error *e);
+/* Raise the class of code with one record the library did not make (a
+ * failure it reports by code alone): path (str), reason, and the
+ * message "'<path>': <reason>"; NULL, for returning. */
+PyObject *errors_raise_own(int code, PyObject *path, const char *reason);
 /* The exception of a record, as an object (not raised). */
 PyObject *errors_object(const offcode_error *e);
 /* Module m is where the classes and ErrorRecord are added, when first

@@ -218,6 +218,16 @@ static Py_ssize_t index_arg(PyObject *o)
 	return i;
 }
 
+/* Whether two indices parsed from a call's arguments can name
+ * anything: 0 with IndexError for a negative one. */
+static int indices_ok(Py_ssize_t a, Py_ssize_t b)
+{
+	if (a >= 0 && b >= 0)
+		return 1;
+	PyErr_SetString(PyExc_IndexError, "no such index");
+	return 0;
+}
+
 /* entries(k): archive k's TOC entries, each (key, target, bundle ID,
  * code size, in the file as it is, offset or None); [] for an archive
  * not read. */
@@ -267,12 +277,8 @@ static PyObject *split_codes(Split *self, PyObject *args)
 	PyObject *list = NULL;
 	size_t n;
 
-	if (!PyArg_ParseTuple(args, "nn", &k, &w))
+	if (!PyArg_ParseTuple(args, "nn", &k, &w) || !indices_ok(k, w))
 		return NULL;
-	if (k < 0 || w < 0) {
-		PyErr_SetString(PyExc_IndexError, "no such index");
-		return NULL;
-	}
 	if (split_lock(self) < 0)
 		return NULL;
 	if ((size_t)k >= offcode_split_archive_count(self->s) ||
@@ -312,12 +318,9 @@ static PyObject *split_read(Split *self, PyObject *args)
 	int rc;
 
 	if (!PyArg_ParseTuple(args, "nn|O&O&", &k, &i, convert_u64_arg, &max_size,
-			      convert_u64_arg, &max_ratio))
+			      convert_u64_arg, &max_ratio) ||
+	    !indices_ok(k, i))
 		return NULL;
-	if (k < 0 || i < 0) {
-		PyErr_SetString(PyExc_IndexError, "no such index");
-		return NULL;
-	}
 	if (split_lock(self) < 0)
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
@@ -343,12 +346,8 @@ static PyObject *split_uri(Split *self, PyObject *args)
 	const char *uri;
 	PyObject *r;
 
-	if (!PyArg_ParseTuple(args, "nn", &k, &i))
+	if (!PyArg_ParseTuple(args, "nn", &k, &i) || !indices_ok(k, i))
 		return NULL;
-	if (k < 0 || i < 0) {
-		PyErr_SetString(PyExc_IndexError, "no such index");
-		return NULL;
-	}
 	if (split_lock(self) < 0)
 		return NULL;
 	uri = offcode_split_uri(self->s, (size_t)k, (size_t)i);
@@ -411,56 +410,17 @@ static Split *split_new(PyObject *path)
 	return self;
 }
 
-/* offcode.NothingError for self's file, no split binary (the library
- * gives no record of it: made here, as the library would make it, its
- * reason what kpack join says of one). */
-static void not_split(PyObject *mod, Split *self)
-{
-	static const char why[] = "not a kpack-split binary (no .rocm_kpack_ref section)";
-	PyObject *cls = NULL, *rtype = NULL, *msg = NULL, *rec = NULL, *chain = NULL;
-	PyObject *exc = NULL, *code = NULL, *name = NULL, *reason = NULL, *zero = NULL;
-
-	if (!(cls = PyObject_GetAttrString(mod, "NothingError")) ||
-	    !(rtype = PyObject_GetAttrString(mod, "ErrorRecord")) ||
-	    !(msg = PyUnicode_FromFormat("'%U': %s", self->path, why)) ||
-	    !(code = PyLong_FromLong(OFFCODE_NOTHING)) ||
-	    !(name = PyUnicode_FromString(offcode_code_name(OFFCODE_NOTHING))) ||
-	    !(reason = PyUnicode_FromString(why)) || !(zero = PyLong_FromLong(0)) ||
-	    !(rec = PyObject_CallFunction(rtype, "((OOOOOOO))", code, name, zero,
-					  Py_None, self->path, reason, msg)) ||
-	    !(chain = Py_BuildValue("[O]", rec)) ||
-	    !(exc = PyObject_CallOneArg(cls, msg)))
-		goto out;
-	if (PyObject_SetAttrString(exc, "code", code) < 0 ||
-	    PyObject_SetAttrString(exc, "code_name", name) < 0 ||
-	    PyObject_SetAttrString(exc, "errno", zero) < 0 ||
-	    PyObject_SetAttrString(exc, "offset", Py_None) < 0 ||
-	    PyObject_SetAttrString(exc, "path", self->path) < 0 ||
-	    PyObject_SetAttrString(exc, "reason", reason) < 0 ||
-	    PyObject_SetAttrString(exc, "chain", chain) < 0)
-		goto out;
-	PyErr_SetObject(cls, exc);
-out:
-	Py_XDECREF(cls);
-	Py_XDECREF(rtype);
-	Py_XDECREF(msg);
-	Py_XDECREF(rec);
-	Py_XDECREF(chain);
-	Py_XDECREF(exc);
-	Py_XDECREF(code);
-	Py_XDECREF(name);
-	Py_XDECREF(reason);
-	Py_XDECREF(zero);
-}
-
 /* What an opener made: self, or the error raised (NothingError for a file
  * that is no split binary). */
-static PyObject *opened(PyObject *mod, Split *self, int rc, offcode_error *err)
+static PyObject *opened(Split *self, int rc, offcode_error *err)
 {
 	if (rc == OFFCODE_OK)
 		return (PyObject *)self;
+	/* (the library gives no record of a file that is no split binary:
+	 * its reason is what kpack join says of one) */
 	if (rc == OFFCODE_NOTHING && !err)
-		not_split(mod, self);
+		errors_raise_own(OFFCODE_NOTHING, self->path,
+				 "not a kpack-split binary (no .rocm_kpack_ref section)");
 	else
 		errors_raise(rc, err);
 	offcode_error_free(err);
@@ -475,6 +435,7 @@ PyObject *split_open_path(PyObject *mod, PyObject *args)
 	Split *self;
 	int rc;
 
+	(void)mod;
 	if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path))
 		return NULL;
 	name = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(path));
@@ -488,7 +449,7 @@ PyObject *split_open_path(PyObject *mod, PyObject *args)
 	rc = offcode_split_open_path(PyBytes_AS_STRING(path), &self->s, &err);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(path);
-	return opened(mod, self, rc, err);
+	return opened(self, rc, err);
 }
 
 PyObject *split_open_memory(PyObject *mod, PyObject *args)
@@ -498,6 +459,7 @@ PyObject *split_open_memory(PyObject *mod, PyObject *args)
 	Split *self;
 	int rc;
 
+	(void)mod;
 	if (!PyArg_ParseTuple(args, "OO&", &buf, PyUnicode_FSConverter, &path))
 		return NULL;
 	name = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(path));
@@ -518,7 +480,7 @@ PyObject *split_open_memory(PyObject *mod, PyObject *args)
 				       PyBytes_AS_STRING(path), &self->s, &err);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(path);
-	return opened(mod, self, rc, err);
+	return opened(self, rc, err);
 }
 
 PyObject *split_image_kind(PyObject *mod, PyObject *arg)

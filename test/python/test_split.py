@@ -147,6 +147,20 @@ def test_split_facts():
         a[0].read()
 
 
+def test_indices_the_extension_refuses():
+    # (the records never pass these: the extension's own checks)
+    with offcode.open_split("test/files/kpack/split/bin/app") as s:
+        h = s._h
+        for call in (lambda: h.codes(-1, 0), lambda: h.codes(0, -1),
+                     lambda: h.read(-1, 0), lambda: h.uri(0, -1),
+                     lambda: h.entries(-1)):
+            with pytest.raises(IndexError, match="^no such index$"):
+                call()
+        with pytest.raises(IndexError, match="^no such archive or wrapper$"):
+            h.codes(2, 0)
+        assert h.uri(1, 1) == "file://test/files/kpack/split/bin/../.kpack/t_gfx90a.kpack#offset=5480&size=5416"
+
+
 def test_image_kind_and_code_for_of_other_bytes():
     with open(os.path.join(FIX, "zstd.kpack"), "rb") as f:
         data = f.read()
