@@ -209,12 +209,14 @@ class Input:
 class Entry(_offcode.Entry):
     """One code object: its ID, target, where it lies, and its code.
 
-    Its fields are the extension's (``_offcode.Entry``): its texts are
-    copied out of the library's record when it is made, and each field
-    becomes a Python object when it is read, so that a listing makes one
-    object per entry.  They read the same once the artefact is closed,
-    but for ``image_kind`` (read from the code when first asked for) and
-    what reads code."""
+    Its fields are the extension's (``_offcode.Entry``), read from the
+    library's record, each a Python object when it is read, so that a
+    listing makes one object per entry.  A container makes its entries
+    when they are asked for and keeps none until its ``entries`` list is
+    read: two objects of one entry are equal and hash alike.  They read
+    the same once the artefact is closed (the close lets go of the file,
+    the records stay while an object holds them), but for ``image_kind``
+    (read from the code when first asked for) and what reads code."""
     __slots__ = ()
     # (the extension's, read-only; here for readers and type checkers)
     container: "Container"
@@ -339,7 +341,10 @@ class Container(_offcode.Container, Sequence[Entry]):
 
     Its fields are the extension's (``_offcode.Container``), each a Python
     object when it is read: a listing makes one object per container (the
-    format and the section shared by the containers that have them)."""
+    format and the section shared by the containers that have them).  Its
+    entries are made as ``[i]`` and iteration ask for them, none kept,
+    until ``entries``, their list, is read: made then, it is kept, and
+    ``[i]`` and iteration give its objects."""
     # (the extension's, read-only; here for readers and type checkers)
     input: "Input"
     number: int
@@ -356,12 +361,12 @@ class Container(_offcode.Container, Sequence[Entry]):
                              "offset": self.offset, "size": self.size,
                              "version": self.version}
         d.update(self.fields)
-        d["entries"] = [e.to_json(kernels) for e in self.entries]
+        d["entries"] = [e.to_json(kernels) for e in self]
         return d
 
     def __repr__(self) -> str:
         return "<offcode.Container %s #%d at %s, %d entries>" % (
-            self.format, self.number, self.offset, len(self.entries))
+            self.format, self.number, self.offset, len(self))
 
 
 # Which arrays an input's object has in ls --json (applets/ls_json.c).
@@ -381,9 +386,10 @@ def path_kind(path: "Union[str, os.PathLike[str]]") -> "Optional[str]":
 
 
 class Artifact:
-    """An opened artefact: its inputs, containers and entries, listed at
-    open; iterating it gives its containers.  A context manager: leaving
-    the ``with`` block closes it."""
+    """An opened artefact: its inputs and containers, listed at open, and
+    its entries, each made when it is asked for (an entry read once and
+    let go costs no memory after); iterating it gives its containers.  A
+    context manager: leaving the ``with`` block closes it."""
 
     def __init__(self, handle: "Any") -> None:
         self._h = handle
@@ -392,12 +398,19 @@ class Artifact:
         self.inputs: List[Input] = []
         for t in handle.inputs():
             self.inputs.append(Input(t, self.inputs))
-        containers = handle.containers(Container, Section, self.inputs)
+        containers = handle.containers(Container, Section, self.inputs, Entry)
         self.containers: List[Container] = containers
         for c in containers:
             c.input.containers.append(c)
-        # (each container given its entries too)
-        self.entries: List[Entry] = handle.entries(Entry, containers)
+        self._entries: "Optional[List[Entry]]" = None
+
+    @property
+    def entries(self) -> "List[Entry]":
+        """Every entry, in order: a list made when first read (its
+        containers' ``entries`` lists one after another), then kept."""
+        if self._entries is None:
+            self._entries = self._h.entries(self.containers)
+        return self._entries
 
     def _handle(self) -> "Any":
         return self._h
@@ -511,7 +524,13 @@ class Artifact:
 
         def one(m: "Tuple[int, bytes, int, int]", h: "Any", err: "Optional[Error]") -> "Any":
             member = Member(m[0], _text(m[1]) or "", m[2], m[3])
-            return fn(member, Artifact(h) if h is not None else None, err)
+            art = None
+            if h is not None:
+                art = Artifact(h)
+                # (made now, their texts copied: the file's records go
+                # when fn returns)
+                art.entries
+            return fn(member, art, err)
         r = self._h.walk_layer(i, one, root)
         return None if r is True else LayerStats(*r)
 
@@ -544,7 +563,7 @@ class Artifact:
 
     def __repr__(self) -> str:
         return "<offcode.Artifact %s: %d containers, %d entries>" % (
-            self.path, len(self.containers), len(self.entries))
+            self.path, len(self.containers), sum(len(c) for c in self.containers))
 
 
 def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = False,

@@ -25,6 +25,14 @@ typedef struct {
 	/* A file of a package handed over by walk_layer: the library's, for
 	 * the call alone (never closed here; a is cleared after it). */
 	int borrowed;
+	/* close() let go of its file (offcode_close_file): its records read
+	 * on, for the entries made of them, freed with it; what reads the
+	 * file is refused. */
+	int file_closed;
+	/* What its entries share (listing.c's), made with the first, and
+	 * how it is freed (a part is not called back by name). */
+	struct listing_texts *texts;
+	void (*free_texts)(struct listing_texts *texts);
 } Artifact;
 
 /* offcode._offcode.Artifact; _offcode.c gives it its methods before
@@ -38,8 +46,8 @@ Artifact *handle_new(void);
  * walk holds the lock while the caller's function runs: a call on the
  * artefact from there is refused, not deadlocked. */
 int handle_take(Artifact *self);
-/* handle_take, and the artefact open: 0, or -1 with an exception and the
- * lock not held. */
+/* handle_take, and the artefact open, its file not closed: 0, or -1 with
+ * an exception and the lock not held. */
 int handle_lock(Artifact *self);
 void handle_unlock(Artifact *self);
 /* A walk (each_code, each_path, walk_layer) begun: self locked and held,

@@ -257,13 +257,17 @@ def test_closed_artifact_refuses():
 
 
 def test_entry_fields_read_the_same_once_closed():
-    # An entry's fields are the extension's, copied out of the library's
-    # record when the entry is made: closing the artefact frees the record,
-    # not them (its image kind, read from the code, is read while open).
+    # An entry's fields are the extension's, read from the library's record,
+    # which close() keeps (it lets go of the file alone) while an object
+    # holds the artefact: entries made before the close and after it read
+    # the same (its image kind, read from the code, is read while open).
     with offcode.open(APP) as a:
         before = [e.to_json() for e in a.entries]
         kept = list(a.entries)
     assert a.closed
+    after = [e for c in a.containers for e in c]
+    assert after == kept and [e.to_json() for e in after if e.index != 1] == \
+        [d for d in before if d["index"] != 1]
     for e, d in zip(kept, before):
         assert (e.index, e.id, e.offload_kind, e.triple, e.arch, e.size,
                 e.offset, e.uri, e.compressed) == \
@@ -282,14 +286,55 @@ def test_entry_fields_read_the_same_once_closed():
 def test_entries_are_made_by_the_artifact_alone():
     with pytest.raises(TypeError):
         offcode.Entry()
-    with offcode.open(APP) as a:
+    with offcode.open(APP) as a, offcode.open(APP) as b:
         h = a._handle()
         with pytest.raises(TypeError):
-            h.entries(dict, a.containers)
-        with pytest.raises(ValueError):
-            h.entries(offcode.Entry, a.containers[:-1] if a.containers else [1])
-        again = h.entries(offcode.Entry, a.containers)
-        assert [e.uri for e in again] == [e.uri for e in a.entries]
+            h.entries(tuple(a.containers))
+        with pytest.raises(TypeError):
+            h.entries([1])
+        with pytest.raises(TypeError):
+            h.entries(b.containers)           # another artefact's
+        assert h.entries(a.containers[1:]) == a.containers[1].entries
+        again = h.entries(a.containers)
+        assert again == a.entries and again[0] is a.entries[0]
+
+
+def test_entries_are_made_when_asked_for():
+    # Iterating a container or indexing it makes each entry as it is asked
+    # for, and nothing keeps it: two objects of one entry are equal and hash
+    # alike, as entries of two artefacts or two places are not.  Once the
+    # container's list is made (.entries), its objects are the ones given.
+    import gc
+
+    def live():
+        return sum(1 for o in gc.get_objects() if isinstance(o, offcode.Entry))
+    with offcode.open(APP) as a, offcode.open(APP) as b:
+        n = live()
+        c = a.containers[0]
+        seen = []
+        for e in c:
+            seen.append((e.index, live() - n))
+        del e
+        assert seen == [(0, 1), (1, 1), (2, 1)]
+        assert live() == n
+        x, y = c[1], c[1]
+        assert x is not y and x == y and hash(x) == hash(y) and not (x != y)
+        assert x != c[2] and x != b.containers[0][1] and x != "entry"
+        assert len({x, y, c[2]}) == 2 and x in list(c) and c.index(y) == 1
+        assert c[-1] == c[2] and c[0:3:2] == [c[0], c[2]] and c[5:] == []
+        with pytest.raises(IndexError):
+            c[-4]
+        with pytest.raises(TypeError):
+            c["0"]
+        it = iter(c)
+        first = next(it)
+        kept = c.entries                      # made now, in the middle
+        assert first == kept[0] and first is not kept[0]
+        assert next(it) is kept[1] and next(it) is kept[2]
+        with pytest.raises(StopIteration):
+            next(it)
+        assert c[1] is kept[1] and list(c) == kept and a.entries[:3] == kept
+        assert a.entries[0] is kept[0]
 
 
 def test_entries_let_go_with_their_artifact():
@@ -336,15 +381,16 @@ def test_containers_are_made_by_the_artifact_alone():
             h.containers(dict, offcode.Section, a.inputs)
         with pytest.raises(TypeError):
             h.containers(offcode.Container, dict, a.inputs)
+        with pytest.raises(TypeError):
+            h.containers(offcode.Container, offcode.Section, a.inputs, dict)
         with pytest.raises(ValueError):
-            h.containers(offcode.Container, offcode.Section, [])
-        again = h.containers(offcode.Container, offcode.Section, a.inputs)
+            h.containers(offcode.Container, offcode.Section, [], offcode.Entry)
+        again = h.containers(offcode.Container, offcode.Section, a.inputs, offcode.Entry)
         assert [(x.number, x.offset, x.size, x.section) for x in again] == \
             [(x.number, x.offset, x.size, x.section) for x in a.containers]
-        assert again[0].entries == []     # none until entries() gives them
-        h.entries(offcode.Entry, again)
+        assert again[1].entries == d.entries and again[1][0] != again[0][0]
         assert [e.uri for e in again[1]] == [e.uri for e in d]
-        assert c.entries[0] is a.entries[0]   # given once, kept
+        assert c.entries[0] is a.entries[0]   # made once, kept
     assert a.closed and len(c) == 3 and c.section.name == ".hip_fatbin"
 
 
