@@ -215,10 +215,17 @@ typedef struct {
 	Py_ssize_t next;
 } ContainerIter;
 
+static int container_iter_traverse(ContainerIter *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->container);
+	return 0;
+}
+
 static void container_iter_dealloc(ContainerIter *self)
 {
+	PyObject_GC_UnTrack(self);
 	Py_XDECREF(self->container);
-	PyObject_Free(self);
+	PyObject_GC_Del(self);
 }
 
 static PyObject *container_iter_next(ContainerIter *self)
@@ -235,14 +242,15 @@ static PyObject *container_iter_next(ContainerIter *self)
 	return NULL;
 }
 
-/* (no cycle goes through it: it holds the container, which does not hold
- * it, and no entry, so the collector has nothing to do with it) */
+/* (the collector's: kept in an attribute of its container's, it is in a
+ * cycle) */
 static PyTypeObject container_iter_type = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "offcode._offcode.ContainerIterator",
 	.tp_basicsize = sizeof(ContainerIter),
 	.tp_dealloc = (destructor)container_iter_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_traverse = (traverseproc)container_iter_traverse,
 	.tp_iter = PyObject_SelfIter,
 	.tp_iternext = (iternextfunc)container_iter_next,
 };
@@ -256,10 +264,11 @@ static PyObject *container_iter(Container *self)
 
 		return list ? PyObject_GetIter(list) : NULL;
 	}
-	if (!(it = PyObject_New(ContainerIter, &container_iter_type)))
+	if (!(it = PyObject_GC_New(ContainerIter, &container_iter_type)))
 		return NULL;
 	it->container = (Container *)Py_NewRef((PyObject *)self);
 	it->next = 0;
+	PyObject_GC_Track(it);
 	return (PyObject *)it;
 }
 

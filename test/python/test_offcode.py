@@ -337,6 +337,21 @@ def test_entries_are_made_when_asked_for():
         assert a.entries[0] is kept[0]
 
 
+def test_a_container_iterator_kept_in_a_cycle_is_freed():
+    # container -> its attribute -> an iterator over it -> container: the
+    # collector frees the cycle (it sees the iterator), the artefact with it
+    import gc
+    import weakref
+    with offcode.open(APP) as a:
+        c = a.containers[0]
+        c.it = iter(c)
+        assert next(c.it) == c[0]
+        gone = weakref.ref(c)
+    del a, c
+    gc.collect()
+    assert gone() is None
+
+
 def test_entries_let_go_with_their_artifact():
     # entry -> container -> its entries -> entry is a cycle: the collector
     # frees it (the entry type takes part in it), and the artefact with it.
