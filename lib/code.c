@@ -33,6 +33,9 @@ struct code_walk {
 	 * the one the headers' walk found there, else `strange` is set and
 	 * nothing is handed over (the whole file is walked then). */
 	bool alone, strange;
+	/* The file was closed from fn (offcode_close_file): the walk stops
+	 * before the next entry's code is handed over. */
+	bool closed;
 };
 
 /* The file's bytes as the walk sees them: from base on (a container's
@@ -114,6 +117,10 @@ static int visit(void *ctx, const struct inspect_node *n)
 	en = &w->a->entries[i];
 	if (w->alone && (n->index != en->index || n->size != en->size)) {
 		w->strange = true;
+		return 1;
+	}
+	if (w->a->file_closed) {
+		w->closed = true;
 		return 1;
 	}
 	if (bytes_of(w, n, en, &b) < 0) {
@@ -202,7 +209,8 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 	if (rc)
 		return rc;
 	rc = walk_span(a, 0, a->len, &w);
-
+	if (w.closed)
+		return artifact_file(a);
 	return rc == -1 ? walk_failed(a, &w) : rc;
 }
 
@@ -247,14 +255,15 @@ static int keep_code(void *ctx, const offcode_entry *e, const void *code,
 	return 0;
 }
 
-/* Whether e is one of a's entries: 0, or a failure's code. */
+/* Whether e is one of a's entries, its code still to be read from a's
+ * file: 0, or a failure's code. */
 static int check(offcode_artifact *a, const offcode_entry *e)
 {
 	if (!a || !artifact_owns_entry(a, e))
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no such "
 					      "entry in this artefact")
 			 : OFFCODE_INVALID;
-	return 0;
+	return artifact_file(a);
 }
 
 /* a's bytes [off, off + n) into dst: 0, or a failure's code.  A mapped
@@ -529,10 +538,16 @@ int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
 
 int offcode_code_foreach(offcode_artifact *a, offcode_code_fn fn, void *ctx)
 {
+	int rc;
+
 	if (!a || !fn)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
 			 : OFFCODE_INVALID;
-	return code_walk(a, (size_t)-1, fn, ctx);
+	if ((rc = artifact_reading(a)))
+		return rc;
+	rc = code_walk(a, (size_t)-1, fn, ctx);
+	artifact_read_done(a);
+	return rc;
 }
 
 /* ---- every entry's code to files ---- */
@@ -552,6 +567,8 @@ static int to_path(void *ctx, const offcode_entry *e, const void *code,
 
 	if (rc || !path)
 		return rc;
+	if ((rc = artifact_file(t->a)))	/* closed by fn */
+		return rc;
 	return write_path(t->a, e, path, code, size);
 }
 
@@ -568,7 +585,8 @@ static int stored_to_paths(offcode_artifact *a, offcode_path_fn fn,
 
 		if (rc)
 			return rc;
-		if (path && (rc = write_path(a, e, path, NULL, 0)))
+		if (path && ((rc = artifact_file(a)) ||	/* closed by fn */
+			     (rc = write_path(a, e, path, NULL, 0))))
 			return rc;
 	}
 	return 0;
@@ -579,13 +597,19 @@ int offcode_code_foreach_path(offcode_artifact *a, offcode_path_fn fn,
 {
 	struct to_paths t = { a, fn, ctx };
 	size_t i = 0;
+	int rc;
 
 	if (!a || !fn)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
 			 : OFFCODE_INVALID;
+	if ((rc = artifact_reading(a)))
+		return rc;
 	while (i < a->nentries && a->entries[i].direct)
 		i++;
 	if (i == a->nentries)
-		return stored_to_paths(a, fn, ctx);
-	return code_walk(a, (size_t)-1, to_path, &t);
+		rc = stored_to_paths(a, fn, ctx);
+	else
+		rc = code_walk(a, (size_t)-1, to_path, &t);
+	artifact_read_done(a);
+	return rc;
 }
