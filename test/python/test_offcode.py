@@ -283,6 +283,38 @@ def test_entry_fields_read_the_same_once_closed():
     assert e.uri == kept[1].uri
 
 
+def test_close_lets_go_of_the_file_and_keeps_the_listing():
+    # close() is offcode_close_file: the descriptor and the borrowed buffer
+    # go at once (a bytearray may grow again), the records stay while an
+    # object holds them, and what reads code says the artefact is closed.
+    def fds():
+        return len(os.listdir("/proc/self/fd"))
+    n = fds()
+    a = offcode.open(APP)
+    assert fds() == n + 1
+    want = [e.to_json() for e in a.entries]
+    a.close()
+    assert fds() == n and a.closed
+    c = a.containers[1]
+    assert [e.to_json() for e in c] == want[3:]
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        c[0].read()
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        c[0].matches("gfx90a")
+    data = bytearray(open(APP, "rb").read())
+    b = offcode.open(data)
+    with pytest.raises(BufferError):
+        data.append(0)                        # the library reads it
+    first = b.containers[0][1]
+    b.close()
+    data.extend(b"\0" * 100000)
+    data[:] = b"x"
+    assert [e.uri.split("#")[1] for e in b.containers[0]] == \
+        [d["uri"].split("#")[1] for d in want[:3]]
+    assert first.id == want[1]["id"] and first == b.entries[1]
+    a.close()                                 # again: nothing
+
+
 def test_entries_are_made_by_the_artifact_alone():
     with pytest.raises(TypeError):
         offcode.Entry()
