@@ -438,7 +438,7 @@ class Artifact:
     def match(self, rules: str, exact: bool = False) -> "List[Entry]":
         """The entries ``rules`` take (see ``Entry.matches``): for a GPU's
         target ID, the code its loader would load."""
-        return [e for e in self.entries if e.matches(rules, exact)]
+        return [e for c in self.containers for e in c if e.matches(rules, exact)]
 
     def each_code(self, fn: "Callable[[Entry, bytes], Any]") -> bool:
         """Call ``fn(entry, code)`` for every entry in order, each CCOB
@@ -462,8 +462,9 @@ class Artifact:
 
     def codes(self) -> "Iterator[Tuple[Entry, bytes]]":
         """(entry, code) for every entry, in order, one ``read()`` each."""
-        for e in self.entries:
-            yield e, e.read()
+        for c in self.containers:
+            for e in c:
+                yield e, e.read()
 
     def prune(self, dest: "Union[str, os.PathLike[str]]", **options: "Any") -> "PruneResult":
         """``prune(self.path, dest, ...)``: for an artefact opened by path."""
