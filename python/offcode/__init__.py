@@ -67,38 +67,57 @@ if TYPE_CHECKING:
                            MalformedError, NothingError, OtherError,
                            OutOfMemoryError, RangeError, SystemCallError,
                            TruncatedError, UnsupportedError)
+    from ._functions import (check_stdout, code_for, code_kernels,
+                             image_kind, library_version, open_split,
+                             path_kind, target_id_compatible)
     from ._records import (Kernel, Kernels, Layer, LayerStats, Manifest,
                            Member, NvHeader, PruneResult, RootFile,
                            SearchPath, SplitArchive, SplitBinary, SplitCode,
                            Wrapper)
+    from ._walk import Node, walk
 
-# Named here, made when first named: the records (_records.py) and the
-# error classes (the extension's, made with the first raised or named).
-_RECORDS = frozenset(("Kernel", "Kernels", "PruneResult", "Layer", "Member",
-                      "LayerStats", "Manifest", "RootFile", "NvHeader",
-                      "SplitBinary", "SearchPath", "SplitArchive", "SplitCode",
-                      "Wrapper"))
-_ERRORS = frozenset((
-    "Error", "ErrorRecord", "OtherError", "SystemCallError", "TruncatedError",
-    "MalformedError", "DecompressError", "OutOfMemoryError", "NothingError",
-    "FatalError", "ChangedError", "InvalidError", "RangeError",
-    "UnsupportedError", "BadHashError"))
+# Named here, made when first named (issue 37: what a listing by open()
+# names none of is not made at import), each by the module named: the
+# records (_records.py), the error classes (the extension's, made with the
+# first raised or named), the streaming walk (_walk.py) and the functions
+# a listing calls none of (_functions.py).
+_LAZY = {
+    "Kernel": "_records", "Kernels": "_records", "PruneResult": "_records",
+    "Layer": "_records", "Member": "_records", "LayerStats": "_records",
+    "Manifest": "_records", "RootFile": "_records", "NvHeader": "_records",
+    "SplitBinary": "_records", "SearchPath": "_records",
+    "SplitArchive": "_records", "SplitCode": "_records", "Wrapper": "_records",
+    "Error": "_offcode", "ErrorRecord": "_offcode", "OtherError": "_offcode",
+    "SystemCallError": "_offcode", "TruncatedError": "_offcode",
+    "MalformedError": "_offcode", "DecompressError": "_offcode",
+    "OutOfMemoryError": "_offcode", "NothingError": "_offcode",
+    "FatalError": "_offcode", "ChangedError": "_offcode",
+    "InvalidError": "_offcode", "RangeError": "_offcode",
+    "UnsupportedError": "_offcode", "BadHashError": "_offcode",
+    "walk": "_walk", "Node": "_walk",
+    "library_version": "_functions", "target_id_compatible": "_functions",
+    "check_stdout": "_functions", "code_kernels": "_functions",
+    "path_kind": "_functions", "open_split": "_functions",
+    "image_kind": "_functions", "code_for": "_functions",
+}
 
 
 def __getattr__(name: str) -> "Any":
     # (PEP 562: only names the module does not have yet reach here)
-    if name in _RECORDS:
-        from . import _records
-        value = globals()[name] = getattr(_records, name)
-        return value
-    if name in _ERRORS:
-        value = globals()[name] = getattr(_offcode, name)
-        return value
-    raise AttributeError("module 'offcode' has no attribute %r" % (name,))
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError("module 'offcode' has no attribute %r" % (name,))
+    if where == "_offcode":
+        value = getattr(_offcode, name)
+    else:
+        # (from . import <where>: the submodule, imported once)
+        value = getattr(__import__(where, globals(), None, (name,), 1), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> "List[str]":
-    return sorted(set(globals()) | _RECORDS | _ERRORS)
+    return sorted(set(globals()) | set(_LAZY))
 
 
 # Strings from inside files are bytes; they read as ls --json writes them:
@@ -116,42 +135,9 @@ def _text(b: "Optional[bytes]") -> "Optional[str]":
     return None if b is None else b.decode("utf-8", "offcode-bytes")
 
 
-def library_version() -> str:
-    """liboffcode's version, as the library loaded says it."""
-    return _offcode.version()
-
-
-def target_id_compatible(target: str, request: str) -> bool:
-    """Whether a loader asked for ``request`` (a target ID such as
-    ``gfx90a:xnack+``) takes code built for ``target``."""
-    return _offcode.target_id_compatible(target, request)
-
-
 # One input's bytes as the library reads them (offcode_source_*): the
 # extension's type, documented there (help(offcode.Source)).
 Source = _offcode.Source
-
-
-def check_stdout(path: "Union[str, bytes, os.PathLike[str]]") -> None:
-    """Raise ``OtherError`` ("input file is output file") when standard
-    output writes to the regular file ``path`` names, as ``offload``
-    refuses such an input before writing anything."""
-    _offcode.check_stdout(path)
-
-
-def code_kernels(code: "Any") -> "Optional[Kernels]":
-    """The kernels of the code object in ``code`` (bytes, bytearray, a
-    memoryview, an mmap, a ``Source``: any bytes-like object, read in
-    place, without the GIL: leave it unchanged meanwhile), as
-    ``Entry.kernels()`` gives an entry's; None for bytes that are no AMDGPU
-    code object, cubin or PTX.  Damaged code raises the error class and
-    reason ``offload ls --kernels`` reports (TruncatedError,
-    MalformedError, ...)."""
-    t = _offcode.code_kernels(code)
-    if t is None:
-        return None
-    from ._records import Kernels
-    return Kernels(t)
 
 
 class Section(tuple):
@@ -377,12 +363,6 @@ _ARRAYS = {"elf": ("sections", "containers"), "coff": ("sections", "containers")
            # packages and images: their files (offcode_layer(3))
            "deb": ("members",), "wheel": ("members",), "conda": ("members",),
            "image": ("members",)}
-
-
-def path_kind(path: "Union[str, os.PathLike[str]]") -> "Optional[str]":
-    """What ``path`` names: "image", "deb", "wheel", "conda", or None for
-    any other file."""
-    return _offcode.path_kind(os.fspath(path))
 
 
 class Artifact:
@@ -625,84 +605,6 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
         h.close()
         raise
 
-
-Node = _offcode.Node
-
-
-def _walk_input(name: "Optional[bytes]", format: str, offset: int, size: int,
-                depth: int, parent: "Optional[Input]") -> "Input":
-    # An input of walk(): not added to its parent's members, nor given
-    # its containers (each comes as a node: keeping them would keep the
-    # whole listing, which walk() does not)
-    i = Input.__new__(Input)
-    i.name, i.format, i.offset, i.size = _text(name) or "", format, offset, size
-    i.depth, i.parent, i.containers, i.members = depth, parent, [], []
-    return i
-
-
-def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = False,
-         verify: bool = False, name: "Optional[str]" = None,
-         ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> "Any":
-    """Walk a file's nodes as they are found, calling ``visit(node)`` for
-    each in the order ``offload ls`` lists them, keeping nothing after:
-    memory is what ``visit`` keeps, however large the file (a static
-    library of 200,000 members, a CCOB inflated one code object at a time
-    with ``code``), where ``open()`` keeps every record.
-
-    ``node.kind`` is "input" (the file, or an archive member), "section",
-    "container", "entry" or "container_end" (the container again after its
-    entries, with what is known only then: a CCOB's ``hash_check`` field,
-    ``node.hash_error`` with ``verify``); ``node.depth``; ``node.input``,
-    ``node.container``, ``node.entry`` (``Input``, ``Container``,
-    ``Entry`` objects, copies of the library's records made when first
-    read, which stay valid: a kept entry reads as during its visit, but
-    reading its code raises ValueError, there being no artefact; a
-    walk's ``Input`` lists no members or containers and a ``Container``
-    no entries: they come as nodes); ``node.section`` (a "section" node's
-    ``Section``); with ``code``, ``node.code``, an entry's code as bytes
-    (read during the visit: unread, it is gone after) and
-    ``node.code_size``.
-
-    ``source``, ``name`` and the CCOB limits are as ``open()`` takes them
-    (a package is walked as the archive it is: ``open(stream=True)`` and
-    ``walk_layer`` read its files; an image raises UnsupportedError).
-    ``verify`` inflates every CCOB and checks its hash, as ``ls
-    --verify``.  A true result of ``visit`` stops the walk, and walk()
-    returns it (else None); an exception raised by ``visit`` stops it and
-    is raised.  The GIL is let go while the library walks.  A path, an fd
-    or a Source is walked through a map: a file cut short while walked
-    (by ``visit`` or another process) raises SIGBUS where the walk reads
-    its lost pages, as a Source's map does (the library installs no
-    handler; the tool does)."""
-    if isinstance(source, bool):
-        raise TypeError("offcode.walk() takes a path, a file descriptor, bytes or a Source")
-    if ccob_max_size < 0 or ccob_max_ratio < 0:
-        raise ValueError("the CCOB limits are not below 0")
-    held = None
-    if isinstance(source, int):
-        how, name = "fd", name if name is not None else "<fd %d>" % source
-    elif isinstance(source, Source):
-        # as open() takes one: a mapped file by its descriptor, bytes
-        # read into memory as bytes; a view held through the walk, so
-        # that the Source's close() (a visitor's, another thread's) is
-        # refused, not its descriptor's number given to another file
-        held = memoryview(source)
-        name = name if name is not None else source.name
-        how = "fd" if source.fd is not None else "memory"
-        source = source.fd if how == "fd" else source
-    elif isinstance(source, (bytes, bytearray, memoryview)):
-        how, name = "memory", name if name is not None else "<memory>"
-    else:
-        how, source = "path", os.fspath(source)
-    try:
-        return _offcode.walk(source, how, name, code, verify, ccob_max_size,
-                             ccob_max_ratio, visit, Entry, Container, Section,
-                             _walk_input)
-    finally:
-        if held is not None:
-            held.release()
-
-
 _COMPRESS = {None: 0, False: 0, "none": 0, True: 1, "zstd": 1, "zlib": 2}
 
 
@@ -728,47 +630,3 @@ def prune(src: "Union[str, os.PathLike[str]]", dest: "Union[str, os.PathLike[str
         os.fspath(src), os.fspath(dest), keep, drop, exact, allow_empty,
         keep_layout, _COMPRESS[compress], ccob_version, compression_level,
         threads, ccob_max_size, ccob_max_ratio))
-
-
-# ---- kpack-split binaries (offcode_split(3)) ----
-
-def open_split(source: "Union[str, os.PathLike[str], bytes, bytearray, memoryview]", *,
-               name: "Optional[str]" = None) -> "SplitBinary":
-    """Open a kpack-split binary (AMD's rocm-kpack: a host binary whose
-    device code was moved to kpack archives) and the archives its
-    .rocm_kpack_ref's search paths find, each one's TOC read, as ``offload
-    ls`` shows it (its "kpack-split" lines, ``ls --json``'s "kpack").
-
-    ``source`` is a path, or the bytes themselves (held, not copied, until
-    closed), which ``name`` names (archives are looked for from its
-    directory; "<memory>" by default).  Raises ``NothingError`` for a file
-    that is no split binary, and the ``Error`` of its code for a damaged
-    reference or wrappers or a file that cannot be read; an archive that
-    cannot be read is no failure (``SplitArchive.error`` says why)."""
-    from ._records import SplitBinary
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        h = _offcode.open_split_memory(source, name if name is not None else "<memory>")
-    elif isinstance(source, (str, os.PathLike)):
-        h = _offcode.open_split_path(os.fspath(source))
-    else:
-        raise TypeError("offcode.open_split() takes a path or bytes")
-    try:
-        return SplitBinary(h)
-    except BaseException:
-        h.close()
-        raise
-
-
-def image_kind(code: "Union[bytes, bytearray, memoryview]") -> "Optional[str]":
-    """The image kind of a code object's bytes, as ``ls --json`` names an
-    entry's: "elf", "bitcode", "cubin", "fatbin" or "spirv", from its
-    first bytes; None for none of them."""
-    return _offcode.split_image_kind(code)
-
-
-def code_for(code: "Union[bytes, bytearray, memoryview]", target: str) -> "Tuple[bool, str]":
-    """Whether ``code`` is an AMDGPU code object for ``target`` (its
-    metadata's target ID, or its processor), as ``offload ls --verify``
-    checks each code object of a kpack archive; and what it is: its
-    target ID ("gfx1100"), "no target" or "not an AMDGPU code object"."""
-    return _offcode.split_code_for(code, target)

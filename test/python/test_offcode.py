@@ -10,6 +10,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -999,6 +1000,88 @@ def test_section_and_prune_result_are_named_tuples():
     r = offcode.PruneResult(10, 5, 1, 2, True)
     assert (r.size_before, r.size_after, r.entries_kept, r.entries_dropped,
             r.changed) == tuple(r) == (10, 5, 1, 2, True)
+
+
+# What a listing by open() names none of is imported when first named
+# (issue 37): the streaming walk (_walk.py), the functions (_functions.py),
+# the records; each name the same object each time, the submodule's, and
+# the package's as before: its __module__, its docstring in help(), its
+# signature; dir() and __all__ the same whether or not they were named.
+LAZY = {"_walk": ["walk", "Node"],
+        "_functions": ["library_version", "target_id_compatible", "check_stdout",
+                       "code_kernels", "path_kind", "open_split", "image_kind",
+                       "code_for"]}
+
+
+def test_import_imports_none_of_the_lazy_modules():
+    code = ("import sys, offcode; "
+            "print(sorted(m for m in sys.modules if m.startswith('offcode'))); "
+            "print(sorted(n for n in vars(offcode) if not n.startswith('__')))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (r.stdout, r.stderr, r.returncode) == (
+        "['offcode', 'offcode._offcode']\n"
+        "['Artifact', 'Container', 'Entry', 'Input', 'Section', 'Sequence', "
+        "'Source', 'TYPE_CHECKING', '_ARRAYS', '_COMPRESS', '_LAZY', "
+        "'_byte_as_char', '_offcode', '_text', 'codecs', 'open', 'os', 'prune', "
+        "'sys']\n", "", 0)
+
+
+@pytest.mark.parametrize("module", sorted(LAZY))
+def test_lazy_names_are_their_modules_once_named(module):
+    names = LAZY[module]
+    code = ("import sys, offcode; m = 'offcode.%s'; names = %r; d = dir(offcode); "
+            "got = [getattr(offcode, n) for n in names]; "
+            "print(m in sys.modules, [n for n in sys.modules if n.startswith('offcode.')]); "
+            "mod = sys.modules[m]; "
+            "print(all(g is getattr(mod, n) is getattr(offcode, n) is vars(offcode)[n] "
+            "for g, n in zip(got, names))); "
+            "print(sorted(set(dir(offcode)) ^ set(d)))" % (module, names))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # (dir() gains the submodule, as it does once _records is imported)
+    assert (r.stdout, r.stderr, r.returncode) == (
+        "True ['offcode._offcode', 'offcode.%s']\nTrue\n['%s']\n" % (module, module),
+        "", 0)
+
+
+def test_lazy_names_read_as_the_packages():
+    import inspect
+    import pydoc
+    assert offcode.walk is offcode._walk.walk and offcode.Node is offcode._offcode.Node
+    assert offcode.open_split is offcode._functions.open_split
+    # help(offcode) shows each as it did, under FUNCTIONS (CLASSES: Node)
+    text = pydoc.plaintext.document(offcode)
+    for n in LAZY["_walk"] + LAZY["_functions"]:
+        f = getattr(offcode, n)
+        assert (f.__module__, f.__name__, f.__qualname__) == (
+            ("offcode._offcode", "Node", "Node") if n == "Node" else ("offcode", n, n))
+        assert pydoc.plaintext.indent(pydoc.plaintext.document(f, n)) in text
+    functions = text[text.index("\nFUNCTIONS\n"):text.index("\nDATA\n")]
+    assert re.findall(r"^    (\w+)\(", functions, re.M) == [
+        "__dir__", "__getattr__", "check_stdout", "code_for", "code_kernels",
+        "image_kind", "library_version", "open", "open_split", "path_kind", "prune",
+        "target_id_compatible", "walk"]
+    assert str(inspect.signature(offcode.walk)) == (
+        "(source: 'Openable', visit: 'Callable[[Node], Any]', *, code: bool = False, "
+        "verify: bool = False, name: 'Optional[str]' = None, "
+        "ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> 'Any'")
+    assert str(inspect.signature(offcode.code_for)) == (
+        "(code: 'Union[bytes, bytearray, memoryview]', target: str) -> 'Tuple[bool, str]'")
+    assert offcode.image_kind.__doc__.startswith("The image kind of a code object's bytes")
+    assert set(offcode.__all__) <= set(dir(offcode))
+    assert [n for n in offcode.__all__ if getattr(offcode, n, None) is None] == []
+    # (what __all__ names is made at import or named in _LAZY)
+    assert set(offcode._LAZY) <= set(offcode.__all__)
+    assert sorted(set(offcode.__all__) - set(offcode._LAZY)) == [
+        "Artifact", "Container", "Entry", "Input", "Section", "Source", "open", "prune"]
+    assert offcode.library_version() == offcode._offcode.version()
+    assert offcode.code_for(b"", "gfx90a") == (False, "not an AMDGPU code object")
+    with pytest.raises(AttributeError, match="module 'offcode' has no attribute 'Nodes'"):
+        offcode.Nodes
+    r = subprocess.run([sys.executable, "-c",
+                        "from offcode import walk, code_for, open, Node; "
+                        "import offcode; print(walk is offcode.walk, Node.__name__)"],
+                       capture_output=True, text=True)
+    assert (r.stdout, r.stderr, r.returncode) == ("True Node\n", "", 0)
 
 
 def test_import_reads_no_typing():
