@@ -2,10 +2,10 @@
  * (test/libtest.test), built against include/offcode.h and liboffcode.so
  * alone.
  *
- *   offcode_close_file memory|path|fd FILE...
+ *   offcode_close_file memory|verify|path|fd FILE...
  *        each FILE opened (memory: a malloc'd copy borrowed, written over
- *        and freed once the file is closed; path; fd: the caller's closed
- *        at once), every record read, offcode_close_file, every record
+ *        and freed once the file is closed; verify: the same with
+ *        OFFCODE_OPEN_VERIFY; path; fd: the caller's closed at once), every record read, offcode_close_file, every record
  *        read again and compared byte for byte, the descriptors the
  *        process holds counted, then each call that reads the file
  *   offcode_close_file attack FAT [BARE]
@@ -374,7 +374,9 @@ static int one(const char *how, const char *path, const char *dir)
 	size_t len = 0;
 	int rc, fds;
 
-	if (!strcmp(how, "memory")) {
+	if (!strcmp(how, "memory") || !strcmp(how, "verify")) {
+		if (!strcmp(how, "verify"))
+			o.flags |= OFFCODE_OPEN_VERIFY;
 		buf = slurp(path, &len);
 		rc = offcode_open_memory(buf, len, path, &o, &a, &err);
 	} else if (!strcmp(how, "fd")) {
