@@ -200,25 +200,26 @@ OFFCODE_API void offcode_close(offcode_artifact *a);
  * image archive's map, and the cache of decoded code.  What a lists stays
  * readable until offcode_close: inputs, containers, entries and every
  * field and text of theirs (names, IDs, target IDs, URIs, fields, NVIDIA
- * headers, du's sizes and names, matching), layers and manifests, and
- * what was handed out (kernel lists, kpack archives' paths).  What must
- * read the file's bytes fails from now on with OFFCODE_INVALID, a's last
- * error "'<path>': the artefact's file is closed": an entry's code in any
- * of its forms (offcode_entry_read, _write_fd, _write_path,
- * offcode_code_foreach, _foreach_path), its kernels and the file's
- * (offcode_entry_kernels, offcode_artifact_kernels), a split binary's
- * archives (offcode_kpack_archives), a package's or an image's layers
- * walked again (offcode_layer_walk, _walk_bytes); and, with that error
- * set, an image kind not yet read is NULL (as for a file that no longer
- * has it), offcode_artifact_code_object and offcode_artifact_offload_only
- * not asked before are false, offcode_artifact_bytes is NULL.
- * offcode_artifact_size stays the file's size.  Called from a callback
- * of a call that reads the file (offcode_code_foreach, _foreach_path,
+ * headers, du's sizes and names, matching), layers and manifests (and
+ * offcode_manifest_root of layers walked before), and what was handed out
+ * (kernel lists, kpack archives' paths).  What must read the file's bytes
+ * fails from now on with OFFCODE_INVALID, a's last error "'<path>': the
+ * artefact's file is closed": an entry's code in any of its forms
+ * (offcode_entry_read, _write_fd, _write_path, offcode_code_foreach,
+ * _foreach_path), its kernels and the file's (offcode_entry_kernels,
+ * offcode_artifact_kernels), a split binary's archives
+ * (offcode_kpack_archives), a package's or an image's layers walked again
+ * (offcode_layer_walk, _walk_bytes); and, with that error set, an image
+ * kind not yet read is NULL (as for a file that no longer has it),
+ * offcode_artifact_code_object and offcode_artifact_offload_only not
+ * asked before are false, offcode_artifact_bytes is NULL.
+ * offcode_artifact_size stays the file's size.  Called from a callback of
+ * a call that reads the file (offcode_code_foreach, _foreach_path,
  * offcode_layer_walk, _walk_bytes), the file is let go of when that call
  * returns, and the call hands over nothing more: it fails as above if
  * there was more to hand over (a file of a package handed over stays
- * readable until the callback returns, its bytes the walk's).  NULL, or
- * a file already let go of: nothing. */
+ * readable until the callback returns, its bytes the walk's).  NULL, or a
+ * file already let go of: nothing. */
 OFFCODE_API void offcode_close_file(offcode_artifact *a);
 
 /* The record of the last call on a that failed, or NULL when none has.

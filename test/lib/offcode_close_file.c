@@ -2,16 +2,17 @@
  * (test/libtest.test), built against include/offcode.h and liboffcode.so
  * alone.
  *
- *   offcode_close_file memory|path|fd FILE...
+ *   offcode_close_file memory|verify|path|fd FILE...
  *        each FILE opened (memory: a malloc'd copy borrowed, written over
- *        and freed once the file is closed; path; fd: the caller's closed
- *        at once), every record read, offcode_close_file, every record
+ *        and freed once the file is closed; verify: the same with
+ *        OFFCODE_OPEN_VERIFY; path; fd: the caller's closed at once), every record read, offcode_close_file, every record
  *        read again and compared byte for byte, the descriptors the
  *        process holds counted, then each call that reads the file
- *   offcode_close_file attack FAT
+ *   offcode_close_file attack FAT [BARE]
  *        the file closed from the callbacks of the calls that read it,
  *        twice, with kernels handed out, an image kind not yet read, a
- *        lone code object's facts not yet worked out
+ *        lone code object's facts not yet worked out (and whether BARE,
+ *        a file of offload code alone, is one)
  *   offcode_close_file package FILE
  *        a package or an image: closed after its open, and from within
  *        its layer walk (its own and a file's handed over) */
@@ -373,7 +374,9 @@ static int one(const char *how, const char *path, const char *dir)
 	size_t len = 0;
 	int rc, fds;
 
-	if (!strcmp(how, "memory")) {
+	if (!strcmp(how, "memory") || !strcmp(how, "verify")) {
+		if (!strcmp(how, "verify"))
+			o.flags |= OFFCODE_OPEN_VERIFY;
 		buf = slurp(path, &len);
 		rc = offcode_open_memory(buf, len, path, &o, &a, &err);
 	} else if (!strcmp(how, "fd")) {
@@ -528,7 +531,8 @@ static int attack(const char *fat, const char *dir)
 	printf("an image kind not yet read: %s",
 	       offcode_entry_image_kind(offcode_entry_at(a, 1)) ?: "NULL");
 	/* (apart: the record is replaced by the next failure) */
-	printf(" (%s);", offcode_error_message(offcode_last_error(a)));
+	printf(" (%s);", offcode_last_error(a) ?
+	       offcode_error_message(offcode_last_error(a)) : "no record");
 	printf(" offload only, not asked before: %s\n",
 	       offcode_artifact_offload_only(a) ? "yes" : "no");
 	offcode_close(a);
@@ -570,6 +574,29 @@ static int attack(const char *fat, const char *dir)
 	return 0;
 }
 
+/* A file of offload code alone: that fact asked before, and not. */
+static int bare(const char *path)
+{
+	for (int asked = 0; asked < 2; asked++) {
+		offcode_artifact *a = open_or_die(path, 0);
+		bool only;
+
+		if (asked)
+			offcode_artifact_offload_only(a);
+		offcode_close_file(a);
+		only = offcode_artifact_offload_only(a);
+		printf("offload code alone, %s: %s",
+		       asked ? "asked before" : "not asked before",
+		       only ? "yes" : "no");
+		if (!asked)
+			printf(" (%s)", offcode_error_message(
+					        offcode_last_error(a)));
+		putchar('\n');
+		offcode_close(a);
+	}
+	return 0;
+}
+
 /* ---- packages and images, from their walk ---- */
 
 struct pkg_walk {
@@ -598,14 +625,41 @@ static int close_in_walk(void *ctx, const struct offcode_member *m,
 	return 0;
 }
 
+static int close_in_bytes(void *ctx, const struct offcode_member *m,
+			  const void *bytes, size_t len, int fd)
+{
+	struct pkg_walk *w = ctx;
+
+	(void)m, (void)bytes, (void)len, (void)fd;
+	if (w->calls++ == 0)
+		offcode_close_file(w->pkg);
+	return 0;
+}
+
 static int package(const char *path)
 {
 	offcode_artifact *a;
-	int rc;
+	struct closing c;
+	struct pkg_walk w;
+	int rc, fds;
+
+	a = open_or_die(path, 0);
+	c = (struct closing){ .a = a };
+	fds = count_fds();
+	rc = offcode_code_foreach(a, close_in_code, &c);
+	fds -= count_fds();
+	line("closed in its foreach's first callback", a, rc, c.calls);
+	printf("  a read in that callback: %s; descriptors let go of when "
+	       "it returned: %d\n", offcode_code_name(c.inner), fds);
+	offcode_close(a);
+	a = open_or_die(path, OFFCODE_OPEN_STREAM);
+	w = (struct pkg_walk){ .pkg = a };
+	rc = offcode_layer_walk_bytes(a, offcode_layer_count(a) - 1,
+				      close_in_bytes, &w);
+	line("closed in its walk of bytes", a, rc, w.calls);
+	offcode_close(a);
 
 	for (int pkg = 0; pkg < 2; pkg++) {
-		struct pkg_walk w;
-
 		a = open_or_die(path, OFFCODE_OPEN_STREAM);
 		w = (struct pkg_walk){ .pkg = a, .close_pkg = pkg };
 		rc = offcode_layer_walk(a, offcode_layer_count(a) - 1, 0,
@@ -627,7 +681,7 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	if (!strcmp(argv[1], "attack"))
-		return attack(argv[2], dir);
+		return attack(argv[2], dir) | (argc > 3 ? bare(argv[3]) : 0);
 	if (!strcmp(argv[1], "package"))
 		return package(argv[2]);
 	for (int i = 2; i < argc; i++)
