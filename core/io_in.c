@@ -105,6 +105,9 @@ struct mapped {
 	/* Pages of the map read by pread into memory of our own (see
 	 * io_in_fault): MADV_DONTNEED would drop them. */
 	bool volatile patched;
+	/* Noted cut short (as input_cut is, but for this map alone): what a
+	 * library checks, where no applet reads the process's note. */
+	bool volatile cut;
 	atomic_bool taken;
 };
 static struct maps_chunk {
@@ -136,6 +139,7 @@ static int map_add(const struct io_in *in)
 			m->path = in->path;
 			m->fd = in->fd;
 			m->patched = false;
+			m->cut = false;
 			atomic_store_explicit(&m->start, in->map,
 					      memory_order_release);
 			return 0;
@@ -239,6 +243,7 @@ static bool patch_page(struct mapped *m, uintptr_t page, size_t page_size)
 		if (n < 0)
 			goto out;
 		if (n == 0) {	/* it shrank after all: zeros from here */
+			m->cut = true;
 			if (!input_cut)
 				input_cut = m->path;
 			break;
@@ -285,6 +290,7 @@ bool io_in_fault(void *addr, size_t page_size)
 		if (mmap((void *)page, end - page, PROT_READ,
 			 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
 		    MAP_FAILED) {
+			m->cut = true;
 			if (!input_cut)
 				input_cut = m->path;
 			return true;
@@ -311,6 +317,13 @@ void io_in_touch(const void *p, size_t n)
 		     ((uintptr_t)(b + at) % (size_t)page))
 		(void)b[at];
 	(void)b[n - 1];
+}
+
+const volatile bool *io_in_cut_note(const void *p)
+{
+	struct mapped *m = map_of(p, 1);
+
+	return m ? &m->cut : NULL;
 }
 
 const char *io_input_cut(void)
@@ -468,9 +481,14 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
 		 * now ends before off.  That one is cut short as surely as a
 		 * read of its map would have found (the reader skips to the
 		 * end and reads no zeros to fault on). */
-		if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->len &&
-		    !input_cut)
-			input_cut = in->path;
+		if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->len) {
+			struct mapped *m = map_of(in->map, 1);
+
+			if (m)
+				m->cut = true;
+			if (!input_cut)
+				input_cut = in->path;
+		}
 		return in->len;
 	}
 	if (d < 0)

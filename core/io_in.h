@@ -61,6 +61,11 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off);
  * reports it as the failure and clears it. */
 const char *io_input_cut(void);
 void io_input_cut_clear(void);
+/* The note of the one map that holds p, set when that map is found cut
+ * short as io_input_cut is (a fault, io_in_next_data), but for it alone;
+ * NULL for bytes in no registered map.  Valid while the map is open:
+ * looked up once, read as often as wanted (a walk, at each node). */
+const volatile bool *io_in_cut_note(const void *p);
 /* How the caller will read bytes [off, end) of a mapped input (a hint;
  * nothing for one read into memory):
  * SPARSE  only scattered pieces (headers): no read-ahead around each page

@@ -25,10 +25,13 @@
  * prune` does).
  *
  * Rules that hold for every function:
- *   - Nothing is printed, nothing exits, no signal handler is installed.
- *     A file is mapped: one truncated by another process while it is open
- *     raises SIGBUS where its lost pages are read, as any mapped file does
- *     (the tool catches it; a library must not).
+ *   - Nothing is printed, nothing exits, no signal handler is installed
+ *     but by offcode_catch_sigbus, which the caller asks for.  A file is
+ *     mapped: one truncated (by another process, or by the caller's
+ *     visitor) while it is open raises SIGBUS where its lost pages are
+ *     read, as any mapped file does, unless offcode_catch_sigbus was
+ *     called: then the read goes on over zero pages and the call reading
+ *     fails with OFFCODE_CHANGED naming the file (see it below).
  *   - Every object the library returns is owned by the artefact it came
  *     from and lives until offcode_close(), unless said otherwise.
  *     Strings are NUL-terminated; where a value may hold NUL bytes (IDs
@@ -60,6 +63,24 @@ extern "C" {
 #else
 #define OFFCODE_API
 #endif
+
+/* Catch the SIGBUS of a read of a file the library mapped that was cut
+ * short since (opt-in: a library installs no handler unasked).  Installed
+ * once per process, whichever thread calls, however often: a SIGBUS at an
+ * address in a map the library made (an artefact's file, a walk's, an
+ * offcode_source's) puts zero pages over the rest of that map, notes it
+ * as cut, and the read goes on; the walk, open or read on it then fails
+ * with OFFCODE_CHANGED: a walk at its next node or its end (no node read
+ * from the zeros handed over), its reason "file changed size while being
+ * read" and its path the file; offcode_entry_read and the calls that read
+ * code "'<file>': cut short since it was opened".  Bytes the caller reads itself (offcode_source_bytes,
+ * offcode_artifact_bytes) read as zeros there.  Any other SIGBUS goes to
+ * the handler installed before this one (called as it asked to be:
+ * SA_SIGINFO or not), or does what the disposition before said: ignored
+ * when sent and ignored, else the default, the process killed by it.  A
+ * handler installed after this one must pass SIGBUS on to it likewise.
+ * 0, or OFFCODE_SYSTEM when sigaction failed (no record). */
+OFFCODE_API int offcode_catch_sigbus(void);
 
 /* The library's version: offcode_version() at run time. */
 #define OFFCODE_VERSION_MAJOR 0
@@ -564,7 +585,8 @@ OFFCODE_API const char *offcode_memory_kind(const void *buf, size_t len,
 /* The bytes of one input as the library reads them, for a program that
  * walks them (offcode_walk_memory) and reads them after, or twice, as
  * `offload ls` does: a regular file is mapped (a map the tool guards
- * against SIGBUS as it guards its own: see the rules above), headers
+ * against SIGBUS as it guards its own, as offcode_catch_sigbus does: see
+ * the rules above), headers
  * read where they lie; a pipe, a FIFO, a device or standard input is
  * read once to its end into memory, refused past $OFFLOAD_STREAM_MAX
  * bytes (1 GiB by default; /dev/zero is an error, not a hang).  Open a

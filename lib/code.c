@@ -36,6 +36,9 @@ struct code_walk {
 	/* The file was closed from fn (offcode_close_file): the walk stops
 	 * before the next entry's code is handed over. */
 	bool closed;
+	/* The note of the file's map (core/io_in): set, it was cut short
+	 * under the walk, and no code read from its zeros is handed over. */
+	const volatile bool *cut;
 };
 
 /* The file's bytes as the walk sees them: from base on (a container's
@@ -127,6 +130,10 @@ static int visit(void *ctx, const struct inspect_node *n)
 		w->failed = true;
 		return 1;
 	}
+	if (w->cut && *w->cut) {	/* code_walk says so (still_whole) */
+		w->failed = true;
+		return 1;
+	}
 	w->rc = w->fn(w->ctx, en, b.data, (size_t)b.size);
 	/* Code read from the file's map is not read again by the walk: its
 	 * pages leave the process (not the page cache), as extract's do, so
@@ -148,6 +155,8 @@ static int walk_span(offcode_artifact *a, uint64_t base, uint64_t len,
 	int rc;
 
 	artifact_code_walk(a, &o);
+	if (a->is_file && a->in.map)
+		w->cut = io_in_cut_note(a->in.map);
 	if (a->is_file) {
 		o.next_data = next_data;
 		o.data_ctx = &sp;
@@ -177,17 +186,23 @@ static int walk_failed(offcode_artifact *a, const struct code_walk *w)
 	return artifact_fail(a, &w->e);
 }
 
-/* 0 when a's file is as long as when it was opened, else the change as
- * a's last error: a walk over the map of a file cut short would meet
- * SIGBUS where its pages are gone (a file cut short while walked still
- * does: offcode.h). */
+/* 0 when a's file is as long as when it was opened and no read of its
+ * map found it cut short, else the change as a's last error: a walk over
+ * the map of a file cut short would meet SIGBUS where its pages are gone
+ * (one cut short while walked: zeros, where offcode_catch_sigbus's
+ * handler put them, and the map noted cut, so checked after the walk
+ * too). */
 static int still_whole(offcode_artifact *a)
 {
+	const volatile bool *cut;
 	struct stat st;
 	char why[600];
 
-	if (!a->is_file || !a->in.map || a->in.fd < 0 ||
-	    fstat(a->in.fd, &st) < 0 || (uint64_t)st.st_size >= a->len)
+	if (!a->is_file || !a->in.map || a->in.fd < 0)
+		return 0;
+	cut = io_in_cut_note(a->in.map);
+	if (!(cut && *cut) &&
+	    (fstat(a->in.fd, &st) < 0 || (uint64_t)st.st_size >= a->len))
 		return 0;
 	snprintf(why, sizeof(why), "'%.500s': cut short since it was opened",
 		 a->path);
@@ -201,7 +216,7 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 {
 	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx,
 			       .end = a->nentries };
-	int rc;
+	int rc, changed;
 
 	if (a->members_code)	/* a package's: its layers walked again */
 		return a->members_code(a, only, fn, ctx);
@@ -211,6 +226,10 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 	rc = walk_span(a, 0, a->len, &w);
 	if (w.closed)
 		return artifact_file(a);
+	/* (what the walk made of zeros, or handed to fn, is not the
+	 * failure: the change is) */
+	if ((changed = still_whole(a)))
+		return changed;
 	return rc == -1 ? walk_failed(a, &w) : rc;
 }
 
@@ -228,13 +247,15 @@ static int container_walk(offcode_artifact *a, const offcode_entry *e,
 			       .ctx = ctx, .next = c->first_entry,
 			       .end = c->first_entry + c->entries,
 			       .alone = true };
-	int rc;
+	int rc, changed;
 
 	if (!c->alone || c->bad_hash)
 		return 1;
 	if ((rc = still_whole(a)))
 		return rc;
 	rc = walk_span(a, c->offset, c->size, &w);
+	if ((changed = still_whole(a)))
+		return changed;
 	return rc == -1 ? 1 : rc;
 }
 /* ---- one entry, kept ---- */

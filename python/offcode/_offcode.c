@@ -212,6 +212,15 @@ PyMODINIT_FUNC PyInit__offcode(void)
 
 	if (!m)
 		return NULL;
+	/* A file cut short while the library reads its map (by a visitor,
+	 * another process) is ChangedError, not a process dead of SIGBUS:
+	 * the handler is the library's, installed once, any other SIGBUS
+	 * passed on to the one before it (faulthandler's, when enabled
+	 * first; else the default). */
+	if (offcode_catch_sigbus() != OFFCODE_OK) {
+		PyErr_SetFromErrno(PyExc_OSError);
+		goto fail;
+	}
 	handle_type.tp_methods = artifact_methods;
 	handle_type.tp_getset = artifact_getset;
 	if (PyType_Ready(&handle_type) < 0 || PyType_Ready(listing_entry_type()) < 0 ||

@@ -56,9 +56,12 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
     returns it (else None); an exception raised by ``visit`` stops it and
     is raised.  The GIL is let go while the library walks.  A path, an fd
     or a Source is walked through a map: a file cut short while walked
-    (by ``visit`` or another process) raises SIGBUS where the walk reads
-    its lost pages, as a Source's map does (the library installs no
-    handler; the tool does)."""
+    (by ``visit`` or another process) raises ChangedError naming the file
+    ("'FILE': file changed size while being read"), at the next node or
+    the walk's end, no node read from its lost pages handed over (the
+    extension installs the library's SIGBUS handler when imported,
+    offcode_catch_sigbus: a read of the map past the cut reads zeros,
+    noted; any other SIGBUS goes to the handler that was there before)."""
     if isinstance(source, bool):
         raise TypeError("offcode.walk() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:

@@ -20,6 +20,9 @@
  *                              no name), with the hints called
  *   offcode_walk -s N FILE     -l's lines, the visitor stopping the walk at
  *                              the Nth node (returning 7)
+ *   offcode_walk -t N FILE     -l's lines, the visitor cutting FILE to N
+ *                              bytes at the first node, SIGBUS caught
+ *                              (offcode_catch_sigbus) when -t, not when -T
  *   offcode_walk -u FILE       each node under an input with the names and
  *                              words of the inputs open above it, and an
  *                              entry with its container's fields, first
@@ -279,6 +282,38 @@ static int lines(const char *path, long stop_at)
 	else if (rc)
 		return said(rc, err);
 	return 0;
+}
+
+/* A visitor that cuts its file short at the first node, then prints the
+ * lines of the nodes still handed over. */
+struct cutter {
+	struct lines ls;
+	const char *path;
+	off_t to;
+};
+
+static int cut_line(void *ctx, const struct offcode_node *n)
+{
+	struct cutter *c = ctx;
+
+	if (c->ls.seen == 0 && truncate(c->path, c->to) != 0)
+		printf("truncate failed\n");
+	return line(&c->ls, n);
+}
+
+static int lines_cut(const char *path, long to, bool catch)
+{
+	struct cutter c = { .ls = { .stop_at = -1 }, .path = path, .to = to };
+	offcode_error *err;
+	int rc;
+
+	if (catch && (rc = offcode_catch_sigbus()) != 0)
+		printf("offcode_catch_sigbus: %d\n", rc);
+	/* once more: nothing changes */
+	if (catch && (rc = offcode_catch_sigbus()) != 0)
+		printf("offcode_catch_sigbus again: %d\n", rc);
+	rc = offcode_walk_path(path, &code_opts, cut_line, &c, &err);
+	return rc ? said(rc, err) : 0;
 }
 
 static int lines_fd(const char *path)
@@ -593,6 +628,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "-w"))
 		return later(argv[2], OFFCODE_WALK_CCOB_WHOLE |
 					      OFFCODE_WALK_VERIFY);
+	if (argc == 4 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-T")))
+		return lines_cut(argv[3], atol(argv[2]), argv[1][1] == 't');
 	if (argc == 4 && !strcmp(argv[1], "-s"))
 		return lines(argv[3], atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "-l")) {
