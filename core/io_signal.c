@@ -380,6 +380,7 @@ void io_install_signal_cleanup(void)
 	struct sigaction old;
 
 	know_page_size();
+	io_input_cut_track();
 	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
 		catch_signal(deadly[i]);
 	if (sigaction(SIGBUS, NULL, &old) == 0 && old.sa_handler != SIG_IGN)

@@ -49,6 +49,18 @@ def test_walk_of_a_file_cut_by_its_visitor(tmp_path, code):
         ("'%s': %s" % (f, CHANGED), CHANGED, f)
 
 
+# The change is that call's failure alone: a prune after it (whose output
+# is refused where its own input was cut) writes as ever.
+def test_a_cut_fails_no_later_call(tmp_path):
+    f, _ = copy(LIB_A, tmp_path)
+    with pytest.raises(offcode.ChangedError):
+        offcode.walk(f, cutting_visitor(f, 8192, []))
+    r = offcode.prune(APP, tmp_path / "pruned", keep="gfx90a")
+    assert (r.size_before, r.entries_kept, r.entries_dropped) == (47568, 4, 2)
+    with offcode.open(str(tmp_path / "pruned")) as a:
+        assert len(a.entries) == 4
+
+
 def test_walk_of_an_executable_cut_to_nothing_by_its_visitor(tmp_path):
     f, _ = copy(APP, tmp_path)
     seen = []
