@@ -341,6 +341,18 @@ const volatile bool *io_in_cut_note(const void *p)
 	return m ? &m->cut : NULL;
 }
 
+bool io_in_cut_since(const void *p)
+{
+	struct mapped *m = map_of(p, 1);
+	struct stat st;
+
+	if (!m)
+		return false;
+	if (!m->cut && fstat(m->fd, &st) == 0 && (uint64_t)st.st_size < m->len)
+		note_cut(m, m->path);
+	return m->cut;
+}
+
 const char *io_input_cut(void)
 {
 	return input_cut;

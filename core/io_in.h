@@ -69,6 +69,10 @@ void io_input_cut_clear(void);
  * NULL for bytes in no registered map.  Valid while the map is open:
  * looked up once, read as often as wanted (a walk, at each node). */
 const volatile bool *io_in_cut_note(const void *p);
+/* Whether the map that holds p was cut short: noted so, or its file now
+ * shorter than the map (cut inside its last page read, which reads zeros
+ * past the end with no fault: noted then).  False for bytes in no map. */
+bool io_in_cut_since(const void *p);
 /* How the caller will read bytes [off, end) of a mapped input (a hint;
  * nothing for one read into memory):
  * SPARSE  only scattered pieces (headers): no read-ahead around each page

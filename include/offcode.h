@@ -70,11 +70,14 @@ extern "C" {
  * address in a map the library made (an artefact's file, a walk's, an
  * offcode_source's) puts zero pages over the rest of that map, notes it
  * as cut, and the read goes on; the walk, open or read on it then fails
- * with OFFCODE_CHANGED: a walk at its next node or its end (no node read
- * from the zeros handed over), its reason "file changed size while being
- * read" and its path the file; offcode_entry_read and the calls that read
- * code "'<file>': cut short since it was opened".  Bytes the caller reads itself (offcode_source_bytes,
- * offcode_artifact_bytes) read as zeros there.  Any other SIGBUS goes to
+ * with OFFCODE_CHANGED: a walk at its next node (none read from the zero
+ * pages is handed over) or its end (the bytes past the cut inside its
+ * last page read as zeros with no fault, found cut only then, by the
+ * file's size), an open at its end, their reason "file changed size
+ * while being read" and their path the file; offcode_entry_read and the
+ * calls that read code "'<file>': cut short since it was opened".  Bytes
+ * the caller reads itself (offcode_source_bytes, offcode_artifact_bytes)
+ * read as zeros there.  Any other SIGBUS goes to
  * the handler installed before this one (called as it asked to be:
  * SA_SIGINFO or not), or does what the disposition before said: ignored
  * when sent and ignored, else the default, the process killed by it.  A

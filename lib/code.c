@@ -194,15 +194,11 @@ static int walk_failed(offcode_artifact *a, const struct code_walk *w)
  * too). */
 static int still_whole(offcode_artifact *a)
 {
-	const volatile bool *cut;
-	struct stat st;
 	char why[600];
 
 	if (!a->is_file || !a->in.map || a->in.fd < 0)
 		return 0;
-	cut = io_in_cut_note(a->in.map);
-	if (!(cut && *cut) &&
-	    (fstat(a->in.fd, &st) < 0 || (uint64_t)st.st_size >= a->len))
+	if (!io_in_cut_since(a->in.map))
 		return 0;
 	snprintf(why, sizeof(why), "'%.500s': cut short since it was opened",
 		 a->path);

@@ -765,6 +765,14 @@ int artifact_walk(offcode_artifact *a)
 	rc = inspect_walk(a->data, a->len, &o, keep_visit, &k, &e);
 	free(k.stack);
 	free(k.uri_head);
+	/* Cut short under the walk (what it read past the cut was zeros,
+	 * offcode_catch_sigbus's or the page's tail): the change, whatever
+	 * it made of them. */
+	if (a->is_file && a->in.map && io_in_cut_since(a->in.map)) {
+		err_code_file(&e, ERR_CHANGED, 0, a->path,
+			      "file changed size while being read");
+		return artifact_fail(a, &e);
+	}
 	if (rc == 0)
 		return 0;
 	if (rc != -1 || k.oom)

@@ -47,7 +47,9 @@ struct walker {
 	/* The note of the map walked, when the bytes are one the library
 	 * made (core/io_in): set, the file was cut short under the walk
 	 * (offcode_catch_sigbus's handler put zeros where its pages were),
-	 * and no node read from the zeros is handed over. */
+	 * and no node read from the zeros is handed over (a cut inside the
+	 * last page read faults nowhere: the file's size says it at the
+	 * end, io_in_cut_since). */
 	const volatile bool *cut;
 	bool cut_met;
 	/* the caller's hints, for offcode_walk_memory */
@@ -385,7 +387,7 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 	free(w.marks);
 	if (w.stopped)
 		rc = w.stopped;
-	else if (w.cut_met || (w.cut && *w.cut)) {
+	else if (w.cut_met || (w.cut && io_in_cut_since(a->data))) {
 		/* (whatever the walk made of the zeros: the change is the
 		 * failure, as the tool says it) */
 		err_code_file(&e, ERR_CHANGED, 0, a->path,

@@ -57,8 +57,10 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
     is raised.  The GIL is let go while the library walks.  A path, an fd
     or a Source is walked through a map: a file cut short while walked
     (by ``visit`` or another process) raises ChangedError naming the file
-    ("'FILE': file changed size while being read"), at the next node or
-    the walk's end, no node read from its lost pages handed over (the
+    ("'FILE': file changed size while being read"), at the next node (no
+    node read from its lost pages handed over) or at the walk's end (the
+    bytes past the cut inside its last page, which read as zeros with no
+    fault, may reach a node first) (the
     extension installs the library's SIGBUS handler when imported,
     offcode_catch_sigbus: a read of the map past the cut reads zeros,
     noted; any other SIGBUS goes to the handler that was there before)."""

@@ -70,6 +70,17 @@ def test_walk_of_an_executable_cut_to_nothing_by_its_visitor(tmp_path):
     assert str(x.value) == "'%s': %s" % (f, CHANGED)
 
 
+# Cut inside the one page of a small file: the bytes past the cut read as
+# zeros with no fault, reach the nodes, and the walk's end says the change.
+def test_walk_of_a_file_cut_inside_its_last_page(tmp_path):
+    f, _ = copy(os.path.join(TOP, "test/files/inspect/pkg.bin"), tmp_path)
+    seen = []
+    with pytest.raises(offcode.ChangedError) as x:
+        offcode.walk(f, cutting_visitor(f, 100, seen))
+    assert seen == [("input", 0), ("container", 1), ("entry", 1), ("container_end", 1)]
+    assert str(x.value) == "'%s': %s" % (f, CHANGED)
+
+
 def test_walk_of_a_descriptor_cut_by_its_visitor(tmp_path):
     f, _ = copy(LIB_A, tmp_path)
     fd = os.open(f, os.O_RDONLY)
