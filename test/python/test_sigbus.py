@@ -77,7 +77,7 @@ def test_walk_of_a_file_cut_inside_its_last_page(tmp_path):
     seen = []
     with pytest.raises(offcode.ChangedError) as x:
         offcode.walk(f, cutting_visitor(f, 100, seen))
-    assert seen == [("input", 0), ("container", 1), ("entry", 1), ("container_end", 1)]
+    assert seen == [("input", 0), ("container", 1), ("entry", 2), ("container_end", 1)]
     assert str(x.value) == "'%s': %s" % (f, CHANGED)
 
 
