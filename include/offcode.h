@@ -81,7 +81,10 @@ extern "C" {
  * the handler installed before this one (called as it asked to be:
  * SA_SIGINFO or not), or does what the disposition before said: ignored
  * when sent and ignored, else the default, the process killed by it.  A
- * handler installed after this one must pass SIGBUS on to it likewise.
+ * handler installed after this one must pass SIGBUS on to it likewise,
+ * with its siginfo: one that re-raises it (Python's faulthandler, when
+ * enabled after this call) loses the fault's address, and the process
+ * dies of a cut as it would without this handler.
  * 0, or OFFCODE_SYSTEM when sigaction failed (no record). */
 OFFCODE_API int offcode_catch_sigbus(void);
 

@@ -63,7 +63,9 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
     fault, may reach a node first) (the
     extension installs the library's SIGBUS handler when imported,
     offcode_catch_sigbus: a read of the map past the cut reads zeros,
-    noted; any other SIGBUS goes to the handler that was there before)."""
+    noted; any other SIGBUS goes to the handler that was there before:
+    faulthandler enabled after the import would take a cut's first, and
+    the process would die of it)."""
     if isinstance(source, bool):
         raise TypeError("offcode.walk() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
