@@ -274,7 +274,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 	cleanup_and_die(sig);
 }
 
-static void set_sigbus(void (*fn)(int, siginfo_t *, void *))
+/* 0, or -1 with errno set (sigaction's). */
+static int set_sigbus(void (*fn)(int, siginfo_t *, void *))
 {
 	struct sigaction sa;
 
@@ -284,7 +285,7 @@ static void set_sigbus(void (*fn)(int, siginfo_t *, void *))
 	 * faulthandler does) */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
+	return sigaction(SIGBUS, &sa, NULL);
 }
 
 /* The library's (io_catch_sigbus): any other SIGBUS goes to the handler
@@ -321,11 +322,9 @@ static int sigbus_errno;
 static void catch_sigbus_once(void)
 {
 	know_page_size();
-	if (sigaction(SIGBUS, NULL, &sigbus_before) < 0) {
+	if (sigaction(SIGBUS, NULL, &sigbus_before) < 0 ||
+	    set_sigbus(on_sigbus_chained) < 0)
 		sigbus_errno = errno;
-		return;
-	}
-	set_sigbus(on_sigbus_chained);
 }
 
 int io_catch_sigbus(void)

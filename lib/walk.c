@@ -65,7 +65,6 @@ static int call(struct walker *w, struct offcode_node *n)
 		return OFFCODE_CHANGED;
 	}
 	rc = w->fn(w->ctx, n);
-
 	if (rc)
 		w->stopped = rc;
 	return rc;
