@@ -331,17 +331,17 @@ static void before(int sig, siginfo_t *si, void *ctx)
 			  mine[] = "before: SIGBUS at the program's own map\n",
 			  other[] = "before: SIGBUS elsewhere\n";
 
+	const char *say = other;
+	size_t n = sizeof(other) - 1;
+
 	(void)ctx;
-	if (sig == SIGBUS && si->si_code == SI_USER) {
-		write(1, sent, sizeof(sent) - 1);
-		return;
-	}
-	if (sig == SIGBUS && si->si_code == BUS_ADRERR &&
-	    si->si_addr == (void *)before_at)
-		write(1, mine, sizeof(mine) - 1);
-	else
-		write(1, other, sizeof(other) - 1);
-	_exit(3);	/* (returning would fault again) */
+	if (sig == SIGBUS && si->si_code == SI_USER)
+		say = sent, n = sizeof(sent) - 1;
+	else if (sig == SIGBUS && si->si_code == BUS_ADRERR &&
+		 si->si_addr == (void *)before_at)
+		say = mine, n = sizeof(mine) - 1;
+	if (write(1, say, n) != (ssize_t)n || say != sent)
+		_exit(3);	/* (returning would fault again) */
 }
 
 /* -k: a cut walked is the library's; a SIGBUS sent, and one at a map of
