@@ -385,6 +385,53 @@ def test_a_container_iterator_kept_in_a_cycle_is_freed():
     assert gone() is None
 
 
+def test_image_kinds_read_while_open_read_after_close():
+    # Entries are made when asked for and let go: an image kind read while
+    # the file was open (its record keeps it) reads the same from an object
+    # of that entry made after close(), so that to_json() is still ls
+    # --json's, as it was when the objects were made at open and kept; one
+    # never read says the artefact is closed.
+    with offcode.open(APP) as a:
+        kinds = [e.image_kind for c in a.containers for e in c]
+        kinds_b = [c[1].image_kind for c in a.containers]
+    assert kinds == [None, "elf", "elf", None, "elf", "elf"]
+    assert [e.image_kind for c in a.containers for e in c] == kinds
+    assert a.to_json() == project(ls_json(APP)[1][0])
+    b = offcode.open(APP)
+    assert [c[1].image_kind for c in b.containers] == kinds_b == ["elf", "elf"]
+    b.close()
+    assert [c[1].image_kind for c in b.containers] == ["elf", "elf"]
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        b.containers[0][0].image_kind
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        b.containers[1][2].image_kind
+
+
+def test_entries_asked_for_while_they_are_made_are_the_ones_kept():
+    # The collector, run by an allocation while a container's list is made,
+    # may run code that reads that list (a gc callback, a finalizer): it is
+    # given the list the container keeps, not one let go of and leaked.
+    import gc
+    with offcode.open(APP) as a:
+        c = a.containers[1]
+        got = []
+
+        def early(phase, info):
+            if phase == "start" and not got:
+                got.append(c.entries)
+        old = gc.get_threshold()
+        gc.set_threshold(1)
+        gc.callbacks.append(early)
+        try:
+            kept = c.entries
+        finally:
+            gc.callbacks.remove(early)
+            gc.set_threshold(*old)
+        assert len(got) == 1 and got[0] is kept and c.entries is kept
+        assert [e.index for e in kept] == [0, 1, 2]
+        assert sys.getrefcount(kept) == 4     # c, kept, got, the call's
+
+
 def test_entries_let_go_with_their_artifact():
     # entry -> container -> its entries -> entry is a cycle: the collector
     # frees it (the entry type takes part in it), and the artefact with it.
