@@ -96,6 +96,7 @@ Artifact *handle_new(void)
 	self->walker = 0;
 	self->has_view = 0;
 	self->borrowed = 0;
+	self->making = 0;
 	self->file_closed = 0;
 	self->kind_read = NULL;
 	self->texts = NULL;

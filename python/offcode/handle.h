@@ -25,6 +25,11 @@ typedef struct {
 	/* A file of a package handed over by walk_layer: the library's, for
 	 * the call alone (never closed here; a is cleared after it). */
 	int borrowed;
+	/* Entries of a borrowed file being made (listing_entry_new): the
+	 * allocation can run Python code (the collector) that lets another
+	 * thread go, whose walk_layer call must not hand the file back while
+	 * one is copied from its records. */
+	int making;
 	/* close() let go of its file (offcode_close_file): its records read
 	 * on, for the entries made of them, freed with it; what reads the
 	 * file is refused. */

@@ -911,6 +911,63 @@ def test_images_streamed(tmp_path):
             a.walk_layer(2, each)
 
 
+def test_a_package_file_entry_made_in_another_thread_outlives_the_call(tmp_path):
+    # walk_layer's file is the library's until the callback returns: an
+    # entry of it being made in another thread then (its allocation ran the
+    # collector, whose callback let the walk's thread go on) is copied whole
+    # before the call hands the file back, not read from freed records.
+    import gc
+    import time
+    make_packages(tmp_path)
+    a = offcode.open(str(tmp_path / "x_1_amd64.deb"), stream=True)
+    fresh, order, inside, made = [], [], threading.Event(), []
+
+    def collecting(phase, info):
+        if phase == "start" and armed and threading.current_thread() is maker and not order:
+            order.append("collecting")
+            inside.set()
+            time.sleep(0.3)                   # the walk's thread may go on
+            order.append("collected")
+
+    def make():
+        # (the collector runs at every other allocation: the entry whose
+        # making ran it is the last made)
+        global armed
+        armed = True
+        for k in range(3):
+            made.append(fresh[0][0][k])
+            if order:
+                break
+        armed = False
+    maker = threading.Thread(target=make)
+
+    def each(m, f, err):
+        if f is not None and not fresh:
+            h = f._handle()
+            fresh.append(h.containers(offcode.Container, offcode.Section, f.inputs,
+                                      offcode.Entry))
+            want.extend((e.id, e.uri, e.size) for e in f.entries[:3])
+            maker.start()
+            assert inside.wait(10)
+    want = []
+    old = gc.get_threshold()
+    gc.callbacks.append(collecting)
+    gc.set_threshold(1)
+    try:
+        globals()["armed"] = False
+        a.walk_layer(0, each)
+        order.append("returned")
+        maker.join()
+    finally:
+        gc.callbacks.remove(collecting)
+        gc.set_threshold(*old)
+        a.close()
+    assert order == ["collecting", "collected", "returned"]
+    assert 1 <= len(made) <= 2 and [(e.id, e.uri, e.size) for e in made] == want[:len(made)]
+    assert want[0] == ("host-x86_64-unknown-linux-gnu-",
+                       "file://%s/x_1_amd64.deb/usr/lib/app#offset=8192&size=0" % tmp_path, 0)
+
+
 def test_du_figures_are_du_json():
     """Entry.du(), rule_target and code_object() summed per target are what
     offload du --json counts of each fixture."""
