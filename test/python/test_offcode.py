@@ -430,6 +430,21 @@ def test_entries_asked_for_while_they_are_made_are_the_ones_kept():
         assert len(got) == 1 and got[0] is kept and c.entries is kept
         assert [e.index for e in kept] == [0, 1, 2]
         assert sys.getrefcount(kept) == 4     # c, kept, got, the call's
+    # the artefact's list as well
+    with offcode.open(APP) as a:
+        got = []
+
+        def early_all(phase, info):
+            if phase == "start" and not got:
+                got.append(a.entries)
+        gc.set_threshold(1)
+        gc.callbacks.append(early_all)
+        try:
+            kept = a.entries
+        finally:
+            gc.callbacks.remove(early_all)
+            gc.set_threshold(*old)
+        assert len(got) == 1 and got[0] is kept and a.entries is kept and len(kept) == 6
 
 
 def test_entries_let_go_with_their_artifact():
