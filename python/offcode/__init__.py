@@ -389,7 +389,11 @@ class Artifact:
         """Every entry, in order: a list made when first read (its
         containers' ``entries`` lists one after another), then kept."""
         if self._entries is None:
-            self._entries = self._h.entries(self.containers)
+            entries = self._h.entries(self.containers)
+            # (the collector, run while it was made, may have run code
+            # that read it: the list that code was given is kept)
+            if self._entries is None:
+                self._entries = entries
         return self._entries
 
     def _handle(self) -> "Any":

@@ -695,6 +695,7 @@ PyObject *listing_entry_new(Artifact *self, PyTypeObject *cls, PyObject *contain
 {
 	struct listing_texts *shared;
 	const offcode_entry *e;
+	PyObject *o;
 
 	/* (a package's file's, after walk_layer's call: its records gone) */
 	if (!self->a) {
@@ -703,10 +704,14 @@ PyObject *listing_entry_new(Artifact *self, PyTypeObject *cls, PyObject *contain
 	}
 	if (!(e = handle_entry(self, i)) || !(shared = handle_texts(self)))
 		return NULL;
-	/* (walk_layer's file: its records go when the call returns) */
-	return self->borrowed ? entry_copied(cls, self, (size_t)i, e, container, (size_t)k, shared)
-			      : entry_of_record(cls, self, (size_t)i, e, container, (size_t)k,
-						shared);
+	if (!self->borrowed)
+		return entry_of_record(cls, self, (size_t)i, e, container, (size_t)k, shared);
+	/* (walk_layer's file: its records go when the call returns, which
+	 * waits for this copy: layers.c) */
+	self->making++;
+	o = entry_copied(cls, self, (size_t)i, e, container, (size_t)k, shared);
+	self->making--;
+	return o;
 }
 
 PyObject *listing_entry_range(Artifact *self, PyTypeObject *cls, PyObject *container,
