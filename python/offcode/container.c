@@ -201,8 +201,9 @@ static PyObject *container_item(Container *self, PyObject *key)
 	len = PySlice_AdjustIndices(n, &start, &stop, step);
 	if (!(list = PyList_New(len)))
 		return NULL;
-	for (Py_ssize_t j = 0, at = start; j < len; j++, at += step) {
-		PyObject *e = entry_at(self, at);
+	for (Py_ssize_t j = 0; j < len; j++) {
+		/* (j * step stays inside the container: no step past it) */
+		PyObject *e = entry_at(self, start + j * step);
 
 		if (!e) {
 			Py_DECREF(list);
