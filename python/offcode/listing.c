@@ -562,13 +562,12 @@ struct listing_texts {
 
 /* An object of cls with room bytes for texts, entry i of the artefact
  * (self; NULL: a walk's, of no artefact), record e, in container, at place
- * k of it: its numbers, ID and target ID set; NULL with an exception. */
+ * k of it, whose ID and target ID are id and arch: its numbers, ID and
+ * target ID set; NULL with an exception. */
 static Entry *entry_start(PyTypeObject *cls, Artifact *self, size_t i, const offcode_entry *e,
-			  PyObject *container, size_t k, struct seen *seen, size_t room)
+			  PyObject *container, size_t k, struct seen *seen, size_t room,
+			  const char *id, size_t id_len, const char *arch, size_t arch_len)
 {
-	size_t id_len = 0, arch_len = 0;
-	const char *id = offcode_entry_id(e, &id_len);
-	const char *arch = offcode_entry_target_id(e, &arch_len);
 	Entry *o = (Entry *)cls->tp_alloc(cls, (Py_ssize_t)room);
 
 	if (!o)
@@ -594,7 +593,11 @@ static PyObject *entry_of_record(PyTypeObject *cls, Artifact *self, size_t i,
 				 const offcode_entry *e, PyObject *container, size_t k,
 				 struct listing_texts *shared)
 {
-	Entry *o = entry_start(cls, self, i, e, container, k, &shared->seen, 0);
+	size_t id_len = 0, arch_len = 0;
+	const char *id = offcode_entry_id(e, &id_len);
+	const char *arch = offcode_entry_target_id(e, &arch_len);
+	Entry *o = entry_start(cls, self, i, e, container, k, &shared->seen, 0, id, id_len,
+			       arch, arch_len);
 
 	if (!o)
 		return NULL;
@@ -654,7 +657,8 @@ static PyObject *entry_copied(PyTypeObject *cls, Artifact *self, size_t i,
 			room += lens[t];
 		}
 	}
-	if (!(o = entry_start(cls, self, i, e, container, k, &shared->seen, room)))
+	if (!(o = entry_start(cls, self, i, e, container, k, &shared->seen, room,
+			      texts[TEXT_ID], lens[TEXT_ID], texts[TEXT_ARCH], lens[TEXT_ARCH])))
 		return NULL;
 	o->uri_file = Py_XNewRef(uri_file);
 	at = o->bytes;

@@ -1122,12 +1122,11 @@ def test_section_and_prune_result_are_named_tuples():
 
 
 # What a listing by open() names none of is imported when first named
-# (issue 37): the streaming walk (_walk.py), the functions (_functions.py),
+# (issue 37): the functions (_functions.py),
 # the records; each name the same object each time, the submodule's, and
 # the package's as before: its __module__, its docstring in help(), its
 # signature; dir() and __all__ the same whether or not they were named.
-LAZY = {"_walk": ["walk", "Node"],
-        "_functions": ["library_version", "target_id_compatible", "check_stdout",
+LAZY = {"_functions": ["library_version", "target_id_compatible", "check_stdout",
                        "code_kernels", "path_kind", "open_split", "image_kind",
                        "code_for"]}
 
@@ -1139,10 +1138,10 @@ def test_import_imports_none_of_the_lazy_modules():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (r.stdout, r.stderr, r.returncode) == (
         "['offcode', 'offcode._offcode']\n"
-        "['Artifact', 'Container', 'Entry', 'Input', 'Section', 'Sequence', "
+        "['Artifact', 'Container', 'Entry', 'Input', 'Node', 'Section', 'Sequence', "
         "'Source', 'TYPE_CHECKING', '_ARRAYS', '_COMPRESS', '_LAZY', "
-        "'_byte_as_char', '_offcode', '_text', 'codecs', 'open', 'os', 'prune', "
-        "'sys']\n", "", 0)
+        "'_byte_as_char', '_offcode', '_text', '_walk_input', 'codecs', 'open', "
+        "'os', 'prune', 'sys', 'walk']\n", "", 0)
 
 
 @pytest.mark.parametrize("module", sorted(LAZY))
@@ -1165,11 +1164,11 @@ def test_lazy_names_are_their_modules_once_named(module):
 def test_lazy_names_read_as_the_packages():
     import inspect
     import pydoc
-    assert offcode.walk is offcode._walk.walk and offcode.Node is offcode._offcode.Node
+    assert offcode.Node is offcode._offcode.Node
     assert offcode.open_split is offcode._functions.open_split
     # help(offcode) shows each as it did, under FUNCTIONS (CLASSES: Node)
     text = pydoc.plaintext.document(offcode)
-    for n in LAZY["_walk"] + LAZY["_functions"]:
+    for n in LAZY["_functions"] + ["walk", "Node"]:
         f = getattr(offcode, n)
         assert (f.__module__, f.__name__, f.__qualname__) == (
             ("offcode._offcode", "Node", "Node") if n == "Node" else ("offcode", n, n))
@@ -1191,7 +1190,8 @@ def test_lazy_names_read_as_the_packages():
     # (what __all__ names is made at import or named in _LAZY)
     assert set(offcode._LAZY) <= set(offcode.__all__)
     assert sorted(set(offcode.__all__) - set(offcode._LAZY)) == [
-        "Artifact", "Container", "Entry", "Input", "Section", "Source", "open", "prune"]
+        "Artifact", "Container", "Entry", "Input", "Node", "Section", "Source", "open",
+        "prune", "walk"]
     assert offcode.library_version() == offcode._offcode.version()
     assert offcode.code_for(b"", "gfx90a") == (False, "not an AMDGPU code object")
     with pytest.raises(AttributeError, match="module 'offcode' has no attribute 'Nodes'"):
