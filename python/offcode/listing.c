@@ -392,11 +392,14 @@ static PyObject *entry_richcompare(PyObject *a, PyObject *b, int op)
 static Py_hash_t entry_hash(PyObject *o)
 {
 	const Entry *self = (const Entry *)o;
+	/* (the handle's address turned as object.__hash__ turns one: its
+	 * low bits are alignment's) */
+	uintptr_t p = (uintptr_t)self->handle;
 	Py_hash_t h;
 
 	if (!self->handle)
-		return _Py_HashPointer(o);
-	h = _Py_HashPointer(self->handle) ^ (Py_hash_t)((size_t)self->i * 1000003u);
+		return PyBaseObject_Type.tp_hash(o);
+	h = (Py_hash_t)((p >> 4 | p << (8 * sizeof(p) - 4)) ^ (size_t)self->i * 1000003u);
 	return h == -1 ? -2 : h;
 }
 
