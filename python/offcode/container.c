@@ -82,15 +82,20 @@ static void container_dealloc(Container *self)
  * one for a walk's container, which has none to make). */
 static PyObject *entries_of(Container *self)
 {
+	PyObject *list;
+
 	if (self->entries)
 		return self->entries;
-	if (!self->handle) {
-		self->entries = PyList_New(0);
-		return self->entries;
-	}
-	self->entries = listing_entry_range(self->handle, self->entry_cls, (PyObject *)self,
-					    self->first, self->count);
-	return self->entries;
+	list = self->handle ? listing_entry_range(self->handle, self->entry_cls, (PyObject *)self,
+						  self->first, self->count)
+			    : PyList_New(0);
+	/* (the collector, run by an allocation, may have run code that asked
+	 * for the list meanwhile: the one it was given is kept) */
+	if (list && !self->entries)
+		self->entries = list;
+	else
+		Py_XDECREF(list);
+	return list ? self->entries : NULL;
 }
 
 static PyObject *get_entries(Container *self, void *unused)
@@ -196,8 +201,9 @@ static PyObject *container_item(Container *self, PyObject *key)
 	len = PySlice_AdjustIndices(n, &start, &stop, step);
 	if (!(list = PyList_New(len)))
 		return NULL;
-	for (Py_ssize_t j = 0, at = start; j < len; j++, at += step) {
-		PyObject *e = entry_at(self, at);
+	for (Py_ssize_t j = 0; j < len; j++) {
+		/* (j * step stays inside the container: no step past it) */
+		PyObject *e = entry_at(self, start + j * step);
 
 		if (!e) {
 			Py_DECREF(list);

@@ -11,6 +11,7 @@ static void handle_dealloc(Artifact *self)
 	self->a = NULL;
 	if (self->free_texts)
 		self->free_texts(self->texts);
+	PyMem_Free(self->kind_read);
 	if (self->has_view)
 		PyBuffer_Release(&self->view);
 	if (self->lock)
@@ -95,7 +96,9 @@ Artifact *handle_new(void)
 	self->walker = 0;
 	self->has_view = 0;
 	self->borrowed = 0;
+	self->making = 0;
 	self->file_closed = 0;
+	self->kind_read = NULL;
 	self->texts = NULL;
 	self->free_texts = NULL;
 	self->lock = PyThread_allocate_lock();
@@ -194,6 +197,23 @@ const offcode_entry *handle_locked_entry(Artifact *self, Py_ssize_t i)
 	if (!e)
 		handle_unlock(self);
 	return e;
+}
+
+void handle_mark_kind_read(Artifact *self, Py_ssize_t i)
+{
+	size_t n = offcode_entry_count(self->a);
+
+	/* (no room: the kind is not read after close(), as before) */
+	if (!self->kind_read && !(self->kind_read = PyMem_Calloc(n / 8 + 1, 1)))
+		return;
+	if (i >= 0 && (size_t)i < n)
+		self->kind_read[i / 8] |= (unsigned char)(1u << (i % 8));
+}
+
+int handle_kind_was_read(const Artifact *self, Py_ssize_t i)
+{
+	return self->kind_read && i >= 0 && self->a && (size_t)i < offcode_entry_count(self->a) &&
+	       (self->kind_read[i / 8] & (1u << (i % 8)));
 }
 
 PyObject *handle_raise_last(Artifact *self, int rc)

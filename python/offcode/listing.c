@@ -392,11 +392,14 @@ static PyObject *entry_richcompare(PyObject *a, PyObject *b, int op)
 static Py_hash_t entry_hash(PyObject *o)
 {
 	const Entry *self = (const Entry *)o;
+	/* (the handle's address turned as object.__hash__ turns one: its
+	 * low bits are alignment's) */
+	uintptr_t p = (uintptr_t)self->handle;
 	Py_hash_t h;
 
 	if (!self->handle)
-		return _Py_HashPointer(o);
-	h = _Py_HashPointer(self->handle) ^ (Py_hash_t)((size_t)self->i * 1000003u);
+		return PyBaseObject_Type.tp_hash(o);
+	h = (Py_hash_t)((p >> 4 | p << (8 * sizeof(p) - 4)) ^ (size_t)self->i * 1000003u);
 	return h == -1 ? -2 : h;
 }
 
@@ -562,13 +565,12 @@ struct listing_texts {
 
 /* An object of cls with room bytes for texts, entry i of the artefact
  * (self; NULL: a walk's, of no artefact), record e, in container, at place
- * k of it: its numbers, ID and target ID set; NULL with an exception. */
+ * k of it, whose ID and target ID are id and arch: its numbers, ID and
+ * target ID set; NULL with an exception. */
 static Entry *entry_start(PyTypeObject *cls, Artifact *self, size_t i, const offcode_entry *e,
-			  PyObject *container, size_t k, struct seen *seen, size_t room)
+			  PyObject *container, size_t k, struct seen *seen, size_t room,
+			  const char *id, size_t id_len, const char *arch, size_t arch_len)
 {
-	size_t id_len = 0, arch_len = 0;
-	const char *id = offcode_entry_id(e, &id_len);
-	const char *arch = offcode_entry_target_id(e, &arch_len);
 	Entry *o = (Entry *)cls->tp_alloc(cls, (Py_ssize_t)room);
 
 	if (!o)
@@ -594,7 +596,11 @@ static PyObject *entry_of_record(PyTypeObject *cls, Artifact *self, size_t i,
 				 const offcode_entry *e, PyObject *container, size_t k,
 				 struct listing_texts *shared)
 {
-	Entry *o = entry_start(cls, self, i, e, container, k, &shared->seen, 0);
+	size_t id_len = 0, arch_len = 0;
+	const char *id = offcode_entry_id(e, &id_len);
+	const char *arch = offcode_entry_target_id(e, &arch_len);
+	Entry *o = entry_start(cls, self, i, e, container, k, &shared->seen, 0, id, id_len,
+			       arch, arch_len);
 
 	if (!o)
 		return NULL;
@@ -654,7 +660,8 @@ static PyObject *entry_copied(PyTypeObject *cls, Artifact *self, size_t i,
 			room += lens[t];
 		}
 	}
-	if (!(o = entry_start(cls, self, i, e, container, k, &shared->seen, room)))
+	if (!(o = entry_start(cls, self, i, e, container, k, &shared->seen, room,
+			      texts[TEXT_ID], lens[TEXT_ID], texts[TEXT_ARCH], lens[TEXT_ARCH])))
 		return NULL;
 	o->uri_file = Py_XNewRef(uri_file);
 	at = o->bytes;
@@ -695,6 +702,7 @@ PyObject *listing_entry_new(Artifact *self, PyTypeObject *cls, PyObject *contain
 {
 	struct listing_texts *shared;
 	const offcode_entry *e;
+	PyObject *o;
 
 	/* (a package's file's, after walk_layer's call: its records gone) */
 	if (!self->a) {
@@ -703,10 +711,14 @@ PyObject *listing_entry_new(Artifact *self, PyTypeObject *cls, PyObject *contain
 	}
 	if (!(e = handle_entry(self, i)) || !(shared = handle_texts(self)))
 		return NULL;
-	/* (walk_layer's file: its records go when the call returns) */
-	return self->borrowed ? entry_copied(cls, self, (size_t)i, e, container, (size_t)k, shared)
-			      : entry_of_record(cls, self, (size_t)i, e, container, (size_t)k,
-						shared);
+	if (!self->borrowed)
+		return entry_of_record(cls, self, (size_t)i, e, container, (size_t)k, shared);
+	/* (walk_layer's file: its records go when the call returns, which
+	 * waits for this copy: layers.c) */
+	self->making++;
+	o = entry_copied(cls, self, (size_t)i, e, container, (size_t)k, shared);
+	self->making--;
+	return o;
 }
 
 PyObject *listing_entry_range(Artifact *self, PyTypeObject *cls, PyObject *container,

@@ -385,6 +385,68 @@ def test_a_container_iterator_kept_in_a_cycle_is_freed():
     assert gone() is None
 
 
+def test_image_kinds_read_while_open_read_after_close():
+    # Entries are made when asked for and let go: an image kind read while
+    # the file was open (its record keeps it) reads the same from an object
+    # of that entry made after close(), so that to_json() is still ls
+    # --json's, as it was when the objects were made at open and kept; one
+    # never read says the artefact is closed.
+    with offcode.open(APP) as a:
+        kinds = [e.image_kind for c in a.containers for e in c]
+        kinds_b = [c[1].image_kind for c in a.containers]
+    assert kinds == [None, "elf", "elf", None, "elf", "elf"]
+    assert [e.image_kind for c in a.containers for e in c] == kinds
+    assert a.to_json() == project(ls_json(APP)[1][0])
+    b = offcode.open(APP)
+    assert [c[1].image_kind for c in b.containers] == kinds_b == ["elf", "elf"]
+    b.close()
+    assert [c[1].image_kind for c in b.containers] == ["elf", "elf"]
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        b.containers[0][0].image_kind
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        b.containers[1][2].image_kind
+
+
+def test_entries_asked_for_while_they_are_made_are_the_ones_kept():
+    # The collector, run by an allocation while a container's list is made,
+    # may run code that reads that list (a gc callback, a finalizer): it is
+    # given the list the container keeps, not one let go of and leaked.
+    import gc
+    with offcode.open(APP) as a:
+        c = a.containers[1]
+        got = []
+
+        def early(phase, info):
+            if phase == "start" and not got:
+                got.append(c.entries)
+        old = gc.get_threshold()
+        gc.set_threshold(1)
+        gc.callbacks.append(early)
+        try:
+            kept = c.entries
+        finally:
+            gc.callbacks.remove(early)
+            gc.set_threshold(*old)
+        assert len(got) == 1 and got[0] is kept and c.entries is kept
+        assert [e.index for e in kept] == [0, 1, 2]
+        assert sys.getrefcount(kept) == 4     # c, kept, got, the call's
+    # the artefact's list as well
+    with offcode.open(APP) as a:
+        got = []
+
+        def early_all(phase, info):
+            if phase == "start" and not got:
+                got.append(a.entries)
+        gc.set_threshold(1)
+        gc.callbacks.append(early_all)
+        try:
+            kept = a.entries
+        finally:
+            gc.callbacks.remove(early_all)
+            gc.set_threshold(*old)
+        assert len(got) == 1 and got[0] is kept and a.entries is kept and len(kept) == 6
+
+
 def test_entries_let_go_with_their_artifact():
     # entry -> container -> its entries -> entry is a cycle: the collector
     # frees it (the entry type takes part in it), and the artefact with it.
@@ -864,6 +926,63 @@ def test_images_streamed(tmp_path):
             a.walk_layer(2, each)
 
 
+def test_a_package_file_entry_made_in_another_thread_outlives_the_call(tmp_path):
+    # walk_layer's file is the library's until the callback returns: an
+    # entry of it being made in another thread then (its allocation ran the
+    # collector, whose callback let the walk's thread go on) is copied whole
+    # before the call hands the file back, not read from freed records.
+    import gc
+    import time
+    make_packages(tmp_path)
+    a = offcode.open(str(tmp_path / "x_1_amd64.deb"), stream=True)
+    fresh, order, inside, made = [], [], threading.Event(), []
+
+    def collecting(phase, info):
+        if phase == "start" and armed and threading.current_thread() is maker and not order:
+            order.append("collecting")
+            inside.set()
+            time.sleep(0.3)                   # the walk's thread may go on
+            order.append("collected")
+
+    def make():
+        # (the collector runs at every other allocation: the entry whose
+        # making ran it is the last made)
+        global armed
+        armed = True
+        for k in range(3):
+            made.append(fresh[0][0][k])
+            if order:
+                break
+        armed = False
+    maker = threading.Thread(target=make)
+
+    def each(m, f, err):
+        if f is not None and not fresh:
+            h = f._handle()
+            fresh.append(h.containers(offcode.Container, offcode.Section, f.inputs,
+                                      offcode.Entry))
+            want.extend((e.id, e.uri, e.size) for e in f.entries[:3])
+            maker.start()
+            assert inside.wait(10)
+    want = []
+    old = gc.get_threshold()
+    gc.callbacks.append(collecting)
+    gc.set_threshold(1)
+    try:
+        globals()["armed"] = False
+        a.walk_layer(0, each)
+        order.append("returned")
+        maker.join()
+    finally:
+        gc.callbacks.remove(collecting)
+        gc.set_threshold(*old)
+        a.close()
+    assert order == ["collecting", "collected", "returned"]
+    assert 1 <= len(made) <= 2 and [(e.id, e.uri, e.size) for e in made] == want[:len(made)]
+    assert want[0] == ("host-x86_64-unknown-linux-gnu-",
+                       "file://%s/x_1_amd64.deb/usr/lib/app#offset=8192&size=0" % tmp_path, 0)
+
+
 def test_du_figures_are_du_json():
     """Entry.du(), rule_target and code_object() summed per target are what
     offload du --json counts of each fixture."""
@@ -1003,12 +1122,11 @@ def test_section_and_prune_result_are_named_tuples():
 
 
 # What a listing by open() names none of is imported when first named
-# (issue 37): the streaming walk (_walk.py), the functions (_functions.py),
+# (issue 37): the functions (_functions.py),
 # the records; each name the same object each time, the submodule's, and
 # the package's as before: its __module__, its docstring in help(), its
 # signature; dir() and __all__ the same whether or not they were named.
-LAZY = {"_walk": ["walk", "Node"],
-        "_functions": ["library_version", "target_id_compatible", "check_stdout",
+LAZY = {"_functions": ["library_version", "target_id_compatible", "check_stdout",
                        "code_kernels", "path_kind", "open_split", "image_kind",
                        "code_for"]}
 
@@ -1020,10 +1138,10 @@ def test_import_imports_none_of_the_lazy_modules():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (r.stdout, r.stderr, r.returncode) == (
         "['offcode', 'offcode._offcode']\n"
-        "['Artifact', 'Container', 'Entry', 'Input', 'Section', 'Sequence', "
+        "['Artifact', 'Container', 'Entry', 'Input', 'Node', 'Section', 'Sequence', "
         "'Source', 'TYPE_CHECKING', '_ARRAYS', '_COMPRESS', '_LAZY', "
-        "'_byte_as_char', '_offcode', '_text', 'codecs', 'open', 'os', 'prune', "
-        "'sys']\n", "", 0)
+        "'_byte_as_char', '_offcode', '_text', '_walk_input', 'codecs', 'open', "
+        "'os', 'prune', 'sys', 'walk']\n", "", 0)
 
 
 @pytest.mark.parametrize("module", sorted(LAZY))
@@ -1046,11 +1164,11 @@ def test_lazy_names_are_their_modules_once_named(module):
 def test_lazy_names_read_as_the_packages():
     import inspect
     import pydoc
-    assert offcode.walk is offcode._walk.walk and offcode.Node is offcode._offcode.Node
+    assert offcode.Node is offcode._offcode.Node
     assert offcode.open_split is offcode._functions.open_split
     # help(offcode) shows each as it did, under FUNCTIONS (CLASSES: Node)
     text = pydoc.plaintext.document(offcode)
-    for n in LAZY["_walk"] + LAZY["_functions"]:
+    for n in LAZY["_functions"] + ["walk", "Node"]:
         f = getattr(offcode, n)
         assert (f.__module__, f.__name__, f.__qualname__) == (
             ("offcode._offcode", "Node", "Node") if n == "Node" else ("offcode", n, n))
@@ -1072,7 +1190,8 @@ def test_lazy_names_read_as_the_packages():
     # (what __all__ names is made at import or named in _LAZY)
     assert set(offcode._LAZY) <= set(offcode.__all__)
     assert sorted(set(offcode.__all__) - set(offcode._LAZY)) == [
-        "Artifact", "Container", "Entry", "Input", "Section", "Source", "open", "prune"]
+        "Artifact", "Container", "Entry", "Input", "Node", "Section", "Source", "open",
+        "prune", "walk"]
     assert offcode.library_version() == offcode._offcode.version()
     assert offcode.code_for(b"", "gfx90a") == (False, "not an AMDGPU code object")
     with pytest.raises(AttributeError, match="module 'offcode' has no attribute 'Nodes'"):
