@@ -580,7 +580,7 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
     elif isinstance(source, Source):
         # A mapped file by its descriptor: the library's own map of it,
         # whose reads find the file cut short since (ChangedError) where
-        # a read of the source's map would be a SIGBUS; bytes read into
+        # the source's map reads zeros past the cut; bytes read into
         # memory (a pipe's) are held as bytes are.  A view held till the
         # library has its own: another thread's close() meanwhile is
         # refused, not a descriptor number another file may take.
