@@ -105,6 +105,9 @@ struct mapped {
 	/* Pages of the map read by pread into memory of our own (see
 	 * io_in_fault): MADV_DONTNEED would drop them. */
 	bool volatile patched;
+	/* Noted cut short (as input_cut is, but for this map alone): what a
+	 * library checks, where no applet reads the process's note. */
+	bool volatile cut;
 	atomic_bool taken;
 };
 static struct maps_chunk {
@@ -114,6 +117,25 @@ static struct maps_chunk {
 _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2,
 	       "the SIGBUS handler reads the table's pointers lock-free");
 static const char *volatile input_cut;
+/* Whether a cut is noted for the process too (io_input_cut): the tool's
+ * (io_input_cut_track), whose applets and io_out read that note; a
+ * library's process reads each map's alone (io_in_cut_note), so that a
+ * file cut short fails the call on it and no later one. */
+static volatile bool track_process;
+
+void io_input_cut_track(void)
+{
+	track_process = true;
+}
+
+/* m cut short: noted for it, and for the process when tracked. */
+static void note_cut(struct mapped *m, const char *path)
+{
+	if (m)
+		m->cut = true;
+	if (track_process && !input_cut)
+		input_cut = path;
+}
 
 /* 0, or -1 when no slot is free and no chunk can be mapped. */
 static int map_add(const struct io_in *in)
@@ -136,6 +158,7 @@ static int map_add(const struct io_in *in)
 			m->path = in->path;
 			m->fd = in->fd;
 			m->patched = false;
+			m->cut = false;
 			atomic_store_explicit(&m->start, in->map,
 					      memory_order_release);
 			return 0;
@@ -239,8 +262,7 @@ static bool patch_page(struct mapped *m, uintptr_t page, size_t page_size)
 		if (n < 0)
 			goto out;
 		if (n == 0) {	/* it shrank after all: zeros from here */
-			if (!input_cut)
-				input_cut = m->path;
+			note_cut(m, m->path);
 			break;
 		}
 		got += (size_t)n;
@@ -285,8 +307,7 @@ bool io_in_fault(void *addr, size_t page_size)
 		if (mmap((void *)page, end - page, PROT_READ,
 			 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
 		    MAP_FAILED) {
-			if (!input_cut)
-				input_cut = m->path;
+			note_cut(m, m->path);
 			return true;
 		}
 	}
@@ -313,6 +334,25 @@ void io_in_touch(const void *p, size_t n)
 	(void)b[n - 1];
 }
 
+const volatile bool *io_in_cut_note(const void *p)
+{
+	struct mapped *m = map_of(p, 1);
+
+	return m ? &m->cut : NULL;
+}
+
+bool io_in_cut_since(const void *p)
+{
+	struct mapped *m = map_of(p, 1);
+	struct stat st;
+
+	if (!m)
+		return false;
+	if (!m->cut && fstat(m->fd, &st) == 0 && (uint64_t)st.st_size < m->len)
+		note_cut(m, m->path);
+	return m->cut;
+}
+
 const char *io_input_cut(void)
 {
 	return input_cut;
@@ -323,9 +363,9 @@ void io_input_cut_clear(void)
 	input_cut = NULL;
 }
 
-void io_input_cut_set(const char *path)
+void io_input_cut_set(const void *p, const char *path)
 {
-	input_cut = path;
+	note_cut(map_of(p, 1), path);
 }
 
 static enum io_stdout_input stdout_input = IO_STDOUT_INPUT_REFUSE;
@@ -468,9 +508,8 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off)
 		 * now ends before off.  That one is cut short as surely as a
 		 * read of its map would have found (the reader skips to the
 		 * end and reads no zeros to fault on). */
-		if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->len &&
-		    !input_cut)
-			input_cut = in->path;
+		if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->len)
+			note_cut(map_of(in->map, 1), in->path);
 		return in->len;
 	}
 	if (d < 0)

@@ -58,9 +58,21 @@ uint64_t io_in_next_data(const struct io_in *in, uint64_t off);
 /* The path of a mapped input that shrank under a read of its map (the read
  * saw zeros where the file ended), or NULL.  While it is set,
  * io_out_commit refuses (the output was made from those zeros); an applet
- * reports it as the failure and clears it. */
+ * reports it as the failure and clears it.  Noted only in a process that
+ * asked for it (io_input_cut_track: the tool, at start); a library reads
+ * each map's note (io_in_cut_note) instead. */
 const char *io_input_cut(void);
+void io_input_cut_track(void);
 void io_input_cut_clear(void);
+/* The note of the one map that holds p, set when that map is found cut
+ * short as io_input_cut is (a fault, io_in_next_data), but for it alone;
+ * NULL for bytes in no registered map.  Valid while the map is open:
+ * looked up once, read as often as wanted (a walk, at each node). */
+const volatile bool *io_in_cut_note(const void *p);
+/* Whether the map that holds p was cut short: noted so, or its file now
+ * shorter than the map (cut inside its last page read, which reads zeros
+ * past the end with no fault: noted then).  False for bytes in no map. */
+bool io_in_cut_since(const void *p);
 /* How the caller will read bytes [off, end) of a mapped input (a hint;
  * nothing for one read into memory):
  * SPARSE  only scattered pieces (headers): no read-ahead around each page
@@ -99,8 +111,9 @@ const char *io_in_mapped(const void *p, size_t n);
  * a file that shrank, notes the file (io_input_cut).  For a system call
  * that failed with EFAULT on those bytes. */
 void io_in_touch(const void *p, size_t n);
-/* Name path as the input that was cut short (see io_input_cut). */
-void io_input_cut_set(const char *path);
+/* Note the mapped input that holds p, named path, as cut short (its map's
+ * note, and io_input_cut where tracked). */
+void io_input_cut_set(const void *p, const char *path);
 /* A read of a mapped input past the end of the file it has become: zero
  * pages from the faulting page (of page_size bytes) to the end of the map
  * (mmap is a plain system call, safe in a signal handler in practice

@@ -4,7 +4,9 @@
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -245,14 +247,90 @@ static void cleanup_and_die(int sig)
 	raise(sig);
 }
 
-/* A read of a mapped input past its file's end goes on (io_in_fault);
- * any other SIGBUS is deadly. */
+/* The page size, for io_in_fault: read once, before a handler that
+ * needs it is installed (sysconf is no call for a signal handler). */
+static void know_page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (page > 0)
+		page_size = (size_t)page;
+}
+
+/* Whether the SIGBUS of si was a read of a mapped input past its file's
+ * end, now gone on over zero pages (io_in_fault): the one test of both
+ * handlers, the tool's and the library's. */
+static bool sigbus_was_a_cut(const siginfo_t *si)
+{
+	return io_in_fault(si->si_addr, page_size);
+}
+
+/* The tool's: any other SIGBUS is deadly. */
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
 	(void)ctx;
-	if (io_in_fault(si->si_addr, page_size))
+	if (sigbus_was_a_cut(si))
 		return;
 	cleanup_and_die(sig);
+}
+
+/* 0, or -1 with errno set (sigaction's). */
+static int set_sigbus(void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	/* (on the alternate stack where the process has one, as Python's
+	 * faulthandler does) */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL);
+}
+
+/* The library's (io_catch_sigbus): any other SIGBUS goes to the handler
+ * that was there before, or does what its disposition says. */
+static struct sigaction sigbus_before;
+
+static void on_sigbus_chained(int sig, siginfo_t *si, void *ctx)
+{
+	const struct sigaction *b = &sigbus_before;
+
+	if (sigbus_was_a_cut(si))
+		return;
+	if (b->sa_flags & SA_SIGINFO) {
+		b->sa_sigaction(sig, si, ctx);
+		return;
+	}
+	if (b->sa_handler == SIG_IGN && si->si_code <= 0)
+		return;		/* sent (kill), and ignored */
+	if (b->sa_handler != SIG_DFL && b->sa_handler != SIG_IGN) {
+		b->sa_handler(sig);
+		return;
+	}
+	/* The default (a fault cannot be ignored: the kernel kills for it
+	 * too): it is the disposition again, and the signal, blocked while
+	 * this runs, is taken when this returns (a fault's own instruction
+	 * would fault again). */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
+static int sigbus_errno;
+
+static void catch_sigbus_once(void)
+{
+	know_page_size();
+	if (sigaction(SIGBUS, NULL, &sigbus_before) < 0 ||
+	    set_sigbus(on_sigbus_chained) < 0)
+		sigbus_errno = errno;
+}
+
+int io_catch_sigbus(void)
+{
+	pthread_once(&sigbus_once, catch_sigbus_once);
+	return sigbus_errno;
 }
 
 /* Every signal whose default action ends the process (POSIX's "T" and
@@ -298,19 +376,14 @@ void io_install_signal_cleanup(void)
 	 * one sent by kill does nothing). */
 	signal(SIGXFSZ, SIG_IGN);
 
-	struct sigaction sa, old;
-	long page = sysconf(_SC_PAGESIZE);
+	struct sigaction old;
 
-	if (page > 0)
-		page_size = (size_t)page;
+	know_page_size();
+	io_input_cut_track();
 	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
 		catch_signal(deadly[i]);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGBUS, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-		sigaction(SIGBUS, &sa, NULL);
+		set_sigbus(on_sigbus);
 #if defined(SIGRTMIN) && defined(SIGRTMAX)
 	/* Real-time signals end the process too (glibc keeps the first few
 	 * for itself; SIGRTMIN is the first left to us). */

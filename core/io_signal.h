@@ -14,6 +14,12 @@
  * input is not deadly: the file shrank, the read goes on over zero pages
  * and io_input_cut names the file. */
 void io_install_signal_cleanup(void);
+/* The same for a SIGBUS in a mapped input alone, for a library's process
+ * (no temporaries removed, no other signal touched): installed once,
+ * whatever the threads that ask; any other SIGBUS goes to the handler that
+ * was there before, or to what its disposition says (the default: the
+ * process dies of it).  0, or the errno of sigaction. */
+int io_catch_sigbus(void);
 
 /* While flag is set (a command that must undo more than the table holds
  * before it ends: prune -r's parent, its workers' temporaries), a deadly

@@ -57,15 +57,17 @@ static int write_all(struct io_out *o, const void *buf, size_t len,
 			 * a page of it could not be mapped (a hole on a full
 			 * tmpfs), which touching it here reads in. */
 			if (errno == EFAULT && (cut = io_in_mapped(p, len))) {
-				if (!touched && !io_input_cut()) {
+				const volatile bool *noted = io_in_cut_note(p);
+
+				if (!touched && !*noted) {
 					io_in_touch(p, len);
 					touched = true;
-					if (!io_input_cut())
+					if (!*noted)
 						continue;
 				}
-				if (!io_input_cut())
-					io_input_cut_set(cut);
-				return err_file(e, io_input_cut(),
+				io_input_cut_set(p, cut);
+				return err_file(e, io_input_cut() ?
+						io_input_cut() : cut,
 						"file changed size while being "
 						"read");
 			}

@@ -25,10 +25,13 @@
  * prune` does).
  *
  * Rules that hold for every function:
- *   - Nothing is printed, nothing exits, no signal handler is installed.
- *     A file is mapped: one truncated by another process while it is open
- *     raises SIGBUS where its lost pages are read, as any mapped file does
- *     (the tool catches it; a library must not).
+ *   - Nothing is printed, nothing exits, no signal handler is installed
+ *     but by offcode_catch_sigbus, which the caller asks for.  A file is
+ *     mapped: one truncated (by another process, or by the caller's
+ *     visitor) while it is open raises SIGBUS where its lost pages are
+ *     read, as any mapped file does, unless offcode_catch_sigbus was
+ *     called: then the read goes on over zero pages and the call reading
+ *     fails with OFFCODE_CHANGED naming the file (see it below).
  *   - Every object the library returns is owned by the artefact it came
  *     from and lives until offcode_close(), unless said otherwise.
  *     Strings are NUL-terminated; where a value may hold NUL bytes (IDs
@@ -60,6 +63,30 @@ extern "C" {
 #else
 #define OFFCODE_API
 #endif
+
+/* Catch the SIGBUS of a read of a file the library mapped that was cut
+ * short since (opt-in: a library installs no handler unasked).  Installed
+ * once per process, whichever thread calls, however often: a SIGBUS at an
+ * address in a map the library made (an artefact's file, a walk's, an
+ * offcode_source's) puts zero pages over the rest of that map, notes it
+ * as cut, and the read goes on; the walk, open or read on it then fails
+ * with OFFCODE_CHANGED: a walk at its next node (none read from the zero
+ * pages is handed over) or its end (the bytes past the cut inside its
+ * last page read as zeros with no fault, found cut only then, by the
+ * file's size), an open at its end, their reason "file changed size
+ * while being read" and their path the file; offcode_entry_read and the
+ * calls that read code "'<file>': cut short since it was opened".  Bytes
+ * the caller reads itself (offcode_source_bytes, offcode_artifact_bytes)
+ * read as zeros there.  Any other SIGBUS goes to
+ * the handler installed before this one (called as it asked to be:
+ * SA_SIGINFO or not), or does what the disposition before said: ignored
+ * when sent and ignored, else the default, the process killed by it.  A
+ * handler installed after this one must pass SIGBUS on to it likewise,
+ * with its siginfo: one that re-raises it (Python's faulthandler, when
+ * enabled after this call) loses the fault's address, and the process
+ * dies of a cut as it would without this handler.
+ * 0, or OFFCODE_SYSTEM when sigaction failed (no record). */
+OFFCODE_API int offcode_catch_sigbus(void);
 
 /* The library's version: offcode_version() at run time. */
 #define OFFCODE_VERSION_MAJOR 0
@@ -194,6 +221,33 @@ OFFCODE_API int offcode_open_memory(const void *buf, size_t len,
 				    offcode_artifact **out, offcode_error **err);
 /* Free the artefact and everything it owns; NULL is fine. */
 OFFCODE_API void offcode_close(offcode_artifact *a);
+/* Let go of the file a reads: its descriptor and mapping, the copy
+ * offcode_open_memory made, or the caller's buffer (OFFCODE_OPEN_BORROW:
+ * no longer read after this returns, so the caller may free it), an
+ * image archive's map, and the cache of decoded code.  What a lists stays
+ * readable until offcode_close: inputs, containers, entries and every
+ * field and text of theirs (names, IDs, target IDs, URIs, fields, NVIDIA
+ * headers, du's sizes and names, matching), layers and manifests (and
+ * offcode_manifest_root of layers walked before), and what was handed out
+ * (kernel lists, kpack archives' paths).  What must read the file's bytes
+ * fails from now on with OFFCODE_INVALID, a's last error "'<path>': the
+ * artefact's file is closed": an entry's code in any of its forms
+ * (offcode_entry_read, _write_fd, _write_path, offcode_code_foreach,
+ * _foreach_path), its kernels and the file's (offcode_entry_kernels,
+ * offcode_artifact_kernels), a split binary's archives
+ * (offcode_kpack_archives), a package's or an image's layers walked again
+ * (offcode_layer_walk, _walk_bytes); and, with that error set, an image
+ * kind not yet read is NULL (as for a file that no longer has it),
+ * offcode_artifact_code_object and offcode_artifact_offload_only not
+ * asked before are false, offcode_artifact_bytes is NULL.
+ * offcode_artifact_size stays the file's size.  Called from a callback of
+ * a call that reads the file (offcode_code_foreach, _foreach_path,
+ * offcode_layer_walk, _walk_bytes), the file is let go of when that call
+ * returns, and the call hands over nothing more: it fails as above if
+ * there was more to hand over (a file of a package handed over stays
+ * readable until the callback returns, its bytes the walk's).  NULL, or a
+ * file already let go of: nothing. */
+OFFCODE_API void offcode_close_file(offcode_artifact *a);
 
 /* The record of the last call on a that failed, or NULL when none has.
  * Valid until the next call on a that fails, or offcode_close. */
@@ -524,8 +578,8 @@ OFFCODE_API const void *offcode_container_stored(const offcode_container *c,
 /* The bytes of a's file as the library reads them (mapped, the caller's
  * buffer, or, during offcode_layer_walk's call, the file of a package's
  * layer), for a reader of the caller's own, with *len (0 for an image):
- * valid until offcode_close (a layer's file: until its callback
- * returns). */
+ * valid until offcode_close or offcode_close_file (a layer's file: until
+ * its callback returns); NULL with *len 0 after offcode_close_file. */
 OFFCODE_API const void *offcode_artifact_bytes(const offcode_artifact *a,
 					       uint64_t *len);
 /* What len bytes at buf named name are, as offcode_open_memory tells it:
@@ -537,7 +591,8 @@ OFFCODE_API const char *offcode_memory_kind(const void *buf, size_t len,
 /* The bytes of one input as the library reads them, for a program that
  * walks them (offcode_walk_memory) and reads them after, or twice, as
  * `offload ls` does: a regular file is mapped (a map the tool guards
- * against SIGBUS as it guards its own: see the rules above), headers
+ * against SIGBUS as it guards its own, as offcode_catch_sigbus does: see
+ * the rules above), headers
  * read where they lie; a pipe, a FIFO, a device or standard input is
  * read once to its end into memory, refused past $OFFLOAD_STREAM_MAX
  * bytes (1 GiB by default; /dev/zero is an error, not a hang).  Open a

@@ -159,6 +159,62 @@ void artifact_input_free_late(offcode_artifact *a, size_t from)
 			p = &l->next;
 }
 
+/* ---- its file let go of ---- */
+
+int artifact_file(offcode_artifact *a)
+{
+	char why[600];
+
+	if (!a->file_closed)
+		return 0;
+	snprintf(why, sizeof(why), "'%.500s': the artefact's file is closed",
+		 a->path);
+	return artifact_fail_code(a, OFFCODE_INVALID, why);
+}
+
+/* Everything of the file's: its map and descriptor, the copy of a buffer
+ * (a borrowed one is no longer read), the code decoded from it.  The
+ * records keep a->len (offcode_artifact_size) and copies of their own. */
+static void let_go(offcode_artifact *a)
+{
+	if (a->is_file)
+		io_in_close(&a->in);
+	a->is_file = false;
+	free(a->copy);
+	a->copy = NULL;
+	a->data = NULL;
+	free(a->cache);
+	a->cache = NULL;
+	a->cache_len = 0;
+	a->cached = 0;
+	if (a->close_members_file)
+		a->close_members_file(a);
+}
+
+int artifact_reading(offcode_artifact *a)
+{
+	int rc = artifact_file(a);
+
+	if (!rc)
+		a->reading++;
+	return rc;
+}
+
+void artifact_read_done(offcode_artifact *a)
+{
+	if (!--a->reading && a->file_closed)
+		let_go(a);
+}
+
+void offcode_close_file(offcode_artifact *a)
+{
+	if (!a || a->file_closed)
+		return;
+	a->file_closed = true;
+	if (!a->reading)
+		let_go(a);
+}
+
 void offcode_close(offcode_artifact *a)
 {
 	if (!a)

@@ -206,6 +206,16 @@ struct offcode_artifact {
 	/* Whether it is one code object (du.c), once asked; NULL before. */
 	struct lone_code *lone;
 	bool lone_candidate;	/* input 0 may be one (keep.c) */
+	/* Whether it is offload code alone (du.c), once asked. */
+	bool offload_only_known, offload_only;
+	/* offcode_close_file: the file is let go of (file_closed), at once
+	 * or, asked from a callback of a call that reads it (reading: how
+	 * many are under way), when the last of them returns; what reads it
+	 * fails from then on (artifact_file).  members.c's hook lets go of
+	 * what a package or an image holds of its own (an archive's map). */
+	bool file_closed;
+	unsigned reading;
+	void (*close_members_file)(offcode_artifact *a);
 };
 
 /* The arena's place now, and everything allocated after it freed. */
@@ -244,6 +254,15 @@ static inline void input_free_late(offcode_artifact *a, size_t from)
 	if (a->late)	/* (seldom) */
 		artifact_input_free_late(a, from);
 }
+/* 0 while a's file is open; after offcode_close_file, OFFCODE_INVALID
+ * with a's last error "'<path>': the artefact's file is closed": the
+ * guard of every call that reads the file's bytes. */
+int artifact_file(offcode_artifact *a);
+/* A call that reads a's file and calls the caller back begins (0, or
+ * artifact_file's failure) and ends: a file closed from a callback is let
+ * go of when the last such call ends, its bytes read until then. */
+int artifact_reading(offcode_artifact *a);
+void artifact_read_done(offcode_artifact *a);
 /* Whether e is an entry of a (not one of another artefact's). */
 bool artifact_owns_entry(const offcode_artifact *a, const offcode_entry *e);
 

@@ -12,9 +12,12 @@
 
 const void *offcode_artifact_bytes(const offcode_artifact *a, uint64_t *len)
 {
+	/* (the handle's, const to the caller: its last error set) */
+	bool gone = a && artifact_file((offcode_artifact *)a);
+
 	if (len)
-		*len = a ? a->len : 0;
-	return a ? a->data : NULL;
+		*len = a && !gone ? a->len : 0;
+	return a && !gone ? a->data : NULL;
 }
 
 const char *offcode_memory_kind(const void *buf, size_t len, const char *name)

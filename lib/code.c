@@ -33,6 +33,12 @@ struct code_walk {
 	 * the one the headers' walk found there, else `strange` is set and
 	 * nothing is handed over (the whole file is walked then). */
 	bool alone, strange;
+	/* The file was closed from fn (offcode_close_file): the walk stops
+	 * before the next entry's code is handed over. */
+	bool closed;
+	/* The note of the file's map (core/io_in): set, it was cut short
+	 * under the walk, and no code read from its zeros is handed over. */
+	const volatile bool *cut;
 };
 
 /* The file's bytes as the walk sees them: from base on (a container's
@@ -116,7 +122,15 @@ static int visit(void *ctx, const struct inspect_node *n)
 		w->strange = true;
 		return 1;
 	}
+	if (w->a->file_closed) {
+		w->closed = true;
+		return 1;
+	}
 	if (bytes_of(w, n, en, &b) < 0) {
+		w->failed = true;
+		return 1;
+	}
+	if (w->cut && *w->cut) {	/* code_walk says so (still_whole) */
 		w->failed = true;
 		return 1;
 	}
@@ -141,6 +155,8 @@ static int walk_span(offcode_artifact *a, uint64_t base, uint64_t len,
 	int rc;
 
 	artifact_code_walk(a, &o);
+	if (a->is_file && a->in.map)
+		w->cut = io_in_cut_note(a->in.map);
 	if (a->is_file) {
 		o.next_data = next_data;
 		o.data_ctx = &sp;
@@ -170,17 +186,19 @@ static int walk_failed(offcode_artifact *a, const struct code_walk *w)
 	return artifact_fail(a, &w->e);
 }
 
-/* 0 when a's file is as long as when it was opened, else the change as
- * a's last error: a walk over the map of a file cut short would meet
- * SIGBUS where its pages are gone (a file cut short while walked still
- * does: offcode.h). */
+/* 0 when a's file is as long as when it was opened and no read of its
+ * map found it cut short, else the change as a's last error: a walk over
+ * the map of a file cut short would meet SIGBUS where its pages are gone
+ * (one cut short while walked: zeros, where offcode_catch_sigbus's
+ * handler put them, and the map noted cut, so checked after the walk
+ * too). */
 static int still_whole(offcode_artifact *a)
 {
-	struct stat st;
 	char why[600];
 
-	if (!a->is_file || !a->in.map || a->in.fd < 0 ||
-	    fstat(a->in.fd, &st) < 0 || (uint64_t)st.st_size >= a->len)
+	if (!a->is_file || !a->in.map || a->in.fd < 0)
+		return 0;
+	if (!io_in_cut_since(a->in.map))
 		return 0;
 	snprintf(why, sizeof(why), "'%.500s': cut short since it was opened",
 		 a->path);
@@ -194,7 +212,7 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 {
 	struct code_walk w = { .a = a, .only = only, .fn = fn, .ctx = ctx,
 			       .end = a->nentries };
-	int rc;
+	int rc, changed;
 
 	if (a->members_code)	/* a package's: its layers walked again */
 		return a->members_code(a, only, fn, ctx);
@@ -202,7 +220,12 @@ static int code_walk(offcode_artifact *a, size_t only, offcode_code_fn fn,
 	if (rc)
 		return rc;
 	rc = walk_span(a, 0, a->len, &w);
-
+	if (w.closed)
+		return artifact_file(a);
+	/* (what the walk made of zeros, or handed to fn, is not the
+	 * failure: the change is) */
+	if ((changed = still_whole(a)))
+		return changed;
 	return rc == -1 ? walk_failed(a, &w) : rc;
 }
 
@@ -220,13 +243,15 @@ static int container_walk(offcode_artifact *a, const offcode_entry *e,
 			       .ctx = ctx, .next = c->first_entry,
 			       .end = c->first_entry + c->entries,
 			       .alone = true };
-	int rc;
+	int rc, changed;
 
 	if (!c->alone || c->bad_hash)
 		return 1;
 	if ((rc = still_whole(a)))
 		return rc;
 	rc = walk_span(a, c->offset, c->size, &w);
+	if ((changed = still_whole(a)))
+		return changed;
 	return rc == -1 ? 1 : rc;
 }
 /* ---- one entry, kept ---- */
@@ -247,14 +272,15 @@ static int keep_code(void *ctx, const offcode_entry *e, const void *code,
 	return 0;
 }
 
-/* Whether e is one of a's entries: 0, or a failure's code. */
+/* Whether e is one of a's entries, its code still to be read from a's
+ * file: 0, or a failure's code. */
 static int check(offcode_artifact *a, const offcode_entry *e)
 {
 	if (!a || !artifact_owns_entry(a, e))
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no such "
 					      "entry in this artefact")
 			 : OFFCODE_INVALID;
-	return 0;
+	return artifact_file(a);
 }
 
 /* a's bytes [off, off + n) into dst: 0, or a failure's code.  A mapped
@@ -529,10 +555,16 @@ int offcode_entry_write_path(offcode_artifact *a, const offcode_entry *e,
 
 int offcode_code_foreach(offcode_artifact *a, offcode_code_fn fn, void *ctx)
 {
+	int rc;
+
 	if (!a || !fn)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
 			 : OFFCODE_INVALID;
-	return code_walk(a, (size_t)-1, fn, ctx);
+	if ((rc = artifact_reading(a)))
+		return rc;
+	rc = code_walk(a, (size_t)-1, fn, ctx);
+	artifact_read_done(a);
+	return rc;
 }
 
 /* ---- every entry's code to files ---- */
@@ -552,6 +584,8 @@ static int to_path(void *ctx, const offcode_entry *e, const void *code,
 
 	if (rc || !path)
 		return rc;
+	if ((rc = artifact_file(t->a)))	/* closed by fn */
+		return rc;
 	return write_path(t->a, e, path, code, size);
 }
 
@@ -568,7 +602,8 @@ static int stored_to_paths(offcode_artifact *a, offcode_path_fn fn,
 
 		if (rc)
 			return rc;
-		if (path && (rc = write_path(a, e, path, NULL, 0)))
+		if (path && ((rc = artifact_file(a)) ||	/* closed by fn */
+			     (rc = write_path(a, e, path, NULL, 0))))
 			return rc;
 	}
 	return 0;
@@ -579,13 +614,19 @@ int offcode_code_foreach_path(offcode_artifact *a, offcode_path_fn fn,
 {
 	struct to_paths t = { a, fn, ctx };
 	size_t i = 0;
+	int rc;
 
 	if (!a || !fn)
 		return a ? artifact_fail_code(a, OFFCODE_INVALID, "no callback")
 			 : OFFCODE_INVALID;
+	if ((rc = artifact_reading(a)))
+		return rc;
 	while (i < a->nentries && a->entries[i].direct)
 		i++;
 	if (i == a->nentries)
-		return stored_to_paths(a, fn, ctx);
-	return code_walk(a, (size_t)-1, to_path, &t);
+		rc = stored_to_paths(a, fn, ctx);
+	else
+		rc = code_walk(a, (size_t)-1, to_path, &t);
+	artifact_read_done(a);
+	return rc;
 }

@@ -50,7 +50,7 @@ bool offcode_artifact_code_object(const offcode_artifact *a,
 		 * caller). */
 		offcode_artifact *w = (offcode_artifact *)a;
 
-		if (!(lc = artifact_alloc(w, sizeof(*lc))))
+		if (artifact_file(w) || !(lc = artifact_alloc(w, sizeof(*lc))))
 			return false;
 		if (lone_code_of(a->data, a->len, lc) < 0)
 			return false;
@@ -67,7 +67,18 @@ bool offcode_artifact_code_object(const offcode_artifact *a,
 
 bool offcode_artifact_offload_only(const offcode_artifact *a)
 {
-	return !a->members && hosts_offload_only(a->data, a->len);
+	/* Asked once: its answer kept (the handle's, const to the caller),
+	 * to be given after offcode_close_file. */
+	offcode_artifact *w = (offcode_artifact *)a;
+
+	if (!a->offload_only_known) {
+		if (artifact_file(w))
+			return false;
+		w->offload_only = !a->members &&
+				  hosts_offload_only(a->data, a->len);
+		w->offload_only_known = true;
+	}
+	return a->offload_only;
 }
 
 int offcode_kpack_archives(offcode_artifact *a, const char *const **paths,
@@ -83,6 +94,8 @@ int offcode_kpack_archives(offcode_artifact *a, const char *const **paths,
 	*n = 0;
 	if (a->members)
 		return 0;
+	if (a->file_closed)
+		return artifact_file(a);
 	if ((split = kpack_find_open(&h, a->path, a->data, a->len, &e)) < 0) {
 		kpack_find_close(&h);
 		return artifact_fail(a, &e);

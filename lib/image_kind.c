@@ -61,6 +61,8 @@ const char *image_kind_read(offcode_artifact *a, offcode_entry *e)
 	/* Headers alone: no page of code read, ever (offcode.h). */
 	if (!e->image_later || (a->opts.flags & OFFCODE_OPEN_HEADERS_ONLY))
 		return e->image_kind;
+	if (artifact_file(a))	/* as for a file that no longer has it */
+		return NULL;
 	n = first_bytes(a, e->offset, e->size, head, sizeof(head));
 	/* The sniff looks at the first INSPECT_HEAD bytes alone, and at the
 	 * size to know whether an ELF header could be there. */

@@ -124,6 +124,8 @@ int offcode_entry_kernels(offcode_artifact *a, const offcode_entry *e,
 
 int offcode_artifact_kernels(offcode_artifact *a, const offcode_kernels **out)
 {
+	int rc;
+
 	if (!a)
 		return OFFCODE_INVALID;
 	if (!out)
@@ -134,6 +136,8 @@ int offcode_artifact_kernels(offcode_artifact *a, const offcode_kernels **out)
 	if (a->ncontainers || a->members || a->ninputs != 1)
 		return artifact_fail_code(a, OFFCODE_NOTHING, "the file holds "
 					  "containers, it is no code object");
+	if ((rc = artifact_file(a)))
+		return rc;
 	return hand_out(a, a->data, a->len, out);
 }
 

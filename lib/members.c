@@ -238,6 +238,10 @@ static int member_seen(void *ctx, const struct layer_member *lm,
 	int rc;
 
 	(void)repl;
+	if (a->file_closed) {	/* by the callback before */
+		rc = artifact_file(a);
+		goto out;
+	}
 	if (w->bytes) {
 		/* A Debian or conda package's path without its "./", as
 		 * extract names its files. */
@@ -309,6 +313,8 @@ int members_layer_walk(offcode_artifact *a, size_t i, unsigned flags,
 		return artifact_fail_code(a, OFFCODE_INVALID, "a walk of its "
 					  "layers is under way (called from "
 					  "its callback)");
+	if ((rc = artifact_reading(a)))
+		return rc;
 	if (flags & OFFCODE_WALK_ROOT) {
 		image_root_layer_free(&m->root[i]);
 		m->rooted[i] = false;
@@ -342,6 +348,7 @@ int members_layer_walk(offcode_artifact *a, size_t i, unsigned flags,
 		break;
 	}
 	m->walking = false;
+	artifact_read_done(a);
 	if (mw.rc)
 		return mw.rc;
 	if (rc < 0)
@@ -517,6 +524,8 @@ static int code_of(void *ctx, const offcode_entry *e, const void *code,
 
 	if (k->only != (size_t)-1 && ordinal != k->only)
 		return 0;
+	if (k->a->file_closed)	/* by the callback before */
+		return artifact_file(k->a);
 	return k->fn(k->ctx, &k->a->entries[ordinal], code, size);
 }
 
@@ -567,6 +576,17 @@ static int members_code(offcode_artifact *a, size_t only,
 
 /* ---- opening ---- */
 
+/* offcode_close_file's part (a's hook): an image archive's map.  (A
+ * package's views borrow a's bytes, read by its layer walks alone, which
+ * fail once they are gone.) */
+static void members_close_file(offcode_artifact *a)
+{
+	struct lib_members *m = a->members;
+
+	if (m && m->kind == MEMBERS_IMAGE && m->im.archive.data)
+		io_in_close(&m->im.archive);
+}
+
 /* What a is, by its name and bytes (or spec, an image's): its kind, or -1
  * when none; the refusal of an image archive by fd or buffer in *refuse. */
 static int kind_of(const offcode_artifact *a, const char *spec,
@@ -610,6 +630,7 @@ int members_open(offcode_artifact *a, const char *spec,
 	a->members = m;
 	a->free_members = members_free;
 	a->members_code = members_code;
+	a->close_members_file = members_close_file;
 	m->open_file = open_file;
 	m->kind = kind;
 	m->deb.in.fd = m->wheel.in.fd = -1;

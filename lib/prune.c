@@ -122,6 +122,16 @@ static const char *unmatched(const struct select *s)
 	return NULL;
 }
 
+/* Whether in's map was cut short under the walk (offcode_catch_sigbus's
+ * handler noted it): what was written was made from its zero pages.  The
+ * tool's io_out_commit reads the process's note instead. */
+static bool cut_short(const struct io_in *in)
+{
+	const volatile bool *cut = in->map ? io_in_cut_note(in->map) : NULL;
+
+	return cut && *cut;
+}
+
 static int prune_in(const char *in_path, const char *out_path,
 		    struct prune_opts *po, struct sel *s, bool allow_empty,
 		    struct offcode_prune_result *res, offcode_error **err)
@@ -172,6 +182,10 @@ static int prune_in(const char *in_path, const char *out_path,
 	if (rc == 0) {
 		io_out_mode_from(&out, &in);
 		rc = prune_write(&in, &plan, &out, &e);
+		if (rc == 0 && cut_short(&in))
+			rc = err_code_file(&e, ERR_CHANGED, 0, in_path,
+					   "file changed size while being "
+					   "read");
 		if (rc == 0)
 			rc = io_out_commit(&out, &e);
 		else

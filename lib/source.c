@@ -2,7 +2,8 @@
  * (include/offcode.h, "the walk": offcode_source_*), for a caller that
  * walks them (offcode_walk_memory) and reads them after, as `offload ls`
  * does: a regular file mapped (core/io_in, its map registered, so that
- * the tool's SIGBUS handler turns a file cut short into an error), a
+ * the tool's SIGBUS handler, or the one offcode_catch_sigbus installs,
+ * turns a file cut short into an error), a
  * pipe, FIFO, device or standard input read once into memory no further
  * than the stream limit; and the walk's hints over a map.  An artefact's
  * open and the path walk map a file with the same call
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "../core/io_signal.h"
 #include "source.h"
 
 struct offcode_source {
@@ -23,6 +25,11 @@ struct offcode_source {
 	 * short (io_in_close keeps a copy of that) */
 	char name[];
 };
+
+int offcode_catch_sigbus(void)
+{
+	return io_catch_sigbus() ? OFFCODE_SYSTEM : OFFCODE_OK;
+}
 
 int source_map_fd(struct io_in *in, int fd, const char *path, struct err *e)
 {

@@ -44,14 +44,27 @@ struct walker {
 	bool container_open;
 	unsigned container_depth;
 	int stopped;		/* fn's nonzero */
+	/* The note of the map walked, when the bytes are one the library
+	 * made (core/io_in): set, the file was cut short under the walk
+	 * (offcode_catch_sigbus's handler put zeros where its pages were),
+	 * and no node read from the zeros is handed over (a cut inside the
+	 * last page read faults nowhere: the file's size says it at the
+	 * end, io_in_cut_since). */
+	const volatile bool *cut;
+	bool cut_met;
 	/* the caller's hints, for offcode_walk_memory */
 	const struct offcode_walk_options *o;
 };
 
 static int call(struct walker *w, struct offcode_node *n)
 {
-	int rc = w->fn(w->ctx, n);
+	int rc;
 
+	if (w->cut && *w->cut) {
+		w->cut_met = true;
+		return OFFCODE_CHANGED;
+	}
+	rc = w->fn(w->ctx, n);
 	if (rc)
 		w->stopped = rc;
 	return rc;
@@ -347,6 +360,7 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 	io.ccob.progress = o->progress;
 	io.ccob.progress_ctx = o->progress_ctx;
 	io.data_ctx = &w;
+	w.cut = a->len ? io_in_cut_note(a->data) : NULL;
 	if (a->is_file) {
 		io.next_data = file_next_data;
 		io.reading = file_reading;
@@ -372,7 +386,15 @@ static int walk(offcode_artifact *a, const struct offcode_walk_options *o,
 	free(w.marks);
 	if (w.stopped)
 		rc = w.stopped;
-	else if (rc != 0) {
+	else if (w.cut_met || (w.cut && io_in_cut_since(a->data))) {
+		/* (whatever the walk made of the zeros: the change is the
+		 * failure, as the tool says it) */
+		err_code_file(&e, ERR_CHANGED, 0, a->path,
+			      "file changed size while being read");
+		rc = artifact_fail(a, &e);
+		artifact_give_last(a, err);
+		return rc;
+	} else if (rc != 0) {
 		if (rc != -1 || w.k.oom)
 			err_nomem(&e);
 		rc = artifact_fail(a, &e);

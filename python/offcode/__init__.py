@@ -67,38 +67,56 @@ if TYPE_CHECKING:
                            MalformedError, NothingError, OtherError,
                            OutOfMemoryError, RangeError, SystemCallError,
                            TruncatedError, UnsupportedError)
+    from ._functions import (check_stdout, code_for, code_kernels,
+                             image_kind, library_version, open_split,
+                             path_kind, target_id_compatible)
     from ._records import (Kernel, Kernels, Layer, LayerStats, Manifest,
                            Member, NvHeader, PruneResult, RootFile,
                            SearchPath, SplitArchive, SplitBinary, SplitCode,
                            Wrapper)
 
-# Named here, made when first named: the records (_records.py) and the
-# error classes (the extension's, made with the first raised or named).
-_RECORDS = frozenset(("Kernel", "Kernels", "PruneResult", "Layer", "Member",
-                      "LayerStats", "Manifest", "RootFile", "NvHeader",
-                      "SplitBinary", "SearchPath", "SplitArchive", "SplitCode",
-                      "Wrapper"))
-_ERRORS = frozenset((
-    "Error", "ErrorRecord", "OtherError", "SystemCallError", "TruncatedError",
-    "MalformedError", "DecompressError", "OutOfMemoryError", "NothingError",
-    "FatalError", "ChangedError", "InvalidError", "RangeError",
-    "UnsupportedError", "BadHashError"))
+# Named here, made when first named (issue 37: what a listing by open()
+# names none of is not made at import), each by the module named: the
+# records (_records.py), the error classes (the extension's, made with the
+# first raised or named) and the functions a listing calls none of
+# (_functions.py).  (The streaming walk is here: a module of its own cost
+# each walk's listing an import, more than it took off the open()'s.)
+_LAZY = {
+    "Kernel": "_records", "Kernels": "_records", "PruneResult": "_records",
+    "Layer": "_records", "Member": "_records", "LayerStats": "_records",
+    "Manifest": "_records", "RootFile": "_records", "NvHeader": "_records",
+    "SplitBinary": "_records", "SearchPath": "_records",
+    "SplitArchive": "_records", "SplitCode": "_records", "Wrapper": "_records",
+    "Error": "_offcode", "ErrorRecord": "_offcode", "OtherError": "_offcode",
+    "SystemCallError": "_offcode", "TruncatedError": "_offcode",
+    "MalformedError": "_offcode", "DecompressError": "_offcode",
+    "OutOfMemoryError": "_offcode", "NothingError": "_offcode",
+    "FatalError": "_offcode", "ChangedError": "_offcode",
+    "InvalidError": "_offcode", "RangeError": "_offcode",
+    "UnsupportedError": "_offcode", "BadHashError": "_offcode",
+    "library_version": "_functions", "target_id_compatible": "_functions",
+    "check_stdout": "_functions", "code_kernels": "_functions",
+    "path_kind": "_functions", "open_split": "_functions",
+    "image_kind": "_functions", "code_for": "_functions",
+}
 
 
 def __getattr__(name: str) -> "Any":
     # (PEP 562: only names the module does not have yet reach here)
-    if name in _RECORDS:
-        from . import _records
-        value = globals()[name] = getattr(_records, name)
-        return value
-    if name in _ERRORS:
-        value = globals()[name] = getattr(_offcode, name)
-        return value
-    raise AttributeError("module 'offcode' has no attribute %r" % (name,))
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError("module 'offcode' has no attribute %r" % (name,))
+    if where == "_offcode":
+        value = getattr(_offcode, name)
+    else:
+        # (from . import <where>: the submodule, imported once)
+        value = getattr(__import__(where, globals(), None, (name,), 1), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> "List[str]":
-    return sorted(set(globals()) | _RECORDS | _ERRORS)
+    return sorted(set(globals()) | set(_LAZY))
 
 
 # Strings from inside files are bytes; they read as ls --json writes them:
@@ -116,42 +134,9 @@ def _text(b: "Optional[bytes]") -> "Optional[str]":
     return None if b is None else b.decode("utf-8", "offcode-bytes")
 
 
-def library_version() -> str:
-    """liboffcode's version, as the library loaded says it."""
-    return _offcode.version()
-
-
-def target_id_compatible(target: str, request: str) -> bool:
-    """Whether a loader asked for ``request`` (a target ID such as
-    ``gfx90a:xnack+``) takes code built for ``target``."""
-    return _offcode.target_id_compatible(target, request)
-
-
 # One input's bytes as the library reads them (offcode_source_*): the
 # extension's type, documented there (help(offcode.Source)).
 Source = _offcode.Source
-
-
-def check_stdout(path: "Union[str, bytes, os.PathLike[str]]") -> None:
-    """Raise ``OtherError`` ("input file is output file") when standard
-    output writes to the regular file ``path`` names, as ``offload``
-    refuses such an input before writing anything."""
-    _offcode.check_stdout(path)
-
-
-def code_kernels(code: "Any") -> "Optional[Kernels]":
-    """The kernels of the code object in ``code`` (bytes, bytearray, a
-    memoryview, an mmap, a ``Source``: any bytes-like object, read in
-    place, without the GIL: leave it unchanged meanwhile), as
-    ``Entry.kernels()`` gives an entry's; None for bytes that are no AMDGPU
-    code object, cubin or PTX.  Damaged code raises the error class and
-    reason ``offload ls --kernels`` reports (TruncatedError,
-    MalformedError, ...)."""
-    t = _offcode.code_kernels(code)
-    if t is None:
-        return None
-    from ._records import Kernels
-    return Kernels(t)
 
 
 class Section(tuple):
@@ -209,12 +194,14 @@ class Input:
 class Entry(_offcode.Entry):
     """One code object: its ID, target, where it lies, and its code.
 
-    Its fields are the extension's (``_offcode.Entry``): its texts are
-    copied out of the library's record when it is made, and each field
-    becomes a Python object when it is read, so that a listing makes one
-    object per entry.  They read the same once the artefact is closed,
-    but for ``image_kind`` (read from the code when first asked for) and
-    what reads code."""
+    Its fields are the extension's (``_offcode.Entry``), read from the
+    library's record, each a Python object when it is read, so that a
+    listing makes one object per entry.  A container makes its entries
+    when they are asked for and keeps none until its ``entries`` list is
+    read: two objects of one entry are equal and hash alike.  They read
+    the same once the artefact is closed (the close lets go of the file,
+    the records stay while an object holds them), but for ``image_kind``
+    (read from the code when first asked for) and what reads code."""
     __slots__ = ()
     # (the extension's, read-only; here for readers and type checkers)
     container: "Container"
@@ -339,7 +326,10 @@ class Container(_offcode.Container, Sequence[Entry]):
 
     Its fields are the extension's (``_offcode.Container``), each a Python
     object when it is read: a listing makes one object per container (the
-    format and the section shared by the containers that have them)."""
+    format and the section shared by the containers that have them).  Its
+    entries are made as ``[i]`` and iteration ask for them, none kept,
+    until ``entries``, their list, is read: made then, it is kept, and
+    ``[i]`` and iteration give its objects."""
     # (the extension's, read-only; here for readers and type checkers)
     input: "Input"
     number: int
@@ -356,12 +346,12 @@ class Container(_offcode.Container, Sequence[Entry]):
                              "offset": self.offset, "size": self.size,
                              "version": self.version}
         d.update(self.fields)
-        d["entries"] = [e.to_json(kernels) for e in self.entries]
+        d["entries"] = [e.to_json(kernels) for e in self]
         return d
 
     def __repr__(self) -> str:
         return "<offcode.Container %s #%d at %s, %d entries>" % (
-            self.format, self.number, self.offset, len(self.entries))
+            self.format, self.number, self.offset, len(self))
 
 
 # Which arrays an input's object has in ls --json (applets/ls_json.c).
@@ -374,16 +364,11 @@ _ARRAYS = {"elf": ("sections", "containers"), "coff": ("sections", "containers")
            "image": ("members",)}
 
 
-def path_kind(path: "Union[str, os.PathLike[str]]") -> "Optional[str]":
-    """What ``path`` names: "image", "deb", "wheel", "conda", or None for
-    any other file."""
-    return _offcode.path_kind(os.fspath(path))
-
-
 class Artifact:
-    """An opened artefact: its inputs, containers and entries, listed at
-    open; iterating it gives its containers.  A context manager: leaving
-    the ``with`` block closes it."""
+    """An opened artefact: its inputs and containers, listed at open, and
+    its entries, each made when it is asked for (an entry read once and
+    let go costs no memory after); iterating it gives its containers.  A
+    context manager: leaving the ``with`` block closes it."""
 
     def __init__(self, handle: "Any") -> None:
         self._h = handle
@@ -392,12 +377,23 @@ class Artifact:
         self.inputs: List[Input] = []
         for t in handle.inputs():
             self.inputs.append(Input(t, self.inputs))
-        containers = handle.containers(Container, Section, self.inputs)
+        containers = handle.containers(Container, Section, self.inputs, Entry)
         self.containers: List[Container] = containers
         for c in containers:
             c.input.containers.append(c)
-        # (each container given its entries too)
-        self.entries: List[Entry] = handle.entries(Entry, containers)
+        self._entries: "Optional[List[Entry]]" = None
+
+    @property
+    def entries(self) -> "List[Entry]":
+        """Every entry, in order: a list made when first read (its
+        containers' ``entries`` lists one after another), then kept."""
+        if self._entries is None:
+            entries = self._h.entries(self.containers)
+            # (the collector, run while it was made, may have run code
+            # that read it: the list that code was given is kept)
+            if self._entries is None:
+                self._entries = entries
+        return self._entries
 
     def _handle(self) -> "Any":
         return self._h
@@ -425,7 +421,7 @@ class Artifact:
     def match(self, rules: str, exact: bool = False) -> "List[Entry]":
         """The entries ``rules`` take (see ``Entry.matches``): for a GPU's
         target ID, the code its loader would load."""
-        return [e for e in self.entries if e.matches(rules, exact)]
+        return [e for c in self.containers for e in c if e.matches(rules, exact)]
 
     def each_code(self, fn: "Callable[[Entry, bytes], Any]") -> bool:
         """Call ``fn(entry, code)`` for every entry in order, each CCOB
@@ -449,8 +445,9 @@ class Artifact:
 
     def codes(self) -> "Iterator[Tuple[Entry, bytes]]":
         """(entry, code) for every entry, in order, one ``read()`` each."""
-        for e in self.entries:
-            yield e, e.read()
+        for c in self.containers:
+            for e in c:
+                yield e, e.read()
 
     def prune(self, dest: "Union[str, os.PathLike[str]]", **options: "Any") -> "PruneResult":
         """``prune(self.path, dest, ...)``: for an artefact opened by path."""
@@ -511,7 +508,13 @@ class Artifact:
 
         def one(m: "Tuple[int, bytes, int, int]", h: "Any", err: "Optional[Error]") -> "Any":
             member = Member(m[0], _text(m[1]) or "", m[2], m[3])
-            return fn(member, Artifact(h) if h is not None else None, err)
+            art = None
+            if h is not None:
+                art = Artifact(h)
+                # (made now, their texts copied: the file's records go
+                # when fn returns)
+                art.entries
+            return fn(member, art, err)
         r = self._h.walk_layer(i, one, root)
         return None if r is True else LayerStats(*r)
 
@@ -544,7 +547,7 @@ class Artifact:
 
     def __repr__(self) -> str:
         return "<offcode.Artifact %s: %d containers, %d entries>" % (
-            self.path, len(self.containers), len(self.entries))
+            self.path, len(self.containers), sum(len(c) for c in self.containers))
 
 
 def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = False,
@@ -577,7 +580,7 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
     elif isinstance(source, Source):
         # A mapped file by its descriptor: the library's own map of it,
         # whose reads find the file cut short since (ChangedError) where
-        # a read of the source's map would be a SIGBUS; bytes read into
+        # the source's map reads zeros past the cut; bytes read into
         # memory (a pipe's) are held as bytes are.  A view held till the
         # library has its own: another thread's close() meanwhile is
         # refused, not a descriptor number another file may take.
@@ -606,6 +609,7 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
         raise
 
 
+# The streaming walk's node: the extension's type (help(offcode.Node)).
 Node = _offcode.Node
 
 
@@ -651,9 +655,15 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
     returns it (else None); an exception raised by ``visit`` stops it and
     is raised.  The GIL is let go while the library walks.  A path, an fd
     or a Source is walked through a map: a file cut short while walked
-    (by ``visit`` or another process) raises SIGBUS where the walk reads
-    its lost pages, as a Source's map does (the library installs no
-    handler; the tool does)."""
+    (by ``visit`` or another process) raises ChangedError naming the file
+    ("'FILE': file changed size while being read"), at the next node (no
+    node read from its lost pages handed over) or at the walk's end (the
+    bytes past the cut inside its last page, which read as zeros with no
+    fault, may reach a node first) (the extension installs the library's
+    SIGBUS handler when imported, offcode_catch_sigbus: a read of the map
+    past the cut reads zeros, noted; any other SIGBUS goes to the handler
+    that was there before: faulthandler enabled after the import would
+    take a cut's first, and the process would die of it)."""
     if isinstance(source, bool):
         raise TypeError("offcode.walk() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
@@ -683,6 +693,10 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
             held.release()
 
 
+
+walk.__module__ = "offcode"   # (named there, made here)
+
+
 _COMPRESS = {None: 0, False: 0, "none": 0, True: 1, "zstd": 1, "zlib": 2}
 
 
@@ -708,47 +722,3 @@ def prune(src: "Union[str, os.PathLike[str]]", dest: "Union[str, os.PathLike[str
         os.fspath(src), os.fspath(dest), keep, drop, exact, allow_empty,
         keep_layout, _COMPRESS[compress], ccob_version, compression_level,
         threads, ccob_max_size, ccob_max_ratio))
-
-
-# ---- kpack-split binaries (offcode_split(3)) ----
-
-def open_split(source: "Union[str, os.PathLike[str], bytes, bytearray, memoryview]", *,
-               name: "Optional[str]" = None) -> "SplitBinary":
-    """Open a kpack-split binary (AMD's rocm-kpack: a host binary whose
-    device code was moved to kpack archives) and the archives its
-    .rocm_kpack_ref's search paths find, each one's TOC read, as ``offload
-    ls`` shows it (its "kpack-split" lines, ``ls --json``'s "kpack").
-
-    ``source`` is a path, or the bytes themselves (held, not copied, until
-    closed), which ``name`` names (archives are looked for from its
-    directory; "<memory>" by default).  Raises ``NothingError`` for a file
-    that is no split binary, and the ``Error`` of its code for a damaged
-    reference or wrappers or a file that cannot be read; an archive that
-    cannot be read is no failure (``SplitArchive.error`` says why)."""
-    from ._records import SplitBinary
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        h = _offcode.open_split_memory(source, name if name is not None else "<memory>")
-    elif isinstance(source, (str, os.PathLike)):
-        h = _offcode.open_split_path(os.fspath(source))
-    else:
-        raise TypeError("offcode.open_split() takes a path or bytes")
-    try:
-        return SplitBinary(h)
-    except BaseException:
-        h.close()
-        raise
-
-
-def image_kind(code: "Union[bytes, bytearray, memoryview]") -> "Optional[str]":
-    """The image kind of a code object's bytes, as ``ls --json`` names an
-    entry's: "elf", "bitcode", "cubin", "fatbin" or "spirv", from its
-    first bytes; None for none of them."""
-    return _offcode.split_image_kind(code)
-
-
-def code_for(code: "Union[bytes, bytearray, memoryview]", target: str) -> "Tuple[bool, str]":
-    """Whether ``code`` is an AMDGPU code object for ``target`` (its
-    metadata's target ID, or its processor), as ``offload ls --verify``
-    checks each code object of a kpack archive; and what it is: its
-    target ID ("gfx1100"), "no target" or "not an AMDGPU code object"."""
-    return _offcode.split_code_for(code, target)

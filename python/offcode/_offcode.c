@@ -42,8 +42,8 @@ static PyMethodDef artifact_methods[] = {
 	{ "inputs", (PyCFunction)listing_inputs, METH_NOARGS, "The inputs as tuples." },
 	{ "containers", (PyCFunction)container_list, METH_VARARGS,
 	  "Every container, an object of cls, its section of section_cls, in inputs." },
-	{ "entries", (PyCFunction)listing_entries, METH_VARARGS,
-	  "Every entry, an object of cls in its container of containers." },
+	{ "entries", (PyCFunction)listing_entries, METH_O,
+	  "Every entry, its containers' lists of them one after another." },
 	{ "read", (PyCFunction)code_read, METH_O, "Entry i's code as bytes." },
 	{ "read_into", (PyCFunction)code_read_into, METH_VARARGS,
 	  "Entry i's code into a writable buffer; its length." },
@@ -212,10 +212,19 @@ PyMODINIT_FUNC PyInit__offcode(void)
 
 	if (!m)
 		return NULL;
+	/* A file cut short while the library reads its map (by a visitor,
+	 * another process) is ChangedError, not a process dead of SIGBUS:
+	 * the handler is the library's, installed once, any other SIGBUS
+	 * passed on to the one before it (faulthandler's, when enabled
+	 * first; else the default). */
+	if (offcode_catch_sigbus() != OFFCODE_OK) {
+		PyErr_SetFromErrno(PyExc_OSError);
+		goto fail;
+	}
 	handle_type.tp_methods = artifact_methods;
 	handle_type.tp_getset = artifact_getset;
 	if (PyType_Ready(&handle_type) < 0 || PyType_Ready(listing_entry_type()) < 0 ||
-	    PyType_Ready(container_type_of()) < 0 || PyType_Ready(&source_type) < 0 ||
+	    container_ready() < 0 || PyType_Ready(&source_type) < 0 ||
 	    PyType_Ready(walk_node_type()) < 0 ||
 	    errors_add(m) < 0 ||
 	    PyModule_AddObjectRef(m, "Artifact", (PyObject *)&handle_type) < 0 ||

@@ -271,11 +271,25 @@ PyObject *code_image_kind_of(Artifact *self, Py_ssize_t i)
 	if (handle_walking_here(self)) {
 		if (!(e = handle_entry(self, i)))
 			return NULL;
-		return convert_str_or_none(offcode_entry_image_kind(e));
+		kind = offcode_entry_image_kind(e);
+		handle_mark_kind_read(self, i);
+		return convert_str_or_none(kind);
+	}
+	/* Closed: a kind read while the file was open, by this entry's
+	 * object or another of the same entry (made and let go: entries are
+	 * made when asked for), is its record's, read with no file. */
+	if (self->file_closed && handle_kind_was_read(self, i)) {
+		if (handle_take(self) < 0)
+			return NULL;
+		kind = self->a ? offcode_entry_image_kind(offcode_entry_at(self->a, (size_t)i))
+			       : NULL;
+		handle_unlock(self);
+		return convert_str_or_none(kind);
 	}
 	if (!(e = handle_locked_entry(self, i)))
 		return NULL;
 	UNLOCKED_GIL(kind = offcode_entry_image_kind(e));
+	handle_mark_kind_read(self, i);
 	handle_unlock(self);
 	return convert_str_or_none(kind);
 }

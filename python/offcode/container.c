@@ -7,7 +7,16 @@
  * ten values, the instance dict and the objects in them, made for each
  * of librocsparse's 142 containers, cost a listing a tenth of `offload
  * ls`'s run, and as many objects more for the collector to walk (issue
- * 37).  Its entries are listing.c's, set once when they are made. */
+ * 37).
+ *
+ * Its entries are listing.c's, made when they are asked for, not at open:
+ * an entry made by an iteration or an index and let go is freed at once,
+ * so a listing that reads each entry once and keeps none holds one at a
+ * time (made up front and held by their containers, librocsparse's 1,562
+ * entries cost Python's listing more than a tenth of `offload ls` in
+ * pages first touched and in the collector's passes over them at exit,
+ * issue 37).  The list `entries` gives is made when first read and kept:
+ * then its objects are the ones [i] and iteration give. */
 #include "container.h"
 
 #include <stddef.h>
@@ -16,6 +25,7 @@
 #include <structmember.h>
 
 #include "convert.h"
+#include "listing.h"
 
 typedef struct {
 	PyObject_HEAD
@@ -24,7 +34,13 @@ typedef struct {
 	PyObject *section;	/* the offcode.Section it lies in, or None */
 	PyObject *fields;	/* its kind's own fields; NULL: none, an empty
 				 * dict made when first read */
-	PyObject *entries;	/* a list, or NULL until the entries are made */
+	PyObject *entries;	/* a list once made (get_entries), or NULL */
+	/* What makes its entries: the artefact (none for a walk's: it has
+	 * no entries to make), their class, and where they are among the
+	 * artefact's. */
+	Artifact *handle;
+	PyTypeObject *entry_cls;
+	Py_ssize_t first, count;
 	uint64_t offset, size;
 	unsigned number, version;
 	bool has_offset, has_version;
@@ -39,6 +55,7 @@ static int container_traverse(Container *self, visitproc visit, void *arg)
 	Py_VISIT(self->section);
 	Py_VISIT(self->fields);
 	Py_VISIT(self->entries);
+	Py_VISIT(self->entry_cls);
 	return 0;
 }
 
@@ -49,6 +66,8 @@ static int container_clear(Container *self)
 	Py_CLEAR(self->section);
 	Py_CLEAR(self->fields);
 	Py_CLEAR(self->entries);
+	Py_CLEAR(self->handle);
+	Py_CLEAR(self->entry_cls);
 	return 0;
 }
 
@@ -59,13 +78,24 @@ static void container_dealloc(Container *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Its entries, or an empty list before they are made (never seen from
- * offcode: the artefact makes them before it hands a container out). */
+/* Its entries as a list, made when first asked for and kept (an empty
+ * one for a walk's container, which has none to make). */
 static PyObject *entries_of(Container *self)
 {
-	if (!self->entries && !(self->entries = PyList_New(0)))
-		return NULL;
-	return self->entries;
+	PyObject *list;
+
+	if (self->entries)
+		return self->entries;
+	list = self->handle ? listing_entry_range(self->handle, self->entry_cls, (PyObject *)self,
+						  self->first, self->count)
+			    : PyList_New(0);
+	/* (the collector, run by an allocation, may have run code that asked
+	 * for the list meanwhile: the one it was given is kept) */
+	if (list && !self->entries)
+		self->entries = list;
+	else
+		Py_XDECREF(list);
+	return list ? self->entries : NULL;
 }
 
 static PyObject *get_entries(Container *self, void *unused)
@@ -128,26 +158,124 @@ static PyMemberDef container_members[] = {
 	{ NULL, 0, 0, 0, NULL },
 };
 
-/* A sequence of its entries: len, [i] (and slices), iteration. */
+/* A sequence of its entries: len, [i] (and slices), iteration; from the
+ * list once it is made, else each entry made as it is asked for. */
 static Py_ssize_t container_len(Container *self)
 {
-	PyObject *list = entries_of(self);
+	if (self->entries)
+		return PyList_GET_SIZE(self->entries);
+	return self->handle ? self->count : 0;
+}
 
-	return list ? PyList_GET_SIZE(list) : -1;
+static PyObject *entry_at(Container *self, Py_ssize_t k)
+{
+	return listing_entry_new(self->handle, self->entry_cls, (PyObject *)self, self->first + k,
+				 k);
 }
 
 static PyObject *container_item(Container *self, PyObject *key)
 {
-	PyObject *list = entries_of(self);
+	Py_ssize_t n = container_len(self), k, start, stop, step, len;
+	PyObject *list;
 
-	return list ? PyObject_GetItem(list, key) : NULL;
+	if (self->entries || !self->handle)
+		return (list = entries_of(self)) ? PyObject_GetItem(list, key) : NULL;
+	if (PyIndex_Check(key)) {
+		if ((k = PyNumber_AsSsize_t(key, PyExc_IndexError)) == -1 && PyErr_Occurred())
+			return NULL;
+		if (k < 0)
+			k += n;
+		if (k < 0 || k >= n) {
+			PyErr_SetString(PyExc_IndexError, "list index out of range");
+			return NULL;
+		}
+		return entry_at(self, k);
+	}
+	if (!PySlice_Check(key)) {
+		PyErr_Format(PyExc_TypeError, "list indices must be integers or slices, not %.200s",
+			     Py_TYPE(key)->tp_name);
+		return NULL;
+	}
+	if (PySlice_Unpack(key, &start, &stop, &step) < 0)
+		return NULL;
+	len = PySlice_AdjustIndices(n, &start, &stop, step);
+	if (!(list = PyList_New(len)))
+		return NULL;
+	for (Py_ssize_t j = 0; j < len; j++) {
+		/* (j * step stays inside the container: no step past it) */
+		PyObject *e = entry_at(self, start + j * step);
+
+		if (!e) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, j, e);
+	}
+	return list;
 }
+
+/* An iteration over a container whose entries are made as it goes. */
+typedef struct {
+	PyObject_HEAD
+	Container *container;	/* NULL once done */
+	Py_ssize_t next;
+} ContainerIter;
+
+static int container_iter_traverse(ContainerIter *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->container);
+	return 0;
+}
+
+static void container_iter_dealloc(ContainerIter *self)
+{
+	PyObject_GC_UnTrack(self);
+	Py_XDECREF(self->container);
+	PyObject_GC_Del(self);
+}
+
+static PyObject *container_iter_next(ContainerIter *self)
+{
+	Container *c = self->container;
+
+	if (!c)
+		return NULL;
+	/* (its list made meanwhile: the list's objects from here on) */
+	if (self->next < container_len(c))
+		return c->entries ? Py_NewRef(PyList_GET_ITEM(c->entries, self->next++))
+				  : entry_at(c, self->next++);
+	Py_CLEAR(self->container);
+	return NULL;
+}
+
+/* (the collector's: kept in an attribute of its container's, it is in a
+ * cycle) */
+static PyTypeObject container_iter_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "offcode._offcode.ContainerIterator",
+	.tp_basicsize = sizeof(ContainerIter),
+	.tp_dealloc = (destructor)container_iter_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_traverse = (traverseproc)container_iter_traverse,
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = (iternextfunc)container_iter_next,
+};
 
 static PyObject *container_iter(Container *self)
 {
-	PyObject *list = entries_of(self);
+	ContainerIter *it;
 
-	return list ? PyObject_GetIter(list) : NULL;
+	if (self->entries || !self->handle) {
+		PyObject *list = entries_of(self);
+
+		return list ? PyObject_GetIter(list) : NULL;
+	}
+	if (!(it = PyObject_GC_New(ContainerIter, &container_iter_type)))
+		return NULL;
+	it->container = (Container *)Py_NewRef((PyObject *)self);
+	it->next = 0;
+	PyObject_GC_Track(it);
+	return (PyObject *)it;
 }
 
 static PyMappingMethods container_mapping = {
@@ -180,14 +308,21 @@ PyTypeObject *container_type_of(void)
 	return &container_type;
 }
 
-int container_set_entries(PyObject *c, PyObject *all, Py_ssize_t from, Py_ssize_t to)
+int container_ready(void)
+{
+	return PyType_Ready(&container_iter_type) < 0 ? -1 : PyType_Ready(&container_type);
+}
+
+PyObject *container_entries(PyObject *c, Artifact *of)
 {
 	Container *self = (Container *)c;
 
-	if (!PyObject_TypeCheck(c, &container_type) || self->entries)
-		return 0;
-	self->entries = PyList_GetSlice(all, from, to);
-	return self->entries ? 0 : -1;
+	if (!PyObject_TypeCheck(c, &container_type) || self->handle != of) {
+		PyErr_SetString(PyExc_TypeError, "entries() takes the containers of its "
+				"artefact's containers()");
+		return NULL;
+	}
+	return Py_XNewRef(entries_of(self));
 }
 
 static int container_field(const void *c, size_t i, struct offcode_field *f)
@@ -254,21 +389,23 @@ static PyObject *container_new(PyTypeObject *cls, const offcode_container *c, Py
 
 PyObject *container_list(Artifact *self, PyObject *args)
 {
-	PyTypeObject *cls, *section_cls;
+	PyTypeObject *cls, *section_cls, *entry_cls;
 	PyObject *inputs, *list = NULL, *last = NULL;
 	const offcode_artifact *a;
 	uint32_t last_index = 0;
 	const char *last_name = NULL, *last_kind = NULL;
-	size_t ni, nc;
+	size_t ni, nc, first = 0;
 	int collecting;
 
-	if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &cls, &PyType_Type, &section_cls,
-			      &PyList_Type, &inputs))
+	if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyType_Type, &cls, &PyType_Type, &section_cls,
+			      &PyList_Type, &inputs, &PyType_Type, &entry_cls))
 		return NULL;
 	if (!PyType_IsSubtype(cls, &container_type) ||
-	    !PyType_IsSubtype(section_cls, &PyTuple_Type)) {
+	    !PyType_IsSubtype(section_cls, &PyTuple_Type) ||
+	    !PyType_IsSubtype(entry_cls, listing_entry_type())) {
 		PyErr_SetString(PyExc_TypeError, "containers() makes subclasses of "
-				"_offcode.Container, their sections of tuple");
+				"_offcode.Container, their sections of tuple, their "
+				"entries of _offcode.Entry");
 		return NULL;
 	}
 	if (handle_lock(self) < 0)
@@ -307,6 +444,12 @@ PyObject *container_list(Artifact *self, PyObject *args)
 			Py_CLEAR(list);
 			goto out;
 		}
+		/* (entries come container by container, offcode.h) */
+		((Container *)o)->handle = (Artifact *)Py_NewRef((PyObject *)self);
+		((Container *)o)->entry_cls = (PyTypeObject *)Py_NewRef((PyObject *)entry_cls);
+		((Container *)o)->first = (Py_ssize_t)first;
+		((Container *)o)->count = (Py_ssize_t)offcode_container_entry_count(c);
+		first += offcode_container_entry_count(c);
 		PyList_SET_ITEM(list, (Py_ssize_t)i, o);
 	}
 out:

@@ -9,6 +9,9 @@ static void handle_dealloc(Artifact *self)
 	if (!self->borrowed)
 		offcode_close(self->a);
 	self->a = NULL;
+	if (self->free_texts)
+		self->free_texts(self->texts);
+	PyMem_Free(self->kind_read);
 	if (self->has_view)
 		PyBuffer_Release(&self->view);
 	if (self->lock)
@@ -49,7 +52,7 @@ int handle_lock(Artifact *self)
 {
 	if (handle_take(self) < 0)
 		return -1;
-	if (self->a)
+	if (self->a && !self->file_closed)
 		return 0;
 	PyThread_release_lock(self->lock);
 	PyErr_SetString(PyExc_ValueError, "the artefact is closed");
@@ -93,6 +96,11 @@ Artifact *handle_new(void)
 	self->walker = 0;
 	self->has_view = 0;
 	self->borrowed = 0;
+	self->making = 0;
+	self->file_closed = 0;
+	self->kind_read = NULL;
+	self->texts = NULL;
+	self->free_texts = NULL;
 	self->lock = PyThread_allocate_lock();
 	if (!self->lock) {
 		Py_DECREF(self);
@@ -101,17 +109,21 @@ Artifact *handle_new(void)
 	return self;
 }
 
-/* 0, or -1 with an exception (closed from inside a walk).  Closed
- * already by the time the lock is taken (another thread's close() went
- * first while this one waited) is no error. */
+/* Its file let go, its records kept for the entries made and to be made
+ * of them (freed with the handle): 0, or -1 with an exception (closed
+ * from inside a walk).  Closed already by the time the lock is taken
+ * (another thread's close() went first while this one waited) is no
+ * error. */
 static int handle_release(Artifact *self)
 {
-	if (self->a) {
+	if (self->a && !self->file_closed) {
 		if (handle_take(self) < 0)
 			return -1;
-		if (!self->borrowed)
-			offcode_close(self->a);
-		self->a = NULL;
+		if (self->borrowed)
+			self->a = NULL;
+		else if (self->a)
+			offcode_close_file(self->a);
+		self->file_closed = 1;
 		handle_unlock(self);
 	}
 	if (self->has_view) {
@@ -132,12 +144,12 @@ PyObject *handle_close(Artifact *self, PyObject *unused)
 PyObject *handle_closed(Artifact *self, void *unused)
 {
 	(void)unused;
-	return PyBool_FromLong(!self->a);
+	return PyBool_FromLong(!self->a || self->file_closed);
 }
 
 static int opened(Artifact *self)
 {
-	if (self->a)
+	if (self->a && !self->file_closed)
 		return 1;
 	PyErr_SetString(PyExc_ValueError, "the artefact is closed");
 	return 0;
@@ -185,6 +197,23 @@ const offcode_entry *handle_locked_entry(Artifact *self, Py_ssize_t i)
 	if (!e)
 		handle_unlock(self);
 	return e;
+}
+
+void handle_mark_kind_read(Artifact *self, Py_ssize_t i)
+{
+	size_t n = offcode_entry_count(self->a);
+
+	/* (no room: the kind is not read after close(), as before) */
+	if (!self->kind_read && !(self->kind_read = PyMem_Calloc(n / 8 + 1, 1)))
+		return;
+	if (i >= 0 && (size_t)i < n)
+		self->kind_read[i / 8] |= (unsigned char)(1u << (i % 8));
+}
+
+int handle_kind_was_read(const Artifact *self, Py_ssize_t i)
+{
+	return self->kind_read && i >= 0 && self->a && (size_t)i < offcode_entry_count(self->a) &&
+	       (self->kind_read[i / 8] & (1u << (i % 8)));
 }
 
 PyObject *handle_raise_last(Artifact *self, int rc)

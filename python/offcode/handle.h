@@ -25,6 +25,23 @@ typedef struct {
 	/* A file of a package handed over by walk_layer: the library's, for
 	 * the call alone (never closed here; a is cleared after it). */
 	int borrowed;
+	/* Entries of a borrowed file being made (listing_entry_new): the
+	 * allocation can run Python code (the collector) that lets another
+	 * thread go, whose walk_layer call must not hand the file back while
+	 * one is copied from its records. */
+	int making;
+	/* close() let go of its file (offcode_close_file): its records read
+	 * on, for the entries made of them, freed with it; what reads the
+	 * file is refused. */
+	int file_closed;
+	/* A bit for each entry whose image kind was read (from its code,
+	 * while the file was open): the record keeps it, for the entries
+	 * made after close() (NULL until the first). */
+	unsigned char *kind_read;
+	/* What its entries share (listing.c's), made with the first, and
+	 * how it is freed (a part is not called back by name). */
+	struct listing_texts *texts;
+	void (*free_texts)(struct listing_texts *texts);
 } Artifact;
 
 /* offcode._offcode.Artifact; _offcode.c gives it its methods before
@@ -38,8 +55,8 @@ Artifact *handle_new(void);
  * walk holds the lock while the caller's function runs: a call on the
  * artefact from there is refused, not deadlocked. */
 int handle_take(Artifact *self);
-/* handle_take, and the artefact open: 0, or -1 with an exception and the
- * lock not held. */
+/* handle_take, and the artefact open, its file not closed: 0, or -1 with
+ * an exception and the lock not held. */
 int handle_lock(Artifact *self);
 void handle_unlock(Artifact *self);
 /* A walk (each_code, each_path, walk_layer) begun: self locked and held,
@@ -59,6 +76,10 @@ const offcode_entry *handle_entry(Artifact *self, Py_ssize_t i);
 /* Entry i, the lock taken: NULL with an exception (and the lock not held)
  * when there is none; i -1 with an exception set is passed on. */
 const offcode_entry *handle_locked_entry(Artifact *self, Py_ssize_t i);
+/* Entry i's image kind read (the lock held): kept by its record, read
+ * from there once the file is closed; whether it was. */
+void handle_mark_kind_read(Artifact *self, Py_ssize_t i);
+int handle_kind_was_read(const Artifact *self, Py_ssize_t i);
 /* The artefact's record of the call that failed, raised (the lock held);
  * NULL. */
 PyObject *handle_raise_last(Artifact *self, int rc);

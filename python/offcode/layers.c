@@ -2,6 +2,8 @@
  * figures offload du reads of an entry and a file (layers.h). */
 #include "layers.h"
 
+#include <sched.h>
+
 #include "convert.h"
 #include "errors.h"
 #include "handle.h"
@@ -62,10 +64,18 @@ static int walk_one(void *ctx, const struct offcode_member *m,
 	if (member && (!file || f) && errobj)
 		r = PyObject_CallFunctionObjArgs(w->fn, member, fileobj, errobj,
 						 NULL);
-	if (f) {	/* the library's again: closed with the walk's step */
+	/* The library's again, closed with the walk's step: once another
+	 * thread's copy of one of its entries is done (listing.c; its lock
+	 * let go meanwhile, which that copy may wait for). */
+	while (f) {
 		handle_take(f);
-		f->a = NULL;
+		if (!f->making) {
+			f->a = NULL;
+			handle_unlock(f);
+			break;
+		}
 		handle_unlock(f);
+		UNLOCKED_GIL(sched_yield());
 	}
 	Py_XDECREF(member);
 	Py_XDECREF(fileobj);

@@ -6,8 +6,12 @@
  * are asked for: a listing makes one object per entry and nothing per
  * field (a tuple of fourteen values and the objects in it for each entry,
  * made up front, cost a listing of librocsparse more than `offload ls`
- * takes).  Its texts are copied out of the record when it is made, so that
- * they read the same once the artefact is closed, as its numbers do. */
+ * takes).  An artefact's entry reads the record itself, which outlives
+ * close() (offcode_close_file): the artefact it holds is freed with the
+ * last object that holds it.  A record that goes sooner, a walk's or that
+ * of a package's file handed to walk_layer's function, has its texts
+ * copied into the entry when it is made, so that they read the same
+ * after, as its numbers do. */
 #define _GNU_SOURCE	/* memmem */
 #include "listing.h"
 
@@ -108,6 +112,10 @@ typedef struct {
 	/* A walk's record, during its visit: image_kind read from it when
 	 * first asked for (it reads code: not made unless asked). */
 	const offcode_entry *live;
+	/* The record its texts are read from, the artefact's, which the
+	 * handle keeps while the entry holds it; NULL: they are copied
+	 * (bytes, text) */
+	const offcode_entry *rec;
 	uint64_t size, offset;
 	unsigned index;
 	bool has_offset, compressed;
@@ -152,8 +160,40 @@ static void entry_dealloc(Entry *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* Text t of record e (NULL: none), its length in *len. */
+static const char *record_text(const offcode_entry *e, enum entry_text t, size_t *len)
+{
+	const char *s = NULL;
+
+	switch (t) {
+	case TEXT_ID:
+		return offcode_entry_id(e, len);
+	case TEXT_OFFLOAD_KIND:
+		return offcode_entry_offload_kind(e, len);
+	case TEXT_TRIPLE:
+		return offcode_entry_triple(e, len);
+	case TEXT_ARCH:
+		return offcode_entry_target_id(e, len);
+	case TEXT_PROCESSOR:
+		s = offcode_entry_processor(e);
+		break;
+	case TEXT_FEATURES:
+		s = offcode_entry_features(e);
+		break;
+	case TEXT_URI:
+		s = offcode_entry_uri(e);
+		break;
+	case TEXTS:
+		break;
+	}
+	*len = s ? strlen(s) : 0;
+	return s;
+}
+
 static const char *entry_text(const Entry *self, enum entry_text t, size_t *len)
 {
+	if (self->rec)
+		return record_text(self->rec, t, len);
 	if (self->text[t].at == NO_TEXT)
 		return NULL;
 	*len = self->text[t].len;
@@ -268,12 +308,15 @@ static PyObject *get_i(Entry *self, void *unused)
 	return PyLong_FromSsize_t(self->i);
 }
 
-/* Made at listing_entries for the entries that have fields (NVIDIA's
- * headers), an empty dict here for the rest (most: no dict made for them
- * unless asked). */
+/* Made when first read, from the record (NVIDIA's headers), or with a
+ * copied entry when it is made; an empty dict for the rest. */
 static PyObject *get_fields(Entry *self, void *unused)
 {
 	(void)unused;
+	if (!self->fields && self->rec && offcode_entry_field_count(self->rec) &&
+	    !(self->fields = convert_fields(offcode_entry_field_count(self->rec), entry_field,
+					    self->rec)))
+		return NULL;
 	if (!self->fields && !(self->fields = PyDict_New()))
 		return NULL;
 	return Py_NewRef(self->fields);
@@ -332,6 +375,34 @@ static PyMemberDef entry_members[] = {
 	{ NULL, 0, 0, 0, NULL },
 };
 
+/* An artefact's entries are made when asked for, so one entry may be two
+ * objects: equal, and hashed alike, when they are entry i of one
+ * artefact (a walk's, of none, only to itself). */
+static PyObject *entry_richcompare(PyObject *a, PyObject *b, int op)
+{
+	const Entry *x = (const Entry *)a, *y = (const Entry *)b;
+	bool same;
+
+	if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, &entry_type))
+		Py_RETURN_NOTIMPLEMENTED;
+	same = x == y || (x->handle && x->handle == y->handle && x->i == y->i);
+	return PyBool_FromLong(same == (op == Py_EQ));
+}
+
+static Py_hash_t entry_hash(PyObject *o)
+{
+	const Entry *self = (const Entry *)o;
+	/* (the handle's address turned as object.__hash__ turns one: its
+	 * low bits are alignment's) */
+	uintptr_t p = (uintptr_t)self->handle;
+	Py_hash_t h;
+
+	if (!self->handle)
+		return PyBaseObject_Type.tp_hash(o);
+	h = (Py_hash_t)((p >> 4 | p << (8 * sizeof(p) - 4)) ^ (size_t)self->i * 1000003u);
+	return h == -1 ? -2 : h;
+}
+
 static PyTypeObject entry_type = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "offcode._offcode.Entry",
@@ -344,6 +415,8 @@ static PyTypeObject entry_type = {
 	.tp_clear = (inquiry)entry_clear,
 	.tp_getset = entry_getset,
 	.tp_members = entry_members,
+	.tp_richcompare = entry_richcompare,
+	.tp_hash = entry_hash,
 };
 
 PyTypeObject *listing_entry_type(void)
@@ -483,11 +556,64 @@ static const int holders[TEXTS][2] = {
 	[TEXT_URI] = { -1, -1 },
 };
 
-/* Entry i of the artefact, record e, as an object of type cls in
- * container, at place k of it (self NULL: a walk's, of no artefact). */
-static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
-			   const offcode_entry *e, PyObject *container, size_t k,
-			   struct uri_file *last, struct seen *seen)
+/* What entries made one after another share: the str of their URIs'
+ * file:// part, of their IDs and target IDs. */
+struct listing_texts {
+	struct uri_file last;
+	struct seen seen;
+};
+
+/* An object of cls with room bytes for texts, entry i of the artefact
+ * (self; NULL: a walk's, of no artefact), record e, in container, at place
+ * k of it, whose ID and target ID are id and arch: its numbers, ID and
+ * target ID set; NULL with an exception. */
+static Entry *entry_start(PyTypeObject *cls, Artifact *self, size_t i, const offcode_entry *e,
+			  PyObject *container, size_t k, struct seen *seen, size_t room,
+			  const char *id, size_t id_len, const char *arch, size_t arch_len)
+{
+	Entry *o = (Entry *)cls->tp_alloc(cls, (Py_ssize_t)room);
+
+	if (!o)
+		return NULL;
+	o->handle = (Artifact *)Py_XNewRef((PyObject *)self);
+	o->i = (Py_ssize_t)i;
+	o->container = Py_NewRef(container);
+	o->id_str = seen_text_of(&seen->id[k % SEEN_PLACES], id, id_len);
+	o->arch_str = seen_text_of(&seen->arch[k % SEEN_PLACES], arch, arch_len);
+	if (!o->id_str || !o->arch_str) {
+		Py_DECREF(o);
+		return NULL;
+	}
+	o->index = offcode_entry_index(e);
+	o->size = offcode_entry_size(e);
+	o->has_offset = offcode_entry_offset(e, &o->offset);
+	o->compressed = offcode_entry_compressed(e);
+	return o;
+}
+
+/* entry_start's, its texts and fields read from e when asked for. */
+static PyObject *entry_of_record(PyTypeObject *cls, Artifact *self, size_t i,
+				 const offcode_entry *e, PyObject *container, size_t k,
+				 struct listing_texts *shared)
+{
+	size_t id_len = 0, arch_len = 0;
+	const char *id = offcode_entry_id(e, &id_len);
+	const char *arch = offcode_entry_target_id(e, &arch_len);
+	Entry *o = entry_start(cls, self, i, e, container, k, &shared->seen, 0, id, id_len,
+			       arch, arch_len);
+
+	if (!o)
+		return NULL;
+	o->rec = e;
+	for (int t = 0; t < TEXTS; t++)
+		o->text[t].at = NO_TEXT;
+	return (PyObject *)o;
+}
+
+/* entry_start's, its texts and fields copied out of e. */
+static PyObject *entry_copied(PyTypeObject *cls, Artifact *self, size_t i,
+			      const offcode_entry *e, PyObject *container, size_t k,
+			      struct listing_texts *shared)
 {
 	const char *texts[TEXTS];
 	size_t lens[TEXTS] = { 0 }, skip[TEXTS] = { 0 }, room = 0;
@@ -504,7 +630,7 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 	texts[TEXT_FEATURES] = offcode_entry_features(e);
 	texts[TEXT_URI] = offcode_entry_uri(e);
 	if (texts[TEXT_URI] &&
-	    !(uri_file = uri_file_of(last, texts[TEXT_URI], &texts[TEXT_URI])) &&
+	    !(uri_file = uri_file_of(&shared->last, texts[TEXT_URI], &texts[TEXT_URI])) &&
 	    PyErr_Occurred())
 		return NULL;
 	for (int t = TEXT_PROCESSOR; t <= TEXT_URI; t++)
@@ -534,24 +660,10 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 			room += lens[t];
 		}
 	}
-	o = (Entry *)cls->tp_alloc(cls, (Py_ssize_t)room);
-	if (!o)
+	if (!(o = entry_start(cls, self, i, e, container, k, &shared->seen, room,
+			      texts[TEXT_ID], lens[TEXT_ID], texts[TEXT_ARCH], lens[TEXT_ARCH])))
 		return NULL;
-	o->handle = (Artifact *)Py_XNewRef((PyObject *)self);
-	o->i = (Py_ssize_t)i;
-	o->container = Py_NewRef(container);
 	o->uri_file = Py_XNewRef(uri_file);
-	o->id_str = seen_text_of(&seen->id[k % SEEN_PLACES], texts[TEXT_ID], lens[TEXT_ID]);
-	o->arch_str = seen_text_of(&seen->arch[k % SEEN_PLACES], texts[TEXT_ARCH],
-				   lens[TEXT_ARCH]);
-	if (!o->id_str || !o->arch_str) {
-		Py_DECREF(o);
-		return NULL;
-	}
-	o->index = offcode_entry_index(e);
-	o->size = offcode_entry_size(e);
-	o->has_offset = offcode_entry_offset(e, &o->offset);
-	o->compressed = offcode_entry_compressed(e);
 	at = o->bytes;
 	for (int t = 0; t < TEXTS; t++) {
 		o->text[t].len = (uint32_t)lens[t];
@@ -573,93 +685,80 @@ static PyObject *entry_new(PyTypeObject *cls, Artifact *self, size_t i,
 	return (PyObject *)o;
 }
 
-PyObject *listing_entries(Artifact *self, PyObject *args)
+/* The texts self's entries share, made when first needed and freed with
+ * it (NULL with an exception). */
+static struct listing_texts *handle_texts(Artifact *self)
 {
-	PyTypeObject *cls;
-	PyObject *given, *containers = NULL, *list = NULL;
-	struct uri_file last = { NULL, 0, NULL };
-	struct seen seen;
-	const offcode_artifact *a;
-	size_t ne, nc;
-	int collecting = 0;
+	if (!self->texts) {
+		if (!(self->texts = listing_texts_new()))
+			return NULL;
+		self->free_texts = listing_texts_free;
+	}
+	return self->texts;
+}
 
-	if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &cls, &PyList_Type, &given))
-		return NULL;
-	if (!PyType_IsSubtype(cls, &entry_type)) {
-		PyErr_SetString(PyExc_TypeError, "entries() makes subclasses of _offcode.Entry");
-		return NULL;
-	}
-	/* (a tuple: what the collector runs while entries are made cannot
-	 * change it under the loop) */
-	if (!(containers = PyList_AsTuple(given)))
-		return NULL;
-	memset(&seen, 0, sizeof(seen));
-	if (handle_lock(self) < 0) {
-		Py_DECREF(containers);
-		return NULL;
-	}
-	a = self->a;
-	ne = offcode_entry_count(a);
-	nc = offcode_container_count(a);
-	if ((size_t)PyTuple_GET_SIZE(containers) != nc) {
-		PyErr_SetString(PyExc_ValueError, "entries() takes a container for each of the listing's");
-		goto out;
-	}
-	if (!(list = PyList_New((Py_ssize_t)ne)))
-		goto out;
-	/* The collector off while they are made: none of them can be garbage
-	 * before the list is handed back, and its passes over them, one each
-	 * 700 objects made, cost a fresh process more than making them (the
-	 * GIL is held throughout: no other thread sees it off). */
-	collecting = PyGC_Disable();
-	/* Entries come container by container (offcode.h), so the entry's
-	 * container is found by walking them alongside. */
-	for (size_t i = 0, c = 0, end = 0; i < ne; i++) {
-		const offcode_entry *e = offcode_entry_at(a, i);
-		PyObject *o;
+PyObject *listing_entry_new(Artifact *self, PyTypeObject *cls, PyObject *container,
+			    Py_ssize_t i, Py_ssize_t k)
+{
+	struct listing_texts *shared;
+	const offcode_entry *e;
+	PyObject *o;
 
-		while (c < nc && i >= end + offcode_container_entry_count(offcode_container_at(a, c))) {
-			end += offcode_container_entry_count(offcode_container_at(a, c));
-			c++;
-		}
-		if (c >= nc || offcode_container_at(a, c) != offcode_entry_container(e)) {
-			PyErr_SetString(PyExc_RuntimeError,
-					"entries out of their containers' order");
-			Py_CLEAR(list);
-			goto out;
-		}
-		o = entry_new(cls, self, i, e, PyTuple_GET_ITEM(containers, (Py_ssize_t)c),
-			      i - end, &last, &seen);
-		if (!o) {
-			Py_CLEAR(list);
-			goto out;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, o);
+	/* (a package's file's, after walk_layer's call: its records gone) */
+	if (!self->a) {
+		PyErr_SetString(PyExc_ValueError, "the artefact is closed");
+		return NULL;
 	}
-	/* each container its entries, a slice of them (the collector still
-	 * off: 142 lists more for it to walk, at librocsparse) */
-	for (size_t c = 0, from = 0; list && c < nc; c++) {
-		size_t n = offcode_container_entry_count(offcode_container_at(a, c));
+	if (!(e = handle_entry(self, i)) || !(shared = handle_texts(self)))
+		return NULL;
+	if (!self->borrowed)
+		return entry_of_record(cls, self, (size_t)i, e, container, (size_t)k, shared);
+	/* (walk_layer's file: its records go when the call returns, which
+	 * waits for this copy: layers.c) */
+	self->making++;
+	o = entry_copied(cls, self, (size_t)i, e, container, (size_t)k, shared);
+	self->making--;
+	return o;
+}
 
-		if (container_set_entries(PyTuple_GET_ITEM(containers, (Py_ssize_t)c), list,
-					  (Py_ssize_t)from, (Py_ssize_t)(from + n)) < 0)
+PyObject *listing_entry_range(Artifact *self, PyTypeObject *cls, PyObject *container,
+			      Py_ssize_t first, Py_ssize_t count)
+{
+	PyObject *list = PyList_New(count);
+
+	for (Py_ssize_t k = 0; list && k < count; k++) {
+		PyObject *o = listing_entry_new(self, cls, container, first + k, k);
+
+		if (!o)
 			Py_CLEAR(list);
-		from += n;
+		else
+			PyList_SET_ITEM(list, k, o);
 	}
-out:
-	if (collecting)
-		PyGC_Enable();
-	uri_file_free(&last);
-	seen_free(&seen);
-	handle_unlock(self);
-	Py_DECREF(containers);
 	return list;
 }
 
-struct listing_texts {
-	struct uri_file last;
-	struct seen seen;
-};
+PyObject *listing_entries(Artifact *self, PyObject *given)
+{
+	PyObject *list;
+
+	if (!PyList_Check(given)) {
+		PyErr_SetString(PyExc_TypeError, "entries() takes the list containers() made");
+		return NULL;
+	}
+	if (!(list = PyList_New(0)))
+		return NULL;
+	for (Py_ssize_t c = 0; c < PyList_GET_SIZE(given); c++) {
+		PyObject *of = container_entries(PyList_GET_ITEM(given, c), self);
+
+		if (!of || PyList_SetSlice(list, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, of) < 0) {
+			Py_XDECREF(of);
+			Py_DECREF(list);
+			return NULL;
+		}
+		Py_DECREF(of);
+	}
+	return list;
+}
 
 struct listing_texts *listing_texts_new(void)
 {
@@ -682,8 +781,8 @@ void listing_texts_free(struct listing_texts *t)
 PyObject *listing_entry_of_record(PyTypeObject *cls, const offcode_entry *e,
 				  PyObject *container, struct listing_texts *texts)
 {
-	Entry *o = (Entry *)entry_new(cls, NULL, (size_t)-1, e, container,
-				      offcode_entry_index(e), &texts->last, &texts->seen);
+	Entry *o = (Entry *)entry_copied(cls, NULL, (size_t)-1, e, container,
+					 offcode_entry_index(e), texts);
 
 	if (o)
 		o->live = e;

@@ -13,11 +13,20 @@
 /* inputs(): a list of tuples (_offcode.pyi describes them); an input is
  * named by its index in it. */
 PyObject *listing_inputs(Artifact *self, PyObject *unused);
-/* entries(cls, containers): every entry, an object of cls (a subclass of
- * _offcode.Entry) whose fields are read from the library's record when
- * asked for; containers, containers()' objects, each entry's .container,
- * each given its entries (container_set_entries) unless it has them. */
-PyObject *listing_entries(Artifact *self, PyObject *args);
+/* entries(containers): every entry, of containers()' list containers:
+ * each container's entries list (container_entries), made if it was not,
+ * one after another. */
+PyObject *listing_entries(Artifact *self, PyObject *containers);
+/* Entry i of self, at place k of container, an object of cls (a subclass
+ * of _offcode.Entry) whose fields are read from the library's record when
+ * asked for (copied out of it for a package's file handed to walk_layer's
+ * function): NULL with an exception. */
+PyObject *listing_entry_new(Artifact *self, PyTypeObject *cls, PyObject *container,
+			    Py_ssize_t i, Py_ssize_t k);
+/* Entries first to first + count - 1 of self, all in container, as a list
+ * of listing_entry_new's objects: NULL with an exception. */
+PyObject *listing_entry_range(Artifact *self, PyTypeObject *cls, PyObject *container,
+			      Py_ssize_t first, Py_ssize_t count);
 /* The texts a walk's entries share (as an artefact's do: listing_entries),
  * kept from one to the next: NULL with an exception. */
 struct listing_texts *listing_texts_new(void);

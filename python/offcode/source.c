@@ -306,8 +306,11 @@ PyTypeObject source_type = {
 		  "past $OFFLOAD_STREAM_MAX bytes (1 GiB); a file descriptor is "
 		  "duplicated (name: what messages call it).  A context manager; its "
 		  "bytes lent through the buffer protocol (.bytes).  A mapped file cut "
-		  "short by another process raises SIGBUS where its lost pages are "
-		  "read, as an mmap's does.",
+		  "short (by another process, a walk's visitor) reads as zeros where its "
+		  "lost pages were, the bytes before the cut as they were and the size as "
+		  "it was (the library's SIGBUS handler, installed at import, puts zero "
+		  "pages there, where an mmap's read would raise SIGBUS); walk() and "
+		  "open() of it read the file by its descriptor, as it is now.",
 	.tp_methods = source_methods,
 	.tp_getset = source_getset,
 	.tp_new = source_new,

@@ -24,6 +24,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4)
 		return 2;
+	io_input_cut_track();	/* as the tool does, at start */
 	cut = strtoll(argv[2], NULL, 10);
 	off = strtoull(argv[3], NULL, 10);
 	/* The input's name is the caller's memory, as a library handle's

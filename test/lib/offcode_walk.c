@@ -20,6 +20,13 @@
  *                              no name), with the hints called
  *   offcode_walk -s N FILE     -l's lines, the visitor stopping the walk at
  *                              the Nth node (returning 7)
+ *   offcode_walk -t N FILE     -l's lines, the visitor cutting FILE to N
+ *                              bytes at the first node, SIGBUS caught
+ *                              (offcode_catch_sigbus) when -t, not when -T
+ *   offcode_walk -k FILE OWN   -t 8192 FILE under a SIGBUS handler of the
+ *                              program's installed first; then a SIGBUS
+ *                              sent, and a read of OWN mapped by the
+ *                              program and cut: both the handler's
  *   offcode_walk -u FILE       each node under an input with the names and
  *                              words of the inputs open above it, and an
  *                              entry with its container's fields, first
@@ -45,6 +52,7 @@
  * link of its chain), after what was handed over. */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +286,88 @@ static int lines(const char *path, long stop_at)
 		printf("stopped: 7\n");
 	else if (rc)
 		return said(rc, err);
+	return 0;
+}
+
+/* A visitor that cuts its file short at the first node, then prints the
+ * lines of the nodes still handed over. */
+struct cutter {
+	struct lines ls;
+	const char *path;
+	off_t to;
+};
+
+static int cut_line(void *ctx, const struct offcode_node *n)
+{
+	struct cutter *c = ctx;
+
+	if (c->ls.seen == 0 && truncate(c->path, c->to) != 0)
+		printf("truncate failed\n");
+	return line(&c->ls, n);
+}
+
+static int lines_cut(const char *path, long to, bool catch)
+{
+	struct cutter c = { .ls = { .stop_at = -1 }, .path = path, .to = to };
+	offcode_error *err;
+	int rc;
+
+	if (catch && (rc = offcode_catch_sigbus()) != 0)
+		printf("offcode_catch_sigbus: %d\n", rc);
+	/* once more: nothing changes */
+	if (catch && (rc = offcode_catch_sigbus()) != 0)
+		printf("offcode_catch_sigbus again: %d\n", rc);
+	rc = offcode_walk_path(path, &code_opts, cut_line, &c, &err);
+	return rc ? said(rc, err) : 0;
+}
+
+/* A handler of the program's, installed before offcode_catch_sigbus: it
+ * sees every SIGBUS not from a map of the library's, with its siginfo. */
+static const volatile char *volatile before_at;
+
+static void before(int sig, siginfo_t *si, void *ctx)
+{
+	static const char sent[] = "before: SIGBUS sent\n",
+			  mine[] = "before: SIGBUS at the program's own map\n",
+			  other[] = "before: SIGBUS elsewhere\n";
+
+	const char *say = other;
+	size_t n = sizeof(other) - 1;
+
+	(void)ctx;
+	if (sig == SIGBUS && si->si_code == SI_USER)
+		say = sent, n = sizeof(sent) - 1;
+	else if (sig == SIGBUS && si->si_code == BUS_ADRERR &&
+		 si->si_addr == (void *)before_at)
+		say = mine, n = sizeof(mine) - 1;
+	if (write(1, say, n) != (ssize_t)n || say != sent)
+		_exit(3);	/* (returning would fault again) */
+}
+
+/* -k: a cut walked is the library's; a SIGBUS sent, and one at a map of
+ * the program's own (FILE, mapped and cut to nothing), the handler's. */
+static int chained(const char *path, const char *own)
+{
+	struct sigaction sa = { .sa_sigaction = before,
+				.sa_flags = SA_SIGINFO };
+	struct stat st;
+	char *map;
+	int fd, rc;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL) != 0 ||
+	    (rc = offcode_catch_sigbus()) != 0)
+		return 2;
+	if ((rc = lines_cut(path, 8192, true)) != 1)
+		printf("the walk: %d\n", rc);
+	fflush(stdout);
+	kill(getpid(), SIGBUS);
+	if ((fd = open(own, O_RDONLY)) < 0 || fstat(fd, &st) != 0 ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+			0)) == MAP_FAILED || truncate(own, 0) != 0)
+		return 2;
+	before_at = map + 8192;
+	printf("read: %d\n", *before_at);
 	return 0;
 }
 
@@ -593,6 +683,10 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "-w"))
 		return later(argv[2], OFFCODE_WALK_CCOB_WHOLE |
 					      OFFCODE_WALK_VERIFY);
+	if (argc == 4 && !strcmp(argv[1], "-k"))
+		return chained(argv[2], argv[3]);
+	if (argc == 4 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-T")))
+		return lines_cut(argv[3], atol(argv[2]), argv[1][1] == 't');
 	if (argc == 4 && !strcmp(argv[1], "-s"))
 		return lines(argv[3], atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "-l")) {

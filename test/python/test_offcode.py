@@ -10,6 +10,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -257,13 +258,17 @@ def test_closed_artifact_refuses():
 
 
 def test_entry_fields_read_the_same_once_closed():
-    # An entry's fields are the extension's, copied out of the library's
-    # record when the entry is made: closing the artefact frees the record,
-    # not them (its image kind, read from the code, is read while open).
+    # An entry's fields are the extension's, read from the library's record,
+    # which close() keeps (it lets go of the file alone) while an object
+    # holds the artefact: entries made before the close and after it read
+    # the same (its image kind, read from the code, is read while open).
     with offcode.open(APP) as a:
         before = [e.to_json() for e in a.entries]
         kept = list(a.entries)
     assert a.closed
+    after = [e for c in a.containers for e in c]
+    assert after == kept and [e.to_json() for e in after if e.index != 1] == \
+        [d for d in before if d["index"] != 1]
     for e, d in zip(kept, before):
         assert (e.index, e.id, e.offload_kind, e.triple, e.arch, e.size,
                 e.offset, e.uri, e.compressed) == \
@@ -279,17 +284,167 @@ def test_entry_fields_read_the_same_once_closed():
     assert e.uri == kept[1].uri
 
 
+def test_close_lets_go_of_the_file_and_keeps_the_listing():
+    # close() is offcode_close_file: the descriptor and the borrowed buffer
+    # go at once (a bytearray may grow again), the records stay while an
+    # object holds them, and what reads code says the artefact is closed.
+    def fds():
+        return len(os.listdir("/proc/self/fd"))
+    n = fds()
+    a = offcode.open(APP)
+    assert fds() == n + 1
+    want = [e.to_json() for e in a.entries]
+    a.close()
+    assert fds() == n and a.closed
+    c = a.containers[1]
+    assert [e.to_json() for e in c] == want[3:]
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        c[0].read()
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        c[0].matches("gfx90a")
+    data = bytearray(open(APP, "rb").read())
+    b = offcode.open(data)
+    with pytest.raises(BufferError):
+        data.append(0)                        # the library reads it
+    first = b.containers[0][1]
+    b.close()
+    data.extend(b"\0" * 100000)
+    data[:] = b"x"
+    assert [e.uri.split("#")[1] for e in b.containers[0]] == \
+        [d["uri"].split("#")[1] for d in want[:3]]
+    assert first.id == want[1]["id"] and first == b.entries[1]
+    a.close()                                 # again: nothing
+
+
 def test_entries_are_made_by_the_artifact_alone():
     with pytest.raises(TypeError):
         offcode.Entry()
-    with offcode.open(APP) as a:
+    with offcode.open(APP) as a, offcode.open(APP) as b:
         h = a._handle()
         with pytest.raises(TypeError):
-            h.entries(dict, a.containers)
-        with pytest.raises(ValueError):
-            h.entries(offcode.Entry, a.containers[:-1] if a.containers else [1])
-        again = h.entries(offcode.Entry, a.containers)
-        assert [e.uri for e in again] == [e.uri for e in a.entries]
+            h.entries(tuple(a.containers))
+        with pytest.raises(TypeError):
+            h.entries([1])
+        with pytest.raises(TypeError):
+            h.entries(b.containers)           # another artefact's
+        assert h.entries(a.containers[1:]) == a.containers[1].entries
+        again = h.entries(a.containers)
+        assert again == a.entries and again[0] is a.entries[0]
+
+
+def test_entries_are_made_when_asked_for():
+    # Iterating a container or indexing it makes each entry as it is asked
+    # for, and nothing keeps it: two objects of one entry are equal and hash
+    # alike, as entries of two artefacts or two places are not.  Once the
+    # container's list is made (.entries), its objects are the ones given.
+    import gc
+
+    def live():
+        return sum(1 for o in gc.get_objects() if isinstance(o, offcode.Entry))
+    with offcode.open(APP) as a, offcode.open(APP) as b:
+        n = live()
+        c = a.containers[0]
+        seen = []
+        for e in c:
+            seen.append((e.index, live() - n))
+        del e
+        assert seen == [(0, 1), (1, 1), (2, 1)]
+        assert live() == n
+        x, y = c[1], c[1]
+        assert x is not y and x == y and hash(x) == hash(y) and not (x != y)
+        assert x != c[2] and x != b.containers[0][1] and x != "entry"
+        assert len({x, y, c[2]}) == 2 and x in list(c) and c.index(y) == 1
+        assert c[-1] == c[2] and c[0:3:2] == [c[0], c[2]] and c[5:] == []
+        with pytest.raises(IndexError):
+            c[-4]
+        with pytest.raises(TypeError):
+            c["0"]
+        it = iter(c)
+        first = next(it)
+        kept = c.entries                      # made now, in the middle
+        assert first == kept[0] and first is not kept[0]
+        assert next(it) is kept[1] and next(it) is kept[2]
+        with pytest.raises(StopIteration):
+            next(it)
+        assert c[1] is kept[1] and list(c) == kept and a.entries[:3] == kept
+        assert a.entries[0] is kept[0]
+
+
+def test_a_container_iterator_kept_in_a_cycle_is_freed():
+    # container -> its attribute -> an iterator over it -> container: the
+    # collector frees the cycle (it sees the iterator), the artefact with it
+    import gc
+    import weakref
+    with offcode.open(APP) as a:
+        c = a.containers[0]
+        c.it = iter(c)
+        assert next(c.it) == c[0]
+        gone = weakref.ref(c)
+    del a, c
+    gc.collect()
+    assert gone() is None
+
+
+def test_image_kinds_read_while_open_read_after_close():
+    # Entries are made when asked for and let go: an image kind read while
+    # the file was open (its record keeps it) reads the same from an object
+    # of that entry made after close(), so that to_json() is still ls
+    # --json's, as it was when the objects were made at open and kept; one
+    # never read says the artefact is closed.
+    with offcode.open(APP) as a:
+        kinds = [e.image_kind for c in a.containers for e in c]
+        kinds_b = [c[1].image_kind for c in a.containers]
+    assert kinds == [None, "elf", "elf", None, "elf", "elf"]
+    assert [e.image_kind for c in a.containers for e in c] == kinds
+    assert a.to_json() == project(ls_json(APP)[1][0])
+    b = offcode.open(APP)
+    assert [c[1].image_kind for c in b.containers] == kinds_b == ["elf", "elf"]
+    b.close()
+    assert [c[1].image_kind for c in b.containers] == ["elf", "elf"]
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        b.containers[0][0].image_kind
+    with pytest.raises(ValueError, match="the artefact is closed"):
+        b.containers[1][2].image_kind
+
+
+def test_entries_asked_for_while_they_are_made_are_the_ones_kept():
+    # The collector, run by an allocation while a container's list is made,
+    # may run code that reads that list (a gc callback, a finalizer): it is
+    # given the list the container keeps, not one let go of and leaked.
+    import gc
+    with offcode.open(APP) as a:
+        c = a.containers[1]
+        got = []
+
+        def early(phase, info):
+            if phase == "start" and not got:
+                got.append(c.entries)
+        old = gc.get_threshold()
+        gc.set_threshold(1)
+        gc.callbacks.append(early)
+        try:
+            kept = c.entries
+        finally:
+            gc.callbacks.remove(early)
+            gc.set_threshold(*old)
+        assert len(got) == 1 and got[0] is kept and c.entries is kept
+        assert [e.index for e in kept] == [0, 1, 2]
+        assert sys.getrefcount(kept) == 4     # c, kept, got, the call's
+    # the artefact's list as well
+    with offcode.open(APP) as a:
+        got = []
+
+        def early_all(phase, info):
+            if phase == "start" and not got:
+                got.append(a.entries)
+        gc.set_threshold(1)
+        gc.callbacks.append(early_all)
+        try:
+            kept = a.entries
+        finally:
+            gc.callbacks.remove(early_all)
+            gc.set_threshold(*old)
+        assert len(got) == 1 and got[0] is kept and a.entries is kept and len(kept) == 6
 
 
 def test_entries_let_go_with_their_artifact():
@@ -336,15 +491,16 @@ def test_containers_are_made_by_the_artifact_alone():
             h.containers(dict, offcode.Section, a.inputs)
         with pytest.raises(TypeError):
             h.containers(offcode.Container, dict, a.inputs)
+        with pytest.raises(TypeError):
+            h.containers(offcode.Container, offcode.Section, a.inputs, dict)
         with pytest.raises(ValueError):
-            h.containers(offcode.Container, offcode.Section, [])
-        again = h.containers(offcode.Container, offcode.Section, a.inputs)
+            h.containers(offcode.Container, offcode.Section, [], offcode.Entry)
+        again = h.containers(offcode.Container, offcode.Section, a.inputs, offcode.Entry)
         assert [(x.number, x.offset, x.size, x.section) for x in again] == \
             [(x.number, x.offset, x.size, x.section) for x in a.containers]
-        assert again[0].entries == []     # none until entries() gives them
-        h.entries(offcode.Entry, again)
+        assert again[1].entries == d.entries and again[1][0] != again[0][0]
         assert [e.uri for e in again[1]] == [e.uri for e in d]
-        assert c.entries[0] is a.entries[0]   # given once, kept
+        assert c.entries[0] is a.entries[0]   # made once, kept
     assert a.closed and len(c) == 3 and c.section.name == ".hip_fatbin"
 
 
@@ -770,6 +926,63 @@ def test_images_streamed(tmp_path):
             a.walk_layer(2, each)
 
 
+def test_a_package_file_entry_made_in_another_thread_outlives_the_call(tmp_path):
+    # walk_layer's file is the library's until the callback returns: an
+    # entry of it being made in another thread then (its allocation ran the
+    # collector, whose callback let the walk's thread go on) is copied whole
+    # before the call hands the file back, not read from freed records.
+    import gc
+    import time
+    make_packages(tmp_path)
+    a = offcode.open(str(tmp_path / "x_1_amd64.deb"), stream=True)
+    fresh, order, inside, made = [], [], threading.Event(), []
+
+    def collecting(phase, info):
+        if phase == "start" and armed and threading.current_thread() is maker and not order:
+            order.append("collecting")
+            inside.set()
+            time.sleep(0.3)                   # the walk's thread may go on
+            order.append("collected")
+
+    def make():
+        # (the collector runs at every other allocation: the entry whose
+        # making ran it is the last made)
+        global armed
+        armed = True
+        for k in range(3):
+            made.append(fresh[0][0][k])
+            if order:
+                break
+        armed = False
+    maker = threading.Thread(target=make)
+
+    def each(m, f, err):
+        if f is not None and not fresh:
+            h = f._handle()
+            fresh.append(h.containers(offcode.Container, offcode.Section, f.inputs,
+                                      offcode.Entry))
+            want.extend((e.id, e.uri, e.size) for e in f.entries[:3])
+            maker.start()
+            assert inside.wait(10)
+    want = []
+    old = gc.get_threshold()
+    gc.callbacks.append(collecting)
+    gc.set_threshold(1)
+    try:
+        globals()["armed"] = False
+        a.walk_layer(0, each)
+        order.append("returned")
+        maker.join()
+    finally:
+        gc.callbacks.remove(collecting)
+        gc.set_threshold(*old)
+        a.close()
+    assert order == ["collecting", "collected", "returned"]
+    assert 1 <= len(made) <= 2 and [(e.id, e.uri, e.size) for e in made] == want[:len(made)]
+    assert want[0] == ("host-x86_64-unknown-linux-gnu-",
+                       "file://%s/x_1_amd64.deb/usr/lib/app#offset=8192&size=0" % tmp_path, 0)
+
+
 def test_du_figures_are_du_json():
     """Entry.du(), rule_target and code_object() summed per target are what
     offload du --json counts of each fixture."""
@@ -906,6 +1119,88 @@ def test_section_and_prune_result_are_named_tuples():
     r = offcode.PruneResult(10, 5, 1, 2, True)
     assert (r.size_before, r.size_after, r.entries_kept, r.entries_dropped,
             r.changed) == tuple(r) == (10, 5, 1, 2, True)
+
+
+# What a listing by open() names none of is imported when first named
+# (issue 37): the functions (_functions.py),
+# the records; each name the same object each time, the submodule's, and
+# the package's as before: its __module__, its docstring in help(), its
+# signature; dir() and __all__ the same whether or not they were named.
+LAZY = {"_functions": ["library_version", "target_id_compatible", "check_stdout",
+                       "code_kernels", "path_kind", "open_split", "image_kind",
+                       "code_for"]}
+
+
+def test_import_imports_none_of_the_lazy_modules():
+    code = ("import sys, offcode; "
+            "print(sorted(m for m in sys.modules if m.startswith('offcode'))); "
+            "print(sorted(n for n in vars(offcode) if not n.startswith('__')))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (r.stdout, r.stderr, r.returncode) == (
+        "['offcode', 'offcode._offcode']\n"
+        "['Artifact', 'Container', 'Entry', 'Input', 'Node', 'Section', 'Sequence', "
+        "'Source', 'TYPE_CHECKING', '_ARRAYS', '_COMPRESS', '_LAZY', "
+        "'_byte_as_char', '_offcode', '_text', '_walk_input', 'codecs', 'open', "
+        "'os', 'prune', 'sys', 'walk']\n", "", 0)
+
+
+@pytest.mark.parametrize("module", sorted(LAZY))
+def test_lazy_names_are_their_modules_once_named(module):
+    names = LAZY[module]
+    code = ("import sys, offcode; m = 'offcode.%s'; names = %r; d = dir(offcode); "
+            "got = [getattr(offcode, n) for n in names]; "
+            "print(m in sys.modules, [n for n in sys.modules if n.startswith('offcode.')]); "
+            "mod = sys.modules[m]; "
+            "print(all(g is getattr(mod, n) is getattr(offcode, n) is vars(offcode)[n] "
+            "for g, n in zip(got, names))); "
+            "print(sorted(set(dir(offcode)) ^ set(d)))" % (module, names))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # (dir() gains the submodule, as it does once _records is imported)
+    assert (r.stdout, r.stderr, r.returncode) == (
+        "True ['offcode._offcode', 'offcode.%s']\nTrue\n['%s']\n" % (module, module),
+        "", 0)
+
+
+def test_lazy_names_read_as_the_packages():
+    import inspect
+    import pydoc
+    assert offcode.Node is offcode._offcode.Node
+    assert offcode.open_split is offcode._functions.open_split
+    # help(offcode) shows each as it did, under FUNCTIONS (CLASSES: Node)
+    text = pydoc.plaintext.document(offcode)
+    for n in LAZY["_functions"] + ["walk", "Node"]:
+        f = getattr(offcode, n)
+        assert (f.__module__, f.__name__, f.__qualname__) == (
+            ("offcode._offcode", "Node", "Node") if n == "Node" else ("offcode", n, n))
+        assert pydoc.plaintext.indent(pydoc.plaintext.document(f, n)) in text
+    functions = text[text.index("\nFUNCTIONS\n"):text.index("\nDATA\n")]
+    assert re.findall(r"^    (\w+)\(", functions, re.M) == [
+        "__dir__", "__getattr__", "check_stdout", "code_for", "code_kernels",
+        "image_kind", "library_version", "open", "open_split", "path_kind", "prune",
+        "target_id_compatible", "walk"]
+    assert str(inspect.signature(offcode.walk)) == (
+        "(source: 'Openable', visit: 'Callable[[Node], Any]', *, code: bool = False, "
+        "verify: bool = False, name: 'Optional[str]' = None, "
+        "ccob_max_size: int = 0, ccob_max_ratio: int = 0) -> 'Any'")
+    assert str(inspect.signature(offcode.code_for)) == (
+        "(code: 'Union[bytes, bytearray, memoryview]', target: str) -> 'Tuple[bool, str]'")
+    assert offcode.image_kind.__doc__.startswith("The image kind of a code object's bytes")
+    assert set(offcode.__all__) <= set(dir(offcode))
+    assert [n for n in offcode.__all__ if getattr(offcode, n, None) is None] == []
+    # (what __all__ names is made at import or named in _LAZY)
+    assert set(offcode._LAZY) <= set(offcode.__all__)
+    assert sorted(set(offcode.__all__) - set(offcode._LAZY)) == [
+        "Artifact", "Container", "Entry", "Input", "Node", "Section", "Source", "open",
+        "prune", "walk"]
+    assert offcode.library_version() == offcode._offcode.version()
+    assert offcode.code_for(b"", "gfx90a") == (False, "not an AMDGPU code object")
+    with pytest.raises(AttributeError, match="module 'offcode' has no attribute 'Nodes'"):
+        offcode.Nodes
+    r = subprocess.run([sys.executable, "-c",
+                        "from offcode import walk, code_for, open, Node; "
+                        "import offcode; print(walk is offcode.walk, Node.__name__)"],
+                       capture_output=True, text=True)
+    assert (r.stdout, r.stderr, r.returncode) == ("True Node\n", "", 0)
 
 
 def test_import_reads_no_typing():
