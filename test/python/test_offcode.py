@@ -407,44 +407,41 @@ def test_image_kinds_read_while_open_read_after_close():
         b.containers[1][2].image_kind
 
 
+def _read_during_a_collection(read):
+    # read() with the collector run by each allocation, and read() again
+    # from its first pass (a gc callback): both results
+    import gc
+    got = []
+
+    def early(phase, info):
+        if phase == "start" and not got:
+            got.append(read())
+    old = gc.get_threshold()
+    gc.set_threshold(1)
+    gc.callbacks.append(early)
+    try:
+        kept = read()
+    finally:
+        gc.callbacks.remove(early)
+        gc.set_threshold(*old)
+    assert len(got) == 1
+    return got[0], kept
+
+
 def test_entries_asked_for_while_they_are_made_are_the_ones_kept():
     # The collector, run by an allocation while a container's list is made,
     # may run code that reads that list (a gc callback, a finalizer): it is
     # given the list the container keeps, not one let go of and leaked.
-    import gc
     with offcode.open(APP) as a:
         c = a.containers[1]
-        got = []
-
-        def early(phase, info):
-            if phase == "start" and not got:
-                got.append(c.entries)
-        old = gc.get_threshold()
-        gc.set_threshold(1)
-        gc.callbacks.append(early)
-        try:
-            kept = c.entries
-        finally:
-            gc.callbacks.remove(early)
-            gc.set_threshold(*old)
-        assert len(got) == 1 and got[0] is kept and c.entries is kept
+        got, kept = _read_during_a_collection(lambda: c.entries)
+        assert got is kept and c.entries is kept
         assert [e.index for e in kept] == [0, 1, 2]
         assert sys.getrefcount(kept) == 4     # c, kept, got, the call's
     # the artefact's list as well
     with offcode.open(APP) as a:
-        got = []
-
-        def early_all(phase, info):
-            if phase == "start" and not got:
-                got.append(a.entries)
-        gc.set_threshold(1)
-        gc.callbacks.append(early_all)
-        try:
-            kept = a.entries
-        finally:
-            gc.callbacks.remove(early_all)
-            gc.set_threshold(*old)
-        assert len(got) == 1 and got[0] is kept and a.entries is kept and len(kept) == 6
+        got, kept = _read_during_a_collection(lambda: a.entries)
+        assert got is kept and a.entries is kept and len(kept) == 6
 
 
 def test_entries_let_go_with_their_artifact():
