@@ -120,7 +120,10 @@ int artifact_map_fd(offcode_artifact *a, int fd)
 {
 	struct err e;
 
-	if (source_map_fd(&a->in, fd, a->path, &e) < 0)
+	struct io_stop stop = { .interrupted = a->opts.interrupted,
+				.ctx = a->opts.interrupted_ctx };
+
+	if (source_map_fd(&a->in, fd, a->path, &stop, &e) < 0)
 		return artifact_fail(a, &e);
 	a->is_file = true;
 	a->data = a->in.data;
@@ -274,6 +277,12 @@ offcode_artifact *artifact_new(const char *name,
 	a->opts = (struct offcode_open_options){
 		.size = sizeof(a->opts), .flags = flags,
 		.ccob_max_size = max_size, .ccob_max_ratio = max_ratio };
+	if (opt && opt->size >= offsetof(struct offcode_open_options,
+					 interrupted_ctx) +
+				sizeof(opt->interrupted_ctx)) {
+		a->opts.interrupted = opt->interrupted;
+		a->opts.interrupted_ctx = opt->interrupted_ctx;
+	}
 	a->verify = flags & OFFCODE_OPEN_VERIFY;
 	a->walk = (struct inspect_opts){
 		.accept_other = true,

@@ -418,9 +418,11 @@ static int refused(offcode_error **err, enum offcode_code code,
 static offcode_artifact *handle(const char *name,
 				const struct offcode_walk_options *o)
 {
-	struct offcode_open_options oo = { .size = sizeof(oo),
-					   .ccob_max_size = o->ccob_max_size,
-					   .ccob_max_ratio = o->ccob_max_ratio };
+	struct offcode_open_options oo = {
+		.size = sizeof(oo), .ccob_max_size = o->ccob_max_size,
+		.ccob_max_ratio = o->ccob_max_ratio,
+		.interrupted = o->interrupted,
+		.interrupted_ctx = o->interrupted_ctx };
 
 	return artifact_new(name, &oo);
 }
