@@ -467,10 +467,23 @@ static int in_open(struct io_in *in, const char *path, uint64_t want,
 	in->path = path;
 	if (!strcmp(path, "-"))
 		return read_all(0, in, path, max, fail_past, stop, e);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = io_in_open_wait(path, stop);
 	if (fd < 0)
 		return err_sys(e, path, errno);
 	return in_fd(in, fd, path, max, fail_past, stop, e);
+}
+
+int io_in_open_wait(const char *path, const struct io_stop *stop)
+{
+	for (;;) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC), saved = errno;
+
+		if (fd >= 0 || saved != EINTR || !stop || !stop->interrupted ||
+		    stop->interrupted(stop->ctx)) {
+			errno = saved;
+			return fd;
+		}
+	}
 }
 
 int io_in_open_fd(struct io_in *in, int fd, const char *path, struct err *e)

@@ -195,11 +195,13 @@ struct offcode_open_options {
 	uint64_t ccob_max_size;
 	uint64_t ccob_max_ratio;
 	/* Asked when a read of a pipe, FIFO or terminal that the open waits
-	 * on is cut short by a signal (EINTR), as a program whose handlers
-	 * only note a signal (Python's) needs: nonzero stops the open,
+	 * on, or a FIFO path's open waiting for its writer, is cut short by
+	 * a signal (EINTR), as a program whose handlers only note a signal
+	 * (Python's) needs: nonzero stops the open,
 	 * which fails with OFFCODE_SYSTEM, offcode_error_errno EINTR and
-	 * the reason "Interrupted system call"; 0 reads on.  NULL (or a
-	 * struct too short to hold it): the read is tried again, always.
+	 * the reason "Interrupted system call"; 0 reads (or waits) on.
+	 * NULL (or a struct too short to hold it): the read is tried again,
+	 * always, and a FIFO's open fails with EINTR, as before the hook.
 	 * (Added after the fields above.) */
 	int (*interrupted)(void *ctx);
 	void *interrupted_ctx;

@@ -100,6 +100,10 @@ static int source_options(const struct offcode_source_options *o,
 			      sizeof(o->want))
 		return -1;
 	memcpy(buf, o, o->size < sizeof(*buf) ? o->size : sizeof(*buf));
+	/* (a hook without the room for its context: none) */
+	if (o->size < offsetof(struct offcode_source_options, interrupted_ctx) +
+			      sizeof(o->interrupted_ctx))
+		buf->interrupted = NULL;
 	return 0;
 }
 

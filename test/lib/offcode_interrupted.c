@@ -12,6 +12,10 @@
  *   offcode_interrupted go     the hook says go on, and at its third call
  *                              writes "data" and closes the writer: the
  *                              call reads it to its end
+ *   offcode_interrupted fifo PATH  each call opens the FIFO PATH, which
+ *                              no writer opens: its wait is cut short as a
+ *                              read is, and the hook says stop at its
+ *                              second call
  *   offcode_interrupted old    the hook set in a struct whose size stops
  *                              before it: never called; the read goes on
  *                              until a child writes "data" and exits
@@ -186,10 +190,52 @@ static void one(enum mode mode, int call)
 	close(p[0]);
 }
 
+/* Each path call on a FIFO no writer opens. */
+static void fifo(const char *path)
+{
+	static const char *names[] = { "source path", "open path",
+				       "walk path" };
+
+	for (int call = 0; call < 3; call++) {
+		struct hook h = { .mode = STOP, .writer = -1 };
+		struct offcode_source_options so = {
+			.size = sizeof(so), .interrupted = interrupted,
+			.interrupted_ctx = &h };
+		struct offcode_open_options oo = {
+			.size = sizeof(oo), .interrupted = interrupted,
+			.interrupted_ctx = &h };
+		struct offcode_walk_options wo = {
+			.size = sizeof(wo), .interrupted = interrupted,
+			.interrupted_ctx = &h };
+		offcode_error *err = NULL;
+		offcode_source *s = NULL;
+		offcode_artifact *a = NULL;
+		unsigned n = 0;
+		int rc = -1;
+
+		timer(true);
+		if (call == 0)
+			rc = offcode_source_open_path_with(path, &so, &s, &err);
+		else if (call == 1)
+			rc = offcode_open_path(path, &oo, &a, &err);
+		else
+			rc = offcode_walk_path(path, &wo, nodes, &n, &err);
+		timer(false);
+		offcode_source_close(s);
+		offcode_close(a);
+		report(names[call], rc, err, "opened", &h);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	enum mode mode;
 
+	if (argc == 3 && !strcmp(argv[1], "fifo")) {
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		fifo(argv[2]);
+		return 0;
+	}
 	if (argc != 2)
 		return 2;
 	if (!strcmp(argv[1], "stop"))

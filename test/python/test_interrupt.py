@@ -4,6 +4,7 @@ handler, and what it raises (Ctrl-C's KeyboardInterrupt) stops the call as
 its exception, at once, not when the writer closes.  Each case runs in a
 child Python that reads a pipe of the test's, which never writes to it.
 Run by test/python.test, as test_offcode.py is."""
+import errno
 import os
 import signal
 import subprocess
@@ -104,4 +105,45 @@ print(bytes(s.bytes), len(seen))
     finally:
         os.close(w)
     out, err = child.communicate(timeout=10)
+    assert (out, err, child.returncode) == ("b'data' 1\n", "", 0)
+
+
+def test_a_handler_that_does_not_raise_lets_a_fifos_wait_go_on(tmp_path):
+    # a FIFO's open waits for its writer: SIGUSR2's handler returns, the
+    # open is tried again, and the writer that comes after is read
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    code = r"""
+import signal, sys
+import offcode
+seen = []
+signal.signal(signal.SIGUSR2, lambda s, f: seen.append(s))
+print("reading", flush=True)
+s = offcode.Source(sys.argv[1])
+print(bytes(s.bytes), len(seen))
+"""
+    child = subprocess.Popen([sys.executable, "-c", code, fifo],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "reading\n"
+        time.sleep(0.3)
+        child.send_signal(signal.SIGUSR2)
+        time.sleep(0.3)
+        # (no reader yet is ENXIO: a child that gave up fails by the
+        # deadline, not by a hang here)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                w = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as e:
+                assert e.errno == errno.ENXIO and time.monotonic() < deadline
+                time.sleep(0.05)
+        os.write(w, b"data")
+        os.close(w)
+        out, err = child.communicate(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
     assert (out, err, child.returncode) == ("b'data' 1\n", "", 0)
