@@ -27,9 +27,10 @@ uint64_t io_stream_max(struct err *e)
 }
 
 /* Read fd to its end, or to max bytes.  fail_past: what to do when more
- * bytes follow max: fail, or stop there (a caller that needs no more). */
+ * bytes follow max: fail, or stop there (a caller that needs no more).
+ * A read a signal cuts short is tried again unless stop says to stop. */
 static int read_all(int fd, struct io_in *in, const char *path, uint64_t max,
-		    bool fail_past, struct err *e)
+		    bool fail_past, const struct io_stop *stop, struct err *e)
 {
 	size_t cap = 0, len = 0;
 	uint8_t *buf = NULL;
@@ -64,7 +65,9 @@ static int read_all(int fd, struct io_in *in, const char *path, uint64_t max,
 		if (n < 0) {
 			int saved = errno;
 
-			if (saved == EINTR)
+			if (saved == EINTR &&
+			    !(stop && stop->interrupted &&
+			      stop->interrupted(stop->ctx)))
 				continue;
 			free(buf);
 			return err_sys(e, path, saved);
@@ -397,7 +400,7 @@ int io_in_check_stdout(const char *path, struct err *e)
 
 /* The input open as fd (taken: closed on failure, or kept by in). */
 static int in_fd(struct io_in *in, int fd, const char *path, uint64_t max,
-		 bool fail_past, struct err *e)
+		 bool fail_past, const struct io_stop *stop, struct err *e)
 {
 	struct stat st;
 
@@ -413,7 +416,8 @@ static int in_fd(struct io_in *in, int fd, const char *path, uint64_t max,
 		if (stdout_input == IO_STDOUT_INPUT_REFUSE)
 			err_file(e, path, "input file is output file");
 		else
-			rc = read_all(fd, in, path, UINT64_MAX, true, e);
+			rc = read_all(fd, in, path, UINT64_MAX, true, stop,
+				      e);
 		close(fd);
 		return rc;
 	}
@@ -436,7 +440,7 @@ static int in_fd(struct io_in *in, int fd, const char *path, uint64_t max,
 			return err_sys(e, path, ENOMEM);
 		}
 	}
-	if (read_all(fd, in, path, max, fail_past, e) < 0) {
+	if (read_all(fd, in, path, max, fail_past, stop, e) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -445,7 +449,7 @@ static int in_fd(struct io_in *in, int fd, const char *path, uint64_t max,
 }
 
 static int in_open(struct io_in *in, const char *path, uint64_t want,
-		   struct err *e)
+		   const struct io_stop *stop, struct err *e)
 {
 	uint64_t max = io_stream_max(e);
 	bool fail_past = true;
@@ -462,14 +466,33 @@ static int in_open(struct io_in *in, const char *path, uint64_t want,
 	in->fd = -1;
 	in->path = path;
 	if (!strcmp(path, "-"))
-		return read_all(0, in, path, max, fail_past, e);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+		return read_all(0, in, path, max, fail_past, stop, e);
+	fd = io_in_open_wait(path, stop);
 	if (fd < 0)
 		return err_sys(e, path, errno);
-	return in_fd(in, fd, path, max, fail_past, e);
+	return in_fd(in, fd, path, max, fail_past, stop, e);
+}
+
+int io_in_open_wait(const char *path, const struct io_stop *stop)
+{
+	for (;;) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC), saved = errno;
+
+		if (fd >= 0 || saved != EINTR || !stop || !stop->interrupted ||
+		    stop->interrupted(stop->ctx)) {
+			errno = saved;
+			return fd;
+		}
+	}
 }
 
 int io_in_open_fd(struct io_in *in, int fd, const char *path, struct err *e)
+{
+	return io_in_open_fd_stop(in, fd, path, NULL, e);
+}
+
+int io_in_open_fd_stop(struct io_in *in, int fd, const char *path,
+		       const struct io_stop *stop, struct err *e)
 {
 	uint64_t max = io_stream_max(e);
 
@@ -480,18 +503,24 @@ int io_in_open_fd(struct io_in *in, int fd, const char *path, struct err *e)
 		close(fd);
 		return -1;
 	}
-	return in_fd(in, fd, path, max, true, e);
+	return in_fd(in, fd, path, max, true, stop, e);
 }
 
 int io_in_open(struct io_in *in, const char *path, struct err *e)
 {
-	return in_open(in, path, 0, e);
+	return in_open(in, path, 0, NULL, e);
 }
 
 int io_in_open_part(struct io_in *in, const char *path, uint64_t want,
 		    struct err *e)
 {
-	return in_open(in, path, want, e);
+	return in_open(in, path, want, NULL, e);
+}
+
+int io_in_open_stop(struct io_in *in, const char *path, uint64_t want,
+		    const struct io_stop *stop, struct err *e)
+{
+	return in_open(in, path, want, stop, e);
 }
 
 uint64_t io_in_next_data(const struct io_in *in, uint64_t off)

@@ -34,6 +34,26 @@ int io_in_open_fd(struct io_in *in, int fd, const char *path, struct err *e);
  * for having more (a regular file is mapped whole as ever). */
 int io_in_open_part(struct io_in *in, const char *path, uint64_t want,
 		    struct err *e);
+/* What a read of a pipe, FIFO or terminal (or a FIFO's open, waiting for
+ * its writer) asks when a signal cuts it short (EINTR): interrupted(ctx)
+ * nonzero stops the open, e then saying
+ * "'<path>': Interrupted system call" (errno EINTR); zero, or no hook,
+ * reads on.  For a caller whose signal handlers only note the signal (a
+ * Python interpreter's): the hook acts on the note. */
+struct io_stop {
+	int (*interrupted)(void *ctx);
+	void *ctx;
+};
+/* io_in_open_part (want > 0) or io_in_open (want 0), and io_in_open_fd,
+ * with stop (NULL: every cut-short read tried again). */
+int io_in_open_stop(struct io_in *in, const char *path, uint64_t want,
+		    const struct io_stop *stop, struct err *e);
+int io_in_open_fd_stop(struct io_in *in, int fd, const char *path,
+		       const struct io_stop *stop, struct err *e);
+/* open(path) for reading, close-on-exec: a FIFO's wait for its writer
+ * that a signal cuts short asks stop as a read does (NULL: it fails with
+ * EINTR, as open does).  The descriptor, or -1 with errno. */
+int io_in_open_wait(const char *path, const struct io_stop *stop);
 /* The most bytes read from a non-regular input: $OFFLOAD_STREAM_MAX, else
  * IO_STREAM_MAX_DEFAULT; 0 with e filled when the variable is bad. */
 enum { IO_STREAM_MAX_DEFAULT = 1 << 30 };

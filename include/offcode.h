@@ -194,6 +194,17 @@ struct offcode_open_options {
 	 * is not read).  0: the tool's defaults. */
 	uint64_t ccob_max_size;
 	uint64_t ccob_max_ratio;
+	/* Asked when a read of a pipe, FIFO or terminal that the open waits
+	 * on, or a FIFO path's open waiting for its writer, is cut short by
+	 * a signal (EINTR), as a program whose handlers only note a signal
+	 * (Python's) needs: nonzero stops the open,
+	 * which fails with OFFCODE_SYSTEM, offcode_error_errno EINTR and
+	 * the reason "Interrupted system call"; 0 reads (or waits) on.
+	 * NULL (or a struct too short to hold it): the read is tried again,
+	 * always, and a FIFO's open fails with EINTR, as before the hook.
+	 * (Added after the fields above.) */
+	int (*interrupted)(void *ctx);
+	void *interrupted_ctx;
 };
 
 /* Open an artefact and walk its headers.  On success *out is the handle
@@ -513,6 +524,10 @@ struct offcode_walk_options {
 	uint64_t (*next_data)(void *ctx, uint64_t off);
 	void (*reading)(void *ctx, uint64_t off, uint64_t len, bool start);
 	void *hint_ctx;
+	/* For a path or fd walk of a pipe, FIFO or terminal: as
+	 * offcode_open_options' (added after the fields above). */
+	int (*interrupted)(void *ctx);
+	void *interrupted_ctx;
 };
 /* Walk one file, handing each node to fn: 0; fn's nonzero value; or an
  * enum offcode_code with *err (when err is not NULL) a record the caller
@@ -617,6 +632,27 @@ OFFCODE_API int offcode_source_open_fd(int fd, const char *name,
 OFFCODE_API int offcode_source_open_part(const char *path, uint64_t want,
 					 offcode_source **out,
 					 offcode_error **err);
+/* How to open a source: a versioned struct (size = sizeof, the rest
+ * zeroed; NULL for the defaults).  want: as offcode_source_open_part's
+ * (0: the whole input); interrupted: as offcode_open_options' (a read of
+ * a pipe that a signal cuts short stops when it returns nonzero: the
+ * open fails with OFFCODE_SYSTEM, errno EINTR). */
+struct offcode_source_options {
+	size_t size;
+	uint64_t want;
+	int (*interrupted)(void *ctx);
+	void *interrupted_ctx;
+};
+/* offcode_source_open_part (or _open_path, want 0) and
+ * offcode_source_open_fd with options o (want ignored for a
+ * descriptor).  OFFCODE_INVALID when o->size is too small to hold
+ * want. */
+OFFCODE_API int offcode_source_open_path_with(
+	const char *path, const struct offcode_source_options *o,
+	offcode_source **out, offcode_error **err);
+OFFCODE_API int offcode_source_open_fd_with(
+	int fd, const char *name, const struct offcode_source_options *o,
+	offcode_source **out, offcode_error **err);
 OFFCODE_API int offcode_source_check_stdout(const char *path,
 					    offcode_error **err);
 /* Its bytes and *len (never NULL for an open source), valid until

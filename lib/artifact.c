@@ -120,7 +120,9 @@ int artifact_map_fd(offcode_artifact *a, int fd)
 {
 	struct err e;
 
-	if (source_map_fd(&a->in, fd, a->path, &e) < 0)
+	struct io_stop stop = artifact_stop(&a->opts);
+
+	if (source_map_fd(&a->in, fd, a->path, &stop, &e) < 0)
 		return artifact_fail(a, &e);
 	a->is_file = true;
 	a->data = a->in.data;
@@ -246,10 +248,21 @@ void offcode_close(offcode_artifact *a)
 
 /* ---- opening ---- */
 
+struct io_stop artifact_stop(const struct offcode_open_options *opt)
+{
+	if (!opt || opt->size < offsetof(struct offcode_open_options,
+					 interrupted_ctx) +
+				sizeof(opt->interrupted_ctx))
+		return (struct io_stop){ NULL, NULL };
+	return (struct io_stop){ .interrupted = opt->interrupted,
+				 .ctx = opt->interrupted_ctx };
+}
+
 offcode_artifact *artifact_new(const char *name,
 				      const struct offcode_open_options *opt)
 {
 	offcode_artifact *a = calloc(1, sizeof(*a));
+	struct io_stop stop;
 	uint64_t max_size = 0, max_ratio = 0;
 	unsigned flags = 0;
 
@@ -274,6 +287,9 @@ offcode_artifact *artifact_new(const char *name,
 	a->opts = (struct offcode_open_options){
 		.size = sizeof(a->opts), .flags = flags,
 		.ccob_max_size = max_size, .ccob_max_ratio = max_ratio };
+	stop = artifact_stop(opt);
+	a->opts.interrupted = stop.interrupted;
+	a->opts.interrupted_ctx = stop.ctx;
 	a->verify = flags & OFFCODE_OPEN_VERIFY;
 	a->walk = (struct inspect_opts){
 		.accept_other = true,

@@ -222,6 +222,8 @@ struct offcode_artifact {
 struct arena_mark artifact_mark(const offcode_artifact *a);
 void artifact_release(offcode_artifact *a, struct arena_mark m);
 
+/* The interrupted hook of opt, as far as its size holds it (none: NULL). */
+struct io_stop artifact_stop(const struct offcode_open_options *opt);
 /* A handle named name, opened with opt (NULL: the defaults), holding
  * nothing yet; NULL when out of memory. */
 offcode_artifact *artifact_new(const char *name,

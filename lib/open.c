@@ -104,6 +104,7 @@ int offcode_open_path(const char *path,
 		      offcode_artifact **out, offcode_error **err)
 {
 	offcode_artifact *a;
+	struct io_stop stop;
 	struct err e;
 	int fd, rc;
 
@@ -116,7 +117,8 @@ int offcode_open_path(const char *path,
 		a->data = (const uint8_t *)"";
 		return opened_as(a, 0, path, false, out, err);
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	stop = artifact_stop(options);
+	if ((fd = io_in_open_wait(path, &stop)) < 0) {
 		if (!(a = artifact_new(path, options)))
 			return refuse(out, err, OFFCODE_NOMEM, NULL);
 		err_sys(&e, path, errno);

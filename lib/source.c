@@ -10,6 +10,7 @@
  * (artifact_map_fd, walk.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +32,14 @@ int offcode_catch_sigbus(void)
 	return io_catch_sigbus() ? OFFCODE_SYSTEM : OFFCODE_OK;
 }
 
-int source_map_fd(struct io_in *in, int fd, const char *path, struct err *e)
+int source_map_fd(struct io_in *in, int fd, const char *path,
+		  const struct io_stop *stop, struct err *e)
 {
 	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 
 	if (own < 0)
 		return err_sys(e, path, errno);
-	if (io_in_open_fd(in, own, path, e) < 0)
+	if (io_in_open_fd_stop(in, own, path, stop, e) < 0)
 		return -1;
 	/* Headers are read where they are; what a walk inflates is read
 	 * ahead and let go of after (source_reading). */
@@ -86,9 +88,37 @@ static int opened(offcode_source *s, int rc, const struct err *e,
 	return OFFCODE_OK;
 }
 
-int offcode_source_open_part(const char *path, uint64_t want,
-			     offcode_source **out, offcode_error **err)
+/* The options as far as the caller's version of the struct has them
+ * (the rest zero): 0, or -1 when it is too short to hold want. */
+static int source_options(const struct offcode_source_options *o,
+			  struct offcode_source_options *buf)
 {
+	memset(buf, 0, sizeof(*buf));
+	if (!o)
+		return 0;
+	if (o->size < offsetof(struct offcode_source_options, want) +
+			      sizeof(o->want))
+		return -1;
+	memcpy(buf, o, o->size < sizeof(*buf) ? o->size : sizeof(*buf));
+	/* (a hook without the room for its context: none) */
+	if (o->size < offsetof(struct offcode_source_options, interrupted_ctx) +
+			      sizeof(o->interrupted_ctx))
+		buf->interrupted = NULL;
+	return 0;
+}
+
+static struct io_stop stop_of(const struct offcode_source_options *o)
+{
+	return (struct io_stop){ .interrupted = o->interrupted,
+				 .ctx = o->interrupted_ctx };
+}
+
+int offcode_source_open_path_with(const char *path,
+				  const struct offcode_source_options *o,
+				  offcode_source **out, offcode_error **err)
+{
+	struct offcode_source_options ob;
+	struct io_stop stop;
 	offcode_source *s;
 	struct err e;
 	int rc;
@@ -97,14 +127,25 @@ int offcode_source_open_part(const char *path, uint64_t want,
 		*out = NULL;
 	if (!path || !out)
 		return refused(err, "no path, or no place for the handle");
+	if (source_options(o, &ob) < 0)
+		return refused(err, "options too short (o->size)");
+	stop = stop_of(&ob);
 	if (!(s = source_new(path)))
 		return error_give(NULL, err);
 	/* ("-" is standard input, read as any pipe) */
-	rc = want ? io_in_open_part(&s->in, s->name, want, &e)
-		  : io_in_open(&s->in, s->name, &e);
+	rc = io_in_open_stop(&s->in, s->name, ob.want, &stop, &e);
 	if (rc == 0)
 		io_in_hint(&s->in, 0, s->in.len, IO_IN_SPARSE);
 	return opened(s, rc, &e, out, err);
+}
+
+int offcode_source_open_part(const char *path, uint64_t want,
+			     offcode_source **out, offcode_error **err)
+{
+	struct offcode_source_options o = { .size = sizeof(o),
+					    .want = want };
+
+	return offcode_source_open_path_with(path, &o, out, err);
 }
 
 int offcode_source_open_path(const char *path, offcode_source **out,
@@ -116,6 +157,15 @@ int offcode_source_open_path(const char *path, offcode_source **out,
 int offcode_source_open_fd(int fd, const char *name, offcode_source **out,
 			   offcode_error **err)
 {
+	return offcode_source_open_fd_with(fd, name, NULL, out, err);
+}
+
+int offcode_source_open_fd_with(int fd, const char *name,
+				const struct offcode_source_options *o,
+				offcode_source **out, offcode_error **err)
+{
+	struct offcode_source_options ob;
+	struct io_stop stop;
 	char fdname[32];
 	offcode_source *s;
 	struct err e;
@@ -124,14 +174,17 @@ int offcode_source_open_fd(int fd, const char *name, offcode_source **out,
 		*out = NULL;
 	if (!out)
 		return refused(err, "no place for the handle (out is NULL)");
+	if (source_options(o, &ob) < 0)
+		return refused(err, "options too short (o->size)");
+	stop = stop_of(&ob);
 	if (!name) {
 		snprintf(fdname, sizeof(fdname), "<fd %d>", fd);
 		name = fdname;
 	}
 	if (!(s = source_new(name)))
 		return error_give(NULL, err);
-	return opened(s, source_map_fd(&s->in, fd, s->name, &e), &e, out,
-		      err);
+	return opened(s, source_map_fd(&s->in, fd, s->name, &stop, &e), &e,
+		      out, err);
 }
 
 int offcode_source_check_stdout(const char *path, offcode_error **err)

@@ -12,8 +12,10 @@
 
 /* in = the file open as fd (duplicated: fd stays the caller's), named
  * path in messages (kept by the caller while in is open), with its
- * headers' hint (sparse): 0, or -1 with e filled. */
-int source_map_fd(struct io_in *in, int fd, const char *path, struct err *e);
+ * headers' hint (sparse), a pipe's reads cut short by a signal asking
+ * stop (NULL: tried again): 0, or -1 with e filled. */
+int source_map_fd(struct io_in *in, int fd, const char *path,
+		  const struct io_stop *stop, struct err *e);
 /* The walk is about to read [off, off + len) of in in order (start), or
  * is done with it: read ahead, or let its pages go (and sparse again, as
  * the rest). */

@@ -334,6 +334,11 @@ static const struct offcode_walk_options *options(
 	memset(buf, 0, sizeof(*buf));
 	if (o)
 		memcpy(buf, o, o->size < sizeof(*buf) ? o->size : sizeof(*buf));
+	/* (a hook without the room for its context: none) */
+	if (o && o->size < offsetof(struct offcode_walk_options,
+				    interrupted_ctx) +
+				   sizeof(o->interrupted_ctx))
+		buf->interrupted = NULL;
 	buf->size = sizeof(*buf);
 	return buf;
 }
@@ -418,9 +423,11 @@ static int refused(offcode_error **err, enum offcode_code code,
 static offcode_artifact *handle(const char *name,
 				const struct offcode_walk_options *o)
 {
-	struct offcode_open_options oo = { .size = sizeof(oo),
-					   .ccob_max_size = o->ccob_max_size,
-					   .ccob_max_ratio = o->ccob_max_ratio };
+	struct offcode_open_options oo = {
+		.size = sizeof(oo), .ccob_max_size = o->ccob_max_size,
+		.ccob_max_ratio = o->ccob_max_ratio,
+		.interrupted = o->interrupted,
+		.interrupted_ctx = o->interrupted_ctx };
 
 	return artifact_new(name, &oo);
 }
@@ -454,6 +461,8 @@ int offcode_walk_fd(int fd, const char *name,
 int offcode_walk_path(const char *path, const struct offcode_walk_options *o,
 		      offcode_walk_fn fn, void *ctx, offcode_error **err)
 {
+	struct offcode_walk_options ob;
+	struct io_stop stop;
 	int fd, rc;
 
 	if (!path || !fn)
@@ -461,7 +470,10 @@ int offcode_walk_path(const char *path, const struct offcode_walk_options *o,
 	if (image_is(path))
 		return refused(err, OFFCODE_UNSUPPORTED, "an image is walked "
 			       "by offcode_layer_walk");
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	options(o, &ob);
+	stop = (struct io_stop){ .interrupted = ob.interrupted,
+				 .ctx = ob.interrupted_ctx };
+	if ((fd = io_in_open_wait(path, &stop)) < 0) {
 		struct err e;
 
 		err_sys(&e, path, errno);

@@ -569,7 +569,10 @@ def open(source: "Openable", *, name: "Optional[str]" = None, verify: bool = Fal
     container image (by its path) opens with its files as inputs (a wheel
     or a conda package is known by its name: pass ``name`` for an fd or
     bytes); with ``stream`` (a path), none is walked at open, and
-    ``walk_layer`` hands them over one at a time."""
+    ``walk_layer`` hands them over one at a time.  A pipe or FIFO (an fd,
+    ``/dev/stdin``, a FIFO's path) is read to its end first, the GIL let
+    go: a signal whose handler raises (Ctrl-C's KeyboardInterrupt) stops
+    that read with its exception, though the writer stays open."""
     if isinstance(source, bool):
         raise TypeError("offcode.open() takes a path, a file descriptor, bytes or a Source")
     if ccob_max_size < 0 or ccob_max_ratio < 0:
@@ -653,7 +656,9 @@ def walk(source: "Openable", visit: "Callable[[Node], Any]", *, code: bool = Fal
     ``verify`` inflates every CCOB and checks its hash, as ``ls
     --verify``.  A true result of ``visit`` stops the walk, and walk()
     returns it (else None); an exception raised by ``visit`` stops it and
-    is raised.  The GIL is let go while the library walks.  A path, an fd
+    is raised.  The GIL is let go while the library walks (a pipe is read
+    whole first: a signal whose handler raises, Ctrl-C's
+    KeyboardInterrupt, stops that read with its exception).  A path, an fd
     or a Source is walked through a map: a file cut short while walked
     (by ``visit`` or another process) raises ChangedError naming the file
     ("'FILE': file changed size while being read"), at the next node (no

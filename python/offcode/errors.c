@@ -87,18 +87,29 @@ static void raise_chain(PyObject *cls, PyObject *chain)
 	Py_DECREF(exc);
 }
 
+int errors_interrupted(void *ctx)
+{
+	PyGILState_STATE gil = PyGILState_Ensure();
+	int stop = PyErr_CheckSignals() < 0;
+
+	(void)ctx;
+	PyGILState_Release(gil);
+	return stop;
+}
+
 PyObject *errors_raise(int code, const offcode_error *e)
 {
 	PyObject *chain = NULL, *cls;
 	const offcode_error *link;
 
-	/* A call a signal cut short (a FIFO's open waiting for its writer):
-	 * the signal's Python handler runs now, and what it raises (Ctrl-C's
+	/* A call a signal cut short (a FIFO's open waiting for its writer,
+	 * a pipe's read stopped by errors_interrupted): the signal's Python
+	 * handler runs now, or ran in the hook, and what it raised (Ctrl-C's
 	 * KeyboardInterrupt) is the call's exception, as Python's own calls
 	 * raise it (PEP 475), not an EINTR with the handler's after it. */
 	for (link = e; link; link = offcode_error_cause(link))
 		if (offcode_error_errno(link) == EINTR) {
-			if (PyErr_CheckSignals() < 0)
+			if (PyErr_Occurred() || PyErr_CheckSignals() < 0)
 				return NULL;
 			break;
 		}

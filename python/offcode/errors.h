@@ -16,6 +16,12 @@ PyObject *errors_raise(int code, const offcode_error *e);
  * failure it reports by code alone): path (str), reason, and the
  * message "'<path>': <reason>"; NULL, for returning. */
 PyObject *errors_raise_own(int code, PyObject *path, const char *reason);
+/* The library's interrupted hook (offcode_open_options and the others),
+ * called with the GIL let go when a signal cuts a read of a pipe short:
+ * the signal's Python handler runs (PyErr_CheckSignals); when it raised
+ * (Ctrl-C's KeyboardInterrupt), 1, the call stops, and the exception
+ * stays set for errors_raise to leave as the call's; else 0. */
+int errors_interrupted(void *ctx);
 /* The exception of a record, as an object (not raised). */
 PyObject *errors_object(const offcode_error *e);
 /* Module m is where the classes and ErrorRecord are added, when first

@@ -16,6 +16,8 @@ static int open_options(struct offcode_open_options *o, int verify,
 	o->flags = verify ? OFFCODE_OPEN_VERIFY : 0;
 	o->ccob_max_size = max_size;
 	o->ccob_max_ratio = max_ratio;
+	/* (a pipe, a FIFO's path, /dev/stdin: Ctrl-C while it is read) */
+	o->interrupted = errors_interrupted;
 	return 0;
 }
 

@@ -66,9 +66,15 @@ static PyObject *source_open(PyTypeObject *type, PyObject *pathlike,
 		Py_DECREF(path);
 		return NULL;
 	}
-	/* (a FIFO waits for its writer, standard input for its end) */
+	/* (a FIFO waits for its writer, standard input for its end: a
+	 * signal's handler that raises stops that wait) */
 	Py_BEGIN_ALLOW_THREADS
-	rc = offcode_source_open_part(PyBytes_AS_STRING(path), want, &s, &err);
+	rc = offcode_source_open_path_with(PyBytes_AS_STRING(path),
+					   &(struct offcode_source_options){
+						.size = sizeof(struct offcode_source_options),
+						.want = want,
+						.interrupted = errors_interrupted },
+					   &s, &err);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(path);
 	return source_made(type, rc, s, err, name);
@@ -113,7 +119,11 @@ static PyObject *source_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	rc = offcode_source_open_fd(fd, PyBytes_AS_STRING(fsname), &s, &err);
+	rc = offcode_source_open_fd_with(fd, PyBytes_AS_STRING(fsname),
+					 &(struct offcode_source_options){
+						.size = sizeof(struct offcode_source_options),
+						.interrupted = errors_interrupted },
+					 &s, &err);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(fsname);
 	return source_made(type, rc, s, err, name);
@@ -303,7 +313,9 @@ PyTypeObject source_type = {
 	.tp_doc = "Source(source, name=None): one input's bytes as offload ls reads them "
 		  "(offcode_source_open_path, _open_fd): a regular file mapped, a pipe, "
 		  "FIFO, device or standard input (\"-\") read once to its end, refused "
-		  "past $OFFLOAD_STREAM_MAX bytes (1 GiB); a file descriptor is "
+		  "past $OFFLOAD_STREAM_MAX bytes (1 GiB), a signal whose Python handler "
+		  "raises (Ctrl-C's KeyboardInterrupt) stopping that read with its "
+		  "exception though the writer stays open; a file descriptor is "
 		  "duplicated (name: what messages call it).  A context manager; its "
 		  "bytes lent through the buffer protocol (.bytes).  A mapped file cut "
 		  "short (by another process, a walk's visitor) reads as zeros where its "

@@ -553,6 +553,7 @@ static int visit_one(void *ctx, const struct offcode_node *n)
 static int walk_source(struct walk *w, const char *path, int fd, const Py_buffer *view,
 		       const char *name, struct offcode_walk_options *o, offcode_error **err)
 {
+	struct offcode_source_options so;
 	const char *kind;
 	int rc;
 
@@ -563,8 +564,10 @@ static int walk_source(struct walk *w, const char *path, int fd, const Py_buffer
 	if (path && (!strcmp(path, "-") ||
 		     ((kind = offcode_path_kind(path)) && !strcmp(kind, "image"))))
 		return offcode_walk_path(path, o, visit_one, w, err);
-	rc = path ? offcode_source_open_path(path, &w->src, err)
-		  : offcode_source_open_fd(fd, name, &w->src, err);
+	so = (struct offcode_source_options){ .size = sizeof(so),
+					      .interrupted = o->interrupted };
+	rc = path ? offcode_source_open_path_with(path, &so, &w->src, err)
+		  : offcode_source_open_fd_with(fd, name, &so, &w->src, err);
 	if (rc)
 		return rc;
 	w->base = offcode_source_bytes(w->src, &w->len);
@@ -629,6 +632,8 @@ PyObject *walk_run(PyObject *mod, PyObject *args)
 	o.flags = (code || verify ? OFFCODE_WALK_CODE : 0) | (verify ? OFFCODE_WALK_VERIFY : 0);
 	o.ccob_max_size = max_size;
 	o.ccob_max_ratio = max_ratio;
+	/* (a pipe read whole before the walk: Ctrl-C while it is read) */
+	o.interrupted = errors_interrupted;
 	if (!strcmp(how, "path")) {
 		if (!PyUnicode_FSConverter(source, &path))
 			goto out;
