@@ -99,20 +99,31 @@ static void report(const char *call, int rc, offcode_error *err,
 	offcode_error_free(err);
 }
 
+/* The three calls' options, each asking h's hook. */
+struct hooked {
+	struct offcode_source_options so;
+	struct offcode_open_options oo;
+	struct offcode_walk_options wo;
+};
+
+static struct hooked hooked(struct hook *h)
+{
+	return (struct hooked){
+		.so = { .size = sizeof(struct offcode_source_options),
+			.interrupted = interrupted, .interrupted_ctx = h },
+		.oo = { .size = sizeof(struct offcode_open_options),
+			.interrupted = interrupted, .interrupted_ctx = h },
+		.wo = { .size = sizeof(struct offcode_walk_options),
+			.interrupted = interrupted, .interrupted_ctx = h },
+	};
+}
+
 static void one(enum mode mode, int call)
 {
 	static const char *names[] = { "source fd", "source path", "open fd",
 				       "open path", "walk fd" };
 	struct hook h = { .mode = mode };
-	struct offcode_source_options so = {
-		.size = sizeof(so), .interrupted = interrupted,
-		.interrupted_ctx = &h };
-	struct offcode_open_options oo = {
-		.size = sizeof(oo), .interrupted = interrupted,
-		.interrupted_ctx = &h };
-	struct offcode_walk_options wo = {
-		.size = sizeof(wo), .interrupted = interrupted,
-		.interrupted_ctx = &h };
+	struct hooked o = hooked(&h);
 	offcode_error *err = NULL;
 	offcode_source *s = NULL;
 	offcode_artifact *a = NULL;
@@ -136,9 +147,9 @@ static void one(enum mode mode, int call)
 	snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
 	if (mode == OLD) {
 		/* A caller built before the hook: its structs end before it. */
-		so.size = offsetof(struct offcode_source_options, interrupted);
-		oo.size = offsetof(struct offcode_open_options, interrupted);
-		wo.size = offsetof(struct offcode_walk_options, interrupted);
+		o.so.size = offsetof(struct offcode_source_options, interrupted);
+		o.oo.size = offsetof(struct offcode_open_options, interrupted);
+		o.wo.size = offsetof(struct offcode_walk_options, interrupted);
 		child = fork();
 		if (child == 0) {
 			close(p[0]);
@@ -151,19 +162,19 @@ static void one(enum mode mode, int call)
 	timer(true);
 	switch (call) {
 	case 0:
-		rc = offcode_source_open_fd_with(p[0], "pipe", &so, &s, &err);
+		rc = offcode_source_open_fd_with(p[0], "pipe", &o.so, &s, &err);
 		break;
 	case 1:
-		rc = offcode_source_open_path_with(path, &so, &s, &err);
+		rc = offcode_source_open_path_with(path, &o.so, &s, &err);
 		break;
 	case 2:
-		rc = offcode_open_fd(p[0], "pipe", &oo, &a, &err);
+		rc = offcode_open_fd(p[0], "pipe", &o.oo, &a, &err);
 		break;
 	case 3:
-		rc = offcode_open_path(path, &oo, &a, &err);
+		rc = offcode_open_path(path, &o.oo, &a, &err);
 		break;
 	case 4:
-		rc = offcode_walk_fd(p[0], "pipe", &wo, nodes, &n, &err);
+		rc = offcode_walk_fd(p[0], "pipe", &o.wo, nodes, &n, &err);
 		break;
 	}
 	timer(false);
@@ -198,15 +209,7 @@ static void fifo(const char *path)
 
 	for (int call = 0; call < 3; call++) {
 		struct hook h = { .mode = STOP, .writer = -1 };
-		struct offcode_source_options so = {
-			.size = sizeof(so), .interrupted = interrupted,
-			.interrupted_ctx = &h };
-		struct offcode_open_options oo = {
-			.size = sizeof(oo), .interrupted = interrupted,
-			.interrupted_ctx = &h };
-		struct offcode_walk_options wo = {
-			.size = sizeof(wo), .interrupted = interrupted,
-			.interrupted_ctx = &h };
+		struct hooked o = hooked(&h);
 		offcode_error *err = NULL;
 		offcode_source *s = NULL;
 		offcode_artifact *a = NULL;
@@ -215,11 +218,11 @@ static void fifo(const char *path)
 
 		timer(true);
 		if (call == 0)
-			rc = offcode_source_open_path_with(path, &so, &s, &err);
+			rc = offcode_source_open_path_with(path, &o.so, &s, &err);
 		else if (call == 1)
-			rc = offcode_open_path(path, &oo, &a, &err);
+			rc = offcode_open_path(path, &o.oo, &a, &err);
 		else
-			rc = offcode_walk_path(path, &wo, nodes, &n, &err);
+			rc = offcode_walk_path(path, &o.wo, nodes, &n, &err);
 		timer(false);
 		offcode_source_close(s);
 		offcode_close(a);
